@@ -1,0 +1,17 @@
+//! Compiles `proto/` with protox (a pure-Rust protobuf compiler: no system `protoc`) and generates
+//! the prost messages and tonic services. The encoded descriptor set is kept in OUT_DIR for server
+//! reflection.
+
+use prost::Message;
+use std::path::PathBuf;
+
+const PROTOS: &[&str] = &["proto/dawgref/v1/lexicons.proto"];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo:rerun-if-changed=proto");
+    let fds = protox::compile(PROTOS, ["proto"])?;
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(out_dir.join("dawgref_descriptor.bin"), fds.encode_to_vec())?;
+    tonic_prost_build::configure().compile_fds(fds)?;
+    Ok(())
+}

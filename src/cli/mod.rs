@@ -1,0 +1,35 @@
+//! Command-line parsing and dispatch. Each subcommand lives in its own module.
+
+mod bench;
+mod lexicon;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// dawgref: a referee and analysis engine for Scrabble, Скрэббл and Эрудит.
+#[derive(Parser, Debug)]
+#[command(name = "dawgref", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile, inspect and query lexicons.
+    #[command(subcommand)]
+    Lexicon(lexicon::LexiconCommand),
+    /// Measure the engine (figures for BENCHMARKS.md).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Errors reaching the top level are printed and exit with code 2.
+pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+pub fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Lexicon(cmd) => lexicon::run(cmd),
+        Command::Bench(cmd) => bench::run(cmd),
+    }
+}

@@ -1,0 +1,94 @@
+//! The lexicons shipped inside the binary, and resolution of a lexicon named on the command line
+//! or in a request: a shipped short name, a compiled file, or any word list.
+//!
+//! The shipped word lists are embedded as text (`lexicons/*.txt`) and compiled on first use; a
+//! compile takes a fraction of a second (BENCHMARKS.md), so no build step or network is needed.
+
+use super::{CompileReport, Lexicon, LexiconError, LoadKind, file};
+use crate::alphabet::Alphabet;
+use std::path::Path;
+use std::time::Instant;
+
+/// A word list embedded in the binary.
+pub struct Shipped {
+    /// Short name: `en`, `ru`, `erudit`.
+    pub name: &'static str,
+    pub alphabet: Alphabet,
+    pub text: &'static str,
+    /// One line of provenance.
+    pub source: &'static str,
+}
+
+const EN_TEXT: &str = include_str!("../../lexicons/en.txt");
+const RU_TEXT: &str = include_str!("../../lexicons/ru.txt");
+
+/// Every shipped lexicon. Эрудит uses the Russian list with Ё folded to Е.
+pub const SHIPPED: &[Shipped] = &[
+    Shipped {
+        name: "en",
+        alphabet: Alphabet::English,
+        text: EN_TEXT,
+        source: "Letterpress word list (CC0), npm word-list 4.1.0, 2-15 letters",
+    },
+    Shipped {
+        name: "ru",
+        alphabet: Alphabet::Russian,
+        text: RU_TEXT,
+        source: "OpenCorpora common nouns (CC BY-SA 3.0) via pymorphy3-dicts-ru",
+    },
+    Shipped {
+        name: "erudit",
+        alphabet: Alphabet::Erudit,
+        text: RU_TEXT,
+        source: "the ru list with Ё folded to Е",
+    },
+];
+
+/// The shipped lexicon of that name, case-insensitively.
+pub fn shipped(name: &str) -> Option<&'static Shipped> {
+    SHIPPED.iter().find(|s| s.name.eq_ignore_ascii_case(name))
+}
+
+/// A resolved lexicon with how it was obtained.
+pub struct Resolved {
+    pub lexicon: Lexicon,
+    pub kind: LoadKind,
+    /// Present when a word list was compiled.
+    pub report: Option<CompileReport>,
+}
+
+/// Resolve `spec`: a shipped name, else a path to a compiled file or a word list. `alphabet`
+/// picks the alphabet of a word list (and is checked against a compiled file); without it a word
+/// list whose first word is Cyrillic is taken as Russian, otherwise English.
+pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, LexiconError> {
+    if let Some(s) = shipped(spec) {
+        let start = Instant::now();
+        let (lexicon, report) = Lexicon::compile(s.name, s.text, alphabet.unwrap_or(s.alphabet))?;
+        return Ok(Resolved { lexicon, kind: LoadKind::Compiled(start.elapsed()), report: Some(report) });
+    }
+    let path = Path::new(spec);
+    if !path.is_file() {
+        return Err(LexiconError::Unknown(spec.to_string()));
+    }
+    let bytes =
+        std::fs::read(path).map_err(|source| LexiconError::Io { path: path.to_path_buf(), source })?;
+    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(spec);
+    let start = Instant::now();
+    if file::is_compiled(&bytes) {
+        let lexicon = Lexicon::load(name, &bytes, alphabet)?;
+        return Ok(Resolved { lexicon, kind: LoadKind::Loaded(start.elapsed()), report: None });
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let alphabet = alphabet.unwrap_or_else(|| guess_alphabet(&text));
+    let (lexicon, report) = Lexicon::compile(name, &text, alphabet)?;
+    Ok(Resolved { lexicon, kind: LoadKind::Compiled(start.elapsed()), report: Some(report) })
+}
+
+/// Russian if the first word starts with a Cyrillic letter, else English.
+fn guess_alphabet(text: &str) -> Alphabet {
+    let first = text.lines().filter_map(|l| l.split_whitespace().next()).find(|t| !t.starts_with('#'));
+    match first.and_then(|w| w.chars().next()) {
+        Some(c) if ('\u{0400}'..='\u{04FF}').contains(&c) => Alphabet::Russian,
+        _ => Alphabet::English,
+    }
+}

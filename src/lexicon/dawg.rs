@@ -1,0 +1,275 @@
+//! The packed DAWG (AJ88 §3.4.3): one array of `u32` edges, a node being the index of its
+//! first edge, a node's edges contiguous and sorted by letter, the last one flagged.
+//!
+//! Edge layout: bits 0–5 letter index, bit 6 *terminal* (the path through this edge spells a
+//! word), bit 7 *last edge of its node*, bits 8–31 target node (`0` = no outgoing edges).
+//! Index 0 of the array is a sentinel, never a node, so that target `0` can mean "leaf".
+//!
+//! Invariant (checked by [`Dawg::from_parts`]): every target is a node start strictly below the
+//! node holding the edge, so the graph is acyclic and every traversal terminates. Beside the edge
+//! array the DAWG keeps, for each node, the bitset of its letters: the move generator intersects
+//! it with the rack and the cross-set instead of walking edges, and `child` becomes a popcount.
+
+use crate::alphabet::Letter;
+
+/// A node: the index of its first edge (`0` for a node without edges).
+pub type Node = u32;
+
+/// The node with no outgoing edges.
+pub const LEAF: Node = 0;
+
+const LETTER_MASK: u32 = 0x3f;
+const TERMINAL_BIT: u32 = 1 << 6;
+const LAST_BIT: u32 = 1 << 7;
+const TARGET_SHIFT: u32 = 8;
+/// Largest edge array the 24-bit target field can address.
+pub const MAX_EDGES: usize = 1 << 24;
+
+/// One decoded edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub letter: Letter,
+    /// The word spelled up to and including this edge is in the lexicon.
+    pub terminal: bool,
+    /// The node the edge leads to.
+    pub target: Node,
+}
+
+/// Pack one edge.
+#[inline]
+pub(crate) const fn pack(letter: Letter, terminal: bool, last: bool, target: Node) -> u32 {
+    (letter as u32)
+        | if terminal { TERMINAL_BIT } else { 0 }
+        | if last { LAST_BIT } else { 0 }
+        | (target << TARGET_SHIFT)
+}
+
+#[inline]
+const fn unpack(e: u32) -> Edge {
+    Edge { letter: (e & LETTER_MASK) as Letter, terminal: e & TERMINAL_BIT != 0, target: e >> TARGET_SHIFT }
+}
+
+#[inline]
+pub(crate) const fn is_last(e: u32) -> bool {
+    e & LAST_BIT != 0
+}
+
+pub(crate) const fn set_last(e: u32) -> u32 {
+    e | LAST_BIT
+}
+
+pub(crate) const fn set_terminal(e: u32) -> u32 {
+    e | TERMINAL_BIT
+}
+
+pub(crate) const fn with_target(e: u32, target: Node) -> u32 {
+    (e & 0xff) | (target << TARGET_SHIFT)
+}
+
+/// Why an edge array is not a well-formed DAWG.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StructureError {
+    #[error("edge array is empty (missing the sentinel)")]
+    NoSentinel,
+    #[error("edge array has {0} edges, more than the 24-bit target field addresses")]
+    TooLarge(usize),
+    #[error("edge {edge}: letter {letter} is outside the {letters}-letter alphabet")]
+    LetterOutOfRange { edge: usize, letter: u8, letters: usize },
+    #[error("edge {edge}: letters of a node are not strictly increasing")]
+    Unsorted { edge: usize },
+    #[error("edge {edge}: target {target} is not a node below this one")]
+    BadTarget { edge: usize, target: u32 },
+    #[error("the last node is not closed by a last-edge flag")]
+    Unterminated,
+    #[error("root {0} is not a node")]
+    BadRoot(u32),
+    #[error("the graph spells {counted} words, the header says {declared}")]
+    WordCount { counted: u64, declared: u64 },
+}
+
+/// A minimized, packed DAWG. Cheap to share behind an `Arc`; immutable once built.
+#[derive(Clone, Debug)]
+pub struct Dawg {
+    edges: Vec<u32>,
+    /// Letter bitset of each node, indexed by node (entries at non-node indexes are 0).
+    letter_sets: Vec<u64>,
+    root: Node,
+    nodes: u32,
+    words: u64,
+}
+
+impl Dawg {
+    /// Check an edge array and index it. `letters` is the alphabet size; `declared_words`, when
+    /// given, must equal the number of words the graph spells.
+    pub fn from_parts(
+        edges: Vec<u32>,
+        root: Node,
+        letters: usize,
+        declared_words: Option<u64>,
+    ) -> Result<Dawg, StructureError> {
+        if edges.is_empty() {
+            return Err(StructureError::NoSentinel);
+        }
+        if edges.len() > MAX_EDGES {
+            return Err(StructureError::TooLarge(edges.len()));
+        }
+        let mut letter_sets = vec![0u64; edges.len()];
+        // Words spelled from each node (node-indexed like letter_sets); saturating so a hostile
+        // file cannot overflow.
+        let mut counts = vec![0u64; edges.len()];
+        let mut is_node = vec![false; edges.len()];
+        let mut nodes = 0u32;
+        let mut start = 1usize;
+        let mut prev_letter: Option<u8> = None;
+        for i in 1..edges.len() {
+            if i == start {
+                is_node[i] = true;
+                nodes += 1;
+                prev_letter = None;
+            }
+            let e = unpack(edges[i]);
+            if e.letter as usize >= letters {
+                return Err(StructureError::LetterOutOfRange { edge: i, letter: e.letter, letters });
+            }
+            if prev_letter.is_some_and(|p| p >= e.letter) {
+                return Err(StructureError::Unsorted { edge: i });
+            }
+            prev_letter = Some(e.letter);
+            let t = e.target as usize;
+            if t != 0 && (t >= start || !is_node[t]) {
+                return Err(StructureError::BadTarget { edge: i, target: e.target });
+            }
+            letter_sets[start] |= 1u64 << e.letter;
+            let below = if t == 0 { 0 } else { counts[t] };
+            counts[start] = counts[start].saturating_add(below).saturating_add(e.terminal as u64);
+            if is_last(edges[i]) {
+                start = i + 1;
+            }
+        }
+        if start != edges.len() {
+            return Err(StructureError::Unterminated);
+        }
+        let r = root as usize;
+        if r != 0 && (r >= edges.len() || !is_node[r]) {
+            return Err(StructureError::BadRoot(root));
+        }
+        let words = if r == 0 { 0 } else { counts[r] };
+        if let Some(declared) = declared_words
+            && declared != words
+        {
+            return Err(StructureError::WordCount { counted: words, declared });
+        }
+        Ok(Dawg { edges, letter_sets, root, nodes, words })
+    }
+
+    /// The start node.
+    #[inline]
+    pub fn root(&self) -> Node {
+        self.root
+    }
+
+    /// The packed edge array (index 0 is the sentinel).
+    pub fn raw_edges(&self) -> &[u32] {
+        &self.edges
+    }
+
+    /// Number of nodes with at least one edge.
+    pub fn node_count(&self) -> u32 {
+        self.nodes
+    }
+
+    /// Number of edges, not counting the sentinel.
+    pub fn edge_count(&self) -> u32 {
+        (self.edges.len() - 1) as u32
+    }
+
+    /// Number of words spelled.
+    pub fn word_count(&self) -> u64 {
+        self.words
+    }
+
+    /// Bytes of the packed edge array.
+    pub fn packed_bytes(&self) -> usize {
+        self.edges.len() * 4
+    }
+
+    /// Bitset of the letters on a node's edges (bit `l` for letter `l`).
+    #[inline]
+    pub fn letters(&self, node: Node) -> u64 {
+        // LEAF's entry is 0: index 0 is the sentinel.
+        self.letter_sets[node as usize]
+    }
+
+    /// The edge labelled `letter` out of `node`, if any. O(1): a popcount over the letter set.
+    #[inline]
+    pub fn child(&self, node: Node, letter: Letter) -> Option<Edge> {
+        let set = self.letters(node);
+        let bit = 1u64 << letter;
+        if set & bit == 0 {
+            return None;
+        }
+        let offset = (set & (bit - 1)).count_ones();
+        Some(unpack(self.edges[(node + offset) as usize]))
+    }
+
+    /// The edges out of `node`, in letter order.
+    #[inline]
+    pub fn edges(&self, node: Node) -> Edges<'_> {
+        Edges { edges: &self.edges, next: if node == LEAF { None } else { Some(node) } }
+    }
+
+    /// Follow a sequence of letters from `node`; the last edge taken (its `terminal` says whether
+    /// the path is a word), or `None` if the path leaves the DAWG or `word` is empty.
+    #[inline]
+    pub fn walk(&self, node: Node, word: &[Letter]) -> Option<Edge> {
+        let mut edge = None;
+        let mut n = node;
+        for &l in word {
+            let e = self.child(n, l)?;
+            n = e.target;
+            edge = Some(e);
+        }
+        edge
+    }
+
+    /// Whether `word` (letter indexes) is in the lexicon.
+    pub fn contains(&self, word: &[Letter]) -> bool {
+        self.walk(self.root, word).is_some_and(|e| e.terminal)
+    }
+
+    /// Every word, in letter order (for tests and tools; allocation per word).
+    pub fn words(&self) -> Vec<Vec<Letter>> {
+        let mut out = Vec::new();
+        let mut prefix = Vec::new();
+        self.collect(self.root, &mut prefix, &mut out);
+        out
+    }
+
+    fn collect(&self, node: Node, prefix: &mut Vec<Letter>, out: &mut Vec<Vec<Letter>>) {
+        for e in self.edges(node) {
+            prefix.push(e.letter);
+            if e.terminal {
+                out.push(prefix.clone());
+            }
+            self.collect(e.target, prefix, out);
+            prefix.pop();
+        }
+    }
+}
+
+/// Iterator over a node's edges.
+pub struct Edges<'a> {
+    edges: &'a [u32],
+    next: Option<Node>,
+}
+
+impl Iterator for Edges<'_> {
+    type Item = Edge;
+    #[inline]
+    fn next(&mut self) -> Option<Edge> {
+        let i = self.next?;
+        let raw = self.edges[i as usize];
+        self.next = if is_last(raw) { None } else { Some(i + 1) };
+        Some(unpack(raw))
+    }
+}
