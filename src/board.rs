@@ -1,0 +1,385 @@
+//! The grid, its transpose, and per-direction cross-sets, cross-sums and anchors, all kept up to
+//! date incrementally as tiles are placed.
+//!
+//! Everything is stored twice, once per [`Direction`]: orientation `Across` is the grid as it is,
+//! orientation `Down` its transpose, so a down play is an across play on the transpose (AJ88
+//! §3.1) and the move generator only ever walks rows. In orientation `d`, square `(line, pos)`
+//! has index `line * SIZE + pos`; for `Across` that is `(row, col)`, for `Down` `(col, row)`.
+//!
+//! For an empty square in orientation `d`:
+//! - the **cross-set** is the set of letters that form a word with the tiles directly above and
+//!   below it in that orientation (all letters if there are none; AJ88 §3.1.1);
+//! - the **cross-sum** is the value of those perpendicular tiles ([`NO_CROSS`] if there are
+//!   none), so a move is scored in one dimension (AJ88 §3.5);
+//! - it is an **anchor** when a tile is orthogonally adjacent (on an empty board: the centre).
+//!
+//! Invariant: after every [`Board::place`] these equal a from-scratch [`Board::recompute_all`].
+//! Placing a tile changes only the squares at the two ends of the perpendicular runs through it,
+//! and its four neighbours' anchor bits; only those are recomputed.
+
+use crate::alphabet::{EMPTY, Letter, Tile, tile_letter};
+use crate::lexicon::Dawg;
+use crate::rules::{CENTRE, Ruleset, SIZE, SQUARES};
+use std::fmt;
+use std::sync::Arc;
+
+/// A play's direction, and the board orientation it is generated in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    Across = 0,
+    Down = 1,
+}
+
+impl Direction {
+    pub const BOTH: [Direction; 2] = [Direction::Across, Direction::Down];
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The other direction.
+    #[inline]
+    pub const fn flip(self) -> Direction {
+        match self {
+            Direction::Across => Direction::Down,
+            Direction::Down => Direction::Across,
+        }
+    }
+
+    /// `(row, col)` of square `(line, pos)` in this orientation.
+    #[inline]
+    pub const fn to_board(self, line: usize, pos: usize) -> (usize, usize) {
+        match self {
+            Direction::Across => (line, pos),
+            Direction::Down => (pos, line),
+        }
+    }
+
+    /// `(line, pos)` in this orientation of board square `(row, col)`.
+    #[inline]
+    pub const fn from_board(self, row: usize, col: usize) -> (usize, usize) {
+        self.to_board(row, col)
+    }
+}
+
+/// Cross-sum of a square with no perpendicular tiles.
+pub const NO_CROSS: i16 = -1;
+
+/// The board with its derived per-square data.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Board {
+    rules: Arc<Ruleset>,
+    grid: [[Tile; SQUARES]; 2],
+    cross_sets: [[u64; SQUARES]; 2],
+    cross_sums: [[i16; SQUARES]; 2],
+    /// Bit `pos` of `anchors[d][line]`.
+    anchors: [[u16; SIZE]; 2],
+    tile_count: u16,
+}
+
+impl Board {
+    /// An empty board: every cross-set is every letter, the only anchor is the centre.
+    pub fn new(rules: Arc<Ruleset>) -> Board {
+        let all = rules.alphabet.all_letters();
+        let mut b = Board {
+            rules,
+            grid: [[EMPTY; SQUARES]; 2],
+            cross_sets: [[all; SQUARES]; 2],
+            cross_sums: [[NO_CROSS; SQUARES]; 2],
+            anchors: [[0; SIZE]; 2],
+            tile_count: 0,
+        };
+        b.anchors[0][CENTRE / SIZE] = 1 << (CENTRE % SIZE);
+        b.anchors[1][CENTRE % SIZE] = 1 << (CENTRE / SIZE);
+        b
+    }
+
+    pub fn rules(&self) -> &Arc<Ruleset> {
+        &self.rules
+    }
+
+    /// Tile at `(row, col)`, `EMPTY` if none.
+    #[inline]
+    pub fn get(&self, row: usize, col: usize) -> Tile {
+        self.grid[0][row * SIZE + col]
+    }
+
+    /// Tile at `(line, pos)` of orientation `d`.
+    #[inline]
+    pub fn at(&self, d: Direction, line: usize, pos: usize) -> Tile {
+        self.grid[d.index()][line * SIZE + pos]
+    }
+
+    /// Row `line` of orientation `d` (a column of the board for `Down`).
+    #[inline]
+    pub fn line(&self, d: Direction, line: usize) -> &[Tile; SIZE] {
+        self.grid[d.index()][line * SIZE..(line + 1) * SIZE].try_into().expect("SIZE tiles")
+    }
+
+    /// Cross-set of `(line, pos)` in orientation `d` (meaningless on a filled square: 0).
+    #[inline]
+    pub fn cross_set(&self, d: Direction, line: usize, pos: usize) -> u64 {
+        self.cross_sets[d.index()][line * SIZE + pos]
+    }
+
+    /// Cross-sum of `(line, pos)` in orientation `d`, or [`NO_CROSS`].
+    #[inline]
+    pub fn cross_sum(&self, d: Direction, line: usize, pos: usize) -> i16 {
+        self.cross_sums[d.index()][line * SIZE + pos]
+    }
+
+    /// The whole cross-set row of `line` in orientation `d`.
+    #[inline]
+    pub fn cross_set_line(&self, d: Direction, line: usize) -> &[u64] {
+        &self.cross_sets[d.index()][line * SIZE..(line + 1) * SIZE]
+    }
+
+    /// The whole cross-sum row of `line` in orientation `d`.
+    #[inline]
+    pub fn cross_sum_line(&self, d: Direction, line: usize) -> &[i16] {
+        &self.cross_sums[d.index()][line * SIZE..(line + 1) * SIZE]
+    }
+
+    /// Anchor bits of `line` in orientation `d` (bit `pos`).
+    #[inline]
+    pub fn anchor_bits(&self, d: Direction, line: usize) -> u16 {
+        self.anchors[d.index()][line]
+    }
+
+    #[inline]
+    pub fn is_anchor(&self, d: Direction, line: usize, pos: usize) -> bool {
+        self.anchors[d.index()][line] >> pos & 1 != 0
+    }
+
+    /// Tiles on the board.
+    pub fn tile_count(&self) -> usize {
+        self.tile_count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tile_count == 0
+    }
+
+    /// Whether `(row, col)` has a tile orthogonally adjacent.
+    pub fn has_neighbour(&self, row: usize, col: usize) -> bool {
+        (row > 0 && self.get(row - 1, col) != EMPTY)
+            || (row + 1 < SIZE && self.get(row + 1, col) != EMPTY)
+            || (col > 0 && self.get(row, col - 1) != EMPTY)
+            || (col + 1 < SIZE && self.get(row, col + 1) != EMPTY)
+    }
+
+    /// Place tiles on empty squares and bring the derived data up to date, recomputing only the
+    /// squares whose neighbourhood changed. Squares must be on the board and empty (the
+    /// validation layer guarantees it; a violation is a bug and panics).
+    pub fn place(&mut self, placements: &[(usize, usize, Tile)], dawg: &Dawg) {
+        let was_empty = self.is_empty();
+        for &(row, col, t) in placements {
+            assert!(row < SIZE && col < SIZE && t != EMPTY, "placement ({row},{col}) off board or empty");
+            assert_eq!(self.get(row, col), EMPTY, "square ({row},{col}) already taken");
+            self.grid[0][row * SIZE + col] = t;
+            self.grid[1][col * SIZE + row] = t;
+            self.tile_count += 1;
+        }
+        for &(row, col, _) in placements {
+            for d in Direction::BOTH {
+                let (line, pos) = d.from_board(row, col);
+                let i = line * SIZE + pos;
+                self.cross_sets[d.index()][i] = 0;
+                self.cross_sums[d.index()][i] = NO_CROSS;
+                // The empty squares closing the perpendicular run through this tile.
+                let mut up = line;
+                while up > 0 && self.at(d, up - 1, pos) != EMPTY {
+                    up -= 1;
+                }
+                if up > 0 {
+                    self.compute_cross(d, up - 1, pos, dawg);
+                }
+                let mut down = line;
+                while down + 1 < SIZE && self.at(d, down + 1, pos) != EMPTY {
+                    down += 1;
+                }
+                if down + 1 < SIZE {
+                    self.compute_cross(d, down + 1, pos, dawg);
+                }
+            }
+            self.compute_anchor(row, col);
+            if row > 0 {
+                self.compute_anchor(row - 1, col);
+            }
+            if row + 1 < SIZE {
+                self.compute_anchor(row + 1, col);
+            }
+            if col > 0 {
+                self.compute_anchor(row, col - 1);
+            }
+            if col + 1 < SIZE {
+                self.compute_anchor(row, col + 1);
+            }
+        }
+        if was_empty {
+            self.compute_anchor(CENTRE / SIZE, CENTRE % SIZE);
+        }
+    }
+
+    /// Take tiles off the board (a withdrawn play) and recompute everything. Rare, so simple.
+    pub fn remove(&mut self, squares: &[(usize, usize)], dawg: &Dawg) {
+        for &(row, col) in squares {
+            if row < SIZE && col < SIZE && self.get(row, col) != EMPTY {
+                self.grid[0][row * SIZE + col] = EMPTY;
+                self.grid[1][col * SIZE + row] = EMPTY;
+                self.tile_count -= 1;
+            }
+        }
+        self.recompute_all(dawg);
+    }
+
+    /// Recompute every cross-set, cross-sum and anchor from the tiles alone.
+    pub fn recompute_all(&mut self, dawg: &Dawg) {
+        for d in Direction::BOTH {
+            for line in 0..SIZE {
+                for pos in 0..SIZE {
+                    self.compute_cross(d, line, pos, dawg);
+                }
+            }
+        }
+        for row in 0..SIZE {
+            for col in 0..SIZE {
+                self.compute_anchor(row, col);
+            }
+        }
+    }
+
+    /// The tiles of the perpendicular run touching `(line, pos)` from above (top to bottom),
+    /// and from below, in orientation `d`, as half-open `line` ranges.
+    fn perpendicular_runs(&self, d: Direction, line: usize, pos: usize) -> (usize, usize) {
+        let mut top = line;
+        while top > 0 && self.at(d, top - 1, pos) != EMPTY {
+            top -= 1;
+        }
+        let mut bottom = line + 1;
+        while bottom < SIZE && self.at(d, bottom, pos) != EMPTY {
+            bottom += 1;
+        }
+        (top, bottom)
+    }
+
+    fn compute_cross(&mut self, d: Direction, line: usize, pos: usize, dawg: &Dawg) {
+        let i = line * SIZE + pos;
+        if self.at(d, line, pos) != EMPTY {
+            self.cross_sets[d.index()][i] = 0;
+            self.cross_sums[d.index()][i] = NO_CROSS;
+            return;
+        }
+        let (top, bottom) = self.perpendicular_runs(d, line, pos);
+        if top == line && bottom == line + 1 {
+            self.cross_sets[d.index()][i] = self.rules.alphabet.all_letters();
+            self.cross_sums[d.index()][i] = NO_CROSS;
+            return;
+        }
+        let mut sum = 0i32;
+        let mut above: [Letter; SIZE] = [0; SIZE];
+        let mut below: [Letter; SIZE] = [0; SIZE];
+        for (k, l) in (top..line).enumerate() {
+            let t = self.at(d, l, pos);
+            above[k] = tile_letter(t);
+            sum += self.rules.tile_value(t);
+        }
+        for (k, l) in (line + 1..bottom).enumerate() {
+            let t = self.at(d, l, pos);
+            below[k] = tile_letter(t);
+            sum += self.rules.tile_value(t);
+        }
+        let above = &above[..line - top];
+        let below = &below[..bottom - line - 1];
+        let node = if above.is_empty() {
+            Some(dawg.root())
+        } else {
+            dawg.walk(dawg.root(), above).map(|e| e.target)
+        };
+        let mut set = 0u64;
+        if let Some(node) = node {
+            for e in dawg.edges(node) {
+                let ok = if below.is_empty() {
+                    e.terminal
+                } else {
+                    dawg.walk(e.target, below).is_some_and(|last| last.terminal)
+                };
+                if ok {
+                    set |= 1 << e.letter;
+                }
+            }
+        }
+        self.cross_sets[d.index()][i] = set;
+        self.cross_sums[d.index()][i] = sum as i16;
+    }
+
+    fn compute_anchor(&mut self, row: usize, col: usize) {
+        let anchor = self.get(row, col) == EMPTY
+            && (self.has_neighbour(row, col) || (self.is_empty() && row * SIZE + col == CENTRE));
+        let set = |bits: &mut u16, pos: usize| {
+            if anchor {
+                *bits |= 1 << pos;
+            } else {
+                *bits &= !(1 << pos);
+            }
+        };
+        set(&mut self.anchors[0][row], col);
+        set(&mut self.anchors[1][col], row);
+    }
+
+    /// The same position transposed: every down play becomes an across play.
+    pub fn transposed(&self) -> Board {
+        Board {
+            rules: self.rules.clone(),
+            grid: [self.grid[1], self.grid[0]],
+            cross_sets: [self.cross_sets[1], self.cross_sets[0]],
+            cross_sums: [self.cross_sums[1], self.cross_sums[0]],
+            anchors: [self.anchors[1], self.anchors[0]],
+            tile_count: self.tile_count,
+        }
+    }
+
+    /// Every word of two letters or more on the board (both directions), as letter strings.
+    pub fn words_on_board(&self) -> Vec<Vec<Letter>> {
+        let mut out = Vec::new();
+        for d in Direction::BOTH {
+            for line in 0..SIZE {
+                let row = self.line(d, line);
+                let mut pos = 0;
+                while pos < SIZE {
+                    if row[pos] == EMPTY {
+                        pos += 1;
+                        continue;
+                    }
+                    let start = pos;
+                    while pos < SIZE && row[pos] != EMPTY {
+                        pos += 1;
+                    }
+                    if pos - start >= 2 {
+                        out.push(row[start..pos].iter().map(|&t| tile_letter(t)).collect());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Board {
+    /// The grid as 15 lines: letters, lower case for blanks, `.` for empty squares.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.rules.alphabet;
+        for row in 0..SIZE {
+            let line: String = (0..SIZE).map(|col| a.tile_char(self.get(row, col))).collect();
+            writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}

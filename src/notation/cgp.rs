@@ -1,0 +1,343 @@
+//! CGP positions (a FEN-like line): `BOARD RACKS SCORES ZEROS [opcode value;]…`.
+//!
+//! The board is 15 rows joined by `/`; digits are runs of empty squares, upper-case letters
+//! tiles, lower-case letters blanks. Racks and scores are `/`-separated, the player to move
+//! first; `?` is a blank on a rack. Known opcodes: `lex`, `ld` (letter distribution: english,
+//! russian, erudit), `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz`
+//! (scoreless turns that end the game). Others are kept verbatim.
+
+use crate::alphabet::{Alphabet, EMPTY, Tile, tile, tile_letter};
+use crate::board::Board;
+use crate::lexicon::Dawg;
+use crate::rack::Rack;
+use crate::rules::{Ruleset, RulesetKind, SIZE, SQUARES, ScorelessLimit};
+use std::sync::Arc;
+
+/// A parsed CGP position, before a lexicon turns it into a [`Board`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cgp {
+    pub ruleset: RulesetKind,
+    /// Row-major tile bytes.
+    pub grid: [Tile; SQUARES],
+    /// Racks, the player to move first.
+    pub racks: Vec<Rack>,
+    pub scores: Vec<i32>,
+    /// Consecutive scoreless turns so far.
+    pub zeros: u32,
+    pub ops: Ops,
+}
+
+/// The opcodes of a CGP line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ops {
+    pub lex: Option<String>,
+    pub ld: Option<String>,
+    pub cr: Option<String>,
+    pub bb: Option<i32>,
+    pub etl: Option<u32>,
+    pub mcnz: Option<u32>,
+    /// Unknown opcodes, in order, kept for a faithful round trip.
+    pub other: Vec<(String, String)>,
+}
+
+/// Where and why a CGP line is malformed. `field` is 1-based (1 board, 2 racks, 3 scores,
+/// 4 zeros, 5+ opcodes); `at` is the character offset of the problem in the whole line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("CGP field {field} at character {at}: {kind}")]
+pub struct CgpError {
+    pub field: usize,
+    pub at: usize,
+    pub kind: CgpErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CgpErrorKind {
+    #[error("missing field")]
+    Missing,
+    #[error("the board has {0} rows, expected 15")]
+    Rows(usize),
+    #[error("row {row} has {len} squares, expected 15")]
+    RowLength { row: usize, len: usize },
+    #[error("character {0:?} is not a letter of the position's alphabet")]
+    Foreign(char),
+    #[error("not a number: {0:?}")]
+    Number(String),
+    #[error("{racks} racks but {scores} scores")]
+    PlayerCount { racks: usize, scores: usize },
+    #[error("{0} players; a game has 2 to 4")]
+    Players(usize),
+    #[error("unknown letter distribution {0:?} (expected english, russian or erudit)")]
+    UnknownDistribution(String),
+    #[error("opcode {0:?} has no value or no closing ';'")]
+    Opcode(String),
+    #[error("rack {0:?} has more tiles than a rack holds")]
+    RackTooLong(String),
+}
+
+fn err(field: usize, at: usize, kind: CgpErrorKind) -> CgpError {
+    CgpError { field, at, kind }
+}
+
+/// Whitespace-separated tokens with their character offsets.
+fn tokens(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut start_char = 0;
+    for (char_at, (byte, ch)) in text.char_indices().enumerate() {
+        if ch.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.push((start_char, &text[s..byte]));
+            }
+        } else if start.is_none() {
+            start = Some(byte);
+            start_char = char_at;
+        }
+    }
+    if let Some(s) = start {
+        out.push((start_char, &text[s..]));
+    }
+    out
+}
+
+fn number<T: std::str::FromStr>(s: &str, field: usize, at: usize) -> Result<T, CgpError> {
+    s.parse().map_err(|_| err(field, at, CgpErrorKind::Number(s.to_string())))
+}
+
+/// Parse a CGP line. The ruleset comes from `ld` when present, else `default`, else Cyrillic
+/// letters on the board or racks mean Russian and anything else English.
+pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> {
+    let toks = tokens(text);
+    let field =
+        |i: usize| toks.get(i).copied().ok_or(err(i + 1, text.chars().count(), CgpErrorKind::Missing));
+    let (board_at, board_text) = field(0)?;
+    let (racks_at, racks_text) = field(1)?;
+    let (scores_at, scores_text) = field(2)?;
+    let (zeros_at, zeros_text) = field(3)?;
+
+    // Opcodes: the rest of the line, `name value…;` items.
+    let mut ops = Ops::default();
+    if toks.len() > 4 {
+        let rest_at = toks[4].0;
+        let rest: String = text.chars().skip(rest_at).collect();
+        let mut offset = rest_at;
+        for item in rest.split_inclusive(';') {
+            let len = item.chars().count();
+            let body = item.trim();
+            if body.is_empty() {
+                offset += len;
+                continue;
+            }
+            let Some(body) = body.strip_suffix(';') else {
+                return Err(err(5, offset, CgpErrorKind::Opcode(body.to_string())));
+            };
+            let mut kv = body.trim().splitn(2, char::is_whitespace);
+            let name = kv.next().unwrap_or("").to_string();
+            let value = kv.next().unwrap_or("").trim().to_string();
+            if name.is_empty() || value.is_empty() {
+                return Err(err(5, offset, CgpErrorKind::Opcode(body.to_string())));
+            }
+            match name.as_str() {
+                "lex" => ops.lex = Some(value),
+                "ld" => ops.ld = Some(value),
+                "cr" => ops.cr = Some(value),
+                "bb" => ops.bb = Some(number(&value, 5, offset)?),
+                "etl" => ops.etl = Some(number(&value, 5, offset)?),
+                "mcnz" => ops.mcnz = Some(number(&value, 5, offset)?),
+                _ => ops.other.push((name, value)),
+            }
+            offset += len;
+        }
+    }
+
+    let ruleset = match &ops.ld {
+        Some(ld) => match ld.to_lowercase().as_str() {
+            "english" => RulesetKind::English,
+            "russian" => RulesetKind::Russian,
+            "erudit" => RulesetKind::Erudit,
+            _ => {
+                let at = text.find("ld ").map_or(0, |b| text[..b].chars().count());
+                return Err(err(5, at, CgpErrorKind::UnknownDistribution(ld.clone())));
+            }
+        },
+        None => default.unwrap_or_else(|| {
+            let cyrillic = |s: &str| s.chars().any(|c| ('\u{0400}'..='\u{04FF}').contains(&c));
+            if cyrillic(board_text) || cyrillic(racks_text) {
+                RulesetKind::Russian
+            } else {
+                RulesetKind::English
+            }
+        }),
+    };
+    let alphabet = ruleset.alphabet();
+
+    // Board.
+    let rows: Vec<&str> = board_text.split('/').collect();
+    if rows.len() != SIZE {
+        return Err(err(1, board_at, CgpErrorKind::Rows(rows.len())));
+    }
+    let mut grid = [EMPTY; SQUARES];
+    let mut at = board_at;
+    for (r, row) in rows.iter().enumerate() {
+        let mut col = 0usize;
+        let mut run = 0usize;
+        let row_at = at;
+        for (i, ch) in row.chars().enumerate() {
+            if let Some(d) = ch.to_digit(10) {
+                run = run * 10 + d as usize;
+                if run > SIZE {
+                    return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + run }));
+                }
+                continue;
+            }
+            col += run;
+            run = 0;
+            let letter = alphabet.index_of(ch).map_err(|_| err(1, row_at + i, CgpErrorKind::Foreign(ch)))?;
+            if col >= SIZE {
+                return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + 1 }));
+            }
+            grid[r * SIZE + col] = tile(letter, alphabet.is_lower(ch));
+            col += 1;
+        }
+        col += run;
+        if col != SIZE {
+            return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col }));
+        }
+        at += row.chars().count() + 1;
+    }
+
+    // Racks.
+    let mut racks = Vec::new();
+    let mut at = racks_at;
+    for rack in racks_text.split('/') {
+        let r = Rack::parse(rack, alphabet).map_err(|e| match e {
+            crate::alphabet::AlphabetError::Foreign { ch, .. } => {
+                let i = rack.chars().position(|c| c == ch).unwrap_or(0);
+                err(2, at + i, CgpErrorKind::Foreign(ch))
+            }
+            crate::alphabet::AlphabetError::UnknownName(_) => err(2, at, CgpErrorKind::Missing),
+        })?;
+        if r.len() > 7 {
+            return Err(err(2, at, CgpErrorKind::RackTooLong(rack.to_string())));
+        }
+        racks.push(r);
+        at += rack.chars().count() + 1;
+    }
+
+    // Scores.
+    let mut scores = Vec::new();
+    let mut at = scores_at;
+    for s in scores_text.split('/') {
+        scores.push(number::<i32>(s, 3, at)?);
+        at += s.chars().count() + 1;
+    }
+    if scores.len() != racks.len() {
+        return Err(err(
+            3,
+            scores_at,
+            CgpErrorKind::PlayerCount { racks: racks.len(), scores: scores.len() },
+        ));
+    }
+    if !(2..=4).contains(&racks.len()) {
+        return Err(err(2, racks_at, CgpErrorKind::Players(racks.len())));
+    }
+    let zeros = number(zeros_text, 4, zeros_at)?;
+    Ok(Cgp { ruleset, grid, racks, scores, zeros, ops })
+}
+
+impl Cgp {
+    /// The ruleset with the position's `bb`, `etl` and `mcnz` applied.
+    pub fn rules(&self) -> Ruleset {
+        let mut r = Ruleset::new(self.ruleset);
+        if let Some(bb) = self.ops.bb {
+            r.bingo_bonus = bb;
+        }
+        if let Some(etl) = self.ops.etl {
+            r.options.exchange_limit = etl;
+        }
+        if let Some(n) = self.ops.mcnz {
+            r.options.scoreless_turn_limit = ScorelessLimit::Turns(n);
+        }
+        r
+    }
+
+    /// The board, its cross-sets computed with `dawg`.
+    pub fn board(&self, rules: Arc<Ruleset>, dawg: &Dawg) -> Board {
+        let mut board = Board::new(rules);
+        let placements: Vec<(usize, usize, Tile)> = (0..SQUARES)
+            .filter(|&i| self.grid[i] != EMPTY)
+            .map(|i| (i / SIZE, i % SIZE, self.grid[i]))
+            .collect();
+        board.place(&placements, dawg);
+        board
+    }
+
+    /// Whether the grid's letters all belong to the ruleset's alphabet (always true after parse).
+    pub fn letters_in_range(&self) -> bool {
+        let n = self.ruleset.alphabet().len();
+        self.grid.iter().all(|&t| t == EMPTY || (tile_letter(t) as usize) < n)
+    }
+}
+
+/// Write a position as a CGP line.
+pub fn write(cgp: &Cgp) -> String {
+    let alphabet: Alphabet = cgp.ruleset.alphabet();
+    let mut rows = Vec::with_capacity(SIZE);
+    for r in 0..SIZE {
+        let mut s = String::new();
+        let mut run = 0;
+        for c in 0..SIZE {
+            let t = cgp.grid[r * SIZE + c];
+            if t == EMPTY {
+                run += 1;
+                continue;
+            }
+            if run > 0 {
+                s.push_str(&run.to_string());
+                run = 0;
+            }
+            s.push(alphabet.tile_char(t));
+        }
+        if run > 0 {
+            s.push_str(&run.to_string());
+        }
+        rows.push(s);
+    }
+    let racks: Vec<String> = cgp.racks.iter().map(|r| r.to_string(alphabet)).collect();
+    let scores: Vec<String> = cgp.scores.iter().map(|s| s.to_string()).collect();
+    let mut out = format!("{} {} {} {}", rows.join("/"), racks.join("/"), scores.join("/"), cgp.zeros);
+    let o = &cgp.ops;
+    let mut op = |name: &str, value: &str| {
+        out.push_str(&format!(" {name} {value};"));
+    };
+    if let Some(v) = &o.lex {
+        op("lex", v);
+    }
+    if let Some(v) = &o.ld {
+        op("ld", v);
+    }
+    if let Some(v) = &o.cr {
+        op("cr", v);
+    }
+    if let Some(v) = o.bb {
+        op("bb", &v.to_string());
+    }
+    if let Some(v) = o.etl {
+        op("etl", &v.to_string());
+    }
+    if let Some(v) = o.mcnz {
+        op("mcnz", &v.to_string());
+    }
+    for (k, v) in &o.other {
+        op(k, v);
+    }
+    out
+}
+
+/// A CGP line for a board and racks (the player to move first).
+pub fn from_board(board: &Board, racks: &[Rack], scores: &[i32], zeros: u32, ops: Ops) -> Cgp {
+    let mut grid = [EMPTY; SQUARES];
+    for (i, g) in grid.iter_mut().enumerate() {
+        *g = board.get(i / SIZE, i % SIZE);
+    }
+    Cgp { ruleset: board.rules().kind, grid, racks: racks.to_vec(), scores: scores.to_vec(), zeros, ops }
+}

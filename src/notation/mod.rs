@@ -1,0 +1,256 @@
+//! Text notations of the field: plays (`8H WORD`, `H8 WORD`), exchanges and passes, and CGP
+//! positions ([`cgp`]). Parsing never panics; malformed text is a typed error saying where.
+//!
+//! Play convention (as in GCG): a coordinate row-first (`8H`) means across, column-first (`H8`)
+//! down; the coordinate names the first square of the word; `.` (or a letter in parentheses) is a
+//! tile already on the board; a lower-case letter is a blank standing for it.
+
+pub mod cgp;
+
+use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Tile, tile};
+use crate::board::Direction;
+use crate::play::{Play, tiles_text};
+use crate::rack::Rack;
+use crate::rules::SIZE;
+
+/// A turn as notation describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Move {
+    Play(Play),
+    /// Tiles put back in the bag.
+    Exchange(Rack),
+    Pass,
+}
+
+/// Malformed move text. Positions are 0-based character offsets into the text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    #[error("empty move text")]
+    Empty,
+    #[error(
+        "bad coordinate {0:?}: expected row-first (8H) for across or column-first (H8) for down, rows 1-15, columns A-O"
+    )]
+    BadCoordinate(String),
+    #[error("missing tiles after the coordinate")]
+    MissingTiles,
+    #[error("character {ch:?} at position {at} is not a letter of the {alphabet} alphabet")]
+    Foreign { ch: char, at: usize, alphabet: Alphabet },
+    #[error("a blank at position {at} must be written as the lower-case letter it stands for")]
+    BlankNotDesignated { at: usize },
+    #[error("the play has {len} squares; the board has {SIZE}")]
+    TooLong { len: usize },
+    #[error("the play runs off the board")]
+    OffBoard,
+    #[error("unbalanced parenthesis at position {at}")]
+    Parenthesis { at: usize },
+    #[error("unexpected text at position {at}")]
+    Trailing { at: usize },
+}
+
+/// Parse a coordinate: `8H`/`8h` (across) or `H8` (down). Returns `(dir, row, col)`, 0-based.
+pub fn parse_coordinate(text: &str) -> Result<(Direction, usize, usize), NotationError> {
+    let bad = || NotationError::BadCoordinate(text.to_string());
+    if !text.is_ascii() || text.len() < 2 || text.len() > 3 {
+        return Err(bad());
+    }
+    let b = text.as_bytes();
+    let col_of = |c: u8| -> Option<usize> {
+        let c = c.to_ascii_uppercase();
+        (b'A'..b'A' + SIZE as u8).contains(&c).then(|| (c - b'A') as usize)
+    };
+    let row_of = |digits: &str| -> Option<usize> {
+        let n: usize = digits.parse().ok()?;
+        (1..=SIZE).contains(&n).then(|| n - 1)
+    };
+    if b[0].is_ascii_digit() {
+        let col = col_of(b[b.len() - 1]).ok_or_else(bad)?;
+        let row = row_of(&text[..text.len() - 1]).ok_or_else(bad)?;
+        Ok((Direction::Across, row, col))
+    } else {
+        let col = col_of(b[0]).ok_or_else(bad)?;
+        let row = row_of(&text[1..]).ok_or_else(bad)?;
+        Ok((Direction::Down, row, col))
+    }
+}
+
+/// The coordinate of a play's first square in its direction's convention.
+pub fn format_coordinate(dir: Direction, row: usize, col: usize) -> String {
+    let c = (b'A' + col as u8) as char;
+    match dir {
+        Direction::Across => format!("{}{c}", row + 1),
+        Direction::Down => format!("{c}{}", row + 1),
+    }
+}
+
+/// Parse play tiles: letters (lower case = blank), `.` or `(LETTERS)` for tiles on the board.
+/// `offset` is added to reported positions.
+pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<Tile>, NotationError> {
+    let mut out = Vec::new();
+    let mut in_paren = None;
+    for (i, ch) in text.chars().enumerate() {
+        let at = offset + i;
+        match ch {
+            '.' => out.push(EMPTY),
+            '(' if in_paren.is_none() => in_paren = Some(at),
+            ')' if in_paren.is_some() => in_paren = None,
+            '(' | ')' => return Err(NotationError::Parenthesis { at }),
+            '?' | '*' => return Err(NotationError::BlankNotDesignated { at }),
+            _ => {
+                let letter =
+                    alphabet.index_of(ch).map_err(|_| NotationError::Foreign { ch, at, alphabet })?;
+                if in_paren.is_some() {
+                    out.push(EMPTY);
+                } else {
+                    out.push(tile(letter, alphabet.is_lower(ch)));
+                }
+            }
+        }
+        if out.len() > SIZE {
+            return Err(NotationError::TooLong { len: text.chars().count() });
+        }
+    }
+    if let Some(at) = in_paren {
+        return Err(NotationError::Parenthesis { at });
+    }
+    if out.is_empty() {
+        return Err(NotationError::MissingTiles);
+    }
+    Ok(out)
+}
+
+/// Parse `8H WORD` / `H8 WORD`.
+pub fn parse_play(text: &str, alphabet: Alphabet) -> Result<Play, NotationError> {
+    let trimmed = text.trim_start();
+    let lead = text.chars().count() - trimmed.chars().count();
+    let mut parts = trimmed.split_whitespace();
+    let coord = parts.next().ok_or(NotationError::Empty)?;
+    let word = parts.next().ok_or(NotationError::MissingTiles)?;
+    if parts.next().is_some() {
+        let at = lead + trimmed.find(word).unwrap_or(0) + word.len();
+        return Err(NotationError::Trailing { at });
+    }
+    let (dir, row, col) = parse_coordinate(coord)?;
+    let word_at = lead + trimmed[..trimmed.find(word).unwrap_or(0)].chars().count();
+    let tiles = parse_tiles(word, alphabet, word_at)?;
+    let (_, start) = dir.from_board(row, col);
+    if start + tiles.len() > SIZE {
+        return Err(NotationError::OffBoard);
+    }
+    Play::new(dir, row, col, &tiles).map_err(|_| NotationError::OffBoard)
+}
+
+/// `8H WORD` text of a play (`.` for tiles played through, lower case for blanks).
+pub fn format_play(play: &Play, alphabet: Alphabet) -> String {
+    format!(
+        "{} {}",
+        format_coordinate(play.dir, play.row as usize, play.col as usize),
+        tiles_text(alphabet, play.tiles())
+    )
+}
+
+/// Parse a move: a play, `-` (pass), `-LETTERS` (exchange; `?` for a blank), `pass`, or
+/// `exchange LETTERS` / `exch LETTERS`.
+pub fn parse_move(text: &str, alphabet: Alphabet) -> Result<Move, NotationError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(NotationError::Empty);
+    }
+    let lower = t.to_lowercase();
+    if t == "-" || lower == "pass" {
+        return Ok(Move::Pass);
+    }
+    let lead = text.chars().count() - text.trim_start().chars().count();
+    let exchange = if let Some(rest) = t.strip_prefix('-') {
+        Some((rest, lead + 1))
+    } else {
+        let mut it = t.splitn(2, char::is_whitespace);
+        let head = it.next().unwrap_or("").to_lowercase();
+        let rest = it.next().unwrap_or("").trim();
+        (head == "exchange" || head == "exch")
+            .then(|| (rest, lead + t.chars().count() - rest.chars().count()))
+    };
+    if let Some((letters, at)) = exchange {
+        if letters.is_empty() {
+            return Err(NotationError::MissingTiles);
+        }
+        return Rack::parse(letters, alphabet).map(Move::Exchange).map_err(|e| match e {
+            AlphabetError::Foreign { ch, .. } => {
+                let i = letters.chars().position(|c| c == ch).unwrap_or(0);
+                NotationError::Foreign { ch, at: at + i, alphabet }
+            }
+            AlphabetError::UnknownName(_) => NotationError::MissingTiles,
+        });
+    }
+    parse_play(text, alphabet).map(Move::Play)
+}
+
+/// Text of a move, in the same convention `parse_move` reads.
+pub fn format_move(m: &Move, alphabet: Alphabet) -> String {
+    match m {
+        Move::Play(p) => format_play(p, alphabet),
+        Move::Exchange(r) => format!("-{}", r.to_string(alphabet)),
+        Move::Pass => "-".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates() {
+        assert_eq!(parse_coordinate("8H"), Ok((Direction::Across, 7, 7)));
+        assert_eq!(parse_coordinate("8h"), Ok((Direction::Across, 7, 7)));
+        assert_eq!(parse_coordinate("H8"), Ok((Direction::Down, 7, 7)));
+        assert_eq!(parse_coordinate("15O"), Ok((Direction::Across, 14, 14)));
+        assert_eq!(parse_coordinate("a1"), Ok((Direction::Down, 0, 0)));
+        for bad in ["", "8", "H", "16A", "0A", "8P", "P8", "88", "HH", "8Ж", "1234", "8HH"] {
+            assert!(parse_coordinate(bad).is_err(), "{bad}");
+        }
+        assert_eq!(format_coordinate(Direction::Down, 14, 0), "A15");
+    }
+
+    #[test]
+    fn plays_round_trip() {
+        for (text, a) in [
+            ("8H WORD", Alphabet::English),
+            ("8D W.NDY", Alphabet::English),
+            ("H8 qUIz", Alphabet::English),
+            ("A1 ЁЖ", Alphabet::Russian),
+            ("15A ёлКА", Alphabet::Russian),
+            ("O1 ЖЕЛ.Е", Alphabet::Erudit),
+        ] {
+            let p = parse_play(text, a).unwrap();
+            assert_eq!(format_play(&p, a), text);
+        }
+        let p = parse_play("8D W(I)NDY", Alphabet::English).unwrap();
+        assert_eq!(format_play(&p, Alphabet::English), "8D W.NDY");
+    }
+
+    #[test]
+    fn malformed_plays() {
+        let en = Alphabet::English;
+        assert_eq!(parse_play("", en), Err(NotationError::Empty));
+        assert_eq!(parse_play("8H", en), Err(NotationError::MissingTiles));
+        assert_eq!(parse_play("8H W?RD", en), Err(NotationError::BlankNotDesignated { at: 4 }));
+        assert_eq!(parse_play("8H WÖRD", en), Err(NotationError::Foreign { ch: 'Ö', at: 4, alphabet: en }));
+        assert_eq!(parse_play("8K WORDSS", en), Err(NotationError::OffBoard));
+        assert_eq!(parse_play("8H WORD X", en), Err(NotationError::Trailing { at: 7 }));
+        assert_eq!(parse_play("8H W(ORD", en), Err(NotationError::Parenthesis { at: 4 }));
+        assert!(matches!(parse_play("8H ABCDEFGHIJKLMNOP", en), Err(NotationError::TooLong { .. })));
+        assert!(matches!(parse_play("Z9 WORD", en), Err(NotationError::BadCoordinate(_))));
+    }
+
+    #[test]
+    fn moves() {
+        let en = Alphabet::English;
+        assert_eq!(parse_move("-", en), Ok(Move::Pass));
+        assert_eq!(parse_move(" pass ", en), Ok(Move::Pass));
+        let ex = Move::Exchange(Rack::parse("QO?", en).unwrap());
+        assert_eq!(parse_move("-QO?", en), Ok(ex.clone()));
+        assert_eq!(parse_move("exchange QO?", en), Ok(ex.clone()));
+        assert_eq!(format_move(&ex, en), "-OQ?");
+        assert_eq!(parse_move("-Q1", en), Err(NotationError::Foreign { ch: '1', at: 2, alphabet: en }));
+        assert!(matches!(parse_move("8H AB", en), Ok(Move::Play(_))));
+    }
+}

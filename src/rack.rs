@@ -1,0 +1,186 @@
+//! A rack: counts per letter plus blanks.
+
+use crate::alphabet::{Alphabet, AlphabetError, Letter, MAX_LETTERS, Tile, tile_is_blank, tile_letter};
+
+/// Tiles on a rack (or in any multiset of tiles: the bag, an exchange).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rack {
+    counts: [u8; MAX_LETTERS],
+    blanks: u8,
+}
+
+impl Default for Rack {
+    fn default() -> Rack {
+        Rack { counts: [0; MAX_LETTERS], blanks: 0 }
+    }
+}
+
+impl Rack {
+    pub fn new() -> Rack {
+        Rack::default()
+    }
+
+    /// Parse rack text: letters in any case, `?` (or `*`) for a blank. An empty string is an
+    /// empty rack.
+    pub fn parse(text: &str, alphabet: Alphabet) -> Result<Rack, AlphabetError> {
+        let mut r = Rack::new();
+        for ch in text.chars() {
+            if ch == '?' || ch == '*' {
+                r.blanks += 1;
+            } else {
+                r.add(alphabet.index_of(ch)?);
+            }
+        }
+        Ok(r)
+    }
+
+    /// Upper-case letters in alphabet order, then `?` per blank.
+    pub fn to_string(&self, alphabet: Alphabet) -> String {
+        let mut s = String::new();
+        for l in 0..alphabet.len() {
+            for _ in 0..self.counts[l] {
+                s.push(alphabet.char_of(l as Letter));
+            }
+        }
+        for _ in 0..self.blanks {
+            s.push('?');
+        }
+        s
+    }
+
+    #[inline]
+    pub fn count(&self, letter: Letter) -> u8 {
+        self.counts[letter as usize]
+    }
+
+    #[inline]
+    pub fn blanks(&self) -> u8 {
+        self.blanks
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.iter().map(|&c| c as usize).sum::<usize>() + self.blanks as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn add(&mut self, letter: Letter) {
+        self.counts[letter as usize] += 1;
+    }
+
+    #[inline]
+    pub fn add_blank(&mut self) {
+        self.blanks += 1;
+    }
+
+    /// Remove one tile of `letter`; false (and no change) if there is none.
+    #[inline]
+    pub fn take(&mut self, letter: Letter) -> bool {
+        let c = &mut self.counts[letter as usize];
+        if *c == 0 {
+            return false;
+        }
+        *c -= 1;
+        true
+    }
+
+    /// Remove one blank; false if there is none.
+    #[inline]
+    pub fn take_blank(&mut self) -> bool {
+        if self.blanks == 0 {
+            return false;
+        }
+        self.blanks -= 1;
+        true
+    }
+
+    /// Add the rack tile a placed tile came from (a blank for a blank tile).
+    pub fn add_tile(&mut self, t: Tile) {
+        if tile_is_blank(t) { self.add_blank() } else { self.add(tile_letter(t)) }
+    }
+
+    /// Remove the rack tile a placed tile needs; false if the rack lacks it.
+    pub fn take_tile(&mut self, t: Tile) -> bool {
+        if tile_is_blank(t) { self.take_blank() } else { self.take(tile_letter(t)) }
+    }
+
+    /// Bitset of letters present (bit `l` set when at least one `l`).
+    #[inline]
+    pub fn letter_set(&self) -> u64 {
+        let mut set = 0u64;
+        for (l, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                set |= 1 << l;
+            }
+        }
+        set
+    }
+
+    /// Whether `other` is a sub-multiset of this rack.
+    pub fn contains(&self, other: &Rack) -> bool {
+        self.blanks >= other.blanks && self.counts.iter().zip(&other.counts).all(|(a, b)| a >= b)
+    }
+
+    /// Remove `other` (which must be contained).
+    pub fn remove_all(&mut self, other: &Rack) -> bool {
+        if !self.contains(other) {
+            return false;
+        }
+        self.blanks -= other.blanks;
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a -= b;
+        }
+        true
+    }
+
+    /// Add every tile of `other`.
+    pub fn add_all(&mut self, other: &Rack) {
+        self.blanks += other.blanks;
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+    }
+
+    /// Letters as a list, each repeated by its count, `None` for a blank.
+    pub fn tiles(&self) -> impl Iterator<Item = Option<Letter>> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .flat_map(|(l, &c)| std::iter::repeat_n(Some(l as Letter), c as usize))
+            .chain(std::iter::repeat_n(None, self.blanks as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print() {
+        let r = Rack::parse("retains?", Alphabet::English).unwrap();
+        assert_eq!(r.len(), 8);
+        assert_eq!(r.blanks(), 1);
+        assert_eq!(r.to_string(Alphabet::English), "AEINRST?");
+        let r = Rack::parse("ЁЖ*", Alphabet::Erudit).unwrap();
+        assert_eq!(r.to_string(Alphabet::Erudit), "ЕЖ?");
+        assert!(Rack::parse("AB1", Alphabet::English).is_err());
+    }
+
+    #[test]
+    fn take_and_contains() {
+        let mut r = Rack::parse("AAB?", Alphabet::English).unwrap();
+        assert!(r.take(0));
+        assert!(r.take(0));
+        assert!(!r.take(0));
+        assert!(r.take_blank());
+        assert!(!r.take_blank());
+        assert_eq!(r.to_string(Alphabet::English), "B");
+        let big = Rack::parse("ABBC", Alphabet::English).unwrap();
+        let small = Rack::parse("BB", Alphabet::English).unwrap();
+        assert!(big.contains(&small));
+        assert!(!small.contains(&big));
+    }
+}

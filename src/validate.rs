@@ -1,0 +1,102 @@
+//! ValidatePlay: everything that makes a play legal — geometry, connection, the rack, the
+//! lexicon, and Эрудит's no-repeated-words option — reported as a complete list of typed
+//! [`Problem`]s. A legal play returns its [`Evaluation`].
+
+use crate::alphabet::{Letter, tile_letter};
+use crate::board::Board;
+use crate::lexicon::Lexicon;
+use crate::play::{Play, Problem};
+use crate::rack::Rack;
+use crate::score::{Evaluation, evaluate_normalized};
+
+/// What to check beyond geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    /// Check the words against the lexicon (off for a phony that a challenge rule lets stand).
+    pub words: bool,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks { words: true }
+    }
+}
+
+/// Validate and score a play for a player holding `rack`.
+pub fn validate_play(
+    board: &Board,
+    rack: &Rack,
+    play: &Play,
+    lexicon: &Lexicon,
+) -> Result<Evaluation, Vec<Problem>> {
+    validate_with(board, rack, play, lexicon, Checks::default())
+}
+
+/// [`validate_play`] with a choice of checks.
+pub fn validate_with(
+    board: &Board,
+    rack: &Rack,
+    play: &Play,
+    lexicon: &Lexicon,
+    checks: Checks,
+) -> Result<Evaluation, Vec<Problem>> {
+    let play = play.normalized(board)?;
+    let mut problems = play.check_connection(board);
+    if let Some(missing) = missing_from_rack(board, rack, &play) {
+        problems.push(missing);
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let eval = evaluate_normalized(board, &play);
+    if checks.words {
+        problems.extend(word_problems(board, &eval, lexicon));
+    }
+    if problems.is_empty() { Ok(eval) } else { Err(problems) }
+}
+
+/// The tiles the rack lacks for a play, as a problem naming them.
+pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Problem> {
+    let alphabet = board.rules().alphabet;
+    let mut left = *rack;
+    let mut missing = String::new();
+    for p in play.placements() {
+        if !left.take_tile(p.tile) {
+            missing.push(alphabet.tile_char(p.tile));
+        }
+    }
+    if missing.is_empty() { None } else { Some(Problem::NotOnRack { missing }) }
+}
+
+/// Words of an evaluation that the lexicon lacks, and (under the option) words already on the
+/// board.
+pub fn word_problems(board: &Board, eval: &Evaluation, lexicon: &Lexicon) -> Vec<Problem> {
+    let alphabet = board.rules().alphabet;
+    let letters = |tiles: &[u8]| -> Vec<Letter> { tiles.iter().map(|&t| tile_letter(t)).collect() };
+    let mut problems = Vec::new();
+    let invalid: Vec<String> = eval
+        .words
+        .iter()
+        .map(|w| letters(&w.tiles))
+        .filter(|w| !lexicon.contains(w))
+        .map(|w| alphabet.word_string(&w))
+        .collect();
+    if !invalid.is_empty() {
+        problems.push(Problem::WordsNotInLexicon { words: invalid });
+    }
+    if board.rules().options.no_repeated_words {
+        let existing = board.words_on_board();
+        let mut repeated: Vec<String> = Vec::new();
+        for w in &eval.words {
+            let l = letters(&w.tiles);
+            let s = alphabet.word_string(&l);
+            if existing.contains(&l) && !repeated.contains(&s) {
+                repeated.push(s);
+            }
+        }
+        if !repeated.is_empty() {
+            problems.push(Problem::RepeatedWords { words: repeated });
+        }
+    }
+    problems
+}
