@@ -4,12 +4,15 @@
 //! gRPC. See ARCHITECTURE.md for the map and the invariants between modules.
 
 pub mod alphabet;
+pub mod bag;
 pub mod board;
 pub mod lexicon;
+pub mod movegen;
 pub mod notation;
 pub mod play;
 pub mod proto;
 pub mod rack;
 pub mod rules;
 pub mod score;
+pub mod selfplay;
 pub mod validate;

@@ -12,7 +12,9 @@ use crate::rules::{CENTRE, SIZE};
 use std::fmt;
 
 /// A play: tiles from `(row, col)` in `dir`; tile `0` = a tile already on the board.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Plays order by direction, start square, then tiles: the stable tie-break for equal scores.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Play {
     pub dir: Direction,
     pub row: u8,
@@ -41,6 +43,16 @@ impl Play {
         let mut t = [EMPTY; SIZE];
         t[..tiles.len()].copy_from_slice(tiles);
         Ok(Play { dir, row: row as u8, col: col as u8, len: tiles.len() as u8, tiles: t })
+    }
+
+    /// A play from the move generator: `tiles` start at `(line, start)` of orientation `dir`,
+    /// already known to fit on the board.
+    #[inline]
+    pub(crate) fn from_line(dir: Direction, line: usize, start: usize, tiles: &[Tile]) -> Play {
+        let (row, col) = dir.to_board(line, start);
+        let mut t = [EMPTY; SIZE];
+        t[..tiles.len()].copy_from_slice(tiles);
+        Play { dir, row: row as u8, col: col as u8, len: tiles.len() as u8, tiles: t }
     }
 
     /// Build a play from placements in one line; squares between them must hold tiles.

@@ -2,12 +2,43 @@
 
 use super::CliResult;
 use clap::Subcommand;
+use dawgref::board::Board;
 use dawgref::lexicon::{Lexicon, catalog};
+use dawgref::movegen::{CollectAll, Mode, generate};
+use dawgref::play::Play;
+use dawgref::rack::Rack;
+use dawgref::rules::{Ruleset, RulesetKind};
+use dawgref::score::evaluate_normalized;
+use dawgref::selfplay::{Turn, greedy_game};
+use dawgref::validate::validate_play;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
+    /// Full move generation over the positions of seeded greedy self-play games.
+    Movegen {
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "en")]
+        lexicon: String,
+        /// Timed passes over all positions (each position's fastest pass is kept).
+        #[arg(long, default_value_t = 3)]
+        passes: usize,
+    },
+    /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
+    /// each position of seeded self-play games.
+    Engine {
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "en")]
+        lexicon: String,
+    },
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -19,6 +50,10 @@ pub enum BenchCommand {
 pub fn run(cmd: BenchCommand) -> CliResult {
     match cmd {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
+        BenchCommand::Movegen { games, seed, lexicon, passes } => {
+            movegen(games, seed, &lexicon, passes.max(1))
+        }
+        BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
     }
 }
 
@@ -72,5 +107,139 @@ fn lexicon(runs: usize) -> CliResult {
             ms(load_min)
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every position of `games` greedy games: board, mover's rack, and the move chosen.
+fn positions(games: u64, seed: u64, lexicon: &Lexicon) -> Vec<(Board, Rack, Option<Play>)> {
+    let kind = match lexicon.alphabet() {
+        dawgref::alphabet::Alphabet::English => RulesetKind::English,
+        dawgref::alphabet::Alphabet::Russian => RulesetKind::Russian,
+        dawgref::alphabet::Alphabet::Erudit => RulesetKind::Erudit,
+    };
+    let rules = Arc::new(Ruleset::new(kind));
+    let mut out = Vec::new();
+    for g in 0..games {
+        greedy_game(rules.clone(), lexicon.dawg(), seed + g, |pos, turn| {
+            let play = match turn {
+                Turn::Play(p) => Some(p.play),
+                _ => None,
+            };
+            out.push((pos.board.clone(), *pos.rack, play));
+        });
+    }
+    out
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn summary(label: &str, times_us: &mut [f64], plays: &mut [f64], arcs: &[f64]) {
+    if times_us.is_empty() {
+        return;
+    }
+    times_us.sort_by(|a, b| a.total_cmp(b));
+    plays.sort_by(|a, b| a.total_cmp(b));
+    let n = times_us.len() as f64;
+    println!(
+        "{label:<12} {:>9} {:>9.1} {:>7.0} | {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} | {:>10.0}",
+        times_us.len(),
+        plays.iter().sum::<f64>() / n,
+        percentile(plays, 0.5),
+        times_us.iter().sum::<f64>() / n,
+        percentile(times_us, 0.5),
+        percentile(times_us, 0.9),
+        percentile(times_us, 0.99),
+        times_us[times_us.len() - 1],
+        arcs.iter().sum::<f64>() / n,
+    );
+}
+
+fn movegen(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
+    let lexicon = catalog::resolve(lexicon, None)?.lexicon;
+    let positions = positions(games, seed, &lexicon);
+    let dawg = lexicon.dawg();
+    let mut best = vec![f64::INFINITY; positions.len()];
+    let mut plays = vec![0f64; positions.len()];
+    let mut arcs = vec![0f64; positions.len()];
+    let mut sink = CollectAll(Vec::with_capacity(1 << 16));
+    for _ in 0..passes {
+        for (i, (board, rack, _)) in positions.iter().enumerate() {
+            sink.0.clear();
+            let start = Instant::now();
+            let stats = generate(board, rack, dawg, Mode::Both, &mut sink);
+            let us = start.elapsed().as_secs_f64() * 1e6;
+            best[i] = best[i].min(us);
+            plays[i] = stats.plays as f64;
+            arcs[i] = stats.arcs as f64;
+        }
+    }
+    println!("{} games, seed {seed}, lexicon {}, {passes} passes (fastest kept)", games, lexicon.name());
+    println!(
+        "{:<12} {:>9} {:>9} {:>7} | {:>8} {:>8} {:>8} {:>8} {:>8} | {:>10}",
+        "positions", "count", "plays", "median", "mean us", "p50 us", "p90 us", "p99 us", "max us", "arcs"
+    );
+    let pick = |f: &dyn Fn(&Rack) -> bool| {
+        let idx: Vec<usize> = (0..positions.len()).filter(|&i| f(&positions[i].1)).collect();
+        let t: Vec<f64> = idx.iter().map(|&i| best[i]).collect();
+        let p: Vec<f64> = idx.iter().map(|&i| plays[i]).collect();
+        let a: Vec<f64> = idx.iter().map(|&i| arcs[i]).collect();
+        (t, p, a)
+    };
+    for (label, f) in [
+        ("all", &(|_: &Rack| true) as &dyn Fn(&Rack) -> bool),
+        ("no blank", &|r: &Rack| r.blanks() == 0),
+        ("with blank", &|r: &Rack| r.blanks() > 0),
+    ] {
+        let (mut t, mut p, a) = pick(f);
+        summary(label, &mut t, &mut p, &a);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn engine(games: u64, seed: u64, lexicon: &str) -> CliResult {
+    let lexicon = catalog::resolve(lexicon, None)?.lexicon;
+    let positions: Vec<(Board, Rack, Play)> =
+        positions(games, seed, &lexicon).into_iter().filter_map(|(b, r, p)| p.map(|p| (b, r, p))).collect();
+    let dawg = lexicon.dawg();
+    let reps = 20;
+    let per_call = |f: &mut dyn FnMut()| -> f64 {
+        let (med, _) = time_runs(5, || {
+            for _ in 0..reps {
+                f();
+            }
+        });
+        med.as_secs_f64() * 1e9 / (reps * positions.len()) as f64
+    };
+    let evaluate_ns = per_call(&mut || {
+        for (b, _, p) in &positions {
+            std::hint::black_box(evaluate_normalized(b, p));
+        }
+    });
+    let validate_ns = per_call(&mut || {
+        for (b, r, p) in &positions {
+            std::hint::black_box(validate_play(b, r, p, &lexicon).is_ok());
+        }
+    });
+    let clone_ns = per_call(&mut || {
+        for (b, _, _) in &positions {
+            std::hint::black_box(b.clone());
+        }
+    });
+    let place_ns = per_call(&mut || {
+        for (b, _, p) in &positions {
+            let mut b = b.clone();
+            let ps: Vec<_> = p.placements().map(|x| (x.row, x.col, x.tile)).collect();
+            b.place(&ps, dawg);
+            std::hint::black_box(&b);
+        }
+    });
+    println!("{} plays from {games} games, seed {seed}, lexicon {}", positions.len(), lexicon.name());
+    println!("evaluate            {evaluate_ns:>8.0} ns/call");
+    println!("validate_play       {validate_ns:>8.0} ns/call");
+    println!("board clone         {clone_ns:>8.0} ns/call");
+    println!("board place         {:>8.0} ns/call (clone subtracted)", place_ns - clone_ns);
     Ok(ExitCode::SUCCESS)
 }

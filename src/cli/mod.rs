@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module.
 
 mod bench;
+mod generate;
 mod lexicon;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,10 @@ enum Command {
     /// Compile, inspect and query lexicons.
     #[command(subcommand)]
     Lexicon(lexicon::LexiconCommand),
+    /// Every legal play of CGP positions, best first: `<coord> <tiles> <score>`.
+    Gen(generate::GenArgs),
+    /// Greedy self-play games, optionally writing every position as CGP.
+    Selfplay(generate::SelfplayArgs),
     /// Measure the engine (figures for BENCHMARKS.md).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -31,5 +36,7 @@ pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         Command::Lexicon(cmd) => lexicon::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Gen(args) => generate::run(args),
+        Command::Selfplay(args) => generate::selfplay(args),
     }
 }

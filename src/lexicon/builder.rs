@@ -5,7 +5,8 @@
 //! minimized, frozen into the packed edge array and held in the register (signature → node).
 //! When the next word diverges at depth `p`, the path below `p` is frozen bottom-up: a node whose
 //! packed edges (letters, terminal bits, targets) equal a registered node's is replaced by it.
-//! Children are frozen before their parents, so every edge points to a lower index.
+//! Children are frozen before their parents; once done, the nodes are laid out again
+//! breadth-first from the root, every edge pointing to a higher index.
 
 use super::dawg::{self, Dawg, LEAF, MAX_EDGES, Node};
 use crate::alphabet::Letter;
@@ -138,9 +139,71 @@ impl DawgBuilder {
             return Err(BuildError::TooLarge);
         }
         let words = self.words;
-        Ok(Dawg::from_parts(self.edges, root, self.letters, Some(words))
+        let (edges, root) = breadth_first(&self.edges, root);
+        Ok(Dawg::from_parts(edges, root, self.letters, Some(words))
             .expect("the builder only produces well-formed DAWGs"))
     }
+}
+
+/// Lay the nodes out again in a breadth-first topological order from the root (Kahn's
+/// algorithm with a FIFO queue): the root first, then its children, and so on, every edge
+/// pointing forward. Construction freezes children before parents, which scatters the nodes
+/// near the root across the array; every search starts there, so gathering them keeps the hot
+/// part of the DAWG in a few cache lines.
+fn breadth_first(edges: &[u32], root: Node) -> (Vec<u32>, Node) {
+    if root == LEAF {
+        return (edges.to_vec(), root);
+    }
+    let node_edges = |n: Node| {
+        let mut i = n as usize;
+        let mut out = Vec::new();
+        loop {
+            out.push(edges[i]);
+            if dawg::is_last(edges[i]) {
+                return out;
+            }
+            i += 1;
+        }
+    };
+    let mut indegree: HashMap<Node, u32> = HashMap::new();
+    let mut i = 1;
+    while i < edges.len() {
+        let target = dawg::target(edges[i]);
+        if target != LEAF {
+            *indegree.entry(target).or_default() += 1;
+        }
+        i += 1;
+    }
+    let mut order = Vec::new();
+    let mut queue = std::collections::VecDeque::from([root]);
+    while let Some(n) = queue.pop_front() {
+        order.push(n);
+        for e in node_edges(n) {
+            let t = dawg::target(e);
+            if t != LEAF {
+                let d = indegree.get_mut(&t).expect("every target was counted");
+                *d -= 1;
+                if *d == 0 {
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    let mut new_index: HashMap<Node, Node> = HashMap::with_capacity(order.len());
+    let mut next = 1u32;
+    for &n in &order {
+        new_index.insert(n, next);
+        next += node_edges(n).len() as u32;
+    }
+    let mut out = Vec::with_capacity(edges.len());
+    out.push(0);
+    for &n in &order {
+        for e in node_edges(n) {
+            let t = dawg::target(e);
+            out.push(if t == LEAF { e } else { dawg::with_target(e, new_index[&t]) });
+        }
+    }
+    (out, new_index[&root])
 }
 
 /// Build a DAWG from words that are already sorted and free of duplicates.

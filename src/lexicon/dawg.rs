@@ -5,10 +5,13 @@
 //! word), bit 7 *last edge of its node*, bits 8–31 target node (`0` = no outgoing edges).
 //! Index 0 of the array is a sentinel, never a node, so that target `0` can mean "leaf".
 //!
-//! Invariant (checked by [`Dawg::from_parts`]): every target is a node start strictly below the
-//! node holding the edge, so the graph is acyclic and every traversal terminates. Beside the edge
+//! Invariant (checked by [`Dawg::from_parts`]): every target is a node start strictly above the
+//! node holding the edge, so the graph is acyclic and every traversal terminates. Nodes are laid
+//! out breadth-first from the root (a topological order, see the builder). Beside the edge
 //! array the DAWG keeps, for each node, the bitset of its letters: the move generator intersects
 //! it with the rack and the cross-set instead of walking edges, and `child` becomes a popcount.
+//! The generator walks [`Step`]s: each edge beside its target's letter set, so an arc costs one
+//! load.
 
 use crate::alphabet::Letter;
 
@@ -54,6 +57,11 @@ pub(crate) const fn is_last(e: u32) -> bool {
     e & LAST_BIT != 0
 }
 
+#[inline]
+pub(crate) const fn target(e: u32) -> Node {
+    e >> TARGET_SHIFT
+}
+
 pub(crate) const fn set_last(e: u32) -> u32 {
     e | LAST_BIT
 }
@@ -87,10 +95,25 @@ pub enum StructureError {
     WordCount { counted: u64, declared: u64 },
 }
 
+/// An edge as the move generator walks it: the step beside the letter set of the node it leads
+/// to, so one load yields both the step and the next node's candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
+pub struct Step {
+    /// Letters on the target node's edges.
+    pub set: u64,
+    /// The target node.
+    pub target: Node,
+    /// The path through this edge spells a word.
+    pub terminal: bool,
+}
+
 /// A minimized, packed DAWG. Cheap to share behind an `Arc`; immutable once built.
 #[derive(Clone, Debug)]
 pub struct Dawg {
     edges: Vec<u32>,
+    /// `steps[i]` is edge `i` with its target's letter set (the move generator's view).
+    steps: Vec<Step>,
     /// Letter bitset of each node, indexed by node (entries at non-node indexes are 0).
     letter_sets: Vec<u64>,
     root: Node,
@@ -113,18 +136,16 @@ impl Dawg {
         if edges.len() > MAX_EDGES {
             return Err(StructureError::TooLarge(edges.len()));
         }
+        // Pass 1: node starts, letter order and range, letter sets.
         let mut letter_sets = vec![0u64; edges.len()];
-        // Words spelled from each node (node-indexed like letter_sets); saturating so a hostile
-        // file cannot overflow.
-        let mut counts = vec![0u64; edges.len()];
         let mut is_node = vec![false; edges.len()];
-        let mut nodes = 0u32;
+        let mut starts = Vec::new();
         let mut start = 1usize;
         let mut prev_letter: Option<u8> = None;
         for i in 1..edges.len() {
             if i == start {
                 is_node[i] = true;
-                nodes += 1;
+                starts.push(i);
                 prev_letter = None;
             }
             let e = unpack(edges[i]);
@@ -135,19 +156,31 @@ impl Dawg {
                 return Err(StructureError::Unsorted { edge: i });
             }
             prev_letter = Some(e.letter);
-            let t = e.target as usize;
-            if t != 0 && (t >= start || !is_node[t]) {
-                return Err(StructureError::BadTarget { edge: i, target: e.target });
-            }
             letter_sets[start] |= 1u64 << e.letter;
-            let below = if t == 0 { 0 } else { counts[t] };
-            counts[start] = counts[start].saturating_add(below).saturating_add(e.terminal as u64);
             if is_last(edges[i]) {
                 start = i + 1;
             }
         }
         if start != edges.len() {
             return Err(StructureError::Unterminated);
+        }
+        let nodes = starts.len() as u32;
+        // Pass 2, last node first: targets lie strictly above their node (so the graph is
+        // acyclic), and words spelled from each node (saturating: a hostile file cannot overflow).
+        let mut counts = vec![0u64; edges.len()];
+        for (k, &node) in starts.iter().enumerate().rev() {
+            let end = starts.get(k + 1).copied().unwrap_or(edges.len());
+            let mut count = 0u64;
+            for (i, &raw) in edges.iter().enumerate().take(end).skip(node) {
+                let e = unpack(raw);
+                let t = e.target as usize;
+                if t != 0 && (t <= node || t >= edges.len() || !is_node[t]) {
+                    return Err(StructureError::BadTarget { edge: i, target: e.target });
+                }
+                let below = if t == 0 { 0 } else { counts[t] };
+                count = count.saturating_add(below).saturating_add(e.terminal as u64);
+            }
+            counts[node] = count;
         }
         let r = root as usize;
         if r != 0 && (r >= edges.len() || !is_node[r]) {
@@ -159,7 +192,14 @@ impl Dawg {
         {
             return Err(StructureError::WordCount { counted: words, declared });
         }
-        Ok(Dawg { edges, letter_sets, root, nodes, words })
+        let steps = edges
+            .iter()
+            .map(|&raw| {
+                let e = unpack(raw);
+                Step { set: letter_sets[e.target as usize], target: e.target, terminal: e.terminal }
+            })
+            .collect();
+        Ok(Dawg { edges, steps, letter_sets, root, nodes, words })
     }
 
     /// The start node.
@@ -210,6 +250,15 @@ impl Dawg {
         }
         let offset = (set & (bit - 1)).count_ones();
         Some(unpack(self.edges[(node + offset) as usize]))
+    }
+
+    /// The step along `letter` out of `node`, whose letter set `set` the caller already holds
+    /// and knows contains `letter` (the move generator's hot path: one popcount, one load).
+    #[inline]
+    pub fn step(&self, node: Node, set: u64, letter: Letter) -> &Step {
+        debug_assert!(set >> letter & 1 == 1 && set == self.letters(node));
+        let offset = (set & ((1u64 << letter) - 1)).count_ones();
+        &self.steps[(node + offset) as usize]
     }
 
     /// The edges out of `node`, in letter order.

@@ -10,7 +10,7 @@ mod dawg;
 pub mod file;
 
 pub use builder::{BuildError, DawgBuilder, build_sorted};
-pub use dawg::{Dawg, Edge, Edges, LEAF, MAX_EDGES, Node, StructureError};
+pub use dawg::{Dawg, Edge, Edges, LEAF, MAX_EDGES, Node, Step, StructureError};
 pub use file::FileError;
 
 use crate::alphabet::{Alphabet, AlphabetError, Letter};

@@ -25,12 +25,13 @@ pub fn rules(kind: RulesetKind) -> Arc<Ruleset> {
     Arc::new(Ruleset::new(kind))
 }
 
-/// A board of `kind` with the given plays' tiles placed (no legality check: a fixture).
+/// A board of `kind` with the given plays' tiles placed (letters over equal tiles are played
+/// through; no word or connection check: a fixture).
 pub fn board_with(kind: RulesetKind, plays: &[&str]) -> Board {
     let mut b = Board::new(rules(kind));
     let lex = lexicon(kind);
     for text in plays {
-        let p = play(kind.alphabet(), text);
+        let p = play(kind.alphabet(), text).normalized(&b).unwrap_or_else(|e| panic!("{text}: {e:?}"));
         let placements: Vec<_> = p.placements().map(|x| (x.row, x.col, x.tile)).collect();
         b.place(&placements, lex.dawg());
     }
