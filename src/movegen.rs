@@ -21,7 +21,7 @@
 
 use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, Tile, tile, tile_letter};
 use crate::board::{Board, Direction, NO_CROSS};
-use crate::lexicon::{Dawg, Node, Step};
+use crate::lexicon::{Dawg, Node};
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::SIZE;
@@ -242,8 +242,10 @@ fn generate_unfiltered(
         letter_mult: [1; SIZE],
         word_mult: [1; SIZE],
         word: [EMPTY; SIZE],
-        left: [EMPTY; SIZE],
+        left_parts: Vec::new(),
+        left_levels: Vec::new(),
         anchor: 0,
+        start: 0,
         placed: 0,
         skip_double_singles: false,
         sink,
@@ -293,6 +295,21 @@ pub fn best_play(board: &Board, rack: &Rack, dawg: &Dawg, mode: Mode) -> Option<
     sink.0
 }
 
+/// Longest left part: a full rack less the tile on the anchor.
+const MAX_LEFT: usize = 7;
+
+/// A left part: rack tiles spelling a DAWG prefix, to be placed just before an anchor.
+#[derive(Clone, Copy)]
+struct LeftPart {
+    node: Node,
+    /// Letters of `node`.
+    set: u64,
+    /// Letters the rack can still supply once this part is placed.
+    avail: u64,
+    len: u8,
+    tiles: [Tile; MAX_LEFT],
+}
+
 struct Gen<'a, S: PlaySink> {
     dawg: &'a Dawg,
     values: [i32; MAX_LETTERS],
@@ -315,9 +332,12 @@ struct Gen<'a, S: PlaySink> {
     word_mult: [i32; SIZE],
     /// The play being built, by position (`EMPTY` = a board tile played through).
     word: [Tile; SIZE],
-    /// Left-part tiles in order.
-    left: [Tile; SIZE],
+    /// Every left part the rack can make, by level (`left_levels[k]` = range of `k`-tile parts).
+    left_parts: Vec<LeftPart>,
+    left_levels: Vec<(usize, usize)>,
     anchor: usize,
+    /// First square of the word being extended (fixed once its left part is placed).
+    start: usize,
     placed: u32,
     skip_double_singles: bool,
     sink: &'a mut S,
@@ -383,14 +403,14 @@ impl<S: PlaySink> Gen<'_, S> {
                     self.word[pos] = EMPTY;
                 }
                 if ok {
-                    self.extend_right(node, set, anchor, start, main, 1, 0);
+                    self.start = start;
+                    self.extend(node, set, false, anchor, main, 1, 0);
                 }
             } else {
                 // Left part from the rack on the empty non-anchor squares before the anchor.
                 let free = anchor - searched_from.max(self.free_start(anchor));
-                let limit = free.min(self.rack_len as usize - 1);
-                let root = self.dawg.root();
-                self.left_part(root, self.dawg.letters(root), 0, limit);
+                let limit = free.min(self.rack_len as usize - 1).min(MAX_LEFT);
+                self.left_parts_at_anchor(limit);
             }
         }
     }
@@ -410,43 +430,123 @@ impl<S: PlaySink> Gen<'_, S> {
         if t & crate::alphabet::BLANK_BIT != 0 { self.blank_values[l] } else { self.values[l] }
     }
 
-    /// Place a left part of `len` tiles (in `self.left`) before the anchor, score it, extend.
-    fn left_part(&mut self, node: Node, set: u64, len: usize, limit: usize) {
-        // Extend with the current left part in place.
-        let start = self.anchor - len;
-        let mut main = 0;
-        let mut wm = 1;
-        for i in 0..len {
-            let pos = start + i;
-            let t = self.left[i];
-            self.word[pos] = t;
-            main += self.board_value(t) * self.letter_mult[pos];
-            wm *= self.word_mult[pos];
-        }
-        self.extend_right(node, set, self.anchor, start, main, wm, 0);
-        if len >= limit {
-            return;
-        }
-        let mut candidates = set & self.available();
-        while candidates != 0 {
-            let l = candidates.trailing_zeros() as Letter;
-            candidates &= candidates - 1;
-            let step = *self.dawg.step(node, set, l);
-            self.stats.arcs += 1;
-            if self.rack[l as usize] > 0 {
-                self.take(l);
-                self.left[len] = tile(l, false);
-                self.left_part(step.target, step.set, len + 1, limit);
-                self.put_back(l);
+    /// Make sure the left-part table holds every left part of up to `depth` tiles.
+    ///
+    /// A left part depends only on the rack, not on the anchor, so instead of re-walking the DAWG
+    /// from the root at every anchor (AJ88's LeftPart) the parts are enumerated once, level by
+    /// level, and each anchor scans the levels its limit allows, skipping at once every part
+    /// whose node cannot continue onto the anchor's cross-set.
+    fn ensure_left_parts(&mut self, depth: usize) {
+        while self.left_levels.len() <= depth {
+            let level = self.left_levels.len();
+            let begin = self.left_parts.len();
+            if level == 0 {
+                let root = self.dawg.root();
+                let set = self.dawg.letters(root);
+                self.left_parts.push(LeftPart {
+                    node: root,
+                    set,
+                    avail: self.available(),
+                    len: 0,
+                    tiles: [EMPTY; 7],
+                });
+            } else {
+                let (from, to) = (self.left_levels[level - 1].0, self.left_levels[level - 1].1);
+                for i in from..to {
+                    let parent = self.left_parts[i];
+                    self.apply(&parent);
+                    let mut candidates = parent.set & self.available();
+                    while candidates != 0 {
+                        let l = candidates.trailing_zeros() as Letter;
+                        candidates &= candidates - 1;
+                        let step = *self.dawg.step(parent.node, parent.set, l);
+                        self.stats.arcs += 1;
+                        let mut tiles = parent.tiles;
+                        if self.rack[l as usize] > 0 {
+                            self.take(l);
+                            tiles[level - 1] = tile(l, false);
+                            let avail = self.available();
+                            self.left_parts.push(LeftPart {
+                                node: step.target,
+                                set: step.set,
+                                avail,
+                                len: level as u8,
+                                tiles,
+                            });
+                            self.put_back(l);
+                        }
+                        if self.blanks > 0 {
+                            self.blanks -= 1;
+                            tiles[level - 1] = tile(l, true);
+                            let avail = self.available();
+                            self.left_parts.push(LeftPart {
+                                node: step.target,
+                                set: step.set,
+                                avail,
+                                len: level as u8,
+                                tiles,
+                            });
+                            self.blanks += 1;
+                        }
+                    }
+                    self.unapply(&parent);
+                }
             }
-            if self.blanks > 0 {
+            self.left_levels.push((begin, self.left_parts.len()));
+        }
+    }
+
+    /// Take a left part's tiles from the rack.
+    #[inline]
+    fn apply(&mut self, lp: &LeftPart) {
+        for &t in &lp.tiles[..lp.len as usize] {
+            if t & crate::alphabet::BLANK_BIT != 0 {
                 self.blanks -= 1;
                 self.placed += 1;
-                self.left[len] = tile(l, true);
-                self.left_part(step.target, step.set, len + 1, limit);
-                self.placed -= 1;
-                self.blanks += 1;
+            } else {
+                self.take(tile_letter(t));
             }
+        }
+    }
+
+    /// Put a left part's tiles back on the rack.
+    #[inline]
+    fn unapply(&mut self, lp: &LeftPart) {
+        for &t in &lp.tiles[..lp.len as usize] {
+            if t & crate::alphabet::BLANK_BIT != 0 {
+                self.blanks += 1;
+                self.placed -= 1;
+            } else {
+                self.put_back(tile_letter(t));
+            }
+        }
+    }
+
+    /// Every left part of at most `limit` tiles from the rack before the anchor, then extend.
+    fn left_parts_at_anchor(&mut self, limit: usize) {
+        self.ensure_left_parts(limit);
+        let anchor_set = self.cross_sets[self.anchor];
+        let end = self.left_levels[limit].1;
+        for i in 0..end {
+            let lp = self.left_parts[i];
+            // The part must continue onto the anchor with a letter still on the rack.
+            if lp.set & anchor_set & lp.avail == 0 {
+                continue;
+            }
+            let len = lp.len as usize;
+            let start = self.anchor - len;
+            let mut main = 0;
+            let mut wm = 1;
+            for (k, &t) in lp.tiles[..len].iter().enumerate() {
+                let pos = start + k;
+                self.word[pos] = t;
+                main += self.board_value(t) * self.letter_mult[pos];
+                wm *= self.word_mult[pos];
+            }
+            self.apply(&lp);
+            self.start = start;
+            self.extend(lp.node, lp.set, false, self.anchor, main, wm, 0);
+            self.unapply(&lp);
         }
     }
 
@@ -467,53 +567,86 @@ impl<S: PlaySink> Gen<'_, S> {
         self.placed -= 1;
     }
 
-    /// Extend right from `pos` at `node`. `main` and `wm` are the main word's running letter sum
-    /// and word multiplier, `cross` the cross-words' total so far; `terminal` tells whether the
-    /// letters up to `pos` spell a word (passed through `extend_from_edge`).
+    /// Continue a word whose letters so far lead to `node` (letter set `set`; `terminal` when
+    /// they spell a word) with `pos` the next square: record the play if the word can end here,
+    /// follow board tiles, and branch on rack tiles at the next empty square. `main` and `wm`
+    /// are the main word's running letter sum and word multiplier, `cross` the cross-words'
+    /// total so far. Every dead end is detected here, before a call: most would-be calls have no
+    /// candidate at all, and a call costs more than the test.
     #[allow(clippy::too_many_arguments)]
-    fn extend_right(
+    #[inline]
+    fn extend(
+        &mut self,
+        mut node: Node,
+        mut set: u64,
+        mut terminal: bool,
+        mut pos: usize,
+        mut main: i32,
+        wm: i32,
+        cross: i32,
+    ) {
+        // Tiles already on the board: follow them while they last.
+        while pos < SIZE && self.tiles[pos] != EMPTY {
+            let t = self.tiles[pos];
+            let l = tile_letter(t);
+            if set >> l & 1 == 0 {
+                return;
+            }
+            let step = *self.dawg.step(node, set, l);
+            self.stats.arcs += 1;
+            self.word[pos] = EMPTY;
+            main += self.board_value(t);
+            (node, set, terminal) = (step.target, step.set, step.terminal);
+            pos += 1;
+        }
+        if terminal && pos > self.anchor {
+            self.record(pos, main * wm + cross);
+        }
+        if pos < SIZE && self.placed < self.rack_len {
+            let candidates = set & self.cross_sets[pos] & self.available();
+            if candidates != 0 {
+                self.place_at(node, set, candidates, pos, main, wm, cross);
+            }
+        }
+    }
+
+    /// Branch on each candidate letter (from the rack, then as a blank) at the empty square `pos`.
+    #[allow(clippy::too_many_arguments)]
+    fn place_at(
         &mut self,
         node: Node,
         set: u64,
+        mut candidates: u64,
         pos: usize,
-        start: usize,
         main: i32,
         wm: i32,
         cross: i32,
     ) {
-        if pos >= SIZE {
-            return;
-        }
-        let t = self.tiles[pos];
-        if t != EMPTY {
-            let l = tile_letter(t);
-            if set >> l & 1 != 0 {
-                let step = *self.dawg.step(node, set, l);
-                self.stats.arcs += 1;
-                self.word[pos] = EMPTY;
-                let main = main + self.board_value(t);
-                self.after_edge(&step, pos + 1, start, main, wm, cross);
-            }
-            return;
-        }
-        let mut candidates = set & self.cross_sets[pos] & self.available();
-        if candidates == 0 {
-            return;
-        }
         let lm = self.letter_mult[pos];
         let sq_wm = self.word_mult[pos];
         let cross_sum = self.cross_sums[pos];
+        let wm = wm * sq_wm;
+        // What the square after this one needs (an over-approximation of the rack is enough to
+        // prove a dead end).
+        let next_filled = pos + 1 < SIZE && self.tiles[pos + 1] != EMPTY;
+        let next_cross = if pos + 1 < SIZE { self.cross_sets[pos + 1] } else { 0 };
+        let avail = self.available();
         while candidates != 0 {
             let l = candidates.trailing_zeros() as Letter;
             candidates &= candidates - 1;
             let step = *self.dawg.step(node, set, l);
             self.stats.arcs += 1;
+            // A word that neither ends here nor can go on to the next (empty) square is a dead
+            // end: skip it before paying for the call.
+            if !step.terminal && !next_filled && step.set & next_cross & avail == 0 {
+                continue;
+            }
             if self.rack[l as usize] > 0 {
                 self.take(l);
                 let v = self.values[l as usize] * lm;
                 self.word[pos] = tile(l, false);
                 let c = if cross_sum == NO_CROSS { 0 } else { (cross_sum as i32 + v) * sq_wm };
-                self.after_edge(&step, pos + 1, start, main + v, wm * sq_wm, cross + c);
+                self.extend(step.target, step.set, step.terminal, pos + 1, main + v, wm, cross + c);
                 self.put_back(l);
             }
             if self.blanks > 0 {
@@ -522,27 +655,16 @@ impl<S: PlaySink> Gen<'_, S> {
                 let v = self.blank_values[l as usize] * lm;
                 self.word[pos] = tile(l, true);
                 let c = if cross_sum == NO_CROSS { 0 } else { (cross_sum as i32 + v) * sq_wm };
-                self.after_edge(&step, pos + 1, start, main + v, wm * sq_wm, cross + c);
+                self.extend(step.target, step.set, step.terminal, pos + 1, main + v, wm, cross + c);
                 self.placed -= 1;
                 self.blanks += 1;
             }
         }
     }
 
-    /// After taking an edge into `pos - 1`: record a play if the word ends here, then go on.
     #[inline]
-    fn after_edge(&mut self, step: &Step, pos: usize, start: usize, main: i32, wm: i32, cross: i32) {
-        let ends_here = pos >= SIZE || self.tiles[pos] == EMPTY;
-        if step.terminal && ends_here && pos > self.anchor {
-            self.record(start, pos, main * wm + cross);
-        }
-        if step.set != 0 && pos < SIZE && (self.tiles[pos] != EMPTY || self.placed < self.rack_len) {
-            self.extend_right(step.target, step.set, pos, start, main, wm, cross);
-        }
-    }
-
-    #[inline]
-    fn record(&mut self, start: usize, end: usize, score: i32) {
+    fn record(&mut self, end: usize, score: i32) {
+        let start = self.start;
         // A single tile always sits on the anchor; with a cross-word it is also an across play.
         if self.placed == 1 && self.skip_double_singles && self.cross_sums[self.anchor] != NO_CROSS {
             return;
