@@ -181,26 +181,28 @@ impl Board {
             self.grid[1][col * SIZE + row] = t;
             self.tile_count += 1;
         }
+        // The squares closing the perpendicular runs through the new tiles, each once: tiles of
+        // one play share the run along the play, so its two ends would otherwise be redone per tile.
+        let mut dirty: Vec<(Direction, usize, usize)> = Vec::with_capacity(4 * placements.len());
         for &(row, col, _) in placements {
             for d in Direction::BOTH {
                 let (line, pos) = d.from_board(row, col);
                 let i = line * SIZE + pos;
                 self.cross_sets[d.index()][i] = 0;
                 self.cross_sums[d.index()][i] = NO_CROSS;
-                // The empty squares closing the perpendicular run through this tile.
                 let mut up = line;
                 while up > 0 && self.at(d, up - 1, pos) != EMPTY {
                     up -= 1;
                 }
-                if up > 0 {
-                    self.compute_cross(d, up - 1, pos, dawg);
+                if up > 0 && !dirty.contains(&(d, up - 1, pos)) {
+                    dirty.push((d, up - 1, pos));
                 }
                 let mut down = line;
                 while down + 1 < SIZE && self.at(d, down + 1, pos) != EMPTY {
                     down += 1;
                 }
-                if down + 1 < SIZE {
-                    self.compute_cross(d, down + 1, pos, dawg);
+                if down + 1 < SIZE && !dirty.contains(&(d, down + 1, pos)) {
+                    dirty.push((d, down + 1, pos));
                 }
             }
             self.compute_anchor(row, col);
@@ -216,6 +218,9 @@ impl Board {
             if col + 1 < SIZE {
                 self.compute_anchor(row, col + 1);
             }
+        }
+        for (d, line, pos) in dirty {
+            self.compute_cross(d, line, pos, dawg);
         }
         if was_empty {
             self.compute_anchor(CENTRE / SIZE, CENTRE % SIZE);

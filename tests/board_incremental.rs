@@ -170,3 +170,19 @@ fn cross_sets_and_sums_next_to_a_word() {
     assert!(b.is_anchor(Direction::Down, 7, 6));
     assert!(!b.is_anchor(Direction::Across, 7, 7));
 }
+
+/// The same check over legal games: greedy self-play in every ruleset, every position.
+#[test]
+fn legal_games_incremental_equals_scratch() {
+    for kind in RulesetKind::ALL {
+        let lex = lexicon(kind);
+        for seed in 0..4 {
+            let mut positions = 0;
+            dawgref::selfplay::greedy_game(rules(kind), lex.dawg(), seed, |pos, _| {
+                assert_matches_scratch(pos.board, lex.dawg(), &format!("{kind} seed {seed}"));
+                positions += 1;
+            });
+            assert!(positions >= 10, "{kind} seed {seed}: {positions} positions");
+        }
+    }
+}
