@@ -96,6 +96,19 @@ impl Bag {
         self.shuffle();
     }
 
+    /// Remove exactly these tiles from the bag (stacking a rack); false, and no change, if the
+    /// bag lacks any of them.
+    pub fn take_exact(&mut self, tiles: &Rack) -> bool {
+        if !self.contents().contains(tiles) {
+            return false;
+        }
+        for t in tiles.tiles() {
+            let at = self.tiles.iter().rposition(|&x| x == t).expect("checked above");
+            self.tiles.remove(at);
+        }
+        true
+    }
+
     /// The undrawn tiles as a multiset.
     pub fn contents(&self) -> Rack {
         let mut r = Rack::new();

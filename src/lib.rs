@@ -6,6 +6,8 @@
 pub mod alphabet;
 pub mod bag;
 pub mod board;
+pub mod bot;
+pub mod game;
 pub mod lexicon;
 pub mod movegen;
 pub mod notation;

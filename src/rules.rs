@@ -309,6 +309,30 @@ impl Ruleset {
         self.counts[letter as usize]
     }
 
+    /// Change how many tiles of a letter the set holds (house distributions, short test games).
+    pub fn set_letter_count(&mut self, letter: Letter, count: u8) {
+        self.counts[letter as usize] = count;
+    }
+
+    /// Value of a whole rack at the end of the game (blanks count 0).
+    pub fn rack_total(&self, rack: &crate::rack::Rack) -> i32 {
+        rack.tiles().map(|t| self.rack_value(t)).sum()
+    }
+
+    /// The full tile set as a multiset.
+    pub fn full_set(&self) -> crate::rack::Rack {
+        let mut r = crate::rack::Rack::new();
+        for l in 0..self.alphabet.len() as Letter {
+            for _ in 0..self.counts[l as usize] {
+                r.add(l);
+            }
+        }
+        for _ in 0..self.blanks {
+            r.add_blank();
+        }
+        r
+    }
+
     /// Points a placed tile scores before multipliers: its letter's value, or for a blank 0 (or
     /// the letter's value under the Эрудит option).
     #[inline]

@@ -1,0 +1,238 @@
+//! Computer players built on the move generator, from weak to strong:
+//! - [`BotLevel::Weak`]: a random play among the ten best-scoring (seeded, so reproducible);
+//! - [`BotLevel::Greedy`]: the top-scoring play, Appel & Jacobson's program;
+//! - [`BotLevel::Strong`]: score plus the value of the tiles kept (AJ88 §7.4, Gordon's rack
+//!   heuristics), and an exchange when keeping the best tiles is worth more than any play.
+//!
+//! A bot never plays a phony, and challenges a play only when it forms an invalid word (it knows
+//! the lexicon, so a challenge of a valid play could only cost it).
+
+use crate::alphabet::{Alphabet, Letter};
+use crate::bag::SplitMix64;
+use crate::game::{Action, Game};
+use crate::movegen::{Mode, ScoredPlay, TopN, generate};
+use crate::rack::Rack;
+use crate::rules::Ruleset;
+
+/// How well a computer seat plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BotLevel {
+    Weak,
+    Greedy,
+    Strong,
+}
+
+impl BotLevel {
+    pub const ALL: [BotLevel; 3] = [BotLevel::Weak, BotLevel::Greedy, BotLevel::Strong];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            BotLevel::Weak => "weak",
+            BotLevel::Greedy => "greedy",
+            BotLevel::Strong => "strong",
+        }
+    }
+}
+
+impl std::str::FromStr for BotLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BotLevel::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown bot level {s:?} (expected weak, greedy or strong)"))
+    }
+}
+
+/// Whether `seat` should challenge the last play: only when it forms a word not in the lexicon.
+pub fn wants_to_challenge(game: &Game, seat: usize) -> bool {
+    let Some((player, play)) = game.challengeable() else { return false };
+    if player == seat {
+        return false;
+    }
+    // The play is on the board now; its words are read back from the history.
+    let lexicon = &game.config().lexicon;
+    game.history()
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            crate::game::EventKind::Play { play: p, words } if p == play && e.seat == player => Some(words),
+            _ => None,
+        })
+        .is_some_and(|words| words.iter().any(|w| lexicon.contains_str(w) != Ok(true)))
+}
+
+/// The action `seat` takes on its turn (the caller has checked it is the seat's turn). When the
+/// last play went out and awaits acceptance, the answer is a pass (challenging is separate).
+pub fn choose_action(game: &Game, seat: usize, level: BotLevel) -> Action {
+    if game.awaiting_final_challenge() {
+        return Action::Pass;
+    }
+    let Some(rack) = game.rack(seat).copied() else { return Action::Pass };
+    let rules = game.config().rules.clone();
+    let dawg = game.config().lexicon.dawg();
+    let can_exchange = game.bag_len() >= rules.options.exchange_limit as usize && !rack.is_empty();
+    let mut rng = SplitMix64::new(
+        game.config().seed ^ (game.turn() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seat as u64,
+    );
+    match level {
+        BotLevel::Weak | BotLevel::Greedy => {
+            let n = if level == BotLevel::Weak { 10 } else { 1 };
+            let mut top = TopN::new(n);
+            generate(game.board(), &rack, dawg, Mode::Both, &mut top);
+            let plays = top.into_sorted();
+            if plays.is_empty() {
+                return if can_exchange { Action::Exchange(rack) } else { Action::Pass };
+            }
+            let pick = if level == BotLevel::Weak { rng.below(plays.len() as u64) as usize } else { 0 };
+            Action::Play(plays[pick].play)
+        }
+        BotLevel::Strong => strong(game, &rules, rack, can_exchange),
+    }
+}
+
+/// Equity = score + leave value; also consider exchanging for the best subset to keep.
+fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Action {
+    let bag = game.bag_len();
+    let mut best: Option<(f32, ScoredPlay)> = None;
+    generate(
+        game.board(),
+        &rack,
+        game.config().lexicon.dawg(),
+        Mode::Both,
+        &mut |play: &crate::play::Play, score| {
+            let mut left = rack;
+            for p in play.placements() {
+                left.take_tile(p.tile);
+            }
+            let equity = score as f32 + leave_value(rules, &left, bag);
+            let sp = ScoredPlay { play: *play, score };
+            // Ties by the generator's stable order, so the choice is deterministic.
+            if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
+                best = Some((equity, sp));
+            }
+        },
+    );
+    if can_exchange {
+        let (keep_value, keep) = best_keep(rules, &rack, bag);
+        let play_equity = best.map_or(f32::NEG_INFINITY, |(e, _)| e);
+        if keep_value > play_equity {
+            let mut throw = rack;
+            throw.remove_all(&keep);
+            if !throw.is_empty() {
+                return Action::Exchange(throw);
+            }
+        }
+    }
+    match best {
+        Some((_, p)) => Action::Play(p.play),
+        None if can_exchange => Action::Exchange(rack),
+        None => Action::Pass,
+    }
+}
+
+/// The subset of the rack most worth keeping through an exchange, and its value.
+fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack) {
+    let tiles: Vec<Option<Letter>> = rack.tiles().collect();
+    let mut best = (f32::NEG_INFINITY, Rack::new());
+    for mask in 0u32..(1 << tiles.len()) {
+        if mask.count_ones() as usize == tiles.len() {
+            continue; // keeping everything is not an exchange
+        }
+        let mut keep = Rack::new();
+        for (i, t) in tiles.iter().enumerate() {
+            if mask >> i & 1 == 1 {
+                match t {
+                    Some(l) => keep.add(*l),
+                    None => keep.add_blank(),
+                }
+            }
+        }
+        let v = leave_value(rules, &keep, bag);
+        if v > best.0 {
+            best = (v, keep);
+        }
+    }
+    best
+}
+
+/// Rough worth, in points, of keeping `left` for the next turn. With the bag empty the tiles
+/// will only count against the holder, so they cost twice their value.
+pub fn leave_value(rules: &Ruleset, left: &Rack, bag: usize) -> f32 {
+    if bag == 0 {
+        return -2.0 * rules.rack_total(left) as f32;
+    }
+    let alphabet = rules.alphabet;
+    let mut value = left.blanks() as f32 * if alphabet == Alphabet::English { 24.0 } else { 18.0 };
+    let (mut vowels, mut consonants) = (0i32, 0i32);
+    for l in 0..alphabet.len() as Letter {
+        let n = left.count(l);
+        if n == 0 {
+            continue;
+        }
+        value += n as f32 * letter_leave(rules, l);
+        value -= (n as f32 - 1.0).max(0.0) * 3.5;
+        if is_vowel(alphabet, l) {
+            vowels += n as i32;
+        } else {
+            consonants += n as i32;
+        }
+    }
+    value -= 2.0 * ((vowels - consonants).abs() - 1).max(0) as f32;
+    value
+}
+
+fn letter_leave(rules: &Ruleset, l: Letter) -> f32 {
+    if rules.alphabet == Alphabet::English {
+        // A–Z, after the single-tile values of common rack-leave tables.
+        const EN: [f32; 26] = [
+            0.5, -2.0, -0.5, 0.0, 1.0, -2.0, -2.5, 0.5, -0.5, -2.5, -1.5, -0.5, -0.5, 0.0, -1.5, -1.0, -7.0,
+            1.0, 7.5, 0.0, -3.0, -5.0, -3.5, 3.0, -1.0, 3.0,
+        ];
+        return EN[l as usize];
+    }
+    // Elsewhere: cheap letters are flexible, dear ones are hard to place.
+    1.5 - 0.9 * rules.letter_value(l) as f32
+}
+
+fn is_vowel(alphabet: Alphabet, l: Letter) -> bool {
+    let c = alphabet.char_of(l);
+    matches!(c, 'A' | 'E' | 'I' | 'O' | 'U')
+        || (alphabet != Alphabet::English
+            && matches!(c, 'А' | 'Е' | 'Ё' | 'И' | 'О' | 'У' | 'Ы' | 'Э' | 'Ю' | 'Я'))
+}
+
+/// Play a game to its end with a bot in every seat (`levels[seat]`), each action `step_ms`
+/// after the last. Before each turn, every other bot may challenge the last play. `observe`
+/// sees the game after every action. Returns the number of actions taken.
+pub fn play_out(
+    game: &mut Game,
+    levels: &[BotLevel],
+    step_ms: u64,
+    mut observe: impl FnMut(&Game),
+) -> Result<u64, crate::game::GameError> {
+    let mut now = game.history().last().map_or(0, |e| e.time_ms);
+    let mut actions = 0;
+    while !game.is_over() {
+        now += step_ms;
+        let seats = game.config().seats;
+        if let Some((player, _)) = game.challengeable() {
+            // Opponents in turn order from the seat to move.
+            let challenger = (0..seats)
+                .map(|k| (game.to_move() + k) % seats)
+                .find(|&s| s != player && wants_to_challenge(game, s));
+            if let Some(s) = challenger {
+                game.challenge(s, now)?;
+                actions += 1;
+                observe(game);
+                continue;
+            }
+        }
+        let seat = game.to_move();
+        let action = choose_action(game, seat, levels[seat % levels.len()]);
+        game.act(seat, action, now)?;
+        actions += 1;
+        observe(game);
+    }
+    Ok(actions)
+}

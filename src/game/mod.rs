@@ -1,0 +1,854 @@
+//! The game: seats, the seeded bag, racks, turns, exchanges, passes, resignation, challenges,
+//! clocks, the end of the game, and the history of every event.
+//!
+//! Plain synchronous Rust: no tokio, no wall clock. Every action carries the time it happened
+//! (`now_ms`, any monotonic millisecond count the caller keeps), so clocks are exact and tests
+//! are deterministic. Same seed and same actions ⇒ the same game, tile for tile.
+//!
+//! Invariants, checked by [`Game::check_invariants`] and tested over thousands of games:
+//! - tile conservation: bag + racks + board = the ruleset's full set, after every event;
+//! - each seat's score equals the sum of the points of its events.
+
+mod clock;
+
+pub use clock::{ClockConfig, Clocks};
+
+use crate::alphabet::{Letter, tile_letter};
+use crate::bag::Bag;
+use crate::board::Board;
+use crate::lexicon::Lexicon;
+use crate::play::{Play, Problem};
+use crate::rack::Rack;
+use crate::rules::Ruleset;
+use crate::score::Evaluation;
+use crate::validate::{Checks, missing_from_rack, validate_with, word_problems};
+use std::fmt;
+use std::sync::Arc;
+
+/// How phonies are dealt with (names as in the CGP `cr` opcode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChallengeRule {
+    /// Invalid words are refused at submission; no challenges.
+    Void,
+    /// A phony is withdrawn; a failed challenge costs nothing.
+    Single,
+    /// As single, but a failed challenge costs the challenger their next turn (NASPA).
+    Double,
+    /// A failed challenge gives the challenged player 5 points (per word by default; WESPA).
+    FivePoint,
+    /// As five-point, with 10.
+    TenPoint,
+    /// The challenge decides the game: a phony loses, a failed challenge loses.
+    Triple,
+}
+
+impl ChallengeRule {
+    pub const ALL: [ChallengeRule; 6] = [
+        ChallengeRule::Void,
+        ChallengeRule::Single,
+        ChallengeRule::Double,
+        ChallengeRule::FivePoint,
+        ChallengeRule::TenPoint,
+        ChallengeRule::Triple,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            ChallengeRule::Void => "void",
+            ChallengeRule::Single => "single",
+            ChallengeRule::Double => "double",
+            ChallengeRule::FivePoint => "5pt",
+            ChallengeRule::TenPoint => "10pt",
+            ChallengeRule::Triple => "triple",
+        }
+    }
+}
+
+impl fmt::Display for ChallengeRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ChallengeRule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ChallengeRule::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s)).ok_or_else(|| {
+            format!("unknown challenge rule {s:?} (expected void, single, double, 5pt, 10pt or triple)")
+        })
+    }
+}
+
+/// Everything fixed when a game is created.
+#[derive(Clone, Debug)]
+pub struct GameConfig {
+    pub rules: Arc<Ruleset>,
+    pub lexicon: Arc<Lexicon>,
+    pub challenge: ChallengeRule,
+    /// Under 5pt/10pt, the bonus is per word challenged (WESPA); false: once per challenge.
+    pub bonus_per_word: bool,
+    /// A challenge verdict names the invalid words (tournament judging does not).
+    pub reveal_invalid_words: bool,
+    /// Number of seats, 2 to 4.
+    pub seats: usize,
+    /// Seed of the bag (recorded, so the game can be replayed).
+    pub seed: u64,
+    pub clock: Option<ClockConfig>,
+}
+
+impl GameConfig {
+    /// A two-seat game with the ruleset's defaults, single challenge, no clock.
+    pub fn new(rules: Arc<Ruleset>, lexicon: Arc<Lexicon>, seed: u64) -> GameConfig {
+        GameConfig {
+            rules,
+            lexicon,
+            challenge: ChallengeRule::Single,
+            bonus_per_word: true,
+            reveal_invalid_words: false,
+            seats: 2,
+            seed,
+            clock: None,
+        }
+    }
+}
+
+/// What a seat does on its turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Play(Play),
+    /// Tiles to put back (`?` for a blank).
+    Exchange(Rack),
+    Pass,
+    Resign,
+}
+
+/// Why the game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// This seat played out with the bag empty.
+    WentOut(usize),
+    /// The scoreless-turn limit was reached.
+    ScorelessTurns,
+    Resigned(usize),
+    OutOfTime(usize),
+    /// Under the triple rule this seat lost the challenge (its phony, or its failed challenge).
+    LostChallenge(usize),
+}
+
+/// The result of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub reason: EndReason,
+    pub scores: Vec<i32>,
+    /// Winning seats (more than one on a tie).
+    pub winners: Vec<usize>,
+}
+
+/// One entry of the history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// 0-based position in the history.
+    pub number: usize,
+    /// The seat the event scores for (or concerns).
+    pub seat: usize,
+    pub kind: EventKind,
+    /// That seat's rack before the event.
+    pub rack: Rack,
+    /// Points the event gives the seat (negative for penalties).
+    pub points: i32,
+    /// The seat's score after the event.
+    pub cumulative: i32,
+    /// When it happened (the caller's clock).
+    pub time_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Play {
+        play: Play,
+        words: Vec<String>,
+    },
+    /// The seat's last play was challenged off: tiles back on its rack, points taken back.
+    PhonyWithdrawn {
+        play: Play,
+    },
+    /// The seat's last play was challenged by `challenger` and judged; points 0.
+    Challenged {
+        challenger: usize,
+        acceptable: bool,
+    },
+    /// A failed challenge by `challenger` gave the seat points (5pt/10pt).
+    ChallengeBonus {
+        challenger: usize,
+    },
+    /// The seat lost this turn (a failed challenge under the double rule).
+    TurnLost,
+    Pass,
+    Exchange {
+        tiles: Rack,
+    },
+    /// The seat went out and collects the value of `from`'s rack.
+    EndRackPoints {
+        from: usize,
+        rack: Rack,
+    },
+    /// The seat loses the value of its own rack at the end.
+    RackPenalty {
+        rack: Rack,
+    },
+    /// Overtime penalty: 10 points per started minute.
+    TimePenalty {
+        overtime_ms: u64,
+    },
+    Resign,
+    OutOfTime,
+    GameOver {
+        reason: EndReason,
+    },
+}
+
+/// Why an action or challenge was refused. The game is unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("the game is over")]
+    GameOver,
+    #[error("there is no seat {0}")]
+    NoSuchSeat(usize),
+    #[error("it is seat {to_move}'s turn, not seat {seat}'s")]
+    NotYourTurn { seat: usize, to_move: usize },
+    #[error("invalid play: {}", list(.0))]
+    InvalidPlay(Vec<Problem>),
+    #[error("exchange refused: {bag} tiles in the bag, at least {limit} needed")]
+    ExchangeNotAllowed { bag: usize, limit: u32 },
+    #[error("nothing to exchange")]
+    EmptyExchange,
+    #[error("tiles not on the rack: {0}")]
+    NotOnRack(String),
+    #[error("there is no play to challenge")]
+    NothingToChallenge,
+    #[error("a seat cannot challenge its own play")]
+    OwnPlay,
+    #[error("this game does not allow challenges (rule void)")]
+    ChallengesNotAllowed,
+    #[error("the last play went out: pass to accept it, or challenge it")]
+    AcceptOrChallenge,
+    #[error("{seats} seats: a game has 2 to 4")]
+    Seats { seats: usize },
+    #[error("the lexicon's alphabet ({lexicon}) is not the ruleset's ({ruleset})")]
+    LexiconAlphabet { lexicon: crate::alphabet::Alphabet, ruleset: crate::alphabet::Alphabet },
+    #[error("the tile set cannot supply the racks {0}")]
+    NotInBag(String),
+}
+
+fn list(problems: &[Problem]) -> String {
+    problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ")
+}
+
+/// The verdict of a challenge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The play as a whole is acceptable.
+    pub acceptable: bool,
+    /// The invalid words, only when the game reveals them.
+    pub invalid_words: Option<Vec<String>>,
+}
+
+/// The last play while it can still be challenged.
+#[derive(Clone, Debug)]
+struct Pending {
+    seat: usize,
+    play: Play,
+    score: i32,
+    words: Vec<Vec<Letter>>,
+    rack_before: Rack,
+    drawn: Rack,
+    scoreless_before: u32,
+    went_out: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    Playing,
+    /// A seat went out; the next seat passes to accept or someone challenges.
+    AwaitingFinalChallenge,
+    Over(Outcome),
+}
+
+/// A game in progress or finished.
+#[derive(Clone, Debug)]
+pub struct Game {
+    config: GameConfig,
+    board: Board,
+    bag: Bag,
+    racks: Vec<Rack>,
+    scores: Vec<i32>,
+    to_move: usize,
+    /// Turns taken (plays, exchanges, passes, lost turns): the `expected_turn` clients quote.
+    turn: u32,
+    scoreless: u32,
+    phase: Phase,
+    pending: Option<Pending>,
+    lose_next_turn: Vec<bool>,
+    history: Vec<Event>,
+    clocks: Option<Clocks>,
+}
+
+impl Game {
+    /// A new game: the bag shuffled with the seed, every rack drawn in seat order.
+    pub fn new(config: GameConfig) -> Result<Game, GameError> {
+        if !(2..=4).contains(&config.seats) {
+            return Err(GameError::Seats { seats: config.seats });
+        }
+        if config.lexicon.alphabet() != config.rules.alphabet {
+            return Err(GameError::LexiconAlphabet {
+                lexicon: config.lexicon.alphabet(),
+                ruleset: config.rules.alphabet,
+            });
+        }
+        let mut bag = Bag::new(&config.rules, config.seed);
+        let mut racks = vec![Rack::new(); config.seats];
+        for r in &mut racks {
+            bag.refill(r, config.rules.rack_size);
+        }
+        let clocks = config.clock.map(|c| Clocks::new(c, config.seats, 0));
+        Ok(Game {
+            board: Board::new(config.rules.clone()),
+            bag,
+            racks,
+            scores: vec![0; config.seats],
+            to_move: 0,
+            turn: 0,
+            scoreless: 0,
+            phase: Phase::Playing,
+            pending: None,
+            lose_next_turn: vec![false; config.seats],
+            history: Vec::new(),
+            clocks,
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &GameConfig {
+        &self.config
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    pub fn rack(&self, seat: usize) -> Option<&Rack> {
+        self.racks.get(seat)
+    }
+
+    pub fn scores(&self) -> &[i32] {
+        &self.scores
+    }
+
+    /// The seat whose turn it is.
+    pub fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    /// Turns taken so far.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    pub fn bag_len(&self) -> usize {
+        self.bag.len()
+    }
+
+    /// Consecutive scoreless turns.
+    pub fn scoreless_turns(&self) -> u32 {
+        self.scoreless
+    }
+
+    pub fn history(&self) -> &[Event] {
+        &self.history
+    }
+
+    pub fn clocks(&self) -> Option<&Clocks> {
+        self.clocks.as_ref()
+    }
+
+    pub fn is_over(&self) -> bool {
+        matches!(self.phase, Phase::Over(_))
+    }
+
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match &self.phase {
+            Phase::Over(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Whether the last play went out and waits for the final pass or a challenge.
+    pub fn awaiting_final_challenge(&self) -> bool {
+        self.phase == Phase::AwaitingFinalChallenge
+    }
+
+    /// The last play and its seat, while it may still be challenged.
+    pub fn challengeable(&self) -> Option<(usize, &Play)> {
+        self.pending.as_ref().map(|p| (p.seat, &p.play))
+    }
+
+    fn seat_check(&self, seat: usize) -> Result<(), GameError> {
+        if seat >= self.config.seats { Err(GameError::NoSuchSeat(seat)) } else { Ok(()) }
+    }
+
+    /// Give the seats chosen racks: every rack goes back to the bag, then each seat takes its
+    /// tiles from it. For scripted games and for replaying records whose racks are known.
+    pub fn stack_racks(&mut self, racks: &[Rack]) -> Result<(), GameError> {
+        if racks.len() != self.config.seats {
+            return Err(GameError::Seats { seats: racks.len() });
+        }
+        let mut pool = self.bag.contents();
+        let mut wanted = Rack::new();
+        for r in &self.racks {
+            pool.add_all(r);
+        }
+        for r in racks {
+            wanted.add_all(r);
+        }
+        if !pool.contains(&wanted) {
+            return Err(GameError::NotInBag(wanted.to_string(self.config.rules.alphabet)));
+        }
+        for seat in 0..self.config.seats {
+            let old = std::mem::take(&mut self.racks[seat]);
+            self.bag.put_back(&old);
+        }
+        for (seat, r) in racks.iter().enumerate() {
+            let taken = self.bag.take_exact(r);
+            debug_assert!(taken, "the pool was checked");
+            self.racks[seat] = *r;
+        }
+        Ok(())
+    }
+
+    /// Check a play for `seat` without playing it: geometry, rack, and the words when the
+    /// challenge rule refuses phonies at submission (void), plus repeated words where the
+    /// ruleset forbids them.
+    pub fn check_play(&self, seat: usize, play: &Play) -> Result<Evaluation, Vec<Problem>> {
+        let rack = self.racks.get(seat).copied().unwrap_or_default();
+        let eval = validate_with(&self.board, &rack, play, &self.config.lexicon, Checks { words: false })?;
+        let mut problems = word_problems(&self.board, &eval, &self.config.lexicon);
+        if self.config.challenge != ChallengeRule::Void {
+            problems.retain(|p| matches!(p, Problem::RepeatedWords { .. }));
+        }
+        if problems.is_empty() { Ok(eval) } else { Err(problems) }
+    }
+
+    /// Time has passed without an action: end the game if the seat to move has overstepped its
+    /// overtime. Returns whether the game ended.
+    pub fn tick(&mut self, now_ms: u64) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        let Some(clocks) = &self.clocks else { return false };
+        if clocks.out_of_time(self.to_move, now_ms) {
+            let seat = self.to_move;
+            self.push(seat, EventKind::OutOfTime, 0, now_ms);
+            self.finish(EndReason::OutOfTime(seat), now_ms, false);
+            return true;
+        }
+        false
+    }
+
+    /// Take an action for `seat`. On error nothing changed (except that a time loss noticed
+    /// on the way ends the game, reported as [`GameError::GameOver`]).
+    pub fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
+        self.seat_check(seat)?;
+        if self.tick(now_ms) || self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if action == Action::Resign {
+            self.pending = None;
+            self.push(seat, EventKind::Resign, 0, now_ms);
+            self.finish(EndReason::Resigned(seat), now_ms, false);
+            return Ok(());
+        }
+        if seat != self.to_move {
+            return Err(GameError::NotYourTurn { seat, to_move: self.to_move });
+        }
+        let rules = self.config.rules.clone();
+        if self.phase == Phase::AwaitingFinalChallenge {
+            if action != Action::Pass {
+                return Err(GameError::AcceptOrChallenge);
+            }
+            // The final pass accepts the play that went out.
+            let out = self.pending.take().map_or(seat, |p| p.seat);
+            self.charge_clock(seat, now_ms);
+            self.turn += 1;
+            self.push(seat, EventKind::Pass, 0, now_ms);
+            self.finish(EndReason::WentOut(out), now_ms, true);
+            return Ok(());
+        }
+        match action {
+            Action::Play(play) => {
+                let eval = self.check_play(seat, &play).map_err(GameError::InvalidPlay)?;
+                let play = play.normalized(&self.board).map_err(GameError::InvalidPlay)?;
+                self.pending = None;
+                self.charge_clock(seat, now_ms);
+                let rack_before = self.racks[seat];
+                let placements: Vec<_> = play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                for p in play.placements() {
+                    self.racks[seat].take_tile(p.tile);
+                }
+                self.board.place(&placements, self.config.lexicon.dawg());
+                let after_play = self.racks[seat];
+                self.bag.refill(&mut self.racks[seat], rules.rack_size);
+                let mut drawn = self.racks[seat];
+                drawn.remove_all(&after_play);
+                let words: Vec<Vec<Letter>> =
+                    eval.words.iter().map(|w| w.tiles.iter().map(|&t| tile_letter(t)).collect()).collect();
+                let alphabet = rules.alphabet;
+                let word_text = words.iter().map(|w| alphabet.word_string(w)).collect();
+                self.scores[seat] += eval.total;
+                self.turn += 1;
+                let scoreless_before = self.scoreless;
+                // A placement resets the count even when it scores 0 (RULES.md).
+                self.scoreless = 0;
+                self.history.push(Event {
+                    number: self.history.len(),
+                    seat,
+                    kind: EventKind::Play { play, words: word_text },
+                    rack: rack_before,
+                    points: eval.total,
+                    cumulative: self.scores[seat],
+                    time_ms: now_ms,
+                });
+                let went_out = self.racks[seat].is_empty() && self.bag.is_empty();
+                if self.config.challenge == ChallengeRule::Void {
+                    if went_out {
+                        self.finish(EndReason::WentOut(seat), now_ms, true);
+                        return Ok(());
+                    }
+                } else {
+                    self.pending = Some(Pending {
+                        seat,
+                        play,
+                        score: eval.total,
+                        words,
+                        rack_before,
+                        drawn,
+                        scoreless_before,
+                        went_out,
+                    });
+                    if went_out {
+                        self.phase = Phase::AwaitingFinalChallenge;
+                    }
+                }
+                self.advance(now_ms);
+            }
+            Action::Exchange(tiles) => {
+                if tiles.is_empty() {
+                    return Err(GameError::EmptyExchange);
+                }
+                if self.bag.len() < rules.options.exchange_limit as usize {
+                    return Err(GameError::ExchangeNotAllowed {
+                        bag: self.bag.len(),
+                        limit: rules.options.exchange_limit,
+                    });
+                }
+                if !self.racks[seat].contains(&tiles) {
+                    let mut missing = tiles;
+                    let have = self.racks[seat];
+                    let mut common = Rack::new();
+                    for t in tiles.tiles() {
+                        let mut probe = common;
+                        match t {
+                            Some(l) => probe.add(l),
+                            None => probe.add_blank(),
+                        }
+                        if have.contains(&probe) {
+                            common = probe;
+                        }
+                    }
+                    missing.remove_all(&common);
+                    return Err(GameError::NotOnRack(missing.to_string(rules.alphabet)));
+                }
+                self.pending = None;
+                self.charge_clock(seat, now_ms);
+                let rack_before = self.racks[seat];
+                self.racks[seat].remove_all(&tiles);
+                self.bag.refill(&mut self.racks[seat], rules.rack_size);
+                self.bag.put_back(&tiles);
+                self.turn += 1;
+                self.scoreless += 1;
+                self.history.push(Event {
+                    number: self.history.len(),
+                    seat,
+                    kind: EventKind::Exchange { tiles },
+                    rack: rack_before,
+                    points: 0,
+                    cumulative: self.scores[seat],
+                    time_ms: now_ms,
+                });
+                if !self.scoreless_end(now_ms) {
+                    self.advance(now_ms);
+                }
+            }
+            Action::Pass => {
+                self.pending = None;
+                self.charge_clock(seat, now_ms);
+                self.turn += 1;
+                self.scoreless += 1;
+                self.push(seat, EventKind::Pass, 0, now_ms);
+                if !self.scoreless_end(now_ms) {
+                    self.advance(now_ms);
+                }
+            }
+            Action::Resign => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    /// `challenger` challenges the last play. Any opponent may, until the next turn begins.
+    pub fn challenge(&mut self, challenger: usize, now_ms: u64) -> Result<Verdict, GameError> {
+        self.seat_check(challenger)?;
+        if self.tick(now_ms) || self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if self.config.challenge == ChallengeRule::Void {
+            return Err(GameError::ChallengesNotAllowed);
+        }
+        let Some(pending) = self.pending.as_ref() else { return Err(GameError::NothingToChallenge) };
+        if pending.seat == challenger {
+            return Err(GameError::OwnPlay);
+        }
+        let pending = self.pending.take().expect("checked above");
+        let alphabet = self.config.rules.alphabet;
+        let invalid: Vec<String> = pending
+            .words
+            .iter()
+            .filter(|w| !self.config.lexicon.contains(w))
+            .map(|w| alphabet.word_string(w))
+            .collect();
+        let acceptable = invalid.is_empty();
+        let seat = pending.seat;
+        let rack_now = self.racks[seat];
+        self.history.push(Event {
+            number: self.history.len(),
+            seat,
+            kind: EventKind::Challenged { challenger, acceptable },
+            rack: rack_now,
+            points: 0,
+            cumulative: self.scores[seat],
+            time_ms: now_ms,
+        });
+        let verdict =
+            Verdict { acceptable, invalid_words: self.config.reveal_invalid_words.then_some(invalid) };
+        if !acceptable {
+            // Withdraw: tiles back to the rack, the drawn tiles back to the bag, points back.
+            let squares: Vec<_> = pending.play.placements().map(|p| (p.row, p.col)).collect();
+            self.board.remove(&squares, self.config.lexicon.dawg());
+            self.racks[seat] = pending.rack_before;
+            self.bag.put_back(&pending.drawn);
+            self.scores[seat] -= pending.score;
+            self.scoreless = pending.scoreless_before + 1;
+            self.history.push(Event {
+                number: self.history.len(),
+                seat,
+                kind: EventKind::PhonyWithdrawn { play: pending.play },
+                rack: rack_now,
+                points: -pending.score,
+                cumulative: self.scores[seat],
+                time_ms: now_ms,
+            });
+            if self.config.challenge == ChallengeRule::Triple {
+                self.finish(EndReason::LostChallenge(seat), now_ms, false);
+                return Ok(verdict);
+            }
+            self.phase = Phase::Playing;
+            self.scoreless_end(now_ms);
+            return Ok(verdict);
+        }
+        match self.config.challenge {
+            ChallengeRule::Void | ChallengeRule::Single => {}
+            ChallengeRule::Double => self.lose_next_turn[challenger] = true,
+            ChallengeRule::FivePoint | ChallengeRule::TenPoint => {
+                let per = if self.config.challenge == ChallengeRule::FivePoint { 5 } else { 10 };
+                let bonus = if self.config.bonus_per_word { per * pending.words.len() as i32 } else { per };
+                self.scores[seat] += bonus;
+                self.history.push(Event {
+                    number: self.history.len(),
+                    seat,
+                    kind: EventKind::ChallengeBonus { challenger },
+                    rack: rack_now,
+                    points: bonus,
+                    cumulative: self.scores[seat],
+                    time_ms: now_ms,
+                });
+            }
+            ChallengeRule::Triple => {
+                self.finish(EndReason::LostChallenge(challenger), now_ms, false);
+                return Ok(verdict);
+            }
+        }
+        if pending.went_out {
+            self.finish(EndReason::WentOut(seat), now_ms, true);
+        } else if self.lose_next_turn[self.to_move] {
+            // The challenger was next: its turn is gone now.
+            self.skip_lost_turns(now_ms);
+        }
+        Ok(verdict)
+    }
+
+    fn push(&mut self, seat: usize, kind: EventKind, points: i32, now_ms: u64) {
+        self.scores[seat] += points;
+        self.history.push(Event {
+            number: self.history.len(),
+            seat,
+            kind,
+            rack: self.racks[seat],
+            points,
+            cumulative: self.scores[seat],
+            time_ms: now_ms,
+        });
+    }
+
+    fn charge_clock(&mut self, seat: usize, now_ms: u64) {
+        if let Some(c) = &mut self.clocks {
+            c.stop(seat, now_ms);
+        }
+    }
+
+    /// End the game if the scoreless-turn limit is reached; true if it ended.
+    fn scoreless_end(&mut self, now_ms: u64) -> bool {
+        let limit = self.config.rules.options.scoreless_turn_limit.turns(self.config.seats);
+        if self.scoreless >= limit {
+            self.finish(EndReason::ScorelessTurns, now_ms, true);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Pass the turn to the next seat, skipping turns lost to failed double challenges.
+    fn advance(&mut self, now_ms: u64) {
+        self.to_move = (self.to_move + 1) % self.config.seats;
+        if let Some(c) = &mut self.clocks {
+            c.start(self.to_move, now_ms);
+        }
+        self.skip_lost_turns(now_ms);
+    }
+
+    fn skip_lost_turns(&mut self, now_ms: u64) {
+        while self.lose_next_turn[self.to_move] && !self.is_over() {
+            let seat = self.to_move;
+            self.lose_next_turn[seat] = false;
+            self.pending = None;
+            self.turn += 1;
+            self.scoreless += 1;
+            self.push(seat, EventKind::TurnLost, 0, now_ms);
+            if self.scoreless_end(now_ms) {
+                return;
+            }
+            self.to_move = (self.to_move + 1) % self.config.seats;
+            if let Some(c) = &mut self.clocks {
+                c.start(self.to_move, now_ms);
+            }
+        }
+    }
+
+    /// End the game: rack points (when `rack_scoring`), overtime penalties, the outcome.
+    fn finish(&mut self, reason: EndReason, now_ms: u64, rack_scoring: bool) {
+        self.pending = None;
+        let rules = self.config.rules.clone();
+        if rack_scoring {
+            match reason {
+                EndReason::WentOut(out) => {
+                    for other in 0..self.config.seats {
+                        if other == out {
+                            continue;
+                        }
+                        let rack = self.racks[other];
+                        let value = rules.rack_total(&rack);
+                        self.push(out, EventKind::EndRackPoints { from: other, rack }, value, now_ms);
+                        self.push(other, EventKind::RackPenalty { rack }, -value, now_ms);
+                    }
+                }
+                EndReason::ScorelessTurns => {
+                    for seat in 0..self.config.seats {
+                        let rack = self.racks[seat];
+                        let value = rules.rack_total(&rack);
+                        self.push(seat, EventKind::RackPenalty { rack }, -value, now_ms);
+                    }
+                }
+                _ => {}
+            }
+            if let Some(clocks) = self.clocks.clone() {
+                for seat in 0..self.config.seats {
+                    let overtime = clocks.overtime_ms(seat, now_ms);
+                    if overtime > 0 {
+                        let penalty = clocks.penalty(overtime);
+                        self.push(seat, EventKind::TimePenalty { overtime_ms: overtime }, -penalty, now_ms);
+                    }
+                }
+            }
+        }
+        let forfeit = match reason {
+            EndReason::Resigned(s) | EndReason::OutOfTime(s) | EndReason::LostChallenge(s) => Some(s),
+            _ => None,
+        };
+        let candidates: Vec<usize> = (0..self.config.seats).filter(|&s| Some(s) != forfeit).collect();
+        let best = candidates.iter().map(|&s| self.scores[s]).max().unwrap_or(0);
+        let winners = candidates.into_iter().filter(|&s| self.scores[s] == best).collect();
+        let outcome = Outcome { reason, scores: self.scores.clone(), winners };
+        let seat = match reason {
+            EndReason::WentOut(s)
+            | EndReason::Resigned(s)
+            | EndReason::OutOfTime(s)
+            | EndReason::LostChallenge(s) => s,
+            EndReason::ScorelessTurns => self.to_move,
+        };
+        self.push(seat, EventKind::GameOver { reason }, 0, now_ms);
+        self.phase = Phase::Over(outcome);
+    }
+
+    /// Tile conservation and score/history agreement. A violation is a bug; tests call this
+    /// after every event.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut all = self.bag.contents();
+        for r in &self.racks {
+            all.add_all(r);
+        }
+        for row in 0..crate::rules::SIZE {
+            for col in 0..crate::rules::SIZE {
+                let t = self.board.get(row, col);
+                if t != crate::alphabet::EMPTY {
+                    if crate::alphabet::tile_is_blank(t) {
+                        all.add_blank();
+                    } else {
+                        all.add(tile_letter(t));
+                    }
+                }
+            }
+        }
+        if all != self.config.rules.full_set() {
+            return Err(format!("tiles not conserved: {all:?}"));
+        }
+        for seat in 0..self.config.seats {
+            let sum: i32 = self.history.iter().filter(|e| e.seat == seat).map(|e| e.points).sum();
+            if sum != self.scores[seat] {
+                return Err(format!("seat {seat}: history sums to {sum}, score is {}", self.scores[seat]));
+            }
+        }
+        for e in &self.history {
+            let running: i32 =
+                self.history[..=e.number].iter().filter(|x| x.seat == e.seat).map(|x| x.points).sum();
+            if running != e.cumulative {
+                return Err(format!(
+                    "event {}: cumulative {} but the points sum to {running}",
+                    e.number, e.cumulative
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Tiles a seat lacks for a play (for a friendlier error before validation).
+    pub fn missing_tiles(&self, seat: usize, play: &Play) -> Option<Problem> {
+        missing_from_rack(&self.board, self.racks.get(seat)?, play)
+    }
+}
