@@ -236,3 +236,21 @@ pub fn play_out(
     }
     Ok(actions)
 }
+
+/// One game of the strong bot against greedy, seats alternating with the seed's parity; the
+/// strong bot's final spread.
+pub fn strong_vs_greedy(
+    rules: std::sync::Arc<Ruleset>,
+    lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
+    seed: u64,
+) -> i32 {
+    let mut config = crate::game::GameConfig::new(rules, lexicon, seed);
+    config.challenge = crate::game::ChallengeRule::Double;
+    let strong_seat = (seed % 2) as usize;
+    let mut levels = [BotLevel::Greedy; 2];
+    levels[strong_seat] = BotLevel::Strong;
+    let mut game = Game::new(config).expect("a two-seat game of a shipped ruleset");
+    play_out(&mut game, &levels, 1000, |_| {}).expect("bots only make legal moves");
+    let s = game.scores();
+    s[strong_seat] - s[1 - strong_seat]
+}

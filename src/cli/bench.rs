@@ -29,6 +29,15 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         passes: usize,
     },
+    /// Strong (leave-aware) bot against greedy: mean spread over many games, seats alternating.
+    Bots {
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "english")]
+        ruleset: RulesetKind,
+    },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
     Engine {
@@ -54,6 +63,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             movegen(games, seed, &lexicon, passes.max(1))
         }
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
+        BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
     }
 }
 
@@ -241,5 +251,29 @@ fn engine(games: u64, seed: u64, lexicon: &str) -> CliResult {
     println!("validate_play       {validate_ns:>8.0} ns/call");
     println!("board clone         {clone_ns:>8.0} ns/call");
     println!("board place         {:>8.0} ns/call (clone subtracted)", place_ns - clone_ns);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
+    use dawgref::bot::{BotLevel, strong_vs_greedy};
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let start = Instant::now();
+    let spreads: Vec<i32> =
+        (0..games).map(|g| strong_vs_greedy(rules.clone(), lexicon.clone(), seed + g)).collect();
+    let n = spreads.len() as f64;
+    let mean = spreads.iter().map(|&s| s as f64).sum::<f64>() / n;
+    let var = spreads.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    let wins = spreads.iter().filter(|&&s| s > 0).count() as f64
+        + spreads.iter().filter(|&&s| s == 0).count() as f64 / 2.0;
+    println!(
+        "{} vs {} in {kind}: {games} games (seeds {seed}..{}), mean spread {mean:+.1} ± {:.1} (1 s.e.), wins {:.1}%, {:.1} s",
+        BotLevel::Strong.name(),
+        BotLevel::Greedy.name(),
+        seed + games - 1,
+        (var / n).sqrt(),
+        100.0 * wins / n,
+        start.elapsed().as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module.
 
 mod bench;
+mod gcg;
 mod generate;
 mod lexicon;
 
@@ -24,6 +25,9 @@ enum Command {
     Gen(generate::GenArgs),
     /// Greedy self-play games, optionally writing every position as CGP.
     Selfplay(generate::SelfplayArgs),
+    /// Check GCG records by replaying them; export a bot game as GCG.
+    #[command(subcommand)]
+    Gcg(gcg::GcgCommand),
     /// Measure the engine (figures for BENCHMARKS.md).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -37,6 +41,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Lexicon(cmd) => lexicon::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Gen(args) => generate::run(args),
+        Command::Gcg(cmd) => gcg::run(cmd),
         Command::Selfplay(args) => generate::selfplay(args),
     }
 }

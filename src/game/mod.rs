@@ -10,6 +10,7 @@
 //! - each seat's score equals the sum of the points of its events.
 
 mod clock;
+pub mod record;
 
 pub use clock::{ClockConfig, Clocks};
 

@@ -6,6 +6,7 @@
 //! tile already on the board; a lower-case letter is a blank standing for it.
 
 pub mod cgp;
+pub mod gcg;
 
 use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Tile, tile};
 use crate::board::Direction;
