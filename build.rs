@@ -5,7 +5,12 @@
 use prost::Message;
 use std::path::PathBuf;
 
-const PROTOS: &[&str] = &["proto/dawgref/v1/lexicons.proto"];
+const PROTOS: &[&str] = &[
+    "proto/dawgref/v1/common.proto",
+    "proto/dawgref/v1/games.proto",
+    "proto/dawgref/v1/analysis.proto",
+    "proto/dawgref/v1/lexicons.proto",
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");

@@ -17,4 +17,5 @@ pub mod rack;
 pub mod rules;
 pub mod score;
 pub mod selfplay;
+pub mod server;
 pub mod validate;

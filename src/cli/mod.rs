@@ -4,6 +4,7 @@ mod bench;
 mod gcg;
 mod generate;
 mod lexicon;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,6 +19,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the gRPC referee server.
+    Serve(serve::ServeArgs),
     /// Compile, inspect and query lexicons.
     #[command(subcommand)]
     Lexicon(lexicon::LexiconCommand),
@@ -38,6 +41,7 @@ pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub fn run(cli: Cli) -> CliResult {
     match cli.command {
+        Command::Serve(args) => serve::run(args),
         Command::Lexicon(cmd) => lexicon::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Gen(args) => generate::run(args),

@@ -92,3 +92,28 @@ fn guess_alphabet(text: &str) -> Alphabet {
         _ => Alphabet::English,
     }
 }
+
+/// A shipped lexicon, from a compiled file in `cache_dir` when one matches the embedded text
+/// (the file name carries the text's hash), else compiled and written there for next time.
+/// Without a cache directory it is simply compiled.
+pub fn load_shipped_cached(s: &Shipped, cache_dir: Option<&Path>) -> Result<Lexicon, LexiconError> {
+    let Some(dir) = cache_dir else {
+        return Ok(Lexicon::compile(s.name, s.text, s.alphabet)?.0);
+    };
+    let key = xxhash_rust::xxh3::xxh3_64(s.text.as_bytes());
+    let path = dir.join(format!("{}-{key:016x}.dawg", s.name));
+    if let Ok(bytes) = std::fs::read(&path)
+        && let Ok(lexicon) = Lexicon::load(s.name, &bytes, Some(s.alphabet))
+    {
+        return Ok(lexicon);
+    }
+    let (lexicon, _) = Lexicon::compile(s.name, s.text, s.alphabet)?;
+    // A cache that cannot be written only costs the next start a compile.
+    if std::fs::create_dir_all(dir).is_ok() {
+        let tmp = path.with_extension("tmp");
+        if std::fs::write(&tmp, lexicon.to_bytes()).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+    }
+    Ok(lexicon)
+}

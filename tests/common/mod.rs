@@ -1,6 +1,8 @@
 //! Shared fixtures: the shipped lexicons (compiled once per test binary) and board builders.
 #![allow(dead_code)]
 
+pub mod server;
+
 use dawgref::alphabet::Alphabet;
 use dawgref::board::Board;
 use dawgref::lexicon::{Lexicon, catalog};

@@ -1,0 +1,97 @@
+//! `dawgref serve`: the gRPC referee server on its embedded defaults.
+
+use super::CliResult;
+use clap::Args;
+use dawgref::server::{self, ServerConfig, state::Limits};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "DAWGREF_LISTEN", default_value = "127.0.0.1:50051")]
+    listen: SocketAddr,
+    /// Shipped lexicons to load.
+    #[arg(long, env = "DAWGREF_LEXICONS", default_value = "en,ru,erudit", value_delimiter = ',')]
+    lexicons: Vec<String>,
+    /// Cache of compiled lexicons ("" to compile at every start).
+    #[arg(long, env = "DAWGREF_LEXICON_CACHE", default_value = "data/lexicons")]
+    lexicon_cache: PathBuf,
+    /// Live games held at most.
+    #[arg(long, env = "DAWGREF_MAX_GAMES", default_value_t = 100_000)]
+    max_games: usize,
+    /// WatchGame streams per game at most.
+    #[arg(long, env = "DAWGREF_STREAMS_PER_GAME", default_value_t = 64)]
+    streams_per_game: usize,
+    /// Largest request message, in bytes.
+    #[arg(long, env = "DAWGREF_MAX_MESSAGE_BYTES", default_value_t = 256 * 1024)]
+    max_message_bytes: usize,
+    /// Requests in flight at most; more are shed with UNAVAILABLE.
+    #[arg(long, env = "DAWGREF_CONCURRENCY", default_value_t = 1024)]
+    concurrency: usize,
+    /// Serve Prometheus metrics on this address (GET /metrics); off when unset.
+    #[arg(long, env = "DAWGREF_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
+    /// Log as JSON lines (the filter is RUST_LOG, default info).
+    #[arg(long, env = "DAWGREF_LOG_JSON")]
+    log_json: bool,
+}
+
+pub fn run(args: ServeArgs) -> CliResult {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    if args.log_json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+    let config = ServerConfig {
+        lexicons: args.lexicons.clone(),
+        lexicon_cache: (!args.lexicon_cache.as_os_str().is_empty()).then(|| args.lexicon_cache.clone()),
+        limits: Limits {
+            max_games: args.max_games,
+            streams_per_game: args.streams_per_game,
+            max_message_bytes: args.max_message_bytes,
+            concurrency: args.concurrency,
+        },
+    };
+    let started = std::time::Instant::now();
+    let lexicons = server::load_lexicons(&config).map_err(|e| e.to_string())?;
+    for l in &lexicons {
+        tracing::info!(
+            name = l.name(),
+            words = l.word_count(),
+            checksum = format!("{:016x}", l.checksum()),
+            "lexicon loaded"
+        );
+    }
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let handle = server::state(lexicons, config.limits.clone());
+        if let Some(addr) = args.metrics_listen {
+            let state = handle.state.clone();
+            tokio::spawn(async move {
+                if let Err(e) = server::serve_metrics(addr, state).await {
+                    tracing::error!(%e, "metrics endpoint failed");
+                }
+            });
+            tracing::info!(%addr, "metrics on /metrics");
+        }
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        tracing::info!(addr = %listener.local_addr()?, "dawgref serving");
+        let state = handle.state.clone();
+        let signal = async move {
+            server::shutdown_signal().await;
+            tracing::info!("shutting down");
+            handle.shutdown();
+        };
+        server::serve_on(listener, state, signal).await.map_err(|e| e.to_string())?;
+        Ok::<_, Box<dyn std::error::Error>>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

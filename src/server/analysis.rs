@@ -1,0 +1,205 @@
+//! The `Analysis` service: ValidatePlay, Evaluate and GenerateMoves on a live game (the caller's
+//! view) or a CGP position.
+
+use super::auth;
+use super::convert;
+use super::errors;
+use super::state::AppState;
+use crate::board::Board;
+use crate::lexicon::Lexicon;
+use crate::movegen::{self, CollectAll, TopN};
+use crate::notation::cgp;
+use crate::proto::v1 as pb;
+use crate::proto::v1::analysis_server::Analysis;
+use crate::rack::Rack;
+use crate::score::evaluate;
+use crate::validate::validate_play;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+pub struct AnalysisService {
+    pub state: Arc<AppState>,
+}
+
+/// A position resolved for analysis: its board, lexicon, and the rack that goes with it.
+struct Resolved {
+    board: Board,
+    lexicon: Arc<Lexicon>,
+    /// A CGP's first rack, or the caller's own rack in a live game.
+    rack: Option<Rack>,
+}
+
+impl AnalysisService {
+    async fn resolve(
+        &self,
+        position: Option<&pb::Position>,
+        metadata: &tonic::metadata::MetadataMap,
+    ) -> Result<Resolved, Status> {
+        let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
+        match &p.source {
+            Some(pb::position::Source::GameId(id)) => {
+                let session = self.state.session(id)?;
+                let st = session.state.lock().await;
+                let seat = match auth::bearer(metadata)? {
+                    Some(t) => Some(auth::find_seat(&t, &st.token_hashes()).ok_or_else(|| {
+                        Status::unauthenticated("the token does not belong to a seat of this game")
+                    })?),
+                    None => None,
+                };
+                Ok(Resolved {
+                    board: st.game.board().clone(),
+                    lexicon: st.game.config().lexicon.clone(),
+                    rack: seat.and_then(|s| st.game.rack(s).copied()),
+                })
+            }
+            Some(pb::position::Source::Cgp(text)) => {
+                let c = cgp::parse(text, None).map_err(errors::cgp)?;
+                let rules = c.rules();
+                let name = if !p.lexicon.is_empty() {
+                    p.lexicon.clone()
+                } else if let Some(lex) =
+                    c.ops.lex.as_ref().filter(|l| self.state.lexicons.contains_key(l.as_str()))
+                {
+                    lex.clone()
+                } else {
+                    rules.default_lexicon.to_string()
+                };
+                let lexicon = self.state.lexicon(&name)?;
+                if lexicon.alphabet() != rules.alphabet {
+                    return Err(errors::bad_field(
+                        "position.lexicon",
+                        format!("{name} does not fit the {} ruleset", rules.kind),
+                    ));
+                }
+                let board = c.board(Arc::new(rules), lexicon.dawg());
+                Ok(Resolved { board, lexicon, rack: c.racks.first().copied() })
+            }
+            None => Err(errors::bad_field("position", "a game_id or a cgp is required")),
+        }
+    }
+
+    fn rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
+        match given {
+            Some(text) => {
+                let r = Rack::parse(text, resolved.board.rules().alphabet)
+                    .map_err(|e| errors::alphabet("rack", e))?;
+                if r.len() > resolved.board.rules().rack_size {
+                    return Err(errors::bad_field(
+                        "rack",
+                        format!("{} tiles: a rack holds {}", r.len(), resolved.board.rules().rack_size),
+                    ));
+                }
+                Ok(r)
+            }
+            None => resolved.rack.ok_or_else(|| {
+                errors::bad_field("rack", "no rack: give one, a CGP with a rack, or your seat's token")
+            }),
+        }
+    }
+}
+
+type MoveStream = Pin<Box<dyn Stream<Item = Result<pb::GeneratedMove, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Analysis for AnalysisService {
+    async fn validate_play(
+        &self,
+        request: Request<pb::ValidatePlayRequest>,
+    ) -> Result<Response<pb::ValidatePlayResponse>, Status> {
+        let started = Instant::now();
+        let result = async {
+            let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+            let req = request.get_ref();
+            let rack = Self::rack(&r, req.rack.as_ref())?;
+            let play_msg = req.play.as_ref().ok_or_else(|| errors::bad_field("play", "required"))?;
+            let play = match convert::play_from(play_msg, &r.board) {
+                Ok(p) => p,
+                Err(status) => return Err(status),
+            };
+            let alphabet = r.board.rules().alphabet;
+            Ok(match validate_play(&r.board, &rack, &play, &r.lexicon) {
+                Ok(e) => pb::ValidatePlayResponse {
+                    valid: true,
+                    problems: vec![],
+                    evaluation: Some(convert::evaluation_to(
+                        &play.normalized(&r.board).unwrap_or(play),
+                        &e,
+                        alphabet,
+                    )),
+                },
+                Err(problems) => pb::ValidatePlayResponse {
+                    valid: false,
+                    problems: problems.iter().map(convert::problem_to).collect(),
+                    evaluation: None,
+                },
+            })
+        }
+        .await;
+        self.state.metrics.observe("ValidatePlay", started, &result);
+        result.map(Response::new)
+    }
+
+    async fn evaluate(
+        &self,
+        request: Request<pb::EvaluateRequest>,
+    ) -> Result<Response<pb::Evaluation>, Status> {
+        let started = Instant::now();
+        let result = async {
+            let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+            let play_msg =
+                request.get_ref().play.as_ref().ok_or_else(|| errors::bad_field("play", "required"))?;
+            let play = convert::play_from(play_msg, &r.board)?;
+            let play = play.normalized(&r.board).map_err(|ps| errors::problems("play", &ps))?;
+            let e = evaluate(&r.board, &play).map_err(|ps| errors::problems("play", &ps))?;
+            Ok(convert::evaluation_to(&play, &e, r.board.rules().alphabet))
+        }
+        .await;
+        self.state.metrics.observe("Evaluate", started, &result);
+        result.map(Response::new)
+    }
+
+    type GenerateMovesStream = MoveStream;
+
+    async fn generate_moves(
+        &self,
+        request: Request<pb::GenerateMovesRequest>,
+    ) -> Result<Response<MoveStream>, Status> {
+        let started = Instant::now();
+        let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+        let req = request.into_inner();
+        let rack = Self::rack(&r, req.rack.as_ref())?;
+        let mode = convert::mode_from(req.mode)?;
+        let order = pb::MoveOrder::try_from(req.order)
+            .map_err(|_| errors::bad_field("order", format!("unknown order {}", req.order)))?;
+        let dawg = r.lexicon.dawg();
+        let gen_started = Instant::now();
+        let mut plays = if req.limit > 0 && order != pb::MoveOrder::Position {
+            let mut top = TopN::new(req.limit as usize);
+            movegen::generate(&r.board, &rack, dawg, mode, &mut top);
+            top.into_sorted()
+        } else {
+            let mut all = CollectAll::default();
+            movegen::generate(&r.board, &rack, dawg, mode, &mut all);
+            all.sorted()
+        };
+        self.state.metrics.generation.observe(gen_started.elapsed().as_secs_f64());
+        if order == pb::MoveOrder::Position {
+            plays.sort_by_key(|p| p.play);
+            if req.limit > 0 {
+                plays.truncate(req.limit as usize);
+            }
+        }
+        let alphabet = r.board.rules().alphabet;
+        let moves: Vec<Result<pb::GeneratedMove, Status>> = plays
+            .into_iter()
+            .map(|p| {
+                Ok(pb::GeneratedMove { play: Some(convert::play_to(&p.play, alphabet)), score: p.score })
+            })
+            .collect();
+        self.state.metrics.observe("GenerateMoves", started, &Ok::<(), Status>(()));
+        Ok(Response::new(Box::pin(tokio_stream::iter(moves))))
+    }
+}

@@ -1,0 +1,322 @@
+//! Proto ↔ engine conversion. Privacy lives here too: a rack is written into a view or an event
+//! only for the viewer's own seat.
+
+use super::errors;
+use super::state::{SeatKind, SessionState};
+use crate::alphabet::{Alphabet, tile, tile_is_blank, tile_letter};
+use crate::board::{Board, Direction};
+use crate::bot::BotLevel;
+use crate::game::{ChallengeRule, EndReason, Event, EventKind};
+use crate::notation::{format_play, parse_play};
+use crate::play::{Placement, Play, Problem};
+use crate::proto::v1 as pb;
+use crate::rules::{RulesetKind, SIZE};
+use crate::score::Evaluation;
+use tonic::Status;
+
+pub fn ruleset_from(v: i32) -> Result<RulesetKind, Status> {
+    match pb::Ruleset::try_from(v) {
+        Ok(pb::Ruleset::Unspecified | pb::Ruleset::English) => Ok(RulesetKind::English),
+        Ok(pb::Ruleset::Russian) => Ok(RulesetKind::Russian),
+        Ok(pb::Ruleset::Erudit) => Ok(RulesetKind::Erudit),
+        Err(_) => Err(errors::bad_field("ruleset", format!("unknown ruleset {v}"))),
+    }
+}
+
+pub fn ruleset_to(k: RulesetKind) -> pb::Ruleset {
+    match k {
+        RulesetKind::English => pb::Ruleset::English,
+        RulesetKind::Russian => pb::Ruleset::Russian,
+        RulesetKind::Erudit => pb::Ruleset::Erudit,
+    }
+}
+
+pub fn challenge_from(v: i32) -> Result<ChallengeRule, Status> {
+    use pb::ChallengeRule as P;
+    match P::try_from(v) {
+        Ok(P::Unspecified | P::Single) => Ok(ChallengeRule::Single),
+        Ok(P::Void) => Ok(ChallengeRule::Void),
+        Ok(P::Double) => Ok(ChallengeRule::Double),
+        Ok(P::FivePoint) => Ok(ChallengeRule::FivePoint),
+        Ok(P::TenPoint) => Ok(ChallengeRule::TenPoint),
+        Ok(P::Triple) => Ok(ChallengeRule::Triple),
+        Err(_) => Err(errors::bad_field("challenge_rule", format!("unknown challenge rule {v}"))),
+    }
+}
+
+pub fn challenge_to(r: ChallengeRule) -> pb::ChallengeRule {
+    match r {
+        ChallengeRule::Void => pb::ChallengeRule::Void,
+        ChallengeRule::Single => pb::ChallengeRule::Single,
+        ChallengeRule::Double => pb::ChallengeRule::Double,
+        ChallengeRule::FivePoint => pb::ChallengeRule::FivePoint,
+        ChallengeRule::TenPoint => pb::ChallengeRule::TenPoint,
+        ChallengeRule::Triple => pb::ChallengeRule::Triple,
+    }
+}
+
+pub fn bot_from(v: i32) -> Result<BotLevel, Status> {
+    match pb::BotLevel::try_from(v) {
+        Ok(pb::BotLevel::Unspecified | pb::BotLevel::Strong) => Ok(BotLevel::Strong),
+        Ok(pb::BotLevel::Weak) => Ok(BotLevel::Weak),
+        Ok(pb::BotLevel::Greedy) => Ok(BotLevel::Greedy),
+        Err(_) => Err(errors::bad_field("seats.bot", format!("unknown bot level {v}"))),
+    }
+}
+
+pub fn mode_from(v: i32) -> Result<crate::movegen::Mode, Status> {
+    match pb::Direction::try_from(v) {
+        Ok(pb::Direction::Unspecified | pb::Direction::Both) => Ok(crate::movegen::Mode::Both),
+        Ok(pb::Direction::Across) => Ok(crate::movegen::Mode::Across),
+        Ok(pb::Direction::Down) => Ok(crate::movegen::Mode::Down),
+        Err(_) => Err(errors::bad_field("mode", format!("unknown direction {v}"))),
+    }
+}
+
+fn direction_to(d: Direction) -> pb::Direction {
+    match d {
+        Direction::Across => pb::Direction::Across,
+        Direction::Down => pb::Direction::Down,
+    }
+}
+
+pub fn board_to(board: &Board) -> pb::Board {
+    let a = board.rules().alphabet;
+    let mut rows = Vec::with_capacity(SIZE);
+    let mut grid = Vec::with_capacity(SIZE * SIZE);
+    for row in 0..SIZE {
+        let mut s = String::with_capacity(SIZE);
+        for col in 0..SIZE {
+            let t = board.get(row, col);
+            grid.push(t);
+            s.push(a.tile_char(t));
+        }
+        rows.push(s);
+    }
+    pb::Board { rows, grid }
+}
+
+/// A play as notation plus its new tiles.
+pub fn play_to(play: &Play, alphabet: Alphabet) -> pb::Play {
+    pb::Play {
+        notation: format_play(play, alphabet),
+        tiles: play
+            .placements()
+            .map(|p| pb::Tile {
+                row: p.row as u32,
+                col: p.col as u32,
+                letter: alphabet.char_of(tile_letter(p.tile)).to_string(),
+                blank: tile_is_blank(p.tile),
+            })
+            .collect(),
+    }
+}
+
+/// A play from the request: its notation when given, else its tiles.
+pub fn play_from(p: &pb::Play, board: &Board) -> Result<Play, Status> {
+    let alphabet = board.rules().alphabet;
+    if !p.notation.trim().is_empty() {
+        return parse_play(&p.notation, alphabet).map_err(|e| errors::notation("play.notation", e));
+    }
+    if p.tiles.is_empty() {
+        return Err(errors::problems("play", &[Problem::NoTiles]));
+    }
+    let mut placements = Vec::with_capacity(p.tiles.len());
+    for (i, t) in p.tiles.iter().enumerate() {
+        let mut chars = t.letter.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return Err(errors::bad_field(&format!("play.tiles[{i}].letter"), "one letter expected"));
+        };
+        if c == '?' || c == '*' {
+            return Err(errors::problems("play", &[Problem::BlankNotDesignated]));
+        }
+        let l = alphabet.index_of(c).map_err(|e| errors::alphabet(&format!("play.tiles[{i}].letter"), e))?;
+        if t.row as usize >= SIZE || t.col as usize >= SIZE {
+            return Err(errors::problems(
+                "play",
+                &[Problem::OffBoard { row: t.row as usize, col: t.col as usize }],
+            ));
+        }
+        placements.push(Placement { row: t.row as usize, col: t.col as usize, tile: tile(l, t.blank) });
+    }
+    Play::from_placements(board, &placements).map_err(|ps| errors::problems("play", &ps))
+}
+
+pub fn problem_to(p: &Problem) -> pb::Problem {
+    use pb::ProblemCode as C;
+    let mut out = pb::Problem { message: p.to_string(), ..Default::default() };
+    let (code, square) = match p {
+        Problem::OffBoard { row, col } => (C::OffBoard, Some((*row, *col))),
+        Problem::NoTiles => (C::NoTiles, None),
+        Problem::NotInLine => (C::NotInLine, None),
+        Problem::Gap { row, col } => (C::Gap, Some((*row, *col))),
+        Problem::SquareTaken { row, col } => (C::SquareTaken, Some((*row, *col))),
+        Problem::BadTile { row, col } => (C::BadTile, Some((*row, *col))),
+        Problem::NotConnected => (C::NotConnected, None),
+        Problem::FirstPlayNotOnCentre => (C::FirstPlayNotOnCentre, None),
+        Problem::FirstPlayOneTile => (C::FirstPlayOneTile, None),
+        Problem::NotOnRack { missing } => {
+            out.tiles = missing.clone();
+            (C::NotOnRack, None)
+        }
+        Problem::BlankNotDesignated => (C::BlankNotDesignated, None),
+        Problem::WordsNotInLexicon { words } => {
+            out.words = words.clone();
+            (C::WordsNotInLexicon, None)
+        }
+        Problem::RepeatedWords { words } => {
+            out.words = words.clone();
+            (C::RepeatedWords, None)
+        }
+    };
+    out.code = code as i32;
+    if let Some((r, c)) = square {
+        out.row = Some(r as u32);
+        out.col = Some(c as u32);
+    }
+    out
+}
+
+pub fn evaluation_to(play: &Play, e: &Evaluation, alphabet: Alphabet) -> pb::Evaluation {
+    pb::Evaluation {
+        play: Some(play_to(play, alphabet)),
+        words: e
+            .words
+            .iter()
+            .map(|w| pb::WordScore {
+                word: w.tiles.iter().map(|&t| alphabet.char_of(tile_letter(t))).collect(),
+                direction: direction_to(w.dir) as i32,
+                row: w.row as u32,
+                col: w.col as u32,
+                base: w.base,
+                word_multiplier: w.word_multiplier,
+                score: w.score,
+            })
+            .collect(),
+        tiles: e
+            .tiles
+            .iter()
+            .map(|t| pb::TileScore {
+                row: t.row as u32,
+                col: t.col as u32,
+                letter: alphabet.char_of(tile_letter(t.tile)).to_string(),
+                blank: tile_is_blank(t.tile),
+                new: t.new,
+                face: t.face,
+                letter_multiplier: t.letter_multiplier,
+            })
+            .collect(),
+        bonus: e.bonus,
+        total: e.total,
+    }
+}
+
+pub fn end_reason(r: EndReason) -> String {
+    match r {
+        EndReason::WentOut(s) => format!("seat {s} went out"),
+        EndReason::ScorelessTurns => "scoreless turns".to_string(),
+        EndReason::Resigned(s) => format!("seat {s} resigned"),
+        EndReason::OutOfTime(s) => format!("seat {s} ran out of time"),
+        EndReason::LostChallenge(s) => format!("seat {s} lost the challenge"),
+    }
+}
+
+/// The game as `viewer` may see it: its own rack only.
+pub fn view(id: &str, st: &SessionState, viewer: Option<usize>, now_ms: u64) -> pb::GameView {
+    let g = &st.game;
+    let cfg = g.config();
+    let alphabet = cfg.rules.alphabet;
+    let seats = st
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, s)| pb::SeatView {
+            seat: i as u32,
+            name: s.name.clone(),
+            bot: matches!(s.kind, SeatKind::Bot(_)),
+            open: matches!(s.kind, SeatKind::Human { token: None }),
+            score: g.scores()[i],
+            rack_size: g.rack(i).map_or(0, |r| r.len() as u32),
+            time_left_ms: g.clocks().map(|c| c.remaining_ms(i, now_ms)),
+        })
+        .collect();
+    let outcome = g.outcome();
+    pb::GameView {
+        game_id: id.to_string(),
+        ruleset: ruleset_to(cfg.rules.kind) as i32,
+        lexicon: cfg.lexicon.name().to_string(),
+        challenge_rule: challenge_to(cfg.challenge) as i32,
+        board: Some(board_to(g.board())),
+        seats,
+        my_seat: viewer.map(|s| s as u32),
+        my_rack: viewer.and_then(|s| g.rack(s)).map(|r| r.to_string(alphabet)).unwrap_or_default(),
+        bag: g.bag_len() as u32,
+        to_move: g.to_move() as u32,
+        turn: g.turn(),
+        scoreless_turns: g.scoreless_turns(),
+        events: g.history().len() as u64,
+        challengeable: g.challengeable().is_some(),
+        awaiting_final_challenge: g.awaiting_final_challenge(),
+        over: g.is_over(),
+        end_reason: outcome.map(|o| end_reason(o.reason)).unwrap_or_default(),
+        winners: outcome.map(|o| o.winners.iter().map(|&w| w as u32).collect()).unwrap_or_default(),
+    }
+}
+
+/// An event as `viewer` may see it: the rack (and exchanged tiles) only for the viewer's seat.
+pub fn event_to(e: &Event, alphabet: Alphabet, viewer: Option<usize>) -> pb::GameEvent {
+    let own = viewer == Some(e.seat);
+    let mut out = pb::GameEvent {
+        number: e.number as u64,
+        seat: e.seat as u32,
+        points: e.points,
+        cumulative: e.cumulative,
+        rack: if own { e.rack.to_string(alphabet) } else { String::new() },
+        time_ms: e.time_ms,
+        ..Default::default()
+    };
+    out.kind = match &e.kind {
+        EventKind::Play { play, words } => {
+            out.play = Some(play_to(play, alphabet));
+            out.words = words.clone();
+            "play"
+        }
+        EventKind::PhonyWithdrawn { play } => {
+            out.play = Some(play_to(play, alphabet));
+            "phony_withdrawn"
+        }
+        EventKind::Challenged { challenger, acceptable } => {
+            out.challenger = Some(*challenger as u32);
+            out.acceptable = Some(*acceptable);
+            "challenged"
+        }
+        EventKind::ChallengeBonus { challenger } => {
+            out.challenger = Some(*challenger as u32);
+            "challenge_bonus"
+        }
+        EventKind::TurnLost => "turn_lost",
+        EventKind::Pass => "pass",
+        EventKind::Exchange { tiles } => {
+            out.tile_count = tiles.len() as u32;
+            if own {
+                out.tiles = tiles.to_string(alphabet);
+            }
+            "exchange"
+        }
+        // End-of-game racks are public: they are counted in front of everyone.
+        EventKind::EndRackPoints { rack, .. } | EventKind::RackPenalty { rack } => {
+            out.tiles = rack.to_string(alphabet);
+            out.tile_count = rack.len() as u32;
+            if matches!(e.kind, EventKind::EndRackPoints { .. }) { "end_rack_points" } else { "rack_penalty" }
+        }
+        EventKind::TimePenalty { .. } => "time_penalty",
+        EventKind::Resign => "resign",
+        EventKind::OutOfTime => "out_of_time",
+        EventKind::GameOver { reason } => {
+            out.end_reason = end_reason(*reason);
+            "game_over"
+        }
+    }
+    .to_string();
+    out
+}

@@ -1,0 +1,76 @@
+//! The one place engine errors become gRPC statuses (DESIGN.md): INVALID_ARGUMENT for a
+//! malformed request or an illegal play (with `google.rpc.BadRequest` field violations naming
+//! every problem), FAILED_PRECONDITION for an action the game's state forbids, ABORTED for a
+//! stale `expected_turn`, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, RESOURCE_EXHAUSTED.
+
+use crate::alphabet::AlphabetError;
+use crate::game::GameError;
+use crate::notation::NotationError;
+use crate::notation::cgp::CgpError;
+use crate::play::Problem;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
+
+/// An illegal play: INVALID_ARGUMENT with one field violation per problem.
+pub fn problems(field: &str, problems: &[Problem]) -> Status {
+    let message = problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
+    let violations: Vec<FieldViolation> =
+        problems.iter().map(|p| FieldViolation::new(field, p.to_string())).collect();
+    Status::with_error_details(
+        Code::InvalidArgument,
+        format!("invalid play: {message}"),
+        ErrorDetails::with_bad_request(violations),
+    )
+}
+
+/// A malformed field.
+pub fn bad_field(field: &str, description: impl Into<String>) -> Status {
+    let description = description.into();
+    Status::with_error_details(
+        Code::InvalidArgument,
+        format!("{field}: {description}"),
+        ErrorDetails::with_bad_request_violation(field, description),
+    )
+}
+
+pub fn notation(field: &str, e: NotationError) -> Status {
+    match e {
+        NotationError::BlankNotDesignated { .. } => problems(field, &[Problem::BlankNotDesignated]),
+        e => bad_field(field, e.to_string()),
+    }
+}
+
+pub fn cgp(e: CgpError) -> Status {
+    bad_field("position.cgp", e.to_string())
+}
+
+pub fn alphabet(field: &str, e: AlphabetError) -> Status {
+    bad_field(field, e.to_string())
+}
+
+/// A refused action.
+pub fn game(e: GameError) -> Status {
+    match e {
+        GameError::InvalidPlay(ps) => problems("play", &ps),
+        GameError::NotOnRack(tiles) => bad_field("exchange", format!("tiles not on the rack: {tiles}")),
+        GameError::EmptyExchange => bad_field("exchange", "nothing to exchange"),
+        GameError::NoSuchSeat(_) | GameError::Seats { .. } | GameError::LexiconAlphabet { .. } => {
+            Status::invalid_argument(e.to_string())
+        }
+        GameError::NotInBag(_) => Status::invalid_argument(e.to_string()),
+        GameError::OwnPlay => Status::permission_denied(e.to_string()),
+        GameError::GameOver
+        | GameError::NotYourTurn { .. }
+        | GameError::ExchangeNotAllowed { .. }
+        | GameError::NothingToChallenge
+        | GameError::ChallengesNotAllowed
+        | GameError::AcceptOrChallenge => Status::failed_precondition(e.to_string()),
+    }
+}
+
+/// A stale `expected_turn`.
+pub fn stale_turn(expected: u32, actual: u32) -> Status {
+    Status::aborted(format!(
+        "expected turn {expected}, but the game is at turn {actual}: fetch the game and retry"
+    ))
+}

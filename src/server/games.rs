@@ -1,0 +1,436 @@
+//! The `Games` service: sessions as users meet them.
+
+use super::auth;
+use super::convert::{self, view};
+use super::errors;
+use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
+use crate::game::record::{check_record_with, write_gcg};
+use crate::game::{Action, ClockConfig, Game, GameConfig};
+use crate::notation::gcg;
+use crate::proto::v1 as pb;
+use crate::proto::v1::games_server::Games;
+use crate::rack::Rack;
+use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
+use prost::Message;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+pub struct GamesService {
+    pub state: Arc<AppState>,
+}
+
+/// The seat a request's token belongs to in this game, if a token came; a token that fits no
+/// seat is UNAUTHENTICATED.
+fn caller(st: &SessionState, metadata: &tonic::metadata::MetadataMap) -> Result<Option<usize>, Status> {
+    match auth::bearer(metadata)? {
+        None => Ok(None),
+        Some(token) => auth::find_seat(&token, &st.token_hashes())
+            .map(Some)
+            .ok_or_else(|| Status::unauthenticated("the token does not belong to a seat of this game")),
+    }
+}
+
+fn required(seat: Option<usize>) -> Result<usize, Status> {
+    seat.ok_or_else(|| {
+        Status::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
+    })
+}
+
+/// Decrements a game's watcher count when a stream ends.
+struct WatchGuard(Arc<GameSession>);
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A game configuration, its seats, and each human seat's token (None for bots and open seats).
+type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>);
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+
+impl GamesService {
+    fn config(
+        &self,
+        req: &pb::CreateGameRequest,
+    ) -> Result<NewGame, Status> {
+        let kind = convert::ruleset_from(req.ruleset)?;
+        let mut rules = Ruleset::new(kind);
+        let o = req.options.unwrap_or_default();
+        if o.blank_scores_letter {
+            rules.options.blank_value = BlankValue::LetterValue;
+        }
+        if let Some(v) = o.no_repeated_words {
+            rules.options.no_repeated_words = v;
+        }
+        if let Some(n) = o.scoreless_turn_limit {
+            if n == 0 {
+                return Err(errors::bad_field("options.scoreless_turn_limit", "must be at least 1"));
+            }
+            rules.options.scoreless_turn_limit = ScorelessLimit::Turns(n);
+        }
+        if let Some(n) = o.exchange_limit {
+            rules.options.exchange_limit = n;
+        }
+        let lexicon_name =
+            if req.lexicon.is_empty() { rules.default_lexicon.to_string() } else { req.lexicon.clone() };
+        let lexicon = self.state.lexicon(&lexicon_name)?;
+        if lexicon.alphabet() != rules.alphabet {
+            return Err(errors::bad_field(
+                "lexicon",
+                format!(
+                    "lexicon {lexicon_name} is {}, the ruleset needs {}",
+                    lexicon.alphabet(),
+                    rules.alphabet
+                ),
+            ));
+        }
+        if !(2..=4).contains(&req.seats.len()) {
+            return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
+        }
+        let mut seats = Vec::new();
+        let mut tokens = Vec::new();
+        for (i, s) in req.seats.iter().enumerate() {
+            match &s.kind {
+                Some(pb::seat_spec::Kind::Bot(level)) => {
+                    let level = convert::bot_from(*level)?;
+                    seats.push(Seat { name: format!("{} bot", level.name()), kind: SeatKind::Bot(level) });
+                    tokens.push(None);
+                }
+                Some(pb::seat_spec::Kind::Human(h)) => {
+                    let name = if h.name.is_empty() { format!("seat {}", i + 1) } else { h.name.clone() };
+                    if h.open {
+                        seats.push(Seat { name, kind: SeatKind::Human { token: None } });
+                        tokens.push(None);
+                    } else {
+                        let (token, hash) = auth::new_token()?;
+                        seats.push(Seat { name, kind: SeatKind::Human { token: Some(hash) } });
+                        tokens.push(Some(token));
+                    }
+                }
+                None => return Err(errors::bad_field(&format!("seats[{i}]"), "a seat is human or bot")),
+            }
+        }
+        let seed = match req.seed {
+            Some(s) => s,
+            None => {
+                let mut b = [0u8; 8];
+                getrandom::fill(&mut b).map_err(|e| Status::internal(format!("no randomness: {e}")))?;
+                u64::from_le_bytes(b)
+            }
+        };
+        let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
+        config.challenge = convert::challenge_from(req.challenge_rule)?;
+        config.bonus_per_word = !o.bonus_per_challenge;
+        config.reveal_invalid_words = o.reveal_invalid_words;
+        config.seats = seats.len();
+        if let Some(c) = &req.clock
+            && c.initial_ms > 0
+        {
+            config.clock = Some(ClockConfig {
+                initial_ms: c.initial_ms,
+                increment_ms: c.increment_ms,
+                max_overtime_ms: c.max_overtime_ms,
+                penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
+            });
+        }
+        Ok((config, seats, tokens))
+    }
+
+    async fn submit(
+        &self,
+        request: Request<pb::SubmitTurnRequest>,
+    ) -> Result<pb::SubmitTurnResponse, Status> {
+        let session = self.state.session(&request.get_ref().game_id)?;
+        let mut st = session.state.lock().await;
+        let seat = required(caller(&st, request.metadata())?)?;
+        let req = request.into_inner();
+        let key = (seat, req.request_id.clone());
+        if !req.request_id.is_empty()
+            && let Some(bytes) = st.done.get(&key)
+        {
+            return pb::SubmitTurnResponse::decode(bytes.as_slice())
+                .map_err(|e| Status::internal(e.to_string()));
+        }
+        if let Some(expected) = req.expected_turn
+            && expected != st.game.turn()
+        {
+            return Err(errors::stale_turn(expected, st.game.turn()));
+        }
+        let alphabet = st.game.config().rules.alphabet;
+        let mut shown_play = None;
+        let action = match req.action {
+            Some(pb::submit_turn_request::Action::Play(p)) => {
+                let play = convert::play_from(&p, st.game.board())?;
+                shown_play = Some(play);
+                Action::Play(play)
+            }
+            Some(pb::submit_turn_request::Action::Exchange(tiles)) => {
+                Action::Exchange(Rack::parse(&tiles, alphabet).map_err(|e| errors::alphabet("exchange", e))?)
+            }
+            Some(pb::submit_turn_request::Action::Pass(_)) => Action::Pass,
+            Some(pb::submit_turn_request::Action::Resign(_)) => Action::Resign,
+            None => return Err(errors::bad_field("action", "play, exchange, pass or resign")),
+        };
+        let events_before = st.game.history().len();
+        let now = session.now_ms();
+        let result = st.game.act(seat, action, now);
+        // A time loss noticed on the way changed the game even though the action failed.
+        session.publish(&mut st);
+        result.map_err(errors::game)?;
+        self.state.metrics.turns.inc();
+        let points =
+            st.game.history()[events_before..].iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
+        let play = shown_play.and_then(|_| {
+            st.game.history()[events_before..].iter().find_map(|e| match &e.kind {
+                crate::game::EventKind::Play { play, .. } => Some(convert::play_to(play, alphabet)),
+                _ => None,
+            })
+        });
+        session.settle(&mut st, &self.state.metrics);
+        let response = pb::SubmitTurnResponse {
+            points,
+            play,
+            view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
+        };
+        if !req.request_id.is_empty() {
+            st.done.insert(key, response.encode_to_vec());
+        }
+        Ok(response)
+    }
+}
+
+#[tonic::async_trait]
+impl Games for GamesService {
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let started = Instant::now();
+        let result = async {
+            if self.state.sessions.len() >= self.state.limits.max_games {
+                return Err(Status::resource_exhausted(format!(
+                    "the server holds its limit of {} games",
+                    self.state.limits.max_games
+                )));
+            }
+            let (config, seats, tokens) = self.config(request.get_ref())?;
+            let game = Game::new(config).map_err(errors::game)?;
+            let id = Uuid::new_v4();
+            let (events, _) = tokio::sync::broadcast::channel(1024);
+            let session = Arc::new(GameSession {
+                id,
+                created: Instant::now(),
+                state: tokio::sync::Mutex::new(SessionState {
+                    game,
+                    seats,
+                    done: Default::default(),
+                    published: 0,
+                }),
+                events,
+                watchers: Default::default(),
+            });
+            let view = {
+                let mut st = session.state.lock().await;
+                session.settle(&mut st, &self.state.metrics);
+                view(&id.to_string(), &st, None, session.now_ms())
+            };
+            self.state.sessions.insert(id, session);
+            self.state.metrics.games_live.set(self.state.sessions.len() as i64);
+            Ok(pb::CreateGameResponse {
+                game_id: id.to_string(),
+                seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),
+                view: Some(view),
+            })
+        }
+        .await;
+        self.state.metrics.observe("CreateGame", started, &result);
+        result.map(Response::new)
+    }
+
+    async fn join_game(
+        &self,
+        request: Request<pb::JoinGameRequest>,
+    ) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let req = request.into_inner();
+        let session = self.state.session(&req.game_id)?;
+        let mut st = session.state.lock().await;
+        if st.game.is_over() {
+            return Err(Status::failed_precondition("the game is over"));
+        }
+        let Some(seat) = st.seats.iter().position(|s| matches!(s.kind, SeatKind::Human { token: None }))
+        else {
+            return Err(Status::failed_precondition("no open seat in this game"));
+        };
+        let (token, hash) = auth::new_token()?;
+        st.seats[seat].kind = SeatKind::Human { token: Some(hash) };
+        if !req.name.is_empty() {
+            st.seats[seat].name = req.name;
+        }
+        Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
+    }
+
+    async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
+        let session = self.state.session(&request.get_ref().game_id)?;
+        let mut st = session.state.lock().await;
+        let viewer = caller(&st, request.metadata())?;
+        if st.game.tick(session.now_ms()) {
+            session.publish(&mut st);
+        }
+        Ok(Response::new(view(&session.id.to_string(), &st, viewer, session.now_ms())))
+    }
+
+    async fn submit_turn(
+        &self,
+        request: Request<pb::SubmitTurnRequest>,
+    ) -> Result<Response<pb::SubmitTurnResponse>, Status> {
+        let started = Instant::now();
+        let result = self.submit(request).await;
+        self.state.metrics.observe("SubmitTurn", started, &result);
+        result.map(Response::new)
+    }
+
+    async fn challenge(
+        &self,
+        request: Request<pb::ChallengeRequest>,
+    ) -> Result<Response<pb::ChallengeResponse>, Status> {
+        let session = self.state.session(&request.get_ref().game_id)?;
+        let mut st = session.state.lock().await;
+        let seat = required(caller(&st, request.metadata())?)?;
+        let now = session.now_ms();
+        let result = st.game.challenge(seat, now);
+        session.publish(&mut st);
+        let verdict = result.map_err(errors::game)?;
+        session.settle(&mut st, &self.state.metrics);
+        Ok(Response::new(pb::ChallengeResponse {
+            acceptable: verdict.acceptable,
+            invalid_words: verdict.invalid_words.unwrap_or_default(),
+            view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
+        }))
+    }
+
+    type WatchGameStream = EventStream;
+
+    async fn watch_game(
+        &self,
+        request: Request<pb::WatchGameRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let session = self.state.session(&request.get_ref().game_id)?;
+        let from = request.get_ref().from_event as usize;
+        let cap = self.state.limits.streams_per_game;
+        if session.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
+            session.watchers.fetch_sub(1, Ordering::SeqCst);
+            return Err(Status::resource_exhausted(format!("this game already has {cap} watchers")));
+        }
+        let guard = WatchGuard(session.clone());
+        // Subscribe and read the history under the lock, so no event falls between the two.
+        let (viewer, alphabet, backlog, mut rx) = {
+            let st = session.state.lock().await;
+            let viewer = caller(&st, request.metadata())?;
+            let history = st.game.history();
+            let backlog: Vec<_> = history[from.min(st.published)..st.published].to_vec();
+            (viewer, st.game.config().rules.alphabet, backlog, session.events.subscribe())
+        };
+        let (tx, out) = tokio::sync::mpsc::channel(64);
+        let mut shutdown = self.state.shutdown.clone();
+        tokio::spawn(async move {
+            let _guard = guard;
+            let mut next = from;
+            let send = |e: &crate::game::Event| convert::event_to(e, alphabet, viewer);
+            for e in &backlog {
+                if tx.send(Ok(send(e))).await.is_err() {
+                    return;
+                }
+                next = e.number + 1;
+                if matches!(e.kind, crate::game::EventKind::GameOver { .. }) {
+                    return;
+                }
+            }
+            loop {
+                let received = tokio::select! {
+                    r = rx.recv() => r,
+                    _ = shutdown.changed() => {
+                        let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
+                        return;
+                    }
+                };
+                let events: Vec<Arc<crate::game::Event>> = match received {
+                    Ok(e) => vec![e],
+                    Err(RecvError::Lagged(_)) => {
+                        // Replay what was missed from the history: never a silent gap.
+                        let st = _guard.0.state.lock().await;
+                        st.game.history()[next.min(st.published)..st.published]
+                            .iter()
+                            .cloned()
+                            .map(Arc::new)
+                            .collect()
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                for e in events {
+                    if e.number < next {
+                        continue;
+                    }
+                    next = e.number + 1;
+                    let over = matches!(e.kind, crate::game::EventKind::GameOver { .. });
+                    if tx.send(Ok(send(&e))).await.is_err() {
+                        return;
+                    }
+                    if over {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
+    }
+
+    async fn export_gcg(
+        &self,
+        request: Request<pb::ExportGcgRequest>,
+    ) -> Result<Response<pb::ExportGcgResponse>, Status> {
+        let session = self.state.session(&request.get_ref().game_id)?;
+        let st = session.state.lock().await;
+        let nicks: Vec<String> = st.seats.iter().map(|s| s.name.replace(char::is_whitespace, "_")).collect();
+        Ok(Response::new(pb::ExportGcgResponse { gcg: write_gcg(&st.game, &nicks) }))
+    }
+
+    async fn import_gcg(
+        &self,
+        request: Request<pb::ImportGcgRequest>,
+    ) -> Result<Response<pb::ImportGcgResponse>, Status> {
+        let req = request.into_inner();
+        let kind = convert::ruleset_from(req.ruleset)?;
+        let rules = Arc::new(Ruleset::new(kind));
+        let words = !req.lexicon.is_empty();
+        let lexicon = self.state.lexicon(if words { &req.lexicon } else { rules.default_lexicon })?;
+        let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
+        let report = check_record_with(&record, rules, &lexicon, words);
+        Ok(Response::new(pb::ImportGcgResponse {
+            ok: report.mismatches.is_empty(),
+            players: report.finals.iter().map(|f| f.0.clone()).collect(),
+            final_scores: report.finals.iter().map(|f| f.1).collect(),
+            mismatches: report
+                .mismatches
+                .iter()
+                .map(|m| pb::GcgMismatch {
+                    line: m.line as u32,
+                    text: m.text.clone(),
+                    recorded_score: m.recorded.0,
+                    recorded_total: m.recorded.1,
+                    recomputed_score: m.recomputed.0,
+                    recomputed_total: m.recomputed.1,
+                    note: m.note.clone().unwrap_or_default(),
+                })
+                .collect(),
+            unknown_words: report.unknown_words.iter().map(|(l, w)| format!("line {l}: {w}")).collect(),
+        }))
+    }
+}

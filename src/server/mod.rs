@@ -1,0 +1,165 @@
+//! The gRPC server: proto ↔ domain conversion, sessions in a `DashMap`, auth, streams, limits,
+//! health, reflection, grpc-web and metrics. The only layer that knows tonic and tokio.
+
+pub mod analysis;
+pub mod auth;
+pub mod convert;
+pub mod errors;
+pub mod games;
+pub mod lexicons;
+pub mod metrics;
+pub mod state;
+
+use crate::lexicon::{Lexicon, catalog};
+use crate::proto::v1::analysis_server::AnalysisServer;
+use crate::proto::v1::games_server::GamesServer;
+use crate::proto::v1::lexicons_server::LexiconsServer;
+use state::{AppState, Limits};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tonic::transport::Server;
+
+/// What the server needs to start.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Shipped lexicons to load (en, ru, erudit).
+    pub lexicons: Vec<String>,
+    /// Where compiled lexicons are cached (None: compile at every start).
+    pub lexicon_cache: Option<PathBuf>,
+    pub limits: Limits,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            lexicons: vec!["en".into(), "ru".into(), "erudit".into()],
+            lexicon_cache: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Load the configured lexicons.
+pub fn load_lexicons(
+    config: &ServerConfig,
+) -> Result<Vec<Lexicon>, Box<dyn std::error::Error + Send + Sync>> {
+    config
+        .lexicons
+        .iter()
+        .map(|name| {
+            let shipped = catalog::shipped(name)
+                .ok_or_else(|| format!("unknown lexicon {name:?} (shipped: en, ru, erudit)"))?;
+            Ok(catalog::load_shipped_cached(shipped, config.lexicon_cache.as_deref())?)
+        })
+        .collect()
+}
+
+/// A running server's handle: its state (for tests and metrics) and the shutdown switch.
+pub struct Handle {
+    pub state: Arc<AppState>,
+    shutdown: watch::Sender<bool>,
+}
+
+impl Handle {
+    /// Ask the server to stop: open streams end, then the listener closes.
+    pub fn shutdown(&self) {
+        let _ = self.shutdown.send(true);
+    }
+}
+
+/// Build the state for a server.
+pub fn state(lexicons: Vec<Lexicon>, limits: Limits) -> Handle {
+    let (tx, rx) = watch::channel(false);
+    Handle { state: Arc::new(AppState::new(lexicons, limits, rx)), shutdown: tx }
+}
+
+/// Serve on a bound listener until `signal` completes or the handle is shut down.
+pub async fn serve_on(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    signal: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let limit = state.limits.max_message_bytes;
+    let (reporter, health) = tonic_health::server::health_reporter();
+    reporter.set_serving::<GamesServer<games::GamesService>>().await;
+    reporter.set_serving::<AnalysisServer<analysis::AnalysisService>>().await;
+    reporter.set_serving::<LexiconsServer<lexicons::LexiconsService>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    let games =
+        GamesServer::new(games::GamesService { state: state.clone() }).max_decoding_message_size(limit);
+    let analysis = AnalysisServer::new(analysis::AnalysisService { state: state.clone() })
+        .max_decoding_message_size(limit);
+    let lexicons = LexiconsServer::new(lexicons::LexiconsService { state: state.clone() })
+        .max_decoding_message_size(limit);
+    let mut shutdown = state.shutdown.clone();
+    let stop = async move {
+        tokio::select! {
+            _ = signal => {},
+            _ = shutdown.changed() => {},
+        }
+    };
+    let concurrency = tower::limit::GlobalConcurrencyLimitLayer::new(state.limits.concurrency);
+    Server::builder()
+        .accept_http1(true)
+        .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
+        .layer(tonic_web::GrpcWebLayer::new())
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(reflection_alpha)
+        .add_service(games)
+        .add_service(analysis)
+        .add_service(lexicons)
+        .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), stop)
+        .await?;
+    Ok(())
+}
+
+/// Serve Prometheus metrics as text on `GET /metrics`.
+pub async fn serve_metrics(
+    addr: SocketAddr,
+    state: Arc<AppState>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let state = state.clone();
+            async move { state.metrics.render() }
+        }),
+    );
+    let listener = TcpListener::bind(addr).await?;
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// Resolves on SIGTERM or ctrl-c.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

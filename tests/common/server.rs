@@ -1,0 +1,111 @@
+//! An in-process server on 127.0.0.1:0 for the behaviour tests, and client helpers.
+#![allow(dead_code)]
+
+use dawgref::proto::v1 as pb;
+use dawgref::proto::v1::analysis_client::AnalysisClient;
+use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::lexicons_client::LexiconsClient;
+use dawgref::rules::RulesetKind;
+use dawgref::server::{self, Handle, state::Limits};
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+
+pub struct TestServer {
+    pub url: String,
+    pub handle: Handle,
+}
+
+pub async fn start() -> TestServer {
+    start_with(Limits::default()).await
+}
+
+pub async fn start_with(limits: Limits) -> TestServer {
+    let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
+    let handle = server::state(lexicons, limits);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = handle.state.clone();
+    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    TestServer { url: format!("http://{addr}"), handle }
+}
+
+impl TestServer {
+    pub async fn games(&self) -> GamesClient<Channel> {
+        GamesClient::connect(self.url.clone()).await.unwrap()
+    }
+    pub async fn analysis(&self) -> AnalysisClient<Channel> {
+        AnalysisClient::connect(self.url.clone()).await.unwrap()
+    }
+    pub async fn lexicons(&self) -> LexiconsClient<Channel> {
+        LexiconsClient::connect(self.url.clone()).await.unwrap()
+    }
+}
+
+/// A request carrying a seat's token.
+pub fn authed<T>(msg: T, token: &str) -> Request<T> {
+    let mut r = Request::new(msg);
+    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+pub fn human(name: &str) -> pb::SeatSpec {
+    pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })) }
+}
+
+pub fn bot(level: pb::BotLevel) -> pb::SeatSpec {
+    pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)) }
+}
+
+pub fn create(
+    ruleset: pb::Ruleset,
+    rule: pb::ChallengeRule,
+    seats: Vec<pb::SeatSpec>,
+    seed: u64,
+) -> pb::CreateGameRequest {
+    pb::CreateGameRequest {
+        ruleset: ruleset as i32,
+        challenge_rule: rule as i32,
+        seats,
+        seed: Some(seed),
+        ..Default::default()
+    }
+}
+
+pub fn play_action(notation: &str) -> Option<pb::submit_turn_request::Action> {
+    Some(pb::submit_turn_request::Action::Play(pb::Play { notation: notation.into(), tiles: vec![] }))
+}
+
+pub fn turn(
+    game_id: &str,
+    expected: u32,
+    action: Option<pb::submit_turn_request::Action>,
+) -> pb::SubmitTurnRequest {
+    pb::SubmitTurnRequest {
+        game_id: game_id.into(),
+        expected_turn: Some(expected),
+        request_id: String::new(),
+        action,
+    }
+}
+
+/// The best play for the caller's own rack in a live game (None: no play).
+pub async fn best_move(
+    a: &mut AnalysisClient<Channel>,
+    game_id: &str,
+    token: &str,
+) -> Option<pb::GeneratedMove> {
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(game_id.into())),
+            lexicon: String::new(),
+        }),
+        limit: 1,
+        ..Default::default()
+    };
+    let mut stream = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
+    stream.message().await.unwrap()
+}
+
+pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
+    r.expect_err("expected an error").code()
+}
