@@ -1,0 +1,119 @@
+//! Two humans and a watcher: the watcher's stream carries every event, live, and never a rack;
+//! each seat's own stream carries its own racks only.
+
+mod common;
+
+use common::server::*;
+use dawgref::proto::v1 as pb;
+
+#[tokio::test]
+async fn watchers_see_every_event_and_no_rack() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let mut a = srv.analysis().await;
+    let created = g
+        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 21))
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id.clone();
+    let tokens = created.seat_tokens.clone();
+    // A watcher with no token, and seat 1 watching with its token, both from the start.
+    let mut watcher = g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
+    let mut seat1 = g
+        .watch_game(authed(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }, &tokens[1]))
+        .await
+        .unwrap()
+        .into_inner();
+    // Six turns: plays where possible, one exchange.
+    for t in 0..6u32 {
+        let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+        let seat = v.to_move as usize;
+        let action = if t == 3 {
+            Some(pb::submit_turn_request::Action::Exchange("".to_string() + &{
+                let mine = g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat])).await.unwrap().into_inner();
+                mine.my_rack[..2].to_string()
+            }))
+        } else {
+            match best_move(&mut a, &id, &tokens[seat]).await {
+                Some(m) => Some(pb::submit_turn_request::Action::Play(m.play.unwrap())),
+                None => Some(pb::submit_turn_request::Action::Pass(true)),
+            }
+        };
+        g.submit_turn(authed(turn(&id, v.turn, action), &tokens[seat])).await.unwrap();
+    }
+    g.submit_turn(authed(
+        pb::SubmitTurnRequest {
+            game_id: id.clone(),
+            action: Some(pb::submit_turn_request::Action::Resign(true)),
+            ..Default::default()
+        },
+        &tokens[0],
+    ))
+    .await
+    .unwrap();
+    let view = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    assert!(view.over);
+    assert_eq!(view.my_rack, "", "no token, no rack");
+    assert_eq!(view.my_seat, None);
+    let mut seen = Vec::new();
+    while let Some(e) = watcher.message().await.unwrap() {
+        assert_eq!(e.rack, "", "a watcher saw a rack in event {}", e.number);
+        if e.kind == "exchange" {
+            assert_eq!((e.tiles.as_str(), e.tile_count), ("", 2));
+        }
+        seen.push(e);
+    }
+    assert_eq!(seen.len() as u64, view.events);
+    assert_eq!(seen.iter().map(|e| e.number).collect::<Vec<_>>(), (0..view.events).collect::<Vec<_>>());
+    let mut own = Vec::new();
+    while let Some(e) = seat1.message().await.unwrap() {
+        if e.seat == 1 && e.kind != "game_over" {
+            assert!(!e.rack.is_empty(), "seat 1 should see its own rack in event {}", e.number);
+        } else if e.seat != 1 {
+            assert_eq!(e.rack, "", "seat 1 saw seat {}'s rack", e.seat);
+        }
+        own.push(e);
+    }
+    assert_eq!(own.len(), seen.len());
+    // The seat sees its own rack in GetGame, and not the other's.
+    let mine = g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1])).await.unwrap().into_inner();
+    assert_eq!((mine.my_seat, mine.my_rack.len()), (Some(1), 7));
+}
+
+#[tokio::test]
+async fn watching_from_an_event_number_then_live() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let created = g
+        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 22))
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id.clone();
+    let t = &created.seat_tokens;
+    let pass = || Some(pb::submit_turn_request::Action::Pass(true));
+    g.submit_turn(authed(turn(&id, 0, pass()), &t[0])).await.unwrap();
+    g.submit_turn(authed(turn(&id, 1, pass()), &t[1])).await.unwrap();
+    let mut w = g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 1 }).await.unwrap().into_inner();
+    let first = w.message().await.unwrap().unwrap();
+    assert_eq!((first.number, first.kind.as_str(), first.seat), (1, "pass", 1));
+    g.submit_turn(authed(turn(&id, 2, pass()), &t[0])).await.unwrap();
+    let live = w.message().await.unwrap().unwrap();
+    assert_eq!((live.number, live.kind.as_str()), (2, "pass"));
+}
+
+#[tokio::test]
+async fn streams_per_game_are_capped() {
+    let srv = start_with(dawgref::server::state::Limits { streams_per_game: 2, ..Default::default() }).await;
+    let mut g = srv.games().await;
+    let created = g
+        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 23))
+        .await
+        .unwrap()
+        .into_inner();
+    let req = || pb::WatchGameRequest { game_id: created.game_id.clone(), from_event: 0 };
+    let _one = g.watch_game(req()).await.unwrap();
+    let _two = g.watch_game(req()).await.unwrap();
+    assert_eq!(code(g.watch_game(req()).await), tonic::Code::ResourceExhausted);
+}
