@@ -12,7 +12,12 @@ use tonic_types::StatusExt;
 async fn game(srv: &TestServer) -> (String, Vec<String>) {
     let mut g = srv.games().await;
     let c = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 41))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            41,
+        ))
         .await
         .unwrap()
         .into_inner();
@@ -27,8 +32,14 @@ async fn the_table() {
     let pass = || Some(pb::submit_turn_request::Action::Pass(true));
     let unknown = uuid::Uuid::new_v4().to_string();
     assert_eq!(code(g.get_game(pb::GetGameRequest { game_id: unknown }).await), Code::NotFound);
-    assert_eq!(code(g.get_game(pb::GetGameRequest { game_id: "not-a-uuid".into() }).await), Code::InvalidArgument);
-    assert_eq!(code(g.submit_turn(authed(turn(&id, 0, pass()), "0123456789abcdef0123456789abcdef")).await), Code::Unauthenticated);
+    assert_eq!(
+        code(g.get_game(pb::GetGameRequest { game_id: "not-a-uuid".into() }).await),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        code(g.submit_turn(authed(turn(&id, 0, pass()), "0123456789abcdef0123456789abcdef")).await),
+        Code::Unauthenticated
+    );
     assert_eq!(code(g.submit_turn(turn(&id, 0, pass())).await), Code::Unauthenticated);
     let mut bad_header = tonic::Request::new(turn(&id, 0, pass()));
     bad_header.metadata_mut().insert("authorization", "Basic abc".parse().unwrap());
@@ -60,7 +71,13 @@ async fn the_table() {
     assert!(v.iter().any(|f| f.description.contains("centre")));
     // An exchange of tiles not held; no action at all.
     assert_eq!(
-        code(g.submit_turn(authed(turn(&id, 0, Some(pb::submit_turn_request::Action::Exchange("ZZZZZZZ".into()))), &t[0])).await),
+        code(
+            g.submit_turn(authed(
+                turn(&id, 0, Some(pb::submit_turn_request::Action::Exchange("ZZZZZZZ".into()))),
+                &t[0]
+            ))
+            .await
+        ),
         Code::InvalidArgument
     );
     assert_eq!(code(g.submit_turn(authed(turn(&id, 0, None), &t[0])).await), Code::InvalidArgument);
@@ -68,7 +85,13 @@ async fn the_table() {
     let ch = pb::ChallengeRequest { game_id: id.clone(), request_id: String::new() };
     assert_eq!(code(g.challenge(authed(ch, &t[1])).await), Code::FailedPrecondition);
     // Creating games: bad seat counts, unknown lexicon, lexicon of another alphabet.
-    assert_eq!(code(g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("solo")], 1)).await), Code::InvalidArgument);
+    assert_eq!(
+        code(
+            g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("solo")], 1))
+                .await
+        ),
+        Code::InvalidArgument
+    );
     let mut req = create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 1);
     req.lexicon = "nwl99".into();
     assert_eq!(code(g.create_game(req.clone()).await), Code::InvalidArgument);
@@ -82,13 +105,21 @@ async fn the_table() {
 
 #[tokio::test]
 async fn oversize_messages_are_refused() {
-    let srv = start_with(dawgref::server::state::Limits { max_message_bytes: 4096, ..Default::default() }).await;
+    let srv =
+        start_with(dawgref::server::state::Limits { max_message_bytes: 4096, ..Default::default() }).await;
     let mut l = srv.lexicons().await;
-    let req = pb::JudgeWordsRequest { lexicon: "en".into(), words: vec!["A".repeat(100); 100], per_word: false };
+    let req =
+        pb::JudgeWordsRequest { lexicon: "en".into(), words: vec!["A".repeat(100); 100], per_word: false };
     let e = l.judge_words(req).await.unwrap_err();
     assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
     // The server is fine afterwards.
-    let ok = l.judge_words(pb::JudgeWordsRequest { lexicon: "en".into(), words: vec!["QI".into()], per_word: false }).await;
+    let ok = l
+        .judge_words(pb::JudgeWordsRequest {
+            lexicon: "en".into(),
+            words: vec!["QI".into()],
+            per_word: false,
+        })
+        .await;
     assert!(ok.unwrap().into_inner().acceptable);
 }
 

@@ -13,7 +13,12 @@ async fn one_of_eight_concurrent_submissions_wins() {
     let srv = start().await;
     let mut g = srv.games().await;
     let created = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 31))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            31,
+        ))
         .await
         .unwrap()
         .into_inner();
@@ -44,7 +49,8 @@ async fn one_of_eight_concurrent_submissions_wins() {
     }
     assert_eq!(ok, 1, "{codes:?}");
     assert!(codes.iter().all(|c| matches!(c, Code::Aborted | Code::FailedPrecondition)), "{codes:?}");
-    let v = g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token)).await.unwrap().into_inner();
+    let v =
+        g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token)).await.unwrap().into_inner();
     assert_eq!((v.turn, v.to_move, v.events), (1, 1, 1));
     assert_eq!(v.seats[0].score, srv.handle.state.session(&id).unwrap().state.lock().await.game.scores()[0]);
     srv.handle.state.session(&id).unwrap().state.lock().await.game.check_invariants().unwrap();
@@ -55,7 +61,12 @@ async fn a_repeated_request_id_returns_the_first_result() {
     let srv = start().await;
     let mut g = srv.games().await;
     let created = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 32))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            32,
+        ))
         .await
         .unwrap()
         .into_inner();

@@ -12,14 +12,20 @@ async fn watchers_see_every_event_and_no_rack() {
     let mut g = srv.games().await;
     let mut a = srv.analysis().await;
     let created = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 21))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            21,
+        ))
         .await
         .unwrap()
         .into_inner();
     let id = created.game_id.clone();
     let tokens = created.seat_tokens.clone();
     // A watcher with no token, and seat 1 watching with its token, both from the start.
-    let mut watcher = g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
+    let mut watcher =
+        g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
     let mut seat1 = g
         .watch_game(authed(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }, &tokens[1]))
         .await
@@ -30,10 +36,17 @@ async fn watchers_see_every_event_and_no_rack() {
         let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
         let seat = v.to_move as usize;
         let action = if t == 3 {
-            Some(pb::submit_turn_request::Action::Exchange("".to_string() + &{
-                let mine = g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat])).await.unwrap().into_inner();
-                mine.my_rack[..2].to_string()
-            }))
+            Some(pb::submit_turn_request::Action::Exchange(
+                "".to_string()
+                    + &{
+                        let mine = g
+                            .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat]))
+                            .await
+                            .unwrap()
+                            .into_inner();
+                        mine.my_rack[..2].to_string()
+                    },
+            ))
         } else {
             match best_move(&mut a, &id, &tokens[seat]).await {
                 Some(m) => Some(pb::submit_turn_request::Action::Play(m.play.unwrap())),
@@ -77,7 +90,11 @@ async fn watchers_see_every_event_and_no_rack() {
     }
     assert_eq!(own.len(), seen.len());
     // The seat sees its own rack in GetGame, and not the other's.
-    let mine = g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1])).await.unwrap().into_inner();
+    let mine = g
+        .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1]))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!((mine.my_seat, mine.my_rack.len()), (Some(1), 7));
 }
 
@@ -86,7 +103,12 @@ async fn watching_from_an_event_number_then_live() {
     let srv = start().await;
     let mut g = srv.games().await;
     let created = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 22))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            22,
+        ))
         .await
         .unwrap()
         .into_inner();
@@ -95,7 +117,8 @@ async fn watching_from_an_event_number_then_live() {
     let pass = || Some(pb::submit_turn_request::Action::Pass(true));
     g.submit_turn(authed(turn(&id, 0, pass()), &t[0])).await.unwrap();
     g.submit_turn(authed(turn(&id, 1, pass()), &t[1])).await.unwrap();
-    let mut w = g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 1 }).await.unwrap().into_inner();
+    let mut w =
+        g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 1 }).await.unwrap().into_inner();
     let first = w.message().await.unwrap().unwrap();
     assert_eq!((first.number, first.kind.as_str(), first.seat), (1, "pass", 1));
     g.submit_turn(authed(turn(&id, 2, pass()), &t[0])).await.unwrap();
@@ -108,7 +131,12 @@ async fn streams_per_game_are_capped() {
     let srv = start_with(dawgref::server::state::Limits { streams_per_game: 2, ..Default::default() }).await;
     let mut g = srv.games().await;
     let created = g
-        .create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 23))
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), human("b")],
+            23,
+        ))
         .await
         .unwrap()
         .into_inner();

@@ -57,10 +57,7 @@ type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>);
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 
 impl GamesService {
-    fn config(
-        &self,
-        req: &pb::CreateGameRequest,
-    ) -> Result<NewGame, Status> {
+    fn config(&self, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
         let kind = convert::ruleset_from(req.ruleset)?;
         let mut rules = Ruleset::new(kind);
         let o = req.options.unwrap_or_default();
