@@ -38,6 +38,22 @@ pub enum BenchCommand {
         #[arg(long, default_value = "english")]
         ruleset: RulesetKind,
     },
+    /// The server over loopback: requests/s and latency of ValidatePlay, Evaluate and
+    /// Health/Check, bot-vs-bot games per second, bot decision time, memory per live game.
+    Server {
+        /// Seconds of load per call.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Concurrent client loops.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Bot-vs-bot games played through CreateGame.
+        #[arg(long, default_value_t = 200)]
+        games: usize,
+        /// Games created and held for the memory figure.
+        #[arg(long, default_value_t = 10_000)]
+        live_games: usize,
+    },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
     Engine {
@@ -64,6 +80,12 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         }
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
+        BenchCommand::Server { seconds, clients, games, live_games } => super::bench_server::run(
+            seconds.clamp(0.1, 60.0),
+            clients.clamp(1, 256),
+            games.min(100_000),
+            live_games.min(100_000),
+        ),
     }
 }
 

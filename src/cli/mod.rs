@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module.
 
 mod bench;
+mod bench_server;
 mod gcg;
 mod generate;
 mod lexicon;

@@ -56,6 +56,9 @@ impl AnalysisService {
                 })
             }
             Some(pb::position::Source::Cgp(text)) => {
+                if let Some((board, rack, lexicon)) = self.state.positions.get(text, &p.lexicon) {
+                    return Ok(Resolved { board, lexicon, rack });
+                }
                 let c = cgp::parse(text, None).map_err(errors::cgp)?;
                 let rules = c.rules();
                 let name = if !p.lexicon.is_empty() {
@@ -75,7 +78,9 @@ impl AnalysisService {
                     ));
                 }
                 let board = c.board(Arc::new(rules), lexicon.dawg());
-                Ok(Resolved { board, lexicon, rack: c.racks.first().copied() })
+                let rack = c.racks.first().copied();
+                self.state.positions.put(text, &p.lexicon, (board.clone(), rack, lexicon.clone()));
+                Ok(Resolved { board, lexicon, rack })
             }
             None => Err(errors::bad_field("position", "a game_id or a cgp is required")),
         }

@@ -221,7 +221,8 @@ impl Games for GamesService {
             let (config, seats, tokens) = self.config(request.get_ref())?;
             let game = Game::new(config).map_err(errors::game)?;
             let id = Uuid::new_v4();
-            let (events, _) = tokio::sync::broadcast::channel(1024);
+            // Watchers that fall further behind replay from the history, so the channel stays small.
+            let (events, _) = tokio::sync::broadcast::channel(128);
             let session = Arc::new(GameSession {
                 id,
                 created: Instant::now(),

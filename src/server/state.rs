@@ -143,8 +143,37 @@ impl GameSession {
     }
 }
 
+/// A position built from a CGP line: its board, first rack, and lexicon.
+pub type CachedPosition = (crate::board::Board, Option<crate::rack::Rack>, Arc<Lexicon>);
+
+/// Boards built from CGP lines, by (line, lexicon): analysis clients send the same position
+/// many times, and building a board's cross-sets costs far more than cloning it. Bounded: the
+/// cache is emptied when it reaches its size.
+#[derive(Default)]
+pub struct PositionCache {
+    boards: std::sync::Mutex<HashMap<(String, String), CachedPosition>>,
+}
+
+impl PositionCache {
+    const CAPACITY: usize = 1024;
+
+    pub fn get(&self, cgp: &str, lexicon: &str) -> Option<CachedPosition> {
+        let map = self.boards.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&(cgp.to_string(), lexicon.to_string())).cloned()
+    }
+
+    pub fn put(&self, cgp: &str, lexicon: &str, position: CachedPosition) {
+        let mut map = self.boards.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= Self::CAPACITY {
+            map.clear();
+        }
+        map.insert((cgp.to_string(), lexicon.to_string()), position);
+    }
+}
+
 /// The whole server's state.
 pub struct AppState {
+    pub positions: PositionCache,
     pub lexicons: BTreeMap<String, Arc<Lexicon>>,
     pub sessions: DashMap<Uuid, Arc<GameSession>>,
     pub limits: Limits,
@@ -158,6 +187,7 @@ impl AppState {
         AppState {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
             sessions: DashMap::new(),
+            positions: PositionCache::default(),
             limits,
             metrics: Metrics::new(),
             shutdown,
