@@ -426,6 +426,31 @@ impl Game {
         Ok(())
     }
 
+    /// Give one seat a chosen rack (replaying a record that shows only the mover's rack): every
+    /// rack goes back to the bag, the seat takes its tiles, the others draw afresh.
+    pub fn stack_rack(&mut self, seat: usize, rack: &Rack) -> Result<(), GameError> {
+        self.seat_check(seat)?;
+        let mut pool = self.bag.contents();
+        for r in &self.racks {
+            pool.add_all(r);
+        }
+        if !pool.contains(rack) {
+            return Err(GameError::NotInBag(rack.to_string(self.config.rules.alphabet)));
+        }
+        for s in 0..self.config.seats {
+            let old = std::mem::take(&mut self.racks[s]);
+            self.bag.put_back(&old);
+        }
+        let taken = self.bag.take_exact(rack);
+        debug_assert!(taken, "the pool was checked");
+        self.racks[seat] = *rack;
+        let size = self.config.rules.rack_size;
+        for s in (0..self.config.seats).filter(|&s| s != seat) {
+            self.bag.refill(&mut self.racks[s], size);
+        }
+        Ok(())
+    }
+
     /// Check a play for `seat` without playing it: geometry, rack, and the words when the
     /// challenge rule refuses phonies at submission (void), plus repeated words where the
     /// ruleset forbids them.

@@ -184,3 +184,77 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
     let play = Play::new(dir, row, col, &tiles).map_err(|e| e.to_string())?;
     play.normalized(board).map_err(|ps| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
 }
+
+/// Why a record could not be replayed into a game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("GCG line {line}: {reason}")]
+pub struct ImportError {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Replay a record into a live game: each move line's rack is given to its player, its move is
+/// made through the game's own methods (scores recomputed by the engine), a withdrawal is a
+/// successful challenge by the next seat, a challenge bonus a failed one. End-of-game and
+/// penalty lines are left to the engine. The result is the finished game, or one that can be
+/// resumed from where the record stops. `config.seats` must equal the record's players.
+pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, ImportError> {
+    use super::Action;
+    let alphabet = config.rules.alphabet;
+    let seats = config.seats;
+    let mut game = Game::new(config).map_err(|e| ImportError { line: 0, reason: e.to_string() })?;
+    let seat_of = |nick: &str| rec.players.iter().position(|p| p.nick == nick);
+    let mut now = 0u64;
+    for m in &rec.moves {
+        let fail = |reason: String| ImportError { line: m.line, reason };
+        let seat = seat_of(&m.nick).ok_or_else(|| fail(format!("unknown player {}", m.nick)))?;
+        now += 1000;
+        if game.is_over() {
+            if matches!(m.kind, MoveKind::EndRack { .. } | MoveKind::TimePenalty) {
+                continue;
+            }
+            return Err(fail("the game is already over".into()));
+        }
+        let is_move = matches!(m.kind, MoveKind::Play { .. } | MoveKind::Pass | MoveKind::Exchange { .. });
+        if is_move && let Some(rack) = &m.rack {
+            let r = Rack::parse(rack, alphabet).map_err(|e| fail(e.to_string()))?;
+            game.stack_rack(seat, &r).map_err(|e| fail(e.to_string()))?;
+        }
+        match &m.kind {
+            MoveKind::Play { coordinate, word } => {
+                let play = replay_play(game.board(), alphabet, coordinate, word).map_err(fail)?;
+                game.act(seat, Action::Play(play), now).map_err(|e| fail(e.to_string()))?;
+            }
+            MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| fail(e.to_string()))?,
+            MoveKind::Exchange { tiles } => {
+                let rack = game.rack(seat).copied().unwrap_or_default();
+                let throw = match tiles.parse::<usize>() {
+                    // Only a count: which tiles went back is unknown, any will do.
+                    Ok(n) => {
+                        let mut t = Rack::new();
+                        for x in rack.tiles().take(n) {
+                            match x {
+                                Some(l) => t.add(l),
+                                None => t.add_blank(),
+                            }
+                        }
+                        t
+                    }
+                    Err(_) => Rack::parse(tiles, alphabet).map_err(|e| fail(e.to_string()))?,
+                };
+                game.act(seat, Action::Exchange(throw), now).map_err(|e| fail(e.to_string()))?;
+            }
+            MoveKind::Withdrawn | MoveKind::ChallengeBonus => {
+                let challenger = (1..seats).map(|k| (seat + k) % seats).next().unwrap_or(0);
+                game.challenge(challenger, now).map_err(|e| fail(e.to_string()))?;
+            }
+            // The record counts the racks: the play that went out was accepted.
+            MoveKind::EndRack { .. } if game.awaiting_final_challenge() => {
+                let next = game.to_move();
+                game.act(next, Action::Pass, now).map_err(|e| fail(e.to_string()))?;
+            }
+            MoveKind::EndRack { .. } | MoveKind::TimePenalty => {}
+        }
+    }
+    Ok(game)
+}

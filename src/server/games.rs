@@ -409,10 +409,68 @@ impl Games for GamesService {
         let rules = Arc::new(Ruleset::new(kind));
         let words = !req.lexicon.is_empty();
         let lexicon = self.state.lexicon(if words { &req.lexicon } else { rules.default_lexicon })?;
+        if lexicon.alphabet() != rules.alphabet {
+            return Err(errors::bad_field(
+                "lexicon",
+                format!("{} does not fit the {kind} ruleset", req.lexicon),
+            ));
+        }
         let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
-        let report = check_record_with(&record, rules, &lexicon, words);
+        if !(2..=4).contains(&record.players.len()) {
+            return Err(errors::bad_field(
+                "gcg",
+                format!("{} players: a game has 2 to 4", record.players.len()),
+            ));
+        }
+        let report = check_record_with(&record, rules.clone(), &lexicon, words);
+        if self.state.sessions.len() >= self.state.limits.max_games {
+            return Err(Status::resource_exhausted("the server holds its limit of games"));
+        }
+        let mut config = GameConfig::new(rules, lexicon, 0);
+        config.seats = record.players.len();
+        // Records in the field give one bonus per failed challenge.
+        config.bonus_per_word = false;
+        config.challenge = if req.challenge_rule != 0 {
+            convert::challenge_from(req.challenge_rule)?
+        } else {
+            let bonus =
+                record.moves.iter().find(|m| m.kind == gcg::MoveKind::ChallengeBonus).map(|m| m.score);
+            match bonus {
+                Some(10) => crate::game::ChallengeRule::TenPoint,
+                Some(_) => crate::game::ChallengeRule::FivePoint,
+                None => crate::game::ChallengeRule::Single,
+            }
+        };
+        let game = crate::game::record::import_game(&record, config)
+            .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
+        let mut seats = Vec::new();
+        let mut tokens = Vec::new();
+        for p in &record.players {
+            let (token, hash) = auth::new_token()?;
+            seats.push(Seat { name: p.nick.clone(), kind: SeatKind::Human { token: Some(hash) } });
+            tokens.push(token);
+        }
+        let id = Uuid::new_v4();
+        let (events, _) = tokio::sync::broadcast::channel(128);
+        let published = game.history().len();
+        let session = Arc::new(GameSession {
+            id,
+            created: Instant::now(),
+            state: tokio::sync::Mutex::new(SessionState { game, seats, done: Default::default(), published }),
+            events,
+            watchers: Default::default(),
+        });
+        let view = {
+            let st = session.state.lock().await;
+            view(&id.to_string(), &st, None, session.now_ms())
+        };
+        self.state.sessions.insert(id, session);
+        self.state.metrics.games_live.set(self.state.sessions.len() as i64);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),
+            game_id: id.to_string(),
+            seat_tokens: tokens,
+            view: Some(view),
             players: report.finals.iter().map(|f| f.0.clone()).collect(),
             final_scores: report.finals.iter().map(|f| f.1).collect(),
             mismatches: report
