@@ -145,3 +145,52 @@ async fn streams_per_game_are_capped() {
     let _two = g.watch_game(req()).await.unwrap();
     assert_eq!(code(g.watch_game(req()).await), tonic::Code::ResourceExhausted);
 }
+
+/// A watcher that falls behind the event buffer gets the missed events replayed from the
+/// history: every number, in order, no gap.
+#[tokio::test]
+async fn a_lagging_watcher_misses_nothing() {
+    let srv = start_with(dawgref::server::state::Limits { event_buffer: 2, ..Default::default() }).await;
+    let mut g = srv.games().await;
+    let mut req = create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 24);
+    req.options = Some(pb::GameOptions { scoreless_turn_limit: Some(40), ..Default::default() });
+    let created = g.create_game(req).await.unwrap().into_inner();
+    let id = created.game_id.clone();
+    let mut w =
+        g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
+    for t in 0..20u32 {
+        let pass = Some(pb::submit_turn_request::Action::Pass(true));
+        g.submit_turn(authed(turn(&id, t, pass), &created.seat_tokens[(t % 2) as usize])).await.unwrap();
+    }
+    let mut numbers = Vec::new();
+    while numbers.len() < 20 {
+        numbers.push(w.message().await.unwrap().unwrap().number);
+    }
+    assert_eq!(numbers, (0..20).collect::<Vec<u64>>());
+}
+
+#[tokio::test]
+async fn metrics_are_served() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    g.create_game(create(
+        pb::Ruleset::English,
+        pb::ChallengeRule::Single,
+        vec![human("a"), bot(pb::BotLevel::Greedy)],
+        25,
+    ))
+    .await
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(dawgref::server::serve_metrics(listener, srv.handle.state.clone()));
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut body = String::new();
+    tcp.read_to_string(&mut body).await.unwrap();
+    assert!(body.contains("dawgref_games_live 1"), "{body}");
+    assert!(body.contains("dawgref_rpc_seconds_count{code=\"OK\",method=\"CreateGame\"} 1"), "{body}");
+    // The human sits first, so the bot has not had to decide yet.
+    assert!(body.contains("dawgref_bot_turn_seconds_count 0"), "{body}");
+}

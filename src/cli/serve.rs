@@ -55,6 +55,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             streams_per_game: args.streams_per_game,
             max_message_bytes: args.max_message_bytes,
             concurrency: args.concurrency,
+            ..Limits::default()
         },
     };
     let started = std::time::Instant::now();
@@ -73,8 +74,11 @@ pub fn run(args: ServeArgs) -> CliResult {
         let handle = server::state(lexicons, config.limits.clone());
         if let Some(addr) = args.metrics_listen {
             let state = handle.state.clone();
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             tokio::spawn(async move {
-                if let Err(e) = server::serve_metrics(addr, state).await {
+                if let Err(e) = server::serve_metrics(listener, state).await {
                     tracing::error!(%e, "metrics endpoint failed");
                 }
             });

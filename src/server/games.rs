@@ -222,7 +222,7 @@ impl Games for GamesService {
             let game = Game::new(config).map_err(errors::game)?;
             let id = Uuid::new_v4();
             // Watchers that fall further behind replay from the history, so the channel stays small.
-            let (events, _) = tokio::sync::broadcast::channel(128);
+            let (events, _) = tokio::sync::broadcast::channel(self.state.limits.event_buffer.max(1));
             let session = Arc::new(GameSession {
                 id,
                 created: Instant::now(),
@@ -451,7 +451,7 @@ impl Games for GamesService {
             tokens.push(token);
         }
         let id = Uuid::new_v4();
-        let (events, _) = tokio::sync::broadcast::channel(128);
+        let (events, _) = tokio::sync::broadcast::channel(self.state.limits.event_buffer.max(1));
         let published = game.history().len();
         let session = Arc::new(GameSession {
             id,

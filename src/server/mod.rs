@@ -16,7 +16,6 @@ use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use state::{AppState, Limits};
 use std::future::Future;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -134,7 +133,7 @@ pub async fn serve_on(
 
 /// Serve Prometheus metrics as text on `GET /metrics`.
 pub async fn serve_metrics(
-    addr: SocketAddr,
+    listener: TcpListener,
     state: Arc<AppState>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let app = axum::Router::new().route(
@@ -144,7 +143,6 @@ pub async fn serve_metrics(
             async move { state.metrics.render() }
         }),
     );
-    let listener = TcpListener::bind(addr).await?;
     axum::serve(listener, app).await?;
     Ok(())
 }

@@ -28,11 +28,19 @@ pub struct Limits {
     pub max_message_bytes: usize,
     /// Requests handled at once across the server; more are shed (UNAVAILABLE).
     pub concurrency: usize,
+    /// Events a game's broadcast channel holds for slow watchers (who then replay the history).
+    pub event_buffer: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_games: 100_000, streams_per_game: 64, max_message_bytes: 256 * 1024, concurrency: 1024 }
+        Limits {
+            max_games: 100_000,
+            streams_per_game: 64,
+            max_message_bytes: 256 * 1024,
+            concurrency: 1024,
+            event_buffer: 128,
+        }
     }
 }
 
