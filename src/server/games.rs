@@ -242,6 +242,7 @@ impl Games for GamesService {
             };
             self.state.sessions.insert(id, session);
             self.state.metrics.games_live.set(self.state.sessions.len() as i64);
+            tracing::info!(game = %id, over = view.over, "game created");
             Ok(pb::CreateGameResponse {
                 game_id: id.to_string(),
                 seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),

@@ -118,6 +118,7 @@ pub async fn serve_on(
         });
     Server::builder()
         .accept_http1(true)
+        .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health)
