@@ -11,16 +11,7 @@ use tonic_types::StatusExt;
 
 async fn game(srv: &TestServer) -> (String, Vec<String>) {
     let mut g = srv.games().await;
-    let c = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            41,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let c = two_humans(&mut g, 41).await;
     (c.game_id, c.seat_tokens)
 }
 

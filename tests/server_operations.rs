@@ -89,16 +89,7 @@ async fn grpc_web_over_http1() {
 async fn shutdown_ends_open_streams() {
     let srv = start().await;
     let mut g = srv.games().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            51,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 51).await;
     let mut w = g
         .watch_game(pb::WatchGameRequest { game_id: created.game_id, from_event: 0 })
         .await

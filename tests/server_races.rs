@@ -12,16 +12,7 @@ use tonic::Code;
 async fn one_of_eight_concurrent_submissions_wins() {
     let srv = start().await;
     let mut g = srv.games().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            31,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 31).await;
     let id = created.game_id.clone();
     let token = created.seat_tokens[0].clone();
     let mut a = srv.analysis().await;
@@ -60,16 +51,7 @@ async fn one_of_eight_concurrent_submissions_wins() {
 async fn a_repeated_request_id_returns_the_first_result() {
     let srv = start().await;
     let mut g = srv.games().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            32,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 32).await;
     let id = created.game_id.clone();
     let mut a = srv.analysis().await;
     let best = best_move(&mut a, &id, &created.seat_tokens[0]).await.unwrap();

@@ -11,16 +11,7 @@ async fn watchers_see_every_event_and_no_rack() {
     let srv = start().await;
     let mut g = srv.games().await;
     let mut a = srv.analysis().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            21,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 21).await;
     let id = created.game_id.clone();
     let tokens = created.seat_tokens.clone();
     // A watcher with no token, and seat 1 watching with its token, both from the start.
@@ -102,16 +93,7 @@ async fn watchers_see_every_event_and_no_rack() {
 async fn watching_from_an_event_number_then_live() {
     let srv = start().await;
     let mut g = srv.games().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            22,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 22).await;
     let id = created.game_id.clone();
     let t = &created.seat_tokens;
     let pass = || Some(pb::submit_turn_request::Action::Pass(true));
@@ -130,16 +112,7 @@ async fn watching_from_an_event_number_then_live() {
 async fn streams_per_game_are_capped() {
     let srv = start_with(dawgref::server::state::Limits { streams_per_game: 2, ..Default::default() }).await;
     let mut g = srv.games().await;
-    let created = g
-        .create_game(create(
-            pb::Ruleset::English,
-            pb::ChallengeRule::Single,
-            vec![human("a"), human("b")],
-            23,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let created = two_humans(&mut g, 23).await;
     let req = || pb::WatchGameRequest { game_id: created.game_id.clone(), from_event: 0 };
     let _one = g.watch_game(req()).await.unwrap();
     let _two = g.watch_game(req()).await.unwrap();

@@ -109,3 +109,14 @@ pub async fn best_move(
 pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
     r.expect_err("expected an error").code()
 }
+
+/// A two-seat English game between two people (single challenge).
+pub async fn two_humans(
+    g: &mut dawgref::proto::v1::games_client::GamesClient<Channel>,
+    seed: u64,
+) -> pb::CreateGameResponse {
+    g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], seed))
+        .await
+        .unwrap()
+        .into_inner()
+}
