@@ -66,14 +66,17 @@ impl Rack {
         self.len() == 0
     }
 
+    /// Add a tile. Counts saturate at 255: text from a client can name a letter any number of
+    /// times, and an absurd rack must fail the checks that follow, not overflow.
     #[inline]
     pub fn add(&mut self, letter: Letter) {
-        self.counts[letter as usize] += 1;
+        let c = &mut self.counts[letter as usize];
+        *c = c.saturating_add(1);
     }
 
     #[inline]
     pub fn add_blank(&mut self) {
-        self.blanks += 1;
+        self.blanks = self.blanks.saturating_add(1);
     }
 
     /// Remove one tile of `letter`; false (and no change) if there is none.
@@ -138,9 +141,9 @@ impl Rack {
 
     /// Add every tile of `other`.
     pub fn add_all(&mut self, other: &Rack) {
-        self.blanks += other.blanks;
+        self.blanks = self.blanks.saturating_add(other.blanks);
         for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
     }
 
@@ -167,6 +170,13 @@ mod tests {
         let r = Rack::parse("ЁЖ*", Alphabet::Erudit).unwrap();
         assert_eq!(r.to_string(Alphabet::Erudit), "ЕЖ?");
         assert!(Rack::parse("AB1", Alphabet::English).is_err());
+    }
+
+    #[test]
+    fn absurd_racks_saturate_instead_of_overflowing() {
+        let r = Rack::parse(&"A".repeat(300), Alphabet::English).unwrap();
+        assert_eq!(r.count(0), 255);
+        assert!(!Rack::parse("ABC", Alphabet::English).unwrap().contains(&r));
     }
 
     #[test]

@@ -122,3 +122,38 @@ async fn the_game_limit() {
     g.create_game(req.clone()).await.unwrap();
     assert_eq!(code(g.create_game(req).await), Code::ResourceExhausted);
 }
+
+/// Absurd tile strings are refused, not overflowed.
+#[tokio::test]
+async fn absurd_exchanges_and_racks() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let (id, t) = game(&srv).await;
+    let exchange = Some(pb::submit_turn_request::Action::Exchange("A".repeat(1000)));
+    assert_eq!(code(g.submit_turn(authed(turn(&id, 0, exchange), &t[0])).await), Code::InvalidArgument);
+    let mut a = srv.analysis().await;
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(id.clone())),
+            lexicon: String::new(),
+        }),
+        rack: Some("?".repeat(500)),
+        ..Default::default()
+    };
+    assert_eq!(code(a.generate_moves(req).await), Code::InvalidArgument);
+}
+
+#[tokio::test]
+async fn racks_the_tile_set_cannot_deal_are_refused() {
+    let srv = start().await;
+    let mut a = srv.analysis().await;
+    let empty = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 ???????/ 0/0 0";
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::Cgp(empty.into())),
+            lexicon: String::new(),
+        }),
+        ..Default::default()
+    };
+    assert_eq!(code(a.generate_moves(req).await), Code::InvalidArgument);
+}

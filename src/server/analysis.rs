@@ -87,6 +87,16 @@ impl AnalysisService {
     }
 
     fn rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
+        let rack = Self::given_rack(resolved, given)?;
+        // A rack the tile set could never deal (eight blanks, say) would only make the generator
+        // enumerate millions of plays: refuse it.
+        if !resolved.board.rules().full_set().contains(&rack) {
+            return Err(errors::bad_field("rack", "more tiles of a kind than the ruleset's tile set holds"));
+        }
+        Ok(rack)
+    }
+
+    fn given_rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
         match given {
             Some(text) => {
                 let r = Rack::parse(text, resolved.board.rules().alphabet)
