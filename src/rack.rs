@@ -26,7 +26,7 @@ impl Rack {
         let mut r = Rack::new();
         for ch in text.chars() {
             if ch == '?' || ch == '*' {
-                r.blanks += 1;
+                r.add_blank();
             } else {
                 r.add(alphabet.index_of(ch)?);
             }

@@ -157,3 +157,33 @@ async fn racks_the_tile_set_cannot_deal_are_refused() {
     };
     assert_eq!(code(a.generate_moves(req).await), Code::InvalidArgument);
 }
+
+/// Numbers at the edge of their types are refused or reported, never overflowed.
+#[tokio::test]
+async fn extreme_numbers() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let gcg = "#player1 a a\n#player2 b b\n>a: AB (challenge) +2147483647 2147483647\n>a: AB (time) +2147483647 2147483647\n";
+    // Replaying it fails (a challenge bonus with no play before it), with the line named.
+    let e = g.import_gcg(pb::ImportGcgRequest { gcg: gcg.into(), ..Default::default() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("GCG line 3"), "{}", e.message());
+    let mut a = srv.analysis().await;
+    let cgp = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 RETAINS/ 0/0 0 bb 2147483647;";
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::Cgp(cgp.into())),
+            lexicon: String::new(),
+        }),
+        ..Default::default()
+    };
+    assert_eq!(code(a.generate_moves(req).await), Code::InvalidArgument);
+    let mut req = create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 1);
+    req.clock = Some(pb::ClockSpec {
+        initial_ms: u64::MAX,
+        increment_ms: u64::MAX,
+        max_overtime_ms: 0,
+        penalty_per_minute: i32::MAX,
+    });
+    assert_eq!(code(g.create_game(req).await), Code::InvalidArgument);
+}

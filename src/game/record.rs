@@ -161,7 +161,8 @@ pub fn check_record_with(rec: &Record, rules: Arc<Ruleset>, lexicon: &Lexicon, w
         };
         // Quackle's dialect writes a withdrawal as +0 and lets the total show it.
         let score_ok = m.score == recomputed || (matches!(m.kind, MoveKind::Withdrawn) && m.score == 0);
-        let expected_total = running[seat] + recomputed;
+        // Saturating: the written figures are untrusted input.
+        let expected_total = running[seat].saturating_add(recomputed);
         if !score_ok || expected_total != m.cumulative || note.is_some() {
             report.mismatches.push(Mismatch {
                 line: m.line,

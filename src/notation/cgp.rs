@@ -140,7 +140,14 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
                 "lex" => ops.lex = Some(value),
                 "ld" => ops.ld = Some(value),
                 "cr" => ops.cr = Some(value),
-                "bb" => ops.bb = Some(number(&value, 5, offset)?),
+                "bb" => {
+                    let bb: i32 = number(&value, 5, offset)?;
+                    // A bonus beyond any real game's keeps scores far from overflow.
+                    if !(0..=1000).contains(&bb) {
+                        return Err(err(5, offset, CgpErrorKind::Number(value)));
+                    }
+                    ops.bb = Some(bb);
+                }
                 "etl" => ops.etl = Some(number(&value, 5, offset)?),
                 "mcnz" => ops.mcnz = Some(number(&value, 5, offset)?),
                 _ => ops.other.push((name, value)),

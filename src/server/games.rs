@@ -131,6 +131,13 @@ impl GamesService {
         if let Some(c) = &req.clock
             && c.initial_ms > 0
         {
+            const DAY_MS: u64 = 86_400_000;
+            if c.initial_ms > DAY_MS || c.increment_ms > DAY_MS || c.max_overtime_ms > DAY_MS {
+                return Err(errors::bad_field("clock", "times are limited to a day"));
+            }
+            if !(0..=1000).contains(&c.penalty_per_minute) {
+                return Err(errors::bad_field("clock.penalty_per_minute", "0 to 1000 points"));
+            }
             config.clock = Some(ClockConfig {
                 initial_ms: c.initial_ms,
                 increment_ms: c.increment_ms,
