@@ -22,7 +22,7 @@ use crate::play::{Play, Problem};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::score::Evaluation;
-use crate::validate::{Checks, missing_from_rack, validate_with, word_problems};
+use crate::validate::{Checks, validate_with, word_problems};
 use std::fmt;
 use std::sync::Arc;
 
@@ -871,10 +871,5 @@ impl Game {
             }
         }
         Ok(())
-    }
-
-    /// Tiles a seat lacks for a play (for a friendlier error before validation).
-    pub fn missing_tiles(&self, seat: usize, play: &Play) -> Option<Problem> {
-        missing_from_rack(&self.board, self.racks.get(seat)?, play)
     }
 }

@@ -6,7 +6,7 @@
 //! russian, erudit), `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz`
 //! (scoreless turns that end the game). Others are kept verbatim.
 
-use crate::alphabet::{Alphabet, EMPTY, Tile, tile, tile_letter};
+use crate::alphabet::{Alphabet, EMPTY, Tile, tile};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
@@ -276,12 +276,6 @@ impl Cgp {
             .collect();
         board.place(&placements, dawg);
         board
-    }
-
-    /// Whether the grid's letters all belong to the ruleset's alphabet (always true after parse).
-    pub fn letters_in_range(&self) -> bool {
-        let n = self.ruleset.alphabet().len();
-        self.grid.iter().all(|&t| t == EMPTY || (tile_letter(t) as usize) < n)
     }
 }
 
