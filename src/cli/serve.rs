@@ -2,10 +2,12 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref::server::{self, ServerConfig, state::Limits};
+use dawgref::server::{self, ServerConfig, recovery, state::Limits};
+use dawgref::store::{GameStore, MemoryStore, SqliteStore};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -15,6 +17,10 @@ pub struct ServeArgs {
     /// Shipped lexicons to load.
     #[arg(long, env = "DAWGREF_LEXICONS", default_value = "en,ru,erudit", value_delimiter = ',')]
     lexicons: Vec<String>,
+    /// Where games are kept (an SQLite database, `games.sqlite3`); `:memory:` keeps them only
+    /// while the process lives.
+    #[arg(long, env = "DAWGREF_DATA_DIR", default_value = "data")]
+    data_dir: PathBuf,
     /// Cache of compiled lexicons ("" to compile at every start).
     #[arg(long, env = "DAWGREF_LEXICON_CACHE", default_value = "data/lexicons")]
     lexicon_cache: PathBuf,
@@ -71,7 +77,22 @@ pub fn run(args: ServeArgs) -> CliResult {
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let handle = server::state(lexicons, config.limits.clone());
+        let store: Arc<dyn GameStore> = if args.data_dir.as_os_str() == ":memory:" {
+            tracing::warn!("games are kept in memory only: a restart loses them");
+            Arc::new(MemoryStore::new())
+        } else {
+            let store = SqliteStore::open(&args.data_dir).map_err(|e| e.to_string())?;
+            tracing::info!(path = %store.path().display(), "game store open");
+            Arc::new(store)
+        };
+        let handle = server::state_with_store(lexicons, config.limits.clone(), store);
+        let report = recovery::recover(&handle.state).await.map_err(|e| e.to_string())?;
+        tracing::info!(
+            games = report.loaded,
+            quarantined = report.quarantined.len(),
+            ms = report.elapsed.as_millis() as u64,
+            "unfinished games recovered"
+        );
         if let Some(addr) = args.metrics_listen {
             let state = handle.state.clone();
             let listener = tokio::net::TcpListener::bind(addr)

@@ -41,7 +41,7 @@ impl AnalysisService {
         let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
-                let session = self.state.session(id)?;
+                let session = self.state.session(id).await?;
                 let st = session.state.lock().await;
                 let seat = match auth::bearer(metadata)? {
                     Some(t) => Some(auth::find_seat(&t, &st.token_hashes()).ok_or_else(|| {

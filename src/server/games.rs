@@ -3,6 +3,7 @@
 use super::auth;
 use super::convert::{self, view};
 use super::errors;
+use super::recovery::record_seats;
 use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
 use crate::game::record::{check_record_with, write_gcg};
 use crate::game::{Action, ClockConfig, Game, GameConfig};
@@ -11,6 +12,7 @@ use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
 use crate::rack::Rack;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
+use crate::store::record::{Batch, Done, GameRecord, Step};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -148,11 +150,35 @@ impl GamesService {
         Ok((config, seats, tokens))
     }
 
+    /// Make a new game durable (its record and first log row) before anyone hears of it.
+    async fn store_new(
+        &self,
+        session: &GameSession,
+        st: &mut SessionState,
+        record: GameRecord,
+    ) -> Result<(), Status> {
+        let first = Batch { steps: std::mem::take(&mut st.steps), done: None };
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let started = Instant::now();
+        self.state
+            .store
+            .create(session.id, created, record.encode_to_vec(), first.encode_to_vec(), st.game.is_over())
+            .wait()
+            .await
+            .map_err(|e| Status::unavailable(format!("the game could not be stored ({e}); retry")))?;
+        self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
+        st.seq = 1;
+        session.publish(st);
+        Ok(())
+    }
+
     async fn submit(
         &self,
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
-        let session = self.state.session(&request.get_ref().game_id)?;
+        let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
         let seat = required(caller(&st, request.metadata())?)?;
         let req = request.into_inner();
@@ -185,10 +211,12 @@ impl GamesService {
         };
         let events_before = st.game.history().len();
         let now = session.now_ms();
-        let result = st.game.act(seat, action, now);
-        // A time loss noticed on the way changed the game even though the action failed.
-        session.publish(&mut st);
-        result.map_err(errors::game)?;
+        let result = st.act(seat, action, now);
+        if let Err(e) = result {
+            // A time loss noticed on the way changed the game even though the action failed.
+            self.state.commit(&session, &mut st, None).await?;
+            return Err(errors::game(e));
+        }
         self.state.metrics.turns.inc();
         let points =
             st.game.history()[events_before..].iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
@@ -204,9 +232,13 @@ impl GamesService {
             play,
             view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
         };
-        if !req.request_id.is_empty() {
-            st.done.insert(key, response.encode_to_vec());
-        }
+        let done = (!req.request_id.is_empty()).then(|| {
+            let bytes = response.encode_to_vec();
+            st.done.insert(key, bytes.clone());
+            Done { seat: seat as u32, request_id: req.request_id.clone(), response: bytes }
+        });
+        // Durable before the caller hears of it.
+        self.state.commit(&session, &mut st, done).await?;
         Ok(response)
     }
 }
@@ -226,25 +258,19 @@ impl Games for GamesService {
                 )));
             }
             let (config, seats, tokens) = self.config(request.get_ref())?;
+            let record = GameRecord { seats: record_seats(&seats), ..GameRecord::new(&config) };
             let game = Game::new(config).map_err(errors::game)?;
             let id = Uuid::new_v4();
-            // Watchers that fall further behind replay from the history, so the channel stays small.
-            let (events, _) = tokio::sync::broadcast::channel(self.state.limits.event_buffer.max(1));
-            let session = Arc::new(GameSession {
+            let session = Arc::new(GameSession::new(
                 id,
-                created: Instant::now(),
-                state: tokio::sync::Mutex::new(SessionState {
-                    game,
-                    seats,
-                    done: Default::default(),
-                    published: 0,
-                }),
-                events,
-                watchers: Default::default(),
-            });
+                0,
+                SessionState::new(game, seats),
+                self.state.limits.event_buffer,
+            ));
             let view = {
                 let mut st = session.state.lock().await;
                 session.settle(&mut st, &self.state.metrics);
+                self.store_new(&session, &mut st, record).await?;
                 view(&id.to_string(), &st, None, session.now_ms())
             };
             self.state.sessions.insert(id, session);
@@ -266,7 +292,7 @@ impl Games for GamesService {
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let req = request.into_inner();
-        let session = self.state.session(&req.game_id)?;
+        let session = self.state.session(&req.game_id).await?;
         let mut st = session.state.lock().await;
         if st.game.is_over() {
             return Err(Status::failed_precondition("the game is over"));
@@ -278,17 +304,20 @@ impl Games for GamesService {
         let (token, hash) = auth::new_token()?;
         st.seats[seat].kind = SeatKind::Human { token: Some(hash) };
         if !req.name.is_empty() {
-            st.seats[seat].name = req.name;
+            st.seats[seat].name = req.name.clone();
         }
+        let now = session.now_ms();
+        st.steps.push(Step::join(seat, &req.name, &hash, now));
+        self.state.commit(&session, &mut st, None).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
-        let session = self.state.session(&request.get_ref().game_id)?;
+        let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
         let viewer = caller(&st, request.metadata())?;
-        if st.game.tick(session.now_ms()) {
-            session.publish(&mut st);
+        if st.tick(session.now_ms()) {
+            self.state.commit(&session, &mut st, None).await?;
         }
         Ok(Response::new(view(&session.id.to_string(), &st, viewer, session.now_ms())))
     }
@@ -307,14 +336,19 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
-        let session = self.state.session(&request.get_ref().game_id)?;
+        let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
         let seat = required(caller(&st, request.metadata())?)?;
         let now = session.now_ms();
-        let result = st.game.challenge(seat, now);
-        session.publish(&mut st);
-        let verdict = result.map_err(errors::game)?;
+        let verdict = match st.challenge(seat, now) {
+            Ok(v) => v,
+            Err(e) => {
+                self.state.commit(&session, &mut st, None).await?;
+                return Err(errors::game(e));
+            }
+        };
         session.settle(&mut st, &self.state.metrics);
+        self.state.commit(&session, &mut st, None).await?;
         Ok(Response::new(pb::ChallengeResponse {
             acceptable: verdict.acceptable,
             invalid_words: verdict.invalid_words.unwrap_or_default(),
@@ -328,7 +362,7 @@ impl Games for GamesService {
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        let session = self.state.session(&request.get_ref().game_id)?;
+        let session = self.state.session(&request.get_ref().game_id).await?;
         let from = request.get_ref().from_event as usize;
         let cap = self.state.limits.streams_per_game;
         if session.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
@@ -402,7 +436,7 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
-        let session = self.state.session(&request.get_ref().game_id)?;
+        let session = self.state.session(&request.get_ref().game_id).await?;
         let st = session.state.lock().await;
         let nicks: Vec<String> = st.seats.iter().map(|s| s.name.replace(char::is_whitespace, "_")).collect();
         Ok(Response::new(pb::ExportGcgResponse { gcg: write_gcg(&st.game, &nicks) }))
@@ -449,6 +483,8 @@ impl Games for GamesService {
                 None => crate::game::ChallengeRule::Single,
             }
         };
+        let mut stored = GameRecord::new(&config);
+        stored.imported_gcg = req.gcg.clone();
         let game = crate::game::record::import_game(&record, config)
             .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
         let mut seats = Vec::new();
@@ -458,18 +494,14 @@ impl Games for GamesService {
             seats.push(Seat { name: p.nick.clone(), kind: SeatKind::Human { token: Some(hash) } });
             tokens.push(token);
         }
+        stored.seats = record_seats(&seats);
         let id = Uuid::new_v4();
-        let (events, _) = tokio::sync::broadcast::channel(self.state.limits.event_buffer.max(1));
-        let published = game.history().len();
-        let session = Arc::new(GameSession {
-            id,
-            created: Instant::now(),
-            state: tokio::sync::Mutex::new(SessionState { game, seats, done: Default::default(), published }),
-            events,
-            watchers: Default::default(),
-        });
+        let mut st = SessionState::new(game, seats);
+        st.published = st.game.history().len();
+        let session = Arc::new(GameSession::new(id, 0, st, self.state.limits.event_buffer));
         let view = {
-            let st = session.state.lock().await;
+            let mut st = session.state.lock().await;
+            self.store_new(&session, &mut st, stored).await?;
             view(&id.to_string(), &st, None, session.now_ms())
         };
         self.state.sessions.insert(id, session);

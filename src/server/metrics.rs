@@ -13,6 +13,8 @@ pub struct Metrics {
     pub rpc: HistogramVec,
     pub generation: Histogram,
     pub bot_turn: Histogram,
+    /// Time for a log row to become durable (group commit included).
+    pub commit: Histogram,
 }
 
 const BUCKETS: &[f64] =
@@ -39,16 +41,22 @@ impl Metrics {
             HistogramOpts::new("dawgref_bot_turn_seconds", "A bot's decision").buckets(BUCKETS.to_vec()),
         )
         .expect("valid metric");
+        let commit = Histogram::with_opts(
+            HistogramOpts::new("dawgref_store_commit_seconds", "A log row's wait until durable")
+                .buckets(BUCKETS.to_vec()),
+        )
+        .expect("valid metric");
         for m in [
             Box::new(games_live.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(turns.clone()),
             Box::new(rpc.clone()),
             Box::new(generation.clone()),
             Box::new(bot_turn.clone()),
+            Box::new(commit.clone()),
         ] {
             registry.register(m).expect("metric names are unique");
         }
-        Metrics { registry, games_live, turns, rpc, generation, bot_turn }
+        Metrics { registry, games_live, turns, rpc, generation, bot_turn, commit }
     }
 
     /// Record one RPC's latency and outcome.

@@ -8,12 +8,14 @@ pub mod errors;
 pub mod games;
 pub mod lexicons;
 pub mod metrics;
+pub mod recovery;
 pub mod state;
 
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
 use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
+use crate::store::GameStore;
 use state::{AppState, Limits};
 use std::future::Future;
 use std::path::PathBuf;
@@ -70,10 +72,16 @@ impl Handle {
     }
 }
 
-/// Build the state for a server.
+/// Build the state for a server whose games live only in memory.
 pub fn state(lexicons: Vec<Lexicon>, limits: Limits) -> Handle {
+    state_with_store(lexicons, limits, Arc::new(crate::store::MemoryStore::new()))
+}
+
+/// Build the state for a server keeping its games in `store` (call
+/// [`recovery::recover`] before serving to load the games already there).
+pub fn state_with_store(lexicons: Vec<Lexicon>, limits: Limits, store: Arc<dyn GameStore>) -> Handle {
     let (tx, rx) = watch::channel(false);
-    Handle { state: Arc::new(AppState::new(lexicons, limits, rx)), shutdown: tx }
+    Handle { state: Arc::new(AppState::new(lexicons, limits, rx, store)), shutdown: tx }
 }
 
 /// Serve on a bound listener until `signal` completes or the handle is shut down.

@@ -6,9 +6,12 @@
 use super::auth::TokenHash;
 use super::metrics::Metrics;
 use crate::bot::{self, BotLevel};
-use crate::game::{Event, Game};
+use crate::game::{Action, Event, Game, GameError, Verdict};
 use crate::lexicon::Lexicon;
+use crate::store::GameStore;
+use crate::store::record::{Batch, Done, Step};
 use dashmap::DashMap;
+use prost::Message;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
@@ -68,9 +71,28 @@ pub struct SessionState {
     pub done: HashMap<(usize, String), Vec<u8>>,
     /// Events already published on the broadcast channel.
     pub published: usize,
+    /// Engine calls made since the last commit: the next log row.
+    pub steps: Vec<Step>,
+    /// Sequence number of the next log row.
+    pub seq: u64,
+    /// Set when a log row could not be written: the session is discarded and the game is
+    /// reloaded from its durable log by the next request.
+    pub broken: bool,
 }
 
 impl SessionState {
+    pub fn new(game: Game, seats: Vec<Seat>) -> SessionState {
+        SessionState {
+            game,
+            seats,
+            done: HashMap::new(),
+            published: 0,
+            steps: Vec::new(),
+            seq: 0,
+            broken: false,
+        }
+    }
+
     /// Token hashes per seat (None for bots and open seats).
     pub fn token_hashes(&self) -> Vec<Option<TokenHash>> {
         self.seats
@@ -88,25 +110,77 @@ impl SessionState {
             SeatKind::Human { .. } => None,
         }
     }
+
+    /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
+    /// clock ran out on the way: that is logged as a tick.
+    pub fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
+        let step = Step::action(seat, &action, now_ms, self.game.config().rules.alphabet);
+        let before = self.game.history().len();
+        let result = self.game.act(seat, action, now_ms);
+        self.note(result.is_ok(), step, before, now_ms);
+        result
+    }
+
+    /// [`Game::challenge`], noting the step for the log.
+    pub fn challenge(&mut self, seat: usize, now_ms: u64) -> Result<Verdict, GameError> {
+        let before = self.game.history().len();
+        let result = self.game.challenge(seat, now_ms);
+        self.note(result.is_ok(), Step::challenge(seat, now_ms), before, now_ms);
+        result
+    }
+
+    /// [`Game::tick`], noting a time loss for the log.
+    pub fn tick(&mut self, now_ms: u64) -> bool {
+        let ended = self.game.tick(now_ms);
+        if ended {
+            self.steps.push(Step::tick(now_ms));
+        }
+        ended
+    }
+
+    fn note(&mut self, ok: bool, step: Step, before: usize, now_ms: u64) {
+        if ok {
+            self.steps.push(step);
+        } else if self.game.history().len() != before {
+            self.steps.push(Step::tick(now_ms));
+        }
+    }
 }
 
 /// One live game.
 pub struct GameSession {
     pub id: Uuid,
+    /// When this process began serving the game.
     pub created: Instant,
+    /// The game clock's reading at `created`: 0 for a new game, the last logged reading for a
+    /// recovered one (time the server was down is nobody's time).
+    pub base_ms: u64,
     pub state: Mutex<SessionState>,
     pub events: broadcast::Sender<Arc<Event>>,
     pub watchers: AtomicUsize,
 }
 
 impl GameSession {
-    /// Milliseconds since the game was created: the game's clock.
-    pub fn now_ms(&self) -> u64 {
-        self.created.elapsed().as_millis() as u64
+    pub fn new(id: Uuid, base_ms: u64, state: SessionState, event_buffer: usize) -> GameSession {
+        // Watchers that fall further behind replay from the history, so the channel stays small.
+        let (events, _) = broadcast::channel(event_buffer.max(1));
+        GameSession {
+            id,
+            created: Instant::now(),
+            base_ms,
+            state: Mutex::new(state),
+            events,
+            watchers: AtomicUsize::new(0),
+        }
     }
 
-    /// Let every bot whose turn it is (or who should challenge) act, then publish the new
-    /// events. Bots go through the same `Game` methods as people.
+    /// The game's clock, in milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.base_ms.saturating_add(self.created.elapsed().as_millis() as u64)
+    }
+
+    /// Let every bot whose turn it is (or who should challenge) act. Bots go through the same
+    /// `Game` methods as people; their steps join the request's log row.
     pub fn settle(&self, st: &mut SessionState, metrics: &Metrics) {
         let now = self.now_ms();
         loop {
@@ -119,7 +193,7 @@ impl GameSession {
                     s != player && st.bot_level(s).is_some() && bot::wants_to_challenge(&st.game, s)
                 });
                 if let Some(s) = challenger {
-                    if st.game.challenge(s, now).is_err() {
+                    if st.challenge(s, now).is_err() {
                         break;
                     }
                     continue;
@@ -130,14 +204,13 @@ impl GameSession {
             let started = Instant::now();
             let action = bot::choose_action(&st.game, seat, level);
             metrics.bot_turn.observe(started.elapsed().as_secs_f64());
-            if st.game.act(seat, action, now).is_err() {
+            if st.act(seat, action, now).is_err() {
                 // A bot's move is legal by construction; if the engine disagrees, stop rather
                 // than loop, and leave the seat to time out.
                 break;
             }
             metrics.turns.inc();
         }
-        self.publish(st);
     }
 
     /// Send events not yet published.
@@ -188,10 +261,17 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Flips to true on shutdown: open streams end.
     pub shutdown: watch::Receiver<bool>,
+    /// Where games are made durable.
+    pub store: Arc<dyn GameStore>,
 }
 
 impl AppState {
-    pub fn new(lexicons: Vec<Lexicon>, limits: Limits, shutdown: watch::Receiver<bool>) -> AppState {
+    pub fn new(
+        lexicons: Vec<Lexicon>,
+        limits: Limits,
+        shutdown: watch::Receiver<bool>,
+        store: Arc<dyn GameStore>,
+    ) -> AppState {
         AppState {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
             sessions: DashMap::new(),
@@ -199,14 +279,67 @@ impl AppState {
             limits,
             metrics: Metrics::new(),
             shutdown,
+            store,
         }
     }
 
-    /// The session of a game id, cloned out of the map.
-    pub fn session(&self, id: &str) -> Result<Arc<GameSession>, Status> {
+    /// The session of a game id, cloned out of the map; a game not in memory (finished in an
+    /// earlier run, or discarded after a failed write) is rebuilt from the store.
+    pub async fn session(&self, id: &str) -> Result<Arc<GameSession>, Status> {
         let uuid = Uuid::parse_str(id)
             .map_err(|_| super::errors::bad_field("game_id", format!("not a UUID: {id:?}")))?;
-        self.sessions.get(&uuid).map(|s| s.clone()).ok_or_else(|| Status::not_found(format!("no game {id}")))
+        if let Some(s) = self.sessions.get(&uuid) {
+            return Ok(s.clone());
+        }
+        let store = self.store.clone();
+        let stored = tokio::task::spawn_blocking(move || store.load(uuid))
+            .await
+            .map_err(|e| Status::internal(format!("loading game {id}: {e}")))?
+            .map_err(|e| Status::unavailable(format!("loading game {id}: {e}")))?;
+        let Some(stored) = stored else { return Err(Status::not_found(format!("no game {id}"))) };
+        if let Some(reason) = &stored.quarantined {
+            return Err(Status::failed_precondition(format!(
+                "game {id} is quarantined (its log could not be replayed: {reason})"
+            )));
+        }
+        let session = super::recovery::rebuild(self, &stored).map_err(|reason| {
+            Status::failed_precondition(format!("game {id} cannot be replayed: {reason}"))
+        })?;
+        Ok(self.sessions.entry(uuid).or_insert_with(|| Arc::new(session)).clone())
+    }
+
+    /// Make the session's new steps durable as its next log row (with the request's response,
+    /// when it is to be remembered), then publish its new events. The caller holds the
+    /// session's lock, so rows of one game are written in order. If the write fails the
+    /// session is dropped from memory: the next request reloads the game from what is durable.
+    pub async fn commit(
+        &self,
+        session: &GameSession,
+        st: &mut SessionState,
+        done: Option<Done>,
+    ) -> Result<(), Status> {
+        if st.broken {
+            return Err(Status::unavailable("the game is being reloaded from its log; retry"));
+        }
+        if st.steps.is_empty() && done.is_none() {
+            session.publish(st);
+            return Ok(());
+        }
+        let batch = Batch { steps: std::mem::take(&mut st.steps), done };
+        let seq = st.seq;
+        let started = Instant::now();
+        let result =
+            self.store.append(session.id, seq, batch.encode_to_vec(), st.game.is_over()).wait().await;
+        self.metrics.commit.observe(started.elapsed().as_secs_f64());
+        if let Err(e) = result {
+            st.broken = true;
+            self.sessions.remove(&session.id);
+            tracing::error!(game = %session.id, seq, error = %e, "log row not written; game dropped from memory");
+            return Err(Status::unavailable(format!("the turn could not be stored ({e}); retry")));
+        }
+        st.seq += 1;
+        session.publish(st);
+        Ok(())
     }
 
     pub fn lexicon(&self, name: &str) -> Result<Arc<Lexicon>, Status> {

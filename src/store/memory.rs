@@ -1,0 +1,83 @@
+//! The store that keeps games only as long as the process lives: for `--data-dir :memory:`,
+//! for tests that restart a server's state inside one process, and as the baseline the
+//! durable store is measured against.
+
+use super::{GameStore, Pending, StoreError, StoredGame};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use uuid::Uuid;
+
+#[derive(Default)]
+pub struct MemoryStore {
+    games: Mutex<HashMap<Uuid, StoredGame>>,
+}
+
+impl MemoryStore {
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    fn games(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, StoredGame>> {
+        self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Replace a stored log row (tests use it to corrupt a game).
+    pub fn overwrite(&self, id: Uuid, seq: u64, row: Vec<u8>) -> bool {
+        let mut games = self.games();
+        let Some(row_slot) =
+            games.get_mut(&id).and_then(|g| g.log.iter_mut().find(|(s, _)| *s == seq).map(|(_, r)| r))
+        else {
+            return false;
+        };
+        *row_slot = row;
+        true
+    }
+}
+
+impl GameStore for MemoryStore {
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+
+    fn create(&self, id: Uuid, _created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+        let mut games = self.games();
+        if games.contains_key(&id) {
+            return Pending::ready(Err(StoreError::Conflict { game: id, seq: 0 }));
+        }
+        games.insert(id, StoredGame { id, record, log: vec![(0, first)], finished, quarantined: None });
+        Pending::ready(Ok(()))
+    }
+
+    fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
+        let mut games = self.games();
+        let Some(game) = games.get_mut(&id) else { return Pending::ready(Err(StoreError::NoGame(id))) };
+        if game.log.iter().any(|(s, _)| *s == seq) {
+            return Pending::ready(Err(StoreError::Conflict { game: id, seq }));
+        }
+        game.log.push((seq, row));
+        game.finished |= finished;
+        Pending::ready(Ok(()))
+    }
+
+    fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
+        let mut games = self.games();
+        let Some(game) = games.get_mut(&id) else { return Pending::ready(Err(StoreError::NoGame(id))) };
+        game.quarantined = Some(reason.to_string());
+        Pending::ready(Ok(()))
+    }
+
+    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+        Ok(self.games().values().filter(|g| !g.finished && g.quarantined.is_none()).cloned().collect())
+    }
+
+    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+        Ok(self.games().get(&id).cloned())
+    }
+
+    fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
+        let games = self.games();
+        let finished = games.values().filter(|g| g.finished).count() as u64;
+        let quarantined = games.values().filter(|g| g.quarantined.is_some()).count() as u64;
+        Ok((games.len() as u64, finished, quarantined))
+    }
+}

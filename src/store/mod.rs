@@ -1,0 +1,119 @@
+//! Durable games: a [`GameStore`] keeps each game as its creation record plus an append-only log
+//! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
+//! mean is [`record`]'s business; replaying them is the server's (`server::recovery`).
+//!
+//! Two stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
+//! thread that commits the appends of many games together) and [`MemoryStore`] (nothing
+//! survives the process; for `--data-dir :memory:` and tests).
+//!
+//! A write returns a [`Pending`], resolved once the write is durable: the server awaits it
+//! before answering the request that made the change.
+
+pub mod memory;
+pub mod record;
+pub mod sqlite;
+
+pub use memory::MemoryStore;
+pub use sqlite::SqliteStore;
+
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+/// Why the store failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    #[error("storage: {0}")]
+    Sqlite(String),
+    #[error("storage: log row {seq} of game {game} already exists")]
+    Conflict { game: Uuid, seq: u64 },
+    #[error("storage: no game {0}")]
+    NoGame(Uuid),
+    #[error("storage: the writer stopped")]
+    WriterGone,
+    #[error("storage: {0}")]
+    Io(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e.to_string())
+    }
+}
+
+/// A game as stored: its record, its log in order, and whether it was set aside.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub id: Uuid,
+    pub record: Vec<u8>,
+    /// Log rows by sequence number, ascending, from 0.
+    pub log: Vec<(u64, Vec<u8>)>,
+    pub finished: bool,
+    /// Why the game could not be replayed, once it has been quarantined.
+    pub quarantined: Option<String>,
+}
+
+/// A write on its way to disk.
+pub struct Pending(PendingInner);
+
+enum PendingInner {
+    Ready(Result<(), StoreError>),
+    Waiting(oneshot::Receiver<Result<(), StoreError>>),
+}
+
+impl Pending {
+    pub fn ready(result: Result<(), StoreError>) -> Pending {
+        Pending(PendingInner::Ready(result))
+    }
+
+    pub(crate) fn waiting(rx: oneshot::Receiver<Result<(), StoreError>>) -> Pending {
+        Pending(PendingInner::Waiting(rx))
+    }
+
+    /// Resolves once the write is durable (or has failed).
+    pub async fn wait(self) -> Result<(), StoreError> {
+        match self.0 {
+            PendingInner::Ready(r) => r,
+            PendingInner::Waiting(rx) => rx.await.unwrap_or(Err(StoreError::WriterGone)),
+        }
+    }
+
+    /// The same, blocking the thread (for tools and tests outside a runtime).
+    pub fn wait_blocking(self) -> Result<(), StoreError> {
+        match self.0 {
+            PendingInner::Ready(r) => r,
+            PendingInner::Waiting(rx) => rx.blocking_recv().unwrap_or(Err(StoreError::WriterGone)),
+        }
+    }
+}
+
+/// Where games are kept. Writes for one game arrive in order (the caller holds the game's lock
+/// until its write is durable); writes of different games may be committed together.
+pub trait GameStore: Send + Sync {
+    /// A short name for logs: "sqlite" or "memory".
+    fn kind(&self) -> &'static str;
+
+    /// Store a new game's record and its first log row (row 0), atomically.
+    fn create(
+        &self,
+        id: Uuid,
+        created_unix_ms: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+    ) -> Pending;
+
+    /// Append log row `seq` (the next after the last); `finished` marks the game over.
+    fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending;
+
+    /// Set a game aside: it is never loaded again, and the reason is kept.
+    fn quarantine(&self, id: Uuid, reason: &str) -> Pending;
+
+    /// Every game neither finished nor quarantined.
+    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError>;
+
+    /// One game, whatever its state.
+    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError>;
+
+    /// How many games are stored: (all, finished, quarantined).
+    fn counts(&self) -> Result<(u64, u64, u64), StoreError>;
+}

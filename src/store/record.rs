@@ -1,0 +1,295 @@
+//! What the store's bytes mean: a game's creation record and its log batches, as protobuf
+//! messages (prost) so that fields can be added without breaking stored games.
+//!
+//! A [`Batch`] is everything one request changed: the engine calls it made, in order, each with
+//! the clock reading it was made at (bots' turns included), plus the idempotent response when
+//! the request carried a `request_id`. Replaying the steps of every batch through the engine,
+//! from a game built from the record, gives back the same game: the bag is seeded, and time is an
+//! input.
+
+use crate::alphabet::Alphabet;
+use crate::board::Direction;
+use crate::game::{Action, ChallengeRule, ClockConfig, GameConfig};
+use crate::lexicon::Lexicon;
+use crate::play::Play;
+use crate::rack::Rack;
+use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
+use prost::Message;
+use std::sync::Arc;
+
+/// The record format this build writes and reads.
+pub const FORMAT: u32 = 1;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GameRecord {
+    #[prost(uint32, tag = "1")]
+    pub format: u32,
+    /// `english`, `russian` or `erudit`.
+    #[prost(string, tag = "2")]
+    pub ruleset: String,
+    #[prost(string, tag = "3")]
+    pub lexicon: String,
+    /// The lexicon's checksum when the game was created: a game never continues on other words.
+    #[prost(uint64, tag = "4")]
+    pub lexicon_checksum: u64,
+    #[prost(uint64, tag = "5")]
+    pub seed: u64,
+    #[prost(string, tag = "6")]
+    pub challenge: String,
+    #[prost(bool, tag = "7")]
+    pub bonus_per_word: bool,
+    #[prost(bool, tag = "8")]
+    pub reveal_invalid_words: bool,
+    #[prost(message, optional, tag = "9")]
+    pub clock: Option<ClockRecord>,
+    #[prost(bool, tag = "10")]
+    pub blank_scores_letter: bool,
+    #[prost(bool, tag = "11")]
+    pub no_repeated_words: bool,
+    /// Scoreless turns that end the game; 0 means twice per player.
+    #[prost(uint32, tag = "12")]
+    pub scoreless_turn_limit: u32,
+    #[prost(uint32, tag = "13")]
+    pub exchange_limit: u32,
+    #[prost(message, repeated, tag = "14")]
+    pub seats: Vec<SeatRecord>,
+    /// For a game made by ImportGcg: the record it was built from.
+    #[prost(string, tag = "15")]
+    pub imported_gcg: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ClockRecord {
+    #[prost(uint64, tag = "1")]
+    pub initial_ms: u64,
+    #[prost(uint64, tag = "2")]
+    pub increment_ms: u64,
+    #[prost(uint64, tag = "3")]
+    pub max_overtime_ms: u64,
+    #[prost(int32, tag = "4")]
+    pub penalty_per_minute: i32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SeatRecord {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// Empty for a person; else the bot's level name.
+    #[prost(string, tag = "2")]
+    pub bot: String,
+    /// SHA-256 of the seat's token; empty while the seat is open (and for bots).
+    #[prost(bytes = "vec", tag = "3")]
+    pub token_hash: Vec<u8>,
+}
+
+/// What one engine call was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, prost::Enumeration)]
+#[repr(i32)]
+pub enum StepKind {
+    Unknown = 0,
+    Play = 1,
+    Exchange = 2,
+    Pass = 3,
+    Resign = 4,
+    Challenge = 5,
+    /// Time ran out for the seat to move (noticed by a read or a refused action).
+    Tick = 6,
+    /// A person took an open seat.
+    Join = 7,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Step {
+    #[prost(enumeration = "StepKind", tag = "1")]
+    pub kind: i32,
+    #[prost(uint32, tag = "2")]
+    pub seat: u32,
+    /// The game clock's reading (ms since the game began).
+    #[prost(uint64, tag = "3")]
+    pub now_ms: u64,
+    /// Play: 0 across, 1 down.
+    #[prost(uint32, tag = "4")]
+    pub dir: u32,
+    #[prost(uint32, tag = "5")]
+    pub row: u32,
+    #[prost(uint32, tag = "6")]
+    pub col: u32,
+    /// Play: tile bytes (0 = through a board tile); exchange: the rack's text.
+    #[prost(bytes = "vec", tag = "7")]
+    pub tiles: Vec<u8>,
+    /// Join: the player's name and token hash.
+    #[prost(string, tag = "8")]
+    pub name: String,
+    #[prost(bytes = "vec", tag = "9")]
+    pub token_hash: Vec<u8>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Batch {
+    #[prost(message, repeated, tag = "1")]
+    pub steps: Vec<Step>,
+    /// The request's idempotency key, when it had one, and the response it got.
+    #[prost(message, optional, tag = "2")]
+    pub done: Option<Done>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Done {
+    #[prost(uint32, tag = "1")]
+    pub seat: u32,
+    #[prost(string, tag = "2")]
+    pub request_id: String,
+    #[prost(bytes = "vec", tag = "3")]
+    pub response: Vec<u8>,
+}
+
+impl GameRecord {
+    /// The record of a game about to start (seats are added by the caller).
+    pub fn new(config: &GameConfig) -> GameRecord {
+        let o = &config.rules.options;
+        GameRecord {
+            format: FORMAT,
+            ruleset: config.rules.kind.name().to_string(),
+            lexicon: config.lexicon.name().to_string(),
+            lexicon_checksum: config.lexicon.checksum(),
+            seed: config.seed,
+            challenge: config.challenge.name().to_string(),
+            bonus_per_word: config.bonus_per_word,
+            reveal_invalid_words: config.reveal_invalid_words,
+            clock: config.clock.map(|c| ClockRecord {
+                initial_ms: c.initial_ms,
+                increment_ms: c.increment_ms,
+                max_overtime_ms: c.max_overtime_ms,
+                penalty_per_minute: c.penalty_per_minute,
+            }),
+            blank_scores_letter: o.blank_value == BlankValue::LetterValue,
+            no_repeated_words: o.no_repeated_words,
+            scoreless_turn_limit: match o.scoreless_turn_limit {
+                ScorelessLimit::Turns(n) => n.max(1),
+                ScorelessLimit::TwicePerPlayer => 0,
+            },
+            exchange_limit: o.exchange_limit,
+            seats: Vec::new(),
+            imported_gcg: String::new(),
+        }
+    }
+
+    pub fn decode_bytes(bytes: &[u8]) -> Result<GameRecord, String> {
+        let record = GameRecord::decode(bytes).map_err(|e| format!("unreadable game record: {e}"))?;
+        if record.format != FORMAT {
+            return Err(format!("game record format {} (this build reads {FORMAT})", record.format));
+        }
+        Ok(record)
+    }
+
+    /// The game's configuration, with `lexicon` found by name. A lexicon whose words changed
+    /// since the game began is refused: the game's past plays were judged on the old words.
+    pub fn config(&self, lexicon: Option<Arc<Lexicon>>) -> Result<GameConfig, String> {
+        let kind: RulesetKind = self.ruleset.parse().map_err(|e| format!("{e}"))?;
+        let lexicon = lexicon.ok_or_else(|| format!("lexicon {} is not loaded", self.lexicon))?;
+        if lexicon.checksum() != self.lexicon_checksum {
+            return Err(format!(
+                "lexicon {} changed since the game began (checksum {:016x}, now {:016x})",
+                self.lexicon,
+                self.lexicon_checksum,
+                lexicon.checksum()
+            ));
+        }
+        let mut rules = Ruleset::new(kind);
+        if self.blank_scores_letter {
+            rules.options.blank_value = BlankValue::LetterValue;
+        }
+        rules.options.no_repeated_words = self.no_repeated_words;
+        rules.options.scoreless_turn_limit = match self.scoreless_turn_limit {
+            0 => ScorelessLimit::TwicePerPlayer,
+            n => ScorelessLimit::Turns(n),
+        };
+        rules.options.exchange_limit = self.exchange_limit;
+        let mut config = GameConfig::new(Arc::new(rules), lexicon, self.seed);
+        config.challenge = self.challenge.parse::<ChallengeRule>()?;
+        config.bonus_per_word = self.bonus_per_word;
+        config.reveal_invalid_words = self.reveal_invalid_words;
+        config.seats = self.seats.len();
+        config.clock = self.clock.as_ref().map(|c| ClockConfig {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            max_overtime_ms: c.max_overtime_ms,
+            penalty_per_minute: c.penalty_per_minute,
+        });
+        Ok(config)
+    }
+}
+
+impl Step {
+    fn of(kind: StepKind, seat: usize, now_ms: u64) -> Step {
+        Step { kind: kind as i32, seat: seat as u32, now_ms, ..Default::default() }
+    }
+
+    pub fn action(seat: usize, action: &Action, now_ms: u64, alphabet: Alphabet) -> Step {
+        match action {
+            Action::Play(play) => Step {
+                dir: play.dir as u32,
+                row: play.row as u32,
+                col: play.col as u32,
+                tiles: play.tiles().to_vec(),
+                ..Step::of(StepKind::Play, seat, now_ms)
+            },
+            Action::Exchange(rack) => Step {
+                tiles: rack.to_string(alphabet).into_bytes(),
+                ..Step::of(StepKind::Exchange, seat, now_ms)
+            },
+            Action::Pass => Step::of(StepKind::Pass, seat, now_ms),
+            Action::Resign => Step::of(StepKind::Resign, seat, now_ms),
+        }
+    }
+
+    pub fn challenge(seat: usize, now_ms: u64) -> Step {
+        Step::of(StepKind::Challenge, seat, now_ms)
+    }
+
+    pub fn tick(now_ms: u64) -> Step {
+        Step::of(StepKind::Tick, 0, now_ms)
+    }
+
+    pub fn join(seat: usize, name: &str, token_hash: &[u8; 32], now_ms: u64) -> Step {
+        Step {
+            name: name.to_string(),
+            token_hash: token_hash.to_vec(),
+            ..Step::of(StepKind::Join, seat, now_ms)
+        }
+    }
+
+    pub fn step_kind(&self) -> StepKind {
+        StepKind::try_from(self.kind).unwrap_or(StepKind::Unknown)
+    }
+
+    /// The action of a Play/Exchange/Pass/Resign step.
+    pub fn to_action(&self, alphabet: Alphabet) -> Result<Action, String> {
+        match self.step_kind() {
+            StepKind::Play => {
+                let dir = match self.dir {
+                    0 => Direction::Across,
+                    1 => Direction::Down,
+                    d => return Err(format!("play direction {d}")),
+                };
+                Play::new(dir, self.row as usize, self.col as usize, &self.tiles)
+                    .map(Action::Play)
+                    .map_err(|p| format!("stored play is malformed: {p}"))
+            }
+            StepKind::Exchange => {
+                let text =
+                    std::str::from_utf8(&self.tiles).map_err(|_| "exchange is not text".to_string())?;
+                Rack::parse(text, alphabet).map(Action::Exchange).map_err(|e| e.to_string())
+            }
+            StepKind::Pass => Ok(Action::Pass),
+            StepKind::Resign => Ok(Action::Resign),
+            k => Err(format!("a {k:?} step is not an action")),
+        }
+    }
+}
+
+impl Batch {
+    pub fn decode_bytes(bytes: &[u8]) -> Result<Batch, String> {
+        Batch::decode(bytes).map_err(|e| format!("unreadable log row: {e}"))
+    }
+}

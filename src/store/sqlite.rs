@@ -1,0 +1,279 @@
+//! The default store: SQLite (bundled) in WAL mode with `synchronous=FULL`, so a commit is on
+//! disk when it returns. One writer thread owns the write connection; it takes every write
+//! that is waiting, runs them in one transaction and commits once, so games that move at the
+//! same time share an fsync (group commit). Reads (start-up recovery, loading a finished game)
+//! use a second connection, which WAL lets run beside the writer.
+//!
+//! Schema: `games(id, created_ms, record, finished, quarantined)` and
+//! `log(game, seq, body)`, both keyed without row ids; `log` is only ever inserted into.
+
+use super::{GameStore, Pending, StoreError, StoredGame};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+/// The database's file name inside the data directory.
+pub const FILE_NAME: &str = "games.sqlite3";
+
+/// Most writes committed in one transaction.
+const MAX_GROUP: usize = 4096;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id          BLOB PRIMARY KEY,
+    created_ms  INTEGER NOT NULL,
+    record      BLOB NOT NULL,
+    finished    INTEGER NOT NULL DEFAULT 0,
+    quarantined TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (
+    game BLOB NOT NULL,
+    seq  INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS games_open ON games (finished) WHERE finished = 0 AND quarantined IS NULL;
+PRAGMA user_version = 1;
+";
+
+enum Job {
+    Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool },
+    Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
+    Quarantine { id: Uuid, reason: String },
+}
+
+struct Request {
+    job: Job,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Option<(mpsc::Sender<Request>, JoinHandle<()>)>>,
+    reader: Mutex<Connection>,
+}
+
+fn open(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Sqlite(format!("{} refused WAL mode (got {mode})", path.display())));
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = OFF;")?;
+    Ok(conn)
+}
+
+impl SqliteStore {
+    /// Open (or create) the store in `dir`.
+    pub fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Io(format!("cannot create data directory {}: {e}", dir.display())))?;
+        let path = dir.join(FILE_NAME);
+        let conn = open(&path)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > 1 {
+            return Err(StoreError::Sqlite(format!(
+                "{} has schema version {version}; this build knows version 1",
+                path.display()
+            )));
+        }
+        conn.execute_batch(SCHEMA)?;
+        let reader = open(&path)?;
+        let (tx, rx) = mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("dawgref-store".into())
+            .spawn(move || write_loop(conn, rx))
+            .map_err(|e| StoreError::Io(format!("cannot start the store's writer: {e}")))?;
+        Ok(SqliteStore { path, writer: Mutex::new(Some((tx, handle))), reader: Mutex::new(reader) })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn submit(&self, job: Job) -> Pending {
+        let (reply, rx) = oneshot::channel();
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        match writer.as_ref() {
+            Some((tx, _)) if tx.send(Request { job, reply }).is_ok() => Pending::waiting(rx),
+            _ => Pending::ready(Err(StoreError::WriterGone)),
+        }
+    }
+
+    fn reader(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Finish the writes already queued and stop the writer.
+    pub fn close(&self) {
+        let taken = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((tx, handle)) = taken {
+            drop(tx);
+            let _ = handle.join();
+        }
+    }
+
+    fn log_of(conn: &Connection, id: Uuid) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let mut stmt = conn.prepare_cached("SELECT seq, body FROM log WHERE game = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map(params![id.as_bytes().as_slice()], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The writer thread: take what is waiting, commit it in one transaction, answer everyone.
+fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Request>) {
+    while let Ok(first) = rx.recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(r) => group.push(r),
+                Err(_) => break,
+            }
+        }
+        let results = commit(&mut conn, &group);
+        for (request, result) in group.into_iter().zip(results) {
+            let _ = request.reply.send(result);
+        }
+    }
+}
+
+fn commit(conn: &mut Connection, group: &[Request]) -> Vec<Result<(), StoreError>> {
+    let mut tx = match conn.transaction() {
+        Ok(tx) => tx,
+        Err(e) => return group.iter().map(|_| Err(e.clone_err())).collect(),
+    };
+    // A failed statement (a duplicate row) fails only its own request; the others still commit.
+    let results: Vec<Result<(), StoreError>> = group.iter().map(|r| run(&mut tx, &r.job)).collect();
+    match tx.commit() {
+        Ok(()) => results,
+        Err(e) => group.iter().map(|_| Err(e.clone_err())).collect(),
+    }
+}
+
+trait CloneErr {
+    fn clone_err(&self) -> StoreError;
+}
+
+impl CloneErr for rusqlite::Error {
+    fn clone_err(&self) -> StoreError {
+        StoreError::Sqlite(self.to_string())
+    }
+}
+
+fn is_conflict(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
+}
+
+fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> {
+    match job {
+        Job::Create { id, created, record, first, finished } => {
+            // Both rows or neither: a savepoint, since the surrounding transaction goes on.
+            let sp = tx.savepoint()?;
+            let key = id.as_bytes().as_slice();
+            sp.prepare_cached(
+                "INSERT INTO games (id, created_ms, record, finished) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![key, *created as i64, record, *finished as i64])
+            .map_err(|e| {
+                if is_conflict(&e) { StoreError::Conflict { game: *id, seq: 0 } } else { e.into() }
+            })?;
+            sp.prepare_cached("INSERT INTO log (game, seq, body) VALUES (?1, 0, ?2)")?
+                .execute(params![key, first])?;
+            sp.commit()?;
+            Ok(())
+        }
+        Job::Append { id, seq, row, finished } => {
+            let key = id.as_bytes().as_slice();
+            tx.prepare_cached("INSERT INTO log (game, seq, body) VALUES (?1, ?2, ?3)")?
+                .execute(params![key, *seq as i64, row])
+                .map_err(|e| {
+                    if is_conflict(&e) { StoreError::Conflict { game: *id, seq: *seq } } else { e.into() }
+                })?;
+            if *finished {
+                tx.prepare_cached("UPDATE games SET finished = 1 WHERE id = ?1")?.execute(params![key])?;
+            }
+            Ok(())
+        }
+        Job::Quarantine { id, reason } => {
+            let n = tx
+                .prepare_cached("UPDATE games SET quarantined = ?2 WHERE id = ?1")?
+                .execute(params![id.as_bytes().as_slice(), reason])?;
+            if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) }
+        }
+    }
+}
+
+fn uuid_of(bytes: Vec<u8>) -> Result<Uuid, StoreError> {
+    Uuid::from_slice(&bytes).map_err(|_| StoreError::Sqlite(format!("a game id of {} bytes", bytes.len())))
+}
+
+impl GameStore for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+        self.submit(Job::Create { id, created, record, first, finished })
+    }
+
+    fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
+        self.submit(Job::Append { id, seq, row, finished })
+    }
+
+    fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
+        self.submit(Job::Quarantine { id, reason: reason.to_string() })
+    }
+
+    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+        let conn = self.reader();
+        let mut stmt = conn.prepare(
+            "SELECT id, record FROM games WHERE finished = 0 AND quarantined IS NULL ORDER BY created_ms",
+        )?;
+        let heads: Vec<(Vec<u8>, Vec<u8>)> =
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+        heads
+            .into_iter()
+            .map(|(id, record)| {
+                let id = uuid_of(id)?;
+                let log = Self::log_of(&conn, id)?;
+                Ok(StoredGame { id, record, log, finished: false, quarantined: None })
+            })
+            .collect()
+    }
+
+    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+        let conn = self.reader();
+        let head: Option<(Vec<u8>, i64, Option<String>)> = conn
+            .query_row(
+                "SELECT record, finished, quarantined FROM games WHERE id = ?1",
+                params![id.as_bytes().as_slice()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((record, finished, quarantined)) = head else { return Ok(None) };
+        let log = Self::log_of(&conn, id)?;
+        Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
+    }
+
+    fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
+        let conn = self.reader();
+        Ok(conn.query_row(
+            "SELECT count(*), coalesce(sum(finished), 0), count(quarantined) FROM games",
+            [],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)? as u64)),
+        )?)
+    }
+}
