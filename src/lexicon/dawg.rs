@@ -77,7 +77,7 @@ pub(crate) const fn with_target(e: u32, target: Node) -> u32 {
 /// Why an edge array is not a well-formed DAWG.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StructureError {
-    #[error("edge array is empty (missing the sentinel)")]
+    #[error("edge array does not start with the zero sentinel")]
     NoSentinel,
     #[error("edge array has {0} edges, more than the 24-bit target field addresses")]
     TooLarge(usize),
@@ -130,7 +130,9 @@ impl Dawg {
         letters: usize,
         declared_words: Option<u64>,
     ) -> Result<Dawg, StructureError> {
-        if edges.is_empty() {
+        if edges.first() != Some(&0) {
+            // Index 0 is never read as an edge, but a stray target there would be followed
+            // when the step table is built.
             return Err(StructureError::NoSentinel);
         }
         if edges.len() > MAX_EDGES {

@@ -35,6 +35,8 @@ pub enum FileError {
     Truncated { len: usize, expected: usize },
     #[error("lexicon file has {0} bytes after its checksum")]
     TrailingBytes(usize),
+    #[error("lexicon file has non-zero reserved header bytes")]
+    Reserved,
     #[error("lexicon file names unknown alphabet id {0}")]
     UnknownAlphabet(u8),
     #[error("lexicon is for the {found} alphabet, expected {expected}")]
@@ -113,6 +115,10 @@ pub fn read(bytes: &[u8], expected: Option<Alphabet>) -> Result<Loaded, FileErro
         && expected != alphabet
     {
         return Err(FileError::WrongAlphabet { expected, found: alphabet });
+    }
+    if bytes[13..16] != [0, 0, 0] {
+        // A file that loads must be the file its lexicon writes: its checksum names its content.
+        return Err(FileError::Reserved);
     }
     let words = u32_at(bytes, 16);
     let nodes = u32_at(bytes, 20);

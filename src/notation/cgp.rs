@@ -313,8 +313,11 @@ pub fn write(cgp: &Cgp) -> String {
     if let Some(v) = &o.lex {
         op("lex", v);
     }
-    if let Some(v) = &o.ld {
-        op("ld", v);
+    match &o.ld {
+        Some(v) => op("ld", v),
+        // Without `ld` a reader guesses English or Russian from the letters: say which.
+        None if cgp.ruleset != RulesetKind::English => op("ld", cgp.ruleset.name()),
+        None => {}
     }
     if let Some(v) = &o.cr {
         op("cr", v);

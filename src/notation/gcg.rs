@@ -88,6 +88,8 @@ pub enum GcgErrorKind {
     Move(String),
     #[error("player pragma needs a nick: {0:?}")]
     Player(String),
+    #[error("player number {0} (a record has players 1 to {MAX_PLAYERS})")]
+    PlayerNumber(usize),
     #[error("no moves")]
     Empty,
 }
@@ -100,6 +102,10 @@ fn score(s: &str, line: usize) -> Result<i32, GcgError> {
 fn is_rack(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_alphabetic() || c == '?')
 }
+
+/// Most players a record may name (the game has at most 4; a record naming `#player99999999`
+/// must not make the parser allocate for them).
+pub const MAX_PLAYERS: usize = 8;
 
 /// Parse a GCG record.
 pub fn parse(text: &str) -> Result<Record, GcgError> {
@@ -115,6 +121,9 @@ pub fn parse(text: &str) -> Result<Record, GcgError> {
             let key = it.next().unwrap_or("").to_string();
             let value = it.next().unwrap_or("").trim().to_string();
             if let Some(n) = key.strip_prefix("player").and_then(|n| n.parse::<usize>().ok()) {
+                if !(1..=MAX_PLAYERS).contains(&n) {
+                    return Err(GcgError { line, kind: GcgErrorKind::PlayerNumber(n) });
+                }
                 let mut parts = value.splitn(2, char::is_whitespace);
                 let nick = parts.next().unwrap_or("").to_string();
                 if nick.is_empty() {
