@@ -29,7 +29,43 @@ pub async fn start_with(limits: Limits) -> TestServer {
     TestServer { url: format!("http://{addr}"), handle }
 }
 
+/// A server keeping games in an SQLite store in `dir`, after recovering what is there.
+pub async fn start_stored(dir: &std::path::Path) -> (TestServer, server::recovery::RecoveryReport) {
+    let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
+    let store = std::sync::Arc::new(dawgref::store::SqliteStore::open(dir).unwrap());
+    let handle = server::state_with_store(lexicons, Limits::default(), store);
+    let report = server::recovery::recover(&handle.state).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = handle.state.clone();
+    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    (TestServer { url: format!("http://{addr}"), handle }, report)
+}
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dawgref-{tag}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 impl TestServer {
+    /// Stop serving (the state, and its store, go when the last handle does).
+    pub async fn stop(self) {
+        self.handle.shutdown();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
     pub async fn games(&self) -> GamesClient<Channel> {
         GamesClient::connect(self.url.clone()).await.unwrap()
     }
