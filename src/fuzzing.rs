@@ -135,3 +135,258 @@ pub fn lexicon_file(data: &[u8]) {
         assert!(words.iter().all(|w| lexicon.contains(w)));
     }
 }
+
+/// The server's state for [`actions`]: every lexicon, games in a [`MemoryStore`] (kept here so
+/// each run can take its game back out and replay it).
+fn server()
+-> &'static (Arc<crate::server::state::AppState>, Arc<crate::store::MemoryStore>, tokio::runtime::Runtime) {
+    static SERVER: OnceLock<(
+        Arc<crate::server::state::AppState>,
+        Arc<crate::store::MemoryStore>,
+        tokio::runtime::Runtime,
+    )> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let lexicons = [RulesetKind::English, RulesetKind::Russian, RulesetKind::Erudit]
+            .iter()
+            .map(|&k| (*lexicon(k)).clone())
+            .collect();
+        let store = Arc::new(crate::store::MemoryStore::new());
+        let handle = crate::server::state_with_store(lexicons, Default::default(), store.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        (handle.state.clone(), store, runtime)
+    })
+}
+
+/// Input bytes, read one at a time (zero once they run out).
+struct Input<'a>(&'a [u8]);
+
+impl Input<'_> {
+    fn byte(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A game driven through the `Games` service by arbitrary requests: generated plays, arbitrary
+/// tiles and notation, exchanges, passes, resignations, challenges, joins, repeated and stale
+/// requests, from the right seat, another seat, no token or a wrong token. After every request
+/// the game's invariants hold (tile conservation, scores equal the history); at the end the game
+/// rebuilt from its log is the game that was played.
+pub fn actions(data: &[u8]) {
+    let (state, store, runtime) = server();
+    runtime.block_on(drive(state, store, data));
+}
+
+async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store::MemoryStore, data: &[u8]) {
+    use crate::proto::v1 as pb;
+    use crate::proto::v1::games_server::Games;
+    use crate::server::games::GamesService;
+    use tonic::Request;
+
+    let mut input = Input(data);
+    let service = GamesService { state: state.clone() };
+    let head = input.byte();
+    let shape = input.byte();
+    let seats = 2 + (shape % 3) as usize;
+    let mut specs = Vec::new();
+    for i in 0..seats {
+        let kind = if i == seats - 1 && shape & 0x80 != 0 {
+            pb::seat_spec::Kind::Bot(pb::BotLevel::Greedy as i32)
+        } else {
+            pb::seat_spec::Kind::Human(pb::HumanSeat {
+                name: String::new(),
+                open: i == 1 && shape & 0x40 != 0,
+            })
+        };
+        specs.push(pb::SeatSpec { kind: Some(kind) });
+    }
+    let request = pb::CreateGameRequest {
+        ruleset: 1 + (head % 3) as i32,
+        challenge_rule: ((head / 3) % 7) as i32,
+        seats: specs,
+        seed: Some(u64::from(input.byte()) << 8 | u64::from(input.byte())),
+        options: Some(pb::GameOptions {
+            no_repeated_words: Some(shape & 0x20 != 0),
+            bonus_per_challenge: shape & 0x10 != 0,
+            reveal_invalid_words: shape & 0x08 != 0,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let Ok(created) = service.create_game(Request::new(request)).await else { return };
+    let created = created.into_inner();
+    let id = created.game_id.clone();
+    let mut tokens = created.seat_tokens.clone();
+    let uuid = uuid::Uuid::parse_str(&id).expect("a game id");
+    let session = state.sessions.get(&uuid).map(|s| s.clone()).expect("a created game is held");
+    let cyrillic = head % 3 != 0;
+    let letter = |b: u8| -> String {
+        match b % 40 {
+            n @ 0..=31 if cyrillic => {
+                char::from_u32(0x410 + u32::from(n)).map(String::from).unwrap_or_default()
+            }
+            n @ 0..=25 => ((b'A' + n) as char).to_string(),
+            36 => "Ё".into(),
+            37 => "?".into(),
+            38 => "1".into(),
+            _ => String::new(),
+        }
+    };
+    let mut last: Option<(pb::SubmitTurnRequest, usize, pb::SubmitTurnResponse)> = None;
+    let mut ops = 0;
+    while !input.is_empty() && ops < 64 {
+        ops += 1;
+        let op = input.byte();
+        let (turn, to_move, board, rack, dawg, alphabet) = {
+            let st = session.state.lock().await;
+            let to_move = st.game.to_move();
+            (
+                st.game.turn(),
+                to_move,
+                st.game.board().clone(),
+                st.game.rack(to_move).cloned().unwrap_or_default(),
+                st.game.config().lexicon.clone(),
+                st.game.config().rules.alphabet,
+            )
+        };
+        // Most requests come from the seat to move, so that games go somewhere.
+        let who = if op & 0x80 == 0 { to_move } else { (op >> 4 & 0x07) as usize % (seats + 2) };
+        let action = match op & 0x0f {
+            0..=4 => {
+                let plays =
+                    crate::movegen::top_plays(&board, &rack, dawg.dawg(), crate::movegen::Mode::Both, 8);
+                if plays.is_empty() {
+                    pb::submit_turn_request::Action::Pass(true)
+                } else {
+                    let k = input.byte() as usize % plays.len();
+                    pb::submit_turn_request::Action::Play(crate::server::convert::play_to(
+                        &plays[k].play,
+                        alphabet,
+                    ))
+                }
+            }
+            5 => {
+                let tiles = (0..input.byte() % 8)
+                    .map(|_| pb::Tile {
+                        row: u32::from(input.byte() % 16),
+                        col: u32::from(input.byte() % 16),
+                        letter: letter(input.byte()),
+                        blank: input.byte() & 1 == 1,
+                    })
+                    .collect();
+                pb::submit_turn_request::Action::Play(pb::Play { notation: String::new(), tiles })
+            }
+            6 => {
+                let n = input.byte() % 24;
+                let bytes: Vec<u8> = (0..n).map(|_| input.byte()).collect();
+                let notation = String::from_utf8_lossy(&bytes).into_owned();
+                pb::submit_turn_request::Action::Play(pb::Play { notation, tiles: vec![] })
+            }
+            7 => pb::submit_turn_request::Action::Exchange(
+                (0..input.byte() % 9).map(|_| letter(input.byte())).collect(),
+            ),
+            8 => pb::submit_turn_request::Action::Pass(true),
+            9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(true),
+            9 => pb::submit_turn_request::Action::Pass(true),
+            10 | 11 => {
+                let _ = service
+                    .challenge(authed(
+                        pb::ChallengeRequest {
+                            game_id: id.clone(),
+                            request_id: format!("c{}", input.byte() % 4),
+                        },
+                        who,
+                        &tokens,
+                    ))
+                    .await;
+                check(&session).await;
+                continue;
+            }
+            12 => {
+                let _ =
+                    service.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, who, &tokens)).await;
+                check(&session).await;
+                continue;
+            }
+            13 => {
+                // The last successful request again: the same answer, and nothing played twice.
+                if let Some((req, seat, response)) = last.clone() {
+                    let again = service.submit_turn(authed(req, seat, &tokens)).await;
+                    assert_eq!(
+                        again.ok().map(|r| r.into_inner()),
+                        Some(response),
+                        "a repeated request_id changed"
+                    );
+                }
+                check(&session).await;
+                continue;
+            }
+            14 => {
+                let req = pb::JoinGameRequest { game_id: id.clone(), name: letter(input.byte()) };
+                if let Ok(joined) = service.join_game(Request::new(req)).await {
+                    let joined = joined.into_inner();
+                    tokens[joined.seat as usize] = joined.token;
+                }
+                check(&session).await;
+                continue;
+            }
+            _ => pb::submit_turn_request::Action::Pass(true),
+        };
+        let stale = op & 0x0f == 15;
+        let req = pb::SubmitTurnRequest {
+            game_id: id.clone(),
+            expected_turn: if stale { Some(turn.wrapping_sub(1)) } else { Some(turn) },
+            request_id: format!("r{ops}"),
+            action: Some(action),
+        };
+        if let Ok(response) = service.submit_turn(authed(req.clone(), who, &tokens)).await {
+            assert!(!stale, "a stale expected_turn was accepted");
+            last = Some((req, who, response.into_inner()));
+        }
+        check(&session).await;
+    }
+
+    // The game rebuilt from its log is the game that was played.
+    state.sessions.remove(&uuid);
+    let stored = store.remove(uuid).expect("the game is stored");
+    let rebuilt = crate::server::recovery::rebuild(state, &stored)
+        .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"));
+    let (live, again) = (session.state.lock().await, rebuilt.state.lock().await);
+    assert_eq!(again.game.history(), live.game.history(), "replayed history differs");
+    assert_eq!(again.game.scores(), live.game.scores());
+    assert_eq!(again.game.to_move(), live.game.to_move());
+    assert_eq!(again.game.bag_len(), live.game.bag_len());
+    for seat in 0..seats {
+        assert_eq!(again.game.rack(seat), live.game.rack(seat), "seat {seat}'s rack differs after replay");
+    }
+    assert_eq!(again.done, live.done, "remembered responses differ after replay");
+}
+
+/// A request from `who`: a seat's token, no token (`who == seats`), or a token of no seat.
+fn authed<T>(msg: T, who: usize, tokens: &[String]) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(msg);
+    let token = match tokens.get(who) {
+        Some(t) if !t.is_empty() => t.clone(),
+        Some(_) => return r,
+        None if who == tokens.len() => return r,
+        None => "0123456789abcdef0123456789abcdef".to_string(),
+    };
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+async fn check(session: &crate::server::state::GameSession) {
+    let st = session.state.lock().await;
+    st.game.check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));
+}

@@ -96,3 +96,8 @@ fn gcg() {
 fn lexicon_file() {
     smoke("lexicon_file", dawgref::fuzzing::lexicon_file, 20_000);
 }
+
+#[test]
+fn actions() {
+    smoke("actions", dawgref::fuzzing::actions, 300);
+}

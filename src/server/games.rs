@@ -339,6 +339,16 @@ impl Games for GamesService {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
         let seat = required(caller(&st, request.metadata())?)?;
+        // Challenge ids live beside turn ids, apart from them.
+        let request_id = &request.get_ref().request_id;
+        let key = (seat, format!("challenge/{request_id}"));
+        if !request_id.is_empty()
+            && let Some(bytes) = st.done.get(&key)
+        {
+            let response = pb::ChallengeResponse::decode(bytes.as_slice())
+                .map_err(|e| Status::internal(e.to_string()))?;
+            return Ok(Response::new(response));
+        }
         let now = session.now_ms();
         let verdict = match st.challenge(seat, now) {
             Ok(v) => v,
@@ -348,12 +358,18 @@ impl Games for GamesService {
             }
         };
         session.settle(&mut st, &self.state.metrics);
-        self.state.commit(&session, &mut st, None).await?;
-        Ok(Response::new(pb::ChallengeResponse {
+        let response = pb::ChallengeResponse {
             acceptable: verdict.acceptable,
             invalid_words: verdict.invalid_words.unwrap_or_default(),
             view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
-        }))
+        };
+        let done = (!request_id.is_empty()).then(|| {
+            let bytes = response.encode_to_vec();
+            st.done.insert(key.clone(), bytes.clone());
+            Done { seat: seat as u32, request_id: key.1.clone(), response: bytes }
+        });
+        self.state.commit(&session, &mut st, done).await?;
+        Ok(Response::new(response))
     }
 
     type WatchGameStream = EventStream;

@@ -21,6 +21,11 @@ impl MemoryStore {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Take a game out of the store.
+    pub fn remove(&self, id: Uuid) -> Option<StoredGame> {
+        self.games().remove(&id)
+    }
+
     /// Replace a stored log row (tests use it to corrupt a game).
     pub fn overwrite(&self, id: Uuid, seq: u64, row: Vec<u8>) -> bool {
         let mut games = self.games();
