@@ -54,6 +54,25 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 10_000)]
         live_games: usize,
     },
+    /// The game store: durable and in-memory turns/s across concurrent games, recovery time of
+    /// stored games, data directory size per finished game.
+    Store {
+        /// Scratch directory (must not exist; removed afterwards).
+        #[arg(long, default_value = "data/bench-store")]
+        dir: std::path::PathBuf,
+        /// Concurrent games for the turns/s figures.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Turns per game for the turns/s figures.
+        #[arg(long, default_value_t = 20)]
+        turns: usize,
+        /// Games stored, then recovered.
+        #[arg(long, default_value_t = 10_000)]
+        recover: usize,
+        /// Games played to the end for the size figure.
+        #[arg(long, default_value_t = 100)]
+        finished: usize,
+    },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
     Engine {
@@ -80,6 +99,13 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         }
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
+        BenchCommand::Store { dir, games, turns, recover, finished } => super::bench_store::run(
+            &dir,
+            games.clamp(1, 100_000),
+            turns.clamp(1, 10_000),
+            recover.min(1_000_000),
+            finished.clamp(1, 100_000),
+        ),
         BenchCommand::Server { seconds, clients, games, live_games } => super::bench_server::run(
             seconds.clamp(0.1, 60.0),
             clients.clamp(1, 256),

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_server;
+mod bench_store;
 mod gcg;
 mod generate;
 mod lexicon;

@@ -1,0 +1,190 @@
+//! `dawgref bench store`: what durability costs. Through the `Games` service in-process (no
+//! network, so the figures are the store's and the engine's, not HTTP/2's), it reports:
+//! turns per second across many concurrent games with the SQLite store and with the memory
+//! store; the time to recover many stored games at start-up; and the data directory's size per
+//! finished game.
+
+use super::CliResult;
+use dawgref::bot::{self, BotLevel};
+use dawgref::lexicon::catalog;
+use dawgref::proto::v1 as pb;
+use dawgref::proto::v1::games_server::Games;
+use dawgref::server::games::GamesService;
+use dawgref::server::state::{AppState, Limits};
+use dawgref::server::{self, recovery};
+use dawgref::store::{GameStore, MemoryStore, SqliteStore};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+use tonic::Request;
+
+fn authed<T>(msg: T, token: &str) -> Request<T> {
+    let mut r = Request::new(msg);
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+fn state(store: Arc<dyn GameStore>) -> Result<Arc<AppState>, Box<dyn std::error::Error>> {
+    let shipped = catalog::shipped("en").ok_or("no en lexicon")?;
+    let lexicon = catalog::load_shipped_cached(shipped, None)?;
+    let limits = Limits { max_games: 1_000_000, ..Limits::default() };
+    Ok(server::state_with_store(vec![lexicon], limits, store).state.clone())
+}
+
+/// A game between two people that only ends when someone resigns.
+fn endless(seed: u64) -> pb::CreateGameRequest {
+    let human = || pb::SeatSpec {
+        kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "p".into(), open: false })),
+    };
+    pb::CreateGameRequest {
+        ruleset: pb::Ruleset::English as i32,
+        seats: vec![human(), human()],
+        seed: Some(seed),
+        options: Some(pb::GameOptions { scoreless_turn_limit: Some(1_000_000), ..Default::default() }),
+        ..Default::default()
+    }
+}
+
+/// `games` concurrent games, `turns` passes each (with request ids, so responses are stored as
+/// in real play). Returns turns per second.
+async fn turns_per_second(state: Arc<AppState>, games: usize, turns: usize) -> Result<f64, String> {
+    let service = Arc::new(GamesService { state });
+    let mut created = Vec::new();
+    for k in 0..games {
+        let c = service.create_game(Request::new(endless(k as u64))).await.map_err(|e| e.to_string())?;
+        created.push(c.into_inner());
+    }
+    let started = Instant::now();
+    let tasks: Vec<_> = created
+        .into_iter()
+        .map(|c| {
+            let service = service.clone();
+            tokio::spawn(async move {
+                for t in 0..turns {
+                    let req = pb::SubmitTurnRequest {
+                        game_id: c.game_id.clone(),
+                        expected_turn: Some(t as u32),
+                        request_id: format!("t{t}"),
+                        action: Some(pb::submit_turn_request::Action::Pass(true)),
+                    };
+                    service
+                        .submit_turn(authed(req, &c.seat_tokens[t % 2]))
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok::<_, String>(())
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.map_err(|e| e.to_string())??;
+    }
+    Ok((games * turns) as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Play `games` games to the end between two people whose moves a greedy bot picks.
+async fn finished_games(state: Arc<AppState>, games: usize) -> Result<usize, String> {
+    let service = GamesService { state: state.clone() };
+    let mut turns = 0;
+    for k in 0..games {
+        let mut req = endless(1000 + k as u64);
+        req.options = None;
+        let c = service.create_game(Request::new(req)).await.map_err(|e| e.to_string())?.into_inner();
+        let session = state.session(&c.game_id).await.map_err(|e| e.to_string())?;
+        loop {
+            let (seat, turn, action) = {
+                let st = session.state.lock().await;
+                if st.game.is_over() {
+                    break;
+                }
+                let seat = st.game.to_move();
+                (seat, st.game.turn(), bot::choose_action(&st.game, seat, BotLevel::Greedy))
+            };
+            let action = match action {
+                dawgref::game::Action::Play(p) => pb::submit_turn_request::Action::Play(
+                    server::convert::play_to(&p, dawgref::alphabet::Alphabet::English),
+                ),
+                dawgref::game::Action::Exchange(r) => pb::submit_turn_request::Action::Exchange(
+                    r.to_string(dawgref::alphabet::Alphabet::English),
+                ),
+                _ => pb::submit_turn_request::Action::Pass(true),
+            };
+            let req = pb::SubmitTurnRequest {
+                game_id: c.game_id.clone(),
+                expected_turn: Some(turn),
+                request_id: format!("t{turn}"),
+                action: Some(action),
+            };
+            service.submit_turn(authed(req, &c.seat_tokens[seat])).await.map_err(|e| e.to_string())?;
+            turns += 1;
+        }
+    }
+    Ok(turns)
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+pub fn run(dir: &Path, games: usize, turns: usize, recover: usize, finished: usize) -> CliResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    if dir.exists() {
+        return Err(format!(
+            "{} exists: give a directory that does not, it is removed afterwards",
+            dir.display()
+        )
+        .into());
+    }
+    let result = runtime.block_on(async {
+        println!("turns: passes with request ids, {games} concurrent games × {turns} turns, in-process");
+        let memory = turns_per_second(state(Arc::new(MemoryStore::new()))?, games, turns).await?;
+        println!("  memory store : {memory:>9.0} turns/s");
+        let durable_dir = dir.join("turns");
+        let durable = {
+            let store = Arc::new(SqliteStore::open(&durable_dir)?);
+            let rate = turns_per_second(state(store.clone())?, games, turns).await?;
+            store.close();
+            rate
+        };
+        println!("  sqlite store : {durable:>9.0} turns/s (WAL, synchronous=FULL, group commit)");
+
+        let recover_dir = dir.join("recover");
+        {
+            let store = Arc::new(SqliteStore::open(&recover_dir)?);
+            turns_per_second(state(store.clone())?, recover, 10).await?;
+            store.close();
+        }
+        let store = Arc::new(SqliteStore::open(&recover_dir)?);
+        let st = state(store.clone())?;
+        let started = Instant::now();
+        let report = recovery::recover(&st).await?;
+        println!(
+            "recovery: {} games of 10 turns each loaded in {:.2} s ({} quarantined)",
+            report.loaded,
+            started.elapsed().as_secs_f64(),
+            report.quarantined.len()
+        );
+        store.close();
+
+        let finished_dir = dir.join("finished");
+        let store = Arc::new(SqliteStore::open(&finished_dir)?);
+        let turns = finished_games(state(store.clone())?, finished).await?;
+        store.close();
+        drop(store);
+        let bytes = dir_size(&finished_dir);
+        println!(
+            "size: {finished} finished games ({turns} turns) take {bytes} bytes: {} bytes per game, {} per turn",
+            bytes / finished.max(1) as u64,
+            bytes / turns.max(1) as u64
+        );
+        Ok::<_, Box<dyn std::error::Error>>(())
+    });
+    let _ = std::fs::remove_dir_all(dir);
+    result.map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
