@@ -17,6 +17,13 @@ use std::sync::Arc;
 
 /// Write a game as GCG (macondo dialect). `nicks[seat]` name the players.
 pub fn write_gcg(game: &Game, nicks: &[String]) -> String {
+    write_gcg_for(game, nicks, &|_| true)
+}
+
+/// Write a game as GCG showing the racks of the seats `shown` accepts. For the others, move
+/// lines carry no rack (GCG allows that) and exchanges give only the number of tiles (`-3`):
+/// what the seat drew and kept stays theirs.
+pub fn write_gcg_for(game: &Game, nicks: &[String], shown: &dyn Fn(usize) -> bool) -> String {
     let cfg = game.config();
     let alphabet = cfg.rules.alphabet;
     let nick = |s: usize| nicks.get(s).cloned().unwrap_or_else(|| format!("seat{}", s + 1));
@@ -31,14 +38,16 @@ pub fn write_gcg(game: &Game, nicks: &[String]) -> String {
         cfg.rules.kind, cfg.challenge, cfg.seed
     );
     for e in game.history() {
-        let rack = e.rack.to_string(alphabet);
+        let visible = shown(e.seat);
+        let rack = if visible { format!("{} ", e.rack.to_string(alphabet)) } else { String::new() };
         let body = match &e.kind {
             EventKind::Play { play, .. } => format_play(play, alphabet),
             EventKind::PhonyWithdrawn { .. } => "--".to_string(),
             EventKind::ChallengeBonus { .. } => "(challenge)".to_string(),
             // GCG has no line for a lost turn; it is a pass in effect.
             EventKind::TurnLost | EventKind::Pass => "-".to_string(),
-            EventKind::Exchange { tiles } => format!("-{}", tiles.to_string(alphabet)),
+            EventKind::Exchange { tiles } if visible => format!("-{}", tiles.to_string(alphabet)),
+            EventKind::Exchange { tiles } => format!("-{}", tiles.len()),
             EventKind::EndRackPoints { rack: r, .. } => {
                 let _ = writeln!(
                     out,
@@ -60,7 +69,7 @@ pub fn write_gcg(game: &Game, nicks: &[String]) -> String {
             }
         };
         let sign = if e.points >= 0 { "+" } else { "" };
-        let _ = writeln!(out, ">{}: {} {} {}{} {}", nick(e.seat), rack, body, sign, e.points, e.cumulative);
+        let _ = writeln!(out, ">{}: {}{} {}{} {}", nick(e.seat), rack, body, sign, e.points, e.cumulative);
     }
     out
 }

@@ -5,7 +5,7 @@ use super::convert::{self, view};
 use super::errors;
 use super::recovery::record_seats;
 use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
-use crate::game::record::{check_record_with, write_gcg};
+use crate::game::record::{check_record_with, write_gcg_for};
 use crate::game::{Action, ClockConfig, Game, GameConfig};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
@@ -454,8 +454,12 @@ impl Games for GamesService {
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let st = session.state.lock().await;
+        let viewer = caller(&st, request.metadata())?;
         let nicks: Vec<String> = st.seats.iter().map(|s| s.name.replace(char::is_whitespace, "_")).collect();
-        Ok(Response::new(pb::ExportGcgResponse { gcg: write_gcg(&st.game, &nicks) }))
+        // Racks are secret while the game is on: the caller's own only, until it ends.
+        let over = st.game.is_over();
+        let gcg = write_gcg_for(&st.game, &nicks, &|seat| over || viewer == Some(seat));
+        Ok(Response::new(pb::ExportGcgResponse { gcg }))
     }
 
     async fn import_gcg(
