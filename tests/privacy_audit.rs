@@ -303,10 +303,10 @@ async fn analysis_of_a_game_uses_only_the_callers_rack() {
     assert_eq!(code(an.generate_moves(authed(req(1), WRONG)).await), Code::Unauthenticated);
     // With a token: plays from that seat's rack only.
     let racks = truth(&srv, &a.id).await.1;
-    for seat in 0..2 {
-        let mut stream = an.generate_moves(authed(req(50), &a.tokens[seat])).await.unwrap().into_inner();
+    for (seat, (token, rack)) in a.tokens.iter().zip(&racks).enumerate() {
+        let mut stream = an.generate_moves(authed(req(50), token)).await.unwrap().into_inner();
         let rack: dawgref::rack::Rack =
-            dawgref::rack::Rack::parse(&racks[seat], dawgref::alphabet::Alphabet::English).unwrap();
+            dawgref::rack::Rack::parse(rack, dawgref::alphabet::Alphabet::English).unwrap();
         while let Some(m) = stream.message().await.unwrap() {
             let mut left = rack;
             for t in m.play.unwrap().tiles {
