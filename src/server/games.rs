@@ -396,6 +396,7 @@ impl Games for GamesService {
         };
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
+        let mut gone = session.gone.subscribe();
         tokio::spawn(async move {
             let _guard = guard;
             let mut next = from;
@@ -414,6 +415,11 @@ impl Games for GamesService {
                     r = rx.recv() => r,
                     _ = shutdown.changed() => {
                         let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
+                        return;
+                    }
+                    _ = gone.changed() => {
+                        let message = format!("the game is being reloaded: watch again from event {next}");
+                        let _ = tx.send(Err(Status::unavailable(message))).await;
                         return;
                     }
                 };

@@ -132,6 +132,12 @@ fn apply(st: &mut SessionState, step: &Step) -> Result<(), String> {
 
 /// Rebuild one stored game. Errors say what could not be replayed and where.
 pub fn rebuild(state: &AppState, stored: &StoredGame) -> Result<GameSession, String> {
+    let (st, last_ms) = replay(state, stored)?;
+    Ok(GameSession::new(stored.id, last_ms, st, state.limits.event_buffer))
+}
+
+/// A stored game's state after replaying its log, and the last clock reading in the log.
+pub fn replay(state: &AppState, stored: &StoredGame) -> Result<(SessionState, u64), String> {
     let record = GameRecord::decode_bytes(&stored.record)?;
     let config = record.config(state.lexicons.get(&record.lexicon).cloned())?;
     let seats = record.seats.iter().enumerate().map(|(i, s)| seat_of(i, s)).collect::<Result<Vec<_>, _>>()?;
@@ -162,5 +168,5 @@ pub fn rebuild(state: &AppState, stored: &StoredGame) -> Result<GameSession, Str
     st.game.check_invariants().map_err(|e| format!("replayed game breaks an invariant: {e}"))?;
     st.seq = stored.log.len() as u64;
     st.published = st.game.history().len();
-    Ok(GameSession::new(stored.id, last_ms, st, state.limits.event_buffer))
+    Ok((st, last_ms))
 }

@@ -158,6 +158,8 @@ pub struct GameSession {
     pub state: Mutex<SessionState>,
     pub events: broadcast::Sender<Arc<Event>>,
     pub watchers: AtomicUsize,
+    /// Set when the session is dropped from memory: its watchers' streams end.
+    pub gone: watch::Sender<bool>,
 }
 
 impl GameSession {
@@ -171,6 +173,7 @@ impl GameSession {
             state: Mutex::new(state),
             events,
             watchers: AtomicUsize::new(0),
+            gone: watch::channel(false).0,
         }
     }
 
@@ -310,8 +313,9 @@ impl AppState {
 
     /// Make the session's new steps durable as its next log row (with the request's response,
     /// when it is to be remembered), then publish its new events. The caller holds the
-    /// session's lock, so rows of one game are written in order. If the write fails the
-    /// session is dropped from memory: the next request reloads the game from what is durable.
+    /// session's lock, so rows of one game are written in order. If the write fails, the
+    /// session's state is put back to what is durable (replayed from the store) and the request
+    /// fails: nothing unstored is ever answered or published.
     pub async fn commit(
         &self,
         session: &GameSession,
@@ -332,14 +336,30 @@ impl AppState {
             self.store.append(session.id, seq, batch.encode_to_vec(), st.game.is_over()).wait().await;
         self.metrics.commit.observe(started.elapsed().as_secs_f64());
         if let Err(e) = result {
-            st.broken = true;
-            self.sessions.remove(&session.id);
-            tracing::error!(game = %session.id, seq, error = %e, "log row not written; game dropped from memory");
+            tracing::error!(game = %session.id, seq, error = %e, "log row not written; game put back to its last durable turn");
+            self.restore(session, st).await;
             return Err(Status::unavailable(format!("the turn could not be stored ({e}); retry")));
         }
         st.seq += 1;
         session.publish(st);
         Ok(())
+    }
+
+    /// Put a session back to its durable state. If even that cannot be read, drop it from
+    /// memory (the next request reloads it) and end its watchers' streams.
+    async fn restore(&self, session: &GameSession, st: &mut SessionState) {
+        let store = self.store.clone();
+        let id = session.id;
+        let stored =
+            tokio::task::spawn_blocking(move || store.load(id)).await.ok().and_then(Result::ok).flatten();
+        match stored.map(|g| super::recovery::replay(self, &g)) {
+            Some(Ok((fresh, _))) => *st = fresh,
+            _ => {
+                st.broken = true;
+                self.sessions.remove(&session.id);
+                let _ = session.gone.send(true);
+            }
+        }
     }
 
     pub fn lexicon(&self, name: &str) -> Result<Arc<Lexicon>, Status> {
