@@ -41,8 +41,10 @@ pub async fn recover(state: &Arc<AppState>) -> Result<RecoveryReport, StoreError
                 {
                     let mut st = session.state.lock().await;
                     session.settle(&mut st, &state.metrics);
-                    // A failed write drops the game from memory; the next request reloads it.
-                    if state.commit(&session, &mut st, None).await.is_err() {
+                    // A failed write puts the game back to its log (the bots try again on the
+                    // next request); only a store that cannot even be read leaves it unloaded.
+                    let _ = state.commit(&session, &mut st, None).await;
+                    if st.broken {
                         continue;
                     }
                 }

@@ -75,8 +75,8 @@ pub struct SessionState {
     pub steps: Vec<Step>,
     /// Sequence number of the next log row.
     pub seq: u64,
-    /// Set when a log row could not be written: the session is discarded and the game is
-    /// reloaded from its durable log by the next request.
+    /// Set when a log row could not be written and the durable state could not be read back
+    /// either: the session has left memory, and the next request reloads the game.
     pub broken: bool,
 }
 
