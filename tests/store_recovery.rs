@@ -149,6 +149,7 @@ async fn a_log_that_cannot_be_replayed_is_quarantined_and_the_others_load() {
 
     let (srv, report) = start_stored(&dir.0).await;
     assert_eq!(report.loaded, 1);
+    assert_eq!(srv.handle.state.metrics.quarantined.get(), 2, "the metric counts them");
     let mut quarantined = report.quarantined.clone();
     quarantined.sort_by_key(|(id, _)| *id == uuid(&changed.game_id));
     assert_eq!(quarantined.len(), 2);

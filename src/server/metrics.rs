@@ -15,6 +15,8 @@ pub struct Metrics {
     pub bot_turn: Histogram,
     /// Time for a log row to become durable (group commit included).
     pub commit: Histogram,
+    /// Games set aside because their log could not be replayed (since this process started).
+    pub quarantined: IntGauge,
 }
 
 const BUCKETS: &[f64] =
@@ -46,6 +48,11 @@ impl Metrics {
                 .buckets(BUCKETS.to_vec()),
         )
         .expect("valid metric");
+        let quarantined = IntGauge::new(
+            "dawgref_games_quarantined",
+            "Games quarantined at start-up because their log could not be replayed",
+        )
+        .expect("valid metric");
         for m in [
             Box::new(games_live.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(turns.clone()),
@@ -53,10 +60,11 @@ impl Metrics {
             Box::new(generation.clone()),
             Box::new(bot_turn.clone()),
             Box::new(commit.clone()),
+            Box::new(quarantined.clone()),
         ] {
             registry.register(m).expect("metric names are unique");
         }
-        Metrics { registry, games_live, turns, rpc, generation, bot_turn, commit }
+        Metrics { registry, games_live, turns, rpc, generation, bot_turn, commit, quarantined }
     }
 
     /// Record one RPC's latency and outcome.

@@ -59,6 +59,7 @@ pub async fn recover(state: &Arc<AppState>) -> Result<RecoveryReport, StoreError
         }
     }
     state.metrics.games_live.set(state.sessions.len() as i64);
+    state.metrics.quarantined.set(report.quarantined.len() as i64);
     report.elapsed = started.elapsed();
     Ok(report)
 }
