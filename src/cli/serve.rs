@@ -21,9 +21,10 @@ pub struct ServeArgs {
     /// while the process lives.
     #[arg(long, env = "DAWGREF_DATA_DIR", default_value = "data")]
     data_dir: PathBuf,
-    /// Cache of compiled lexicons ("" to compile at every start).
-    #[arg(long, env = "DAWGREF_LEXICON_CACHE", default_value = "data/lexicons")]
-    lexicon_cache: PathBuf,
+    /// Cache of compiled lexicons ("" to compile at every start; default: `lexicons` in the data
+    /// directory, none with `:memory:`).
+    #[arg(long, env = "DAWGREF_LEXICON_CACHE")]
+    lexicon_cache: Option<PathBuf>,
     /// Live games held at most.
     #[arg(long, env = "DAWGREF_MAX_GAMES", default_value_t = 100_000)]
     max_games: usize,
@@ -55,7 +56,12 @@ pub fn run(args: ServeArgs) -> CliResult {
     }
     let config = ServerConfig {
         lexicons: args.lexicons.clone(),
-        lexicon_cache: (!args.lexicon_cache.as_os_str().is_empty()).then(|| args.lexicon_cache.clone()),
+        lexicon_cache: match &args.lexicon_cache {
+            Some(dir) if dir.as_os_str().is_empty() => None,
+            Some(dir) => Some(dir.clone()),
+            None if args.data_dir.as_os_str() == ":memory:" => None,
+            None => Some(args.data_dir.join("lexicons")),
+        },
         limits: Limits {
             max_games: args.max_games,
             streams_per_game: args.streams_per_game,
