@@ -34,7 +34,10 @@ async fn play_turns(srv: &TestServer, game: &pb::CreateGameResponse, n: usize) {
             Some(m) => Some(pb::submit_turn_request::Action::Play(m.play.unwrap())),
             None => Some(pb::submit_turn_request::Action::Pass(true)),
         };
-        g.submit_turn(authed(turn(&game.game_id, v.turn, action), token)).await.unwrap();
+        let r = g.submit_turn(authed(turn(&game.game_id, v.turn, action), token)).await.unwrap();
+        if r.into_inner().view.unwrap().over {
+            return;
+        }
     }
 }
 
@@ -91,8 +94,11 @@ async fn games_come_back_after_a_restart() {
         g.get_game(authed(pb::GetGameRequest { game_id: people.game_id.clone() }, &"0".repeat(32))).await;
     assert_eq!(code(wrong), Code::Unauthenticated);
     play_turns(&srv, &people, 500).await;
+    let uuid = uuid::Uuid::parse_str(&people.game_id).unwrap();
+    assert!(!srv.handle.state.sessions.contains_key(&uuid), "a finished game leaves memory");
     let end = view(&mut g, &people.game_id, &people.seat_tokens[0]).await;
     assert!(end.over, "the recovered game plays to its end");
+    assert!(srv.handle.state.sessions.contains_key(&uuid), "and comes back when asked for");
     srv.stop().await;
 
     // Finished games are not loaded at start, but are there when asked for.

@@ -342,6 +342,12 @@ impl AppState {
         }
         st.seq += 1;
         session.publish(st);
+        if st.game.is_over() {
+            // A finished game changes no more: it leaves memory (its watchers have had every
+            // event) and is rebuilt from the store if a request names it again.
+            self.sessions.remove(&session.id);
+            self.metrics.games_live.set(self.sessions.len() as i64);
+        }
         Ok(())
     }
 
