@@ -22,9 +22,6 @@ struct FlakyStore {
 }
 
 impl GameStore for FlakyStore {
-    fn kind(&self) -> &'static str {
-        "flaky"
-    }
     fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
         self.inner.create(id, created, record, first, finished)
     }
@@ -42,9 +39,6 @@ impl GameStore for FlakyStore {
     }
     fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
         self.inner.load(id)
-    }
-    fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
-        self.inner.counts()
     }
 }
 

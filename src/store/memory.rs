@@ -25,25 +25,9 @@ impl MemoryStore {
     pub fn remove(&self, id: Uuid) -> Option<StoredGame> {
         self.games().remove(&id)
     }
-
-    /// Replace a stored log row (tests use it to corrupt a game).
-    pub fn overwrite(&self, id: Uuid, seq: u64, row: Vec<u8>) -> bool {
-        let mut games = self.games();
-        let Some(row_slot) =
-            games.get_mut(&id).and_then(|g| g.log.iter_mut().find(|(s, _)| *s == seq).map(|(_, r)| r))
-        else {
-            return false;
-        };
-        *row_slot = row;
-        true
-    }
 }
 
 impl GameStore for MemoryStore {
-    fn kind(&self) -> &'static str {
-        "memory"
-    }
-
     fn create(&self, id: Uuid, _created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
         let mut games = self.games();
         if games.contains_key(&id) {
@@ -77,12 +61,5 @@ impl GameStore for MemoryStore {
 
     fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
         Ok(self.games().get(&id).cloned())
-    }
-
-    fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
-        let games = self.games();
-        let finished = games.values().filter(|g| g.finished).count() as u64;
-        let quarantined = games.values().filter(|g| g.quarantined.is_some()).count() as u64;
-        Ok((games.len() as u64, finished, quarantined))
     }
 }

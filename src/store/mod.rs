@@ -76,22 +76,11 @@ impl Pending {
             PendingInner::Waiting(rx) => rx.await.unwrap_or(Err(StoreError::WriterGone)),
         }
     }
-
-    /// The same, blocking the thread (for tools and tests outside a runtime).
-    pub fn wait_blocking(self) -> Result<(), StoreError> {
-        match self.0 {
-            PendingInner::Ready(r) => r,
-            PendingInner::Waiting(rx) => rx.blocking_recv().unwrap_or(Err(StoreError::WriterGone)),
-        }
-    }
 }
 
 /// Where games are kept. Writes for one game arrive in order (the caller holds the game's lock
 /// until its write is durable); writes of different games may be committed together.
 pub trait GameStore: Send + Sync {
-    /// A short name for logs: "sqlite" or "memory".
-    fn kind(&self) -> &'static str;
-
     /// Store a new game's record and its first log row (row 0), atomically.
     fn create(
         &self,
@@ -113,7 +102,4 @@ pub trait GameStore: Send + Sync {
 
     /// One game, whatever its state.
     fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError>;
-
-    /// How many games are stored: (all, finished, quarantined).
-    fn counts(&self) -> Result<(u64, u64, u64), StoreError>;
 }

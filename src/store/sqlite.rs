@@ -153,23 +153,13 @@ fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Request>) {
 fn commit(conn: &mut Connection, group: &[Request]) -> Vec<Result<(), StoreError>> {
     let mut tx = match conn.transaction() {
         Ok(tx) => tx,
-        Err(e) => return group.iter().map(|_| Err(e.clone_err())).collect(),
+        Err(e) => return group.iter().map(|_| Err(StoreError::Sqlite(e.to_string()))).collect(),
     };
     // A failed statement (a duplicate row) fails only its own request; the others still commit.
     let results: Vec<Result<(), StoreError>> = group.iter().map(|r| run(&mut tx, &r.job)).collect();
     match tx.commit() {
         Ok(()) => results,
-        Err(e) => group.iter().map(|_| Err(e.clone_err())).collect(),
-    }
-}
-
-trait CloneErr {
-    fn clone_err(&self) -> StoreError;
-}
-
-impl CloneErr for rusqlite::Error {
-    fn clone_err(&self) -> StoreError {
-        StoreError::Sqlite(self.to_string())
+        Err(e) => group.iter().map(|_| Err(StoreError::Sqlite(e.to_string()))).collect(),
     }
 }
 
@@ -221,10 +211,6 @@ fn uuid_of(bytes: Vec<u8>) -> Result<Uuid, StoreError> {
 }
 
 impl GameStore for SqliteStore {
-    fn kind(&self) -> &'static str {
-        "sqlite"
-    }
-
     fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
         self.submit(Job::Create { id, created, record, first, finished })
     }
@@ -266,14 +252,5 @@ impl GameStore for SqliteStore {
         let Some((record, finished, quarantined)) = head else { return Ok(None) };
         let log = Self::log_of(&conn, id)?;
         Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
-    }
-
-    fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
-        let conn = self.reader();
-        Ok(conn.query_row(
-            "SELECT count(*), coalesce(sum(finished), 0), count(quarantined) FROM games",
-            [],
-            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)? as u64)),
-        )?)
     }
 }
