@@ -12,7 +12,7 @@ use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
 use crate::rack::Rack;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
-use crate::store::record::{Batch, Done, GameRecord, Step};
+use crate::store::record::{Batch, GameRecord, Step};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -182,12 +182,9 @@ impl GamesService {
         let mut st = session.state.lock().await;
         let seat = required(caller(&st, request.metadata())?)?;
         let req = request.into_inner();
-        let key = (seat, req.request_id.clone());
-        if !req.request_id.is_empty()
-            && let Some(bytes) = st.done.get(&key)
-        {
-            return pb::SubmitTurnResponse::decode(bytes.as_slice())
-                .map_err(|e| Status::internal(e.to_string()));
+        let key = (!req.request_id.is_empty()).then(|| req.request_id.clone());
+        if let Some(first) = st.remembered(seat, key.as_deref())? {
+            return Ok(first);
         }
         if let Some(expected) = req.expected_turn
             && expected != st.game.turn()
@@ -232,11 +229,7 @@ impl GamesService {
             play,
             view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
         };
-        let done = (!req.request_id.is_empty()).then(|| {
-            let bytes = response.encode_to_vec();
-            st.done.insert(key, bytes.clone());
-            Done { seat: seat as u32, request_id: req.request_id.clone(), response: bytes }
-        });
+        let done = st.remember(seat, key, &response);
         // Durable before the caller hears of it.
         self.state.commit(&session, &mut st, done).await?;
         Ok(response)
@@ -341,13 +334,9 @@ impl Games for GamesService {
         let seat = required(caller(&st, request.metadata())?)?;
         // Challenge ids live beside turn ids, apart from them.
         let request_id = &request.get_ref().request_id;
-        let key = (seat, format!("challenge/{request_id}"));
-        if !request_id.is_empty()
-            && let Some(bytes) = st.done.get(&key)
-        {
-            let response = pb::ChallengeResponse::decode(bytes.as_slice())
-                .map_err(|e| Status::internal(e.to_string()))?;
-            return Ok(Response::new(response));
+        let key = (!request_id.is_empty()).then(|| format!("challenge/{request_id}"));
+        if let Some(first) = st.remembered(seat, key.as_deref())? {
+            return Ok(Response::new(first));
         }
         let now = session.now_ms();
         let verdict = match st.challenge(seat, now) {
@@ -363,11 +352,7 @@ impl Games for GamesService {
             invalid_words: verdict.invalid_words.unwrap_or_default(),
             view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
         };
-        let done = (!request_id.is_empty()).then(|| {
-            let bytes = response.encode_to_vec();
-            st.done.insert(key.clone(), bytes.clone());
-            Done { seat: seat as u32, request_id: key.1.clone(), response: bytes }
-        });
+        let done = st.remember(seat, key, &response);
         self.state.commit(&session, &mut st, done).await?;
         Ok(Response::new(response))
     }

@@ -111,6 +111,26 @@ impl SessionState {
         }
     }
 
+    /// The first response to `seat`'s request `key`, if it was answered before (no key: none).
+    pub fn remembered<M: Message + Default>(
+        &self,
+        seat: usize,
+        key: Option<&str>,
+    ) -> Result<Option<M>, Status> {
+        let Some(bytes) = key.and_then(|k| self.done.get(&(seat, k.to_string()))) else { return Ok(None) };
+        M::decode(bytes.as_slice())
+            .map(Some)
+            .map_err(|e| Status::internal(format!("a remembered response: {e}")))
+    }
+
+    /// Remember `response` as the answer to `seat`'s request `key`; what the log row keeps of it.
+    pub fn remember(&mut self, seat: usize, key: Option<String>, response: &impl Message) -> Option<Done> {
+        let key = key?;
+        let bytes = response.encode_to_vec();
+        self.done.insert((seat, key.clone()), bytes.clone());
+        Some(Done { seat: seat as u32, request_id: key, response: bytes })
+    }
+
     /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
     /// clock ran out on the way: that is logged as a tick.
     pub fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
