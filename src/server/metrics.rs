@@ -1,6 +1,7 @@
 //! Prometheus metrics: live games, turns, RPC latency by method, move-generation and bot-turn
 //! time. Exposed as text on `GET /metrics` of the metrics address, when one is configured.
 
+use prometheus::core::Collector;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntGauge, Registry, TextEncoder,
 };
@@ -22,49 +23,43 @@ pub struct Metrics {
 const BUCKETS: &[f64] =
     &[0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
 
+/// Register a metric built from constant names. Building or registering fails only on a bad or
+/// duplicate name: a programming error that the first start (and every test) meets at once.
+fn register<M: Collector + Clone + 'static>(registry: &Registry, made: prometheus::Result<M>) -> M {
+    made.and_then(|m| registry.register(Box::new(m.clone())).map(|()| m))
+        .expect("constant metric definitions are valid and unique")
+}
+
+fn histogram(name: &str, help: &str) -> prometheus::Result<Histogram> {
+    Histogram::with_opts(HistogramOpts::new(name, help).buckets(BUCKETS.to_vec()))
+}
+
 impl Metrics {
     pub fn new() -> Metrics {
         let registry = Registry::new();
-        let games_live =
-            IntGauge::new("dawgref_games_live", "Games held by the server").expect("valid metric");
-        let turns =
-            IntCounter::new("dawgref_turns_total", "Turns taken (people and bots)").expect("valid metric");
-        let rpc = HistogramVec::new(
-            HistogramOpts::new("dawgref_rpc_seconds", "RPC latency").buckets(BUCKETS.to_vec()),
-            &["method", "code"],
-        )
-        .expect("valid metric");
-        let generation = Histogram::with_opts(
-            HistogramOpts::new("dawgref_generation_seconds", "Full move generation")
-                .buckets(BUCKETS.to_vec()),
-        )
-        .expect("valid metric");
-        let bot_turn = Histogram::with_opts(
-            HistogramOpts::new("dawgref_bot_turn_seconds", "A bot's decision").buckets(BUCKETS.to_vec()),
-        )
-        .expect("valid metric");
-        let commit = Histogram::with_opts(
-            HistogramOpts::new("dawgref_store_commit_seconds", "A log row's wait until durable")
-                .buckets(BUCKETS.to_vec()),
-        )
-        .expect("valid metric");
-        let quarantined = IntGauge::new(
-            "dawgref_games_quarantined",
-            "Games quarantined at start-up because their log could not be replayed",
-        )
-        .expect("valid metric");
-        for m in [
-            Box::new(games_live.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(turns.clone()),
-            Box::new(rpc.clone()),
-            Box::new(generation.clone()),
-            Box::new(bot_turn.clone()),
-            Box::new(commit.clone()),
-            Box::new(quarantined.clone()),
-        ] {
-            registry.register(m).expect("metric names are unique");
+        let r = &registry;
+        Metrics {
+            games_live: register(r, IntGauge::new("dawgref_games_live", "Games held by the server")),
+            turns: register(r, IntCounter::new("dawgref_turns_total", "Turns taken (people and bots)")),
+            rpc: register(
+                r,
+                HistogramVec::new(
+                    HistogramOpts::new("dawgref_rpc_seconds", "RPC latency").buckets(BUCKETS.to_vec()),
+                    &["method", "code"],
+                ),
+            ),
+            generation: register(r, histogram("dawgref_generation_seconds", "Full move generation")),
+            bot_turn: register(r, histogram("dawgref_bot_turn_seconds", "A bot's decision")),
+            commit: register(r, histogram("dawgref_store_commit_seconds", "A log row's wait until durable")),
+            quarantined: register(
+                r,
+                IntGauge::new(
+                    "dawgref_games_quarantined",
+                    "Games quarantined at start-up because their log could not be replayed",
+                ),
+            ),
+            registry,
         }
-        Metrics { registry, games_live, turns, rpc, generation, bot_turn, commit, quarantined }
     }
 
     /// Record one RPC's latency and outcome.
