@@ -1,7 +1,6 @@
 //! The `Analysis` service: ValidatePlay, Evaluate and GenerateMoves on a live game (the caller's
 //! view) or a CGP position.
 
-use super::auth;
 use super::convert;
 use super::errors;
 use super::state::AppState;
@@ -43,12 +42,7 @@ impl AnalysisService {
             Some(pb::position::Source::GameId(id)) => {
                 let session = self.state.session(id).await?;
                 let st = session.state.lock().await;
-                let seat = match auth::bearer(metadata)? {
-                    Some(t) => Some(auth::find_seat(&t, &st.token_hashes()).ok_or_else(|| {
-                        Status::unauthenticated("the token does not belong to a seat of this game")
-                    })?),
-                    None => None,
-                };
+                let seat = st.caller(metadata)?;
                 Ok(Resolved {
                     board: st.game.board().clone(),
                     lexicon: st.game.config().lexicon.clone(),

@@ -27,17 +27,6 @@ pub struct GamesService {
     pub state: Arc<AppState>,
 }
 
-/// The seat a request's token belongs to in this game, if a token came; a token that fits no
-/// seat is UNAUTHENTICATED.
-fn caller(st: &SessionState, metadata: &tonic::metadata::MetadataMap) -> Result<Option<usize>, Status> {
-    match auth::bearer(metadata)? {
-        None => Ok(None),
-        Some(token) => auth::find_seat(&token, &st.token_hashes())
-            .map(Some)
-            .ok_or_else(|| Status::unauthenticated("the token does not belong to a seat of this game")),
-    }
-}
-
 fn required(seat: Option<usize>) -> Result<usize, Status> {
     seat.ok_or_else(|| {
         Status::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
@@ -180,7 +169,7 @@ impl GamesService {
     ) -> Result<pb::SubmitTurnResponse, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
-        let seat = required(caller(&st, request.metadata())?)?;
+        let seat = required(st.caller(request.metadata())?)?;
         let req = request.into_inner();
         let key = (!req.request_id.is_empty()).then(|| req.request_id.clone());
         if let Some(first) = st.remembered(seat, key.as_deref())? {
@@ -308,7 +297,7 @@ impl Games for GamesService {
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
-        let viewer = caller(&st, request.metadata())?;
+        let viewer = st.caller(request.metadata())?;
         if st.tick(session.now_ms()) {
             self.state.commit(&session, &mut st, None).await?;
         }
@@ -331,7 +320,7 @@ impl Games for GamesService {
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let mut st = session.state.lock().await;
-        let seat = required(caller(&st, request.metadata())?)?;
+        let seat = required(st.caller(request.metadata())?)?;
         // Challenge ids live beside turn ids, apart from them.
         let request_id = &request.get_ref().request_id;
         let key = (!request_id.is_empty()).then(|| format!("challenge/{request_id}"));
@@ -374,7 +363,7 @@ impl Games for GamesService {
         // Subscribe and read the history under the lock, so no event falls between the two.
         let (viewer, alphabet, backlog, mut rx) = {
             let st = session.state.lock().await;
-            let viewer = caller(&st, request.metadata())?;
+            let viewer = st.caller(request.metadata())?;
             let history = st.game.history();
             let backlog: Vec<_> = history[from.min(st.published)..st.published].to_vec();
             (viewer, st.game.config().rules.alphabet, backlog, session.events.subscribe())
@@ -445,7 +434,7 @@ impl Games for GamesService {
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let st = session.state.lock().await;
-        let viewer = caller(&st, request.metadata())?;
+        let viewer = st.caller(request.metadata())?;
         let nicks: Vec<String> = st.seats.iter().map(|s| s.name.replace(char::is_whitespace, "_")).collect();
         // Racks are secret while the game is on: the caller's own only, until it ends.
         let over = st.game.is_over();

@@ -104,6 +104,17 @@ impl SessionState {
             .collect()
     }
 
+    /// The seat a request's token belongs to in this game, if a token came; a token that fits no
+    /// seat is UNAUTHENTICATED.
+    pub fn caller(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Option<usize>, Status> {
+        match super::auth::bearer(metadata)? {
+            None => Ok(None),
+            Some(token) => super::auth::find_seat(&token, &self.token_hashes())
+                .map(Some)
+                .ok_or_else(|| Status::unauthenticated("the token does not belong to a seat of this game")),
+        }
+    }
+
     pub fn bot_level(&self, seat: usize) -> Option<BotLevel> {
         match self.seats.get(seat)?.kind {
             SeatKind::Bot(l) => Some(l),
