@@ -163,6 +163,15 @@ impl GamesService {
         Ok(())
     }
 
+    /// Serve a new, stored game from memory; one already over (an all-bot game, a finished
+    /// record) stays in the store only, like every finished game.
+    fn hold(&self, session: Arc<GameSession>, over: bool) {
+        if !over {
+            self.state.sessions.insert(session.id, session);
+            self.state.metrics.games_live.set(self.state.sessions.len() as i64);
+        }
+    }
+
     async fn submit(
         &self,
         request: Request<pb::SubmitTurnRequest>,
@@ -255,8 +264,7 @@ impl Games for GamesService {
                 self.store_new(&session, &mut st, record).await?;
                 view(&id.to_string(), &st, None, session.now_ms())
             };
-            self.state.sessions.insert(id, session);
-            self.state.metrics.games_live.set(self.state.sessions.len() as i64);
+            self.hold(session, view.over);
             tracing::info!(game = %id, over = view.over, "game created");
             Ok(pb::CreateGameResponse {
                 game_id: id.to_string(),
@@ -504,8 +512,7 @@ impl Games for GamesService {
             self.store_new(&session, &mut st, stored).await?;
             view(&id.to_string(), &st, None, session.now_ms())
         };
-        self.state.sessions.insert(id, session);
-        self.state.metrics.games_live.set(self.state.sessions.len() as i64);
+        self.hold(session, view.over);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),
             game_id: id.to_string(),
