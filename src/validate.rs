@@ -2,11 +2,12 @@
 //! lexicon, and Эрудит's no-repeated-words option — reported as a complete list of typed
 //! [`Problem`]s. A legal play returns its [`Evaluation`].
 
-use crate::alphabet::{Letter, tile_letter};
+use crate::alphabet::{EMPTY, Letter, tile_letter};
 use crate::board::Board;
 use crate::lexicon::Lexicon;
 use crate::play::{Play, Problem};
 use crate::rack::Rack;
+use crate::rules::SIZE;
 use crate::score::{Evaluation, evaluate_normalized};
 
 /// What to check beyond geometry.
@@ -33,6 +34,11 @@ pub fn validate_play(
 }
 
 /// [`validate_play`] with a choice of checks.
+///
+/// Every check runs whose inputs exist: the rack is judged whatever the geometry (against the
+/// tiles that land on empty squares), and the words whenever the play lies on the board without
+/// covering another letter, connected or not. Only geometry problems stop the word check, which
+/// needs the play's squares.
 pub fn validate_with(
     board: &Board,
     rack: &Rack,
@@ -40,14 +46,14 @@ pub fn validate_with(
     lexicon: &Lexicon,
     checks: Checks,
 ) -> Result<Evaluation, Vec<Problem>> {
-    let play = play.normalized(board)?;
-    let mut problems = play.check_connection(board);
-    if let Some(missing) = missing_from_rack(board, rack, &play) {
+    let (normalized, mut problems) = match play.normalized(board) {
+        Ok(p) => (Some(p), p.check_connection(board)),
+        Err(ps) => (None, ps),
+    };
+    if let Some(missing) = missing_from_rack(board, rack, &normalized.unwrap_or(*play)) {
         problems.push(missing);
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
+    let Some(play) = normalized else { return Err(problems) };
     let eval = evaluate_normalized(board, &play);
     if checks.words {
         problems.extend(word_problems(board, &eval, lexicon));
@@ -60,7 +66,16 @@ pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Prob
     let alphabet = board.rules().alphabet;
     let mut left = *rack;
     let mut missing = String::new();
-    for p in play.placements() {
+    // Only tiles that land on empty squares come from the rack (an unnormalized play may run
+    // off the board or over letters already there).
+    // Tiles that are no letter of the alphabet are the geometry check's BadTile.
+    let new_tiles = play.placements().filter(|p| {
+        p.row < SIZE
+            && p.col < SIZE
+            && board.get(p.row, p.col) == EMPTY
+            && (tile_letter(p.tile) as usize) < alphabet.len()
+    });
+    for p in new_tiles {
         if !left.take_tile(p.tile) {
             missing.push(alphabet.tile_char(p.tile));
         }

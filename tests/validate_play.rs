@@ -63,7 +63,11 @@ fn words_not_in_the_lexicon_are_named() {
     // The cross-word is judged too: ZAT down is not a word, ZA across is.
     assert_eq!(
         check(English, &["F7 AT"], "ZA", "6E ZZ"),
-        Err(vec![Problem::NotOnRack { missing: "Z".into() }])
+        // Every reason: a missing tile does not stop the words being judged.
+        Err(vec![
+            Problem::NotOnRack { missing: "Z".into() },
+            Problem::WordsNotInLexicon { words: vec!["ZZ".into(), "ZAT".into()] }
+        ])
     );
     assert_eq!(
         check(English, &["F7 AT"], "OZ", "6E OZ"),
