@@ -87,7 +87,7 @@ impl std::str::FromStr for Alphabet {
             "en" | "english" => Ok(Alphabet::English),
             "ru" | "russian" => Ok(Alphabet::Russian),
             "erudit" => Ok(Alphabet::Erudit),
-            _ => Err(AlphabetError::UnknownName(s.to_string())),
+            _ => Err(AlphabetError::UnknownName(crate::text::clip(s))),
         }
     }
 }

@@ -20,4 +20,5 @@ pub mod score;
 pub mod selfplay;
 pub mod server;
 pub mod store;
+pub mod text;
 pub mod validate;

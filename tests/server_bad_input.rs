@@ -20,7 +20,7 @@ async fn the_table() {
     let srv = start().await;
     let mut g = srv.games().await;
     let (id, t) = game(&srv).await;
-    let pass = || Some(pb::submit_turn_request::Action::Pass(true));
+    let pass = || Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
     let unknown = uuid::Uuid::new_v4().to_string();
     assert_eq!(code(g.get_game(pb::GetGameRequest { game_id: unknown }).await), Code::NotFound);
     assert_eq!(
@@ -102,7 +102,7 @@ async fn oversize_messages_are_refused() {
     let req =
         pb::JudgeWordsRequest { lexicon: "en".into(), words: vec!["A".repeat(100); 100], per_word: false };
     let e = l.judge_words(req).await.unwrap_err();
-    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
     // The server is fine afterwards.
     let ok = l
         .judge_words(pb::JudgeWordsRequest {

@@ -11,6 +11,7 @@ use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, RulesetKind, SIZE, SQUARES, ScorelessLimit};
+use crate::text::clip;
 use std::sync::Arc;
 
 /// A parsed CGP position, before a lexicon turns it into a [`Board`].
@@ -100,7 +101,7 @@ fn tokens(text: &str) -> Vec<(usize, &str)> {
 }
 
 fn number<T: std::str::FromStr>(s: &str, field: usize, at: usize) -> Result<T, CgpError> {
-    s.parse().map_err(|_| err(field, at, CgpErrorKind::Number(s.to_string())))
+    s.parse().map_err(|_| err(field, at, CgpErrorKind::Number(clip(s))))
 }
 
 /// Parse a CGP line. The ruleset comes from `ld` when present, else `default`, else Cyrillic
@@ -128,13 +129,13 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
                 continue;
             }
             let Some(body) = body.strip_suffix(';') else {
-                return Err(err(5, offset, CgpErrorKind::Opcode(body.to_string())));
+                return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
             };
             let mut kv = body.trim().splitn(2, char::is_whitespace);
             let name = kv.next().unwrap_or("").to_string();
             let value = kv.next().unwrap_or("").trim().to_string();
             if name.is_empty() || value.is_empty() {
-                return Err(err(5, offset, CgpErrorKind::Opcode(body.to_string())));
+                return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
             }
             match name.as_str() {
                 "lex" => ops.lex = Some(value),
@@ -144,7 +145,7 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
                     let bb: i32 = number(&value, 5, offset)?;
                     // A bonus beyond any real game's keeps scores far from overflow.
                     if !(0..=1000).contains(&bb) {
-                        return Err(err(5, offset, CgpErrorKind::Number(value)));
+                        return Err(err(5, offset, CgpErrorKind::Number(clip(&value))));
                     }
                     ops.bb = Some(bb);
                 }
@@ -163,7 +164,7 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
             "erudit" => RulesetKind::Erudit,
             _ => {
                 let at = text.find("ld ").map_or(0, |b| text[..b].chars().count());
-                return Err(err(5, at, CgpErrorKind::UnknownDistribution(ld.clone())));
+                return Err(err(5, at, CgpErrorKind::UnknownDistribution(clip(ld))));
             }
         },
         None => default.unwrap_or_else(|| {
@@ -224,7 +225,7 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
             crate::alphabet::AlphabetError::UnknownName(_) => err(2, at, CgpErrorKind::Missing),
         })?;
         if r.len() > 7 {
-            return Err(err(2, at, CgpErrorKind::RackTooLong(rack.to_string())));
+            return Err(err(2, at, CgpErrorKind::RackTooLong(clip(rack))));
         }
         racks.push(r);
         at += rack.chars().count() + 1;

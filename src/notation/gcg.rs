@@ -14,6 +14,7 @@
 //! ```
 //! Parsing keeps the text of each move; replaying and scoring it is [`crate::game::record`]'s.
 
+use crate::text::clip;
 use std::fmt;
 
 /// A parsed record.
@@ -96,7 +97,7 @@ pub enum GcgErrorKind {
 
 fn score(s: &str, line: usize) -> Result<i32, GcgError> {
     let t = s.strip_prefix('+').unwrap_or(s);
-    t.parse().map_err(|_| GcgError { line, kind: GcgErrorKind::Score(s.to_string()) })
+    t.parse().map_err(|_| GcgError { line, kind: GcgErrorKind::Score(clip(s)) })
 }
 
 fn is_rack(s: &str) -> bool {
@@ -127,7 +128,7 @@ pub fn parse(text: &str) -> Result<Record, GcgError> {
                 let mut parts = value.splitn(2, char::is_whitespace);
                 let nick = parts.next().unwrap_or("").to_string();
                 if nick.is_empty() {
-                    return Err(GcgError { line, kind: GcgErrorKind::Player(l.to_string()) });
+                    return Err(GcgError { line, kind: GcgErrorKind::Player(clip(l)) });
                 }
                 let name = parts.next().unwrap_or(&nick).trim().to_string();
                 if rec.players.len() < n {
@@ -152,8 +153,8 @@ pub fn parse(text: &str) -> Result<Record, GcgError> {
         let cumulative = score(tokens[tokens.len() - 1], line)?;
         let points = score(tokens[tokens.len() - 2], line)?;
         let middle = &tokens[..tokens.len() - 2];
-        let (rack, kind) =
-            move_kind(middle).ok_or_else(|| GcgError { line, kind: GcgErrorKind::Move(middle.join(" ")) })?;
+        let (rack, kind) = move_kind(middle)
+            .ok_or_else(|| GcgError { line, kind: GcgErrorKind::Move(clip(&middle.join(" "))) })?;
         rec.moves.push(MoveLine {
             line,
             nick: nick.trim().to_string(),

@@ -13,6 +13,7 @@ use crate::board::Direction;
 use crate::play::{Play, tiles_text};
 use crate::rack::Rack;
 use crate::rules::SIZE;
+use crate::text::clip;
 
 /// A turn as notation describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +51,7 @@ pub enum NotationError {
 
 /// Parse a coordinate: `8H`/`8h` (across) or `H8` (down). Returns `(dir, row, col)`, 0-based.
 pub fn parse_coordinate(text: &str) -> Result<(Direction, usize, usize), NotationError> {
-    let bad = || NotationError::BadCoordinate(text.to_string());
+    let bad = || NotationError::BadCoordinate(clip(text));
     if !text.is_ascii() || text.len() < 2 || text.len() > 3 {
         return Err(bad());
     }

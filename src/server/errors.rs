@@ -11,26 +11,45 @@ use crate::play::Problem;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
-/// An illegal play: INVALID_ARGUMENT with one field violation per problem.
+/// Most problems a status lists one by one; the rest are counted.
+const LISTED_PROBLEMS: usize = 8;
+/// Longest description of one field violation, in characters.
+const DESCRIPTION_CHARS: usize = 240;
+
+/// An illegal play: INVALID_ARGUMENT with one field violation per problem (the first
+/// [`LISTED_PROBLEMS`], then one saying how many more).
 pub fn problems(field: &str, problems: &[Problem]) -> Status {
-    let message = problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
+    let shown = &problems[..problems.len().min(LISTED_PROBLEMS)];
+    let more = problems.len() - shown.len();
+    let mut texts: Vec<String> = shown.iter().map(|p| bounded(&p.to_string(), DESCRIPTION_CHARS)).collect();
+    if more > 0 {
+        texts.push(format!("and {more} more problems"));
+    }
     let violations: Vec<FieldViolation> =
-        problems.iter().map(|p| FieldViolation::new(field, p.to_string())).collect();
+        texts.iter().map(|t| FieldViolation::new(field, t.clone())).collect();
     Status::with_error_details(
         Code::InvalidArgument,
-        format!("invalid play: {message}"),
+        format!("invalid play: {}", texts.join("; ")),
         ErrorDetails::with_bad_request(violations),
     )
 }
 
-/// A malformed field.
+/// A malformed field. The description is bounded: it may quote the client's input.
 pub fn bad_field(field: &str, description: impl Into<String>) -> Status {
-    let description = description.into();
+    let description = bounded(&description.into(), DESCRIPTION_CHARS);
     Status::with_error_details(
         Code::InvalidArgument,
         format!("{field}: {description}"),
         ErrorDetails::with_bad_request_violation(field, description),
     )
+}
+
+/// `text` cut to `chars` characters (with "…"), for messages built from long parts.
+fn bounded(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
 }
 
 pub fn notation(field: &str, e: NotationError) -> Status {
@@ -64,7 +83,9 @@ pub fn game(e: GameError) -> Status {
         | GameError::ExchangeNotAllowed { .. }
         | GameError::NothingToChallenge
         | GameError::ChallengesNotAllowed
-        | GameError::AcceptOrChallenge => Status::failed_precondition(e.to_string()),
+        | GameError::AcceptOrChallenge
+        | GameError::NotOver => Status::failed_precondition(e.to_string()),
+        GameError::TimePenalty(_) => Status::invalid_argument(e.to_string()),
     }
 }
 

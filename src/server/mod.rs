@@ -10,6 +10,7 @@ pub mod lexicons;
 pub mod metrics;
 pub mod recovery;
 pub mod state;
+pub mod status;
 
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
@@ -129,6 +130,7 @@ pub async fn serve_on(
         .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(tower::util::MapResponseLayer::new(status::normalize))
         .add_service(health)
         .add_service(reflection)
         .add_service(reflection_alpha)
