@@ -1,7 +1,7 @@
 //! Rulesets: board layout, tile set and values, rack size, bonus, and the options RULES.md marks.
 //!
 //! Three rulesets ship: `english`, `russian` (Скрэббл) and `erudit` (Эрудит). All figures come
-//! from ../shared/RULES.md; a test checks every table against its totals. A [`Ruleset`] is
+//! from RULES.md (at the repository root); a test checks every table against its totals. A [`Ruleset`] is
 //! immutable once made and shared (`Arc`) by boards and games.
 
 use crate::alphabet::{Alphabet, Letter, Tile, tile_is_blank, tile_letter};
