@@ -265,7 +265,7 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
                 let plays =
                     crate::movegen::top_plays(&board, &rack, dawg.dawg(), crate::movegen::Mode::Both, 8);
                 if plays.is_empty() {
-                    pb::submit_turn_request::Action::Pass(true)
+                    pb::submit_turn_request::Action::Pass(pb::Pass {})
                 } else {
                     let k = input.byte() as usize % plays.len();
                     pb::submit_turn_request::Action::Play(crate::server::convert::play_to(
@@ -294,9 +294,9 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
             7 => pb::submit_turn_request::Action::Exchange(
                 (0..input.byte() % 9).map(|_| letter(input.byte())).collect(),
             ),
-            8 => pb::submit_turn_request::Action::Pass(true),
-            9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(true),
-            9 => pb::submit_turn_request::Action::Pass(true),
+            8 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+            9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(pb::Resign {}),
+            9 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
             10 | 11 => {
                 let _ = service
                     .challenge(authed(
@@ -339,7 +339,7 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
                 check(&session).await;
                 continue;
             }
-            _ => pb::submit_turn_request::Action::Pass(true),
+            _ => pb::submit_turn_request::Action::Pass(pb::Pass {}),
         };
         let stale = op & 0x0f == 15;
         let req = pb::SubmitTurnRequest {

@@ -86,8 +86,11 @@ impl Play {
             (false, false) => return Err(vec![Problem::NotInLine]),
         };
         for w in ps.windows(2) {
-            if w[0] == w[1] || (w[0].row, w[0].col) == (w[1].row, w[1].col) {
-                problems.push(Problem::SquareTaken { row: w[1].row, col: w[1].col });
+            let square = (w[1].row, w[1].col);
+            if (w[0].row, w[0].col) == square
+                && !problems.contains(&Problem::DuplicateSquare { row: square.0, col: square.1 })
+            {
+                problems.push(Problem::DuplicateSquare { row: square.0, col: square.1 });
             }
         }
         let (line, first) = dir.from_board(ps[0].row, ps[0].col);
@@ -240,6 +243,8 @@ pub enum Problem {
     Gap { row: usize, col: usize },
     #[error("square {} is already taken", square_name(*row, *col))]
     SquareTaken { row: usize, col: usize },
+    #[error("square {} is given more than one tile in this play", square_name(*row, *col))]
+    DuplicateSquare { row: usize, col: usize },
     #[error("tile at {} is not a letter of the ruleset's alphabet", square_name(*row, *col))]
     BadTile { row: usize, col: usize },
     #[error("the play does not touch any tile on the board")]

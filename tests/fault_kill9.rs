@@ -92,11 +92,11 @@ async fn drive(url: String, game: Arc<Game>, rng_seed: u64) -> bool {
         let seat = v.to_move as usize;
         let token = &game.tokens[seat];
         let action = if v.awaiting_final_challenge || rng.below(12) == 0 {
-            pb::submit_turn_request::Action::Pass(true)
+            pb::submit_turn_request::Action::Pass(pb::Pass {})
         } else {
             match best(&mut a, &game.id, token).await {
                 Ok(Some(play)) => pb::submit_turn_request::Action::Play(play),
-                Ok(None) => pb::submit_turn_request::Action::Pass(true),
+                Ok(None) => pb::submit_turn_request::Action::Pass(pb::Pass {}),
                 Err(_) => return false,
             }
         };

@@ -53,10 +53,14 @@ async fn events(g: &mut Games, id: &str, token: Option<&str>, n: u64) -> Vec<pb:
 impl Audit {
     async fn new(g: &mut Games, req: pb::CreateGameRequest) -> Audit {
         let created = g.create_game(req).await.unwrap().into_inner();
-        // CreateGame answers no one in particular: no rack in its view.
-        assert_eq!(created.view.as_ref().unwrap().my_rack, "");
-        assert_eq!(created.view.as_ref().unwrap().my_seat, None);
-        Audit { id: created.game_id, tokens: created.seat_tokens }
+        let audit = Audit { id: created.game_id, tokens: created.seat_tokens };
+        // CreateGame answers its creator, the first seat given a token: that seat's view, its rack.
+        let first = audit.tokens.iter().position(|t| !t.is_empty()).unwrap();
+        let view = created.view.unwrap();
+        assert_eq!(view.my_seat, Some(first as u32));
+        assert_eq!(view.my_rack, audit.view(g, first).await.my_rack);
+        assert_eq!(view.my_rack.chars().count(), 7);
+        audit
     }
 
     async fn view(&self, g: &mut Games, seat: usize) -> pb::GameView {
@@ -179,7 +183,7 @@ async fn best(srv: &TestServer, a: &Audit, seat: usize) -> pb::submit_turn_reque
     let mut an = srv.analysis().await;
     match best_move(&mut an, &a.id, &a.tokens[seat]).await {
         Some(m) => pb::submit_turn_request::Action::Play(m.play.unwrap()),
-        None => pb::submit_turn_request::Action::Pass(true),
+        None => pb::submit_turn_request::Action::Pass(pb::Pass {}),
     }
 }
 
@@ -215,9 +219,9 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
     assert!(single.challenge(&mut g, 0).await.acceptable);
     let two: String = single.view(&mut g, 0).await.my_rack.chars().take(2).collect();
     single.submit(&mut g, 0, Action::Exchange(two)).await;
-    single.submit(&mut g, 1, Action::Pass(true)).await;
+    single.submit(&mut g, 1, Action::Pass(pb::Pass {})).await;
     seen.extend(single.check(&srv, &mut g).await);
-    single.submit(&mut g, 0, Action::Resign(true)).await;
+    single.submit(&mut g, 0, Action::Resign(pb::Resign {})).await;
     seen.extend(single.check(&srv, &mut g).await);
 
     // Five points: a failed challenge gives a bonus. Double: it costs a turn.
@@ -241,7 +245,7 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
     let a = Audit::new(&mut g, clocked).await;
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     for t in 0..6 {
-        a.submit(&mut g, t % 2, Action::Pass(true)).await;
+        a.submit(&mut g, t % 2, Action::Pass(pb::Pass {})).await;
     }
     seen.extend(a.check(&srv, &mut g).await);
 

@@ -108,7 +108,7 @@ fn play(n: &str) -> Option<pb::submit_turn_request::Action> {
 }
 
 fn pass() -> Option<pb::submit_turn_request::Action> {
-    Some(pb::submit_turn_request::Action::Pass(true))
+    Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))
 }
 
 #[tokio::test]

@@ -27,11 +27,11 @@ async fn play_to_end(
         let token = created.seat_tokens[v.to_move as usize].clone();
         assert!(!token.is_empty(), "a bot seat should have moved already");
         let action = if v.awaiting_final_challenge {
-            Some(pb::submit_turn_request::Action::Pass(true))
+            Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))
         } else {
             match best_move(&mut a, &id, &token).await {
                 Some(m) => Some(pb::submit_turn_request::Action::Play(m.play.unwrap())),
-                None => Some(pb::submit_turn_request::Action::Pass(true)),
+                None => Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
             }
         };
         let r = g.submit_turn(authed(turn(&id, v.turn, action), &token)).await.unwrap().into_inner();

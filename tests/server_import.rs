@@ -43,7 +43,7 @@ async fn a_record_cut_short_can_be_resumed() {
     let v = r.view.unwrap();
     assert!(!v.over);
     let seat = v.to_move as usize;
-    let pass = Some(pb::submit_turn_request::Action::Pass(true));
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
     let after = g
         .submit_turn(authed(turn(&r.game_id, v.turn, pass), &r.seat_tokens[seat]))
         .await

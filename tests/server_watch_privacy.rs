@@ -41,7 +41,7 @@ async fn watchers_see_every_event_and_no_rack() {
         } else {
             match best_move(&mut a, &id, &tokens[seat]).await {
                 Some(m) => Some(pb::submit_turn_request::Action::Play(m.play.unwrap())),
-                None => Some(pb::submit_turn_request::Action::Pass(true)),
+                None => Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
             }
         };
         g.submit_turn(authed(turn(&id, v.turn, action), &tokens[seat])).await.unwrap();
@@ -49,7 +49,7 @@ async fn watchers_see_every_event_and_no_rack() {
     g.submit_turn(authed(
         pb::SubmitTurnRequest {
             game_id: id.clone(),
-            action: Some(pb::submit_turn_request::Action::Resign(true)),
+            action: Some(pb::submit_turn_request::Action::Resign(pb::Resign {})),
             ..Default::default()
         },
         &tokens[0],
@@ -96,7 +96,7 @@ async fn watching_from_an_event_number_then_live() {
     let created = two_humans(&mut g, 22).await;
     let id = created.game_id.clone();
     let t = &created.seat_tokens;
-    let pass = || Some(pb::submit_turn_request::Action::Pass(true));
+    let pass = || Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
     g.submit_turn(authed(turn(&id, 0, pass()), &t[0])).await.unwrap();
     g.submit_turn(authed(turn(&id, 1, pass()), &t[1])).await.unwrap();
     let mut w =
@@ -132,7 +132,7 @@ async fn a_lagging_watcher_misses_nothing() {
     let mut w =
         g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
     for t in 0..20u32 {
-        let pass = Some(pb::submit_turn_request::Action::Pass(true));
+        let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
         g.submit_turn(authed(turn(&id, t, pass), &created.seat_tokens[(t % 2) as usize])).await.unwrap();
     }
     let mut numbers = Vec::new();

@@ -68,7 +68,7 @@ async fn turns_per_second(state: Arc<AppState>, games: usize, turns: usize) -> R
                         game_id: c.game_id.clone(),
                         expected_turn: Some(t as u32),
                         request_id: format!("t{t}"),
-                        action: Some(pb::submit_turn_request::Action::Pass(true)),
+                        action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
                     };
                     service
                         .submit_turn(authed(req, &c.seat_tokens[t % 2]))
@@ -110,7 +110,7 @@ async fn finished_games(state: Arc<AppState>, games: usize) -> Result<usize, Str
                 dawgref::game::Action::Exchange(r) => pb::submit_turn_request::Action::Exchange(
                     r.to_string(dawgref::alphabet::Alphabet::English),
                 ),
-                _ => pb::submit_turn_request::Action::Pass(true),
+                _ => pb::submit_turn_request::Action::Pass(pb::Pass {}),
             };
             let req = pb::SubmitTurnRequest {
                 game_id: c.game_id.clone(),

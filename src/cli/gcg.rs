@@ -117,9 +117,9 @@ pub fn run(cmd: GcgCommand) -> CliResult {
             config.seats = bots.len();
             let mut game = Game::new(config)?;
             play_out(&mut game, &bots, 1000, |_| {})?;
-            let nicks: Vec<String> =
-                bots.iter().enumerate().map(|(i, b)| format!("{}{}", b.name(), i + 1)).collect();
-            let text = write_gcg(&game, &nicks);
+            // Named as the server names bot seats (`strong_bot`, a repeat `strong_bot_1`).
+            let names: Vec<String> = bots.iter().map(|b| format!("{}_bot", b.name())).collect();
+            let text = write_gcg(&game, &names);
             match output {
                 Some(p) => {
                     std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?

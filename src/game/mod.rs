@@ -95,6 +95,10 @@ pub struct GameConfig {
     /// Seed of the bag (recorded, so the game can be replayed).
     pub seed: u64,
     pub clock: Option<ClockConfig>,
+    /// Two seats, one goes out: twice the other rack to the player who went out, nothing taken
+    /// from the other (NASPA's convention) instead of moving the rack's value. Only imported
+    /// records that count it so set this: the spread is the same either way.
+    pub doubled_end_rack: bool,
 }
 
 impl GameConfig {
@@ -109,6 +113,7 @@ impl GameConfig {
             seats: 2,
             seed,
             clock: None,
+            doubled_end_rack: false,
         }
     }
 }
@@ -239,7 +244,15 @@ pub enum GameError {
     LexiconAlphabet { lexicon: crate::alphabet::Alphabet, ruleset: crate::alphabet::Alphabet },
     #[error("the tile set cannot supply the racks {0}")]
     NotInBag(String),
+    #[error("the game is not over: time penalties are counted at the end")]
+    NotOver,
+    #[error("a time penalty of {0} points: 0 to {MAX_TIME_PENALTY} can be recorded")]
+    TimePenalty(i32),
 }
+
+/// The largest time penalty a record may charge one seat (100 minutes of overtime at 10 points
+/// a minute): anything larger is not a time penalty but a broken record.
+pub const MAX_TIME_PENALTY: i32 = 1000;
 
 fn list(problems: &[Problem]) -> String {
     problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ")
@@ -412,7 +425,9 @@ impl Game {
             wanted.add_all(r);
         }
         if !pool.contains(&wanted) {
-            return Err(GameError::NotInBag(wanted.to_string(self.config.rules.alphabet)));
+            return Err(GameError::NotInBag(crate::text::clip(
+                &wanted.to_string(self.config.rules.alphabet),
+            )));
         }
         for seat in 0..self.config.seats {
             let old = std::mem::take(&mut self.racks[seat]);
@@ -435,7 +450,7 @@ impl Game {
             pool.add_all(r);
         }
         if !pool.contains(rack) {
-            return Err(GameError::NotInBag(rack.to_string(self.config.rules.alphabet)));
+            return Err(GameError::NotInBag(crate::text::clip(&rack.to_string(self.config.rules.alphabet))));
         }
         for s in 0..self.config.seats {
             let old = std::mem::take(&mut self.racks[s]);
@@ -591,7 +606,7 @@ impl Game {
                         }
                     }
                     missing.remove_all(&common);
-                    return Err(GameError::NotOnRack(missing.to_string(rules.alphabet)));
+                    return Err(GameError::NotOnRack(crate::text::clip(&missing.to_string(rules.alphabet))));
                 }
                 self.pending = None;
                 self.charge_clock(seat, now_ms);
@@ -783,6 +798,12 @@ impl Game {
         let rules = self.config.rules.clone();
         if rack_scoring {
             match reason {
+                EndReason::WentOut(out) if self.config.doubled_end_rack && self.config.seats == 2 => {
+                    let other = 1 - out;
+                    let rack = self.racks[other];
+                    let value = rules.rack_total(&rack);
+                    self.push(out, EventKind::EndRackPoints { from: other, rack }, 2 * value, now_ms);
+                }
                 EndReason::WentOut(out) => {
                     for other in 0..self.config.seats {
                         if other == out {
@@ -813,14 +834,7 @@ impl Game {
                 }
             }
         }
-        let forfeit = match reason {
-            EndReason::Resigned(s) | EndReason::OutOfTime(s) | EndReason::LostChallenge(s) => Some(s),
-            _ => None,
-        };
-        let candidates: Vec<usize> = (0..self.config.seats).filter(|&s| Some(s) != forfeit).collect();
-        let best = candidates.iter().map(|&s| self.scores[s]).max().unwrap_or(0);
-        let winners = candidates.into_iter().filter(|&s| self.scores[s] == best).collect();
-        let outcome = Outcome { reason, scores: self.scores.clone(), winners };
+        let outcome = self.decide(reason);
         let seat = match reason {
             EndReason::WentOut(s)
             | EndReason::Resigned(s)
@@ -830,6 +844,37 @@ impl Game {
         };
         self.push(seat, EventKind::GameOver { reason }, 0, now_ms);
         self.phase = Phase::Over(outcome);
+    }
+
+    /// The outcome on the scores as they stand: the best score wins, except a seat that
+    /// forfeited (resigned, ran out of time, lost a triple challenge).
+    fn decide(&self, reason: EndReason) -> Outcome {
+        let forfeit = match reason {
+            EndReason::Resigned(s) | EndReason::OutOfTime(s) | EndReason::LostChallenge(s) => Some(s),
+            _ => None,
+        };
+        let candidates: Vec<usize> = (0..self.config.seats).filter(|&s| Some(s) != forfeit).collect();
+        let best = candidates.iter().map(|&s| self.scores[s]).max().unwrap_or(0);
+        let winners = candidates.into_iter().filter(|&s| self.scores[s] == best).collect();
+        Outcome { reason, scores: self.scores.clone(), winners }
+    }
+
+    /// A time penalty written in the record of a game timed on another clock (GCG `(time)`):
+    /// once the game is over, `seat` loses `points` (0 to [`MAX_TIME_PENALTY`]) and the outcome
+    /// is decided again. The penalty goes in before the game-over event, which stays the last.
+    pub fn record_time_penalty(&mut self, seat: usize, points: i32, now_ms: u64) -> Result<(), GameError> {
+        self.seat_check(seat)?;
+        if !(0..=MAX_TIME_PENALTY).contains(&points) {
+            return Err(GameError::TimePenalty(points));
+        }
+        let Phase::Over(outcome) = &self.phase else { return Err(GameError::NotOver) };
+        let reason = outcome.reason;
+        let Some(over) = self.history.pop() else { return Err(GameError::NotOver) };
+        self.push(seat, EventKind::TimePenalty { overtime_ms: 0 }, -points, now_ms);
+        let outcome = self.decide(reason);
+        self.push(over.seat, over.kind, 0, over.time_ms);
+        self.phase = Phase::Over(outcome);
+        Ok(())
     }
 
     /// Tile conservation and score/history agreement. A violation is a bug; tests call this

@@ -2,7 +2,7 @@
 //! Quackle's — recomputing every score, so that a record whose written figures differ from the
 //! rules is reported line by line instead of being accepted.
 
-use super::{EventKind, Game};
+use super::{EventKind, Game, MAX_TIME_PENALTY};
 use crate::alphabet::Alphabet;
 use crate::board::Board;
 use crate::lexicon::Lexicon;
@@ -15,21 +15,57 @@ use crate::score::evaluate_normalized;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-/// Write a game as GCG (macondo dialect). `nicks[seat]` name the players.
-pub fn write_gcg(game: &Game, nicks: &[String]) -> String {
-    write_gcg_for(game, nicks, &|_| true)
+/// Write a game as GCG (macondo dialect). `names[seat]` are the players' display names.
+pub fn write_gcg(game: &Game, names: &[String]) -> String {
+    write_gcg_for(game, names, &|_| true)
+}
+
+/// The longest nickname written in a record, in characters.
+const NICK_CHARS: usize = 24;
+
+/// Nicknames for a record's players, from their display names: one word of letters, digits,
+/// `_`, `-` and `.` (anything else becomes `_`, so no `:` or space can break a move line), at
+/// most [`NICK_CHARS`] characters, `seatN` for an empty name, and unique (a repeat gets `_N`,
+/// N its seat). Whatever the names, the record reads back with one nickname per seat.
+pub fn nicknames(names: &[String]) -> Vec<String> {
+    let mut nicks: Vec<String> = Vec::with_capacity(names.len());
+    for (seat, name) in names.iter().enumerate() {
+        let mut nick: String = name
+            .chars()
+            .map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
+            .take(NICK_CHARS)
+            .collect();
+        if nick.is_empty() {
+            nick = format!("seat{seat}");
+        }
+        while nicks.contains(&nick) {
+            nick = format!("{nick}_{seat}");
+        }
+        nicks.push(nick);
+    }
+    nicks
+}
+
+/// A display name as a `#player` line may carry it: one line, no control characters.
+fn pragma_name(name: &str, nick: &str) -> String {
+    let clean: String = name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let clean = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if clean.is_empty() { nick.to_string() } else { clean }
 }
 
 /// Write a game as GCG showing the racks of the seats `shown` accepts. For the others, move
 /// lines carry no rack (GCG allows that) and exchanges give only the number of tiles (`-3`):
-/// what the seat drew and kept stays theirs.
-pub fn write_gcg_for(game: &Game, nicks: &[String], shown: &dyn Fn(usize) -> bool) -> String {
+/// what the seat drew and kept stays theirs. Seats are named by [`nicknames`] of `names`.
+pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> bool) -> String {
     let cfg = game.config();
     let alphabet = cfg.rules.alphabet;
-    let nick = |s: usize| nicks.get(s).cloned().unwrap_or_else(|| format!("seat{}", s + 1));
+    let mut names = names.to_vec();
+    names.resize(cfg.seats, String::new());
+    let nicks = nicknames(&names);
+    let nick = |s: usize| nicks[s].clone();
     let mut out = String::from("#character-encoding UTF-8\n");
-    for s in 0..cfg.seats {
-        let _ = writeln!(out, "#player{} {} {}", s + 1, nick(s), nick(s));
+    for (s, name) in names.iter().enumerate() {
+        let _ = writeln!(out, "#player{} {} {}", s + 1, nicks[s], pragma_name(name, &nicks[s]));
     }
     let _ = writeln!(out, "#lexicon {}", cfg.lexicon.name());
     let _ = writeln!(
@@ -148,8 +184,22 @@ pub fn check_record_with(rec: &Record, rules: Arc<Ruleset>, lexicon: &Lexicon, w
                     m.score
                 }
             },
-            MoveKind::Pass | MoveKind::Exchange { .. } => 0,
-            MoveKind::ChallengeBonus | MoveKind::TimePenalty => m.score,
+            MoveKind::Pass => 0,
+            MoveKind::Exchange { tiles } => {
+                if let Some(n) = exchange_count(tiles)
+                    && !(1..=rules.rack_size).contains(&n)
+                {
+                    note = Some(format!("an exchange of {n} tiles: a rack holds {}", rules.rack_size));
+                }
+                0
+            }
+            MoveKind::ChallengeBonus => m.score,
+            // Counted as written when it can be a time penalty; else not at all.
+            MoveKind::TimePenalty if (-MAX_TIME_PENALTY..=0).contains(&m.score) => m.score,
+            MoveKind::TimePenalty => {
+                note = Some(format!("a time penalty is 0 to -{MAX_TIME_PENALTY} points"));
+                0
+            }
             MoveKind::EndRack { rack } => match Rack::parse(rack, alphabet) {
                 Ok(r) => {
                     let v = rules.rack_total(&r);
@@ -188,6 +238,13 @@ pub fn check_record_with(rec: &Record, rules: Arc<Ruleset>, lexicon: &Lexicon, w
     report
 }
 
+/// The count of an exchange written as a number of tiles (`-3`); None when it names tiles. A
+/// count too large for any type is `usize::MAX`: still a count, and refused as one.
+fn exchange_count(tiles: &str) -> Option<usize> {
+    (!tiles.is_empty() && tiles.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| tiles.parse().unwrap_or(usize::MAX))
+}
+
 fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) -> Result<Play, String> {
     let (dir, row, col) = parse_coordinate(coordinate).map_err(|e| e.to_string())?;
     let tiles = parse_tiles(word, alphabet, 0).map_err(|e| e.to_string())?;
@@ -212,15 +269,32 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
     use super::Action;
     let alphabet = config.rules.alphabet;
     let seats = config.seats;
+    let mut config = config;
+    // A two-player record that gives the player who went out twice the other rack keeps its
+    // own totals: the game counts the end the same way.
+    config.doubled_end_rack = seats == 2
+        && rec.moves.iter().any(|m| match &m.kind {
+            MoveKind::EndRack { rack } if m.score > 0 => Rack::parse(rack, alphabet)
+                .is_ok_and(|r| m.score == 2 * config.rules.rack_total(&r) && m.score > 0),
+            _ => false,
+        });
     let mut game = Game::new(config).map_err(|e| ImportError { line: 0, reason: e.to_string() })?;
     let seat_of = |nick: &str| rec.players.iter().position(|p| p.nick == nick);
     let mut now = 0u64;
     for m in &rec.moves {
         let fail = |reason: String| ImportError { line: m.line, reason };
-        let seat = seat_of(&m.nick).ok_or_else(|| fail(format!("unknown player {}", m.nick)))?;
+        let seat = seat_of(&m.nick)
+            .ok_or_else(|| fail(format!("unknown player {:?}", crate::text::clip(&m.nick))))?;
         now += 1000;
+        if let MoveKind::TimePenalty = m.kind {
+            // An implausible penalty is not counted (the check reports its line).
+            if (-MAX_TIME_PENALTY..=0).contains(&m.score) {
+                game.record_time_penalty(seat, -m.score, now).map_err(|e| fail(e.to_string()))?;
+            }
+            continue;
+        }
         if game.is_over() {
-            if matches!(m.kind, MoveKind::EndRack { .. } | MoveKind::TimePenalty) {
+            if matches!(m.kind, MoveKind::EndRack { .. }) {
                 continue;
             }
             return Err(fail("the game is already over".into()));
@@ -238,9 +312,12 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
             MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| fail(e.to_string()))?,
             MoveKind::Exchange { tiles } => {
                 let rack = game.rack(seat).copied().unwrap_or_default();
-                let throw = match tiles.parse::<usize>() {
+                let throw = match exchange_count(tiles) {
+                    Some(n) if !(1..=rack.len()).contains(&n) => {
+                        return Err(fail(format!("an exchange of {n} tiles from a rack of {}", rack.len())));
+                    }
                     // Only a count: which tiles went back is unknown, any will do.
-                    Ok(n) => {
+                    Some(n) => {
                         let mut t = Rack::new();
                         for x in rack.tiles().take(n) {
                             match x {
@@ -250,7 +327,7 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
                         }
                         t
                     }
-                    Err(_) => Rack::parse(tiles, alphabet).map_err(|e| fail(e.to_string()))?,
+                    None => Rack::parse(tiles, alphabet).map_err(|e| fail(e.to_string()))?,
                 };
                 game.act(seat, Action::Exchange(throw), now).map_err(|e| fail(e.to_string()))?;
             }

@@ -11,7 +11,7 @@ use crate::notation::cgp;
 use crate::proto::v1 as pb;
 use crate::proto::v1::analysis_server::Analysis;
 use crate::rack::Rack;
-use crate::score::evaluate;
+use crate::score::evaluate_normalized;
 use crate::validate::validate_play;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -93,15 +93,15 @@ impl AnalysisService {
     fn given_rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
         match given {
             Some(text) => {
-                let r = Rack::parse(text, resolved.board.rules().alphabet)
-                    .map_err(|e| errors::alphabet("rack", e))?;
-                if r.len() > resolved.board.rules().rack_size {
+                // Counted as written, before parsing: a rack's counts saturate.
+                let (count, rack_size) = (text.chars().count(), resolved.board.rules().rack_size);
+                if count > rack_size {
                     return Err(errors::bad_field(
                         "rack",
-                        format!("{} tiles: a rack holds {}", r.len(), resolved.board.rules().rack_size),
+                        format!("{count} tiles: a rack holds {rack_size}"),
                     ));
                 }
-                Ok(r)
+                Rack::parse(text, resolved.board.rules().alphabet).map_err(|e| errors::alphabet("rack", e))
             }
             None => resolved.rack.ok_or_else(|| {
                 errors::bad_field("rack", "no rack: give one, a CGP with a rack, or your seat's token")
@@ -162,7 +162,12 @@ impl Analysis for AnalysisService {
                 request.get_ref().play.as_ref().ok_or_else(|| errors::bad_field("play", "required"))?;
             let play = convert::play_from(play_msg, &r.board)?;
             let play = play.normalized(&r.board).map_err(|ps| errors::problems("play", &ps))?;
-            let e = evaluate(&r.board, &play).map_err(|ps| errors::problems("play", &ps))?;
+            // A play that touches nothing (or misses the centre) forms no scoring position.
+            let unconnected = play.check_connection(&r.board);
+            if !unconnected.is_empty() {
+                return Err(errors::problems("play", &unconnected));
+            }
+            let e = evaluate_normalized(&r.board, &play);
             Ok(convert::evaluation_to(&play, &e, r.board.rules().alphabet))
         }
         .await;

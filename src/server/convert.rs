@@ -121,6 +121,12 @@ pub fn play_from(p: &pb::Play, board: &Board) -> Result<Play, Status> {
     if p.tiles.is_empty() {
         return Err(errors::problems("play", &[Problem::NoTiles]));
     }
+    if p.tiles.len() > SIZE {
+        return Err(errors::bad_field(
+            "play.tiles",
+            format!("{} tiles: a play places at most {SIZE}", p.tiles.len()),
+        ));
+    }
     let mut placements = Vec::with_capacity(p.tiles.len());
     for (i, t) in p.tiles.iter().enumerate() {
         let mut chars = t.letter.chars();
@@ -151,6 +157,7 @@ pub fn problem_to(p: &Problem) -> pb::Problem {
         Problem::NotInLine => (C::NotInLine, None),
         Problem::Gap { row, col } => (C::Gap, Some((*row, *col))),
         Problem::SquareTaken { row, col } => (C::SquareTaken, Some((*row, *col))),
+        Problem::DuplicateSquare { row, col } => (C::DuplicateSquare, Some((*row, *col))),
         Problem::BadTile { row, col } => (C::BadTile, Some((*row, *col))),
         Problem::NotConnected => (C::NotConnected, None),
         Problem::FirstPlayNotOnCentre => (C::FirstPlayNotOnCentre, None),

@@ -5,13 +5,13 @@ use super::convert::{self, view};
 use super::errors;
 use super::recovery::record_seats;
 use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
-use crate::game::record::{check_record_with, write_gcg_for};
+use crate::game::record::{check_record_with, nicknames, write_gcg_for};
 use crate::game::{Action, ClockConfig, Game, GameConfig};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
 use crate::rack::Rack;
-use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
+use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
 use crate::store::record::{Batch, GameRecord, Step};
 use prost::Message;
 use std::pin::Pin;
@@ -25,6 +25,22 @@ use uuid::Uuid;
 
 pub struct GamesService {
     pub state: Arc<AppState>,
+}
+
+/// The longest display name of a seat, in characters.
+const NAME_CHARS: usize = 64;
+
+/// A display name as given, if it is one: at most [`NAME_CHARS`] characters, no control
+/// characters (a name is shown on one line).
+fn display_name(field: &str, name: &str) -> Result<String, Status> {
+    let chars = name.chars().count();
+    if chars > NAME_CHARS {
+        return Err(errors::bad_field(field, format!("{chars} characters: a name has at most {NAME_CHARS}")));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(errors::bad_field(field, "a name has no control characters"));
+    }
+    Ok(name.to_string())
 }
 
 fn required(seat: Option<usize>) -> Result<usize, Status> {
@@ -85,15 +101,24 @@ impl GamesService {
         }
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
+        // Seats without a name get one that is already a record's nickname (`seat0`,
+        // `strong_bot`), made unique: views and GCG then call them the same.
+        let mut defaulted = Vec::new();
         for (i, s) in req.seats.iter().enumerate() {
             match &s.kind {
                 Some(pb::seat_spec::Kind::Bot(level)) => {
                     let level = convert::bot_from(*level)?;
-                    seats.push(Seat { name: format!("{} bot", level.name()), kind: SeatKind::Bot(level) });
+                    defaulted.push(i);
+                    seats.push(Seat { name: format!("{}_bot", level.name()), kind: SeatKind::Bot(level) });
                     tokens.push(None);
                 }
                 Some(pb::seat_spec::Kind::Human(h)) => {
-                    let name = if h.name.is_empty() { format!("seat {}", i + 1) } else { h.name.clone() };
+                    let name = if h.name.is_empty() {
+                        defaulted.push(i);
+                        format!("seat{i}")
+                    } else {
+                        display_name(&format!("seats[{i}].name"), &h.name)?
+                    };
                     if h.open {
                         seats.push(Seat { name, kind: SeatKind::Human { token: None } });
                         tokens.push(None);
@@ -105,6 +130,11 @@ impl GamesService {
                 }
                 None => return Err(errors::bad_field(&format!("seats[{i}]"), "a seat is human or bot")),
             }
+        }
+        let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
+        let nicks = nicknames(&names);
+        for i in defaulted {
+            seats[i].name = nicks[i].clone();
         }
         let seed = match req.seed {
             Some(s) => s,
@@ -198,11 +228,24 @@ impl GamesService {
                 Action::Play(play)
             }
             Some(pb::submit_turn_request::Action::Exchange(tiles)) => {
+                let rack_size = st.game.config().rules.rack_size;
+                let count = tiles.chars().count();
+                if count > rack_size {
+                    return Err(errors::bad_field(
+                        "exchange",
+                        format!("{count} tiles: a rack holds {rack_size}"),
+                    ));
+                }
                 Action::Exchange(Rack::parse(&tiles, alphabet).map_err(|e| errors::alphabet("exchange", e))?)
             }
-            Some(pb::submit_turn_request::Action::Pass(_)) => Action::Pass,
-            Some(pb::submit_turn_request::Action::Resign(_)) => Action::Resign,
-            None => return Err(errors::bad_field("action", "play, exchange, pass or resign")),
+            Some(pb::submit_turn_request::Action::Pass(pb::Pass {})) => Action::Pass,
+            Some(pb::submit_turn_request::Action::Resign(pb::Resign {})) => Action::Resign,
+            None => {
+                return Err(errors::bad_field(
+                    "action",
+                    "no action: set one of play, exchange, pass ({}) or resign ({})",
+                ));
+            }
         };
         let events_before = st.game.history().len();
         let now = session.now_ms();
@@ -258,11 +301,13 @@ impl Games for GamesService {
                 SessionState::new(game, seats),
                 self.state.limits.event_buffer,
             ));
+            // The creator holds every token: its view is that of the first seat with one.
+            let creator = tokens.iter().position(Option::is_some);
             let view = {
                 let mut st = session.state.lock().await;
                 session.settle(&mut st, &self.state.metrics);
                 self.store_new(&session, &mut st, record).await?;
-                view(&id.to_string(), &st, None, session.now_ms())
+                view(&id.to_string(), &st, creator, session.now_ms())
             };
             self.hold(session, view.over);
             tracing::info!(game = %id, over = view.over, "game created");
@@ -282,6 +327,7 @@ impl Games for GamesService {
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let req = request.into_inner();
+        let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
         let session = self.state.session(&req.game_id).await?;
         let mut st = session.state.lock().await;
         if st.game.is_over() {
@@ -293,11 +339,11 @@ impl Games for GamesService {
         };
         let (token, hash) = auth::new_token()?;
         st.seats[seat].kind = SeatKind::Human { token: Some(hash) };
-        if !req.name.is_empty() {
-            st.seats[seat].name = req.name.clone();
+        if !name.is_empty() {
+            st.seats[seat].name = name.clone();
         }
         let now = session.now_ms();
-        st.steps.push(Step::join(seat, &req.name, &hash, now));
+        st.steps.push(Step::join(seat, &name, &hash, now));
         self.state.commit(&session, &mut st, None).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
     }
@@ -369,12 +415,14 @@ impl Games for GamesService {
         }
         let guard = WatchGuard(session.clone());
         // Subscribe and read the history under the lock, so no event falls between the two.
-        let (viewer, alphabet, backlog, mut rx) = {
+        let (viewer, alphabet, backlog, over, mut rx) = {
             let st = session.state.lock().await;
             let viewer = st.caller(request.metadata())?;
             let history = st.game.history();
             let backlog: Vec<_> = history[from.min(st.published)..st.published].to_vec();
-            (viewer, st.game.config().rules.alphabet, backlog, session.events.subscribe())
+            // Everything of a finished game is published: the backlog is all there will be.
+            let over = st.game.is_over() && st.published == history.len();
+            (viewer, st.game.config().rules.alphabet, backlog, over, session.events.subscribe())
         };
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
@@ -392,9 +440,15 @@ impl Games for GamesService {
                     return;
                 }
             }
+            if over {
+                // Watched from its end (or past it): nothing more will come; close with OK.
+                return;
+            }
             loop {
                 let received = tokio::select! {
                     r = rx.recv() => r,
+                    // The client went away: free its slot now, not at the game's next event.
+                    _ = tx.closed() => return,
                     _ = shutdown.changed() => {
                         let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
                         return;
@@ -443,10 +497,10 @@ impl Games for GamesService {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let st = session.state.lock().await;
         let viewer = st.caller(request.metadata())?;
-        let nicks: Vec<String> = st.seats.iter().map(|s| s.name.replace(char::is_whitespace, "_")).collect();
+        let names: Vec<String> = st.seats.iter().map(|s| s.name.clone()).collect();
         // Racks are secret while the game is on: the caller's own only, until it ends.
         let over = st.game.is_over();
-        let gcg = write_gcg_for(&st.game, &nicks, &|seat| over || viewer == Some(seat));
+        let gcg = write_gcg_for(&st.game, &names, &|seat| over || viewer == Some(seat));
         Ok(Response::new(pb::ExportGcgResponse { gcg }))
     }
 
@@ -455,24 +509,34 @@ impl Games for GamesService {
         request: Request<pb::ImportGcgRequest>,
     ) -> Result<Response<pb::ImportGcgResponse>, Status> {
         let req = request.into_inner();
-        let kind = convert::ruleset_from(req.ruleset)?;
+        let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
+        // The record's own lexicon, when it is one of ours.
+        let named = record.lexicon.as_deref().and_then(|l| self.state.lexicons.get(l)).cloned();
+        let kind = if req.ruleset != 0 {
+            convert::ruleset_from(req.ruleset)?
+        } else {
+            infer_ruleset(&record, named.as_deref())
+        };
         let rules = Arc::new(Ruleset::new(kind));
         let words = !req.lexicon.is_empty();
-        let lexicon = self.state.lexicon(if words { &req.lexicon } else { rules.default_lexicon })?;
+        let lexicon = match (&named, words) {
+            (_, true) => self.state.lexicon(&req.lexicon)?,
+            (Some(l), false) if l.alphabet() == rules.alphabet => l.clone(),
+            _ => self.state.lexicon(rules.default_lexicon)?,
+        };
         if lexicon.alphabet() != rules.alphabet {
             return Err(errors::bad_field(
                 "lexicon",
-                format!("{} does not fit the {kind} ruleset", req.lexicon),
+                format!("{} does not fit the {kind} ruleset", crate::text::clip(&req.lexicon)),
             ));
         }
-        let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
         if !(2..=4).contains(&record.players.len()) {
             return Err(errors::bad_field(
                 "gcg",
                 format!("{} players: a game has 2 to 4", record.players.len()),
             ));
         }
-        let report = check_record_with(&record, rules.clone(), &lexicon, words);
+        let mut report = check_record_with(&record, rules.clone(), &lexicon, words);
         if self.state.sessions.len() >= self.state.limits.max_games {
             return Err(Status::resource_exhausted("the server holds its limit of games"));
         }
@@ -495,11 +559,30 @@ impl Games for GamesService {
         stored.imported_gcg = req.gcg.clone();
         let game = crate::game::record::import_game(&record, config)
             .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
+        // The written totals must be the game's: a difference no line explains is one more.
+        let scores = game.scores().to_vec();
+        if report.mismatches.is_empty() {
+            for (seat, (nick, total)) in report.finals.iter().enumerate() {
+                if *total != scores[seat]
+                    && let Some(last) = record.moves.iter().rev().find(|m| &m.nick == nick)
+                {
+                    report.mismatches.push(crate::game::record::Mismatch {
+                        line: last.line,
+                        text: last.text.clone(),
+                        recorded: (last.score, last.cumulative),
+                        recomputed: (last.score, scores[seat]),
+                        note: Some(format!("the replayed game ends with {} for {nick}", scores[seat])),
+                    });
+                }
+            }
+        }
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
         for p in &record.players {
             let (token, hash) = auth::new_token()?;
-            seats.push(Seat { name: p.nick.clone(), kind: SeatKind::Human { token: Some(hash) } });
+            let name: String = p.name.chars().filter(|c| !c.is_control()).take(NAME_CHARS).collect();
+            let name = if name.trim().is_empty() { p.nick.clone() } else { name };
+            seats.push(Seat { name, kind: SeatKind::Human { token: Some(hash) } });
             tokens.push(token);
         }
         stored.seats = record_seats(&seats);
@@ -519,7 +602,8 @@ impl Games for GamesService {
             seat_tokens: tokens,
             view: Some(view),
             players: report.finals.iter().map(|f| f.0.clone()).collect(),
-            final_scores: report.finals.iter().map(|f| f.1).collect(),
+            // The game's scores, which every written total that matched agrees with.
+            final_scores: scores,
             mismatches: report
                 .mismatches
                 .iter()
@@ -536,4 +620,34 @@ impl Games for GamesService {
             unknown_words: report.unknown_words.iter().map(|(l, w)| format!("line {l}: {w}")).collect(),
         }))
     }
+}
+
+/// The ruleset of a record that does not say: its lexicon's (when the record names one of
+/// ours), else the one a dawgref export names in its description, else its letters' alphabet
+/// (Cyrillic is Скрэббл unless the record says Эрудит).
+fn infer_ruleset(record: &gcg::Record, lexicon: Option<&crate::lexicon::Lexicon>) -> RulesetKind {
+    use crate::alphabet::Alphabet;
+    if let Some(l) = lexicon {
+        return match l.alphabet() {
+            Alphabet::English => RulesetKind::English,
+            Alphabet::Russian => RulesetKind::Russian,
+            Alphabet::Erudit => RulesetKind::Erudit,
+        };
+    }
+    let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
+        let mut words = v.split_whitespace();
+        words.find(|w| *w == "ruleset")?;
+        words.next()?.parse::<RulesetKind>().ok()
+    });
+    if let Some(kind) = described {
+        return kind;
+    }
+    let cyrillic = record.moves.iter().any(|m| {
+        let text = match &m.kind {
+            gcg::MoveKind::Play { word, .. } => word.as_str(),
+            _ => m.rack.as_deref().unwrap_or(""),
+        };
+        text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
+    });
+    if cyrillic { RulesetKind::Russian } else { RulesetKind::English }
 }

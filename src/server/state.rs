@@ -318,10 +318,16 @@ impl AppState {
     }
 
     /// The session of a game id, cloned out of the map; a game not in memory (finished in an
-    /// earlier run, or discarded after a failed write) is rebuilt from the store.
+    /// earlier run, or discarded after a failed write) is rebuilt from the store. A finished
+    /// game is served from its rebuilt session without being held: it changes no more, and
+    /// reading history must not fill the server up to `max_games`.
     pub async fn session(&self, id: &str) -> Result<Arc<GameSession>, Status> {
-        let uuid = Uuid::parse_str(id)
-            .map_err(|_| super::errors::bad_field("game_id", format!("not a UUID: {id:?}")))?;
+        let uuid = Uuid::parse_str(id).map_err(|_| {
+            super::errors::bad_field(
+                "game_id",
+                format!("not a UUID: {:?} ({} characters)", crate::text::clip(id), id.chars().count()),
+            )
+        })?;
         if let Some(s) = self.sessions.get(&uuid) {
             return Ok(s.clone());
         }
@@ -336,9 +342,12 @@ impl AppState {
                 "game {id} is quarantined (its log could not be replayed: {reason})"
             )));
         }
-        let session = super::recovery::rebuild(self, &stored).map_err(|reason| {
+        let mut session = super::recovery::rebuild(self, &stored).map_err(|reason| {
             Status::failed_precondition(format!("game {id} cannot be replayed: {reason}"))
         })?;
+        if session.state.get_mut().game.is_over() {
+            return Ok(Arc::new(session));
+        }
         Ok(self.sessions.entry(uuid).or_insert_with(|| Arc::new(session)).clone())
     }
 
@@ -404,7 +413,7 @@ impl AppState {
             let known: Vec<&str> = self.lexicons.keys().map(|k| k.as_str()).collect();
             super::errors::bad_field(
                 "lexicon",
-                format!("unknown lexicon {name:?} (loaded: {})", known.join(", ")),
+                format!("unknown lexicon {:?} (loaded: {})", crate::text::clip(name), known.join(", ")),
             )
         })
     }
