@@ -17,6 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(PROTOS, ["proto"])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out_dir.join("dawgref_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // Our codec (src/server/codec.rs): tonic-prost's with buffers sized for small answers.
+    tonic_prost_build::configure().codec_path("crate::server::codec::ProstCodec").compile_fds(fds)?;
     Ok(())
 }

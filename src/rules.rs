@@ -4,7 +4,7 @@
 //! from RULES.md (at the repository root); a test checks every table against its totals. A [`Ruleset`] is
 //! immutable once made and shared (`Arc`) by boards and games.
 
-use crate::alphabet::{Alphabet, Letter, Tile, tile_is_blank, tile_letter};
+use crate::alphabet::{Alphabet, Letter, MAX_LETTERS, Tile, tile_is_blank, tile_letter};
 use std::fmt;
 
 /// Board side; all three rulesets use 15×15.
@@ -317,6 +317,12 @@ impl Ruleset {
     /// Value of a whole rack at the end of the game (blanks count 0).
     pub fn rack_total(&self, rack: &crate::rack::Rack) -> i32 {
         rack.tiles().map(|t| self.rack_value(t)).sum()
+    }
+
+    /// Whether the tile set could deal `rack`: no more of any tile than the set holds.
+    pub fn could_deal(&self, rack: &crate::rack::Rack) -> bool {
+        rack.blanks() <= self.blanks
+            && (0..MAX_LETTERS as Letter).all(|l| rack.count(l) <= self.counts[l as usize])
     }
 
     /// The full tile set as a multiset.

@@ -89,13 +89,18 @@ pub fn word_problems(board: &Board, eval: &Evaluation, lexicon: &Lexicon) -> Vec
     let alphabet = board.rules().alphabet;
     let letters = |tiles: &[u8]| -> Vec<Letter> { tiles.iter().map(|&t| tile_letter(t)).collect() };
     let mut problems = Vec::new();
-    let invalid: Vec<String> = eval
-        .words
-        .iter()
-        .map(|w| letters(&w.tiles))
-        .filter(|w| !lexicon.contains(w))
-        .map(|w| alphabet.word_string(&w))
-        .collect();
+    // A word is at most a line long: its letters fit on the stack (this runs on every play).
+    let mut word = [0 as Letter; SIZE];
+    let mut invalid: Vec<String> = Vec::new();
+    for w in &eval.words {
+        let n = w.tiles.len().min(SIZE);
+        for (l, &t) in word.iter_mut().zip(&w.tiles) {
+            *l = tile_letter(t);
+        }
+        if !lexicon.contains(&word[..n]) {
+            invalid.push(alphabet.word_string(&word[..n]));
+        }
+    }
     if !invalid.is_empty() {
         problems.push(Problem::WordsNotInLexicon { words: invalid });
     }

@@ -10,7 +10,7 @@ pub mod gcg;
 
 use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Tile, tile};
 use crate::board::Direction;
-use crate::play::{Play, tiles_text};
+use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::SIZE;
 use crate::text::clip;
@@ -77,10 +77,31 @@ pub fn parse_coordinate(text: &str) -> Result<(Direction, usize, usize), Notatio
 
 /// The coordinate of a play's first square in its direction's convention.
 pub fn format_coordinate(dir: Direction, row: usize, col: usize) -> String {
-    let c = (b'A' + col as u8) as char;
+    let mut out = String::with_capacity(3);
+    push_coordinate(&mut out, dir, row, col);
+    out
+}
+
+/// [`format_coordinate`] onto `out`, without the formatting machinery: plays are written on
+/// every analysis answer.
+fn push_coordinate(out: &mut String, dir: Direction, row: usize, col: usize) {
+    let column = (b'A' + col as u8) as char;
+    let number = row + 1; // at most SIZE: one or two digits
+    let push_number = |out: &mut String| {
+        if number >= 10 {
+            out.push((b'0' + (number / 10) as u8) as char);
+        }
+        out.push((b'0' + (number % 10) as u8) as char);
+    };
     match dir {
-        Direction::Across => format!("{}{c}", row + 1),
-        Direction::Down => format!("{c}{}", row + 1),
+        Direction::Across => {
+            push_number(out);
+            out.push(column);
+        }
+        Direction::Down => {
+            out.push(column);
+            push_number(out);
+        }
     }
 }
 
@@ -127,12 +148,14 @@ pub fn parse_play(text: &str, alphabet: Alphabet) -> Result<Play, NotationError>
     let mut parts = trimmed.split_whitespace();
     let coord = parts.next().ok_or(NotationError::Empty)?;
     let word = parts.next().ok_or(NotationError::MissingTiles)?;
+    // `word` is a slice of `trimmed`: its byte offset there, without searching for it.
+    let word_byte = word.as_ptr() as usize - trimmed.as_ptr() as usize;
     if parts.next().is_some() {
-        let at = lead + trimmed.find(word).unwrap_or(0) + word.len();
+        let at = lead + word_byte + word.len();
         return Err(NotationError::Trailing { at });
     }
     let (dir, row, col) = parse_coordinate(coord)?;
-    let word_at = lead + trimmed[..trimmed.find(word).unwrap_or(0)].chars().count();
+    let word_at = lead + trimmed[..word_byte].chars().count();
     let tiles = parse_tiles(word, alphabet, word_at)?;
     let (_, start) = dir.from_board(row, col);
     if start + tiles.len() > SIZE {
@@ -143,11 +166,11 @@ pub fn parse_play(text: &str, alphabet: Alphabet) -> Result<Play, NotationError>
 
 /// `8H WORD` text of a play (`.` for tiles played through, lower case for blanks).
 pub fn format_play(play: &Play, alphabet: Alphabet) -> String {
-    format!(
-        "{} {}",
-        format_coordinate(play.dir, play.row as usize, play.col as usize),
-        tiles_text(alphabet, play.tiles())
-    )
+    let mut out = String::with_capacity(4 + 2 * play.tiles().len());
+    push_coordinate(&mut out, play.dir, play.row as usize, play.col as usize);
+    out.push(' ');
+    out.extend(play.tiles().iter().map(|&t| alphabet.tile_char(t)));
+    out
 }
 
 /// Parse a move: a play, `-` (pass), `-LETTERS` (exchange; `?` for a blank), `pass`, or

@@ -3,9 +3,7 @@
 
 use super::convert;
 use super::errors;
-use super::state::AppState;
-use crate::board::Board;
-use crate::lexicon::Lexicon;
+use super::state::{AppState, Position};
 use crate::movegen::{self, CollectAll, TopN};
 use crate::notation::cgp;
 use crate::proto::v1 as pb;
@@ -23,35 +21,27 @@ pub struct AnalysisService {
     pub state: Arc<AppState>,
 }
 
-/// A position resolved for analysis: its board, lexicon, and the rack that goes with it.
-struct Resolved {
-    board: Board,
-    lexicon: Arc<Lexicon>,
-    /// A CGP's first rack, or the caller's own rack in a live game.
-    rack: Option<Rack>,
-}
-
 impl AnalysisService {
     async fn resolve(
         &self,
         position: Option<&pb::Position>,
         metadata: &tonic::metadata::MetadataMap,
-    ) -> Result<Resolved, Status> {
+    ) -> Result<Arc<Position>, Status> {
         let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let session = self.state.session(id).await?;
                 let st = session.state.lock().await;
                 let seat = st.caller(metadata)?;
-                Ok(Resolved {
-                    board: st.game.board().clone(),
+                Ok(Arc::new(Position {
+                    board: Arc::new(st.game.board().clone()),
                     lexicon: st.game.config().lexicon.clone(),
                     rack: seat.and_then(|s| st.game.rack(s).copied()),
-                })
+                }))
             }
             Some(pb::position::Source::Cgp(text)) => {
-                if let Some((board, rack, lexicon)) = self.state.positions.get(text, &p.lexicon) {
-                    return Ok(Resolved { board, lexicon, rack });
+                if let Some(position) = self.state.positions.get(text, &p.lexicon) {
+                    return Ok(position);
                 }
                 let c = cgp::parse(text, None).map_err(errors::cgp)?;
                 let rules = c.rules();
@@ -71,26 +61,26 @@ impl AnalysisService {
                         format!("{name} does not fit the {} ruleset", rules.kind),
                     ));
                 }
-                let board = c.board(Arc::new(rules), lexicon.dawg());
-                let rack = c.racks.first().copied();
-                self.state.positions.put(text, &p.lexicon, (board.clone(), rack, lexicon.clone()));
-                Ok(Resolved { board, lexicon, rack })
+                let board = Arc::new(c.board(Arc::new(rules), lexicon.dawg()));
+                let position = Arc::new(Position { board, rack: c.racks.first().copied(), lexicon });
+                self.state.positions.put(text, &p.lexicon, position.clone());
+                Ok(position)
             }
             None => Err(errors::bad_field("position", "a game_id or a cgp is required")),
         }
     }
 
-    fn rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
+    fn rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
         let rack = Self::given_rack(resolved, given)?;
         // A rack the tile set could never deal (eight blanks, say) would only make the generator
         // enumerate millions of plays: refuse it.
-        if !resolved.board.rules().full_set().contains(&rack) {
+        if !resolved.board.rules().could_deal(&rack) {
             return Err(errors::bad_field("rack", "more tiles of a kind than the ruleset's tile set holds"));
         }
         Ok(rack)
     }
 
-    fn given_rack(resolved: &Resolved, given: Option<&String>) -> Result<Rack, Status> {
+    fn given_rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
         match given {
             Some(text) => {
                 // Counted as written, before parsing: a rack's counts saturate.

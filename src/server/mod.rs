@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub(crate) mod codec;
 pub mod convert;
 pub mod errors;
 pub mod games;
