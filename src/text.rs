@@ -7,7 +7,12 @@ pub const CLIP_CHARS: usize = 40;
 
 /// `text` itself when short; otherwise its first [`CLIP_CHARS`] characters and "…".
 pub fn clip(text: &str) -> String {
-    match text.char_indices().nth(CLIP_CHARS) {
+    clip_to(text, CLIP_CHARS)
+}
+
+/// `text` itself when it has at most `chars` characters; otherwise its first `chars` and "…".
+pub fn clip_to(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
         None => text.to_string(),
         Some((cut, _)) => format!("{}…", &text[..cut]),
     }

@@ -8,10 +8,6 @@ use dawgref::proto::v1 as pb;
 
 const POSITION: &str = "11KATI/9H3U1/2U5CATGUT1/2N6R3O1/2F6I3Y1/2IT5J3E1/2XI5A3R1/3MIDNOON3S1/3E1EYEN6/3WAVE8/3O11/3R11/3N11/15/15 LLRRTWZ/ 168/297 0 lex en; ld english;";
 
-fn cgp(text: &str) -> Option<pb::Position> {
-    Some(pb::Position { source: Some(pb::position::Source::Cgp(text.into())), lexicon: String::new() })
-}
-
 #[tokio::test]
 async fn generate_moves_equals_the_cli() {
     let srv = start().await;
@@ -58,9 +54,12 @@ async fn validate_and_evaluate() {
     let srv = start().await;
     let mut a = srv.analysis().await;
     let empty = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 RETAINS/ 0/0 0 lex en;";
-    let play = |n: &str| Some(pb::Play { notation: n.into(), tiles: vec![] });
     let ok = a
-        .validate_play(pb::ValidatePlayRequest { position: cgp(empty), play: play("8B RETAINS"), rack: None })
+        .validate_play(pb::ValidatePlayRequest {
+            position: cgp(empty),
+            play: notation_play("8B RETAINS"),
+            rack: None,
+        })
         .await
         .unwrap()
         .into_inner();
@@ -70,7 +69,7 @@ async fn validate_and_evaluate() {
     let bad = a
         .validate_play(pb::ValidatePlayRequest {
             position: cgp(empty),
-            play: play("7A QUIZ"),
+            play: notation_play("7A QUIZ"),
             rack: Some("QUI".into()),
         })
         .await
@@ -83,7 +82,7 @@ async fn validate_and_evaluate() {
     // Evaluate: the tile breakdown of WINDY through an I, as in the example.
     let board = "15/15/15/15/15/15/15/4I10/15/15/15/15/15/15/15 WNDY/ 0/0 0";
     let ev = a
-        .evaluate(pb::EvaluateRequest { position: cgp(board), play: play("8D W.NDY") })
+        .evaluate(pb::EvaluateRequest { position: cgp(board), play: notation_play("8D W.NDY") })
         .await
         .unwrap()
         .into_inner();

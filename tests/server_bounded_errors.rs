@@ -21,10 +21,6 @@ fn small(s: &Status) {
     assert!(wire_bytes(s) < 2048, "{} bytes: {:?}", wire_bytes(s), s.message());
 }
 
-fn cgp(text: &str) -> Option<pb::Position> {
-    Some(pb::Position { source: Some(pb::position::Source::Cgp(text.into())), lexicon: String::new() })
-}
-
 const WINDY: &str = "15/15/15/15/15/15/15/3WINDY7/15/15/15/15/15/15/15 AEINRST/ 32/0 0 lex en;";
 
 #[tokio::test]
@@ -152,9 +148,12 @@ async fn oversize_requests_are_resource_exhausted() {
 async fn validate_play_lists_every_problem_evaluate_refuses_unconnected_plays() {
     let srv = start().await;
     let mut a = srv.analysis().await;
-    let play = |n: &str| Some(pb::Play { notation: n.into(), tiles: vec![] });
     let r = a
-        .validate_play(pb::ValidatePlayRequest { position: cgp(WINDY), play: play("D4 QZXJ."), rack: None })
+        .validate_play(pb::ValidatePlayRequest {
+            position: cgp(WINDY),
+            play: notation_play("D4 QZXJ."),
+            rack: None,
+        })
         .await
         .unwrap()
         .into_inner();
@@ -167,17 +166,23 @@ async fn validate_play_lists_every_problem_evaluate_refuses_unconnected_plays() 
             (pb::ProblemCode::WordsNotInLexicon as i32, String::new(), vec!["QZXJW".to_string()]),
         ]
     );
-    let e = a.evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: play("1A QZ") }).await.unwrap_err();
+    let e = a
+        .evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: notation_play("1A QZ") })
+        .await
+        .unwrap_err();
     assert_eq!(
         (e.code(), e.message()),
         (Code::InvalidArgument, "invalid play: the play does not touch any tile on the board")
     );
     let empty = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0 lex en;";
-    let e = a.evaluate(pb::EvaluateRequest { position: cgp(empty), play: play("1A QI") }).await.unwrap_err();
+    let e = a
+        .evaluate(pb::EvaluateRequest { position: cgp(empty), play: notation_play("1A QI") })
+        .await
+        .unwrap_err();
     assert_eq!(e.message(), "invalid play: the first play must cover the centre square");
     // A connected play still scores, as before.
     let r = a
-        .evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: play("9D AT") })
+        .evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: notation_play("9D AT") })
         .await
         .unwrap()
         .into_inner();

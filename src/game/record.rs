@@ -131,6 +131,29 @@ pub struct CheckReport {
     pub unknown_words: Vec<(usize, String)>,
 }
 
+impl CheckReport {
+    /// Hold the written final totals against `scores`, the game the record was imported into:
+    /// when no line explains a difference, the player's last line is one more mismatch.
+    pub fn reconcile_finals(&mut self, rec: &Record, scores: &[i32]) {
+        if !self.mismatches.is_empty() {
+            return;
+        }
+        for ((nick, total), &score) in self.finals.iter().zip(scores) {
+            if *total != score
+                && let Some(last) = rec.moves.iter().rev().find(|m| &m.nick == nick)
+            {
+                self.mismatches.push(Mismatch {
+                    line: last.line,
+                    text: last.text.clone(),
+                    recorded: (last.score, last.cumulative),
+                    recomputed: (last.score, score),
+                    note: Some(format!("the replayed game ends with {score} for {nick}")),
+                });
+            }
+        }
+    }
+}
+
 /// Replay a record on a board of `rules`, recomputing every score. With a lexicon, the words of
 /// each play are also looked up (a phony that stood is noted, not a mismatch).
 pub fn check_record(rec: &Record, rules: Arc<Ruleset>, lexicon: &Lexicon) -> CheckReport {
@@ -274,8 +297,9 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
     // own totals: the game counts the end the same way.
     config.doubled_end_rack = seats == 2
         && rec.moves.iter().any(|m| match &m.kind {
-            MoveKind::EndRack { rack } if m.score > 0 => Rack::parse(rack, alphabet)
-                .is_ok_and(|r| m.score == 2 * config.rules.rack_total(&r) && m.score > 0),
+            MoveKind::EndRack { rack } if m.score > 0 => {
+                Rack::parse(rack, alphabet).is_ok_and(|r| m.score == 2 * config.rules.rack_total(&r))
+            }
             _ => false,
         });
     let mut game = Game::new(config).map_err(|e| ImportError { line: 0, reason: e.to_string() })?;

@@ -8,6 +8,7 @@ use crate::game::GameError;
 use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
+use crate::text::clip_to;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -21,7 +22,7 @@ const DESCRIPTION_CHARS: usize = 240;
 pub fn problems(field: &str, problems: &[Problem]) -> Status {
     let shown = &problems[..problems.len().min(LISTED_PROBLEMS)];
     let more = problems.len() - shown.len();
-    let mut texts: Vec<String> = shown.iter().map(|p| bounded(&p.to_string(), DESCRIPTION_CHARS)).collect();
+    let mut texts: Vec<String> = shown.iter().map(|p| clip_to(&p.to_string(), DESCRIPTION_CHARS)).collect();
     if more > 0 {
         texts.push(format!("and {more} more problems"));
     }
@@ -36,20 +37,12 @@ pub fn problems(field: &str, problems: &[Problem]) -> Status {
 
 /// A malformed field. The description is bounded: it may quote the client's input.
 pub fn bad_field(field: &str, description: impl Into<String>) -> Status {
-    let description = bounded(&description.into(), DESCRIPTION_CHARS);
+    let description = clip_to(&description.into(), DESCRIPTION_CHARS);
     Status::with_error_details(
         Code::InvalidArgument,
         format!("{field}: {description}"),
         ErrorDetails::with_bad_request_violation(field, description),
     )
-}
-
-/// `text` cut to `chars` characters (with "…"), for messages built from long parts.
-fn bounded(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-    }
 }
 
 pub fn notation(field: &str, e: NotationError) -> Status {

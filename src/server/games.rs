@@ -561,21 +561,7 @@ impl Games for GamesService {
             .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
         // The written totals must be the game's: a difference no line explains is one more.
         let scores = game.scores().to_vec();
-        if report.mismatches.is_empty() {
-            for (seat, (nick, total)) in report.finals.iter().enumerate() {
-                if *total != scores[seat]
-                    && let Some(last) = record.moves.iter().rev().find(|m| &m.nick == nick)
-                {
-                    report.mismatches.push(crate::game::record::Mismatch {
-                        line: last.line,
-                        text: last.text.clone(),
-                        recorded: (last.score, last.cumulative),
-                        recomputed: (last.score, scores[seat]),
-                        note: Some(format!("the replayed game ends with {} for {nick}", scores[seat])),
-                    });
-                }
-            }
-        }
+        report.reconcile_finals(&record, &scores);
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
         for p in &record.players {

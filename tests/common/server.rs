@@ -107,6 +107,16 @@ pub fn create(
     }
 }
 
+/// An analysis position given as a CGP line (the lexicon its `lex` op names).
+pub fn cgp(text: &str) -> Option<pb::Position> {
+    Some(pb::Position { source: Some(pb::position::Source::Cgp(text.into())), lexicon: String::new() })
+}
+
+/// A play given by its notation (`8D WINDY`).
+pub fn notation_play(notation: &str) -> Option<pb::Play> {
+    Some(pb::Play { notation: notation.into(), tiles: vec![] })
+}
+
 pub fn play_action(notation: &str) -> Option<pb::submit_turn_request::Action> {
     Some(pb::submit_turn_request::Action::Play(pb::Play { notation: notation.into(), tiles: vec![] }))
 }
