@@ -19,8 +19,8 @@ pub struct Shipped {
     pub source: &'static str,
 }
 
-const EN_TEXT: &str = include_str!("../../lexicons/en.txt");
-const RU_TEXT: &str = include_str!("../../lexicons/ru.txt");
+const EN_TEXT: &str = include_str!("../../../../lexicons/en.txt");
+const RU_TEXT: &str = include_str!("../../../../lexicons/ru.txt");
 
 /// Every shipped lexicon. Эрудит uses the Russian list with Ё folded to Е.
 pub const SHIPPED: &[Shipped] = &[

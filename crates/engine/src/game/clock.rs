@@ -89,6 +89,21 @@ impl Clocks {
         overtime_ms.div_ceil(60_000) as i32 * self.config.penalty_per_minute
     }
 
+    /// When the running seat's flag falls: the first millisecond at which it has used more than
+    /// the allowed overtime (None when no clock runs). A session arms its timer for this.
+    pub fn flag_fall_ms(&self) -> Option<u64> {
+        let (seat, since) = self.running?;
+        let allowed = self.remaining_ms[seat] + self.config.max_overtime_ms as i64 + 1;
+        Some(since.saturating_add(allowed.max(0) as u64))
+    }
+
+    /// Stop every clock at `now_ms` without an increment: the game is over.
+    pub fn halt(&mut self, now_ms: u64) {
+        if let Some((seat, since)) = self.running.take() {
+            self.remaining_ms[seat] -= now_ms.saturating_sub(since) as i64;
+        }
+    }
+
     /// The seat whose clock runs, if any.
     pub fn running(&self) -> Option<usize> {
         self.running.map(|(s, _)| s)
@@ -120,6 +135,12 @@ mod tests {
         assert_eq!(c.remaining_ms(1, 100_000), 21_000);
         assert!(!c.out_of_time(1, 100_000));
         assert!(c.out_of_time(1, 61_000 + 60_000 + 180_001));
+        // The flag falls at the first millisecond past the overtime allowed, not before.
+        let flag = c.flag_fall_ms().unwrap();
+        assert_eq!(flag, 61_000 + 60_000 + 180_001);
+        assert!(!c.out_of_time(1, flag - 1));
+        c.halt(100_000);
+        assert_eq!((c.running(), c.flag_fall_ms(), c.remaining_ms(1, 999_999)), (None, None, 21_000));
     }
 
     #[test]

@@ -487,12 +487,24 @@ impl Game {
         }
         let Some(clocks) = &self.clocks else { return false };
         if clocks.out_of_time(self.to_move, now_ms) {
+            // The loss happened when the flag fell, however late it is noticed.
+            let fell = clocks.flag_fall_ms().map_or(now_ms, |f| f.min(now_ms));
             let seat = self.to_move;
-            self.push(seat, EventKind::OutOfTime, 0, now_ms);
-            self.finish(EndReason::OutOfTime(seat), now_ms, false);
+            self.push(seat, EventKind::OutOfTime, 0, fell);
+            self.finish(EndReason::OutOfTime(seat), fell, false);
             return true;
         }
         false
+    }
+
+    /// The game time at which the seat to move loses on time if nothing happens first (None:
+    /// no clocks, or the game is over). A session arms its timer for it and then calls
+    /// [`Game::tick`].
+    pub fn next_flag_fall(&self) -> Option<u64> {
+        if self.is_over() {
+            return None;
+        }
+        self.clocks.as_ref()?.flag_fall_ms()
     }
 
     /// Take an action for `seat`. On error nothing changed (except that a time loss noticed
@@ -844,6 +856,9 @@ impl Game {
         };
         self.push(seat, EventKind::GameOver { reason }, 0, now_ms);
         self.phase = Phase::Over(outcome);
+        if let Some(c) = &mut self.clocks {
+            c.halt(now_ms);
+        }
     }
 
     /// The outcome on the scores as they stand: the best score wins, except a seat that

@@ -1,0 +1,21 @@
+//! The dawgref engine: everything that knows the game and nothing of how it is served.
+//!
+//! Plain synchronous Rust: no async runtime, no gRPC, no database. The server crate (the
+//! workspace root) builds sessions, storage and the API on top of it. See ARCHITECTURE.md for
+//! the map and the invariants between modules.
+
+pub mod alphabet;
+pub mod bag;
+pub mod board;
+pub mod bot;
+pub mod game;
+pub mod lexicon;
+pub mod movegen;
+pub mod notation;
+pub mod play;
+pub mod rack;
+pub mod rules;
+pub mod score;
+pub mod selfplay;
+pub mod text;
+pub mod validate;
