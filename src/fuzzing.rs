@@ -190,6 +190,7 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
     use crate::proto::v1 as pb;
     use crate::proto::v1::games_server::Games;
     use crate::server::games::GamesService;
+    use prost::Message;
     use tonic::Request;
 
     let mut input = Input(data);
@@ -214,6 +215,8 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
         challenge_rule: ((head / 3) % 7) as i32,
         seats: specs,
         seed: Some(u64::from(input.byte()) << 8 | u64::from(input.byte())),
+        // Bots move as soon as they decide; the driver waits for them after every request.
+        bot_delay_ms: Some(0),
         options: Some(pb::GameOptions {
             no_repeated_words: Some(shape & 0x20 != 0),
             bonus_per_challenge: shape & 0x10 != 0,
@@ -227,7 +230,9 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
     let id = created.game_id.clone();
     let mut tokens = created.seat_tokens.clone();
     let uuid = uuid::Uuid::parse_str(&id).expect("a game id");
-    let session = state.sessions.get(&uuid).map(|s| s.clone()).expect("a created game is held");
+    let session = state.session(&id).await.expect("a created game is found");
+    // Every first answer to a request id, as the game must remember it.
+    let mut remembered = std::collections::HashMap::new();
     let cyrillic = head % 3 != 0;
     let letter = |b: u8| -> String {
         match b % 40 {
@@ -247,15 +252,16 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
         ops += 1;
         let op = input.byte();
         let (turn, to_move, board, rack, dawg, alphabet) = {
-            let st = session.state.lock().await;
-            let to_move = st.game.to_move();
+            let snapshot = session.snapshot();
+            let game = snapshot.game();
+            let to_move = game.to_move();
             (
-                st.game.turn(),
+                game.turn(),
                 to_move,
-                st.game.board().clone(),
-                st.game.rack(to_move).cloned().unwrap_or_default(),
-                st.game.config().lexicon.clone(),
-                st.game.config().rules.alphabet,
+                game.board().clone(),
+                game.rack(to_move).cloned().unwrap_or_default(),
+                game.config().lexicon.clone(),
+                game.config().rules.alphabet,
             )
         };
         // Most requests come from the seat to move, so that games go somewhere.
@@ -298,16 +304,13 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
             9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(pb::Resign {}),
             9 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
             10 | 11 => {
-                let _ = service
-                    .challenge(authed(
-                        pb::ChallengeRequest {
-                            game_id: id.clone(),
-                            request_id: format!("c{}", input.byte() % 4),
-                        },
-                        who,
-                        &tokens,
-                    ))
-                    .await;
+                let request_id = format!("c{}", input.byte() % 4);
+                let request = pb::ChallengeRequest { game_id: id.clone(), request_id: request_id.clone() };
+                if let Ok(r) = service.challenge(authed(request, who, &tokens)).await {
+                    remembered
+                        .entry((who, format!("challenge/{request_id}")))
+                        .or_insert_with(|| r.into_inner().encode_to_vec());
+                }
                 check(&session).await;
                 continue;
             }
@@ -350,25 +353,31 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
         };
         if let Ok(response) = service.submit_turn(authed(req.clone(), who, &tokens)).await {
             assert!(!stale, "a stale expected_turn was accepted");
-            last = Some((req, who, response.into_inner()));
+            let response = response.into_inner();
+            remembered.entry((who, req.request_id.clone())).or_insert_with(|| response.encode_to_vec());
+            last = Some((req, who, response));
         }
         check(&session).await;
     }
 
     // The game rebuilt from its log is the game that was played.
-    state.sessions.remove(&uuid);
+    session.settled().await;
+    let live = session.snapshot();
+    let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
-    let rebuilt = crate::server::recovery::rebuild(state, &stored)
-        .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"));
-    let (live, again) = (session.state.lock().await, rebuilt.state.lock().await);
-    assert_eq!(again.game.history(), live.game.history(), "replayed history differs");
-    assert_eq!(again.game.scores(), live.game.scores());
-    assert_eq!(again.game.to_move(), live.game.to_move());
-    assert_eq!(again.game.bag_len(), live.game.bag_len());
+    state.forget(uuid);
+    let again = crate::server::recovery::replay(state, &stored)
+        .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
+        .core;
+    let again_game = again.game();
+    assert_eq!(again_game.history(), live.history(), "replayed history differs");
+    assert_eq!(again_game.scores(), live.scores());
+    assert_eq!(again_game.to_move(), live.to_move());
+    assert_eq!(again_game.bag_len(), live.bag_len());
     for seat in 0..seats {
-        assert_eq!(again.game.rack(seat), live.game.rack(seat), "seat {seat}'s rack differs after replay");
+        assert_eq!(again_game.rack(seat), live.rack(seat), "seat {seat}'s rack differs after replay");
     }
-    assert_eq!(again.done, live.done, "remembered responses differ after replay");
+    assert_eq!(again.remembered_responses(), &remembered, "remembered responses differ after replay");
 }
 
 /// A request from `who`: a seat's token, no token (`who == seats`), or a token of no seat.
@@ -386,7 +395,9 @@ fn authed<T>(msg: T, who: usize, tokens: &[String]) -> tonic::Request<T> {
     r
 }
 
-async fn check(session: &crate::server::state::GameSession) {
-    let st = session.state.lock().await;
-    st.game.check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));
+/// After every request: bots have answered, and the game's invariants hold.
+async fn check(session: &crate::server::session::Session) {
+    session.settled().await;
+    let snapshot = session.snapshot();
+    snapshot.game().check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));
 }

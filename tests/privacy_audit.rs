@@ -9,6 +9,8 @@
 
 mod common;
 
+use dawgref::server::session::SeatKind;
+
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
@@ -28,10 +30,12 @@ struct Audit {
 /// The engine's racks: for each event, the seat's rack before it; and each seat's rack now.
 async fn truth(srv: &TestServer, id: &str) -> (Vec<String>, Vec<String>) {
     let session = srv.handle.state.session(id).await.unwrap();
-    let st = session.state.lock().await;
-    let alphabet = st.game.config().rules.alphabet;
-    let events = st.game.history().iter().map(|e| e.rack.to_string(alphabet)).collect();
-    let racks = (0..st.seats.len()).map(|s| st.game.rack(s).unwrap().to_string(alphabet)).collect();
+    session.settled().await;
+    let snapshot = session.snapshot();
+    let game = snapshot.game();
+    let alphabet = game.config().rules.alphabet;
+    let events = game.history().iter().map(|e| e.rack.to_string(alphabet)).collect();
+    let racks = (0..snapshot.seats().len()).map(|s| game.rack(s).unwrap().to_string(alphabet)).collect();
     (events, racks)
 }
 
@@ -329,10 +333,14 @@ async fn tokens_are_kept_only_as_hashes() {
     let mut g = srv.games().await;
     let created = two_humans(&mut g, 9).await;
     let session = srv.handle.state.session(&created.game_id).await.unwrap();
-    let hashes = session.state.lock().await.token_hashes();
+    let snapshot = session.snapshot();
     for (seat, token) in created.seat_tokens.iter().enumerate() {
         assert_eq!(token.len(), 32);
-        assert_eq!(hashes[seat], Some(dawgref::server::auth::hash(token)));
+        let kind = &snapshot.seats()[seat].kind;
+        assert!(
+            matches!(kind, SeatKind::Human { token: Some(h) } if *h == dawgref::server::auth::hash(token)),
+            "{kind:?}"
+        );
     }
     srv.stop().await;
     // Nowhere in the data directory: not in the database, not in its write-ahead log.

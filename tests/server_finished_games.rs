@@ -19,7 +19,7 @@ async fn finished_games_read_back_do_not_count_against_the_limit() {
             .await
             .unwrap();
         let c = c.into_inner();
-        assert!(c.view.unwrap().over);
+        srv.settled(&c.game_id).await;
         finished.push(c.game_id);
     }
     for id in &finished {
@@ -37,7 +37,7 @@ async fn finished_games_read_back_do_not_count_against_the_limit() {
         }
         assert_eq!(last.as_deref(), Some("game_over"));
     }
-    assert_eq!(srv.handle.state.sessions.len(), 0);
+    assert_eq!(srv.handle.state.live_games(), 0);
     let people = || vec![human("a"), human("b")];
     for seed in 0..3 {
         g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, people(), seed)).await.unwrap();

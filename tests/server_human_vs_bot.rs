@@ -1,6 +1,7 @@
 //! Whole games through the server: a human against a bot to the end in each ruleset, and a
 //! three-seat game with two humans and a bot. The human plays the best move the Analysis
-//! service offers for its own rack; bots answer within the same request.
+//! service offers for its own rack; bots answer off the request path, and the client waits for
+//! them before its next turn.
 
 mod common;
 
@@ -20,6 +21,7 @@ async fn play_to_end(
     let id = created.game_id.clone();
     let mut turns = 0;
     loop {
+        srv.settled(&id).await;
         let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
         if v.over {
             break;

@@ -64,7 +64,7 @@ async fn a_cancelled_stream_frees_its_slot() {
         // The game stays idle: only the clients going away can free the slots.
         let session = srv.handle.state.session(&c.game_id).await.unwrap();
         let freed = async {
-            while session.watchers.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            while session.watchers() > 0 {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         };

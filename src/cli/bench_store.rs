@@ -96,12 +96,13 @@ async fn finished_games(state: Arc<AppState>, games: usize) -> Result<usize, Str
         let session = state.session(&c.game_id).await.map_err(|e| e.to_string())?;
         loop {
             let (seat, turn, action) = {
-                let st = session.state.lock().await;
-                if st.game.is_over() {
+                let snapshot = session.snapshot();
+                let game = snapshot.game();
+                if game.is_over() {
                     break;
                 }
-                let seat = st.game.to_move();
-                (seat, st.game.turn(), bot::choose_action(&st.game, seat, BotLevel::Greedy))
+                let seat = game.to_move();
+                (seat, game.turn(), bot::choose_action(game, seat, BotLevel::Greedy))
             };
             let action = match action {
                 dawgref::game::Action::Play(p) => pb::submit_turn_request::Action::Play(

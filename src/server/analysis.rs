@@ -31,12 +31,14 @@ impl AnalysisService {
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let session = self.state.session(id).await?;
-                let st = session.state.lock().await;
-                let seat = st.caller(metadata)?;
+                let snapshot = session.snapshot();
+                let viewer = snapshot.viewer(metadata)?;
+                let game = snapshot.game();
                 Ok(Arc::new(Position {
-                    board: Arc::new(st.game.board().clone()),
-                    lexicon: st.game.config().lexicon.clone(),
-                    rack: seat.and_then(|s| st.game.rack(s).copied()),
+                    board: Arc::new(game.board().clone()),
+                    lexicon: game.config().lexicon.clone(),
+                    // The caller's own rack, never another seat's.
+                    rack: viewer.own_rack(game),
                 }))
             }
             Some(pb::position::Source::Cgp(text)) => {
@@ -108,7 +110,6 @@ impl Analysis for AnalysisService {
         &self,
         request: Request<pb::ValidatePlayRequest>,
     ) -> Result<Response<pb::ValidatePlayResponse>, Status> {
-        let started = Instant::now();
         let result = async {
             let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
             let req = request.get_ref();
@@ -137,7 +138,6 @@ impl Analysis for AnalysisService {
             })
         }
         .await;
-        self.state.metrics.observe("ValidatePlay", started, &result);
         result.map(Response::new)
     }
 
@@ -145,7 +145,6 @@ impl Analysis for AnalysisService {
         &self,
         request: Request<pb::EvaluateRequest>,
     ) -> Result<Response<pb::Evaluation>, Status> {
-        let started = Instant::now();
         let result = async {
             let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
             let play_msg =
@@ -161,7 +160,6 @@ impl Analysis for AnalysisService {
             Ok(convert::evaluation_to(&play, &e, r.board.rules().alphabet))
         }
         .await;
-        self.state.metrics.observe("Evaluate", started, &result);
         result.map(Response::new)
     }
 
@@ -171,31 +169,40 @@ impl Analysis for AnalysisService {
         &self,
         request: Request<pb::GenerateMovesRequest>,
     ) -> Result<Response<MoveStream>, Status> {
-        let started = Instant::now();
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let req = request.into_inner();
         let rack = Self::rack(&r, req.rack.as_ref())?;
         let mode = convert::mode_from(req.mode)?;
         let order = pb::MoveOrder::try_from(req.order)
             .map_err(|_| errors::bad_field("order", format!("unknown order {}", req.order)))?;
-        let dawg = r.lexicon.dawg();
-        let gen_started = Instant::now();
-        let mut plays = if req.limit > 0 && order != pb::MoveOrder::Position {
-            let mut top = TopN::new(req.limit as usize);
-            movegen::generate(&r.board, &rack, dawg, mode, &mut top);
-            top.into_sorted()
-        } else {
-            let mut all = CollectAll::default();
-            movegen::generate(&r.board, &rack, dawg, mode, &mut all);
-            all.sorted()
-        };
-        self.state.metrics.generation.observe(gen_started.elapsed().as_secs_f64());
-        if order == pb::MoveOrder::Position {
-            plays.sort_by_key(|p| p.play);
-            if req.limit > 0 {
-                plays.truncate(req.limit as usize);
-            }
-        }
+        // Generation is CPU work: on the pool, never on the runtime's threads.
+        let (position, metrics, limit) = (r.clone(), self.state.metrics.clone(), req.limit as usize);
+        let plays = self
+            .state
+            .pool
+            .run(move || {
+                let dawg = position.lexicon.dawg();
+                let started = Instant::now();
+                let mut plays = if limit > 0 && order != pb::MoveOrder::Position {
+                    let mut top = TopN::new(limit);
+                    movegen::generate(&position.board, &rack, dawg, mode, &mut top);
+                    top.into_sorted()
+                } else {
+                    let mut all = CollectAll::default();
+                    movegen::generate(&position.board, &rack, dawg, mode, &mut all);
+                    all.sorted()
+                };
+                metrics.generation.observe(started.elapsed().as_secs_f64());
+                if order == pb::MoveOrder::Position {
+                    plays.sort_by_key(|p| p.play);
+                    if limit > 0 {
+                        plays.truncate(limit);
+                    }
+                }
+                plays
+            })
+            .await
+            .ok_or_else(|| Status::internal("move generation failed"))?;
         let alphabet = r.board.rules().alphabet;
         let moves: Vec<Result<pb::GeneratedMove, Status>> = plays
             .into_iter()
@@ -203,7 +210,6 @@ impl Analysis for AnalysisService {
                 Ok(pb::GeneratedMove { play: Some(convert::play_to(&p.play, alphabet)), score: p.score })
             })
             .collect();
-        self.state.metrics.observe("GenerateMoves", started, &Ok::<(), Status>(()));
         Ok(Response::new(Box::pin(tokio_stream::iter(moves))))
     }
 }

@@ -1,12 +1,11 @@
-//! Proto ↔ engine conversion. Privacy lives here too: a rack is written into a view or an event
-//! only for the viewer's own seat.
+//! Proto ↔ engine conversion of values that carry no secret. What a viewer may see of a game
+//! (views, events, records) is decided in `privacy`, not here.
 
 use super::errors;
-use super::state::{SeatKind, SessionState};
 use crate::alphabet::{Alphabet, tile, tile_is_blank, tile_letter};
 use crate::board::{Board, Direction};
 use crate::bot::BotLevel;
-use crate::game::{ChallengeRule, EndReason, Event, EventKind};
+use crate::game::{ChallengeRule, EndReason};
 use crate::notation::{format_play, parse_play};
 use crate::play::{Placement, Play, Problem};
 use crate::proto::v1 as pb;
@@ -226,104 +225,4 @@ pub fn end_reason(r: EndReason) -> String {
         EndReason::OutOfTime(s) => format!("seat {s} ran out of time"),
         EndReason::LostChallenge(s) => format!("seat {s} lost the challenge"),
     }
-}
-
-/// The game as `viewer` may see it: its own rack only.
-pub fn view(id: &str, st: &SessionState, viewer: Option<usize>, now_ms: u64) -> pb::GameView {
-    let g = &st.game;
-    let cfg = g.config();
-    let alphabet = cfg.rules.alphabet;
-    let seats = st
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| pb::SeatView {
-            seat: i as u32,
-            name: s.name.clone(),
-            bot: matches!(s.kind, SeatKind::Bot(_)),
-            open: matches!(s.kind, SeatKind::Human { token: None }),
-            score: g.scores()[i],
-            rack_size: g.rack(i).map_or(0, |r| r.len() as u32),
-            time_left_ms: g.clocks().map(|c| c.remaining_ms(i, now_ms)),
-        })
-        .collect();
-    let outcome = g.outcome();
-    pb::GameView {
-        game_id: id.to_string(),
-        ruleset: ruleset_to(cfg.rules.kind) as i32,
-        lexicon: cfg.lexicon.name().to_string(),
-        challenge_rule: challenge_to(cfg.challenge) as i32,
-        board: Some(board_to(g.board())),
-        seats,
-        my_seat: viewer.map(|s| s as u32),
-        my_rack: viewer.and_then(|s| g.rack(s)).map(|r| r.to_string(alphabet)).unwrap_or_default(),
-        bag: g.bag_len() as u32,
-        to_move: g.to_move() as u32,
-        turn: g.turn(),
-        scoreless_turns: g.scoreless_turns(),
-        events: g.history().len() as u64,
-        challengeable: g.challengeable().is_some(),
-        awaiting_final_challenge: g.awaiting_final_challenge(),
-        over: g.is_over(),
-        end_reason: outcome.map(|o| end_reason(o.reason)).unwrap_or_default(),
-        winners: outcome.map(|o| o.winners.iter().map(|&w| w as u32).collect()).unwrap_or_default(),
-    }
-}
-
-/// An event as `viewer` may see it: the rack (and exchanged tiles) only for the viewer's seat.
-pub fn event_to(e: &Event, alphabet: Alphabet, viewer: Option<usize>) -> pb::GameEvent {
-    let own = viewer == Some(e.seat);
-    let mut out = pb::GameEvent {
-        number: e.number as u64,
-        seat: e.seat as u32,
-        points: e.points,
-        cumulative: e.cumulative,
-        rack: if own { e.rack.to_string(alphabet) } else { String::new() },
-        time_ms: e.time_ms,
-        ..Default::default()
-    };
-    out.kind = match &e.kind {
-        EventKind::Play { play, words } => {
-            out.play = Some(play_to(play, alphabet));
-            out.words = words.clone();
-            "play"
-        }
-        EventKind::PhonyWithdrawn { play } => {
-            out.play = Some(play_to(play, alphabet));
-            "phony_withdrawn"
-        }
-        EventKind::Challenged { challenger, acceptable } => {
-            out.challenger = Some(*challenger as u32);
-            out.acceptable = Some(*acceptable);
-            "challenged"
-        }
-        EventKind::ChallengeBonus { challenger } => {
-            out.challenger = Some(*challenger as u32);
-            "challenge_bonus"
-        }
-        EventKind::TurnLost => "turn_lost",
-        EventKind::Pass => "pass",
-        EventKind::Exchange { tiles } => {
-            out.tile_count = tiles.len() as u32;
-            if own {
-                out.tiles = tiles.to_string(alphabet);
-            }
-            "exchange"
-        }
-        // End-of-game racks are public: they are counted in front of everyone.
-        EventKind::EndRackPoints { rack, .. } | EventKind::RackPenalty { rack } => {
-            out.tiles = rack.to_string(alphabet);
-            out.tile_count = rack.len() as u32;
-            if matches!(e.kind, EventKind::EndRackPoints { .. }) { "end_rack_points" } else { "rack_penalty" }
-        }
-        EventKind::TimePenalty { .. } => "time_penalty",
-        EventKind::Resign => "resign",
-        EventKind::OutOfTime => "out_of_time",
-        EventKind::GameOver { reason } => {
-            out.end_reason = end_reason(*reason);
-            "game_over"
-        }
-    }
-    .to_string();
-    out
 }

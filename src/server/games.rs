@@ -1,22 +1,22 @@
 //! The `Games` service: sessions as users meet them.
 
 use super::auth;
-use super::convert::{self, view};
+use super::convert;
 use super::errors;
+use super::privacy::{self, Viewer};
 use super::recovery::record_seats;
-use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
-use crate::game::record::{check_record_with, nicknames, write_gcg_for};
-use crate::game::{Action, ClockConfig, Game, GameConfig};
+use super::session::{Core, Seat, SeatKind, Session, Turn, TurnAction, default_bot_delay_ms, stopped};
+use super::state::AppState;
+use crate::game::record::{check_record_with, nicknames};
+use crate::game::{ClockConfig, Game, GameConfig};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
-use crate::rack::Rack;
 use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
-use crate::store::record::{Batch, GameRecord, Step};
+use crate::store::record::{Batch, GameRecord};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_stream::Stream;
@@ -43,23 +43,12 @@ fn display_name(field: &str, name: &str) -> Result<String, Status> {
     Ok(name.to_string())
 }
 
-fn required(seat: Option<usize>) -> Result<usize, Status> {
-    seat.ok_or_else(|| {
-        Status::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
-    })
-}
+/// A game configuration, its seats, each human seat's token (None for bots and open seats),
+/// and its bots' pace.
+type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
 
-/// Decrements a game's watcher count when a stream ends.
-struct WatchGuard(Arc<GameSession>);
-
-impl Drop for WatchGuard {
-    fn drop(&mut self) {
-        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// A game configuration, its seats, and each human seat's token (None for bots and open seats).
-type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>);
+/// The longest pause a game's bots may be asked to take before moving.
+const MAX_BOT_DELAY_MS: u32 = 60_000;
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 
@@ -166,40 +155,43 @@ impl GamesService {
                 penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
             });
         }
-        Ok((config, seats, tokens))
+        let bot_delay_ms = match req.bot_delay_ms {
+            Some(ms) if ms > MAX_BOT_DELAY_MS => {
+                return Err(errors::bad_field(
+                    "bot_delay_ms",
+                    format!("{ms} ms: at most {MAX_BOT_DELAY_MS}"),
+                ));
+            }
+            Some(ms) => ms,
+            None => default_bot_delay_ms(&seats),
+        };
+        Ok((config, seats, tokens, bot_delay_ms))
     }
 
-    /// Make a new game durable (its record and first log row) before anyone hears of it.
+    /// Make a new game durable (its record and an empty first log row) before anyone hears of
+    /// it, then give it its session (held in memory unless it is over already).
     async fn store_new(
         &self,
-        session: &GameSession,
-        st: &mut SessionState,
+        id: Uuid,
+        core: Core,
         record: GameRecord,
-    ) -> Result<(), Status> {
-        let first = Batch { steps: std::mem::take(&mut st.steps), done: None };
+        bot_delay_ms: u32,
+    ) -> Result<Arc<Session>, Status> {
+        let first = Batch { steps: Vec::new(), done: None };
         let created = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let started = Instant::now();
         self.state
             .store
-            .create(session.id, created, record.encode_to_vec(), first.encode_to_vec(), st.game.is_over())
+            .create(id, created, record.encode_to_vec(), first.encode_to_vec(), core.game().is_over())
             .wait()
             .await
             .map_err(|e| Status::unavailable(format!("the game could not be stored ({e}); retry")))?;
         self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
-        st.seq = 1;
-        session.publish(st);
-        Ok(())
-    }
-
-    /// Serve a new, stored game from memory; one already over (an all-bot game, a finished
-    /// record) stays in the store only, like every finished game.
-    fn hold(&self, session: Arc<GameSession>, over: bool) {
-        if !over {
-            self.state.sessions.insert(session.id, session);
-            self.state.metrics.games_live.set(self.state.sessions.len() as i64);
-        }
+        let session = Session::start(&self.state, id, 0, core, bot_delay_ms);
+        self.state.hold(&session);
+        Ok(session)
     }
 
     async fn submit(
@@ -207,39 +199,13 @@ impl GamesService {
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
-        let mut st = session.state.lock().await;
-        let seat = required(st.caller(request.metadata())?)?;
+        let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
         let req = request.into_inner();
-        let key = (!req.request_id.is_empty()).then(|| req.request_id.clone());
-        if let Some(first) = st.remembered(seat, key.as_deref())? {
-            return Ok(first);
-        }
-        if let Some(expected) = req.expected_turn
-            && expected != st.game.turn()
-        {
-            return Err(errors::stale_turn(expected, st.game.turn()));
-        }
-        let alphabet = st.game.config().rules.alphabet;
-        let mut shown_play = None;
         let action = match req.action {
-            Some(pb::submit_turn_request::Action::Play(p)) => {
-                let play = convert::play_from(&p, st.game.board())?;
-                shown_play = Some(play);
-                Action::Play(play)
-            }
-            Some(pb::submit_turn_request::Action::Exchange(tiles)) => {
-                let rack_size = st.game.config().rules.rack_size;
-                let count = tiles.chars().count();
-                if count > rack_size {
-                    return Err(errors::bad_field(
-                        "exchange",
-                        format!("{count} tiles: a rack holds {rack_size}"),
-                    ));
-                }
-                Action::Exchange(Rack::parse(&tiles, alphabet).map_err(|e| errors::alphabet("exchange", e))?)
-            }
-            Some(pb::submit_turn_request::Action::Pass(pb::Pass {})) => Action::Pass,
-            Some(pb::submit_turn_request::Action::Resign(pb::Resign {})) => Action::Resign,
+            Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(p),
+            Some(pb::submit_turn_request::Action::Exchange(tiles)) => TurnAction::Exchange(tiles),
+            Some(pb::submit_turn_request::Action::Pass(pb::Pass {})) => TurnAction::Pass,
+            Some(pb::submit_turn_request::Action::Resign(pb::Resign {})) => TurnAction::Resign,
             None => {
                 return Err(errors::bad_field(
                     "action",
@@ -247,33 +213,8 @@ impl GamesService {
                 ));
             }
         };
-        let events_before = st.game.history().len();
-        let now = session.now_ms();
-        let result = st.act(seat, action, now);
-        if let Err(e) = result {
-            // A time loss noticed on the way changed the game even though the action failed.
-            self.state.commit(&session, &mut st, None).await?;
-            return Err(errors::game(e));
-        }
-        self.state.metrics.turns.inc();
-        let points =
-            st.game.history()[events_before..].iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
-        let play = shown_play.and_then(|_| {
-            st.game.history()[events_before..].iter().find_map(|e| match &e.kind {
-                crate::game::EventKind::Play { play, .. } => Some(convert::play_to(play, alphabet)),
-                _ => None,
-            })
-        });
-        session.settle(&mut st, &self.state.metrics);
-        let response = pb::SubmitTurnResponse {
-            points,
-            play,
-            view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
-        };
-        let done = st.remember(seat, key, &response);
-        // Durable before the caller hears of it.
-        self.state.commit(&session, &mut st, done).await?;
-        Ok(response)
+        let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
+        session.submit(seat, Turn { request_id, expected_turn: req.expected_turn, action }).await
     }
 }
 
@@ -283,43 +224,26 @@ impl Games for GamesService {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
-        let started = Instant::now();
-        let result = async {
-            if self.state.sessions.len() >= self.state.limits.max_games {
-                return Err(Status::resource_exhausted(format!(
-                    "the server holds its limit of {} games",
-                    self.state.limits.max_games
-                )));
-            }
-            let (config, seats, tokens) = self.config(request.get_ref())?;
-            let record = GameRecord { seats: record_seats(&seats), ..GameRecord::new(&config) };
-            let game = Game::new(config).map_err(errors::game)?;
-            let id = Uuid::new_v4();
-            let session = Arc::new(GameSession::new(
-                id,
-                0,
-                SessionState::new(game, seats),
-                self.state.limits.event_buffer,
-            ));
-            // The creator holds every token: its view is that of the first seat with one.
-            let creator = tokens.iter().position(Option::is_some);
-            let view = {
-                let mut st = session.state.lock().await;
-                session.settle(&mut st, &self.state.metrics);
-                self.store_new(&session, &mut st, record).await?;
-                view(&id.to_string(), &st, creator, session.now_ms())
-            };
-            self.hold(session, view.over);
-            tracing::info!(game = %id, over = view.over, "game created");
-            Ok(pb::CreateGameResponse {
-                game_id: id.to_string(),
-                seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),
-                view: Some(view),
-            })
-        }
-        .await;
-        self.state.metrics.observe("CreateGame", started, &result);
-        result.map(Response::new)
+        self.state.check_room()?;
+        let (config, seats, tokens, bot_delay_ms) = self.config(request.get_ref())?;
+        let record = GameRecord {
+            seats: record_seats(&seats),
+            bot_delay_ms: Some(bot_delay_ms),
+            ..GameRecord::new(&config)
+        };
+        let game = Game::new(config).map_err(errors::game)?;
+        let id = Uuid::new_v4();
+        let session =
+            self.store_new(id, Core::new(game, seats, Default::default(), 1), record, bot_delay_ms).await?;
+        // The creator holds every token: its view is that of the first seat with one.
+        let creator = tokens.iter().position(Option::is_some).map_or(Viewer::Watcher, Viewer::Seat);
+        let view = session.view(creator);
+        tracing::info!(game = %id, "game created");
+        Ok(Response::new(pb::CreateGameResponse {
+            game_id: id.to_string(),
+            seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),
+            view: Some(view),
+        }))
     }
 
     async fn join_game(
@@ -329,43 +253,22 @@ impl Games for GamesService {
         let req = request.into_inner();
         let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
         let session = self.state.session(&req.game_id).await?;
-        let mut st = session.state.lock().await;
-        if st.game.is_over() {
-            return Err(Status::failed_precondition("the game is over"));
-        }
-        let Some(seat) = st.seats.iter().position(|s| matches!(s.kind, SeatKind::Human { token: None }))
-        else {
-            return Err(Status::failed_precondition("no open seat in this game"));
-        };
         let (token, hash) = auth::new_token()?;
-        st.seats[seat].kind = SeatKind::Human { token: Some(hash) };
-        if !name.is_empty() {
-            st.seats[seat].name = name.clone();
-        }
-        let now = session.now_ms();
-        st.steps.push(Step::join(seat, &name, &hash, now));
-        self.state.commit(&session, &mut st, None).await?;
+        let seat = session.join(name, hash).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
-        let mut st = session.state.lock().await;
-        let viewer = st.caller(request.metadata())?;
-        if st.tick(session.now_ms()) {
-            self.state.commit(&session, &mut st, None).await?;
-        }
-        Ok(Response::new(view(&session.id.to_string(), &st, viewer, session.now_ms())))
+        let viewer = session.snapshot().viewer(request.metadata())?;
+        Ok(Response::new(session.view(viewer)))
     }
 
     async fn submit_turn(
         &self,
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<Response<pb::SubmitTurnResponse>, Status> {
-        let started = Instant::now();
-        let result = self.submit(request).await;
-        self.state.metrics.observe("SubmitTurn", started, &result);
-        result.map(Response::new)
+        self.submit(request).await.map(Response::new)
     }
 
     async fn challenge(
@@ -373,31 +276,10 @@ impl Games for GamesService {
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
-        let mut st = session.state.lock().await;
-        let seat = required(st.caller(request.metadata())?)?;
-        // Challenge ids live beside turn ids, apart from them.
-        let request_id = &request.get_ref().request_id;
-        let key = (!request_id.is_empty()).then(|| format!("challenge/{request_id}"));
-        if let Some(first) = st.remembered(seat, key.as_deref())? {
-            return Ok(Response::new(first));
-        }
-        let now = session.now_ms();
-        let verdict = match st.challenge(seat, now) {
-            Ok(v) => v,
-            Err(e) => {
-                self.state.commit(&session, &mut st, None).await?;
-                return Err(errors::game(e));
-            }
-        };
-        session.settle(&mut st, &self.state.metrics);
-        let response = pb::ChallengeResponse {
-            acceptable: verdict.acceptable,
-            invalid_words: verdict.invalid_words.unwrap_or_default(),
-            view: Some(view(&session.id.to_string(), &st, Some(seat), session.now_ms())),
-        };
-        let done = st.remember(seat, key, &response);
-        self.state.commit(&session, &mut st, done).await?;
-        Ok(Response::new(response))
+        let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
+        let request_id = request.into_inner().request_id;
+        let request_id = (!request_id.is_empty()).then_some(request_id);
+        session.challenge(seat, request_id).await.map(Response::new)
     }
 
     type WatchGameStream = EventStream;
@@ -409,28 +291,26 @@ impl Games for GamesService {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let from = request.get_ref().from_event as usize;
         let cap = self.state.limits.streams_per_game;
-        if session.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
-            session.watchers.fetch_sub(1, Ordering::SeqCst);
-            return Err(Status::resource_exhausted(format!("this game already has {cap} watchers")));
-        }
-        let guard = WatchGuard(session.clone());
-        // Subscribe and read the history under the lock, so no event falls between the two.
-        let (viewer, alphabet, backlog, over, mut rx) = {
-            let st = session.state.lock().await;
-            let viewer = st.caller(request.metadata())?;
-            let history = st.game.history();
-            let backlog: Vec<_> = history[from.min(st.published)..st.published].to_vec();
-            // Everything of a finished game is published: the backlog is all there will be.
-            let over = st.game.is_over() && st.published == history.len();
-            (viewer, st.game.config().rules.alphabet, backlog, over, session.events.subscribe())
-        };
+        let slot = session
+            .add_watcher(cap)
+            .ok_or_else(|| Status::resource_exhausted(format!("this game already has {cap} watchers")))?;
+        // Subscribe before reading the snapshot, so no event falls between the two.
+        let mut rx = session.subscribe();
+        let snapshot = session.snapshot();
+        let viewer = snapshot.viewer(request.metadata())?;
+        let alphabet = snapshot.game().config().rules.alphabet;
+        let history = snapshot.game().history();
+        let backlog: Vec<_> = history[from.min(history.len())..].to_vec();
+        // Everything of a finished game is in its snapshot: the backlog is all there will be.
+        let over = snapshot.game().is_over();
+        drop(snapshot);
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
-        let mut gone = session.gone.subscribe();
+        let mut gone = session.gone();
         tokio::spawn(async move {
-            let _guard = guard;
+            let slot = slot;
             let mut next = from;
-            let send = |e: &crate::game::Event| convert::event_to(e, alphabet, viewer);
+            let send = |e: &crate::game::Event| privacy::event(e, alphabet, viewer);
             for e in &backlog {
                 if tx.send(Ok(send(e))).await.is_err() {
                     return;
@@ -449,11 +329,11 @@ impl Games for GamesService {
                     r = rx.recv() => r,
                     // The client went away: free its slot now, not at the game's next event.
                     _ = tx.closed() => return,
-                    _ = shutdown.changed() => {
+                    () = stopped(&mut shutdown) => {
                         let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
                         return;
                     }
-                    _ = gone.changed() => {
+                    () = stopped(&mut gone) => {
                         let message = format!("the game is being reloaded: watch again from event {next}");
                         let _ = tx.send(Err(Status::unavailable(message))).await;
                         return;
@@ -462,13 +342,10 @@ impl Games for GamesService {
                 let events: Vec<Arc<crate::game::Event>> = match received {
                     Ok(e) => vec![e],
                     Err(RecvError::Lagged(_)) => {
-                        // Replay what was missed from the history: never a silent gap.
-                        let st = _guard.0.state.lock().await;
-                        st.game.history()[next.min(st.published)..st.published]
-                            .iter()
-                            .cloned()
-                            .map(Arc::new)
-                            .collect()
+                        // Replay what was missed from the snapshot: never a silent gap.
+                        let snapshot = slot.session().snapshot();
+                        let history = snapshot.game().history();
+                        history[next.min(history.len())..].iter().cloned().map(Arc::new).collect()
                     }
                     Err(RecvError::Closed) => return,
                 };
@@ -495,13 +372,11 @@ impl Games for GamesService {
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
-        let st = session.state.lock().await;
-        let viewer = st.caller(request.metadata())?;
-        let names: Vec<String> = st.seats.iter().map(|s| s.name.clone()).collect();
-        // Racks are secret while the game is on: the caller's own only, until it ends.
-        let over = st.game.is_over();
-        let gcg = write_gcg_for(&st.game, &names, &|seat| over || viewer == Some(seat));
-        Ok(Response::new(pb::ExportGcgResponse { gcg }))
+        let snapshot = session.snapshot();
+        let viewer = snapshot.viewer(request.metadata())?;
+        Ok(Response::new(pb::ExportGcgResponse {
+            gcg: privacy::gcg(snapshot.game(), snapshot.seats(), viewer),
+        }))
     }
 
     async fn import_gcg(
@@ -537,9 +412,7 @@ impl Games for GamesService {
             ));
         }
         let mut report = check_record_with(&record, rules.clone(), &lexicon, words);
-        if self.state.sessions.len() >= self.state.limits.max_games {
-            return Err(Status::resource_exhausted("the server holds its limit of games"));
-        }
+        self.state.check_room()?;
         let mut config = GameConfig::new(rules, lexicon, 0);
         config.seats = record.players.len();
         // Records in the field give one bonus per failed challenge.
@@ -573,15 +446,9 @@ impl Games for GamesService {
         }
         stored.seats = record_seats(&seats);
         let id = Uuid::new_v4();
-        let mut st = SessionState::new(game, seats);
-        st.published = st.game.history().len();
-        let session = Arc::new(GameSession::new(id, 0, st, self.state.limits.event_buffer));
-        let view = {
-            let mut st = session.state.lock().await;
-            self.store_new(&session, &mut st, stored).await?;
-            view(&id.to_string(), &st, None, session.now_ms())
-        };
-        self.hold(session, view.over);
+        // Imported seats are people: their bots' pace never matters.
+        let session = self.store_new(id, Core::new(game, seats, Default::default(), 1), stored, 0).await?;
+        let view = session.view(Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),
             game_id: id.to_string(),

@@ -1,10 +1,16 @@
-//! Prometheus metrics: live games, turns, RPC latency by method, move-generation and bot-turn
-//! time. Exposed as text on `GET /metrics` of the metrics address, when one is configured.
+//! Prometheus metrics: live games, turns, RPC latency by method and status code (recorded for
+//! every RPC by [`RpcMetricsLayer`], a tower layer around all services), move-generation and
+//! bot time, commit latency. Exposed as text on `GET /metrics` of the metrics address, when one
+//! is configured.
 
 use prometheus::core::Collector;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntGauge, Registry, TextEncoder,
 };
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 pub struct Metrics {
@@ -17,14 +23,34 @@ pub struct Metrics {
     rpc_ok: Vec<(&'static str, Histogram)>,
     pub generation: Histogram,
     pub bot_turn: Histogram,
+    /// Bot decisions dropped because the game moved on while the bot thought.
+    pub bot_stale: IntCounter,
     /// Time for a log row to become durable (group commit included).
     pub commit: Histogram,
     /// Games set aside because their log could not be replayed (since this process started).
     pub quarantined: IntGauge,
 }
 
-/// The RPCs whose latency is recorded.
-const TIMED: [&str; 5] = ["CreateGame", "SubmitTurn", "ValidatePlay", "Evaluate", "GenerateMoves"];
+/// The RPCs whose latency is recorded under their own name: every dawgref.v1 method, health
+/// and reflection. Any other path is recorded as `other` (a client cannot mint labels).
+const TIMED: [&str; 16] = [
+    "CreateGame",
+    "JoinGame",
+    "GetGame",
+    "SubmitTurn",
+    "Challenge",
+    "WatchGame",
+    "ExportGcg",
+    "ImportGcg",
+    "ValidatePlay",
+    "Evaluate",
+    "GenerateMoves",
+    "ListLexicons",
+    "JudgeWords",
+    "Check",
+    "Watch",
+    "ServerReflectionInfo",
+];
 
 const BUCKETS: &[f64] =
     &[0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
@@ -59,6 +85,13 @@ impl Metrics {
             turns: register(r, IntCounter::new("dawgref_turns_total", "Turns taken (people and bots)")),
             generation: register(r, histogram("dawgref_generation_seconds", "Full move generation")),
             bot_turn: register(r, histogram("dawgref_bot_turn_seconds", "A bot's decision")),
+            bot_stale: register(
+                r,
+                IntCounter::new(
+                    "dawgref_bot_decisions_stale_total",
+                    "Bot decisions dropped because the game moved on while the bot thought",
+                ),
+            ),
             commit: register(r, histogram("dawgref_store_commit_seconds", "A log row's wait until durable")),
             quarantined: register(
                 r,
@@ -72,14 +105,10 @@ impl Metrics {
     }
 
     /// Record one RPC's latency and outcome.
-    pub fn observe<T>(&self, method: &str, started: Instant, result: &Result<T, tonic::Status>) {
-        let seconds = started.elapsed().as_secs_f64();
-        match result {
-            Ok(_) => match self.rpc_ok.iter().find(|(m, _)| *m == method) {
-                Some((_, ok)) => ok.observe(seconds),
-                None => self.rpc.with_label_values(&[method, "OK"]).observe(seconds),
-            },
-            Err(s) => self.rpc.with_label_values(&[method, code_name(s.code())]).observe(seconds),
+    fn observe(&self, method: &'static str, code: tonic::Code, seconds: f64) {
+        match (code, self.rpc_ok.iter().find(|(m, _)| *m == method)) {
+            (tonic::Code::Ok, Some((_, ok))) => ok.observe(seconds),
+            _ => self.rpc.with_label_values(&[method, code_name(code)]).observe(seconds),
         }
     }
 
@@ -112,6 +141,60 @@ fn code_name(code: tonic::Code) -> &'static str {
         Unavailable => "Unavailable",
         DataLoss => "DataLoss",
         Unauthenticated => "Unauthenticated",
+    }
+}
+
+/// A tower layer that records every RPC's latency, method and status code. The code is the
+/// response's `grpc-status` header: a refusal is answered trailers-only, so its code is there;
+/// a success carries its status in the trailers and counts as OK (a stream, when it starts).
+#[derive(Clone)]
+pub struct RpcMetricsLayer(pub Arc<Metrics>);
+
+impl<S> tower::Layer<S> for RpcMetricsLayer {
+    type Service = RpcMetrics<S>;
+    fn layer(&self, inner: S) -> RpcMetrics<S> {
+        RpcMetrics { inner, metrics: self.0.clone() }
+    }
+}
+
+#[derive(Clone)]
+pub struct RpcMetrics<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+impl<S, B, R> tower::Service<http::Request<B>> for RpcMetrics<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<R>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let started = Instant::now();
+        let method = request.uri().path().rsplit('/').next().and_then(|m| TIMED.iter().find(|&&t| t == m));
+        let method = method.copied().unwrap_or("other");
+        let metrics = self.metrics.clone();
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await;
+            if let Ok(r) = &response {
+                let code = r
+                    .headers()
+                    .get("grpc-status")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<i32>().ok())
+                    .map_or(tonic::Code::Ok, tonic::Code::from_i32);
+                metrics.observe(method, code, started.elapsed().as_secs_f64());
+            }
+            response
+        })
     }
 }
 

@@ -1,5 +1,6 @@
-//! The gRPC server: proto ↔ domain conversion, sessions in a `DashMap`, auth, streams, limits,
-//! health, reflection, grpc-web and metrics. The only layer that knows tonic and tokio.
+//! The gRPC server: one session task per live game, proto ↔ domain conversion, the privacy
+//! policy, auth, streams, limits, health, reflection, grpc-web and metrics. The only crate that
+//! knows tonic and tokio; the engine (`dawgref-engine`) cannot import them.
 
 pub mod analysis;
 pub mod auth;
@@ -9,7 +10,10 @@ pub mod errors;
 pub mod games;
 pub mod lexicons;
 pub mod metrics;
+pub mod pool;
+pub mod privacy;
 pub mod recovery;
+pub mod session;
 pub mod state;
 pub mod status;
 
@@ -18,7 +22,7 @@ use crate::proto::v1::analysis_server::AnalysisServer;
 use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use crate::store::GameStore;
-use state::{AppState, Limits};
+use state::{AppState, Hooks, Limits};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,8 +86,18 @@ pub fn state(lexicons: Vec<Lexicon>, limits: Limits) -> Handle {
 /// Build the state for a server keeping its games in `store` (call
 /// [`recovery::recover`] before serving to load the games already there).
 pub fn state_with_store(lexicons: Vec<Lexicon>, limits: Limits, store: Arc<dyn GameStore>) -> Handle {
+    state_with_hooks(lexicons, limits, store, Hooks::default())
+}
+
+/// [`state_with_store`], with test hooks.
+pub fn state_with_hooks(
+    lexicons: Vec<Lexicon>,
+    limits: Limits,
+    store: Arc<dyn GameStore>,
+    hooks: Hooks,
+) -> Handle {
     let (tx, rx) = watch::channel(false);
-    Handle { state: Arc::new(AppState::new(lexicons, limits, rx, store)), shutdown: tx }
+    Handle { state: Arc::new(AppState::new(lexicons, limits, rx, store, hooks)), shutdown: tx }
 }
 
 /// Serve on a bound listener until `signal` completes or the handle is shut down.
@@ -132,6 +146,7 @@ pub async fn serve_on(
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(status::normalize))
+        .layer(metrics::RpcMetricsLayer(state.metrics.clone()))
         .add_service(health)
         .add_service(reflection)
         .add_service(reflection_alpha)

@@ -5,13 +5,15 @@
 //! dropped, never served half-built, and never in the way of the other games.
 
 use super::auth::TokenHash;
-use super::state::{AppState, GameSession, Seat, SeatKind, SessionState};
+use super::session::{Core, Seat, SeatKind, Session};
+use super::state::AppState;
 use crate::bot::BotLevel;
 use crate::game::Game;
 use crate::game::record::import_game;
 use crate::notation::gcg;
 use crate::store::record::{Batch, GameRecord, SeatRecord, Step, StepKind};
 use crate::store::{StoreError, StoredGame};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
@@ -26,39 +28,35 @@ pub struct RecoveryReport {
 }
 
 /// Load every unfinished game from the store into `state`, quarantining those that cannot be
-/// replayed, and let bots whose turn it is move.
+/// replayed. Each becomes a session through the same constructor as a new game: its task re-arms
+/// the clock's timer and sets the bots whose turn it is thinking.
 pub async fn recover(state: &Arc<AppState>) -> Result<RecoveryReport, StoreError> {
     let started = Instant::now();
-    let store = state.store.clone();
-    let games = tokio::task::spawn_blocking(move || store.unfinished())
+    let worker = state.clone();
+    // Reading and replaying every log is CPU work: it runs on the pool.
+    let replayed = state
+        .pool
+        .run(move || {
+            let games = worker.store.unfinished()?;
+            Ok::<_, StoreError>(games.iter().map(|g| (g.id, replay(&worker, g))).collect::<Vec<_>>())
+        })
         .await
-        .map_err(|e| StoreError::Io(format!("recovery task: {e}")))??;
+        .ok_or_else(|| StoreError::Io("recovery task failed".into()))??;
     let mut report = RecoveryReport::default();
-    for stored in games {
-        match rebuild(state, &stored) {
-            Ok(session) => {
-                let session = Arc::new(session);
-                {
-                    let mut st = session.state.lock().await;
-                    session.settle(&mut st, &state.metrics);
-                    // A failed write puts the game back to its log (the bots try again on the
-                    // next request); only a store that cannot even be read leaves it unloaded.
-                    let _ = state.commit(&session, &mut st, None).await;
-                    if st.broken {
-                        continue;
-                    }
-                }
-                state.sessions.insert(stored.id, session);
+    for (id, result) in replayed {
+        match result {
+            Ok(Replayed { core, last_ms, bot_delay_ms }) => {
+                state.insert_recovered(Session::start(state, id, last_ms, core, bot_delay_ms));
                 report.loaded += 1;
             }
             Err(reason) => {
-                tracing::error!(game = %stored.id, %reason, "game quarantined: its log cannot be replayed");
-                state.store.quarantine(stored.id, &reason).wait().await?;
-                report.quarantined.push((stored.id, reason));
+                tracing::error!(game = %id, %reason, "game quarantined: its log cannot be replayed");
+                state.store.quarantine(id, &reason).wait().await?;
+                report.quarantined.push((id, reason));
             }
         }
     }
-    state.metrics.games_live.set(state.sessions.len() as i64);
+    state.metrics.games_live.set(state.live_games() as i64);
     state.metrics.quarantined.set(report.quarantined.len() as i64);
     report.elapsed = started.elapsed();
     Ok(report)
@@ -96,21 +94,21 @@ fn seat_of(i: usize, s: &SeatRecord) -> Result<Seat, String> {
 }
 
 /// Apply one logged step; it must do what it did the first time.
-fn apply(st: &mut SessionState, step: &Step) -> Result<(), String> {
+fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String> {
     let seat = step.seat as usize;
-    if seat >= st.seats.len() {
-        return Err(format!("step for seat {seat} of a {}-seat game", st.seats.len()));
+    if seat >= seats.len() {
+        return Err(format!("step for seat {seat} of a {}-seat game", seats.len()));
     }
     match step.step_kind() {
         StepKind::Play | StepKind::Exchange | StepKind::Pass | StepKind::Resign => {
-            let action = step.to_action(st.game.config().rules.alphabet)?;
-            st.game.act(seat, action, step.now_ms).map_err(|e| format!("turn refused on replay: {e}"))
+            let action = step.to_action(game.config().rules.alphabet)?;
+            game.act(seat, action, step.now_ms).map_err(|e| format!("turn refused on replay: {e}"))
         }
         StepKind::Challenge => {
-            st.game.challenge(seat, step.now_ms).map(|_| ()).map_err(|e| format!("challenge refused: {e}"))
+            game.challenge(seat, step.now_ms).map(|_| ()).map_err(|e| format!("challenge refused: {e}"))
         }
         StepKind::Tick => {
-            if st.game.tick(step.now_ms) {
+            if game.tick(step.now_ms) {
                 Ok(())
             } else {
                 Err("a logged time loss did not happen".into())
@@ -119,7 +117,7 @@ fn apply(st: &mut SessionState, step: &Step) -> Result<(), String> {
         StepKind::Join => {
             let hash = TokenHash::try_from(step.token_hash.as_slice())
                 .map_err(|_| format!("join of seat {seat}: token hash of {} bytes", step.token_hash.len()))?;
-            let s = &mut st.seats[seat];
+            let s = &mut seats[seat];
             if !matches!(s.kind, SeatKind::Human { token: None }) {
                 return Err(format!("join of seat {seat}, which is not open"));
             }
@@ -133,24 +131,27 @@ fn apply(st: &mut SessionState, step: &Step) -> Result<(), String> {
     }
 }
 
-/// Rebuild one stored game. Errors say what could not be replayed and where.
-pub fn rebuild(state: &AppState, stored: &StoredGame) -> Result<GameSession, String> {
-    let (st, last_ms) = replay(state, stored)?;
-    Ok(GameSession::new(stored.id, last_ms, st, state.limits.event_buffer))
+/// A stored game after replaying its log: its state, the last clock reading in the log, and
+/// its bots' pace.
+pub struct Replayed {
+    pub core: Core,
+    pub last_ms: u64,
+    pub bot_delay_ms: u32,
 }
 
-/// A stored game's state after replaying its log, and the last clock reading in the log.
-pub fn replay(state: &AppState, stored: &StoredGame) -> Result<(SessionState, u64), String> {
+/// Replay a stored game's log. Errors say what could not be replayed and where.
+pub fn replay(state: &AppState, stored: &StoredGame) -> Result<Replayed, String> {
     let record = GameRecord::decode_bytes(&stored.record)?;
     let config = record.config(state.lexicons.get(&record.lexicon).cloned())?;
-    let seats = record.seats.iter().enumerate().map(|(i, s)| seat_of(i, s)).collect::<Result<Vec<_>, _>>()?;
-    let game = if record.imported_gcg.is_empty() {
+    let mut seats =
+        record.seats.iter().enumerate().map(|(i, s)| seat_of(i, s)).collect::<Result<Vec<_>, _>>()?;
+    let mut game = if record.imported_gcg.is_empty() {
         Game::new(config).map_err(|e| format!("the game cannot be set up: {e}"))?
     } else {
         let parsed = gcg::parse(&record.imported_gcg).map_err(|e| format!("imported record: {e}"))?;
         import_game(&parsed, config).map_err(|e| format!("imported record: {e}"))?
     };
-    let mut st = SessionState::new(game, seats);
+    let mut done = HashMap::new();
     let mut last_ms = 0;
     for (i, (seq, row)) in stored.log.iter().enumerate() {
         if *seq != i as u64 {
@@ -158,18 +159,17 @@ pub fn replay(state: &AppState, stored: &StoredGame) -> Result<(SessionState, u6
         }
         let batch = Batch::decode_bytes(row).map_err(|e| format!("log row {seq}: {e}"))?;
         for step in &batch.steps {
-            apply(&mut st, step).map_err(|e| format!("log row {seq}: {e}"))?;
+            apply(&mut game, &mut seats, step).map_err(|e| format!("log row {seq}: {e}"))?;
             last_ms = last_ms.max(step.now_ms);
         }
-        if let Some(done) = batch.done {
-            st.done.insert((done.seat as usize, done.request_id), done.response);
+        if let Some(d) = batch.done {
+            done.insert((d.seat as usize, d.request_id), d.response);
         }
     }
     if stored.log.is_empty() {
         return Err("the log has no rows".into());
     }
-    st.game.check_invariants().map_err(|e| format!("replayed game breaks an invariant: {e}"))?;
-    st.seq = stored.log.len() as u64;
-    st.published = st.game.history().len();
-    Ok((st, last_ms))
+    game.check_invariants().map_err(|e| format!("replayed game breaks an invariant: {e}"))?;
+    let bot_delay_ms = record.bot_delay_ms.unwrap_or_else(|| super::session::default_bot_delay_ms(&seats));
+    Ok(Replayed { core: Core::new(game, seats, done, stored.log.len() as u64), last_ms, bot_delay_ms })
 }

@@ -56,6 +56,10 @@ pub struct GameRecord {
     /// For a game made by ImportGcg: the record it was built from.
     #[prost(string, tag = "15")]
     pub imported_gcg: String,
+    /// Least time between a change and a bot's move, in ms (unset in records older than the
+    /// option: the default for the game's seats).
+    #[prost(uint32, optional, tag = "16")]
+    pub bot_delay_ms: Option<u32>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -171,6 +175,7 @@ impl GameRecord {
             exchange_limit: o.exchange_limit,
             seats: Vec::new(),
             imported_gcg: String::new(),
+            bot_delay_ms: None,
         }
     }
 

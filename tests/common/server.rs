@@ -20,8 +20,14 @@ pub async fn start() -> TestServer {
 }
 
 pub async fn start_with(limits: Limits) -> TestServer {
+    start_hooked(limits, Default::default()).await
+}
+
+/// A server with test hooks (a bot that blocks until released, say).
+pub async fn start_hooked(limits: Limits, hooks: dawgref::server::state::Hooks) -> TestServer {
     let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
-    let handle = server::state(lexicons, limits);
+    let store = std::sync::Arc::new(dawgref::store::MemoryStore::new());
+    let handle = server::state_with_hooks(lexicons, limits, store, hooks);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = handle.state.clone();
@@ -60,6 +66,13 @@ impl Drop for TempDir {
 }
 
 impl TestServer {
+    /// Wait until the bots of a game have nothing left to do (its bot-vs-bot games are over,
+    /// a bot facing a person has answered).
+    pub async fn settled(&self, game_id: &str) {
+        let session = self.handle.state.session(game_id).await.unwrap();
+        session.settled().await;
+    }
+
     /// Stop serving (the state, and its store, go when the last handle does).
     pub async fn stop(self) {
         self.handle.shutdown();
@@ -103,6 +116,8 @@ pub fn create(
         challenge_rule: rule as i32,
         seats,
         seed: Some(seed),
+        // Bots move as soon as they have decided; tests wait for them with `settled`.
+        bot_delay_ms: Some(0),
         ..Default::default()
     }
 }

@@ -1,0 +1,825 @@
+//! A live game's owner. Each live game is one [`Session`]: a task (the actor) that owns the
+//! game's state and is the only thing that changes it, fed by a command channel. Every
+//! operation (a turn, a challenge, a join, a bot's move, a flag that falls) goes through the
+//! same steps in the same order, inside the task: the engine call, the log row made durable,
+//! the new snapshot and events published, then the answer. Readers never wait on the task:
+//! they read the last published [`Snapshot`].
+//!
+//! The task also owns the game's time: it arms a timer for the next flag fall and feeds the
+//! engine the flag-fall time, and it sends bots' thinking to the [`Pool`](super::pool::Pool),
+//! applying a decision only if the game is still where it was when the bot looked at it.
+//!
+//! Creation, start-up recovery and loading a game on demand all build a session through
+//! [`Session::start`]; a finished game gets no task (it changes no more) and answers reads only.
+
+use super::auth::TokenHash;
+use super::errors;
+use super::privacy::{self, Viewer};
+use super::state::AppState;
+use crate::bot::{self, BotLevel};
+use crate::game::{Action, Event, EventKind, Game, GameError, Verdict};
+use crate::proto::v1 as pb;
+use crate::rack::Rack;
+use crate::store::record::{Batch, Done, Step};
+use prost::Message;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tonic::Status;
+use uuid::Uuid;
+
+/// Who sits in a seat.
+#[derive(Clone, Debug)]
+pub enum SeatKind {
+    /// A person; `token` is the hash of its secret, `None` while the seat is open.
+    Human {
+        token: Option<TokenHash>,
+    },
+    Bot(BotLevel),
+}
+
+#[derive(Clone, Debug)]
+pub struct Seat {
+    pub name: String,
+    pub kind: SeatKind,
+}
+
+/// The default pace of a game's bots: about a second between moves when only bots play (so
+/// that people can watch), none when a person plays (who waits for the bot's answer).
+pub fn default_bot_delay_ms(seats: &[Seat]) -> u32 {
+    if seats.iter().all(|s| matches!(s.kind, SeatKind::Bot(_))) { 1000 } else { 0 }
+}
+
+/// A game's state as the task owns it: the engine's game, the seats, the remembered responses
+/// and the log position. Built by creation or by replaying a log; private to this module.
+pub struct Core {
+    game: Game,
+    seats: Vec<Seat>,
+    /// First results of requests by (seat, request_id), for idempotent retries.
+    done: HashMap<(usize, String), Vec<u8>>,
+    /// Engine calls made since the last commit: the next log row.
+    steps: Vec<Step>,
+    /// Sequence number of the next log row.
+    seq: u64,
+}
+
+impl Core {
+    /// A game's state whose log holds `seq` rows already.
+    pub fn new(game: Game, seats: Vec<Seat>, done: HashMap<(usize, String), Vec<u8>>, seq: u64) -> Core {
+        Core { game, seats, done, steps: Vec::new(), seq }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The remembered responses, for checks that a replay restores them.
+    pub fn remembered_responses(&self) -> &HashMap<(usize, String), Vec<u8>> {
+        &self.done
+    }
+
+    fn bot_level(&self, seat: usize) -> Option<BotLevel> {
+        match self.seats.get(seat)?.kind {
+            SeatKind::Bot(l) => Some(l),
+            SeatKind::Human { .. } => None,
+        }
+    }
+
+    fn remembered<M: Message + Default>(&self, seat: usize, key: Option<&str>) -> Result<Option<M>, Status> {
+        let Some(bytes) = key.and_then(|k| self.done.get(&(seat, k.to_string()))) else { return Ok(None) };
+        M::decode(bytes.as_slice())
+            .map(Some)
+            .map_err(|e| Status::internal(format!("a remembered response: {e}")))
+    }
+
+    fn remember(&mut self, seat: usize, key: Option<String>, response: &impl Message) -> Option<Done> {
+        let key = key?;
+        let bytes = response.encode_to_vec();
+        self.done.insert((seat, key.clone()), bytes.clone());
+        Some(Done { seat: seat as u32, request_id: key, response: bytes })
+    }
+
+    /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
+    /// clock ran out on the way: that is logged as a tick.
+    fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
+        let step = Step::action(seat, &action, now_ms, self.game.config().rules.alphabet);
+        let before = self.game.history().len();
+        let result = self.game.act(seat, action, now_ms);
+        self.note(result.is_ok(), step, before, now_ms);
+        result
+    }
+
+    fn challenge(&mut self, seat: usize, now_ms: u64) -> Result<Verdict, GameError> {
+        let before = self.game.history().len();
+        let result = self.game.challenge(seat, now_ms);
+        self.note(result.is_ok(), Step::challenge(seat, now_ms), before, now_ms);
+        result
+    }
+
+    fn tick(&mut self, now_ms: u64) -> bool {
+        let ended = self.game.tick(now_ms);
+        if ended {
+            self.steps.push(Step::tick(now_ms));
+        }
+        ended
+    }
+
+    fn note(&mut self, ok: bool, step: Step, before: usize, now_ms: u64) {
+        if ok {
+            self.steps.push(step);
+        } else if self.game.history().len() != before {
+            self.steps.push(Step::tick(now_ms));
+        }
+    }
+}
+
+/// What readers see: the game as of its last durable change. Every event in it is published.
+pub struct Snapshot {
+    game: Game,
+    seats: Vec<Seat>,
+}
+
+impl Snapshot {
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// Who a request's token makes its caller.
+    pub fn viewer(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Viewer, Status> {
+        Viewer::of(metadata, &self.seats)
+    }
+}
+
+/// The game's clock: milliseconds since the game was created, resuming a recovered game at its
+/// last logged reading (time the server was down is nobody's time).
+#[derive(Clone, Copy)]
+struct GameClock {
+    started: Instant,
+    base_ms: u64,
+}
+
+impl GameClock {
+    fn now_ms(&self) -> u64 {
+        self.base_ms.saturating_add(self.started.elapsed().as_millis() as u64)
+    }
+
+    fn instant_of(&self, ms: u64) -> Instant {
+        self.started + Duration::from_millis(ms.saturating_sub(self.base_ms))
+    }
+}
+
+/// A turn as a handler hands it over: still in the request's terms, because a play given by
+/// its tiles is read against the board as it is when the turn is taken.
+pub struct Turn {
+    pub request_id: Option<String>,
+    pub expected_turn: Option<u32>,
+    pub action: TurnAction,
+}
+
+pub enum TurnAction {
+    Play(pb::Play),
+    Exchange(String),
+    Pass,
+    Resign,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, Status>>;
+
+enum Command {
+    Turn {
+        seat: usize,
+        turn: Turn,
+        reply: Reply<pb::SubmitTurnResponse>,
+    },
+    Challenge {
+        seat: usize,
+        request_id: Option<String>,
+        reply: Reply<pb::ChallengeResponse>,
+    },
+    Join {
+        name: String,
+        token: TokenHash,
+        reply: Reply<usize>,
+    },
+    /// Answered once no bot has anything left to do at the game's current position.
+    Settled(oneshot::Sender<()>),
+}
+
+/// A bot's decision about the position after `at` events.
+enum Decision {
+    Challenge(usize),
+    Act(usize, Action),
+}
+
+/// One live (or finished, read-only) game.
+pub struct Session {
+    id: Uuid,
+    clock: GameClock,
+    snapshot: watch::Receiver<Arc<Snapshot>>,
+    /// None for a finished game: nothing can change it.
+    commands: Option<mpsc::Sender<Command>>,
+    events: broadcast::Sender<Arc<Event>>,
+    watchers: AtomicUsize,
+    /// Flips when the task gives the game up (a log it cannot write or read back): watch
+    /// streams end, naming the event to resume from.
+    gone: watch::Receiver<bool>,
+}
+
+impl Session {
+    /// Serve a game from `core`, whose log is durable up to its `seq`. The clock reads
+    /// `base_ms` now. A live game gets its task (timers armed, bots set thinking); a finished
+    /// one is served read-only.
+    pub fn start(
+        state: &Arc<AppState>,
+        id: Uuid,
+        base_ms: u64,
+        core: Core,
+        bot_delay_ms: u32,
+    ) -> Arc<Session> {
+        let clock = GameClock { started: Instant::now(), base_ms };
+        let snapshot = Arc::new(Snapshot { game: core.game.clone(), seats: core.seats.clone() });
+        let (snapshot_tx, snapshot_rx) = watch::channel(snapshot);
+        // Watchers that fall further behind replay from the snapshot, so the channel stays small.
+        let (events, _) = broadcast::channel(state.limits.event_buffer.max(1));
+        let (gone_tx, gone_rx) = watch::channel(false);
+        let over = core.game.is_over();
+        let commands = (!over).then(|| {
+            let (tx, rx) = mpsc::channel(64);
+            let published = core.game.history().len();
+            let delay = Duration::from_millis(u64::from(bot_delay_ms));
+            let actor = Actor {
+                state: state.clone(),
+                id,
+                clock,
+                core,
+                snapshot: snapshot_tx,
+                events: events.clone(),
+                gone: gone_tx,
+                published,
+                bot_delay: delay,
+                last_change: Instant::now(),
+                considered: None,
+                thinking: None,
+                decided: None,
+                waiting: Vec::new(),
+            };
+            tokio::spawn(actor.run(rx));
+            tx
+        });
+        Arc::new(Session {
+            id,
+            clock,
+            snapshot: snapshot_rx,
+            commands,
+            events,
+            watchers: AtomicUsize::new(0),
+            gone: gone_rx,
+        })
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// The game as of its last durable change.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot.borrow().clone()
+    }
+
+    /// The game clock's reading now.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// The game as `viewer` sees it now.
+    pub fn view(&self, viewer: Viewer) -> pb::GameView {
+        let s = self.snapshot();
+        privacy::view(&self.id.to_string(), &s.game, &s.seats, viewer, self.now_ms())
+    }
+
+    async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, Status> {
+        let Some(commands) = &self.commands else {
+            return Err(Status::failed_precondition("the game is over"));
+        };
+        let (reply, answer) = oneshot::channel();
+        commands.send(command(reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    pub async fn submit(&self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Status> {
+        self.ask(|reply| Command::Turn { seat, turn, reply }).await
+    }
+
+    pub async fn challenge(
+        &self,
+        seat: usize,
+        request_id: Option<String>,
+    ) -> Result<pb::ChallengeResponse, Status> {
+        self.ask(|reply| Command::Challenge { seat, request_id, reply }).await
+    }
+
+    /// Seat a person in the first open seat; its number.
+    pub async fn join(&self, name: String, token: TokenHash) -> Result<usize, Status> {
+        self.ask(|reply| Command::Join { name, token, reply }).await
+    }
+
+    /// Wait until no bot has anything left to do at the game's position (at once for a
+    /// finished game). For tests, benchmarks and the fuzzer, which need a quiet game.
+    pub async fn settled(&self) {
+        let Some(commands) = &self.commands else { return };
+        let (tx, rx) = oneshot::channel();
+        if commands.send(Command::Settled(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    /// Take a watcher's slot, if fewer than `cap` are taken; freed when the guard drops.
+    pub fn add_watcher(self: &Arc<Session>, cap: usize) -> Option<WatchSlot> {
+        if self.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
+            self.watchers.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(WatchSlot(self.clone()))
+    }
+
+    /// Watch streams open on this game.
+    pub fn watchers(&self) -> usize {
+        self.watchers.load(Ordering::SeqCst)
+    }
+
+    /// Events published from now on. Subscribe before reading the snapshot: an event is in the
+    /// snapshot before it is sent, so nothing falls between the two (repeats are skipped by
+    /// number).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.events.subscribe()
+    }
+
+    /// Resolves when the task gives the game up.
+    pub fn gone(&self) -> watch::Receiver<bool> {
+        self.gone.clone()
+    }
+}
+
+fn gone() -> Status {
+    Status::unavailable("the game is being reloaded from its log; retry")
+}
+
+/// A watcher's slot in a session; dropping it frees the slot.
+pub struct WatchSlot(Arc<Session>);
+
+impl WatchSlot {
+    pub fn session(&self) -> &Arc<Session> {
+        &self.0
+    }
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The task that owns one live game.
+struct Actor {
+    state: Arc<AppState>,
+    id: Uuid,
+    clock: GameClock,
+    core: Core,
+    snapshot: watch::Sender<Arc<Snapshot>>,
+    events: broadcast::Sender<Arc<Event>>,
+    gone: watch::Sender<bool>,
+    /// Events already in a snapshot and sent.
+    published: usize,
+    /// Least time between a change and a bot's move (a pace people can watch; 0: at once).
+    bot_delay: Duration,
+    last_change: Instant,
+    /// The position (event count) the bots were last asked about.
+    considered: Option<usize>,
+    /// The position a bot is thinking about on the pool, until its answer comes.
+    thinking: Option<usize>,
+    /// A decision waiting for its pace, with the position it was made for.
+    decided: Option<(usize, Decision)>,
+    waiting: Vec<oneshot::Sender<()>>,
+}
+
+/// How the task's loop ends.
+enum Exit {
+    Over,
+    Broken,
+    Shutdown,
+}
+
+impl Actor {
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        let (bot_tx, mut bot_rx) = mpsc::unbounded_channel::<(usize, Option<Decision>)>();
+        let mut shutdown = self.state.shutdown.clone();
+        let exit = loop {
+            if self.core.game.is_over() {
+                break Exit::Over;
+            }
+            self.consider_bots(&bot_tx);
+            self.answer_settled();
+            let flag = self.core.game.next_flag_fall();
+            let flag_at = flag.map(|ms| self.clock.instant_of(ms));
+            let bot_at = self.decided.as_ref().map(|_| self.last_change + self.bot_delay);
+            let result = tokio::select! {
+                () = stopped(&mut shutdown) => break Exit::Shutdown,
+                command = commands.recv() => match command {
+                    Some(c) => self.handle(c).await,
+                    // Every handle is gone: the game left memory.
+                    None => break Exit::Shutdown,
+                },
+                Some((at, decision)) = bot_rx.recv() => {
+                    self.decided_for(at, decision);
+                    Ok(())
+                }
+                _ = sleep_until(bot_at), if bot_at.is_some() => self.bot_moves().await,
+                _ = sleep_until(flag_at), if flag_at.is_some() => self.flag_falls(flag.unwrap_or(0)).await,
+            };
+            if let Err(Broken) = result {
+                break Exit::Broken;
+            }
+        };
+        self.answer_all_settled();
+        match exit {
+            Exit::Over => {
+                // A finished game changes no more: it leaves memory (its watchers have had
+                // every event) and is rebuilt from the store if a request names it again.
+                self.state.release(self.id);
+            }
+            Exit::Broken => {
+                self.state.release(self.id);
+                let _ = self.gone.send(true);
+            }
+            Exit::Shutdown => {}
+        }
+    }
+
+    async fn handle(&mut self, command: Command) -> Result<(), Broken> {
+        match command {
+            Command::Turn { seat, turn, reply } => {
+                let answer = self.turn(seat, turn).await;
+                let broken = matches!(answer, Err(Failure::Broken(_)));
+                let _ = reply.send(answer.map_err(Failure::status));
+                if broken { Err(Broken) } else { Ok(()) }
+            }
+            Command::Challenge { seat, request_id, reply } => {
+                let answer = self.challenge(seat, request_id).await;
+                let broken = matches!(answer, Err(Failure::Broken(_)));
+                let _ = reply.send(answer.map_err(Failure::status));
+                if broken { Err(Broken) } else { Ok(()) }
+            }
+            Command::Join { name, token, reply } => {
+                let answer = self.join(name, token).await;
+                let broken = matches!(answer, Err(Failure::Broken(_)));
+                let _ = reply.send(answer.map_err(Failure::status));
+                if broken { Err(Broken) } else { Ok(()) }
+            }
+            Command::Settled(tx) => {
+                self.waiting.push(tx);
+                Ok(())
+            }
+        }
+    }
+
+    fn view(&self, viewer: Viewer, now_ms: u64) -> pb::GameView {
+        privacy::view(&self.id.to_string(), &self.core.game, &self.core.seats, viewer, now_ms)
+    }
+
+    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Failure> {
+        let key = turn.request_id;
+        if let Some(first) = self.core.remembered(seat, key.as_deref())? {
+            return Ok(first);
+        }
+        let game = &self.core.game;
+        if let Some(expected) = turn.expected_turn
+            && expected != game.turn()
+        {
+            return Err(errors::stale_turn(expected, game.turn()).into());
+        }
+        let alphabet = game.config().rules.alphabet;
+        let action = match turn.action {
+            TurnAction::Play(p) => Action::Play(super::convert::play_from(&p, game.board())?),
+            TurnAction::Exchange(tiles) => {
+                let rack_size = game.config().rules.rack_size;
+                let count = tiles.chars().count();
+                if count > rack_size {
+                    return Err(errors::bad_field(
+                        "exchange",
+                        format!("{count} tiles: a rack holds {rack_size}"),
+                    )
+                    .into());
+                }
+                Action::Exchange(Rack::parse(&tiles, alphabet).map_err(|e| errors::alphabet("exchange", e))?)
+            }
+            TurnAction::Pass => Action::Pass,
+            TurnAction::Resign => Action::Resign,
+        };
+        let is_play = matches!(action, Action::Play(_));
+        let before = game.history().len();
+        let now = self.clock.now_ms();
+        if let Err(e) = self.core.act(seat, action, now) {
+            // A time loss noticed on the way changed the game even though the action failed.
+            self.commit(None).await?;
+            return Err(errors::game(e).into());
+        }
+        self.state.metrics.turns.inc();
+        let new = &self.core.game.history()[before..];
+        let points = new.iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
+        let play = new.iter().find_map(|e| match &e.kind {
+            EventKind::Play { play, .. } if is_play => Some(super::convert::play_to(play, alphabet)),
+            _ => None,
+        });
+        let response =
+            pb::SubmitTurnResponse { points, play, view: Some(self.view(Viewer::Seat(seat), now)) };
+        let done = self.core.remember(seat, key, &response);
+        // Durable before the caller hears of it.
+        self.commit(done).await?;
+        Ok(response)
+    }
+
+    async fn challenge(
+        &mut self,
+        seat: usize,
+        request_id: Option<String>,
+    ) -> Result<pb::ChallengeResponse, Failure> {
+        // Challenge ids live beside turn ids, apart from them.
+        let key = request_id.map(|id| format!("challenge/{id}"));
+        if let Some(first) = self.core.remembered(seat, key.as_deref())? {
+            return Ok(first);
+        }
+        let now = self.clock.now_ms();
+        let verdict = match self.core.challenge(seat, now) {
+            Ok(v) => v,
+            Err(e) => {
+                self.commit(None).await?;
+                return Err(errors::game(e).into());
+            }
+        };
+        let response = pb::ChallengeResponse {
+            acceptable: verdict.acceptable,
+            invalid_words: verdict.invalid_words.unwrap_or_default(),
+            view: Some(self.view(Viewer::Seat(seat), now)),
+        };
+        let done = self.core.remember(seat, key, &response);
+        self.commit(done).await?;
+        Ok(response)
+    }
+
+    async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
+        let Some(seat) =
+            self.core.seats.iter().position(|s| matches!(s.kind, SeatKind::Human { token: None }))
+        else {
+            return Err(Status::failed_precondition("no open seat in this game").into());
+        };
+        let s = &mut self.core.seats[seat];
+        s.kind = SeatKind::Human { token: Some(token) };
+        if !name.is_empty() {
+            s.name = name.clone();
+        }
+        let now = self.clock.now_ms();
+        self.core.steps.push(Step::join(seat, &name, &token, now));
+        self.commit(None).await?;
+        Ok(seat)
+    }
+
+    /// The running seat's flag fell at `flag_ms`: the loss is recorded at that instant.
+    async fn flag_falls(&mut self, flag_ms: u64) -> Result<(), Broken> {
+        if self.core.tick(flag_ms) {
+            tracing::info!(game = %self.id, flag_ms, "flag fell");
+        }
+        background(self.commit(None).await)
+    }
+
+    /// Ask the bots about the current position, once per position: a bot to move decides its
+    /// move, a bot beside a challengeable play decides whether to challenge it.
+    fn consider_bots(&mut self, results: &mpsc::UnboundedSender<(usize, Option<Decision>)>) {
+        let game = &self.core.game;
+        let at = game.history().len();
+        if self.considered == Some(at) {
+            return;
+        }
+        self.considered = Some(at);
+        self.thinking = None;
+        self.decided = None;
+        let levels: Vec<Option<BotLevel>> =
+            (0..self.core.seats.len()).map(|s| self.core.bot_level(s)).collect();
+        let mover_is_bot = levels.get(game.to_move()).copied().flatten().is_some();
+        let may_challenge = game
+            .challengeable()
+            .is_some_and(|(player, _)| levels.iter().enumerate().any(|(s, l)| s != player && l.is_some()));
+        if !mover_is_bot && !may_challenge {
+            return;
+        }
+        self.thinking = Some(at);
+        let game = game.clone();
+        let (results, metrics, hook, id) = (
+            results.clone(),
+            self.state.metrics.clone(),
+            self.state.hooks.before_bot_decision.clone(),
+            self.id,
+        );
+        self.state.pool.spawn(move || {
+            if let Some(hook) = hook {
+                hook(id);
+            }
+            let started = Instant::now();
+            let decision = decide(&game, &levels);
+            metrics.bot_turn.observe(started.elapsed().as_secs_f64());
+            let _ = results.send((at, decision));
+        });
+    }
+
+    fn decided_for(&mut self, at: usize, decision: Option<Decision>) {
+        if self.thinking == Some(at) {
+            self.thinking = None;
+        }
+        if self.considered != Some(at) || self.core.game.history().len() != at {
+            // The game moved on while the bot thought: its decision is about another position.
+            self.state.metrics.bot_stale.inc();
+            return;
+        }
+        self.decided = decision.map(|d| (at, d));
+    }
+
+    /// Apply the bot decision that is due, if the game is still where the bot looked.
+    async fn bot_moves(&mut self) -> Result<(), Broken> {
+        let Some((at, decision)) = self.decided.take() else { return Ok(()) };
+        if self.core.game.history().len() != at {
+            self.state.metrics.bot_stale.inc();
+            return Ok(());
+        }
+        let now = self.clock.now_ms();
+        let applied = match decision {
+            Decision::Challenge(seat) => self.core.challenge(seat, now).map(|_| ()),
+            Decision::Act(seat, action) => self.core.act(seat, action, now),
+        };
+        match applied {
+            Ok(()) => self.state.metrics.turns.inc(),
+            // A bot's move is legal by construction; if the engine disagrees, the seat waits
+            // (and its clock runs) rather than the task looping.
+            Err(e) => tracing::error!(game = %self.id, error = %e, "a bot's decision was refused"),
+        }
+        background(self.commit(None).await)
+    }
+
+    fn settled(&self) -> bool {
+        self.core.game.is_over()
+            || (self.considered == Some(self.core.game.history().len())
+                && self.thinking.is_none()
+                && self.decided.is_none())
+    }
+
+    fn answer_settled(&mut self) {
+        if self.settled() {
+            self.answer_all_settled();
+        }
+    }
+
+    fn answer_all_settled(&mut self) {
+        for tx in self.waiting.drain(..) {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Make the steps since the last row durable as the next log row (with the request's
+    /// response when it is to be remembered), then publish. If the write fails, the game is
+    /// put back to what is durable and the request fails: nothing unstored is ever answered or
+    /// published.
+    async fn commit(&mut self, done: Option<Done>) -> Result<(), Failure> {
+        if self.core.steps.is_empty() && done.is_none() {
+            return Ok(());
+        }
+        let batch = Batch { steps: std::mem::take(&mut self.core.steps), done };
+        let seq = self.core.seq;
+        let started = Instant::now();
+        let over = self.core.game.is_over();
+        let result = self.state.store.append(self.id, seq, batch.encode_to_vec(), over).wait().await;
+        self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
+        if let Err(e) = result {
+            tracing::error!(game = %self.id, seq, error = %e, "log row not written; game put back to its last durable turn");
+            let status = Status::unavailable(format!("the turn could not be stored ({e}); retry"));
+            return Err(match self.restore().await {
+                Ok(()) => Failure::Refused(status),
+                Err(Broken) => Failure::Broken(status),
+            });
+        }
+        self.core.seq += 1;
+        self.publish();
+        Ok(())
+    }
+
+    /// The new state to readers, then its events to watchers (in that order: see
+    /// [`Session::subscribe`]).
+    fn publish(&mut self) {
+        let snapshot = Snapshot { game: self.core.game.clone(), seats: self.core.seats.clone() };
+        self.snapshot.send_replace(Arc::new(snapshot));
+        let history = self.core.game.history();
+        for e in &history[self.published.min(history.len())..] {
+            // No receivers is fine: nobody is watching.
+            let _ = self.events.send(Arc::new(e.clone()));
+        }
+        self.published = history.len();
+        self.last_change = Instant::now();
+    }
+
+    /// Put the game back to its durable state, replayed from the store.
+    async fn restore(&mut self) -> Result<(), Broken> {
+        let state = self.state.clone();
+        let id = self.id;
+        let replayed = self
+            .state
+            .pool
+            .run(move || {
+                let stored = state.store.load(id).ok().flatten()?;
+                super::recovery::replay(&state, &stored).ok()
+            })
+            .await
+            .flatten();
+        match replayed {
+            Some(replayed) => {
+                self.core = replayed.core;
+                self.considered = None;
+                self.thinking = None;
+                self.decided = None;
+                self.publish();
+                Ok(())
+            }
+            None => Err(Broken),
+        }
+    }
+}
+
+/// The game could not be written nor read back: the task gives it up.
+struct Broken;
+
+/// Why an operation failed: refused (the game is as it was), or the game is given up.
+enum Failure {
+    Refused(Status),
+    Broken(Status),
+}
+
+impl Failure {
+    fn status(self) -> Status {
+        match self {
+            Failure::Refused(s) | Failure::Broken(s) => s,
+        }
+    }
+}
+
+/// The outcome of a change nobody asked for (a bot's move, a flag fall): a refused write has
+/// put the game back and the task goes on; only a game given up ends it.
+fn background(result: Result<(), Failure>) -> Result<(), Broken> {
+    match result {
+        Err(Failure::Broken(_)) => Err(Broken),
+        _ => Ok(()),
+    }
+}
+
+impl From<Status> for Failure {
+    fn from(s: Status) -> Failure {
+        Failure::Refused(s)
+    }
+}
+
+/// Resolves when a switch (shutdown, a game given up) flips on; never, if nobody can flip it
+/// any more (its sender is gone without flipping it: a game that ended, say).
+pub async fn stopped(switch: &mut watch::Receiver<bool>) {
+    if switch.wait_for(|&on| on).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What the bots do at this position: the first bot (from the seat to move on) that wants to
+/// challenge the last play challenges it; else the bot to move moves. Bots go through the same
+/// game rules as people, and decide from the position alone (same position, same decision).
+fn decide(game: &Game, levels: &[Option<BotLevel>]) -> Option<Decision> {
+    if game.is_over() {
+        return None;
+    }
+    let seats = game.config().seats;
+    if let Some((player, _)) = game.challengeable() {
+        let challenger = (0..seats).map(|k| (game.to_move() + k) % seats).find(|&s| {
+            s != player && levels.get(s).copied().flatten().is_some() && bot::wants_to_challenge(game, s)
+        });
+        if let Some(s) = challenger {
+            return Some(Decision::Challenge(s));
+        }
+    }
+    let seat = game.to_move();
+    let level = levels.get(seat).copied().flatten()?;
+    Some(Decision::Act(seat, bot::choose_action(game, seat, level)))
+}
