@@ -10,7 +10,6 @@ pub use dawgref_engine::{
     validate,
 };
 
-pub mod fuzzing;
 pub mod proto;
 pub mod server;
 pub mod store;

@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dawgref::fuzzing::notation(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| dawgref_fuzzing::notation(data));

@@ -202,7 +202,7 @@ impl Analysis for AnalysisService {
                 plays
             })
             .await
-            .ok_or_else(|| Status::internal("move generation failed"))?;
+            .ok_or_else(|| errors::internal("move generation failed"))?;
         let alphabet = r.board.rules().alphabet;
         let moves: Vec<Result<pb::GeneratedMove, Status>> = plays
             .into_iter()

@@ -12,7 +12,7 @@ pub type TokenHash = [u8; 32];
 /// A new token (32 hex characters) and its hash.
 pub fn new_token() -> Result<(String, TokenHash), Status> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| Status::internal(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| super::errors::internal(format!("no randomness: {e}")))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let hash = hash(&token);
     Ok((token, hash))
@@ -25,11 +25,12 @@ pub fn hash(token: &str) -> TokenHash {
 /// The bearer token of a request, if any. A malformed `authorization` header is an error.
 pub fn bearer(metadata: &MetadataMap) -> Result<Option<String>, Status> {
     let Some(value) = metadata.get("authorization") else { return Ok(None) };
-    let text = value.to_str().map_err(|_| Status::unauthenticated("authorization header is not text"))?;
+    let text =
+        value.to_str().map_err(|_| super::errors::unauthenticated("authorization header is not text"))?;
     let token = text
         .strip_prefix("Bearer ")
         .or_else(|| text.strip_prefix("bearer "))
-        .ok_or_else(|| Status::unauthenticated("authorization must be \"Bearer <token>\""))?;
+        .ok_or_else(|| super::errors::unauthenticated("authorization must be \"Bearer <token>\""))?;
     Ok(Some(token.trim().to_string()))
 }
 

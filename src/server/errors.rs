@@ -88,3 +88,68 @@ pub fn stale_turn(expected: u32, actual: u32) -> Status {
         "expected turn {expected}, but the game is at turn {actual}: fetch the game and retry"
     ))
 }
+
+// Refusals that come from the server's state rather than from the request's content. Every
+// status the server builds comes from this module, so codes and wording stay consistent.
+
+/// The server holds its limit of live games: RESOURCE_EXHAUSTED.
+pub fn no_room(limit: usize) -> Status {
+    Status::resource_exhausted(format!("the server holds its limit of {limit} games"))
+}
+
+/// A game already has as many watch streams as it may: RESOURCE_EXHAUSTED.
+pub fn watchers_full(cap: usize) -> Status {
+    Status::resource_exhausted(format!("this game already has {cap} watchers"))
+}
+
+/// No game has this id: NOT_FOUND.
+pub fn no_game(id: &str) -> Status {
+    Status::not_found(format!("no game {id}"))
+}
+
+/// The store could not do `what` (read or write): UNAVAILABLE, worth a retry.
+pub fn store(what: &str, e: impl std::fmt::Display) -> Status {
+    Status::unavailable(format!("{what} ({e}); retry"))
+}
+
+/// A game whose log cannot be replayed: FAILED_PRECONDITION naming why. `quarantined`: set
+/// aside at start-up, for good.
+pub fn unreplayable(id: &str, reason: &str, quarantined: bool) -> Status {
+    if quarantined {
+        Status::failed_precondition(format!(
+            "game {id} is quarantined (its log could not be replayed: {reason})"
+        ))
+    } else {
+        Status::failed_precondition(format!("game {id} cannot be replayed: {reason}"))
+    }
+}
+
+/// The game's task gave it up and it is being rebuilt from its log: UNAVAILABLE.
+pub fn reloading() -> Status {
+    Status::unavailable("the game is being reloaded from its log; retry")
+}
+
+/// A watch stream cut because its game is being rebuilt: UNAVAILABLE, naming where to resume.
+pub fn watch_again_from(next: usize) -> Status {
+    Status::unavailable(format!("the game is being reloaded: watch again from event {next}"))
+}
+
+/// A stream cut by shutdown: UNAVAILABLE.
+pub fn shutting_down() -> Status {
+    Status::unavailable("the server is shutting down")
+}
+
+/// The game is over, or has no open seat: FAILED_PRECONDITION.
+pub fn game_state(what: &'static str) -> Status {
+    Status::failed_precondition(what)
+}
+
+/// A token problem: UNAUTHENTICATED.
+pub fn unauthenticated(what: &'static str) -> Status {
+    Status::unauthenticated(what)
+}
+
+/// A failure of the server itself (a worker that died, no randomness): INTERNAL.
+pub fn internal(what: impl std::fmt::Display) -> Status {
+    Status::internal(what.to_string())
+}

@@ -129,7 +129,7 @@ impl GamesService {
             Some(s) => s,
             None => {
                 let mut b = [0u8; 8];
-                getrandom::fill(&mut b).map_err(|e| Status::internal(format!("no randomness: {e}")))?;
+                getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
                 u64::from_le_bytes(b)
             }
         };
@@ -187,7 +187,7 @@ impl GamesService {
             .create(id, created, record.encode_to_vec(), first.encode_to_vec(), core.game().is_over())
             .wait()
             .await
-            .map_err(|e| Status::unavailable(format!("the game could not be stored ({e}); retry")))?;
+            .map_err(|e| errors::store("the game could not be stored", e))?;
         self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
         let session = Session::start(&self.state, id, 0, core, bot_delay_ms);
         self.state.hold(&session);
@@ -291,9 +291,7 @@ impl Games for GamesService {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let from = request.get_ref().from_event as usize;
         let cap = self.state.limits.streams_per_game;
-        let slot = session
-            .add_watcher(cap)
-            .ok_or_else(|| Status::resource_exhausted(format!("this game already has {cap} watchers")))?;
+        let slot = session.add_watcher(cap).ok_or_else(|| errors::watchers_full(cap))?;
         // Subscribe before reading the snapshot, so no event falls between the two.
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
@@ -330,12 +328,11 @@ impl Games for GamesService {
                     // The client went away: free its slot now, not at the game's next event.
                     _ = tx.closed() => return,
                     () = stopped(&mut shutdown) => {
-                        let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
+                        let _ = tx.send(Err(errors::shutting_down())).await;
                         return;
                     }
                     () = stopped(&mut gone) => {
-                        let message = format!("the game is being reloaded: watch again from event {next}");
-                        let _ = tx.send(Err(Status::unavailable(message))).await;
+                        let _ = tx.send(Err(errors::watch_again_from(next))).await;
                         return;
                     }
                 };

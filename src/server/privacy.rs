@@ -9,6 +9,7 @@
 
 use super::auth;
 use super::convert::{board_to, challenge_to, end_reason, play_to, ruleset_to};
+use super::errors;
 use super::session::{Seat, SeatKind};
 use crate::alphabet::Alphabet;
 use crate::game::record::write_gcg_for;
@@ -41,7 +42,7 @@ impl Viewer {
             .collect();
         auth::find_seat(&token, &hashes)
             .map(Viewer::Seat)
-            .ok_or_else(|| Status::unauthenticated("the token does not belong to a seat of this game"))
+            .ok_or_else(|| errors::unauthenticated("the token does not belong to a seat of this game"))
     }
 
     /// The seat, for an action that needs one.
@@ -55,7 +56,7 @@ impl Viewer {
     /// The seat an action needs; a watcher is UNAUTHENTICATED.
     pub fn required_seat(self) -> Result<usize, Status> {
         self.seat().ok_or_else(|| {
-            Status::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
+            errors::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
         })
     }
 

@@ -91,7 +91,7 @@ impl Core {
         let Some(bytes) = key.and_then(|k| self.done.get(&(seat, k.to_string()))) else { return Ok(None) };
         M::decode(bytes.as_slice())
             .map(Some)
-            .map_err(|e| Status::internal(format!("a remembered response: {e}")))
+            .map_err(|e| errors::internal(format!("a remembered response: {e}")))
     }
 
     fn remember(&mut self, seat: usize, key: Option<String>, response: &impl Message) -> Option<Done> {
@@ -305,7 +305,7 @@ impl Session {
 
     async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, Status> {
         let Some(commands) = &self.commands else {
-            return Err(Status::failed_precondition("the game is over"));
+            return Err(errors::game_state("the game is over"));
         };
         let (reply, answer) = oneshot::channel();
         commands.send(command(reply)).await.map_err(|_| gone())?;
@@ -367,7 +367,7 @@ impl Session {
 }
 
 fn gone() -> Status {
-    Status::unavailable("the game is being reloaded from its log; retry")
+    errors::reloading()
 }
 
 /// A watcher's slot in a session; dropping it frees the slot.
@@ -576,7 +576,7 @@ impl Actor {
         let Some(seat) =
             self.core.seats.iter().position(|s| matches!(s.kind, SeatKind::Human { token: None }))
         else {
-            return Err(Status::failed_precondition("no open seat in this game").into());
+            return Err(errors::game_state("no open seat in this game").into());
         };
         let s = &mut self.core.seats[seat];
         s.kind = SeatKind::Human { token: Some(token) };
@@ -704,7 +704,7 @@ impl Actor {
         self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
         if let Err(e) = result {
             tracing::error!(game = %self.id, seq, error = %e, "log row not written; game put back to its last durable turn");
-            let status = Status::unavailable(format!("the turn could not be stored ({e}); retry"));
+            let status = errors::store("the turn could not be stored", e);
             return Err(match self.restore().await {
                 Ok(()) => Failure::Refused(status),
                 Err(Broken) => Failure::Broken(status),

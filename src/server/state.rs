@@ -160,10 +160,7 @@ impl AppState {
     /// Refuse a new game when the server holds its limit.
     pub fn check_room(&self) -> Result<(), Status> {
         if self.sessions.len() >= self.limits.max_games {
-            return Err(Status::resource_exhausted(format!(
-                "the server holds its limit of {} games",
-                self.limits.max_games
-            )));
+            return Err(super::errors::no_room(self.limits.max_games));
         }
         Ok(())
     }
@@ -211,19 +208,13 @@ impl AppState {
                 },
             })
             .await
-            .ok_or_else(|| Status::internal(format!("loading game {id} failed")))?;
+            .ok_or_else(|| super::errors::internal(format!("loading game {id} failed")))?;
         let Replayed { core, last_ms: base_ms, bot_delay_ms: delay } = match loaded {
             Loaded::Ready(r) => *r,
-            Loaded::Missing => return Err(Status::not_found(format!("no game {id}"))),
-            Loaded::Unreadable(e) => return Err(Status::unavailable(format!("loading game {id}: {e}"))),
-            Loaded::Quarantined(reason) => {
-                return Err(Status::failed_precondition(format!(
-                    "game {id} is quarantined (its log could not be replayed: {reason})"
-                )));
-            }
-            Loaded::Unreplayable(reason) => {
-                return Err(Status::failed_precondition(format!("game {id} cannot be replayed: {reason}")));
-            }
+            Loaded::Missing => return Err(super::errors::no_game(&id)),
+            Loaded::Unreadable(e) => return Err(super::errors::store(&format!("loading game {id}"), e)),
+            Loaded::Quarantined(reason) => return Err(super::errors::unreplayable(&id, &reason, true)),
+            Loaded::Unreplayable(reason) => return Err(super::errors::unreplayable(&id, &reason, false)),
         };
         if core.game().is_over() {
             return Ok(Session::start(self, uuid, base_ms, core, delay));

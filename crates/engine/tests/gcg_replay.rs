@@ -4,11 +4,11 @@
 mod common;
 
 use common::{lexicon, rules};
-use dawgref::bot::{BotLevel, play_out};
-use dawgref::game::record::{check_record, write_gcg};
-use dawgref::game::{ChallengeRule, Game, GameConfig};
-use dawgref::notation::gcg;
-use dawgref::rules::RulesetKind;
+use dawgref_engine::bot::{BotLevel, play_out};
+use dawgref_engine::game::record::{check_record, write_gcg};
+use dawgref_engine::game::{ChallengeRule, Game, GameConfig};
+use dawgref_engine::notation::gcg;
+use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
 
 const FILES: &[(&str, &[(&str, i32)])] = &[
@@ -25,7 +25,7 @@ const FILES: &[(&str, &[(&str, i32)])] = &[
 ];
 
 fn read(name: &str) -> gcg::Record {
-    let path = format!("{}/tests/data/gcg/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../../tests/data/gcg/{name}", env!("CARGO_MANIFEST_DIR"));
     gcg::parse(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
@@ -49,7 +49,7 @@ fn noah_vs_peter_replays_without_a_mismatch() {
 
 #[test]
 fn a_doctored_score_is_reported_on_its_line() {
-    let path = format!("{}/tests/data/gcg/doug_v_emely.gcg", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../../tests/data/gcg/doug_v_emely.gcg", env!("CARGO_MANIFEST_DIR"));
     let original = std::fs::read_to_string(path).unwrap();
     let check = |text: &str| {
         check_record(&gcg::parse(text).unwrap(), rules(RulesetKind::English), lexicon(RulesetKind::English))
@@ -95,7 +95,7 @@ fn bot_games_make_the_round_trip() {
 /// 10-point time penalty is counted.
 #[test]
 fn real_games_import_into_live_games() {
-    use dawgref::game::record::import_game;
+    use dawgref_engine::game::record::import_game;
     let en = Arc::new(lexicon(RulesetKind::English).clone());
     for (name, finals) in FILES {
         let rec = read(name);

@@ -6,14 +6,14 @@
 mod common;
 
 use common::{Rng, lexicon, rules};
-use dawgref::alphabet::{EMPTY, Letter, tile, tile_letter};
-use dawgref::board::{Board, Direction};
-use dawgref::lexicon::Lexicon;
-use dawgref::movegen::{Mode, all_plays};
-use dawgref::play::Play;
-use dawgref::rack::Rack;
-use dawgref::rules::{RulesetKind, SIZE};
-use dawgref::validate::validate_play;
+use dawgref_engine::alphabet::{EMPTY, Letter, tile, tile_letter};
+use dawgref_engine::board::{Board, Direction};
+use dawgref_engine::lexicon::Lexicon;
+use dawgref_engine::movegen::{Mode, all_plays};
+use dawgref_engine::play::Play;
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::{RulesetKind, SIZE};
+use dawgref_engine::validate::validate_play;
 use std::collections::BTreeSet;
 
 /// A small lexicon: every two-letter word and every `step`-th longer word up to 8 letters.

@@ -4,13 +4,13 @@
 mod common;
 
 use common::{board_with, lexicon};
-use dawgref::alphabet::{Alphabet, EMPTY};
-use dawgref::board::Direction;
-use dawgref::movegen::{Mode, all_plays, best_play, top_plays};
-use dawgref::notation::format_play;
-use dawgref::rack::Rack;
-use dawgref::rules::RulesetKind::English;
-use dawgref::score::evaluate;
+use dawgref_engine::alphabet::{Alphabet, EMPTY};
+use dawgref_engine::board::Direction;
+use dawgref_engine::movegen::{Mode, all_plays, best_play, top_plays};
+use dawgref_engine::notation::format_play;
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::RulesetKind::English;
+use dawgref_engine::score::evaluate;
 use std::collections::BTreeSet;
 
 fn rack(s: &str) -> Rack {
@@ -56,7 +56,13 @@ fn sinks_agree() {
     assert_eq!(top_plays(&board, &r, dawg, Mode::Both, 25), all[..25].to_vec());
     assert_eq!(best_play(&board, &r, dawg, Mode::Both), Some(all[0]));
     let mut streamed = 0;
-    dawgref::movegen::generate(&board, &r, dawg, Mode::Both, &mut |_: &dawgref::play::Play, _| streamed += 1);
+    dawgref_engine::movegen::generate(
+        &board,
+        &r,
+        dawg,
+        Mode::Both,
+        &mut |_: &dawgref_engine::play::Play, _| streamed += 1,
+    );
     assert_eq!(streamed, all.len());
     for p in &all {
         assert_eq!(evaluate(&board, &p.play).unwrap().total, p.score, "{:?}", p.play);

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{lexicon, rules};
-use dawgref::bot::{BotLevel, play_out};
-use dawgref::game::{ChallengeRule, Game, GameConfig};
-use dawgref::rules::RulesetKind;
+use dawgref_engine::bot::{BotLevel, play_out};
+use dawgref_engine::game::{ChallengeRule, Game, GameConfig};
+use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
 
 fn config(kind: RulesetKind, seats: usize, seed: u64, challenge: ChallengeRule) -> GameConfig {

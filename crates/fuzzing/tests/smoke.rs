@@ -3,13 +3,14 @@
 //! The long runs are `cargo fuzz` (see BENCHMARKS.md); this keeps every target exercised on
 //! every change.
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use common::Rng;
 use std::path::Path;
 
 fn inputs(target: &str, dir: &str) -> Vec<(String, Vec<u8>)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz").join(dir).join(target);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz").join(dir).join(target);
     if !path.exists() {
         // A target without regressions has no directory (git keeps no empty ones).
         return Vec::new();
@@ -83,25 +84,25 @@ fn smoke(target: &str, body: fn(&[u8]), mutations: usize) {
 
 #[test]
 fn notation() {
-    smoke("notation", dawgref::fuzzing::notation, 20_000);
+    smoke("notation", dawgref_fuzzing::notation, 20_000);
 }
 
 #[test]
 fn cgp() {
-    smoke("cgp", dawgref::fuzzing::cgp, 3_000);
+    smoke("cgp", dawgref_fuzzing::cgp, 3_000);
 }
 
 #[test]
 fn gcg() {
-    smoke("gcg", dawgref::fuzzing::gcg, 600);
+    smoke("gcg", dawgref_fuzzing::gcg, 600);
 }
 
 #[test]
 fn lexicon_file() {
-    smoke("lexicon_file", dawgref::fuzzing::lexicon_file, 20_000);
+    smoke("lexicon_file", dawgref_fuzzing::lexicon_file, 20_000);
 }
 
 #[test]
 fn actions() {
-    smoke("actions", dawgref::fuzzing::actions, 300);
+    smoke("actions", dawgref_fuzzing::actions, 300);
 }

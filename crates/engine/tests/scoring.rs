@@ -3,9 +3,9 @@
 mod common;
 
 use common::{board_with, play};
-use dawgref::alphabet::Alphabet;
-use dawgref::rules::RulesetKind::{self, English, Erudit, Russian};
-use dawgref::score::evaluate;
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::rules::RulesetKind::{self, English, Erudit, Russian};
+use dawgref_engine::score::evaluate;
 
 fn total(kind: RulesetKind, setup: &[&str], text: &str) -> i32 {
     let b = board_with(kind, setup);
@@ -97,8 +97,8 @@ fn erudit_centre_does_not_double() {
 
 #[test]
 fn erudit_star_value_option() {
-    use dawgref::board::Board;
-    use dawgref::rules::{BlankValue, Ruleset};
+    use dawgref_engine::board::Board;
+    use dawgref_engine::rules::{BlankValue, Ruleset};
     use std::sync::Arc;
     let mut r = Ruleset::erudit();
     r.options.blank_value = BlankValue::LetterValue;

@@ -3,11 +3,11 @@
 mod common;
 
 use common::{board_with, lexicon, play};
-use dawgref::alphabet::Alphabet;
-use dawgref::play::{Placement, Play, Problem};
-use dawgref::rack::Rack;
-use dawgref::rules::RulesetKind::{self, English, Erudit, Russian};
-use dawgref::validate::validate_play;
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::play::{Placement, Play, Problem};
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::RulesetKind::{self, English, Erudit, Russian};
+use dawgref_engine::validate::validate_play;
 
 fn check(kind: RulesetKind, setup: &[&str], rack: &str, text: &str) -> Result<i32, Vec<Problem>> {
     let b = board_with(kind, setup);
@@ -109,7 +109,7 @@ fn placements_form_a_play() {
     let t = |s: &str| play(Alphabet::English, &format!("1A {s}")).tiles()[0];
     let ps = [Placement { row: 8, col: 8, tile: t("S") }, Placement { row: 6, col: 8, tile: t("A") }];
     let p = Play::from_placements(&b, &ps).unwrap();
-    assert_eq!(dawgref::notation::format_play(&p, Alphabet::English), "I7 A.S");
+    assert_eq!(dawgref_engine::notation::format_play(&p, Alphabet::English), "I7 A.S");
     let diagonal = [Placement { row: 6, col: 6, tile: t("A") }, Placement { row: 9, col: 9, tile: t("S") }];
     assert_eq!(Play::from_placements(&b, &diagonal), Err(vec![Problem::NotInLine]));
     let gap = [Placement { row: 9, col: 0, tile: t("A") }, Placement { row: 9, col: 2, tile: t("S") }];

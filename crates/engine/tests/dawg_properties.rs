@@ -1,7 +1,7 @@
 //! The DAWG accepts exactly its word set (a `HashSet` is the oracle), and is minimal: its node
 //! count equals the number of distinct right-languages of the word set's prefixes.
 
-use dawgref::lexicon::{Dawg, build_sorted};
+use dawgref_engine::lexicon::{Dawg, build_sorted};
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashSet};
 

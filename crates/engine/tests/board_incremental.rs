@@ -5,12 +5,12 @@
 mod common;
 
 use common::{Rng, lexicon, rules};
-use dawgref::alphabet::{EMPTY, tile};
-use dawgref::board::{Board, Direction, NO_CROSS};
-use dawgref::play::Play;
-use dawgref::rules::RulesetKind;
-use dawgref::rules::SIZE;
-use dawgref::score::evaluate;
+use dawgref_engine::alphabet::{EMPTY, tile};
+use dawgref_engine::board::{Board, Direction, NO_CROSS};
+use dawgref_engine::play::Play;
+use dawgref_engine::rules::RulesetKind;
+use dawgref_engine::rules::SIZE;
+use dawgref_engine::score::evaluate;
 
 /// A random line of 1-6 new tiles touching the board (or covering the centre on an empty board).
 /// Letters are drawn from words of the lexicon's alphabet so that cross-sets are often non-trivial.
@@ -48,7 +48,7 @@ fn random_placements(board: &Board, rng: &mut Rng, letters: usize) -> Vec<(usize
     Vec::new()
 }
 
-fn assert_matches_scratch(board: &Board, dawg: &dawgref::lexicon::Dawg, context: &str) {
+fn assert_matches_scratch(board: &Board, dawg: &dawgref_engine::lexicon::Dawg, context: &str) {
     let mut scratch = board.clone();
     scratch.recompute_all(dawg);
     for d in Direction::BOTH {
@@ -146,7 +146,7 @@ fn empty_board_has_only_the_centre_anchor() {
 fn cross_sets_and_sums_next_to_a_word() {
     // CAT across at 8G: a letter on 7H, above the A, forms ?A down.
     let b = common::board_with(RulesetKind::English, &["8G CAT"]);
-    let a = dawgref::alphabet::Alphabet::English;
+    let a = dawgref_engine::alphabet::Alphabet::English;
     let set = b.cross_set(Direction::Across, 6, 7);
     let letters: String = (0..26u8).filter(|l| set >> l & 1 != 0).map(|l| a.char_of(l)).collect();
     // ?A two-letter words in the shipped list.
@@ -178,7 +178,7 @@ fn legal_games_incremental_equals_scratch() {
         let lex = lexicon(kind);
         for seed in 0..4 {
             let mut positions = 0;
-            dawgref::selfplay::greedy_game(rules(kind), lex.dawg(), seed, |pos, _| {
+            dawgref_engine::selfplay::greedy_game(rules(kind), lex.dawg(), seed, |pos, _| {
                 assert_matches_scratch(pos.board, lex.dawg(), &format!("{kind} seed {seed}"));
                 positions += 1;
             });

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{lexicon, rules};
-use dawgref::bot::strong_vs_greedy;
-use dawgref::rules::RulesetKind;
+use dawgref_engine::bot::strong_vs_greedy;
+use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
 
 #[test]

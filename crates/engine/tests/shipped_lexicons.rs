@@ -1,7 +1,7 @@
 //! The shipped lexicons load, hold their sample words, and match the counts in lexicons/README.md.
 
-use dawgref::alphabet::Alphabet;
-use dawgref::lexicon::catalog;
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::lexicon::catalog;
 
 #[test]
 fn english() {
@@ -53,7 +53,10 @@ fn erudit_folds_yo() {
 
 #[test]
 fn unknown_names_and_word_list_paths() {
-    assert!(matches!(catalog::resolve("nwl2099", None), Err(dawgref::lexicon::LexiconError::Unknown(_))));
+    assert!(matches!(
+        catalog::resolve("nwl2099", None),
+        Err(dawgref_engine::lexicon::LexiconError::Unknown(_))
+    ));
     let dir = std::env::temp_dir().join(format!("dawgref-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let list = dir.join("mine.txt");

@@ -1,15 +1,16 @@
-//! Fuzz target bodies: each takes arbitrary bytes, feeds them to one of the server's input
-//! surfaces, and checks what must hold for every input (no panic, and round trips where a
-//! parser has a writer). The `fuzz/` crate wraps them for `cargo fuzz` (libFuzzer, nightly);
-//! `tests/fuzz_smoke.rs` runs the same bodies on stable over the checked-in corpus, the crash
-//! regressions and a stream of mutated inputs, so CI exercises every target on every run.
+//! Fuzz target bodies, kept out of the shipped library: each takes arbitrary bytes, feeds them
+//! to one of the server's input surfaces, and checks what must hold for every input (no panic,
+//! and round trips where a parser has a writer). The `fuzz/` crate wraps them for `cargo fuzz`
+//! (libFuzzer, nightly); `tests/smoke.rs` runs the same bodies on stable over the checked-in
+//! corpus, the crash regressions and a stream of mutated inputs, so CI exercises every target
+//! on every run.
 
-use crate::alphabet::Alphabet;
-use crate::game::record::check_record_with;
-use crate::lexicon::{Lexicon, catalog, file};
-use crate::notation::{self, cgp, gcg};
-use crate::rack::Rack;
-use crate::rules::{Ruleset, RulesetKind};
+use dawgref::alphabet::Alphabet;
+use dawgref::game::record::check_record_with;
+use dawgref::lexicon::{Lexicon, catalog, file};
+use dawgref::notation::{self, cgp, gcg};
+use dawgref::rack::Rack;
+use dawgref::rules::{Ruleset, RulesetKind};
 use std::sync::{Arc, OnceLock};
 
 /// The shipped lexicons, compiled once per process.
@@ -103,9 +104,9 @@ pub fn gcg(data: &[u8]) {
     let report = check_record_with(&record, Arc::new(Ruleset::new(kind)), &lexicon, sel & 0x80 != 0);
     assert!(report.finals.len() <= record.players.len());
     if (2..=4).contains(&record.players.len()) {
-        let mut config = crate::game::GameConfig::new(Arc::new(Ruleset::new(kind)), lexicon, 0);
+        let mut config = dawgref::game::GameConfig::new(Arc::new(Ruleset::new(kind)), lexicon, 0);
         config.seats = record.players.len();
-        if let Ok(game) = crate::game::record::import_game(&record, config) {
+        if let Ok(game) = dawgref::game::record::import_game(&record, config) {
             game.check_invariants().unwrap_or_else(|e| panic!("imported game breaks an invariant: {e}"));
         }
     }
@@ -139,10 +140,11 @@ pub fn lexicon_file(data: &[u8]) {
 /// The server's state for [`actions`]: every lexicon, games in a [`MemoryStore`] (kept here so
 /// each run can take its game back out and replay it).
 fn server()
--> &'static (Arc<crate::server::state::AppState>, Arc<crate::store::MemoryStore>, tokio::runtime::Runtime) {
+-> &'static (Arc<dawgref::server::state::AppState>, Arc<dawgref::store::MemoryStore>, tokio::runtime::Runtime)
+{
     static SERVER: OnceLock<(
-        Arc<crate::server::state::AppState>,
-        Arc<crate::store::MemoryStore>,
+        Arc<dawgref::server::state::AppState>,
+        Arc<dawgref::store::MemoryStore>,
         tokio::runtime::Runtime,
     )> = OnceLock::new();
     SERVER.get_or_init(|| {
@@ -150,8 +152,8 @@ fn server()
             .iter()
             .map(|&k| (*lexicon(k)).clone())
             .collect();
-        let store = Arc::new(crate::store::MemoryStore::new());
-        let handle = crate::server::state_with_store(lexicons, Default::default(), store.clone());
+        let store = Arc::new(dawgref::store::MemoryStore::new());
+        let handle = dawgref::server::state_with_store(lexicons, Default::default(), store.clone());
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
         (handle.state.clone(), store, runtime)
     })
@@ -186,10 +188,14 @@ pub fn actions(data: &[u8]) {
     runtime.block_on(drive(state, store, data));
 }
 
-async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store::MemoryStore, data: &[u8]) {
-    use crate::proto::v1 as pb;
-    use crate::proto::v1::games_server::Games;
-    use crate::server::games::GamesService;
+async fn drive(
+    state: &Arc<dawgref::server::state::AppState>,
+    store: &dawgref::store::MemoryStore,
+    data: &[u8],
+) {
+    use dawgref::proto::v1 as pb;
+    use dawgref::proto::v1::games_server::Games;
+    use dawgref::server::games::GamesService;
     use prost::Message;
     use tonic::Request;
 
@@ -269,12 +275,12 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
         let action = match op & 0x0f {
             0..=4 => {
                 let plays =
-                    crate::movegen::top_plays(&board, &rack, dawg.dawg(), crate::movegen::Mode::Both, 8);
+                    dawgref::movegen::top_plays(&board, &rack, dawg.dawg(), dawgref::movegen::Mode::Both, 8);
                 if plays.is_empty() {
                     pb::submit_turn_request::Action::Pass(pb::Pass {})
                 } else {
                     let k = input.byte() as usize % plays.len();
-                    pb::submit_turn_request::Action::Play(crate::server::convert::play_to(
+                    pb::submit_turn_request::Action::Play(dawgref::server::convert::play_to(
                         &plays[k].play,
                         alphabet,
                     ))
@@ -366,7 +372,7 @@ async fn drive(state: &Arc<crate::server::state::AppState>, store: &crate::store
     let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
     state.forget(uuid);
-    let again = crate::server::recovery::replay(state, &stored)
+    let again = dawgref::server::recovery::replay(state, &stored)
         .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
         .core;
     let again_game = again.game();
@@ -396,7 +402,7 @@ fn authed<T>(msg: T, who: usize, tokens: &[String]) -> tonic::Request<T> {
 }
 
 /// After every request: bots have answered, and the game's invariants hold.
-async fn check(session: &crate::server::session::Session) {
+async fn check(session: &dawgref::server::session::Session) {
     session.settled().await;
     let snapshot = session.snapshot();
     snapshot.game().check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));

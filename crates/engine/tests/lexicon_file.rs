@@ -1,7 +1,7 @@
 //! The compiled file format: round trip, and a typed error for every kind of damage.
 
-use dawgref::alphabet::Alphabet;
-use dawgref::lexicon::{FileError, Lexicon, LexiconError, StructureError};
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::lexicon::{FileError, Lexicon, LexiconError, StructureError};
 
 fn sample() -> Lexicon {
     Lexicon::compile("sample", "cat\ncats\ndog\ndogs\nzyzzyva\nqi\n", Alphabet::English).unwrap().0
@@ -82,7 +82,7 @@ fn checksummed_but_malformed_graph() {
     let e = u32::from_le_bytes(bytes[first_edge..first_edge + 4].try_into().unwrap());
     let cyclic = (e & 0xff) | (1 << 8);
     bytes[first_edge..first_edge + 4].copy_from_slice(&cyclic.to_le_bytes());
-    let sum = dawgref::lexicon::file::checksum(&bytes[..body_len]);
+    let sum = dawgref_engine::lexicon::file::checksum(&bytes[..body_len]);
     bytes[body_len..].copy_from_slice(&sum.to_le_bytes());
     assert!(matches!(
         file_error(&bytes, None),

@@ -5,14 +5,14 @@
 mod common;
 
 use common::{lexicon, rules};
-use dawgref::alphabet::Alphabet;
-use dawgref::game::{
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::game::{
     Action, ChallengeRule, ClockConfig, EndReason, EventKind, Game, GameConfig, GameError, Verdict,
 };
-use dawgref::notation::parse_play;
-use dawgref::play::Problem;
-use dawgref::rack::Rack;
-use dawgref::rules::{Ruleset, RulesetKind};
+use dawgref_engine::notation::parse_play;
+use dawgref_engine::play::Problem;
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::{Ruleset, RulesetKind};
 use std::sync::Arc;
 
 fn rack(s: &str) -> Rack {

@@ -1,0 +1,61 @@
+//! Shared fixtures: the shipped lexicons (compiled once per test binary), board builders and a
+//! small generator. The server's tests (the workspace root's `tests/common`) include this file too.
+#![allow(dead_code)]
+
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::board::Board;
+use dawgref_engine::lexicon::{Lexicon, catalog};
+use dawgref_engine::notation::parse_play;
+use dawgref_engine::play::Play;
+use dawgref_engine::rules::{Ruleset, RulesetKind};
+use std::sync::{Arc, OnceLock};
+
+pub fn lexicon(kind: RulesetKind) -> &'static Lexicon {
+    static EN: OnceLock<Lexicon> = OnceLock::new();
+    static RU: OnceLock<Lexicon> = OnceLock::new();
+    static ER: OnceLock<Lexicon> = OnceLock::new();
+    let (cell, name) = match kind {
+        RulesetKind::English => (&EN, "en"),
+        RulesetKind::Russian => (&RU, "ru"),
+        RulesetKind::Erudit => (&ER, "erudit"),
+    };
+    cell.get_or_init(|| catalog::resolve(name, None).expect("shipped lexicon").lexicon)
+}
+
+pub fn rules(kind: RulesetKind) -> Arc<Ruleset> {
+    Arc::new(Ruleset::new(kind))
+}
+
+/// A board of `kind` with the given plays' tiles placed (letters over equal tiles are played
+/// through; no word or connection check: a fixture).
+pub fn board_with(kind: RulesetKind, plays: &[&str]) -> Board {
+    let mut b = Board::new(rules(kind));
+    let lex = lexicon(kind);
+    for text in plays {
+        let p = play(kind.alphabet(), text).normalized(&b).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        let placements: Vec<_> = p.placements().map(|x| (x.row, x.col, x.tile)).collect();
+        b.place(&placements, lex.dawg());
+    }
+    b
+}
+
+pub fn play(alphabet: Alphabet, text: &str) -> Play {
+    parse_play(text, alphabet).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// A small deterministic generator for test data (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
