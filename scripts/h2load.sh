@@ -4,6 +4,8 @@
 #
 #   scripts/h2load.sh                # ROUNDS=3 N=200000 CONNS=4 STREAMS=16 PORT=50077
 #   BIN=path/to/dawgref scripts/h2load.sh   # another build (say, an older commit's), not rebuilt
+#   BOTS=8 scripts/h2load.sh         # then Health/Check p99 idle and while 8 bot-vs-bot games play
+#                                    # as fast as the bots decide (`dawgref bench botload`)
 #
 # The position is the 12th CGP line of `dawgref selfplay --games 1 --seed 5` (a mid-game English
 # position), the play `O6 STRIG`. Request bodies are written here (protobuf by hand, gRPC framing:
@@ -88,3 +90,28 @@ for name in validate evaluate; do
   awk -v n="$name" -v r="${BEST[$name]}" -v h="${BEST[health]}" \
     'BEGIN { printf "best of rounds: %s %d req/s = %.2fx Health/Check\n", n, r, r / h }'
 done
+
+# Latency of the gRPC floor while bots play: Health/Check at a steady RATE (requests/s over 4
+# connections, so the server is busy but not saturated: p99 then measures interference, not
+# queue depth), idle and then while BOTS bot-vs-bot games play as fast as the bots decide. The
+# p99 comes from h2load's per-request log (column 3: microseconds).
+BOTS=${BOTS:-0}
+if (( BOTS > 0 )); then
+  RATE=${RATE:-8000}
+  SECONDS_EACH=${SECONDS_EACH:-10}
+  p99() { sort -n -k3 "$1" | awk '{ v[NR] = $3 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%d", v[i] }'; }
+  steady() {
+    h2load -D "$SECONDS_EACH" -c 4 -m 1 -t 1 --rps $((RATE / 4)) "${HEADERS[@]}" -d "$WORK/health.bin" \
+      --log-file "$1" "http://127.0.0.1:$PORT${PATHS[health]}" >/dev/null
+  }
+  steady "$WORK/idle.log"
+  "$BIN" bench botload --addr "127.0.0.1:$PORT" --games "$BOTS" --seconds $((SECONDS_EACH + 2)) >"$WORK/bots.txt" &
+  BOTLOAD=$!
+  sleep 1
+  steady "$WORK/busy.log"
+  wait $BOTLOAD
+  idle=$(p99 "$WORK/idle.log"); busy=$(p99 "$WORK/busy.log")
+  echo "Health/Check at $RATE req/s: p99 idle ${idle} us, with $BOTS bot games ${busy} us"
+  awk -v i="$idle" -v b="$busy" 'BEGIN { printf "p99 with bots / idle: %.2fx\n", b / i }'
+  cat "$WORK/bots.txt"
+fi

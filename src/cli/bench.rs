@@ -54,6 +54,20 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 10_000)]
         live_games: usize,
     },
+    /// Bot-vs-bot games against a running server on this machine: keeps `games` games (bots
+    /// moving as fast as they decide) going for `seconds`, then prints bot moves per second.
+    /// Used by `scripts/h2load.sh` to load the server while it measures latency.
+    Botload {
+        /// The server's address (loopback only).
+        #[arg(long, default_value = "127.0.0.1:50051")]
+        addr: std::net::SocketAddr,
+        /// Games played at once.
+        #[arg(long, default_value_t = 8)]
+        games: usize,
+        /// Seconds of load.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+    },
     /// The game store: durable and in-memory turns/s across concurrent games, recovery time of
     /// stored games, data directory size per finished game.
     Store {
@@ -106,6 +120,9 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             recover.min(1_000_000),
             finished.clamp(1, 100_000),
         ),
+        BenchCommand::Botload { addr, games, seconds } => {
+            super::bench_server::botload(addr, games.clamp(1, 256), seconds.clamp(0.1, 600.0))
+        }
         BenchCommand::Server { seconds, clients, games, live_games } => super::bench_server::run(
             seconds.clamp(0.1, 60.0),
             clients.clamp(1, 256),

@@ -199,3 +199,68 @@ fn bucket_summary(h: &prometheus::Histogram) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// `dawgref bench botload`: `games` bot-vs-bot games at once against the server at `addr` (a
+/// new one as soon as one ends), bots moving as fast as they decide, for `seconds`. Prints the
+/// bot moves per second it saw on the games' watch streams.
+pub fn botload(addr: std::net::SocketAddr, games: usize, seconds: f64) -> CliResult {
+    if !addr.ip().is_loopback() {
+        eprintln!("bench botload: {addr} is not a loopback address; load only this machine");
+        return Ok(ExitCode::from(2));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    runtime.block_on(async move {
+        let channel = Channel::from_shared(format!("http://{addr}"))?.connect().await?;
+        let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+        let started = Instant::now();
+        let mut loops = Vec::new();
+        for k in 0..games {
+            let channel = channel.clone();
+            loops.push(tokio::spawn(async move {
+                let mut g = GamesClient::new(channel);
+                let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)) };
+                let (mut moves, mut finished, mut seed) = (0u64, 0u64, k as u64);
+                while Instant::now() < deadline {
+                    let req = pb::CreateGameRequest {
+                        seats: vec![bot(pb::BotLevel::Strong), bot(pb::BotLevel::Strong)],
+                        seed: Some(seed),
+                        bot_delay_ms: Some(0),
+                        ..Default::default()
+                    };
+                    seed += games as u64;
+                    let id = g.create_game(req).await?.into_inner().game_id;
+                    let watch = pb::WatchGameRequest { game_id: id, from_event: 0 };
+                    let mut stream = g.watch_game(watch).await?.into_inner();
+                    loop {
+                        let next = tokio::time::timeout_at(deadline.into(), stream.message()).await;
+                        match next {
+                            Ok(Ok(Some(e))) if matches!(e.kind.as_str(), "play" | "exchange" | "pass") => moves += 1,
+                            Ok(Ok(Some(_))) => {}
+                            Ok(Ok(None)) => {
+                                finished += 1;
+                                break;
+                            }
+                            Ok(Err(e)) => return Err(e),
+                            Err(_) => break,
+                        }
+                    }
+                }
+                Ok::<(u64, u64), tonic::Status>((moves, finished))
+            }));
+        }
+        let (mut moves, mut finished) = (0, 0);
+        for l in loops {
+            let (m, f) = l.await??;
+            moves += m;
+            finished += f;
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "botload: {games} games at once, {finished} finished, {moves} bot moves in {secs:.1} s = {:.0} bot moves/s",
+            moves as f64 / secs
+        );
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
