@@ -18,7 +18,6 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 #[derive(Clone)]
 pub struct Pool {
     jobs: mpsc::Sender<Job>,
-    workers: usize,
 }
 
 /// How much lower than the rest of the process the workers run (Linux `nice`).
@@ -49,16 +48,12 @@ impl Pool {
                 tracing::error!(error = %e, "a thinking thread could not start");
             }
         }
-        Pool { jobs, workers }
+        Pool { jobs }
     }
 
     /// One worker per core.
     pub fn per_core() -> Pool {
         Pool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
-    }
-
-    pub fn workers(&self) -> usize {
-        self.workers
     }
 
     /// Run `job` on a worker and wait for its answer; None if the job panicked (a bug, reported

@@ -173,7 +173,8 @@ impl AppState {
         }
     }
 
-    /// A session's task let its game go (it ended, or cannot be stored).
+    /// Let a game go from memory: its task does when the game ends or cannot be stored (the
+    /// fuzzer too, once it has replayed a game it played).
     pub fn release(&self, id: Uuid) {
         self.sessions.remove(&id);
         self.metrics.games_live.set(self.sessions.len() as i64);
@@ -225,12 +226,6 @@ impl AppState {
         };
         self.metrics.games_live.set(self.sessions.len() as i64);
         Ok(session)
-    }
-
-    /// Let go of a game whatever its state (for the fuzzer, which replays each game it played
-    /// and then drops it; its task stops when the last handle goes).
-    pub fn forget(&self, id: Uuid) {
-        self.release(id);
     }
 
     /// Enter a recovered live game (start-up: nobody else can have started it).

@@ -371,7 +371,7 @@ async fn drive(
     let live = session.snapshot();
     let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
-    state.forget(uuid);
+    state.release(uuid);
     let again = dawgref::server::recovery::replay(state, &stored)
         .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
         .core;
