@@ -25,15 +25,7 @@ async fn a_bot_game_is_played_out_live_for_its_watchers() {
     let v = c.view.unwrap();
     // The answer comes at the start; the bots have not moved yet.
     assert_eq!((v.over, v.events, v.turn), (false, 0, 0));
-    let mut stream = g
-        .watch_game(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut live = Vec::new();
-    while let Some(e) = stream.message().await.unwrap() {
-        live.push(e);
-    }
+    let live = watch_to_end(&mut g, &c.game_id, 0).await;
     assert!(live.len() > 20, "{} events", live.len());
     assert_eq!(live.last().unwrap().kind, "game_over");
     for (i, e) in live.iter().enumerate() {
@@ -45,15 +37,7 @@ async fn a_bot_game_is_played_out_live_for_its_watchers() {
     // The finished game has left memory: what is read now is its log replayed, and it is the
     // game the watcher saw.
     assert!(!srv.handle.state.is_live(&c.game_id.parse().unwrap()));
-    let mut again = g
-        .watch_game(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut replayed = Vec::new();
-    while let Some(e) = again.message().await.unwrap() {
-        replayed.push(e);
-    }
+    let replayed = watch_to_end(&mut g, &c.game_id, 0).await;
     assert_eq!(replayed, live);
 }
 

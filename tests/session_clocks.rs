@@ -27,15 +27,7 @@ async fn a_watcher_sees_the_flag_fall_with_no_other_traffic() {
     let srv = start().await;
     let mut g = srv.games().await;
     let c = g.create_game(clocked(1)).await.unwrap().into_inner();
-    let mut stream = g
-        .watch_game(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut events = Vec::new();
-    while let Some(e) = stream.message().await.unwrap() {
-        events.push(e);
-    }
+    let events = watch_to_end(&mut g, &c.game_id, 0).await;
     let seen: Vec<(&str, u32, u64)> = events.iter().map(|e| (e.kind.as_str(), e.seat, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time", 0, FLAG_MS), ("game_over", 0, FLAG_MS)]);
 
@@ -63,15 +55,7 @@ async fn the_flag_of_the_seat_to_move_falls_after_a_turn() {
     let c = g.create_game(req).await.unwrap().into_inner();
     let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
     g.submit_turn(authed(turn(&c.game_id, 0, pass), &c.seat_tokens[0])).await.unwrap();
-    let mut stream = g
-        .watch_game(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut events = Vec::new();
-    while let Some(e) = stream.message().await.unwrap() {
-        events.push(e);
-    }
+    let events = watch_to_end(&mut g, &c.game_id, 0).await;
     let kinds: Vec<(&str, u32)> = events.iter().map(|e| (e.kind.as_str(), e.seat)).collect();
     assert_eq!(kinds, [("pass", 0), ("out_of_time", 1), ("game_over", 1)]);
     // Seat 1's clock started at the pass: its flag fell 501 ms later, to the millisecond.
@@ -94,11 +78,7 @@ async fn a_recovered_game_rearms_its_clock() {
     let (srv, report) = start_stored(&dir.0).await;
     assert_eq!(report.loaded, 1);
     let mut g = srv.games().await;
-    let mut stream =
-        g.watch_game(pb::WatchGameRequest { game_id: id, from_event: 0 }).await.unwrap().into_inner();
-    let mut seen = Vec::new();
-    while let Some(e) = stream.message().await.unwrap() {
-        seen.push((e.kind, e.time_ms));
-    }
+    let seen: Vec<(String, u64)> =
+        watch_to_end(&mut g, &id, 0).await.into_iter().map(|e| (e.kind, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time".to_string(), FLAG_MS), ("game_over".to_string(), FLAG_MS)]);
 }

@@ -121,7 +121,11 @@ pub fn run(args: ServeArgs) -> CliResult {
             tracing::info!("shutting down");
             handle.shutdown();
         };
-        server::serve_on(listener, state, signal).await.map_err(|e| e.to_string())?;
+        server::serve_on(listener, state.clone(), signal).await.map_err(|e| e.to_string())?;
+        // Every game's task finishes the operation it is in before the process exits.
+        if !state.wait_for_sessions(std::time::Duration::from_secs(5)).await {
+            tracing::warn!("some games' tasks did not stop within 5 s");
+        }
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -269,7 +269,7 @@ impl Session {
                 decided: None,
                 waiting: Vec::new(),
             };
-            tokio::spawn(actor.run(rx));
+            state.spawn_session_task(actor.run(rx));
             tx
         });
         Arc::new(Session {
@@ -285,6 +285,11 @@ impl Session {
 
     pub fn id(&self) -> Uuid {
         self.id
+    }
+
+    /// Whether its task is there to take operations (a finished game has none and needs none).
+    pub fn is_alive(&self) -> bool {
+        self.commands.as_ref().is_none_or(|c| !c.is_closed())
     }
 
     /// The game as of its last durable change.

@@ -120,6 +120,8 @@ pub struct AppState {
     /// Where bots think, analysis generates and logs replay.
     pub pool: Pool,
     pub hooks: Hooks,
+    /// Every session's task, so that shutdown can wait for them.
+    tasks: tokio_util::task::TaskTracker,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
     pub shutdown: watch::Receiver<bool>,
     /// Where games are made durable.
@@ -142,9 +144,22 @@ impl AppState {
             metrics: Arc::new(Metrics::new()),
             pool: Pool::per_core(),
             hooks,
+            tasks: tokio_util::task::TaskTracker::new(),
             shutdown,
             store,
         }
+    }
+
+    /// Start a session's task, tracked for shutdown.
+    pub(super) fn spawn_session_task(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(task);
+    }
+
+    /// After shutdown was signalled: wait (at most `limit`) for every session's task to finish
+    /// the operation it is in (a turn being committed is committed and answered) and stop.
+    pub async fn wait_for_sessions(&self, limit: std::time::Duration) -> bool {
+        self.tasks.close();
+        tokio::time::timeout(limit, self.tasks.wait()).await.is_ok()
     }
 
     /// Live games held.
@@ -192,8 +207,13 @@ impl AppState {
                 format!("not a UUID: {:?} ({} characters)", crate::text::clip(id), id.chars().count()),
             )
         })?;
-        if let Some(s) = self.sessions.get(&uuid) {
-            return Ok(s.clone());
+        if let Some(s) = self.sessions.get(&uuid).map(|s| s.clone()) {
+            if s.is_alive() {
+                return Ok(s);
+            }
+            // Its task is gone without letting go of the game (it cannot be, short of a bug):
+            // serve the game from its log rather than refuse it for ever.
+            self.sessions.remove_if(&uuid, |_, held| Arc::ptr_eq(held, &s));
         }
         let state = self.clone();
         let id = crate::text::clip(id);

@@ -167,6 +167,21 @@ pub async fn best_move(
     stream.message().await.unwrap()
 }
 
+/// Every event of a game from `from_event` until its stream closes (a finished game's end).
+pub async fn watch_to_end(
+    g: &mut GamesClient<Channel>,
+    game_id: &str,
+    from_event: u64,
+) -> Vec<pb::GameEvent> {
+    let req = pb::WatchGameRequest { game_id: game_id.into(), from_event };
+    let mut stream = g.watch_game(req).await.unwrap().into_inner();
+    let mut events = Vec::new();
+    while let Some(e) = stream.message().await.unwrap() {
+        events.push(e);
+    }
+    events
+}
+
 pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
     r.expect_err("expected an error").code()
 }
