@@ -51,3 +51,25 @@ async fn finished_games_read_back_do_not_count_against_the_limit() {
         (tonic::Code::ResourceExhausted, "the server holds its limit of 3 games")
     );
 }
+
+#[tokio::test]
+async fn the_request_that_ended_a_game_is_answered_again_after_it_ended() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let c = two_humans(&mut g, 4).await;
+    let resign = pb::SubmitTurnRequest {
+        game_id: c.game_id.clone(),
+        expected_turn: Some(0),
+        request_id: "last".into(),
+        action: Some(pb::submit_turn_request::Action::Resign(pb::Resign {})),
+    };
+    let first = g.submit_turn(authed(resign.clone(), &c.seat_tokens[0])).await.unwrap().into_inner();
+    assert!(first.view.as_ref().unwrap().over);
+    // The game has left memory; the retry is answered from its log, byte for byte.
+    assert_eq!(srv.handle.state.live_games(), 0);
+    let again = g.submit_turn(authed(resign.clone(), &c.seat_tokens[0])).await.unwrap().into_inner();
+    assert_eq!(again, first);
+    // Anything new is refused: the game is over.
+    let other = pb::SubmitTurnRequest { request_id: "new".into(), ..resign };
+    assert_eq!(code(g.submit_turn(authed(other, &c.seat_tokens[0])).await), tonic::Code::FailedPrecondition);
+}

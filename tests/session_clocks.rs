@@ -69,16 +69,24 @@ async fn a_recovered_game_rearms_its_clock() {
     let id = {
         let (srv, _) = start_stored(&dir.0).await;
         let mut g = srv.games().await;
-        let c = g.create_game(clocked(3)).await.unwrap().into_inner();
+        // 1.5 s, so that the flag cannot fall before this server has stopped.
+        let mut req = clocked(3);
+        req.clock = Some(pb::ClockSpec {
+            initial_ms: 1500,
+            increment_ms: 0,
+            max_overtime_ms: 300,
+            penalty_per_minute: 10,
+        });
+        let c = g.create_game(req).await.unwrap().into_inner();
         srv.stop().await;
         c.game_id
     };
     // Restarted, the clock resumes at the last logged reading (0: nothing was played; the time
-    // the server was down is nobody's) and the timer is armed again: the flag falls at 501.
+    // the server was down is nobody's) and the timer is armed again: the flag falls at 1801.
     let (srv, report) = start_stored(&dir.0).await;
     assert_eq!(report.loaded, 1);
     let mut g = srv.games().await;
     let seen: Vec<(String, u64)> =
         watch_to_end(&mut g, &id, 0).await.into_iter().map(|e| (e.kind, e.time_ms)).collect();
-    assert_eq!(seen, [("out_of_time".to_string(), FLAG_MS), ("game_over".to_string(), FLAG_MS)]);
+    assert_eq!(seen, [("out_of_time".to_string(), 1801), ("game_over".to_string(), 1801)]);
 }

@@ -214,7 +214,15 @@ impl GamesService {
             }
         };
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
-        session.submit(seat, Turn { request_id, expected_turn: req.expected_turn, action }).await
+        let turn = Turn { request_id, expected_turn: req.expected_turn, action };
+        match session.submit(seat, turn.clone()).await {
+            // The game's task stopped with the turn still queued (the game ended just before,
+            // or was given up): the turn was never taken; ask the game as it is now.
+            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
+                self.state.session(&req.game_id).await?.submit(seat, turn).await
+            }
+            answer => answer,
+        }
     }
 }
 
@@ -277,9 +285,16 @@ impl Games for GamesService {
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let session = self.state.session(&request.get_ref().game_id).await?;
         let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
-        let request_id = request.into_inner().request_id;
-        let request_id = (!request_id.is_empty()).then_some(request_id);
-        session.challenge(seat, request_id).await.map(Response::new)
+        let req = request.into_inner();
+        let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
+        let answer = match session.challenge(seat, request_id.clone()).await {
+            // As for a turn: never taken, so asked again of the game as it is now.
+            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
+                self.state.session(&req.game_id).await?.challenge(seat, request_id).await
+            }
+            answer => answer,
+        };
+        answer.map(Response::new)
     }
 
     type WatchGameStream = EventStream;

@@ -176,12 +176,14 @@ impl GameClock {
 
 /// A turn as a handler hands it over: still in the request's terms, because a play given by
 /// its tiles is read against the board as it is when the turn is taken.
+#[derive(Clone)]
 pub struct Turn {
     pub request_id: Option<String>,
     pub expected_turn: Option<u32>,
     pub action: TurnAction,
 }
 
+#[derive(Clone)]
 pub enum TurnAction {
     Play(pb::Play),
     Exchange(String),
@@ -224,6 +226,9 @@ pub struct Session {
     snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
     commands: Option<mpsc::Sender<Command>>,
+    /// A finished game's remembered responses: a retry of the request that ended it (or any
+    /// earlier one) still gets its first answer.
+    finished: HashMap<(usize, String), Vec<u8>>,
     events: broadcast::Sender<Arc<Event>>,
     watchers: AtomicUsize,
     /// Flips when the task gives the game up (a log it cannot write or read back): watch
@@ -249,6 +254,7 @@ impl Session {
         let (events, _) = broadcast::channel(state.limits.event_buffer.max(1));
         let (gone_tx, gone_rx) = watch::channel(false);
         let over = core.game.is_over();
+        let finished = if over { core.done.clone() } else { HashMap::new() };
         let commands = (!over).then(|| {
             let (tx, rx) = mpsc::channel(64);
             let published = core.game.history().len();
@@ -277,6 +283,7 @@ impl Session {
             clock,
             snapshot: snapshot_rx,
             commands,
+            finished,
             events,
             watchers: AtomicUsize::new(0),
             gone: gone_rx,
@@ -308,9 +315,21 @@ impl Session {
         privacy::view(&self.id.to_string(), &s.game, &s.seats, viewer, self.now_ms())
     }
 
-    async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, Status> {
+    /// Send a command to the game's task and wait for its answer. A finished game answers
+    /// only from what it remembers (`key`), else that it is over.
+    async fn ask<T: Message + Default>(
+        &self,
+        seat: usize,
+        key: Option<&str>,
+        command: impl FnOnce(Reply<T>) -> Command,
+    ) -> Result<T, Status> {
         let Some(commands) = &self.commands else {
-            return Err(errors::game_state("the game is over"));
+            let first = key.and_then(|k| self.finished.get(&(seat, k.to_string())));
+            return match first {
+                Some(bytes) => T::decode(bytes.as_slice())
+                    .map_err(|e| errors::internal(format!("a remembered response: {e}"))),
+                None => Err(errors::game(GameError::GameOver)),
+            };
         };
         let (reply, answer) = oneshot::channel();
         commands.send(command(reply)).await.map_err(|_| gone())?;
@@ -318,7 +337,8 @@ impl Session {
     }
 
     pub async fn submit(&self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Status> {
-        self.ask(|reply| Command::Turn { seat, turn, reply }).await
+        let key = turn.request_id.clone();
+        self.ask(seat, key.as_deref(), |reply| Command::Turn { seat, turn, reply }).await
     }
 
     pub async fn challenge(
@@ -326,12 +346,16 @@ impl Session {
         seat: usize,
         request_id: Option<String>,
     ) -> Result<pb::ChallengeResponse, Status> {
-        self.ask(|reply| Command::Challenge { seat, request_id, reply }).await
+        let key = request_id.as_deref().map(challenge_key);
+        self.ask(seat, key.as_deref(), |reply| Command::Challenge { seat, request_id, reply }).await
     }
 
     /// Seat a person in the first open seat; its number.
     pub async fn join(&self, name: String, token: TokenHash) -> Result<usize, Status> {
-        self.ask(|reply| Command::Join { name, token, reply }).await
+        let Some(commands) = &self.commands else { return Err(errors::game(GameError::GameOver)) };
+        let (reply, answer) = oneshot::channel();
+        commands.send(Command::Join { name, token, reply }).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
     }
 
     /// Wait until no bot has anything left to do at the game's position (at once for a
@@ -369,6 +393,11 @@ impl Session {
     pub fn gone(&self) -> watch::Receiver<bool> {
         self.gone.clone()
     }
+}
+
+/// Where a challenge's request id is remembered: beside turn ids, apart from them.
+fn challenge_key(request_id: &str) -> String {
+    format!("challenge/{request_id}")
 }
 
 fn gone() -> Status {
@@ -554,8 +583,7 @@ impl Actor {
         seat: usize,
         request_id: Option<String>,
     ) -> Result<pb::ChallengeResponse, Failure> {
-        // Challenge ids live beside turn ids, apart from them.
-        let key = request_id.map(|id| format!("challenge/{id}"));
+        let key = request_id.as_deref().map(challenge_key);
         if let Some(first) = self.core.remembered(seat, key.as_deref())? {
             return Ok(first);
         }
