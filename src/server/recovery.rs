@@ -46,7 +46,7 @@ pub async fn recover(state: &Arc<AppState>) -> Result<RecoveryReport, StoreError
     for (id, result) in replayed {
         match result {
             Ok(Replayed { core, last_ms, bot_delay_ms }) => {
-                state.insert_recovered(Session::start(state, id, last_ms, core, bot_delay_ms));
+                state.hold(&Session::start(state, id, last_ms, core, bot_delay_ms));
                 report.loaded += 1;
             }
             Err(reason) => {

@@ -88,10 +88,7 @@ impl Core {
     }
 
     fn remembered<M: Message + Default>(&self, seat: usize, key: Option<&str>) -> Result<Option<M>, Status> {
-        let Some(bytes) = key.and_then(|k| self.done.get(&(seat, k.to_string()))) else { return Ok(None) };
-        M::decode(bytes.as_slice())
-            .map(Some)
-            .map_err(|e| errors::internal(format!("a remembered response: {e}")))
+        remembered_in(&self.done, seat, key)
     }
 
     fn remember(&mut self, seat: usize, key: Option<String>, response: &impl Message) -> Option<Done> {
@@ -271,7 +268,7 @@ impl Session {
                 bot_delay: delay,
                 last_change: Instant::now(),
                 considered: None,
-                thinking: None,
+                jobs: 0,
                 decided: None,
                 waiting: Vec::new(),
             };
@@ -323,17 +320,20 @@ impl Session {
         key: Option<&str>,
         command: impl FnOnce(Reply<T>) -> Command,
     ) -> Result<T, Status> {
-        let Some(commands) = &self.commands else {
-            let first = key.and_then(|k| self.finished.get(&(seat, k.to_string())));
-            return match first {
-                Some(bytes) => T::decode(bytes.as_slice())
-                    .map_err(|e| errors::internal(format!("a remembered response: {e}"))),
-                None => Err(errors::game(GameError::GameOver)),
-            };
-        };
+        if self.commands.is_none() {
+            return remembered_in(&self.finished, seat, key)?
+                .ok_or_else(|| errors::game(GameError::GameOver));
+        }
+        self.call(command).await
+    }
+
+    /// Send a command to the game's task and wait for its answer (a finished game has no task:
+    /// it is over).
+    async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, Status> {
+        let Some(commands) = &self.commands else { return Err(errors::game(GameError::GameOver)) };
         let (reply, answer) = oneshot::channel();
-        commands.send(command(reply)).await.map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+        commands.send(command(reply)).await.map_err(|_| errors::reloading())?;
+        answer.await.map_err(|_| errors::reloading())?
     }
 
     pub async fn submit(&self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Status> {
@@ -352,10 +352,7 @@ impl Session {
 
     /// Seat a person in the first open seat; its number.
     pub async fn join(&self, name: String, token: TokenHash) -> Result<usize, Status> {
-        let Some(commands) = &self.commands else { return Err(errors::game(GameError::GameOver)) };
-        let (reply, answer) = oneshot::channel();
-        commands.send(Command::Join { name, token, reply }).await.map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+        self.call(|reply| Command::Join { name, token, reply }).await
     }
 
     /// Wait until no bot has anything left to do at the game's position (at once for a
@@ -400,8 +397,14 @@ fn challenge_key(request_id: &str) -> String {
     format!("challenge/{request_id}")
 }
 
-fn gone() -> Status {
-    errors::reloading()
+/// The first response to `seat`'s request `key`, if it was answered before (no key: none).
+fn remembered_in<M: Message + Default>(
+    done: &HashMap<(usize, String), Vec<u8>>,
+    seat: usize,
+    key: Option<&str>,
+) -> Result<Option<M>, Status> {
+    let Some(bytes) = key.and_then(|k| done.get(&(seat, k.to_string()))) else { return Ok(None) };
+    M::decode(bytes.as_slice()).map(Some).map_err(|e| errors::internal(format!("a remembered response: {e}")))
 }
 
 /// A watcher's slot in a session; dropping it frees the slot.
@@ -435,8 +438,9 @@ struct Actor {
     last_change: Instant,
     /// The position (event count) the bots were last asked about.
     considered: Option<usize>,
-    /// The position a bot is thinking about on the pool, until its answer comes.
-    thinking: Option<usize>,
+    /// Bot decisions sent to the pool whose answers have not come back (stale ones included:
+    /// the game is settled only when none is out).
+    jobs: usize,
     /// A decision waiting for its pace, with the position it was made for.
     decided: Option<(usize, Decision)>,
     waiting: Vec<oneshot::Sender<()>>,
@@ -497,24 +501,11 @@ impl Actor {
 
     async fn handle(&mut self, command: Command) -> Result<(), Broken> {
         match command {
-            Command::Turn { seat, turn, reply } => {
-                let answer = self.turn(seat, turn).await;
-                let broken = matches!(answer, Err(Failure::Broken(_)));
-                let _ = reply.send(answer.map_err(Failure::status));
-                if broken { Err(Broken) } else { Ok(()) }
-            }
+            Command::Turn { seat, turn, reply } => answer(reply, self.turn(seat, turn).await),
             Command::Challenge { seat, request_id, reply } => {
-                let answer = self.challenge(seat, request_id).await;
-                let broken = matches!(answer, Err(Failure::Broken(_)));
-                let _ = reply.send(answer.map_err(Failure::status));
-                if broken { Err(Broken) } else { Ok(()) }
+                answer(reply, self.challenge(seat, request_id).await)
             }
-            Command::Join { name, token, reply } => {
-                let answer = self.join(name, token).await;
-                let broken = matches!(answer, Err(Failure::Broken(_)));
-                let _ = reply.send(answer.map_err(Failure::status));
-                if broken { Err(Broken) } else { Ok(()) }
-            }
+            Command::Join { name, token, reply } => answer(reply, self.join(name, token).await),
             Command::Settled(tx) => {
                 self.waiting.push(tx);
                 Ok(())
@@ -639,7 +630,6 @@ impl Actor {
             return;
         }
         self.considered = Some(at);
-        self.thinking = None;
         self.decided = None;
         let levels: Vec<Option<BotLevel>> =
             (0..self.core.seats.len()).map(|s| self.core.bot_level(s)).collect();
@@ -650,7 +640,7 @@ impl Actor {
         if !mover_is_bot && !may_challenge {
             return;
         }
-        self.thinking = Some(at);
+        self.jobs += 1;
         let game = game.clone();
         let (results, metrics, hook, id) = (
             results.clone(),
@@ -670,9 +660,7 @@ impl Actor {
     }
 
     fn decided_for(&mut self, at: usize, decision: Option<Decision>) {
-        if self.thinking == Some(at) {
-            self.thinking = None;
-        }
+        self.jobs = self.jobs.saturating_sub(1);
         if self.considered != Some(at) || self.core.game.history().len() != at {
             // The game moved on while the bot thought: its decision is about another position.
             self.state.metrics.bot_stale.inc();
@@ -705,7 +693,7 @@ impl Actor {
     fn settled(&self) -> bool {
         self.core.game.is_over()
             || (self.considered == Some(self.core.game.history().len())
-                && self.thinking.is_none()
+                && self.jobs == 0
                 && self.decided.is_none())
     }
 
@@ -779,7 +767,6 @@ impl Actor {
             Some(replayed) => {
                 self.core = replayed.core;
                 self.considered = None;
-                self.thinking = None;
                 self.decided = None;
                 self.publish();
                 Ok(())
@@ -804,6 +791,13 @@ impl Failure {
             Failure::Refused(s) | Failure::Broken(s) => s,
         }
     }
+}
+
+/// Send an operation's answer; a game given up ends the task after answering.
+fn answer<T>(reply: Reply<T>, result: Result<T, Failure>) -> Result<(), Broken> {
+    let broken = matches!(result, Err(Failure::Broken(_)));
+    let _ = reply.send(result.map_err(Failure::status));
+    if broken { Err(Broken) } else { Ok(()) }
 }
 
 /// The outcome of a change nobody asked for (a bot's move, a flag fall): a refused write has

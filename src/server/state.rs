@@ -180,7 +180,7 @@ impl AppState {
         Ok(())
     }
 
-    /// Hold a new game's session, if it is live (a game over already stays in the store only).
+    /// Hold a new or recovered game's session, if it is live (a game over already stays in the store only).
     pub fn hold(&self, session: &Arc<Session>) {
         if !session.snapshot().game().is_over() {
             self.sessions.insert(session.id(), session.clone());
@@ -246,11 +246,6 @@ impl AppState {
         };
         self.metrics.games_live.set(self.sessions.len() as i64);
         Ok(session)
-    }
-
-    /// Enter a recovered live game (start-up: nobody else can have started it).
-    pub fn insert_recovered(&self, session: Arc<Session>) {
-        self.sessions.insert(session.id(), session);
     }
 
     pub fn lexicon(&self, name: &str) -> Result<Arc<Lexicon>, Status> {
