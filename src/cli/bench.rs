@@ -97,6 +97,20 @@ pub enum BenchCommand {
         #[arg(long, default_value = "en")]
         lexicon: String,
     },
+    /// The endgame solver on the bag-empty positions of seeded strong-bot games: the share
+    /// solved exactly within the budget, solve times, and the spread it gains over the strong
+    /// bot's static play (the same position played out both ways against the strong bot).
+    Endgame {
+        #[arg(long, default_value_t = 100)]
+        positions: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "english")]
+        ruleset: RulesetKind,
+        /// Time per solve, in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        budget_ms: u64,
+    },
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -113,6 +127,9 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         }
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
+        BenchCommand::Endgame { positions, seed, ruleset, budget_ms } => {
+            endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
+        }
         BenchCommand::Store { dir, games, turns, recover, finished } => super::bench_store::run(
             &dir,
             games.clamp(1, 100_000),
@@ -339,6 +356,98 @@ fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
         (var / n).sqrt(),
         100.0 * wins / n,
         start.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A strong-vs-strong game from `seed` (void challenges: the play that goes out ends the game),
+/// stopped at the first turn with the bag empty; `None` if it ended before.
+fn bag_empty_game(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64) -> Option<dawgref::game::Game> {
+    use dawgref::bot::{BotLevel, choose_action};
+    use dawgref::game::{ChallengeRule, Game, GameConfig};
+    let mut config = GameConfig::new(rules.clone(), lexicon.clone(), seed);
+    config.challenge = ChallengeRule::Void;
+    let mut game = Game::new(config).ok()?;
+    let mut now = 0;
+    while !game.is_over() && game.bag_len() > 0 {
+        now += 1000;
+        let seat = game.to_move();
+        game.act(seat, choose_action(&game, seat, BotLevel::Strong), now).ok()?;
+    }
+    (!game.is_over()).then_some(game)
+}
+
+/// Play `game` to its end: `solver_seat` (if any) moves by the endgame solver within
+/// `budget`, every other move is the strong bot's. The final spread of `seat`.
+fn play_endgame(
+    mut game: dawgref::game::Game,
+    seat: usize,
+    solver_seat: Option<usize>,
+    budget: Duration,
+) -> i32 {
+    use dawgref::bot::{BotLevel, choose_action};
+    use dawgref::endgame::{Budget, Move, Position, solve};
+    use dawgref::game::Action;
+    let mut now = 1_000_000_000;
+    while !game.is_over() {
+        now += 1000;
+        let to_move = game.to_move();
+        let action = match Position::from_game(&game).filter(|_| Some(to_move) == solver_seat) {
+            Some(position) => {
+                let b = Budget { deadline: Some(Instant::now() + budget), ..Budget::default() };
+                match solve(&position, game.config().lexicon.dawg(), b).pv.first() {
+                    Some(Move::Play { play, .. }) => Action::Play(*play),
+                    _ => Action::Pass,
+                }
+            }
+            None => choose_action(&game, to_move, BotLevel::Strong),
+        };
+        if game.act(to_move, action, now).is_err() {
+            break;
+        }
+    }
+    game.scores()[seat] - game.scores()[1 - seat]
+}
+
+fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliResult {
+    use dawgref::endgame::{Budget, Position, solve};
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let budget = Duration::from_millis(budget_ms);
+    let (mut times_ms, mut gains, mut exact, mut nodes, mut seconds) =
+        (Vec::new(), Vec::new(), 0u64, 0u64, 0.0);
+    let mut g = seed;
+    while (times_ms.len() as u64) < positions {
+        g += 1;
+        let Some(game) = bag_empty_game(&rules, &lexicon, g) else { continue };
+        let Some(position) = Position::from_game(&game) else { continue };
+        let start = Instant::now();
+        let b = Budget { deadline: Some(start + budget), ..Budget::default() };
+        let solution = solve(&position, lexicon.dawg(), b);
+        let took = start.elapsed().as_secs_f64();
+        times_ms.push(took * 1000.0);
+        seconds += took;
+        nodes += solution.nodes;
+        exact += u64::from(solution.exact);
+        let me = game.to_move();
+        let with_solver = play_endgame(game.clone(), me, Some(me), budget);
+        let static_play = play_endgame(game, me, None, budget);
+        gains.push(f64::from(with_solver - static_play));
+    }
+    times_ms.sort_by(f64::total_cmp);
+    let n = gains.len() as f64;
+    let mean = gains.iter().sum::<f64>() / n;
+    let var = gains.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    println!(
+        "{kind}: {positions} bag-empty positions (strong-bot games from seed {}), budget {budget_ms} ms: \
+         solved exactly {:.1}%, solve time median {:.1} ms, p90 {:.1} ms, {:.0} positions searched/s; \
+         spread gained over the strong bot's play {mean:+.2} ± {:.2} (1 s.e.)",
+        seed + 1,
+        100.0 * exact as f64 / n,
+        percentile(&times_ms, 0.5),
+        percentile(&times_ms, 0.9),
+        nodes as f64 / seconds.max(1e-9),
+        (var / n).sqrt(),
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,9 +1,10 @@
-//! The `Analysis` service: ValidatePlay, Evaluate and GenerateMoves on a live game (the caller's
-//! view) or a CGP position.
+//! The `Analysis` service: ValidatePlay, Evaluate, GenerateMoves and SolveEndgame on a live game
+//! (the caller's view) or a CGP position.
 
 use super::convert;
 use super::errors;
 use super::state::{AppState, Position};
+use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
 use crate::notation::cgp;
 use crate::proto::v1 as pb;
@@ -13,7 +14,7 @@ use crate::score::evaluate_normalized;
 use crate::validate::validate_play;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -34,11 +35,17 @@ impl AnalysisService {
                 let snapshot = session.snapshot();
                 let viewer = snapshot.viewer(metadata)?;
                 let game = snapshot.game();
+                let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(Position {
                     board: Arc::new(game.board().clone()),
                     lexicon: game.config().lexicon.clone(),
                     // The caller's own rack, never another seat's.
                     rack: viewer.own_rack(game),
+                    rack_to_move: viewer.seat() == Some(to_move),
+                    players: scores.len(),
+                    spread: scores[to_move].saturating_sub(scores[(to_move + 1) % scores.len()]),
+                    zeros: game.scoreless_turns(),
+                    over: game.is_over(),
                 }))
             }
             Some(pb::position::Source::Cgp(text)) => {
@@ -64,7 +71,20 @@ impl AnalysisService {
                     ));
                 }
                 let board = Arc::new(c.board(Arc::new(rules), lexicon.dawg()));
-                let position = Arc::new(Position { board, rack: c.racks.first().copied(), lexicon });
+                let spread = match c.scores.as_slice() {
+                    [me, next, ..] => me.saturating_sub(*next),
+                    _ => 0,
+                };
+                let position = Arc::new(Position {
+                    board,
+                    rack: c.racks.first().copied(),
+                    rack_to_move: true,
+                    lexicon,
+                    players: c.racks.len(),
+                    spread,
+                    zeros: c.zeros,
+                    over: false,
+                });
                 self.state.positions.put(text, &p.lexicon, position.clone());
                 Ok(position)
             }
@@ -80,6 +100,45 @@ impl AnalysisService {
             return Err(errors::bad_field("rack", "more tiles of a kind than the ruleset's tile set holds"));
         }
         Ok(rack)
+    }
+
+    /// The endgame's racks, the side to move's first: one known (given, the CGP's, the
+    /// caller's), the other the tiles it leaves unseen. Refused unless the bag is empty.
+    fn endgame_racks(resolved: &Position, given: Option<&String>) -> Result<[Rack; 2], Status> {
+        let (known, to_move) = match given {
+            Some(_) => (Self::rack(resolved, given)?, true),
+            None => match resolved.rack {
+                Some(rack) => (rack, resolved.rack_to_move),
+                None => {
+                    return Err(errors::bad_field(
+                        "rack",
+                        "no rack: give one, a CGP with a rack, or your seat's token",
+                    ));
+                }
+            },
+        };
+        let rules = resolved.board.rules();
+        if known.len() > rules.rack_size {
+            return Err(errors::bad_field(
+                "rack",
+                format!("{} tiles: a rack holds {}", known.len(), rules.rack_size),
+            ));
+        }
+        let unseen = endgame::Position::unseen(&resolved.board, &known).ok_or_else(|| {
+            errors::bad_field("rack", "the board and the rack hold more tiles than the tile set")
+        })?;
+        if unseen.len() > rules.rack_size {
+            return Err(errors::not_an_endgame(format!(
+                "the bag is not empty: {} tiles unseen, a rack holds {}",
+                unseen.len(),
+                rules.rack_size
+            )));
+        }
+        let racks = if to_move { [known, unseen] } else { [unseen, known] };
+        if racks[0].is_empty() || racks[1].is_empty() {
+            return Err(errors::game_state("the game is over: a rack is empty"));
+        }
+        Ok(racks)
     }
 
     fn given_rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
@@ -212,4 +271,64 @@ impl Analysis for AnalysisService {
             .collect();
         Ok(Response::new(Box::pin(tokio_stream::iter(moves))))
     }
+
+    async fn solve_endgame(
+        &self,
+        request: Request<pb::SolveEndgameRequest>,
+    ) -> Result<Response<pb::SolveEndgameResponse>, Status> {
+        let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+        let req = request.into_inner();
+        let budget_ms = match req.budget_ms {
+            0 => DEFAULT_ENDGAME_MS,
+            ms if ms <= MAX_ENDGAME_MS => ms,
+            ms => {
+                return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_ENDGAME_MS} ms")));
+            }
+        };
+        if r.over {
+            return Err(errors::game_state("the game is over"));
+        }
+        if r.players != 2 {
+            return Err(errors::not_an_endgame(format!("{} players: the solver plays two", r.players)));
+        }
+        let racks = Self::endgame_racks(&r, req.rack.as_ref())?;
+        let position = endgame::Position { board: (*r.board).clone(), racks, zeros: r.zeros };
+        let lexicon = r.lexicon.clone();
+        let budget = endgame::Budget {
+            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
+            ..endgame::Budget::default()
+        };
+        // A search is CPU work for up to a minute: on the pool, never on the runtime's threads.
+        let solution = self
+            .state
+            .pool
+            .run(move || endgame::solve(&position, lexicon.dawg(), budget))
+            .await
+            .ok_or_else(|| errors::internal("the endgame search failed"))?;
+        let alphabet = r.board.rules().alphabet;
+        let principal_variation = solution
+            .pv
+            .iter()
+            .map(|m| match m {
+                endgame::Move::Play { play, score } => pb::EndgameMove {
+                    play: Some(convert::play_to(play, alphabet)),
+                    score: *score,
+                    pass: false,
+                },
+                endgame::Move::Pass => pb::EndgameMove { play: None, score: 0, pass: true },
+            })
+            .collect();
+        Ok(Response::new(pb::SolveEndgameResponse {
+            principal_variation,
+            value: solution.value,
+            final_spread: r.spread.saturating_add(solution.value),
+            exact: solution.exact,
+            depth: solution.depth,
+            nodes: solution.nodes,
+        }))
+    }
 }
+
+/// SolveEndgame's search time when the request names none, and the most it may ask for.
+const DEFAULT_ENDGAME_MS: u32 = 1000;
+const MAX_ENDGAME_MS: u32 = 60_000;

@@ -12,8 +12,8 @@
 //! an inlined copy, so a message is written into a per-thread scratch slice of its exact length
 //! and handed to tonic with one copy.
 
-use prost::bytes::BufMut;
 use prost::Message;
+use prost::bytes::BufMut;
 use std::marker::PhantomData;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, EncodeBuf, Encoder};

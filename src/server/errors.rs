@@ -144,6 +144,11 @@ pub fn game_state(what: &'static str) -> Status {
     Status::failed_precondition(what)
 }
 
+/// The position is not a two-player endgame with the bag empty: FAILED_PRECONDITION.
+pub fn not_an_endgame(why: String) -> Status {
+    Status::failed_precondition(why)
+}
+
 /// A token problem: UNAUTHENTICATED.
 pub fn unauthenticated(what: &'static str) -> Status {
     Status::unauthenticated(what)

@@ -47,8 +47,19 @@ impl Default for Limits {
 /// caller's own rack in a live game), and its lexicon. Shared, not copied: a board is ~5 KB.
 pub struct Position {
     pub board: Arc<crate::board::Board>,
+    /// The rack analysis defaults to: a CGP's first, a seat's own in a game.
     pub rack: Option<crate::rack::Rack>,
+    /// `rack` belongs to the side to move (a CGP's always; a seat's on its turn).
+    pub rack_to_move: bool,
     pub lexicon: Arc<Lexicon>,
+    /// Players in the position.
+    pub players: usize,
+    /// The side to move's score less the next player's.
+    pub spread: i32,
+    /// Consecutive scoreless turns so far.
+    pub zeros: u32,
+    /// The game is over.
+    pub over: bool,
 }
 
 /// Positions built from CGP lines, by lexicon then line: analysis clients send the same position

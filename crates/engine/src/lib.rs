@@ -8,6 +8,7 @@ pub mod alphabet;
 pub mod bag;
 pub mod board;
 pub mod bot;
+pub mod endgame;
 pub mod game;
 pub mod lexicon;
 pub mod movegen;

@@ -1,0 +1,580 @@
+//! The exact endgame: once the bag is empty, each side can work out the other's rack (the
+//! tiles it cannot see), so a two-player game is a finite game of perfect information and can
+//! be solved.
+//!
+//! [`solve`] is a negamax search with alpha-beta pruning, iterative deepening, move ordering
+//! (the transposition table's move first, then going out, then score) and a transposition
+//! table keyed by a Zobrist hash of the board, both racks and the scoreless-turn count. Its
+//! value is the spread the side to move will add from here to the end of the game: every
+//! play's score, plus the racks as the rules count them at the end (going out takes twice the
+//! opponent's rack in spread; a run of scoreless turns costs each side its own rack).
+//!
+//! A search at a given depth marks a line cut at that depth as unproven; an iteration in which
+//! no line was cut is the exact answer, and the search stops there. When the time budget ends
+//! first, the best move of the deepest completed iteration is the answer, marked inexact.
+//!
+//! [`minimax`] is the plain reference (every move, no pruning, exact values remembered by the
+//! whole position): what the tests hold [`solve`] to on small endgames.
+
+use crate::alphabet::{BLANK_BIT, Tile, tile_is_blank};
+use crate::bag::SplitMix64;
+use crate::board::Board;
+use crate::game::Game;
+use crate::lexicon::Dawg;
+use crate::movegen::{CollectAll, Mode, ScoredPlay, generate};
+use crate::play::Play;
+use crate::rack::Rack;
+use crate::rules::{Ruleset, SQUARES};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// A bag-empty position between two players: `racks[0]` belongs to the side to move.
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub board: Board,
+    pub racks: [Rack; 2],
+    /// Consecutive scoreless turns so far (passes, exchanges, withdrawn plays).
+    pub zeros: u32,
+}
+
+impl Position {
+    /// The endgame of a two-seat game whose bag is empty and which is still being played, from
+    /// the view of the seat to move; `None` otherwise (a bag with tiles, more seats, a game over
+    /// or waiting for the play that went out to be accepted).
+    pub fn from_game(game: &Game) -> Option<Position> {
+        if game.config().seats != 2 || game.bag_len() > 0 || game.is_over() || game.awaiting_final_challenge()
+        {
+            return None;
+        }
+        let me = game.to_move();
+        let racks = [*game.rack(me)?, *game.rack(1 - me)?];
+        if racks[0].is_empty() || racks[1].is_empty() {
+            return None;
+        }
+        Some(Position { board: game.board().clone(), racks, zeros: game.scoreless_turns() })
+    }
+
+    /// The unseen tiles when `board` and `rack` are all a player can see and the bag is empty:
+    /// the full tile set less the board and the rack (the opponent's rack). `None` when the
+    /// board and the rack hold more of some tile than the set has.
+    pub fn unseen(board: &Board, rack: &Rack) -> Option<Rack> {
+        let rules = board.rules();
+        let mut unseen = rules.full_set();
+        for sq in 0..SQUARES {
+            let t = board.get(sq / crate::rules::SIZE, sq % crate::rules::SIZE);
+            if t != crate::alphabet::EMPTY && !unseen.take_tile(t) {
+                return None;
+            }
+        }
+        unseen.remove_all(rack).then_some(unseen)
+    }
+}
+
+/// One move of the endgame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    Play { play: Play, score: i32 },
+    Pass,
+}
+
+/// What [`solve`] found.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// The spread the side to move adds from here to the end (its points minus the
+    /// opponent's, the racks' end-of-game values included). Add the current spread for the
+    /// final one.
+    pub value: i32,
+    /// The principal variation, the side to move's move first. Exact solutions run to the end
+    /// of the game unless a proven transposition ended the line early.
+    pub pv: Vec<Move>,
+    /// The deepest iteration completed (plies).
+    pub depth: u32,
+    /// The whole game tree was resolved: `value` is the final spread under best play.
+    pub exact: bool,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+/// Bounds on a search.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Stop at this instant (the deepest completed iteration answers).
+    pub deadline: Option<Instant>,
+    /// Deepest iteration tried (plies).
+    pub max_depth: u32,
+    /// log2 of the transposition table's entries (about 48 bytes each).
+    pub table_bits: u32,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget { deadline: None, max_depth: 128, table_bits: 18 }
+    }
+}
+
+/// Solve the endgame `position` within `budget`. The side to move's rack must not be empty.
+pub fn solve(position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
+    let rules = position.board.rules().clone();
+    let mut s = Search {
+        dawg,
+        rules: &rules,
+        limit: rules.options.scoreless_turn_limit.turns(2),
+        table: vec![Entry::default(); 1 << budget.table_bits.clamp(8, 26)],
+        deadline: budget.deadline,
+        nodes: 0,
+        aborted: false,
+        can_abort: false,
+        plays: Vec::new(),
+        buffers: Vec::new(),
+        pv: Vec::new(),
+    };
+    let root = Node {
+        board: position.board.clone(),
+        racks: position.racks,
+        zeros: position.zeros,
+        hash: zobrist().position(&position.board, &position.racks, position.zeros),
+    };
+    let mut answer: Option<Solution> = None;
+    for depth in 1..=budget.max_depth.max(1) {
+        let (value, proven) = s.negamax(&root, depth, -INFINITY, INFINITY, 0);
+        if s.aborted && answer.is_some() {
+            break;
+        }
+        let pv = s.pv.first().cloned().unwrap_or_default();
+        answer = Some(Solution { value, pv, depth, exact: proven && !s.aborted, nodes: s.nodes });
+        if proven || s.aborted {
+            break;
+        }
+        // Depth 1 always completes, so there is always a move to answer with.
+        s.can_abort = true;
+    }
+    let mut answer = answer.expect("the first iteration always completes");
+    answer.nodes = s.nodes;
+    if answer.exact {
+        s.extend_pv(&root, &mut answer.pv);
+    }
+    answer
+}
+
+/// The exact value of `position` for the side to move, by plain minimax over every move (no
+/// pruning; each position's value remembered under its full description), or `None` when it
+/// would visit more than `max_positions` distinct positions. Exponential: for small endgames
+/// and tests.
+pub fn minimax(position: &Position, dawg: &Dawg, max_positions: usize) -> Option<i32> {
+    let rules = position.board.rules().clone();
+    let limit = rules.options.scoreless_turn_limit.turns(2);
+    let mut memo = HashMap::new();
+    let mut plain = Plain { dawg, rules: &rules, limit, memo: &mut memo, max_positions };
+    plain.value(&position.board, position.racks, position.zeros)
+}
+
+type MemoKey = (Vec<Tile>, [Rack; 2], u32);
+
+struct Plain<'a> {
+    dawg: &'a Dawg,
+    rules: &'a Ruleset,
+    limit: u32,
+    memo: &'a mut HashMap<MemoKey, i32>,
+    max_positions: usize,
+}
+
+impl Plain<'_> {
+    fn value(&mut self, board: &Board, racks: [Rack; 2], zeros: u32) -> Option<i32> {
+        let key: MemoKey = (board_tiles(board), racks, zeros);
+        if let Some(&v) = self.memo.get(&key) {
+            return Some(v);
+        }
+        if self.memo.len() >= self.max_positions {
+            return None;
+        }
+        let (own, opp) = (self.rules.rack_total(&racks[0]), self.rules.rack_total(&racks[1]));
+        // Passing: the scoreless run may end the game.
+        let mut best = if zeros + 1 >= self.limit {
+            opp - own
+        } else {
+            -self.value(board, [racks[1], racks[0]], zeros + 1)?
+        };
+        let mut plays = CollectAll::default();
+        generate(board, &racks[0], self.dawg, Mode::Both, &mut plays);
+        for sp in plays.0 {
+            let mut left = racks[0];
+            for p in sp.play.placements() {
+                left.take_tile(p.tile);
+            }
+            let value = if left.is_empty() {
+                sp.score + 2 * opp
+            } else {
+                let mut next = board.clone();
+                let placements: Vec<_> = sp.play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                next.place(&placements, self.dawg);
+                sp.score - self.value(&next, [racks[1], left], 0)?
+            };
+            best = best.max(value);
+        }
+        self.memo.insert(key, best);
+        Some(best)
+    }
+}
+
+fn board_tiles(board: &Board) -> Vec<Tile> {
+    (0..SQUARES).map(|sq| board.get(sq / crate::rules::SIZE, sq % crate::rules::SIZE)).collect()
+}
+
+const INFINITY: i32 = 1 << 20;
+/// The depth stored for a value that no horizon cut: good at any depth.
+const PROVEN: u8 = u8::MAX;
+
+/// How a stored value bounds the true one.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Bound {
+    #[default]
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    value: i32,
+    depth: u8,
+    bound: Bound,
+    /// The best move found here.
+    best: Option<Move>,
+}
+
+#[derive(Clone)]
+struct Node {
+    board: Board,
+    racks: [Rack; 2],
+    zeros: u32,
+    hash: u64,
+}
+
+/// A move with its ordering key and its value when it ends the game.
+#[derive(Clone, Copy)]
+struct Candidate {
+    mv: Move,
+    left: Rack,
+    order: i32,
+    /// The move ends the game: its value for the mover.
+    terminal: Option<i32>,
+}
+
+struct Search<'a> {
+    dawg: &'a Dawg,
+    rules: &'a Ruleset,
+    limit: u32,
+    table: Vec<Entry>,
+    deadline: Option<Instant>,
+    nodes: u64,
+    aborted: bool,
+    /// The budget may stop the search (not during the first iteration).
+    can_abort: bool,
+    /// The generator's output, reused.
+    plays: Vec<ScoredPlay>,
+    /// Move lists, one per ply, reused.
+    buffers: Vec<Vec<Candidate>>,
+    /// The principal variation from each ply (triangular).
+    pv: Vec<Vec<Move>>,
+}
+
+impl Search<'_> {
+    /// The node's value for its side to move within `(alpha, beta)`, and whether no line below
+    /// was cut by the depth limit.
+    fn negamax(&mut self, node: &Node, depth: u32, mut alpha: i32, mut beta: i32, ply: usize) -> (i32, bool) {
+        self.nodes += 1;
+        if self.can_abort
+            && self.nodes.is_multiple_of(512)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return (0, false);
+        }
+        while self.pv.len() <= ply + 1 {
+            self.pv.push(Vec::new());
+        }
+        self.pv[ply].clear();
+        let slot = (node.hash as usize) & (self.table.len() - 1);
+        let entry = self.table[slot];
+        let hit = entry.key == node.hash;
+        if hit && ply > 0 && (entry.depth == PROVEN || u32::from(entry.depth) >= depth) {
+            let proven = entry.depth == PROVEN;
+            match entry.bound {
+                Bound::Exact => return (entry.value, proven),
+                Bound::Lower => alpha = alpha.max(entry.value),
+                Bound::Upper => beta = beta.min(entry.value),
+            }
+            if alpha >= beta {
+                return (entry.value, proven);
+            }
+        }
+        let (own, opp) = (self.rules.rack_total(&node.racks[0]), self.rules.rack_total(&node.racks[1]));
+        if depth == 0 {
+            // The horizon: tiles still held will count against their holder.
+            return (opp - own, false);
+        }
+        let table_move = if hit { entry.best } else { None };
+        let mut moves = self.candidates(node, table_move, own, opp, ply);
+        let original_alpha = alpha;
+        let mut best_value = -INFINITY;
+        let mut best_move = None;
+        let mut proven = true;
+        for i in 0..moves.len() {
+            let c = moves[i];
+            let (value, child_proven) = match c.terminal {
+                Some(v) => (v, true),
+                // The child would be a horizon leaf: its value without building it.
+                None if depth == 1 => {
+                    self.nodes += 1;
+                    let score = match c.mv {
+                        Move::Play { score, .. } => score,
+                        Move::Pass => 0,
+                    };
+                    (score + opp - self.rules.rack_total(&c.left), false)
+                }
+                None => {
+                    let child = self.child(node, &c);
+                    let score = match c.mv {
+                        Move::Play { score, .. } => score,
+                        Move::Pass => 0,
+                    };
+                    // Principal variation search: after the first move, prove each other move no
+                    // better than alpha with a null window, and search it fully only if it is.
+                    let mut searched = None;
+                    if i > 0 {
+                        let (v, p) =
+                            self.negamax(&child, depth - 1, score - alpha - 1, score - alpha, ply + 1);
+                        if score - v <= alpha || score - v >= beta {
+                            searched = Some((score - v, p));
+                        }
+                    }
+                    match searched {
+                        Some(found) => found,
+                        None => {
+                            let (v, p) =
+                                self.negamax(&child, depth - 1, score - beta, score - alpha, ply + 1);
+                            (score - v, p)
+                        }
+                    }
+                }
+            };
+            if self.aborted {
+                self.buffers[ply] = std::mem::take(&mut moves);
+                return (0, false);
+            }
+            proven &= child_proven;
+            if value > best_value {
+                best_value = value;
+                best_move = Some(c.mv);
+                let (head, tail) = self.pv.split_at_mut(ply + 1);
+                head[ply].clear();
+                head[ply].push(c.mv);
+                if c.terminal.is_none() && depth > 1 {
+                    head[ply].extend_from_slice(&tail[0]);
+                }
+            }
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        moves.clear();
+        self.buffers[ply] = moves;
+        let bound = if best_value <= original_alpha {
+            Bound::Upper
+        } else if best_value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let stored_depth = if proven { PROVEN } else { depth.min(PROVEN as u32 - 1) as u8 };
+        self.table[slot] =
+            Entry { key: node.hash, value: best_value, depth: stored_depth, bound, best: best_move };
+        (best_value, proven)
+    }
+
+    /// Every move from `node`, best first by the search's ordering.
+    fn candidates(
+        &mut self,
+        node: &Node,
+        table_move: Option<Move>,
+        own: i32,
+        opp: i32,
+        ply: usize,
+    ) -> Vec<Candidate> {
+        while self.buffers.len() <= ply {
+            self.buffers.push(Vec::new());
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        moves.clear();
+        let mut plays = CollectAll(std::mem::take(&mut self.plays));
+        plays.0.clear();
+        generate(&node.board, &node.racks[0], self.dawg, Mode::Both, &mut plays);
+        for &sp in &plays.0 {
+            let mut left = node.racks[0];
+            for p in sp.play.placements() {
+                left.take_tile(p.tile);
+            }
+            let out = left.is_empty();
+            let terminal = out.then_some(sp.score + 2 * opp);
+            let mv = Move::Play { play: sp.play, score: sp.score };
+            let order = if table_move == Some(mv) {
+                i32::MAX
+            } else if out {
+                // Going out ends the game at once: the best of these is usually the answer.
+                INFINITY + sp.score
+            } else {
+                sp.score + 3 * sp.play.tiles_placed() as i32
+            };
+            moves.push(Candidate { mv, left, order, terminal });
+        }
+        let pass_ends = node.zeros + 1 >= self.limit;
+        moves.push(Candidate {
+            mv: Move::Pass,
+            left: node.racks[0],
+            order: if table_move == Some(Move::Pass) { i32::MAX } else { -INFINITY },
+            terminal: pass_ends.then_some(opp - own),
+        });
+        self.plays = plays.0;
+        // Stable: equal keys keep the generator's order, so the search is deterministic.
+        moves.sort_by_key(|c| std::cmp::Reverse(c.order));
+        moves
+    }
+
+    fn child(&self, node: &Node, c: &Candidate) -> Node {
+        let z = zobrist();
+        let mut hash = node.hash;
+        // The sides swap: racks[0] becomes the opponent's. Rack hashes are keyed by seat
+        // relative to the mover, so rehash both.
+        hash ^= z.rack(0, &node.racks[0]) ^ z.rack(1, &node.racks[1]);
+        hash ^= z.rack(0, &node.racks[1]) ^ z.rack(1, &c.left);
+        hash ^= z.zeros[node.zeros.min(15) as usize];
+        match c.mv {
+            Move::Play { play, .. } => {
+                let mut board = node.board.clone();
+                let placements: Vec<_> = play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                for &(r, col, t) in &placements {
+                    hash ^= z.square(r * crate::rules::SIZE + col, t);
+                }
+                board.place(&placements, self.dawg);
+                hash ^= z.zeros[0];
+                Node { board, racks: [node.racks[1], c.left], zeros: 0, hash }
+            }
+            Move::Pass => {
+                let zeros = node.zeros + 1;
+                hash ^= z.zeros[zeros.min(15) as usize];
+                Node { board: node.board.clone(), racks: [node.racks[1], node.racks[0]], zeros, hash }
+            }
+        }
+    }
+
+    /// Continue an exact principal variation through proven table entries to the end of the game.
+    fn extend_pv(&mut self, root: &Node, pv: &mut Vec<Move>) {
+        let mut node = root.clone();
+        let (mut i, mut guard) = (0, 0);
+        loop {
+            guard += 1;
+            if guard > 200 {
+                return;
+            }
+            let mv = if i < pv.len() {
+                pv[i]
+            } else {
+                // The line stopped at a transposition: search the position again with the full
+                // window (the table holds its proven bounds, so this is quick) for its next move.
+                let (_, proven) = self.negamax(&node, u32::from(PROVEN), -INFINITY, INFINITY, 0);
+                let Some(&mv) = self.pv[0].first().filter(|_| proven) else { return };
+                pv.push(mv);
+                mv
+            };
+            i += 1;
+            let mut left = node.racks[0];
+            if let Move::Play { play, .. } = mv {
+                for p in play.placements() {
+                    left.take_tile(p.tile);
+                }
+            }
+            let ends = match mv {
+                Move::Play { .. } => left.is_empty(),
+                Move::Pass => node.zeros + 1 >= self.limit,
+            };
+            if ends {
+                pv.truncate(i);
+                return;
+            }
+            let c = Candidate { mv, left, order: 0, terminal: None };
+            node = self.child(&node, &c);
+        }
+    }
+}
+
+/// Random keys for the transposition table's hash.
+struct Zobrist {
+    squares: Vec<u64>,
+    /// `[seat relative to the mover][tile kind][copy]`.
+    racks: Vec<u64>,
+    zeros: [u64; 16],
+}
+
+/// Tile kinds on a square: letters (1..=33) and blanks standing for them.
+const KINDS: usize = 68;
+const COPIES: usize = 16;
+
+impl Zobrist {
+    fn new() -> Zobrist {
+        let mut rng = SplitMix64::new(0x5eed_e11d_9a3e_0001);
+        Zobrist {
+            squares: (0..SQUARES * KINDS).map(|_| rng.next_u64()).collect(),
+            racks: (0..2 * KINDS * COPIES).map(|_| rng.next_u64()).collect(),
+            zeros: std::array::from_fn(|_| rng.next_u64()),
+        }
+    }
+
+    fn kind(t: Tile) -> usize {
+        (t & !BLANK_BIT) as usize % 34 + if tile_is_blank(t) { 34 } else { 0 }
+    }
+
+    fn square(&self, sq: usize, t: Tile) -> u64 {
+        self.squares[sq * KINDS + Self::kind(t)]
+    }
+
+    fn rack(&self, seat: usize, rack: &Rack) -> u64 {
+        let mut h = 0;
+        let mut blank_copy = 0;
+        let mut copies = [0usize; KINDS];
+        for t in rack.tiles() {
+            let kind = match t {
+                Some(l) => {
+                    let k = l as usize + 1;
+                    copies[k] += 1;
+                    k * COPIES + copies[k]
+                }
+                None => {
+                    blank_copy += 1;
+                    blank_copy
+                }
+            };
+            h ^= self.racks[(seat * KINDS * COPIES + kind) % self.racks.len()];
+        }
+        h
+    }
+
+    fn position(&self, board: &Board, racks: &[Rack; 2], zeros: u32) -> u64 {
+        let mut h = self.rack(0, &racks[0]) ^ self.rack(1, &racks[1]) ^ self.zeros[zeros.min(15) as usize];
+        for (sq, t) in board_tiles(board).into_iter().enumerate() {
+            if t != crate::alphabet::EMPTY {
+                h ^= self.square(sq, t);
+            }
+        }
+        h
+    }
+}
+
+fn zobrist() -> &'static Zobrist {
+    static Z: OnceLock<Zobrist> = OnceLock::new();
+    Z.get_or_init(Zobrist::new)
+}
