@@ -29,6 +29,9 @@ use crate::score::evaluate_normalized;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
+mod best_first;
+pub use best_first::best_by_equity;
+
 /// Which plays to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -211,55 +214,11 @@ fn generate_unfiltered(
     mode: Mode,
     sink: &mut impl PlaySink,
 ) -> Stats {
-    let rules = board.rules();
-    let mut values = [0i32; MAX_LETTERS];
-    let mut blank_values = [0i32; MAX_LETTERS];
-    let letters = rules.alphabet.len();
-    for l in 0..letters {
-        values[l] = rules.tile_value(tile(l as Letter, false));
-        blank_values[l] = rules.tile_value(tile(l as Letter, true));
-    }
-    let mut counts = [0u8; MAX_LETTERS];
-    for (l, c) in counts.iter_mut().enumerate().take(letters) {
-        *c = rack.count(l as Letter);
-    }
-    let mut g = Gen {
-        dawg,
-        values,
-        blank_values,
-        all: rules.alphabet.all_letters(),
-        rack: counts,
-        blanks: rack.blanks(),
-        rack_set: rack.letter_set(),
-        rack_len: rack.len() as u32,
-        rack_size: rules.rack_size as u32,
-        bingo: rules.bingo_bonus,
-        dir: Direction::Across,
-        line: 0,
-        tiles: [EMPTY; SIZE],
-        cross_sets: [0; SIZE],
-        cross_sums: [NO_CROSS; SIZE],
-        letter_mult: [1; SIZE],
-        word_mult: [1; SIZE],
-        word: [EMPTY; SIZE],
-        left_parts: Vec::new(),
-        left_levels: Vec::new(),
-        anchor: 0,
-        start: 0,
-        placed: 0,
-        skip_double_singles: false,
-        sink,
-        stats: Stats::default(),
-    };
+    let mut g = Gen::new(board, rack, dawg, sink);
     if g.rack_len == 0 {
         return g.stats;
     }
-    let dirs: &[Direction] = match mode {
-        Mode::Across => &[Direction::Across],
-        Mode::Down => &[Direction::Down],
-        Mode::Both => &[Direction::Across, Direction::Down],
-    };
-    for &dir in dirs {
+    for &dir in mode.directions() {
         g.dir = dir;
         g.skip_double_singles = mode == Mode::Both && dir == Direction::Down;
         for line in 0..SIZE {
@@ -272,6 +231,17 @@ fn generate_unfiltered(
         }
     }
     g.stats
+}
+
+impl Mode {
+    /// The orientations generated, in generation order.
+    fn directions(self) -> &'static [Direction] {
+        match self {
+            Mode::Across => &[Direction::Across],
+            Mode::Down => &[Direction::Down],
+            Mode::Both => &[Direction::Across, Direction::Down],
+        }
+    }
 }
 
 /// Generate all plays, best first.
@@ -344,7 +314,50 @@ struct Gen<'a, S: PlaySink> {
     stats: Stats,
 }
 
-impl<S: PlaySink> Gen<'_, S> {
+impl<'a, S: PlaySink> Gen<'a, S> {
+    fn new(board: &Board, rack: &Rack, dawg: &'a Dawg, sink: &'a mut S) -> Gen<'a, S> {
+        let rules = board.rules();
+        let mut values = [0i32; MAX_LETTERS];
+        let mut blank_values = [0i32; MAX_LETTERS];
+        let letters = rules.alphabet.len();
+        for l in 0..letters {
+            values[l] = rules.tile_value(tile(l as Letter, false));
+            blank_values[l] = rules.tile_value(tile(l as Letter, true));
+        }
+        let mut counts = [0u8; MAX_LETTERS];
+        for (l, c) in counts.iter_mut().enumerate().take(letters) {
+            *c = rack.count(l as Letter);
+        }
+        Gen {
+            dawg,
+            values,
+            blank_values,
+            all: rules.alphabet.all_letters(),
+            rack: counts,
+            blanks: rack.blanks(),
+            rack_set: rack.letter_set(),
+            rack_len: rack.len() as u32,
+            rack_size: rules.rack_size as u32,
+            bingo: rules.bingo_bonus,
+            dir: Direction::Across,
+            line: 0,
+            tiles: [EMPTY; SIZE],
+            cross_sets: [0; SIZE],
+            cross_sums: [NO_CROSS; SIZE],
+            letter_mult: [1; SIZE],
+            word_mult: [1; SIZE],
+            word: [EMPTY; SIZE],
+            left_parts: Vec::new(),
+            left_levels: Vec::new(),
+            anchor: 0,
+            start: 0,
+            placed: 0,
+            skip_double_singles: false,
+            sink,
+            stats: Stats::default(),
+        }
+    }
+
     fn load_line(&mut self, board: &Board, dir: Direction, line: usize) {
         let rules = board.rules();
         self.line = line;
@@ -373,46 +386,53 @@ impl<S: PlaySink> Gen<'_, S> {
             anchors &= anchors - 1;
             let searched_from = prev_anchor.map_or(0, |a| a + 1);
             prev_anchor = Some(anchor);
-            // AJ88 §7.2: nothing can go on this anchor.
-            if self.cross_sets[anchor] & self.available() == 0 {
-                continue;
-            }
-            self.stats.anchors += 1;
-            self.anchor = anchor;
-            if anchor > 0 && self.tiles[anchor - 1] != EMPTY {
-                // Left part fixed by the board: walk it, then extend.
-                let mut start = anchor;
-                while start > 0 && self.tiles[start - 1] != EMPTY {
-                    start -= 1;
-                }
-                let mut node = self.dawg.root();
-                let mut set = self.dawg.letters(node);
-                let mut main = 0;
-                let mut ok = true;
-                for pos in start..anchor {
-                    let t = self.tiles[pos];
-                    let l = tile_letter(t);
-                    if set >> l & 1 == 0 {
-                        ok = false;
-                        break;
-                    }
-                    let step = self.dawg.step(node, set, l);
-                    self.stats.arcs += 1;
-                    (node, set) = (step.target, step.set);
-                    main += self.board_value(t);
-                    self.word[pos] = EMPTY;
-                }
-                if ok {
-                    self.start = start;
-                    self.extend(node, set, false, anchor, main, 1, 0);
-                }
-            } else {
-                // Left part from the rack on the empty non-anchor squares before the anchor.
-                let free = anchor - searched_from.max(self.free_start(anchor));
-                let limit = free.min(self.rack_len as usize - 1).min(MAX_LEFT);
-                self.left_parts_at_anchor(limit);
-            }
+            self.at_anchor(anchor, searched_from);
         }
+    }
+
+    /// Every play of the loaded line whose leftmost anchor is `anchor`; `searched_from` is the
+    /// square after the line's previous anchor (left parts do not reach back past it).
+    fn at_anchor(&mut self, anchor: usize, searched_from: usize) {
+        // AJ88 §7.2: nothing can go on this anchor.
+        if self.cross_sets[anchor] & self.available() == 0 {
+            return;
+        }
+        self.stats.anchors += 1;
+        self.anchor = anchor;
+        if anchor > 0 && self.tiles[anchor - 1] != EMPTY {
+            // Left part fixed by the board: walk it, then extend.
+            let mut start = anchor;
+            while start > 0 && self.tiles[start - 1] != EMPTY {
+                start -= 1;
+            }
+            let mut node = self.dawg.root();
+            let mut set = self.dawg.letters(node);
+            let mut main = 0;
+            for pos in start..anchor {
+                let t = self.tiles[pos];
+                let l = tile_letter(t);
+                if set >> l & 1 == 0 {
+                    return;
+                }
+                let step = self.dawg.step(node, set, l);
+                self.stats.arcs += 1;
+                (node, set) = (step.target, step.set);
+                main += self.board_value(t);
+                self.word[pos] = EMPTY;
+            }
+            self.start = start;
+            self.extend(node, set, false, anchor, main, 1, 0);
+        } else {
+            // Left part from the rack on the empty non-anchor squares before the anchor.
+            let limit = self.left_limit(anchor, searched_from);
+            self.left_parts_at_anchor(limit);
+        }
+    }
+
+    /// Most rack tiles a left part may put before `anchor` (an empty square before it).
+    fn left_limit(&self, anchor: usize, searched_from: usize) -> usize {
+        let free = anchor - searched_from.max(self.free_start(anchor));
+        free.min(self.rack_len as usize - 1).min(MAX_LEFT)
     }
 
     /// First square of the run of empty squares ending just before `anchor`.

@@ -1,0 +1,336 @@
+//! The best play without generating every play: anchors searched in the order of an upper bound
+//! on the equity (score plus the value of the tiles kept) of any play they can make, stopping
+//! when the next bound is below the best play found.
+//!
+//! A play is generated at exactly one anchor (its leftmost, with the left-part limit), so a bound
+//! per anchor that holds for every play generated there makes the search exact: a play never
+//! reached has equity at most its anchor's bound, below the best found, so below the winner's.
+//! Ties keep full generation's order (higher score, then [`Play`] order) because every anchor
+//! whose bound reaches the best equity is searched.
+//!
+//! The bound of an anchor is the best over the spans its plays can cover (each start its left
+//! part allows, each end to the right while rack tiles remain and fit the cross-sets) of:
+//! - the main word: the span's board tiles plus the rack's highest values on its best letter
+//!   premiums, times every word premium in the span;
+//! - each cross-word: its tiles plus the rack's highest value on that square's premiums;
+//! - the bingo bonus when the span takes the whole rack;
+//! - the best value of any tiles kept when that many tiles are played.
+//!
+//! Each span extends the previous one by a square, so the bound of an anchor costs a few dozen
+//! additions.
+
+use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay};
+use crate::alphabet::{EMPTY, Letter, tile, tile_letter};
+use crate::board::Board;
+use crate::lexicon::Dawg;
+use crate::play::Play;
+use crate::rack::Rack;
+use crate::rules::SIZE;
+use crate::score::evaluate_normalized;
+use std::collections::HashSet;
+
+/// The play with the highest `score + leave(tiles kept)`, ties to full generation's first
+/// (higher score, then play order), found best-first; `None` when there is no play.
+pub fn best_by_equity(
+    board: &Board,
+    rack: &Rack,
+    dawg: &Dawg,
+    mode: Mode,
+    leave: impl Fn(&Rack) -> f32,
+) -> Option<(f32, ScoredPlay)> {
+    if rack.is_empty() {
+        return None;
+    }
+    let bounds = Bounds::new(board, rack, &leave);
+    let mut tasks = Vec::with_capacity(128);
+    for &dir in mode.directions() {
+        for line in 0..SIZE {
+            let mut anchors = board.anchor_bits(dir, line);
+            let mut prev: Option<usize> = None;
+            while anchors != 0 {
+                let anchor = anchors.trailing_zeros() as usize;
+                anchors &= anchors - 1;
+                let searched_from = prev.map_or(0, |a| a + 1);
+                prev = Some(anchor);
+                if let Some(bound) = bounds.anchor(board, dir, line, anchor, searched_from) {
+                    tasks.push(Task {
+                        bound,
+                        dir,
+                        line: line as u8,
+                        anchor: anchor as u8,
+                        searched_from: searched_from as u8,
+                    });
+                }
+            }
+        }
+    }
+    // Highest bound first; equal bounds in generation order (the sort is stable).
+    tasks.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+    let existing = (board.rules().options.no_repeated_words && !board.is_empty())
+        .then(|| board.words_on_board().into_iter().collect::<HashSet<Vec<Letter>>>())
+        .filter(|words| !words.is_empty());
+    let mut sink = BestSink { board, rack: *rack, leave: &leave, existing, best: None };
+    let mut g = Gen::new(board, rack, dawg, &mut sink);
+    let mut loaded: Option<(Direction, u8)> = None;
+    for task in tasks {
+        if g.sink.best.is_some_and(|(e, _)| task.bound < e) {
+            break;
+        }
+        if loaded != Some((task.dir, task.line)) {
+            g.dir = task.dir;
+            g.skip_double_singles = mode == Mode::Both && task.dir == Direction::Down;
+            g.load_line(board, task.dir, task.line as usize);
+            loaded = Some((task.dir, task.line));
+        }
+        g.at_anchor(task.anchor as usize, task.searched_from as usize);
+    }
+    sink.best
+}
+
+#[derive(Clone, Copy)]
+struct Task {
+    bound: f32,
+    dir: Direction,
+    line: u8,
+    anchor: u8,
+    searched_from: u8,
+}
+
+/// Keeps the best play by equity, as the strong bot compares them.
+struct BestSink<'a, L: Fn(&Rack) -> f32> {
+    board: &'a Board,
+    rack: Rack,
+    leave: &'a L,
+    /// Words already on the board, under the no-repeated-words option.
+    existing: Option<HashSet<Vec<Letter>>>,
+    best: Option<(f32, ScoredPlay)>,
+}
+
+impl<L: Fn(&Rack) -> f32> PlaySink for BestSink<'_, L> {
+    fn accept(&mut self, play: &Play, score: i32) {
+        let mut left = self.rack;
+        for p in play.placements() {
+            left.take_tile(p.tile);
+        }
+        let equity = score as f32 + (self.leave)(&left);
+        let sp = ScoredPlay { play: *play, score };
+        if !self.best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
+            return;
+        }
+        if let Some(existing) = &self.existing {
+            let e = evaluate_normalized(self.board, play);
+            let repeats = e.words.iter().any(|w| {
+                let letters: Vec<Letter> = w.tiles.iter().map(|&t| tile_letter(t)).collect();
+                existing.contains(&letters)
+            });
+            if repeats {
+                return;
+            }
+        }
+        self.best = Some((equity, sp));
+    }
+}
+
+/// What an anchor's bound needs of the rack.
+struct Bounds {
+    /// `prefix[k]`: the sum of the rack's `k` highest tile values.
+    prefix: [i32; SIZE + 1],
+    /// The rack's letters with their values, highest first.
+    letters: Vec<(Letter, i32)>,
+    /// What a blank on the rack may score (`None`: no blank).
+    blank: Option<i32>,
+    /// Letters the rack can place (every letter while it holds a blank).
+    available: u64,
+    rack_len: usize,
+    rack_size: usize,
+    bingo: i32,
+    /// `keep[n]`: the best leave value of any `n` of the rack's tiles.
+    keep: [f32; SIZE + 1],
+}
+
+impl Bounds {
+    fn new(board: &Board, rack: &Rack, leave: &impl Fn(&Rack) -> f32) -> Bounds {
+        let rules = board.rules();
+        let letters = rules.alphabet.len();
+        let blank_value = (0..letters).map(|l| rules.tile_value(tile(l as Letter, true))).max().unwrap_or(0);
+        let tiles: Vec<Option<Letter>> = rack.tiles().collect();
+        let mut values: Vec<i32> = tiles
+            .iter()
+            .map(|t| match t {
+                Some(l) => rules.tile_value(tile(*l, false)),
+                None => blank_value,
+            })
+            .collect();
+        values.sort_unstable_by(|a, b| b.cmp(a));
+        let mut prefix = [0; SIZE + 1];
+        for k in 1..=SIZE {
+            prefix[k] = prefix[k - 1] + values.get(k - 1).copied().unwrap_or(0);
+        }
+        let mut keep = [f32::NEG_INFINITY; SIZE + 1];
+        let n = tiles.len().min(SIZE);
+        for mask in 0u32..(1 << n) {
+            let mut kept = Rack::new();
+            for (i, t) in tiles.iter().enumerate().take(n) {
+                if mask >> i & 1 == 1 {
+                    match t {
+                        Some(l) => kept.add(*l),
+                        None => kept.add_blank(),
+                    }
+                }
+            }
+            let size = mask.count_ones() as usize;
+            keep[size] = keep[size].max(leave(&kept));
+        }
+        let mut by_value: Vec<(Letter, i32)> = Vec::new();
+        for t in tiles.iter().flatten() {
+            if !by_value.iter().any(|(l, _)| l == t) {
+                by_value.push((*t, rules.tile_value(tile(*t, false))));
+            }
+        }
+        by_value.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Bounds {
+            prefix,
+            letters: by_value,
+            blank: (rack.blanks() > 0).then_some(blank_value),
+            available: if rack.blanks() > 0 { rules.alphabet.all_letters() } else { rack.letter_set() },
+            rack_len: tiles.len(),
+            rack_size: rules.rack_size,
+            bingo: rules.bingo_bonus,
+            keep,
+        }
+    }
+
+    /// The most a rack tile may score on a square whose cross-set is `cross_set`.
+    fn top(&self, cross_set: u64) -> i32 {
+        let letter = self.letters.iter().find(|(l, _)| cross_set >> l & 1 == 1).map_or(0, |(_, v)| *v);
+        match self.blank {
+            Some(b) if cross_set != 0 => letter.max(b),
+            _ => letter,
+        }
+    }
+
+    /// Letter premiums (3, 2, 1 counts) of `k` placed tiles, filled with the highest values.
+    fn placed_value(&self, triple: usize, double: usize, k: usize) -> i32 {
+        let t = triple.min(k);
+        let d = (triple + double).min(k);
+        3 * self.prefix[t] + 2 * (self.prefix[d] - self.prefix[t]) + (self.prefix[k] - self.prefix[d])
+    }
+
+    /// The bound of every play generated at `anchor` of `line`, or `None` when the generator
+    /// would skip the anchor (no rack letter fits it).
+    fn anchor(
+        &self,
+        board: &Board,
+        dir: Direction,
+        line: usize,
+        anchor: usize,
+        searched_from: usize,
+    ) -> Option<f32> {
+        let tiles = board.line(dir, line);
+        let cross_sets = board.cross_set_line(dir, line);
+        let cross_sums = board.cross_sum_line(dir, line);
+        if cross_sets[anchor] & self.available == 0 {
+            return None;
+        }
+        let rules = board.rules();
+        let premium = |pos: usize| {
+            let (row, col) = dir.to_board(line, pos);
+            rules.premium(row, col)
+        };
+        let value = |t| rules.tile_value(t);
+        // Starts: the board's tiles before the anchor, or up to `limit` rack tiles.
+        let (first, last, fixed) = if anchor > 0 && tiles[anchor - 1] != EMPTY {
+            let mut s = anchor;
+            while s > 0 && tiles[s - 1] != EMPTY {
+                s -= 1;
+            }
+            (s, s, true)
+        } else {
+            let mut free_start = anchor;
+            while free_start > 0 && tiles[free_start - 1] == EMPTY {
+                free_start -= 1;
+            }
+            let free = anchor - searched_from.max(free_start);
+            let limit = free.min(self.rack_len - 1).min(7);
+            (anchor - limit, anchor, false)
+        };
+        let mut best = f32::NEG_INFINITY;
+        // From the anchor leftwards, each start adds one placed square.
+        let mut left = Span::default();
+        if fixed {
+            left.board = (first..anchor).map(|p| value(tiles[p])).sum();
+        }
+        for start in (first..=last).rev() {
+            if !fixed && start < anchor {
+                // A rack tile on `start`, which must take some letter the rack has.
+                if cross_sets[start] & self.available == 0 {
+                    break;
+                }
+                left.place(premium(start), cross_sums[start], self.top(cross_sets[start]));
+            }
+            let mut span = left;
+            for pos in anchor..SIZE {
+                if tiles[pos] != EMPTY {
+                    span.board += value(tiles[pos]);
+                } else {
+                    if span.placed == self.rack_len || cross_sets[pos] & self.available == 0 {
+                        break;
+                    }
+                    span.place(premium(pos), cross_sums[pos], self.top(cross_sets[pos]));
+                }
+                // A word may end here when the next square is empty or the edge.
+                if pos + 1 == SIZE || tiles[pos + 1] == EMPTY {
+                    best = best.max(self.span_bound(&span));
+                }
+            }
+        }
+        Some(best)
+    }
+
+    fn span_bound(&self, s: &Span) -> f32 {
+        // Two bounds on the placed tiles' letter points: the rack's best values on the best
+        // premiums, and each square's best fitting value; both hold, so the smaller does.
+        let placed = self.placed_value(s.triple, s.double, s.placed).min(s.fitting);
+        let main = s.word_mult * (s.board + placed);
+        let bingo = if s.placed == self.rack_size { self.bingo } else { 0 };
+        (main + s.cross + bingo) as f32 + self.keep[self.rack_len - s.placed]
+    }
+}
+
+/// The running sums of a span's squares.
+#[derive(Clone, Copy)]
+struct Span {
+    board: i32,
+    placed: usize,
+    triple: usize,
+    double: usize,
+    word_mult: i32,
+    /// Bounds of the cross-words formed.
+    cross: i32,
+    /// Each placed square's best fitting value times its letter premium.
+    fitting: i32,
+}
+
+impl Default for Span {
+    fn default() -> Span {
+        Span { board: 0, placed: 0, triple: 0, double: 0, word_mult: 1, cross: 0, fitting: 0 }
+    }
+}
+
+impl Span {
+    fn place(&mut self, premium: crate::rules::Premium, cross_sum: i16, top: i32) {
+        self.placed += 1;
+        let lm = premium.letter_multiplier();
+        match lm {
+            3 => self.triple += 1,
+            2 => self.double += 1,
+            _ => {}
+        }
+        let wm = premium.word_multiplier();
+        self.word_mult *= wm;
+        self.fitting += top * lm;
+        if cross_sum != NO_CROSS {
+            self.cross += (i32::from(cross_sum) + top * lm) * wm;
+        }
+    }
+}
