@@ -3,6 +3,7 @@
 mod bench;
 mod bench_server;
 mod bench_store;
+mod bot_match;
 mod gcg;
 mod generate;
 mod lexicon;
@@ -33,6 +34,9 @@ enum Command {
     /// Check GCG records by replaying them; export a bot game as GCG.
     #[command(subcommand)]
     Gcg(gcg::GcgCommand),
+    /// Two bot levels play each other, seats alternating: `A vs B: N games, A wins X% ± s.e.,
+    /// mean spread +Y ± s.e.`
+    Match(bot_match::MatchArgs),
     /// Measure the engine (figures for BENCHMARKS.md).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -49,5 +53,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Gen(args) => generate::run(args),
         Command::Gcg(cmd) => gcg::run(cmd),
         Command::Selfplay(args) => generate::selfplay(args),
+        Command::Match(args) => bot_match::run(args),
     }
 }

@@ -1,0 +1,117 @@
+//! `dawgref match`: two bot levels play each other, seats alternating, and the result is printed
+//! with its standard errors.
+
+use super::CliResult;
+use clap::Args;
+use dawgref::bot::{BotLevel, play_out};
+use dawgref::game::{Game, GameConfig};
+use dawgref::lexicon::catalog;
+use dawgref::rules::{Ruleset, RulesetKind};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Two bot levels, `A,B` (weak, greedy, strong): A is the first named in the result.
+    #[arg(long, value_parser = two_levels)]
+    bots: (BotLevel, BotLevel),
+    /// Games to play; A sits first in the even games, B in the odd ones.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    /// Game `g` uses bag seed `seed + g`: the same seed replays the same match.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn two_levels(text: &str) -> Result<(BotLevel, BotLevel), String> {
+    match text.split(',').collect::<Vec<_>>().as_slice() {
+        [a, b] => Ok((a.trim().parse()?, b.trim().parse()?)),
+        _ => Err(format!("{text:?}: expected two levels, A,B (e.g. strong,greedy)")),
+    }
+}
+
+/// A's final spread in game `g`.
+fn one_game(
+    rules: &Arc<Ruleset>,
+    lexicon: &Arc<dawgref::lexicon::Lexicon>,
+    a: BotLevel,
+    b: BotLevel,
+    seed: u64,
+    g: u64,
+) -> Result<i32, String> {
+    let config = GameConfig::new(rules.clone(), lexicon.clone(), seed.wrapping_add(g));
+    let mut game = Game::new(config).map_err(|e| e.to_string())?;
+    let a_seat = (g % 2) as usize;
+    let mut levels = [b; 2];
+    levels[a_seat] = a;
+    play_out(&mut game, &levels, 1000, |_| {}).map_err(|e| format!("game {g}: {e}"))?;
+    let s = game.scores();
+    Ok(s[a_seat] - s[1 - a_seat])
+}
+
+pub fn run(args: MatchArgs) -> CliResult {
+    let (a, b) = args.bots;
+    let games = args.games.clamp(1, 1_000_000);
+    let rules = Arc::new(Ruleset::new(args.ruleset));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let started = Instant::now();
+    // Games are independent and seeded by number: spread them over the cores, same result.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games as usize);
+    let results: Vec<Result<i32, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers as u64)
+            .map(|w| {
+                let (rules, lexicon) = (&rules, &lexicon);
+                scope.spawn(move || {
+                    (w..games)
+                        .step_by(workers)
+                        .map(|g| (g, one_game(rules, lexicon, a, b, args.seed, g)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(u64, Result<i32, String>)> =
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect();
+        all.sort_by_key(|(g, _)| *g);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let spreads: Vec<f64> = results.into_iter().map(|r| r.map(f64::from)).collect::<Result<_, _>>()?;
+    if spreads.len() as u64 != games {
+        return Err(format!("{} of {games} games finished", spreads.len()).into());
+    }
+    let n = spreads.len() as f64;
+    let wins = spreads
+        .iter()
+        .map(|&s| {
+            if s > 0.0 {
+                1.0
+            } else if s == 0.0 {
+                0.5
+            } else {
+                0.0
+            }
+        })
+        .sum::<f64>()
+        / n;
+    let mean = spreads.iter().sum::<f64>() / n;
+    let var = spreads.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    eprintln!(
+        "{} in {:.1} s on {workers} threads, seeds {}..{}",
+        args.ruleset,
+        started.elapsed().as_secs_f64(),
+        args.seed,
+        args.seed.wrapping_add(games - 1)
+    );
+    println!(
+        "{} vs {}: {games} games, {} wins {:.1}% ± {:.1}, mean spread {mean:+.1} ± {:.1}",
+        a.name(),
+        b.name(),
+        a.name(),
+        100.0 * wins,
+        100.0 * (wins * (1.0 - wins) / n).sqrt(),
+        (var / n).sqrt()
+    );
+    Ok(ExitCode::SUCCESS)
+}
