@@ -29,6 +29,20 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         passes: usize,
     },
+    /// The best play found best-first (anchors in the order of an upper bound on equity) next
+    /// to full generation keeping the best, on `bench movegen`'s positions: by score alone and
+    /// by score plus the strong bot's leave value.
+    BestPlay {
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "en")]
+        lexicon: String,
+        /// Timed passes over all positions (each position's fastest pass is kept).
+        #[arg(long, default_value_t = 3)]
+        passes: usize,
+    },
     /// Strong (leave-aware) bot against greedy: mean spread over many games, seats alternating.
     Bots {
         #[arg(long, default_value_t = 1000)]
@@ -126,6 +140,9 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             movegen(games, seed, &lexicon, passes.max(1))
         }
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
+        BenchCommand::BestPlay { games, seed, lexicon, passes } => {
+            best_play(games, seed, &lexicon, passes.max(1))
+        }
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
         BenchCommand::Endgame { positions, seed, ruleset, budget_ms } => {
             endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
@@ -449,5 +466,67 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
         nodes as f64 / seconds.max(1e-9),
         (var / n).sqrt(),
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
+    use dawgref::bot::leave_value;
+    use dawgref::movegen::{ScoredPlay, best_by_equity};
+    let lexicon = catalog::resolve(lexicon, None)?.lexicon;
+    let positions = positions(games, seed, &lexicon);
+    let dawg = lexicon.dawg();
+    println!(
+        "{} positions of {games} greedy games (seed {seed}), lexicon {}, {passes} passes (fastest kept)",
+        positions.len(),
+        lexicon.name()
+    );
+    for (label, with_leave) in [("score", false), ("score + leave", true)] {
+        let mut full_us = vec![f64::INFINITY; positions.len()];
+        let mut first_us = vec![f64::INFINITY; positions.len()];
+        for _ in 0..passes {
+            for (i, (board, rack, _)) in positions.iter().enumerate() {
+                let rules = board.rules().clone();
+                // A bag with tiles: the leave as the strong bot values it mid-game.
+                let leave = |left: &Rack| if with_leave { leave_value(&rules, left, 50) } else { 0.0 };
+                let start = Instant::now();
+                let mut best: Option<(f32, ScoredPlay)> = None;
+                generate(board, rack, dawg, Mode::Both, &mut |play: &Play, score| {
+                    let mut left = *rack;
+                    for p in play.placements() {
+                        left.take_tile(p.tile);
+                    }
+                    let equity = score as f32 + leave(&left);
+                    let sp = ScoredPlay { play: *play, score };
+                    if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
+                        best = Some((equity, sp));
+                    }
+                });
+                full_us[i] = full_us[i].min(start.elapsed().as_secs_f64() * 1e6);
+                let start = Instant::now();
+                let found = best_by_equity(board, rack, dawg, Mode::Both, leave);
+                first_us[i] = first_us[i].min(start.elapsed().as_secs_f64() * 1e6);
+                if found != best {
+                    return Err(format!(
+                        "position {i}: best-first {found:?} differs from full generation {best:?}"
+                    )
+                    .into());
+                }
+            }
+        }
+        let mut ratios: Vec<f64> = full_us.iter().zip(&first_us).map(|(f, b)| b / f).collect();
+        ratios.sort_by(f64::total_cmp);
+        full_us.sort_by(f64::total_cmp);
+        first_us.sort_by(f64::total_cmp);
+        println!(
+            "{label:<14} full generation p50 {:.1} us p99 {:.1} us | best-first p50 {:.1} us p99 {:.1} us | \
+             ratio of medians {:.2}x, median per-position ratio {:.2}x",
+            percentile(&full_us, 0.5),
+            percentile(&full_us, 0.99),
+            percentile(&first_us, 0.5),
+            percentile(&first_us, 0.99),
+            percentile(&first_us, 0.5) / percentile(&full_us, 0.5),
+            percentile(&ratios, 0.5),
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,7 @@ use crate::score::evaluate_normalized;
 use crate::validate::validate_play;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -294,11 +295,17 @@ impl Analysis for AnalysisService {
         let racks = Self::endgame_racks(&r, req.rack.as_ref())?;
         let position = endgame::Position { board: (*r.board).clone(), racks, zeros: r.zeros };
         let lexicon = r.lexicon.clone();
+        // A search is CPU work for up to a minute: on the pool, never on the runtime's threads,
+        // and never on every pool thread at once (bots keep one). The budget runs from when a
+        // thread is free.
+        let _permit = self.state.searches.acquire().await.map_err(|_| errors::shutting_down())?;
+        // A caller that goes away (cancelled, timed out) stops its search.
+        let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
         let budget = endgame::Budget {
             deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
+            stop: Some(stop.0.clone()),
             ..endgame::Budget::default()
         };
-        // A search is CPU work for up to a minute: on the pool, never on the runtime's threads.
         let solution = self
             .state
             .pool
@@ -326,6 +333,15 @@ impl Analysis for AnalysisService {
             depth: solution.depth,
             nodes: solution.nodes,
         }))
+    }
+}
+
+/// Raises its flag when dropped: with the request's future, when the caller goes away.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 

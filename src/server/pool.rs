@@ -53,7 +53,12 @@ impl Pool {
 
     /// One worker per core.
     pub fn per_core() -> Pool {
-        Pool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+        Pool::new(Pool::cores())
+    }
+
+    /// The cores this process may use: the workers of [`Pool::per_core`].
+    pub fn cores() -> usize {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
     }
 
     /// Run `job` on a worker and wait for its answer; None if the job panicked (a bug, reported

@@ -26,7 +26,8 @@ use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, SQUARES};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// A bag-empty position between two players: `racks[0]` belongs to the side to move.
@@ -97,7 +98,7 @@ pub struct Solution {
 }
 
 /// Bounds on a search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Budget {
     /// Stop at this instant (the deepest completed iteration answers).
     pub deadline: Option<Instant>,
@@ -105,11 +106,13 @@ pub struct Budget {
     pub max_depth: u32,
     /// log2 of the transposition table's entries (about 48 bytes each).
     pub table_bits: u32,
+    /// Set from elsewhere to stop the search as the deadline would (a caller that went away).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { deadline: None, max_depth: 128, table_bits: 18 }
+        Budget { deadline: None, max_depth: 128, table_bits: 18, stop: None }
     }
 }
 
@@ -122,6 +125,7 @@ pub fn solve(position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
         limit: rules.options.scoreless_turn_limit.turns(2),
         table: vec![Entry::default(); 1 << budget.table_bits.clamp(8, 26)],
         deadline: budget.deadline,
+        stop: budget.stop.clone(),
         nodes: 0,
         aborted: false,
         can_abort: false,
@@ -268,6 +272,7 @@ struct Search<'a> {
     limit: u32,
     table: Vec<Entry>,
     deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
     nodes: u64,
     aborted: bool,
     /// The budget may stop the search (not during the first iteration).
@@ -287,7 +292,8 @@ impl Search<'_> {
         self.nodes += 1;
         if self.can_abort
             && self.nodes.is_multiple_of(512)
-            && self.deadline.is_some_and(|d| Instant::now() >= d)
+            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
         {
             self.aborted = true;
         }

@@ -9,6 +9,7 @@ use dawgref_engine::endgame::{Budget, Move, Position, minimax, solve};
 use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
 use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// A game of greedy bots from `seed`, played on past the empty bag until both racks hold at most
@@ -85,7 +86,7 @@ fn full_racks_searched_to_a_fixed_depth_answer_the_same_legal_move_twice() {
             let Some(position) = Position::from_game(&game) else { continue };
             let budget = Budget { max_depth: 3, ..Budget::default() };
             let dawg = game.config().lexicon.dawg();
-            let first = solve(&position, dawg, budget);
+            let first = solve(&position, dawg, budget.clone());
             let again = solve(&position, dawg, budget);
             let what = format!("{kind} seed {seed}");
             assert_eq!(
@@ -125,6 +126,19 @@ fn a_spent_budget_answers_with_the_first_iteration() {
     let mut game = game;
     let seat = game.to_move();
     game.act(seat, action(first), 10_000_000).expect("the move is legal");
+}
+
+#[test]
+fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
+    let game = endgame(RulesetKind::English, 1, 7).expect("seed 1 reaches an endgame");
+    let position = Position::from_game(&game).unwrap();
+    let stop = Arc::new(AtomicBool::new(true));
+    let budget = Budget { stop: Some(stop), ..Budget::default() };
+    let solution = solve(&position, game.config().lexicon.dawg(), budget);
+    // Seed 1's endgame takes over twenty million positions to solve exactly.
+    assert!(!solution.exact);
+    assert_eq!(solution.depth, 1);
+    assert!(!solution.pv.is_empty());
 }
 
 #[test]
