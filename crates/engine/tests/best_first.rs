@@ -108,3 +108,16 @@ fn ten_thousand_positions(kind: RulesetKind) {
         assert_eq!(compared, 2 * positions.len());
     }
 }
+
+#[test]
+fn a_rack_longer_than_a_line_is_searched_in_full() {
+    let kind = RulesetKind::English;
+    let board = common::board_with(kind, &["8D WINDY"]);
+    let alphabet = kind.alphabet();
+    let rack = Rack::parse("AEIOURSTLNDCMPBGH", alphabet).unwrap();
+    assert!(rack.len() > 15);
+    let by_score = |_: &Rack| 0.0;
+    let expected = full(&board, &rack, &by_score);
+    assert!(expected.is_some());
+    assert_eq!(best_by_equity(&board, &rack, lexicon(kind).dawg(), Mode::Both, by_score), expected);
+}

@@ -41,6 +41,12 @@ pub fn best_by_equity(
     if rack.is_empty() {
         return None;
     }
+    if rack.len() > SIZE {
+        // No game deals such a rack; the bounds below count at most a line of tiles.
+        let mut sink = BestSink { board, rack: *rack, leave: &leave, existing: None, best: None };
+        super::generate(board, rack, dawg, mode, &mut sink);
+        return sink.best;
+    }
     let bounds = Bounds::new(board, rack, &leave);
     let mut tasks = Vec::with_capacity(128);
     for &dir in mode.directions() {
