@@ -471,7 +471,7 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
 
 fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
     use dawgref::bot::leave_value;
-    use dawgref::movegen::{ScoredPlay, best_by_equity};
+    use dawgref::movegen::{best_by_equity, best_by_equity_full};
     let lexicon = catalog::resolve(lexicon, None)?.lexicon;
     let positions = positions(games, seed, &lexicon);
     let dawg = lexicon.dawg();
@@ -489,18 +489,7 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
                 // A bag with tiles: the leave as the strong bot values it mid-game.
                 let leave = |left: &Rack| if with_leave { leave_value(&rules, left, 50) } else { 0.0 };
                 let start = Instant::now();
-                let mut best: Option<(f32, ScoredPlay)> = None;
-                generate(board, rack, dawg, Mode::Both, &mut |play: &Play, score| {
-                    let mut left = *rack;
-                    for p in play.placements() {
-                        left.take_tile(p.tile);
-                    }
-                    let equity = score as f32 + leave(&left);
-                    let sp = ScoredPlay { play: *play, score };
-                    if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
-                        best = Some((equity, sp));
-                    }
-                });
+                let best = best_by_equity_full(board, rack, dawg, Mode::Both, leave);
                 full_us[i] = full_us[i].min(start.elapsed().as_secs_f64() * 1e6);
                 let start = Instant::now();
                 let found = best_by_equity(board, rack, dawg, Mode::Both, leave);

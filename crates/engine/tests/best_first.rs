@@ -7,28 +7,14 @@ mod common;
 use common::{Rng, lexicon, rules};
 use dawgref_engine::board::Board;
 use dawgref_engine::bot::leave_value;
-use dawgref_engine::movegen::{Mode, ScoredPlay, best_by_equity, generate};
-use dawgref_engine::play::Play;
+use dawgref_engine::movegen::{Mode, ScoredPlay, best_by_equity, best_by_equity_full};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
 use dawgref_engine::selfplay::greedy_game;
 
 /// The best play by `score + leave`, as full generation ranks them.
 fn full(board: &Board, rack: &Rack, leave: &dyn Fn(&Rack) -> f32) -> Option<(f32, ScoredPlay)> {
-    let dawg_owner = lexicon(board.rules().kind);
-    let mut best: Option<(f32, ScoredPlay)> = None;
-    generate(board, rack, dawg_owner.dawg(), Mode::Both, &mut |play: &Play, score| {
-        let mut left = *rack;
-        for p in play.placements() {
-            left.take_tile(p.tile);
-        }
-        let equity = score as f32 + leave(&left);
-        let sp = ScoredPlay { play: *play, score };
-        if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
-            best = Some((equity, sp));
-        }
-    });
-    best
+    best_by_equity_full(board, rack, lexicon(board.rules().kind).dawg(), Mode::Both, leave)
 }
 
 /// The rack as dealt, the rack with a blank for one tile, and the rack with its blanks made

@@ -43,9 +43,7 @@ pub fn best_by_equity(
     }
     if rack.len() > SIZE {
         // No game deals such a rack; the bounds below count at most a line of tiles.
-        let mut sink = BestSink { board, rack: *rack, leave: &leave, existing: None, best: None };
-        super::generate(board, rack, dawg, mode, &mut sink);
-        return sink.best;
+        return best_by_equity_full(board, rack, dawg, mode, leave);
     }
     let bounds = Bounds::new(board, rack, &leave);
     let mut tasks = Vec::with_capacity(128);
@@ -90,6 +88,20 @@ pub fn best_by_equity(
         }
         g.at_anchor(task.anchor as usize, task.searched_from as usize);
     }
+    sink.best
+}
+
+/// [`best_by_equity`] by full generation: every play ranked. The reference best-first search
+/// is held to, and what it is measured against.
+pub fn best_by_equity_full(
+    board: &Board,
+    rack: &Rack,
+    dawg: &Dawg,
+    mode: Mode,
+    leave: impl Fn(&Rack) -> f32,
+) -> Option<(f32, ScoredPlay)> {
+    let mut sink = BestSink { board, rack: *rack, leave: &leave, existing: None, best: None };
+    super::generate(board, rack, dawg, mode, &mut sink);
     sink.best
 }
 
