@@ -268,6 +268,35 @@ pub fn best_play(board: &Board, rack: &Rack, dawg: &Dawg, mode: Mode) -> Option<
 /// Longest left part: a full rack less the tile on the anchor.
 const MAX_LEFT: usize = 7;
 
+/// The anchors of a line (`anchors`, one bit per square), left to right, each with the square
+/// after the line's previous anchor: left parts do not reach back past it, so that each play is
+/// generated at one anchor only.
+fn line_anchors(mut anchors: u16) -> impl Iterator<Item = (usize, usize)> {
+    let mut searched_from = 0;
+    std::iter::from_fn(move || {
+        if anchors == 0 {
+            return None;
+        }
+        let anchor = anchors.trailing_zeros() as usize;
+        anchors &= anchors - 1;
+        let from = searched_from;
+        searched_from = anchor + 1;
+        Some((anchor, from))
+    })
+}
+
+/// Most rack tiles a left part may put on the empty squares before `anchor` of `tiles` (the
+/// square before it being empty): not past `searched_from`, not over a tile, at most the rack
+/// less the tile on the anchor.
+fn left_limit(tiles: &[Tile; SIZE], anchor: usize, searched_from: usize, rack_len: usize) -> usize {
+    let mut free_start = anchor;
+    while free_start > 0 && tiles[free_start - 1] == EMPTY {
+        free_start -= 1;
+    }
+    let free = anchor - searched_from.max(free_start);
+    free.min(rack_len.saturating_sub(1)).min(MAX_LEFT)
+}
+
 /// A left part: rack tiles spelling a DAWG prefix, to be placed just before an anchor.
 #[derive(Clone, Copy)]
 struct LeftPart {
@@ -378,14 +407,8 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         if self.blanks > 0 { self.all } else { self.rack_set }
     }
 
-    fn line_anchors(&mut self, mut anchors: u16) {
-        // Empty non-anchor squares since the last anchor or tile: the left-part limit.
-        let mut prev_anchor: Option<usize> = None;
-        while anchors != 0 {
-            let anchor = anchors.trailing_zeros() as usize;
-            anchors &= anchors - 1;
-            let searched_from = prev_anchor.map_or(0, |a| a + 1);
-            prev_anchor = Some(anchor);
+    fn line_anchors(&mut self, anchors: u16) {
+        for (anchor, searched_from) in line_anchors(anchors) {
             self.at_anchor(anchor, searched_from);
         }
     }
@@ -429,19 +452,8 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         }
     }
 
-    /// Most rack tiles a left part may put before `anchor` (an empty square before it).
     fn left_limit(&self, anchor: usize, searched_from: usize) -> usize {
-        let free = anchor - searched_from.max(self.free_start(anchor));
-        free.min(self.rack_len as usize - 1).min(MAX_LEFT)
-    }
-
-    /// First square of the run of empty squares ending just before `anchor`.
-    fn free_start(&self, anchor: usize) -> usize {
-        let mut s = anchor;
-        while s > 0 && self.tiles[s - 1] == EMPTY {
-            s -= 1;
-        }
-        s
+        left_limit(&self.tiles, anchor, searched_from, self.rack_len as usize)
     }
 
     #[inline]

@@ -19,7 +19,7 @@
 //! Each span extends the previous one by a square, so the bound of an anchor costs a few dozen
 //! additions.
 
-use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay};
+use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors};
 use crate::alphabet::{EMPTY, Letter, tile, tile_letter};
 use crate::board::Board;
 use crate::lexicon::Dawg;
@@ -49,13 +49,7 @@ pub fn best_by_equity(
     let mut tasks = Vec::with_capacity(128);
     for &dir in mode.directions() {
         for line in 0..SIZE {
-            let mut anchors = board.anchor_bits(dir, line);
-            let mut prev: Option<usize> = None;
-            while anchors != 0 {
-                let anchor = anchors.trailing_zeros() as usize;
-                anchors &= anchors - 1;
-                let searched_from = prev.map_or(0, |a| a + 1);
-                prev = Some(anchor);
+            for (anchor, searched_from) in line_anchors(board.anchor_bits(dir, line)) {
                 if let Some(bound) = bounds.anchor(board, dir, line, anchor, searched_from) {
                     tasks.push(Task {
                         bound,
@@ -264,12 +258,7 @@ impl Bounds {
             }
             (s, s, true)
         } else {
-            let mut free_start = anchor;
-            while free_start > 0 && tiles[free_start - 1] == EMPTY {
-                free_start -= 1;
-            }
-            let free = anchor - searched_from.max(free_start);
-            let limit = free.min(self.rack_len - 1).min(7);
+            let limit = left_limit(tiles, anchor, searched_from, self.rack_len);
             (anchor - limit, anchor, false)
         };
         let mut best = f32::NEG_INFINITY;
