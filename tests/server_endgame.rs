@@ -6,7 +6,7 @@ mod common;
 
 use common::lexicon;
 use common::server::*;
-use dawgref::bot::{BotLevel, choose_action};
+use dawgref::bot::{BotLevel, play_while};
 use dawgref::endgame::{Position, minimax};
 use dawgref::game::{ChallengeRule, Game, GameConfig};
 use dawgref::notation::cgp;
@@ -23,15 +23,8 @@ fn small_endgame(kind: RulesetKind, seed: u64) -> Option<(Game, String)> {
     let mut config = GameConfig::new(Arc::new(Ruleset::new(kind)), lex, seed);
     config.challenge = ChallengeRule::Void;
     let mut game = Game::new(config).unwrap();
-    let mut now = 0;
-    while !(game.bag_len() == 0 && (0..2).all(|s| game.rack(s).unwrap().len() <= 3)) {
-        if game.is_over() {
-            return None;
-        }
-        now += 1000;
-        let seat = game.to_move();
-        game.act(seat, choose_action(&game, seat, BotLevel::Greedy), now).unwrap();
-    }
+    let small = |g: &Game| g.bag_len() == 0 && (0..2).all(|s| g.rack(s).unwrap().len() <= 3);
+    play_while(&mut game, &[BotLevel::Greedy], 1000, |g| !small(g)).unwrap();
     if game.is_over() {
         return None;
     }

@@ -380,17 +380,12 @@ fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
 /// A strong-vs-strong game from `seed` (void challenges: the play that goes out ends the game),
 /// stopped at the first turn with the bag empty; `None` if it ended before.
 fn bag_empty_game(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64) -> Option<dawgref::game::Game> {
-    use dawgref::bot::{BotLevel, choose_action};
+    use dawgref::bot::{BotLevel, play_while};
     use dawgref::game::{ChallengeRule, Game, GameConfig};
     let mut config = GameConfig::new(rules.clone(), lexicon.clone(), seed);
     config.challenge = ChallengeRule::Void;
     let mut game = Game::new(config).ok()?;
-    let mut now = 0;
-    while !game.is_over() && game.bag_len() > 0 {
-        now += 1000;
-        let seat = game.to_move();
-        game.act(seat, choose_action(&game, seat, BotLevel::Strong), now).ok()?;
-    }
+    play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > 0).ok()?;
     (!game.is_over()).then_some(game)
 }
 

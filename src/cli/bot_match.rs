@@ -3,9 +3,9 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref::bot::{BotLevel, play_out};
-use dawgref::game::{Game, GameConfig};
-use dawgref::lexicon::catalog;
+use dawgref::bot::{BotLevel, duel};
+use dawgref::game::ChallengeRule;
+use dawgref::lexicon::{Lexicon, catalog};
 use dawgref::rules::{Ruleset, RulesetKind};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -33,23 +33,23 @@ fn two_levels(text: &str) -> Result<(BotLevel, BotLevel), String> {
     }
 }
 
-/// A's final spread in game `g`.
+/// A's final spread in game `g` (A in seat `g % 2`).
 fn one_game(
     rules: &Arc<Ruleset>,
-    lexicon: &Arc<dawgref::lexicon::Lexicon>,
-    a: BotLevel,
-    b: BotLevel,
+    lexicon: &Arc<Lexicon>,
+    levels: (BotLevel, BotLevel),
     seed: u64,
     g: u64,
 ) -> Result<i32, String> {
-    let config = GameConfig::new(rules.clone(), lexicon.clone(), seed.wrapping_add(g));
-    let mut game = Game::new(config).map_err(|e| e.to_string())?;
-    let a_seat = (g % 2) as usize;
-    let mut levels = [b; 2];
-    levels[a_seat] = a;
-    play_out(&mut game, &levels, 1000, |_| {}).map_err(|e| format!("game {g}: {e}"))?;
-    let s = game.scores();
-    Ok(s[a_seat] - s[1 - a_seat])
+    duel(
+        rules.clone(),
+        lexicon.clone(),
+        seed.wrapping_add(g),
+        levels,
+        (g % 2) as usize,
+        ChallengeRule::Single,
+    )
+    .map_err(|e| format!("game {g}: {e}"))
 }
 
 pub fn run(args: MatchArgs) -> CliResult {
@@ -67,7 +67,7 @@ pub fn run(args: MatchArgs) -> CliResult {
                 scope.spawn(move || {
                     (w..games)
                         .step_by(workers)
-                        .map(|g| (g, one_game(rules, lexicon, a, b, args.seed, g)))
+                        .map(|g| (g, one_game(rules, lexicon, (a, b), args.seed, g)))
                         .collect::<Vec<_>>()
                 })
             })

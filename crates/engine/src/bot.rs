@@ -211,30 +211,68 @@ pub fn play_out(
     step_ms: u64,
     mut observe: impl FnMut(&Game),
 ) -> Result<u64, crate::game::GameError> {
+    play_while(game, levels, step_ms, |g| {
+        observe(g);
+        true
+    })
+}
+
+/// [`play_out`], stopping early after the first action for which `go_on` says false (a bag
+/// just emptied, say). Returns the number of actions taken.
+pub fn play_while(
+    game: &mut Game,
+    levels: &[BotLevel],
+    step_ms: u64,
+    mut go_on: impl FnMut(&Game) -> bool,
+) -> Result<u64, crate::game::GameError> {
     let mut now = game.history().last().map_or(0, |e| e.time_ms);
     let mut actions = 0;
     while !game.is_over() {
         now += step_ms;
         let seats = game.config().seats;
-        if let Some((player, _)) = game.challengeable() {
+        let challenger = game.challengeable().and_then(|(player, _)| {
             // Opponents in turn order from the seat to move.
-            let challenger = (0..seats)
+            (0..seats)
                 .map(|k| (game.to_move() + k) % seats)
-                .find(|&s| s != player && wants_to_challenge(game, s));
-            if let Some(s) = challenger {
+                .find(|&s| s != player && wants_to_challenge(game, s))
+        });
+        match challenger {
+            Some(s) => {
                 game.challenge(s, now)?;
-                actions += 1;
-                observe(game);
-                continue;
+            }
+            None => {
+                let seat = game.to_move();
+                let action = choose_action(game, seat, levels[seat % levels.len()]);
+                game.act(seat, action, now)?;
             }
         }
-        let seat = game.to_move();
-        let action = choose_action(game, seat, levels[seat % levels.len()]);
-        game.act(seat, action, now)?;
         actions += 1;
-        observe(game);
+        if !go_on(game) {
+            break;
+        }
     }
     Ok(actions)
+}
+
+/// One two-seat game of `a` (in `a_seat`) against `b` under `challenge`, bag seeded by `seed`;
+/// `a`'s final spread.
+pub fn duel(
+    rules: std::sync::Arc<Ruleset>,
+    lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
+    seed: u64,
+    (a, b): (BotLevel, BotLevel),
+    a_seat: usize,
+    challenge: crate::game::ChallengeRule,
+) -> Result<i32, crate::game::GameError> {
+    let mut config = crate::game::GameConfig::new(rules, lexicon, seed);
+    config.challenge = challenge;
+    let a_seat = a_seat % 2;
+    let mut levels = [b; 2];
+    levels[a_seat] = a;
+    let mut game = Game::new(config)?;
+    play_out(&mut game, &levels, 1000, |_| {})?;
+    let s = game.scores();
+    Ok(s[a_seat] - s[1 - a_seat])
 }
 
 /// One game of the strong bot against greedy, seats alternating with the seed's parity; the
@@ -244,13 +282,7 @@ pub fn strong_vs_greedy(
     lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
     seed: u64,
 ) -> i32 {
-    let mut config = crate::game::GameConfig::new(rules, lexicon, seed);
-    config.challenge = crate::game::ChallengeRule::Double;
-    let strong_seat = (seed % 2) as usize;
-    let mut levels = [BotLevel::Greedy; 2];
-    levels[strong_seat] = BotLevel::Strong;
-    let mut game = Game::new(config).expect("a two-seat game of a shipped ruleset");
-    play_out(&mut game, &levels, 1000, |_| {}).expect("bots only make legal moves");
-    let s = game.scores();
-    s[strong_seat] - s[1 - strong_seat]
+    let levels = (BotLevel::Strong, BotLevel::Greedy);
+    duel(rules, lexicon, seed, levels, (seed % 2) as usize, crate::game::ChallengeRule::Double)
+        .expect("bots only make legal moves in a two-seat game of a shipped ruleset")
 }

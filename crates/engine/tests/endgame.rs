@@ -4,7 +4,7 @@
 mod common;
 
 use common::{lexicon, rules};
-use dawgref_engine::bot::{BotLevel, choose_action};
+use dawgref_engine::bot::{BotLevel, play_while};
 use dawgref_engine::endgame::{Budget, Move, Position, minimax, solve};
 use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
 use dawgref_engine::rules::RulesetKind;
@@ -20,19 +20,9 @@ fn endgame(kind: RulesetKind, seed: u64, max_tiles: usize) -> Option<Game> {
     // Void: a play that goes out ends the game at once (no wait for a challenge).
     config.challenge = ChallengeRule::Void;
     let mut game = Game::new(config).unwrap();
-    let mut now = 0;
-    loop {
-        if game.is_over() {
-            return None;
-        }
-        if game.bag_len() == 0 && (0..2).all(|s| game.rack(s).unwrap().len() <= max_tiles) {
-            return Some(game);
-        }
-        now += 1000;
-        let seat = game.to_move();
-        let action = choose_action(&game, seat, BotLevel::Greedy);
-        game.act(seat, action, now).unwrap();
-    }
+    let small = |g: &Game| g.bag_len() == 0 && (0..2).all(|s| g.rack(s).unwrap().len() <= max_tiles);
+    play_while(&mut game, &[BotLevel::Greedy], 1000, |g| !small(g)).unwrap();
+    (!game.is_over() && small(&game)).then_some(game)
 }
 
 fn spread(game: &Game, seat: usize) -> i32 {
