@@ -1,7 +1,7 @@
 //! `dawgref bench …`: measured figures for BENCHMARKS.md (never timing assertions in tests).
 
 use super::CliResult;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use dawgref::board::Board;
 use dawgref::lexicon::{Lexicon, catalog};
 use dawgref::movegen::{CollectAll, Mode, generate};
@@ -18,31 +18,11 @@ use std::time::{Duration, Instant};
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
     /// Full move generation over the positions of seeded greedy self-play games.
-    Movegen {
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value = "en")]
-        lexicon: String,
-        /// Timed passes over all positions (each position's fastest pass is kept).
-        #[arg(long, default_value_t = 3)]
-        passes: usize,
-    },
+    Movegen(PositionArgs),
     /// The best play found best-first (anchors in the order of an upper bound on equity) next
     /// to full generation keeping the best, on `bench movegen`'s positions: by score alone and
     /// by score plus the strong bot's leave value.
-    BestPlay {
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value = "en")]
-        lexicon: String,
-        /// Timed passes over all positions (each position's fastest pass is kept).
-        #[arg(long, default_value_t = 3)]
-        passes: usize,
-    },
+    BestPlay(PositionArgs),
     /// Strong (leave-aware) bot against greedy: mean spread over many games, seats alternating.
     Bots {
         #[arg(long, default_value_t = 1000)]
@@ -133,16 +113,26 @@ pub enum BenchCommand {
     },
 }
 
+/// The positions of seeded greedy games, timed over several passes.
+#[derive(Args, Debug)]
+pub struct PositionArgs {
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "en")]
+    lexicon: String,
+    /// Timed passes over all positions (each position's fastest pass is kept).
+    #[arg(long, default_value_t = 3)]
+    passes: usize,
+}
+
 pub fn run(cmd: BenchCommand) -> CliResult {
     match cmd {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
-        BenchCommand::Movegen { games, seed, lexicon, passes } => {
-            movegen(games, seed, &lexicon, passes.max(1))
-        }
+        BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
-        BenchCommand::BestPlay { games, seed, lexicon, passes } => {
-            best_play(games, seed, &lexicon, passes.max(1))
-        }
+        BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
         BenchCommand::Endgame { positions, seed, ruleset, budget_ms } => {
             endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
