@@ -195,16 +195,20 @@ struct NoRepeats<'a, S: PlaySink> {
 
 impl<S: PlaySink> PlaySink for NoRepeats<'_, S> {
     fn accept(&mut self, play: &Play, score: i32) {
-        let e = evaluate_normalized(self.board, play);
-        let repeats = e.words.iter().any(|w| {
-            let letters: Vec<Letter> = w.tiles.iter().map(|&t| tile_letter(t)).collect();
-            self.existing.contains(&letters)
-        });
-        if !repeats {
+        if !repeats_a_word(self.board, &self.existing, play) {
             self.plays += 1;
             self.inner.accept(play, score);
         }
     }
+}
+
+/// Whether `play` forms a word of `existing` (the words already on `board`).
+fn repeats_a_word(board: &Board, existing: &HashSet<Vec<Letter>>, play: &Play) -> bool {
+    let e = evaluate_normalized(board, play);
+    e.words.iter().any(|w| {
+        let letters: Vec<Letter> = w.tiles.iter().map(|&t| tile_letter(t)).collect();
+        existing.contains(&letters)
+    })
 }
 
 fn generate_unfiltered(

@@ -19,14 +19,13 @@
 //! Each span extends the previous one by a square, so the bound of an anchor costs a few dozen
 //! additions.
 
-use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors};
-use crate::alphabet::{EMPTY, Letter, tile, tile_letter};
+use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word};
+use crate::alphabet::{EMPTY, Letter, tile};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::SIZE;
-use crate::score::evaluate_normalized;
 use std::collections::HashSet;
 
 /// The play with the highest `score + leave(tiles kept)`, ties to full generation's first
@@ -129,15 +128,9 @@ impl<L: Fn(&Rack) -> f32> PlaySink for BestSink<'_, L> {
         if !self.best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
             return;
         }
-        if let Some(existing) = &self.existing {
-            let e = evaluate_normalized(self.board, play);
-            let repeats = e.words.iter().any(|w| {
-                let letters: Vec<Letter> = w.tiles.iter().map(|&t| tile_letter(t)).collect();
-                existing.contains(&letters)
-            });
-            if repeats {
-                return;
-            }
+        // Only a play that would be the best is checked: the check costs an evaluation.
+        if self.existing.as_ref().is_some_and(|existing| repeats_a_word(self.board, existing, play)) {
+            return;
         }
         self.best = Some((equity, sp));
     }
