@@ -40,9 +40,31 @@ pub struct ServeArgs {
     /// Serve Prometheus metrics on this address (GET /metrics); off when unset.
     #[arg(long, env = "DAWGREF_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// The tournament director's secret: ListGames and the web client's /director page need it
+    /// as their bearer token. Unset: no director (ListGames is FAILED_PRECONDITION). Prefer the
+    /// environment variable: a command line is visible to every user of the machine.
+    #[arg(long, env = "DAWGREF_DIRECTOR_TOKEN", hide_env_values = true)]
+    director_token: Option<Secret>,
     /// Log as JSON lines (the filter is RUST_LOG, default info).
     #[arg(long, env = "DAWGREF_LOG_JSON")]
     log_json: bool,
+}
+
+/// A secret from the command line or environment: its `Debug` never shows it.
+#[derive(Clone)]
+struct Secret(String);
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Secret, Self::Err> {
+        Ok(Secret(s.to_string()))
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
 }
 
 pub fn run(args: ServeArgs) -> CliResult {
@@ -92,6 +114,10 @@ pub fn run(args: ServeArgs) -> CliResult {
             Arc::new(store)
         };
         let handle = server::state_with_store(lexicons, config.limits.clone(), store);
+        if let Some(Secret(token)) = args.director_token.as_ref().filter(|t| !t.0.is_empty()) {
+            handle.state.set_director_token(token);
+            tracing::info!("director token set: ListGames and /director are open to its holder");
+        }
         let report = recovery::recover(&handle.state).await.map_err(|e| e.to_string())?;
         tracing::info!(
             games = report.loaded,

@@ -154,6 +154,18 @@ pub fn unauthenticated(what: &'static str) -> Status {
     Status::unauthenticated(what)
 }
 
+/// ListGames on a server started without a director token: FAILED_PRECONDITION.
+pub fn no_director() -> Status {
+    Status::failed_precondition(
+        "this server has no director token (start it with --director-token or DAWGREF_DIRECTOR_TOKEN)",
+    )
+}
+
+/// A token that is well formed but not the one needed: PERMISSION_DENIED.
+pub fn permission_denied(what: &'static str) -> Status {
+    Status::permission_denied(what)
+}
+
 /// A failure of the server itself (a worker that died, no randomness): INTERNAL.
 pub fn internal(what: impl std::fmt::Display) -> Status {
     Status::internal(what.to_string())

@@ -47,6 +47,12 @@ fn display_name(field: &str, name: &str) -> Result<String, Status> {
 /// and its bots' pace.
 type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
 
+/// ListGames' page size when the request names none, and the largest it may name.
+const DEFAULT_PAGE: usize = 50;
+const MAX_PAGE: usize = 100;
+/// The longest ListGames query, in characters.
+const MAX_QUERY_CHARS: usize = 100;
+
 /// The longest pause a game's bots may be asked to take before moving.
 const MAX_BOT_DELAY_MS: u32 = 60_000;
 
@@ -264,6 +270,62 @@ impl Games for GamesService {
         let (token, hash) = auth::new_token()?;
         let seat = session.join(name, hash).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        self.state.check_director(request.metadata())?;
+        let req = request.into_inner();
+        let size = match req.page_size {
+            0 => DEFAULT_PAGE,
+            n if n as usize > MAX_PAGE => {
+                return Err(errors::bad_field(
+                    "page_size",
+                    format!("{n}: a page holds 1 to {MAX_PAGE} games"),
+                ));
+            }
+            n => n as usize,
+        };
+        let after = match req.page_token.as_str() {
+            "" => None,
+            t => Some(Uuid::parse_str(t).map_err(|_| {
+                errors::bad_field(
+                    "page_token",
+                    "not a token this server gave (a game id from next_page_token)",
+                )
+            })?),
+        };
+        let query_chars = req.query.chars().count();
+        if query_chars > MAX_QUERY_CHARS {
+            return Err(errors::bad_field(
+                "query",
+                format!("{query_chars} characters: a query has at most {MAX_QUERY_CHARS}"),
+            ));
+        }
+        let query = req.query.trim().to_lowercase();
+        let matching: Vec<_> = self
+            .state
+            .live_sessions()
+            .into_iter()
+            .filter(|s| {
+                query.is_empty()
+                    || s.id().to_string().starts_with(&query)
+                    || s.snapshot().seats().iter().any(|seat| seat.name.to_lowercase().contains(&query))
+            })
+            .collect();
+        let start = after.map_or(0, |a| matching.partition_point(|s| s.id() <= a));
+        let page = &matching[start.min(matching.len())..(start + size).min(matching.len())];
+        let next_page_token = match page.last() {
+            Some(last) if start + size < matching.len() => last.id().to_string(),
+            _ => String::new(),
+        };
+        Ok(Response::new(pb::ListGamesResponse {
+            games: page.iter().map(|s| s.view(Viewer::Watcher)).collect(),
+            next_page_token,
+            total: matching.len() as u32,
+        }))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {

@@ -33,7 +33,7 @@ pub struct Metrics {
 
 /// The RPCs whose latency is recorded under their own name: every dawgref.v1 method, health
 /// and reflection. Any other path is recorded as `other` (a client cannot mint labels).
-const TIMED: [&str; 16] = [
+const TIMED: [&str; 18] = [
     "CreateGame",
     "JoinGame",
     "GetGame",
@@ -42,9 +42,11 @@ const TIMED: [&str; 16] = [
     "WatchGame",
     "ExportGcg",
     "ImportGcg",
+    "ListGames",
     "ValidatePlay",
     "Evaluate",
     "GenerateMoves",
+    "SolveEndgame",
     "ListLexicons",
     "JudgeWords",
     "Check",

@@ -140,6 +140,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Where games are made durable.
     pub store: Arc<dyn GameStore>,
+    /// The hash of the director's token (ListGames), once set at start; none: no director.
+    director: std::sync::OnceLock<super::auth::TokenHash>,
 }
 
 impl AppState {
@@ -162,7 +164,37 @@ impl AppState {
             tasks: tokio_util::task::TaskTracker::new(),
             shutdown,
             store,
+            director: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Accept `token` as the director's (ListGames), for the server's life. Only its hash is
+    /// kept. False when a director token was already set.
+    pub fn set_director_token(&self, token: &str) -> bool {
+        self.director.set(super::auth::hash(token)).is_ok()
+    }
+
+    /// The request carries the director's token.
+    pub fn check_director(&self, metadata: &tonic::metadata::MetadataMap) -> Result<(), Status> {
+        let Some(hash) = self.director.get() else {
+            return Err(super::errors::no_director());
+        };
+        let token = super::auth::bearer(metadata)?.ok_or_else(|| {
+            super::errors::unauthenticated(
+                "listing games needs the director's token (authorization: Bearer <token>)",
+            )
+        })?;
+        match super::auth::find_seat(&token, &[Some(*hash)]) {
+            Some(_) => Ok(()),
+            None => Err(super::errors::permission_denied("that is not the director's token")),
+        }
+    }
+
+    /// Every live game's session, in game id order.
+    pub fn live_sessions(&self) -> Vec<Arc<Session>> {
+        let mut all: Vec<Arc<Session>> = self.sessions.iter().map(|s| s.value().clone()).collect();
+        all.sort_unstable_by_key(|s| s.id());
+        all
     }
 
     /// Start a session's task, tracked for shutdown.
