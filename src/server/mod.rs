@@ -1,5 +1,5 @@
 //! The gRPC server: one session task per live game, proto ↔ domain conversion, the privacy
-//! policy, auth, streams, limits, health, reflection, grpc-web and metrics. The only crate that
+//! policy, auth, streams, limits, health, reflection, grpc-web, the browser client and metrics. The only crate that
 //! knows tonic and tokio; the engine (`dawgref-engine`) cannot import them.
 
 pub mod analysis;
@@ -16,6 +16,7 @@ pub mod recovery;
 pub mod session;
 pub mod state;
 pub mod status;
+pub mod web;
 
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
@@ -144,6 +145,7 @@ pub async fn serve_on(
         .accept_http1(true)
         .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
+        .layer(web::WebLayer)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(status::normalize))
         .layer(metrics::RpcMetricsLayer(state.metrics.clone()))

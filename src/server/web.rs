@@ -1,0 +1,370 @@
+//! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`, `/director`, all
+//! the same single page that routes itself), its modules and style (`/web/…`, embedded in the
+//! binary from `web/`), and two documents generated here so that the page has one source of
+//! truth with the server: `/web/schema.json` (every message of our protos, from the descriptor
+//! set the server was built with, for the page's protobuf codec) and `/web/rules.json` (boards,
+//! letters and tile values of the three rulesets, from the engine).
+//!
+//! The page talks to the server in grpc-web (tonic-web answers it on the same port). This
+//! layer sits outside tonic-web and answers every GET and HEAD itself: gRPC and grpc-web
+//! requests are POSTs, and tonic-web refuses any other HTTP/1.1 request.
+
+use crate::alphabet::Alphabet;
+use crate::rules::{Premium, Ruleset, RulesetKind, SIZE};
+use axum::body::Bytes;
+use http::{HeaderValue, Method, StatusCode, header};
+use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::LazyLock;
+use std::task::{Context, Poll};
+use tonic::body::Body;
+
+/// One file the page loads.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    body: Bytes,
+    /// Changes whenever the content does (`ETag`): a reload asks, and gets 304 when unchanged.
+    etag: HeaderValue,
+}
+
+impl Asset {
+    fn new(path: &'static str, content_type: &'static str, body: Bytes) -> Asset {
+        let hash = xxhash_rust::xxh3::xxh3_64(&body);
+        let etag = HeaderValue::from_str(&format!("\"{hash:016x}\"")).expect("hex is a header value");
+        Asset { path, content_type, body, etag }
+    }
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const JSON: &str = "application/json";
+
+/// Every file, built once.
+static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
+    let file = |path, content_type, text: &'static str| {
+        Asset::new(path, content_type, Bytes::from_static(text.as_bytes()))
+    };
+    vec![
+        file("index.html", HTML, include_str!("../../web/index.html")),
+        file("app.js", JS, include_str!("../../web/app.js")),
+        file("board.js", JS, include_str!("../../web/board.js")),
+        file("grpc.js", JS, include_str!("../../web/grpc.js")),
+        file("style.css", CSS, include_str!("../../web/style.css")),
+        Asset::new("schema.json", JSON, Bytes::from(schema_json())),
+        Asset::new("rules.json", JSON, Bytes::from(rules_json())),
+    ]
+});
+
+/// The asset a GET path names: the page for its three routes, `/web/<file>` for the rest.
+fn asset_for(path: &str) -> Option<&'static Asset> {
+    let name = match path {
+        "/" | "/director" | "/director/" => "index.html",
+        p if p.strip_prefix("/games/").is_some_and(|id| !id.is_empty() && !id.contains('/')) => "index.html",
+        p => p.strip_prefix("/web/")?,
+    };
+    ASSETS.iter().find(|a| a.path == name)
+}
+
+/// The answer to one GET or HEAD.
+fn respond(method: &Method, path: &str, if_none_match: Option<&HeaderValue>) -> http::Response<Body> {
+    let Some(asset) = asset_for(path) else {
+        return plain(StatusCode::NOT_FOUND, "not found: the page is at /, /games/<id> and /director\n");
+    };
+    let unchanged = if_none_match.is_some_and(|tag| tag == asset.etag);
+    let body = if unchanged || method == Method::HEAD {
+        Body::empty()
+    } else {
+        Body::new(axum::body::Body::from(asset.body.clone()))
+    };
+    let mut response = http::Response::new(body);
+    if unchanged {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+    }
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(asset.content_type));
+    if !unchanged {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(asset.body.len()));
+    }
+    headers.insert(header::ETAG, asset.etag.clone());
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    secure(headers);
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
+    let mut response = http::Response::new(Body::new(axum::body::Body::from(text)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    secure(headers);
+    response
+}
+
+/// The page loads only its own files and talks only to its own origin; seat tokens live in the
+/// URL's fragment, which browsers never send, and no referrer leaves the page.
+fn secure(headers: &mut http::HeaderMap) {
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+             connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        ),
+    );
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
+/// The tower layer that serves the page in front of tonic-web.
+#[derive(Clone, Copy, Default)]
+pub struct WebLayer;
+
+impl<S> tower::Layer<S> for WebLayer {
+    type Service = Web<S>;
+    fn layer(&self, inner: S) -> Web<S> {
+        Web { inner }
+    }
+}
+
+#[derive(Clone)]
+pub struct Web<S> {
+    inner: S,
+}
+
+impl<S, B> tower::Service<http::Request<B>> for Web<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<Body>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let method = request.method();
+        if method == Method::GET || method == Method::HEAD {
+            let response =
+                respond(method, request.uri().path(), request.headers().get(header::IF_NONE_MATCH));
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        Box::pin(self.inner.call(request))
+    }
+}
+
+/// Every message and enum of `dawgref.v1` as JSON, for the page's codec:
+/// `{"messages": {"dawgref.v1.Tile": [[number, "name", "type", repeated, "type name", "oneof"], …]},
+///   "enums": {"dawgref.v1.Ruleset": {"RULESET_ENGLISH": 1, …}},
+///   "services": {"dawgref.v1.Games": {"WatchGame": ["request type", "response type", streams]}}}`.
+/// Types are the proto scalar names, `message` or `enum`; a proto3 `optional` is its own
+/// synthetic oneof, named with a leading `_`.
+pub fn schema_json() -> String {
+    use prost::Message as _;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    let set = prost_types::FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET)
+        .expect("the descriptor set the build wrote decodes");
+    let mut messages = String::new();
+    let mut enums = String::new();
+    let mut add_enum = |full: &str, e: &prost_types::EnumDescriptorProto| {
+        let values: Vec<String> =
+            e.value.iter().map(|v| format!("{}:{}", json_string(v.name()), v.number())).collect();
+        let _ = write!(enums, "{}{}:{{{}}}", comma(&enums), json_string(full), values.join(","));
+    };
+    fn walk(
+        prefix: &str,
+        m: &prost_types::DescriptorProto,
+        messages: &mut String,
+        add_enum: &mut dyn FnMut(&str, &prost_types::EnumDescriptorProto),
+    ) {
+        let full = format!("{prefix}.{}", m.name());
+        let fields: Vec<String> = m
+            .field
+            .iter()
+            .map(|f| {
+                let ty = match f.r#type() {
+                    Type::Message => "message",
+                    Type::Enum => "enum",
+                    Type::String => "string",
+                    Type::Bytes => "bytes",
+                    Type::Bool => "bool",
+                    Type::Int32 => "int32",
+                    Type::Int64 => "int64",
+                    Type::Uint32 => "uint32",
+                    Type::Uint64 => "uint64",
+                    Type::Sint32 => "sint32",
+                    Type::Sint64 => "sint64",
+                    Type::Fixed32 => "fixed32",
+                    Type::Fixed64 => "fixed64",
+                    Type::Sfixed32 => "sfixed32",
+                    Type::Sfixed64 => "sfixed64",
+                    Type::Float => "float",
+                    Type::Double => "double",
+                    Type::Group => "group",
+                };
+                let oneof = f.oneof_index.and_then(|i| m.oneof_decl.get(i as usize)).map_or("", |o| o.name());
+                format!(
+                    "[{},{},{},{},{},{}]",
+                    f.number(),
+                    json_string(f.name()),
+                    json_string(ty),
+                    f.label() == Label::Repeated,
+                    json_string(f.type_name().trim_start_matches('.')),
+                    json_string(oneof)
+                )
+            })
+            .collect();
+        let _ = write!(messages, "{}{}:[{}]", comma(messages), json_string(&full), fields.join(","));
+        for nested in &m.nested_type {
+            walk(&full, nested, messages, add_enum);
+        }
+        for e in &m.enum_type {
+            add_enum(&format!("{full}.{}", e.name()), e);
+        }
+    }
+    let mut services = String::new();
+    for file in set.file.iter().filter(|f| f.package() == "dawgref.v1") {
+        for service in &file.service {
+            let methods: Vec<String> = service
+                .method
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}:[{},{},{}]",
+                        json_string(m.name()),
+                        json_string(m.input_type().trim_start_matches('.')),
+                        json_string(m.output_type().trim_start_matches('.')),
+                        m.server_streaming()
+                    )
+                })
+                .collect();
+            let full = format!("{}.{}", file.package(), service.name());
+            let _ = write!(services, "{}{}:{{{}}}", comma(&services), json_string(&full), methods.join(","));
+        }
+        for e in &file.enum_type {
+            add_enum(&format!("{}.{}", file.package(), e.name()), e);
+        }
+        for m in &file.message_type {
+            walk(file.package(), m, &mut messages, &mut add_enum);
+        }
+    }
+    format!("{{\"messages\":{{{messages}}},\"enums\":{{{enums}}},\"services\":{{{services}}}}}")
+}
+
+/// The three rulesets as the page draws them: `{"RULESET_ENGLISH": {"name", "letters": [..],
+/// "values": {"A": 1, …}, "blank_value": 0, "premiums": [15 rows of "T" triple word, "D" double
+/// word, "t" triple letter, "d" double letter, "." none]}, …}`, keyed by the proto's enum names.
+pub fn rules_json() -> String {
+    let mut out = String::new();
+    for kind in RulesetKind::ALL {
+        let rules = Ruleset::new(kind);
+        let alphabet: Alphabet = kind.alphabet();
+        let letters: Vec<String> =
+            (0..alphabet.len() as u8).map(|l| alphabet.char_of(l).to_string()).collect();
+        let values: Vec<String> = (0..alphabet.len() as u8)
+            .map(|l| format!("{}:{}", json_string(&alphabet.char_of(l).to_string()), rules.letter_value(l)))
+            .collect();
+        let rows: Vec<String> = (0..SIZE)
+            .map(|r| {
+                let row: String = (0..SIZE)
+                    .map(|c| match rules.premium(r, c) {
+                        Premium::TripleWord => 'T',
+                        Premium::DoubleWord => 'D',
+                        Premium::TripleLetter => 't',
+                        Premium::DoubleLetter => 'd',
+                        Premium::None => '.',
+                    })
+                    .collect();
+                json_string(&row)
+            })
+            .collect();
+        let key = match kind {
+            RulesetKind::English => "RULESET_ENGLISH",
+            RulesetKind::Russian => "RULESET_RUSSIAN",
+            RulesetKind::Erudit => "RULESET_ERUDIT",
+        };
+        let _ = write!(
+            out,
+            "{}{}:{{\"name\":{},\"letters\":[{}],\"values\":{{{}}},\"premiums\":[{}]}}",
+            comma(&out),
+            json_string(key),
+            json_string(kind.name()),
+            letters.iter().map(|l| json_string(l)).collect::<Vec<_>>().join(","),
+            values.join(","),
+            rows.join(",")
+        );
+    }
+    format!("{{{out}}}")
+}
+
+fn comma(s: &str) -> &'static str {
+    if s.is_empty() { "" } else { "," }
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_routes_are_the_page_and_files_are_found_by_name() {
+        for path in ["/", "/director", "/games/0f9c6a8e-0000-4000-8000-000000000000"] {
+            assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
+        }
+        assert_eq!(asset_for("/web/grpc.js").map(|a| a.content_type), Some(JS));
+        assert!(asset_for("/web/../Cargo.toml").is_none());
+        assert!(asset_for("/games/").is_none());
+        assert!(asset_for("/games/a/b").is_none());
+        assert!(asset_for("/etc/passwd").is_none());
+    }
+
+    #[test]
+    fn json_strings_escape_what_json_needs() {
+        assert_eq!(json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+        assert_eq!(json_string("Ё"), "\"Ё\"");
+    }
+
+    #[test]
+    fn the_schema_names_every_field_of_a_message_and_every_enum_value() {
+        let schema = schema_json();
+        assert!(schema.contains(r#""dawgref.v1.Tile":[[1,"row","uint32",false,"",""],[2,"col","uint32",false,"",""],[3,"letter","string",false,"",""],[4,"blank","bool",false,"",""]]"#), "{schema}");
+        assert!(schema.contains(r#"[9,"resign","message",false,"dawgref.v1.Resign","action"]"#));
+        assert!(schema.contains(r#"[7,"time_left_ms","int64",false,"","_time_left_ms"]"#));
+        assert!(
+            schema.contains(r#""WatchGame":["dawgref.v1.WatchGameRequest","dawgref.v1.GameEvent",true]"#)
+        );
+        assert!(schema.contains(r#""dawgref.v1.Ruleset":{"RULESET_UNSPECIFIED":0,"RULESET_ENGLISH":1,"RULESET_RUSSIAN":2,"RULESET_ERUDIT":3}"#));
+    }
+
+    #[test]
+    fn rules_carry_each_rulesets_board_and_values() {
+        let rules = rules_json();
+        assert!(rules.contains(r#""RULESET_ENGLISH":{"name":"english","letters":["A","B""#), "{rules}");
+        assert!(rules.contains(r#""Q":10"#));
+        assert!(rules.contains(r#""Ё":"#) || rules.contains(r#""Я":3"#));
+        // English's first row: triple words at the corners and the middle.
+        assert!(rules.contains(r#""premiums":["T..d...T...d..T""#));
+    }
+}

@@ -1,0 +1,240 @@
+//! The browser client in a real browser (headless Chromium over WebDriver), against an
+//! in-process server: a game against the bot made from the lobby and played by clicking and
+//! typing, watched live from a second browser, the director's overview and record check, and
+//! a Cyrillic word. Screenshots of every page go to `target/screenshots/`.
+
+#[path = "common/browser.rs"]
+mod browser;
+mod common;
+
+use browser::*;
+use common::server::*;
+use dawgref::proto::v1 as pb;
+use fantoccini::{Client, Locator};
+
+/// The best first play that uses no blank (typing a letter the rack holds uses that tile, so a
+/// play with a blank would be typed as another play), with its score as the server counts it.
+async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GeneratedMove {
+    let mut a = srv.analysis().await;
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(game_id.into())),
+            lexicon: String::new(),
+        }),
+        ..Default::default()
+    };
+    let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
+    while let Some(m) = moves.message().await.unwrap() {
+        if m.play.as_ref().unwrap().tiles.iter().all(|t| !t.blank) {
+            return m;
+        }
+    }
+    panic!("no play without a blank");
+}
+
+/// The game id in the page's address, once the page is a game's.
+async fn game_id_of(c: &Client) -> String {
+    let url = wait_until(
+        "the game's page",
+        || async { c.current_url().await.ok() },
+        |u| u.path().starts_with("/games/"),
+    )
+    .await;
+    url.path().trim_start_matches("/games/").to_string()
+}
+
+/// Create a game against the strong bot from the lobby, in `ruleset` (an option's value).
+async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> String {
+    c.goto(&format!("{base}/?seed={seed}")).await.unwrap();
+    let select = c.wait().for_element(Locator::Css("#ruleset")).await.unwrap();
+    select.select_by_value(ruleset).await.unwrap();
+    c.find(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
+    c.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    let id = game_id_of(c).await;
+    wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == 7).await;
+    id
+}
+
+/// Place a play's tiles by clicking its first square, setting the direction, and typing.
+async fn type_play(c: &Client, play: &pb::Play) {
+    let first = &play.tiles[0];
+    let across = play.tiles.iter().all(|t| t.row == first.row);
+    c.find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col))).await.unwrap().click().await.unwrap();
+    let want = if across { "across" } else { "down" };
+    if !text(c, "#direction").await.unwrap_or_default().contains(want) {
+        c.find(Locator::Css("#direction")).await.unwrap().click().await.unwrap();
+    }
+    wait_until("the direction", || text(c, "#direction"), |t| t.contains(want)).await;
+    let letters: String = play.tiles.iter().map(|t| t.letter.as_str()).collect();
+    c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&letters.to_lowercase()).await.unwrap();
+}
+
+/// The user's token for a game, as the page keeps it (this tab's sessionStorage).
+async fn token_in_page(c: &Client, game_id: &str) -> String {
+    let v = script(c, &format!("return sessionStorage.getItem('dawgref:token:{game_id}')")).await;
+    v.as_str().expect("the page holds the seat's token").to_string()
+}
+
+#[tokio::test]
+async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let player = driver.browser().await;
+    let id = create_from_lobby(&player, &srv.url, "RULESET_ENGLISH", 7).await;
+    screenshot(&player, "game-start").await;
+    let token = token_in_page(&player, &id).await;
+    assert!(!player.current_url().await.unwrap().as_str().contains(&token), "the token stays out of the URL");
+
+    let best = first_play_without_blank(&srv, &id, &token).await;
+    type_play(&player, best.play.as_ref().unwrap()).await;
+    // The preview's score is the server's.
+    wait_text(&player, "#preview-score", &best.score.to_string()).await;
+    screenshot(&player, "game-preview").await;
+    player.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    wait_text(&player, "#score-0", &best.score.to_string()).await;
+    // The bot answers: its score changes and two plays are listed.
+    let bot_score = wait_until("the bot's answer", || text(&player, "#score-1"), |s| s != "0").await;
+    wait_until("two moves listed", || async { Some(count(&player, "#moves li").await) }, |&n| n == 2).await;
+    let view =
+        srv.games().await.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    assert_eq!(view.seats[0].score, best.score);
+    assert_eq!(view.seats[1].score.to_string(), bot_score);
+    screenshot(&player, "game-after-bot").await;
+
+    // A second browser, with no token: the same moves, no rack, and the next move live.
+    let watcher = driver.browser().await;
+    watcher.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+    wait_until("the watcher's move list", || async { Some(count(&watcher, "#moves li").await) }, |&n| n == 2)
+        .await;
+    assert_eq!(count(&watcher, ".rack-tile").await, 0, "a watcher sees no rack");
+    assert_eq!(text(&watcher, "#score-0").await.unwrap(), best.score.to_string());
+    let rack = script(&watcher, "return sessionStorage.length").await;
+    assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
+    player.find(Locator::Css("#pass")).await.unwrap().click().await.unwrap();
+    wait_until(
+        "the pass and the bot's answer, live",
+        || async { Some(count(&watcher, "#moves li").await) },
+        |&n| n >= 3,
+    )
+    .await;
+    let what = text(&watcher, "#moves li:nth-child(3) .what").await.unwrap();
+    assert_eq!(what, "pass");
+    screenshot(&watcher, "game-watched").await;
+    player.close().await.unwrap();
+    watcher.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cyrillic_word_is_placed_and_scored() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    let id = create_from_lobby(&c, &srv.url, "RULESET_RUSSIAN", 11).await;
+    let token = token_in_page(&c, &id).await;
+    let best = first_play_without_blank(&srv, &id, &token).await;
+    let play = best.play.as_ref().unwrap();
+    assert!(play.tiles.iter().all(|t| t.letter.chars().all(|ch| ('А'..='Я').contains(&ch) || ch == 'Ё')));
+    type_play(&c, play).await;
+    wait_text(&c, "#preview-score", &best.score.to_string()).await;
+    c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#score-0", &best.score.to_string()).await;
+    let first = &play.tiles[0];
+    let label = c
+        .find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col)))
+        .await
+        .unwrap()
+        .attr("aria-label")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(label.contains(&first.letter), "{label}");
+    screenshot(&c, "game-russian").await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_director_lists_games_opens_one_and_checks_a_record() {
+    let srv = start().await;
+    srv.handle.state.set_director_token("director-secret");
+    let mut g = srv.games().await;
+    let game = g
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("Alice"), bot(pb::BotLevel::Strong)],
+            3,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let other = two_humans(&mut g, 4).await;
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    c.wait()
+        .for_element(Locator::Css("#director-token"))
+        .await
+        .unwrap()
+        .send_keys("director-secret")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#list-info", "2 live games").await;
+    assert_eq!(count(&c, &format!(".table-card[data-game='{}']", other.game_id)).await, 1);
+    let alice = format!(".table-card[data-game='{}'] .name", game.game_id);
+    wait_until("Alice's table", || text(&c, &alice), |t| t == "Alice").await;
+    // Finding by player.
+    c.find(Locator::Css("#query")).await.unwrap().send_keys("alic").await.unwrap();
+    wait_text(&c, "#list-info", "1 live game").await;
+    screenshot(&c, "director").await;
+    c.find(Locator::Css(&format!(".table-card[data-game='{}']", game.game_id)))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(game_id_of(&c).await, game.game_id);
+    wait_until("the board", || async { Some(count(&c, "[role=gridcell]").await) }, |&n| n == 225).await;
+    assert_eq!(count(&c, ".rack-tile").await, 0, "the director sees no rack");
+
+    // A record with a wrong score: the page shows the lines the server found.
+    let record = std::fs::read_to_string("tests/data/gcg/josh2.gcg").unwrap();
+    let mut lines: Vec<String> = record.lines().map(str::to_string).collect();
+    let at = lines.iter().position(|l| l.starts_with('>') && l.split_whitespace().count() >= 5).unwrap();
+    let mut fields: Vec<String> = lines[at].split_whitespace().map(str::to_string).collect();
+    let n = fields.len();
+    let score: i32 = fields[n - 2].trim_start_matches('+').parse().unwrap();
+    fields[n - 2] = format!("+{}", score + 5);
+    lines[at] = fields.join(" ");
+    let tampered = lines.join("\n") + "\n";
+    let expected = g
+        .import_gcg(pb::ImportGcgRequest { gcg: tampered.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!expected.ok && !expected.mismatches.is_empty());
+    let dir = common::server::TempDir::new("gcg-upload");
+    let path = dir.0.join("tampered.gcg");
+    std::fs::write(&path, &tampered).unwrap();
+
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    let file = c.wait().for_element(Locator::Css("#gcg-file")).await.unwrap();
+    file.send_keys(path.to_str().unwrap()).await.unwrap();
+    wait_until("the record in the page", || script_text(&c, "#gcg-text"), |t| t.starts_with('#')).await;
+    c.find(Locator::Css("#import")).await.unwrap().click().await.unwrap();
+    let rows =
+        wait_until("the mismatches", || async { Some(count(&c, "#mismatches tbody tr").await) }, |&n| n > 0)
+            .await;
+    assert_eq!(rows, expected.mismatches.len());
+    let first_line = text(&c, "#mismatches tbody tr td").await.unwrap();
+    assert_eq!(first_line, expected.mismatches[0].line.to_string());
+    screenshot(&c, "director-import").await;
+    c.close().await.unwrap();
+}
+
+/// A form field's value.
+async fn script_text(c: &Client, css: &str) -> Option<String> {
+    let v = script(c, &format!("return document.querySelector({css:?}).value")).await;
+    v.as_str().map(str::to_string)
+}

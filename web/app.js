@@ -1,0 +1,677 @@
+// The page: one module that routes itself by path. `/` is the lobby, `/games/<id>` a game (to
+// play with the seat's token, to watch without), `/director` the director's overview. Seat
+// tokens stay in this tab's sessionStorage (or arrive in the URL's fragment, which browsers never
+// send); nothing here writes them anywhere else.
+
+import { call, stream, GrpcError } from "/web/grpc.js";
+import { renderBoard, tileElement, squareName, SIZE } from "/web/board.js";
+
+const app = document.getElementById("app");
+let rulesets = null;
+
+const RULESET_NAMES = { RULESET_ENGLISH: "English", RULESET_RUSSIAN: "Скрэббл (Russian)", RULESET_ERUDIT: "Эрудит" };
+const CHALLENGE_NAMES = {
+  CHALLENGE_RULE_SINGLE: "Single", CHALLENGE_RULE_DOUBLE: "Double", CHALLENGE_RULE_VOID: "Void",
+  CHALLENGE_RULE_FIVE_POINT: "5 points", CHALLENGE_RULE_TEN_POINT: "10 points", CHALLENGE_RULE_TRIPLE: "Triple",
+};
+
+// ---- small helpers ----
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+function toast(message, kind = "error") {
+  const t = document.getElementById("toast");
+  t.textContent = message;
+  t.className = kind;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+function explain(e) {
+  return e instanceof GrpcError ? `${e.codeName}: ${e.message}` : String(e.message || e);
+}
+
+function requestId() {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function clock(ms) {
+  const neg = ms < 0;
+  const s = Math.floor(Math.abs(ms) / 1000);
+  return `${neg ? "−" : ""}${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function tokenFor(id) {
+  return sessionStorage.getItem(`dawgref:token:${id}`);
+}
+
+async function rules() {
+  if (!rulesets) rulesets = await (await fetch("/web/rules.json")).json();
+  return rulesets;
+}
+
+// ---- routing ----
+
+async function route() {
+  const path = location.pathname;
+  try {
+    if (path === "/" || path === "") await lobby();
+    else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
+    else if (path.startsWith("/director")) await director();
+    else app.replaceChildren(h("p", { text: "No such page." }));
+  } catch (e) {
+    app.replaceChildren(h("section", { class: "panel" }, h("h2", { text: "Something went wrong" }), h("p", { text: explain(e) })));
+  }
+}
+
+// ---- lobby ----
+
+async function lobby() {
+  document.title = "dawgref — lobby";
+  const [all, lexicons] = await Promise.all([rules(), call("Lexicons", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
+  const ruleset = h("select", { id: "ruleset", name: "ruleset" },
+    Object.keys(all).map((k) => h("option", { value: k, text: RULESET_NAMES[k] })));
+  const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: "the ruleset's own" }),
+    lexicons.lexicons.map((l) => h("option", { value: l.name, text: `${l.name} (${l.words.toLocaleString()} words)` })));
+  const challenge = h("select", { id: "challenge" },
+    Object.entries(CHALLENGE_NAMES).map(([k, v]) => h("option", { value: k, text: v })));
+  const minutes = h("input", { id: "minutes", type: "number", min: "0", max: "600", value: "0" });
+  const increment = h("input", { id: "increment", type: "number", min: "0", max: "600", value: "0" });
+  const name = h("input", { id: "name", value: sessionStorage.getItem("dawgref:name") || "", placeholder: "your name", maxlength: "40" });
+  const seats = h("div", { class: "seats" });
+  const seatRow = (value) => {
+    const select = h("select", { class: "seat-kind" },
+      h("option", { value: "bot:BOT_LEVEL_STRONG", text: "Computer — strong" }),
+      h("option", { value: "bot:BOT_LEVEL_GREEDY", text: "Computer — greedy" }),
+      h("option", { value: "bot:BOT_LEVEL_WEAK", text: "Computer — weak" }),
+      h("option", { value: "open", text: "A friend (join link)" }));
+    select.value = value;
+    const row = h("div", { class: "seat-row" }, h("span", { class: "seat-no" }), select,
+      h("button", { type: "button", class: "link", "aria-label": "remove seat", onclick: () => { row.remove(); number(); } }, "✕"));
+    return row;
+  };
+  const number = () => [...seats.querySelectorAll(".seat-no")].forEach((s, i) => { s.textContent = `Seat ${i + 2}`; });
+  seats.append(seatRow("bot:BOT_LEVEL_STRONG"));
+  number();
+  const addSeat = h("button", { type: "button", class: "link", onclick: () => {
+    if (seats.children.length < 3) { seats.append(seatRow("bot:BOT_LEVEL_STRONG")); number(); }
+  } }, "+ another seat");
+
+  const create = async (e) => {
+    e.preventDefault();
+    sessionStorage.setItem("dawgref:name", name.value);
+    const spec = [{ human: { name: name.value || "You", open: false } }];
+    for (const s of seats.querySelectorAll(".seat-kind")) {
+      spec.push(s.value === "open" ? { human: { name: "", open: true } } : { bot: s.value.slice(4) });
+    }
+    const req = { ruleset: ruleset.value, lexicon: lexicon.value, challenge_rule: challenge.value, seats: spec };
+    // `/?seed=N` deals a reproducible bag (for demonstrations and the page's own tests).
+    const seed = new URLSearchParams(location.search).get("seed");
+    if (seed && /^\d+$/.test(seed)) req.seed = Number(seed);
+    const m = Number(minutes.value);
+    if (m > 0) req.clock = { initial_ms: m * 60000, increment_ms: Number(increment.value) * 1000, max_overtime_ms: 10 * 60000 };
+    try {
+      const r = await call("Games", "CreateGame", req);
+      sessionStorage.setItem(`dawgref:token:${r.game_id}`, r.seat_tokens[0]);
+      location.assign(`/games/${r.game_id}`);
+    } catch (err) {
+      toast(explain(err));
+    }
+  };
+  const joinInput = h("input", { id: "join-link", placeholder: "a game link or id" });
+  const join = (e) => {
+    e.preventDefault();
+    const text = joinInput.value.trim();
+    const id = text.includes("/games/") ? text.split("/games/")[1].split(/[#?/]/)[0] : text;
+    if (id) location.assign(`/games/${id}`);
+  };
+  app.replaceChildren(
+    h("section", { class: "hero" },
+      h("h1", { text: "Play a game" }),
+      h("p", { class: "sub", text: "English Scrabble, Скрэббл or Эрудит, refereed to the letter." })),
+    h("div", { class: "lobby" },
+      h("form", { class: "panel", id: "create-form", onsubmit: create },
+        h("h2", { text: "New game" }),
+        h("label", {}, "Ruleset", ruleset),
+        h("label", {}, "Lexicon", lexicon),
+        h("label", {}, "Challenge rule", challenge),
+        h("div", { class: "pair" }, h("label", {}, "Clock (minutes, 0: none)", minutes), h("label", {}, "Increment (s)", increment)),
+        h("label", {}, "Seat 1: you", name),
+        seats, addSeat,
+        h("button", { id: "create", class: "primary", type: "submit" }, "Create game")),
+      h("form", { class: "panel", onsubmit: join },
+        h("h2", { text: "Join or watch" }),
+        h("p", { text: "Paste the link a friend sent you, or a game id to watch." }),
+        joinInput,
+        h("button", { type: "submit" }, "Open"))));
+}
+
+// ---- the game ----
+
+async function gamePage(id) {
+  document.title = "dawgref — game";
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token")) {
+    sessionStorage.setItem(`dawgref:token:${id}`, fragment.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  const all = await rules();
+  const g = {
+    id, token: tokenFor(id), view: null, fetchedAt: 0, events: [], pending: [],
+    cursor: { row: 7, col: 7, across: true }, exchange: new Set(), exchanging: false, preview: null,
+    previewSeq: 0, rules: null, alive: true,
+  };
+  let view;
+  try {
+    view = await call("Games", "GetGame", { game_id: id }, g.token);
+  } catch (e) {
+    if (e.codeName === "UNAUTHENTICATED" && g.token) {
+      sessionStorage.removeItem(`dawgref:token:${id}`);
+      g.token = null;
+      view = await call("Games", "GetGame", { game_id: id });
+    } else throw e;
+  }
+  g.rules = all[view.ruleset] || all.RULESET_ENGLISH;
+  setView(g, view);
+
+  // Letters arrive through a field kept out of sight but focused while one plays: a keyboard
+  // layout, an input method or a phone's keyboard all deliver text there, not always as keys.
+  const typing = h("input", {
+    id: "board-input", class: "board-input", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
+    "aria-label": "type letters to place tiles at the cursor",
+  });
+  const board = h("div", { id: "board", class: "board-wrap" });
+  g.typing = typing;
+  const side = h("aside", { class: "side" });
+  app.replaceChildren(h("div", { class: "game" }, h("div", { class: "left" }, typing, board, h("div", { id: "rack-area" })), side));
+  typing.addEventListener("input", () => {
+    for (const ch of typing.value) typeLetter(g, ch);
+    typing.value = "";
+  });
+  g.boardEl = board;
+  g.sideEl = side;
+  g.rackEl = document.getElementById("rack-area");
+  render(g);
+
+  document.addEventListener("keydown", (e) => onKey(g, e));
+  setInterval(() => tickClocks(g), 250);
+  watch(g);
+}
+
+function setView(g, view) {
+  g.view = view;
+  g.fetchedAt = performance.now();
+  document.title = `dawgref — ${view.seats.map((s) => s.name || (s.bot ? "bot" : "open seat")).join(" v ")}`;
+}
+
+async function refresh(g) {
+  try {
+    setView(g, await call("Games", "GetGame", { game_id: g.id }, g.token));
+    // Tiles placed on squares the board now holds go back to the rack.
+    const rows = g.view.board.rows;
+    g.pending = g.pending.filter((p) => [...rows[p.row]][p.col] === ".");
+    render(g);
+    schedulePreview(g);
+  } catch (e) {
+    toast(explain(e));
+  }
+}
+
+async function watch(g) {
+  let from = 0;
+  for (;;) {
+    try {
+      await stream("Games", "WatchGame", { game_id: g.id, from_event: from }, g.token, (event) => {
+        g.events.push(event);
+        from = event.number + 1;
+        clearTimeout(g.refreshTimer);
+        g.refreshTimer = setTimeout(() => refresh(g), 30);
+      });
+      await refresh(g);
+      return; // the game is over: its stream closed with OK
+    } catch (e) {
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+}
+
+function mySeat(g) {
+  return g.view.my_seat === undefined ? null : g.view.my_seat;
+}
+
+function rackLetters(g) {
+  return [...(g.view.my_rack || "")];
+}
+
+function occupied(g, r, c) {
+  return [...g.view.board.rows[r]][c] !== "." || g.pending.some((p) => p.row === r && p.col === c);
+}
+
+function advance(g) {
+  let { row, col } = g.cursor;
+  do {
+    if (g.cursor.across) col++;
+    else row++;
+  } while (row < SIZE && col < SIZE && [...g.view.board.rows[row]][col] !== ".");
+  if (row < SIZE && col < SIZE) g.cursor = { ...g.cursor, row, col };
+}
+
+function place(g, letter, rackIndex, r = g.cursor.row, c = g.cursor.col, blankLetter = null) {
+  if (occupied(g, r, c)) return false;
+  const rack = rackLetters(g);
+  const blank = rack[rackIndex] === "?";
+  g.pending.push({ row: r, col: c, letter: blank ? blankLetter || letter : rack[rackIndex], blank, rackIndex });
+  return true;
+}
+
+function freeIndex(g, ch) {
+  const used = new Set(g.pending.map((p) => p.rackIndex));
+  return rackLetters(g).findIndex((x, i) => x === ch && !used.has(i));
+}
+
+function typeLetter(g, key) {
+  const letter = key.toUpperCase();
+  if (!g.rules.letters.includes(letter)) return false;
+  if ([...g.view.board.rows[g.cursor.row]][g.cursor.col] !== ".") advance(g);
+  let index = freeIndex(g, letter);
+  let blankLetter = null;
+  if (index < 0) {
+    index = freeIndex(g, "?");
+    blankLetter = letter;
+  }
+  if (index < 0) {
+    toast(`${letter} is not on your rack`);
+    return true;
+  }
+  if (place(g, letter, index, g.cursor.row, g.cursor.col, blankLetter)) advance(g);
+  changed(g);
+  return true;
+}
+
+function onKey(g, e) {
+  const t = e.target;
+  const inBoard = t === g.typing;
+  if (!inBoard && t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+  if (e.ctrlKey || e.metaKey || e.altKey || mySeat(g) === null || g.view.over) return;
+  const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  if (moves[e.key]) {
+    const [dr, dc] = moves[e.key];
+    g.cursor = { ...g.cursor, row: Math.max(0, Math.min(SIZE - 1, g.cursor.row + dr)), col: Math.max(0, Math.min(SIZE - 1, g.cursor.col + dc)) };
+    render(g);
+  } else if (e.key === " ") {
+    g.cursor = { ...g.cursor, across: !g.cursor.across };
+    render(g);
+  } else if (e.key === "Backspace") {
+    const last = g.pending.pop();
+    if (last) g.cursor = { ...g.cursor, row: last.row, col: last.col };
+    changed(g);
+  } else if (e.key === "Escape") {
+    g.pending = [];
+    changed(g);
+  } else if (e.key === "Enter") {
+    submitPlay(g);
+  } else if (!inBoard && e.key.length === 1 && typeLetter(g, e.key)) {
+    // placed (in the board's field, the input event places it)
+  } else return;
+  e.preventDefault();
+}
+
+function changed(g) {
+  render(g);
+  schedulePreview(g);
+}
+
+function schedulePreview(g) {
+  clearTimeout(g.previewTimer);
+  g.previewTimer = setTimeout(() => preview(g), 120);
+}
+
+function tilesOf(g) {
+  return g.pending.map((p) => ({ row: p.row, col: p.col, letter: p.letter, blank: p.blank }));
+}
+
+async function preview(g) {
+  const seq = ++g.previewSeq;
+  if (g.pending.length === 0) {
+    g.preview = null;
+    renderSide(g);
+    return;
+  }
+  try {
+    const r = await call("Analysis", "ValidatePlay", {
+      position: { game_id: g.id }, play: { tiles: tilesOf(g) },
+    }, g.token);
+    if (seq === g.previewSeq) g.preview = r;
+  } catch (e) {
+    if (seq === g.previewSeq) g.preview = { valid: false, problems: [{ message: explain(e) }] };
+  }
+  if (seq === g.previewSeq) renderSide(g);
+}
+
+async function submit(g, action, what) {
+  try {
+    const r = await call("Games", "SubmitTurn", {
+      game_id: g.id, expected_turn: g.view.turn, request_id: requestId(), ...action,
+    }, g.token);
+    g.pending = [];
+    g.exchange.clear();
+    g.exchanging = false;
+    g.preview = null;
+    setView(g, r.view);
+    render(g);
+    toast(what(r), "ok");
+  } catch (e) {
+    toast(explain(e));
+  }
+}
+
+function submitPlay(g) {
+  if (g.pending.length === 0) return;
+  submit(g, { play: { tiles: tilesOf(g) } }, (r) => `${r.play.notation}: ${r.points} points`);
+}
+
+function render(g) {
+  const last = [...g.events].reverse().find((e) => e.kind === "play");
+  const recent = new Set((last && last.play ? last.play.tiles : []).map((t) => `${t.row},${t.col}`));
+  const playing = mySeat(g) !== null && !g.view.over;
+  renderBoard(g.boardEl, {
+    rules: g.rules, rows: g.view.board.rows, pending: g.pending, recent,
+    cursor: playing ? g.cursor : null,
+    onSquare: playing ? (r, c) => {
+      const at = g.pending.findIndex((p) => p.row === r && p.col === c);
+      if (at >= 0) g.pending.splice(at, 1);
+      else if (g.cursor.row === r && g.cursor.col === c) g.cursor = { ...g.cursor, across: !g.cursor.across };
+      g.cursor = { ...g.cursor, row: r, col: c };
+      g.typing.focus();
+      changed(g);
+    } : null,
+    onDrop: playing ? (r, c, data) => {
+      const index = Number(data);
+      if (!Number.isInteger(index) || g.pending.some((p) => p.rackIndex === index)) return;
+      let blankLetter = null;
+      if (rackLetters(g)[index] === "?") {
+        blankLetter = (prompt("Which letter does the blank stand for?") || "").trim().toUpperCase();
+        if (!g.rules.letters.includes(blankLetter)) return;
+      }
+      place(g, blankLetter, index, r, c, blankLetter);
+      changed(g);
+    } : null,
+  });
+  renderRack(g);
+  renderSide(g);
+}
+
+function renderRack(g) {
+  const seat = mySeat(g);
+  if (seat === null) {
+    const open = g.view.seats.some((s) => s.open) && !g.view.over;
+    g.rackEl.replaceChildren(open ? joinForm(g) : h("p", { class: "watching", text: "Watching: racks stay hidden." }));
+    return;
+  }
+  const used = new Set(g.pending.map((p) => p.rackIndex));
+  const tiles = rackLetters(g).map((ch, i) => {
+    const t = tileElement(ch, g.rules.values[ch] ?? 0, ch === "?");
+    t.classList.add("rack-tile");
+    if (used.has(i)) t.classList.add("used");
+    if (g.exchange.has(i)) t.classList.add("marked");
+    t.draggable = !used.has(i);
+    t.dataset.index = i;
+    t.setAttribute("role", "listitem");
+    t.setAttribute("aria-label", ch === "?" ? "blank" : `${ch}, ${g.rules.values[ch] ?? 0} points`);
+    t.addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", String(i)));
+    t.addEventListener("click", () => {
+      if (!g.exchanging) return;
+      if (g.exchange.has(i)) g.exchange.delete(i);
+      else g.exchange.add(i);
+      renderRack(g);
+    });
+    return t;
+  });
+  g.rackEl.replaceChildren(h("div", { class: "rack", id: "rack", role: "list", "aria-label": "your rack" }, tiles),
+    h("p", { class: "hint", text: g.exchanging
+      ? "Click the tiles to exchange, then Exchange."
+      : "Click a square, type letters (arrows move, Space turns, Backspace takes back, Enter submits), or drag tiles. A letter you lack uses a blank." }));
+}
+
+function joinForm(g) {
+  const name = h("input", { id: "join-name", placeholder: "your name", maxlength: "40" });
+  return h("form", { class: "join", onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const r = await call("Games", "JoinGame", { game_id: g.id, name: name.value });
+      sessionStorage.setItem(`dawgref:token:${g.id}`, r.token);
+      location.reload();
+    } catch (err) {
+      toast(explain(err));
+    }
+  } }, h("span", { text: "A seat is open in this game." }), name, h("button", { class: "primary", type: "submit" }, "Take the seat"));
+}
+
+function tickClocks(g) {
+  if (!g.view || g.view.over) return;
+  const el = document.querySelector(`.seat[data-seat="${g.view.to_move}"] .clock`);
+  const seat = g.view.seats[g.view.to_move];
+  if (el && seat && seat.time_left_ms !== undefined) {
+    const left = seat.time_left_ms - (performance.now() - g.fetchedAt);
+    el.textContent = clock(left);
+    el.classList.toggle("low", left < 60000);
+  }
+}
+
+function eventLine(g, e) {
+  const who = (g.view.seats[e.seat] || {}).name || `seat ${e.seat + 1}`;
+  let what;
+  switch (e.kind) {
+    case "play": what = `${e.play.notation} ${e.words.length > 1 ? `(${e.words.slice(1).join(", ")})` : ""}`; break;
+    case "pass": what = "pass"; break;
+    case "exchange": what = `exchange ${e.tiles || e.tile_count}`; break;
+    case "phony_withdrawn": what = `${e.play ? e.play.notation : ""} withdrawn`; break;
+    case "challenged": what = e.acceptable ? "challenge: the play stands" : "challenge: the play is off"; break;
+    case "challenge_bonus": what = "challenge bonus"; break;
+    case "turn_lost": what = "loses the turn"; break;
+    case "end_rack_points": what = `rack ${e.tiles}`; break;
+    case "rack_penalty": what = `left ${e.tiles}`; break;
+    case "time_penalty": what = "overtime"; break;
+    case "resign": what = "resigns"; break;
+    case "out_of_time": what = "out of time"; break;
+    case "game_over": what = `game over: ${e.end_reason}`; break;
+    default: what = e.kind;
+  }
+  return h("li", { class: `ev ${e.kind}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
+    e.kind === "game_over" ? null : h("span", { class: "pts", text: e.points > 0 ? `+${e.points}` : String(e.points) }),
+    e.kind === "game_over" ? null : h("span", { class: "cum", text: String(e.cumulative) }));
+}
+
+function renderSide(g) {
+  const v = g.view;
+  const seat = mySeat(g);
+  const seats = v.seats.map((s) => h("div", {
+    class: `seat${s.seat === v.to_move && !v.over ? " to-move" : ""}${s.seat === seat ? " me" : ""}${v.winners.includes(s.seat) && v.over ? " winner" : ""}`,
+    "data-seat": s.seat,
+  },
+  h("span", { class: "name", text: s.name || (s.open ? "open seat" : s.bot ? "computer" : `seat ${s.seat + 1}`) }),
+  s.bot ? h("span", { class: "badge", text: "bot" }) : null,
+  h("span", { class: "score", id: `score-${s.seat}`, text: String(s.score) }),
+  s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
+  h("span", { class: "racksize", text: `${s.rack_size} tiles` })));
+
+  const parts = [h("div", { class: "scores" }, seats),
+    h("p", { class: "meta" }, `${RULESET_NAMES[v.ruleset] || v.ruleset} · ${v.lexicon} · ${CHALLENGE_NAMES[v.challenge_rule] || "single"} challenge · bag `,
+      h("strong", { id: "bag", text: String(v.bag) }), ` · turn ${v.turn}`)];
+
+  if (v.over) {
+    const names = v.winners.map((w) => v.seats[w].name || `seat ${w + 1}`);
+    const racks = g.events.filter((e) => e.kind === "end_rack_points" || e.kind === "rack_penalty")
+      .map((e) => h("li", { text: `${v.seats[e.seat].name || `seat ${e.seat + 1}`}: ${e.tiles || "—"} (${e.points > 0 ? "+" : ""}${e.points})` }));
+    parts.push(h("div", { class: "panel over", id: "game-over" }, h("h3", { text: "Game over" }),
+      h("p", { text: `${v.end_reason}. ${names.length > 1 ? "Tie: " : "Winner: "}${names.join(", ")}` }),
+      racks.length ? h("ul", { class: "racks" }, racks) : null));
+  } else if (seat !== null) {
+    parts.push(previewPanel(g), controls(g));
+  } else {
+    parts.push(h("p", { class: "watching", text: v.seats[v.to_move] ? `${v.seats[v.to_move].name || "seat " + (v.to_move + 1)} to move.` : "" }));
+  }
+  parts.push(h("h3", { text: "Moves" }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
+  parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, "Download GCG")));
+  g.sideEl.replaceChildren(...parts);
+}
+
+function previewPanel(g) {
+  const p = g.preview;
+  if (!p) return h("div", { class: "preview", id: "preview" }, h("span", { class: "quiet", text: g.pending.length ? "…" : "Place tiles to see the score." }));
+  if (p.valid) {
+    const e = p.evaluation;
+    return h("div", { class: "preview valid", id: "preview" },
+      h("span", { class: "total", id: "preview-score", text: String(e.total) }), h("span", { text: " points · " }),
+      h("span", { class: "words", text: e.words.map((w) => `${w.word} ${w.score}`).join(", ") + (e.bonus ? ` · bonus ${e.bonus}` : "") }));
+  }
+  return h("div", { class: "preview invalid", id: "preview" }, h("ul", {}, p.problems.map((x) => h("li", { text: x.message }))));
+}
+
+function controls(g) {
+  const v = g.view;
+  const mine = v.to_move === mySeat(g);
+  const lastPlay = [...g.events].reverse().find((e) => e.kind === "play");
+  const canChallenge = v.challengeable && lastPlay && lastPlay.seat !== mySeat(g);
+  const b = (id, label, onclick, enabled = true, cls = "") => h("button", { id, type: "button", class: cls, disabled: !enabled, onclick }, label);
+  return h("div", { class: "controls" },
+    b("submit", "Submit", () => submitPlay(g), mine && g.pending.length > 0, "primary"),
+    b("recall", "Recall", () => { g.pending = []; changed(g); }, g.pending.length > 0),
+    b("direction", g.cursor.across ? "→ across" : "↓ down", () => { g.cursor = { ...g.cursor, across: !g.cursor.across }; render(g); }),
+    g.exchanging
+      ? b("exchange", `Exchange ${g.exchange.size}`, () => {
+        const rack = rackLetters(g);
+        const tiles = [...g.exchange].map((i) => rack[i]).join("");
+        if (!tiles) { g.exchanging = false; render(g); return; }
+        submit(g, { exchange: tiles }, () => `exchanged ${tiles.length}`);
+      }, mine)
+      : b("exchange", "Exchange…", () => { g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
+    b("pass", v.awaiting_final_challenge ? "Accept (pass)" : "Pass", () => submit(g, { pass: {} }, () => "passed"), mine),
+    b("challenge", "Challenge", async () => {
+      try {
+        const r = await call("Games", "Challenge", { game_id: g.id, request_id: requestId() }, g.token);
+        setView(g, r.view);
+        render(g);
+        toast(r.acceptable ? "The play stands." : `The play comes off${r.invalid_words.length ? ": " + r.invalid_words.join(", ") : ""}.`, "ok");
+      } catch (e) { toast(explain(e)); }
+    }, canChallenge),
+    b("resign", "Resign", () => { if (confirm("Resign this game?")) submit(g, { resign: {} }, () => "resigned"); }, true, "danger"));
+}
+
+async function downloadGcg(g) {
+  try {
+    const r = await call("Games", "ExportGcg", { game_id: g.id }, g.token);
+    const a = h("a", { href: URL.createObjectURL(new Blob([r.gcg], { type: "text/plain" })), download: `${g.id}.gcg` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } catch (e) {
+    toast(explain(e));
+  }
+}
+
+// ---- the director ----
+
+async function director() {
+  document.title = "dawgref — director";
+  const all = await rules();
+  const tokenInput = h("input", { id: "director-token", type: "password", placeholder: "director token", value: sessionStorage.getItem("dawgref:director") || "" });
+  const query = h("input", { id: "query", type: "search", placeholder: "game id or player" });
+  const list = h("div", { class: "tables", id: "tables" });
+  const info = h("p", { class: "meta", id: "list-info" });
+  const pages = [""];
+  let page = 0;
+  const nav = h("div", { class: "paging" });
+  const load = async () => {
+    const token = tokenInput.value.trim();
+    if (!token) { info.textContent = "Enter the director token the server was started with."; return; }
+    sessionStorage.setItem("dawgref:director", token);
+    try {
+      const r = await call("Games", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);
+      info.textContent = `${r.total} live game${r.total === 1 ? "" : "s"}`;
+      list.replaceChildren(...r.games.map((v) => table(all, v)));
+      pages.length = page + 1;
+      if (r.next_page_token) pages.push(r.next_page_token);
+      nav.replaceChildren(
+        h("button", { type: "button", disabled: page === 0, onclick: () => { page--; load(); } }, "← previous"),
+        h("span", { text: ` page ${page + 1} ` }),
+        h("button", { type: "button", disabled: !r.next_page_token, onclick: () => { page++; load(); } }, "next →"));
+    } catch (e) {
+      info.textContent = explain(e);
+      list.replaceChildren();
+    }
+  };
+  tokenInput.addEventListener("change", () => { page = 0; load(); });
+  const go = h("button", { id: "director-go", type: "button", class: "primary", onclick: () => { page = 0; load(); } }, "Show games");
+  query.addEventListener("input", () => { page = 0; pages.length = 1; load(); });
+  app.replaceChildren(
+    h("section", { class: "hero" }, h("h1", { text: "Tournament director" })),
+    h("div", { class: "panel director-bar" }, tokenInput, go, query, info, nav),
+    list,
+    importPanel(all));
+  await load();
+  setInterval(load, 2000);
+}
+
+function table(all, v) {
+  const rules = all[v.ruleset] || all.RULESET_ENGLISH;
+  const mini = h("div", { class: "mini" });
+  renderBoard(mini, { rules, rows: v.board.rows, small: true });
+  return h("a", { class: "table-card", href: `/games/${v.game_id}`, "data-game": v.game_id },
+    mini,
+    h("div", { class: "table-info" },
+      v.seats.map((s) => h("div", { class: `line${s.seat === v.to_move ? " to-move" : ""}` },
+        h("span", { class: "name", text: s.name || (s.bot ? "computer" : "open seat") }),
+        h("span", { class: "score", text: String(s.score) }),
+        s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null)),
+      h("div", { class: "meta", text: `${RULESET_NAMES[v.ruleset] || v.ruleset} · turn ${v.turn} · bag ${v.bag}` }),
+      h("code", { class: "id", text: v.game_id.slice(0, 8) })));
+}
+
+function importPanel(all) {
+  const text = h("textarea", { id: "gcg-text", rows: "8", placeholder: "#player1 …\n#player2 …\n>…" });
+  const file = h("input", { id: "gcg-file", type: "file", accept: ".gcg,text/plain" });
+  file.addEventListener("change", async () => { if (file.files[0]) text.value = await file.files[0].text(); });
+  const ruleset = h("select", { id: "gcg-ruleset" }, h("option", { value: "RULESET_UNSPECIFIED", text: "from the record" }),
+    Object.keys(all).map((k) => h("option", { value: k, text: RULESET_NAMES[k] })));
+  const out = h("div", { id: "import-result" });
+  const run = async (e) => {
+    e.preventDefault();
+    try {
+      const r = await call("Games", "ImportGcg", { gcg: text.value, ruleset: ruleset.value }, null);
+      const rows = r.mismatches.map((m) => h("tr", {},
+        h("td", { text: String(m.line) }), h("td", {}, h("code", { text: m.text })),
+        h("td", { text: `${m.recorded_score} / ${m.recorded_total}` }),
+        h("td", { text: `${m.recomputed_score} / ${m.recomputed_total}` }), h("td", { text: m.note })));
+      const n = r.mismatches.length;
+      out.replaceChildren(...[
+        h("p", { class: r.ok ? "ok" : "bad", id: "import-verdict", text: r.ok ? "Every score in the record matches." : `${n} line${n === 1 ? " differs" : "s differ"} from the replay.` }),
+        h("p", {}, `${r.players.join(" v ")}: ${r.final_scores.join(" – ")} · `, h("a", { href: `/games/${r.game_id}`, text: "open the game" })),
+        rows.length ? h("table", { class: "mismatches", id: "mismatches" },
+          h("thead", {}, h("tr", {}, ["line", "record", "recorded score / total", "replayed", "note"].map((x) => h("th", { text: x })))),
+          h("tbody", {}, rows)) : null,
+        r.unknown_words.length ? h("p", { text: `Not in the lexicon: ${r.unknown_words.join(", ")}` }) : null,
+      ].filter(Boolean));
+    } catch (err) {
+      out.replaceChildren(h("p", { class: "bad", id: "import-verdict", text: explain(err) }));
+    }
+  };
+  return h("form", { class: "panel import", onsubmit: run },
+    h("h2", { text: "Check a record" }), h("p", { text: "Upload or paste a GCG file: every score is replayed and each line that differs is shown." }),
+    h("div", { class: "pair" }, file, ruleset), text, h("button", { class: "primary", type: "submit", id: "import" }, "Replay the record"), out);
+}
+
+route();
