@@ -238,3 +238,128 @@ async fn script_text(c: &Client, css: &str) -> Option<String> {
     let v = script(c, &format!("return document.querySelector({css:?}).value")).await;
     v.as_str().map(str::to_string)
 }
+
+#[tokio::test]
+async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let host = driver.browser().await;
+    host.goto(&format!("{}/?seed=5", srv.url)).await.unwrap();
+    host.wait().for_element(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
+    host.find(Locator::Css(".seat-kind")).await.unwrap().select_by_value("open").await.unwrap();
+    let minutes = host.find(Locator::Css("#minutes")).await.unwrap();
+    minutes.clear().await.unwrap();
+    minutes.send_keys("10").await.unwrap();
+    host.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    let id = game_id_of(&host).await;
+    let link = wait_until(
+        "the invitation",
+        || async { host.find(Locator::Css("#invite-link")).await.ok()?.prop("value").await.ok()? },
+        |l| !l.is_empty(),
+    )
+    .await;
+    assert_eq!(link, format!("{}/games/{id}", srv.url));
+    // Ten minutes each, counting down on the seat to move.
+    let clock = text(&host, ".seat[data-seat='0'] .clock").await.unwrap();
+    assert!(clock.starts_with("10:00") || clock.starts_with("9:5"), "{clock}");
+    assert_eq!(text(&host, ".seat[data-seat='1'] .clock").await.unwrap(), "10:00");
+
+    let friend = driver.browser().await;
+    friend.goto(&link).await.unwrap();
+    friend.wait().for_element(Locator::Css("#join-name")).await.unwrap().send_keys("Bea").await.unwrap();
+    friend.find(Locator::Css(".join button")).await.unwrap().click().await.unwrap();
+    wait_until("the friend's rack", || async { Some(count(&friend, ".rack-tile").await) }, |&n| n == 7).await;
+    wait_until(
+        "the friend's name on the host's page",
+        || text(&host, ".seat[data-seat='1'] .name"),
+        |n| n.starts_with("Bea"),
+    )
+    .await;
+    assert_eq!(count(&host, "#invite-link").await, 0, "no seat is open any more");
+
+    friend.find(Locator::Css("#resign")).await.unwrap().click().await.unwrap();
+    friend.accept_alert().await.unwrap();
+    for page in [&host, &friend] {
+        let over =
+            wait_until("the end of the game", || text(page, "#game-over"), |t| t.contains("Winner")).await;
+        assert!(over.contains("Winner: Ada"), "{over}");
+    }
+    screenshot(&friend, "game-over").await;
+    host.close().await.unwrap();
+    friend.close().await.unwrap();
+}
+
+/// The page's protobuf codec against prost: the same bytes both ways, for negative, optional,
+/// oneof, repeated, nested, 64-bit and Cyrillic fields.
+#[tokio::test]
+async fn the_pages_codec_reads_and_writes_what_prost_does() {
+    use prost::Message;
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    let event = pb::GameEvent {
+        number: 1 << 40,
+        seat: 1,
+        kind: "play".into(),
+        play: Some(pb::Play {
+            notation: "8H ЁЖ".into(),
+            tiles: vec![
+                pb::Tile { row: 7, col: 7, letter: "Ё".into(), blank: false },
+                pb::Tile { row: 7, col: 8, letter: "Ж".into(), blank: true },
+            ],
+        }),
+        words: vec!["ЁЖ".into(), "A".into()],
+        points: -15,
+        cumulative: -3,
+        challenger: Some(0),
+        acceptable: Some(false),
+        time_ms: 123_456_789_012,
+        ..Default::default()
+    };
+    let turn = pb::SubmitTurnRequest {
+        game_id: "g".into(),
+        expected_turn: Some(0),
+        request_id: String::new(),
+        action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+    };
+    let js = r#"
+        const [eventBytes, turnBytes, done] = arguments;
+        import("/web/grpc.js").then(async (m) => {
+          await m.loadSchema();
+          const e = m.decode("dawgref.v1.GameEvent", Uint8Array.from(eventBytes));
+          const back = Array.from(m.encode("dawgref.v1.GameEvent", e));
+          const turn = Array.from(m.encode("dawgref.v1.SubmitTurnRequest",
+            { game_id: "g", expected_turn: 0, pass: {} }));
+          const t = m.decode("dawgref.v1.SubmitTurnRequest", Uint8Array.from(turnBytes));
+          done({ e, back, turn, action: t.action, expected: t.expected_turn });
+        }).catch((err) => done({ error: String(err) }));
+    "#;
+    let out = c
+        .execute_async(
+            js,
+            vec![serde_json::json!(event.encode_to_vec()), serde_json::json!(turn.encode_to_vec())],
+        )
+        .await
+        .unwrap();
+    assert!(out.get("error").is_none(), "{out}");
+    let e = &out["e"];
+    assert_eq!(e["number"], serde_json::json!(1u64 << 40));
+    assert_eq!((e["points"].as_i64(), e["cumulative"].as_i64()), (Some(-15), Some(-3)));
+    assert_eq!((e["challenger"].as_u64(), e["acceptable"].as_bool()), (Some(0), Some(false)));
+    assert_eq!(e["play"]["tiles"][1]["letter"], "Ж");
+    assert_eq!(e["play"]["tiles"][1]["blank"], true);
+    assert_eq!(e["words"], serde_json::json!(["ЁЖ", "A"]));
+    assert_eq!(e["time_ms"].as_u64(), Some(123_456_789_012));
+    assert!(e["rack"] == "" && e["tile_count"] == 0, "unset fields read as proto3's defaults");
+    let back: Vec<u8> = serde_json::from_value(out["back"].clone()).unwrap();
+    assert_eq!(
+        pb::GameEvent::decode(back.as_slice()).unwrap(),
+        event,
+        "written back, prost reads the same event"
+    );
+    let written: Vec<u8> = serde_json::from_value(out["turn"].clone()).unwrap();
+    assert_eq!(written, turn.encode_to_vec(), "an empty oneof message and a zero optional are written");
+    assert_eq!((out["action"].as_str(), out["expected"].as_u64()), (Some("pass"), Some(0)));
+    c.close().await.unwrap();
+}

@@ -20,10 +20,16 @@ use std::sync::LazyLock;
 use std::task::{Context, Poll};
 use tonic::body::Body;
 
-/// One file the page loads.
+/// One file the page loads, as it is and gzipped (compressed once, at the first request).
 struct Asset {
     path: &'static str,
     content_type: &'static str,
+    plain: Encoded,
+    gzip: Encoded,
+}
+
+/// One representation of an asset.
+struct Encoded {
     body: Bytes,
     /// Changes whenever the content does (`ETag`): a reload asks, and gets 304 when unchanged.
     etag: HeaderValue,
@@ -31,9 +37,20 @@ struct Asset {
 
 impl Asset {
     fn new(path: &'static str, content_type: &'static str, body: Bytes) -> Asset {
+        use std::io::Write as _;
         let hash = xxhash_rust::xxh3::xxh3_64(&body);
-        let etag = HeaderValue::from_str(&format!("\"{hash:016x}\"")).expect("hex is a header value");
-        Asset { path, content_type, body, etag }
+        let tag = |suffix| {
+            HeaderValue::from_str(&format!("\"{hash:016x}{suffix}\"")).expect("hex is a header value")
+        };
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&body).expect("writing to memory");
+        let gzipped = gz.finish().expect("writing to memory");
+        Asset {
+            path,
+            content_type,
+            gzip: Encoded { body: Bytes::from(gzipped), etag: tag("-gz") },
+            plain: Encoded { body, etag: tag("") },
+        }
     }
 }
 
@@ -69,15 +86,22 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
 }
 
 /// The answer to one GET or HEAD.
-fn respond(method: &Method, path: &str, if_none_match: Option<&HeaderValue>) -> http::Response<Body> {
+fn respond(method: &Method, path: &str, request: &http::HeaderMap) -> http::Response<Body> {
     let Some(asset) = asset_for(path) else {
         return plain(StatusCode::NOT_FOUND, "not found: the page is at /, /games/<id> and /director\n");
     };
-    let unchanged = if_none_match.is_some_and(|tag| tag == asset.etag);
+    let gzip = request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| coding.split(';').next().is_some_and(|c| c.trim().eq_ignore_ascii_case("gzip")));
+    let chosen = if gzip { &asset.gzip } else { &asset.plain };
+    let unchanged = request.get(header::IF_NONE_MATCH).is_some_and(|tag| tag == chosen.etag);
     let body = if unchanged || method == Method::HEAD {
         Body::empty()
     } else {
-        Body::new(axum::body::Body::from(asset.body.clone()))
+        Body::new(axum::body::Body::from(chosen.body.clone()))
     };
     let mut response = http::Response::new(body);
     if unchanged {
@@ -85,10 +109,14 @@ fn respond(method: &Method, path: &str, if_none_match: Option<&HeaderValue>) -> 
     }
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(asset.content_type));
-    if !unchanged {
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(asset.body.len()));
+    if gzip {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
-    headers.insert(header::ETAG, asset.etag.clone());
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if !unchanged {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(chosen.body.len()));
+    }
+    headers.insert(header::ETAG, chosen.etag.clone());
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     secure(headers);
     response
@@ -150,8 +178,7 @@ where
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let method = request.method();
         if method == Method::GET || method == Method::HEAD {
-            let response =
-                respond(method, request.uri().path(), request.headers().get(header::IF_NONE_MATCH));
+            let response = respond(method, request.uri().path(), request.headers());
             return Box::pin(std::future::ready(Ok(response)));
         }
         Box::pin(self.inner.call(request))
@@ -334,6 +361,9 @@ mod tests {
             assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
         }
         assert_eq!(asset_for("/web/grpc.js").map(|a| a.content_type), Some(JS));
+        let app = asset_for("/web/app.js").unwrap();
+        assert!(app.gzip.body.len() < app.plain.body.len() / 2, "scripts shrink by half gzipped");
+        assert_ne!(app.gzip.etag, app.plain.etag);
         assert!(asset_for("/web/../Cargo.toml").is_none());
         assert!(asset_for("/games/").is_none());
         assert!(asset_for("/games/a/b").is_none());
