@@ -107,18 +107,32 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     wait_until("the watcher's move list", || async { Some(count(&watcher, "#moves li").await) }, |&n| n == 2)
         .await;
     assert_eq!(count(&watcher, ".rack-tile").await, 0, "a watcher sees no rack");
-    assert_eq!(text(&watcher, "#score-0").await.unwrap(), best.score.to_string());
+    wait_text(&watcher, "#score-0", &best.score.to_string()).await;
     let rack = script(&watcher, "return sessionStorage.length").await;
     assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
-    player.find(Locator::Css("#pass")).await.unwrap().click().await.unwrap();
+    // The player exchanges two tiles: marked by clicking them, then sent.
+    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
+    for i in 0..2 {
+        let tile = format!(".rack-tile[data-index='{i}']");
+        player.find(Locator::Css(&tile)).await.unwrap().click().await.unwrap();
+    }
+    wait_text(&player, "#exchange", "Exchange 2").await;
+    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
     wait_until(
-        "the pass and the bot's answer, live",
+        "the exchange and the bot's answer, live",
         || async { Some(count(&watcher, "#moves li").await) },
-        |&n| n >= 3,
+        |&n| n >= 4,
     )
     .await;
-    let what = text(&watcher, "#moves li:nth-child(3) .what").await.unwrap();
-    assert_eq!(what, "pass");
+    // A watcher sees how many tiles, not which; the player sees its own.
+    wait_text(&watcher, "#moves li:nth-child(3) .what", "exchange 2").await;
+    let third = "#moves li:nth-child(3) .what";
+    wait_until(
+        "the player's own tiles",
+        || text(&player, third),
+        |t| t.starts_with("exchange ") && t.chars().count() == 11,
+    )
+    .await;
     screenshot(&watcher, "game-watched").await;
     player.close().await.unwrap();
     watcher.close().await.unwrap();
@@ -260,9 +274,14 @@ async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() 
     .await;
     assert_eq!(link, format!("{}/games/{id}", srv.url));
     // Ten minutes each, counting down on the seat to move.
-    let clock = text(&host, ".seat[data-seat='0'] .clock").await.unwrap();
-    assert!(clock.starts_with("10:00") || clock.starts_with("9:5"), "{clock}");
-    assert_eq!(text(&host, ".seat[data-seat='1'] .clock").await.unwrap(), "10:00");
+    let running = ".seat[data-seat='0'] .clock";
+    wait_until(
+        "the mover's clock",
+        || text(&host, running),
+        |t| t.starts_with("10:00") || t.starts_with("9:"),
+    )
+    .await;
+    wait_text(&host, ".seat[data-seat='1'] .clock", "10:00").await;
 
     let friend = driver.browser().await;
     friend.goto(&link).await.unwrap();

@@ -446,6 +446,7 @@ function renderRack(g) {
       if (g.exchange.has(i)) g.exchange.delete(i);
       else g.exchange.add(i);
       renderRack(g);
+      renderSide(g);
     });
     return t;
   });
@@ -543,7 +544,7 @@ function renderSide(g) {
     }
     parts.push(previewPanel(g), controls(g));
   } else {
-    parts.push(h("p", { class: "watching", text: v.seats[v.to_move] ? `${v.seats[v.to_move].name || "seat " + (v.to_move + 1)} to move.` : "" }));
+    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? `${v.seats[v.to_move].name || "seat " + (v.to_move + 1)} to move.` : "" }));
   }
   parts.push(h("h3", { text: "Moves" }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
   parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, "Download GCG")));
