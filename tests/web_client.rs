@@ -382,3 +382,38 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
     assert_eq!((out["action"].as_str(), out["expected"].as_u64()), (Some("pass"), Some(0)));
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_tile_dragged_from_the_rack_lands_on_its_square_and_is_judged() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    create_from_lobby(&c, &srv.url, "RULESET_ENGLISH", 7).await;
+    // HTML drag and drop, as the browser dispatches it (WebDriver cannot drag natively).
+    let letter = script(
+        &c,
+        r#"
+        const tile = document.querySelector(".rack-tile[data-index='0']");
+        const dt = new DataTransfer();
+        tile.dispatchEvent(new DragEvent("dragstart", { dataTransfer: dt, bubbles: true }));
+        const square = document.getElementById("sq-7-7");
+        square.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        square.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        return tile.querySelector(".letter").textContent;
+        "#,
+    )
+    .await;
+    let letter = letter.as_str().unwrap().to_string();
+    assert_eq!(letter, "A", "seed 7 deals AEGNNPU");
+    let label = || async { c.find(Locator::Css("#sq-7-7")).await.ok()?.attr("aria-label").await.ok()? };
+    wait_until("the dropped tile", label, |l| l == "H8: your A, double word, centre").await;
+    assert_eq!(count(&c, ".rack-tile.used").await, 1);
+    // One tile cannot open the game: the preview says why, from the server.
+    let problem =
+        wait_until("the preview's verdict", || text(&c, "#preview.invalid li"), |t| !t.is_empty()).await;
+    assert!(
+        problem.to_lowercase().contains("one tile") || problem.to_lowercase().contains("two tiles"),
+        "{problem}"
+    );
+    c.close().await.unwrap();
+}

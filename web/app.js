@@ -417,6 +417,8 @@ function render(g) {
       changed(g);
     } : null,
   });
+  // Assistive technology follows the cursor square while letters are typed into the board.
+  g.typing.setAttribute("aria-activedescendant", `sq-${g.cursor.row}-${g.cursor.col}`);
   renderRack(g);
   renderSide(g);
 }
