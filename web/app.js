@@ -113,7 +113,7 @@ async function lobby() {
   const create = async (e) => {
     e.preventDefault();
     sessionStorage.setItem("dawgref:name", name.value);
-    const spec = [{ human: { name: name.value || "You", open: false } }];
+    const spec = [{ human: { name: name.value || "Player", open: false } }];
     for (const s of seats.querySelectorAll(".seat-kind")) {
       spec.push(s.value === "open" ? { human: { name: "", open: true } } : { bot: s.value.slice(4) });
     }
