@@ -94,6 +94,7 @@ async function lobby() {
   const seats = h("div", { class: "seats" });
   const seatRow = (value) => {
     const select = h("select", { class: "seat-kind" },
+      h("option", { value: "bot:BOT_LEVEL_CHAMPION", text: "Computer — champion (thinks ~1 s)" }),
       h("option", { value: "bot:BOT_LEVEL_STRONG", text: "Computer — strong" }),
       h("option", { value: "bot:BOT_LEVEL_GREEDY", text: "Computer — greedy" }),
       h("option", { value: "bot:BOT_LEVEL_WEAK", text: "Computer — weak" }),

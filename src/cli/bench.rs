@@ -105,6 +105,26 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1000)]
         budget_ms: u64,
     },
+    /// Simulation speed: iterations per second on one core (an iteration plays every candidate
+    /// not yet ruled out, and its plies, on one draw), on mid-game positions of seeded
+    /// strong-bot games.
+    Sim {
+        #[arg(long, default_value_t = 20)]
+        positions: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "english")]
+        ruleset: RulesetKind,
+        /// Candidates per position.
+        #[arg(long, default_value_t = 10)]
+        candidates: usize,
+        /// Turns played after each candidate.
+        #[arg(long, default_value_t = 2)]
+        plies: usize,
+        /// Iterations per position.
+        #[arg(long, default_value_t = 200)]
+        iterations: u32,
+    },
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -137,6 +157,14 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Endgame { positions, seed, ruleset, budget_ms } => {
             endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
         }
+        BenchCommand::Sim { positions, seed, ruleset, candidates, plies, iterations } => sim(
+            positions.clamp(1, 10_000),
+            seed,
+            ruleset,
+            candidates.clamp(1, 100),
+            plies.min(20),
+            iterations.clamp(1, 1_000_000),
+        ),
         BenchCommand::Store { dir, games, turns, recover, finished } => super::bench_store::run(
             &dir,
             games.clamp(1, 100_000),
@@ -450,6 +478,61 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
         percentile(&times_ms, 0.9),
         nodes as f64 / seconds.max(1e-9),
         (var / n).sqrt(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sim(
+    positions: u64,
+    seed: u64,
+    kind: RulesetKind,
+    candidates: usize,
+    plies: usize,
+    iterations: u32,
+) -> CliResult {
+    use dawgref::bot::{BotLevel, play_while};
+    use dawgref::game::{Game, GameConfig};
+    use dawgref::sim::{Budget, Params, Setup, simulate};
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (mut rates, mut lines) = (Vec::new(), 0u64);
+    let mut g = seed;
+    while (rates.len() as u64) < positions {
+        g += 1;
+        let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), g))?;
+        // Six to eleven turns in: a board with words on it and a bag still full enough.
+        let turns = 6 + g % 6;
+        let mut n = 0;
+        play_while(&mut game, &[BotLevel::Strong], 1000, |_| {
+            n += 1;
+            n < turns
+        })?;
+        if game.is_over() || game.bag_len() == 0 {
+            continue;
+        }
+        let params = Params { candidates, plies, seed: g };
+        let Some(setup) = Setup::from_game(&game, game.to_move(), params) else { continue };
+        // Candidates ruled out early cost nothing afterwards, as in play.
+        let budget = Budget { max_iterations: iterations, workers: 1, ..Budget::default() };
+        let started = Instant::now();
+        let mut done = 0;
+        let _ = simulate(&setup, lexicon.dawg(), &budget, |t| {
+            done = t.iterations;
+            true
+        });
+        let took = started.elapsed().as_secs_f64();
+        rates.push(f64::from(done) / took);
+        lines += u64::from(done) * setup.candidates.len() as u64;
+    }
+    rates.sort_by(f64::total_cmp);
+    println!(
+        "{kind}: {positions} mid-game positions (strong-bot games from seed {}), {candidates} candidates, {plies} \
+         plies, up to {iterations} iterations each, one core: iterations/s median {:.0}, p10 {:.0}, p90 {:.0} \
+         ({lines} candidate lines played)",
+        seed + 1,
+        percentile(&rates, 0.5),
+        percentile(&rates, 0.1),
+        percentile(&rates, 0.9),
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref::bot::{BotLevel, duel};
+use dawgref::bot::{BotLevel, duel_within};
 use dawgref::game::ChallengeRule;
 use dawgref::lexicon::{Lexicon, catalog};
 use dawgref::rules::{Ruleset, RulesetKind};
@@ -13,7 +13,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Two bot levels, `A,B` (weak, greedy, strong): A is the first named in the result.
+    /// Two bot levels, `A,B` (weak, greedy, strong, champion): A is the first named in the result.
     #[arg(long, value_parser = two_levels)]
     bots: (BotLevel, BotLevel),
     /// Games to play; A sits first in the even games, B in the odd ones.
@@ -24,6 +24,9 @@ pub struct MatchArgs {
     /// Game `g` uses bag seed `seed + g`: the same seed replays the same match.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The champion's thinking time per move, in milliseconds (1 to 60000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    budget_ms: u64,
 }
 
 fn two_levels(text: &str) -> Result<(BotLevel, BotLevel), String> {
@@ -40,14 +43,16 @@ fn one_game(
     levels: (BotLevel, BotLevel),
     seed: u64,
     g: u64,
+    budget: std::time::Duration,
 ) -> Result<i32, String> {
-    duel(
+    duel_within(
         rules.clone(),
         lexicon.clone(),
         seed.wrapping_add(g),
         levels,
         (g % 2) as usize,
         ChallengeRule::Single,
+        budget,
     )
     .map_err(|e| format!("game {g}: {e}"))
 }
@@ -57,6 +62,7 @@ pub fn run(args: MatchArgs) -> CliResult {
     let games = args.games.clamp(1, 1_000_000);
     let rules = Arc::new(Ruleset::new(args.ruleset));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let budget = std::time::Duration::from_millis(args.budget_ms);
     let started = Instant::now();
     // Games are independent and seeded by number: spread them over the cores, same result.
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games as usize);
@@ -67,7 +73,7 @@ pub fn run(args: MatchArgs) -> CliResult {
                 scope.spawn(move || {
                     (w..games)
                         .step_by(workers)
-                        .map(|g| (g, one_game(rules, lexicon, (a, b), args.seed, g)))
+                        .map(|g| (g, one_game(rules, lexicon, (a, b), args.seed, g, budget)))
                         .collect::<Vec<_>>()
                 })
             })

@@ -11,6 +11,7 @@ use crate::proto::v1 as pb;
 use crate::proto::v1::analysis_server::Analysis;
 use crate::rack::Rack;
 use crate::score::evaluate_normalized;
+use crate::sim;
 use crate::validate::validate_play;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -273,6 +274,52 @@ impl Analysis for AnalysisService {
         Ok(Response::new(Box::pin(tokio_stream::iter(moves))))
     }
 
+    type SimulateStream = SimStream;
+
+    async fn simulate(&self, request: Request<pb::SimulateRequest>) -> Result<Response<SimStream>, Status> {
+        let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+        let req = request.into_inner();
+        let (setup, budget_ms) = Self::simulation(&r, &req)?;
+        let alphabet = r.board.rules().alphabet;
+        let lexicon = r.lexicon.clone();
+        // As for the endgame: on the pool, never more searches at once than leaves bots a
+        // thread; the simulation's own threads are the pool's cores.
+        let permit =
+            self.state.searches.clone().acquire_owned().await.map_err(|_| errors::shutting_down())?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::SimulateUpdate, Status>>(4);
+        let stop = Arc::new(AtomicBool::new(false));
+        let budget = sim::Budget {
+            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
+            max_iterations: 1_000_000,
+            stop: Some(stop.clone()),
+            workers: super::pool::Pool::cores(),
+        };
+        self.state.pool.spawn(move || {
+            let _permit = permit;
+            let mut last = Instant::now();
+            let tally = sim::simulate(&setup, lexicon.dawg(), &budget, |tally| {
+                if last.elapsed() >= SIM_REPORT {
+                    last = Instant::now();
+                    // A client that reads slowly misses updates, never the last one.
+                    let update = Ok(sim_update(&setup, tally, alphabet, false));
+                    if let Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) = tx.try_send(update) {
+                        return false;
+                    }
+                }
+                true
+            });
+            let _ = tx.blocking_send(Ok(sim_update(&setup, &tally, alphabet, true)));
+        });
+        // The stream owns the flag: when the client goes away, the simulation stops.
+        let guard = StopOnDrop(stop);
+        let stream =
+            tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
+                let _ = &guard;
+                m
+            });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
     async fn solve_endgame(
         &self,
         request: Request<pb::SolveEndgameRequest>,
@@ -335,6 +382,116 @@ impl Analysis for AnalysisService {
         }))
     }
 }
+
+impl AnalysisService {
+    /// A simulation request checked and turned into the engine's setup.
+    fn simulation(r: &Position, req: &pb::SimulateRequest) -> Result<(sim::Setup, u32), Status> {
+        let budget_ms = match req.budget_ms {
+            0 => DEFAULT_SIM_MS,
+            ms if ms <= MAX_SIM_MS => ms,
+            ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_SIM_MS} ms"))),
+        };
+        let candidates = match req.candidates {
+            0 => 10,
+            n if n <= MAX_SIM_CANDIDATES => n as usize,
+            n => {
+                return Err(errors::bad_field(
+                    "candidates",
+                    format!("{n}: at most {MAX_SIM_CANDIDATES} candidates"),
+                ));
+            }
+        };
+        let plies = match req.plies {
+            None => 2,
+            Some(n) if n <= MAX_SIM_PLIES => n as usize,
+            Some(n) => return Err(errors::bad_field("plies", format!("{n}: at most {MAX_SIM_PLIES} plies"))),
+        };
+        if r.over {
+            return Err(errors::game_state("the game is over"));
+        }
+        if r.players != 2 {
+            return Err(errors::not_two_players(r.players));
+        }
+        if req.rack.is_none() && !r.rack_to_move {
+            return Err(errors::bad_field(
+                "rack",
+                "the simulation needs the side to move's rack: give it, or ask on your turn",
+            ));
+        }
+        let rack = Self::rack(r, req.rack.as_ref())?;
+        if rack.is_empty() {
+            return Err(errors::bad_field("rack", "an empty rack has nothing to simulate"));
+        }
+        let rules = r.board.rules();
+        let unseen = endgame::Position::unseen(&r.board, &rack).ok_or_else(|| {
+            errors::bad_field("rack", "the board and the rack hold more tiles than the tile set")
+        })?;
+        // What the side to move cannot see is the opponent's full rack and the bag.
+        let bag = unseen.len().saturating_sub(rules.rack_size);
+        let params = sim::Params { candidates, plies, seed: req.seed };
+        let setup = sim::Setup::new(&r.board, rack, r.spread, bag, r.lexicon.dawg(), params)
+            .ok_or_else(|| errors::game_state("nothing to simulate"))?;
+        Ok((setup, budget_ms))
+    }
+}
+
+/// One update of a simulation: every candidate, best first.
+fn sim_update(
+    setup: &sim::Setup,
+    tally: &sim::Tally,
+    alphabet: crate::alphabet::Alphabet,
+    done: bool,
+) -> pb::SimulateUpdate {
+    let mut order: Vec<usize> = (0..setup.candidates.len()).collect();
+    let leader = tally.leader();
+    // The leader first, then the rest by mean win probability and spread; ruled-out last.
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&tally.figures[a], &tally.figures[b]);
+        (b == leader)
+            .cmp(&(a == leader))
+            .then(fa.out.cmp(&fb.out))
+            .then(fb.win().total_cmp(&fa.win()))
+            .then(fb.spread().total_cmp(&fa.spread()))
+            .then(a.cmp(&b))
+    });
+    let candidates = order
+        .into_iter()
+        .map(|i| {
+            let c = &setup.candidates[i];
+            let f = &tally.figures[i];
+            let error = |e: f64| if e.is_finite() { e } else { 0.0 };
+            let mut out = pb::SimulatedCandidate {
+                score: c.score,
+                equity: f64::from(c.equity),
+                win_percent: 100.0 * f.win(),
+                win_error: 100.0 * error(f.win_error()),
+                spread: f.spread(),
+                spread_error: error(f.spread_error()),
+                iterations: f.iterations,
+                ruled_out: f.out,
+                ..Default::default()
+            };
+            match &c.action {
+                crate::game::Action::Play(play) => out.play = Some(convert::play_to(play, alphabet)),
+                crate::game::Action::Exchange(tiles) => out.exchange = tiles.to_string(alphabet),
+                _ => out.pass = true,
+            }
+            out
+        })
+        .collect();
+    pb::SimulateUpdate { candidates, iterations: tally.iterations, done }
+}
+
+type SimStream = Pin<Box<dyn Stream<Item = Result<pb::SimulateUpdate, Status>> + Send>>;
+
+/// Simulate's time when the request names none, and the most it may ask for; its largest
+/// candidate list and deepest lines.
+const DEFAULT_SIM_MS: u32 = 1000;
+const MAX_SIM_MS: u32 = 60_000;
+const MAX_SIM_CANDIDATES: u32 = 50;
+const MAX_SIM_PLIES: u32 = 10;
+/// How often a simulation reports.
+const SIM_REPORT: Duration = Duration::from_millis(100);
 
 /// Raises its flag when dropped: with the request's future, when the caller goes away.
 struct StopOnDrop(Arc<AtomicBool>);

@@ -59,6 +59,7 @@ pub fn bot_from(v: i32) -> Result<BotLevel, Status> {
         Ok(pb::BotLevel::Unspecified | pb::BotLevel::Strong) => Ok(BotLevel::Strong),
         Ok(pb::BotLevel::Weak) => Ok(BotLevel::Weak),
         Ok(pb::BotLevel::Greedy) => Ok(BotLevel::Greedy),
+        Ok(pb::BotLevel::Champion) => Ok(BotLevel::Champion),
         Err(_) => Err(errors::bad_field("seats.bot", format!("unknown bot level {v}"))),
     }
 }

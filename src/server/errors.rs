@@ -149,6 +149,11 @@ pub fn not_an_endgame(why: String) -> Status {
     Status::failed_precondition(why)
 }
 
+/// A search for two players asked of a game of more: FAILED_PRECONDITION.
+pub fn not_two_players(players: usize) -> Status {
+    Status::failed_precondition(format!("{players} players: the search plays two"))
+}
+
 /// A token problem: UNAUTHENTICATED.
 pub fn unauthenticated(what: &'static str) -> Status {
     Status::unauthenticated(what)

@@ -641,6 +641,7 @@ impl Actor {
             return;
         }
         self.jobs += 1;
+        let budget = bot::champion_budget(game, game.to_move(), self.clock.now_ms());
         let game = game.clone();
         let (results, metrics, hook, id) = (
             results.clone(),
@@ -653,7 +654,7 @@ impl Actor {
                 hook(id);
             }
             let started = Instant::now();
-            let decision = decide(&game, &levels);
+            let decision = decide(&game, &levels, budget);
             metrics.bot_turn.observe(started.elapsed().as_secs_f64());
             let _ = results.send((at, decision));
         });
@@ -833,7 +834,7 @@ async fn sleep_until(at: Option<Instant>) {
 /// What the bots do at this position: the first bot (from the seat to move on) that wants to
 /// challenge the last play challenges it; else the bot to move moves. Bots go through the same
 /// game rules as people, and decide from the position alone (same position, same decision).
-fn decide(game: &Game, levels: &[Option<BotLevel>]) -> Option<Decision> {
+fn decide(game: &Game, levels: &[Option<BotLevel>], budget: std::time::Duration) -> Option<Decision> {
     if game.is_over() {
         return None;
     }
@@ -848,5 +849,5 @@ fn decide(game: &Game, levels: &[Option<BotLevel>]) -> Option<Decision> {
     }
     let seat = game.to_move();
     let level = levels.get(seat).copied().flatten()?;
-    Some(Decision::Act(seat, bot::choose_action(game, seat, level)))
+    Some(Decision::Act(seat, bot::choose_action_within(game, seat, level, budget)))
 }

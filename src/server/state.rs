@@ -130,9 +130,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Where bots think, analysis generates and logs replay.
     pub pool: Pool,
-    /// Long analysis searches (SolveEndgame) running at once: one thinking thread fewer than
+    /// Long analysis searches (SolveEndgame, Simulate) running at once: one thinking thread fewer than
     /// the pool has, so bots always have a thread to think on.
-    pub searches: tokio::sync::Semaphore,
+    pub searches: Arc<tokio::sync::Semaphore>,
     pub hooks: Hooks,
     /// Every session's task, so that shutdown can wait for them.
     tasks: tokio_util::task::TaskTracker,
@@ -159,7 +159,7 @@ impl AppState {
             limits,
             metrics: Arc::new(Metrics::new()),
             pool: Pool::per_core(),
-            searches: tokio::sync::Semaphore::new(Pool::cores().saturating_sub(1).max(1)),
+            searches: Arc::new(tokio::sync::Semaphore::new(Pool::cores().saturating_sub(1).max(1))),
             hooks,
             tasks: tokio_util::task::TaskTracker::new(),
             shutdown,

@@ -3,6 +3,9 @@
 //! - [`BotLevel::Greedy`]: the top-scoring play, Appel & Jacobson's program;
 //! - [`BotLevel::Strong`]: score plus the value of the tiles kept (AJ88 §7.4, Gordon's rack
 //!   heuristics), and an exchange when keeping the best tiles is worth more than any play.
+//! - [`BotLevel::Champion`]: in a two-seat game, a Monte Carlo simulation of the strong bot's
+//!   best candidates ([`crate::sim`]) within a time budget, and once the bag is empty the exact
+//!   endgame search ([`crate::endgame`]); with more seats it plays as the strong bot.
 //!
 //! A bot never plays a phony, and challenges a play only when it forms an invalid word (it knows
 //! the lexicon, so a challenge of a valid play could only cost it).
@@ -13,6 +16,8 @@ use crate::game::{Action, Game};
 use crate::movegen::{Mode, ScoredPlay, TopN, generate};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
+use crate::sim;
+use std::time::{Duration, Instant};
 
 /// How well a computer seat plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,16 +25,21 @@ pub enum BotLevel {
     Weak,
     Greedy,
     Strong,
+    Champion,
 }
 
+/// The champion's thinking time per move when nobody says otherwise.
+pub const CHAMPION_BUDGET: Duration = Duration::from_millis(1000);
+
 impl BotLevel {
-    pub const ALL: [BotLevel; 3] = [BotLevel::Weak, BotLevel::Greedy, BotLevel::Strong];
+    pub const ALL: [BotLevel; 4] = [BotLevel::Weak, BotLevel::Greedy, BotLevel::Strong, BotLevel::Champion];
 
     pub const fn name(self) -> &'static str {
         match self {
             BotLevel::Weak => "weak",
             BotLevel::Greedy => "greedy",
             BotLevel::Strong => "strong",
+            BotLevel::Champion => "champion",
         }
     }
 }
@@ -40,7 +50,7 @@ impl std::str::FromStr for BotLevel {
         BotLevel::ALL
             .into_iter()
             .find(|l| l.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown bot level {s:?} (expected weak, greedy or strong)"))
+            .ok_or_else(|| format!("unknown bot level {s:?} (expected weak, greedy, strong or champion)"))
     }
 }
 
@@ -64,7 +74,13 @@ pub fn wants_to_challenge(game: &Game, seat: usize) -> bool {
 
 /// The action `seat` takes on its turn (the caller has checked it is the seat's turn). When the
 /// last play went out and awaits acceptance, the answer is a pass (challenging is separate).
+/// The champion thinks for [`CHAMPION_BUDGET`].
 pub fn choose_action(game: &Game, seat: usize, level: BotLevel) -> Action {
+    choose_action_within(game, seat, level, CHAMPION_BUDGET)
+}
+
+/// [`choose_action`], with the champion's thinking time (the other levels do not search).
+pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: Duration) -> Action {
     if game.awaiting_final_challenge() {
         return Action::Pass;
     }
@@ -88,7 +104,56 @@ pub fn choose_action(game: &Game, seat: usize, level: BotLevel) -> Action {
             Action::Play(plays[pick].play)
         }
         BotLevel::Strong => strong(game, &rules, rack, can_exchange),
+        BotLevel::Champion => champion(game, seat, &rules, rack, can_exchange, budget),
     }
+}
+
+/// The champion's thinking time for `seat`'s move at game time `now_ms`: [`CHAMPION_BUDGET`],
+/// or less when the game has clocks, so that the bot never runs out of time: its time left
+/// (plus most of an increment) shared over the moves it may still have to make, which is
+/// about one for every eight tiles still to be played.
+pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
+    let Some(clocks) = game.clocks() else { return CHAMPION_BUDGET };
+    let left = clocks.remaining_ms(seat, now_ms);
+    if left <= 0 {
+        return Duration::from_millis(20);
+    }
+    let tiles = game.bag_len() + 2 * game.config().rules.rack_size;
+    let moves = (tiles / 8 + 2) as i64;
+    let increment = game.config().clock.as_ref().map_or(0, |c| c.increment_ms) as i64;
+    let share = left / moves + increment * 4 / 5;
+    Duration::from_millis(share.clamp(20, CHAMPION_BUDGET.as_millis() as i64) as u64)
+}
+
+/// Simulate the best candidates until one is clearly best or the budget is spent; with the bag
+/// empty, search the endgame. More than two seats: the strong bot's move.
+fn champion(
+    game: &Game,
+    seat: usize,
+    rules: &Ruleset,
+    rack: Rack,
+    can_exchange: bool,
+    budget: Duration,
+) -> Action {
+    let deadline = Instant::now() + budget;
+    let dawg = game.config().lexicon.dawg();
+    if let Some(position) = crate::endgame::Position::from_game(game) {
+        let search = crate::endgame::Budget { deadline: Some(deadline), ..Default::default() };
+        return match crate::endgame::solve(&position, dawg, search).pv.first() {
+            Some(crate::endgame::Move::Play { play, .. }) => Action::Play(*play),
+            _ => Action::Pass,
+        };
+    }
+    let params = sim::Params {
+        seed: game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64,
+        ..Default::default()
+    };
+    let Some(setup) = sim::Setup::from_game(game, seat, params) else {
+        return strong(game, rules, rack, can_exchange);
+    };
+    let limits = sim::Budget { deadline: Some(deadline), ..Default::default() };
+    let tally = sim::simulate(&setup, dawg, &limits, |_| true);
+    sim::choice(&setup, &tally).action.clone()
 }
 
 /// Equity = score + leave value; also consider exchanging for the best subset to keep.
@@ -132,7 +197,7 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Actio
 }
 
 /// The subset of the rack most worth keeping through an exchange, and its value.
-fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack) {
+pub(crate) fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack) {
     let tiles: Vec<Option<Letter>> = rack.tiles().collect();
     let mut best = (f32::NEG_INFINITY, Rack::new());
     for mask in 0u32..(1 << tiles.len()) {
@@ -223,6 +288,17 @@ pub fn play_while(
     game: &mut Game,
     levels: &[BotLevel],
     step_ms: u64,
+    go_on: impl FnMut(&Game) -> bool,
+) -> Result<u64, crate::game::GameError> {
+    play_while_within(game, levels, step_ms, CHAMPION_BUDGET, go_on)
+}
+
+/// [`play_while`], with the champion's thinking time per move.
+pub fn play_while_within(
+    game: &mut Game,
+    levels: &[BotLevel],
+    step_ms: u64,
+    budget: Duration,
     mut go_on: impl FnMut(&Game) -> bool,
 ) -> Result<u64, crate::game::GameError> {
     let mut now = game.history().last().map_or(0, |e| e.time_ms);
@@ -242,7 +318,7 @@ pub fn play_while(
             }
             None => {
                 let seat = game.to_move();
-                let action = choose_action(game, seat, levels[seat % levels.len()]);
+                let action = choose_action_within(game, seat, levels[seat % levels.len()], budget);
                 game.act(seat, action, now)?;
             }
         }
@@ -260,9 +336,22 @@ pub fn duel(
     rules: std::sync::Arc<Ruleset>,
     lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
     seed: u64,
+    levels: (BotLevel, BotLevel),
+    a_seat: usize,
+    challenge: crate::game::ChallengeRule,
+) -> Result<i32, crate::game::GameError> {
+    duel_within(rules, lexicon, seed, levels, a_seat, challenge, CHAMPION_BUDGET)
+}
+
+/// [`duel`], with the champion's thinking time per move.
+pub fn duel_within(
+    rules: std::sync::Arc<Ruleset>,
+    lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
+    seed: u64,
     (a, b): (BotLevel, BotLevel),
     a_seat: usize,
     challenge: crate::game::ChallengeRule,
+    budget: Duration,
 ) -> Result<i32, crate::game::GameError> {
     let mut config = crate::game::GameConfig::new(rules, lexicon, seed);
     config.challenge = challenge;
@@ -270,7 +359,7 @@ pub fn duel(
     let mut levels = [b; 2];
     levels[a_seat] = a;
     let mut game = Game::new(config)?;
-    play_out(&mut game, &levels, 1000, |_| {})?;
+    play_while_within(&mut game, &levels, 1000, budget, |_| true)?;
     let s = game.scores();
     Ok(s[a_seat] - s[1 - a_seat])
 }

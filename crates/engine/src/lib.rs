@@ -18,5 +18,6 @@ pub mod rack;
 pub mod rules;
 pub mod score;
 pub mod selfplay;
+pub mod sim;
 pub mod text;
 pub mod validate;

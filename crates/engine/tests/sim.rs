@@ -1,0 +1,122 @@
+//! Simulation: the same draws for every candidate, the same answer for the same seed and
+//! worker count, a choice the game accepts, win probabilities that behave, and the champion
+//! bot playing whole games in every ruleset.
+
+mod common;
+
+use common::{lexicon, rules};
+use dawgref_engine::bot::{BotLevel, choose_action_within, play_while, play_while_within};
+use dawgref_engine::game::{Action, Game, GameConfig};
+use dawgref_engine::rules::RulesetKind;
+use dawgref_engine::sim::{Budget, Params, Setup, choice, simulate, win_probability};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A two-seat game `turns` actions in (strong bots), with the bag still holding tiles.
+fn midgame(kind: RulesetKind, seed: u64, turns: u64) -> Game {
+    let lex = Arc::new(lexicon(kind).clone());
+    let mut game = Game::new(GameConfig::new(rules(kind), lex, seed)).unwrap();
+    let mut n = 0;
+    play_while(&mut game, &[BotLevel::Strong], 1000, |_| {
+        n += 1;
+        n < turns
+    })
+    .unwrap();
+    assert!(game.bag_len() > 0 && !game.is_over());
+    game
+}
+
+fn capped(iterations: u32, workers: usize) -> Budget {
+    Budget { max_iterations: iterations, workers, ..Budget::default() }
+}
+
+#[test]
+fn every_candidate_meets_the_same_draw_and_the_same_seed_gives_the_same_answer() {
+    let game = midgame(RulesetKind::English, 3, 6);
+    let dawg = game.config().lexicon.dawg();
+    let params = Params { candidates: 6, plies: 2, seed: 42 };
+    let setup = Setup::from_game(&game, game.to_move(), params).unwrap();
+    assert!(setup.candidates.len() >= 2);
+    // An iteration is a function of the seed and its number.
+    assert_eq!(setup.iteration(5, dawg), setup.iteration(5, dawg));
+    assert_ne!(setup.iteration(5, dawg), setup.iteration(6, dawg));
+    let one = simulate(&setup, dawg, &capped(96, 1), |_| true);
+    let again = simulate(&setup, dawg, &capped(96, 1), |_| true);
+    assert_eq!(one.figures, again.figures);
+    // Two workers run the same iterations and fold them in the same order.
+    let two = simulate(&setup, dawg, &capped(96, 2), |_| true);
+    let two_again = simulate(&setup, dawg, &capped(96, 2), |_| true);
+    assert_eq!(two.figures, two_again.figures);
+    assert_eq!(choice(&setup, &two), choice(&setup, &two_again));
+    assert!(one.iterations <= 96 && one.iterations >= 32);
+}
+
+#[test]
+fn the_choice_is_a_move_the_game_accepts_in_every_ruleset() {
+    for kind in RulesetKind::ALL {
+        for seed in 0..3 {
+            let game = midgame(kind, seed, 4 + seed);
+            let me = game.to_move();
+            let setup = Setup::from_game(&game, me, Params { seed, ..Params::default() }).unwrap();
+            let tally = simulate(&setup, game.config().lexicon.dawg(), &capped(64, 1), |_| true);
+            let action = choice(&setup, &tally).action.clone();
+            let mut after = game.clone();
+            after
+                .act(me, action.clone(), 1_000_000)
+                .unwrap_or_else(|e| panic!("{kind:?} {seed}: {action:?}: {e}"));
+            // Every candidate is one too: the static ranking's plays and the best exchange.
+            for c in &setup.candidates {
+                let mut g = game.clone();
+                g.act(me, c.action.clone(), 1_000_000)
+                    .unwrap_or_else(|e| panic!("{kind:?}: {:?}: {e}", c.action));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_candidate_clearly_behind_is_ruled_out_and_progress_can_stop_the_search() {
+    let game = midgame(RulesetKind::English, 11, 8);
+    let dawg = game.config().lexicon.dawg();
+    let setup =
+        Setup::from_game(&game, game.to_move(), Params { candidates: 10, plies: 2, seed: 1 }).unwrap();
+    let tally = simulate(&setup, dawg, &capped(400, 1), |_| true);
+    let leader = tally.leader();
+    assert!(!tally.figures[leader].out);
+    assert!(tally.figures.iter().any(|f| f.out), "in 400 iterations some of 10 candidates fall behind");
+    for f in tally.figures.iter().filter(|f| f.out) {
+        assert!(f.iterations < tally.figures[leader].iterations, "an out candidate stops counting");
+    }
+    let mut batches = 0;
+    let stopped = simulate(&setup, dawg, &capped(400, 1), |_| {
+        batches += 1;
+        batches < 2
+    });
+    assert_eq!((batches, stopped.iterations), (2, 16));
+}
+
+#[test]
+fn win_probabilities_rise_with_the_spread_and_are_final_with_no_tiles_left() {
+    assert!((win_probability(0.0, 50) - 0.5).abs() < 1e-6);
+    assert!(win_probability(30.0, 50) > win_probability(10.0, 50));
+    assert!(win_probability(30.0, 90) < win_probability(30.0, 10), "the same lead is safer late");
+    assert!((win_probability(-30.0, 50) + win_probability(30.0, 50) - 1.0).abs() < 1e-6);
+    assert_eq!((win_probability(1.0, 0), win_probability(0.0, 0), win_probability(-1.0, 0)), (1.0, 0.5, 0.0));
+}
+
+#[test]
+fn the_champion_plays_whole_games_in_every_ruleset() {
+    for kind in RulesetKind::ALL {
+        let lex = Arc::new(lexicon(kind).clone());
+        let mut game = Game::new(GameConfig::new(rules(kind), lex, 5)).unwrap();
+        let levels = [BotLevel::Champion, BotLevel::Strong];
+        play_while_within(&mut game, &levels, 1000, Duration::from_millis(20), |_| true).unwrap();
+        assert!(game.is_over(), "{kind:?}");
+    }
+    // On an exhausted budget it still answers at once with a legal move (the static best).
+    let game = midgame(RulesetKind::Russian, 2, 3);
+    let me = game.to_move();
+    let action = choose_action_within(&game, me, BotLevel::Champion, Duration::ZERO);
+    assert!(matches!(action, Action::Play(_) | Action::Exchange(_)));
+    game.clone().act(me, action, 1_000_000).unwrap();
+}
