@@ -13,11 +13,14 @@ async fn play_to_end(
     seats: Vec<pb::SeatSpec>,
     seed: u64,
 ) -> (pb::GameView, Vec<pb::GameEvent>) {
+    play_to_end_with(create(ruleset, pb::ChallengeRule::Double, seats, seed)).await
+}
+
+async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<pb::GameEvent>) {
     let srv = start().await;
     let mut g = srv.games().await;
     let mut a = srv.analysis().await;
-    let created =
-        g.create_game(create(ruleset, pb::ChallengeRule::Double, seats, seed)).await.unwrap().into_inner();
+    let created = g.create_game(request).await.unwrap().into_inner();
     let id = created.game_id.clone();
     let mut turns = 0;
     loop {
@@ -91,4 +94,23 @@ async fn two_humans_and_a_bot() {
     check(&v, &e);
     assert_eq!(v.seats.len(), 3);
     assert!(v.seats[1].bot);
+}
+
+/// The champion on a five-second clock: it budgets from its time left and never loses on time.
+#[tokio::test]
+async fn the_champion_on_a_short_clock_never_runs_out() {
+    let mut request = create(
+        pb::Ruleset::English,
+        pb::ChallengeRule::Double,
+        vec![human("ann"), bot(pb::BotLevel::Champion)],
+        15,
+    );
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 5_000, increment_ms: 0, max_overtime_ms: 0, penalty_per_minute: 0 });
+    let (v, e) = play_to_end_with(request).await;
+    check(&v, &e);
+    assert!(v.seats[1].bot);
+    assert!(e.iter().all(|e| e.kind != "out_of_time" || e.seat != 1), "the champion lost on time");
+    assert!(v.seats[1].time_left_ms.unwrap() > 0, "{:?}", v.seats[1]);
+    assert!(e.iter().filter(|e| e.seat == 1 && e.kind == "play").count() > 5);
 }

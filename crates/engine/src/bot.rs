@@ -109,9 +109,9 @@ pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: D
 }
 
 /// The champion's thinking time for `seat`'s move at game time `now_ms`: [`CHAMPION_BUDGET`],
-/// or less when the game has clocks, so that the bot never runs out of time: its time left
-/// (plus most of an increment) shared over the moves it may still have to make, which is
-/// about one for every eight tiles still to be played.
+/// or less when the game has clocks, so that the bot never runs out of time: three quarters
+/// of its time left (plus most of an increment) shared over the moves it may still have to
+/// make, about one for every eight tiles still to be played.
 pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
     let Some(clocks) = game.clocks() else { return CHAMPION_BUDGET };
     let left = clocks.remaining_ms(seat, now_ms);
@@ -121,7 +121,9 @@ pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
     let tiles = game.bag_len() + 2 * game.config().rules.rack_size;
     let moves = (tiles / 8 + 2) as i64;
     let increment = game.config().clock.as_ref().map_or(0, |c| c.increment_ms) as i64;
-    let share = left / moves + increment * 4 / 5;
+    // A quarter of the time left is kept back: the budget is thinking time, and the move still
+    // has to travel, be committed and wait for a thread.
+    let share = left * 3 / 4 / moves + increment * 4 / 5;
     Duration::from_millis(share.clamp(20, CHAMPION_BUDGET.as_millis() as i64) as u64)
 }
 

@@ -482,7 +482,13 @@ pub fn simulate(
         let live: Vec<bool> = tally.figures.iter().map(|f| !f.out).collect();
         let live = &live;
         let results: Vec<Vec<(f64, f64)>> = if workers == 1 {
-            (start..start + count).map(|i| setup.iteration_of(i as u64, dawg, live)).collect()
+            // One thread: the budget is looked at before every iteration, not only between
+            // batches, so a thread that gets little CPU still stops on time.
+            (start..start + count)
+                .map_while(|i| {
+                    (i == start || !budget.spent()).then(|| setup.iteration_of(i as u64, dawg, live))
+                })
+                .collect()
         } else {
             let mut slots: Vec<Option<Vec<(f64, f64)>>> = vec![None; count as usize];
             std::thread::scope(|scope| {
@@ -493,12 +499,17 @@ pub fn simulate(
                     offset += chunk.len() as u32;
                     scope.spawn(move || {
                         for (k, slot) in chunk.iter_mut().enumerate() {
+                            if k > 0 && budget.spent() {
+                                break;
+                            }
                             *slot = Some(setup.iteration_of((first + k as u32) as u64, dawg, live));
                         }
                     });
                 }
             });
-            slots.into_iter().map(|s| s.expect("every iteration ran")).collect()
+            // Cut by the budget, a worker leaves its later slots empty: keep the iterations
+            // up to the first gap, so the tally is still a prefix of the iteration order.
+            slots.into_iter().map_while(|s| s).collect()
         };
         for values in &results {
             tally.add(values);
