@@ -7,7 +7,7 @@
 
 pub use dawgref_engine::{
     alphabet, bag, board, bot, endgame, game, lexicon, movegen, notation, play, rack, rules, score, selfplay,
-    sim, text, validate,
+    sim, text, validate, winprob,
 };
 
 pub mod proto;

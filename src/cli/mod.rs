@@ -8,6 +8,7 @@ mod gcg;
 mod generate;
 mod lexicon;
 mod serve;
+mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -37,6 +38,9 @@ enum Command {
     /// Two bot levels play each other, seats alternating: `A vs B: N games, A wins X% ± s.e.,
     /// mean spread +Y ± s.e.`
     Match(bot_match::MatchArgs),
+    /// Learn the bots' tables from self-play.
+    #[command(subcommand)]
+    Train(train::TrainCommand),
     /// Measure the engine (figures for BENCHMARKS.md).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -54,5 +58,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Gcg(cmd) => gcg::run(cmd),
         Command::Selfplay(args) => generate::selfplay(args),
         Command::Match(args) => bot_match::run(args),
+        Command::Train(cmd) => train::run(cmd),
     }
 }

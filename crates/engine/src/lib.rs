@@ -21,3 +21,4 @@ pub mod selfplay;
 pub mod sim;
 pub mod text;
 pub mod validate;
+pub mod winprob;

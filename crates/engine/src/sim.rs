@@ -8,8 +8,8 @@
 //! same draw (common random numbers), plays the candidate and `plies` further turns with the
 //! static player (score plus leave), and values the line: the spread it adds, plus the leaves
 //! both sides keep (or, if it ended the game, the racks as the end counts them). That value
-//! becomes a win probability with [`win_probability`], and candidates are ranked by mean win
-//! probability, spread breaking ties.
+//! becomes a win probability with [`win_probability`] (the ruleset's table learned from
+//! self-play), and candidates are ranked by mean win probability, spread breaking ties.
 //!
 //! Iteration `i` depends only on the setup's seed and `i`; a [`Tally`] folds iterations in
 //! index order, and [`simulate`] decides to stop only between batches of a fixed size (a
@@ -170,7 +170,15 @@ impl Setup {
                 }
                 let value = line.value(&self.rules);
                 let tiles_left = line.bag.len() + line.racks[0].len() + line.racks[1].len();
-                let win = win_probability(self.spread as f64 + value, if line.over { 0 } else { tiles_left });
+                // The table is from the view of the side to move, and after an even number of
+                // plies in all (the candidate and `plies`) the opponent is to move.
+                let total = self.spread as f64 + value;
+                let left = if line.over { 0 } else { tiles_left };
+                let win = if (1 + self.plies) % 2 == 1 {
+                    1.0 - win_probability(self.rules.kind, -total, left)
+                } else {
+                    win_probability(self.rules.kind, total, left)
+                };
                 (win, value)
             })
             .collect()
@@ -294,32 +302,10 @@ impl Line {
     }
 }
 
-/// The chance that a side ahead by `spread` wins, with `tiles_left` tiles still to be played
-/// (in the bag and on both racks): a normal model of what the rest of the game swings, whose
-/// spread grows with the tiles left (about 65 points over a whole game's 100 tiles). Once no
-/// tile is left the spread is final: 1, ½ or 0.
-pub fn win_probability(spread: f64, tiles_left: usize) -> f64 {
-    if tiles_left == 0 {
-        return if spread > 0.0 {
-            1.0
-        } else if spread < 0.0 {
-            0.0
-        } else {
-            0.5
-        };
-    }
-    let sigma = 6.5 * (tiles_left as f64).sqrt();
-    normal_cdf(spread / sigma)
-}
-
-/// Φ(x), by Abramowitz and Stegun 7.1.26 (error below 1.5e-7).
-fn normal_cdf(x: f64) -> f64 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs() / std::f64::consts::SQRT_2);
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let erf = 1.0 - poly * (-(x * x) / 2.0).exp();
-    if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+/// The chance that the side to move, ahead by `spread` with `tiles_left` tiles still to be
+/// played, wins: the ruleset's table learned from self-play ([`crate::winprob`]).
+pub fn win_probability(kind: crate::rules::RulesetKind, spread: f64, tiles_left: usize) -> f64 {
+    crate::winprob::WinTable::shipped(kind).probability(spread, tiles_left)
 }
 
 /// Running figures of one candidate.

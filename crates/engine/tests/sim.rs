@@ -97,11 +97,20 @@ fn a_candidate_clearly_behind_is_ruled_out_and_progress_can_stop_the_search() {
 
 #[test]
 fn win_probabilities_rise_with_the_spread_and_are_final_with_no_tiles_left() {
-    assert!((win_probability(0.0, 50) - 0.5).abs() < 1e-6);
-    assert!(win_probability(30.0, 50) > win_probability(10.0, 50));
-    assert!(win_probability(30.0, 90) < win_probability(30.0, 10), "the same lead is safer late");
-    assert!((win_probability(-30.0, 50) + win_probability(30.0, 50) - 1.0).abs() < 1e-6);
-    assert_eq!((win_probability(1.0, 0), win_probability(0.0, 0), win_probability(-1.0, 0)), (1.0, 0.5, 0.0));
+    for kind in RulesetKind::ALL {
+        assert!(win_probability(kind, 30.0, 50) > win_probability(kind, 10.0, 50));
+        assert!(
+            win_probability(kind, 30.0, 90) < win_probability(kind, 30.0, 10),
+            "the same lead is safer late"
+        );
+        assert!(win_probability(kind, -80.0, 40) < 0.2 && win_probability(kind, 80.0, 40) > 0.8, "{kind:?}");
+        // The side to move is ahead of a level score: its turn is still to come.
+        assert!(win_probability(kind, 0.0, 60) > 0.5, "{kind:?}");
+        assert_eq!(
+            (win_probability(kind, 1.0, 0), win_probability(kind, 0.0, 0), win_probability(kind, -1.0, 0)),
+            (1.0, 0.5, 0.0)
+        );
+    }
 }
 
 #[test]
