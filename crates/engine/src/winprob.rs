@@ -73,7 +73,7 @@ impl WinTable {
     pub fn fit(samples: &[Sample]) -> WinTable {
         let mut table = WinTable { sigma: [0.0; BANDS], bias: [0.0; BANDS] };
         let mut fitted = [false; BANDS];
-        for band in 0..BANDS {
+        for (band, done) in fitted.iter_mut().enumerate() {
             let mine: Vec<&Sample> = samples
                 .iter()
                 .filter(|s| s.tiles_left > 0 && (s.tiles_left / BAND).min(BANDS - 1) == band)
@@ -119,7 +119,7 @@ impl WinTable {
             }
             table.sigma[band] = best.1 as f32;
             table.bias[band] = best.2 as f32;
-            fitted[band] = true;
+            *done = true;
         }
         // Bands nobody reached borrow from the nearest fitted band below, then above.
         for band in 0..BANDS {
@@ -156,7 +156,7 @@ impl WinTable {
             let tiles: usize = tiles.parse().map_err(|_| bad())?;
             let sigma: f32 = sigma.parse().map_err(|_| bad())?;
             let bias: f32 = bias.parse().map_err(|_| bad())?;
-            if tiles % BAND != 0
+            if !tiles.is_multiple_of(BAND)
                 || tiles / BAND >= BANDS
                 || sigma.is_nan()
                 || sigma <= 0.0
