@@ -4,6 +4,7 @@
 //! limit only keeps a broken page from hanging the suite, it measures nothing.
 
 use fantoccini::{Client, ClientBuilder, Locator};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,10 +31,13 @@ impl Driver {
             );
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // A process group of its own: dropping the driver kills it and every browser it started,
+        // even those of a test that failed before closing its session.
         let child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("chromedriver starts");
         let url = format!("http://127.0.0.1:{port}");
@@ -75,6 +79,8 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's process group; no memory is involved.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
         let _ = self.child.kill();
         let _ = self.child.wait();
         for p in &self.profiles {
