@@ -64,25 +64,8 @@ pub fn run(args: MatchArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = std::time::Duration::from_millis(args.budget_ms);
     let started = Instant::now();
-    // Games are independent and seeded by number: spread them over the cores, same result.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games as usize);
-    let results: Vec<Result<i32, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers as u64)
-            .map(|w| {
-                let (rules, lexicon) = (&rules, &lexicon);
-                scope.spawn(move || {
-                    (w..games)
-                        .step_by(workers)
-                        .map(|g| (g, one_game(rules, lexicon, (a, b), args.seed, g, budget)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut all: Vec<(u64, Result<i32, String>)> =
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect();
-        all.sort_by_key(|(g, _)| *g);
-        all.into_iter().map(|(_, r)| r).collect()
-    });
+    let (results, workers) =
+        super::by_game(games, |g| one_game(&rules, &lexicon, (a, b), args.seed, g, budget));
     let spreads: Vec<f64> = results.into_iter().map(|r| r.map(f64::from)).collect::<Result<_, _>>()?;
     if spreads.len() as u64 != games {
         return Err(format!("{} of {games} games finished", spreads.len()).into());

@@ -83,24 +83,8 @@ fn winprob(args: WinprobArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games as usize);
-    // Games are seeded by number: the same samples whatever the number of threads.
-    let mut samples: Vec<(u64, Vec<Sample>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers as u64)
-            .map(|w| {
-                let (rules, lexicon) = (&rules, &lexicon);
-                scope.spawn(move || {
-                    (w..games)
-                        .step_by(workers)
-                        .map(|g| (g, game_samples(rules, lexicon, args.seed.wrapping_add(g))))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    samples.sort_by_key(|(g, _)| *g);
-    let samples: Vec<Sample> = samples.into_iter().flat_map(|(_, s)| s).collect();
+    let (samples, _) = super::by_game(games, |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)));
+    let samples: Vec<Sample> = samples.into_iter().flatten().collect();
     let played = started.elapsed().as_secs_f64();
     let table = WinTable::fit(&samples);
     eprintln!(
