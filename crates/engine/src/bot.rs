@@ -158,6 +158,21 @@ fn champion(
     sim::choice(&setup, &tally).action.clone()
 }
 
+/// A play's static equity: its score plus the value of the tiles it leaves on `rack`.
+pub(crate) fn play_equity(
+    rules: &Ruleset,
+    rack: &Rack,
+    play: &crate::play::Play,
+    score: i32,
+    bag: usize,
+) -> f32 {
+    let mut left = *rack;
+    for p in play.placements() {
+        left.take_tile(p.tile);
+    }
+    score as f32 + leave_value(rules, &left, bag)
+}
+
 /// Equity = score + leave value; also consider exchanging for the best subset to keep.
 fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Action {
     let bag = game.bag_len();
@@ -168,11 +183,7 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Actio
         game.config().lexicon.dawg(),
         Mode::Both,
         &mut |play: &crate::play::Play, score| {
-            let mut left = rack;
-            for p in play.placements() {
-                left.take_tile(p.tile);
-            }
-            let equity = score as f32 + leave_value(rules, &left, bag);
+            let equity = play_equity(rules, &rack, play, score, bag);
             let sp = ScoredPlay { play: *play, score };
             // Ties by the generator's stable order, so the choice is deterministic.
             if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {

@@ -19,7 +19,7 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
-use crate::bot::{best_keep, leave_value};
+use crate::bot::{best_keep, leave_value, play_equity};
 use crate::endgame::Position;
 use crate::game::{Action, Game};
 use crate::lexicon::Dawg;
@@ -58,7 +58,6 @@ pub struct Setup {
     bag_len: usize,
     /// The mover's score less the opponent's.
     spread: i32,
-    rules: Arc<Ruleset>,
     pub candidates: Vec<Candidate>,
     plies: usize,
     seed: u64,
@@ -109,8 +108,7 @@ impl Setup {
         if bag_len > unseen.len() || rack.is_empty() {
             return None;
         }
-        let rules = board.rules().clone();
-        let candidates = candidates(board, &rack, dawg, &rules, bag_len, params.candidates);
+        let candidates = candidates(board, &rack, dawg, board.rules(), bag_len, params.candidates);
         if candidates.is_empty() {
             return None;
         }
@@ -120,7 +118,6 @@ impl Setup {
             unseen,
             bag_len,
             spread,
-            rules,
             candidates,
             plies: params.plies,
             seed: params.seed,
@@ -160,24 +157,24 @@ impl Setup {
                     spread: 0,
                     over: false,
                 };
-                line.act(0, &c.action, c.score, dawg, &self.rules);
+                line.act(0, &c.action, c.score, dawg, self.board.rules());
                 for ply in 0..self.plies {
                     if line.over {
                         break;
                     }
                     let side = if ply % 2 == 0 { 1 } else { 0 };
-                    line.static_turn(side, dawg, &self.rules);
+                    line.static_turn(side, dawg, self.board.rules());
                 }
-                let value = line.value(&self.rules);
+                let value = line.value(self.board.rules());
                 let tiles_left = line.bag.len() + line.racks[0].len() + line.racks[1].len();
                 // The table is from the view of the side to move, and after an even number of
                 // plies in all (the candidate and `plies`) the opponent is to move.
                 let total = self.spread as f64 + value;
                 let left = if line.over { 0 } else { tiles_left };
                 let win = if (1 + self.plies) % 2 == 1 {
-                    1.0 - win_probability(self.rules.kind, -total, left)
+                    1.0 - win_probability(self.board.rules().kind, -total, left)
                 } else {
-                    win_probability(self.rules.kind, total, left)
+                    win_probability(self.board.rules().kind, total, left)
                 };
                 (win, value)
             })
@@ -197,11 +194,7 @@ fn candidates(
 ) -> Vec<Candidate> {
     let mut plays: Vec<(f32, Play, i32)> = Vec::new();
     generate(board, rack, dawg, Mode::Both, &mut |play: &Play, score| {
-        let mut left = *rack;
-        for p in play.placements() {
-            left.take_tile(p.tile);
-        }
-        plays.push((score as f32 + leave_value(rules, &left, bag), *play, score));
+        plays.push((play_equity(rules, rack, play, score, bag), *play, score));
     });
     // Stable: equal equities keep the generator's order.
     plays.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -406,11 +399,12 @@ impl Tally {
         if self.iterations < MIN_ITERATIONS {
             return false;
         }
-        let lead = self.figures[self.leader()];
+        let leader = self.leader();
+        let lead = self.figures[leader];
         let floor = lead.win() - Z99 * lead.win_error();
         let spread_floor = lead.spread() - Z99 * lead.spread_error();
-        for f in self.figures.iter_mut() {
-            if f.out || *f == lead {
+        for (i, f) in self.figures.iter_mut().enumerate() {
+            if f.out || i == leader {
                 continue;
             }
             // Win probabilities tie when every line is won (or lost): then spread decides.
