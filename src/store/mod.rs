@@ -2,18 +2,21 @@
 //! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
 //! mean is [`record`]'s business; replaying them is the server's (`server::recovery`).
 //!
-//! Two stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
-//! thread that commits the appends of many games together) and [`MemoryStore`] (nothing
-//! survives the process; for `--data-dir :memory:` and tests).
+//! Three stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
+//! thread that commits the appends of many games together), [`PgStore`] (PostgreSQL, shared by
+//! replicas, with a fenced lease per live game) and [`MemoryStore`] (nothing survives the
+//! process; for `--data-dir :memory:` and tests).
 //!
 //! A write returns a [`Pending`], resolved once the write is durable: the server awaits it
 //! before answering the request that made the change.
 
 pub mod memory;
+pub mod postgres;
 pub mod record;
 pub mod sqlite;
 
 pub use memory::MemoryStore;
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 use tokio::sync::oneshot;
@@ -32,6 +35,12 @@ pub enum StoreError {
     WriterGone,
     #[error("storage: {0}")]
     Io(String),
+    /// The database cannot be reached or did not answer in time: retry.
+    #[error("storage: {0}")]
+    Unavailable(String),
+    /// This replica no longer holds the game's lease: another replica owns it now.
+    #[error("storage: this replica no longer owns game {0}")]
+    Fenced(Uuid),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -97,7 +106,8 @@ pub trait GameStore: Send + Sync {
     /// Set a game aside: it is never loaded again, and the reason is kept.
     fn quarantine(&self, id: Uuid, reason: &str) -> Pending;
 
-    /// Every game neither finished nor quarantined.
+    /// Every game neither finished nor quarantined that this process should serve: all of them
+    /// for a store of its own; for a shared store, those whose owner is gone, now claimed.
     fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError>;
 
     /// One game, whatever its state.

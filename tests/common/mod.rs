@@ -4,6 +4,7 @@
 
 #[path = "../../crates/engine/tests/common/mod.rs"]
 mod engine;
+pub mod postgres;
 pub mod server;
 
 pub use engine::*;

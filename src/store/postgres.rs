@@ -1,0 +1,529 @@
+//! The replicated store: PostgreSQL through tokio-postgres, for several replicas sharing games.
+//! Same contract as [`super::SqliteStore`] (a write resolves once committed; one writer task
+//! commits every waiting write in one transaction, its statements pipelined on one connection),
+//! plus the leases that give each live game exactly one owner.
+//!
+//! **Leases.** `leases(game, owner, epoch)` names the replica that owns a live game;
+//! `replicas(id, addr, expires)` is each replica's heartbeat. A lease is valid while its owner's
+//! heartbeat has not expired, so one heartbeat renews every lease of a replica at once. A lease
+//! is taken over (owner changed, epoch + 1) only when its owner's heartbeat has expired.
+//!
+//! **Fencing.** Every log row is inserted by one statement that first locks the game's lease
+//! row (`FOR SHARE`) and finds it still held by this replica at the epoch it claimed. A takeover
+//! updates that row, so it waits for any append in flight to commit and then reads the log
+//! with that row in it; an append that starts after the takeover finds another epoch and
+//! inserts nothing. A replica that lost a game (paused, cut off) can never write to it again.
+//!
+//! Schema migrations run at start inside one transaction under an advisory lock, so replicas
+//! starting together apply each migration once.
+
+use super::{GameStore, Pending, StoreError, StoredGame};
+use dashmap::DashMap;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::NoTls;
+use uuid::Uuid;
+
+/// Most writes committed in one transaction.
+const MAX_GROUP: usize = 1024;
+
+/// How long one statement or transaction may take before the store calls PostgreSQL unavailable.
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The schema, one migration per entry; `schema_version` counts those applied.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE games (
+    id          uuid PRIMARY KEY,
+    created_ms  bigint NOT NULL,
+    record      bytea NOT NULL,
+    finished    boolean NOT NULL DEFAULT false,
+    quarantined text
+);
+CREATE INDEX games_open ON games (created_ms) WHERE NOT finished AND quarantined IS NULL;
+CREATE TABLE log (
+    game uuid NOT NULL,
+    seq  bigint NOT NULL,
+    body bytea NOT NULL,
+    PRIMARY KEY (game, seq)
+);
+CREATE TABLE replicas (
+    id      uuid PRIMARY KEY,
+    addr    text NOT NULL,
+    started timestamptz NOT NULL DEFAULT clock_timestamp(),
+    expires timestamptz NOT NULL
+);
+CREATE TABLE leases (
+    game  uuid PRIMARY KEY,
+    owner uuid NOT NULL,
+    epoch bigint NOT NULL
+);
+CREATE INDEX leases_owner ON leases (owner);
+"];
+
+/// A lease row is this replica's at `epoch`.
+const APPEND: &str = "
+WITH lease AS (SELECT 1 FROM leases WHERE game = $1 AND owner = $2 AND epoch = $3 FOR SHARE)
+INSERT INTO log (game, seq, body) SELECT $1, $4, $5 FROM lease ON CONFLICT DO NOTHING";
+
+/// Take a live game's lease: new, already ours, or its owner's heartbeat expired.
+const CLAIM: &str = "
+INSERT INTO leases (game, owner, epoch)
+SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM games WHERE id = $1 AND NOT finished AND quarantined IS NULL)
+ON CONFLICT (game) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1
+WHERE leases.owner = EXCLUDED.owner
+   OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = leases.owner AND r.expires > clock_timestamp())
+RETURNING epoch";
+
+/// Who holds a game's lease, and whether that replica's heartbeat is current.
+const OWNER: &str = "
+SELECT r.addr, r.expires > clock_timestamp() FROM leases l JOIN replicas r ON r.id = l.owner WHERE l.game = $1";
+
+/// Who owns a game, as the store sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This replica holds the lease now (it may have just taken it over).
+    Mine,
+    /// Another replica with a current heartbeat holds it; it answers at this address.
+    Other(String),
+    /// The game is not live (finished, quarantined or unknown): nobody owns it.
+    NotLive,
+}
+
+enum Job {
+    /// `owner`: the replica that takes the new game's lease (none for a game over already).
+    Create {
+        id: Uuid,
+        created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        owner: Option<Uuid>,
+    },
+    Append {
+        id: Uuid,
+        seq: u64,
+        row: Vec<u8>,
+        finished: bool,
+        owner: Uuid,
+        epoch: i64,
+    },
+    Quarantine {
+        id: Uuid,
+        reason: String,
+    },
+}
+
+struct Request {
+    job: Job,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// This replica's identity in the store.
+#[derive(Clone, Debug)]
+pub struct Replica {
+    /// Unique per process: a restarted replica is a new owner.
+    pub id: Uuid,
+    /// Where other replicas forward calls for this replica's games.
+    pub addr: String,
+    /// A heartbeat older than this lets others take the replica's games.
+    pub lease: Duration,
+}
+
+pub struct PgStore {
+    pool: Pool,
+    runtime: tokio::runtime::Handle,
+    writer: Mutex<Option<mpsc::UnboundedSender<Request>>>,
+    replica: Replica,
+    /// Games whose lease this replica holds, with the epoch its appends must carry.
+    epochs: DashMap<Uuid, i64>,
+}
+
+fn unavailable(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(format!("PostgreSQL: {e}"))
+}
+
+fn config(url: &str) -> Result<tokio_postgres::Config, StoreError> {
+    let mut config = tokio_postgres::Config::from_str(url)
+        .map_err(|e| StoreError::Io(format!("bad --database-url: {e}")))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(2));
+    }
+    config.application_name("dawgref");
+    Ok(config)
+}
+
+async fn timed<T>(
+    what: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(STATEMENT_TIMEOUT, what).await {
+        Ok(r) => r.map_err(unavailable),
+        Err(_) => Err(unavailable(format!("no answer within {} s", STATEMENT_TIMEOUT.as_secs()))),
+    }
+}
+
+impl PgStore {
+    /// Connect, migrate the schema, register this replica's heartbeat and start the writer.
+    /// Must be called inside a tokio runtime, which the store keeps using.
+    pub async fn open(url: &str, replica: Replica) -> Result<PgStore, StoreError> {
+        let pg = config(url)?;
+        let manager = Manager::from_config(
+            pg.clone(),
+            NoTls,
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(STATEMENT_TIMEOUT))
+            .create_timeout(Some(STATEMENT_TIMEOUT))
+            .build()
+            .map_err(|e| StoreError::Io(format!("PostgreSQL pool: {e}")))?;
+        let store = PgStore {
+            pool,
+            runtime: tokio::runtime::Handle::current(),
+            writer: Mutex::new(None),
+            replica,
+            epochs: DashMap::new(),
+        };
+        store.migrate().await?;
+        store.heartbeat().await?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(write_loop(pg, rx));
+        *store.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        Ok(store)
+    }
+
+    pub fn replica(&self) -> &Replica {
+        &self.replica
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(unavailable)
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = timed(client.transaction()).await?;
+        timed(tx.execute("SELECT pg_advisory_xact_lock(7210388)", &[])).await?;
+        timed(tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_version (version int NOT NULL)")).await?;
+        let version: i32 = match timed(tx.query_opt("SELECT version FROM schema_version", &[])).await? {
+            Some(row) => row.get(0),
+            None => {
+                timed(tx.execute("INSERT INTO schema_version VALUES (0)", &[])).await?;
+                0
+            }
+        };
+        if version as usize > MIGRATIONS.len() {
+            return Err(StoreError::Io(format!(
+                "the database has schema version {version}; this build knows {}",
+                MIGRATIONS.len()
+            )));
+        }
+        for m in &MIGRATIONS[version as usize..] {
+            timed(tx.batch_execute(m)).await?;
+        }
+        timed(tx.execute("UPDATE schema_version SET version = $1", &[&(MIGRATIONS.len() as i32)])).await?;
+        timed(tx.commit()).await
+    }
+
+    /// Renew this replica's heartbeat (every lease it holds), then answer the games it still
+    /// owns. Games it held that are no longer its own (taken over while it was cut off) are
+    /// dropped from its epochs and returned as lost.
+    pub async fn heartbeat(&self) -> Result<Vec<Uuid>, StoreError> {
+        let client = self.client().await?;
+        let ms = self.replica.lease.as_millis() as f64;
+        timed(client.execute(
+            "INSERT INTO replicas (id, addr, expires) VALUES ($1, $2, clock_timestamp() + $3::float8 * interval '1 millisecond')
+             ON CONFLICT (id) DO UPDATE SET addr = EXCLUDED.addr, expires = EXCLUDED.expires
+             WHERE replicas.expires > '-infinity'",
+            &[&self.replica.id, &self.replica.addr, &ms],
+        ))
+        .await?;
+        let rows =
+            timed(client.query("SELECT game, epoch FROM leases WHERE owner = $1", &[&self.replica.id]))
+                .await?;
+        let held: std::collections::HashMap<Uuid, i64> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let mut lost = Vec::new();
+        self.epochs.retain(|game, epoch| {
+            let kept = held.get(game) == Some(epoch);
+            if !kept {
+                lost.push(*game);
+            }
+            kept
+        });
+        Ok(lost)
+    }
+
+    /// Take the game's lease if it is free, ours, or its owner is gone (then the log must be
+    /// read after this returns: it holds every row the old owner wrote).
+    pub async fn claim(&self, game: Uuid) -> Result<Claim, StoreError> {
+        let client = self.client().await?;
+        if let Some(row) = timed(client.query_opt(CLAIM, &[&game, &self.replica.id])).await? {
+            self.epochs.insert(game, row.get(0));
+            return Ok(Claim::Mine);
+        }
+        self.epochs.remove(&game);
+        Ok(match timed(client.query_opt(OWNER, &[&game])).await? {
+            Some(row) if row.get::<_, bool>(1) => Claim::Other(row.get(0)),
+            // Its owner's heartbeat lapsed between the two statements: ask again.
+            Some(_) => return Err(StoreError::Unavailable(format!("game {game} is changing owner"))),
+            None => Claim::NotLive,
+        })
+    }
+
+    /// Whether this replica holds the game's lease (as of its last claim or heartbeat).
+    pub fn holds(&self, game: &Uuid) -> bool {
+        self.epochs.contains_key(game)
+    }
+
+    /// Leases this replica holds.
+    pub fn leases_held(&self) -> usize {
+        self.epochs.len()
+    }
+
+    /// Forget a game's lease locally (its session left memory); the row stays until another
+    /// replica takes it over, which it may once this replica's heartbeat ends.
+    pub fn forget(&self, game: &Uuid) {
+        self.epochs.remove(game);
+    }
+
+    /// Hand every game over: end this replica's heartbeat, so others may take its leases at once.
+    pub async fn release_all(&self) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        timed(client.execute("UPDATE replicas SET expires = '-infinity' WHERE id = $1", &[&self.replica.id]))
+            .await?;
+        self.epochs.clear();
+        Ok(())
+    }
+
+    /// Games whose owner's heartbeat ended more than `grace` ago: nobody makes their clocks fall
+    /// or their bots move until a replica takes them over.
+    pub async fn orphans(&self, grace: Duration, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        let client = self.client().await?;
+        let ms = grace.as_millis() as f64;
+        let rows = timed(client.query(
+            "SELECT l.game FROM leases l LEFT JOIN replicas r ON r.id = l.owner
+             WHERE r.id IS NULL OR r.expires < clock_timestamp() - $1::float8 * interval '1 millisecond'
+             LIMIT $2",
+            &[&ms, &limit],
+        ))
+        .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn submit(&self, job: Job) -> Pending {
+        let (reply, rx) = oneshot::channel();
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        match writer.as_ref() {
+            Some(tx) if tx.send(Request { job, reply }).is_ok() => Pending::waiting(rx),
+            _ => Pending::ready(Err(StoreError::WriterGone)),
+        }
+    }
+
+    /// Stop taking writes; those queued still commit.
+    pub fn close(&self) {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Run a read on the runtime from a thread outside its workers: the thinking pool's, where
+    /// the server makes every blocking store read (`Handle::block_on` would panic on a worker).
+    fn block_on<T>(
+        &self,
+        f: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        self.runtime.block_on(f)
+    }
+
+    async fn load_async(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+        let client = self.client().await?;
+        let Some(head) =
+            timed(client.query_opt("SELECT record, finished, quarantined FROM games WHERE id = $1", &[&id]))
+                .await?
+        else {
+            return Ok(None);
+        };
+        let rows =
+            timed(client.query("SELECT seq, body FROM log WHERE game = $1 ORDER BY seq", &[&id])).await?;
+        let log = rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, Vec<u8>>(1))).collect();
+        Ok(Some(StoredGame { id, record: head.get(0), log, finished: head.get(1), quarantined: head.get(2) }))
+    }
+
+    async fn unfinished_async(&self) -> Result<Vec<StoredGame>, StoreError> {
+        let mut ids: Vec<Uuid> = self.epochs.iter().map(|e| *e.key()).collect();
+        ids.extend(self.orphans(Duration::ZERO, 100_000).await?);
+        ids.sort_unstable();
+        ids.dedup();
+        let mut games = Vec::new();
+        for id in ids {
+            if self.claim(id).await? == Claim::Mine
+                && let Some(g) = self.load_async(id).await?
+            {
+                games.push(g);
+            }
+        }
+        Ok(games)
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The writer task: a connection of its own; take what is waiting, run it in one transaction
+/// (statements pipelined), commit once, answer everyone. A broken connection fails the group
+/// and is replaced for the next one.
+async fn write_loop(config: tokio_postgres::Config, mut rx: mpsc::UnboundedReceiver<Request>) {
+    let mut client: Option<tokio_postgres::Client> = None;
+    while let Some(first) = rx.recv().await {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(r) => group.push(r),
+                Err(_) => break,
+            }
+        }
+        if client.as_ref().is_none_or(|c| c.is_closed()) {
+            client = connect(&config)
+                .await
+                .map_err(|e| tracing::warn!(error = %e, "store writer cannot connect"))
+                .ok();
+        }
+        let results = match client.as_mut() {
+            Some(c) => match tokio::time::timeout(STATEMENT_TIMEOUT, commit(c, &group)).await {
+                Ok(Ok(results)) => results,
+                Ok(Err(e)) => {
+                    let e = unavailable(e);
+                    group.iter().map(|_| Err(e.clone())).collect()
+                }
+                Err(_) => {
+                    // The connection may be mid-transaction: start afresh next time.
+                    client = None;
+                    group.iter().map(|_| Err(unavailable("the commit took too long"))).collect()
+                }
+            },
+            None => group.iter().map(|_| Err(unavailable("cannot connect"))).collect(),
+        };
+        for (request, result) in group.into_iter().zip(results) {
+            let _ = request.reply.send(result);
+        }
+    }
+}
+
+async fn connect(config: &tokio_postgres::Config) -> Result<tokio_postgres::Client, StoreError> {
+    let (client, connection) = config.connect(NoTls).await.map_err(unavailable)?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "store writer's connection ended");
+        }
+    });
+    Ok(client)
+}
+
+/// One transaction for the group. A job's own failure (a duplicate row, a lost lease) fails only
+/// that job: statements are written so that they never raise, and the others still commit.
+async fn commit(
+    client: &mut tokio_postgres::Client,
+    group: &[Request],
+) -> Result<Vec<Result<(), StoreError>>, tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    let results = futures_util::future::join_all(group.iter().map(|r| run(&tx, &r.job))).await;
+    let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    tx.commit().await?;
+    Ok(results)
+}
+
+async fn run(
+    tx: &tokio_postgres::Transaction<'_>,
+    job: &Job,
+) -> Result<Result<(), StoreError>, tokio_postgres::Error> {
+    match job {
+        Job::Create { id, created, record, first, owner } => {
+            let finished = owner.is_none();
+            let n = tx
+                .execute(
+                    "INSERT INTO games (id, created_ms, record, finished) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &[id, &(*created as i64), record, &finished],
+                )
+                .await?;
+            if n == 0 {
+                return Ok(Err(StoreError::Conflict { game: *id, seq: 0 }));
+            }
+            tx.execute("INSERT INTO log (game, seq, body) VALUES ($1, 0, $2)", &[id, first]).await?;
+            if let Some(owner) = owner {
+                tx.execute(
+                    "INSERT INTO leases (game, owner, epoch) VALUES ($1, $2, 1) ON CONFLICT DO NOTHING",
+                    &[id, owner],
+                )
+                .await?;
+            }
+            Ok(Ok(()))
+        }
+        Job::Append { id, seq, row, finished, owner, epoch } => {
+            let n = tx.execute(APPEND, &[id, owner, epoch, &(*seq as i64), row]).await?;
+            if n == 0 {
+                let held = tx
+                    .query_opt(
+                        "SELECT 1 FROM leases WHERE game = $1 AND owner = $2 AND epoch = $3",
+                        &[id, owner, epoch],
+                    )
+                    .await?;
+                return Ok(Err(match held {
+                    Some(_) => StoreError::Conflict { game: *id, seq: *seq },
+                    None => StoreError::Fenced(*id),
+                }));
+            }
+            if *finished {
+                tx.execute("UPDATE games SET finished = true WHERE id = $1", &[id]).await?;
+                tx.execute("DELETE FROM leases WHERE game = $1", &[id]).await?;
+            }
+            Ok(Ok(()))
+        }
+        Job::Quarantine { id, reason } => {
+            let n = tx.execute("UPDATE games SET quarantined = $2 WHERE id = $1", &[id, reason]).await?;
+            if n > 0 {
+                tx.execute("DELETE FROM leases WHERE game = $1", &[id]).await?;
+            }
+            Ok(if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) })
+        }
+    }
+}
+
+impl GameStore for PgStore {
+    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+        let owner = (!finished).then_some(self.replica.id);
+        if owner.is_some() {
+            // The lease is written with the game: epoch 1.
+            self.epochs.insert(id, 1);
+        }
+        self.submit(Job::Create { id, created, record, first, owner })
+    }
+
+    fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
+        let Some(epoch) = self.epochs.get(&id).map(|e| *e) else {
+            return Pending::ready(Err(StoreError::Fenced(id)));
+        };
+        if finished {
+            self.epochs.remove(&id);
+        }
+        self.submit(Job::Append { id, seq, row, finished, owner: self.replica.id, epoch })
+    }
+
+    fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
+        self.epochs.remove(&id);
+        self.submit(Job::Quarantine { id, reason: reason.to_string() })
+    }
+
+    /// The unfinished games this replica holds and those whose owner is gone, now claimed (a
+    /// game another replica serves stays with it).
+    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+        self.block_on(self.unfinished_async())
+    }
+
+    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+        self.block_on(self.load_async(id))
+    }
+}
