@@ -2,8 +2,10 @@
 
 use super::CliResult;
 use clap::Args;
+use dawgref::server::cluster::Cluster;
 use dawgref::server::{self, ServerConfig, recovery, state::Limits};
-use dawgref::store::{GameStore, MemoryStore, SqliteStore};
+use dawgref::store::postgres::Replica;
+use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +23,19 @@ pub struct ServeArgs {
     /// while the process lives.
     #[arg(long, env = "DAWGREF_DATA_DIR", default_value = "data")]
     data_dir: PathBuf,
+    /// Keep games in PostgreSQL instead (`postgres://user@host:port/db`), shared by every
+    /// replica given the same URL: each live game is owned by one replica, and any replica
+    /// answers for any game. The schema is created and migrated at start.
+    #[arg(long, env = "DAWGREF_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<Secret>,
+    /// With --database-url: the address other replicas reach this one at (host:port).
+    /// Default: the listen address, unless that is unspecified (0.0.0.0).
+    #[arg(long, env = "DAWGREF_ADVERTISE_ADDR")]
+    advertise_addr: Option<String>,
+    /// With --database-url: how long after this replica's last heartbeat another replica may
+    /// take its games over, in milliseconds (the heartbeat runs every quarter of it).
+    #[arg(long, env = "DAWGREF_LEASE_MS", default_value_t = 3000, value_parser = clap::value_parser!(u64).range(200..=60_000))]
+    lease_ms: u64,
     /// Cache of compiled lexicons ("" to compile at every start; default: `lexicons` in the data
     /// directory, none with `:memory:`).
     #[arg(long, env = "DAWGREF_LEXICON_CACHE")]
@@ -105,7 +120,25 @@ pub fn run(args: ServeArgs) -> CliResult {
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let store: Arc<dyn GameStore> = if args.data_dir.as_os_str() == ":memory:" {
+        let mut cluster = None;
+        let store: Arc<dyn GameStore> = if let Some(Secret(url)) = &args.database_url {
+            let addr = match &args.advertise_addr {
+                Some(a) => a.clone(),
+                None if args.listen.ip().is_unspecified() => {
+                    return Err("--advertise-addr is needed when listening on an unspecified address".into());
+                }
+                None => args.listen.to_string(),
+            };
+            let replica = Replica {
+                id: uuid::Uuid::new_v4(),
+                addr,
+                lease: std::time::Duration::from_millis(args.lease_ms),
+            };
+            let store = Arc::new(PgStore::open(url, replica.clone()).await.map_err(|e| e.to_string())?);
+            tracing::info!(replica = %replica.id, advertise = %replica.addr, lease_ms = args.lease_ms, "game store: PostgreSQL, as one replica of several");
+            cluster = Some(Arc::new(Cluster::new(store.clone())));
+            store
+        } else if args.data_dir.as_os_str() == ":memory:" {
             tracing::warn!("games are kept in memory only: a restart loses them");
             Arc::new(MemoryStore::new())
         } else {
@@ -118,7 +151,13 @@ pub fn run(args: ServeArgs) -> CliResult {
             handle.state.set_director_token(token);
             tracing::info!("director token set: ListGames and /director are open to its holder");
         }
+        if let Some(c) = &cluster {
+            handle.state.set_cluster(c.clone());
+        }
         let report = recovery::recover(&handle.state).await.map_err(|e| e.to_string())?;
+        if let Some(c) = &cluster {
+            tokio::spawn(server::cluster::run(handle.state.clone(), c.clone()));
+        }
         tracing::info!(
             games = report.loaded,
             quarantined = report.quarantined.len(),
@@ -146,6 +185,17 @@ pub fn run(args: ServeArgs) -> CliResult {
             server::shutdown_signal().await;
             tracing::info!("shutting down");
             handle.shutdown();
+            if let Some(c) = cluster {
+                // Drain: the games' tasks finish what they are doing, then the leases go, so
+                // the other replicas take the games over at their next call.
+                if !handle.state.wait_for_sessions(std::time::Duration::from_secs(5)).await {
+                    tracing::warn!("some games' tasks did not stop within 5 s");
+                }
+                match c.release().await {
+                    Ok(()) => tracing::info!("games handed over"),
+                    Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
+                }
+            }
         };
         server::serve_on(listener, state.clone(), signal).await.map_err(|e| e.to_string())?;
         // Every game's task finishes the operation it is in before the process exits.

@@ -33,8 +33,7 @@ impl AnalysisService {
         let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
-                let session = self.state.session(id).await?;
-                let snapshot = session.snapshot();
+                let snapshot = self.state.snapshot(id).await?;
                 let viewer = snapshot.viewer(metadata)?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());

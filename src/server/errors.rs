@@ -108,6 +108,11 @@ pub fn no_game(id: &str) -> Status {
 }
 
 /// The store could not do `what` (read or write): UNAVAILABLE, worth a retry.
+/// A game that changed owner while the request was on its way: retry (it goes to the new owner).
+pub fn moved(id: &str) -> Status {
+    Status::unavailable(format!("game {id} moved to another replica; retry"))
+}
+
 pub fn store(what: &str, e: impl std::fmt::Display) -> Status {
     Status::unavailable(format!("{what} ({e}); retry"))
 }
@@ -132,6 +137,12 @@ pub fn reloading() -> Status {
 /// A watch stream cut because its game is being rebuilt: UNAVAILABLE, naming where to resume.
 pub fn watch_again_from(next: usize) -> Status {
     Status::unavailable(format!("the game is being reloaded: watch again from event {next}"))
+}
+
+/// A watch cut by shutdown: UNAVAILABLE, naming the event to resume from (on another replica,
+/// or on this one once it is back).
+pub fn shutting_down_from(next: usize) -> Status {
+    Status::unavailable(format!("the server is shutting down: watch again from event {next}"))
 }
 
 /// A stream cut by shutdown: UNAVAILABLE.

@@ -6,7 +6,7 @@ use super::errors;
 use super::privacy::{self, Viewer};
 use super::recovery::record_seats;
 use super::session::{Core, Seat, SeatKind, Session, Turn, TurnAction, default_bot_delay_ms, stopped};
-use super::state::AppState;
+use super::state::{AppState, Route};
 use crate::game::record::{check_record_with, nicknames};
 use crate::game::{ClockConfig, Game, GameConfig};
 use crate::notation::gcg;
@@ -200,11 +200,72 @@ impl GamesService {
         Ok(session)
     }
 
+    /// Send a call for a game to the replica that owns it, as the client sent it (its bearer
+    /// token included), marked as forwarded. A failed forward makes the next call ask the store
+    /// who the owner is.
+    async fn forward<T, R, F, Fut>(
+        &self,
+        game_id: &str,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(pb::games_client::GamesClient<tonic::transport::Channel>, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
+        let Some(cluster) = self.state.cluster() else {
+            return Err(errors::internal("a forward without replicas"));
+        };
+        self.state.metrics.forwarded.inc();
+        let client = cluster.peer(addr)?;
+        let (metadata, _, message) = request.into_parts();
+        let mut outgoing = Request::new(message);
+        if let Some(auth) = metadata.get("authorization") {
+            outgoing.metadata_mut().insert("authorization", auth.clone());
+        }
+        outgoing
+            .metadata_mut()
+            .insert(super::cluster::FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
+        // A paused owner accepts connections and never answers: the forward gives up after two
+        // leases, by when the owner's lease has lapsed and the retry takes the game over.
+        let limit = (cluster.store().replica().lease * 2).max(std::time::Duration::from_secs(1));
+        let answer = match tokio::time::timeout(limit, call(client, outgoing)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Status::unavailable("no answer in time")),
+        };
+        if let Err(status) = &answer
+            && matches!(
+                status.code(),
+                tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled
+            )
+        {
+            if let Ok(uuid) = Uuid::parse_str(game_id) {
+                cluster.forget_owner(&uuid);
+            }
+            return Err(Status::unavailable(format!(
+                "the replica that owns game {} did not answer ({}); retry",
+                crate::text::clip(game_id),
+                crate::text::clip(status.message())
+            )));
+        }
+        answer
+    }
+
     async fn submit(
         &self,
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
-        let session = self.state.session(&request.get_ref().game_id).await?;
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self
+                    .forward(&id, &addr, request, |mut c, r| async move { c.submit_turn(r).await })
+                    .await
+                    .map(Response::into_inner);
+            }
+        };
         let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
         let req = request.into_inner();
         let action = match req.action {
@@ -225,11 +286,72 @@ impl GamesService {
             // The game's task stopped with the turn still queued (the game ended just before,
             // or was given up): the turn was never taken; ask the game as it is now.
             Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
-                self.state.session(&req.game_id).await?.submit(seat, turn).await
+                match self.state.route(&req.game_id, true).await? {
+                    Route::Local(s) if s.instance() != session.instance() => s.submit(seat, turn).await,
+                    _ => Err(e),
+                }
             }
             answer => answer,
         }
     }
+}
+
+impl GamesService {
+    /// A watch of a game owned by another replica: the owner's stream, passed on. If the owner
+    /// goes away mid-stream, the stream ends with UNAVAILABLE naming the event to resume from.
+    async fn watch_remote(
+        &self,
+        id: &str,
+        addr: &str,
+        request: Request<pb::WatchGameRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let from = request.get_ref().from_event;
+        let mut upstream = self
+            .forward(id, addr, request, |mut c, r| async move { c.watch_game(r).await })
+            .await?
+            .into_inner();
+        let (tx, out) = tokio::sync::mpsc::channel(64);
+        let mut shutdown = self.state.shutdown.clone();
+        tokio::spawn(async move {
+            let mut next = from as usize;
+            loop {
+                let message = tokio::select! {
+                    m = upstream.message() => m,
+                    _ = tx.closed() => return,
+                    () = stopped(&mut shutdown) => {
+                        let _ = tx.send(Err(errors::shutting_down_from(next))).await;
+                        return;
+                    }
+                };
+                match message {
+                    Ok(Some(e)) => {
+                        next = e.number as usize + 1;
+                        if tx.send(Ok(e)).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(status)
+                        if status.code() == tonic::Code::Unavailable
+                            || status.code() == tonic::Code::Unknown =>
+                    {
+                        let _ = tx.send(Err(errors::watch_again_from(next))).await;
+                        return;
+                    }
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
+    }
+}
+
+/// The call came from another replica (see [`super::cluster::FORWARDED`]).
+fn forwarded<T>(request: &Request<T>) -> bool {
+    request.metadata().contains_key(super::cluster::FORWARDED)
 }
 
 #[tonic::async_trait]
@@ -264,9 +386,17 @@ impl Games for GamesService {
         &self,
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self
+                    .forward(&id, &addr, request, |mut c, r| async move { c.join_game(r).await })
+                    .await;
+            }
+        };
         let req = request.into_inner();
         let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
-        let session = self.state.session(&req.game_id).await?;
         let (token, hash) = auth::new_token()?;
         let seat = session.join(name, hash).await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
@@ -329,7 +459,15 @@ impl Games for GamesService {
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
-        let session = self.state.session(&request.get_ref().game_id).await?;
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self
+                    .forward(&id, &addr, request, |mut c, r| async move { c.get_game(r).await })
+                    .await;
+            }
+        };
         let viewer = session.snapshot().viewer(request.metadata())?;
         Ok(Response::new(session.view(viewer)))
     }
@@ -345,14 +483,27 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
-        let session = self.state.session(&request.get_ref().game_id).await?;
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self
+                    .forward(&id, &addr, request, |mut c, r| async move { c.challenge(r).await })
+                    .await;
+            }
+        };
         let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
         let req = request.into_inner();
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let answer = match session.challenge(seat, request_id.clone()).await {
             // As for a turn: never taken, so asked again of the game as it is now.
             Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
-                self.state.session(&req.game_id).await?.challenge(seat, request_id).await
+                match self.state.route(&req.game_id, true).await? {
+                    Route::Local(s) if s.instance() != session.instance() => {
+                        s.challenge(seat, request_id).await
+                    }
+                    _ => Err(e),
+                }
             }
             answer => answer,
         };
@@ -365,7 +516,11 @@ impl Games for GamesService {
         &self,
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<EventStream>, Status> {
-        let session = self.state.session(&request.get_ref().game_id).await?;
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => return self.watch_remote(&id, &addr, request).await,
+        };
         let from = request.get_ref().from_event as usize;
         let cap = self.state.limits.streams_per_game;
         let slot = session.add_watcher(cap).ok_or_else(|| errors::watchers_full(cap))?;
@@ -405,7 +560,7 @@ impl Games for GamesService {
                     // The client went away: free its slot now, not at the game's next event.
                     _ = tx.closed() => return,
                     () = stopped(&mut shutdown) => {
-                        let _ = tx.send(Err(errors::shutting_down())).await;
+                        let _ = tx.send(Err(errors::shutting_down_from(next))).await;
                         return;
                     }
                     () = stopped(&mut gone) => {
@@ -445,7 +600,15 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
-        let session = self.state.session(&request.get_ref().game_id).await?;
+        let id = request.get_ref().game_id.clone();
+        let session = match self.state.route(&id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self
+                    .forward(&id, &addr, request, |mut c, r| async move { c.export_gcg(r).await })
+                    .await;
+            }
+        };
         let snapshot = session.snapshot();
         let viewer = snapshot.viewer(request.metadata())?;
         Ok(Response::new(pb::ExportGcgResponse {

@@ -29,6 +29,12 @@ pub struct Metrics {
     pub commit: Histogram,
     /// Games set aside because their log could not be replayed (since this process started).
     pub quarantined: IntGauge,
+    /// Replicas only: leases this replica holds, games it took over from a replica that was
+    /// gone, games another replica took from it, and calls it forwarded to a game's owner.
+    pub leases_held: IntGauge,
+    pub takeovers: IntCounter,
+    pub leases_lost: IntCounter,
+    pub forwarded: IntCounter,
 }
 
 /// The RPCs whose latency is recorded under their own name: every dawgref.v1 method, health
@@ -100,6 +106,22 @@ impl Metrics {
                 IntGauge::new(
                     "dawgref_games_quarantined",
                     "Games quarantined at start-up because their log could not be replayed",
+                ),
+            ),
+            leases_held: register(r, IntGauge::new("dawgref_leases_held", "Game leases this replica holds")),
+            takeovers: register(
+                r,
+                IntCounter::new("dawgref_takeovers_total", "Games taken over from a replica that was gone"),
+            ),
+            leases_lost: register(
+                r,
+                IntCounter::new("dawgref_leases_lost_total", "Games another replica took over from this one"),
+            ),
+            forwarded: register(
+                r,
+                IntCounter::new(
+                    "dawgref_forwarded_calls_total",
+                    "Calls forwarded to the replica owning the game",
                 ),
             ),
             registry,

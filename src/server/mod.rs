@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub mod cluster;
 pub(crate) mod codec;
 pub mod convert;
 pub mod errors;

@@ -139,6 +139,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A game's state as a snapshot, for a reader of a game not served here.
+    pub fn of(core: Core) -> Snapshot {
+        Snapshot { game: core.game, seats: core.seats }
+    }
+
     pub fn game(&self) -> &Game {
         &self.game
     }
@@ -219,6 +224,10 @@ enum Decision {
 /// One live (or finished, read-only) game.
 pub struct Session {
     id: Uuid,
+    /// Unique per session built: a game left and loaded again is another instance.
+    instance: u64,
+    /// Set to make the task let the game go (another replica owns it now).
+    leave: watch::Sender<bool>,
     clock: GameClock,
     snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
@@ -250,6 +259,9 @@ impl Session {
         // Watchers that fall further behind replay from the snapshot, so the channel stays small.
         let (events, _) = broadcast::channel(state.limits.event_buffer.max(1));
         let (gone_tx, gone_rx) = watch::channel(false);
+        let (leave, leave_rx) = watch::channel(false);
+        static INSTANCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         let over = core.game.is_over();
         let finished = if over { core.done.clone() } else { HashMap::new() };
         let commands = (!over).then(|| {
@@ -259,6 +271,8 @@ impl Session {
             let actor = Actor {
                 state: state.clone(),
                 id,
+                instance,
+                leave: leave_rx,
                 clock,
                 core,
                 snapshot: snapshot_tx,
@@ -277,6 +291,8 @@ impl Session {
         });
         Arc::new(Session {
             id,
+            instance,
+            leave,
             clock,
             snapshot: snapshot_rx,
             commands,
@@ -289,6 +305,16 @@ impl Session {
 
     pub fn id(&self) -> Uuid {
         self.id
+    }
+
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// Let the game go: the task finishes the operation it is in and stops; watchers are told
+    /// to watch again from their next event (elsewhere: another replica owns the game now).
+    pub fn leave(&self) {
+        let _ = self.leave.send(true);
     }
 
     /// Whether its task is there to take operations (a finished game has none and needs none).
@@ -426,6 +452,8 @@ impl Drop for WatchSlot {
 struct Actor {
     state: Arc<AppState>,
     id: Uuid,
+    instance: u64,
+    leave: watch::Receiver<bool>,
     clock: GameClock,
     core: Core,
     snapshot: watch::Sender<Arc<Snapshot>>,
@@ -457,6 +485,7 @@ impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let (bot_tx, mut bot_rx) = mpsc::unbounded_channel::<(usize, Option<Decision>)>();
         let mut shutdown = self.state.shutdown.clone();
+        let mut leave = self.leave.clone();
         let exit = loop {
             if self.core.game.is_over() {
                 break Exit::Over;
@@ -468,6 +497,7 @@ impl Actor {
             let bot_at = self.decided.as_ref().map(|_| self.last_change + self.bot_delay);
             let result = tokio::select! {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
+                () = stopped(&mut leave) => break Exit::Broken,
                 command = commands.recv() => match command {
                     Some(c) => self.handle(c).await,
                     // Every handle is gone: the game left memory.
@@ -489,10 +519,10 @@ impl Actor {
             Exit::Over => {
                 // A finished game changes no more: it leaves memory (its watchers have had
                 // every event) and is rebuilt from the store if a request names it again.
-                self.state.release(self.id);
+                self.state.release_instance(self.id, self.instance);
             }
             Exit::Broken => {
-                self.state.release(self.id);
+                self.state.release_instance(self.id, self.instance);
                 let _ = self.gone.send(true);
             }
             Exit::Shutdown => {}
@@ -724,6 +754,12 @@ impl Actor {
         let over = self.core.game.is_over();
         let result = self.state.store.append(self.id, seq, batch.encode_to_vec(), over).wait().await;
         self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
+        if let Err(crate::store::StoreError::Fenced(_)) = result {
+            // Another replica took the game over: nothing of ours may be written again. The
+            // request is retried, and is then forwarded to the new owner.
+            tracing::warn!(game = %self.id, seq, "log row refused: another replica owns the game now");
+            return Err(Failure::Broken(errors::moved(&self.id.to_string())));
+        }
         if let Err(e) = result {
             tracing::error!(game = %self.id, seq, error = %e, "log row not written; game put back to its last durable turn");
             let status = errors::store("the turn could not be stored", e);

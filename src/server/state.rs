@@ -6,15 +6,25 @@
 use super::metrics::Metrics;
 use super::pool::Pool;
 use super::recovery::Replayed;
-use super::session::Session;
+use super::session::{Session, Snapshot};
 use crate::lexicon::Lexicon;
 use crate::store::GameStore;
+use crate::store::postgres::Claim;
 use dashmap::DashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::watch;
 use tonic::Status;
 use uuid::Uuid;
+
+fn parse_game_id(id: &str) -> Result<Uuid, Status> {
+    Uuid::parse_str(id).map_err(|_| {
+        super::errors::bad_field(
+            "game_id",
+            format!("not a UUID: {:?} ({} characters)", crate::text::clip(id), id.chars().count()),
+        )
+    })
+}
 
 /// Operational limits.
 #[derive(Clone, Debug)]
@@ -142,6 +152,16 @@ pub struct AppState {
     pub store: Arc<dyn GameStore>,
     /// The hash of the director's token (ListGames), once set at start; none: no director.
     director: std::sync::OnceLock<super::auth::TokenHash>,
+    /// Replicas sharing a PostgreSQL store: who owns which game. None on a single server.
+    cluster: std::sync::OnceLock<Arc<super::cluster::Cluster>>,
+}
+
+/// Where a request for a game is served.
+pub enum Route {
+    /// Here: this replica holds the game (or it is finished and read from the store).
+    Local(Arc<Session>),
+    /// By the replica at this address, which owns the game.
+    Remote(String),
 }
 
 impl AppState {
@@ -165,6 +185,58 @@ impl AppState {
             shutdown,
             store,
             director: std::sync::OnceLock::new(),
+            cluster: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Serve as one replica of several sharing the store (set once, before serving).
+    pub fn set_cluster(&self, cluster: Arc<super::cluster::Cluster>) -> bool {
+        self.cluster.set(cluster).is_ok()
+    }
+
+    pub fn cluster(&self) -> Option<&Arc<super::cluster::Cluster>> {
+        self.cluster.get()
+    }
+
+    /// Where the game is served. On a single server, always here. Among replicas: here when this
+    /// replica holds the lease (sure of it by a recent heartbeat); at the owner's address when
+    /// another replica with a current heartbeat holds it; here, taken over, when the lease has
+    /// lapsed. `forwarded`: the call came from another replica; it is not sent on again.
+    pub async fn route(self: &Arc<Self>, id: &str, forwarded: bool) -> Result<Route, Status> {
+        let Some(cluster) = self.cluster.get() else {
+            return self.session(id).await.map(Route::Local);
+        };
+        let uuid = parse_game_id(id)?;
+        if *self.shutdown.borrow() {
+            return Err(super::errors::shutting_down());
+        }
+        if !cluster.sure() {
+            cluster.heartbeat(self).await.map_err(|e| super::errors::store("the replica's heartbeat", e))?;
+        }
+        if cluster.store().holds(&uuid) {
+            return self.session(id).await.map(Route::Local);
+        }
+        if !forwarded && let Some(addr) = cluster.cached_owner(&uuid) {
+            return Ok(Route::Remote(addr));
+        }
+        // A session here for a game this replica does not hold is stale: it goes first.
+        self.evict(uuid);
+        match cluster
+            .claim(uuid, self)
+            .await
+            .map_err(|e| super::errors::store("finding the game's owner", e))?
+        {
+            Claim::Mine | Claim::NotLive => self.session(id).await.map(Route::Local),
+            Claim::Other(_) if forwarded => Err(super::errors::moved(&crate::text::clip(id))),
+            Claim::Other(addr) => Ok(Route::Remote(addr)),
+        }
+    }
+
+    /// Let a game's session go (its game now belongs to another replica).
+    pub fn evict(&self, id: Uuid) {
+        if let Some((_, session)) = self.sessions.remove(&id) {
+            session.leave();
+            self.metrics.games_live.set(self.sessions.len() as i64);
         }
     }
 
@@ -239,7 +311,23 @@ impl AppState {
     /// fuzzer too, once it has replayed a game it played).
     pub fn release(&self, id: Uuid) {
         self.sessions.remove(&id);
+        self.forget_lease(&id);
         self.metrics.games_live.set(self.sessions.len() as i64);
+    }
+
+    /// [`AppState::release`] by a session's task: only if the game's session is still that one
+    /// (a game let go and loaded again has a new session, which stays).
+    pub fn release_instance(&self, id: Uuid, instance: u64) {
+        if self.sessions.remove_if(&id, |_, s| s.instance() == instance).is_some() {
+            self.forget_lease(&id);
+        }
+        self.metrics.games_live.set(self.sessions.len() as i64);
+    }
+
+    fn forget_lease(&self, id: &Uuid) {
+        if let Some(cluster) = self.cluster.get() {
+            cluster.store().forget(id);
+        }
     }
 
     /// The session of a game id, cloned out of the map; a game not in memory (finished in an
@@ -248,12 +336,7 @@ impl AppState {
     /// reading history must not fill the server up to `max_games`. A live one gets exactly one
     /// task: if two requests rebuild it at once, the first to enter it in the map wins.
     pub async fn session(self: &Arc<Self>, id: &str) -> Result<Arc<Session>, Status> {
-        let uuid = Uuid::parse_str(id).map_err(|_| {
-            super::errors::bad_field(
-                "game_id",
-                format!("not a UUID: {:?} ({} characters)", crate::text::clip(id), id.chars().count()),
-            )
-        })?;
+        let uuid = parse_game_id(id)?;
         if let Some(s) = self.sessions.get(&uuid).map(|s| s.clone()) {
             if s.is_alive() {
                 return Ok(s);
@@ -262,6 +345,20 @@ impl AppState {
             // serve the game from its log rather than refuse it for ever.
             self.sessions.remove_if(&uuid, |_, held| Arc::ptr_eq(held, &s));
         }
+        let Replayed { core, last_ms: base_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
+        if core.game().is_over() {
+            return Ok(Session::start(self, uuid, base_ms, core, delay));
+        }
+        let session = match self.sessions.entry(uuid) {
+            dashmap::Entry::Occupied(e) => e.get().clone(),
+            dashmap::Entry::Vacant(v) => v.insert(Session::start(self, uuid, base_ms, core, delay)).clone(),
+        };
+        self.metrics.games_live.set(self.sessions.len() as i64);
+        Ok(session)
+    }
+
+    /// A game read from the store and replayed on the pool.
+    async fn replayed(self: &Arc<Self>, uuid: Uuid, id: &str) -> Result<Replayed, Status> {
         let state = self.clone();
         let id = crate::text::clip(id);
         let loaded = self
@@ -277,22 +374,30 @@ impl AppState {
             })
             .await
             .ok_or_else(|| super::errors::internal(format!("loading game {id} failed")))?;
-        let Replayed { core, last_ms: base_ms, bot_delay_ms: delay } = match loaded {
-            Loaded::Ready(r) => *r,
-            Loaded::Missing => return Err(super::errors::no_game(&id)),
-            Loaded::Unreadable(e) => return Err(super::errors::store(&format!("loading game {id}"), e)),
-            Loaded::Quarantined(reason) => return Err(super::errors::unreplayable(&id, &reason, true)),
-            Loaded::Unreplayable(reason) => return Err(super::errors::unreplayable(&id, &reason, false)),
-        };
-        if core.game().is_over() {
-            return Ok(Session::start(self, uuid, base_ms, core, delay));
+        match loaded {
+            Loaded::Ready(r) => Ok(*r),
+            Loaded::Missing => Err(super::errors::no_game(&id)),
+            Loaded::Unreadable(e) => Err(super::errors::store(&format!("loading game {id}"), e)),
+            Loaded::Quarantined(reason) => Err(super::errors::unreplayable(&id, &reason, true)),
+            Loaded::Unreplayable(reason) => Err(super::errors::unreplayable(&id, &reason, false)),
         }
-        let session = match self.sessions.entry(uuid) {
-            dashmap::Entry::Occupied(e) => e.get().clone(),
-            dashmap::Entry::Vacant(v) => v.insert(Session::start(self, uuid, base_ms, core, delay)).clone(),
-        };
-        self.metrics.games_live.set(self.sessions.len() as i64);
-        Ok(session)
+    }
+
+    /// The game as a reader sees it: its session's snapshot here, or, for a game another replica
+    /// owns, its durable state read from the store and replayed (every acknowledged turn is in
+    /// it), without serving the game here.
+    pub async fn snapshot(self: &Arc<Self>, id: &str) -> Result<Arc<Snapshot>, Status> {
+        match self.route(id, false).await {
+            Ok(Route::Local(session)) => Ok(session.snapshot()),
+            Ok(Route::Remote(_)) => {
+                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
+            }
+            // The owner changed on the way: read the store.
+            Err(e) if e.code() == tonic::Code::Unavailable && self.cluster.get().is_some() => {
+                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     pub fn lexicon(&self, name: &str) -> Result<Arc<Lexicon>, Status> {

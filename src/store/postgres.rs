@@ -278,6 +278,11 @@ impl PgStore {
         self.epochs.contains_key(game)
     }
 
+    /// The epoch of this replica's lease on the game (above 1: the game changed owner before).
+    pub fn epoch(&self, game: &Uuid) -> Option<i64> {
+        self.epochs.get(game).map(|e| *e)
+    }
+
     /// Leases this replica holds.
     pub fn leases_held(&self) -> usize {
         self.epochs.len()
