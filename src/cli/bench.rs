@@ -80,6 +80,10 @@ pub enum BenchCommand {
         /// Games played to the end for the size figure.
         #[arg(long, default_value_t = 100)]
         finished: usize,
+        /// Also measure PostgreSQL (an empty database: its tables are filled): one replica,
+        /// then three replicas in this process sharing it, each playing its own games.
+        #[arg(long)]
+        database_url: Option<String>,
     },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
@@ -165,13 +169,16 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             plies.min(20),
             iterations.clamp(1, 1_000_000),
         ),
-        BenchCommand::Store { dir, games, turns, recover, finished } => super::bench_store::run(
-            &dir,
-            games.clamp(1, 100_000),
-            turns.clamp(1, 10_000),
-            recover.min(1_000_000),
-            finished.clamp(1, 100_000),
-        ),
+        BenchCommand::Store { dir, games, turns, recover, finished, database_url } => {
+            super::bench_store::run(
+                &dir,
+                games.clamp(1, 100_000),
+                turns.clamp(1, 10_000),
+                recover.min(1_000_000),
+                finished.clamp(1, 100_000),
+                database_url.as_deref(),
+            )
+        }
         BenchCommand::Botload { addr, games, seconds } => {
             super::bench_server::botload(addr, games.clamp(1, 256), seconds.clamp(0.1, 600.0))
         }

@@ -9,10 +9,12 @@ use dawgref::bot::{self, BotLevel};
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::games_server::Games;
+use dawgref::server::cluster::Cluster;
 use dawgref::server::games::GamesService;
 use dawgref::server::state::{AppState, Limits};
 use dawgref::server::{self, recovery};
-use dawgref::store::{GameStore, MemoryStore, SqliteStore};
+use dawgref::store::postgres::Replica;
+use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -132,7 +134,46 @@ fn dir_size(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-pub fn run(dir: &Path, games: usize, turns: usize, recover: usize, finished: usize) -> CliResult {
+/// PostgreSQL with `replicas` replicas in this process, each playing its share of the games at
+/// once (no forwarding: each creates, so owns, its own). Returns turns per second in all.
+async fn postgres_turns_per_second(
+    url: &str,
+    replicas: usize,
+    games: usize,
+    turns: usize,
+) -> Result<f64, String> {
+    let mut states = Vec::new();
+    for k in 0..replicas {
+        let replica = Replica {
+            id: uuid::Uuid::new_v4(),
+            addr: format!("bench-replica-{k}"),
+            lease: std::time::Duration::from_secs(10),
+        };
+        let store = Arc::new(PgStore::open(url, replica).await.map_err(|e| e.to_string())?);
+        let st = state(store.clone()).map_err(|e| e.to_string())?;
+        st.set_cluster(Arc::new(Cluster::new(store)));
+        states.push(st);
+    }
+    let runs: Vec<_> = states
+        .into_iter()
+        .map(|st| tokio::spawn(async move { turns_per_second(st, games / replicas, turns).await }))
+        .collect();
+    // The replicas play at the same time: their rates add up.
+    let mut total = 0.0;
+    for r in runs {
+        total += r.await.map_err(|e| e.to_string())??;
+    }
+    Ok(total)
+}
+
+pub fn run(
+    dir: &Path,
+    games: usize,
+    turns: usize,
+    recover: usize,
+    finished: usize,
+    database_url: Option<&str>,
+) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     if dir.exists() {
         return Err(format!(
@@ -153,6 +194,12 @@ pub fn run(dir: &Path, games: usize, turns: usize, recover: usize, finished: usi
             rate
         };
         println!("  sqlite store : {durable:>9.0} turns/s (WAL, synchronous=FULL, group commit)");
+        if let Some(url) = database_url {
+            for replicas in [1, 3] {
+                let rate = postgres_turns_per_second(url, replicas, games, turns).await?;
+                println!("  postgres, {replicas} replica(s): {rate:>9.0} turns/s (group commit, fenced appends)");
+            }
+        }
 
         let recover_dir = dir.join("recover");
         {
