@@ -11,6 +11,7 @@
 //!   bot move is never written, and the history does not fork.
 //! - PostgreSQL restarted under load: UNAVAILABLE while it is down, never a wrong answer.
 //! - A rolling restart (SIGTERM, which hands the games over, then a new process): no turn lost.
+//! - ListGames asked of any replica lists every replica's games, in one id order, page by page.
 
 mod common;
 
@@ -28,6 +29,9 @@ use tonic::transport::{Channel, Endpoint};
 
 /// Replicas' lease in these tests: a dead owner's games move within about this.
 const LEASE_MS: u64 = 1000;
+
+/// Every replica's director token (ListGames).
+const DIRECTOR: &str = "director-secret";
 
 /// One test at a time: each runs a PostgreSQL and three servers on two cores.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -98,6 +102,7 @@ impl Cluster {
             .arg("--data-dir")
             .arg(self.dir.0.join("unused"))
             .env("RUST_LOG", "warn")
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
@@ -520,4 +525,65 @@ async fn a_rolling_restart_loses_no_turn() {
         acked(&games),
         pauses.load(Ordering::Relaxed)
     );
+}
+
+/// Every page of ListGames from the replica at `url`, `size` games a page.
+async fn list_all(url: &str, size: u32, query: &str) -> (Vec<String>, Vec<u32>) {
+    let mut g = GamesClient::new(channel(url).await);
+    let (mut ids, mut totals) = (Vec::new(), Vec::new());
+    let mut token = String::new();
+    loop {
+        let page = g
+            .list_games(authed(
+                pb::ListGamesRequest { page_size: size, page_token: token.clone(), query: query.into() },
+                DIRECTOR,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            page.games.len() <= size as usize,
+            "a page of {} games for page_size {size}",
+            page.games.len()
+        );
+        ids.extend(page.games.into_iter().map(|v| v.game_id));
+        totals.push(page.total);
+        if page.next_page_token.is_empty() {
+            return (ids, totals);
+        }
+        token = page.next_page_token;
+        assert!(totals.len() <= 20, "ListGames does not end");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_games_sees_every_replica() {
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("list", 3).await;
+    let mut all = Vec::new();
+    for (k, r) in cluster.replicas.iter().enumerate() {
+        all.extend(new_games(&r.url(), 4 - k, 50 * k as u64).await);
+    }
+    let mut ids: Vec<String> = all.iter().map(|g| g.id.clone()).collect();
+    ids.sort();
+    // Each replica owns only the games it created; every one of them lists all nine.
+    for url in cluster.urls() {
+        let (listed, totals) = list_all(&url, 4, "").await;
+        assert_eq!(listed, ids, "ListGames at {url}");
+        assert_eq!(totals, vec![9, 9, 9], "ListGames at {url}: total on each page");
+        let (one, _) = list_all(&url, 100, "").await;
+        assert_eq!(one, ids, "ListGames at {url}, one page");
+    }
+    // A query reaches the other replicas' games too: the id prefix of a game replica 2 owns,
+    // asked of replica 0.
+    let theirs = &all[all.len() - 1].id;
+    let (found, totals) = list_all(&cluster.replicas[0].url(), 10, &theirs[..13]).await;
+    assert_eq!(found, vec![theirs.clone()]);
+    assert_eq!(totals, vec![1]);
+    // The director's token is checked on every replica: a wrong one is refused at the first.
+    let err = GamesClient::new(channel(&cluster.replicas[1].url()).await)
+        .list_games(authed(pb::ListGamesRequest::default(), "not-the-director"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
 }

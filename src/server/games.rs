@@ -214,33 +214,12 @@ impl GamesService {
         F: FnOnce(pb::games_client::GamesClient<tonic::transport::Channel>, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        let Some(cluster) = self.state.cluster() else {
-            return Err(errors::internal("a forward without replicas"));
-        };
-        self.state.metrics.forwarded.inc();
-        let client = cluster.peer(addr)?;
         let (metadata, _, message) = request.into_parts();
-        let mut outgoing = Request::new(message);
-        if let Some(auth) = metadata.get("authorization") {
-            outgoing.metadata_mut().insert("authorization", auth.clone());
-        }
-        outgoing
-            .metadata_mut()
-            .insert(super::cluster::FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
-        // A paused owner accepts connections and never answers: the forward gives up after two
-        // leases, by when the owner's lease has lapsed and the retry takes the game over.
-        let limit = (cluster.store().replica().lease * 2).max(std::time::Duration::from_secs(1));
-        let answer = match tokio::time::timeout(limit, call(client, outgoing)).await {
-            Ok(answer) => answer,
-            Err(_) => Err(Status::unavailable("no answer in time")),
-        };
+        let answer = self.call_peer(addr, outgoing(&metadata, message), call).await;
         if let Err(status) = &answer
-            && matches!(
-                status.code(),
-                tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled
-            )
+            && unreachable(status)
         {
-            if let Ok(uuid) = Uuid::parse_str(game_id) {
+            if let (Some(cluster), Ok(uuid)) = (self.state.cluster(), Uuid::parse_str(game_id)) {
                 cluster.forget_owner(&uuid);
             }
             return Err(Status::unavailable(format!(
@@ -250,6 +229,92 @@ impl GamesService {
             )));
         }
         answer
+    }
+
+    /// One call to the replica at `addr`, bounded in time.
+    async fn call_peer<T, R, F, Fut>(
+        &self,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(pb::games_client::GamesClient<tonic::transport::Channel>, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
+        let Some(cluster) = self.state.cluster() else {
+            return Err(errors::internal("a forward without replicas"));
+        };
+        self.state.metrics.forwarded.inc();
+        let client = cluster.peer(addr)?;
+        // A paused replica accepts connections and never answers: the call gives up after two
+        // leases, by when the paused replica's leases have lapsed and a retry takes its games.
+        let limit = (cluster.store().replica().lease * 2).max(std::time::Duration::from_secs(1));
+        match tokio::time::timeout(limit, call(client, request)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Status::unavailable("no answer in time")),
+        }
+    }
+
+    /// ListGames across the replicas: this replica's page, and each live peer's page for the same
+    /// request, merged in game id order. Each page is the first `size` games after the token on
+    /// its replica, so the first `size` of their union is the first `size` of all.
+    async fn list_everywhere(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        req: &pb::ListGamesRequest,
+        size: usize,
+        local: pb::ListGamesResponse,
+    ) -> Result<pb::ListGamesResponse, Status> {
+        let Some(cluster) = self.state.cluster() else {
+            return Ok(local);
+        };
+        let peers = cluster
+            .store()
+            .live_peers()
+            .await
+            .map_err(|e| errors::store("the replicas could not be listed", e))?;
+        let answers =
+            futures_util::future::join_all(peers.iter().map(|addr| {
+                self.call_peer(addr, outgoing(metadata, req.clone()), |mut c, r| async move {
+                    c.list_games(r).await
+                })
+            }))
+            .await;
+        let mut games = local.games;
+        let mut total = local.total;
+        let mut more = !local.next_page_token.is_empty();
+        for (addr, answer) in peers.iter().zip(answers) {
+            let page = match answer {
+                Ok(page) => page.into_inner(),
+                Err(status) if unreachable(&status) => {
+                    return Err(Status::unavailable(format!(
+                        "replica {} did not answer ({}); retry",
+                        crate::text::clip(addr),
+                        crate::text::clip(status.message())
+                    )));
+                }
+                Err(status) => return Err(status),
+            };
+            total += page.total;
+            more |= !page.next_page_token.is_empty();
+            games.extend(page.games);
+        }
+        // Lower-case hyphenated ids sort as the ids do.
+        games.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+        // A game moving between replicas may be held by both for a moment.
+        let before = games.len();
+        games.dedup_by(|a, b| a.game_id == b.game_id);
+        total -= (before - games.len()) as u32;
+        if games.len() > size {
+            games.truncate(size);
+            more = true;
+        }
+        let next_page_token = match games.last() {
+            Some(last) if more => last.game_id.clone(),
+            _ => String::new(),
+        };
+        Ok(pb::ListGamesResponse { games, next_page_token, total })
     }
 
     async fn submit(
@@ -349,6 +414,24 @@ impl GamesService {
     }
 }
 
+/// A call to another replica, as the client sent it (its bearer token included), marked as
+/// forwarded so that the replica answers it itself.
+fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T) -> Request<T> {
+    let mut outgoing = Request::new(message);
+    if let Some(auth) = metadata.get("authorization") {
+        outgoing.metadata_mut().insert("authorization", auth.clone());
+    }
+    outgoing
+        .metadata_mut()
+        .insert(super::cluster::FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
+    outgoing
+}
+
+/// A forwarded call failed because the replica did not answer (not because it refused).
+fn unreachable(status: &Status) -> bool {
+    matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled)
+}
+
 /// The call came from another replica (see [`super::cluster::FORWARDED`]).
 fn forwarded<T>(request: &Request<T>) -> bool {
     request.metadata().contains_key(super::cluster::FORWARDED)
@@ -407,7 +490,7 @@ impl Games for GamesService {
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         self.state.check_director(request.metadata())?;
-        let req = request.into_inner();
+        let (metadata, _, req) = request.into_parts();
         let size = match req.page_size {
             0 => DEFAULT_PAGE,
             n if n as usize > MAX_PAGE => {
@@ -451,11 +534,16 @@ impl Games for GamesService {
             Some(last) if start + size < matching.len() => last.id().to_string(),
             _ => String::new(),
         };
-        Ok(Response::new(pb::ListGamesResponse {
+        let local = pb::ListGamesResponse {
             games: page.iter().map(|s| s.view(Viewer::Watcher)).collect(),
             next_page_token,
             total: matching.len() as u32,
-        }))
+        };
+        // A forwarded listing is this replica's part of another replica's answer.
+        if metadata.contains_key(super::cluster::FORWARDED) {
+            return Ok(Response::new(local));
+        }
+        Ok(Response::new(self.list_everywhere(&metadata, &req, size, local).await?))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {

@@ -303,6 +303,18 @@ impl PgStore {
         Ok(())
     }
 
+    /// The advertised addresses of the other replicas whose heartbeat is current, in order.
+    pub async fn live_peers(&self) -> Result<Vec<String>, StoreError> {
+        let client = self.client().await?;
+        let rows = timed(client.query(
+            "SELECT DISTINCT addr FROM replicas WHERE id <> $1 AND addr <> $2 AND expires > clock_timestamp()
+             ORDER BY addr",
+            &[&self.replica.id, &self.replica.addr],
+        ))
+        .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     /// Games whose owner's heartbeat ended more than `grace` ago: nobody makes their clocks fall
     /// or their bots move until a replica takes them over.
     pub async fn orphans(&self, grace: Duration, limit: i64) -> Result<Vec<Uuid>, StoreError> {
