@@ -85,6 +85,23 @@ pub enum BenchCommand {
         #[arg(long)]
         database_url: Option<String>,
     },
+    /// The cost of a forwarded call: two replicas in this process on one PostgreSQL, a game
+    /// asked for at its owner and at the other replica (GetGame one at a time and from many
+    /// clients, SubmitTurn one at a time).
+    Forward {
+        /// An empty PostgreSQL database (its tables are created and filled).
+        #[arg(long)]
+        database_url: String,
+        /// Seconds of load per GetGame figure.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Concurrent clients for the loaded GetGame figures.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Durable turns timed each way.
+        #[arg(long, default_value_t = 500)]
+        turns: u32,
+    },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
     Engine {
@@ -179,6 +196,12 @@ pub fn run(cmd: BenchCommand) -> CliResult {
                 database_url.as_deref(),
             )
         }
+        BenchCommand::Forward { database_url, seconds, clients, turns } => super::bench_forward::run(
+            &database_url,
+            seconds.clamp(0.1, 60.0),
+            clients.clamp(1, 256),
+            turns.clamp(1, 100_000),
+        ),
         BenchCommand::Botload { addr, games, seconds } => {
             super::bench_server::botload(addr, games.clamp(1, 256), seconds.clamp(0.1, 600.0))
         }

@@ -23,7 +23,7 @@ fn rss_bytes() -> u64 {
         .map_or(0, |pages| pages * 4096)
 }
 
-fn pct(sorted: &[Duration], p: f64) -> f64 {
+pub(super) fn pct(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -32,7 +32,7 @@ fn pct(sorted: &[Duration], p: f64) -> f64 {
 }
 
 /// Run `clients` loops of `call` for `seconds`; requests/s and latency percentiles.
-async fn load<F, Fut>(name: &str, clients: usize, seconds: f64, make: F)
+pub(super) async fn load<F, Fut>(name: &str, clients: usize, seconds: f64, make: F)
 where
     F: Fn() -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = bool> + Send,

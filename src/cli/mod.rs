@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module.
 
 mod bench;
+mod bench_forward;
 mod bench_server;
 mod bench_store;
 mod bot_match;
