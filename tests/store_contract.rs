@@ -142,6 +142,8 @@ async fn a_replica_that_lost_its_lease_can_never_write() {
     // A stops beating (paused); after its lease B takes the game over and plays on.
     tokio::time::sleep(Duration::from_millis(600)).await;
     b.heartbeat().await.unwrap();
+    assert_eq!(b.claim(game).await.unwrap(), Claim::TakenOver);
+    // Asking again is no takeover (the metric counts only these).
     assert_eq!(b.claim(game).await.unwrap(), Claim::Mine);
     b.append(game, 2, b"b2".to_vec(), false).wait().await.unwrap();
 
@@ -162,7 +164,7 @@ async fn a_replica_that_lost_its_lease_can_never_write() {
 
     // Handing over: B ends its heartbeat and A may take the game at once.
     b.release_all().await.unwrap();
-    assert_eq!(a.claim(game).await.unwrap(), Claim::Mine);
+    assert_eq!(a.claim(game).await.unwrap(), Claim::TakenOver);
     a.append(game, 3, b"a3".to_vec(), true).wait().await.unwrap();
     assert_eq!(a.claim(game).await.unwrap(), Claim::NotLive, "a finished game has no owner");
 }
@@ -198,7 +200,7 @@ async fn a_takeover_never_forks_a_history() {
     b.heartbeat().await.unwrap();
     let mut taken = std::collections::HashMap::new();
     for g in &games {
-        assert_eq!(b.claim(*g).await.unwrap(), Claim::Mine);
+        assert_eq!(b.claim(*g).await.unwrap(), Claim::TakenOver);
         let store: Arc<dyn GameStore> = b.clone();
         taken.insert(*g, load(&store, *g).await.unwrap().log.len() as u64);
     }

@@ -78,10 +78,11 @@ impl Cluster {
         match &claim {
             Claim::Mine => {
                 self.owners.remove(&game);
-                if self.store.epoch(&game).is_some_and(|e| e > 1) {
-                    state.metrics.takeovers.inc();
-                    tracing::info!(%game, "game taken over");
-                }
+            }
+            Claim::TakenOver => {
+                self.owners.remove(&game);
+                state.metrics.takeovers.inc();
+                tracing::info!(%game, "game taken over");
             }
             Claim::Other(addr) => {
                 self.owners.insert(game, addr.clone());

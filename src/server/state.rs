@@ -226,7 +226,7 @@ impl AppState {
             .await
             .map_err(|e| super::errors::store("finding the game's owner", e))?
         {
-            Claim::Mine | Claim::NotLive => self.session(id).await.map(Route::Local),
+            Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
             Claim::Other(_) if forwarded => Err(super::errors::moved(&crate::text::clip(id))),
             Claim::Other(addr) => Ok(Route::Remote(addr)),
         }

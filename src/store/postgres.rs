@@ -68,14 +68,18 @@ const APPEND: &str = "
 WITH lease AS (SELECT 1 FROM leases WHERE game = $1 AND owner = $2 AND epoch = $3 FOR SHARE)
 INSERT INTO log (game, seq, body) SELECT $1, $4, $5 FROM lease ON CONFLICT DO NOTHING";
 
-/// Take a live game's lease: new, already ours, or its owner's heartbeat expired.
+/// Take a live game's lease: new, already ours, or its owner's heartbeat expired. The epoch goes
+/// up even when the lease was ours already (a session let go, then loaded again), so that a
+/// write of the old session still in doubt can never land after the new one read the log. The
+/// second column says whether another replica held it.
 const CLAIM: &str = "
+WITH prev AS (SELECT owner FROM leases WHERE game = $1)
 INSERT INTO leases (game, owner, epoch)
 SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM games WHERE id = $1 AND NOT finished AND quarantined IS NULL)
 ON CONFLICT (game) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1
 WHERE leases.owner = EXCLUDED.owner
    OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = leases.owner AND r.expires > clock_timestamp())
-RETURNING epoch";
+RETURNING epoch, COALESCE((SELECT owner <> $2 FROM prev), false)";
 
 /// Who holds a game's lease, and whether that replica's heartbeat is current.
 const OWNER: &str = "
@@ -84,8 +88,11 @@ SELECT r.addr, r.expires > clock_timestamp() FROM leases l JOIN replicas r ON r.
 /// Who owns a game, as the store sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Claim {
-    /// This replica holds the lease now (it may have just taken it over).
+    /// This replica holds the lease now: the game is new to the store's leases, or was this
+    /// replica's already.
     Mine,
+    /// This replica holds the lease now, taken from another replica whose heartbeat lapsed.
+    TakenOver,
     /// Another replica with a current heartbeat holds it; it answers at this address.
     Other(String),
     /// The game is not live (finished, quarantined or unknown): nobody owns it.
@@ -262,7 +269,7 @@ impl PgStore {
         let client = self.client().await?;
         if let Some(row) = timed(client.query_opt(CLAIM, &[&game, &self.replica.id])).await? {
             self.epochs.insert(game, row.get(0));
-            return Ok(Claim::Mine);
+            return Ok(if row.get::<_, bool>(1) { Claim::TakenOver } else { Claim::Mine });
         }
         self.epochs.remove(&game);
         Ok(match timed(client.query_opt(OWNER, &[&game])).await? {
@@ -374,7 +381,7 @@ impl PgStore {
         ids.dedup();
         let mut games = Vec::new();
         for id in ids {
-            if self.claim(id).await? == Claim::Mine
+            if matches!(self.claim(id).await?, Claim::Mine | Claim::TakenOver)
                 && let Some(g) = self.load_async(id).await?
             {
                 games.push(g);
