@@ -5,6 +5,7 @@ use super::CliResult;
 use clap::Args;
 use dawgref::bot::{BotLevel, duel_within};
 use dawgref::game::ChallengeRule;
+use dawgref::leaves::LeaveTable;
 use dawgref::lexicon::{Lexicon, catalog};
 use dawgref::rules::{Ruleset, RulesetKind};
 use std::process::ExitCode;
@@ -13,7 +14,8 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Two bot levels, `A,B` (weak, greedy, strong, champion): A is the first named in the result.
+    /// Two bot levels, `A,B` (weak, greedy, strong, champion, or classic: the strong bot with
+    /// the hand-tuned leave values it had before the learned ones): A is named first in the result.
     #[arg(long, value_parser = two_levels)]
     bots: (BotLevel, BotLevel),
     /// Games to play; A sits first in the even games, B in the odd ones.
@@ -27,6 +29,10 @@ pub struct MatchArgs {
     /// The champion's thinking time per move, in milliseconds (1 to 60000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
     budget_ms: u64,
+    /// Play the strong and champion bots by this leave table (`dawgref train leaves`'s output)
+    /// instead of the ruleset's shipped one; the classic bot keeps its hand-tuned values.
+    #[arg(long)]
+    leaves: Option<std::path::PathBuf>,
 }
 
 fn two_levels(text: &str) -> Result<(BotLevel, BotLevel), String> {
@@ -63,6 +69,14 @@ pub fn run(args: MatchArgs) -> CliResult {
     let rules = Arc::new(Ruleset::new(args.ruleset));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = std::time::Duration::from_millis(args.budget_ms);
+    if let Some(path) = &args.leaves {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let table =
+            LeaveTable::parse(&text, rules.alphabet).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !LeaveTable::use_instead(args.ruleset, table) {
+            return Err("the leave tables were already in use".into());
+        }
+    }
     let started = Instant::now();
     let (results, workers) =
         super::by_game(games, |g| one_game(&rules, &lexicon, (a, b), args.seed, g, budget));

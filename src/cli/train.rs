@@ -3,12 +3,19 @@
 //! `train winprob` plays strong-bot games against each other and fits the win-probability model
 //! of `dawgref::winprob` to who went on to win from every position; its output is the table the
 //! engine ships for that ruleset (`crates/engine/data/winprob/<ruleset>.txt`).
+//!
+//! `train leaves` plays the static bot against itself, generation after generation (the first
+//! with the hand-tuned leave values, each next one with the table the one before learned),
+//! values leaves in pairs at its positions and fits `dawgref::leaves` to them; its output is
+//! `crates/engine/data/leaves/<ruleset>.txt`.
 
 use super::CliResult;
 use clap::{Args, Subcommand};
-use dawgref::bot::{BotLevel, play_while};
+use dawgref::bot::{BotLevel, LeaveModel, play_while, static_action};
 use dawgref::game::{Game, GameConfig};
+use dawgref::leaves::{self, LeaveTable, PairedObservation};
 use dawgref::lexicon::catalog;
+use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
 use dawgref::winprob::{Sample, WinTable};
 use std::process::ExitCode;
@@ -19,6 +26,30 @@ use std::time::Instant;
 pub enum TrainCommand {
     /// Fit the win-probability table to strong-bot self-play.
     Winprob(WinprobArgs),
+    /// Learn the leave values of the static bot from its own self-play.
+    Leaves(LeavesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LeavesArgs {
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    /// Self-play games per generation (game `g` of generation `k` uses bag seed
+    /// `seed + k * games + g`).
+    #[arg(long, default_value_t = 8000)]
+    games: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Generations: the first plays (and values the next play's leave) with the hand-tuned
+    /// values, each next one with the table the one before learned.
+    #[arg(long, default_value_t = 1)]
+    generations: u64,
+    /// Start from this table (an earlier run's output) instead of the hand-tuned values.
+    #[arg(long)]
+    from: Option<std::path::PathBuf>,
+    /// Write the table here (default: standard output).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -38,6 +69,7 @@ pub struct WinprobArgs {
 pub fn run(cmd: TrainCommand) -> CliResult {
     match cmd {
         TrainCommand::Winprob(args) => winprob(args),
+        TrainCommand::Leaves(args) => learn_leaves(args),
     }
 }
 
@@ -106,4 +138,165 @@ fn winprob(args: WinprobArgs) -> CliResult {
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn learn_leaves(args: LeavesArgs) -> CliResult {
+    let rules = Arc::new(Ruleset::new(args.ruleset));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let games = args.games.clamp(1, 10_000_000);
+    let generations = args.generations.clamp(1, 20);
+    let mut table: Option<LeaveTable> = match &args.from {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(LeaveTable::parse(&text, rules.alphabet).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => None,
+    };
+    let mut total = 0;
+    for k in 0..generations {
+        let started = Instant::now();
+        let model = table.as_ref().map_or(LeaveModel::Classic, LeaveModel::Learned);
+        let first = args.seed.wrapping_add(k * games);
+        let (per_game, _) =
+            super::by_game(games, |g| paired_samples(&rules, &lexicon, first.wrapping_add(g), model));
+        // Positions are numbered across the games, in game order.
+        let mut samples = Vec::new();
+        let mut positions = 0;
+        for game in per_game {
+            let n = game.iter().map(|o| o.group + 1).max().unwrap_or(0);
+            samples.extend(game.into_iter().map(|o| PairedObservation { group: o.group + positions, ..o }));
+            positions += n;
+        }
+        let played = started.elapsed().as_secs_f64();
+        let fitted = LeaveTable::fit_paired(rules.alphabet, &samples, 3);
+        eprintln!(
+            "{} generation {}: {games} games, {positions} positions, {} leaves valued, played in {played:.1} s, fitted in {:.1} s, {} leaves listed",
+            args.ruleset,
+            k + 1,
+            samples.len(),
+            started.elapsed().as_secs_f64() - played,
+            fitted.listed()
+        );
+        total += samples.len();
+        table = Some(fitted);
+    }
+    let Some(table) = table else { return Err("no generation ran".into()) };
+    let text = format!(
+        "# dawgref train leaves --ruleset {} --games {games} --seed {} --generations {generations}{}\n\
+         # {total} leaves valued at positions of static-bot self-play. `copies <tile> <1st> <2nd> <3rd+>` and\n\
+         # `balance <vowels> <consonants> <value>` are the additive part; then `<leave> <value>`.\n{}",
+        args.ruleset,
+        args.seed,
+        args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display())),
+        table.to_text()
+    );
+    match args.out {
+        Some(path) => std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Leaves per position valued in the paired method, besides the one the bot kept.
+const PAIRED_LEAVES: usize = 8;
+/// Draws per position, shared by its leaves.
+const PAIRED_DRAWS: usize = 3;
+
+/// The paired observations of one self-play game: at every other turn with a full refill ahead,
+/// the kept leave and random other subsets of the rack, each filled up from the same shuffles of
+/// the unseen tiles and valued by the best next play's equity on the board as it is (by
+/// `model`). Group numbers are local to the game (the caller offsets them).
+fn paired_samples(
+    rules: &Arc<Ruleset>,
+    lexicon: &Arc<dawgref::lexicon::Lexicon>,
+    seed: u64,
+    model: LeaveModel,
+) -> Vec<PairedObservation> {
+    use dawgref::bag::SplitMix64;
+    let Ok(mut game) = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), seed)) else {
+        return Vec::new();
+    };
+    let mut rng = SplitMix64::new(seed ^ 0x5EED_1EAF);
+    let dawg = lexicon.dawg();
+    let mut out = Vec::new();
+    let mut group = 0u32;
+    let mut now = 0;
+    while !game.is_over() {
+        now += 1000;
+        let seat = game.to_move();
+        let Some(rack) = game.rack(seat).copied() else { break };
+        let action = static_action(&game, seat, model);
+        let bag = game.bag_len();
+        if bag >= rules.rack_size && !game.awaiting_final_challenge() && game.turn() % 2 == 0 {
+            let board = game.board();
+            if let Some(unseen) = dawgref::endgame::Position::unseen(board, &rack) {
+                let unseen: Vec<Option<u8>> = unseen.tiles().collect();
+                let tiles: Vec<Option<u8>> = rack.tiles().collect();
+                let mut kept = rack;
+                match &action {
+                    dawgref::game::Action::Play(p) => {
+                        for t in p.placements() {
+                            kept.take_tile(t.tile);
+                        }
+                    }
+                    dawgref::game::Action::Exchange(thrown) => {
+                        kept.remove_all(thrown);
+                    }
+                    _ => {}
+                }
+                let mut leaves_here = vec![kept];
+                for _ in 0..PAIRED_LEAVES {
+                    let mask = rng.below((1u64 << tiles.len()) - 1);
+                    let mut l = Rack::new();
+                    for (i, t) in tiles.iter().enumerate() {
+                        if mask >> i & 1 == 1 {
+                            match t {
+                                Some(x) => l.add(*x),
+                                None => l.add_blank(),
+                            }
+                        }
+                    }
+                    leaves_here.push(l);
+                }
+                let shuffles: Vec<Vec<Option<u8>>> = (0..PAIRED_DRAWS)
+                    .map(|_| {
+                        let mut u = unseen.clone();
+                        for i in (1..u.len()).rev() {
+                            u.swap(i, rng.below(i as u64 + 1) as usize);
+                        }
+                        u
+                    })
+                    .collect();
+                for l in &leaves_here {
+                    let Some(k) = leaves::key(l) else { continue };
+                    let mut total = 0.0f32;
+                    for u in &shuffles {
+                        let mut next = *l;
+                        let need = rules.rack_size - l.len();
+                        for t in u.iter().take(need) {
+                            match t {
+                                Some(x) => next.add(*x),
+                                None => next.add_blank(),
+                            }
+                        }
+                        let bag_then = bag - need;
+                        let best = dawgref::movegen::best_by_equity(
+                            board,
+                            &next,
+                            dawg,
+                            dawgref::movegen::Mode::Both,
+                            |left| model.value(rules, left, bag_then),
+                        );
+                        total += best.map_or(0.0, |(e, _)| e);
+                    }
+                    out.push(PairedObservation { group, leave: k, value: total / PAIRED_DRAWS as f32 });
+                }
+                group += 1;
+            }
+        }
+        if game.act(seat, action, now).is_err() {
+            return Vec::new();
+        }
+    }
+    out
 }

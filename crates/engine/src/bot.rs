@@ -1,8 +1,12 @@
 //! Computer players built on the move generator, from weak to strong:
 //! - [`BotLevel::Weak`]: a random play among the ten best-scoring (seeded, so reproducible);
 //! - [`BotLevel::Greedy`]: the top-scoring play, Appel & Jacobson's program;
-//! - [`BotLevel::Strong`]: score plus the value of the tiles kept (AJ88 §7.4, Gordon's rack
-//!   heuristics), and an exchange when keeping the best tiles is worth more than any play.
+//! - [`BotLevel::Strong`]: score plus the value of the tiles kept, learned from self-play per
+//!   ruleset ([`crate::leaves`]), and an exchange when keeping the best tiles is worth more than
+//!   any play.
+//! - [`BotLevel::Classic`]: the same with the hand-tuned leave values the strong bot had before
+//!   (AJ88 §7.4, Gordon's rack heuristics); kept to measure the learned ones against
+//!   (`dawgref match --bots strong,classic`), not offered through the API.
 //! - [`BotLevel::Champion`]: in a two-seat game, a Monte Carlo simulation of the strong bot's
 //!   best candidates ([`crate::sim`]) within a time budget, and once the bag is empty the exact
 //!   endgame search ([`crate::endgame`]); with more seats it plays as the strong bot.
@@ -13,6 +17,7 @@
 use crate::alphabet::{Alphabet, Letter};
 use crate::bag::SplitMix64;
 use crate::game::{Action, Game};
+use crate::leaves::LeaveTable;
 use crate::movegen::{Mode, ScoredPlay, TopN, generate};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
@@ -26,6 +31,7 @@ pub enum BotLevel {
     Greedy,
     Strong,
     Champion,
+    Classic,
 }
 
 /// The champion's thinking time per move when nobody says otherwise.
@@ -40,6 +46,7 @@ impl BotLevel {
             BotLevel::Greedy => "greedy",
             BotLevel::Strong => "strong",
             BotLevel::Champion => "champion",
+            BotLevel::Classic => "classic",
         }
     }
 }
@@ -49,6 +56,7 @@ impl std::str::FromStr for BotLevel {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         BotLevel::ALL
             .into_iter()
+            .chain([BotLevel::Classic])
             .find(|l| l.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| format!("unknown bot level {s:?} (expected weak, greedy, strong or champion)"))
     }
@@ -103,7 +111,8 @@ pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: D
             let pick = if level == BotLevel::Weak { rng.below(plays.len() as u64) as usize } else { 0 };
             Action::Play(plays[pick].play)
         }
-        BotLevel::Strong => strong(game, &rules, rack, can_exchange),
+        BotLevel::Strong => strong(game, &rules, rack, can_exchange, LeaveModel::shipped(&rules)),
+        BotLevel::Classic => strong(game, &rules, rack, can_exchange, LeaveModel::Classic),
         BotLevel::Champion => champion(game, seat, &rules, rack, can_exchange, budget),
     }
 }
@@ -151,11 +160,42 @@ fn champion(
         ..Default::default()
     };
     let Some(setup) = sim::Setup::from_game(game, seat, params) else {
-        return strong(game, rules, rack, can_exchange);
+        return strong(game, rules, rack, can_exchange, LeaveModel::shipped(rules));
     };
     let limits = sim::Budget { deadline: Some(deadline), ..Default::default() };
     let tally = sim::simulate(&setup, dawg, &limits, |_| true);
     sim::choice(&setup, &tally).action.clone()
+}
+
+/// Which leave values a static bot plays by.
+#[derive(Clone, Copy, Debug)]
+pub enum LeaveModel<'a> {
+    /// The hand-tuned values (see [`BotLevel::Classic`]).
+    Classic,
+    /// A learned table ([`LeaveTable`]).
+    Learned(&'a LeaveTable),
+}
+
+impl LeaveModel<'static> {
+    /// The ruleset's shipped learned table.
+    pub fn shipped(rules: &Ruleset) -> LeaveModel<'static> {
+        LeaveModel::Learned(LeaveTable::shipped(rules.kind))
+    }
+}
+
+impl LeaveModel<'_> {
+    /// Worth, in points, of keeping `left` for the next turn with `bag` tiles in the bag. With
+    /// the bag empty the tiles will only count against the holder, so they cost twice their
+    /// value.
+    pub fn value(&self, rules: &Ruleset, left: &Rack, bag: usize) -> f32 {
+        if bag == 0 {
+            return -2.0 * rules.rack_total(left) as f32;
+        }
+        match self {
+            LeaveModel::Classic => classic_leave(rules, left),
+            LeaveModel::Learned(table) => table.value(left),
+        }
+    }
 }
 
 /// A play's static equity: its score plus the value of the tiles it leaves on `rack`.
@@ -173,8 +213,20 @@ pub(crate) fn play_equity(
     score as f32 + leave_value(rules, &left, bag)
 }
 
+/// The static bot's action for `seat` playing by `leaves` (the strong bot with its shipped
+/// table; `dawgref train leaves` with the table it is learning from).
+pub fn static_action(game: &Game, seat: usize, leaves: LeaveModel) -> Action {
+    if game.awaiting_final_challenge() {
+        return Action::Pass;
+    }
+    let Some(rack) = game.rack(seat).copied() else { return Action::Pass };
+    let rules = game.config().rules.clone();
+    let can_exchange = game.bag_len() >= rules.options.exchange_limit as usize && !rack.is_empty();
+    strong(game, &rules, rack, can_exchange, leaves)
+}
+
 /// Equity = score + leave value; also consider exchanging for the best subset to keep.
-fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Action {
+fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool, leaves: LeaveModel) -> Action {
     let bag = game.bag_len();
     let mut best: Option<(f32, ScoredPlay)> = None;
     generate(
@@ -183,7 +235,11 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Actio
         game.config().lexicon.dawg(),
         Mode::Both,
         &mut |play: &crate::play::Play, score| {
-            let equity = play_equity(rules, &rack, play, score, bag);
+            let mut left = rack;
+            for p in play.placements() {
+                left.take_tile(p.tile);
+            }
+            let equity = score as f32 + leaves.value(rules, &left, bag);
             let sp = ScoredPlay { play: *play, score };
             // Ties by the generator's stable order, so the choice is deterministic.
             if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
@@ -192,7 +248,7 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Actio
         },
     );
     if can_exchange {
-        let (keep_value, keep) = best_keep(rules, &rack, bag);
+        let (keep_value, keep) = best_keep_by(rules, &rack, bag, leaves);
         let play_equity = best.map_or(f32::NEG_INFINITY, |(e, _)| e);
         if keep_value > play_equity {
             let mut throw = rack;
@@ -209,8 +265,13 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool) -> Actio
     }
 }
 
-/// The subset of the rack most worth keeping through an exchange, and its value.
+/// The subset of the rack most worth keeping through an exchange, and its value, by the
+/// shipped leave values.
 pub(crate) fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack) {
+    best_keep_by(rules, rack, bag, LeaveModel::shipped(rules))
+}
+
+fn best_keep_by(rules: &Ruleset, rack: &Rack, bag: usize, leaves: LeaveModel) -> (f32, Rack) {
     let tiles: Vec<Option<Letter>> = rack.tiles().collect();
     let mut best = (f32::NEG_INFINITY, Rack::new());
     for mask in 0u32..(1 << tiles.len()) {
@@ -226,7 +287,7 @@ pub(crate) fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack)
                 }
             }
         }
-        let v = leave_value(rules, &keep, bag);
+        let v = leaves.value(rules, &keep, bag);
         if v > best.0 {
             best = (v, keep);
         }
@@ -234,12 +295,15 @@ pub(crate) fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack)
     best
 }
 
-/// Rough worth, in points, of keeping `left` for the next turn. With the bag empty the tiles
-/// will only count against the holder, so they cost twice their value.
+/// Worth, in points, of keeping `left` for the next turn, by the ruleset's shipped learned
+/// table ([`LeaveModel::value`]).
 pub fn leave_value(rules: &Ruleset, left: &Rack, bag: usize) -> f32 {
-    if bag == 0 {
-        return -2.0 * rules.rack_total(left) as f32;
-    }
+    LeaveModel::shipped(rules).value(rules, left, bag)
+}
+
+/// The hand-tuned leave values: a value per letter, less for duplicates and for a leave short
+/// of vowels or of consonants.
+fn classic_leave(rules: &Ruleset, left: &Rack) -> f32 {
     let alphabet = rules.alphabet;
     let mut value = left.blanks() as f32 * if alphabet == Alphabet::English { 24.0 } else { 18.0 };
     let (mut vowels, mut consonants) = (0i32, 0i32);
@@ -250,7 +314,7 @@ pub fn leave_value(rules: &Ruleset, left: &Rack, bag: usize) -> f32 {
         }
         value += n as f32 * letter_leave(rules, l);
         value -= (n as f32 - 1.0).max(0.0) * 3.5;
-        if is_vowel(alphabet, l) {
+        if crate::leaves::is_vowel(alphabet, l) {
             vowels += n as i32;
         } else {
             consonants += n as i32;
@@ -271,13 +335,6 @@ fn letter_leave(rules: &Ruleset, l: Letter) -> f32 {
     }
     // Elsewhere: cheap letters are flexible, dear ones are hard to place.
     1.5 - 0.9 * rules.letter_value(l) as f32
-}
-
-fn is_vowel(alphabet: Alphabet, l: Letter) -> bool {
-    let c = alphabet.char_of(l);
-    matches!(c, 'A' | 'E' | 'I' | 'O' | 'U')
-        || (alphabet != Alphabet::English
-            && matches!(c, 'А' | 'Е' | 'Ё' | 'И' | 'О' | 'У' | 'Ы' | 'Э' | 'Ю' | 'Я'))
 }
 
 /// Play a game to its end with a bot in every seat (`levels[seat]`), each action `step_ms`

@@ -10,6 +10,7 @@ pub mod board;
 pub mod bot;
 pub mod endgame;
 pub mod game;
+pub mod leaves;
 pub mod lexicon;
 pub mod movegen;
 pub mod notation;
