@@ -9,7 +9,10 @@
 //! static player (score plus leave), and values the line: the spread it adds, plus the leaves
 //! both sides keep (or, if it ended the game, the racks as the end counts them). That value
 //! becomes a win probability with [`win_probability`] (the ruleset's table learned from
-//! self-play), and candidates are ranked by mean win probability, spread breaking ties.
+//! self-play), and candidates are ranked by mean win probability, spread breaking ties. The
+//! [`choice`] is the leader only when it is clearly ahead of the static best (one standard error
+//! of the difference): with a short budget the tally is noisy, and its leader is then more often
+//! lucky than good.
 //!
 //! Iteration `i` depends only on the setup's seed and `i`; a [`Tally`] folds iterations in
 //! index order, and [`simulate`] decides to stop only between batches of a fixed size (a
@@ -502,11 +505,29 @@ pub fn simulate(
     tally
 }
 
-/// The candidate a simulation chooses: the tally's leader (the static best when nothing was
-/// simulated).
+/// How far, in standard errors of the difference, the tally's leader must be ahead of the static
+/// best before the simulation plays it instead.
+const SWITCH_Z: f64 = 1.0;
+
+/// The candidate a simulation chooses: the tally's leader when it is ahead of the static best
+/// (the first candidate) by more than [`SWITCH_Z`] standard errors, or the static best has been
+/// ruled out; otherwise the static best. A short budget gives a noisy tally, whose leader is
+/// often a candidate that was lucky in a few draws: the static best is then the better bet.
 pub fn choice<'a>(setup: &'a Setup, tally: &Tally) -> &'a Candidate {
     if tally.iterations == 0 {
         return &setup.candidates[0];
     }
-    &setup.candidates[tally.leader()]
+    let leader = tally.leader();
+    let (lead, base) = (&tally.figures[leader], &tally.figures[0]);
+    if leader == 0 || base.out {
+        return &setup.candidates[leader];
+    }
+    let clearly = |a: f64, b: f64, ea: f64, eb: f64| a - b > SWITCH_Z * (ea * ea + eb * eb).sqrt();
+    let ahead = if lead.win() != base.win() {
+        clearly(lead.win(), base.win(), lead.win_error(), base.win_error())
+    } else {
+        // Every line won (or lost) by both: spread decides.
+        clearly(lead.spread(), base.spread(), lead.spread_error(), base.spread_error())
+    };
+    &setup.candidates[if ahead { leader } else { 0 }]
 }

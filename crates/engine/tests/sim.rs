@@ -8,7 +8,7 @@ use common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, choose_action_within, play_while, play_while_within};
 use dawgref_engine::game::{Action, Game, GameConfig};
 use dawgref_engine::rules::RulesetKind;
-use dawgref_engine::sim::{Budget, Params, Setup, choice, simulate, win_probability};
+use dawgref_engine::sim::{Budget, Params, Setup, Tally, choice, simulate, win_probability};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,4 +129,40 @@ fn the_champion_plays_whole_games_in_every_ruleset() {
     let action = choose_action_within(&game, me, BotLevel::Champion, Duration::ZERO);
     assert!(matches!(action, Action::Play(_) | Action::Exchange(_)));
     game.clone().act(me, action, 1_000_000).unwrap();
+}
+
+#[test]
+fn the_static_best_is_kept_unless_the_simulation_clearly_prefers_another() {
+    let game = midgame(RulesetKind::English, 3, 6);
+    let setup = Setup::from_game(&game, game.to_move(), Params::default()).unwrap();
+    let n = setup.candidates.len();
+    assert!(n >= 2);
+    // Candidate 1 leads by 0.05 in win probability over 8 noisy iterations (each line won or
+    // lost outright): well inside one standard error, so the static best stays.
+    let mut tally = Tally::new(n);
+    for i in 0..8 {
+        let mut values = vec![(0.5, 0.0); n];
+        values[0] = (if i % 2 == 0 { 1.0 } else { 0.0 }, 0.0);
+        values[1] = (if i % 2 == 0 { 1.0 } else { 0.1 }, 0.0);
+        tally.add(&values);
+    }
+    assert_eq!(tally.leader(), 1);
+    assert_eq!(choice(&setup, &tally), &setup.candidates[0]);
+    // 200 iterations later the same lead is many standard errors: the leader is played.
+    for i in 0..200 {
+        let mut values = vec![(0.5, 0.0); n];
+        values[0] = (0.5 + if i % 2 == 0 { 0.01 } else { -0.01 }, 0.0);
+        values[1] = (0.6 + if i % 2 == 0 { 0.01 } else { -0.01 }, 0.0);
+        tally.add(&values);
+    }
+    assert_eq!(choice(&setup, &tally), &setup.candidates[1]);
+    // Equal win probabilities: the spread decides, by the same rule.
+    let mut tally = Tally::new(n);
+    for i in 0..50 {
+        let mut values = vec![(1.0, 0.0); n];
+        values[0] = (1.0, 10.0 + (i % 3) as f64);
+        values[1] = (1.0, 30.0 + (i % 3) as f64);
+        tally.add(&values);
+    }
+    assert_eq!(choice(&setup, &tally), &setup.candidates[1]);
 }
