@@ -118,6 +118,12 @@ pub fn run(args: ServeArgs) -> CliResult {
         );
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
+    // The bots' learned tables are read now rather than at a game's first bot move.
+    for kind in dawgref::rules::RulesetKind::ALL {
+        let leaves = dawgref::leaves::LeaveTable::shipped(kind);
+        let _ = dawgref::winprob::WinTable::shipped(kind);
+        tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let mut cluster = None;
