@@ -17,7 +17,7 @@ fn strong_beats_greedy_over_a_thousand_games() {
     let total: i64 = spreads.iter().map(|&s| s as i64).sum();
     let wins = spreads.iter().filter(|&&s| s > 0).count();
     println!("strong vs greedy: mean spread {:+.1}, {wins} wins of 1000", total as f64 / 1000.0);
-    // Seeds 1..=1000 give +31.5 on average (BENCHMARKS.md); any positive mean passes.
+    // Seeds 1..=1000 give +38.6 on average with the learned leaves (+31.5 with the hand-tuned ones; BENCHMARKS.md); any positive mean passes.
     assert!(total > 0, "mean spread {}", total as f64 / 1000.0);
     assert!(wins > 500, "{wins} wins");
 }
