@@ -246,17 +246,9 @@ fn paired_samples(
                 }
                 let mut leaves_here = vec![kept];
                 for _ in 0..PAIRED_LEAVES {
+                    // Any subset but the whole rack.
                     let mask = rng.below((1u64 << tiles.len()) - 1);
-                    let mut l = Rack::new();
-                    for (i, t) in tiles.iter().enumerate() {
-                        if mask >> i & 1 == 1 {
-                            match t {
-                                Some(x) => l.add(*x),
-                                None => l.add_blank(),
-                            }
-                        }
-                    }
-                    leaves_here.push(l);
+                    leaves_here.push(Rack::subset(&tiles, mask));
                 }
                 let shuffles: Vec<Vec<Option<u8>>> = (0..PAIRED_DRAWS)
                     .map(|_| {

@@ -278,15 +278,7 @@ fn best_keep_by(rules: &Ruleset, rack: &Rack, bag: usize, leaves: LeaveModel) ->
         if mask.count_ones() as usize == tiles.len() {
             continue; // keeping everything is not an exchange
         }
-        let mut keep = Rack::new();
-        for (i, t) in tiles.iter().enumerate() {
-            if mask >> i & 1 == 1 {
-                match t {
-                    Some(l) => keep.add(*l),
-                    None => keep.add_blank(),
-                }
-            }
-        }
+        let keep = Rack::subset(&tiles, mask as u64);
         let v = leaves.value(rules, &keep, bag);
         if v > best.0 {
             best = (v, keep);

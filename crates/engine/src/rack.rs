@@ -147,6 +147,20 @@ impl Rack {
         }
     }
 
+    /// The tiles of `tiles` (as [`Rack::tiles`] lists them) whose bit is set in `mask`.
+    pub fn subset(tiles: &[Option<Letter>], mask: u64) -> Rack {
+        let mut r = Rack::new();
+        for (i, t) in tiles.iter().enumerate() {
+            if mask >> i & 1 == 1 {
+                match t {
+                    Some(l) => r.add(*l),
+                    None => r.add_blank(),
+                }
+            }
+        }
+        r
+    }
+
     /// Letters as a list, each repeated by its count, `None` for a blank.
     pub fn tiles(&self) -> impl Iterator<Item = Option<Letter>> + '_ {
         self.counts
