@@ -7,6 +7,7 @@
 
 use super::CliResult;
 use super::bench_server::{load, pct};
+use super::bench_store::{authed, endless};
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::games_client::GamesClient;
@@ -18,16 +19,7 @@ use dawgref::store::postgres::Replica;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tonic::Request;
 use tonic::transport::Channel;
-
-fn authed<T>(msg: T, token: &str) -> Request<T> {
-    let mut r = Request::new(msg);
-    if let Ok(v) = format!("Bearer {token}").parse() {
-        r.metadata_mut().insert("authorization", v);
-    }
-    r
-}
 
 /// A replica serving on a loopback port: its handle and a client channel to it.
 async fn replica(url: &str) -> Result<(Handle, Channel), Box<dyn std::error::Error>> {
@@ -75,19 +67,7 @@ pub fn run(url: &str, seconds: f64, clients: usize, turns: u32) -> CliResult {
     runtime.block_on(async move {
         let (owner, direct) = replica(url).await?;
         let (other, forwarded) = replica(url).await?;
-        let human = || pb::SeatSpec {
-            kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "p".into(), open: false })),
-        };
-        let game = GamesClient::new(direct.clone())
-            .create_game(pb::CreateGameRequest {
-                ruleset: pb::Ruleset::English as i32,
-                seats: vec![human(), human()],
-                seed: Some(1),
-                options: Some(pb::GameOptions { scoreless_turn_limit: Some(1_000_000), ..Default::default() }),
-                ..Default::default()
-            })
-            .await?
-            .into_inner();
+        let game = GamesClient::new(direct.clone()).create_game(endless(1)).await?.into_inner();
         println!("two replicas in this process on loopback, one PostgreSQL; the game's owner is A");
         for (name, channel, n) in [("GetGame at A", &direct, 1), ("GetGame via B", &forwarded, 1)]
             .into_iter()

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use tonic::Request;
 
-fn authed<T>(msg: T, token: &str) -> Request<T> {
+pub(super) fn authed<T>(msg: T, token: &str) -> Request<T> {
     let mut r = Request::new(msg);
     if let Ok(v) = format!("Bearer {token}").parse() {
         r.metadata_mut().insert("authorization", v);
@@ -37,7 +37,7 @@ fn state(store: Arc<dyn GameStore>) -> Result<Arc<AppState>, Box<dyn std::error:
 }
 
 /// A game between two people that only ends when someone resigns.
-fn endless(seed: u64) -> pb::CreateGameRequest {
+pub(super) fn endless(seed: u64) -> pb::CreateGameRequest {
     let human = || pb::SeatSpec {
         kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "p".into(), open: false })),
     };

@@ -196,21 +196,22 @@ impl LeaveModel<'_> {
             LeaveModel::Learned(table) => table.value(left),
         }
     }
-}
 
-/// A play's static equity: its score plus the value of the tiles it leaves on `rack`.
-pub(crate) fn play_equity(
-    rules: &Ruleset,
-    rack: &Rack,
-    play: &crate::play::Play,
-    score: i32,
-    bag: usize,
-) -> f32 {
-    let mut left = *rack;
-    for p in play.placements() {
-        left.take_tile(p.tile);
+    /// A play's static equity: its score plus the value of the tiles it leaves on `rack`.
+    pub fn play_equity(
+        &self,
+        rules: &Ruleset,
+        rack: &Rack,
+        play: &crate::play::Play,
+        score: i32,
+        bag: usize,
+    ) -> f32 {
+        let mut left = *rack;
+        for p in play.placements() {
+            left.take_tile(p.tile);
+        }
+        score as f32 + self.value(rules, &left, bag)
     }
-    score as f32 + leave_value(rules, &left, bag)
 }
 
 /// The static bot's action for `seat` playing by `leaves` (the strong bot with its shipped
@@ -235,11 +236,7 @@ fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool, leaves: 
         game.config().lexicon.dawg(),
         Mode::Both,
         &mut |play: &crate::play::Play, score| {
-            let mut left = rack;
-            for p in play.placements() {
-                left.take_tile(p.tile);
-            }
-            let equity = score as f32 + leaves.value(rules, &left, bag);
+            let equity = leaves.play_equity(rules, &rack, play, score, bag);
             let sp = ScoredPlay { play: *play, score };
             // Ties by the generator's stable order, so the choice is deterministic.
             if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {

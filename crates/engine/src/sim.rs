@@ -22,7 +22,7 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
-use crate::bot::{best_keep, leave_value, play_equity};
+use crate::bot::{LeaveModel, best_keep, leave_value};
 use crate::endgame::Position;
 use crate::game::{Action, Game};
 use crate::lexicon::Dawg;
@@ -196,8 +196,9 @@ fn candidates(
     k: usize,
 ) -> Vec<Candidate> {
     let mut plays: Vec<(f32, Play, i32)> = Vec::new();
+    let leaves = LeaveModel::shipped(rules);
     generate(board, rack, dawg, Mode::Both, &mut |play: &Play, score| {
-        plays.push((play_equity(rules, rack, play, score, bag), *play, score));
+        plays.push((leaves.play_equity(rules, rack, play, score, bag), *play, score));
     });
     // Stable: equal equities keep the generator's order.
     plays.sort_by(|a, b| b.0.total_cmp(&a.0));
