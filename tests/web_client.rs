@@ -153,15 +153,15 @@ async fn a_cyrillic_word_is_placed_and_scored() {
     c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
     wait_text(&c, "#score-0", &best.score.to_string()).await;
     let first = &play.tiles[0];
-    let label = c
-        .find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col)))
-        .await
-        .unwrap()
-        .attr("aria-label")
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(label.contains(&first.letter), "{label}");
+    // The board is drawn again when the bot's reply arrives: a square found just before may be
+    // gone by the time it is read, so it is found and read again until it answers.
+    let square = format!("#sq-{}-{}", first.row, first.col);
+    wait_until(
+        "the played square's label",
+        || async { c.find(Locator::Css(&square)).await.ok()?.attr("aria-label").await.ok().flatten() },
+        |label: &String| label.contains(&first.letter),
+    )
+    .await;
     screenshot(&c, "game-russian").await;
     c.close().await.unwrap();
 }
