@@ -600,19 +600,24 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
                 }
             }
         }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let (full_mean, first_mean) = (mean(&full_us), mean(&first_us));
         let mut ratios: Vec<f64> = full_us.iter().zip(&first_us).map(|(f, b)| b / f).collect();
         ratios.sort_by(f64::total_cmp);
         full_us.sort_by(f64::total_cmp);
         first_us.sort_by(f64::total_cmp);
         println!(
             "{label:<14} full generation p50 {:.1} us p99 {:.1} us | best-first p50 {:.1} us p99 {:.1} us | \
-             ratio of medians {:.2}x, median per-position ratio {:.2}x",
+             ratio of medians {:.2}x, median per-position ratio {:.2}x | means {:.1} / {:.1} us = {:.2}x",
             percentile(&full_us, 0.5),
             percentile(&full_us, 0.99),
             percentile(&first_us, 0.5),
             percentile(&first_us, 0.99),
             percentile(&first_us, 0.5) / percentile(&full_us, 0.5),
             percentile(&ratios, 0.5),
+            full_mean,
+            first_mean,
+            first_mean / full_mean,
         );
     }
     Ok(ExitCode::SUCCESS)

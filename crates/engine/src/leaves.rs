@@ -40,22 +40,38 @@ const RIDGE: f64 = 1.0;
 
 /// A leave as a key: its tile codes in ascending order, six bits each. Up to seven tiles.
 pub fn key(rack: &Rack) -> Option<u64> {
-    if rack.len() > MAX_TILES {
-        return None;
-    }
     let mut k = 0u64;
     let mut shift = 0;
-    for l in 0..crate::alphabet::MAX_LETTERS {
-        for _ in 0..rack.count(l as Letter) {
-            k |= ((l + 1) as u64) << shift;
+    let mut tiles = 0;
+    // Only the letters present are visited: this runs for every leave a bot values.
+    let mut set = rack.letter_set();
+    while set != 0 {
+        let l = set.trailing_zeros();
+        set &= set - 1;
+        let n = usize::from(rack.count(l as Letter));
+        tiles += n;
+        if tiles > MAX_TILES {
+            return None;
+        }
+        for _ in 0..n {
+            k |= u64::from(l + 1) << shift;
             shift += 6;
         }
     }
-    for _ in 0..rack.blanks() {
+    let blanks = usize::from(rack.blanks());
+    if tiles + blanks > MAX_TILES {
+        return None;
+    }
+    for _ in 0..blanks {
         k |= (BLANK as u64) << shift;
         shift += 6;
     }
     Some(k)
+}
+
+/// The tile codes of `alphabet`'s vowels, as a bit set.
+fn vowel_codes(alphabet: Alphabet) -> u64 {
+    (0..alphabet.len()).filter(|&l| is_vowel(alphabet, l as Letter)).fold(0, |set, l| set | 1 << (l + 1))
 }
 
 /// The tile codes of a key, ascending.
@@ -112,6 +128,8 @@ type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<KeyHash>>;
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeaveTable {
     alphabet: Alphabet,
+    /// The alphabet's vowels, by tile code (`letter + 1`).
+    vowel_codes: u64,
     /// The additive part: `copies[code][k]` is the value of the (k+1)-th copy of a tile.
     copies: [[f32; COPIES]; 64],
     /// The additive part: by vowels and consonants kept (the blank is neither).
@@ -185,7 +203,7 @@ impl LeaveTable {
             last = (c, copy);
             value += self.copies[c][copy.min(COPIES - 1)];
             if c != BLANK {
-                if is_vowel(self.alphabet, (c - 1) as Letter) {
+                if self.vowel_codes >> c & 1 == 1 {
                     vowels += 1;
                 } else {
                     consonants += 1;
@@ -254,6 +272,7 @@ impl LeaveTable {
     pub fn parse(text: &str, alphabet: Alphabet) -> Result<LeaveTable, String> {
         let mut t = LeaveTable {
             alphabet,
+            vowel_codes: vowel_codes(alphabet),
             copies: [[0.0; COPIES]; 64],
             balance: [[0.0; MAX_TILES + 1]; MAX_TILES + 1],
             listed: KeyMap::default(),
@@ -368,6 +387,7 @@ fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64]) -> LeaveTable {
     }
     let mut t = LeaveTable {
         alphabet,
+        vowel_codes: vowel_codes(alphabet),
         copies: [[0.0; COPIES]; 64],
         balance: [[0.0; MAX_TILES + 1]; MAX_TILES + 1],
         listed: KeyMap::default(),

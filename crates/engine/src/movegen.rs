@@ -78,6 +78,13 @@ impl PartialOrd for ScoredPlay {
 /// Where generated plays go. Implemented for closures `FnMut(&Play, i32)`.
 pub trait PlaySink {
     fn accept(&mut self, play: &Play, score: i32);
+
+    /// The equity a play must reach to matter, for a generator told bounds on what its left
+    /// parts can reach ([`Gen::left_bounds`]); no floor by default.
+    #[inline]
+    fn floor(&self) -> f32 {
+        f32::NEG_INFINITY
+    }
 }
 
 impl<F: FnMut(&Play, i32)> PlaySink for F {
@@ -343,6 +350,10 @@ struct Gen<'a, S: PlaySink> {
     start: usize,
     placed: u32,
     skip_double_singles: bool,
+    /// `left_bounds[k]`: an upper bound on the equity of every play of the current anchor with a
+    /// `k`-tile left part from the rack; a level below the sink's floor is skipped. Infinite
+    /// (nothing skipped) unless best-first search sets them.
+    left_bounds: [f32; MAX_LEFT + 1],
     sink: &'a mut S,
     stats: Stats,
 }
@@ -386,6 +397,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
             start: 0,
             placed: 0,
             skip_double_singles: false,
+            left_bounds: [f32::INFINITY; MAX_LEFT + 1],
             sink,
             stats: Stats::default(),
         }
@@ -562,8 +574,18 @@ impl<'a, S: PlaySink> Gen<'a, S> {
     fn left_parts_at_anchor(&mut self, limit: usize) {
         self.ensure_left_parts(limit);
         let anchor_set = self.cross_sets[self.anchor];
-        let end = self.left_levels[limit].1;
-        for i in 0..end {
+        for level in 0..=limit {
+            if self.left_bounds[level] < self.sink.floor() {
+                continue;
+            }
+            let (from, to) = self.left_levels[level];
+            self.left_parts_of_level(from, to, anchor_set);
+        }
+    }
+
+    /// The left parts `from..to` of one level, each extended.
+    fn left_parts_of_level(&mut self, from: usize, to: usize, anchor_set: u64) {
+        for i in from..to {
             let lp = self.left_parts[i];
             // The part must continue onto the anchor with a letter still on the rack.
             if lp.set & anchor_set & lp.avail == 0 {

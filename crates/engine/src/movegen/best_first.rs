@@ -19,8 +19,10 @@
 //! Each span extends the previous one by a square, so the bound of an anchor costs a few dozen
 //! additions.
 
-use super::{Direction, Gen, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word};
-use crate::alphabet::{EMPTY, Letter, tile};
+use super::{
+    Direction, Gen, MAX_LEFT, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word,
+};
+use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, tile, tile_letter};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::play::Play;
@@ -44,14 +46,16 @@ pub fn best_by_equity(
         // No game deals such a rack; the bounds below count at most a line of tiles.
         return best_by_equity_full(board, rack, dawg, mode, leave);
     }
-    let bounds = Bounds::new(board, rack, &leave);
+    let leaves = Leaves::new(rack, &leave);
+    let bounds = Bounds::new(board, rack, &leaves);
     let mut tasks = Vec::with_capacity(128);
     for &dir in mode.directions() {
         for line in 0..SIZE {
             for (anchor, searched_from) in line_anchors(board.anchor_bits(dir, line)) {
-                if let Some(bound) = bounds.anchor(board, dir, line, anchor, searched_from) {
+                if let Some((bound, left)) = bounds.anchor(board, dir, line, anchor, searched_from) {
                     tasks.push(Task {
                         bound,
+                        left,
                         dir,
                         line: line as u8,
                         anchor: anchor as u8,
@@ -63,10 +67,11 @@ pub fn best_by_equity(
     }
     // Highest bound first; equal bounds in generation order (the sort is stable).
     tasks.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+
     let existing = (board.rules().options.no_repeated_words && !board.is_empty())
         .then(|| board.words_on_board().into_iter().collect::<HashSet<Vec<Letter>>>())
         .filter(|words| !words.is_empty());
-    let mut sink = BestSink { board, rack: *rack, leave: &leave, existing, best: None };
+    let mut sink = BestSink { board, leaves: &leaves, existing, best: None };
     let mut g = Gen::new(board, rack, dawg, &mut sink);
     let mut loaded: Option<(Direction, u8)> = None;
     for task in tasks {
@@ -79,6 +84,7 @@ pub fn best_by_equity(
             g.load_line(board, task.dir, task.line as usize);
             loaded = Some((task.dir, task.line));
         }
+        g.left_bounds = task.left;
         g.at_anchor(task.anchor as usize, task.searched_from as usize);
     }
     sink.best
@@ -93,7 +99,7 @@ pub fn best_by_equity_full(
     mode: Mode,
     leave: impl Fn(&Rack) -> f32,
 ) -> Option<(f32, ScoredPlay)> {
-    let mut sink = BestSink { board, rack: *rack, leave: &leave, existing: None, best: None };
+    let mut sink = FullSink { rack: *rack, leave: &leave, best: None };
     super::generate(board, rack, dawg, mode, &mut sink);
     sink.best
 }
@@ -101,23 +107,30 @@ pub fn best_by_equity_full(
 #[derive(Clone, Copy)]
 struct Task {
     bound: f32,
+    /// The bound of the anchor's plays by the length of their left part from the rack.
+    left: [f32; MAX_LEFT + 1],
     dir: Direction,
     line: u8,
     anchor: u8,
     searched_from: u8,
 }
 
-/// Keeps the best play by equity, as the strong bot compares them.
-struct BestSink<'a, L: Fn(&Rack) -> f32> {
-    board: &'a Board,
+/// Whether `(equity, play)` goes before the best so far: higher equity, then full generation's
+/// order (higher score, then play order).
+#[inline]
+fn better(best: &Option<(f32, ScoredPlay)>, equity: f32, play: &ScoredPlay) -> bool {
+    best.is_none_or(|(e, b)| equity > e || (equity == e && *play < b))
+}
+
+/// Keeps the best play by equity, as the strong bot compares them: every play, every leave
+/// valued by the closure. The reference.
+struct FullSink<'a, L: Fn(&Rack) -> f32> {
     rack: Rack,
     leave: &'a L,
-    /// Words already on the board, under the no-repeated-words option.
-    existing: Option<HashSet<Vec<Letter>>>,
     best: Option<(f32, ScoredPlay)>,
 }
 
-impl<L: Fn(&Rack) -> f32> PlaySink for BestSink<'_, L> {
+impl<L: Fn(&Rack) -> f32> PlaySink for FullSink<'_, L> {
     fn accept(&mut self, play: &Play, score: i32) {
         let mut left = self.rack;
         for p in play.placements() {
@@ -125,7 +138,28 @@ impl<L: Fn(&Rack) -> f32> PlaySink for BestSink<'_, L> {
         }
         let equity = score as f32 + (self.leave)(&left);
         let sp = ScoredPlay { play: *play, score };
-        if !self.best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
+        if better(&self.best, equity, &sp) {
+            self.best = Some((equity, sp));
+        }
+    }
+}
+
+/// Keeps the best play by equity for the best-first search: leaves read from [`Leaves`], and
+/// the best equity so far is the generator's floor.
+struct BestSink<'a> {
+    board: &'a Board,
+    leaves: &'a Leaves,
+    /// Words already on the board, under the no-repeated-words option.
+    existing: Option<HashSet<Vec<Letter>>>,
+    best: Option<(f32, ScoredPlay)>,
+}
+
+impl PlaySink for BestSink<'_> {
+    #[inline]
+    fn accept(&mut self, play: &Play, score: i32) {
+        let equity = score as f32 + self.leaves.after(play);
+        let sp = ScoredPlay { play: *play, score };
+        if !better(&self.best, equity, &sp) {
             return;
         }
         // Only a play that would be the best is checked: the check costs an evaluation.
@@ -133,6 +167,112 @@ impl<L: Fn(&Rack) -> f32> PlaySink for BestSink<'_, L> {
             return;
         }
         self.best = Some((equity, sp));
+    }
+
+    #[inline]
+    fn floor(&self) -> f32 {
+        self.best.map_or(f32::NEG_INFINITY, |(e, _)| e)
+    }
+}
+
+/// The value of every sub-multiset of the rack, computed once: a leave is indexed in mixed
+/// radix by how many of each of the rack's distinct tiles it keeps, so the leave of a play is
+/// the whole rack's index less each placed tile's weight. At most 2^7 entries (fewer with
+/// duplicates), each valued once by the caller's leave function.
+struct Leaves {
+    /// Index weight of each letter on the rack (0 for the others).
+    weight: [u16; MAX_LETTERS],
+    blank_weight: u16,
+    whole: u16,
+    values: Vec<f32>,
+    /// `keep[n]`: the best value of any `n` of the rack's tiles.
+    keep: [f32; SIZE + 1],
+}
+
+impl Leaves {
+    fn new(rack: &Rack, leave: &impl Fn(&Rack) -> f32) -> Leaves {
+        // Distinct tiles with their counts; `None` is the blank.
+        let mut kinds: Vec<(Option<Letter>, u8)> = Vec::with_capacity(8);
+        for t in rack.tiles() {
+            match kinds.last_mut() {
+                Some((k, n)) if *k == t => *n += 1,
+                _ => kinds.push((t, 1)),
+            }
+        }
+        let mut weight = [0u16; MAX_LETTERS];
+        let mut blank_weight = 0;
+        let mut radix = 1u16;
+        let mut whole = 0u16;
+        for &(k, n) in &kinds {
+            match k {
+                Some(l) => weight[l as usize] = radix,
+                None => blank_weight = radix,
+            }
+            whole += radix * u16::from(n);
+            radix *= u16::from(n) + 1;
+        }
+        let mut leaves = Leaves {
+            weight,
+            blank_weight,
+            whole,
+            values: vec![0.0; usize::from(radix)],
+            keep: [f32::NEG_INFINITY; SIZE + 1],
+        };
+        leaves.fill(&kinds, 0, &mut Rack::new(), 0, 0, leave);
+        leaves
+    }
+
+    /// Value every leave that keeps `kept` of the kinds before `i` and any number of the rest
+    /// (`size` tiles and index `index` so far): one tile added or taken back at each step.
+    fn fill(
+        &mut self,
+        kinds: &[(Option<Letter>, u8)],
+        i: usize,
+        kept: &mut Rack,
+        size: usize,
+        index: u16,
+        leave: &impl Fn(&Rack) -> f32,
+    ) {
+        let Some(&(kind, n)) = kinds.get(i) else {
+            let value = leave(kept);
+            self.values[usize::from(index)] = value;
+            let size = size.min(SIZE);
+            self.keep[size] = self.keep[size].max(value);
+            return;
+        };
+        let weight = match kind {
+            Some(l) => self.weight[l as usize],
+            None => self.blank_weight,
+        };
+        for d in 0..=n {
+            if d > 0 {
+                match kind {
+                    Some(l) => kept.add(l),
+                    None => kept.add_blank(),
+                }
+            }
+            self.fill(kinds, i + 1, kept, size + usize::from(d), index + u16::from(d) * weight, leave);
+        }
+        for _ in 0..n {
+            match kind {
+                Some(l) => kept.take(l),
+                None => kept.take_blank(),
+            };
+        }
+    }
+
+    /// The value of the tiles `play` leaves on the rack.
+    #[inline]
+    fn after(&self, play: &Play) -> f32 {
+        let mut index = self.whole;
+        for p in play.placements() {
+            index -= if p.tile & crate::alphabet::BLANK_BIT != 0 {
+                self.blank_weight
+            } else {
+                self.weight[tile_letter(p.tile) as usize]
+            };
+        }
+        self.values[usize::from(index)]
     }
 }
 
@@ -154,7 +294,7 @@ struct Bounds {
 }
 
 impl Bounds {
-    fn new(board: &Board, rack: &Rack, leave: &impl Fn(&Rack) -> f32) -> Bounds {
+    fn new(board: &Board, rack: &Rack, leaves: &Leaves) -> Bounds {
         let rules = board.rules();
         let letters = rules.alphabet.len();
         let blank_value = (0..letters).map(|l| rules.tile_value(tile(l as Letter, true))).max().unwrap_or(0);
@@ -171,21 +311,6 @@ impl Bounds {
         for k in 1..=SIZE {
             prefix[k] = prefix[k - 1] + values.get(k - 1).copied().unwrap_or(0);
         }
-        let mut keep = [f32::NEG_INFINITY; SIZE + 1];
-        let n = tiles.len().min(SIZE);
-        for mask in 0u32..(1 << n) {
-            let mut kept = Rack::new();
-            for (i, t) in tiles.iter().enumerate().take(n) {
-                if mask >> i & 1 == 1 {
-                    match t {
-                        Some(l) => kept.add(*l),
-                        None => kept.add_blank(),
-                    }
-                }
-            }
-            let size = mask.count_ones() as usize;
-            keep[size] = keep[size].max(leave(&kept));
-        }
         let mut by_value: Vec<(Letter, i32)> = Vec::new();
         for t in tiles.iter().flatten() {
             if !by_value.iter().any(|(l, _)| l == t) {
@@ -201,7 +326,7 @@ impl Bounds {
             rack_len: tiles.len(),
             rack_size: rules.rack_size,
             bingo: rules.bingo_bonus,
-            keep,
+            keep: leaves.keep,
         }
     }
 
@@ -221,8 +346,9 @@ impl Bounds {
         3 * self.prefix[t] + 2 * (self.prefix[d] - self.prefix[t]) + (self.prefix[k] - self.prefix[d])
     }
 
-    /// The bound of every play generated at `anchor` of `line`, or `None` when the generator
-    /// would skip the anchor (no rack letter fits it).
+    /// The bound of every play generated at `anchor` of `line`, and of those with each length
+    /// of left part from the rack, or `None` when the generator would skip the anchor (no rack
+    /// letter fits it).
     fn anchor(
         &self,
         board: &Board,
@@ -230,7 +356,7 @@ impl Bounds {
         line: usize,
         anchor: usize,
         searched_from: usize,
-    ) -> Option<f32> {
+    ) -> Option<(f32, [f32; MAX_LEFT + 1])> {
         let tiles = board.line(dir, line);
         let cross_sets = board.cross_set_line(dir, line);
         let cross_sums = board.cross_sum_line(dir, line);
@@ -254,11 +380,32 @@ impl Bounds {
             let limit = left_limit(tiles, anchor, searched_from, self.rack_len);
             (anchor - limit, anchor, false)
         };
+        // The spans from the anchor rightwards that may end a word, walked once; each start
+        // then joins them to its left part.
+        let mut ends = [Span::default(); SIZE];
+        let mut n_ends = 0;
+        let mut right = Span::default();
+        for pos in anchor..SIZE {
+            if tiles[pos] != EMPTY {
+                right.board += value(tiles[pos]);
+            } else {
+                if right.placed == self.rack_len || cross_sets[pos] & self.available == 0 {
+                    break;
+                }
+                right.place(premium(pos), cross_sums[pos], self.top(cross_sets[pos]));
+            }
+            // A word may end here when the next square is empty or the edge.
+            if pos + 1 == SIZE || tiles[pos + 1] == EMPTY {
+                ends[n_ends] = right;
+                n_ends += 1;
+            }
+        }
         let mut best = f32::NEG_INFINITY;
+        let mut by_left = [f32::NEG_INFINITY; MAX_LEFT + 1];
         // From the anchor leftwards, each start adds one placed square.
         let mut left = Span::default();
         if fixed {
-            left.board = (first..anchor).map(|p| value(tiles[p])).sum();
+            left.board = tiles[first..anchor].iter().map(|&t| value(t)).sum();
         }
         for start in (first..=last).rev() {
             if !fixed && start < anchor {
@@ -268,23 +415,22 @@ impl Bounds {
                 }
                 left.place(premium(start), cross_sums[start], self.top(cross_sets[start]));
             }
-            let mut span = left;
-            for pos in anchor..SIZE {
-                if tiles[pos] != EMPTY {
-                    span.board += value(tiles[pos]);
-                } else {
-                    if span.placed == self.rack_len || cross_sets[pos] & self.available == 0 {
-                        break;
-                    }
-                    span.place(premium(pos), cross_sums[pos], self.top(cross_sets[pos]));
+            let mut from_start = f32::NEG_INFINITY;
+            for end in &ends[..n_ends] {
+                if left.placed + end.placed > self.rack_len {
+                    break;
                 }
-                // A word may end here when the next square is empty or the edge.
-                if pos + 1 == SIZE || tiles[pos + 1] == EMPTY {
-                    best = best.max(self.span_bound(&span));
-                }
+                from_start = from_start.max(self.span_bound(&left.join(end)));
+            }
+            best = best.max(from_start);
+            if !fixed {
+                by_left[anchor - start] = from_start;
             }
         }
-        Some(best)
+        if fixed {
+            by_left = [best; MAX_LEFT + 1];
+        }
+        Some((best, by_left))
     }
 
     fn span_bound(&self, s: &Span) -> f32 {
@@ -318,6 +464,20 @@ impl Default for Span {
 }
 
 impl Span {
+    /// This span followed by `right` (which starts where this one ends).
+    #[inline]
+    fn join(&self, right: &Span) -> Span {
+        Span {
+            board: self.board + right.board,
+            placed: self.placed + right.placed,
+            triple: self.triple + right.triple,
+            double: self.double + right.double,
+            word_mult: self.word_mult * right.word_mult,
+            cross: self.cross + right.cross,
+            fitting: self.fitting + right.fitting,
+        }
+    }
+
     fn place(&mut self, premium: crate::rules::Premium, cross_sum: i16, top: i32) {
         self.placed += 1;
         let lm = premium.letter_multiplier();
