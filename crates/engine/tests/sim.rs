@@ -146,15 +146,17 @@ fn the_static_best_is_kept_unless_the_simulation_clearly_prefers_another() {
     let setup = Setup::from_game(&game, game.to_move(), Params::default()).unwrap();
     let n = setup.candidates.len();
     assert!(n >= 2);
-    // Candidate 1 leads by 0.05 in win probability over 8 noisy iterations (each line won or
-    // lost outright): well inside one standard error, so the static best stays.
+    // Candidate 1 leads by 0.05 in win probability over 8 iterations, but on the same draws it
+    // is ahead by 0.25 and behind by 0.15 in turn: well inside one standard error of the
+    // difference (0.076), so the static best stays.
     let mut tally = Tally::new(n);
     for i in 0..8 {
         let mut values = vec![(0.5, 0.0); n];
-        values[0] = (if i % 2 == 0 { 1.0 } else { 0.0 }, 0.0);
-        values[1] = (if i % 2 == 0 { 1.0 } else { 0.1 }, 0.0);
+        values[0] = (if i % 2 == 0 { 0.5 } else { 0.6 }, 0.0);
+        values[1] = (if i % 2 == 0 { 0.75 } else { 0.45 }, 0.0);
         tally.add(&values);
     }
+    assert!((tally.difference(1, 0).win - 0.05).abs() < 1e-9);
     assert_eq!(tally.leader(), 1);
     assert_eq!(choice(&setup, &tally), &setup.candidates[0]);
     // 200 iterations later the same lead is many standard errors: the leader is played.
@@ -164,6 +166,18 @@ fn the_static_best_is_kept_unless_the_simulation_clearly_prefers_another() {
         values[1] = (0.6 + if i % 2 == 0 { 0.01 } else { -0.01 }, 0.0);
         tally.add(&values);
     }
+    assert_eq!(choice(&setup, &tally), &setup.candidates[1]);
+    // Both swing from 0.1 to 0.9 with the draws and candidate 1 is always 0.01 to 0.03 ahead:
+    // each mean alone is uncertain to 0.1, but on the same draws the lead is sure.
+    let mut tally = Tally::new(n);
+    for i in 0..16 {
+        let mut values = vec![(0.0, 0.0); n];
+        let swing = if i % 2 == 0 { 0.1 } else { 0.9 };
+        values[0] = (swing, 0.0);
+        values[1] = (swing + if i % 4 < 2 { 0.01 } else { 0.03 }, 0.0);
+        tally.add(&values);
+    }
+    assert!(tally.figures[1].win_error() > 0.1);
     assert_eq!(choice(&setup, &tally), &setup.candidates[1]);
     // Equal win probabilities: the spread decides, by the same rule.
     let mut tally = Tally::new(n);
