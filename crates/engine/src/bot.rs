@@ -136,6 +136,10 @@ pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
     Duration::from_millis(share.clamp(20, CHAMPION_BUDGET.as_millis() as i64) as u64)
 }
 
+/// Candidates simulated by the champion (the best exchange comes on top). Fewer than analysis's
+/// 10: a move's budget buys a few dozen iterations, better spent on the likely best.
+const CHAMPION_CANDIDATES: usize = 6;
+
 /// Simulate the best candidates until one is clearly best or the budget is spent; with the bag
 /// empty, search the endgame. More than two seats: the strong bot's move.
 fn champion(
@@ -157,6 +161,7 @@ fn champion(
     }
     let params = sim::Params {
         seed: game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64,
+        candidates: CHAMPION_CANDIDATES,
         ..Default::default()
     };
     let Some(setup) = sim::Setup::from_game(game, seat, params) else {

@@ -38,7 +38,7 @@ use std::time::Instant;
 /// leader's lower bound at this many standard errors.
 const Z99: f64 = 2.576;
 /// Iterations every candidate gets before any is ruled out.
-const MIN_ITERATIONS: u32 = 32;
+const MIN_ITERATIONS: u32 = 16;
 
 /// One candidate move with its static evaluation.
 #[derive(Clone, Debug, PartialEq)]
