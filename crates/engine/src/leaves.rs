@@ -268,15 +268,20 @@ impl LeaveTable {
         out
     }
 
-    /// Read [`LeaveTable::to_text`]'s format (lines starting with `#` are comments).
-    pub fn parse(text: &str, alphabet: Alphabet) -> Result<LeaveTable, String> {
-        let mut t = LeaveTable {
+    /// A table that values every leave at 0, to be filled in.
+    fn empty(alphabet: Alphabet) -> LeaveTable {
+        LeaveTable {
             alphabet,
             vowel_codes: vowel_codes(alphabet),
             copies: [[0.0; COPIES]; 64],
             balance: [[0.0; MAX_TILES + 1]; MAX_TILES + 1],
             listed: KeyMap::default(),
-        };
+        }
+    }
+
+    /// Read [`LeaveTable::to_text`]'s format (lines starting with `#` are comments).
+    pub fn parse(text: &str, alphabet: Alphabet) -> Result<LeaveTable, String> {
+        let mut t = LeaveTable::empty(alphabet);
         let code = |ch: char| -> Result<usize, String> {
             if ch == '?' {
                 return Ok(BLANK);
@@ -385,13 +390,7 @@ fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64]) -> LeaveTable {
     for (i, &p) in used.iter().enumerate() {
         weights[p] = w[i];
     }
-    let mut t = LeaveTable {
-        alphabet,
-        vowel_codes: vowel_codes(alphabet),
-        copies: [[0.0; COPIES]; 64],
-        balance: [[0.0; MAX_TILES + 1]; MAX_TILES + 1],
-        listed: KeyMap::default(),
-    };
+    let mut t = LeaveTable::empty(alphabet);
     for c in 0..64 {
         for k in 0..COPIES {
             t.copies[c][k] = weights[c * COPIES + k] as f32;
