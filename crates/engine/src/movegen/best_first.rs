@@ -16,13 +16,19 @@
 //! - the bingo bonus when the span takes the whole rack;
 //! - the best value of any tiles kept when that many tiles are played.
 //!
-//! Each span extends the previous one by a square, so the bound of an anchor costs a few dozen
-//! additions.
+//! The spans to the right of the anchor are walked once, and each start's left part is joined to
+//! them, so the bound of an anchor costs a few dozen additions. The same walk gives a bound per
+//! length of left part: within an anchor, the generator skips every left part of a length whose
+//! bound is below the best found (the sink's floor).
+//!
+//! Every leave of the rack is valued once, before the search ([`Leaves`]): the bounds take the
+//! best leave per number of tiles kept from it, and the sink reads a play's leave from it
+//! instead of calling the leave function per play.
 
 use super::{
     Direction, Gen, MAX_LEFT, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word,
 };
-use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, tile, tile_letter};
+use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, tile, tile_is_blank, tile_letter};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::play::Play;
@@ -67,7 +73,6 @@ pub fn best_by_equity(
     }
     // Highest bound first; equal bounds in generation order (the sort is stable).
     tasks.sort_by(|a, b| b.bound.total_cmp(&a.bound));
-
     let existing = (board.rules().options.no_repeated_words && !board.is_empty())
         .then(|| board.words_on_board().into_iter().collect::<HashSet<Vec<Letter>>>())
         .filter(|words| !words.is_empty());
@@ -177,8 +182,8 @@ impl PlaySink for BestSink<'_> {
 
 /// The value of every sub-multiset of the rack, computed once: a leave is indexed in mixed
 /// radix by how many of each of the rack's distinct tiles it keeps, so the leave of a play is
-/// the whole rack's index less each placed tile's weight. At most 2^7 entries (fewer with
-/// duplicates), each valued once by the caller's leave function.
+/// the whole rack's index less each placed tile's weight. At most 2^n entries for n tiles (128
+/// for a full rack, fewer with duplicates), each valued once by the caller's leave function.
 struct Leaves {
     /// Index weight of each letter on the rack (0 for the others).
     weight: [u16; MAX_LETTERS],
@@ -266,7 +271,7 @@ impl Leaves {
     fn after(&self, play: &Play) -> f32 {
         let mut index = self.whole;
         for p in play.placements() {
-            index -= if p.tile & crate::alphabet::BLANK_BIT != 0 {
+            index -= if tile_is_blank(p.tile) {
                 self.blank_weight
             } else {
                 self.weight[tile_letter(p.tile) as usize]
