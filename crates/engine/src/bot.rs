@@ -140,6 +140,14 @@ pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
 /// 10: a move's budget buys a few dozen iterations, better spent on the likely best.
 const CHAMPION_CANDIDATES: usize = 6;
 
+/// With this few tiles in the bag, the champion's simulated lines go on to the end of the game:
+/// the next draws may empty the bag, and then what each side can still play out decides the
+/// game, which two plies and a leave value do not see.
+const PLAY_OUT_BAG: usize = 7;
+/// Turns enough for a line from [`PLAY_OUT_BAG`] tiles to end the game (a line that has not
+/// ended by then is valued as any other).
+const PLAY_OUT_PLIES: usize = 24;
+
 /// Simulate the best candidates until one is clearly best or the budget is spent; with the bag
 /// empty, search the endgame. More than two seats: the strong bot's move.
 fn champion(
@@ -162,7 +170,7 @@ fn champion(
     let params = sim::Params {
         seed: game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64,
         candidates: CHAMPION_CANDIDATES,
-        ..Default::default()
+        plies: if game.bag_len() <= PLAY_OUT_BAG { PLAY_OUT_PLIES } else { sim::Params::default().plies },
     };
     let Some(setup) = sim::Setup::from_game(game, seat, params) else {
         return strong(game, rules, rack, can_exchange, LeaveModel::shipped(rules));
