@@ -84,15 +84,15 @@ echo "play: $PLAY; h2load -n $N -c $CONNS -m $STREAMS -t 1; $ROUNDS rounds"
 # Server CPU per call (utime + stime from /proc, around each run) is the steadiest figure.
 cpu() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
 TICK=$(getconf CLK_TCK)
-declare -A RATE CPU BEST
+declare -A RUN_RATE RUN_CPU BEST
 run() {  # run NAME KEY: one h2load run, its rate and server µs per call kept under KEY
   local before after rate
   before=$(cpu)
   rate=$(h2load -n "$N" -c "$CONNS" -m "$STREAMS" -t 1 "${HEADERS[@]}" -d "$WORK/$1.bin" \
     "http://127.0.0.1:$PORT${PATHS[$1]}" | awk '/^finished in/ {print int($4)}')
   after=$(cpu)
-  RATE[$2]=$rate
-  CPU[$2]=$(awk -v t=$((after - before)) -v hz="$TICK" -v n="$N" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')
+  RUN_RATE[$2]=$rate
+  RUN_CPU[$2]=$(awk -v t=$((after - before)) -v hz="$TICK" -v n="$N" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')
   if [[ -z ${BEST[$1]:-} || $rate -gt ${BEST[$1]} ]]; then BEST[$1]=$rate; fi
 }
 for round in $(seq "$ROUNDS"); do
@@ -101,11 +101,11 @@ done
 run health "health.$((ROUNDS + 1))"
 RATIOS="$WORK/ratios.txt"
 for round in $(seq "$ROUNDS"); do
-  h0=${RATE[health.$round]}; h1=${RATE[health.$((round + 1))]}
-  c0=${CPU[health.$round]}; c1=${CPU[health.$((round + 1))]}
+  h0=${RUN_RATE[health.$round]}; h1=${RUN_RATE[health.$((round + 1))]}
+  c0=${RUN_CPU[health.$round]}; c1=${RUN_CPU[health.$((round + 1))]}
   line="round $round: health $h0 req/s (${c0} us/call)"
   for name in validate evaluate; do
-    r=${RATE[$name.$round]}; c=${CPU[$name.$round]}
+    r=${RUN_RATE[$name.$round]}; c=${RUN_CPU[$name.$round]}
     ratio=$(awk -v r="$r" -v a="$h0" -v b="$h1" 'BEGIN { printf "%.3f", 2 * r / (a + b) }')
     gap=$(awk -v c="$c" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", c - (a + b) / 2 }')
     echo "$name $ratio $gap" >>"$RATIOS"
@@ -113,7 +113,7 @@ for round in $(seq "$ROUNDS"); do
   done
   echo "$line"
 done
-echo "closing health ${RATE[health.$((ROUNDS + 1))]} req/s (${CPU[health.$((ROUNDS + 1))]} us/call)"
+echo "closing health ${RUN_RATE[health.$((ROUNDS + 1))]} req/s (${RUN_CPU[health.$((ROUNDS + 1))]} us/call)"
 median() {  # median of column $2 of the rows of $RATIOS named $1
   awk -v n="$1" -v k="$2" '$1 == n { print $k }' "$RATIOS" | sort -g |
     awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
