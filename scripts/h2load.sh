@@ -107,20 +107,20 @@ for round in $(seq "$ROUNDS"); do
   for name in validate evaluate; do
     r=${RUN_RATE[$name.$round]}; c=${RUN_CPU[$name.$round]}
     ratio=$(awk -v r="$r" -v a="$h0" -v b="$h1" 'BEGIN { printf "%.3f", 2 * r / (a + b) }')
-    gap=$(awk -v c="$c" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", c - (a + b) / 2 }')
+    gap=$(awk -v c="$c" -v a="$c0" -v b="$c1" 'BEGIN { printf "%+.1f", c - (a + b) / 2 }')
     echo "$name $ratio $gap" >>"$RATIOS"
     line+=", $name $r req/s (${c} us/call) = ${ratio}x"
   done
   echo "$line"
 done
 echo "closing health ${RUN_RATE[health.$((ROUNDS + 1))]} req/s (${RUN_CPU[health.$((ROUNDS + 1))]} us/call)"
-median() {  # median of column $2 of the rows of $RATIOS named $1
+median() {  # median of column $2 of the rows of $RATIOS named $1, printed with format $3
   awk -v n="$1" -v k="$2" '$1 == n { print $k }' "$RATIOS" | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    awk -v f="$3" '{ v[NR] = $1 } END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 for name in validate evaluate; do
-  echo "median of $ROUNDS bracketed rounds: $name $(median "$name" 2)x Health/Check," \
-    "server CPU +$(median "$name" 3) us/call over Health/Check"
+  echo "median of $ROUNDS bracketed rounds: $name $(median "$name" 2 %.3f)x Health/Check," \
+    "server CPU $(median "$name" 3 %+.1f) us/call over Health/Check"
 done
 for name in validate evaluate; do
   awk -v n="$name" -v r="${BEST[$name]}" -v h="${BEST[health]}" \
