@@ -107,3 +107,28 @@ fn a_rack_longer_than_a_line_is_searched_in_full() {
     assert!(expected.is_some());
     assert_eq!(best_by_equity(&board, &rack, lexicon(kind).dawg(), Mode::Both, by_score), expected);
 }
+
+/// A span taking the whole rack is ruled out unless the rack, with the span's board letters,
+/// spells a word: the bingos that do exist are still found, through a board letter too.
+#[test]
+fn bingos_survive_the_test_that_rules_out_the_impossible_ones() {
+    let kind = RulesetKind::English;
+    let dawg = lexicon(kind).dawg();
+    let alphabet = kind.alphabet();
+    let by_score = |_: &Rack| 0.0;
+    let cases = [
+        // RETAINS and its anagrams on the empty board: 7 tiles, one on a double letter, doubled.
+        (Board::new(rules(kind)), "AEINRST", (7, 66)),
+        // No seven-letter word: the best play keeps tiles.
+        (Board::new(rules(kind)), "AEIOUQZ", (4, 44)),
+        // Eight letters through a board letter of WINDY (e.g. DETRAINS).
+        (common::board_with(kind, &["8D WINDY"]), "AEINRST", (7, 82)),
+    ];
+    for (board, rack, (tiles, score)) in cases {
+        let rack = Rack::parse(rack, alphabet).unwrap();
+        let expected = full(&board, &rack, &by_score).expect("a play");
+        let found = best_by_equity(&board, &rack, dawg, Mode::Both, by_score);
+        assert_eq!(found, Some(expected), "rack {}", rack.to_string(alphabet));
+        assert_eq!((expected.1.play.placements().count(), expected.1.score), (tiles, score));
+    }
+}

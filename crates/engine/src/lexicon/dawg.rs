@@ -119,6 +119,8 @@ pub struct Dawg {
     root: Node,
     nodes: u32,
     words: u64,
+    /// The multisets of the long words, built on first use (best-first search's bingo test).
+    anagrams: std::sync::OnceLock<super::Anagrams>,
 }
 
 impl Dawg {
@@ -201,7 +203,13 @@ impl Dawg {
                 Step { set: letter_sets[e.target as usize], target: e.target, terminal: e.terminal }
             })
             .collect();
-        Ok(Dawg { edges, steps, letter_sets, root, nodes, words })
+        Ok(Dawg { edges, steps, letter_sets, root, nodes, words, anagrams: std::sync::OnceLock::new() })
+    }
+
+    /// The multisets of the words of [`super::MIN_INDEXED`] letters or more, indexed on the
+    /// first call (tens of milliseconds for a full lexicon).
+    pub fn anagrams(&self) -> &super::Anagrams {
+        self.anagrams.get_or_init(|| super::Anagrams::build(self))
     }
 
     /// The start node.

@@ -4,11 +4,13 @@
 //! content checksum (the checksum of its compiled file, identical for identical word sets).
 //! It knows nothing of boards or games.
 
+mod anagrams;
 mod builder;
 pub mod catalog;
 mod dawg;
 pub mod file;
 
+pub use anagrams::{Anagrams, MIN_INDEXED, key_of, letter_code};
 pub use builder::{BuildError, DawgBuilder, build_sorted};
 pub use dawg::{Dawg, Edge, Edges, LEAF, MAX_EDGES, Node, Step, StructureError};
 pub use file::FileError;

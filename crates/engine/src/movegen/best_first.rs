@@ -16,6 +16,12 @@
 //! - the bingo bonus when the span takes the whole rack;
 //! - the best value of any tiles kept when that many tiles are played.
 //!
+//! A span that takes the whole rack is ruled out when no word of the lexicon is made of exactly
+//! the rack's tiles and the span's board letters ([`crate::lexicon::Anagrams`], one lookup per
+//! distinct set of board letters). Without this test the bingo bonus made nearly every open
+//! anchor's bound the highest, and most of them were searched for bingos no rack could make.
+//! A rack with a blank skips the test.
+//!
 //! The spans to the right of the anchor are walked once, and each start's left part is joined to
 //! them, so the bound of an anchor costs a few dozen additions. The same walk gives a bound per
 //! length of left part: within an anchor, the generator skips every left part of a length whose
@@ -28,9 +34,9 @@
 use super::{
     Direction, Gen, MAX_LEFT, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word,
 };
-use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, tile, tile_is_blank, tile_letter};
+use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, Tile, tile, tile_is_blank, tile_letter};
 use crate::board::Board;
-use crate::lexicon::Dawg;
+use crate::lexicon::{Anagrams, Dawg, MIN_INDEXED, key_of, letter_code};
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::SIZE;
@@ -53,7 +59,7 @@ pub fn best_by_equity(
         return best_by_equity_full(board, rack, dawg, mode, leave);
     }
     let leaves = Leaves::new(rack, &leave);
-    let bounds = Bounds::new(board, rack, &leaves);
+    let mut bounds = Bounds::new(board, rack, &leaves, dawg.anagrams());
     let mut tasks = Vec::with_capacity(128);
     for &dir in mode.directions() {
         for line in 0..SIZE {
@@ -282,7 +288,7 @@ impl Leaves {
 }
 
 /// What an anchor's bound needs of the rack.
-struct Bounds {
+struct Bounds<'a> {
     /// `prefix[k]`: the sum of the rack's `k` highest tile values.
     prefix: [i32; SIZE + 1],
     /// The rack's letters with their values, highest first.
@@ -296,10 +302,15 @@ struct Bounds {
     bingo: i32,
     /// `keep[n]`: the best leave value of any `n` of the rack's tiles.
     keep: [f32; SIZE + 1],
+    anagrams: &'a Anagrams,
+    /// The rack's multiset key ([`key_of`]); `None` with a blank, whose letter is open.
+    rack_key: Option<u64>,
+    /// What [`Bounds::may_use_all`] found, by a tag of the board letters (direct-mapped).
+    spelled: [(u64, bool); 64],
 }
 
-impl Bounds {
-    fn new(board: &Board, rack: &Rack, leaves: &Leaves) -> Bounds {
+impl<'a> Bounds<'a> {
+    fn new(board: &Board, rack: &Rack, leaves: &Leaves, anagrams: &'a Anagrams) -> Bounds<'a> {
         let rules = board.rules();
         let letters = rules.alphabet.len();
         let blank_value = (0..letters).map(|l| rules.tile_value(tile(l as Letter, true))).max().unwrap_or(0);
@@ -332,7 +343,30 @@ impl Bounds {
             rack_size: rules.rack_size,
             bingo: rules.bingo_bonus,
             keep: leaves.keep,
+            anagrams,
+            rack_key: (rack.blanks() == 0).then(|| key_of(tiles.iter().flatten().copied())),
+            spelled: [(0, false); 64],
         }
+    }
+
+    /// Whether a play may take every rack tile on span `s`: its word is then the rack's tiles
+    /// and the span's board letters, so some word must have that multiset. Remembered per
+    /// position by the board letters, most spans having none or the same few.
+    fn may_use_all(&mut self, s: &Span) -> bool {
+        let Some(rack_key) = self.rack_key else {
+            return true;
+        };
+        let len = s.placed + s.board_tiles;
+        if len < MIN_INDEXED {
+            return true;
+        }
+        // A nonzero tag of the board letters: their key and their number.
+        let tag = s.letters.wrapping_add((s.board_tiles as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+        let slot = (tag >> 58) as usize;
+        if self.spelled[slot].0 != tag {
+            self.spelled[slot] = (tag, self.anagrams.may_spell(rack_key.wrapping_add(s.letters), len));
+        }
+        self.spelled[slot].1
     }
 
     /// The most a rack tile may score on a square whose cross-set is `cross_set`.
@@ -355,7 +389,7 @@ impl Bounds {
     /// of left part from the rack, or `None` when the generator would skip the anchor (no rack
     /// letter fits it).
     fn anchor(
-        &self,
+        &mut self,
         board: &Board,
         dir: Direction,
         line: usize,
@@ -392,7 +426,7 @@ impl Bounds {
         let mut right = Span::default();
         for pos in anchor..SIZE {
             if tiles[pos] != EMPTY {
-                right.board += value(tiles[pos]);
+                right.board_tile(value(tiles[pos]), tiles[pos]);
             } else {
                 if right.placed == self.rack_len || cross_sets[pos] & self.available == 0 {
                     break;
@@ -410,7 +444,9 @@ impl Bounds {
         // From the anchor leftwards, each start adds one placed square.
         let mut left = Span::default();
         if fixed {
-            left.board = tiles[first..anchor].iter().map(|&t| value(t)).sum();
+            for &t in &tiles[first..anchor] {
+                left.board_tile(value(t), t);
+            }
         }
         for start in (first..=last).rev() {
             if !fixed && start < anchor {
@@ -438,7 +474,11 @@ impl Bounds {
         Some((best, by_left))
     }
 
-    fn span_bound(&self, s: &Span) -> f32 {
+    fn span_bound(&mut self, s: &Span) -> f32 {
+        // Every rack tile placed: the span's letters are known, and must spell a word.
+        if s.placed == self.rack_len && !self.may_use_all(s) {
+            return f32::NEG_INFINITY;
+        }
         // Two bounds on the placed tiles' letter points: the rack's best values on the best
         // premiums, and each square's best fitting value; both hold, so the smaller does.
         let placed = self.placed_value(s.triple, s.double, s.placed).min(s.fitting);
@@ -452,6 +492,9 @@ impl Bounds {
 #[derive(Clone, Copy)]
 struct Span {
     board: i32,
+    /// How many board tiles, and the sum of their letters' codes ([`letter_code`]).
+    board_tiles: usize,
+    letters: u64,
     placed: usize,
     triple: usize,
     double: usize,
@@ -464,7 +507,17 @@ struct Span {
 
 impl Default for Span {
     fn default() -> Span {
-        Span { board: 0, placed: 0, triple: 0, double: 0, word_mult: 1, cross: 0, fitting: 0 }
+        Span {
+            board: 0,
+            board_tiles: 0,
+            letters: 0,
+            placed: 0,
+            triple: 0,
+            double: 0,
+            word_mult: 1,
+            cross: 0,
+            fitting: 0,
+        }
     }
 }
 
@@ -474,6 +527,8 @@ impl Span {
     fn join(&self, right: &Span) -> Span {
         Span {
             board: self.board + right.board,
+            board_tiles: self.board_tiles + right.board_tiles,
+            letters: self.letters.wrapping_add(right.letters),
             placed: self.placed + right.placed,
             triple: self.triple + right.triple,
             double: self.double + right.double,
@@ -481,6 +536,12 @@ impl Span {
             cross: self.cross + right.cross,
             fitting: self.fitting + right.fitting,
         }
+    }
+
+    fn board_tile(&mut self, value: i32, t: Tile) {
+        self.board += value;
+        self.board_tiles += 1;
+        self.letters = self.letters.wrapping_add(letter_code(tile_letter(t)));
     }
 
     fn place(&mut self, premium: crate::rules::Premium, cross_sum: i16, top: i32) {
