@@ -54,6 +54,8 @@ pub struct Anagrams {
     slots: Vec<u64>,
     /// `64 - log2(slots.len())`: a key's home slot is its top bits.
     shift: u32,
+    /// Keys stored.
+    keys: usize,
 }
 
 const EMPTY_SLOT: u64 = 0;
@@ -66,7 +68,7 @@ impl Anagrams {
         keys.dedup();
         // At most half full, so a probe sequence is short.
         let bits = (keys.len() * 2).max(16).next_power_of_two().trailing_zeros();
-        let mut index = Anagrams { slots: vec![EMPTY_SLOT; 1 << bits], shift: 64 - bits };
+        let mut index = Anagrams { slots: vec![EMPTY_SLOT; 1 << bits], shift: 64 - bits, keys: keys.len() };
         for key in keys {
             let key = stored(key);
             let mut i = index.home(key);
@@ -103,11 +105,11 @@ impl Anagrams {
 
     /// Multisets indexed.
     pub fn len(&self) -> usize {
-        self.slots.iter().filter(|&&k| k != EMPTY_SLOT).count()
+        self.keys
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.keys == 0
     }
 }
 
