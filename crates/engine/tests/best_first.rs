@@ -123,6 +123,10 @@ fn bingos_survive_the_test_that_rules_out_the_impossible_ones() {
         (Board::new(rules(kind)), "AEIOUQZ", (4, 44)),
         // Eight letters through a board letter of WINDY (e.g. DETRAINS).
         (common::board_with(kind, &["8D WINDY"]), "AEINRST", (7, 82)),
+        // One blank: every letter is tried for it, so its bingos are found, even where the
+        // letters alone (AEIOQUZ above) make none.
+        (Board::new(rules(kind)), "AEINRS?", (7, 64)),
+        (Board::new(rules(kind)), "AEIOUQ?", (7, 100)),
     ];
     for (board, rack, (tiles, score)) in cases {
         let rack = Rack::parse(rack, alphabet).unwrap();

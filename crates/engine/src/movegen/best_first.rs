@@ -20,7 +20,7 @@
 //! the rack's tiles and the span's board letters ([`crate::lexicon::Anagrams`], one lookup per
 //! distinct set of board letters). Without this test the bingo bonus made nearly every open
 //! anchor's bound the highest, and most of them were searched for bingos no rack could make.
-//! A rack with a blank skips the test.
+//! With one blank on the rack every letter is tried for it; a rack with two skips the test.
 //!
 //! The spans to the right of the anchor are walked once, and each start's left part is joined to
 //! them, so the bound of an anchor costs a few dozen additions. The same walk gives a bound per
@@ -303,8 +303,10 @@ struct Bounds<'a> {
     /// `keep[n]`: the best leave value of any `n` of the rack's tiles.
     keep: [f32; SIZE + 1],
     anagrams: &'a Anagrams,
-    /// The rack's multiset key ([`key_of`]); `None` with a blank, whose letter is open.
+    /// The multiset key ([`key_of`]) of the rack's letters; `None` with more than one blank.
     rack_key: Option<u64>,
+    /// With one blank, its letter is open: every letter of the alphabet is tried.
+    blank_letters: Option<usize>,
     /// What [`Bounds::may_use_all`] found, by a tag of the board letters (direct-mapped).
     spelled: [(u64, bool); 64],
 }
@@ -344,7 +346,8 @@ impl<'a> Bounds<'a> {
             bingo: rules.bingo_bonus,
             keep: leaves.keep,
             anagrams,
-            rack_key: (rack.blanks() == 0).then(|| key_of(tiles.iter().flatten().copied())),
+            rack_key: (rack.blanks() <= 1).then(|| key_of(tiles.iter().flatten().copied())),
+            blank_letters: (rack.blanks() == 1).then_some(letters),
             spelled: [(0, false); 64],
         }
     }
@@ -364,7 +367,14 @@ impl<'a> Bounds<'a> {
         let tag = s.letters.wrapping_add((s.board_tiles as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
         let slot = (tag >> 58) as usize;
         if self.spelled[slot].0 != tag {
-            self.spelled[slot] = (tag, self.anagrams.may_spell(rack_key.wrapping_add(s.letters), len));
+            let key = rack_key.wrapping_add(s.letters);
+            let may = match self.blank_letters {
+                None => self.anagrams.may_spell(key, len),
+                Some(n) => {
+                    (0..n).any(|l| self.anagrams.may_spell(key.wrapping_add(letter_code(l as Letter)), len))
+                }
+            };
+            self.spelled[slot] = (tag, may);
         }
         self.spelled[slot].1
     }
