@@ -427,9 +427,12 @@ fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T) -> Request<T
     outgoing
 }
 
-/// A forwarded call failed because the replica did not answer (not because it refused).
+/// A forwarded call failed because the replica did not answer (not because it refused). The
+/// client library reports a stream reset under it (a draining replica closing its connection)
+/// as INTERNAL "h2 protocol error", which no replica sends.
 fn unreachable(status: &Status) -> bool {
     matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled)
+        || (status.code() == tonic::Code::Internal && status.message().starts_with("h2 protocol error"))
 }
 
 /// The call came from another replica (see [`super::cluster::FORWARDED`]).
