@@ -307,8 +307,8 @@ struct Bounds<'a> {
     rack_key: Option<u64>,
     /// With one blank, its letter is open: every letter of the alphabet is tried.
     blank_letters: Option<usize>,
-    /// What [`Bounds::may_use_all`] found, by a tag of the board letters (direct-mapped).
-    spelled: [(u64, bool); 64],
+    /// What [`Bounds::may_use_all`] found, by the board letters' key (direct-mapped).
+    spelled: [Option<(u64, bool)>; 64],
 }
 
 impl<'a> Bounds<'a> {
@@ -348,7 +348,7 @@ impl<'a> Bounds<'a> {
             anagrams,
             rack_key: (rack.blanks() <= 1).then(|| key_of(tiles.iter().flatten().copied())),
             blank_letters: (rack.blanks() == 1).then_some(letters),
-            spelled: [(0, false); 64],
+            spelled: [None; 64],
         }
     }
 
@@ -363,20 +363,23 @@ impl<'a> Bounds<'a> {
         if len < MIN_INDEXED {
             return true;
         }
-        // A nonzero tag of the board letters: their key and their number.
-        let tag = s.letters.wrapping_add((s.board_tiles as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
-        let slot = (tag >> 58) as usize;
-        if self.spelled[slot].0 != tag {
-            let key = rack_key.wrapping_add(s.letters);
-            let may = match self.blank_letters {
-                None => self.anagrams.may_spell(key, len),
-                Some(n) => {
-                    (0..n).any(|l| self.anagrams.may_spell(key.wrapping_add(letter_code(l as Letter)), len))
-                }
-            };
-            self.spelled[slot] = (tag, may);
+        // Above `MIN_INDEXED` the answer depends only on the key, so the memo is keyed by it
+        // exactly: it answers what the index would.
+        let slot = (s.letters >> 58) as usize;
+        if let Some((letters, may)) = self.spelled[slot]
+            && letters == s.letters
+        {
+            return may;
         }
-        self.spelled[slot].1
+        let key = rack_key.wrapping_add(s.letters);
+        let may = match self.blank_letters {
+            None => self.anagrams.may_spell(key, len),
+            Some(n) => {
+                (0..n).any(|l| self.anagrams.may_spell(key.wrapping_add(letter_code(l as Letter)), len))
+            }
+        };
+        self.spelled[slot] = Some((s.letters, may));
+        may
     }
 
     /// The most a rack tile may score on a square whose cross-set is `cross_set`.
