@@ -78,13 +78,6 @@ impl PartialOrd for ScoredPlay {
 /// Where generated plays go. Implemented for closures `FnMut(&Play, i32)`.
 pub trait PlaySink {
     fn accept(&mut self, play: &Play, score: i32);
-
-    /// The equity a play must reach to matter, for a generator told bounds on what its left
-    /// parts can reach ([`Gen::left_bounds`]); no floor by default.
-    #[inline]
-    fn floor(&self) -> f32 {
-        f32::NEG_INFINITY
-    }
 }
 
 impl<F: FnMut(&Play, i32)> PlaySink for F {
@@ -350,10 +343,6 @@ struct Gen<'a, S: PlaySink> {
     start: usize,
     placed: u32,
     skip_double_singles: bool,
-    /// `left_bounds[k]`: an upper bound on the equity of every play of the current anchor with a
-    /// `k`-tile left part from the rack; a level below the sink's floor is skipped. Infinite
-    /// (nothing skipped) unless best-first search sets them.
-    left_bounds: [f32; MAX_LEFT + 1],
     sink: &'a mut S,
     stats: Stats,
 }
@@ -397,7 +386,6 @@ impl<'a, S: PlaySink> Gen<'a, S> {
             start: 0,
             placed: 0,
             skip_double_singles: false,
-            left_bounds: [f32::INFINITY; MAX_LEFT + 1],
             sink,
             stats: Stats::default(),
         }
@@ -439,33 +427,39 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         self.stats.anchors += 1;
         self.anchor = anchor;
         if anchor > 0 && self.tiles[anchor - 1] != EMPTY {
-            // Left part fixed by the board: walk it, then extend.
-            let mut start = anchor;
-            while start > 0 && self.tiles[start - 1] != EMPTY {
-                start -= 1;
-            }
-            let mut node = self.dawg.root();
-            let mut set = self.dawg.letters(node);
-            let mut main = 0;
-            for pos in start..anchor {
-                let t = self.tiles[pos];
-                let l = tile_letter(t);
-                if set >> l & 1 == 0 {
-                    return;
-                }
-                let step = self.dawg.step(node, set, l);
-                self.stats.arcs += 1;
-                (node, set) = (step.target, step.set);
-                main += self.board_value(t);
-                self.word[pos] = EMPTY;
-            }
-            self.start = start;
-            self.extend(node, set, false, anchor, main, 1, 0);
+            self.board_left_part(anchor);
         } else {
             // Left part from the rack on the empty non-anchor squares before the anchor.
             let limit = self.left_limit(anchor, searched_from);
             self.left_parts_at_anchor(limit);
         }
+    }
+
+    /// Every play of `anchor` (of the loaded line, a rack letter fitting it), whose left part is
+    /// the board's tiles before it: walk them, then extend.
+    fn board_left_part(&mut self, anchor: usize) {
+        self.anchor = anchor;
+        let mut start = anchor;
+        while start > 0 && self.tiles[start - 1] != EMPTY {
+            start -= 1;
+        }
+        let mut node = self.dawg.root();
+        let mut set = self.dawg.letters(node);
+        let mut main = 0;
+        for pos in start..anchor {
+            let t = self.tiles[pos];
+            let l = tile_letter(t);
+            if set >> l & 1 == 0 {
+                return;
+            }
+            let step = self.dawg.step(node, set, l);
+            self.stats.arcs += 1;
+            (node, set) = (step.target, step.set);
+            main += self.board_value(t);
+            self.word[pos] = EMPTY;
+        }
+        self.start = start;
+        self.extend(node, set, false, anchor, main, 1, 0);
     }
 
     fn left_limit(&self, anchor: usize, searched_from: usize) -> usize {
@@ -575,12 +569,19 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         self.ensure_left_parts(limit);
         let anchor_set = self.cross_sets[self.anchor];
         for level in 0..=limit {
-            if self.left_bounds[level] < self.sink.floor() {
-                continue;
-            }
             let (from, to) = self.left_levels[level];
             self.left_parts_of_level(from, to, anchor_set);
         }
+    }
+
+    /// The plays of `anchor` (of the loaded line, a rack letter fitting it, no board tile before
+    /// it) whose left part is `level` rack tiles: one level of [`Gen::left_parts_at_anchor`],
+    /// for a search that orders the levels of every anchor by their bounds.
+    fn left_level_at_anchor(&mut self, anchor: usize, level: usize) {
+        self.anchor = anchor;
+        self.ensure_left_parts(level);
+        let (from, to) = self.left_levels[level];
+        self.left_parts_of_level(from, to, self.cross_sets[anchor]);
     }
 
     /// The left parts `from..to` of one level, each extended.

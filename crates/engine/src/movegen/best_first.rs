@@ -24,8 +24,10 @@
 //!
 //! The spans to the right of the anchor are walked once, and each start's left part is joined to
 //! them, so the bound of an anchor costs a few dozen additions. The same walk gives a bound per
-//! length of left part: within an anchor, the generator skips every left part of a length whose
-//! bound is below the best found (the sink's floor).
+//! length of left part, and each length is a task of its own, ordered with every other: the
+//! short left parts of an open anchor are searched early, its long ones only if their bound is
+//! still above the best found by then. (A play's left part has one length, so the tasks of an
+//! anchor still generate each of its plays once.)
 //!
 //! Every leave of the rack is valued once, before the search ([`Leaves`]): the bounds take the
 //! best leave per number of tiles kept from it, and the sink reads a play's leave from it
@@ -60,25 +62,28 @@ pub fn best_by_equity(
     }
     let leaves = Leaves::new(rack, &leave);
     let mut bounds = Bounds::new(board, rack, &leaves, dawg.anagrams());
-    let mut tasks = Vec::with_capacity(128);
+    // One task per anchor with a board tile before it (its left part is fixed), and one per
+    // length of left part from the rack at the others: searching a level as its own task lets
+    // the best found rise before the lower levels of the first anchors are reached.
+    let mut tasks = Vec::with_capacity(256);
     for &dir in mode.directions() {
         for line in 0..SIZE {
             for (anchor, searched_from) in line_anchors(board.anchor_bits(dir, line)) {
-                if let Some((bound, left)) = bounds.anchor(board, dir, line, anchor, searched_from) {
-                    tasks.push(Task {
-                        bound,
-                        left,
-                        dir,
-                        line: line as u8,
-                        anchor: anchor as u8,
-                        searched_from: searched_from as u8,
-                    });
+                let task = |bound, level| Task { bound, dir, line: line as u8, anchor: anchor as u8, level };
+                match bounds.anchor(board, dir, line, anchor, searched_from) {
+                    None => {}
+                    Some(AnchorBound::BoardLeft(bound)) => tasks.push(task(bound, FIXED)),
+                    Some(AnchorBound::RackLeft(by_level)) => tasks.extend(
+                        (0..=MAX_LEFT)
+                            .filter(|&k| by_level[k] > f32::NEG_INFINITY)
+                            .map(|k| task(by_level[k], k as u8)),
+                    ),
                 }
             }
         }
     }
-    // Highest bound first; equal bounds in generation order (the sort is stable).
-    tasks.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+    // Highest bound first.
+    tasks.sort_unstable_by(|a, b| b.bound.total_cmp(&a.bound));
     let existing = (board.rules().options.no_repeated_words && !board.is_empty())
         .then(|| board.words_on_board().into_iter().collect::<HashSet<Vec<Letter>>>())
         .filter(|words| !words.is_empty());
@@ -95,8 +100,11 @@ pub fn best_by_equity(
             g.load_line(board, task.dir, task.line as usize);
             loaded = Some((task.dir, task.line));
         }
-        g.left_bounds = task.left;
-        g.at_anchor(task.anchor as usize, task.searched_from as usize);
+        if task.level == FIXED {
+            g.board_left_part(task.anchor as usize);
+        } else {
+            g.left_level_at_anchor(task.anchor as usize, task.level as usize);
+        }
     }
     sink.best
 }
@@ -115,15 +123,26 @@ pub fn best_by_equity_full(
     sink.best
 }
 
+/// A task whose anchor's left part is the board's tiles before it.
+const FIXED: u8 = u8::MAX;
+
+/// The plays of one anchor with one length of left part from the rack (or, [`FIXED`], every
+/// play of an anchor whose left part is on the board), and a bound on their equity.
 #[derive(Clone, Copy)]
 struct Task {
     bound: f32,
-    /// The bound of the anchor's plays by the length of their left part from the rack.
-    left: [f32; MAX_LEFT + 1],
     dir: Direction,
     line: u8,
     anchor: u8,
-    searched_from: u8,
+    level: u8,
+}
+
+/// The bound of an anchor's plays.
+enum AnchorBound {
+    /// Its left part is the board's tiles before it.
+    BoardLeft(f32),
+    /// Its left part comes from the rack: the bound by the number of tiles in it.
+    RackLeft([f32; MAX_LEFT + 1]),
 }
 
 /// Whether `(equity, play)` goes before the best so far: higher equity, then full generation's
@@ -155,8 +174,7 @@ impl<L: Fn(&Rack) -> f32> PlaySink for FullSink<'_, L> {
     }
 }
 
-/// Keeps the best play by equity for the best-first search: leaves read from [`Leaves`], and
-/// the best equity so far is the generator's floor.
+/// Keeps the best play by equity for the best-first search, leaves read from [`Leaves`].
 struct BestSink<'a> {
     board: &'a Board,
     leaves: &'a Leaves,
@@ -178,11 +196,6 @@ impl PlaySink for BestSink<'_> {
             return;
         }
         self.best = Some((equity, sp));
-    }
-
-    #[inline]
-    fn floor(&self) -> f32 {
-        self.best.map_or(f32::NEG_INFINITY, |(e, _)| e)
     }
 }
 
@@ -398,9 +411,9 @@ impl<'a> Bounds<'a> {
         3 * self.prefix[t] + 2 * (self.prefix[d] - self.prefix[t]) + (self.prefix[k] - self.prefix[d])
     }
 
-    /// The bound of every play generated at `anchor` of `line`, and of those with each length
-    /// of left part from the rack, or `None` when the generator would skip the anchor (no rack
-    /// letter fits it).
+    /// The bound of the plays generated at `anchor` of `line` (by length of left part when it
+    /// comes from the rack); `None` when the generator would skip the anchor (no rack letter
+    /// fits it).
     fn anchor(
         &mut self,
         board: &Board,
@@ -408,7 +421,7 @@ impl<'a> Bounds<'a> {
         line: usize,
         anchor: usize,
         searched_from: usize,
-    ) -> Option<(f32, [f32; MAX_LEFT + 1])> {
+    ) -> Option<AnchorBound> {
         let tiles = board.line(dir, line);
         let cross_sets = board.cross_set_line(dir, line);
         let cross_sums = board.cross_sum_line(dir, line);
@@ -481,10 +494,7 @@ impl<'a> Bounds<'a> {
                 by_left[anchor - start] = from_start;
             }
         }
-        if fixed {
-            by_left = [best; MAX_LEFT + 1];
-        }
-        Some((best, by_left))
+        Some(if fixed { AnchorBound::BoardLeft(best) } else { AnchorBound::RackLeft(by_left) })
     }
 
     fn span_bound(&mut self, s: &Span) -> f32 {
