@@ -2,11 +2,11 @@
 //! on the equity (score plus the value of the tiles kept) of any play they can make, stopping
 //! when the next bound is below the best play found.
 //!
-//! A play is generated at exactly one anchor (its leftmost, with the left-part limit), so a bound
-//! per anchor that holds for every play generated there makes the search exact: a play never
-//! reached has equity at most its anchor's bound, below the best found, so below the winner's.
-//! Ties keep full generation's order (higher score, then [`Play`] order) because every anchor
-//! whose bound reaches the best equity is searched.
+//! A play is generated at exactly one anchor (its leftmost, with the left-part limit), with one
+//! length of left part, so a bound per anchor and length that holds for every play generated
+//! there makes the search exact: a play never reached has equity at most its task's bound, below
+//! the best found, so below the winner's. Ties keep full generation's order (higher score, then
+//! [`Play`] order) because every task whose bound reaches the best equity is searched.
 //!
 //! The bound of an anchor is the best over the spans its plays can cover (each start its left
 //! part allows, each end to the right while rack tiles remain and fit the cross-sets) of:
@@ -69,14 +69,15 @@ pub fn best_by_equity(
     for &dir in mode.directions() {
         for line in 0..SIZE {
             for (anchor, searched_from) in line_anchors(board.anchor_bits(dir, line)) {
-                let task = |bound, level| Task { bound, dir, line: line as u8, anchor: anchor as u8, level };
+                let task =
+                    |bound, rack_left| Task { bound, dir, line: line as u8, anchor: anchor as u8, rack_left };
                 match bounds.anchor(board, dir, line, anchor, searched_from) {
                     None => {}
-                    Some(AnchorBound::BoardLeft(bound)) => tasks.push(task(bound, FIXED)),
-                    Some(AnchorBound::RackLeft(by_level)) => tasks.extend(
+                    Some(AnchorBound::BoardLeft(bound)) => tasks.push(task(bound, None)),
+                    Some(AnchorBound::RackLeft(by_length)) => tasks.extend(
                         (0..=MAX_LEFT)
-                            .filter(|&k| by_level[k] > f32::NEG_INFINITY)
-                            .map(|k| task(by_level[k], k as u8)),
+                            .filter(|&k| by_length[k] > f32::NEG_INFINITY)
+                            .map(|k| task(by_length[k], Some(k as u8))),
                     ),
                 }
             }
@@ -100,10 +101,9 @@ pub fn best_by_equity(
             g.load_line(board, task.dir, task.line as usize);
             loaded = Some((task.dir, task.line));
         }
-        if task.level == FIXED {
-            g.board_left_part(task.anchor as usize);
-        } else {
-            g.left_level_at_anchor(task.anchor as usize, task.level as usize);
+        match task.rack_left {
+            None => g.board_left_part(task.anchor as usize),
+            Some(length) => g.left_level_at_anchor(task.anchor as usize, length as usize),
         }
     }
     sink.best
@@ -123,18 +123,16 @@ pub fn best_by_equity_full(
     sink.best
 }
 
-/// A task whose anchor's left part is the board's tiles before it.
-const FIXED: u8 = u8::MAX;
-
-/// The plays of one anchor with one length of left part from the rack (or, [`FIXED`], every
-/// play of an anchor whose left part is on the board), and a bound on their equity.
+/// The plays of one anchor with one length of left part from the rack, or every play of an
+/// anchor whose left part is the board's tiles before it; and a bound on their equity.
 #[derive(Clone, Copy)]
 struct Task {
     bound: f32,
     dir: Direction,
     line: u8,
     anchor: u8,
-    level: u8,
+    /// The number of rack tiles before the anchor; `None` when the board's tiles are there.
+    rack_left: Option<u8>,
 }
 
 /// The bound of an anchor's plays.
