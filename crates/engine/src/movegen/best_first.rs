@@ -63,8 +63,8 @@ pub fn best_by_equity(
     let leaves = Leaves::new(rack, &leave);
     let mut bounds = Bounds::new(board, rack, &leaves, dawg.anagrams());
     // One task per anchor with a board tile before it (its left part is fixed), and one per
-    // length of left part from the rack at the others: searching a level as its own task lets
-    // the best found rise before the lower levels of the first anchors are reached.
+    // length of left part from the rack at the others: searching a length as its own task lets
+    // the best found rise before the long left parts of the first anchors are reached.
     let mut tasks = Vec::with_capacity(256);
     for &dir in mode.directions() {
         for line in 0..SIZE {
@@ -463,7 +463,7 @@ impl<'a> Bounds<'a> {
                 n_ends += 1;
             }
         }
-        let mut best = f32::NEG_INFINITY;
+        // By rack tiles before the anchor (none when the board's tiles are there: one start).
         let mut by_left = [f32::NEG_INFINITY; MAX_LEFT + 1];
         // From the anchor leftwards, each start adds one placed square.
         let mut left = Span::default();
@@ -487,12 +487,9 @@ impl<'a> Bounds<'a> {
                 }
                 from_start = from_start.max(self.span_bound(&left.join(end)));
             }
-            best = best.max(from_start);
-            if !fixed {
-                by_left[anchor - start] = from_start;
-            }
+            by_left[if fixed { 0 } else { anchor - start }] = from_start;
         }
-        Some(if fixed { AnchorBound::BoardLeft(best) } else { AnchorBound::RackLeft(by_left) })
+        Some(if fixed { AnchorBound::BoardLeft(by_left[0]) } else { AnchorBound::RackLeft(by_left) })
     }
 
     fn span_bound(&mut self, s: &Span) -> f32 {
