@@ -11,6 +11,7 @@ use tokio::time::timeout;
 use tonic::Code;
 
 const WINDY: &str = "15/15/15/15/15/15/15/3WINDY7/15/15/15/15/15/15/15 AEINRST/ 32/0 0 lex en;";
+const MIRRORED: &str = "15/15/15/15/15/15/15/7Q7/15/15/15/15/15/15/15 ADEILRU/ 0/0 0 lex en;";
 
 fn request(position: Option<pb::Position>, budget_ms: u32) -> pb::SimulateRequest {
     pb::SimulateRequest { position, rack: None, candidates: 5, plies: None, budget_ms, seed: 7 }
@@ -126,14 +127,29 @@ async fn what_cannot_be_simulated_is_refused_by_field_or_state() {
 async fn a_cancelled_simulation_frees_its_place_for_the_next() {
     let srv = start().await;
     let mut a = srv.analysis().await;
-    // A minute's simulation, abandoned after its first update.
-    let mut first = a.simulate(request(cgp(WINDY), 60_000)).await.unwrap().into_inner();
+    // A minute's simulation that does not end sooner by confidence: the board is symmetric about
+    // its diagonal, so the two candidates are one play and its mirror image (9D and I4 UREDIAL),
+    // apart only where ties between replies break differently (a whole minute, 37,700 lines of
+    // ten plies, found no winner). Abandoned after its first update, which comes after the
+    // first batch of lines.
+    let mut long = request(cgp(MIRRORED), 60_000);
+    long.candidates = 2;
+    long.plies = Some(10);
+    let mut first = a.simulate(long).await.unwrap().into_inner();
     let update = timeout(Duration::from_secs(30), first.message()).await.unwrap().unwrap().unwrap();
     assert!(!update.done);
+    // The pair and the best exchange, and the pair level on static equity.
+    assert_eq!(update.candidates.len(), 3);
+    let notation = |c: &pb::SimulatedCandidate| c.play.as_ref().map(|p| p.notation.clone());
+    let mut pair: Vec<_> = update.candidates.iter().filter_map(notation).collect();
+    pair.sort();
+    assert_eq!(pair, ["9D UREDIAL", "I4 UREDIAL"]);
+    assert_eq!(update.candidates[0].equity, update.candidates[1].equity);
     drop(first);
     // The next one runs to its end long before the minute is out (one search at a time on two
     // cores: it could not start while the first still ran).
-    let stream = a.simulate(request(cgp(WINDY), 300)).await.unwrap().into_inner();
-    let all = timeout(Duration::from_secs(30), updates(stream)).await.expect("the abandoned search stopped");
+    // The guard covers the call too: a search still running would hold the call at its permit.
+    let next = async { updates(a.simulate(request(cgp(WINDY), 300)).await.unwrap().into_inner()).await };
+    let all = timeout(Duration::from_secs(30), next).await.expect("the abandoned search stopped");
     assert!(all.last().unwrap().done);
 }

@@ -295,10 +295,12 @@ impl Analysis for AnalysisService {
         };
         self.state.pool.spawn(move || {
             let _permit = permit;
-            let mut last = Instant::now();
+            // The first batch is reported at once (the candidates and their first figures),
+            // then about every SIM_REPORT.
+            let mut last: Option<Instant> = None;
             let tally = sim::simulate(&setup, lexicon.dawg(), &budget, |tally| {
-                if last.elapsed() >= SIM_REPORT {
-                    last = Instant::now();
+                if last.is_none_or(|l| l.elapsed() >= SIM_REPORT) {
+                    last = Some(Instant::now());
                     // A client that reads slowly misses updates, never the last one.
                     let update = Ok(sim_update(&setup, tally, alphabet, false));
                     if let Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) = tx.try_send(update) {
