@@ -568,7 +568,7 @@ fn sim(
 }
 
 fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
-    use dawgref::bot::leave_value;
+    use dawgref::bot::LeaveModel;
     use dawgref::movegen::{best_by_equity, best_by_equity_full};
     let lexicon = catalog::resolve(lexicon, None)?.lexicon;
     let positions = positions(games, seed, &lexicon);
@@ -578,20 +578,34 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
         positions.len(),
         lexicon.name()
     );
+    /// A call's answer and its time in µs.
+    fn timed<T>(call: impl FnOnce() -> T) -> (f64, T) {
+        let start = Instant::now();
+        let answer = call();
+        (start.elapsed().as_secs_f64() * 1e6, answer)
+    }
     for (label, with_leave) in [("score", false), ("score + leave", true)] {
         let mut full_us = vec![f64::INFINITY; positions.len()];
         let mut first_us = vec![f64::INFINITY; positions.len()];
         for _ in 0..passes {
             for (i, (board, rack, _)) in positions.iter().enumerate() {
-                let rules = board.rules().clone();
-                // A bag with tiles: the leave as the strong bot values it mid-game.
-                let leave = |left: &Rack| if with_leave { leave_value(&rules, left, 50) } else { 0.0 };
-                let start = Instant::now();
-                let best = best_by_equity_full(board, rack, dawg, Mode::Both, leave);
-                full_us[i] = full_us[i].min(start.elapsed().as_secs_f64() * 1e6);
-                let start = Instant::now();
-                let found = best_by_equity(board, rack, dawg, Mode::Both, leave);
-                first_us[i] = first_us[i].min(start.elapsed().as_secs_f64() * 1e6);
+                let rules = board.rules();
+                let ((full, best), (first, found)) = if with_leave {
+                    // A bag with tiles: the leave as the strong bot values it mid-game.
+                    let leave = LeaveModel::shipped(rules).at(rules, 50);
+                    (
+                        timed(|| best_by_equity_full(board, rack, dawg, Mode::Both, leave)),
+                        timed(|| best_by_equity(board, rack, dawg, Mode::Both, leave)),
+                    )
+                } else {
+                    let leave = |_: &Rack| 0.0;
+                    (
+                        timed(|| best_by_equity_full(board, rack, dawg, Mode::Both, leave)),
+                        timed(|| best_by_equity(board, rack, dawg, Mode::Both, leave)),
+                    )
+                };
+                full_us[i] = full_us[i].min(full);
+                first_us[i] = first_us[i].min(first);
                 if found != best {
                     return Err(format!(
                         "position {i}: best-first {found:?} differs from full generation {best:?}"

@@ -277,7 +277,7 @@ fn paired_samples(
                             &next,
                             dawg,
                             dawgref::movegen::Mode::Both,
-                            |left| model.value(rules, left, bag_then),
+                            model.at(rules, bag_then),
                         );
                         total += best.map_or(0.0, |(e, _)| e);
                     }

@@ -17,7 +17,7 @@
 use crate::alphabet::{Alphabet, Letter};
 use crate::bag::SplitMix64;
 use crate::game::{Action, Game};
-use crate::leaves::LeaveTable;
+use crate::leaves::{LeaveTable, LeaveValue};
 use crate::movegen::{Mode, ScoredPlay, TopN, generate};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
@@ -187,6 +187,34 @@ pub enum LeaveModel<'a> {
     Classic,
     /// A learned table ([`LeaveTable`]).
     Learned(&'a LeaveTable),
+}
+
+/// A leave model with `bag` tiles in the bag: the leave value the searches ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct LeaveAt<'a> {
+    pub model: LeaveModel<'a>,
+    pub rules: &'a Ruleset,
+    pub bag: usize,
+}
+
+impl LeaveValue for LeaveAt<'_> {
+    fn value(&self, left: &Rack) -> f32 {
+        self.model.value(self.rules, left, self.bag)
+    }
+
+    fn table(&self) -> Option<&LeaveTable> {
+        match self.model {
+            LeaveModel::Learned(table) if self.bag > 0 => Some(table),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> LeaveModel<'a> {
+    /// The model with `bag` tiles in the bag, as the searches ask it.
+    pub fn at(self, rules: &'a Ruleset, bag: usize) -> LeaveAt<'a> {
+        LeaveAt { model: self, rules, bag }
+    }
 }
 
 impl LeaveModel<'static> {

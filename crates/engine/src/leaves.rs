@@ -28,7 +28,7 @@ const BLANK: usize = 63;
 /// Copies of one tile the additive model tells apart: the first, the second, the third and more.
 const COPIES: usize = 3;
 /// The largest leave the balance terms tell apart (a pass keeps seven tiles).
-const MAX_TILES: usize = 7;
+pub(crate) const MAX_TILES: usize = 7;
 /// The longest leave the table lists.
 pub const MAX_LISTED: usize = 6;
 /// Samples a leave needs before it is listed.
@@ -67,6 +67,30 @@ pub fn key(rack: &Rack) -> Option<u64> {
         shift += 6;
     }
     Some(k)
+}
+
+/// The key of a leave of `tiles` tiles (key `k`) with `tile` added, which comes after them in
+/// key order: a leave's key built one tile at a time, as its parent's plus one.
+pub(crate) fn key_with(k: u64, tiles: usize, tile: Option<Letter>) -> u64 {
+    k | tile.map_or(BLANK as u64, |l| u64::from(l) + 1) << (6 * tiles)
+}
+
+/// What keeping tiles is worth, as the searches ask it ([`crate::movegen::best_by_equity`]).
+/// Any `Fn(&Rack) -> f32` is one; a value read from a [`LeaveTable`] says so, and a search that
+/// values every leave of a rack then builds each leave's key from its parent's, one tile at a
+/// time, instead of from the rack.
+pub trait LeaveValue {
+    fn value(&self, left: &Rack) -> f32;
+    /// The table whose [`LeaveTable::value`] this is, for every leave.
+    fn table(&self) -> Option<&LeaveTable> {
+        None
+    }
+}
+
+impl<F: Fn(&Rack) -> f32> LeaveValue for F {
+    fn value(&self, left: &Rack) -> f32 {
+        self(left)
+    }
 }
 
 /// The tile codes of `alphabet`'s vowels, as a bit set.
@@ -187,7 +211,8 @@ impl LeaveTable {
         }
     }
 
-    fn value_of_key(&self, k: u64) -> f32 {
+    /// The value of the leave whose key is `k` (of at most seven tiles).
+    pub(crate) fn value_of_key(&self, k: u64) -> f32 {
         match self.listed.get(&k) {
             Some(v) => *v,
             None => self.additive(codes(k)),

@@ -279,9 +279,8 @@ impl Line {
     /// The static player's turn: the play with the best score plus leave, else a pass.
     fn static_turn(&mut self, side: usize, dawg: &Dawg, rules: &Ruleset) {
         let bag = self.bag.len();
-        let best = best_by_equity(&self.board, &self.racks[side], dawg, Mode::Both, |left| {
-            leave_value(rules, left, bag)
-        });
+        let leave = LeaveModel::shipped(rules).at(rules, bag);
+        let best = best_by_equity(&self.board, &self.racks[side], dawg, Mode::Both, leave);
         match best {
             Some((_, p)) => self.act(side, &Action::Play(p.play), p.score, dawg, rules),
             None => self.act(side, &Action::Pass, 0, dawg, rules),

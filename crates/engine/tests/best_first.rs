@@ -1,12 +1,13 @@
 //! Best-first search returns exactly the play full generation ranks first, ties included, on
-//! more than 10,000 positions per ruleset, with and without blanks on the rack, both by score
-//! alone and by score plus the strong bot's leave value.
+//! more than 10,000 positions per ruleset, with and without blanks on the rack, by score alone
+//! and by score plus the strong bot's leave value (as a function, and as its model, whose
+//! table best-first reads by key).
 
 mod common;
 
 use common::{Rng, lexicon, rules};
 use dawgref_engine::board::Board;
-use dawgref_engine::bot::leave_value;
+use dawgref_engine::bot::{LeaveModel, leave_value};
 use dawgref_engine::movegen::{Mode, ScoredPlay, best_by_equity, best_by_equity_full};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
@@ -85,13 +86,19 @@ fn ten_thousand_positions(kind: RulesetKind) {
                 );
                 compared += 1;
             }
+            // The strong bot's model itself: its leaves are read from its table by keys built
+            // one tile at a time (with tiles in the bag), and must be the values it gives.
+            let model = LeaveModel::shipped(&rules).at(&rules, *bag);
+            let found = best_by_equity(board, rack, dawg, Mode::Both, model);
+            assert_eq!(found, full(board, rack, &by_leave), "{kind} position {i}: the model's table");
+            compared += 1;
         }
         assert!(
             positions.len() >= 10_000 && with_blanks >= 3_000,
             "{kind}: {} positions, {with_blanks} with blanks",
             positions.len()
         );
-        assert_eq!(compared, 2 * positions.len());
+        assert_eq!(compared, 3 * positions.len());
     }
 }
 

@@ -31,13 +31,16 @@
 //!
 //! Every leave of the rack is valued once, before the search ([`Leaves`]): the bounds take the
 //! best leave per number of tiles kept from it, and the sink reads a play's leave from it
-//! instead of calling the leave function per play.
+//! instead of calling the leave function per play. When the leave function is a
+//! [`LeaveTable`]'s ([`LeaveValue::table`]), each leave's key is its parent's plus one tile
+//! rather than recomputed from a rack.
 
 use super::{
     Direction, Gen, MAX_LEFT, Mode, NO_CROSS, PlaySink, ScoredPlay, left_limit, line_anchors, repeats_a_word,
 };
 use crate::alphabet::{EMPTY, Letter, MAX_LETTERS, Tile, tile, tile_is_blank, tile_letter};
 use crate::board::Board;
+use crate::leaves::{self, LeaveTable, LeaveValue, MAX_TILES};
 use crate::lexicon::{Anagrams, Dawg, MIN_INDEXED, key_of, letter_code};
 use crate::play::Play;
 use crate::rack::Rack;
@@ -51,7 +54,7 @@ pub fn best_by_equity(
     rack: &Rack,
     dawg: &Dawg,
     mode: Mode,
-    leave: impl Fn(&Rack) -> f32,
+    leave: impl LeaveValue,
 ) -> Option<(f32, ScoredPlay)> {
     if rack.is_empty() {
         return None;
@@ -116,7 +119,7 @@ pub fn best_by_equity_full(
     rack: &Rack,
     dawg: &Dawg,
     mode: Mode,
-    leave: impl Fn(&Rack) -> f32,
+    leave: impl LeaveValue,
 ) -> Option<(f32, ScoredPlay)> {
     let mut sink = FullSink { rack: *rack, leave: &leave, best: None };
     super::generate(board, rack, dawg, mode, &mut sink);
@@ -151,20 +154,20 @@ fn better(best: &Option<(f32, ScoredPlay)>, equity: f32, play: &ScoredPlay) -> b
 }
 
 /// Keeps the best play by equity, as the strong bot compares them: every play, every leave
-/// valued by the closure. The reference.
-struct FullSink<'a, L: Fn(&Rack) -> f32> {
+/// valued by the leave function. The reference.
+struct FullSink<'a, L: LeaveValue> {
     rack: Rack,
     leave: &'a L,
     best: Option<(f32, ScoredPlay)>,
 }
 
-impl<L: Fn(&Rack) -> f32> PlaySink for FullSink<'_, L> {
+impl<L: LeaveValue> PlaySink for FullSink<'_, L> {
     fn accept(&mut self, play: &Play, score: i32) {
         let mut left = self.rack;
         for p in play.placements() {
             left.take_tile(p.tile);
         }
-        let equity = score as f32 + (self.leave)(&left);
+        let equity = score as f32 + self.leave.value(&left);
         let sp = ScoredPlay { play: *play, score };
         if better(&self.best, equity, &sp) {
             self.best = Some((equity, sp));
@@ -197,6 +200,17 @@ impl PlaySink for BestSink<'_> {
     }
 }
 
+/// What [`Leaves::fill`] walks with: the rack's distinct tiles and how a leave is valued.
+struct Fill<'a, L> {
+    /// Distinct tiles with their counts, in key order; `None` is the blank.
+    kinds: &'a [(Option<Letter>, u8)],
+    leave: &'a L,
+    /// The leave function's table, when it is one's: each leave is then read by its key.
+    table: Option<&'a LeaveTable>,
+    /// The leave so far, for `leave` (kept only without a table).
+    kept: Rack,
+}
+
 /// The value of every sub-multiset of the rack, computed once: a leave is indexed in mixed
 /// radix by how many of each of the rack's distinct tiles it keeps, so the leave of a play is
 /// the whole rack's index less each placed tile's weight. At most 2^n entries for n tiles (128
@@ -212,7 +226,7 @@ struct Leaves {
 }
 
 impl Leaves {
-    fn new(rack: &Rack, leave: &impl Fn(&Rack) -> f32) -> Leaves {
+    fn new(rack: &Rack, leave: &impl LeaveValue) -> Leaves {
         // Distinct tiles with their counts; `None` is the blank.
         let mut kinds: Vec<(Option<Letter>, u8)> = Vec::with_capacity(8);
         for t in rack.tiles() {
@@ -240,23 +254,23 @@ impl Leaves {
             values: vec![0.0; usize::from(radix)],
             keep: [f32::NEG_INFINITY; SIZE + 1],
         };
-        leaves.fill(&kinds, 0, &mut Rack::new(), 0, 0, leave);
+        // Keys are built one tile at a time while they fit one (a rack of more than seven
+        // tiles, which no game deals, is valued leave by leave).
+        let table = leave.table().filter(|_| rack.len() <= MAX_TILES);
+        let mut fill = Fill { kinds: &kinds, leave, table, kept: Rack::new() };
+        leaves.fill(&mut fill, 0, 0, 0, 0);
         leaves
     }
 
-    /// Value every leave that keeps `kept` of the kinds before `i` and any number of the rest
-    /// (`size` tiles and index `index` so far): one tile added or taken back at each step.
-    fn fill(
-        &mut self,
-        kinds: &[(Option<Letter>, u8)],
-        i: usize,
-        kept: &mut Rack,
-        size: usize,
-        index: u16,
-        leave: &impl Fn(&Rack) -> f32,
-    ) {
-        let Some(&(kind, n)) = kinds.get(i) else {
-            let value = leave(kept);
+    /// Value every leave that keeps some of the kinds before `i` (`size` tiles, index `index`
+    /// and key `key` so far) and any number of the rest: one tile added or taken back at each
+    /// step.
+    fn fill<L: LeaveValue>(&mut self, f: &mut Fill<'_, L>, i: usize, size: usize, index: u16, key: u64) {
+        let Some(&(kind, n)) = f.kinds.get(i) else {
+            let value = match f.table {
+                Some(table) => table.value_of_key(key),
+                None => f.leave.value(&f.kept),
+            };
             self.values[usize::from(index)] = value;
             let size = size.min(SIZE);
             self.keep[size] = self.keep[size].max(value);
@@ -266,20 +280,25 @@ impl Leaves {
             Some(l) => self.weight[l as usize],
             None => self.blank_weight,
         };
-        for d in 0..=n {
+        let mut key = key;
+        for d in 0..=usize::from(n) {
             if d > 0 {
-                match kind {
-                    Some(l) => kept.add(l),
-                    None => kept.add_blank(),
+                match (f.table, kind) {
+                    // The kinds come in key order.
+                    (Some(_), _) => key = leaves::key_with(key, size + d - 1, kind),
+                    (None, Some(l)) => f.kept.add(l),
+                    (None, None) => f.kept.add_blank(),
                 }
             }
-            self.fill(kinds, i + 1, kept, size + usize::from(d), index + u16::from(d) * weight, leave);
+            self.fill(f, i + 1, size + d, index + d as u16 * weight, key);
         }
-        for _ in 0..n {
-            match kind {
-                Some(l) => kept.take(l),
-                None => kept.take_blank(),
-            };
+        if f.table.is_none() {
+            for _ in 0..n {
+                match kind {
+                    Some(l) => f.kept.take(l),
+                    None => f.kept.take_blank(),
+                };
+            }
         }
     }
 
