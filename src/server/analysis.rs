@@ -430,7 +430,7 @@ impl AnalysisService {
         // What the side to move cannot see is the opponent's full rack and the bag.
         let bag = unseen.len().saturating_sub(rules.rack_size);
         let params = sim::Params { candidates, plies, seed: req.seed };
-        let setup = sim::Setup::new(&r.board, rack, r.spread, bag, r.lexicon.dawg(), params)
+        let setup = sim::Setup::new(&r.board, rack, r.spread, bag, r.zeros, r.lexicon.dawg(), params)
             .ok_or_else(|| errors::game_state("nothing to simulate"))?;
         Ok((setup, budget_ms))
     }

@@ -7,7 +7,8 @@
 //! opponent's rack and the bag's order from the unseen tiles, then, for every candidate on the
 //! same draw (common random numbers), plays the candidate and `plies` further turns with the
 //! static player (score plus leave), and values the line: the spread it adds, plus the leaves
-//! both sides keep (or, if it ended the game, the racks as the end counts them). That value
+//! both sides keep (or, if it ended the game, the racks as the end counts them: a side went
+//! out, or the scoreless turns, counted from the real game's, reached the ruleset's limit). That value
 //! becomes a win probability with [`win_probability`] (the ruleset's table learned from
 //! self-play), and candidates are ranked by mean win probability, spread breaking ties. The
 //! [`choice`] is the leader only when it is clearly ahead of the static best (one standard error
@@ -61,6 +62,8 @@ pub struct Setup {
     bag_len: usize,
     /// The mover's score less the opponent's.
     spread: i32,
+    /// Consecutive scoreless turns before the mover's (passes, exchanges, withdrawn plays).
+    zeros: u32,
     pub candidates: Vec<Candidate>,
     plies: usize,
     seed: u64,
@@ -92,17 +95,28 @@ impl Setup {
         let rack = *game.rack(seat)?;
         let scores = game.scores();
         let spread = scores[seat] - scores[1 - seat];
-        Setup::new(game.board(), rack, spread, game.bag_len(), game.config().lexicon.dawg(), params)
+        let bag = game.bag_len();
+        Setup::new(
+            game.board(),
+            rack,
+            spread,
+            bag,
+            game.scoreless_turns(),
+            game.config().lexicon.dawg(),
+            params,
+        )
     }
 
-    /// A position given by its board, the mover's rack, the spread and the bag's size (the
-    /// unseen tiles are the full set less the board and the rack). None when the board and
-    /// rack hold more of a tile than the set has, or the bag is larger than the unseen tiles.
+    /// A position given by its board, the mover's rack, the spread, the bag's size (the
+    /// unseen tiles are the full set less the board and the rack) and the scoreless turns just
+    /// before it. None when the board and rack hold more of a tile than the set has, or the bag
+    /// is larger than the unseen tiles.
     pub fn new(
         board: &Board,
         rack: Rack,
         spread: i32,
         bag_len: usize,
+        zeros: u32,
         dawg: &Dawg,
         params: Params,
     ) -> Option<Setup> {
@@ -121,6 +135,7 @@ impl Setup {
             unseen,
             bag_len,
             spread,
+            zeros,
             candidates,
             plies: params.plies,
             seed: params.seed,
@@ -158,6 +173,7 @@ impl Setup {
                     racks: [self.rack, opponent],
                     bag: drawn.clone(),
                     spread: 0,
+                    zeros: self.zeros,
                     over: false,
                 };
                 line.act(0, &c.action, c.score, dawg, self.board.rules());
@@ -236,6 +252,9 @@ struct Line {
     bag: Vec<Option<Letter>>,
     /// Side 0's points less side 1's, from the candidate on.
     spread: i32,
+    /// Consecutive scoreless turns: at the ruleset's limit the line's game ends, as a
+    /// [`Game`]'s does.
+    zeros: u32,
     over: bool,
 }
 
@@ -250,6 +269,7 @@ impl Line {
                 }
                 self.board.place(&placements, dawg);
                 self.spread += sign * score;
+                self.zeros = 0;
                 self.draw(side, rules);
                 if self.racks[side].is_empty() {
                     // Out with the bag empty: the other rack's value moves to this side.
@@ -264,8 +284,19 @@ impl Line {
                 for t in throw.tiles() {
                     self.bag.insert(0, t);
                 }
+                self.scoreless(rules);
             }
-            Action::Pass | Action::Resign => {}
+            Action::Pass | Action::Resign => self.scoreless(rules),
+        }
+    }
+
+    /// A scoreless turn; the last one the rules allow ends the game, each side losing the
+    /// value of its own rack.
+    fn scoreless(&mut self, rules: &Ruleset) {
+        self.zeros += 1;
+        if self.zeros >= rules.options.scoreless_turn_limit.turns(2) {
+            self.spread += rules.rack_total(&self.racks[1]) - rules.rack_total(&self.racks[0]);
+            self.over = true;
         }
     }
 

@@ -215,3 +215,38 @@ fn lines_long_enough_play_a_late_position_out_to_a_final_result() {
     }
     assert!(open > 0);
 }
+
+#[test]
+fn a_line_ends_at_the_scoreless_turn_limit_as_the_game_does() {
+    for kind in RulesetKind::ALL {
+        let game = midgame(kind, 3, 6);
+        let dawg = game.config().lexicon.dawg();
+        let me = game.to_move();
+        let rack = *game.rack(me).unwrap();
+        let limit = rules(kind).options.scoreless_turn_limit.turns(2);
+        let setup = |zeros, plies| {
+            let params = Params { candidates: 2, plies, seed: 9 };
+            Setup::new(game.board(), rack, 0, game.bag_len(), zeros, dawg, params).unwrap()
+        };
+        let exchange = setup(0, 2)
+            .candidates
+            .iter()
+            .position(|c| matches!(c.action, Action::Exchange(_)))
+            .expect("a full bag allows an exchange");
+        let (mut differ, iterations) = (0, 20);
+        for i in 0..iterations {
+            // One scoreless turn short of the limit, the exchange ends the line's game: each
+            // side loses its own rack, so the value is whole points and no later ply counts.
+            let (short, long) =
+                (setup(limit - 1, 2).iteration(i, dawg), setup(limit - 1, 10).iteration(i, dawg));
+            let (win, spread) = short[exchange];
+            assert_eq!(short[exchange], long[exchange], "{kind} iteration {i}");
+            assert_eq!(spread.fract(), 0.0, "{kind} iteration {i}: {spread}");
+            assert!([0.0, 0.5, 1.0].contains(&win), "{kind} iteration {i}: {win}");
+            // With no scoreless turns before it, the lines go on.
+            let (short, long) = (setup(0, 2).iteration(i, dawg), setup(0, 10).iteration(i, dawg));
+            differ += usize::from(short[exchange] != long[exchange]);
+        }
+        assert!(differ > iterations as usize / 2, "{kind}: {differ} of {iterations} lines went on");
+    }
+}
