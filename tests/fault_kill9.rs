@@ -7,13 +7,14 @@
 mod common;
 
 use common::Rng;
+use common::binary::{free_port, serve, wait_until_up};
 use common::server::{TempDir, authed};
 use dawgref::proto::v1 as pb;
 use pb::analysis_client::AnalysisClient;
 use pb::games_client::GamesClient;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tonic::transport::Channel;
 
 const GAMES: usize = 32;
@@ -32,29 +33,19 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 async fn spawn(dir: &std::path::Path) -> Server {
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_dawgref"))
-        .args(["serve", "--lexicons", "en", "--listen", &format!("127.0.0.1:{port}")])
+    let child = serve(port)
         .arg("--data-dir")
         .arg(dir.join("data"))
         .arg("--lexicon-cache")
         .arg(dir.join("lexicons"))
-        .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("the server binary starts");
     let url = format!("http://127.0.0.1:{port}");
-    let started = Instant::now();
-    while GamesClient::connect(url.clone()).await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(60), "the server did not come up on {url}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until_up(&url).await;
     Server { child, url }
 }
 

@@ -15,12 +15,13 @@
 
 mod common;
 
+use common::binary::{free_port, serve, wait_until_up};
 use common::postgres::Postgres;
 use common::server::{TempDir, authed, bot, create, human};
 use dawgref::proto::v1 as pb;
 use pb::analysis_client::AnalysisClient;
 use pb::games_client::GamesClient;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -66,10 +67,6 @@ struct Cluster {
     replicas: Vec<Replica>,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 fn signal(pid: i32, sig: i32) {
     assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "signal {sig} to {pid}");
 }
@@ -94,25 +91,18 @@ impl Cluster {
             .append(true)
             .open(self.dir.0.join(format!("replica-{port}.log")))
             .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_dawgref"))
-            .args(["serve", "--lexicons", "en", "--listen", &format!("127.0.0.1:{port}")])
+        let child = serve(port)
             .args(["--database-url", &self.db, "--lease-ms", &LEASE_MS.to_string()])
             .arg("--lexicon-cache")
             .arg(self.dir.0.join("lexicons"))
             .arg("--data-dir")
             .arg(self.dir.0.join("unused"))
-            .env("RUST_LOG", "warn")
             .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
             .expect("the server binary starts");
-        let url = format!("http://127.0.0.1:{port}");
-        let started = Instant::now();
-        while GamesClient::connect(url.clone()).await.is_err() {
-            assert!(started.elapsed() < Duration::from_secs(60), "replica on {url} did not come up");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until_up(&format!("http://127.0.0.1:{port}")).await;
         Replica { child: Some(child), port }
     }
 

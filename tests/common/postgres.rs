@@ -32,10 +32,6 @@ fn bin_dir() -> PathBuf {
     versions.pop().expect("a PostgreSQL server under /usr/lib/postgresql/*/bin")
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 impl Postgres {
     /// A new cluster, started. `fsync` off unless `durable`: tests kill replicas, not the
     /// machine, and a synced commit costs them seconds.
@@ -51,7 +47,7 @@ impl Postgres {
             let ok = Command::new("chown").arg("postgres:postgres").arg(&dir).status().unwrap().success();
             assert!(ok, "chown {} to postgres", dir.display());
         }
-        let pg = Postgres { dir, bin: bin_dir(), port: free_port(), as_root };
+        let pg = Postgres { dir, bin: bin_dir(), port: super::binary::free_port(), as_root };
         pg.run(
             "initdb",
             &["-D", pg.data().to_str().unwrap(), "-U", "dawgref", "--auth=trust", "-E", "UTF8", "--no-sync"],
