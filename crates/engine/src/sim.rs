@@ -8,8 +8,8 @@
 //! same draw (common random numbers), plays the candidate and `plies` further turns with the
 //! static player (score plus leave), and values the line: the spread it adds, plus the leaves
 //! both sides keep (or, if it ended the game, the racks as the end counts them: a side went
-//! out, or the scoreless turns, counted from the real game's, reached the ruleset's limit). That value
-//! becomes a win probability with [`win_probability`] (the ruleset's table learned from
+//! out, or the scoreless turns, counted on from the real game's, reached the ruleset's limit).
+//! That value becomes a win probability with [`win_probability`] (the ruleset's table learned from
 //! self-play), and candidates are ranked by mean win probability, spread breaking ties. The
 //! [`choice`] is the leader only when it is clearly ahead of the static best (one standard error
 //! of the difference): with a short budget the tally is noisy, and its leader is then more often
@@ -95,12 +95,11 @@ impl Setup {
         let rack = *game.rack(seat)?;
         let scores = game.scores();
         let spread = scores[seat] - scores[1 - seat];
-        let bag = game.bag_len();
         Setup::new(
             game.board(),
             rack,
             spread,
-            bag,
+            game.bag_len(),
             game.scoreless_turns(),
             game.config().lexicon.dawg(),
             params,
