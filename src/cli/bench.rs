@@ -578,11 +578,20 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
         positions.len(),
         lexicon.name()
     );
-    /// A call's answer and its time in µs.
-    fn timed<T>(call: impl FnOnce() -> T) -> (f64, T) {
+    type Best = Option<(f32, dawgref::movegen::ScoredPlay)>;
+    /// Full generation's best play and best-first's by `leave`, each with its time in µs.
+    fn both(
+        board: &dawgref::board::Board,
+        rack: &Rack,
+        dawg: &dawgref::lexicon::Dawg,
+        leave: impl dawgref::leaves::LeaveValue + Copy,
+    ) -> ((f64, Best), (f64, Best)) {
         let start = Instant::now();
-        let answer = call();
-        (start.elapsed().as_secs_f64() * 1e6, answer)
+        let best = best_by_equity_full(board, rack, dawg, Mode::Both, leave);
+        let full = start.elapsed().as_secs_f64() * 1e6;
+        let start = Instant::now();
+        let found = best_by_equity(board, rack, dawg, Mode::Both, leave);
+        ((full, best), (start.elapsed().as_secs_f64() * 1e6, found))
     }
     for (label, with_leave) in [("score", false), ("score + leave", true)] {
         let mut full_us = vec![f64::INFINITY; positions.len()];
@@ -592,17 +601,9 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
                 let rules = board.rules();
                 let ((full, best), (first, found)) = if with_leave {
                     // A bag with tiles: the leave as the strong bot values it mid-game.
-                    let leave = LeaveModel::shipped(rules).at(rules, 50);
-                    (
-                        timed(|| best_by_equity_full(board, rack, dawg, Mode::Both, leave)),
-                        timed(|| best_by_equity(board, rack, dawg, Mode::Both, leave)),
-                    )
+                    both(board, rack, dawg, LeaveModel::shipped(rules).at(rules, 50))
                 } else {
-                    let leave = |_: &Rack| 0.0;
-                    (
-                        timed(|| best_by_equity_full(board, rack, dawg, Mode::Both, leave)),
-                        timed(|| best_by_equity(board, rack, dawg, Mode::Both, leave)),
-                    )
+                    both(board, rack, dawg, |_: &Rack| 0.0)
                 };
                 full_us[i] = full_us[i].min(full);
                 first_us[i] = first_us[i].min(first);
