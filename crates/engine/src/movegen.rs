@@ -454,7 +454,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
             }
             let step = self.dawg.step(node, set, l);
             self.stats.arcs += 1;
-            (node, set) = (step.target, step.set);
+            (node, set) = (step.target(), step.set());
             main += self.board_value(t);
             self.word[pos] = EMPTY;
         }
@@ -501,7 +501,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
                     while candidates != 0 {
                         let l = candidates.trailing_zeros() as Letter;
                         candidates &= candidates - 1;
-                        let step = *self.dawg.step(parent.node, parent.set, l);
+                        let step = self.dawg.step(parent.node, parent.set, l);
                         self.stats.arcs += 1;
                         let mut tiles = parent.tiles;
                         if self.rack[l as usize] > 0 {
@@ -509,8 +509,8 @@ impl<'a, S: PlaySink> Gen<'a, S> {
                             tiles[level - 1] = tile(l, false);
                             let avail = self.available();
                             self.left_parts.push(LeftPart {
-                                node: step.target,
-                                set: step.set,
+                                node: step.target(),
+                                set: step.set(),
                                 avail,
                                 len: level as u8,
                                 tiles,
@@ -522,8 +522,8 @@ impl<'a, S: PlaySink> Gen<'a, S> {
                             tiles[level - 1] = tile(l, true);
                             let avail = self.available();
                             self.left_parts.push(LeftPart {
-                                node: step.target,
-                                set: step.set,
+                                node: step.target(),
+                                set: step.set(),
                                 avail,
                                 len: level as u8,
                                 tiles,
@@ -651,11 +651,11 @@ impl<'a, S: PlaySink> Gen<'a, S> {
             if set >> l & 1 == 0 {
                 return;
             }
-            let step = *self.dawg.step(node, set, l);
+            let step = self.dawg.step(node, set, l);
             self.stats.arcs += 1;
             self.word[pos] = EMPTY;
             main += self.board_value(t);
-            (node, set, terminal) = (step.target, step.set, step.terminal);
+            (node, set, terminal) = (step.target(), step.set(), step.terminal());
             pos += 1;
         }
         if terminal && pos > self.anchor {
@@ -693,11 +693,11 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         while candidates != 0 {
             let l = candidates.trailing_zeros() as Letter;
             candidates &= candidates - 1;
-            let step = *self.dawg.step(node, set, l);
+            let step = self.dawg.step(node, set, l);
             self.stats.arcs += 1;
             // A word that neither ends here nor can go on to the next (empty) square is a dead
             // end: skip it before paying for the call.
-            if !step.terminal && !next_filled && step.set & next_cross & avail == 0 {
+            if !step.terminal() && !next_filled && step.set() & next_cross & avail == 0 {
                 continue;
             }
             if self.rack[l as usize] > 0 {
@@ -705,7 +705,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
                 let v = self.values[l as usize] * lm;
                 self.word[pos] = tile(l, false);
                 let c = if cross_sum == NO_CROSS { 0 } else { (cross_sum as i32 + v) * sq_wm };
-                self.extend(step.target, step.set, step.terminal, pos + 1, main + v, wm, cross + c);
+                self.extend(step.target(), step.set(), step.terminal(), pos + 1, main + v, wm, cross + c);
                 self.put_back(l);
             }
             if self.blanks > 0 {
@@ -714,7 +714,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
                 let v = self.blank_values[l as usize] * lm;
                 self.word[pos] = tile(l, true);
                 let c = if cross_sum == NO_CROSS { 0 } else { (cross_sum as i32 + v) * sq_wm };
-                self.extend(step.target, step.set, step.terminal, pos + 1, main + v, wm, cross + c);
+                self.extend(step.target(), step.set(), step.terminal(), pos + 1, main + v, wm, cross + c);
                 self.placed -= 1;
                 self.blanks += 1;
             }

@@ -13,7 +13,7 @@
 //! The generator walks [`Step`]s: each edge beside its target's letter set, so an arc costs one
 //! load.
 
-use crate::alphabet::Letter;
+use crate::alphabet::{Letter, MAX_LETTERS};
 
 /// A node: the index of its first edge (`0` for a node without edges).
 pub type Node = u32;
@@ -96,16 +96,42 @@ pub enum StructureError {
 }
 
 /// An edge as the move generator walks it: the step beside the letter set of the node it leads
-/// to, so one load yields both the step and the next node's candidates.
+/// to, so one load yields both the step and the next node's candidates. Packed in one word
+/// (the letter set in the low [`MAX_LETTERS`] bits, then the terminal flag, then the target):
+/// this array is the generator's working set, and half the bytes is half the cache it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, align(16))]
-pub struct Step {
+#[repr(transparent)]
+pub struct Step(u64);
+
+// The target field holds every edge index.
+const _: () = assert!(Step::TARGET_SHIFT + MAX_EDGES.trailing_zeros() <= u64::BITS);
+
+impl Step {
+    const TERMINAL: u64 = 1 << MAX_LETTERS;
+    const TARGET_SHIFT: u32 = MAX_LETTERS as u32 + 1;
+
+    fn new(set: u64, target: Node, terminal: bool) -> Step {
+        debug_assert!(set < Step::TERMINAL && (target as usize) < MAX_EDGES);
+        Step(set | if terminal { Step::TERMINAL } else { 0 } | (target as u64) << Step::TARGET_SHIFT)
+    }
+
     /// Letters on the target node's edges.
-    pub set: u64,
+    #[inline]
+    pub fn set(self) -> u64 {
+        self.0 & (Step::TERMINAL - 1)
+    }
+
     /// The target node.
-    pub target: Node,
+    #[inline]
+    pub fn target(self) -> Node {
+        (self.0 >> Step::TARGET_SHIFT) as Node
+    }
+
     /// The path through this edge spells a word.
-    pub terminal: bool,
+    #[inline]
+    pub fn terminal(self) -> bool {
+        self.0 & Step::TERMINAL != 0
+    }
 }
 
 /// A minimized, packed DAWG. Cheap to share behind an `Arc`; immutable once built.
@@ -140,6 +166,8 @@ impl Dawg {
         if edges.len() > MAX_EDGES {
             return Err(StructureError::TooLarge(edges.len()));
         }
+        // A step holds a letter set of MAX_LETTERS bits: no alphabet has more letters.
+        let letters = letters.min(MAX_LETTERS);
         // Pass 1: node starts, letter order and range, letter sets.
         let mut letter_sets = vec![0u64; edges.len()];
         let mut is_node = vec![false; edges.len()];
@@ -200,7 +228,7 @@ impl Dawg {
             .iter()
             .map(|&raw| {
                 let e = unpack(raw);
-                Step { set: letter_sets[e.target as usize], target: e.target, terminal: e.terminal }
+                Step::new(letter_sets[e.target as usize], e.target, e.terminal)
             })
             .collect();
         Ok(Dawg { edges, steps, letter_sets, root, nodes, words, anagrams: std::sync::OnceLock::new() })
@@ -265,10 +293,10 @@ impl Dawg {
     /// The step along `letter` out of `node`, whose letter set `set` the caller already holds
     /// and knows contains `letter` (the move generator's hot path: one popcount, one load).
     #[inline]
-    pub fn step(&self, node: Node, set: u64, letter: Letter) -> &Step {
+    pub fn step(&self, node: Node, set: u64, letter: Letter) -> Step {
         debug_assert!(set >> letter & 1 == 1 && set == self.letters(node));
         let offset = (set & ((1u64 << letter) - 1)).count_ones();
-        &self.steps[(node + offset) as usize]
+        self.steps[(node + offset) as usize]
     }
 
     /// The edges out of `node`, in letter order.
@@ -330,5 +358,33 @@ impl Iterator for Edges<'_> {
         let raw = self.edges[i as usize];
         self.next = if is_last(raw) { None } else { Some(i + 1) };
         Some(unpack(raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_keeps_the_widest_letter_set_and_the_last_edge_index() {
+        let set = (1u64 << MAX_LETTERS) - 1;
+        let target = (MAX_EDGES - 1) as Node;
+        for terminal in [false, true] {
+            let s = Step::new(set, target, terminal);
+            assert_eq!((s.set(), s.target(), s.terminal()), (set, target, terminal));
+        }
+        let s = Step::new(1 << 5, 7, false);
+        assert_eq!((s.set(), s.target(), s.terminal()), (1 << 5, 7, false));
+    }
+
+    #[test]
+    fn a_letter_past_the_widest_alphabet_is_refused_whatever_the_caller_says() {
+        // One node with one edge, letter 40, a word on its own: a step could not hold its set.
+        let edges = vec![0, pack(40, true, true, LEAF)];
+        let err = Dawg::from_parts(edges, 1, 64, None).unwrap_err();
+        assert!(
+            matches!(err, StructureError::LetterOutOfRange { letter: 40, letters: MAX_LETTERS, .. }),
+            "{err:?}"
+        );
     }
 }
