@@ -150,8 +150,9 @@ pub struct Dawg {
 }
 
 impl Dawg {
-    /// Check an edge array and index it. `letters` is the alphabet size; `declared_words`, when
-    /// given, must equal the number of words the graph spells.
+    /// Check an edge array and index it. `letters` is the alphabet size (a letter at or past
+    /// it, or past [`MAX_LETTERS`], is refused); `declared_words`, when given, must equal the
+    /// number of words the graph spells.
     pub fn from_parts(
         edges: Vec<u32>,
         root: Node,
@@ -166,7 +167,7 @@ impl Dawg {
         if edges.len() > MAX_EDGES {
             return Err(StructureError::TooLarge(edges.len()));
         }
-        // A step holds a letter set of MAX_LETTERS bits: no alphabet has more letters.
+        // A step holds a letter set of MAX_LETTERS bits, as many as the largest alphabet.
         let letters = letters.min(MAX_LETTERS);
         // Pass 1: node starts, letter order and range, letter sets.
         let mut letter_sets = vec![0u64; edges.len()];
