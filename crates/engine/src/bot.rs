@@ -18,7 +18,7 @@ use crate::alphabet::{Alphabet, Letter};
 use crate::bag::SplitMix64;
 use crate::game::{Action, Game};
 use crate::leaves::{LeaveTable, LeaveValue};
-use crate::movegen::{Mode, ScoredPlay, TopN, generate};
+use crate::movegen::{Mode, TopN, best_by_equity, generate};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::sim;
@@ -270,21 +270,10 @@ pub fn static_action(game: &Game, seat: usize, leaves: LeaveModel) -> Action {
 /// Equity = score + leave value; also consider exchanging for the best subset to keep.
 fn strong(game: &Game, rules: &Ruleset, rack: Rack, can_exchange: bool, leaves: LeaveModel) -> Action {
     let bag = game.bag_len();
-    let mut best: Option<(f32, ScoredPlay)> = None;
-    generate(
-        game.board(),
-        &rack,
-        game.config().lexicon.dawg(),
-        Mode::Both,
-        &mut |play: &crate::play::Play, score| {
-            let equity = leaves.play_equity(rules, &rack, play, score, bag);
-            let sp = ScoredPlay { play: *play, score };
-            // Ties by the generator's stable order, so the choice is deterministic.
-            if best.is_none_or(|(e, b)| equity > e || (equity == e && sp < b)) {
-                best = Some((equity, sp));
-            }
-        },
-    );
+    // Best-first: the play full generation would rank first (ties by its stable order, so the
+    // choice is deterministic), at about half its time.
+    let best =
+        best_by_equity(game.board(), &rack, game.config().lexicon.dawg(), Mode::Both, leaves.at(rules, bag));
     if can_exchange {
         let (keep_value, keep) = best_keep_by(rules, &rack, bag, leaves);
         let play_equity = best.map_or(f32::NEG_INFINITY, |(e, _)| e);
