@@ -1,0 +1,367 @@
+//! dawgref against wolges (Andy Kurnia's engine: a GADDAG generator whose best-play search
+//! prunes anchors by "shadow play" bounds), in one process, on the same positions, with the same
+//! words and the same leave values. English only: wolges has no Russian alphabet.
+//!
+//! The positions are `dawgref bench movegen`'s (greedy self-play from the seed), kept when the
+//! board has tiles and wolges would count tiles in the bag (it switches to endgame valuation by
+//! the board's tile count). For each position, the fastest of `--passes` runs of:
+//! - every play, unsorted (dawgref `generate` into a reused vector; wolges
+//!   `gen_moves_raw_all_unsorted`), and the number of plays, which must agree;
+//! - the best play by score (dawgref `best_by_equity` with a zero leave; wolges
+//!   `gen_moves_unfiltered` with `max_gen` 1 and an empty leave table);
+//! - the best play by score plus leave (the same, with dawgref's shipped English leave table;
+//!   wolges reads the same values from a leave table built here from it, every leave of up to
+//!   six tiles), whose equity must agree to wolges's millipoint rounding.
+//!
+//! Exchanges are left out on both sides. Usage: `cargo run --release -- [--games N] [--seed S]
+//! [--passes P]` in this directory.
+
+use dawgref_engine::alphabet::Letter;
+use dawgref_engine::board::Board;
+use dawgref_engine::bot::LeaveModel;
+use dawgref_engine::leaves::LeaveTable;
+use dawgref_engine::lexicon::catalog;
+use dawgref_engine::movegen::{Mode, PlaySink, ScoredPlay, best_by_equity, best_by_equity_full, generate};
+use dawgref_engine::play::Play;
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::{Ruleset, RulesetKind};
+use dawgref_engine::selfplay::greedy_game;
+use std::sync::Arc;
+use std::time::Instant;
+use wolges::{bites, build, game_config, klv, kwg, movegen};
+
+type Error = Box<dyn std::error::Error>;
+
+struct Args {
+    games: u64,
+    seed: u64,
+    passes: usize,
+}
+
+fn args() -> Result<Args, Error> {
+    let mut a = Args { games: 100, seed: 1, passes: 3 };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--games" => a.games = value.parse()?,
+            "--seed" => a.seed = value.parse()?,
+            "--passes" => a.passes = value.parse::<usize>()?.max(1),
+            _ => return Err(format!("unknown flag {flag} (expected --games, --seed, --passes)").into()),
+        }
+    }
+    Ok(a)
+}
+
+/// Collects every play into a vector kept between positions.
+struct Collect<'a>(&'a mut Vec<ScoredPlay>);
+
+impl PlaySink for Collect<'_> {
+    #[inline]
+    fn accept(&mut self, play: &Play, score: i32) {
+        self.0.push(ScoredPlay { play: *play, score });
+    }
+}
+
+/// wolges's rack: 0 for the blank, a letter's index + 1 (dawgref's tile byte, as on the board).
+fn wolges_rack(rack: &Rack) -> Vec<u8> {
+    rack.tiles().map(|t| t.map_or(0, |l| l + 1)).collect()
+}
+
+/// The dawgref words as wolges's GADDAG.
+fn wolges_kwg(words: &[Vec<Letter>]) -> Result<kwg::Kwg<kwg::Node22>, Error> {
+    let mut machine: Vec<bites::Bites> =
+        words.iter().map(|w| w.iter().map(|&l| l + 1).collect::<Vec<u8>>()[..].into()).collect();
+    machine.sort_unstable();
+    let bytes = build::build(build::BuildContent::Gaddawg, build::BuildLayout::Wolges, &machine)?;
+    Ok(kwg::Kwg::from_bytes_alloc(&bytes))
+}
+
+/// Every leave of one to six tiles the English set can hold, valued by `table`, as wolges's
+/// `klv2` file (a DAWG of the sorted leaves, then one f32 per leave in the DAWG's word order).
+/// wolges values keeping nothing at 0 and dawgref's table does not (it is what drawing seven
+/// fresh tiles is worth), so every value is given relative to the empty leave's: each play's
+/// equity is then dawgref's less that constant, and the ranking is the same.
+fn wolges_klv(rules: &Ruleset, table: &LeaveTable) -> Result<(klv::Klv<kwg::Node22>, usize), Error> {
+    // Tile kinds in wolges's order: the blank (0), then the letters.
+    let limits: Vec<u8> = std::iter::once(rules.blanks)
+        .chain((0..rules.alphabet.len() as Letter).map(|l| rules.letter_count(l)))
+        .collect();
+    let mut leaves: Vec<(bites::Bites, f32)> = Vec::new();
+    let mut codes = Vec::new();
+    fn walk(
+        limits: &[u8],
+        kind: usize,
+        codes: &mut Vec<u8>,
+        table: &LeaveTable,
+        out: &mut Vec<(bites::Bites, f32)>,
+    ) {
+        if !codes.is_empty() {
+            let mut rack = Rack::new();
+            for &c in codes.iter() {
+                if c == 0 { rack.add_blank() } else { rack.add(c - 1) }
+            }
+            out.push((codes[..].into(), table.value(&rack) - table.value(&Rack::new())));
+        }
+        if codes.len() == 6 {
+            return;
+        }
+        for k in kind..limits.len() {
+            let used = codes.iter().filter(|&&c| usize::from(c) == k).count();
+            if used < usize::from(limits[k]) {
+                codes.push(k as u8);
+                walk(limits, k, codes, table, out);
+                codes.pop();
+            }
+        }
+    }
+    walk(&limits, 0, &mut codes, table, &mut leaves);
+    leaves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let keys: Vec<bites::Bites> = leaves.iter().map(|(k, _)| k.clone()).collect();
+    let dawg = build::build(build::BuildContent::DawgOnly, build::BuildLayout::Wolges, &keys)?;
+    let mut bin = Vec::with_capacity(8 + dawg.len() + 4 * leaves.len());
+    bin.extend_from_slice(&((dawg.len() / 4) as u32).to_le_bytes());
+    bin.extend_from_slice(&dawg);
+    bin.extend_from_slice(&(leaves.len() as u32).to_le_bytes());
+    for (_, v) in &leaves {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    Ok((klv::Klv::from_bytes_alloc(&bin), leaves.len()))
+}
+
+/// Timings of one position, µs, the fastest of the passes.
+#[derive(Clone, Copy)]
+struct Times {
+    all: [f64; 2],
+    by_score: [f64; 2],
+    by_equity: [f64; 2],
+    /// Every play ranked by score plus leave (dawgref keeps the best, wolges sorts them all).
+    ranked: [f64; 2],
+}
+
+/// Time `ours` and `theirs` (µs), in the order `wolges_first` says.
+fn timed(wolges_first: bool, mut ours: impl FnMut(), mut theirs: impl FnMut()) -> [f64; 2] {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64() * 1e6
+    };
+    if wolges_first {
+        let t = time(&mut theirs);
+        [time(&mut ours), t]
+    } else {
+        let o = time(&mut ours);
+        [o, time(&mut theirs)]
+    }
+}
+
+/// Keep the faster of each engine's times.
+fn fastest(kept: &mut [f64; 2], us: [f64; 2]) {
+    kept[0] = kept[0].min(us[0]);
+    kept[1] = kept[1].min(us[1]);
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn report(label: &str, times: &[[f64; 2]]) {
+    let column = |side: usize| {
+        let mut v: Vec<f64> = times.iter().map(|t| t[side]).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let (ours, theirs) = (column(0), column(1));
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut ratios: Vec<f64> = times.iter().map(|t| t[0] / t[1]).collect();
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "{label:<16} dawgref p50 {:>6.1} p99 {:>7.1} mean {:>6.1} us | wolges p50 {:>6.1} p99 {:>7.1} mean {:>6.1} us \
+         | dawgref/wolges: medians {:.2}x, means {:.2}x, median per position {:.2}x",
+        percentile(&ours, 0.5),
+        percentile(&ours, 0.99),
+        mean(&ours),
+        percentile(&theirs, 0.5),
+        percentile(&theirs, 0.99),
+        mean(&theirs),
+        percentile(&ours, 0.5) / percentile(&theirs, 0.5),
+        mean(&ours) / mean(&theirs),
+        percentile(&ratios, 0.5),
+    );
+}
+
+fn main() -> Result<(), Error> {
+    let args = args()?;
+    let lexicon = catalog::resolve("en", None)?.lexicon;
+    let dawg = lexicon.dawg();
+    let rules = Arc::new(Ruleset::new(RulesetKind::English));
+    let table = LeaveTable::shipped(RulesetKind::English);
+
+    let start = Instant::now();
+    let kwg = wolges_kwg(&dawg.words())?;
+    let (klv_ours, leaves) = wolges_klv(&rules, table)?;
+    let klv_empty = klv::Klv::<kwg::Node22>::from_bytes_alloc(klv::EMPTY_KLV_BYTES);
+    let config = game_config::make_english_game_config();
+    let mut generator = movegen::KurniaMoveGenerator::new(&config);
+    eprintln!("wolges GADDAG and leave table ({leaves} leaves) built in {:.1?}", start.elapsed());
+
+    // bench movegen's positions, those wolges values as mid-game.
+    let mut positions: Vec<(Board, Rack)> = Vec::new();
+    let mut seen = 0;
+    for g in 0..args.games {
+        greedy_game(rules.clone(), dawg, args.seed + g, |pos, _| {
+            seen += 1;
+            let on_board = pos.board.tile_count() as u32;
+            let bag_as_wolges_counts =
+                rules.total_tiles() as i64 - i64::from(on_board) - 2 * rules.rack_size as i64;
+            if on_board > 0 && bag_as_wolges_counts > 0 {
+                positions.push((pos.board.clone(), *pos.rack));
+            }
+        });
+    }
+    println!(
+        "{} of the {seen} positions of {} greedy games (seed {}): board not empty, tiles in the bag; fastest of {} passes",
+        positions.len(),
+        args.games,
+        args.seed,
+        args.passes
+    );
+
+    let leave = LeaveModel::shipped(&rules).at(&rules, 50);
+    let zero = |_: &Rack| 0.0f32;
+    let mut times = vec![
+        Times {
+            all: [f64::INFINITY; 2],
+            by_score: [f64::INFINITY; 2],
+            by_equity: [f64::INFINITY; 2],
+            ranked: [f64::INFINITY; 2]
+        };
+        positions.len()
+    ];
+    let mut plays = Vec::with_capacity(4096);
+    let mut total_plays = 0usize;
+    for pass in 0..args.passes {
+        // Each engine runs first on every other pass: the one that runs second finds the caches
+        // holding the other's data.
+        let wolges_first = pass % 2 == 1;
+        for (i, (board, rack)) in positions.iter().enumerate() {
+            let t = &mut times[i];
+            let tiles: Vec<u8> =
+                (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect();
+            let wrack = wolges_rack(rack);
+            let empty = movegen::BoardSnapshot {
+                board_tiles: &tiles,
+                game_config: &config,
+                kwg: &kwg,
+                klv: &klv_empty,
+            };
+            let valued = movegen::BoardSnapshot {
+                board_tiles: &tiles,
+                game_config: &config,
+                kwg: &kwg,
+                klv: &klv_ours,
+            };
+            let best_of = |generator: &mut movegen::KurniaMoveGenerator, snapshot, max_gen| {
+                generator.gen_moves_unfiltered(&movegen::GenMovesParams {
+                    board_snapshot: snapshot,
+                    rack: &wrack,
+                    max_gen,
+                    num_exchanges_by_this_player: i16::MAX,
+                    always_include_pass: false,
+                    dynamic_leaves: None,
+                });
+            };
+
+            // Every play.
+            plays.clear();
+            let us = timed(
+                wolges_first,
+                || {
+                    generate(board, rack, dawg, Mode::Both, &mut Collect(&mut plays));
+                },
+                || generator.gen_moves_raw_all_unsorted(&empty, &wrack, i16::MAX, false),
+            );
+            fastest(&mut t.all, us);
+            let theirs =
+                generator.plays.iter().filter(|m| matches!(m.play, movegen::Play::Place { .. })).count();
+            if plays.len() != theirs {
+                return Err(format!("position {i}: dawgref {} plays, wolges {theirs}", plays.len()).into());
+            }
+            if pass == 0 {
+                total_plays += theirs;
+            }
+
+            // The best by score, then by score and leave.
+            for (slot, snapshot, ranking) in [(0, &empty, None), (1, &valued, Some(leave))] {
+                let mut ours = None;
+                let us = timed(
+                    wolges_first,
+                    || {
+                        ours = match ranking {
+                            None => best_by_equity(board, rack, dawg, Mode::Both, zero),
+                            Some(l) => best_by_equity(board, rack, dawg, Mode::Both, l),
+                        }
+                    },
+                    || best_of(&mut generator, snapshot, 1),
+                );
+                fastest(if slot == 0 { &mut t.by_score } else { &mut t.by_equity }, us);
+                let theirs =
+                    generator.plays.first().filter(|m| matches!(m.play, movegen::Play::Place { .. }));
+                let shift = if slot == 0 { 0.0 } else { f64::from(table.value(&Rack::new())) };
+                // wolges rounds each leave to a thousandth of a point.
+                let close = |e: f32, m: &movegen::ValuedMove| {
+                    (f64::from(e) - shift - m.equity.as_f64()).abs() <= 0.0015
+                };
+                match (ours, theirs) {
+                    (None, None) => {}
+                    (Some((e, _)), Some(m)) if close(e, m) => {}
+                    (ours, theirs) => {
+                        return Err(format!(
+                            "position {i}, {}: dawgref {ours:?}, wolges {:?}",
+                            if slot == 0 { "by score" } else { "by score + leave" },
+                            theirs.map(|m| m.equity.as_f64())
+                        )
+                        .into());
+                    }
+                }
+            }
+
+            // Every play ranked by score plus leave, each engine's reference for the best.
+            let mut ours = None;
+            let us = timed(
+                wolges_first,
+                || ours = best_by_equity_full(board, rack, dawg, Mode::Both, leave),
+                || best_of(&mut generator, &valued, usize::MAX),
+            );
+            fastest(&mut t.ranked, us);
+            let shift = f64::from(table.value(&Rack::new()));
+            if let (Some((e, _)), Some(m)) = (ours, generator.plays.first())
+                && (f64::from(e) - shift - m.equity.as_f64()).abs() > 0.0015
+            {
+                return Err(format!("position {i}, ranked: dawgref {e}, wolges {}", m.equity.as_f64()).into());
+            }
+        }
+    }
+    println!("{total_plays} plays in all, the same number from both engines on every position");
+    report("every play", &times.iter().map(|t| t.all).collect::<Vec<_>>());
+    report("best by score", &times.iter().map(|t| t.by_score).collect::<Vec<_>>());
+    report("best, + leave", &times.iter().map(|t| t.by_equity).collect::<Vec<_>>());
+    report("ranked, + leave", &times.iter().map(|t| t.ranked).collect::<Vec<_>>());
+    // Each engine's best-first search against its own ranking of every play.
+    for (side, name) in [(0, "dawgref"), (1, "wolges")] {
+        let median = |f: fn(&Times) -> [f64; 2]| {
+            let mut v: Vec<f64> = times.iter().map(|t| f(t)[side]).collect();
+            v.sort_by(f64::total_cmp);
+            percentile(&v, 0.5)
+        };
+        let mean =
+            |f: fn(&Times) -> [f64; 2]| times.iter().map(|t| f(t)[side]).sum::<f64>() / times.len() as f64;
+        println!(
+            "{name:<8} best-first (+ leave) over its own ranked generation: medians {:.2}x, means {:.2}x",
+            median(|t| t.by_equity) / median(|t| t.ranked),
+            mean(|t| t.by_equity) / mean(|t| t.ranked),
+        );
+    }
+    Ok(())
+}
