@@ -82,40 +82,12 @@ fn wolges_kwg(words: &[Vec<Letter>]) -> Result<kwg::Kwg<kwg::Node22>, Error> {
 /// wolges values keeping nothing at 0 and dawgref's table does not (it is what drawing seven
 /// fresh tiles is worth), so every value is given relative to the empty leave's: each play's
 /// equity is then dawgref's less that constant, and the ranking is the same.
-fn wolges_klv(rules: &Ruleset, table: &LeaveTable) -> Result<(klv::Klv<kwg::Node22>, usize), Error> {
-    // Tile kinds in wolges's order: the blank (0), then the letters.
-    let limits: Vec<u8> = std::iter::once(rules.blanks)
-        .chain((0..rules.alphabet.len() as Letter).map(|l| rules.letter_count(l)))
+fn wolges_klv(table: &LeaveTable) -> Result<(klv::Klv<kwg::Node22>, usize), Error> {
+    let empty = table.value(&Rack::new());
+    let mut leaves: Vec<(bites::Bites, f32)> = dawgref_vs_wolges::english_leaves()
+        .into_iter()
+        .map(|codes| (codes[..].into(), table.value(&dawgref_vs_wolges::rack_of(&codes)) - empty))
         .collect();
-    let mut leaves: Vec<(bites::Bites, f32)> = Vec::new();
-    let mut codes = Vec::new();
-    fn walk(
-        limits: &[u8],
-        kind: usize,
-        codes: &mut Vec<u8>,
-        table: &LeaveTable,
-        out: &mut Vec<(bites::Bites, f32)>,
-    ) {
-        if !codes.is_empty() {
-            let mut rack = Rack::new();
-            for &c in codes.iter() {
-                if c == 0 { rack.add_blank() } else { rack.add(c - 1) }
-            }
-            out.push((codes[..].into(), table.value(&rack) - table.value(&Rack::new())));
-        }
-        if codes.len() == 6 {
-            return;
-        }
-        for k in kind..limits.len() {
-            let used = codes.iter().filter(|&&c| usize::from(c) == k).count();
-            if used < usize::from(limits[k]) {
-                codes.push(k as u8);
-                walk(limits, k, codes, table, out);
-                codes.pop();
-            }
-        }
-    }
-    walk(&limits, 0, &mut codes, table, &mut leaves);
     leaves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let keys: Vec<bites::Bites> = leaves.iter().map(|(k, _)| k.clone()).collect();
     let dawg = build::build(build::BuildContent::DawgOnly, build::BuildLayout::Wolges, &keys)?;
@@ -200,7 +172,7 @@ fn main() -> Result<(), Error> {
 
     let start = Instant::now();
     let kwg = wolges_kwg(&dawg.words())?;
-    let (klv_ours, leaves) = wolges_klv(&rules, table)?;
+    let (klv_ours, leaves) = wolges_klv(table)?;
     let klv_empty = klv::Klv::<kwg::Node22>::from_bytes_alloc(klv::EMPTY_KLV_BYTES);
     let config = game_config::make_english_game_config();
     let mut generator = movegen::KurniaMoveGenerator::new(&config);
