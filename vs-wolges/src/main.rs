@@ -11,7 +11,10 @@
 //!   `gen_moves_unfiltered` with `max_gen` 1 and an empty leave table);
 //! - the best play by score plus leave (the same, with dawgref's shipped English leave table;
 //!   wolges reads the same values from a leave table built here from it, every leave of up to
-//!   six tiles), whose equity must agree to wolges's millipoint rounding.
+//!   six tiles), whose equity must agree to wolges's millipoint rounding;
+//! - every play ranked by score plus leave, each engine's reference for its best-play search
+//!   (dawgref `best_by_equity_full`; wolges `gen_moves_unfiltered` with no `max_gen` limit),
+//!   whose best must agree too.
 //!
 //! Exchanges are left out on both sides. Usage: `cargo run --release -- [--games N] [--seed S]
 //! [--passes P]` in this directory.
@@ -21,8 +24,7 @@ use dawgref_engine::board::Board;
 use dawgref_engine::bot::LeaveModel;
 use dawgref_engine::leaves::LeaveTable;
 use dawgref_engine::lexicon::catalog;
-use dawgref_engine::movegen::{Mode, PlaySink, ScoredPlay, best_by_equity, best_by_equity_full, generate};
-use dawgref_engine::play::Play;
+use dawgref_engine::movegen::{CollectAll, Mode, best_by_equity, best_by_equity_full, generate};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
 use dawgref_engine::selfplay::greedy_game;
@@ -51,16 +53,6 @@ fn args() -> Result<Args, Error> {
         }
     }
     Ok(a)
-}
-
-/// Collects every play into a vector kept between positions.
-struct Collect<'a>(&'a mut Vec<ScoredPlay>);
-
-impl PlaySink for Collect<'_> {
-    #[inline]
-    fn accept(&mut self, play: &Play, score: i32) {
-        self.0.push(ScoredPlay { play: *play, score });
-    }
 }
 
 /// wolges's rack: 0 for the blank, a letter's index + 1 (dawgref's tile byte, as on the board).
@@ -109,6 +101,19 @@ struct Times {
     by_equity: [f64; 2],
     /// Every play ranked by score plus leave (dawgref keeps the best, wolges sorts them all).
     ranked: [f64; 2],
+}
+
+/// Whether dawgref's best play (its equity) and wolges's first move agree: no play on either
+/// side, or the same equity once `shift` (dawgref's value of the empty leave) is taken off, to
+/// wolges's rounding of each leave to a thousandth of a point.
+fn agree(ours: Option<f32>, theirs: Option<&movegen::ValuedMove>, shift: f64) -> bool {
+    // With no play, wolges answers a pass (an exchange of nothing).
+    let theirs = theirs.filter(|m| matches!(m.play, movegen::Play::Place { .. }));
+    match (ours, theirs) {
+        (None, None) => true,
+        (Some(e), Some(m)) => (f64::from(e) - shift - m.equity.as_f64()).abs() <= 0.0015,
+        _ => false,
+    }
 }
 
 /// Time `ours` and `theirs` (µs), in the order `wolges_first` says.
@@ -202,6 +207,7 @@ fn main() -> Result<(), Error> {
 
     let leave = LeaveModel::shipped(&rules).at(&rules, 50);
     let zero = |_: &Rack| 0.0f32;
+    let empty_leave = f64::from(table.value(&Rack::new()));
     let mut times = vec![
         Times {
             all: [f64::INFINITY; 2],
@@ -245,16 +251,18 @@ fn main() -> Result<(), Error> {
                 });
             };
 
-            // Every play.
+            // Every play, into a vector kept between positions.
             plays.clear();
+            let mut sink = CollectAll(std::mem::take(&mut plays));
             let us = timed(
                 wolges_first,
                 || {
-                    generate(board, rack, dawg, Mode::Both, &mut Collect(&mut plays));
+                    generate(board, rack, dawg, Mode::Both, &mut sink);
                 },
                 || generator.gen_moves_raw_all_unsorted(&empty, &wrack, i16::MAX, false),
             );
             fastest(&mut t.all, us);
+            plays = sink.0;
             let theirs =
                 generator.plays.iter().filter(|m| matches!(m.play, movegen::Play::Place { .. })).count();
             if plays.len() != theirs {
@@ -278,24 +286,14 @@ fn main() -> Result<(), Error> {
                     || best_of(&mut generator, snapshot, 1),
                 );
                 fastest(if slot == 0 { &mut t.by_score } else { &mut t.by_equity }, us);
-                let theirs =
-                    generator.plays.first().filter(|m| matches!(m.play, movegen::Play::Place { .. }));
-                let shift = if slot == 0 { 0.0 } else { f64::from(table.value(&Rack::new())) };
-                // wolges rounds each leave to a thousandth of a point.
-                let close = |e: f32, m: &movegen::ValuedMove| {
-                    (f64::from(e) - shift - m.equity.as_f64()).abs() <= 0.0015
-                };
-                match (ours, theirs) {
-                    (None, None) => {}
-                    (Some((e, _)), Some(m)) if close(e, m) => {}
-                    (ours, theirs) => {
-                        return Err(format!(
-                            "position {i}, {}: dawgref {ours:?}, wolges {:?}",
-                            if slot == 0 { "by score" } else { "by score + leave" },
-                            theirs.map(|m| m.equity.as_f64())
-                        )
-                        .into());
-                    }
+                let shift = if slot == 0 { 0.0 } else { empty_leave };
+                if !agree(ours.map(|(e, _)| e), generator.plays.first(), shift) {
+                    return Err(format!(
+                        "position {i}, {}: dawgref {ours:?}, wolges {:?}",
+                        if slot == 0 { "by score" } else { "by score + leave" },
+                        generator.plays.first().map(|m| m.equity.as_f64())
+                    )
+                    .into());
                 }
             }
 
@@ -307,11 +305,12 @@ fn main() -> Result<(), Error> {
                 || best_of(&mut generator, &valued, usize::MAX),
             );
             fastest(&mut t.ranked, us);
-            let shift = f64::from(table.value(&Rack::new()));
-            if let (Some((e, _)), Some(m)) = (ours, generator.plays.first())
-                && (f64::from(e) - shift - m.equity.as_f64()).abs() > 0.0015
-            {
-                return Err(format!("position {i}, ranked: dawgref {e}, wolges {}", m.equity.as_f64()).into());
+            if !agree(ours.map(|(e, _)| e), generator.plays.first(), empty_leave) {
+                return Err(format!(
+                    "position {i}, ranked: dawgref {ours:?}, wolges {:?}",
+                    generator.plays.first().map(|m| m.equity.as_f64())
+                )
+                .into());
             }
         }
     }
