@@ -568,7 +568,7 @@ fn sim(
 }
 
 fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
-    use dawgref::bot::LeaveModel;
+    use dawgref::equity::LeaveModel;
     use dawgref::movegen::{best_by_equity, best_by_equity_full};
     let lexicon = catalog::resolve(lexicon, None)?.lexicon;
     let positions = positions(games, seed, &lexicon);

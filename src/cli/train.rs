@@ -11,7 +11,8 @@
 
 use super::CliResult;
 use clap::{Args, Subcommand};
-use dawgref::bot::{BotLevel, LeaveModel, play_while, static_action};
+use dawgref::bot::{BotLevel, play_while};
+use dawgref::equity::{LeaveModel, static_action};
 use dawgref::game::{Game, GameConfig};
 use dawgref::leaves::{self, LeaveTable, PairedObservation};
 use dawgref::lexicon::catalog;

@@ -21,7 +21,7 @@
 
 use dawgref_engine::alphabet::Letter;
 use dawgref_engine::board::Board;
-use dawgref_engine::bot::LeaveModel;
+use dawgref_engine::equity::LeaveModel;
 use dawgref_engine::leaves::LeaveTable;
 use dawgref_engine::lexicon::catalog;
 use dawgref_engine::movegen::{CollectAll, Mode, best_by_equity, best_by_equity_full, generate};

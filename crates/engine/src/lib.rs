@@ -9,6 +9,7 @@ pub mod bag;
 pub mod board;
 pub mod bot;
 pub mod endgame;
+pub mod equity;
 pub mod game;
 pub mod leaves;
 pub mod lexicon;

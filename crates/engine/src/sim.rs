@@ -23,8 +23,8 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
-use crate::bot::{LeaveModel, best_keep, leave_value};
 use crate::endgame::Position;
+use crate::equity::{LeaveModel, best_keep, leave_value};
 use crate::game::{Action, Game};
 use crate::lexicon::Dawg;
 use crate::movegen::{Mode, best_by_equity, generate};

@@ -1,0 +1,140 @@
+//! The endgame solver against plain minimax on small endgames of every ruleset, and its
+//! principal variation played through a real `Game` to the value it promised.
+
+use crate::common;
+
+use common::{lexicon, rules};
+use dawgref_engine::bot::{BotLevel, play_while};
+use dawgref_engine::endgame::{Budget, Move, Position, minimax, solve};
+use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
+use dawgref_engine::rules::RulesetKind;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// A game of greedy bots from `seed`, played on past the empty bag until both racks hold at most
+/// `max_tiles` tiles; `None` if the game ends first.
+fn endgame(kind: RulesetKind, seed: u64, max_tiles: usize) -> Option<Game> {
+    let lex = Arc::new(lexicon(kind).clone());
+    let mut config = GameConfig::new(rules(kind), lex, seed);
+    // Void: a play that goes out ends the game at once (no wait for a challenge).
+    config.challenge = ChallengeRule::Void;
+    let mut game = Game::new(config).unwrap();
+    let small = |g: &Game| g.bag_len() == 0 && (0..2).all(|s| g.rack(s).unwrap().len() <= max_tiles);
+    play_while(&mut game, &[BotLevel::Greedy], 1000, |g| !small(g)).unwrap();
+    (!game.is_over() && small(&game)).then_some(game)
+}
+
+fn spread(game: &Game, seat: usize) -> i32 {
+    game.scores()[seat] - game.scores()[1 - seat]
+}
+
+/// Play `pv` through `game`: the game must end, at the spread the solver promised.
+fn replay(mut game: Game, pv: &[Move], value: i32, what: &str) {
+    let me = game.to_move();
+    let before = spread(&game, me);
+    let mut now = 10_000_000;
+    for mv in pv {
+        now += 1000;
+        let seat = game.to_move();
+        game.act(seat, action(*mv), now).unwrap_or_else(|e| panic!("{what}: {mv:?}: {e}"));
+    }
+    assert!(game.is_over(), "{what}: the principal variation ends the game");
+    assert_eq!(spread(&game, me), before + value, "{what}: final spread");
+}
+
+#[test]
+fn solver_equals_minimax_on_small_endgames_in_every_ruleset() {
+    let mut checked = [0usize; 3];
+    for (k, kind) in RulesetKind::ALL.into_iter().enumerate() {
+        let mut seed = 0;
+        while checked[k] < 12 {
+            seed += 1;
+            assert!(seed < 400, "{kind}: too few small endgames");
+            let Some(game) = endgame(kind, seed, 4) else { continue };
+            let Some(position) = Position::from_game(&game) else { continue };
+            let dawg = game.config().lexicon.dawg();
+            // The reference is exponential: positions it cannot finish quickly are left out.
+            let Some(exact) = minimax(&position, dawg, 100_000) else { continue };
+            let solution = solve(&position, dawg, Budget::default());
+            let what = format!("{kind} seed {seed}");
+            assert!(solution.exact, "{what}: solved exactly");
+            assert_eq!(solution.value, exact, "{what}: the solver's value is minimax's");
+            replay(game, &solution.pv, solution.value, &what);
+            checked[k] += 1;
+        }
+    }
+    assert_eq!(checked, [12, 12, 12]);
+}
+
+#[test]
+fn full_racks_searched_to_a_fixed_depth_answer_the_same_legal_move_twice() {
+    let mut searched = 0;
+    for kind in RulesetKind::ALL {
+        for seed in 1..=3 {
+            let Some(game) = endgame(kind, seed, 7) else { continue };
+            let Some(position) = Position::from_game(&game) else { continue };
+            let budget = Budget { max_depth: 3, ..Budget::default() };
+            let dawg = game.config().lexicon.dawg();
+            let first = solve(&position, dawg, budget.clone());
+            let again = solve(&position, dawg, budget);
+            let what = format!("{kind} seed {seed}");
+            assert_eq!(
+                (first.value, &first.pv, first.nodes),
+                (again.value, &again.pv, again.nodes),
+                "{what}"
+            );
+            assert!(first.depth == 3 || first.exact, "{what}");
+            if first.exact {
+                replay(game, &first.pv, first.value, &what);
+            } else {
+                let mut game = game;
+                let seat = game.to_move();
+                game.act(seat, action(first.pv[0]), 10_000_000).unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+            searched += 1;
+        }
+    }
+    assert!(searched >= 7, "{searched} endgames");
+}
+
+fn action(mv: Move) -> Action {
+    match mv {
+        Move::Play { play, .. } => Action::Play(play),
+        Move::Pass => Action::Pass,
+    }
+}
+
+#[test]
+fn a_spent_budget_answers_with_the_first_iteration() {
+    let game = endgame(RulesetKind::English, 3, 7).expect("seed 3 reaches an endgame");
+    let position = Position::from_game(&game).unwrap();
+    let budget = Budget { deadline: Some(Instant::now()), ..Budget::default() };
+    let solution = solve(&position, game.config().lexicon.dawg(), budget);
+    assert!(solution.depth >= 1);
+    let first = solution.pv.first().copied().expect("a move");
+    let mut game = game;
+    let seat = game.to_move();
+    game.act(seat, action(first), 10_000_000).expect("the move is legal");
+}
+
+#[test]
+fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
+    let game = endgame(RulesetKind::English, 1, 7).expect("seed 1 reaches an endgame");
+    let position = Position::from_game(&game).unwrap();
+    let stop = Arc::new(AtomicBool::new(true));
+    let budget = Budget { stop: Some(stop), ..Budget::default() };
+    let solution = solve(&position, game.config().lexicon.dawg(), budget);
+    // Seed 1's endgame takes over twenty million positions to solve exactly.
+    assert!(!solution.exact);
+    assert_eq!(solution.depth, 1);
+    assert!(!solution.pv.is_empty());
+}
+
+#[test]
+fn unseen_tiles_are_the_opponents_rack() {
+    let game = endgame(RulesetKind::Russian, 2, 7).expect("an endgame");
+    let me = game.to_move();
+    let unseen = Position::unseen(game.board(), game.rack(me).unwrap()).unwrap();
+    assert_eq!(&unseen, game.rack(1 - me).unwrap());
+}

@@ -1,0 +1,29 @@
+//! Behaviour tests of the gRPC API, its sessions and the browser client, against the server users run.
+//! One test binary of several modules (a cold `scripts/test` links a handful of binaries).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod notation_cgp;
+mod privacy_audit;
+mod server_analysis;
+mod server_bad_input;
+mod server_bounded_errors;
+mod server_challenges;
+mod server_endgame;
+mod server_finished_games;
+mod server_gcg_round_trip;
+mod server_human_vs_bot;
+mod server_import;
+mod server_list_games;
+mod server_metrics;
+mod server_operations;
+mod server_races;
+mod server_simulate;
+mod server_turn_actions;
+mod server_watch_ends;
+mod server_watch_privacy;
+mod session_bots_background;
+mod session_clocks;
+mod web_assets;
+mod web_client;

@@ -1,0 +1,419 @@
+//! The browser client in a real browser (headless Chromium over WebDriver), against an
+//! in-process server: a game against the bot made from the lobby and played by clicking and
+//! typing, watched live from a second browser, the director's overview and record check, and
+//! a Cyrillic word. Screenshots of every page go to `target/screenshots/`.
+
+#[path = "../common/browser.rs"]
+mod browser;
+use crate::common;
+
+use browser::*;
+use common::server::*;
+use dawgref::proto::v1 as pb;
+use fantoccini::{Client, Locator};
+
+/// The best first play that uses no blank (typing a letter the rack holds uses that tile, so a
+/// play with a blank would be typed as another play), with its score as the server counts it.
+async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GeneratedMove {
+    let mut a = srv.analysis().await;
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(game_id.into())),
+            lexicon: String::new(),
+        }),
+        ..Default::default()
+    };
+    let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
+    while let Some(m) = moves.message().await.unwrap() {
+        if m.play.as_ref().unwrap().tiles.iter().all(|t| !t.blank) {
+            return m;
+        }
+    }
+    panic!("no play without a blank");
+}
+
+/// The game id in the page's address, once the page is a game's.
+async fn game_id_of(c: &Client) -> String {
+    let url = wait_until(
+        "the game's page",
+        || async { c.current_url().await.ok() },
+        |u| u.path().starts_with("/games/"),
+    )
+    .await;
+    url.path().trim_start_matches("/games/").to_string()
+}
+
+/// Create a game against the strong bot from the lobby, in `ruleset` (an option's value).
+async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> String {
+    c.goto(&format!("{base}/?seed={seed}")).await.unwrap();
+    let select = c.wait().for_element(Locator::Css("#ruleset")).await.unwrap();
+    select.select_by_value(ruleset).await.unwrap();
+    c.find(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
+    c.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    let id = game_id_of(c).await;
+    wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == 7).await;
+    id
+}
+
+/// Place a play's tiles by clicking its first square, setting the direction, and typing.
+async fn type_play(c: &Client, play: &pb::Play) {
+    let first = &play.tiles[0];
+    let across = play.tiles.iter().all(|t| t.row == first.row);
+    c.find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col))).await.unwrap().click().await.unwrap();
+    let want = if across { "across" } else { "down" };
+    if !text(c, "#direction").await.unwrap_or_default().contains(want) {
+        c.find(Locator::Css("#direction")).await.unwrap().click().await.unwrap();
+    }
+    wait_until("the direction", || text(c, "#direction"), |t| t.contains(want)).await;
+    let letters: String = play.tiles.iter().map(|t| t.letter.as_str()).collect();
+    c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&letters.to_lowercase()).await.unwrap();
+}
+
+/// The user's token for a game, as the page keeps it (this tab's sessionStorage).
+async fn token_in_page(c: &Client, game_id: &str) -> String {
+    let v = script(c, &format!("return sessionStorage.getItem('dawgref:token:{game_id}')")).await;
+    v.as_str().expect("the page holds the seat's token").to_string()
+}
+
+#[tokio::test]
+async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let player = driver.browser().await;
+    let id = create_from_lobby(&player, &srv.url, "RULESET_ENGLISH", 7).await;
+    screenshot(&player, "game-start").await;
+    let token = token_in_page(&player, &id).await;
+    assert!(!player.current_url().await.unwrap().as_str().contains(&token), "the token stays out of the URL");
+
+    let best = first_play_without_blank(&srv, &id, &token).await;
+    type_play(&player, best.play.as_ref().unwrap()).await;
+    // The preview's score is the server's.
+    wait_text(&player, "#preview-score", &best.score.to_string()).await;
+    screenshot(&player, "game-preview").await;
+    player.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    wait_text(&player, "#score-0", &best.score.to_string()).await;
+    // The bot answers: its score changes and two plays are listed.
+    let bot_score = wait_until("the bot's answer", || text(&player, "#score-1"), |s| s != "0").await;
+    wait_until("two moves listed", || async { Some(count(&player, "#moves li").await) }, |&n| n == 2).await;
+    let view =
+        srv.games().await.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    assert_eq!(view.seats[0].score, best.score);
+    assert_eq!(view.seats[1].score.to_string(), bot_score);
+    screenshot(&player, "game-after-bot").await;
+
+    // A second browser, with no token: the same moves, no rack, and the next move live.
+    let watcher = driver.browser().await;
+    watcher.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+    wait_until("the watcher's move list", || async { Some(count(&watcher, "#moves li").await) }, |&n| n == 2)
+        .await;
+    assert_eq!(count(&watcher, ".rack-tile").await, 0, "a watcher sees no rack");
+    wait_text(&watcher, "#score-0", &best.score.to_string()).await;
+    let rack = script(&watcher, "return sessionStorage.length").await;
+    assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
+    // The player exchanges two tiles: marked by clicking them, then sent.
+    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
+    for i in 0..2 {
+        let tile = format!(".rack-tile[data-index='{i}']");
+        player.find(Locator::Css(&tile)).await.unwrap().click().await.unwrap();
+    }
+    wait_text(&player, "#exchange", "Exchange 2").await;
+    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
+    wait_until(
+        "the exchange and the bot's answer, live",
+        || async { Some(count(&watcher, "#moves li").await) },
+        |&n| n >= 4,
+    )
+    .await;
+    // A watcher sees how many tiles, not which; the player sees its own.
+    wait_text(&watcher, "#moves li:nth-child(3) .what", "exchange 2").await;
+    let third = "#moves li:nth-child(3) .what";
+    wait_until(
+        "the player's own tiles",
+        || text(&player, third),
+        |t| t.starts_with("exchange ") && t.chars().count() == 11,
+    )
+    .await;
+    screenshot(&watcher, "game-watched").await;
+    player.close().await.unwrap();
+    watcher.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cyrillic_word_is_placed_and_scored() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    let id = create_from_lobby(&c, &srv.url, "RULESET_RUSSIAN", 11).await;
+    let token = token_in_page(&c, &id).await;
+    let best = first_play_without_blank(&srv, &id, &token).await;
+    let play = best.play.as_ref().unwrap();
+    assert!(play.tiles.iter().all(|t| t.letter.chars().all(|ch| ('А'..='Я').contains(&ch) || ch == 'Ё')));
+    type_play(&c, play).await;
+    wait_text(&c, "#preview-score", &best.score.to_string()).await;
+    c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#score-0", &best.score.to_string()).await;
+    let first = &play.tiles[0];
+    // The board is drawn again when the bot's reply arrives: a square found just before may be
+    // gone by the time it is read, so it is found and read again until it answers.
+    let square = format!("#sq-{}-{}", first.row, first.col);
+    wait_until(
+        "the played square's label",
+        || async { c.find(Locator::Css(&square)).await.ok()?.attr("aria-label").await.ok().flatten() },
+        |label: &String| label.contains(&first.letter),
+    )
+    .await;
+    screenshot(&c, "game-russian").await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_director_lists_games_opens_one_and_checks_a_record() {
+    let srv = start().await;
+    srv.handle.state.set_director_token("director-secret");
+    let mut g = srv.games().await;
+    let game = g
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("Alice"), bot(pb::BotLevel::Strong)],
+            3,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let other = two_humans(&mut g, 4).await;
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    c.wait()
+        .for_element(Locator::Css("#director-token"))
+        .await
+        .unwrap()
+        .send_keys("director-secret")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#list-info", "2 live games").await;
+    assert_eq!(count(&c, &format!(".table-card[data-game='{}']", other.game_id)).await, 1);
+    let alice = format!(".table-card[data-game='{}'] .name", game.game_id);
+    wait_until("Alice's table", || text(&c, &alice), |t| t == "Alice").await;
+    // Finding by player.
+    c.find(Locator::Css("#query")).await.unwrap().send_keys("alic").await.unwrap();
+    wait_text(&c, "#list-info", "1 live game").await;
+    screenshot(&c, "director").await;
+    c.find(Locator::Css(&format!(".table-card[data-game='{}']", game.game_id)))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(game_id_of(&c).await, game.game_id);
+    wait_until("the board", || async { Some(count(&c, "[role=gridcell]").await) }, |&n| n == 225).await;
+    assert_eq!(count(&c, ".rack-tile").await, 0, "the director sees no rack");
+
+    // A record with a wrong score: the page shows the lines the server found.
+    let record = std::fs::read_to_string("tests/data/gcg/josh2.gcg").unwrap();
+    let mut lines: Vec<String> = record.lines().map(str::to_string).collect();
+    let at = lines.iter().position(|l| l.starts_with('>') && l.split_whitespace().count() >= 5).unwrap();
+    let mut fields: Vec<String> = lines[at].split_whitespace().map(str::to_string).collect();
+    let n = fields.len();
+    let score: i32 = fields[n - 2].trim_start_matches('+').parse().unwrap();
+    fields[n - 2] = format!("+{}", score + 5);
+    lines[at] = fields.join(" ");
+    let tampered = lines.join("\n") + "\n";
+    let expected = g
+        .import_gcg(pb::ImportGcgRequest { gcg: tampered.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!expected.ok && !expected.mismatches.is_empty());
+    let dir = common::server::TempDir::new("gcg-upload");
+    let path = dir.0.join("tampered.gcg");
+    std::fs::write(&path, &tampered).unwrap();
+
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    let file = c.wait().for_element(Locator::Css("#gcg-file")).await.unwrap();
+    file.send_keys(path.to_str().unwrap()).await.unwrap();
+    wait_until("the record in the page", || script_text(&c, "#gcg-text"), |t| t.starts_with('#')).await;
+    c.find(Locator::Css("#import")).await.unwrap().click().await.unwrap();
+    let rows =
+        wait_until("the mismatches", || async { Some(count(&c, "#mismatches tbody tr").await) }, |&n| n > 0)
+            .await;
+    assert_eq!(rows, expected.mismatches.len());
+    let first_line = text(&c, "#mismatches tbody tr td").await.unwrap();
+    assert_eq!(first_line, expected.mismatches[0].line.to_string());
+    screenshot(&c, "director-import").await;
+    c.close().await.unwrap();
+}
+
+/// A form field's value.
+async fn script_text(c: &Client, css: &str) -> Option<String> {
+    let v = script(c, &format!("return document.querySelector({css:?}).value")).await;
+    v.as_str().map(str::to_string)
+}
+
+#[tokio::test]
+async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let host = driver.browser().await;
+    host.goto(&format!("{}/?seed=5", srv.url)).await.unwrap();
+    host.wait().for_element(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
+    host.find(Locator::Css(".seat-kind")).await.unwrap().select_by_value("open").await.unwrap();
+    let minutes = host.find(Locator::Css("#minutes")).await.unwrap();
+    minutes.clear().await.unwrap();
+    minutes.send_keys("10").await.unwrap();
+    host.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    let id = game_id_of(&host).await;
+    let link = wait_until(
+        "the invitation",
+        || async { host.find(Locator::Css("#invite-link")).await.ok()?.prop("value").await.ok()? },
+        |l| !l.is_empty(),
+    )
+    .await;
+    assert_eq!(link, format!("{}/games/{id}", srv.url));
+    // Ten minutes each, counting down on the seat to move.
+    let running = ".seat[data-seat='0'] .clock";
+    wait_until(
+        "the mover's clock",
+        || text(&host, running),
+        |t| t.starts_with("10:00") || t.starts_with("9:"),
+    )
+    .await;
+    wait_text(&host, ".seat[data-seat='1'] .clock", "10:00").await;
+
+    let friend = driver.browser().await;
+    friend.goto(&link).await.unwrap();
+    friend.wait().for_element(Locator::Css("#join-name")).await.unwrap().send_keys("Bea").await.unwrap();
+    friend.find(Locator::Css(".join button")).await.unwrap().click().await.unwrap();
+    wait_until("the friend's rack", || async { Some(count(&friend, ".rack-tile").await) }, |&n| n == 7).await;
+    wait_until(
+        "the friend's name on the host's page",
+        || text(&host, ".seat[data-seat='1'] .name"),
+        |n| n.starts_with("Bea"),
+    )
+    .await;
+    assert_eq!(count(&host, "#invite-link").await, 0, "no seat is open any more");
+
+    friend.find(Locator::Css("#resign")).await.unwrap().click().await.unwrap();
+    friend.accept_alert().await.unwrap();
+    for page in [&host, &friend] {
+        let over =
+            wait_until("the end of the game", || text(page, "#game-over"), |t| t.contains("Winner")).await;
+        assert!(over.contains("Winner: Ada"), "{over}");
+    }
+    screenshot(&friend, "game-over").await;
+    host.close().await.unwrap();
+    friend.close().await.unwrap();
+}
+
+/// The page's protobuf codec against prost: the same bytes both ways, for negative, optional,
+/// oneof, repeated, nested, 64-bit and Cyrillic fields.
+#[tokio::test]
+async fn the_pages_codec_reads_and_writes_what_prost_does() {
+    use prost::Message;
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    let event = pb::GameEvent {
+        number: 1 << 40,
+        seat: 1,
+        kind: "play".into(),
+        play: Some(pb::Play {
+            notation: "8H ЁЖ".into(),
+            tiles: vec![
+                pb::Tile { row: 7, col: 7, letter: "Ё".into(), blank: false },
+                pb::Tile { row: 7, col: 8, letter: "Ж".into(), blank: true },
+            ],
+        }),
+        words: vec!["ЁЖ".into(), "A".into()],
+        points: -15,
+        cumulative: -3,
+        challenger: Some(0),
+        acceptable: Some(false),
+        time_ms: 123_456_789_012,
+        ..Default::default()
+    };
+    let turn = pb::SubmitTurnRequest {
+        game_id: "g".into(),
+        expected_turn: Some(0),
+        request_id: String::new(),
+        action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+    };
+    let js = r#"
+        const [eventBytes, turnBytes, done] = arguments;
+        import("/web/grpc.js").then(async (m) => {
+          await m.loadSchema();
+          const e = m.decode("dawgref.v1.GameEvent", Uint8Array.from(eventBytes));
+          const back = Array.from(m.encode("dawgref.v1.GameEvent", e));
+          const turn = Array.from(m.encode("dawgref.v1.SubmitTurnRequest",
+            { game_id: "g", expected_turn: 0, pass: {} }));
+          const t = m.decode("dawgref.v1.SubmitTurnRequest", Uint8Array.from(turnBytes));
+          done({ e, back, turn, action: t.action, expected: t.expected_turn });
+        }).catch((err) => done({ error: String(err) }));
+    "#;
+    let out = c
+        .execute_async(
+            js,
+            vec![serde_json::json!(event.encode_to_vec()), serde_json::json!(turn.encode_to_vec())],
+        )
+        .await
+        .unwrap();
+    assert!(out.get("error").is_none(), "{out}");
+    let e = &out["e"];
+    assert_eq!(e["number"], serde_json::json!(1u64 << 40));
+    assert_eq!((e["points"].as_i64(), e["cumulative"].as_i64()), (Some(-15), Some(-3)));
+    assert_eq!((e["challenger"].as_u64(), e["acceptable"].as_bool()), (Some(0), Some(false)));
+    assert_eq!(e["play"]["tiles"][1]["letter"], "Ж");
+    assert_eq!(e["play"]["tiles"][1]["blank"], true);
+    assert_eq!(e["words"], serde_json::json!(["ЁЖ", "A"]));
+    assert_eq!(e["time_ms"].as_u64(), Some(123_456_789_012));
+    assert!(e["rack"] == "" && e["tile_count"] == 0, "unset fields read as proto3's defaults");
+    let back: Vec<u8> = serde_json::from_value(out["back"].clone()).unwrap();
+    assert_eq!(
+        pb::GameEvent::decode(back.as_slice()).unwrap(),
+        event,
+        "written back, prost reads the same event"
+    );
+    let written: Vec<u8> = serde_json::from_value(out["turn"].clone()).unwrap();
+    assert_eq!(written, turn.encode_to_vec(), "an empty oneof message and a zero optional are written");
+    assert_eq!((out["action"].as_str(), out["expected"].as_u64()), (Some("pass"), Some(0)));
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tile_dragged_from_the_rack_lands_on_its_square_and_is_judged() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    create_from_lobby(&c, &srv.url, "RULESET_ENGLISH", 7).await;
+    // HTML drag and drop, as the browser dispatches it (WebDriver cannot drag natively).
+    let letter = script(
+        &c,
+        r#"
+        const tile = document.querySelector(".rack-tile[data-index='0']");
+        const dt = new DataTransfer();
+        tile.dispatchEvent(new DragEvent("dragstart", { dataTransfer: dt, bubbles: true }));
+        const square = document.getElementById("sq-7-7");
+        square.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        square.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        return tile.querySelector(".letter").textContent;
+        "#,
+    )
+    .await;
+    let letter = letter.as_str().unwrap().to_string();
+    assert_eq!(letter, "A", "seed 7 deals AEGNNPU");
+    let label = || async { c.find(Locator::Css("#sq-7-7")).await.ok()?.attr("aria-label").await.ok()? };
+    wait_until("the dropped tile", label, |l| l == "H8: your A, double word, centre").await;
+    assert_eq!(count(&c, ".rack-tile.used").await, 1);
+    // One tile cannot open the game: the preview says why, from the server.
+    let problem =
+        wait_until("the preview's verdict", || text(&c, "#preview.invalid li"), |t| !t.is_empty()).await;
+    assert!(
+        problem.to_lowercase().contains("one tile") || problem.to_lowercase().contains("two tiles"),
+        "{problem}"
+    );
+    c.close().await.unwrap();
+}

@@ -1,0 +1,5 @@
+//! The command line, run as a user runs it.
+//! One test binary of several modules (a cold `scripts/test` links a handful of binaries).
+
+mod cli_gen;
+mod cli_match;

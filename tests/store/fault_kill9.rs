@@ -1,0 +1,233 @@
+//! The real binary, killed with SIGKILL at random moments while many games are being played,
+//! loses nothing it acknowledged: after each restart every turn whose SubmitTurn returned OK is
+//! in its game's history (same seat, same points, same running score), and every game goes on to
+//! its end. Several kill/restart rounds per run; the kill times come from a seed printed on
+//! failure.
+
+use crate::common;
+
+use common::Rng;
+use common::binary::{free_port, serve, wait_until_up};
+use common::server::{TempDir, authed};
+use dawgref::proto::v1 as pb;
+use pb::analysis_client::AnalysisClient;
+use pb::games_client::GamesClient;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tonic::transport::Channel;
+
+const GAMES: usize = 32;
+const ROUNDS: usize = 4;
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+/// A failing assertion must not leave a server running.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn spawn(dir: &std::path::Path) -> Server {
+    let port = free_port();
+    let child = serve(port)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--lexicon-cache")
+        .arg(dir.join("lexicons"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server binary starts");
+    let url = format!("http://127.0.0.1:{port}");
+    wait_until_up(&url).await;
+    Server { child, url }
+}
+
+/// What a client was told: seat, points and the seat's score after the turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ack {
+    /// The game's turn number when the turn was taken.
+    turn: u32,
+    seat: u32,
+    points: i32,
+    score: Option<i32>,
+}
+
+struct Game {
+    id: String,
+    tokens: Vec<String>,
+    acks: Mutex<Vec<Ack>>,
+}
+
+/// Play the game until it ends or the server goes away. Returns whether it ended.
+async fn drive(url: String, game: Arc<Game>, rng_seed: u64) -> bool {
+    let Ok(mut g) = GamesClient::connect(url.clone()).await else { return false };
+    let Ok(mut a) = AnalysisClient::connect(url).await else { return false };
+    let mut rng = Rng(rng_seed);
+    loop {
+        let Ok(v) =
+            g.get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0])).await
+        else {
+            return false;
+        };
+        let v = v.into_inner();
+        if v.over {
+            return true;
+        }
+        let seat = v.to_move as usize;
+        let token = &game.tokens[seat];
+        let action = if v.awaiting_final_challenge || rng.below(12) == 0 {
+            pb::submit_turn_request::Action::Pass(pb::Pass {})
+        } else {
+            match best(&mut a, &game.id, token).await {
+                Ok(Some(play)) => pb::submit_turn_request::Action::Play(play),
+                Ok(None) => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+                Err(_) => return false,
+            }
+        };
+        let req = pb::SubmitTurnRequest {
+            game_id: game.id.clone(),
+            expected_turn: Some(v.turn),
+            request_id: format!("{}-{}", seat, v.turn),
+            action: Some(action),
+        };
+        match g.submit_turn(authed(req, token)).await {
+            Ok(r) => {
+                let r = r.into_inner();
+                let view = r.view.as_ref().unwrap();
+                // A turn that ends the game is followed by the end-of-game rack adjustments:
+                // the score the view shows is then not the turn's own.
+                let score = if view.over { None } else { Some(view.seats[seat].score) };
+                game.acks.lock().unwrap().push(Ack {
+                    turn: v.turn,
+                    seat: seat as u32,
+                    points: r.points,
+                    score,
+                });
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+async fn best(
+    a: &mut AnalysisClient<Channel>,
+    id: &str,
+    token: &str,
+) -> Result<Option<pb::Play>, tonic::Status> {
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(id.into())),
+            lexicon: String::new(),
+        }),
+        limit: 1,
+        ..Default::default()
+    };
+    let mut stream = a.generate_moves(authed(req, token)).await?.into_inner();
+    Ok(stream.message().await?.and_then(|m| m.play))
+}
+
+/// Every acknowledged turn is in the game's history, in order.
+async fn check(url: &str, game: &Game) -> pb::GameView {
+    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
+    let v = g
+        .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
+        .await
+        .unwrap_or_else(|e| panic!("game {} is gone after the restart: {e}", game.id))
+        .into_inner();
+    let mut stream = g
+        .watch_game(authed(pb::WatchGameRequest { game_id: game.id.clone(), from_event: 0 }, &game.tokens[0]))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut turns = Vec::new();
+    for _ in 0..v.events {
+        let e = stream.message().await.unwrap().expect("the history is complete");
+        if matches!(e.kind.as_str(), "play" | "pass" | "exchange") {
+            turns.push(Ack {
+                turn: turns.len() as u32,
+                seat: e.seat,
+                points: e.points,
+                score: Some(e.cumulative),
+            });
+        }
+    }
+    let acks = game.acks.lock().unwrap().clone();
+    // No bots and no challenges in these games: turn n is the history's n-th play, pass or
+    // exchange. (A turn committed just before a kill may be there without an acknowledgement.)
+    for (k, ack) in acks.iter().enumerate() {
+        let Some(kept) = turns.get(ack.turn as usize) else {
+            panic!("game {}: acknowledged turn {} is missing ({} kept)", game.id, ack.turn, turns.len())
+        };
+        let kept = Ack { score: ack.score.and(kept.score), ..*kept };
+        assert_eq!(kept, *ack, "game {}: acknowledged turn {k} differs after the restart", game.id);
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_turns_survive_kill_9() {
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    eprintln!("kill schedule seed {seed}");
+    let mut rng = Rng(seed);
+    let dir = TempDir::new("kill9");
+    let mut server = spawn(&dir.0).await;
+
+    let mut games = Vec::new();
+    let mut g = GamesClient::connect(server.url.clone()).await.unwrap();
+    for k in 0..GAMES {
+        let seats = vec![common::server::human("a"), common::server::human("b")];
+        let created = g
+            .create_game(common::server::create(
+                pb::Ruleset::English,
+                pb::ChallengeRule::Single,
+                seats,
+                k as u64,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        games.push(Arc::new(Game {
+            id: created.game_id,
+            tokens: created.seat_tokens,
+            acks: Mutex::new(Vec::new()),
+        }));
+    }
+
+    for round in 0..ROUNDS {
+        let drivers: Vec<_> = games
+            .iter()
+            .map(|game| tokio::spawn(drive(server.url.clone(), game.clone(), rng.next())))
+            .collect();
+        tokio::time::sleep(Duration::from_millis(20 + rng.below(250) as u64)).await;
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        for d in drivers {
+            let _ = d.await;
+        }
+        server = spawn(&dir.0).await;
+        for game in &games {
+            check(&server.url, game).await;
+        }
+        let acked: usize = games.iter().map(|g| g.acks.lock().unwrap().len()).sum();
+        eprintln!("round {round}: {acked} turns acknowledged so far, all present after kill -9");
+    }
+
+    // Every game goes on to its end.
+    let drivers: Vec<_> =
+        games.iter().map(|game| tokio::spawn(drive(server.url.clone(), game.clone(), rng.next()))).collect();
+    for d in drivers {
+        assert!(d.await.unwrap(), "a game could not be finished");
+    }
+    for game in &games {
+        assert!(check(&server.url, game).await.over);
+    }
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+}

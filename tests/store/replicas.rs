@@ -1,0 +1,582 @@
+//! Replicas of the real binary sharing one real PostgreSQL (a throwaway cluster from the
+//! system's binaries): any replica answers for any game, and what a client was told survives
+//! losing a replica. Each test drives games through all replicas in turn, with clients that retry
+//! UNAVAILABLE (and their own timeouts) and treat every other error as a wrong answer; then every
+//! acknowledged turn must be in its game's history exactly once, at its place, whichever replica
+//! is asked.
+//!
+//! - `kill -9` of the owner of the busiest games: the survivors take them over once the lease
+//!   lapses, and the games go on.
+//! - `SIGSTOP` of an owner past its lease, a takeover, then `SIGCONT`: the old owner's pending
+//!   bot move is never written, and the history does not fork.
+//! - PostgreSQL restarted under load: UNAVAILABLE while it is down, never a wrong answer.
+//! - A rolling restart (SIGTERM, which hands the games over, then a new process): no turn lost.
+//! - ListGames asked of any replica lists every replica's games, in one id order, page by page.
+
+use crate::common;
+
+use common::binary::{free_port, serve, wait_until_up};
+use common::postgres::Postgres;
+use common::server::{TempDir, authed, bot, create, human};
+use dawgref::proto::v1 as pb;
+use pb::analysis_client::AnalysisClient;
+use pb::games_client::GamesClient;
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tonic::Code;
+use tonic::transport::{Channel, Endpoint};
+
+/// Replicas' lease in these tests: a dead owner's games move within about this.
+const LEASE_MS: u64 = 1000;
+
+/// Every replica's director token (ListGames).
+const DIRECTOR: &str = "director-secret";
+
+/// One test at a time: each runs a PostgreSQL and three servers on two cores.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+struct Replica {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Replica {
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+    fn pid(&self) -> i32 {
+        self.child.as_ref().unwrap().id() as i32
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+struct Cluster {
+    pg: Postgres,
+    db: String,
+    dir: TempDir,
+    replicas: Vec<Replica>,
+}
+
+fn signal(pid: i32, sig: i32) {
+    assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "signal {sig} to {pid}");
+}
+
+impl Cluster {
+    async fn start(tag: &str, n: usize) -> Cluster {
+        let pg = Postgres::start(tag, false);
+        let db = pg.database("games");
+        let dir = TempDir::new(tag);
+        let mut cluster = Cluster { pg, db, dir, replicas: Vec::new() };
+        for _ in 0..n {
+            let port = free_port();
+            let r = cluster.spawn(port).await;
+            cluster.replicas.push(r);
+        }
+        cluster
+    }
+
+    async fn spawn(&self, port: u16) -> Replica {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.0.join(format!("replica-{port}.log")))
+            .unwrap();
+        let child = serve(port)
+            .args(["--database-url", &self.db, "--lease-ms", &LEASE_MS.to_string()])
+            .arg("--lexicon-cache")
+            .arg(self.dir.0.join("lexicons"))
+            .arg("--data-dir")
+            .arg(self.dir.0.join("unused"))
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("the server binary starts");
+        wait_until_up(&format!("http://127.0.0.1:{port}")).await;
+        Replica { child: Some(child), port }
+    }
+
+    fn urls(&self) -> Vec<String> {
+        self.replicas.iter().map(Replica::url).collect()
+    }
+
+    /// A replica's log, for a failure message.
+    fn logs(&self) -> String {
+        let mut all = String::new();
+        for r in &self.replicas {
+            let path = self.dir.0.join(format!("replica-{}.log", r.port));
+            all +=
+                &format!("--- replica {}:\n{}\n", r.port, std::fs::read_to_string(path).unwrap_or_default());
+        }
+        all
+    }
+}
+
+async fn channel(url: &str) -> Channel {
+    // A client's own deadline: a paused server accepts a connection and never answers.
+    Endpoint::from_shared(url.to_string())
+        .unwrap()
+        .timeout(Duration::from_secs(5))
+        .connect_timeout(Duration::from_secs(1))
+        .connect_lazy()
+}
+
+/// What a client was told about a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ack {
+    turn: u32,
+    seat: u32,
+    points: i32,
+}
+
+struct Game {
+    id: String,
+    tokens: Vec<String>,
+    acks: Mutex<Vec<Ack>>,
+}
+
+/// Errors a client may see while replicas come and go: all retryable. (`Unknown` is what the
+/// client library itself reports when the connection to a killed server breaks mid-call, and
+/// `Internal` "h2 protocol error" when a stream of a draining connection is reset under it: the
+/// server sends neither; a retry with the same request id is safe.)
+fn retryable(e: &tonic::Status) -> bool {
+    matches!(e.code(), Code::Unavailable | Code::Cancelled | Code::DeadlineExceeded)
+        || (e.code() == Code::Unknown && e.message().contains("transport error"))
+        || (e.code() == Code::Internal && e.message().starts_with("h2 protocol error"))
+}
+
+/// Every error that was not retryable, with its call.
+type Wrong = Arc<Mutex<Vec<String>>>;
+
+/// Play the game through the replicas in turn until it ends or `stop`. A retryable error moves
+/// to the next replica; a turn whose answer was lost is retried with its request id.
+async fn drive(
+    urls: Arc<Mutex<Vec<String>>>,
+    game: Arc<Game>,
+    stop: Arc<AtomicBool>,
+    wrong: Wrong,
+    start: usize,
+) {
+    let mut k = start;
+    let mut failures = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let url = {
+            let urls = urls.lock().unwrap();
+            urls[k % urls.len()].clone()
+        };
+        k += 1;
+        let ch = channel(&url).await;
+        let (mut g, mut a) = (GamesClient::new(ch.clone()), AnalysisClient::new(ch));
+        let outcome: Result<bool, tonic::Status> = async {
+            let v = g
+                .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
+                .await?
+                .into_inner();
+            if v.over {
+                return Ok(true);
+            }
+            let seat = v.to_move as usize;
+            let token = &game.tokens[seat];
+            let action = if v.awaiting_final_challenge {
+                pb::submit_turn_request::Action::Pass(pb::Pass {})
+            } else {
+                let req = pb::GenerateMovesRequest {
+                    position: Some(pb::Position {
+                        source: Some(pb::position::Source::GameId(game.id.clone())),
+                        lexicon: String::new(),
+                    }),
+                    limit: 1,
+                    ..Default::default()
+                };
+                let mut moves = a.generate_moves(authed(req, token)).await?.into_inner();
+                match moves.message().await?.and_then(|m| m.play) {
+                    Some(play) => pb::submit_turn_request::Action::Play(play),
+                    None => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+                }
+            };
+            let req = pb::SubmitTurnRequest {
+                game_id: game.id.clone(),
+                expected_turn: Some(v.turn),
+                request_id: format!("{seat}-{}", v.turn),
+                action: Some(action),
+            };
+            let r = g.submit_turn(authed(req, token)).await?.into_inner();
+            game.acks.lock().unwrap().push(Ack { turn: v.turn, seat: seat as u32, points: r.points });
+            Ok(r.view.is_some_and(|v| v.over))
+        }
+        .await;
+        match outcome {
+            Ok(true) => return,
+            Ok(false) => failures = 0,
+            Err(e) if retryable(&e) => {
+                failures += 1;
+                tokio::time::sleep(Duration::from_millis(if failures > 3 { 100 } else { 10 })).await;
+            }
+            Err(e) => {
+                wrong.lock().unwrap().push(format!(
+                    "game {} via {url}: {:?} {}",
+                    game.id,
+                    e.code(),
+                    e.message()
+                ));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// The game's plays, passes and exchanges as `url` shows them (retrying what is retryable).
+async fn history(url: &str, game: &Game) -> (pb::GameView, Vec<Ack>) {
+    let started = Instant::now();
+    loop {
+        match try_history(url, game).await {
+            Ok(h) => return h,
+            Err(e) if retryable(&e) && started.elapsed() < Duration::from_secs(20) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("game {} via {url}: {e}", game.id),
+        }
+    }
+}
+
+async fn try_history(url: &str, game: &Game) -> Result<(pb::GameView, Vec<Ack>), tonic::Status> {
+    let ch = channel(url).await;
+    let mut g = GamesClient::new(ch);
+    let v = g
+        .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
+        .await?
+        .into_inner();
+    let mut stream = g
+        .watch_game(authed(pb::WatchGameRequest { game_id: game.id.clone(), from_event: 0 }, &game.tokens[0]))
+        .await?
+        .into_inner();
+    let mut turns = Vec::new();
+    for _ in 0..v.events {
+        let e = stream.message().await?.expect("the history is complete");
+        if matches!(e.kind.as_str(), "play" | "pass" | "exchange") {
+            turns.push(Ack { turn: turns.len() as u32, seat: e.seat, points: e.points });
+        }
+    }
+    Ok((v, turns))
+}
+
+/// Every replica shows the same history, and every acknowledged turn is in it at its place.
+async fn check(urls: &[String], game: &Game) {
+    let (_, turns) = history(&urls[0], game).await;
+    for url in &urls[1..] {
+        assert_eq!(history(url, game).await.1, turns, "game {}: replicas disagree", game.id);
+    }
+    let acks = game.acks.lock().unwrap().clone();
+    for ack in &acks {
+        let kept = turns.get(ack.turn as usize).unwrap_or_else(|| {
+            panic!("game {}: acknowledged turn {} is missing ({} kept)", game.id, ack.turn, turns.len())
+        });
+        assert_eq!(kept, ack, "game {}: acknowledged turn differs", game.id);
+    }
+}
+
+async fn new_games(url: &str, n: usize, seed: u64) -> Vec<Arc<Game>> {
+    let mut g = GamesClient::new(channel(url).await);
+    let mut games = Vec::new();
+    for k in 0..n {
+        let created = g
+            .create_game(create(
+                pb::Ruleset::English,
+                pb::ChallengeRule::Void,
+                vec![human("a"), human("b")],
+                seed + k as u64,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        games.push(Arc::new(Game {
+            id: created.game_id,
+            tokens: created.seat_tokens,
+            acks: Mutex::new(Vec::new()),
+        }));
+    }
+    games
+}
+
+fn acked(games: &[Arc<Game>]) -> usize {
+    games.iter().map(|g| g.acks.lock().unwrap().len()).sum()
+}
+
+/// Drivers for every game, spread over the replicas.
+struct Load {
+    stop: Arc<AtomicBool>,
+    wrong: Wrong,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+fn load(urls: &Arc<Mutex<Vec<String>>>, games: &[Arc<Game>]) -> Load {
+    let stop = Arc::new(AtomicBool::new(false));
+    let wrong: Wrong = Arc::default();
+    let tasks = games
+        .iter()
+        .enumerate()
+        .map(|(k, g)| tokio::spawn(drive(urls.clone(), g.clone(), stop.clone(), wrong.clone(), k)))
+        .collect();
+    Load { stop, wrong, tasks }
+}
+
+impl Load {
+    async fn finish(self) -> Vec<String> {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.tasks {
+            let _ = t.await;
+        }
+        self.wrong.lock().unwrap().clone()
+    }
+}
+
+/// Wait until `more` further turns are acknowledged across `games`.
+async fn progress(games: &[Arc<Game>], more: usize, what: &str) -> Duration {
+    let started = Instant::now();
+    let target = acked(games) + more;
+    while acked(games) < target {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what}: no progress ({} of {target})",
+            acked(games)
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    started.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_go_on_after_their_owner_is_killed() {
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("kill9", 3).await;
+    // Replica 0 creates, so owns, most games.
+    let mut games = new_games(&cluster.replicas[0].url(), 8, 1).await;
+    let others = new_games(&cluster.replicas[1].url(), 3, 100).await;
+    games.extend(others);
+    let urls = Arc::new(Mutex::new(cluster.urls()));
+    let running = load(&urls, &games);
+    progress(&games, 40, "before the kill").await;
+
+    // kill -9 the busiest owner; clients now use the survivors only.
+    let owned_by_dead: Vec<Arc<Game>> = games[..8].to_vec();
+    cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+    cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+    let killed = Instant::now();
+    urls.lock().unwrap().remove(0);
+    let before = acked(&owned_by_dead);
+    while acked(&owned_by_dead) == before {
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "the dead replica's games never moved on\n{}",
+            cluster.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    eprintln!("kill -9 to the next acknowledged turn of a dead owner's game: {:?}", killed.elapsed());
+    progress(&owned_by_dead, 40, "after the kill").await;
+    let wrong = running.finish().await;
+    assert!(wrong.is_empty(), "clients got wrong answers: {wrong:#?}\n{}", cluster.logs());
+    let survivors = urls.lock().unwrap().clone();
+    for g in &games {
+        check(&survivors, g).await;
+    }
+    eprintln!("{} turns acknowledged, all present once on both survivors", acked(&games));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_never_writes_after_its_lease() {
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("sigstop", 2).await;
+    let (a, b) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    // A person against a bot that waits 2 s before it moves, owned by A.
+    let mut ga = GamesClient::new(channel(&a).await);
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Void, vec![human("p"), bot(pb::BotLevel::Greedy)], 9);
+    request.bot_delay_ms = Some(2000);
+    let created = ga.create_game(request).await.unwrap().into_inner();
+    let game = Game {
+        id: created.game_id.clone(),
+        tokens: created.seat_tokens.clone(),
+        acks: Mutex::new(Vec::new()),
+    };
+    let pass = |turn: u32| pb::SubmitTurnRequest {
+        game_id: game.id.clone(),
+        expected_turn: Some(turn),
+        request_id: format!("p-{turn}"),
+        action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+    };
+    // The person passes through B (forwarded to A); A's bot then waits to move.
+    let mut gb = GamesClient::new(channel(&b).await);
+    gb.submit_turn(authed(pass(0), &game.tokens[0])).await.unwrap();
+    signal(cluster.replicas[0].pid(), libc::SIGSTOP);
+    tokio::time::sleep(Duration::from_millis(LEASE_MS + 500)).await;
+
+    // B takes the game over (its first forward times out) and its own bot moves.
+    let started = Instant::now();
+    let view = loop {
+        match gb.get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0])).await {
+            Ok(v) if v.get_ref().turn >= 2 => break v.into_inner(),
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => assert!(retryable(&e), "{e}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "B never took the game over\n{}",
+            cluster.logs()
+        );
+    };
+    assert_eq!(view.to_move, 0);
+
+    // A wakes: its bot move is due and refused; the game stays B's.
+    signal(cluster.replicas[0].pid(), libc::SIGCONT);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mut ga = GamesClient::new(channel(&a).await);
+    let r = loop {
+        match ga.submit_turn(authed(pass(2), &game.tokens[0])).await {
+            Ok(r) => break r.into_inner(),
+            Err(e) => assert!(retryable(&e), "{e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(r.view.unwrap().turn, 3);
+    let (va, ha) = history(&a, &game).await;
+    let (vb, hb) = history(&b, &game).await;
+    assert_eq!(ha, hb, "A and B show one history");
+    assert_eq!((va.turn, vb.turn), (3, 3));
+    // Exactly: pass, the bot's one move, pass — never a second bot move at turn 1.
+    assert_eq!(ha.iter().map(|t| t.seat).collect::<Vec<_>>(), vec![0, 1, 0], "{ha:?}");
+    let log = cluster.logs();
+    assert!(
+        log.contains("another replica owns the game now") || log.contains("taken over by another replica"),
+        "{log}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_restart_costs_only_retries() {
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("pgrestart", 2).await;
+    let games = new_games(&cluster.replicas[0].url(), 6, 7).await;
+    let urls = Arc::new(Mutex::new(cluster.urls()));
+    let running = load(&urls, &games);
+    progress(&games, 20, "before the restart").await;
+    cluster.pg.stop();
+    let down = acked(&games);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Nothing can be acknowledged while no commit can be made.
+    assert!(acked(&games) <= down + games.len(), "turns acknowledged while PostgreSQL was down");
+    cluster.pg.restart();
+    progress(&games, 30, "after the restart").await;
+    let wrong = running.finish().await;
+    assert!(wrong.is_empty(), "clients got wrong answers: {wrong:#?}\n{}", cluster.logs());
+    for g in &games {
+        check(&cluster.urls(), g).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_loses_no_turn() {
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("rolling", 3).await;
+    let mut games = Vec::new();
+    for (k, r) in cluster.replicas.iter().enumerate() {
+        games.extend(new_games(&r.url(), 3, 10 * k as u64).await);
+    }
+    let urls = Arc::new(Mutex::new(cluster.urls()));
+    let running = load(&urls, &games);
+    progress(&games, 20, "before the restarts").await;
+    let pauses = Arc::new(AtomicUsize::new(0));
+    for k in 0..cluster.replicas.len() {
+        let port = cluster.replicas[k].port;
+        signal(cluster.replicas[k].pid(), libc::SIGTERM);
+        let status = cluster.replicas[k].child.as_mut().unwrap().wait().unwrap();
+        assert!(status.success(), "replica {k} exited with {status}");
+        cluster.replicas[k].child = None;
+        let handed = Instant::now();
+        progress(&games, 10, "with a replica down").await;
+        pauses.fetch_max(handed.elapsed().as_millis() as usize, Ordering::Relaxed);
+        cluster.replicas[k] = cluster.spawn(port).await;
+    }
+    progress(&games, 20, "after the restarts").await;
+    let wrong = running.finish().await;
+    assert!(wrong.is_empty(), "clients got wrong answers: {wrong:#?}\n{}", cluster.logs());
+    for g in &games {
+        check(&cluster.urls(), g).await;
+    }
+    eprintln!(
+        "rolling restart: {} turns acknowledged, none lost; longest wait for 10 turns with a replica down {} ms",
+        acked(&games),
+        pauses.load(Ordering::Relaxed)
+    );
+}
+
+/// Every page of ListGames from the replica at `url`, `size` games a page.
+async fn list_all(url: &str, size: u32, query: &str) -> (Vec<String>, Vec<u32>) {
+    let mut g = GamesClient::new(channel(url).await);
+    let (mut ids, mut totals) = (Vec::new(), Vec::new());
+    let mut token = String::new();
+    loop {
+        let page = g
+            .list_games(authed(
+                pb::ListGamesRequest { page_size: size, page_token: token.clone(), query: query.into() },
+                DIRECTOR,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            page.games.len() <= size as usize,
+            "a page of {} games for page_size {size}",
+            page.games.len()
+        );
+        ids.extend(page.games.into_iter().map(|v| v.game_id));
+        totals.push(page.total);
+        if page.next_page_token.is_empty() {
+            return (ids, totals);
+        }
+        token = page.next_page_token;
+        assert!(totals.len() <= 20, "ListGames does not end");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_games_sees_every_replica() {
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("list", 3).await;
+    let mut all = Vec::new();
+    for (k, r) in cluster.replicas.iter().enumerate() {
+        all.extend(new_games(&r.url(), 4 - k, 50 * k as u64).await);
+    }
+    let mut ids: Vec<String> = all.iter().map(|g| g.id.clone()).collect();
+    ids.sort();
+    // Each replica owns only the games it created; every one of them lists all nine.
+    for url in cluster.urls() {
+        let (listed, totals) = list_all(&url, 4, "").await;
+        assert_eq!(listed, ids, "ListGames at {url}");
+        assert_eq!(totals, vec![9, 9, 9], "ListGames at {url}: total on each page");
+        let (one, _) = list_all(&url, 100, "").await;
+        assert_eq!(one, ids, "ListGames at {url}, one page");
+    }
+    // A query reaches the other replicas' games too: the id prefix of a game replica 2 owns,
+    // asked of replica 0.
+    let theirs = &all[all.len() - 1].id;
+    let (found, totals) = list_all(&cluster.replicas[0].url(), 10, &theirs[..13]).await;
+    assert_eq!(found, vec![theirs.clone()]);
+    assert_eq!(totals, vec![1]);
+    // The director's token is checked on every replica: a wrong one is refused at the first.
+    let err = GamesClient::new(channel(&cluster.replicas[1].url()).await)
+        .list_games(authed(pb::ListGamesRequest::default(), "not-the-director"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+}

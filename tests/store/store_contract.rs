@@ -1,0 +1,214 @@
+//! One contract, three stores: what the server relies on from `GameStore` holds for the memory
+//! store, SQLite and PostgreSQL alike (rows in order, duplicates refused, finished and
+//! quarantined games left out of recovery, many games' writes committed together). Then what
+//! only the shared store does: leases, takeover, and fencing of a replica that lost its game.
+
+use crate::common;
+
+use common::postgres::Postgres;
+use common::server::TempDir;
+use dawgref::store::postgres::{Claim, Replica};
+use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore, StoreError};
+use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// A blocking read, off the runtime (as the server's thinking pool does it).
+async fn load(store: &Arc<dyn GameStore>, id: Uuid) -> Option<dawgref::store::StoredGame> {
+    let store = store.clone();
+    tokio::task::spawn_blocking(move || store.load(id)).await.unwrap().unwrap()
+}
+
+async fn unfinished(store: &Arc<dyn GameStore>) -> Vec<Uuid> {
+    let store = store.clone();
+    let mut ids: Vec<Uuid> = tokio::task::spawn_blocking(move || store.unfinished())
+        .await
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(|g| g.id)
+        .collect();
+    ids.sort();
+    ids
+}
+
+async fn contract(store: Arc<dyn GameStore>) {
+    let a = Uuid::new_v4();
+    store.create(a, 1, b"record-a".to_vec(), b"row0".to_vec(), false).wait().await.unwrap();
+    let got = load(&store, a).await.unwrap();
+    assert_eq!(
+        (got.record.as_slice(), got.log.clone(), got.finished),
+        (&b"record-a"[..], vec![(0, b"row0".to_vec())], false)
+    );
+    assert!(matches!(
+        store.create(a, 2, b"again".to_vec(), b"x".to_vec(), false).wait().await,
+        Err(StoreError::Conflict { seq: 0, .. })
+    ));
+    for seq in 1..=3u64 {
+        store.append(a, seq, format!("row{seq}").into_bytes(), false).wait().await.unwrap();
+    }
+    assert!(matches!(
+        store.append(a, 2, b"dup".to_vec(), false).wait().await,
+        Err(StoreError::Conflict { seq: 2, .. })
+    ));
+    let got = load(&store, a).await.unwrap();
+    assert_eq!(got.log.iter().map(|(s, _)| *s).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(got.log[2].1, b"row2");
+
+    // A finished game and a quarantined one are not recovered; a live one is.
+    let (b, c) = (Uuid::new_v4(), Uuid::new_v4());
+    store.create(b, 3, b"b".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    store.create(c, 4, b"c".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    store.append(b, 1, b"last".to_vec(), true).wait().await.unwrap();
+    store.quarantine(c, "bad row 0").wait().await.unwrap();
+    assert!(load(&store, b).await.unwrap().finished);
+    assert_eq!(load(&store, c).await.unwrap().quarantined.as_deref(), Some("bad row 0"));
+    assert_eq!(unfinished(&store).await, vec![a]);
+    assert!(load(&store, Uuid::new_v4()).await.is_none());
+
+    // 200 games written at once: each row lands once, in its game, in order.
+    let ids: Vec<Uuid> = (0..200).map(|_| Uuid::new_v4()).collect();
+    let creates: Vec<_> =
+        ids.iter().map(|id| store.create(*id, 5, id.as_bytes().to_vec(), b"0".to_vec(), false)).collect();
+    for p in creates {
+        p.wait().await.unwrap();
+    }
+    for seq in 1..=5u64 {
+        let rows: Vec<_> = ids.iter().map(|id| store.append(*id, seq, vec![seq as u8], seq == 5)).collect();
+        for p in rows {
+            p.wait().await.unwrap();
+        }
+    }
+    for id in &ids[..20] {
+        let got = load(&store, *id).await.unwrap();
+        assert_eq!(
+            got.log.iter().map(|(s, b)| (*s, b.clone())).collect::<Vec<_>>()[1..],
+            [(1, vec![1]), (2, vec![2]), (3, vec![3]), (4, vec![4]), (5, vec![5])]
+        );
+        assert!(got.finished);
+    }
+    assert_eq!(unfinished(&store).await, vec![a]);
+}
+
+fn replica(lease_ms: u64) -> Replica {
+    Replica {
+        id: Uuid::new_v4(),
+        addr: format!("replica-{}", Uuid::new_v4()),
+        lease: Duration::from_millis(lease_ms),
+    }
+}
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_contract() {
+    contract(Arc::new(MemoryStore::new())).await;
+}
+
+#[tokio::test]
+async fn sqlite_keeps_the_contract() {
+    let dir = TempDir::new("contract");
+    contract(Arc::new(SqliteStore::open(&dir.0).unwrap())).await;
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_contract() {
+    let pg = Postgres::start("contract", false);
+    let url = pg.database("contract");
+    contract(Arc::new(PgStore::open(&url, replica(5000)).await.unwrap())).await;
+    // A second replica on the same database migrates nothing twice and sees the same games.
+    let again = PgStore::open(&url, replica(5000)).await.unwrap();
+    let again: Arc<dyn GameStore> = Arc::new(again);
+    assert_eq!(
+        unfinished(&again).await.len(),
+        0,
+        "the first replica's heartbeat is current: nothing to take"
+    );
+}
+
+#[tokio::test]
+async fn a_replica_that_lost_its_lease_can_never_write() {
+    let pg = Postgres::start("fencing", false);
+    let url = pg.database("fencing");
+    let a = Arc::new(PgStore::open(&url, replica(400)).await.unwrap());
+    let b = Arc::new(PgStore::open(&url, replica(400)).await.unwrap());
+    let game = Uuid::new_v4();
+    a.create(game, 1, b"r".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    a.append(game, 1, b"a1".to_vec(), false).wait().await.unwrap();
+    assert!(a.holds(&game));
+
+    // While A's heartbeat is current, B is told where the game lives.
+    assert_eq!(b.claim(game).await.unwrap(), Claim::Other(a.replica().addr.clone()));
+    assert!(matches!(b.append(game, 2, b"b?".to_vec(), false).wait().await, Err(StoreError::Fenced(_))));
+
+    // A stops beating (paused); after its lease B takes the game over and plays on.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    b.heartbeat().await.unwrap();
+    assert_eq!(b.claim(game).await.unwrap(), Claim::TakenOver);
+    // Asking again is no takeover (the metric counts only these).
+    assert_eq!(b.claim(game).await.unwrap(), Claim::Mine);
+    b.append(game, 2, b"b2".to_vec(), false).wait().await.unwrap();
+
+    // A wakes up: its next write is refused, and its heartbeat reports the game lost.
+    assert!(matches!(a.append(game, 3, b"a3".to_vec(), false).wait().await, Err(StoreError::Fenced(_))));
+    assert!(a.holds(&game), "A has not heard yet");
+    assert_eq!(a.heartbeat().await.unwrap(), vec![game]);
+    assert!(!a.holds(&game));
+    assert_eq!(a.claim(game).await.unwrap(), Claim::Other(b.replica().addr.clone()));
+
+    let store: Arc<dyn GameStore> = b.clone();
+    let log = load(&store, game).await.unwrap().log;
+    assert_eq!(
+        log,
+        vec![(0, b"0".to_vec()), (1, b"a1".to_vec()), (2, b"b2".to_vec())],
+        "one history, no fork"
+    );
+
+    // Handing over: B ends its heartbeat and A may take the game at once.
+    b.release_all().await.unwrap();
+    assert_eq!(a.claim(game).await.unwrap(), Claim::TakenOver);
+    a.append(game, 3, b"a3".to_vec(), true).wait().await.unwrap();
+    assert_eq!(a.claim(game).await.unwrap(), Claim::NotLive, "a finished game has no owner");
+}
+
+/// The race the fencing exists for: appends in flight while another replica takes over. Every
+/// append either lands before the takeover (and the new owner's log read has it) or is refused.
+#[tokio::test]
+async fn a_takeover_never_forks_a_history() {
+    let pg = Postgres::start("race", false);
+    let url = pg.database("race");
+    let a = Arc::new(PgStore::open(&url, replica(200)).await.unwrap());
+    let b = Arc::new(PgStore::open(&url, replica(200)).await.unwrap());
+    let games: Vec<Uuid> = (0..50).map(|_| Uuid::new_v4()).collect();
+    for g in &games {
+        a.create(*g, 1, b"r".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A keeps appending while B takes every game over.
+    let writer = {
+        let (a, games) = (a.clone(), games.clone());
+        tokio::spawn(async move {
+            let mut landed = std::collections::HashMap::new();
+            for seq in 1..=20u64 {
+                for g in &games {
+                    if a.append(*g, seq, b"a".to_vec(), false).wait().await.is_ok() {
+                        landed.insert(*g, seq);
+                    }
+                }
+            }
+            landed
+        })
+    };
+    b.heartbeat().await.unwrap();
+    let mut taken = std::collections::HashMap::new();
+    for g in &games {
+        assert_eq!(b.claim(*g).await.unwrap(), Claim::TakenOver);
+        let store: Arc<dyn GameStore> = b.clone();
+        taken.insert(*g, load(&store, *g).await.unwrap().log.len() as u64);
+    }
+    let landed = writer.await.unwrap();
+    for g in &games {
+        let rows = taken[g];
+        // The new owner's read holds every row A landed.
+        assert_eq!(rows, landed.get(g).map_or(1, |s| s + 1), "game {g}");
+        b.append(*g, rows, b"b".to_vec(), false).wait().await.unwrap();
+    }
+}

@@ -1,0 +1,100 @@
+//! A turn the store cannot make durable is not acknowledged and leaves no trace: the client gets
+//! UNAVAILABLE, watchers see nothing, and the next request finds the game as it was at its last
+//! durable turn (rebuilt from the log), ready to take the turn again.
+
+use crate::common;
+
+use common::server::*;
+use dawgref::proto::v1 as pb;
+use dawgref::rules::RulesetKind;
+use dawgref::server::{self, state::Limits};
+use dawgref::store::{GameStore, MemoryStore, Pending, StoreError, StoredGame};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tonic::Code;
+use uuid::Uuid;
+
+/// A memory store whose appends fail while `failing` is set (a full disk, say).
+#[derive(Default)]
+struct FlakyStore {
+    inner: MemoryStore,
+    failing: AtomicBool,
+}
+
+impl GameStore for FlakyStore {
+    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+        self.inner.create(id, created, record, first, finished)
+    }
+    fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
+        if self.failing.load(Ordering::SeqCst) {
+            return Pending::ready(Err(StoreError::Io("no space left on device".into())));
+        }
+        self.inner.append(id, seq, row, finished)
+    }
+    fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
+        self.inner.quarantine(id, reason)
+    }
+    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+        self.inner.unfinished()
+    }
+    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+        self.inner.load(id)
+    }
+}
+
+#[tokio::test]
+async fn a_turn_that_cannot_be_stored_is_refused_and_forgotten() {
+    let store = Arc::new(FlakyStore::default());
+    let lexicons = RulesetKind::ALL.iter().map(|&k| common::lexicon(k).clone()).collect();
+    let handle = server::state_with_store(lexicons, Limits::default(), store.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let state = handle.state.clone();
+    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    let srv = TestServer { url, handle };
+    let (mut g, mut a) = (srv.games().await, srv.analysis().await);
+    let game = two_humans(&mut g, 17).await;
+    let (id, tokens) = (game.game_id.clone(), game.seat_tokens.clone());
+    let get = |seat: usize| authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat]);
+
+    let first = best_move(&mut a, &id, &tokens[0]).await.unwrap().play.unwrap();
+    g.submit_turn(authed(turn(&id, 0, Some(pb::submit_turn_request::Action::Play(first))), &tokens[0]))
+        .await
+        .unwrap();
+    let durable = g.get_game(get(1)).await.unwrap().into_inner();
+    let mut watcher = g
+        .watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: durable.events })
+        .await
+        .unwrap()
+        .into_inner();
+
+    store.failing.store(true, Ordering::SeqCst);
+    let second = best_move(&mut a, &id, &tokens[1]).await.unwrap().play.unwrap();
+    let refused = g
+        .submit_turn(authed(
+            turn(&id, 1, Some(pb::submit_turn_request::Action::Play(second.clone()))),
+            &tokens[1],
+        ))
+        .await;
+    let status = refused.unwrap_err();
+    assert_eq!(status.code(), Code::Unavailable);
+    assert!(status.message().contains("could not be stored"), "{}", status.message());
+    store.failing.store(false, Ordering::SeqCst);
+
+    // The game is as it was: same turn, same rack, same board, same scores.
+    assert_eq!(g.get_game(get(1)).await.unwrap().into_inner(), durable);
+    // The turn can be taken again, and this time it stands.
+    let r = g
+        .submit_turn(authed(turn(&id, 1, Some(pb::submit_turn_request::Action::Play(second))), &tokens[1]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.view.unwrap().turn, 2);
+    // Watchers never saw the refused turn: the next event they get is the accepted one.
+    // (The bound only turns a hang into a failure; the event is already there.)
+    let next = tokio::time::timeout(std::time::Duration::from_secs(60), watcher.message());
+    let e = next.await.expect("the watcher gets the accepted turn").unwrap().unwrap();
+    assert_eq!((e.number, e.seat, e.kind.as_str(), e.points), (durable.events, 1, "play", r.points));
+    let stored = store.inner.load(Uuid::parse_str(&id).unwrap()).unwrap().unwrap();
+    assert_eq!(stored.log.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(), vec![0, 1, 2]);
+}
