@@ -12,7 +12,7 @@ use browser::*;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::analysis_client::AnalysisClient;
 use dawgref::proto::v1::games_client::GamesClient;
-use dawgref::server::{self, ServerConfig, state::Limits};
+use dawgref::server::{self, ServerConfig};
 use fantoccini::Client;
 
 const VISITS: usize = 15;
@@ -91,11 +91,10 @@ fn report(what: &str, visits: &[Visit]) {
 async fn main() {
     let config = ServerConfig { lexicons: vec!["en".into()], ..ServerConfig::default() };
     let lexicons = server::load_lexicons(&config).unwrap();
-    let handle = server::state(lexicons, Limits::default());
+    let (handle, _) = server::Builder::new(lexicons).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let state = handle.state.clone();
-    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    handle.spawn(listener);
 
     // A live game some turns in: the person plays the best play, the bot answers.
     let mut g = GamesClient::connect(base.clone()).await.unwrap();

@@ -1,6 +1,6 @@
 //! dawgref: a referee for the crossword board game (Scrabble, Скрэббл, Эрудит).
 //!
-//! This crate is the server: sessions, storage and the gRPC API. The engine lives in its own
+//! This crate is the server: the game host (sessions), storage, the gRPC services and the CLI. The engine lives in its own
 //! crate (`crates/engine`, which cannot import tokio, tonic, prost or rusqlite); its modules are
 //! re-exported here so that `dawgref::game` and `crate::game` name the same thing. See
 //! ARCHITECTURE.md for the map and the invariants between modules.
@@ -10,6 +10,8 @@ pub use dawgref_engine::{
     score, selfplay, sim, text, validate, winprob,
 };
 
+pub mod host;
+pub mod metrics;
 pub mod proto;
 pub mod server;
 pub mod store;

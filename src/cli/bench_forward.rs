@@ -11,8 +11,6 @@ use super::bench_store::{authed, endless};
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::games_client::GamesClient;
-use dawgref::server::cluster::{self, Cluster};
-use dawgref::server::state::Limits;
 use dawgref::server::{self, Handle};
 use dawgref::store::PgStore;
 use dawgref::store::postgres::Replica;
@@ -28,12 +26,8 @@ async fn replica(url: &str) -> Result<(Handle, Channel), Box<dyn std::error::Err
     let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.to_string(), lease: Duration::from_secs(3) };
     let store = Arc::new(PgStore::open(url, me).await?);
     let lexicon = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no en lexicon")?, None)?;
-    let handle = server::state_with_store(vec![lexicon], Limits::default(), store.clone());
-    let cluster = Arc::new(Cluster::new(store));
-    handle.state.set_cluster(cluster.clone());
-    tokio::spawn(cluster::run(handle.state.clone(), cluster));
-    let state = handle.state.clone();
-    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    let (handle, _) = server::Builder::new(vec![lexicon]).replica(store).start().await?;
+    handle.spawn(listener);
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?.connect().await?;
     Ok((handle, channel))
 }

@@ -80,11 +80,11 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
             .iter()
             .map(|n| catalog::load_shipped_cached(catalog::shipped(n).expect("shipped"), None))
             .collect::<Result<Vec<_>, _>>()?;
-        let handle = server::state(lexicons, Limits { max_games: live_games + games + 10, ..Default::default() });
+        let limits = Limits { max_games: live_games + games + 10, ..Default::default() };
+        let (handle, _) = server::Builder::new(lexicons).limits(limits).start().await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
-        let state = handle.state.clone();
-        tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+        handle.spawn(listener);
         let channel: Channel = tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?;
         println!("loopback, {clients} concurrent clients on one HTTP/2 connection, {seconds} s per call");
         let position = || Some(pb::Position { source: Some(pb::position::Source::Cgp(POSITION.into())), lexicon: String::new() });

@@ -6,13 +6,13 @@
 
 use super::CliResult;
 use dawgref::bot::{self, BotLevel};
+use dawgref::host::RecoveryReport;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::games_server::Games;
-use dawgref::server::cluster::Cluster;
+use dawgref::server;
 use dawgref::server::games::GamesService;
 use dawgref::server::state::{AppState, Limits};
-use dawgref::server::{self, recovery};
 use dawgref::store::postgres::Replica;
 use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
 use std::path::Path;
@@ -29,11 +29,25 @@ pub(super) fn authed<T>(msg: T, token: &str) -> Request<T> {
     r
 }
 
-fn state(store: Arc<dyn GameStore>) -> Result<Arc<AppState>, Box<dyn std::error::Error>> {
+/// A server over `store` (or as a replica sharing a PostgreSQL one), not listening: the
+/// benchmark calls its services in process.
+async fn state(store: Store) -> Result<(Arc<AppState>, RecoveryReport), Box<dyn std::error::Error>> {
     let shipped = catalog::shipped("en").ok_or("no en lexicon")?;
     let lexicon = catalog::load_shipped_cached(shipped, None)?;
     let limits = Limits { max_games: 1_000_000, ..Limits::default() };
-    Ok(server::state_with_store(vec![lexicon], limits, store).state.clone())
+    let builder = server::Builder::new(vec![lexicon]).limits(limits);
+    let builder = match store {
+        Store::Own(store) => builder.store(store),
+        Store::Replica(store) => builder.replica(store),
+    };
+    let (handle, report) = builder.start().await?;
+    Ok((handle.state.clone(), report))
+}
+
+/// A store of the benchmark's own, or one shared by replicas.
+enum Store {
+    Own(Arc<dyn GameStore>),
+    Replica(Arc<PgStore>),
 }
 
 /// A game between two people that only ends when someone resigns.
@@ -150,8 +164,7 @@ async fn postgres_turns_per_second(
             lease: std::time::Duration::from_secs(10),
         };
         let store = Arc::new(PgStore::open(url, replica).await.map_err(|e| e.to_string())?);
-        let st = state(store.clone()).map_err(|e| e.to_string())?;
-        st.set_cluster(Arc::new(Cluster::new(store)));
+        let (st, _) = state(Store::Replica(store)).await.map_err(|e| e.to_string())?;
         states.push(st);
     }
     let runs: Vec<_> = states
@@ -184,12 +197,12 @@ pub fn run(
     }
     let result = runtime.block_on(async {
         println!("turns: passes with request ids, {games} concurrent games × {turns} turns, in-process");
-        let memory = turns_per_second(state(Arc::new(MemoryStore::new()))?, games, turns).await?;
+        let memory = turns_per_second(state(Store::Own(Arc::new(MemoryStore::new()))).await?.0, games, turns).await?;
         println!("  memory store : {memory:>9.0} turns/s");
         let durable_dir = dir.join("turns");
         let durable = {
             let store = Arc::new(SqliteStore::open(&durable_dir)?);
-            let rate = turns_per_second(state(store.clone())?, games, turns).await?;
+            let rate = turns_per_second(state(Store::Own(store.clone())).await?.0, games, turns).await?;
             store.close();
             rate
         };
@@ -204,24 +217,22 @@ pub fn run(
         let recover_dir = dir.join("recover");
         {
             let store = Arc::new(SqliteStore::open(&recover_dir)?);
-            turns_per_second(state(store.clone())?, recover, 10).await?;
+            turns_per_second(state(Store::Own(store.clone())).await?.0, recover, 10).await?;
             store.close();
         }
         let store = Arc::new(SqliteStore::open(&recover_dir)?);
-        let st = state(store.clone())?;
-        let started = Instant::now();
-        let report = recovery::recover(&st).await?;
+        let (_st, report) = state(Store::Own(store.clone())).await?;
         println!(
             "recovery: {} games of 10 turns each loaded in {:.2} s ({} quarantined)",
             report.loaded,
-            started.elapsed().as_secs_f64(),
+            report.elapsed.as_secs_f64(),
             report.quarantined.len()
         );
         store.close();
 
         let finished_dir = dir.join("finished");
         let store = Arc::new(SqliteStore::open(&finished_dir)?);
-        let turns = finished_games(state(store.clone())?, finished).await?;
+        let turns = finished_games(state(Store::Own(store.clone())).await?.0, finished).await?;
         store.close();
         drop(store);
         let bytes = dir_size(&finished_dir);

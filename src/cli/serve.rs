@@ -2,10 +2,9 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref::server::cluster::Cluster;
-use dawgref::server::{self, ServerConfig, recovery, state::Limits};
+use dawgref::server::{self, ServerConfig, state::Limits};
 use dawgref::store::postgres::Replica;
-use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
+use dawgref::store::{MemoryStore, PgStore, SqliteStore};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -126,8 +125,8 @@ pub fn run(args: ServeArgs) -> CliResult {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let mut cluster = None;
-        let store: Arc<dyn GameStore> = if let Some(Secret(url)) = &args.database_url {
+        let builder = server::Builder::new(lexicons).limits(config.limits.clone());
+        let builder = if let Some(Secret(url)) = &args.database_url {
             let addr = match &args.advertise_addr {
                 Some(a) => a.clone(),
                 None if args.listen.ip().is_unspecified() => {
@@ -142,28 +141,23 @@ pub fn run(args: ServeArgs) -> CliResult {
             };
             let store = Arc::new(PgStore::open(url, replica.clone()).await.map_err(|e| e.to_string())?);
             tracing::info!(replica = %replica.id, advertise = %replica.addr, lease_ms = args.lease_ms, "game store: PostgreSQL, as one replica of several");
-            cluster = Some(Arc::new(Cluster::new(store.clone())));
-            store
+            builder.replica(store)
         } else if args.data_dir.as_os_str() == ":memory:" {
             tracing::warn!("games are kept in memory only: a restart loses them");
-            Arc::new(MemoryStore::new())
+            builder.store(Arc::new(MemoryStore::new()))
         } else {
             let store = SqliteStore::open(&args.data_dir).map_err(|e| e.to_string())?;
             tracing::info!(path = %store.path().display(), "game store open");
-            Arc::new(store)
+            builder.store(Arc::new(store))
         };
-        let handle = server::state_with_store(lexicons, config.limits.clone(), store);
-        if let Some(Secret(token)) = args.director_token.as_ref().filter(|t| !t.0.is_empty()) {
-            handle.state.set_director_token(token);
-            tracing::info!("director token set: ListGames and /director are open to its holder");
-        }
-        if let Some(c) = &cluster {
-            handle.state.set_cluster(c.clone());
-        }
-        let report = recovery::recover(&handle.state).await.map_err(|e| e.to_string())?;
-        if let Some(c) = &cluster {
-            tokio::spawn(server::cluster::run(handle.state.clone(), c.clone()));
-        }
+        let builder = match args.director_token.as_ref().filter(|t| !t.0.is_empty()) {
+            Some(Secret(token)) => {
+                tracing::info!("director token set: ListGames and /director are open to its holder");
+                builder.director_token(token.clone())
+            }
+            None => builder,
+        };
+        let (handle, report) = builder.start().await.map_err(|e| e.to_string())?;
         tracing::info!(
             games = report.loaded,
             quarantined = report.quarantined.len(),
@@ -186,26 +180,22 @@ pub fn run(args: ServeArgs) -> CliResult {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         tracing::info!(addr = %listener.local_addr()?, "dawgref serving");
-        let state = handle.state.clone();
+        let handle = Arc::new(handle);
+        let draining = handle.clone();
         let signal = async move {
             server::shutdown_signal().await;
             tracing::info!("shutting down");
-            handle.shutdown();
-            if let Some(c) = cluster {
-                // Drain: the games' tasks finish what they are doing, then the leases go, so
-                // the other replicas take the games over at their next call.
-                if !handle.state.wait_for_sessions(std::time::Duration::from_secs(5)).await {
-                    tracing::warn!("some games' tasks did not stop within 5 s");
-                }
-                match c.release().await {
-                    Ok(()) => tracing::info!("games handed over"),
-                    Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
-                }
+            draining.shutdown();
+            // Drain before the listener closes: the games' tasks finish what they are doing,
+            // then (among replicas) the leases go, so the other replicas take the games over
+            // at their next call.
+            if draining.state.host.cluster().is_some() && !draining.drain(std::time::Duration::from_secs(5)).await {
+                tracing::warn!("some games' tasks did not stop within 5 s");
             }
         };
-        server::serve_on(listener, state.clone(), signal).await.map_err(|e| e.to_string())?;
+        handle.serve(listener, signal).await.map_err(|e| e.to_string())?;
         // Every game's task finishes the operation it is in before the process exits.
-        if !state.wait_for_sessions(std::time::Duration::from_secs(5)).await {
+        if !handle.state.host.wait_for_sessions(std::time::Duration::from_secs(5)).await {
             tracing::warn!("some games' tasks did not stop within 5 s");
         }
         Ok::<_, Box<dyn std::error::Error>>(())

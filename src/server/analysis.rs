@@ -34,7 +34,7 @@ impl AnalysisService {
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let snapshot = self.state.snapshot(id).await?;
-                let viewer = snapshot.viewer(metadata)?;
+                let viewer = super::auth::viewer(metadata, &snapshot)?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(Position {
@@ -58,7 +58,7 @@ impl AnalysisService {
                 let name = if !p.lexicon.is_empty() {
                     p.lexicon.clone()
                 } else if let Some(lex) =
-                    c.ops.lex.as_ref().filter(|l| self.state.lexicons.contains_key(l.as_str()))
+                    c.ops.lex.as_ref().filter(|l| self.state.host.lexicons().contains_key(l.as_str()))
                 {
                     lex.clone()
                 } else {
@@ -239,7 +239,8 @@ impl Analysis for AnalysisService {
         let (position, metrics, limit) = (r.clone(), self.state.metrics.clone(), req.limit as usize);
         let plays = self
             .state
-            .pool
+            .host
+            .pool()
             .run(move || {
                 let dawg = position.lexicon.dawg();
                 let started = Instant::now();
@@ -291,9 +292,9 @@ impl Analysis for AnalysisService {
             deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
             max_iterations: 1_000_000,
             stop: Some(stop.clone()),
-            workers: super::pool::Pool::cores(),
+            workers: crate::host::Pool::cores(),
         };
-        self.state.pool.spawn(move || {
+        self.state.host.pool().spawn(move || {
             let _permit = permit;
             // The first batch is reported at once (the candidates and their first figures),
             // then about every SIM_REPORT.
@@ -356,7 +357,8 @@ impl Analysis for AnalysisService {
         };
         let solution = self
             .state
-            .pool
+            .host
+            .pool()
             .run(move || endgame::solve(&position, lexicon.dawg(), budget))
             .await
             .ok_or_else(|| errors::internal("the endgame search failed"))?;

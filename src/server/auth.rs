@@ -1,13 +1,14 @@
 //! Seat tokens: 128 random bits, shown once to the seat's holder, stored only as a SHA-256 hash
-//! and compared in constant time.
+//! and compared in constant time; and who a request's token makes its caller (a [`Viewer`]).
 
+use crate::host::{Snapshot, Viewer};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tonic::Status;
 use tonic::metadata::MetadataMap;
 
-/// The stored form of a token.
-pub type TokenHash = [u8; 32];
+/// The stored form of a token (the host keeps it and never sees a token).
+pub use crate::host::TokenHash;
 
 /// A new token (32 hex characters) and its hash.
 pub fn new_token() -> Result<(String, TokenHash), Status> {
@@ -47,6 +48,22 @@ pub fn find_seat(token: &str, seats: &[Option<TokenHash>]) -> Option<usize> {
         }
     }
     found
+}
+
+/// The viewer a request's metadata proves in a game: no token is a watcher; a token that fits
+/// no seat is UNAUTHENTICATED (never silently a watcher).
+pub fn viewer(metadata: &MetadataMap, game: &Snapshot) -> Result<Viewer, Status> {
+    let Some(token) = bearer(metadata)? else { return Ok(Viewer::Watcher) };
+    find_seat(&token, &game.tokens())
+        .map(Viewer::Seat)
+        .ok_or_else(|| super::errors::unauthenticated("the token does not belong to a seat of this game"))
+}
+
+/// The seat an action needs; a watcher is UNAUTHENTICATED.
+pub fn required_seat(viewer: Viewer) -> Result<usize, Status> {
+    viewer.seat().ok_or_else(|| {
+        super::errors::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
+    })
 }
 
 #[cfg(test)]

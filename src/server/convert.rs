@@ -1,13 +1,14 @@
 //! Proto ↔ engine conversion of values that carry no secret. What a viewer may see of a game
-//! (views, events, records) is decided in `privacy`, not here.
+//! (views, events, records) is decided by the host's privacy policy and written in `views`, not here.
 
 use super::errors;
-use crate::alphabet::{Alphabet, tile, tile_is_blank, tile_letter};
+use crate::alphabet::{Alphabet, tile_is_blank, tile_letter};
 use crate::board::{Board, Direction};
 use crate::bot::BotLevel;
 use crate::game::{ChallengeRule, EndReason};
-use crate::notation::{format_play, parse_play};
-use crate::play::{Placement, Play, Problem};
+use crate::host::{PlayInput, TileInput, TileRef};
+use crate::notation::format_play;
+use crate::play::{Play, Problem};
 use crate::proto::v1 as pb;
 use crate::rules::{RulesetKind, SIZE};
 use crate::score::Evaluation;
@@ -112,40 +113,22 @@ pub fn play_to(play: &Play, alphabet: Alphabet) -> pb::Play {
     }
 }
 
-/// A play from the request: its notation when given, else its tiles.
+/// A play from the request: its notation when given, else its tiles, read against `board`.
 pub fn play_from(p: &pb::Play, board: &Board) -> Result<Play, Status> {
-    let alphabet = board.rules().alphabet;
-    if !p.notation.trim().is_empty() {
-        return parse_play(&p.notation, alphabet).map_err(|e| errors::notation("play.notation", e));
+    let tiles = p.tiles.iter().map(|t| TileRef { letter: &t.letter, row: t.row, col: t.col, blank: t.blank });
+    crate::host::play_input(board, &p.notation, tiles).map_err(errors::input)
+}
+
+/// A play from a turn request, handed to the host as it was written.
+pub fn play_input(p: pb::Play) -> PlayInput {
+    PlayInput {
+        notation: p.notation,
+        tiles: p
+            .tiles
+            .into_iter()
+            .map(|t| TileInput { letter: t.letter, row: t.row, col: t.col, blank: t.blank })
+            .collect(),
     }
-    if p.tiles.is_empty() {
-        return Err(errors::problems("play", &[Problem::NoTiles]));
-    }
-    if p.tiles.len() > SIZE {
-        return Err(errors::bad_field(
-            "play.tiles",
-            format!("{} tiles: a play places at most {SIZE}", p.tiles.len()),
-        ));
-    }
-    let mut placements = Vec::with_capacity(p.tiles.len());
-    for (i, t) in p.tiles.iter().enumerate() {
-        let mut chars = t.letter.chars();
-        let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(errors::bad_field(&format!("play.tiles[{i}].letter"), "one letter expected"));
-        };
-        if c == '?' || c == '*' {
-            return Err(errors::problems("play", &[Problem::BlankNotDesignated]));
-        }
-        let l = alphabet.index_of(c).map_err(|e| errors::alphabet(&format!("play.tiles[{i}].letter"), e))?;
-        if t.row as usize >= SIZE || t.col as usize >= SIZE {
-            return Err(errors::problems(
-                "play",
-                &[Problem::OffBoard { row: t.row as usize, col: t.col as usize }],
-            ));
-        }
-        placements.push(Placement { row: t.row as usize, col: t.col as usize, tile: tile(l, t.blank) });
-    }
-    Play::from_placements(board, &placements).map_err(|ps| errors::problems("play", &ps))
 }
 
 pub fn problem_to(p: &Problem) -> pb::Problem {

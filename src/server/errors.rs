@@ -5,6 +5,7 @@
 
 use crate::alphabet::AlphabetError;
 use crate::game::GameError;
+use crate::host::{HostError, InputError};
 use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
@@ -107,12 +108,12 @@ pub fn no_game(id: &str) -> Status {
     Status::not_found(format!("no game {id}"))
 }
 
-/// The store could not do `what` (read or write): UNAVAILABLE, worth a retry.
 /// A game that changed owner while the request was on its way: retry (it goes to the new owner).
 pub fn moved(id: &str) -> Status {
     Status::unavailable(format!("game {id} moved to another replica; retry"))
 }
 
+/// The store could not do `what` (read or write): UNAVAILABLE, worth a retry.
 pub fn store(what: &str, e: impl std::fmt::Display) -> Status {
     Status::unavailable(format!("{what} ({e}); retry"))
 }
@@ -185,4 +186,42 @@ pub fn permission_denied(what: &'static str) -> Status {
 /// A failure of the server itself (a worker that died, no randomness): INTERNAL.
 pub fn internal(what: impl std::fmt::Display) -> Status {
     Status::internal(what.to_string())
+}
+
+/// A client's malformed play or exchange.
+pub fn input(e: InputError) -> Status {
+    match e {
+        InputError::Field { field, description } => bad_field(&field, description),
+        InputError::Problems { field, problems: ps } => problems(field, &ps),
+        InputError::Notation { field, error } => notation(field, error),
+        InputError::Alphabet { field, error } => alphabet(&field, error),
+    }
+}
+
+/// What the host refused or could not do.
+pub fn host(e: HostError) -> Status {
+    match e {
+        HostError::Input(e) => input(e),
+        HostError::Game(e) => game(e),
+        HostError::StaleTurn { expected, actual } => stale_turn(expected, actual),
+        HostError::NoOpenSeat => game_state("no open seat in this game"),
+        HostError::BadId(id) => bad_field(
+            "game_id",
+            format!("not a UUID: {:?} ({} characters)", crate::text::clip(&id), id.chars().count()),
+        ),
+        HostError::NoGame(id) => no_game(&id),
+        HostError::Moved(id) => moved(&id),
+        HostError::Store { what, error } => store(&what, error),
+        HostError::Unreplayable { id, reason, quarantined } => unreplayable(&id, &reason, quarantined),
+        HostError::Reloading => reloading(),
+        HostError::ShuttingDown => shutting_down(),
+        HostError::NoRoom(limit) => no_room(limit),
+        HostError::Internal(what) => internal(what),
+    }
+}
+
+impl From<HostError> for Status {
+    fn from(e: HostError) -> Status {
+        host(e)
+    }
 }

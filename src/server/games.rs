@@ -3,21 +3,18 @@
 use super::auth;
 use super::convert;
 use super::errors;
-use super::privacy::{self, Viewer};
-use super::recovery::record_seats;
-use super::session::{Core, Seat, SeatKind, Session, Turn, TurnAction, default_bot_delay_ms, stopped};
-use super::state::{AppState, Route};
+use super::forward::{self, forwarded};
+use super::state::AppState;
+use super::views;
 use crate::game::record::{check_record_with, nicknames};
 use crate::game::{ClockConfig, Game, GameConfig};
+use crate::host::{Route, Seat, SeatKind, Turn, TurnAction, Viewer, default_bot_delay_ms, stopped};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
 use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
-use crate::store::record::{Batch, GameRecord};
-use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -94,7 +91,7 @@ impl GamesService {
         if !(2..=4).contains(&req.seats.len()) {
             return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
         }
-        let mut seats = Vec::new();
+        let mut specs: Vec<(String, SeatKind)> = Vec::new();
         let mut tokens = Vec::new();
         // Seats without a name get one that is already a record's nickname (`seat0`,
         // `strong_bot`), made unique: views and GCG then call them the same.
@@ -104,7 +101,7 @@ impl GamesService {
                 Some(pb::seat_spec::Kind::Bot(level)) => {
                     let level = convert::bot_from(*level)?;
                     defaulted.push(i);
-                    seats.push(Seat { name: format!("{}_bot", level.name()), kind: SeatKind::Bot(level) });
+                    specs.push((format!("{}_bot", level.name()), SeatKind::Bot(level)));
                     tokens.push(None);
                 }
                 Some(pb::seat_spec::Kind::Human(h)) => {
@@ -115,22 +112,23 @@ impl GamesService {
                         display_name(&format!("seats[{i}].name"), &h.name)?
                     };
                     if h.open {
-                        seats.push(Seat { name, kind: SeatKind::Human { token: None } });
+                        specs.push((name, SeatKind::Human { token: None }));
                         tokens.push(None);
                     } else {
                         let (token, hash) = auth::new_token()?;
-                        seats.push(Seat { name, kind: SeatKind::Human { token: Some(hash) } });
+                        specs.push((name, SeatKind::Human { token: Some(hash) }));
                         tokens.push(Some(token));
                     }
                 }
                 None => return Err(errors::bad_field(&format!("seats[{i}]"), "a seat is human or bot")),
             }
         }
-        let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
+        let names: Vec<String> = specs.iter().map(|(name, _)| name.clone()).collect();
         let nicks = nicknames(&names);
         for i in defaulted {
-            seats[i].name = nicks[i].clone();
+            specs[i].0 = nicks[i].clone();
         }
+        let seats: Vec<Seat> = specs.into_iter().map(|(name, kind)| Seat::new(name, kind)).collect();
         let seed = match req.seed {
             Some(s) => s,
             None => {
@@ -174,88 +172,6 @@ impl GamesService {
         Ok((config, seats, tokens, bot_delay_ms))
     }
 
-    /// Make a new game durable (its record and an empty first log row) before anyone hears of
-    /// it, then give it its session (held in memory unless it is over already).
-    async fn store_new(
-        &self,
-        id: Uuid,
-        core: Core,
-        record: GameRecord,
-        bot_delay_ms: u32,
-    ) -> Result<Arc<Session>, Status> {
-        let first = Batch { steps: Vec::new(), done: None };
-        let created = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let started = Instant::now();
-        self.state
-            .store
-            .create(id, created, record.encode_to_vec(), first.encode_to_vec(), core.game().is_over())
-            .wait()
-            .await
-            .map_err(|e| errors::store("the game could not be stored", e))?;
-        self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
-        let session = Session::start(&self.state, id, 0, core, bot_delay_ms);
-        self.state.hold(&session);
-        Ok(session)
-    }
-
-    /// Send a call for a game to the replica that owns it, as the client sent it (its bearer
-    /// token included), marked as forwarded. A failed forward makes the next call ask the store
-    /// who the owner is.
-    async fn forward<T, R, F, Fut>(
-        &self,
-        game_id: &str,
-        addr: &str,
-        request: Request<T>,
-        call: F,
-    ) -> Result<Response<R>, Status>
-    where
-        F: FnOnce(pb::games_client::GamesClient<tonic::transport::Channel>, Request<T>) -> Fut,
-        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
-    {
-        let (metadata, _, message) = request.into_parts();
-        let answer = self.call_peer(addr, outgoing(&metadata, message), call).await;
-        if let Err(status) = &answer
-            && unreachable(status)
-        {
-            if let (Some(cluster), Ok(uuid)) = (self.state.cluster(), Uuid::parse_str(game_id)) {
-                cluster.forget_owner(&uuid);
-            }
-            return Err(Status::unavailable(format!(
-                "the replica that owns game {} did not answer ({}); retry",
-                crate::text::clip(game_id),
-                crate::text::clip(status.message())
-            )));
-        }
-        answer
-    }
-
-    /// One call to the replica at `addr`, bounded in time.
-    async fn call_peer<T, R, F, Fut>(
-        &self,
-        addr: &str,
-        request: Request<T>,
-        call: F,
-    ) -> Result<Response<R>, Status>
-    where
-        F: FnOnce(pb::games_client::GamesClient<tonic::transport::Channel>, Request<T>) -> Fut,
-        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
-    {
-        let Some(cluster) = self.state.cluster() else {
-            return Err(errors::internal("a forward without replicas"));
-        };
-        self.state.metrics.forwarded.inc();
-        let client = cluster.peer(addr)?;
-        // A paused replica accepts connections and never answers: the call gives up after two
-        // leases, by when the paused replica's leases have lapsed and a retry takes its games.
-        let limit = (cluster.store().replica().lease * 2).max(std::time::Duration::from_secs(1));
-        match tokio::time::timeout(limit, call(client, request)).await {
-            Ok(answer) => answer,
-            Err(_) => Err(Status::unavailable("no answer in time")),
-        }
-    }
-
     /// ListGames across the replicas: this replica's page, and each live peer's page for the same
     /// request, merged in game id order. Each page is the first `size` games after the token on
     /// its replica, so the first `size` of their union is the first `size` of all.
@@ -266,7 +182,7 @@ impl GamesService {
         size: usize,
         local: pb::ListGamesResponse,
     ) -> Result<pb::ListGamesResponse, Status> {
-        let Some(cluster) = self.state.cluster() else {
+        let Some(cluster) = self.state.host.cluster() else {
             return Ok(local);
         };
         let peers = cluster
@@ -274,20 +190,21 @@ impl GamesService {
             .live_peers()
             .await
             .map_err(|e| errors::store("the replicas could not be listed", e))?;
-        let answers =
-            futures_util::future::join_all(peers.iter().map(|addr| {
-                self.call_peer(addr, outgoing(metadata, req.clone()), |mut c, r| async move {
-                    c.list_games(r).await
-                })
-            }))
-            .await;
+        let answers = futures_util::future::join_all(peers.iter().map(|addr| {
+            self.state.forwarder.call_peer(
+                addr,
+                forward::outgoing(metadata, req.clone()),
+                |mut c, r| async move { c.list_games(r).await },
+            )
+        }))
+        .await;
         let mut games = local.games;
         let mut total = local.total;
         let mut more = !local.next_page_token.is_empty();
         for (addr, answer) in peers.iter().zip(answers) {
             let page = match answer {
                 Ok(page) => page.into_inner(),
-                Err(status) if unreachable(&status) => {
+                Err(status) if forward::unreachable(&status) => {
                     return Err(Status::unavailable(format!(
                         "replica {} did not answer ({}); retry",
                         crate::text::clip(addr),
@@ -326,15 +243,17 @@ impl GamesService {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
+                    .state
+                    .forwarder
                     .forward(&id, &addr, request, |mut c, r| async move { c.submit_turn(r).await })
                     .await
                     .map(Response::into_inner);
             }
         };
-        let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
+        let seat = auth::required_seat(auth::viewer(request.metadata(), &session.snapshot())?)?;
         let req = request.into_inner();
         let action = match req.action {
-            Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(p),
+            Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(convert::play_input(p)),
             Some(pb::submit_turn_request::Action::Exchange(tiles)) => TurnAction::Exchange(tiles),
             Some(pb::submit_turn_request::Action::Pass(pb::Pass {})) => TurnAction::Pass,
             Some(pb::submit_turn_request::Action::Resign(pb::Resign {})) => TurnAction::Resign,
@@ -347,17 +266,18 @@ impl GamesService {
         };
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let turn = Turn { request_id, expected_turn: req.expected_turn, action };
-        match session.submit(seat, turn.clone()).await {
+        let answer = match session.submit(seat, turn.clone()).await {
             // The game's task stopped with the turn still queued (the game ended just before,
             // or was given up): the turn was never taken; ask the game as it is now.
-            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
+            Err(e) if errors::host(e.clone()).code() == tonic::Code::Unavailable && !session.is_alive() => {
                 match self.state.route(&req.game_id, true).await? {
                     Route::Local(s) if s.instance() != session.instance() => s.submit(seat, turn).await,
                     _ => Err(e),
                 }
             }
             answer => answer,
-        }
+        };
+        views::answer(answer?, views::turn_response)
     }
 }
 
@@ -372,6 +292,8 @@ impl GamesService {
     ) -> Result<Response<EventStream>, Status> {
         let from = request.get_ref().from_event;
         let mut upstream = self
+            .state
+            .forwarder
             .forward(id, addr, request, |mut c, r| async move { c.watch_game(r).await })
             .await?
             .into_inner();
@@ -414,32 +336,6 @@ impl GamesService {
     }
 }
 
-/// A call to another replica, as the client sent it (its bearer token included), marked as
-/// forwarded so that the replica answers it itself.
-fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T) -> Request<T> {
-    let mut outgoing = Request::new(message);
-    if let Some(auth) = metadata.get("authorization") {
-        outgoing.metadata_mut().insert("authorization", auth.clone());
-    }
-    outgoing
-        .metadata_mut()
-        .insert(super::cluster::FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
-    outgoing
-}
-
-/// A forwarded call failed because the replica did not answer (not because it refused). The
-/// client library reports a stream reset under it (a draining replica closing its connection)
-/// as INTERNAL "h2 protocol error", which no replica sends.
-fn unreachable(status: &Status) -> bool {
-    matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled)
-        || (status.code() == tonic::Code::Internal && status.message().starts_with("h2 protocol error"))
-}
-
-/// The call came from another replica (see [`super::cluster::FORWARDED`]).
-fn forwarded<T>(request: &Request<T>) -> bool {
-    request.metadata().contains_key(super::cluster::FORWARDED)
-}
-
 #[tonic::async_trait]
 impl Games for GamesService {
     async fn create_game(
@@ -448,21 +344,14 @@ impl Games for GamesService {
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         self.state.check_room()?;
         let (config, seats, tokens, bot_delay_ms) = self.config(request.get_ref())?;
-        let record = GameRecord {
-            seats: record_seats(&seats),
-            bot_delay_ms: Some(bot_delay_ms),
-            ..GameRecord::new(&config)
-        };
         let game = Game::new(config).map_err(errors::game)?;
-        let id = Uuid::new_v4();
-        let session =
-            self.store_new(id, Core::new(game, seats, Default::default(), 1), record, bot_delay_ms).await?;
+        let session = self.state.host.create(game, seats, Some(bot_delay_ms), None).await?;
         // The creator holds every token: its view is that of the first seat with one.
         let creator = tokens.iter().position(Option::is_some).map_or(Viewer::Watcher, Viewer::Seat);
-        let view = session.view(creator);
-        tracing::info!(game = %id, "game created");
+        let view = views::session_view(&session, creator);
+        tracing::info!(game = %session.id(), "game created");
         Ok(Response::new(pb::CreateGameResponse {
-            game_id: id.to_string(),
+            game_id: session.id().to_string(),
             seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),
             view: Some(view),
         }))
@@ -477,6 +366,8 @@ impl Games for GamesService {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
+                    .state
+                    .forwarder
                     .forward(&id, &addr, request, |mut c, r| async move { c.join_game(r).await })
                     .await;
             }
@@ -523,12 +414,13 @@ impl Games for GamesService {
         let query = req.query.trim().to_lowercase();
         let matching: Vec<_> = self
             .state
+            .host
             .live_sessions()
             .into_iter()
             .filter(|s| {
                 query.is_empty()
                     || s.id().to_string().starts_with(&query)
-                    || s.snapshot().seats().iter().any(|seat| seat.name.to_lowercase().contains(&query))
+                    || s.snapshot().seats().iter().any(|seat| seat.name().to_lowercase().contains(&query))
             })
             .collect();
         let start = after.map_or(0, |a| matching.partition_point(|s| s.id() <= a));
@@ -538,12 +430,12 @@ impl Games for GamesService {
             _ => String::new(),
         };
         let local = pb::ListGamesResponse {
-            games: page.iter().map(|s| s.view(Viewer::Watcher)).collect(),
+            games: page.iter().map(|s| views::session_view(s, Viewer::Watcher)).collect(),
             next_page_token,
             total: matching.len() as u32,
         };
         // A forwarded listing is this replica's part of another replica's answer.
-        if metadata.contains_key(super::cluster::FORWARDED) {
+        if metadata.contains_key(forward::FORWARDED) {
             return Ok(Response::new(local));
         }
         Ok(Response::new(self.list_everywhere(&metadata, &req, size, local).await?))
@@ -555,12 +447,14 @@ impl Games for GamesService {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
+                    .state
+                    .forwarder
                     .forward(&id, &addr, request, |mut c, r| async move { c.get_game(r).await })
                     .await;
             }
         };
-        let viewer = session.snapshot().viewer(request.metadata())?;
-        Ok(Response::new(session.view(viewer)))
+        let viewer = auth::viewer(request.metadata(), &session.snapshot())?;
+        Ok(Response::new(views::session_view(&session, viewer)))
     }
 
     async fn submit_turn(
@@ -579,16 +473,18 @@ impl Games for GamesService {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
+                    .state
+                    .forwarder
                     .forward(&id, &addr, request, |mut c, r| async move { c.challenge(r).await })
                     .await;
             }
         };
-        let seat = session.snapshot().viewer(request.metadata())?.required_seat()?;
+        let seat = auth::required_seat(auth::viewer(request.metadata(), &session.snapshot())?)?;
         let req = request.into_inner();
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let answer = match session.challenge(seat, request_id.clone()).await {
             // As for a turn: never taken, so asked again of the game as it is now.
-            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
+            Err(e) if errors::host(e.clone()).code() == tonic::Code::Unavailable && !session.is_alive() => {
                 match self.state.route(&req.game_id, true).await? {
                     Route::Local(s) if s.instance() != session.instance() => {
                         s.challenge(seat, request_id).await
@@ -598,7 +494,7 @@ impl Games for GamesService {
             }
             answer => answer,
         };
-        answer.map(Response::new)
+        views::answer(answer?, views::challenge_response).map(Response::new)
     }
 
     type WatchGameStream = EventStream;
@@ -618,7 +514,7 @@ impl Games for GamesService {
         // Subscribe before reading the snapshot, so no event falls between the two.
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
-        let viewer = snapshot.viewer(request.metadata())?;
+        let viewer = auth::viewer(request.metadata(), &snapshot)?;
         let alphabet = snapshot.game().config().rules.alphabet;
         let history = snapshot.game().history();
         let backlog: Vec<_> = history[from.min(history.len())..].to_vec();
@@ -631,7 +527,7 @@ impl Games for GamesService {
         tokio::spawn(async move {
             let slot = slot;
             let mut next = from;
-            let send = |e: &crate::game::Event| privacy::event(e, alphabet, viewer);
+            let send = |e: &crate::game::Event| views::event(e, alphabet, viewer);
             for e in &backlog {
                 if tx.send(Ok(send(e))).await.is_err() {
                     return;
@@ -696,14 +592,16 @@ impl Games for GamesService {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
+                    .state
+                    .forwarder
                     .forward(&id, &addr, request, |mut c, r| async move { c.export_gcg(r).await })
                     .await;
             }
         };
         let snapshot = session.snapshot();
-        let viewer = snapshot.viewer(request.metadata())?;
+        let viewer = auth::viewer(request.metadata(), &snapshot)?;
         Ok(Response::new(pb::ExportGcgResponse {
-            gcg: privacy::gcg(snapshot.game(), snapshot.seats(), viewer),
+            gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer),
         }))
     }
 
@@ -714,7 +612,7 @@ impl Games for GamesService {
         let req = request.into_inner();
         let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
         // The record's own lexicon, when it is one of ours.
-        let named = record.lexicon.as_deref().and_then(|l| self.state.lexicons.get(l)).cloned();
+        let named = record.lexicon.as_deref().and_then(|l| self.state.host.lexicons().get(l)).cloned();
         let kind = if req.ruleset != 0 {
             convert::ruleset_from(req.ruleset)?
         } else {
@@ -756,8 +654,6 @@ impl Games for GamesService {
                 None => crate::game::ChallengeRule::Single,
             }
         };
-        let mut stored = GameRecord::new(&config);
-        stored.imported_gcg = req.gcg.clone();
         let game = crate::game::record::import_game(&record, config)
             .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
         // The written totals must be the game's: a difference no line explains is one more.
@@ -769,17 +665,15 @@ impl Games for GamesService {
             let (token, hash) = auth::new_token()?;
             let name: String = p.name.chars().filter(|c| !c.is_control()).take(NAME_CHARS).collect();
             let name = if name.trim().is_empty() { p.nick.clone() } else { name };
-            seats.push(Seat { name, kind: SeatKind::Human { token: Some(hash) } });
+            seats.push(Seat::new(name, SeatKind::Human { token: Some(hash) }));
             tokens.push(token);
         }
-        stored.seats = record_seats(&seats);
-        let id = Uuid::new_v4();
         // Imported seats are people: their bots' pace never matters.
-        let session = self.store_new(id, Core::new(game, seats, Default::default(), 1), stored, 0).await?;
-        let view = session.view(Viewer::Watcher);
+        let session = self.state.host.create(game, seats, None, Some(req.gcg)).await?;
+        let view = views::session_view(&session, Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),
-            game_id: id.to_string(),
+            game_id: session.id().to_string(),
             seat_tokens: tokens,
             view: Some(view),
             players: report.finals.iter().map(|f| f.0.clone()).collect(),

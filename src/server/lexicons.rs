@@ -19,7 +19,8 @@ impl Lexicons for LexiconsService {
     ) -> Result<Response<pb::ListLexiconsResponse>, Status> {
         let lexicons = self
             .state
-            .lexicons
+            .host
+            .lexicons()
             .values()
             .map(|l| pb::LexiconInfo {
                 name: l.name().to_string(),

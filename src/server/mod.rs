@@ -1,29 +1,28 @@
-//! The gRPC server: one session task per live game, proto ↔ domain conversion, the privacy
-//! policy, auth, streams, limits, health, reflection, grpc-web, the browser client and metrics. The only crate that
-//! knows tonic and tokio; the engine (`dawgref-engine`) cannot import them.
+//! The services: proto ↔ domain conversion, who the caller is (auth), what a viewer is shown
+//! as messages (views), errors as statuses, forwarding to the owner replica, streams, limits,
+//! health, reflection, grpc-web and the browser client, over the game host ([`crate::host`]),
+//! which knows none of it.
 
 pub mod analysis;
 pub mod auth;
-pub mod cluster;
 pub(crate) mod codec;
 pub mod convert;
 pub mod errors;
+pub mod forward;
 pub mod games;
 pub mod lexicons;
-pub mod metrics;
-pub mod pool;
-pub mod privacy;
-pub mod recovery;
-pub mod session;
 pub mod state;
 pub mod status;
+pub mod views;
 pub mod web;
 
+use crate::host::{Cluster, Host, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
 use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use crate::store::GameStore;
+use crate::store::{PgStore, StoreError};
 use state::{AppState, Hooks, Limits};
 use std::future::Future;
 use std::path::PathBuf;
@@ -67,6 +66,87 @@ pub fn load_lexicons(
         .collect()
 }
 
+/// How every server starts: `dawgref serve`, the benchmarks, the fuzzer and the tests all build
+/// theirs here, so that a new layer or option is added once and the tests run the stack users
+/// run. Defaults: every games in memory, no director, a single server.
+pub struct Builder {
+    lexicons: Vec<Lexicon>,
+    limits: Limits,
+    store: Arc<dyn GameStore>,
+    cluster: Option<Arc<Cluster>>,
+    hooks: Hooks,
+    director_token: Option<String>,
+}
+
+impl Builder {
+    pub fn new(lexicons: Vec<Lexicon>) -> Builder {
+        Builder {
+            lexicons,
+            limits: Limits::default(),
+            store: Arc::new(crate::store::MemoryStore::new()),
+            cluster: None,
+            hooks: Hooks::default(),
+            director_token: None,
+        }
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Builder {
+        self.limits = limits;
+        self
+    }
+
+    /// Where games are made durable (default: memory only).
+    pub fn store(mut self, store: Arc<dyn GameStore>) -> Builder {
+        self.store = store;
+        self
+    }
+
+    /// Serve as one replica of several sharing `store` (PostgreSQL): leases, heartbeat,
+    /// takeovers and forwarding.
+    pub fn replica(mut self, store: Arc<PgStore>) -> Builder {
+        self.cluster = Some(Arc::new(Cluster::new(store.clone())));
+        self.store = store;
+        self
+    }
+
+    pub fn hooks(mut self, hooks: Hooks) -> Builder {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Open ListGames and `/director` to the holder of `token` (an empty token: no director).
+    pub fn director_token(mut self, token: impl Into<String>) -> Builder {
+        self.director_token = Some(token.into()).filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The server's state, with every unfinished game in the store recovered (its timers armed,
+    /// its bots thinking) and, among replicas, the heartbeat running. Serve it with
+    /// [`Handle::serve`] or [`Handle::spawn`].
+    pub async fn start(self) -> Result<(Handle, RecoveryReport), StoreError> {
+        let (tx, rx) = watch::channel(false);
+        let host = Host::new(
+            self.lexicons,
+            self.limits,
+            self.store,
+            self.hooks,
+            Arc::new(views::EncodedAnswers),
+            rx,
+        );
+        if let Some(cluster) = self.cluster {
+            host.set_cluster(cluster);
+        }
+        let state = Arc::new(AppState::new(host));
+        if let Some(token) = &self.director_token {
+            state.set_director_token(token);
+        }
+        let handle = Handle { state, shutdown: tx };
+        let report = handle.state.host.recover().await?;
+        tokio::spawn(handle.state.host.clone().run_replica());
+        Ok((handle, report))
+    }
+}
+
 /// A running server's handle: its state (for tests and metrics) and the shutdown switch.
 pub struct Handle {
     pub state: Arc<AppState>,
@@ -74,32 +154,43 @@ pub struct Handle {
 }
 
 impl Handle {
-    /// Ask the server to stop: open streams end, then the listener closes.
+    /// Ask the server to stop: open streams end, sessions' tasks stop, then the listener closes.
     pub fn shutdown(&self) {
         let _ = self.shutdown.send(true);
     }
-}
 
-/// Build the state for a server whose games live only in memory.
-pub fn state(lexicons: Vec<Lexicon>, limits: Limits) -> Handle {
-    state_with_store(lexicons, limits, Arc::new(crate::store::MemoryStore::new()))
-}
+    /// Serve on `listener` until `signal` completes or [`Handle::shutdown`] is called.
+    pub async fn serve(
+        &self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        serve_on(listener, self.state.clone(), signal).await
+    }
 
-/// Build the state for a server keeping its games in `store` (call
-/// [`recovery::recover`] before serving to load the games already there).
-pub fn state_with_store(lexicons: Vec<Lexicon>, limits: Limits, store: Arc<dyn GameStore>) -> Handle {
-    state_with_hooks(lexicons, limits, store, Hooks::default())
-}
+    /// Serve on `listener` in the background until [`Handle::shutdown`] is called.
+    pub fn spawn(&self, listener: TcpListener) {
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = serve_on(listener, state, std::future::pending()).await {
+                tracing::error!(%e, "server stopped");
+            }
+        });
+    }
 
-/// [`state_with_store`], with test hooks.
-pub fn state_with_hooks(
-    lexicons: Vec<Lexicon>,
-    limits: Limits,
-    store: Arc<dyn GameStore>,
-    hooks: Hooks,
-) -> Handle {
-    let (tx, rx) = watch::channel(false);
-    Handle { state: Arc::new(AppState::new(lexicons, limits, rx, store, hooks)), shutdown: tx }
+    /// After [`Handle::shutdown`]: wait (at most `limit`) for every game's task to finish the
+    /// operation it is in, then, among replicas, hand every game over so that the other
+    /// replicas take them at their next call. False when some task did not stop in time.
+    pub async fn drain(&self, limit: std::time::Duration) -> bool {
+        let stopped = self.state.host.wait_for_sessions(limit).await;
+        if let Some(cluster) = self.state.host.cluster() {
+            match cluster.release().await {
+                Ok(()) => tracing::info!("games handed over"),
+                Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
+            }
+        }
+        stopped
+    }
 }
 
 /// Serve on a bound listener until `signal` completes or the handle is shut down.
@@ -149,7 +240,7 @@ pub async fn serve_on(
         .layer(web::WebLayer)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(status::normalize))
-        .layer(metrics::RpcMetricsLayer(state.metrics.clone()))
+        .layer(crate::metrics::RpcMetricsLayer(state.metrics.clone()))
         .add_service(health)
         .add_service(reflection)
         .add_service(reflection_alpha)

@@ -1,6 +1,6 @@
 //! Durable games: a [`GameStore`] keeps each game as its creation record plus an append-only log
 //! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
-//! mean is [`record`]'s business; replaying them is the server's (`server::recovery`).
+//! mean is [`record`]'s business; replaying them is the host's (`host::replay`).
 //!
 //! Three stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
 //! thread that commits the appends of many games together), [`PgStore`] (PostgreSQL, shared by
@@ -87,8 +87,9 @@ impl Pending {
     }
 }
 
-/// Where games are kept. Writes for one game arrive in order (the caller holds the game's lock
-/// until its write is durable); writes of different games may be committed together.
+/// Where games are kept. Writes for one game arrive in order (one task writes a game's rows,
+/// awaiting each until it is durable before the next); writes of different games may be
+/// committed together.
 pub trait GameStore: Send + Sync {
     /// Store a new game's record and its first log row (row 0), atomically.
     fn create(

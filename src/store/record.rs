@@ -179,6 +179,11 @@ impl GameRecord {
         }
     }
 
+    /// The record as the store keeps it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.encode_to_vec()
+    }
+
     pub fn decode_bytes(bytes: &[u8]) -> Result<GameRecord, String> {
         let record = GameRecord::decode(bytes).map_err(|e| format!("unreadable game record: {e}"))?;
         if record.format != FORMAT {
@@ -294,6 +299,11 @@ impl Step {
 }
 
 impl Batch {
+    /// The row as the store keeps it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.encode_to_vec()
+    }
+
     pub fn decode_bytes(bytes: &[u8]) -> Result<Batch, String> {
         Batch::decode(bytes).map_err(|e| format!("unreadable log row: {e}"))
     }

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use dawgref::server::session::SeatKind;
+use dawgref::host::SeatKind;
 
 use common::server::*;
 use dawgref::proto::v1 as pb;
@@ -336,7 +336,7 @@ async fn tokens_are_kept_only_as_hashes() {
     let snapshot = session.snapshot();
     for (seat, token) in created.seat_tokens.iter().enumerate() {
         assert_eq!(token.len(), 32);
-        let kind = &snapshot.seats()[seat].kind;
+        let kind = snapshot.seats()[seat].kind();
         assert!(
             matches!(kind, SeatKind::Human { token: Some(h) } if *h == dawgref::server::auth::hash(token)),
             "{kind:?}"

@@ -26,25 +26,21 @@ pub async fn start_with(limits: Limits) -> TestServer {
 /// A server with test hooks (a bot that blocks until released, say).
 pub async fn start_hooked(limits: Limits, hooks: dawgref::server::state::Hooks) -> TestServer {
     let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
-    let store = std::sync::Arc::new(dawgref::store::MemoryStore::new());
-    let handle = server::state_with_hooks(lexicons, limits, store, hooks);
+    let (handle, _) = server::Builder::new(lexicons).limits(limits).hooks(hooks).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = handle.state.clone();
-    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    handle.spawn(listener);
     TestServer { url: format!("http://{addr}"), handle }
 }
 
 /// A server keeping games in an SQLite store in `dir`, after recovering what is there.
-pub async fn start_stored(dir: &std::path::Path) -> (TestServer, server::recovery::RecoveryReport) {
+pub async fn start_stored(dir: &std::path::Path) -> (TestServer, dawgref::host::RecoveryReport) {
     let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
     let store = std::sync::Arc::new(dawgref::store::SqliteStore::open(dir).unwrap());
-    let handle = server::state_with_store(lexicons, Limits::default(), store);
-    let report = server::recovery::recover(&handle.state).await.unwrap();
+    let (handle, report) = server::Builder::new(lexicons).store(store).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = handle.state.clone();
-    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    handle.spawn(listener);
     (TestServer { url: format!("http://{addr}"), handle }, report)
 }
 

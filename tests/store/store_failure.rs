@@ -7,7 +7,7 @@ use crate::common;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
-use dawgref::server::{self, state::Limits};
+use dawgref::server;
 use dawgref::store::{GameStore, MemoryStore, Pending, StoreError, StoredGame};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,11 +46,10 @@ impl GameStore for FlakyStore {
 async fn a_turn_that_cannot_be_stored_is_refused_and_forgotten() {
     let store = Arc::new(FlakyStore::default());
     let lexicons = RulesetKind::ALL.iter().map(|&k| common::lexicon(k).clone()).collect();
-    let handle = server::state_with_store(lexicons, Limits::default(), store.clone());
+    let (handle, _) = server::Builder::new(lexicons).store(store.clone()).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let state = handle.state.clone();
-    tokio::spawn(async move { server::serve_on(listener, state, std::future::pending()).await });
+    handle.spawn(listener);
     let srv = TestServer { url, handle };
     let (mut g, mut a) = (srv.games().await, srv.analysis().await);
     let game = two_humans(&mut g, 17).await;

@@ -153,8 +153,10 @@ fn server()
             .map(|&k| (*lexicon(k)).clone())
             .collect();
         let store = Arc::new(dawgref::store::MemoryStore::new());
-        let handle = dawgref::server::state_with_store(lexicons, Default::default(), store.clone());
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        let (handle, _) = runtime
+            .block_on(dawgref::server::Builder::new(lexicons).store(store.clone()).start())
+            .expect("an empty store recovers");
         (handle.state.clone(), store, runtime)
     })
 }
@@ -371,8 +373,8 @@ async fn drive(
     let live = session.snapshot();
     let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
-    state.release(uuid);
-    let again = dawgref::server::recovery::replay(state, &stored)
+    state.host.release(uuid);
+    let again = dawgref::host::replay(state.host.lexicons(), &stored)
         .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
         .core;
     let again_game = again.game();
@@ -402,7 +404,7 @@ fn authed<T>(msg: T, who: usize, tokens: &[String]) -> tonic::Request<T> {
 }
 
 /// After every request: bots have answered, and the game's invariants hold.
-async fn check(session: &dawgref::server::session::Session) {
+async fn check(session: &dawgref::host::Session) {
     session.settled().await;
     let snapshot = session.snapshot();
     snapshot.game().check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));

@@ -1,79 +1,23 @@
-//! The one privacy policy. A [`Viewer`] is who asks: a seat proven by its token, or a watcher
-//! (no token). Everything a live game shows anyone goes through here: views, events, GCG
-//! exports and the rack an analysis of a live game may use. Nothing else decides what a viewer
-//! may see.
-//!
-//! The rules: a seat sees its own rack and its own exchanged tiles, nobody else's; end-of-game
-//! racks are counted in front of everyone, so they are public; a finished game's record shows
-//! every rack.
+//! What a viewer is shown of a game, as messages: views and events. Whose racks and exchanged
+//! tiles they carry is the host's privacy policy ([`Viewer::sees_rack_of`]); this module only
+//! writes down what the policy allows.
 
-use super::auth;
 use super::convert::{board_to, challenge_to, end_reason, play_to, ruleset_to};
-use super::errors;
-use super::session::{Seat, SeatKind};
 use crate::alphabet::Alphabet;
-use crate::game::record::write_gcg_for;
 use crate::game::{Event, EventKind, Game};
+use crate::host::{Answer, Answers, ChallengeDone, Seat, Session, Snapshot, TurnDone, Viewer};
 use crate::proto::v1 as pb;
-use crate::rack::Rack;
+use prost::Message;
 use tonic::Status;
-use tonic::metadata::MetadataMap;
 
-/// Who is looking at a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Viewer {
-    /// The holder of this seat's token.
-    Seat(usize),
-    /// Anyone else who knows the game's id: no racks.
-    Watcher,
+/// The game of a session as `viewer` sees it now.
+pub fn session_view(session: &Session, viewer: Viewer) -> pb::GameView {
+    snapshot_view(session, &session.snapshot(), viewer, session.now_ms())
 }
 
-impl Viewer {
-    /// The viewer a request's metadata proves: no token is a watcher; a token that fits no
-    /// seat is UNAUTHENTICATED (never silently a watcher).
-    pub fn of(metadata: &MetadataMap, seats: &[Seat]) -> Result<Viewer, Status> {
-        let Some(token) = auth::bearer(metadata)? else { return Ok(Viewer::Watcher) };
-        let hashes: Vec<_> = seats
-            .iter()
-            .map(|s| match s.kind {
-                SeatKind::Human { token } => token,
-                SeatKind::Bot(_) => None,
-            })
-            .collect();
-        auth::find_seat(&token, &hashes)
-            .map(Viewer::Seat)
-            .ok_or_else(|| errors::unauthenticated("the token does not belong to a seat of this game"))
-    }
-
-    /// The seat, for an action that needs one.
-    pub fn seat(self) -> Option<usize> {
-        match self {
-            Viewer::Seat(s) => Some(s),
-            Viewer::Watcher => None,
-        }
-    }
-
-    /// The seat an action needs; a watcher is UNAUTHENTICATED.
-    pub fn required_seat(self) -> Result<usize, Status> {
-        self.seat().ok_or_else(|| {
-            errors::unauthenticated("this action needs the seat's token (authorization: Bearer <token>)")
-        })
-    }
-
-    /// Whether `seat`'s rack and exchanged tiles are shown in a live view or event.
-    fn sees_rack_of(self, seat: usize) -> bool {
-        self == Viewer::Seat(seat)
-    }
-
-    /// Whether `seat`'s racks are written into the game's record: once the game is over, all.
-    fn sees_record_rack_of(self, seat: usize, over: bool) -> bool {
-        over || self.sees_rack_of(seat)
-    }
-
-    /// The rack an analysis of a live game may use: the viewer's own, never another seat's.
-    pub fn own_rack(self, game: &Game) -> Option<Rack> {
-        self.seat().and_then(|s| game.rack(s).copied())
-    }
+/// A snapshot of a session's game as `viewer` sees it at `now_ms`.
+pub fn snapshot_view(session: &Session, snapshot: &Snapshot, viewer: Viewer, now_ms: u64) -> pb::GameView {
+    view(&session.id().to_string(), snapshot.game(), snapshot.seats(), viewer, now_ms)
 }
 
 /// The game as `viewer` may see it. Clocks read at `now_ms`, never below the overtime allowed
@@ -87,9 +31,9 @@ pub fn view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64) 
         .enumerate()
         .map(|(i, s)| pb::SeatView {
             seat: i as u32,
-            name: s.name.clone(),
-            bot: matches!(s.kind, SeatKind::Bot(_)),
-            open: matches!(s.kind, SeatKind::Human { token: None }),
+            name: s.name().to_string(),
+            bot: s.is_bot(),
+            open: s.is_open(),
             score: g.scores()[i],
             rack_size: g.rack(i).map_or(0, |r| r.len() as u32),
             time_left_ms: g
@@ -179,10 +123,51 @@ pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer) -> pb::GameEvent {
     out
 }
 
-/// The game's record as GCG: while it is on, only the viewer's own racks (other lines carry no
-/// rack, other exchanges only a count); once over, every rack.
-pub fn gcg(game: &Game, seats: &[Seat], viewer: Viewer) -> String {
-    let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
-    let over = game.is_over();
-    write_gcg_for(game, &names, &|seat| viewer.sees_record_rack_of(seat, over))
+/// A turn's answer, the same whether it is sent now or written down for a retry.
+pub fn turn_response(d: &TurnDone) -> pb::SubmitTurnResponse {
+    let game = d.snapshot.game();
+    let alphabet = game.config().rules.alphabet;
+    pb::SubmitTurnResponse {
+        points: d.points,
+        play: d.play.as_ref().map(|p| play_to(p, alphabet)),
+        view: Some(view(&d.id.to_string(), game, d.snapshot.seats(), Viewer::Seat(d.seat), d.now_ms)),
+    }
+}
+
+/// A challenge's answer, the same whether it is sent now or written down for a retry.
+pub fn challenge_response(d: &ChallengeDone) -> pb::ChallengeResponse {
+    pb::ChallengeResponse {
+        acceptable: d.verdict.acceptable,
+        invalid_words: d.verdict.invalid_words.clone().unwrap_or_default(),
+        view: Some(view(
+            &d.id.to_string(),
+            d.snapshot.game(),
+            d.snapshot.seats(),
+            Viewer::Seat(d.seat),
+            d.now_ms,
+        )),
+    }
+}
+
+/// The answer to a request that may be a retry: made now, or decoded from what was written down
+/// the first time.
+pub fn answer<T, M: Message + Default>(answer: Answer<T>, make: impl FnOnce(&T) -> M) -> Result<M, Status> {
+    match answer {
+        Answer::Done(done) => Ok(make(&done)),
+        Answer::Remembered(bytes) => M::decode(bytes.as_slice())
+            .map_err(|e| super::errors::internal(format!("a remembered response: {e}"))),
+    }
+}
+
+/// How the host writes answers down: as the messages this module makes, encoded.
+pub struct EncodedAnswers;
+
+impl Answers for EncodedAnswers {
+    fn turn(&self, done: &TurnDone) -> Vec<u8> {
+        turn_response(done).encode_to_vec()
+    }
+
+    fn challenge(&self, done: &ChallengeDone) -> Vec<u8> {
+        challenge_response(done).encode_to_vec()
+    }
 }

@@ -1,161 +1,118 @@
 //! A live game's owner. Each live game is one [`Session`]: a task (the actor) that owns the
-//! game's state and is the only thing that changes it, fed by a command channel. Every
+//! game's [`Core`] and is the only thing that changes it, fed by a command channel. Every
 //! operation (a turn, a challenge, a join, a bot's move, a flag that falls) goes through the
 //! same steps in the same order, inside the task: the engine call, the log row made durable,
 //! the new snapshot and events published, then the answer. Readers never wait on the task:
 //! they read the last published [`Snapshot`].
 //!
 //! The task also owns the game's time: it arms a timer for the next flag fall and feeds the
-//! engine the flag-fall time, and it sends bots' thinking to the [`Pool`](super::pool::Pool),
-//! applying a decision only if the game is still where it was when the bot looked at it.
+//! engine the flag-fall time, and it sends bots' thinking to the [`Pool`], applying a decision
+//! only if the game is still where it was when the bot looked at it.
 //!
-//! Creation, start-up recovery and loading a game on demand all build a session through
-//! [`Session::start`]; a finished game gets no task (it changes no more) and answers reads only.
+//! A task sees only its [`Context`]: the store, the pool, the metrics, the lexicons a replay
+//! needs, the live map it leaves when its game ends, and how the services write an answer
+//! down ([`Answers`]). Creation, start-up recovery and loading a game on demand all build a
+//! session through [`Session::start`]; a finished game gets no task (it changes no more) and
+//! answers reads only.
 
-use super::auth::TokenHash;
-use super::errors;
-use super::privacy::{self, Viewer};
-use super::state::AppState;
+use super::cluster::Cluster;
+use super::config::{Hooks, Limits};
+use super::error::HostError;
+use super::input::{self, PlayInput};
+use super::pool::Pool;
+use super::recovery::{Lexicons, replay};
+use super::state::{Core, Remembered, Snapshot, TokenHash};
 use crate::bot::{self, BotLevel};
 use crate::game::{Action, Event, EventKind, Game, GameError, Verdict};
-use crate::proto::v1 as pb;
-use crate::rack::Rack;
-use crate::store::record::{Batch, Done, Step};
-use prost::Message;
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::metrics::Metrics;
+use crate::play::Play;
+use crate::store::GameStore;
+use crate::store::record::{Batch, Done};
+use dashmap::DashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
-use tonic::Status;
 use uuid::Uuid;
 
-/// Who sits in a seat.
-#[derive(Clone, Debug)]
-pub enum SeatKind {
-    /// A person; `token` is the hash of its secret, `None` while the seat is open.
-    Human {
-        token: Option<TokenHash>,
-    },
-    Bot(BotLevel),
+/// How the services write down the answer to a turn or a challenge, so that a retry of the same
+/// request id gets the same bytes back (from memory or, after a restart, from the log row the
+/// bytes are part of). The host keeps them opaque.
+pub trait Answers: Send + Sync {
+    fn turn(&self, done: &TurnDone) -> Vec<u8>;
+    fn challenge(&self, done: &ChallengeDone) -> Vec<u8>;
 }
 
-#[derive(Clone, Debug)]
-pub struct Seat {
-    pub name: String,
-    pub kind: SeatKind,
+/// What a game's task needs besides its game: shared by every session of one host.
+pub struct Context {
+    pub(super) lexicons: Lexicons,
+    pub(super) store: Arc<dyn GameStore>,
+    pub(super) pool: Pool,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) hooks: Hooks,
+    pub(super) limits: Limits,
+    pub(super) answers: Arc<dyn Answers>,
+    /// Live games' sessions. A finished game is not here: it is rebuilt from the store for the
+    /// request that names it. A task takes its game out when the game ends.
+    pub(super) live: DashMap<Uuid, Arc<Session>>,
+    /// Every session's task, so that shutdown can wait for them.
+    pub(super) tasks: tokio_util::task::TaskTracker,
+    /// Flips to true on shutdown: open streams end, sessions' tasks stop.
+    pub(super) shutdown: watch::Receiver<bool>,
+    /// Replicas sharing a PostgreSQL store: who owns which game. Unset on a single server.
+    pub(super) cluster: OnceLock<Arc<Cluster>>,
 }
 
-/// The default pace of a game's bots: about a second between moves when only bots play (so
-/// that people can watch), none when a person plays (who waits for the bot's answer).
-pub fn default_bot_delay_ms(seats: &[Seat]) -> u32 {
-    if seats.iter().all(|s| matches!(s.kind, SeatKind::Bot(_))) { 1000 } else { 0 }
-}
-
-/// A game's state as the task owns it: the engine's game, the seats, the remembered responses
-/// and the log position. Built by creation or by replaying a log; private to this module.
-pub struct Core {
-    game: Game,
-    seats: Vec<Seat>,
-    /// First results of requests by (seat, request_id), for idempotent retries.
-    done: HashMap<(usize, String), Vec<u8>>,
-    /// Engine calls made since the last commit: the next log row.
-    steps: Vec<Step>,
-    /// Sequence number of the next log row.
-    seq: u64,
-}
-
-impl Core {
-    /// A game's state whose log holds `seq` rows already.
-    pub fn new(game: Game, seats: Vec<Seat>, done: HashMap<(usize, String), Vec<u8>>, seq: u64) -> Core {
-        Core { game, seats, done, steps: Vec::new(), seq }
+impl Context {
+    /// Let a game go from memory (and its lease, among replicas).
+    pub(super) fn release(&self, id: Uuid) {
+        self.live.remove(&id);
+        self.forget_lease(&id);
+        self.metrics.games_live.set(self.live.len() as i64);
     }
 
-    pub fn game(&self) -> &Game {
-        &self.game
-    }
-
-    /// The remembered responses, for checks that a replay restores them.
-    pub fn remembered_responses(&self) -> &HashMap<(usize, String), Vec<u8>> {
-        &self.done
-    }
-
-    fn bot_level(&self, seat: usize) -> Option<BotLevel> {
-        match self.seats.get(seat)?.kind {
-            SeatKind::Bot(l) => Some(l),
-            SeatKind::Human { .. } => None,
+    /// [`Context::release`] by a session's task: only if the game's session is still that one
+    /// (a game let go and loaded again has a new session, which stays).
+    fn release_instance(&self, id: Uuid, instance: u64) {
+        if self.live.remove_if(&id, |_, s| s.instance() == instance).is_some() {
+            self.forget_lease(&id);
         }
+        self.metrics.games_live.set(self.live.len() as i64);
     }
 
-    fn remembered<M: Message + Default>(&self, seat: usize, key: Option<&str>) -> Result<Option<M>, Status> {
-        remembered_in(&self.done, seat, key)
-    }
-
-    fn remember(&mut self, seat: usize, key: Option<String>, response: &impl Message) -> Option<Done> {
-        let key = key?;
-        let bytes = response.encode_to_vec();
-        self.done.insert((seat, key.clone()), bytes.clone());
-        Some(Done { seat: seat as u32, request_id: key, response: bytes })
-    }
-
-    /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
-    /// clock ran out on the way: that is logged as a tick.
-    fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
-        let step = Step::action(seat, &action, now_ms, self.game.config().rules.alphabet);
-        let before = self.game.history().len();
-        let result = self.game.act(seat, action, now_ms);
-        self.note(result.is_ok(), step, before, now_ms);
-        result
-    }
-
-    fn challenge(&mut self, seat: usize, now_ms: u64) -> Result<Verdict, GameError> {
-        let before = self.game.history().len();
-        let result = self.game.challenge(seat, now_ms);
-        self.note(result.is_ok(), Step::challenge(seat, now_ms), before, now_ms);
-        result
-    }
-
-    fn tick(&mut self, now_ms: u64) -> bool {
-        let ended = self.game.tick(now_ms);
-        if ended {
-            self.steps.push(Step::tick(now_ms));
-        }
-        ended
-    }
-
-    fn note(&mut self, ok: bool, step: Step, before: usize, now_ms: u64) {
-        if ok {
-            self.steps.push(step);
-        } else if self.game.history().len() != before {
-            self.steps.push(Step::tick(now_ms));
+    fn forget_lease(&self, id: &Uuid) {
+        if let Some(cluster) = self.cluster.get() {
+            cluster.store().forget(id);
         }
     }
 }
 
-/// What readers see: the game as of its last durable change. Every event in it is published.
-pub struct Snapshot {
-    game: Game,
-    seats: Vec<Seat>,
+/// A turn that was taken: what its answer is made of. `snapshot` is the game right after it.
+pub struct TurnDone {
+    pub id: Uuid,
+    pub seat: usize,
+    pub points: i32,
+    /// The play made (for a play; None for an exchange, a pass or a resignation).
+    pub play: Option<Play>,
+    pub snapshot: Arc<Snapshot>,
+    /// The game clock's reading when the turn was taken.
+    pub now_ms: u64,
 }
 
-impl Snapshot {
-    /// A game's state as a snapshot, for a reader of a game not served here.
-    pub fn of(core: Core) -> Snapshot {
-        Snapshot { game: core.game, seats: core.seats }
-    }
+/// A challenge that was decided: its verdict and the game right after it.
+pub struct ChallengeDone {
+    pub id: Uuid,
+    pub seat: usize,
+    pub verdict: Verdict,
+    pub snapshot: Arc<Snapshot>,
+    pub now_ms: u64,
+}
 
-    pub fn game(&self) -> &Game {
-        &self.game
-    }
-
-    pub fn seats(&self) -> &[Seat] {
-        &self.seats
-    }
-
-    /// Who a request's token makes its caller.
-    pub fn viewer(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Viewer, Status> {
-        Viewer::of(metadata, &self.seats)
-    }
+/// The answer to a request that may be a retry: done now, or the bytes written down the first
+/// time (see [`Answers`]).
+pub enum Answer<T> {
+    Done(T),
+    Remembered(Vec<u8>),
 }
 
 /// The game's clock: milliseconds since the game was created, resuming a recovered game at its
@@ -176,7 +133,7 @@ impl GameClock {
     }
 }
 
-/// A turn as a handler hands it over: still in the request's terms, because a play given by
+/// A turn as a service hands it over: still in the request's terms, because a play given by
 /// its tiles is read against the board as it is when the turn is taken.
 #[derive(Clone)]
 pub struct Turn {
@@ -187,24 +144,24 @@ pub struct Turn {
 
 #[derive(Clone)]
 pub enum TurnAction {
-    Play(pb::Play),
+    Play(PlayInput),
     Exchange(String),
     Pass,
     Resign,
 }
 
-type Reply<T> = oneshot::Sender<Result<T, Status>>;
+type Reply<T> = oneshot::Sender<Result<T, HostError>>;
 
 enum Command {
     Turn {
         seat: usize,
         turn: Turn,
-        reply: Reply<pb::SubmitTurnResponse>,
+        reply: Reply<Answer<TurnDone>>,
     },
     Challenge {
         seat: usize,
         request_id: Option<String>,
-        reply: Reply<pb::ChallengeResponse>,
+        reply: Reply<Answer<ChallengeDone>>,
     },
     Join {
         name: String,
@@ -234,7 +191,7 @@ pub struct Session {
     commands: Option<mpsc::Sender<Command>>,
     /// A finished game's remembered responses: a retry of the request that ended it (or any
     /// earlier one) still gets its first answer.
-    finished: HashMap<(usize, String), Vec<u8>>,
+    finished: Remembered,
     events: broadcast::Sender<Arc<Event>>,
     watchers: AtomicUsize,
     /// Flips when the task gives the game up (a log it cannot write or read back): watch
@@ -246,30 +203,30 @@ impl Session {
     /// Serve a game from `core`, whose log is durable up to its `seq`. The clock reads
     /// `base_ms` now. A live game gets its task (timers armed, bots set thinking); a finished
     /// one is served read-only.
-    pub fn start(
-        state: &Arc<AppState>,
+    pub(super) fn start(
+        ctx: &Arc<Context>,
         id: Uuid,
         base_ms: u64,
         core: Core,
         bot_delay_ms: u32,
     ) -> Arc<Session> {
         let clock = GameClock { started: Instant::now(), base_ms };
-        let snapshot = Arc::new(Snapshot { game: core.game.clone(), seats: core.seats.clone() });
+        let snapshot = Arc::new(core.snapshot());
         let (snapshot_tx, snapshot_rx) = watch::channel(snapshot);
         // Watchers that fall further behind replay from the snapshot, so the channel stays small.
-        let (events, _) = broadcast::channel(state.limits.event_buffer.max(1));
+        let (events, _) = broadcast::channel(ctx.limits.event_buffer.max(1));
         let (gone_tx, gone_rx) = watch::channel(false);
         let (leave, leave_rx) = watch::channel(false);
         static INSTANCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
-        let over = core.game.is_over();
-        let finished = if over { core.done.clone() } else { HashMap::new() };
+        let over = core.game().is_over();
+        let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
         let commands = (!over).then(|| {
             let (tx, rx) = mpsc::channel(64);
-            let published = core.game.history().len();
+            let published = core.game().history().len();
             let delay = Duration::from_millis(u64::from(bot_delay_ms));
             let actor = Actor {
-                state: state.clone(),
+                ctx: ctx.clone(),
                 id,
                 instance,
                 leave: leave_rx,
@@ -286,7 +243,7 @@ impl Session {
                 decided: None,
                 waiting: Vec::new(),
             };
-            state.spawn_session_task(actor.run(rx));
+            ctx.tasks.spawn(actor.run(rx));
             tx
         });
         Arc::new(Session {
@@ -332,37 +289,33 @@ impl Session {
         self.clock.now_ms()
     }
 
-    /// The game as `viewer` sees it now.
-    pub fn view(&self, viewer: Viewer) -> pb::GameView {
-        let s = self.snapshot();
-        privacy::view(&self.id.to_string(), &s.game, &s.seats, viewer, self.now_ms())
-    }
-
     /// Send a command to the game's task and wait for its answer. A finished game answers
     /// only from what it remembers (`key`), else that it is over.
-    async fn ask<T: Message + Default>(
+    async fn ask<T>(
         &self,
         seat: usize,
         key: Option<&str>,
-        command: impl FnOnce(Reply<T>) -> Command,
-    ) -> Result<T, Status> {
+        command: impl FnOnce(Reply<Answer<T>>) -> Command,
+    ) -> Result<Answer<T>, HostError> {
         if self.commands.is_none() {
-            return remembered_in(&self.finished, seat, key)?
-                .ok_or_else(|| errors::game(GameError::GameOver));
+            return key
+                .and_then(|k| self.finished.get(&(seat, k.to_string())))
+                .map(|bytes| Answer::Remembered(bytes.clone()))
+                .ok_or(HostError::Game(GameError::GameOver));
         }
         self.call(command).await
     }
 
     /// Send a command to the game's task and wait for its answer (a finished game has no task:
     /// it is over).
-    async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, Status> {
-        let Some(commands) = &self.commands else { return Err(errors::game(GameError::GameOver)) };
+    async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, HostError> {
+        let Some(commands) = &self.commands else { return Err(HostError::Game(GameError::GameOver)) };
         let (reply, answer) = oneshot::channel();
-        commands.send(command(reply)).await.map_err(|_| errors::reloading())?;
-        answer.await.map_err(|_| errors::reloading())?
+        commands.send(command(reply)).await.map_err(|_| HostError::Reloading)?;
+        answer.await.map_err(|_| HostError::Reloading)?
     }
 
-    pub async fn submit(&self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Status> {
+    pub async fn submit(&self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, HostError> {
         let key = turn.request_id.clone();
         self.ask(seat, key.as_deref(), |reply| Command::Turn { seat, turn, reply }).await
     }
@@ -371,13 +324,13 @@ impl Session {
         &self,
         seat: usize,
         request_id: Option<String>,
-    ) -> Result<pb::ChallengeResponse, Status> {
+    ) -> Result<Answer<ChallengeDone>, HostError> {
         let key = request_id.as_deref().map(challenge_key);
         self.ask(seat, key.as_deref(), |reply| Command::Challenge { seat, request_id, reply }).await
     }
 
     /// Seat a person in the first open seat; its number.
-    pub async fn join(&self, name: String, token: TokenHash) -> Result<usize, Status> {
+    pub async fn join(&self, name: String, token: TokenHash) -> Result<usize, HostError> {
         self.call(|reply| Command::Join { name, token, reply }).await
     }
 
@@ -423,16 +376,6 @@ fn challenge_key(request_id: &str) -> String {
     format!("challenge/{request_id}")
 }
 
-/// The first response to `seat`'s request `key`, if it was answered before (no key: none).
-fn remembered_in<M: Message + Default>(
-    done: &HashMap<(usize, String), Vec<u8>>,
-    seat: usize,
-    key: Option<&str>,
-) -> Result<Option<M>, Status> {
-    let Some(bytes) = key.and_then(|k| done.get(&(seat, k.to_string()))) else { return Ok(None) };
-    M::decode(bytes.as_slice()).map(Some).map_err(|e| errors::internal(format!("a remembered response: {e}")))
-}
-
 /// A watcher's slot in a session; dropping it frees the slot.
 pub struct WatchSlot(Arc<Session>);
 
@@ -450,7 +393,7 @@ impl Drop for WatchSlot {
 
 /// The task that owns one live game.
 struct Actor {
-    state: Arc<AppState>,
+    ctx: Arc<Context>,
     id: Uuid,
     instance: u64,
     leave: watch::Receiver<bool>,
@@ -484,15 +427,15 @@ enum Exit {
 impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let (bot_tx, mut bot_rx) = mpsc::unbounded_channel::<(usize, Option<Decision>)>();
-        let mut shutdown = self.state.shutdown.clone();
+        let mut shutdown = self.ctx.shutdown.clone();
         let mut leave = self.leave.clone();
         let exit = loop {
-            if self.core.game.is_over() {
+            if self.core.game().is_over() {
                 break Exit::Over;
             }
             self.consider_bots(&bot_tx);
             self.answer_settled();
-            let flag = self.core.game.next_flag_fall();
+            let flag = self.core.game().next_flag_fall();
             let flag_at = flag.map(|ms| self.clock.instant_of(ms));
             let bot_at = self.decided.as_ref().map(|_| self.last_change + self.bot_delay);
             let result = tokio::select! {
@@ -519,10 +462,10 @@ impl Actor {
             Exit::Over => {
                 // A finished game changes no more: it leaves memory (its watchers have had
                 // every event) and is rebuilt from the store if a request names it again.
-                self.state.release_instance(self.id, self.instance);
+                self.ctx.release_instance(self.id, self.instance);
             }
             Exit::Broken => {
-                self.state.release_instance(self.id, self.instance);
+                self.ctx.release_instance(self.id, self.instance);
                 let _ = self.gone.send(true);
             }
             Exit::Shutdown => {}
@@ -543,35 +486,21 @@ impl Actor {
         }
     }
 
-    fn view(&self, viewer: Viewer, now_ms: u64) -> pb::GameView {
-        privacy::view(&self.id.to_string(), &self.core.game, &self.core.seats, viewer, now_ms)
-    }
-
-    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<pb::SubmitTurnResponse, Failure> {
+    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {
         let key = turn.request_id;
-        if let Some(first) = self.core.remembered(seat, key.as_deref())? {
-            return Ok(first);
+        if let Some(first) = self.core.remembered(seat, key.as_deref()) {
+            return Ok(Answer::Remembered(first));
         }
-        let game = &self.core.game;
+        let game = self.core.game();
         if let Some(expected) = turn.expected_turn
             && expected != game.turn()
         {
-            return Err(errors::stale_turn(expected, game.turn()).into());
+            return Err(HostError::StaleTurn { expected, actual: game.turn() }.into());
         }
-        let alphabet = game.config().rules.alphabet;
         let action = match turn.action {
-            TurnAction::Play(p) => Action::Play(super::convert::play_from(&p, game.board())?),
+            TurnAction::Play(p) => Action::Play(p.to_play(game.board()).map_err(HostError::from)?),
             TurnAction::Exchange(tiles) => {
-                let rack_size = game.config().rules.rack_size;
-                let count = tiles.chars().count();
-                if count > rack_size {
-                    return Err(errors::bad_field(
-                        "exchange",
-                        format!("{count} tiles: a rack holds {rack_size}"),
-                    )
-                    .into());
-                }
-                Action::Exchange(Rack::parse(&tiles, alphabet).map_err(|e| errors::alphabet("exchange", e))?)
+                Action::Exchange(input::exchange(&tiles, &game.config().rules).map_err(HostError::from)?)
             }
             TurnAction::Pass => Action::Pass,
             TurnAction::Resign => Action::Resign,
@@ -581,65 +510,54 @@ impl Actor {
         let now = self.clock.now_ms();
         if let Err(e) = self.core.act(seat, action, now) {
             // A time loss noticed on the way changed the game even though the action failed.
-            self.commit(None).await?;
-            return Err(errors::game(e).into());
+            self.commit(None, None).await?;
+            return Err(HostError::Game(e).into());
         }
-        self.state.metrics.turns.inc();
-        let new = &self.core.game.history()[before..];
+        self.ctx.metrics.turns.inc();
+        let new = &self.core.game().history()[before..];
         let points = new.iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
         let play = new.iter().find_map(|e| match &e.kind {
-            EventKind::Play { play, .. } if is_play => Some(super::convert::play_to(play, alphabet)),
+            EventKind::Play { play, .. } if is_play => Some(*play),
             _ => None,
         });
-        let response =
-            pb::SubmitTurnResponse { points, play, view: Some(self.view(Viewer::Seat(seat), now)) };
-        let done = self.core.remember(seat, key, &response);
+        let snapshot = Arc::new(self.core.snapshot());
+        let done = TurnDone { id: self.id, seat, points, play, snapshot: snapshot.clone(), now_ms: now };
+        let bytes = key.as_ref().map(|_| self.ctx.answers.turn(&done));
+        let row = self.core.remember(seat, key, bytes);
         // Durable before the caller hears of it.
-        self.commit(done).await?;
-        Ok(response)
+        self.commit(row, Some(snapshot)).await?;
+        Ok(Answer::Done(done))
     }
 
     async fn challenge(
         &mut self,
         seat: usize,
         request_id: Option<String>,
-    ) -> Result<pb::ChallengeResponse, Failure> {
+    ) -> Result<Answer<ChallengeDone>, Failure> {
         let key = request_id.as_deref().map(challenge_key);
-        if let Some(first) = self.core.remembered(seat, key.as_deref())? {
-            return Ok(first);
+        if let Some(first) = self.core.remembered(seat, key.as_deref()) {
+            return Ok(Answer::Remembered(first));
         }
         let now = self.clock.now_ms();
         let verdict = match self.core.challenge(seat, now) {
             Ok(v) => v,
             Err(e) => {
-                self.commit(None).await?;
-                return Err(errors::game(e).into());
+                self.commit(None, None).await?;
+                return Err(HostError::Game(e).into());
             }
         };
-        let response = pb::ChallengeResponse {
-            acceptable: verdict.acceptable,
-            invalid_words: verdict.invalid_words.unwrap_or_default(),
-            view: Some(self.view(Viewer::Seat(seat), now)),
-        };
-        let done = self.core.remember(seat, key, &response);
-        self.commit(done).await?;
-        Ok(response)
+        let snapshot = Arc::new(self.core.snapshot());
+        let done = ChallengeDone { id: self.id, seat, verdict, snapshot: snapshot.clone(), now_ms: now };
+        let bytes = key.as_ref().map(|_| self.ctx.answers.challenge(&done));
+        let row = self.core.remember(seat, key, bytes);
+        self.commit(row, Some(snapshot)).await?;
+        Ok(Answer::Done(done))
     }
 
     async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
-        let Some(seat) =
-            self.core.seats.iter().position(|s| matches!(s.kind, SeatKind::Human { token: None }))
-        else {
-            return Err(errors::game_state("no open seat in this game").into());
-        };
-        let s = &mut self.core.seats[seat];
-        s.kind = SeatKind::Human { token: Some(token) };
-        if !name.is_empty() {
-            s.name = name.clone();
-        }
         let now = self.clock.now_ms();
-        self.core.steps.push(Step::join(seat, &name, &token, now));
-        self.commit(None).await?;
+        let seat = self.core.join(&name, token, now).ok_or(HostError::NoOpenSeat)?;
+        self.commit(None, None).await?;
         Ok(seat)
     }
 
@@ -648,13 +566,13 @@ impl Actor {
         if self.core.tick(flag_ms) {
             tracing::info!(game = %self.id, flag_ms, "flag fell");
         }
-        background(self.commit(None).await)
+        background(self.commit(None, None).await)
     }
 
     /// Ask the bots about the current position, once per position: a bot to move decides its
     /// move, a bot beside a challengeable play decides whether to challenge it.
     fn consider_bots(&mut self, results: &mpsc::UnboundedSender<(usize, Option<Decision>)>) {
-        let game = &self.core.game;
+        let game = self.core.game();
         let at = game.history().len();
         if self.considered == Some(at) {
             return;
@@ -662,7 +580,7 @@ impl Actor {
         self.considered = Some(at);
         self.decided = None;
         let levels: Vec<Option<BotLevel>> =
-            (0..self.core.seats.len()).map(|s| self.core.bot_level(s)).collect();
+            (0..self.core.seats().len()).map(|s| self.core.bot_level(s)).collect();
         let mover_is_bot = levels.get(game.to_move()).copied().flatten().is_some();
         let may_challenge = game
             .challengeable()
@@ -673,13 +591,9 @@ impl Actor {
         self.jobs += 1;
         let budget = bot::champion_budget(game, game.to_move(), self.clock.now_ms());
         let game = game.clone();
-        let (results, metrics, hook, id) = (
-            results.clone(),
-            self.state.metrics.clone(),
-            self.state.hooks.before_bot_decision.clone(),
-            self.id,
-        );
-        self.state.pool.spawn(move || {
+        let (results, metrics, hook, id) =
+            (results.clone(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
+        self.ctx.pool.spawn(move || {
             if let Some(hook) = hook {
                 hook(id);
             }
@@ -692,9 +606,9 @@ impl Actor {
 
     fn decided_for(&mut self, at: usize, decision: Option<Decision>) {
         self.jobs = self.jobs.saturating_sub(1);
-        if self.considered != Some(at) || self.core.game.history().len() != at {
+        if self.considered != Some(at) || self.core.game().history().len() != at {
             // The game moved on while the bot thought: its decision is about another position.
-            self.state.metrics.bot_stale.inc();
+            self.ctx.metrics.bot_stale.inc();
             return;
         }
         self.decided = decision.map(|d| (at, d));
@@ -703,8 +617,8 @@ impl Actor {
     /// Apply the bot decision that is due, if the game is still where the bot looked.
     async fn bot_moves(&mut self) -> Result<(), Broken> {
         let Some((at, decision)) = self.decided.take() else { return Ok(()) };
-        if self.core.game.history().len() != at {
-            self.state.metrics.bot_stale.inc();
+        if self.core.game().history().len() != at {
+            self.ctx.metrics.bot_stale.inc();
             return Ok(());
         }
         let now = self.clock.now_ms();
@@ -713,17 +627,17 @@ impl Actor {
             Decision::Act(seat, action) => self.core.act(seat, action, now),
         };
         match applied {
-            Ok(()) => self.state.metrics.turns.inc(),
+            Ok(()) => self.ctx.metrics.turns.inc(),
             // A bot's move is legal by construction; if the engine disagrees, the seat waits
             // (and its clock runs) rather than the task looping.
             Err(e) => tracing::error!(game = %self.id, error = %e, "a bot's decision was refused"),
         }
-        background(self.commit(None).await)
+        background(self.commit(None, None).await)
     }
 
     fn settled(&self) -> bool {
-        self.core.game.is_over()
-            || (self.considered == Some(self.core.game.history().len())
+        self.core.game().is_over()
+            || (self.considered == Some(self.core.game().history().len())
                 && self.jobs == 0
                 && self.decided.is_none())
     }
@@ -741,44 +655,44 @@ impl Actor {
     }
 
     /// Make the steps since the last row durable as the next log row (with the request's
-    /// response when it is to be remembered), then publish. If the write fails, the game is
-    /// put back to what is durable and the request fails: nothing unstored is ever answered or
-    /// published.
-    async fn commit(&mut self, done: Option<Done>) -> Result<(), Failure> {
-        if self.core.steps.is_empty() && done.is_none() {
+    /// response when it is to be remembered), then publish (`snapshot`: the game as it is now,
+    /// when the caller has made it already). If the write fails, the game is put back to what
+    /// is durable and the request fails: nothing unstored is ever answered or published.
+    async fn commit(&mut self, done: Option<Done>, snapshot: Option<Arc<Snapshot>>) -> Result<(), Failure> {
+        if !self.core.has_steps() && done.is_none() {
             return Ok(());
         }
-        let batch = Batch { steps: std::mem::take(&mut self.core.steps), done };
-        let seq = self.core.seq;
+        let (seq, steps) = self.core.take_steps();
+        let batch = Batch { steps, done };
         let started = Instant::now();
-        let over = self.core.game.is_over();
-        let result = self.state.store.append(self.id, seq, batch.encode_to_vec(), over).wait().await;
-        self.state.metrics.commit.observe(started.elapsed().as_secs_f64());
+        let over = self.core.game().is_over();
+        let result = self.ctx.store.append(self.id, seq, batch.to_bytes(), over).wait().await;
+        self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
         if let Err(crate::store::StoreError::Fenced(_)) = result {
             // Another replica took the game over: nothing of ours may be written again. The
             // request is retried, and is then forwarded to the new owner.
             tracing::warn!(game = %self.id, seq, "log row refused: another replica owns the game now");
-            return Err(Failure::Broken(errors::moved(&self.id.to_string())));
+            return Err(Failure::Broken(HostError::Moved(self.id.to_string())));
         }
         if let Err(e) = result {
             tracing::error!(game = %self.id, seq, error = %e, "log row not written; game put back to its last durable turn");
-            let status = errors::store("the turn could not be stored", e);
+            let error = HostError::store("the turn could not be stored", e);
             return Err(match self.restore().await {
-                Ok(()) => Failure::Refused(status),
-                Err(Broken) => Failure::Broken(status),
+                Ok(()) => Failure::Refused(error),
+                Err(Broken) => Failure::Broken(error),
             });
         }
-        self.core.seq += 1;
-        self.publish();
+        self.core.committed();
+        self.publish(snapshot);
         Ok(())
     }
 
     /// The new state to readers, then its events to watchers (in that order: see
     /// [`Session::subscribe`]).
-    fn publish(&mut self) {
-        let snapshot = Snapshot { game: self.core.game.clone(), seats: self.core.seats.clone() };
-        self.snapshot.send_replace(Arc::new(snapshot));
-        let history = self.core.game.history();
+    fn publish(&mut self, snapshot: Option<Arc<Snapshot>>) {
+        let snapshot = snapshot.unwrap_or_else(|| Arc::new(self.core.snapshot()));
+        self.snapshot.send_replace(snapshot);
+        let history = self.core.game().history();
         for e in &history[self.published.min(history.len())..] {
             // No receivers is fine: nobody is watching.
             let _ = self.events.send(Arc::new(e.clone()));
@@ -789,14 +703,14 @@ impl Actor {
 
     /// Put the game back to its durable state, replayed from the store.
     async fn restore(&mut self) -> Result<(), Broken> {
-        let state = self.state.clone();
+        let ctx = self.ctx.clone();
         let id = self.id;
         let replayed = self
-            .state
+            .ctx
             .pool
             .run(move || {
-                let stored = state.store.load(id).ok().flatten()?;
-                super::recovery::replay(&state, &stored).ok()
+                let stored = ctx.store.load(id).ok().flatten()?;
+                replay(&ctx.lexicons, &stored).ok()
             })
             .await
             .flatten();
@@ -805,7 +719,7 @@ impl Actor {
                 self.core = replayed.core;
                 self.considered = None;
                 self.decided = None;
-                self.publish();
+                self.publish(None);
                 Ok(())
             }
             None => Err(Broken),
@@ -818,12 +732,12 @@ struct Broken;
 
 /// Why an operation failed: refused (the game is as it was), or the game is given up.
 enum Failure {
-    Refused(Status),
-    Broken(Status),
+    Refused(HostError),
+    Broken(HostError),
 }
 
 impl Failure {
-    fn status(self) -> Status {
+    fn error(self) -> HostError {
         match self {
             Failure::Refused(s) | Failure::Broken(s) => s,
         }
@@ -833,7 +747,7 @@ impl Failure {
 /// Send an operation's answer; a game given up ends the task after answering.
 fn answer<T>(reply: Reply<T>, result: Result<T, Failure>) -> Result<(), Broken> {
     let broken = matches!(result, Err(Failure::Broken(_)));
-    let _ = reply.send(result.map_err(Failure::status));
+    let _ = reply.send(result.map_err(Failure::error));
     if broken { Err(Broken) } else { Ok(()) }
 }
 
@@ -846,9 +760,9 @@ fn background(result: Result<(), Failure>) -> Result<(), Broken> {
     }
 }
 
-impl From<Status> for Failure {
-    fn from(s: Status) -> Failure {
-        Failure::Refused(s)
+impl From<HostError> for Failure {
+    fn from(e: HostError) -> Failure {
+        Failure::Refused(e)
     }
 }
 

@@ -1,0 +1,101 @@
+//! Replicas sharing games through PostgreSQL: which replica serves a game. Each live game has
+//! one owner, recorded as a lease in the store ([`PgStore`]); this module keeps the replica's
+//! heartbeat (which renews all its leases) and says which games it lost, claims games, and
+//! caches the owners of games held elsewhere.
+//!
+//! A request for a game goes, in [`Host::route`](super::Host::route): to the local session when
+//! this replica holds the lease; else to the owner the store names (cached until a forward
+//! fails); else, when the lease has lapsed, the game is claimed and loaded here. Forwarding a
+//! call to its owner is the services' business (`server::forward`).
+
+use crate::metrics::Metrics;
+use crate::store::StoreError;
+use crate::store::postgres::{Claim, PgStore};
+use dashmap::DashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+pub struct Cluster {
+    store: Arc<PgStore>,
+    /// Owners of games this replica forwards to, by game: saves a store round trip per call.
+    owners: DashMap<Uuid, String>,
+    /// When the last heartbeat that succeeded was sent: the leases are sure until then + lease.
+    beat: Mutex<Instant>,
+}
+
+impl Cluster {
+    pub fn new(store: Arc<PgStore>) -> Cluster {
+        Cluster { store, owners: DashMap::new(), beat: Mutex::new(Instant::now()) }
+    }
+
+    pub fn store(&self) -> &Arc<PgStore> {
+        &self.store
+    }
+
+    pub fn addr(&self) -> &str {
+        &self.store.replica().addr
+    }
+
+    pub fn lease(&self) -> Duration {
+        self.store.replica().lease
+    }
+
+    /// The last heartbeat is recent enough that no other replica can have taken a game of ours:
+    /// a session held here may answer without asking the store.
+    pub fn sure(&self) -> bool {
+        self.beat.lock().unwrap_or_else(|e| e.into_inner()).elapsed() < self.lease() * 3 / 4
+    }
+
+    /// Renew the heartbeat; the games that are no longer ours (their sessions here must stop).
+    pub async fn heartbeat(&self, metrics: &Metrics) -> Result<Vec<Uuid>, StoreError> {
+        let sent = Instant::now();
+        let lost = self.store.heartbeat().await?;
+        *self.beat.lock().unwrap_or_else(|e| e.into_inner()) = sent;
+        for game in &lost {
+            tracing::warn!(%game, "game taken over by another replica: its session here stops");
+            metrics.leases_lost.inc();
+        }
+        metrics.leases_held.set(self.store.leases_held() as i64);
+        Ok(lost)
+    }
+
+    /// Who serves the game: this replica (it may just have taken the game over), another one, or
+    /// nobody (a game over, or no such game).
+    pub async fn claim(&self, game: Uuid, metrics: &Metrics) -> Result<Claim, StoreError> {
+        let claim = self.store.claim(game).await?;
+        match &claim {
+            Claim::Mine => {
+                self.owners.remove(&game);
+            }
+            Claim::TakenOver => {
+                self.owners.remove(&game);
+                metrics.takeovers.inc();
+                tracing::info!(%game, "game taken over");
+            }
+            Claim::Other(addr) => {
+                self.owners.insert(game, addr.clone());
+            }
+            Claim::NotLive => {
+                self.owners.remove(&game);
+            }
+        }
+        Ok(claim)
+    }
+
+    /// The owner this replica last forwarded the game to.
+    pub fn cached_owner(&self, game: &Uuid) -> Option<String> {
+        self.owners.get(game).map(|a| a.clone())
+    }
+
+    /// A forward to the game's owner failed: ask the store next time.
+    pub fn forget_owner(&self, game: &Uuid) {
+        self.owners.remove(game);
+    }
+
+    /// Hand every game over (on shutdown, once the sessions have stopped).
+    pub async fn release(&self) -> Result<(), StoreError> {
+        self.store.release_all().await
+    }
+}

@@ -1,0 +1,40 @@
+//! What a host is set up with beyond its lexicons and store: operational limits and the hooks
+//! tests reach in by.
+
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Operational limits.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Live games the server holds at most.
+    pub max_games: usize,
+    /// WatchGame streams per game at most.
+    pub streams_per_game: usize,
+    /// Largest request message accepted, in bytes.
+    pub max_message_bytes: usize,
+    /// Requests handled at once across the server; more are shed (UNAVAILABLE).
+    pub concurrency: usize,
+    /// Events a game's broadcast channel holds for slow watchers (who then replay the history).
+    pub event_buffer: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_games: 100_000,
+            streams_per_game: 64,
+            max_message_bytes: 256 * 1024,
+            concurrency: 1024,
+            event_buffer: 128,
+        }
+    }
+}
+
+/// Points where tests and benchmarks reach into the server's behaviour. Empty in production.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Called on the pool's worker before every bot decision, with the game's id: a test can
+    /// block here to make a bot think as long as it likes.
+    pub before_bot_decision: Option<Arc<dyn Fn(Uuid) + Send + Sync>>,
+}

@@ -1,0 +1,64 @@
+//! Why the host refused or could not do what it was asked, in domain terms. The services turn
+//! each into a gRPC status (`server::errors::host`); nothing here knows the wire.
+
+use super::input::InputError;
+use crate::game::GameError;
+use crate::store::StoreError;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HostError {
+    /// A malformed play or exchange.
+    #[error("{0:?}")]
+    Input(InputError),
+    /// The engine refused the action; the game is as it was.
+    #[error("{0}")]
+    Game(GameError),
+    /// The turn the client expected is not the game's.
+    #[error("expected turn {expected}, the game is at turn {actual}")]
+    StaleTurn { expected: u32, actual: u32 },
+    #[error("no open seat in this game")]
+    NoOpenSeat,
+    /// Not a game id.
+    #[error("not a game id: {0:?}")]
+    BadId(String),
+    #[error("no game {0}")]
+    NoGame(String),
+    /// The game changed owner while the request was on its way.
+    #[error("game {0} moved to another replica")]
+    Moved(String),
+    /// The store could not do `what`.
+    #[error("{what} ({error})")]
+    Store { what: String, error: StoreError },
+    /// A stored game whose log cannot be replayed (`quarantined`: set aside for good).
+    #[error("game {id} cannot be replayed: {reason}")]
+    Unreplayable { id: String, reason: String, quarantined: bool },
+    /// The game's task gave it up and it is being rebuilt from its log.
+    #[error("the game is being reloaded")]
+    Reloading,
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The host holds its limit of live games.
+    #[error("the server holds its limit of {0} games")]
+    NoRoom(usize),
+    /// A failure of the host itself (a worker that died, a remembered response that is not one).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl HostError {
+    pub fn store(what: impl Into<String>, error: StoreError) -> HostError {
+        HostError::Store { what: what.into(), error }
+    }
+}
+
+impl From<InputError> for HostError {
+    fn from(e: InputError) -> HostError {
+        HostError::Input(e)
+    }
+}
+
+impl From<GameError> for HostError {
+    fn from(e: GameError) -> HostError {
+        HostError::Game(e)
+    }
+}

@@ -1,0 +1,418 @@
+//! The game host: every live game as a session (one task each: the actor), its clocks and bots,
+//! recovery from the store, and, among replicas, which games are this replica's. It speaks
+//! domain types only: engine values, [`Seat`]s, [`Viewer`]s, [`HostError`]s. Nothing here knows
+//! gRPC, protobuf or tokens; the services (`crate::server`) translate requests into calls on a
+//! [`Host`] and answers back, and prove who the caller is.
+//!
+//! The layers, one way: engine → host → store and cluster → services → binary.
+
+mod cluster;
+mod config;
+mod error;
+mod input;
+mod pool;
+mod privacy;
+mod recovery;
+mod session;
+mod state;
+
+pub use cluster::Cluster;
+pub use config::{Hooks, Limits};
+pub use error::HostError;
+pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
+pub use pool::Pool;
+pub use privacy::{Viewer, gcg};
+pub use recovery::{Lexicons, Replayed, replay};
+pub use session::{Answer, Answers, ChallengeDone, Session, Turn, TurnAction, TurnDone, WatchSlot, stopped};
+pub use state::{Core, Remembered, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
+
+use crate::game::Game;
+use crate::lexicon::Lexicon;
+use crate::metrics::Metrics;
+use crate::store::postgres::Claim;
+use crate::store::record::{Batch, GameRecord};
+use crate::store::{GameStore, StoreError};
+use session::Context;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use uuid::Uuid;
+
+/// The host's handle: cheap to clone, shared by the services.
+#[derive(Clone)]
+pub struct Host {
+    ctx: Arc<Context>,
+}
+
+/// Where a request for a game is served.
+pub enum Route {
+    /// Here: this replica holds the game (or it is finished and read from the store).
+    Local(Arc<Session>),
+    /// By the replica at this address, which owns the game.
+    Remote(String),
+}
+
+/// A game read from the store for a request.
+enum Loaded {
+    Missing,
+    Unreadable(StoreError),
+    Quarantined(String),
+    Unreplayable(String),
+    Ready(Box<Replayed>),
+}
+
+/// What start-up recovery did.
+#[derive(Debug, Default)]
+pub struct RecoveryReport {
+    pub loaded: usize,
+    /// Games set aside, with the reason.
+    pub quarantined: Vec<(Uuid, String)>,
+    pub elapsed: Duration,
+}
+
+/// A game's id from a request's text.
+pub fn parse_game_id(id: &str) -> Result<Uuid, HostError> {
+    Uuid::parse_str(id).map_err(|_| HostError::BadId(id.to_string()))
+}
+
+impl Host {
+    pub fn new(
+        lexicons: Vec<Lexicon>,
+        limits: Limits,
+        store: Arc<dyn GameStore>,
+        hooks: Hooks,
+        answers: Arc<dyn Answers>,
+        shutdown: watch::Receiver<bool>,
+    ) -> Host {
+        let metrics = Arc::new(Metrics::new());
+        let ctx = Context {
+            lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
+            store,
+            pool: Pool::per_core(),
+            metrics,
+            hooks,
+            limits,
+            answers,
+            live: Default::default(),
+            tasks: tokio_util::task::TaskTracker::new(),
+            shutdown,
+            cluster: OnceLock::new(),
+        };
+        Host { ctx: Arc::new(ctx) }
+    }
+
+    pub fn lexicons(&self) -> &Lexicons {
+        &self.ctx.lexicons
+    }
+
+    pub fn store(&self) -> &Arc<dyn GameStore> {
+        &self.ctx.store
+    }
+
+    /// Where bots think, analysis generates and logs replay.
+    pub fn pool(&self) -> &Pool {
+        &self.ctx.pool
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.ctx.metrics
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.ctx.limits
+    }
+
+    /// Flips to true on shutdown.
+    pub fn shutdown(&self) -> watch::Receiver<bool> {
+        self.ctx.shutdown.clone()
+    }
+
+    /// Serve as one replica of several sharing the store (set once, before serving).
+    pub fn set_cluster(&self, cluster: Arc<Cluster>) -> bool {
+        self.ctx.cluster.set(cluster).is_ok()
+    }
+
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.ctx.cluster.get()
+    }
+
+    /// Where the game is served. On a single server, always here. Among replicas: here when this
+    /// replica holds the lease (sure of it by a recent heartbeat); at the owner's address when
+    /// another replica with a current heartbeat holds it; here, taken over, when the lease has
+    /// lapsed. `forwarded`: the call came from another replica; it is not sent on again.
+    pub async fn route(&self, id: &str, forwarded: bool) -> Result<Route, HostError> {
+        let Some(cluster) = self.ctx.cluster.get() else {
+            return self.session(id).await.map(Route::Local);
+        };
+        let uuid = parse_game_id(id)?;
+        if *self.ctx.shutdown.borrow() {
+            return Err(HostError::ShuttingDown);
+        }
+        if !cluster.sure() {
+            self.heartbeat(cluster).await.map_err(|e| HostError::store("the replica's heartbeat", e))?;
+        }
+        if cluster.store().holds(&uuid) {
+            return self.session(id).await.map(Route::Local);
+        }
+        if !forwarded && let Some(addr) = cluster.cached_owner(&uuid) {
+            return Ok(Route::Remote(addr));
+        }
+        // A session here for a game this replica does not hold is stale: it goes first.
+        self.evict(uuid);
+        match cluster
+            .claim(uuid, &self.ctx.metrics)
+            .await
+            .map_err(|e| HostError::store("finding the game's owner", e))?
+        {
+            Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
+            Claim::Other(_) if forwarded => Err(HostError::Moved(crate::text::clip(id))),
+            Claim::Other(addr) => Ok(Route::Remote(addr)),
+        }
+    }
+
+    /// Renew the replica's heartbeat and let go of the games it lost.
+    async fn heartbeat(&self, cluster: &Cluster) -> Result<(), StoreError> {
+        for game in cluster.heartbeat(&self.ctx.metrics).await? {
+            self.evict(game);
+        }
+        Ok(())
+    }
+
+    /// The replica's background work while it serves: a heartbeat every quarter lease, and every
+    /// beat a sweep for games whose owner is gone (so that their clocks fall and their bots move
+    /// even when no client asks for them). Ends on shutdown; at once on a single server.
+    pub async fn run_replica(self) {
+        let Some(cluster) = self.ctx.cluster.get().cloned() else { return };
+        let mut shutdown = self.ctx.shutdown.clone();
+        let every = (cluster.lease() / 4).max(Duration::from_millis(50));
+        loop {
+            tokio::select! {
+                () = stopped(&mut shutdown) => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            if let Err(e) = self.heartbeat(&cluster).await {
+                tracing::warn!(error = %e, "heartbeat failed");
+                continue;
+            }
+            match cluster.store().orphans(cluster.lease(), 64).await {
+                Ok(orphans) => {
+                    for game in orphans {
+                        if *shutdown.borrow() {
+                            return;
+                        }
+                        if let Err(e) = self.route(&game.to_string(), true).await {
+                            tracing::debug!(%game, error = %e, "orphan not taken");
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "looking for orphaned games failed"),
+            }
+        }
+    }
+
+    /// Let a game's session go (its game now belongs to another replica).
+    pub fn evict(&self, id: Uuid) {
+        if let Some((_, session)) = self.ctx.live.remove(&id) {
+            session.leave();
+            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
+        }
+    }
+
+    /// Every live game's session, in game id order.
+    pub fn live_sessions(&self) -> Vec<Arc<Session>> {
+        let mut all: Vec<Arc<Session>> = self.ctx.live.iter().map(|s| s.value().clone()).collect();
+        all.sort_unstable_by_key(|s| s.id());
+        all
+    }
+
+    /// After shutdown was signalled: wait (at most `limit`) for every session's task to finish
+    /// the operation it is in (a turn being committed is committed and answered) and stop.
+    pub async fn wait_for_sessions(&self, limit: Duration) -> bool {
+        self.ctx.tasks.close();
+        tokio::time::timeout(limit, self.ctx.tasks.wait()).await.is_ok()
+    }
+
+    /// Live games held.
+    pub fn live_games(&self) -> usize {
+        self.ctx.live.len()
+    }
+
+    /// Whether the game is held live in memory.
+    pub fn is_live(&self, id: &Uuid) -> bool {
+        self.ctx.live.contains_key(id)
+    }
+
+    /// Refuse a new game when the server holds its limit.
+    pub fn check_room(&self) -> Result<(), HostError> {
+        if self.ctx.live.len() >= self.ctx.limits.max_games {
+            return Err(HostError::NoRoom(self.ctx.limits.max_games));
+        }
+        Ok(())
+    }
+
+    /// Hold a new or recovered game's session, if it is live (a game over already stays in the
+    /// store only).
+    fn hold(&self, session: &Arc<Session>) {
+        if !session.snapshot().game().is_over() {
+            self.ctx.live.insert(session.id(), session.clone());
+            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
+        }
+    }
+
+    /// Let a game go from memory (the fuzzer does, once it has replayed a game it played).
+    pub fn release(&self, id: Uuid) {
+        self.ctx.release(id);
+    }
+
+    /// Make a new game durable (its record and an empty first log row) before anyone hears of
+    /// it, then give it its session (held in memory unless it is over already). `bot_delay_ms`:
+    /// the bots' pace (None: the default for its seats); `imported_gcg`: the record it was
+    /// imported from, replayed to rebuild it.
+    pub async fn create(
+        &self,
+        game: Game,
+        seats: Vec<Seat>,
+        bot_delay_ms: Option<u32>,
+        imported_gcg: Option<String>,
+    ) -> Result<Arc<Session>, HostError> {
+        let id = Uuid::new_v4();
+        let record = GameRecord {
+            seats: seats.iter().map(Seat::record).collect(),
+            bot_delay_ms,
+            imported_gcg: imported_gcg.unwrap_or_default(),
+            ..GameRecord::new(game.config())
+        };
+        let delay = bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
+        let first = Batch { steps: Vec::new(), done: None };
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let started = Instant::now();
+        self.ctx
+            .store
+            .create(id, created, record.to_bytes(), first.to_bytes(), game.is_over())
+            .wait()
+            .await
+            .map_err(|e| HostError::store("the game could not be stored", e))?;
+        self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
+        let session = Session::start(&self.ctx, id, 0, Core::new(game, seats, Remembered::new(), 1), delay);
+        self.hold(&session);
+        Ok(session)
+    }
+
+    /// Load every unfinished game from the store, quarantining those that cannot be replayed.
+    /// Each becomes a session through the same constructor as a new game: its task re-arms the
+    /// clock's timer and sets the bots whose turn it is thinking.
+    pub async fn recover(&self) -> Result<RecoveryReport, StoreError> {
+        let started = Instant::now();
+        let ctx = self.ctx.clone();
+        // Reading and replaying every log is CPU work: it runs on the pool.
+        let replayed = self
+            .ctx
+            .pool
+            .run(move || {
+                let games = ctx.store.unfinished()?;
+                Ok::<_, StoreError>(
+                    games.iter().map(|g| (g.id, replay(&ctx.lexicons, g))).collect::<Vec<_>>(),
+                )
+            })
+            .await
+            .ok_or_else(|| StoreError::Io("recovery task failed".into()))??;
+        let mut report = RecoveryReport::default();
+        for (id, result) in replayed {
+            match result {
+                Ok(Replayed { core, last_ms, bot_delay_ms }) => {
+                    self.hold(&Session::start(&self.ctx, id, last_ms, core, bot_delay_ms));
+                    report.loaded += 1;
+                }
+                Err(reason) => {
+                    tracing::error!(game = %id, %reason, "game quarantined: its log cannot be replayed");
+                    self.ctx.store.quarantine(id, &reason).wait().await?;
+                    report.quarantined.push((id, reason));
+                }
+            }
+        }
+        self.ctx.metrics.games_live.set(self.live_games() as i64);
+        self.ctx.metrics.quarantined.set(report.quarantined.len() as i64);
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// The session of a game id, cloned out of the map; a game not in memory (finished in an
+    /// earlier run, or given up after a failed write) is rebuilt from the store by replaying its
+    /// log on the pool. A finished game is served without being held: it changes no more, and
+    /// reading history must not fill the server up to `max_games`. A live one gets exactly one
+    /// task: if two requests rebuild it at once, the first to enter it in the map wins.
+    pub async fn session(&self, id: &str) -> Result<Arc<Session>, HostError> {
+        let uuid = parse_game_id(id)?;
+        if let Some(s) = self.ctx.live.get(&uuid).map(|s| s.clone()) {
+            if s.is_alive() {
+                return Ok(s);
+            }
+            // Its task is gone without letting go of the game (it cannot be, short of a bug):
+            // serve the game from its log rather than refuse it for ever.
+            self.ctx.live.remove_if(&uuid, |_, held| Arc::ptr_eq(held, &s));
+        }
+        let Replayed { core, last_ms: base_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
+        if core.game().is_over() {
+            return Ok(Session::start(&self.ctx, uuid, base_ms, core, delay));
+        }
+        let session = match self.ctx.live.entry(uuid) {
+            dashmap::Entry::Occupied(e) => e.get().clone(),
+            dashmap::Entry::Vacant(v) => {
+                v.insert(Session::start(&self.ctx, uuid, base_ms, core, delay)).clone()
+            }
+        };
+        self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
+        Ok(session)
+    }
+
+    /// A game read from the store and replayed on the pool.
+    async fn replayed(&self, uuid: Uuid, id: &str) -> Result<Replayed, HostError> {
+        let ctx = self.ctx.clone();
+        let id = crate::text::clip(id);
+        let loaded = self
+            .ctx
+            .pool
+            .run(move || match ctx.store.load(uuid) {
+                Err(e) => Loaded::Unreadable(e),
+                Ok(None) => Loaded::Missing,
+                Ok(Some(g)) => match &g.quarantined {
+                    Some(reason) => Loaded::Quarantined(reason.clone()),
+                    None => replay(&ctx.lexicons, &g)
+                        .map_or_else(Loaded::Unreplayable, |r| Loaded::Ready(Box::new(r))),
+                },
+            })
+            .await
+            .ok_or_else(|| HostError::Internal(format!("loading game {id} failed")))?;
+        match loaded {
+            Loaded::Ready(r) => Ok(*r),
+            Loaded::Missing => Err(HostError::NoGame(id)),
+            Loaded::Unreadable(e) => Err(HostError::store(format!("loading game {id}"), e)),
+            Loaded::Quarantined(reason) => Err(HostError::Unreplayable { id, reason, quarantined: true }),
+            Loaded::Unreplayable(reason) => Err(HostError::Unreplayable { id, reason, quarantined: false }),
+        }
+    }
+
+    /// The game as a reader sees it: its session's snapshot here, or, for a game another replica
+    /// owns, its durable state read from the store and replayed (every acknowledged turn is in
+    /// it), without serving the game here.
+    pub async fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, HostError> {
+        match self.route(id, false).await {
+            Ok(Route::Local(session)) => Ok(session.snapshot()),
+            Ok(Route::Remote(_)) => {
+                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
+            }
+            // The owner changed on the way: read the store.
+            Err(
+                HostError::Moved(_)
+                | HostError::Store { .. }
+                | HostError::ShuttingDown
+                | HostError::Reloading,
+            ) if self.ctx.cluster.get().is_some() => {
+                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

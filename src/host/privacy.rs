@@ -1,0 +1,56 @@
+//! The one privacy policy. A [`Viewer`] is who asks: a seat proven by its token, or a watcher
+//! (no token); the services prove which (`server::auth`). Everything a live game shows anyone
+//! is decided here: whose racks and exchanged tiles a view or an event carries (the services'
+//! `views` asks [`Viewer::sees_rack_of`]), GCG exports, and the rack an analysis of a live game
+//! may use. Nothing else decides what a viewer may see.
+//!
+//! The rules: a seat sees its own rack and its own exchanged tiles, nobody else's; end-of-game
+//! racks are counted in front of everyone, so they are public; a finished game's record shows
+//! every rack.
+
+use super::state::Seat;
+use crate::game::Game;
+use crate::game::record::write_gcg_for;
+use crate::rack::Rack;
+
+/// Who is looking at a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    /// The holder of this seat's token.
+    Seat(usize),
+    /// Anyone else who knows the game's id: no racks.
+    Watcher,
+}
+
+impl Viewer {
+    /// The seat, for an action that needs one.
+    pub fn seat(self) -> Option<usize> {
+        match self {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Watcher => None,
+        }
+    }
+
+    /// Whether `seat`'s rack and exchanged tiles are shown in a live view or event.
+    pub fn sees_rack_of(self, seat: usize) -> bool {
+        self == Viewer::Seat(seat)
+    }
+
+    /// Whether `seat`'s racks are written into the game's record: once the game is over, all.
+    fn sees_record_rack_of(self, seat: usize, over: bool) -> bool {
+        over || self.sees_rack_of(seat)
+    }
+
+    /// The rack an analysis of a live game may use: the viewer's own, never another seat's.
+    pub fn own_rack(self, game: &Game) -> Option<Rack> {
+        self.seat().and_then(|s| game.rack(s).copied())
+    }
+}
+
+/// The game's record as GCG: while it is on, only the viewer's own racks (other lines carry no
+/// rack, other exchanges only a count); once over, every rack.
+pub fn gcg(game: &Game, seats: &[Seat], viewer: Viewer) -> String {
+    let names: Vec<String> = seats.iter().map(|s| s.name().to_string()).collect();
+    let over = game.is_over();
+    write_gcg_for(game, &names, &|seat| viewer.sees_record_rack_of(seat, over))
+}

@@ -1,0 +1,100 @@
+//! Rebuilding a game from the store: at start-up every unfinished game, later any game a
+//! request names that is not in memory. A game is rebuilt by replaying its log through the engine, step by step, with
+//! the clock readings that were logged; each step must be accepted exactly as it was the first
+//! time. A game whose record or log cannot be replayed is quarantined with the reason: never
+//! dropped, never served half-built, and never in the way of the other games.
+
+use super::state::{Core, Remembered, Seat, TokenHash, default_bot_delay_ms};
+use crate::game::Game;
+use crate::game::record::import_game;
+use crate::lexicon::Lexicon;
+use crate::notation::gcg;
+use crate::store::StoredGame;
+use crate::store::record::{Batch, GameRecord, Step, StepKind};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The loaded lexicons by name: a record names its lexicon, and replay finds it here.
+pub type Lexicons = BTreeMap<String, Arc<Lexicon>>;
+
+/// Apply one logged step; it must do what it did the first time.
+fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String> {
+    let seat = step.seat as usize;
+    if seat >= seats.len() {
+        return Err(format!("step for seat {seat} of a {}-seat game", seats.len()));
+    }
+    match step.step_kind() {
+        StepKind::Play | StepKind::Exchange | StepKind::Pass | StepKind::Resign => {
+            let action = step.to_action(game.config().rules.alphabet)?;
+            game.act(seat, action, step.now_ms).map_err(|e| format!("turn refused on replay: {e}"))
+        }
+        StepKind::Challenge => {
+            game.challenge(seat, step.now_ms).map(|_| ()).map_err(|e| format!("challenge refused: {e}"))
+        }
+        StepKind::Tick => {
+            if game.tick(step.now_ms) {
+                Ok(())
+            } else {
+                Err("a logged time loss did not happen".into())
+            }
+        }
+        StepKind::Join => {
+            let hash = TokenHash::try_from(step.token_hash.as_slice())
+                .map_err(|_| format!("join of seat {seat}: token hash of {} bytes", step.token_hash.len()))?;
+            let s = &mut seats[seat];
+            if !s.is_open() {
+                return Err(format!("join of seat {seat}, which is not open"));
+            }
+            s.join(&step.name, hash);
+            Ok(())
+        }
+        StepKind::Unknown => Err(format!("unknown step kind {}", step.kind)),
+    }
+}
+
+/// A stored game after replaying its log: its state, the last clock reading in the log, and
+/// its bots' pace.
+pub struct Replayed {
+    pub core: Core,
+    pub last_ms: u64,
+    pub bot_delay_ms: u32,
+}
+
+/// Replay a stored game's log. Errors say what could not be replayed and where.
+pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, String> {
+    let record = GameRecord::decode_bytes(&stored.record)?;
+    let config = record.config(lexicons.get(&record.lexicon).cloned())?;
+    let mut seats = record
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Seat::from_record(i, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut game = if record.imported_gcg.is_empty() {
+        Game::new(config).map_err(|e| format!("the game cannot be set up: {e}"))?
+    } else {
+        let parsed = gcg::parse(&record.imported_gcg).map_err(|e| format!("imported record: {e}"))?;
+        import_game(&parsed, config).map_err(|e| format!("imported record: {e}"))?
+    };
+    let mut done = Remembered::new();
+    let mut last_ms = 0;
+    for (i, (seq, row)) in stored.log.iter().enumerate() {
+        if *seq != i as u64 {
+            return Err(format!("log row {i} is missing (next stored row is {seq})"));
+        }
+        let batch = Batch::decode_bytes(row).map_err(|e| format!("log row {seq}: {e}"))?;
+        for step in &batch.steps {
+            apply(&mut game, &mut seats, step).map_err(|e| format!("log row {seq}: {e}"))?;
+            last_ms = last_ms.max(step.now_ms);
+        }
+        if let Some(d) = batch.done {
+            done.insert((d.seat as usize, d.request_id), d.response);
+        }
+    }
+    if stored.log.is_empty() {
+        return Err("the log has no rows".into());
+    }
+    game.check_invariants().map_err(|e| format!("replayed game breaks an invariant: {e}"))?;
+    let bot_delay_ms = record.bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
+    Ok(Replayed { core: Core::new(game, seats, done, stored.log.len() as u64), last_ms, bot_delay_ms })
+}

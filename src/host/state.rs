@@ -1,0 +1,254 @@
+//! A game's state as its owner holds it: the engine's [`Game`], the [`Seat`]s, the responses
+//! remembered for idempotent retries, and the log steps made since the last commit. Every
+//! field is private and every write to a seat or a step is here, so that a log row always says
+//! exactly what changed the game: [`Core`]'s wrappers note each engine call that changed it.
+//! [`Snapshot`] is what readers get: the game and its seats as of a durable change.
+
+use crate::bot::BotLevel;
+use crate::game::{Action, Game, GameError, Verdict};
+use crate::store::record::{Done, SeatRecord, Step};
+use std::collections::HashMap;
+
+/// What proves a seat: the SHA-256 of its secret token. The host compares none and makes
+/// none; the services do (`server::auth`).
+pub type TokenHash = [u8; 32];
+
+/// Who sits in a seat.
+#[derive(Clone, Debug)]
+pub enum SeatKind {
+    /// A person; `token` is the hash of its secret, `None` while the seat is open.
+    Human {
+        token: Option<TokenHash>,
+    },
+    Bot(BotLevel),
+}
+
+/// A seat: its display name and who sits in it. Written only here: at creation, on replay and
+/// when a person joins.
+#[derive(Clone, Debug)]
+pub struct Seat {
+    name: String,
+    kind: SeatKind,
+}
+
+impl Seat {
+    pub fn new(name: String, kind: SeatKind) -> Seat {
+        Seat { name, kind }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn kind(&self) -> &SeatKind {
+        &self.kind
+    }
+
+    pub fn is_bot(&self) -> bool {
+        matches!(self.kind, SeatKind::Bot(_))
+    }
+
+    /// A person's seat nobody has joined yet.
+    pub fn is_open(&self) -> bool {
+        matches!(self.kind, SeatKind::Human { token: None })
+    }
+
+    /// The hash of the token that proves this seat (None: a bot, or an open seat).
+    pub fn token(&self) -> Option<TokenHash> {
+        match self.kind {
+            SeatKind::Human { token } => token,
+            SeatKind::Bot(_) => None,
+        }
+    }
+
+    pub fn bot_level(&self) -> Option<BotLevel> {
+        match self.kind {
+            SeatKind::Bot(l) => Some(l),
+            SeatKind::Human { .. } => None,
+        }
+    }
+
+    /// A person takes this open seat (an empty name keeps the seat's).
+    pub(super) fn join(&mut self, name: &str, token: TokenHash) {
+        self.kind = SeatKind::Human { token: Some(token) };
+        if !name.is_empty() {
+            self.name = name.to_string();
+        }
+    }
+
+    /// The seat as a game's record stores it.
+    pub(super) fn record(&self) -> SeatRecord {
+        match self.kind {
+            SeatKind::Human { token } => SeatRecord {
+                name: self.name.clone(),
+                bot: String::new(),
+                token_hash: token.map(|t| t.to_vec()).unwrap_or_default(),
+            },
+            SeatKind::Bot(level) => {
+                SeatRecord { name: self.name.clone(), bot: level.name().to_string(), token_hash: Vec::new() }
+            }
+        }
+    }
+
+    /// A seat as a record stores it.
+    pub(super) fn from_record(i: usize, s: &SeatRecord) -> Result<Seat, String> {
+        let kind = if s.bot.is_empty() {
+            let token = match s.token_hash.len() {
+                0 => None,
+                32 => Some(TokenHash::try_from(s.token_hash.as_slice()).map_err(|e| e.to_string())?),
+                n => return Err(format!("seat {i}'s token hash has {n} bytes")),
+            };
+            SeatKind::Human { token }
+        } else {
+            SeatKind::Bot(s.bot.parse::<BotLevel>().map_err(|e| format!("seat {i}: {e}"))?)
+        };
+        Ok(Seat { name: s.name.clone(), kind })
+    }
+}
+
+/// The default pace of a game's bots: about a second between moves when only bots play (so
+/// that people can watch), none when a person plays (who waits for the bot's answer).
+pub fn default_bot_delay_ms(seats: &[Seat]) -> u32 {
+    if seats.iter().all(Seat::is_bot) { 1000 } else { 0 }
+}
+
+/// Remembered first responses by (seat, request id), as the bytes the services encoded.
+pub type Remembered = HashMap<(usize, String), Vec<u8>>;
+
+/// A game's state as its task owns it. Built by creation or by replaying a log.
+pub struct Core {
+    game: Game,
+    seats: Vec<Seat>,
+    /// First results of requests by (seat, request_id), for idempotent retries.
+    done: Remembered,
+    /// Engine calls made since the last commit: the next log row.
+    steps: Vec<Step>,
+    /// Sequence number of the next log row.
+    seq: u64,
+}
+
+impl Core {
+    /// A game's state whose log holds `seq` rows already.
+    pub fn new(game: Game, seats: Vec<Seat>, done: Remembered, seq: u64) -> Core {
+        Core { game, seats, done, steps: Vec::new(), seq }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// The remembered responses, for checks that a replay restores them.
+    pub fn remembered_responses(&self) -> &Remembered {
+        &self.done
+    }
+
+    pub(super) fn bot_level(&self, seat: usize) -> Option<BotLevel> {
+        self.seats.get(seat)?.bot_level()
+    }
+
+    /// The first response to `seat`'s request `key`, if it was answered before.
+    pub(super) fn remembered(&self, seat: usize, key: Option<&str>) -> Option<Vec<u8>> {
+        key.and_then(|k| self.done.get(&(seat, k.to_string()))).cloned()
+    }
+
+    /// Remember a response for retries; the log row that goes with it.
+    pub(super) fn remember(
+        &mut self,
+        seat: usize,
+        key: Option<String>,
+        bytes: Option<Vec<u8>>,
+    ) -> Option<Done> {
+        let (key, bytes) = (key?, bytes?);
+        self.done.insert((seat, key.clone()), bytes.clone());
+        Some(Done { seat: seat as u32, request_id: key, response: bytes })
+    }
+
+    /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
+    /// clock ran out on the way: that is logged as a tick.
+    pub(super) fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
+        let step = Step::action(seat, &action, now_ms, self.game.config().rules.alphabet);
+        let before = self.game.history().len();
+        let result = self.game.act(seat, action, now_ms);
+        self.note(result.is_ok(), step, before, now_ms);
+        result
+    }
+
+    pub(super) fn challenge(&mut self, seat: usize, now_ms: u64) -> Result<Verdict, GameError> {
+        let before = self.game.history().len();
+        let result = self.game.challenge(seat, now_ms);
+        self.note(result.is_ok(), Step::challenge(seat, now_ms), before, now_ms);
+        result
+    }
+
+    pub(super) fn tick(&mut self, now_ms: u64) -> bool {
+        let ended = self.game.tick(now_ms);
+        if ended {
+            self.steps.push(Step::tick(now_ms));
+        }
+        ended
+    }
+
+    /// Seat a person in the first open seat, noting the step; its number (None: no open seat).
+    pub(super) fn join(&mut self, name: &str, token: TokenHash, now_ms: u64) -> Option<usize> {
+        let seat = self.seats.iter().position(Seat::is_open)?;
+        self.seats[seat].join(name, token);
+        self.steps.push(Step::join(seat, name, &token, now_ms));
+        Some(seat)
+    }
+
+    /// The steps since the last commit, for the next log row (`seq`).
+    pub(super) fn take_steps(&mut self) -> (u64, Vec<Step>) {
+        (self.seq, std::mem::take(&mut self.steps))
+    }
+
+    /// The row taken by [`Core::take_steps`] is durable.
+    pub(super) fn committed(&mut self) {
+        self.seq += 1;
+    }
+
+    pub(super) fn has_steps(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
+    fn note(&mut self, ok: bool, step: Step, before: usize, now_ms: u64) {
+        if ok {
+            self.steps.push(step);
+        } else if self.game.history().len() != before {
+            self.steps.push(Step::tick(now_ms));
+        }
+    }
+
+    pub(super) fn snapshot(&self) -> Snapshot {
+        Snapshot { game: self.game.clone(), seats: self.seats.clone() }
+    }
+}
+
+/// What readers see: the game as of its last durable change. Every event in it is published.
+pub struct Snapshot {
+    game: Game,
+    seats: Vec<Seat>,
+}
+
+impl Snapshot {
+    /// A game's state as a snapshot, for a reader of a game not served here.
+    pub fn of(core: Core) -> Snapshot {
+        Snapshot { game: core.game, seats: core.seats }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// The hash of each seat's token (None: a bot or an open seat), in seat order.
+    pub fn tokens(&self) -> Vec<Option<TokenHash>> {
+        self.seats.iter().map(Seat::token).collect()
+    }
+}

@@ -1,0 +1,124 @@
+//! Calls for a game another replica owns, sent on to the owner as the client sent them (its
+//! bearer token included), marked so that they are forwarded at most once. The host decides
+//! where a game is served ([`crate::host::Host::route`]); this module carries the call there.
+
+use super::errors;
+use crate::host::Host;
+use crate::proto::v1::games_client::GamesClient;
+use dashmap::DashMap;
+use std::time::Duration;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+/// The header a forwarding replica adds, so that a call is forwarded at most once.
+pub const FORWARDED: &str = "x-dawgref-forwarded";
+
+/// Sends calls on to their game's owner: one HTTP/2 channel per peer address, shared by every
+/// forwarded call.
+pub struct Forwarder {
+    host: Host,
+    channels: DashMap<String, Channel>,
+}
+
+impl Forwarder {
+    pub fn new(host: Host) -> Forwarder {
+        Forwarder { host, channels: DashMap::new() }
+    }
+
+    /// A client for the replica at `addr` (its channel connects on first use and reconnects).
+    fn client(&self, addr: &str) -> Result<GamesClient<Channel>, Status> {
+        if let Some(c) = self.channels.get(addr) {
+            return Ok(GamesClient::new(c.clone()));
+        }
+        let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+            .map_err(|e| errors::internal(format!("the owner's address {addr:?}: {e}")))?
+            .connect_timeout(Duration::from_secs(1))
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(Duration::from_secs(5))
+            .keep_alive_timeout(Duration::from_secs(5));
+        let channel = endpoint.connect_lazy();
+        self.channels.insert(addr.to_string(), channel.clone());
+        Ok(GamesClient::new(channel))
+    }
+
+    /// Send a call for a game to the replica that owns it, as the client sent it (its bearer
+    /// token included), marked as forwarded. A failed forward makes the next call ask the store
+    /// who the owner is.
+    pub async fn forward<T, R, F, Fut>(
+        &self,
+        game_id: &str,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
+        let (metadata, _, message) = request.into_parts();
+        let answer = self.call_peer(addr, outgoing(&metadata, message), call).await;
+        if let Err(status) = &answer
+            && unreachable(status)
+        {
+            if let (Some(cluster), Ok(uuid)) = (self.host.cluster(), Uuid::parse_str(game_id)) {
+                cluster.forget_owner(&uuid);
+            }
+            return Err(Status::unavailable(format!(
+                "the replica that owns game {} did not answer ({}); retry",
+                crate::text::clip(game_id),
+                crate::text::clip(status.message())
+            )));
+        }
+        answer
+    }
+
+    /// One call to the replica at `addr`, bounded in time.
+    pub async fn call_peer<T, R, F, Fut>(
+        &self,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
+        let Some(cluster) = self.host.cluster() else {
+            return Err(errors::internal("a forward without replicas"));
+        };
+        self.host.metrics().forwarded.inc();
+        let client = self.client(addr)?;
+        // A paused replica accepts connections and never answers: the call gives up after two
+        // leases, by when the paused replica's leases have lapsed and a retry takes its games.
+        let limit = (cluster.lease() * 2).max(Duration::from_secs(1));
+        match tokio::time::timeout(limit, call(client, request)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Status::unavailable("no answer in time")),
+        }
+    }
+}
+
+/// A call to another replica, as the client sent it (its bearer token included), marked as
+/// forwarded so that the replica answers it itself.
+pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T) -> Request<T> {
+    let mut outgoing = Request::new(message);
+    if let Some(auth) = metadata.get("authorization") {
+        outgoing.metadata_mut().insert("authorization", auth.clone());
+    }
+    outgoing.metadata_mut().insert(FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
+    outgoing
+}
+
+/// A forwarded call failed because the replica did not answer (not because it refused). The
+/// client library reports a stream reset under it (a draining replica closing its connection)
+/// as INTERNAL "h2 protocol error", which no replica sends.
+pub fn unreachable(status: &Status) -> bool {
+    matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled)
+        || (status.code() == tonic::Code::Internal && status.message().starts_with("h2 protocol error"))
+}
+
+/// The call came from another replica (see [`FORWARDED`]).
+pub fn forwarded<T>(request: &Request<T>) -> bool {
+    request.metadata().contains_key(FORWARDED)
+}
