@@ -10,8 +10,9 @@ pub use dawgref_engine::{
     score, selfplay, sim, text, validate, winprob,
 };
 
-pub mod host;
+pub use dawgref_host as host;
+pub use dawgref_store as store;
+
 pub mod metrics;
 pub mod proto;
 pub mod server;
-pub mod store;

@@ -1,148 +1,14 @@
-//! Prometheus metrics: live games, turns, RPC latency by method and status code (recorded for
-//! every RPC by [`RpcMetricsLayer`], a tower layer around all services), move-generation and
-//! bot time, commit latency. Exposed as text on `GET /metrics` of the metrics address, when one
-//! is configured.
+//! The RPC half of the metrics: [`RpcMetricsLayer`], the tower layer around every service that
+//! records each RPC's latency by method and status code into the host's registry
+//! ([`Metrics`]).
 
-use prometheus::core::Collector;
-use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntGauge, Registry, TextEncoder,
-};
+pub use crate::host::metrics::Metrics;
+use crate::host::metrics::TIMED;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
-
-pub struct Metrics {
-    pub registry: Registry,
-    pub games_live: IntGauge,
-    pub turns: IntCounter,
-    pub rpc: HistogramVec,
-    /// `rpc`'s OK series of each timed method, resolved once: a label lookup hashes both labels
-    /// under a lock on every call, a measurable part of a small RPC's time.
-    rpc_ok: Vec<(&'static str, Histogram)>,
-    pub generation: Histogram,
-    pub bot_turn: Histogram,
-    /// Bot decisions dropped because the game moved on while the bot thought.
-    pub bot_stale: IntCounter,
-    /// Time for a log row to become durable (group commit included).
-    pub commit: Histogram,
-    /// Games set aside because their log could not be replayed (since this process started).
-    pub quarantined: IntGauge,
-    /// Replicas only: leases this replica holds, games it took over from a replica that was
-    /// gone, games another replica took from it, and calls it forwarded to a game's owner.
-    pub leases_held: IntGauge,
-    pub takeovers: IntCounter,
-    pub leases_lost: IntCounter,
-    pub forwarded: IntCounter,
-}
-
-/// The RPCs whose latency is recorded under their own name: every dawgref.v1 method, health
-/// and reflection. Any other path is recorded as `other` (a client cannot mint labels).
-const TIMED: [&str; 18] = [
-    "CreateGame",
-    "JoinGame",
-    "GetGame",
-    "SubmitTurn",
-    "Challenge",
-    "WatchGame",
-    "ExportGcg",
-    "ImportGcg",
-    "ListGames",
-    "ValidatePlay",
-    "Evaluate",
-    "GenerateMoves",
-    "SolveEndgame",
-    "ListLexicons",
-    "JudgeWords",
-    "Check",
-    "Watch",
-    "ServerReflectionInfo",
-];
-
-const BUCKETS: &[f64] =
-    &[0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
-
-/// Register a metric built from constant names. Building or registering fails only on a bad or
-/// duplicate name: a programming error that the first start (and every test) meets at once.
-fn register<M: Collector + Clone + 'static>(registry: &Registry, made: prometheus::Result<M>) -> M {
-    made.and_then(|m| registry.register(Box::new(m.clone())).map(|()| m))
-        .expect("constant metric definitions are valid and unique")
-}
-
-fn histogram(name: &str, help: &str) -> prometheus::Result<Histogram> {
-    Histogram::with_opts(HistogramOpts::new(name, help).buckets(BUCKETS.to_vec()))
-}
-
-impl Metrics {
-    pub fn new() -> Metrics {
-        let registry = Registry::new();
-        let r = &registry;
-        let rpc = register(
-            r,
-            HistogramVec::new(
-                HistogramOpts::new("dawgref_rpc_seconds", "RPC latency").buckets(BUCKETS.to_vec()),
-                &["method", "code"],
-            ),
-        );
-        let rpc_ok = TIMED.iter().map(|&m| (m, rpc.with_label_values(&[m, "OK"]))).collect();
-        Metrics {
-            rpc,
-            rpc_ok,
-            games_live: register(r, IntGauge::new("dawgref_games_live", "Games held by the server")),
-            turns: register(r, IntCounter::new("dawgref_turns_total", "Turns taken (people and bots)")),
-            generation: register(r, histogram("dawgref_generation_seconds", "Full move generation")),
-            bot_turn: register(r, histogram("dawgref_bot_turn_seconds", "A bot's decision")),
-            bot_stale: register(
-                r,
-                IntCounter::new(
-                    "dawgref_bot_decisions_stale_total",
-                    "Bot decisions dropped because the game moved on while the bot thought",
-                ),
-            ),
-            commit: register(r, histogram("dawgref_store_commit_seconds", "A log row's wait until durable")),
-            quarantined: register(
-                r,
-                IntGauge::new(
-                    "dawgref_games_quarantined",
-                    "Games quarantined at start-up because their log could not be replayed",
-                ),
-            ),
-            leases_held: register(r, IntGauge::new("dawgref_leases_held", "Game leases this replica holds")),
-            takeovers: register(
-                r,
-                IntCounter::new("dawgref_takeovers_total", "Games taken over from a replica that was gone"),
-            ),
-            leases_lost: register(
-                r,
-                IntCounter::new("dawgref_leases_lost_total", "Games another replica took over from this one"),
-            ),
-            forwarded: register(
-                r,
-                IntCounter::new(
-                    "dawgref_forwarded_calls_total",
-                    "Calls forwarded to the replica owning the game",
-                ),
-            ),
-            registry,
-        }
-    }
-
-    /// Record one RPC's latency and outcome.
-    fn observe(&self, method: &'static str, code: tonic::Code, seconds: f64) {
-        match (code, self.rpc_ok.iter().find(|(m, _)| *m == method)) {
-            (tonic::Code::Ok, Some((_, ok))) => ok.observe(seconds),
-            _ => self.rpc.with_label_values(&[method, code_name(code)]).observe(seconds),
-        }
-    }
-
-    /// The text exposition format.
-    pub fn render(&self) -> String {
-        let mut buf = Vec::new();
-        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut buf);
-        String::from_utf8_lossy(&buf).into_owned()
-    }
-}
 
 /// A status code's label, as `{:?}` spells it, without formatting one per request.
 fn code_name(code: tonic::Code) -> &'static str {
@@ -215,16 +81,11 @@ where
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.parse::<i32>().ok())
                     .map_or(tonic::Code::Ok, tonic::Code::from_i32);
-                metrics.observe(method, code, started.elapsed().as_secs_f64());
+                let ok = code == tonic::Code::Ok;
+                metrics.observe_rpc(method, ok, code_name(code), started.elapsed().as_secs_f64());
             }
             response
         })
-    }
-}
-
-impl Default for Metrics {
-    fn default() -> Self {
-        Metrics::new()
     }
 }
 

@@ -71,19 +71,28 @@ impl AnalysisService {
                         format!("{name} does not fit the {} ruleset", rules.kind),
                     ));
                 }
-                let board = Arc::new(c.board(Arc::new(rules), lexicon.dawg()));
                 let spread = match c.scores.as_slice() {
                     [me, next, ..] => me.saturating_sub(*next),
                     _ => 0,
                 };
+                let (rack, players, zeros) = (c.racks.first().copied(), c.racks.len(), c.zeros);
+                // Placing the tiles and computing every cross-set is CPU work: on the pool.
+                let dawg_of = lexicon.clone();
+                let board = self
+                    .state
+                    .host
+                    .pool()
+                    .run(move || c.board(Arc::new(rules), dawg_of.dawg()))
+                    .await
+                    .ok_or_else(|| errors::internal("building the position failed"))?;
                 let position = Arc::new(Position {
-                    board,
-                    rack: c.racks.first().copied(),
+                    board: Arc::new(board),
+                    rack,
                     rack_to_move: true,
                     lexicon,
-                    players: c.racks.len(),
+                    players,
                     spread,
-                    zeros: c.zeros,
+                    zeros,
                     over: false,
                 });
                 self.state.positions.put(text, &p.lexicon, position.clone());

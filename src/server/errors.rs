@@ -219,9 +219,3 @@ pub fn host(e: HostError) -> Status {
         HostError::Internal(what) => internal(what),
     }
 }
-
-impl From<HostError> for Status {
-    fn from(e: HostError) -> Status {
-        host(e)
-    }
-}

@@ -1,18 +1,19 @@
-//! The `Games` service: sessions as users meet them.
+//! The `Games` service: sessions as users meet them. A request is validated into domain values
+//! (`new_game`, `import`, `convert`), served by the game's session here or forwarded to its
+//! owner (`forward`), and its answer written as messages (`views`).
 
 use super::auth;
 use super::convert;
 use super::errors;
 use super::forward::{self, forwarded};
+use super::import::{Imported, import};
+use super::new_game::{display_name, new_game};
 use super::state::AppState;
 use super::views;
-use crate::game::record::{check_record_with, nicknames};
-use crate::game::{ClockConfig, Game, GameConfig};
-use crate::host::{Route, Seat, SeatKind, Turn, TurnAction, Viewer, default_bot_delay_ms, stopped};
-use crate::notation::gcg;
+use crate::game::Game;
+use crate::host::{Route, Turn, TurnAction, Viewer, stopped};
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_server::Games;
-use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -24,154 +25,15 @@ pub struct GamesService {
     pub state: Arc<AppState>,
 }
 
-/// The longest display name of a seat, in characters.
-const NAME_CHARS: usize = 64;
-
-/// A display name as given, if it is one: at most [`NAME_CHARS`] characters, no control
-/// characters (a name is shown on one line).
-fn display_name(field: &str, name: &str) -> Result<String, Status> {
-    let chars = name.chars().count();
-    if chars > NAME_CHARS {
-        return Err(errors::bad_field(field, format!("{chars} characters: a name has at most {NAME_CHARS}")));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(errors::bad_field(field, "a name has no control characters"));
-    }
-    Ok(name.to_string())
-}
-
-/// A game configuration, its seats, each human seat's token (None for bots and open seats),
-/// and its bots' pace.
-type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
-
 /// ListGames' page size when the request names none, and the largest it may name.
 const DEFAULT_PAGE: usize = 50;
 const MAX_PAGE: usize = 100;
 /// The longest ListGames query, in characters.
 const MAX_QUERY_CHARS: usize = 100;
 
-/// The longest pause a game's bots may be asked to take before moving.
-const MAX_BOT_DELAY_MS: u32 = 60_000;
-
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
 
 impl GamesService {
-    fn config(&self, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
-        let kind = convert::ruleset_from(req.ruleset)?;
-        let mut rules = Ruleset::new(kind);
-        let o = req.options.unwrap_or_default();
-        if o.blank_scores_letter {
-            rules.options.blank_value = BlankValue::LetterValue;
-        }
-        if let Some(v) = o.no_repeated_words {
-            rules.options.no_repeated_words = v;
-        }
-        if let Some(n) = o.scoreless_turn_limit {
-            if n == 0 {
-                return Err(errors::bad_field("options.scoreless_turn_limit", "must be at least 1"));
-            }
-            rules.options.scoreless_turn_limit = ScorelessLimit::Turns(n);
-        }
-        if let Some(n) = o.exchange_limit {
-            rules.options.exchange_limit = n;
-        }
-        let lexicon_name =
-            if req.lexicon.is_empty() { rules.default_lexicon.to_string() } else { req.lexicon.clone() };
-        let lexicon = self.state.lexicon(&lexicon_name)?;
-        if lexicon.alphabet() != rules.alphabet {
-            return Err(errors::bad_field(
-                "lexicon",
-                format!(
-                    "lexicon {lexicon_name} is {}, the ruleset needs {}",
-                    lexicon.alphabet(),
-                    rules.alphabet
-                ),
-            ));
-        }
-        if !(2..=4).contains(&req.seats.len()) {
-            return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
-        }
-        let mut specs: Vec<(String, SeatKind)> = Vec::new();
-        let mut tokens = Vec::new();
-        // Seats without a name get one that is already a record's nickname (`seat0`,
-        // `strong_bot`), made unique: views and GCG then call them the same.
-        let mut defaulted = Vec::new();
-        for (i, s) in req.seats.iter().enumerate() {
-            match &s.kind {
-                Some(pb::seat_spec::Kind::Bot(level)) => {
-                    let level = convert::bot_from(*level)?;
-                    defaulted.push(i);
-                    specs.push((format!("{}_bot", level.name()), SeatKind::Bot(level)));
-                    tokens.push(None);
-                }
-                Some(pb::seat_spec::Kind::Human(h)) => {
-                    let name = if h.name.is_empty() {
-                        defaulted.push(i);
-                        format!("seat{i}")
-                    } else {
-                        display_name(&format!("seats[{i}].name"), &h.name)?
-                    };
-                    if h.open {
-                        specs.push((name, SeatKind::Human { token: None }));
-                        tokens.push(None);
-                    } else {
-                        let (token, hash) = auth::new_token()?;
-                        specs.push((name, SeatKind::Human { token: Some(hash) }));
-                        tokens.push(Some(token));
-                    }
-                }
-                None => return Err(errors::bad_field(&format!("seats[{i}]"), "a seat is human or bot")),
-            }
-        }
-        let names: Vec<String> = specs.iter().map(|(name, _)| name.clone()).collect();
-        let nicks = nicknames(&names);
-        for i in defaulted {
-            specs[i].0 = nicks[i].clone();
-        }
-        let seats: Vec<Seat> = specs.into_iter().map(|(name, kind)| Seat::new(name, kind)).collect();
-        let seed = match req.seed {
-            Some(s) => s,
-            None => {
-                let mut b = [0u8; 8];
-                getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
-                u64::from_le_bytes(b)
-            }
-        };
-        let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
-        config.challenge = convert::challenge_from(req.challenge_rule)?;
-        config.bonus_per_word = !o.bonus_per_challenge;
-        config.reveal_invalid_words = o.reveal_invalid_words;
-        config.seats = seats.len();
-        if let Some(c) = &req.clock
-            && c.initial_ms > 0
-        {
-            const DAY_MS: u64 = 86_400_000;
-            if c.initial_ms > DAY_MS || c.increment_ms > DAY_MS || c.max_overtime_ms > DAY_MS {
-                return Err(errors::bad_field("clock", "times are limited to a day"));
-            }
-            if !(0..=1000).contains(&c.penalty_per_minute) {
-                return Err(errors::bad_field("clock.penalty_per_minute", "0 to 1000 points"));
-            }
-            config.clock = Some(ClockConfig {
-                initial_ms: c.initial_ms,
-                increment_ms: c.increment_ms,
-                max_overtime_ms: c.max_overtime_ms,
-                penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
-            });
-        }
-        let bot_delay_ms = match req.bot_delay_ms {
-            Some(ms) if ms > MAX_BOT_DELAY_MS => {
-                return Err(errors::bad_field(
-                    "bot_delay_ms",
-                    format!("{ms} ms: at most {MAX_BOT_DELAY_MS}"),
-                ));
-            }
-            Some(ms) => ms,
-            None => default_bot_delay_ms(&seats),
-        };
-        Ok((config, seats, tokens, bot_delay_ms))
-    }
-
     /// ListGames across the replicas: this replica's page, and each live peer's page for the same
     /// request, merged in game id order. Each page is the first `size` games after the token on
     /// its replica, so the first `size` of their union is the first `size` of all.
@@ -277,7 +139,7 @@ impl GamesService {
             }
             answer => answer,
         };
-        views::answer(answer?, views::turn_response)
+        views::answer(answer.map_err(errors::host)?, views::turn_response)
     }
 }
 
@@ -343,9 +205,10 @@ impl Games for GamesService {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         self.state.check_room()?;
-        let (config, seats, tokens, bot_delay_ms) = self.config(request.get_ref())?;
+        let (config, seats, tokens, bot_delay_ms) = new_game(&self.state, request.get_ref())?;
         let game = Game::new(config).map_err(errors::game)?;
-        let session = self.state.host.create(game, seats, Some(bot_delay_ms), None).await?;
+        let session =
+            self.state.host.create(game, seats, Some(bot_delay_ms), None).await.map_err(errors::host)?;
         // The creator holds every token: its view is that of the first seat with one.
         let creator = tokens.iter().position(Option::is_some).map_or(Viewer::Watcher, Viewer::Seat);
         let view = views::session_view(&session, creator);
@@ -375,7 +238,7 @@ impl Games for GamesService {
         let req = request.into_inner();
         let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
         let (token, hash) = auth::new_token()?;
-        let seat = session.join(name, hash).await?;
+        let seat = session.join(name, hash).await.map_err(errors::host)?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
     }
 
@@ -494,7 +357,7 @@ impl Games for GamesService {
             }
             answer => answer,
         };
-        views::answer(answer?, views::challenge_response).map(Response::new)
+        views::answer(answer.map_err(errors::host)?, views::challenge_response).map(Response::new)
     }
 
     type WatchGameStream = EventStream;
@@ -610,66 +473,10 @@ impl Games for GamesService {
         request: Request<pb::ImportGcgRequest>,
     ) -> Result<Response<pb::ImportGcgResponse>, Status> {
         let req = request.into_inner();
-        let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
-        // The record's own lexicon, when it is one of ours.
-        let named = record.lexicon.as_deref().and_then(|l| self.state.host.lexicons().get(l)).cloned();
-        let kind = if req.ruleset != 0 {
-            convert::ruleset_from(req.ruleset)?
-        } else {
-            infer_ruleset(&record, named.as_deref())
-        };
-        let rules = Arc::new(Ruleset::new(kind));
-        let words = !req.lexicon.is_empty();
-        let lexicon = match (&named, words) {
-            (_, true) => self.state.lexicon(&req.lexicon)?,
-            (Some(l), false) if l.alphabet() == rules.alphabet => l.clone(),
-            _ => self.state.lexicon(rules.default_lexicon)?,
-        };
-        if lexicon.alphabet() != rules.alphabet {
-            return Err(errors::bad_field(
-                "lexicon",
-                format!("{} does not fit the {kind} ruleset", crate::text::clip(&req.lexicon)),
-            ));
-        }
-        if !(2..=4).contains(&record.players.len()) {
-            return Err(errors::bad_field(
-                "gcg",
-                format!("{} players: a game has 2 to 4", record.players.len()),
-            ));
-        }
-        let mut report = check_record_with(&record, rules.clone(), &lexicon, words);
-        self.state.check_room()?;
-        let mut config = GameConfig::new(rules, lexicon, 0);
-        config.seats = record.players.len();
-        // Records in the field give one bonus per failed challenge.
-        config.bonus_per_word = false;
-        config.challenge = if req.challenge_rule != 0 {
-            convert::challenge_from(req.challenge_rule)?
-        } else {
-            let bonus =
-                record.moves.iter().find(|m| m.kind == gcg::MoveKind::ChallengeBonus).map(|m| m.score);
-            match bonus {
-                Some(10) => crate::game::ChallengeRule::TenPoint,
-                Some(_) => crate::game::ChallengeRule::FivePoint,
-                None => crate::game::ChallengeRule::Single,
-            }
-        };
-        let game = crate::game::record::import_game(&record, config)
-            .map_err(|e| errors::bad_field("gcg", e.to_string()))?;
-        // The written totals must be the game's: a difference no line explains is one more.
+        let Imported { game, seats, tokens, report } = import(&self.state, &req).await?;
         let scores = game.scores().to_vec();
-        report.reconcile_finals(&record, &scores);
-        let mut seats = Vec::new();
-        let mut tokens = Vec::new();
-        for p in &record.players {
-            let (token, hash) = auth::new_token()?;
-            let name: String = p.name.chars().filter(|c| !c.is_control()).take(NAME_CHARS).collect();
-            let name = if name.trim().is_empty() { p.nick.clone() } else { name };
-            seats.push(Seat::new(name, SeatKind::Human { token: Some(hash) }));
-            tokens.push(token);
-        }
         // Imported seats are people: their bots' pace never matters.
-        let session = self.state.host.create(game, seats, None, Some(req.gcg)).await?;
+        let session = self.state.host.create(game, seats, None, Some(req.gcg)).await.map_err(errors::host)?;
         let view = views::session_view(&session, Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),
@@ -695,34 +502,4 @@ impl Games for GamesService {
             unknown_words: report.unknown_words.iter().map(|(l, w)| format!("line {l}: {w}")).collect(),
         }))
     }
-}
-
-/// The ruleset of a record that does not say: its lexicon's (when the record names one of
-/// ours), else the one a dawgref export names in its description, else its letters' alphabet
-/// (Cyrillic is Скрэббл unless the record says Эрудит).
-fn infer_ruleset(record: &gcg::Record, lexicon: Option<&crate::lexicon::Lexicon>) -> RulesetKind {
-    use crate::alphabet::Alphabet;
-    if let Some(l) = lexicon {
-        return match l.alphabet() {
-            Alphabet::English => RulesetKind::English,
-            Alphabet::Russian => RulesetKind::Russian,
-            Alphabet::Erudit => RulesetKind::Erudit,
-        };
-    }
-    let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
-        let mut words = v.split_whitespace();
-        words.find(|w| *w == "ruleset")?;
-        words.next()?.parse::<RulesetKind>().ok()
-    });
-    if let Some(kind) = described {
-        return kind;
-    }
-    let cyrillic = record.moves.iter().any(|m| {
-        let text = match &m.kind {
-            gcg::MoveKind::Play { word, .. } => word.as_str(),
-            _ => m.rack.as_deref().unwrap_or(""),
-        };
-        text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
-    });
-    if cyrillic { RulesetKind::Russian } else { RulesetKind::English }
 }

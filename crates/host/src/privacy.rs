@@ -9,9 +9,9 @@
 //! every rack.
 
 use super::state::Seat;
-use crate::game::Game;
-use crate::game::record::write_gcg_for;
-use crate::rack::Rack;
+use dawgref_engine::game::Game;
+use dawgref_engine::game::record::write_gcg_for;
+use dawgref_engine::rack::Rack;
 
 /// Who is looking at a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

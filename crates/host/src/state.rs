@@ -4,9 +4,9 @@
 //! exactly what changed the game: [`Core`]'s wrappers note each engine call that changed it.
 //! [`Snapshot`] is what readers get: the game and its seats as of a durable change.
 
-use crate::bot::BotLevel;
-use crate::game::{Action, Game, GameError, Verdict};
-use crate::store::record::{Done, SeatRecord, Step};
+use dawgref_engine::bot::BotLevel;
+use dawgref_engine::game::{Action, Game, GameError, Verdict};
+use dawgref_store::record::{Done, SeatRecord, Step};
 use std::collections::HashMap;
 
 /// What proves a seat: the SHA-256 of its secret token. The host compares none and makes

@@ -7,13 +7,13 @@
 //! from a game built from the record, gives back the same game: the bag is seeded, and time is an
 //! input.
 
-use crate::alphabet::Alphabet;
-use crate::board::Direction;
-use crate::game::{Action, ChallengeRule, ClockConfig, GameConfig};
-use crate::lexicon::Lexicon;
-use crate::play::Play;
-use crate::rack::Rack;
-use crate::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::board::Direction;
+use dawgref_engine::game::{Action, ChallengeRule, ClockConfig, GameConfig};
+use dawgref_engine::lexicon::Lexicon;
+use dawgref_engine::play::Play;
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::{BlankValue, Ruleset, RulesetKind, ScorelessLimit};
 use prost::Message;
 use std::sync::Arc;
 

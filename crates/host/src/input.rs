@@ -3,12 +3,12 @@
 //! problems be named). The services fill these from their messages; the checks and their
 //! wording are here, once, for turns and for analysis alike.
 
-use crate::alphabet::{AlphabetError, tile};
-use crate::board::Board;
-use crate::notation::{NotationError, parse_play};
-use crate::play::{Placement, Play, Problem};
-use crate::rack::Rack;
-use crate::rules::{Ruleset, SIZE};
+use dawgref_engine::alphabet::{AlphabetError, tile};
+use dawgref_engine::board::Board;
+use dawgref_engine::notation::{NotationError, parse_play};
+use dawgref_engine::play::{Placement, Play, Problem};
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rules::{Ruleset, SIZE};
 
 /// A play as a client wrote it: its notation (`8D WINDY`), or else its tiles.
 #[derive(Clone, Debug, Default)]

@@ -9,9 +9,9 @@
 //! call to its owner is the services' business (`server::forward`).
 
 use crate::metrics::Metrics;
-use crate::store::StoreError;
-use crate::store::postgres::{Claim, PgStore};
 use dashmap::DashMap;
+use dawgref_store::StoreError;
+use dawgref_store::postgres::{Claim, PgStore};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -2,8 +2,8 @@
 //! each into a gRPC status (`server::errors::host`); nothing here knows the wire.
 
 use super::input::InputError;
-use crate::game::GameError;
-use crate::store::StoreError;
+use dawgref_engine::game::GameError;
+use dawgref_store::StoreError;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum HostError {

@@ -1,7 +1,7 @@
 //! The game host: every live game as a session (one task each: the actor), its clocks and bots,
 //! recovery from the store, and, among replicas, which games are this replica's. It speaks
 //! domain types only: engine values, [`Seat`]s, [`Viewer`]s, [`HostError`]s. Nothing here knows
-//! gRPC, protobuf or tokens; the services (`crate::server`) translate requests into calls on a
+//! gRPC, protobuf or tokens; the services (`dawgref::server`) translate requests into calls on a
 //! [`Host`] and answers back, and prove who the caller is.
 //!
 //! The layers, one way: engine → host → store and cluster → services → binary.
@@ -10,6 +10,7 @@ mod cluster;
 mod config;
 mod error;
 mod input;
+pub mod metrics;
 mod pool;
 mod privacy;
 mod recovery;
@@ -26,12 +27,12 @@ pub use recovery::{Lexicons, Replayed, replay};
 pub use session::{Answer, Answers, ChallengeDone, Session, Turn, TurnAction, TurnDone, WatchSlot, stopped};
 pub use state::{Core, Remembered, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 
-use crate::game::Game;
-use crate::lexicon::Lexicon;
-use crate::metrics::Metrics;
-use crate::store::postgres::Claim;
-use crate::store::record::{Batch, GameRecord};
-use crate::store::{GameStore, StoreError};
+use dawgref_engine::game::Game;
+use dawgref_engine::lexicon::Lexicon;
+use dawgref_store::postgres::Claim;
+use dawgref_store::record::{Batch, GameRecord};
+use dawgref_store::{GameStore, StoreError};
+use metrics::Metrics;
 use session::Context;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -165,7 +166,7 @@ impl Host {
             .map_err(|e| HostError::store("finding the game's owner", e))?
         {
             Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
-            Claim::Other(_) if forwarded => Err(HostError::Moved(crate::text::clip(id))),
+            Claim::Other(_) if forwarded => Err(HostError::Moved(dawgref_engine::text::clip(id))),
             Claim::Other(addr) => Ok(Route::Remote(addr)),
         }
     }
@@ -370,7 +371,7 @@ impl Host {
     /// A game read from the store and replayed on the pool.
     async fn replayed(&self, uuid: Uuid, id: &str) -> Result<Replayed, HostError> {
         let ctx = self.ctx.clone();
-        let id = crate::text::clip(id);
+        let id = dawgref_engine::text::clip(id);
         let loaded = self
             .ctx
             .pool

@@ -22,13 +22,13 @@ use super::input::{self, PlayInput};
 use super::pool::Pool;
 use super::recovery::{Lexicons, replay};
 use super::state::{Core, Remembered, Snapshot, TokenHash};
-use crate::bot::{self, BotLevel};
-use crate::game::{Action, Event, EventKind, Game, GameError, Verdict};
 use crate::metrics::Metrics;
-use crate::play::Play;
-use crate::store::GameStore;
-use crate::store::record::{Batch, Done};
 use dashmap::DashMap;
+use dawgref_engine::bot::{self, BotLevel};
+use dawgref_engine::game::{Action, Event, EventKind, Game, GameError, Verdict};
+use dawgref_engine::play::Play;
+use dawgref_store::GameStore;
+use dawgref_store::record::{Batch, Done};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -668,7 +668,7 @@ impl Actor {
         let over = self.core.game().is_over();
         let result = self.ctx.store.append(self.id, seq, batch.to_bytes(), over).wait().await;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
-        if let Err(crate::store::StoreError::Fenced(_)) = result {
+        if let Err(dawgref_store::StoreError::Fenced(_)) = result {
             // Another replica took the game over: nothing of ours may be written again. The
             // request is retried, and is then forwarded to the new owner.
             tracing::warn!(game = %self.id, seq, "log row refused: another replica owns the game now");

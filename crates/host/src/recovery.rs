@@ -5,12 +5,12 @@
 //! dropped, never served half-built, and never in the way of the other games.
 
 use super::state::{Core, Remembered, Seat, TokenHash, default_bot_delay_ms};
-use crate::game::Game;
-use crate::game::record::import_game;
-use crate::lexicon::Lexicon;
-use crate::notation::gcg;
-use crate::store::StoredGame;
-use crate::store::record::{Batch, GameRecord, Step, StepKind};
+use dawgref_engine::game::Game;
+use dawgref_engine::game::record::import_game;
+use dawgref_engine::lexicon::Lexicon;
+use dawgref_engine::notation::gcg;
+use dawgref_store::StoredGame;
+use dawgref_store::record::{Batch, GameRecord, Step, StepKind};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

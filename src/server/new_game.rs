@@ -1,0 +1,146 @@
+//! CreateGame's request as a validated game: ruleset and options, lexicon, seats with their
+//! names and tokens, seed, clock and the bots' pace. Every refusal names its field.
+
+use super::auth;
+use super::convert;
+use super::errors;
+use super::state::AppState;
+use crate::game::record::nicknames;
+use crate::game::{ClockConfig, GameConfig};
+use crate::host::{Seat, SeatKind, default_bot_delay_ms};
+use crate::proto::v1 as pb;
+use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
+use std::sync::Arc;
+use tonic::Status;
+
+/// The longest display name of a seat, in characters.
+pub const NAME_CHARS: usize = 64;
+
+/// A display name as given, if it is one: at most [`NAME_CHARS`] characters, no control
+/// characters (a name is shown on one line).
+pub fn display_name(field: &str, name: &str) -> Result<String, Status> {
+    let chars = name.chars().count();
+    if chars > NAME_CHARS {
+        return Err(errors::bad_field(field, format!("{chars} characters: a name has at most {NAME_CHARS}")));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(errors::bad_field(field, "a name has no control characters"));
+    }
+    Ok(name.to_string())
+}
+
+/// A game configuration, its seats, each human seat's token (None for bots and open seats),
+/// and its bots' pace.
+pub type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
+
+/// The longest pause a game's bots may be asked to take before moving.
+const MAX_BOT_DELAY_MS: u32 = 60_000;
+
+pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
+    let kind = convert::ruleset_from(req.ruleset)?;
+    let mut rules = Ruleset::new(kind);
+    let o = req.options.unwrap_or_default();
+    if o.blank_scores_letter {
+        rules.options.blank_value = BlankValue::LetterValue;
+    }
+    if let Some(v) = o.no_repeated_words {
+        rules.options.no_repeated_words = v;
+    }
+    if let Some(n) = o.scoreless_turn_limit {
+        if n == 0 {
+            return Err(errors::bad_field("options.scoreless_turn_limit", "must be at least 1"));
+        }
+        rules.options.scoreless_turn_limit = ScorelessLimit::Turns(n);
+    }
+    if let Some(n) = o.exchange_limit {
+        rules.options.exchange_limit = n;
+    }
+    let lexicon_name =
+        if req.lexicon.is_empty() { rules.default_lexicon.to_string() } else { req.lexicon.clone() };
+    let lexicon = state.lexicon(&lexicon_name)?;
+    if lexicon.alphabet() != rules.alphabet {
+        return Err(errors::bad_field(
+            "lexicon",
+            format!("lexicon {lexicon_name} is {}, the ruleset needs {}", lexicon.alphabet(), rules.alphabet),
+        ));
+    }
+    if !(2..=4).contains(&req.seats.len()) {
+        return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
+    }
+    let mut specs: Vec<(String, SeatKind)> = Vec::new();
+    let mut tokens = Vec::new();
+    // Seats without a name get one that is already a record's nickname (`seat0`,
+    // `strong_bot`), made unique: views and GCG then call them the same.
+    let mut defaulted = Vec::new();
+    for (i, s) in req.seats.iter().enumerate() {
+        match &s.kind {
+            Some(pb::seat_spec::Kind::Bot(level)) => {
+                let level = convert::bot_from(*level)?;
+                defaulted.push(i);
+                specs.push((format!("{}_bot", level.name()), SeatKind::Bot(level)));
+                tokens.push(None);
+            }
+            Some(pb::seat_spec::Kind::Human(h)) => {
+                let name = if h.name.is_empty() {
+                    defaulted.push(i);
+                    format!("seat{i}")
+                } else {
+                    display_name(&format!("seats[{i}].name"), &h.name)?
+                };
+                if h.open {
+                    specs.push((name, SeatKind::Human { token: None }));
+                    tokens.push(None);
+                } else {
+                    let (token, hash) = auth::new_token()?;
+                    specs.push((name, SeatKind::Human { token: Some(hash) }));
+                    tokens.push(Some(token));
+                }
+            }
+            None => return Err(errors::bad_field(&format!("seats[{i}]"), "a seat is human or bot")),
+        }
+    }
+    let names: Vec<String> = specs.iter().map(|(name, _)| name.clone()).collect();
+    let nicks = nicknames(&names);
+    for i in defaulted {
+        specs[i].0 = nicks[i].clone();
+    }
+    let seats: Vec<Seat> = specs.into_iter().map(|(name, kind)| Seat::new(name, kind)).collect();
+    let seed = match req.seed {
+        Some(s) => s,
+        None => {
+            let mut b = [0u8; 8];
+            getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
+            u64::from_le_bytes(b)
+        }
+    };
+    let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
+    config.challenge = convert::challenge_from(req.challenge_rule)?;
+    config.bonus_per_word = !o.bonus_per_challenge;
+    config.reveal_invalid_words = o.reveal_invalid_words;
+    config.seats = seats.len();
+    if let Some(c) = &req.clock
+        && c.initial_ms > 0
+    {
+        const DAY_MS: u64 = 86_400_000;
+        if c.initial_ms > DAY_MS || c.increment_ms > DAY_MS || c.max_overtime_ms > DAY_MS {
+            return Err(errors::bad_field("clock", "times are limited to a day"));
+        }
+        if !(0..=1000).contains(&c.penalty_per_minute) {
+            return Err(errors::bad_field("clock.penalty_per_minute", "0 to 1000 points"));
+        }
+        config.clock = Some(ClockConfig {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            max_overtime_ms: c.max_overtime_ms,
+            penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
+        });
+    }
+    let bot_delay_ms = match req.bot_delay_ms {
+        Some(ms) if ms > MAX_BOT_DELAY_MS => {
+            return Err(errors::bad_field("bot_delay_ms", format!("{ms} ms: at most {MAX_BOT_DELAY_MS}")));
+        }
+        Some(ms) => ms,
+        None => default_bot_delay_ms(&seats),
+    };
+    Ok((config, seats, tokens, bot_delay_ms))
+}
