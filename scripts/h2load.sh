@@ -4,8 +4,9 @@
 #
 #   scripts/h2load.sh                # ROUNDS=5 N=200000 CONNS=4 STREAMS=16 PORT=50077
 #   BIN=path/to/dawgref scripts/h2load.sh   # another build (say, an older commit's), not rebuilt
+#                                    # (LAB=path/to/dawgref-lab for BOTS=, beside it by default)
 #   BOTS=8 scripts/h2load.sh         # then Health/Check p99 idle and while 8 bot-vs-bot games play
-#                                    # as fast as the bots decide (`dawgref bench botload`)
+#                                    # as fast as the bots decide (`dawgref-lab bench botload`)
 #
 # The position is the 12th CGP line of `dawgref selfplay --games 1 --seed 5` (a mid-game English
 # position), the play `O6 STRIG`. Request bodies are written here (protobuf by hand, gRPC framing:
@@ -23,9 +24,10 @@ if ! command -v h2load >/dev/null || ! command -v nghttp >/dev/null; then
   apt-get update -qq && apt-get install -y -qq nghttp2-client >/dev/null
 fi
 if [[ -z ${BIN:-} ]]; then
-  cargo build --release --quiet
+  cargo build --release --quiet -p dawgref -p dawgref-lab
   BIN=target/release/dawgref
 fi
+LAB=${LAB:-$(dirname "$BIN")/dawgref-lab}
 WORK=$(mktemp -d)
 "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir :memory: --lexicons en >"$WORK/server.log" 2>&1 &
 SERVER=$!
@@ -141,7 +143,7 @@ if (( BOTS > 0 )); then
       --log-file "$1" "http://127.0.0.1:$PORT${PATHS[health]}" >/dev/null
   }
   steady "$WORK/idle.log"
-  "$BIN" bench botload --addr "127.0.0.1:$PORT" --games "$BOTS" --seconds $((SECONDS_EACH + 2)) >"$WORK/bots.txt" &
+  "$LAB" bench botload --addr "127.0.0.1:$PORT" --games "$BOTS" --seconds $((SECONDS_EACH + 2)) >"$WORK/bots.txt" &
   BOTLOAD=$!
   sleep 1
   steady "$WORK/busy.log"

@@ -79,7 +79,7 @@ pub fn run(args: MatchArgs) -> CliResult {
     }
     let started = Instant::now();
     let (results, workers) =
-        super::by_game(games, |g| one_game(&rules, &lexicon, (a, b), args.seed, g, budget));
+        dawgref::selfplay::by_game(games, |g| one_game(&rules, &lexicon, (a, b), args.seed, g, budget));
     let spreads: Vec<f64> = results.into_iter().map(|r| r.map(f64::from)).collect::<Result<_, _>>()?;
     if spreads.len() as u64 != games {
         return Err(format!("{} of {games} games finished", spreads.len()).into());

@@ -1,15 +1,11 @@
-//! Command-line parsing and dispatch. Each subcommand lives in its own module.
+//! Command-line parsing and dispatch. Each subcommand lives in its own module. Training and
+//! benchmarks are not here: they are the lab's (`crates/lab`, `dawgref-lab`).
 
-mod bench;
-mod bench_forward;
-mod bench_server;
-mod bench_store;
 mod bot_match;
 mod gcg;
 mod generate;
 mod lexicon;
 mod serve;
-mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,30 +35,6 @@ enum Command {
     /// Two bot levels play each other, seats alternating: `A vs B: N games, A wins X% ± s.e.,
     /// mean spread +Y ± s.e.`
     Match(bot_match::MatchArgs),
-    /// Learn the bots' tables from self-play.
-    #[command(subcommand)]
-    Train(train::TrainCommand),
-    /// Measure the engine (figures for BENCHMARKS.md).
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
-}
-
-/// Run `game(g)` for every game number below `games`, spread over the cores, and return the
-/// results in game order with the number of threads used. Games are seeded by their number, so
-/// the results do not depend on the threads.
-fn by_game<T: Send>(games: u64, game: impl Fn(u64) -> T + Sync) -> (Vec<T>, usize) {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games.max(1) as usize);
-    let mut all: Vec<(u64, T)> = std::thread::scope(|scope| {
-        let game = &game;
-        let handles: Vec<_> = (0..workers as u64)
-            .map(|w| {
-                scope.spawn(move || (w..games).step_by(workers).map(|g| (g, game(g))).collect::<Vec<_>>())
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    all.sort_by_key(|(g, _)| *g);
-    (all.into_iter().map(|(_, r)| r).collect(), workers)
 }
 
 /// Errors reaching the top level are printed and exit with code 2.
@@ -72,11 +44,9 @@ pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Lexicon(cmd) => lexicon::run(cmd),
-        Command::Bench(cmd) => bench::run(cmd),
         Command::Gen(args) => generate::run(args),
         Command::Gcg(cmd) => gcg::run(cmd),
         Command::Selfplay(args) => generate::selfplay(args),
         Command::Match(args) => bot_match::run(args),
-        Command::Train(cmd) => train::run(cmd),
     }
 }

@@ -275,15 +275,3 @@ pub fn duel_within(
     let s = game.scores();
     Ok(s[a_seat] - s[1 - a_seat])
 }
-
-/// One game of the strong bot against greedy, seats alternating with the seed's parity; the
-/// strong bot's final spread.
-pub fn strong_vs_greedy(
-    rules: std::sync::Arc<Ruleset>,
-    lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
-    seed: u64,
-) -> i32 {
-    let levels = (BotLevel::Strong, BotLevel::Greedy);
-    duel(rules, lexicon, seed, levels, (seed % 2) as usize, crate::game::ChallengeRule::Double)
-        .expect("bots only make legal moves in a two-seat game of a shipped ruleset")
-}

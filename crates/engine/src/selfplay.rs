@@ -3,6 +3,7 @@
 //! mover exchanges its whole rack if the bag allows, else passes. It stops when a rack empties
 //! with the bag empty or after the ruleset's scoreless-turn limit. End-of-game rack scoring and
 //! everything else a referee does is the game module's; this is only a position generator.
+//! [`by_game`] spreads seeded games of any kind over the cores (matches, training).
 
 use crate::bag::Bag;
 use crate::board::Board;
@@ -95,4 +96,22 @@ pub fn greedy_game(
         mover = 1 - mover;
     }
     (board, scores)
+}
+
+/// Run `game(g)` for every game number below `games`, spread over the cores, and return the
+/// results in game order with the number of threads used. Games are seeded by their number, so
+/// the results do not depend on the threads.
+pub fn by_game<T: Send>(games: u64, game: impl Fn(u64) -> T + Sync) -> (Vec<T>, usize) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games.max(1) as usize);
+    let mut all: Vec<(u64, T)> = std::thread::scope(|scope| {
+        let game = &game;
+        let handles: Vec<_> = (0..workers as u64)
+            .map(|w| {
+                scope.spawn(move || (w..games).step_by(workers).map(|g| (g, game(g))).collect::<Vec<_>>())
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    all.sort_by_key(|(g, _)| *g);
+    (all.into_iter().map(|(_, r)| r).collect(), workers)
 }

@@ -5,7 +5,7 @@
 //! `--bots strong,classic`; BENCHMARKS.md), not for a test.
 
 use crate::common::{lexicon, rules};
-use dawgref_engine::bot::{BotLevel, duel, strong_vs_greedy};
+use dawgref_engine::bot::{BotLevel, duel};
 use dawgref_engine::game::ChallengeRule;
 use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
@@ -13,11 +13,11 @@ use std::sync::Arc;
 const GAMES: u64 = 24;
 
 /// Each game's spread for the first level, seeds 1..=GAMES, seats alternating.
-fn spreads(kind: RulesetKind, levels: (BotLevel, BotLevel)) -> Vec<i32> {
+fn spreads(kind: RulesetKind, levels: (BotLevel, BotLevel), rule: ChallengeRule) -> Vec<i32> {
     let lex = Arc::new(lexicon(kind).clone());
     (1..=GAMES)
         .map(|seed| {
-            duel(rules(kind), lex.clone(), seed, levels, (seed % 2) as usize, ChallengeRule::Single)
+            duel(rules(kind), lex.clone(), seed, levels, (seed % 2) as usize, rule)
                 .expect("bots make legal moves")
         })
         .collect()
@@ -25,22 +25,21 @@ fn spreads(kind: RulesetKind, levels: (BotLevel, BotLevel)) -> Vec<i32> {
 
 #[test]
 fn strong_against_greedy_in_english() {
-    let lex = Arc::new(lexicon(RulesetKind::English).clone());
-    let spreads: Vec<i32> =
-        (1..=GAMES).map(|seed| strong_vs_greedy(rules(RulesetKind::English), lex.clone(), seed)).collect();
+    // As `dawgref-lab bench bots` plays them: double challenge.
+    let spreads = spreads(RulesetKind::English, (BotLevel::Strong, BotLevel::Greedy), ChallengeRule::Double);
     let wins = spreads.iter().filter(|&&s| s > 0).count();
     assert_eq!((spreads.iter().sum::<i32>(), wins), (EN_STRONG_GREEDY, EN_STRONG_GREEDY_WINS));
 }
 
 #[test]
 fn learned_leaves_against_the_hand_tuned_ones_in_russian() {
-    let s = spreads(RulesetKind::Russian, (BotLevel::Strong, BotLevel::Classic));
+    let s = spreads(RulesetKind::Russian, (BotLevel::Strong, BotLevel::Classic), ChallengeRule::Single);
     assert_eq!(s.iter().sum::<i32>(), RU_STRONG_CLASSIC);
 }
 
 #[test]
 fn learned_leaves_against_the_hand_tuned_ones_in_erudit() {
-    let s = spreads(RulesetKind::Erudit, (BotLevel::Strong, BotLevel::Classic));
+    let s = spreads(RulesetKind::Erudit, (BotLevel::Strong, BotLevel::Classic), ChallengeRule::Single);
     assert_eq!(s.iter().sum::<i32>(), ERUDIT_STRONG_CLASSIC);
 }
 

@@ -1,4 +1,4 @@
-//! `dawgref bench server`: a loopback load tool, bounded in count and time. It starts the server
+//! `dawgref-lab bench server`: a loopback load tool, bounded in count and time. It starts the server
 //! in-process on 127.0.0.1:0 and reports, side by side, requests/s and latency percentiles for
 //! ValidatePlay, Evaluate and Health/Check; full bot-vs-bot games per second through CreateGame;
 //! the bots' decision time; and resident memory per live game.
@@ -200,7 +200,7 @@ fn bucket_summary(h: &prometheus::Histogram) -> String {
         .join(", ")
 }
 
-/// `dawgref bench botload`: `games` bot-vs-bot games at once against the server at `addr` (a
+/// `dawgref-lab bench botload`: `games` bot-vs-bot games at once against the server at `addr` (a
 /// new one as soon as one ends), bots moving as fast as they decide, for `seconds`. Prints the
 /// bot moves per second it saw on the games' watch streams.
 pub fn botload(addr: std::net::SocketAddr, games: usize, seconds: f64) -> CliResult {

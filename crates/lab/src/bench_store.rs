@@ -1,4 +1,4 @@
-//! `dawgref bench store`: what durability costs. Through the `Games` service in-process (no
+//! `dawgref-lab bench store`: what durability costs. Through the `Games` service in-process (no
 //! network, so the figures are the store's and the engine's, not HTTP/2's), it reports:
 //! turns per second across many concurrent games with the SQLite store and with the memory
 //! store; the time to recover many stored games at start-up; and the data directory's size per

@@ -1,4 +1,4 @@
-//! `dawgref bench forward`: what a call costs when it reaches a replica that does not own its
+//! `dawgref-lab bench forward`: what a call costs when it reaches a replica that does not own its
 //! game. Two replicas run in this process, each on its own loopback port with its own store
 //! handle on one PostgreSQL; a game created on replica A is asked for directly at A and through
 //! B, which forwards to A (one more HTTP/2 hop on loopback, the store not asked: B caches the

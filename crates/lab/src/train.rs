@@ -1,4 +1,4 @@
-//! `dawgref train`: tables the bots learn from self-play.
+//! `dawgref-lab train`: tables the bots learn from self-play.
 //!
 //! `train winprob` plays strong-bot games against each other and fits the win-probability model
 //! of `dawgref::winprob` to who went on to win from every position; its output is the table the
@@ -116,7 +116,8 @@ fn winprob(args: WinprobArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
-    let (samples, _) = super::by_game(games, |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)));
+    let (samples, _) =
+        dawgref::selfplay::by_game(games, |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)));
     let samples: Vec<Sample> = samples.into_iter().flatten().collect();
     let played = started.elapsed().as_secs_f64();
     let table = WinTable::fit(&samples);
@@ -127,7 +128,7 @@ fn winprob(args: WinprobArgs) -> CliResult {
         started.elapsed().as_secs_f64() - played
     );
     let text = format!(
-        "# dawgref train winprob --ruleset {} --games {games} --seed {}\n\
+        "# dawgref-lab train winprob --ruleset {} --games {games} --seed {}\n\
          # {} positions of strong-bot self-play; per band of tiles left: <tiles> <sigma> <bias>\n{}",
         args.ruleset,
         args.seed,
@@ -158,8 +159,9 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         let started = Instant::now();
         let model = table.as_ref().map_or(LeaveModel::Classic, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
-        let (per_game, _) =
-            super::by_game(games, |g| paired_samples(&rules, &lexicon, first.wrapping_add(g), model));
+        let (per_game, _) = dawgref::selfplay::by_game(games, |g| {
+            paired_samples(&rules, &lexicon, first.wrapping_add(g), model)
+        });
         // Positions are numbered across the games, in game order.
         let mut samples = Vec::new();
         let mut positions = 0;
@@ -183,7 +185,7 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
     }
     let Some(table) = table else { return Err("no generation ran".into()) };
     let text = format!(
-        "# dawgref train leaves --ruleset {} --games {games} --seed {} --generations {generations}{}\n\
+        "# dawgref-lab train leaves --ruleset {} --games {games} --seed {} --generations {generations}{}\n\
          # {total} leaves valued at positions of static-bot self-play. `copies <tile> <1st> <2nd> <3rd+>` and\n\
          # `balance <vowels> <consonants> <value>` are the additive part; then `<leave> <value>`.\n{}",
         args.ruleset,

@@ -1,4 +1,4 @@
-//! `dawgref bench …`: measured figures for BENCHMARKS.md (never timing assertions in tests).
+//! `dawgref-lab bench …`: measured figures for BENCHMARKS.md (never timing assertions in tests).
 
 use super::CliResult;
 use clap::{Args, Subcommand};
@@ -401,8 +401,17 @@ fn engine(games: u64, seed: u64, lexicon: &str) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One game of the strong bot against greedy, seats alternating with the seed's parity; the
+/// strong bot's final spread.
+fn strong_vs_greedy(rules: Arc<Ruleset>, lexicon: Arc<Lexicon>, seed: u64) -> i32 {
+    use dawgref::bot::{BotLevel, duel};
+    let levels = (BotLevel::Strong, BotLevel::Greedy);
+    duel(rules, lexicon, seed, levels, (seed % 2) as usize, dawgref::game::ChallengeRule::Double)
+        .expect("bots only make legal moves in a two-seat game of a shipped ruleset")
+}
+
 fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
-    use dawgref::bot::{BotLevel, strong_vs_greedy};
+    use dawgref::bot::BotLevel;
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let start = Instant::now();

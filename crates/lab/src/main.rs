@@ -1,0 +1,52 @@
+//! `dawgref-lab`: the workbench beside the product. It learns the bots' tables from self-play
+//! (`train`) and measures the engine and the server for BENCHMARKS.md (`bench`), through the same
+//! library and the same server `Builder` users run; none of it ships in the `dawgref` binary.
+
+mod bench;
+mod bench_forward;
+mod bench_server;
+mod bench_store;
+mod train;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// The in-process server benchmarks measure it with the allocator the product uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// dawgref-lab: training and benchmarks for dawgref.
+#[derive(Parser, Debug)]
+#[command(name = "dawgref-lab", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Learn the bots' tables from self-play.
+    #[command(subcommand)]
+    Train(train::TrainCommand),
+    /// Measure the engine and the server (figures for BENCHMARKS.md).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Errors reaching the top level are printed and exit with code 2.
+pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Train(cmd) => train::run(cmd),
+        Command::Bench(cmd) => bench::run(cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("dawgref-lab: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
