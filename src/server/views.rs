@@ -5,7 +5,7 @@
 use super::convert::{board_to, challenge_to, end_reason, play_to, ruleset_to};
 use crate::alphabet::Alphabet;
 use crate::game::{Event, EventKind, Game};
-use crate::host::{Answer, Answers, ChallengeDone, Seat, Session, Snapshot, TurnDone, Viewer};
+use crate::host::{Answer, Answers, ChallengeDone, Seat, Session, Snapshot, TurnDone, Viewer, Written};
 use crate::proto::v1 as pb;
 use prost::Message;
 use tonic::Status;
@@ -149,11 +149,17 @@ pub fn challenge_response(d: &ChallengeDone) -> pb::ChallengeResponse {
     }
 }
 
-/// The answer to a request that may be a retry: made now, or decoded from what was written down
-/// the first time.
-pub fn answer<T, M: Message + Default>(answer: Answer<T>, make: impl FnOnce(&T) -> M) -> Result<M, Status> {
+/// The answer to a request that may be a retry: the one written down for it now, or made now, or
+/// decoded from what was written down the first time.
+pub fn answer<T, M: Message + Default + 'static>(
+    answer: Answer<T>,
+    make: impl FnOnce(&T) -> M,
+) -> Result<M, Status> {
     match answer {
-        Answer::Done(done) => Ok(make(&done)),
+        Answer::Done(done, written) => match written.map(|w| w.downcast::<M>()) {
+            Some(Ok(written)) => Ok(*written),
+            _ => Ok(make(&done)),
+        },
         Answer::Remembered(bytes) => M::decode(bytes.as_slice())
             .map_err(|e| super::errors::internal(format!("a remembered response: {e}"))),
     }
@@ -163,11 +169,13 @@ pub fn answer<T, M: Message + Default>(answer: Answer<T>, make: impl FnOnce(&T) 
 pub struct EncodedAnswers;
 
 impl Answers for EncodedAnswers {
-    fn turn(&self, done: &TurnDone) -> Vec<u8> {
-        turn_response(done).encode_to_vec()
+    fn turn(&self, done: &TurnDone) -> Written {
+        let answer = turn_response(done);
+        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
     }
 
-    fn challenge(&self, done: &ChallengeDone) -> Vec<u8> {
-        challenge_response(done).encode_to_vec()
+    fn challenge(&self, done: &ChallengeDone) -> Written {
+        let answer = challenge_response(done);
+        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
     }
 }

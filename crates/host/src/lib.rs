@@ -24,7 +24,9 @@ pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_
 pub use pool::Pool;
 pub use privacy::{Viewer, gcg};
 pub use recovery::{Lexicons, Replayed, replay};
-pub use session::{Answer, Answers, ChallengeDone, Session, Turn, TurnAction, TurnDone, WatchSlot, stopped};
+pub use session::{
+    Answer, Answers, ChallengeDone, Session, Turn, TurnAction, TurnDone, WatchSlot, Written, stopped,
+};
 pub use state::{Core, Remembered, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 
 use dawgref_engine::game::Game;

@@ -39,8 +39,15 @@ use uuid::Uuid;
 /// request id gets the same bytes back (from memory or, after a restart, from the log row the
 /// bytes are part of). The host keeps them opaque.
 pub trait Answers: Send + Sync {
-    fn turn(&self, done: &TurnDone) -> Vec<u8>;
-    fn challenge(&self, done: &ChallengeDone) -> Vec<u8>;
+    fn turn(&self, done: &TurnDone) -> Written;
+    fn challenge(&self, done: &ChallengeDone) -> Written;
+}
+
+/// An answer the services wrote down: the bytes kept for retries, and the answer itself, which
+/// the host hands back with the request's [`Answer::Done`] so that it is not made twice.
+pub struct Written {
+    pub bytes: Vec<u8>,
+    pub answer: Box<dyn std::any::Any + Send>,
 }
 
 /// What a game's task needs besides its game: shared by every session of one host.
@@ -108,10 +115,11 @@ pub struct ChallengeDone {
     pub now_ms: u64,
 }
 
-/// The answer to a request that may be a retry: done now, or the bytes written down the first
-/// time (see [`Answers`]).
+/// The answer to a request that may be a retry: done now (with the answer the services wrote
+/// down, when the request is to be remembered), or the bytes written down the first time (see
+/// [`Answers`]).
 pub enum Answer<T> {
-    Done(T),
+    Done(T, Option<Box<dyn std::any::Any + Send>>),
     Remembered(Vec<u8>),
 }
 
@@ -522,11 +530,12 @@ impl Actor {
         });
         let snapshot = Arc::new(self.core.snapshot());
         let done = TurnDone { id: self.id, seat, points, play, snapshot: snapshot.clone(), now_ms: now };
-        let bytes = key.as_ref().map(|_| self.ctx.answers.turn(&done));
+        let (bytes, written) =
+            key.as_ref().map(|_| self.ctx.answers.turn(&done)).map(|w| (w.bytes, w.answer)).unzip();
         let row = self.core.remember(seat, key, bytes);
         // Durable before the caller hears of it.
         self.commit(row, Some(snapshot)).await?;
-        Ok(Answer::Done(done))
+        Ok(Answer::Done(done, written))
     }
 
     async fn challenge(
@@ -548,10 +557,11 @@ impl Actor {
         };
         let snapshot = Arc::new(self.core.snapshot());
         let done = ChallengeDone { id: self.id, seat, verdict, snapshot: snapshot.clone(), now_ms: now };
-        let bytes = key.as_ref().map(|_| self.ctx.answers.challenge(&done));
+        let (bytes, written) =
+            key.as_ref().map(|_| self.ctx.answers.challenge(&done)).map(|w| (w.bytes, w.answer)).unzip();
         let row = self.core.remember(seat, key, bytes);
         self.commit(row, Some(snapshot)).await?;
-        Ok(Answer::Done(done))
+        Ok(Answer::Done(done, written))
     }
 
     async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
