@@ -10,11 +10,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-/// A status code's label, as `{:?}` spells it, without formatting one per request.
+/// A status code's label, as `{:?}` spells it (but `OK`), without formatting one per request.
 fn code_name(code: tonic::Code) -> &'static str {
     use tonic::Code::*;
     match code {
-        Ok => "Ok",
+        // As the timed methods' OK series are labelled (`Metrics::new`): one spelling per code.
+        Ok => "OK",
         Cancelled => "Cancelled",
         Unknown => "Unknown",
         InvalidArgument => "InvalidArgument",
