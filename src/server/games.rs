@@ -48,7 +48,7 @@ impl GamesService {
             return Ok(local);
         };
         let peers = cluster
-            .store()
+            .leases()
             .live_peers()
             .await
             .map_err(|e| errors::store("the replicas could not be listed", e))?;

@@ -18,13 +18,13 @@ pub mod status;
 pub mod views;
 pub mod web;
 
-use crate::host::{Cluster, Host, RecoveryReport};
+use crate::host::{Cluster, Host, Leases, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
 use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use crate::store::GameStore;
-use crate::store::{PgStore, StoreError};
+use crate::store::StoreError;
 use state::{AppState, Hooks, Limits};
 use std::future::Future;
 use std::path::PathBuf;
@@ -103,9 +103,9 @@ impl Builder {
         self
     }
 
-    /// Serve as one replica of several sharing `store` (PostgreSQL): leases, heartbeat,
-    /// takeovers and forwarding.
-    pub fn replica(mut self, store: Arc<PgStore>) -> Builder {
+    /// Serve as one replica of several sharing `store` (PostgreSQL, or any store that keeps
+    /// leases): leases, heartbeat, takeovers and forwarding.
+    pub fn replica<S: GameStore + Leases + 'static>(mut self, store: Arc<S>) -> Builder {
         self.cluster = Some(Arc::new(Cluster::new(store.clone())));
         self.store = store;
         self
@@ -195,8 +195,9 @@ impl Handle {
     }
 }
 
-/// Serve on a bound listener until `signal` completes or the handle is shut down.
-pub async fn serve_on(
+/// Serve on a bound listener until `signal` completes or the handle is shut down (through
+/// [`Handle::serve`] or [`Handle::spawn`]: a server starts only through [`Builder`]).
+async fn serve_on(
     listener: TcpListener,
     state: Arc<AppState>,
     signal: impl Future<Output = ()> + Send + 'static,

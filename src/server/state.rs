@@ -91,7 +91,7 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(host: Host) -> AppState {
+    pub(crate) fn new(host: Host) -> AppState {
         AppState {
             positions: PositionCache::default(),
             limits: host.limits().clone(),

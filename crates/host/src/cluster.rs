@@ -12,34 +12,98 @@ use crate::metrics::Metrics;
 use dashmap::DashMap;
 use dawgref_store::StoreError;
 use dawgref_store::postgres::{Claim, PgStore};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 pub struct Cluster {
-    store: Arc<PgStore>,
+    store: Arc<dyn Leases>,
     /// Owners of games this replica forwards to, by game: saves a store round trip per call.
     owners: DashMap<Uuid, String>,
     /// When the last heartbeat that succeeded was sent: the leases are sure until then + lease.
     beat: Mutex<Instant>,
 }
 
+/// A future a lease store answers with.
+pub type LeaseFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// What replicas need of a shared store: one fenced lease per live game, renewed by the
+/// replica's heartbeat. The host owns this seam; [`PgStore`] is its implementation.
+pub trait Leases: Send + Sync {
+    /// Where other replicas forward calls for this replica's games.
+    fn addr(&self) -> &str;
+    /// How long a heartbeat keeps this replica's leases.
+    fn lease(&self) -> Duration;
+    /// Renew every lease this replica holds; the games it no longer holds.
+    fn heartbeat(&self) -> LeaseFuture<'_, Vec<Uuid>>;
+    /// Take the game's lease if it is free, ours, or its owner's heartbeat lapsed.
+    fn claim(&self, game: Uuid) -> LeaseFuture<'_, Claim>;
+    /// This replica holds the game's lease (as far as it knows without asking).
+    fn holds(&self, game: &Uuid) -> bool;
+    /// Leases held.
+    fn leases_held(&self) -> usize;
+    /// Stop holding the game's lease (it ended, or left memory).
+    fn forget(&self, game: &Uuid);
+    /// Live games whose owner's heartbeat lapsed more than `grace` ago, at most `limit`.
+    fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>>;
+    /// The addresses of the other replicas with a current heartbeat.
+    fn live_peers(&self) -> LeaseFuture<'_, Vec<String>>;
+    /// Hand every game over (on shutdown).
+    fn release_all(&self) -> LeaseFuture<'_, ()>;
+}
+
+impl Leases for PgStore {
+    fn addr(&self) -> &str {
+        &self.replica().addr
+    }
+    fn lease(&self) -> Duration {
+        self.replica().lease
+    }
+    fn heartbeat(&self) -> LeaseFuture<'_, Vec<Uuid>> {
+        Box::pin(PgStore::heartbeat(self))
+    }
+    fn claim(&self, game: Uuid) -> LeaseFuture<'_, Claim> {
+        Box::pin(PgStore::claim(self, game))
+    }
+    fn holds(&self, game: &Uuid) -> bool {
+        PgStore::holds(self, game)
+    }
+    fn leases_held(&self) -> usize {
+        PgStore::leases_held(self)
+    }
+    fn forget(&self, game: &Uuid) {
+        PgStore::forget(self, game)
+    }
+    fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>> {
+        Box::pin(PgStore::orphans(self, grace, limit))
+    }
+    fn live_peers(&self) -> LeaseFuture<'_, Vec<String>> {
+        Box::pin(PgStore::live_peers(self))
+    }
+    fn release_all(&self) -> LeaseFuture<'_, ()> {
+        Box::pin(PgStore::release_all(self))
+    }
+}
+
 impl Cluster {
-    pub fn new(store: Arc<PgStore>) -> Cluster {
+    pub fn new(store: Arc<dyn Leases>) -> Cluster {
         Cluster { store, owners: DashMap::new(), beat: Mutex::new(Instant::now()) }
     }
 
-    pub fn store(&self) -> &Arc<PgStore> {
+    /// The leases, for the calls that ask the store directly.
+    pub fn leases(&self) -> &Arc<dyn Leases> {
         &self.store
     }
 
     pub fn addr(&self) -> &str {
-        &self.store.replica().addr
+        self.store.addr()
     }
 
     pub fn lease(&self) -> Duration {
-        self.store.replica().lease
+        self.store.lease()
     }
 
     /// The last heartbeat is recent enough that no other replica can have taken a game of ours:

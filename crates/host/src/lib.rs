@@ -17,7 +17,7 @@ mod recovery;
 mod session;
 mod state;
 
-pub use cluster::Cluster;
+pub use cluster::{Cluster, LeaseFuture, Leases};
 pub use config::{Hooks, Limits};
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
@@ -154,7 +154,7 @@ impl Host {
         if !cluster.sure() {
             self.heartbeat(cluster).await.map_err(|e| HostError::store("the replica's heartbeat", e))?;
         }
-        if cluster.store().holds(&uuid) {
+        if cluster.leases().holds(&uuid) {
             return self.session(id).await.map(Route::Local);
         }
         if !forwarded && let Some(addr) = cluster.cached_owner(&uuid) {
@@ -197,7 +197,7 @@ impl Host {
                 tracing::warn!(error = %e, "heartbeat failed");
                 continue;
             }
-            match cluster.store().orphans(cluster.lease(), 64).await {
+            match cluster.leases().orphans(cluster.lease(), 64).await {
                 Ok(orphans) => {
                     for game in orphans {
                         if *shutdown.borrow() {

@@ -89,7 +89,7 @@ impl Context {
 
     fn forget_lease(&self, id: &Uuid) {
         if let Some(cluster) = self.cluster.get() {
-            cluster.store().forget(id);
+            cluster.leases().forget(id);
         }
     }
 }
