@@ -13,21 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
-/// A blocking read, off the runtime (as the server's thinking pool does it).
+/// A read, awaited as the server awaits it.
 async fn load(store: &Arc<dyn GameStore>, id: Uuid) -> Option<dawgref::store::StoredGame> {
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || store.load(id)).await.unwrap().unwrap()
+    store.load(id).await.unwrap()
 }
 
 async fn unfinished(store: &Arc<dyn GameStore>) -> Vec<Uuid> {
-    let store = store.clone();
-    let mut ids: Vec<Uuid> = tokio::task::spawn_blocking(move || store.unfinished())
-        .await
-        .unwrap()
-        .unwrap()
-        .iter()
-        .map(|g| g.id)
-        .collect();
+    let mut ids: Vec<Uuid> = store.unfinished().await.unwrap().iter().map(|g| g.id).collect();
     ids.sort();
     ids
 }

@@ -8,7 +8,7 @@ use common::server::*;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
-use dawgref::store::{GameStore, MemoryStore, Pending, StoreError, StoredGame};
+use dawgref::store::{GameStore, MemoryStore, Pending, Reading, StoreError, StoredGame};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tonic::Code;
@@ -34,10 +34,10 @@ impl GameStore for FlakyStore {
     fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
         self.inner.quarantine(id, reason)
     }
-    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+    fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
         self.inner.unfinished()
     }
-    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
+    fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         self.inner.load(id)
     }
 }
@@ -94,6 +94,6 @@ async fn a_turn_that_cannot_be_stored_is_refused_and_forgotten() {
     let next = tokio::time::timeout(std::time::Duration::from_secs(60), watcher.message());
     let e = next.await.expect("the watcher gets the accepted turn").unwrap().unwrap();
     assert_eq!((e.number, e.seat, e.kind.as_str(), e.points), (durable.events, 1, "play", r.points));
-    let stored = store.inner.load(Uuid::parse_str(&id).unwrap()).unwrap().unwrap();
+    let stored = store.inner.load(Uuid::parse_str(&id).unwrap()).await.unwrap().unwrap();
     assert_eq!(stored.log.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(), vec![0, 1, 2]);
 }

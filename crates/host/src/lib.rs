@@ -308,19 +308,15 @@ impl Host {
     /// clock's timer and sets the bots whose turn it is thinking.
     pub async fn recover(&self) -> Result<RecoveryReport, StoreError> {
         let started = Instant::now();
+        let games = self.ctx.store.unfinished().await?;
         let ctx = self.ctx.clone();
-        // Reading and replaying every log is CPU work: it runs on the pool.
+        // Replaying every log is CPU work: it runs on the pool.
         let replayed = self
             .ctx
             .pool
-            .run(move || {
-                let games = ctx.store.unfinished()?;
-                Ok::<_, StoreError>(
-                    games.iter().map(|g| (g.id, replay(&ctx.lexicons, g))).collect::<Vec<_>>(),
-                )
-            })
+            .run(move || games.iter().map(|g| (g.id, replay(&ctx.lexicons, g))).collect::<Vec<_>>())
             .await
-            .ok_or_else(|| StoreError::Io("recovery task failed".into()))??;
+            .ok_or_else(|| StoreError::Io("recovery task failed".into()))?;
         let mut report = RecoveryReport::default();
         for (id, result) in replayed {
             match result {
@@ -372,22 +368,26 @@ impl Host {
 
     /// A game read from the store and replayed on the pool.
     async fn replayed(&self, uuid: Uuid, id: &str) -> Result<Replayed, HostError> {
-        let ctx = self.ctx.clone();
         let id = dawgref_engine::text::clip(id);
-        let loaded = self
-            .ctx
-            .pool
-            .run(move || match ctx.store.load(uuid) {
-                Err(e) => Loaded::Unreadable(e),
-                Ok(None) => Loaded::Missing,
-                Ok(Some(g)) => match &g.quarantined {
-                    Some(reason) => Loaded::Quarantined(reason.clone()),
-                    None => replay(&ctx.lexicons, &g)
-                        .map_or_else(Loaded::Unreplayable, |r| Loaded::Ready(Box::new(r))),
-                },
-            })
-            .await
-            .ok_or_else(|| HostError::Internal(format!("loading game {id} failed")))?;
+        let loaded = match self.ctx.store.load(uuid).await {
+            Err(e) => Loaded::Unreadable(e),
+            Ok(None) => Loaded::Missing,
+            Ok(Some(g)) => match g.quarantined {
+                Some(reason) => Loaded::Quarantined(reason),
+                None => {
+                    // Replaying a log is CPU work: on the pool.
+                    let ctx = self.ctx.clone();
+                    self.ctx
+                        .pool
+                        .run(move || {
+                            replay(&ctx.lexicons, &g)
+                                .map_or_else(Loaded::Unreplayable, |r| Loaded::Ready(Box::new(r)))
+                        })
+                        .await
+                        .ok_or_else(|| HostError::Internal(format!("loading game {id} failed")))?
+                }
+            },
+        };
         match loaded {
             Loaded::Ready(r) => Ok(*r),
             Loaded::Missing => Err(HostError::NoGame(id)),

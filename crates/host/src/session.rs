@@ -713,17 +713,12 @@ impl Actor {
 
     /// Put the game back to its durable state, replayed from the store.
     async fn restore(&mut self) -> Result<(), Broken> {
+        let stored = self.ctx.store.load(self.id).await.ok().flatten();
         let ctx = self.ctx.clone();
-        let id = self.id;
-        let replayed = self
-            .ctx
-            .pool
-            .run(move || {
-                let stored = ctx.store.load(id).ok().flatten()?;
-                replay(&ctx.lexicons, &stored).ok()
-            })
-            .await
-            .flatten();
+        let replayed = match stored {
+            Some(stored) => self.ctx.pool.run(move || replay(&ctx.lexicons, &stored).ok()).await.flatten(),
+            None => None,
+        };
         match replayed {
             Some(replayed) => {
                 self.core = replayed.core;

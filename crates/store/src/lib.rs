@@ -8,7 +8,8 @@
 //! process; for `--data-dir :memory:` and tests).
 //!
 //! A write returns a [`Pending`], resolved once the write is durable: the server awaits it
-//! before answering the request that made the change.
+//! before answering the request that made the change. A read returns a [`Reading`], awaited the
+//! same way: no store blocks a caller's thread, so reads need no thread of the caller's.
 
 pub mod memory;
 pub mod postgres;
@@ -19,6 +20,8 @@ pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
+use std::future::Future;
+use std::pin::Pin;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -60,6 +63,10 @@ pub struct StoredGame {
     /// Why the game could not be replayed, once it has been quarantined.
     pub quarantined: Option<String>,
 }
+
+/// A read on its way: it resolves once the store has answered, and never blocks the thread that
+/// awaits it (SQLite reads on a thread of their own, PostgreSQL over its async client).
+pub type Reading<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// A write on its way to disk.
 pub struct Pending(PendingInner);
@@ -109,8 +116,8 @@ pub trait GameStore: Send + Sync {
 
     /// Every game neither finished nor quarantined that this process should serve: all of them
     /// for a store of its own; for a shared store, those whose owner is gone, now claimed.
-    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError>;
+    fn unfinished(&self) -> Reading<'_, Vec<StoredGame>>;
 
     /// One game, whatever its state.
-    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError>;
+    fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>>;
 }

@@ -2,7 +2,7 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
-use super::{GameStore, Pending, StoreError, StoredGame};
+use super::{GameStore, Pending, Reading, StoreError, StoredGame};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
@@ -55,11 +55,13 @@ impl GameStore for MemoryStore {
         Pending::ready(Ok(()))
     }
 
-    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        Ok(self.games().values().filter(|g| !g.finished && g.quarantined.is_none()).cloned().collect())
+    fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
+        let games =
+            self.games().values().filter(|g| !g.finished && g.quarantined.is_none()).cloned().collect();
+        Box::pin(std::future::ready(Ok(games)))
     }
 
-    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
-        Ok(self.games().get(&id).cloned())
+    fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
+        Box::pin(std::future::ready(Ok(self.games().get(&id).cloned())))
     }
 }

@@ -17,7 +17,7 @@
 //! Schema migrations run at start inside one transaction under an advisory lock, so replicas
 //! starting together apply each migration once.
 
-use super::{GameStore, Pending, StoreError, StoredGame};
+use super::{GameStore, Pending, Reading, StoreError, StoredGame};
 use dashmap::DashMap;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -140,7 +140,6 @@ pub struct Replica {
 
 pub struct PgStore {
     pool: Pool,
-    runtime: tokio::runtime::Handle,
     writer: Mutex<Option<mpsc::UnboundedSender<Request>>>,
     replica: Replica,
     /// Games whose lease this replica holds, with the epoch its appends must carry.
@@ -187,13 +186,7 @@ impl PgStore {
             .create_timeout(Some(STATEMENT_TIMEOUT))
             .build()
             .map_err(|e| StoreError::Io(format!("PostgreSQL pool: {e}")))?;
-        let store = PgStore {
-            pool,
-            runtime: tokio::runtime::Handle::current(),
-            writer: Mutex::new(None),
-            replica,
-            epochs: DashMap::new(),
-        };
+        let store = PgStore { pool, writer: Mutex::new(None), replica, epochs: DashMap::new() };
         store.migrate().await?;
         store.heartbeat().await?;
         let (tx, rx) = mpsc::unbounded_channel();
@@ -349,15 +342,6 @@ impl PgStore {
     /// Stop taking writes; those queued still commit.
     pub fn close(&self) {
         self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-    }
-
-    /// Run a read on the runtime from a thread outside its workers: the thinking pool's, where
-    /// the server makes every blocking store read (`Handle::block_on` would panic on a worker).
-    fn block_on<T>(
-        &self,
-        f: impl std::future::Future<Output = Result<T, StoreError>>,
-    ) -> Result<T, StoreError> {
-        self.runtime.block_on(f)
     }
 
     async fn load_async(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
@@ -543,11 +527,11 @@ impl GameStore for PgStore {
 
     /// The unfinished games this replica holds and those whose owner is gone, now claimed (a
     /// game another replica serves stays with it).
-    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        self.block_on(self.unfinished_async())
+    fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
+        Box::pin(self.unfinished_async())
     }
 
-    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
-        self.block_on(self.load_async(id))
+    fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
+        Box::pin(self.load_async(id))
     }
 }

@@ -1,13 +1,14 @@
 //! The default store: SQLite (bundled) in WAL mode with `synchronous=FULL`, so a commit is on
 //! disk when it returns. One writer thread owns the write connection; it takes every write
 //! that is waiting, runs them in one transaction and commits once, so games that move at the
-//! same time share an fsync (group commit). Reads (start-up recovery, loading a finished game)
-//! use a second connection, which WAL lets run beside the writer.
+//! same time share an fsync (group commit). Reads (start-up recovery, loading a game) run on a
+//! reader thread with a second connection, which WAL lets run beside the writer, and answer
+//! through a channel: a caller awaits them and blocks no thread of its own.
 //!
 //! Schema: `games(id, created_ms, record, finished, quarantined)` and
 //! `log(game, seq, body)`, both keyed without row ids; `log` is only ever inserted into.
 
-use super::{GameStore, Pending, StoreError, StoredGame};
+use super::{GameStore, Pending, Reading, StoreError, StoredGame};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -54,8 +55,13 @@ struct Request {
 pub struct SqliteStore {
     path: PathBuf,
     writer: Mutex<Option<(mpsc::Sender<Request>, JoinHandle<()>)>>,
-    reader: Mutex<Connection>,
+    /// The reader thread's queue: reads run there, on a connection of their own, one at a time,
+    /// and answer through a channel, so no caller's thread blocks on the disk.
+    reader: Mutex<mpsc::Sender<Read>>,
 }
+
+/// A read for the reader thread.
+type Read = Box<dyn FnOnce(&Connection) + Send>;
 
 fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
@@ -84,12 +90,22 @@ impl SqliteStore {
         }
         conn.execute_batch(SCHEMA)?;
         let reader = open(&path)?;
+        let (reads, queue) = mpsc::channel::<Read>();
+        // The reader ends when the store (the queue's only sender) is gone.
+        std::thread::Builder::new()
+            .name("dawgref-store-read".into())
+            .spawn(move || {
+                for read in queue {
+                    read(&reader);
+                }
+            })
+            .map_err(|e| StoreError::Io(format!("cannot start the store's reader: {e}")))?;
         let (tx, rx) = mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("dawgref-store".into())
             .spawn(move || write_loop(conn, rx))
             .map_err(|e| StoreError::Io(format!("cannot start the store's writer: {e}")))?;
-        Ok(SqliteStore { path, writer: Mutex::new(Some((tx, handle))), reader: Mutex::new(reader) })
+        Ok(SqliteStore { path, writer: Mutex::new(Some((tx, handle))), reader: Mutex::new(reads) })
     }
 
     pub fn path(&self) -> &Path {
@@ -105,8 +121,26 @@ impl SqliteStore {
         }
     }
 
-    fn reader(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    /// Run `read` on the reader thread; its answer when it has run.
+    fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Reading<'_, T> {
+        let (reply, answer) = oneshot::channel();
+        let queued = self
+            .reader
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(Box::new(move |conn: &Connection| {
+                let _ = reply.send(read(conn));
+            }))
+            .is_ok();
+        Box::pin(async move {
+            if !queued {
+                return Err(StoreError::Io("the store's reader stopped".into()));
+            }
+            answer.await.unwrap_or_else(|_| Err(StoreError::Io("the store's reader stopped".into())))
+        })
     }
 
     /// Finish the writes already queued and stop the writer.
@@ -223,34 +257,36 @@ impl GameStore for SqliteStore {
         self.submit(Job::Quarantine { id, reason: reason.to_string() })
     }
 
-    fn unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        let conn = self.reader();
-        let mut stmt = conn.prepare(
-            "SELECT id, record FROM games WHERE finished = 0 AND quarantined IS NULL ORDER BY created_ms",
-        )?;
-        let heads: Vec<(Vec<u8>, Vec<u8>)> =
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-        heads
-            .into_iter()
-            .map(|(id, record)| {
-                let id = uuid_of(id)?;
-                let log = Self::log_of(&conn, id)?;
-                Ok(StoredGame { id, record, log, finished: false, quarantined: None })
-            })
-            .collect()
+    fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT id, record FROM games WHERE finished = 0 AND quarantined IS NULL ORDER BY created_ms",
+            )?;
+            let heads: Vec<(Vec<u8>, Vec<u8>)> =
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            heads
+                .into_iter()
+                .map(|(id, record)| {
+                    let id = uuid_of(id)?;
+                    let log = Self::log_of(conn, id)?;
+                    Ok(StoredGame { id, record, log, finished: false, quarantined: None })
+                })
+                .collect()
+        })
     }
 
-    fn load(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
-        let conn = self.reader();
-        let head: Option<(Vec<u8>, i64, Option<String>)> = conn
-            .query_row(
-                "SELECT record, finished, quarantined FROM games WHERE id = ?1",
-                params![id.as_bytes().as_slice()],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        let Some((record, finished, quarantined)) = head else { return Ok(None) };
-        let log = Self::log_of(&conn, id)?;
-        Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
+    fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
+        self.read(move |conn| {
+            let head: Option<(Vec<u8>, i64, Option<String>)> = conn
+                .query_row(
+                    "SELECT record, finished, quarantined FROM games WHERE id = ?1",
+                    params![id.as_bytes().as_slice()],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()?;
+            let Some((record, finished, quarantined)) = head else { return Ok(None) };
+            let log = Self::log_of(conn, id)?;
+            Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
+        })
     }
 }
