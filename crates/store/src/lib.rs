@@ -7,12 +7,16 @@
 //! replicas, with a fenced lease per live game) and [`MemoryStore`] (nothing survives the
 //! process; for `--data-dir :memory:` and tests).
 //!
+//! Both durable stores commit through one writer queue (`queue`): every write waiting is taken as
+//! a group and committed in one transaction, each write answered with its own result.
+//!
 //! A write returns a [`Pending`], resolved once the write is durable: the server awaits it
 //! before answering the request that made the change. A read returns a [`Reading`], awaited the
 //! same way: no store blocks a caller's thread, so reads need no thread of the caller's.
 
 pub mod memory;
 pub mod postgres;
+mod queue;
 pub mod record;
 pub mod sqlite;
 

@@ -17,13 +17,12 @@
 //! Schema migrations run at start inside one transaction under an advisory lock, so replicas
 //! starting together apply each migration once.
 
+use super::queue::{self, Group, Groups, Queue};
 use super::{GameStore, Pending, Reading, StoreError, StoredGame};
 use dashmap::DashMap;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
-use std::sync::Mutex;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::NoTls;
 use uuid::Uuid;
 
@@ -122,11 +121,6 @@ enum Job {
     },
 }
 
-struct Request {
-    job: Job,
-    reply: oneshot::Sender<Result<(), StoreError>>,
-}
-
 /// This replica's identity in the store.
 #[derive(Clone, Debug)]
 pub struct Replica {
@@ -140,7 +134,7 @@ pub struct Replica {
 
 pub struct PgStore {
     pool: Pool,
-    writer: Mutex<Option<mpsc::UnboundedSender<Request>>>,
+    writes: Queue<Job>,
     replica: Replica,
     /// Games whose lease this replica holds, with the epoch its appends must carry.
     epochs: DashMap<Uuid, i64>,
@@ -186,12 +180,11 @@ impl PgStore {
             .create_timeout(Some(STATEMENT_TIMEOUT))
             .build()
             .map_err(|e| StoreError::Io(format!("PostgreSQL pool: {e}")))?;
-        let store = PgStore { pool, writer: Mutex::new(None), replica, epochs: DashMap::new() };
+        let (writes, groups) = queue::queue(MAX_GROUP);
+        let store = PgStore { pool, writes, replica, epochs: DashMap::new() };
         store.migrate().await?;
         store.heartbeat().await?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(pg, rx));
-        *store.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        tokio::spawn(write_loop(pg, groups));
         Ok(store)
     }
 
@@ -330,18 +323,9 @@ impl PgStore {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    fn submit(&self, job: Job) -> Pending {
-        let (reply, rx) = oneshot::channel();
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        match writer.as_ref() {
-            Some(tx) if tx.send(Request { job, reply }).is_ok() => Pending::waiting(rx),
-            _ => Pending::ready(Err(StoreError::WriterGone)),
-        }
-    }
-
     /// Stop taking writes; those queued still commit.
     pub fn close(&self) {
-        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.writes.close();
     }
 
     async fn load_async(&self, id: Uuid) -> Result<Option<StoredGame>, StoreError> {
@@ -384,39 +368,26 @@ impl Drop for PgStore {
 /// The writer task: a connection of its own; take what is waiting, run it in one transaction
 /// (statements pipelined), commit once, answer everyone. A broken connection fails the group
 /// and is replaced for the next one.
-async fn write_loop(config: tokio_postgres::Config, mut rx: mpsc::UnboundedReceiver<Request>) {
+async fn write_loop(config: tokio_postgres::Config, mut groups: Groups<Job>) {
     let mut client: Option<tokio_postgres::Client> = None;
-    while let Some(first) = rx.recv().await {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(r) => group.push(r),
-                Err(_) => break,
-            }
-        }
+    while let Some(group) = groups.next().await {
         if client.as_ref().is_none_or(|c| c.is_closed()) {
             client = connect(&config)
                 .await
                 .map_err(|e| tracing::warn!(error = %e, "store writer cannot connect"))
                 .ok();
         }
-        let results = match client.as_mut() {
+        match client.as_mut() {
             Some(c) => match tokio::time::timeout(STATEMENT_TIMEOUT, commit(c, &group)).await {
-                Ok(Ok(results)) => results,
-                Ok(Err(e)) => {
-                    let e = unavailable(e);
-                    group.iter().map(|_| Err(e.clone())).collect()
-                }
+                Ok(Ok(results)) => group.answer(results),
+                Ok(Err(e)) => group.fail(unavailable(e)),
                 Err(_) => {
                     // The connection may be mid-transaction: start afresh next time.
                     client = None;
-                    group.iter().map(|_| Err(unavailable("the commit took too long"))).collect()
+                    group.fail(unavailable("the commit took too long"));
                 }
             },
-            None => group.iter().map(|_| Err(unavailable("cannot connect"))).collect(),
-        };
-        for (request, result) in group.into_iter().zip(results) {
-            let _ = request.reply.send(result);
+            None => group.fail(unavailable("cannot connect")),
         }
     }
 }
@@ -435,10 +406,10 @@ async fn connect(config: &tokio_postgres::Config) -> Result<tokio_postgres::Clie
 /// that job: statements are written so that they never raise, and the others still commit.
 async fn commit(
     client: &mut tokio_postgres::Client,
-    group: &[Request],
+    group: &Group<Job>,
 ) -> Result<Vec<Result<(), StoreError>>, tokio_postgres::Error> {
     let tx = client.transaction().await?;
-    let results = futures_util::future::join_all(group.iter().map(|r| run(&tx, &r.job))).await;
+    let results = futures_util::future::join_all(group.jobs().map(|job| run(&tx, job))).await;
     let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
     tx.commit().await?;
     Ok(results)
@@ -507,7 +478,7 @@ impl GameStore for PgStore {
             // The lease is written with the game: epoch 1.
             self.epochs.insert(id, 1);
         }
-        self.submit(Job::Create { id, created, record, first, owner })
+        self.writes.submit(Job::Create { id, created, record, first, owner })
     }
 
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
@@ -517,12 +488,12 @@ impl GameStore for PgStore {
         if finished {
             self.epochs.remove(&id);
         }
-        self.submit(Job::Append { id, seq, row, finished, owner: self.replica.id, epoch })
+        self.writes.submit(Job::Append { id, seq, row, finished, owner: self.replica.id, epoch })
     }
 
     fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
         self.epochs.remove(&id);
-        self.submit(Job::Quarantine { id, reason: reason.to_string() })
+        self.writes.submit(Job::Quarantine { id, reason: reason.to_string() })
     }
 
     /// The unfinished games this replica holds and those whose owner is gone, now claimed (a

@@ -8,6 +8,7 @@
 //! Schema: `games(id, created_ms, record, finished, quarantined)` and
 //! `log(game, seq, body)`, both keyed without row ids; `log` is only ever inserted into.
 
+use super::queue::{self, Group, Groups, Queue};
 use super::{GameStore, Pending, Reading, StoreError, StoredGame};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -47,14 +48,11 @@ enum Job {
     Quarantine { id: Uuid, reason: String },
 }
 
-struct Request {
-    job: Job,
-    reply: oneshot::Sender<Result<(), StoreError>>,
-}
-
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Option<(mpsc::Sender<Request>, JoinHandle<()>)>>,
+    writes: Queue<Job>,
+    /// The writer thread, joined by [`SqliteStore::close`].
+    writer: Mutex<Option<JoinHandle<()>>>,
     /// The reader thread's queue: reads run there, on a connection of their own, one at a time,
     /// and answer through a channel, so no caller's thread blocks on the disk.
     reader: Mutex<mpsc::Sender<Read>>,
@@ -90,35 +88,26 @@ impl SqliteStore {
         }
         conn.execute_batch(SCHEMA)?;
         let reader = open(&path)?;
-        let (reads, queue) = mpsc::channel::<Read>();
+        let (reads, waiting) = mpsc::channel::<Read>();
         // The reader ends when the store (the queue's only sender) is gone.
         std::thread::Builder::new()
             .name("dawgref-store-read".into())
             .spawn(move || {
-                for read in queue {
+                for read in waiting {
                     read(&reader);
                 }
             })
             .map_err(|e| StoreError::Io(format!("cannot start the store's reader: {e}")))?;
-        let (tx, rx) = mpsc::channel();
+        let (writes, groups) = queue::queue(MAX_GROUP);
         let handle = std::thread::Builder::new()
             .name("dawgref-store".into())
-            .spawn(move || write_loop(conn, rx))
+            .spawn(move || write_loop(conn, groups))
             .map_err(|e| StoreError::Io(format!("cannot start the store's writer: {e}")))?;
-        Ok(SqliteStore { path, writer: Mutex::new(Some((tx, handle))), reader: Mutex::new(reads) })
+        Ok(SqliteStore { path, writes, writer: Mutex::new(Some(handle)), reader: Mutex::new(reads) })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    fn submit(&self, job: Job) -> Pending {
-        let (reply, rx) = oneshot::channel();
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        match writer.as_ref() {
-            Some((tx, _)) if tx.send(Request { job, reply }).is_ok() => Pending::waiting(rx),
-            _ => Pending::ready(Err(StoreError::WriterGone)),
-        }
     }
 
     /// Run `read` on the reader thread; its answer when it has run.
@@ -145,9 +134,9 @@ impl SqliteStore {
 
     /// Finish the writes already queued and stop the writer.
     pub fn close(&self) {
+        self.writes.close();
         let taken = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some((tx, handle)) = taken {
-            drop(tx);
+        if let Some(handle) = taken {
             let _ = handle.join();
         }
     }
@@ -168,32 +157,22 @@ impl Drop for SqliteStore {
 }
 
 /// The writer thread: take what is waiting, commit it in one transaction, answer everyone.
-fn write_loop(mut conn: Connection, rx: mpsc::Receiver<Request>) {
-    while let Ok(first) = rx.recv() {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(r) => group.push(r),
-                Err(_) => break,
-            }
-        }
-        let results = commit(&mut conn, &group);
-        for (request, result) in group.into_iter().zip(results) {
-            let _ = request.reply.send(result);
-        }
+fn write_loop(mut conn: Connection, mut groups: Groups<Job>) {
+    while let Some(group) = groups.blocking_next() {
+        commit(&mut conn, group);
     }
 }
 
-fn commit(conn: &mut Connection, group: &[Request]) -> Vec<Result<(), StoreError>> {
+fn commit(conn: &mut Connection, group: Group<Job>) {
     let mut tx = match conn.transaction() {
         Ok(tx) => tx,
-        Err(e) => return group.iter().map(|_| Err(StoreError::Sqlite(e.to_string()))).collect(),
+        Err(e) => return group.fail(e.into()),
     };
     // A failed statement (a duplicate row) fails only its own request; the others still commit.
-    let results: Vec<Result<(), StoreError>> = group.iter().map(|r| run(&mut tx, &r.job)).collect();
+    let results: Vec<Result<(), StoreError>> = group.jobs().map(|job| run(&mut tx, job)).collect();
     match tx.commit() {
-        Ok(()) => results,
-        Err(e) => group.iter().map(|_| Err(StoreError::Sqlite(e.to_string()))).collect(),
+        Ok(()) => group.answer(results),
+        Err(e) => group.fail(e.into()),
     }
 }
 
@@ -246,15 +225,15 @@ fn uuid_of(bytes: Vec<u8>) -> Result<Uuid, StoreError> {
 
 impl GameStore for SqliteStore {
     fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
-        self.submit(Job::Create { id, created, record, first, finished })
+        self.writes.submit(Job::Create { id, created, record, first, finished })
     }
 
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
-        self.submit(Job::Append { id, seq, row, finished })
+        self.writes.submit(Job::Append { id, seq, row, finished })
     }
 
     fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
-        self.submit(Job::Quarantine { id, reason: reason.to_string() })
+        self.writes.submit(Job::Quarantine { id, reason: reason.to_string() })
     }
 
     fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
