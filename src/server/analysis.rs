@@ -292,19 +292,23 @@ impl Analysis for AnalysisService {
         let alphabet = r.board.rules().alphabet;
         let lexicon = r.lexicon.clone();
         // As for the endgame: on the pool, never more searches at once than leaves bots a
-        // thread; the simulation's own threads are the pool's cores.
+        // thread. The simulation thinks on as many threads as the pool lets one job hold
+        // (every slot but one), and holds those slots while it runs.
         let permit =
             self.state.searches.clone().acquire_owned().await.map_err(|_| errors::shutting_down())?;
         let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::SimulateUpdate, Status>>(4);
         let stop = Arc::new(AtomicBool::new(false));
-        let budget = sim::Budget {
-            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
-            max_iterations: 1_000_000,
-            stop: Some(stop.clone()),
-            workers: crate::host::Pool::cores(),
-        };
-        self.state.host.pool().spawn(move || {
+        let stop_flag = stop.clone();
+        let pool = self.state.host.pool();
+        pool.spawn_wide(pool.widest(), move |workers| {
             let _permit = permit;
+            // The budget runs from when the slots are held.
+            let budget = sim::Budget {
+                deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
+                max_iterations: 1_000_000,
+                stop: Some(stop_flag),
+                workers,
+            };
             // The first batch is reported at once (the candidates and their first figures),
             // then about every SIM_REPORT.
             let mut last: Option<Instant> = None;

@@ -8,9 +8,16 @@
 //! run at a lower scheduling priority (nice 19 on Linux, the lowest), so that when bots keep every core busy
 //! the runtime's threads, which answer requests, still get the CPU first: thinking is
 //! background work, a request is not.
+//!
+//! **Slots.** The pool has one slot per worker, and a job runs only while it holds its slots: a
+//! plain job one, a wide job (a simulation's workers, [`Pool::run_wide`]) several, at most
+//! [`Pool::widest`], which leaves one slot for everyone else. So however wide the jobs, no more
+//! threads think at once than the pool has workers, and no single job takes every core. Slots
+//! are granted in the order asked for, all of a job's at once; nobody waits while holding one,
+//! so no two jobs can wait on each other.
 
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use tokio::sync::oneshot;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -18,6 +25,55 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 #[derive(Clone)]
 pub struct Pool {
     jobs: mpsc::Sender<Job>,
+    slots: Arc<Slots>,
+    workers: usize,
+}
+
+/// The pool's slots: how many are free, and whose turn it is to take some.
+struct Slots {
+    state: Mutex<SlotState>,
+    changed: Condvar,
+}
+
+struct SlotState {
+    free: usize,
+    /// Tickets handed out and the one served next: slots go to askers in turn.
+    issued: u64,
+    serving: u64,
+}
+
+impl Slots {
+    fn new(n: usize) -> Slots {
+        Slots { state: Mutex::new(SlotState { free: n, issued: 0, serving: 0 }), changed: Condvar::new() }
+    }
+
+    /// Wait for `n` slots, after everyone who asked before.
+    fn take(&self, n: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let ticket = s.issued;
+        s.issued += 1;
+        while s.serving != ticket || s.free < n {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.free -= n;
+        s.serving += 1;
+        self.changed.notify_all();
+    }
+
+    fn give(&self, n: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.free += n;
+        self.changed.notify_all();
+    }
+}
+
+/// Gives a job's slots back however it ends (a panic included).
+struct Held<'a>(&'a Slots, usize);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.give(self.1);
+    }
 }
 
 /// How much lower than the rest of the process the workers run (Linux `nice`).
@@ -48,7 +104,7 @@ impl Pool {
                 tracing::error!(error = %e, "a thinking thread could not start");
             }
         }
-        Pool { jobs }
+        Pool { jobs, slots: Arc::new(Slots::new(workers)), workers }
     }
 
     /// One worker per core.
@@ -74,8 +130,25 @@ impl Pool {
     /// Run `job` on a worker without waiting for it (it reports through whatever it captured).
     /// A job that panics is caught: the worker lives on.
     pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        self.spawn_wide(1, move |_| job());
+    }
+
+    /// The most slots one job may hold: every worker but one, so that other work always has a
+    /// thread (one, on a machine of one core).
+    pub fn widest(&self) -> usize {
+        self.workers.saturating_sub(1).max(1)
+    }
+
+    /// Run `job` holding `threads` slots (at most [`Pool::widest`]): it may think on that many
+    /// threads at once (its own and `threads - 1` it starts), and while it runs, only the
+    /// pool's other slots are left for other jobs. `job` is told how many it holds.
+    pub fn spawn_wide(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static) {
+        let n = threads.clamp(1, self.widest());
+        let slots = self.slots.clone();
         let job: Job = Box::new(move || {
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
+            slots.take(n);
+            let _held = Held(&slots, n);
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(n))).is_err() {
                 tracing::error!("a job on the thinking pool panicked");
             }
         });
@@ -94,5 +167,54 @@ fn lower_priority() {
         if libc::setpriority(libc::PRIO_PROCESS, 0, NICE) != 0 {
             tracing::debug!("the thinking threads keep the process's priority");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// Jobs that count the threads thinking at once: each holds its slots for a moment.
+    fn busy(running: &Arc<AtomicUsize>, peak: &Arc<AtomicUsize>, threads: usize) {
+        let now = running.fetch_add(threads, Ordering::SeqCst) + threads;
+        peak.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(20));
+        running.fetch_sub(threads, Ordering::SeqCst);
+    }
+
+    #[tokio::test]
+    async fn wide_jobs_never_hold_more_slots_than_the_pool_has_nor_all_of_them() {
+        let pool = Pool::new(4);
+        assert_eq!(pool.widest(), 3);
+        let running = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for i in 0..24 {
+            let (running, peak, tx) = (running.clone(), peak.clone(), tx.clone());
+            // Every third job asks for more threads than it may have.
+            let threads = if i % 3 == 0 { 8 } else { 1 };
+            pool.spawn_wide(threads, move |granted| {
+                busy(&running, &peak, granted);
+                let _ = tx.send(granted);
+            });
+        }
+        drop(tx);
+        let mut granted = Vec::new();
+        while let Some(g) = rx.recv().await {
+            granted.push(g);
+        }
+        granted.sort_unstable();
+        assert_eq!(granted, [vec![1; 16], vec![3; 8]].concat());
+        assert!(peak.load(Ordering::SeqCst) <= 4, "peak {}", peak.load(Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn a_job_that_panics_gives_its_slots_back() {
+        let pool = Pool::new(2);
+        pool.spawn_wide(1, |_| panic!("a bug"));
+        assert_eq!(pool.run(|| 7).await, Some(7));
+        assert_eq!(pool.run(|| 8).await, Some(8));
     }
 }
