@@ -4,24 +4,49 @@
 //! - [`BotLevel::Strong`]: score plus the value of the tiles kept, learned from self-play per
 //!   ruleset ([`crate::leaves`]), and an exchange when keeping the best tiles is worth more than
 //!   any play.
-//! - [`BotLevel::Classic`]: the same with the hand-tuned leave values the strong bot had before
-//!   (AJ88 §7.4, Gordon's rack heuristics); kept to measure the learned ones against
-//!   (`dawgref match --bots strong,classic`), not offered through the API.
 //! - [`BotLevel::Champion`]: in a two-seat game, a Monte Carlo simulation of the strong bot's
 //!   best candidates ([`crate::sim`]) within a time budget, and once the bag is empty the exact
 //!   endgame search ([`crate::endgame`]); with more seats it plays as the strong bot.
+//!
+//! Self-play ([`play_while`], [`duel`]) seats [`Player`]s: a level, or the static bot by leave
+//! values of the caller's (the lab's baselines and the tables it is trying).
 //!
 //! A bot never plays a phony, and challenges a play only when it forms an invalid word (it knows
 //! the lexicon, so a challenge of a valid play could only cost it).
 
 use crate::bag::SplitMix64;
-use crate::equity::{LeaveModel, strong};
+use crate::equity::{LeaveModel, static_action, strong};
 use crate::game::{Action, Game};
 use crate::movegen::{Mode, TopN, generate};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::sim;
 use std::time::{Duration, Instant};
+
+/// Who decides a seat's moves in self-play.
+#[derive(Clone, Copy, Debug)]
+pub enum Player<'a> {
+    /// A computer player of the server's.
+    Bot(BotLevel),
+    /// The static bot (score plus leave) by these leave values.
+    Static(LeaveModel<'a>),
+}
+
+impl From<BotLevel> for Player<'_> {
+    fn from(level: BotLevel) -> Self {
+        Player::Bot(level)
+    }
+}
+
+impl Player<'_> {
+    /// The action `seat` takes on its turn; `budget` is the champion's thinking time.
+    pub fn action(self, game: &Game, seat: usize, budget: Duration) -> Action {
+        match self {
+            Player::Bot(level) => choose_action_within(game, seat, level, budget),
+            Player::Static(leaves) => static_action(game, seat, leaves),
+        }
+    }
+}
 
 /// How well a computer seat plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,7 +55,6 @@ pub enum BotLevel {
     Greedy,
     Strong,
     Champion,
-    Classic,
 }
 
 /// The champion's thinking time per move when nobody says otherwise.
@@ -45,7 +69,6 @@ impl BotLevel {
             BotLevel::Greedy => "greedy",
             BotLevel::Strong => "strong",
             BotLevel::Champion => "champion",
-            BotLevel::Classic => "classic",
         }
     }
 }
@@ -55,7 +78,6 @@ impl std::str::FromStr for BotLevel {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         BotLevel::ALL
             .into_iter()
-            .chain([BotLevel::Classic])
             .find(|l| l.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| format!("unknown bot level {s:?} (expected weak, greedy, strong or champion)"))
     }
@@ -111,7 +133,6 @@ pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: D
             Action::Play(plays[pick].play)
         }
         BotLevel::Strong => strong(game, &rules, rack, can_exchange, LeaveModel::shipped(&rules)),
-        BotLevel::Classic => strong(game, &rules, rack, can_exchange, LeaveModel::Classic),
         BotLevel::Champion => champion(game, seat, &rules, rack, can_exchange, budget),
     }
 }
@@ -182,9 +203,9 @@ fn champion(
 /// Play a game to its end with a bot in every seat (`levels[seat]`), each action `step_ms`
 /// after the last. Before each turn, every other bot may challenge the last play. `observe`
 /// sees the game after every action. Returns the number of actions taken.
-pub fn play_out(
+pub fn play_out<'a>(
     game: &mut Game,
-    levels: &[BotLevel],
+    levels: &[impl Into<Player<'a>> + Copy],
     step_ms: u64,
     mut observe: impl FnMut(&Game),
 ) -> Result<u64, crate::game::GameError> {
@@ -196,9 +217,9 @@ pub fn play_out(
 
 /// [`play_out`], stopping early after the first action for which `go_on` says false (a bag
 /// just emptied, say). Returns the number of actions taken.
-pub fn play_while(
+pub fn play_while<'a>(
     game: &mut Game,
-    levels: &[BotLevel],
+    levels: &[impl Into<Player<'a>> + Copy],
     step_ms: u64,
     go_on: impl FnMut(&Game) -> bool,
 ) -> Result<u64, crate::game::GameError> {
@@ -206,9 +227,9 @@ pub fn play_while(
 }
 
 /// [`play_while`], with the champion's thinking time per move.
-pub fn play_while_within(
+pub fn play_while_within<'a>(
     game: &mut Game,
-    levels: &[BotLevel],
+    levels: &[impl Into<Player<'a>> + Copy],
     step_ms: u64,
     budget: Duration,
     mut go_on: impl FnMut(&Game) -> bool,
@@ -230,7 +251,7 @@ pub fn play_while_within(
             }
             None => {
                 let seat = game.to_move();
-                let action = choose_action_within(game, seat, levels[seat % levels.len()], budget);
+                let action = levels[seat % levels.len()].into().action(game, seat, budget);
                 game.act(seat, action, now)?;
             }
         }
@@ -252,15 +273,15 @@ pub fn duel(
     a_seat: usize,
     challenge: crate::game::ChallengeRule,
 ) -> Result<i32, crate::game::GameError> {
-    duel_within(rules, lexicon, seed, levels, a_seat, challenge, CHAMPION_BUDGET)
+    duel_within(rules, lexicon, seed, (levels.0.into(), levels.1.into()), a_seat, challenge, CHAMPION_BUDGET)
 }
 
 /// [`duel`], with the champion's thinking time per move.
-pub fn duel_within(
+pub fn duel_within<'a>(
     rules: std::sync::Arc<Ruleset>,
     lexicon: std::sync::Arc<crate::lexicon::Lexicon>,
     seed: u64,
-    (a, b): (BotLevel, BotLevel),
+    (a, b): (Player<'a>, Player<'a>),
     a_seat: usize,
     challenge: crate::game::ChallengeRule,
     budget: Duration,

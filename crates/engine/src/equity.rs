@@ -1,10 +1,10 @@
 //! Static equity: a play's score plus the value of the tiles it keeps, by a [`LeaveModel`]
-//! (the ruleset's learned table, or the hand-tuned values the classic bot plays by), and the
+//! (the ruleset's learned table, another table, or values computed by a function), and the
 //! static player that picks the best of it: the strong bot's move, the best subset to keep
 //! through an exchange, the leave values simulation and training ask for. The bots
 //! ([`crate::bot`]) and the simulation ([`crate::sim`]) both build on it; it knows neither.
 
-use crate::alphabet::{Alphabet, Letter};
+use crate::alphabet::Letter;
 use crate::game::{Action, Game};
 use crate::leaves::{LeaveTable, LeaveValue};
 use crate::movegen::{Mode, best_by_equity};
@@ -14,10 +14,11 @@ use crate::rules::Ruleset;
 /// Which leave values a static bot plays by.
 #[derive(Clone, Copy, Debug)]
 pub enum LeaveModel<'a> {
-    /// The hand-tuned values (see [`crate::bot::BotLevel::Classic`]).
-    Classic,
     /// A learned table ([`LeaveTable`]).
     Learned(&'a LeaveTable),
+    /// Values computed by a function (the lab's hand-tuned baseline, say), for leaves with
+    /// tiles still to draw.
+    Function(fn(&Ruleset, &Rack) -> f32),
 }
 
 /// A leave model with `bag` tiles in the bag: the leave value the searches ask for.
@@ -64,7 +65,7 @@ impl LeaveModel<'_> {
             return -2.0 * rules.rack_total(left) as f32;
         }
         match self {
-            LeaveModel::Classic => classic_leave(rules, left),
+            LeaveModel::Function(f) => f(rules, left),
             LeaveModel::Learned(table) => table.value(left),
         }
     }
@@ -155,40 +156,4 @@ fn best_keep_by(rules: &Ruleset, rack: &Rack, bag: usize, leaves: LeaveModel) ->
 /// table ([`LeaveModel::value`]).
 pub fn leave_value(rules: &Ruleset, left: &Rack, bag: usize) -> f32 {
     LeaveModel::shipped(rules).value(rules, left, bag)
-}
-
-/// The hand-tuned leave values: a value per letter, less for duplicates and for a leave short
-/// of vowels or of consonants.
-fn classic_leave(rules: &Ruleset, left: &Rack) -> f32 {
-    let alphabet = rules.alphabet;
-    let mut value = left.blanks() as f32 * if alphabet == Alphabet::English { 24.0 } else { 18.0 };
-    let (mut vowels, mut consonants) = (0i32, 0i32);
-    for l in 0..alphabet.len() as Letter {
-        let n = left.count(l);
-        if n == 0 {
-            continue;
-        }
-        value += n as f32 * letter_leave(rules, l);
-        value -= (n as f32 - 1.0).max(0.0) * 3.5;
-        if crate::leaves::is_vowel(alphabet, l) {
-            vowels += n as i32;
-        } else {
-            consonants += n as i32;
-        }
-    }
-    value -= 2.0 * ((vowels - consonants).abs() - 1).max(0) as f32;
-    value
-}
-
-fn letter_leave(rules: &Ruleset, l: Letter) -> f32 {
-    if rules.alphabet == Alphabet::English {
-        // A–Z, after the single-tile values of common rack-leave tables.
-        const EN: [f32; 26] = [
-            0.5, -2.0, -0.5, 0.0, 1.0, -2.0, -2.5, 0.5, -0.5, -2.5, -1.5, -0.5, -0.5, 0.0, -1.5, -1.0, -7.0,
-            1.0, 7.5, 0.0, -3.0, -5.0, -3.5, 3.0, -1.0, 3.0,
-        ];
-        return EN[l as usize];
-    }
-    // Elsewhere: cheap letters are flexible, dear ones are hard to place.
-    1.5 - 0.9 * rules.letter_value(l) as f32
 }

@@ -115,3 +115,67 @@ pub fn by_game<T: Send>(games: u64, game: impl Fn(u64) -> T + Sync) -> (Vec<T>, 
     all.sort_by_key(|(g, _)| *g);
     (all.into_iter().map(|(_, r)| r).collect(), workers)
 }
+
+/// A match's result from its first player's side: each game's final spread, in game order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchResult {
+    pub spreads: Vec<i32>,
+}
+
+impl MatchResult {
+    /// Play `games` two-seat games of `a` against `b`, game `g` with bag seed `seed + g` and `a`
+    /// in seat `g % 2`, under `challenge`, spread over the cores; the champion thinks `budget` a
+    /// move. Also the threads used.
+    pub fn play(
+        rules: &Arc<Ruleset>,
+        lexicon: &Arc<crate::lexicon::Lexicon>,
+        (a, b): (crate::bot::Player<'_>, crate::bot::Player<'_>),
+        games: u64,
+        seed: u64,
+        challenge: crate::game::ChallengeRule,
+        budget: std::time::Duration,
+    ) -> Result<(MatchResult, usize), String> {
+        let (results, workers) = by_game(games, |g| {
+            crate::bot::duel_within(
+                rules.clone(),
+                lexicon.clone(),
+                seed.wrapping_add(g),
+                (a, b),
+                (g % 2) as usize,
+                challenge,
+                budget,
+            )
+            .map_err(|e| format!("game {g}: {e}"))
+        });
+        let spreads = results.into_iter().collect::<Result<Vec<i32>, String>>()?;
+        Ok((MatchResult { spreads }, workers))
+    }
+
+    /// The first player's score in wins (a tie counts half) as a fraction, and one standard error.
+    pub fn wins(&self) -> (f64, f64) {
+        let n = self.spreads.len().max(1) as f64;
+        let wins = self.spreads.iter().map(|&s| (s.signum() as f64 + 1.0) / 2.0).sum::<f64>() / n;
+        (wins, (wins * (1.0 - wins) / n).sqrt())
+    }
+
+    /// The mean spread and one standard error.
+    pub fn mean_spread(&self) -> (f64, f64) {
+        let n = self.spreads.len().max(1) as f64;
+        let mean = self.spreads.iter().map(|&s| f64::from(s)).sum::<f64>() / n;
+        let var =
+            self.spreads.iter().map(|&s| (f64::from(s) - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        (mean, (var / n).sqrt())
+    }
+
+    /// One line: `A vs B: N games, A wins W% ± E, mean spread +S ± E`.
+    pub fn summary(&self, a: &str, b: &str) -> String {
+        let (wins, wins_error) = self.wins();
+        let (mean, mean_error) = self.mean_spread();
+        format!(
+            "{a} vs {b}: {} games, {a} wins {:.1}% ± {:.1}, mean spread {mean:+.1} ± {mean_error:.1}",
+            self.spreads.len(),
+            100.0 * wins,
+            100.0 * wins_error,
+        )
+    }
+}

@@ -1,11 +1,15 @@
 //! `dawgref-lab`: the workbench beside the product. It learns the bots' tables from self-play
-//! (`train`) and measures the engine and the server for BENCHMARKS.md (`bench`), through the same
+//! (`train`), measures the engine and the server for BENCHMARKS.md (`bench`) and plays the
+//! baselines and tables on trial against the bots (`match`), through the same
 //! library and the same server `Builder` users run; none of it ships in the `dawgref` binary.
 
 mod bench;
 mod bench_forward;
 mod bench_server;
 mod bench_store;
+mod classic;
+mod fit;
+mod matches;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +35,9 @@ enum Command {
     /// Measure the engine and the server (figures for BENCHMARKS.md).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Two players against each other, seats alternating: the bot levels, the classic baseline,
+    /// the strong bot by a leave table on trial.
+    Match(matches::MatchArgs),
 }
 
 /// Errors reaching the top level are printed and exit with code 2.
@@ -41,6 +48,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Train(cmd) => train::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Match(args) => matches::run(args),
     };
     match result {
         Ok(code) => code,

@@ -10,15 +10,16 @@
 //! `crates/engine/data/leaves/<ruleset>.txt`.
 
 use super::CliResult;
+use super::fit::{self, PairedObservation, Sample};
 use clap::{Args, Subcommand};
 use dawgref::bot::{BotLevel, play_while};
 use dawgref::equity::{LeaveModel, static_action};
 use dawgref::game::{Game, GameConfig};
-use dawgref::leaves::{self, LeaveTable, PairedObservation};
+use dawgref::leaves::{self, LeaveTable};
 use dawgref::lexicon::catalog;
 use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
-use dawgref::winprob::{Sample, WinTable};
+
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -120,7 +121,7 @@ fn winprob(args: WinprobArgs) -> CliResult {
         dawgref::selfplay::by_game(games, |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)));
     let samples: Vec<Sample> = samples.into_iter().flatten().collect();
     let played = started.elapsed().as_secs_f64();
-    let table = WinTable::fit(&samples);
+    let table = fit::winprob(&samples);
     eprintln!(
         "{}: {games} games, {} positions, played in {played:.1} s, fitted in {:.1} s",
         args.ruleset,
@@ -157,7 +158,7 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
     let mut total = 0;
     for k in 0..generations {
         let started = Instant::now();
-        let model = table.as_ref().map_or(LeaveModel::Classic, LeaveModel::Learned);
+        let model = table.as_ref().map_or(super::classic::LEAVES, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
         let (per_game, _) = dawgref::selfplay::by_game(games, |g| {
             paired_samples(&rules, &lexicon, first.wrapping_add(g), model)
@@ -171,7 +172,7 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
             positions += n;
         }
         let played = started.elapsed().as_secs_f64();
-        let fitted = LeaveTable::fit_paired(rules.alphabet, &samples, 3);
+        let fitted = fit::leaves_paired(rules.alphabet, &samples, 3);
         eprintln!(
             "{} generation {}: {games} games, {positions} positions, {} leaves valued, played in {played:.1} s, fitted in {:.1} s, {} leaves listed",
             args.ruleset,

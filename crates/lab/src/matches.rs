@@ -1,0 +1,84 @@
+//! `dawgref-lab match`: the product's `dawgref match`, with the lab's players too: the frozen
+//! `classic` baseline, and the strong bot playing by a leave table on trial (`--leaves`, the
+//! output of `train leaves`) instead of the shipped one. How BENCHMARKS.md measures a table
+//! before it ships.
+
+use super::CliResult;
+use clap::Args;
+use dawgref::bot::{BotLevel, Player};
+use dawgref::equity::LeaveModel;
+use dawgref::game::ChallengeRule;
+use dawgref::leaves::LeaveTable;
+use dawgref::lexicon::catalog;
+use dawgref::rules::{Ruleset, RulesetKind};
+use dawgref::selfplay::MatchResult;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Two players, `A,B`: weak, greedy, strong, champion, or classic (the strong bot by the
+    /// hand-tuned leave values it had before the learned ones). A is named first in the result.
+    #[arg(long)]
+    bots: String,
+    /// Games to play; A sits first in the even games, B in the odd ones.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    /// Game `g` uses bag seed `seed + g`: the same seed replays the same match.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The champion's thinking time per move, in milliseconds (1 to 60000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    budget_ms: u64,
+    /// The strong bot plays by this leave table (`train leaves`'s output) instead of the
+    /// ruleset's shipped one.
+    #[arg(long)]
+    leaves: Option<std::path::PathBuf>,
+}
+
+/// A player by name; `strong` plays by `table` when one is on trial.
+fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, String> {
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("classic") {
+        return Ok(super::classic::PLAYER);
+    }
+    let level: BotLevel = name.parse().map_err(|e| format!("{e}, or classic"))?;
+    Ok(match (level, table) {
+        (BotLevel::Strong, Some(table)) => Player::Static(LeaveModel::Learned(table)),
+        (level, _) => Player::Bot(level),
+    })
+}
+
+pub fn run(args: MatchArgs) -> CliResult {
+    let rules = Arc::new(Ruleset::new(args.ruleset));
+    let table = match &args.leaves {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(LeaveTable::parse(&text, rules.alphabet).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => None,
+    };
+    let names: Vec<&str> = args.bots.split(',').map(str::trim).collect();
+    let [a, b] = names.as_slice() else {
+        return Err(format!("--bots {:?}: expected two players, A,B (e.g. strong,classic)", args.bots).into());
+    };
+    let players = (player(a, table.as_ref())?, player(b, table.as_ref())?);
+    let games = args.games.clamp(1, 1_000_000);
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let budget = std::time::Duration::from_millis(args.budget_ms);
+    let started = Instant::now();
+    let (result, workers) =
+        MatchResult::play(&rules, &lexicon, players, games, args.seed, ChallengeRule::Single, budget)?;
+    eprintln!(
+        "{} in {:.1} s on {workers} threads, seeds {}..{}",
+        args.ruleset,
+        started.elapsed().as_secs_f64(),
+        args.seed,
+        args.seed.wrapping_add(games - 1)
+    );
+    println!("{}", result.summary(a, b));
+    Ok(ExitCode::SUCCESS)
+}
