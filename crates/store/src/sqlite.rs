@@ -53,9 +53,10 @@ pub struct SqliteStore {
     writes: Queue<Job>,
     /// The writer thread, joined by [`SqliteStore::close`].
     writer: Mutex<Option<JoinHandle<()>>>,
-    /// The reader thread's queue: reads run there, on a connection of their own, one at a time,
-    /// and answer through a channel, so no caller's thread blocks on the disk.
-    reader: Mutex<mpsc::Sender<Read>>,
+    /// The reader thread's queue (reads run there, on a connection of their own, one at a time,
+    /// and answer through a channel, so no caller's thread blocks on the disk) and the thread,
+    /// joined by [`SqliteStore::close`].
+    reader: Mutex<Option<(mpsc::Sender<Read>, JoinHandle<()>)>>,
 }
 
 /// A read for the reader thread.
@@ -89,8 +90,8 @@ impl SqliteStore {
         conn.execute_batch(SCHEMA)?;
         let reader = open(&path)?;
         let (reads, waiting) = mpsc::channel::<Read>();
-        // The reader ends when the store (the queue's only sender) is gone.
-        std::thread::Builder::new()
+        // The reader ends when the queue's only sender is dropped (by `close`).
+        let reading = std::thread::Builder::new()
             .name("dawgref-store-read".into())
             .spawn(move || {
                 for read in waiting {
@@ -103,7 +104,12 @@ impl SqliteStore {
             .name("dawgref-store".into())
             .spawn(move || write_loop(conn, groups))
             .map_err(|e| StoreError::Io(format!("cannot start the store's writer: {e}")))?;
-        Ok(SqliteStore { path, writes, writer: Mutex::new(Some(handle)), reader: Mutex::new(reads) })
+        Ok(SqliteStore {
+            path,
+            writes,
+            writer: Mutex::new(Some(handle)),
+            reader: Mutex::new(Some((reads, reading))),
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -116,14 +122,14 @@ impl SqliteStore {
         read: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Reading<'_, T> {
         let (reply, answer) = oneshot::channel();
-        let queued = self
-            .reader
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(Box::new(move |conn: &Connection| {
-                let _ = reply.send(read(conn));
-            }))
-            .is_ok();
+        let queued = match self.reader.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some((reads, _)) => reads
+                .send(Box::new(move |conn: &Connection| {
+                    let _ = reply.send(read(conn));
+                }))
+                .is_ok(),
+            None => false,
+        };
         Box::pin(async move {
             if !queued {
                 return Err(StoreError::Io("the store's reader stopped".into()));
@@ -132,11 +138,18 @@ impl SqliteStore {
         })
     }
 
-    /// Finish the writes already queued and stop the writer.
+    /// Finish the writes and reads already queued, then stop the writer and the reader. When it
+    /// returns, both connections are closed: SQLite has checkpointed and removed its `-wal` and
+    /// `-shm` files, and nothing of the store's touches the directory any more.
     pub fn close(&self) {
         self.writes.close();
-        let taken = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(handle) = taken {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = writer {
+            let _ = handle.join();
+        }
+        let reader = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((reads, handle)) = reader {
+            drop(reads);
             let _ = handle.join();
         }
     }
