@@ -61,10 +61,24 @@ async fn type_play(c: &Client, play: &pb::Play) {
     let across = play.tiles.iter().all(|t| t.row == first.row);
     c.find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col))).await.unwrap().click().await.unwrap();
     let want = if across { "across" } else { "down" };
-    if !text(c, "#direction").await.unwrap_or_default().contains(want) {
-        c.find(Locator::Css("#direction")).await.unwrap().click().await.unwrap();
-    }
-    wait_until("the direction", || text(c, "#direction"), |t| t.contains(want)).await;
+    // A click can land on a button the page is just redrawing (a watched event arrived): it is
+    // lost, as a user's would be, so the toggle is clicked again until the page shows the way.
+    wait_until(
+        "the direction",
+        || async {
+            let shown = text(c, "#direction").await;
+            if !shown.as_deref().unwrap_or_default().contains(want)
+                && let Ok(button) = c.find(Locator::Css("#direction")).await
+            {
+                let _ = button.click().await;
+                tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+                return text(c, "#direction").await;
+            }
+            shown
+        },
+        |t| t.contains(want),
+    )
+    .await;
     let letters: String = play.tiles.iter().map(|t| t.letter.as_str()).collect();
     c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&letters.to_lowercase()).await.unwrap();
 }
