@@ -102,12 +102,31 @@ pub fn greedy_game(
 /// results in game order with the number of threads used. Games are seeded by their number, so
 /// the results do not depend on the threads.
 pub fn by_game<T: Send>(games: u64, game: impl Fn(u64) -> T + Sync) -> (Vec<T>, usize) {
+    by_game_observed(games, game, || {})
+}
+
+/// [`by_game`], calling `finished` after each game (from the thread that played it): how a
+/// command line shows its progress.
+pub fn by_game_observed<T: Send>(
+    games: u64,
+    game: impl Fn(u64) -> T + Sync,
+    finished: impl Fn() + Sync,
+) -> (Vec<T>, usize) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(games.max(1) as usize);
     let mut all: Vec<(u64, T)> = std::thread::scope(|scope| {
-        let game = &game;
+        let (game, finished) = (&game, &finished);
         let handles: Vec<_> = (0..workers as u64)
             .map(|w| {
-                scope.spawn(move || (w..games).step_by(workers).map(|g| (g, game(g))).collect::<Vec<_>>())
+                scope.spawn(move || {
+                    (w..games)
+                        .step_by(workers)
+                        .map(|g| {
+                            let result = game(g);
+                            finished();
+                            (g, result)
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
@@ -125,7 +144,8 @@ pub struct MatchResult {
 impl MatchResult {
     /// Play `games` two-seat games of `a` against `b`, game `g` with bag seed `seed + g` and `a`
     /// in seat `g % 2`, under `challenge`, spread over the cores; the champion thinks `budget` a
-    /// move. Also the threads used.
+    /// move; `finished` is called after each game. Also the threads used.
+    #[allow(clippy::too_many_arguments)]
     pub fn play(
         rules: &Arc<Ruleset>,
         lexicon: &Arc<crate::lexicon::Lexicon>,
@@ -134,19 +154,24 @@ impl MatchResult {
         seed: u64,
         challenge: crate::game::ChallengeRule,
         budget: std::time::Duration,
+        finished: impl Fn() + Sync,
     ) -> Result<(MatchResult, usize), String> {
-        let (results, workers) = by_game(games, |g| {
-            crate::bot::duel_within(
-                rules.clone(),
-                lexicon.clone(),
-                seed.wrapping_add(g),
-                (a, b),
-                (g % 2) as usize,
-                challenge,
-                budget,
-            )
-            .map_err(|e| format!("game {g}: {e}"))
-        });
+        let (results, workers) = by_game_observed(
+            games,
+            |g| {
+                crate::bot::duel_within(
+                    rules.clone(),
+                    lexicon.clone(),
+                    seed.wrapping_add(g),
+                    (a, b),
+                    (g % 2) as usize,
+                    challenge,
+                    budget,
+                )
+                .map_err(|e| format!("game {g}: {e}"))
+            },
+            finished,
+        );
         let spreads = results.into_iter().collect::<Result<Vec<i32>, String>>()?;
         Ok((MatchResult { spreads }, workers))
     }

@@ -70,8 +70,18 @@ pub fn run(args: MatchArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = std::time::Duration::from_millis(args.budget_ms);
     let started = Instant::now();
-    let (result, workers) =
-        MatchResult::play(&rules, &lexicon, players, games, args.seed, ChallengeRule::Single, budget)?;
+    let bar = super::games_bar(games);
+    let (result, workers) = MatchResult::play(
+        &rules,
+        &lexicon,
+        players,
+        games,
+        args.seed,
+        ChallengeRule::Single,
+        budget,
+        || bar.inc(1),
+    )?;
+    bar.finish_and_clear();
     eprintln!(
         "{} in {:.1} s on {workers} threads, seeds {}..{}",
         args.ruleset,

@@ -117,8 +117,13 @@ fn winprob(args: WinprobArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
-    let (samples, _) =
-        dawgref::selfplay::by_game(games, |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)));
+    let bar = super::games_bar(games);
+    let (samples, _) = dawgref::selfplay::by_game_observed(
+        games,
+        |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)),
+        || bar.inc(1),
+    );
+    bar.finish_and_clear();
     let samples: Vec<Sample> = samples.into_iter().flatten().collect();
     let played = started.elapsed().as_secs_f64();
     let table = fit::winprob(&samples);
@@ -160,9 +165,14 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         let started = Instant::now();
         let model = table.as_ref().map_or(super::classic::LEAVES, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
-        let (per_game, _) = dawgref::selfplay::by_game(games, |g| {
-            paired_samples(&rules, &lexicon, first.wrapping_add(g), model)
-        });
+        let bar = super::games_bar(games);
+        bar.set_message(format!("generation {} of {generations}", k + 1));
+        let (per_game, _) = dawgref::selfplay::by_game_observed(
+            games,
+            |g| paired_samples(&rules, &lexicon, first.wrapping_add(g), model),
+            || bar.inc(1),
+        );
+        bar.finish_and_clear();
         // Positions are numbered across the games, in game order.
         let mut samples = Vec::new();
         let mut positions = 0;
