@@ -13,6 +13,7 @@ pub use dawgref_engine::{
 pub use dawgref_host as host;
 pub use dawgref_store as store;
 
+pub mod console;
 pub mod metrics;
 pub mod proto;
 pub mod server;

@@ -4,13 +4,9 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::bot::BotLevel;
-use dawgref::game::ChallengeRule;
-use dawgref::lexicon::catalog;
-use dawgref::rules::{Ruleset, RulesetKind};
-use dawgref::selfplay::MatchResult;
+use dawgref::console::play_match;
+use dawgref::rules::RulesetKind;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
@@ -40,29 +36,8 @@ fn two_levels(text: &str) -> Result<(BotLevel, BotLevel), String> {
 pub fn run(args: MatchArgs) -> CliResult {
     let (a, b) = args.bots;
     let games = args.games.clamp(1, 1_000_000);
-    let rules = Arc::new(Ruleset::new(args.ruleset));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = std::time::Duration::from_millis(args.budget_ms);
-    let started = Instant::now();
-    let bar = super::games_bar(games);
-    let (result, workers) = MatchResult::play(
-        &rules,
-        &lexicon,
-        (a.into(), b.into()),
-        games,
-        args.seed,
-        ChallengeRule::Single,
-        budget,
-        || bar.inc(1),
-    )?;
-    bar.finish_and_clear();
-    eprintln!(
-        "{} in {:.1} s on {workers} threads, seeds {}..{}",
-        args.ruleset,
-        started.elapsed().as_secs_f64(),
-        args.seed,
-        args.seed.wrapping_add(games - 1)
-    );
+    let result = play_match(args.ruleset, (a.into(), b.into()), games, args.seed, budget)?;
     println!("{}", result.summary(a.name(), b.name()));
     Ok(ExitCode::SUCCESS)
 }

@@ -50,15 +50,3 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Match(args) => bot_match::run(args),
     }
 }
-
-/// A progress bar over `games` games on standard error, with the time left estimated from the
-/// games played (drawn only on a terminal, so logs and tests see nothing of it).
-pub fn games_bar(games: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(games);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg} {wide_bar} {pos}/{len} games, {elapsed} gone, ~{eta} left",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}

@@ -6,15 +6,11 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::bot::{BotLevel, Player};
+use dawgref::console::play_match;
 use dawgref::equity::LeaveModel;
-use dawgref::game::ChallengeRule;
 use dawgref::leaves::LeaveTable;
-use dawgref::lexicon::catalog;
-use dawgref::rules::{Ruleset, RulesetKind};
-use dawgref::selfplay::MatchResult;
+use dawgref::rules::RulesetKind;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
@@ -53,11 +49,11 @@ fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, S
 }
 
 pub fn run(args: MatchArgs) -> CliResult {
-    let rules = Arc::new(Ruleset::new(args.ruleset));
+    let alphabet = args.ruleset.alphabet();
     let table = match &args.leaves {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Some(LeaveTable::parse(&text, rules.alphabet).map_err(|e| format!("{}: {e}", path.display()))?)
+            Some(LeaveTable::parse(&text, alphabet).map_err(|e| format!("{}: {e}", path.display()))?)
         }
         None => None,
     };
@@ -67,28 +63,8 @@ pub fn run(args: MatchArgs) -> CliResult {
     };
     let players = (player(a, table.as_ref())?, player(b, table.as_ref())?);
     let games = args.games.clamp(1, 1_000_000);
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = std::time::Duration::from_millis(args.budget_ms);
-    let started = Instant::now();
-    let bar = super::games_bar(games);
-    let (result, workers) = MatchResult::play(
-        &rules,
-        &lexicon,
-        players,
-        games,
-        args.seed,
-        ChallengeRule::Single,
-        budget,
-        || bar.inc(1),
-    )?;
-    bar.finish_and_clear();
-    eprintln!(
-        "{} in {:.1} s on {workers} threads, seeds {}..{}",
-        args.ruleset,
-        started.elapsed().as_secs_f64(),
-        args.seed,
-        args.seed.wrapping_add(games - 1)
-    );
+    let result = play_match(args.ruleset, players, games, args.seed, budget)?;
     println!("{}", result.summary(a, b));
     Ok(ExitCode::SUCCESS)
 }

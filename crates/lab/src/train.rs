@@ -13,6 +13,7 @@ use super::CliResult;
 use super::fit::{self, PairedObservation, Sample};
 use clap::{Args, Subcommand};
 use dawgref::bot::{BotLevel, play_while};
+use dawgref::console::games_bar;
 use dawgref::equity::{LeaveModel, static_action};
 use dawgref::game::{Game, GameConfig};
 use dawgref::leaves::{self, LeaveTable};
@@ -117,7 +118,7 @@ fn winprob(args: WinprobArgs) -> CliResult {
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
-    let bar = super::games_bar(games);
+    let bar = games_bar(games);
     let (samples, _) = dawgref::selfplay::by_game_observed(
         games,
         |g| game_samples(&rules, &lexicon, args.seed.wrapping_add(g)),
@@ -165,7 +166,7 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         let started = Instant::now();
         let model = table.as_ref().map_or(super::classic::LEAVES, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
-        let bar = super::games_bar(games);
+        let bar = games_bar(games);
         bar.set_message(format!("generation {} of {generations}", k + 1));
         let (per_game, _) = dawgref::selfplay::by_game_observed(
             games,
