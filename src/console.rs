@@ -21,16 +21,31 @@ pub fn games_bar(games: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// `a` against `b` in `ruleset` (its default lexicon), `games` games from bag seed `seed`, single
-/// challenge, the champion thinking `budget` a move: played with a progress bar, the time and
-/// threads it took written to standard error.
+/// A match's options, the same on both binaries' `match`.
+#[derive(clap::Args, Debug)]
+pub struct MatchOptions {
+    /// Games to play; A sits first in the even games, B in the odd ones.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    #[arg(long, default_value = "english")]
+    pub ruleset: RulesetKind,
+    /// Game `g` uses bag seed `seed + g`: the same seed replays the same match.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The champion's thinking time per move, in milliseconds (1 to 60000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub budget_ms: u64,
+}
+
+/// The two players' match by `options` (the ruleset's default lexicon, single challenge): played
+/// with a progress bar, the time and threads it took written to standard error.
 pub fn play_match(
-    ruleset: RulesetKind,
+    options: &MatchOptions,
     players: (Player<'_>, Player<'_>),
-    games: u64,
-    seed: u64,
-    budget: Duration,
 ) -> Result<MatchResult, Box<dyn std::error::Error>> {
+    let (ruleset, seed) = (options.ruleset, options.seed);
+    let games = options.games.clamp(1, 1_000_000);
+    let budget = Duration::from_millis(options.budget_ms);
     let rules = Arc::new(Ruleset::new(ruleset));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let started = Instant::now();

@@ -6,10 +6,9 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::bot::{BotLevel, Player};
-use dawgref::console::play_match;
+use dawgref::console::{MatchOptions, play_match};
 use dawgref::equity::LeaveModel;
 use dawgref::leaves::LeaveTable;
-use dawgref::rules::RulesetKind;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -18,17 +17,8 @@ pub struct MatchArgs {
     /// hand-tuned leave values it had before the learned ones). A is named first in the result.
     #[arg(long)]
     bots: String,
-    /// Games to play; A sits first in the even games, B in the odd ones.
-    #[arg(long, default_value_t = 100)]
-    games: u64,
-    #[arg(long, default_value = "english")]
-    ruleset: RulesetKind,
-    /// Game `g` uses bag seed `seed + g`: the same seed replays the same match.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// The champion's thinking time per move, in milliseconds (1 to 60000).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=60_000))]
-    budget_ms: u64,
+    #[command(flatten)]
+    options: MatchOptions,
     /// The strong bot plays by this leave table (`train leaves`'s output) instead of the
     /// ruleset's shipped one.
     #[arg(long)]
@@ -49,7 +39,7 @@ fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, S
 }
 
 pub fn run(args: MatchArgs) -> CliResult {
-    let alphabet = args.ruleset.alphabet();
+    let alphabet = args.options.ruleset.alphabet();
     let table = match &args.leaves {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -62,9 +52,7 @@ pub fn run(args: MatchArgs) -> CliResult {
         return Err(format!("--bots {:?}: expected two players, A,B (e.g. strong,classic)", args.bots).into());
     };
     let players = (player(a, table.as_ref())?, player(b, table.as_ref())?);
-    let games = args.games.clamp(1, 1_000_000);
-    let budget = std::time::Duration::from_millis(args.budget_ms);
-    let result = play_match(args.ruleset, players, games, args.seed, budget)?;
+    let result = play_match(&args.options, players)?;
     println!("{}", result.summary(a, b));
     Ok(ExitCode::SUCCESS)
 }
