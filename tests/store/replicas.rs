@@ -145,14 +145,15 @@ struct Game {
     acks: Mutex<Vec<Ack>>,
 }
 
-/// Errors a client may see while replicas come and go: all retryable. (`Unknown` is what the
-/// client library itself reports when the connection to a killed server breaks mid-call, and
-/// `Internal` "h2 protocol error" when a stream of a draining connection is reset under it: the
-/// server sends neither; a retry with the same request id is safe.)
+/// Errors a client may see while replicas come and go: all retryable. (`Unknown` or `Internal`
+/// with "transport error" or "h2 protocol error" is what the client library itself reports when
+/// the connection to a killed or draining server breaks mid-call, whether before the answer's
+/// headers or while reading its body: the server sends neither; a retry with the same request
+/// id is safe.)
 fn retryable(e: &tonic::Status) -> bool {
     matches!(e.code(), Code::Unavailable | Code::Cancelled | Code::DeadlineExceeded)
-        || (e.code() == Code::Unknown && e.message().contains("transport error"))
-        || (e.code() == Code::Internal && e.message().starts_with("h2 protocol error"))
+        || (matches!(e.code(), Code::Unknown | Code::Internal)
+            && (e.message().contains("transport error") || e.message().starts_with("h2 protocol error")))
 }
 
 /// Every error that was not retryable, with its call.
