@@ -5,8 +5,10 @@
 //!   ruleset ([`crate::leaves`]), and an exchange when keeping the best tiles is worth more than
 //!   any play.
 //! - [`BotLevel::Champion`]: in a two-seat game, a Monte Carlo simulation of the strong bot's
-//!   best candidates ([`crate::sim`]) within a time budget, and once the bag is empty the exact
-//!   endgame search ([`crate::endgame`]); with more seats it plays as the strong bot.
+//!   best candidates ([`crate::sim`]) within a time budget, the opponent's rack drawn from what
+//!   its last move says it kept ([`crate::infer`]); with one or two tiles in the bag the
+//!   pre-endgame ([`crate::peg`]); once the bag is empty the exact endgame search
+//!   ([`crate::endgame`]). With more seats it plays as the strong bot.
 //!
 //! Self-play ([`play_while`], [`duel`]) seats [`Player`]s: a level, or the static bot by leave
 //! values of the caller's (the lab's baselines and the tables it is trying).
@@ -30,6 +32,8 @@ pub enum Player<'a> {
     Bot(BotLevel),
     /// The static bot (score plus leave) by these leave values.
     Static(LeaveModel<'a>),
+    /// The champion thinking by other options than its own (the lab's frozen baselines).
+    Champion(ChampionOptions),
 }
 
 impl From<BotLevel> for Player<'_> {
@@ -44,6 +48,7 @@ impl Player<'_> {
         match self {
             Player::Bot(level) => choose_action_within(game, seat, level, budget),
             Player::Static(leaves) => static_action(game, seat, leaves),
+            Player::Champion(options) => champion_action(game, seat, budget, &options),
         }
     }
 }
@@ -133,16 +138,32 @@ pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: D
             Action::Play(plays[pick].play)
         }
         BotLevel::Strong => strong(game, &rules, rack, can_exchange, LeaveModel::shipped(&rules)),
-        BotLevel::Champion => champion(game, seat, &rules, rack, can_exchange, budget),
+        BotLevel::Champion => {
+            champion(game, seat, &rules, rack, can_exchange, budget, &ChampionOptions::default())
+        }
     }
 }
 
-/// The champion's thinking time for `seat`'s move at game time `now_ms`: [`CHAMPION_BUDGET`],
-/// or less when the game has clocks, so that the bot never runs out of time: three quarters
-/// of its time left (plus most of an increment) shared over the moves it may still have to
-/// make, about one for every eight tiles still to be played.
-pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
-    let Some(clocks) = game.clocks() else { return CHAMPION_BUDGET };
+/// The champion's action for `seat` thinking by `options` for `budget`.
+pub fn champion_action(game: &Game, seat: usize, budget: Duration, options: &ChampionOptions) -> Action {
+    if game.awaiting_final_challenge() {
+        return Action::Pass;
+    }
+    let Some(rack) = game.rack(seat).copied() else { return Action::Pass };
+    let rules = game.config().rules.clone();
+    let can_exchange = game.bag_len() >= rules.options.exchange_limit as usize && !rack.is_empty();
+    champion(game, seat, &rules, rack, can_exchange, budget, options)
+}
+
+/// The champion's thinking time for `seat`'s move at game time `now_ms`, when it may think
+/// for `think` a move: `think` without clocks; with clocks at most that, and less when its
+/// own time is short, so that it never runs out: three quarters of its time left shared over
+/// the moves it may still have to make (about one for every eight tiles still to be played),
+/// plus most of an increment. Never less than 20 ms, and never more than a tenth of the time
+/// left once that is below a second a move.
+pub fn champion_budget(game: &Game, seat: usize, now_ms: u64, think: Duration) -> Duration {
+    let think_ms = think.as_millis().clamp(1, i64::MAX as u128) as i64;
+    let Some(clocks) = game.clocks() else { return think };
     let left = clocks.remaining_ms(seat, now_ms);
     if left <= 0 {
         return Duration::from_millis(20);
@@ -153,12 +174,61 @@ pub fn champion_budget(game: &Game, seat: usize, now_ms: u64) -> Duration {
     // A quarter of the time left is kept back: the budget is thinking time, and the move still
     // has to travel, be committed and wait for a thread.
     let share = left * 3 / 4 / moves + increment * 4 / 5;
-    Duration::from_millis(share.clamp(20, CHAMPION_BUDGET.as_millis() as i64) as u64)
+    Duration::from_millis(share.clamp(20, think_ms.max(20)) as u64)
 }
 
-/// Candidates simulated by the champion (the best exchange comes on top). Fewer than analysis's
-/// 10: a move's budget buys a few dozen iterations, better spent on the likely best.
-const CHAMPION_CANDIDATES: usize = 6;
+/// How the champion thinks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChampionOptions {
+    /// Candidates simulated from the static ranking (the best exchange comes on top).
+    pub candidates: usize,
+    /// Candidates ranked after those, entering the race a few at a time when it is won with
+    /// time to spare ([`sim::Params::reserve`]).
+    pub reserve: usize,
+    /// When the simulation rules a candidate out.
+    pub race: sim::Race,
+    /// Iterations at most (`u32::MAX`: the budget and the race decide).
+    pub max_iterations: u32,
+    /// Draw the opponent's rack from what its last play, exchange or pass says it kept, by
+    /// this model ([`crate::infer`]); None: blindly.
+    pub infer: Option<crate::infer::Params>,
+    /// With this many tiles in the bag or fewer (0: never), search the pre-endgame
+    /// ([`crate::peg`]) instead of simulating.
+    pub pre_endgame_bag: usize,
+}
+
+impl Default for ChampionOptions {
+    fn default() -> ChampionOptions {
+        ChampionOptions {
+            candidates: CHAMPION_CANDIDATES,
+            reserve: CHAMPION_RESERVE,
+            race: sim::Race::default(),
+            max_iterations: u32::MAX,
+            infer: Some(CHAMPION_INFERENCE),
+            pre_endgame_bag: PRE_ENDGAME_BAG,
+        }
+    }
+}
+
+/// Candidates simulated by the champion (the best exchange comes on top): the race drops the
+/// clearly worse ones early, so the rest of the budget goes to the close ones.
+const CHAMPION_CANDIDATES: usize = 10;
+/// Candidates in reserve: when the race is won early, the rest of the budget tries them.
+const CHAMPION_RESERVE: usize = 20;
+
+/// The champion searches the pre-endgame with this many tiles in the bag or fewer.
+const PRE_ENDGAME_BAG: usize = 2;
+/// Candidates of the pre-endgame (the pass comes on top).
+const PRE_ENDGAME_CANDIDATES: usize = 10;
+
+/// How the champion reads its opponent's last move: looser than the model's default (fitted to
+/// the static player), since an opponent that looks further often plays a move a few points
+/// short of the static best.
+const CHAMPION_INFERENCE: crate::infer::Params =
+    crate::infer::Params { tolerance: 5.0, spread: 4.0, floor: 0.05 };
+
+/// The share of a move's budget the champion may spend inferring the opponent's leave.
+const INFER_SHARE: u32 = 10;
 
 /// With this few tiles in the bag, the champion's simulated lines go on to the end of the game:
 /// the next draws may empty the bag, and then what each side can still play out decides the
@@ -177,8 +247,10 @@ fn champion(
     rack: Rack,
     can_exchange: bool,
     budget: Duration,
+    options: &ChampionOptions,
 ) -> Action {
-    let deadline = Instant::now() + budget;
+    let started = Instant::now();
+    let deadline = started + budget;
     let dawg = game.config().lexicon.dawg();
     if let Some(position) = crate::endgame::Position::from_game(game) {
         let search = crate::endgame::Budget { deadline: Some(deadline), ..Default::default() };
@@ -187,15 +259,42 @@ fn champion(
             _ => Action::Pass,
         };
     }
+    let seed = game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64;
+    if (1..=options.pre_endgame_bag).contains(&game.bag_len())
+        && let Some(setup) = crate::peg::Setup::from_game(game, PRE_ENDGAME_CANDIDATES)
+    {
+        let limits = crate::peg::Budget { deadline: Some(deadline), seed, ..Default::default() };
+        let report = crate::peg::solve(&setup, dawg, &limits, |_| true);
+        return setup.candidates[report.best()].action.clone();
+    }
     let params = sim::Params {
-        seed: game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64,
-        candidates: CHAMPION_CANDIDATES,
+        seed,
+        candidates: options.candidates,
+        reserve: options.reserve,
         plies: if game.bag_len() <= PLAY_OUT_BAG { PLAY_OUT_PLIES } else { sim::Params::default().plies },
     };
-    let Some(setup) = sim::Setup::from_game(game, seat, params) else {
+    let Some(mut setup) = sim::Setup::from_game(game, seat, params) else {
         return strong(game, rules, rack, can_exchange, LeaveModel::shipped(rules));
     };
-    let limits = sim::Budget { deadline: Some(deadline), ..Default::default() };
+    if let Some(model) = options.infer
+        && setup.candidates.len() > 1
+        && let Some(observation) = crate::infer::Observation::last_of_opponent(game, seat, true)
+    {
+        let limits = crate::infer::Budget {
+            deadline: Some(started + budget / INFER_SHARE),
+            seed,
+            ..Default::default()
+        };
+        if let Ok(inference) = crate::infer::infer(&observation, dawg, model, limits) {
+            setup = setup.with_opponent_leaves(&inference.leaves);
+        }
+    }
+    let limits = sim::Budget {
+        deadline: Some(deadline),
+        max_iterations: options.max_iterations,
+        race: options.race,
+        ..Default::default()
+    };
     let tally = sim::simulate(&setup, dawg, &limits, |_| true);
     sim::choice(&setup, &tally).action.clone()
 }

@@ -1,22 +1,32 @@
 //! The exact endgame: once the bag is empty, each side can work out the other's rack (the
 //! tiles it cannot see), so a two-player game is a finite game of perfect information and can
-//! be solved.
+//! be solved. The same search also plays out a position whose bag order is known (the
+//! pre-endgame's scenarios, [`crate::peg`]): a play draws from the bag as the game would.
 //!
-//! [`solve`] is a negamax search with alpha-beta pruning, iterative deepening, move ordering
-//! (the transposition table's move first, then going out, then score) and a transposition
-//! table keyed by a Zobrist hash of the board, both racks and the scoreless-turn count. Its
-//! value is the spread the side to move will add from here to the end of the game: every
-//! play's score, plus the racks as the rules count them at the end (going out takes twice the
-//! opponent's rack in spread; a run of scoreless turns costs each side its own rack).
+//! [`Solver::solve`] is a negamax search with alpha-beta pruning, principal variation search,
+//! iterative deepening, move ordering (the transposition table's move first, then going out,
+//! then the ply's two killer moves, then score and tiles played) and a transposition table
+//! keyed by a Zobrist hash of the board, both racks, the bag's size and the scoreless-turn
+//! count. Its value is the spread the side to move will add from here to the end of the game:
+//! every play's score, plus the racks as the rules count them at the end (going out takes twice
+//! the opponent's rack in spread; a run of scoreless turns costs each side its own rack).
 //!
 //! A search at a given depth marks a line cut at that depth as unproven; an iteration in which
 //! no line was cut is the exact answer, and the search stops there. When the time budget ends
-//! first, the best move of the deepest completed iteration is the answer, marked inexact.
+//! first, the lines of the deepest completed iteration are the answer, marked inexact.
+//!
+//! **Several lines**: asked for the best `k` first moves, the root keeps the `k` best values
+//! found so far; a further move is first tested with a null window at the `k`-th value and
+//! searched in full only if it beats it, so `k` lines cost little more than one.
+//!
+//! A [`Solver`] keeps its transposition table between searches (each search salts its keys,
+//! so entries of another position never match): the pre-endgame's many small searches pay
+//! for the table once.
 //!
 //! [`minimax`] is the plain reference (every move, no pruning, exact values remembered by the
-//! whole position): what the tests hold [`solve`] to on small endgames.
+//! whole position): what the tests hold the solver to on small endgames.
 
-use crate::alphabet::{BLANK_BIT, Tile, tile_is_blank};
+use crate::alphabet::{BLANK_BIT, Letter, Tile, tile_is_blank};
 use crate::bag::SplitMix64;
 use crate::board::Board;
 use crate::game::Game;
@@ -26,20 +36,29 @@ use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, SQUARES};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-/// A bag-empty position between two players: `racks[0]` belongs to the side to move.
+/// A two-player position to play out: `racks[0]` belongs to the side to move. With an empty
+/// `bag` it is an endgame; otherwise the bag's order is known (the pre-endgame's scenarios):
+/// plays draw from its end, as the game would.
 #[derive(Clone, Debug)]
 pub struct Position {
     pub board: Board,
     pub racks: [Rack; 2],
     /// Consecutive scoreless turns so far (passes, exchanges, withdrawn plays).
     pub zeros: u32,
+    /// The bag, drawn from its end (empty: an endgame).
+    pub bag: Vec<Option<Letter>>,
 }
 
 impl Position {
+    /// An endgame: the bag is empty.
+    pub fn new(board: Board, racks: [Rack; 2], zeros: u32) -> Position {
+        Position { board, racks, zeros, bag: Vec::new() }
+    }
+
     /// The endgame of a two-seat game whose bag is empty and which is still being played, from
     /// the view of the seat to move; `None` otherwise (a bag with tiles, more seats, a game over
     /// or waiting for the play that went out to be accepted).
@@ -53,7 +72,7 @@ impl Position {
         if racks[0].is_empty() || racks[1].is_empty() {
             return None;
         }
-        Some(Position { board: game.board().clone(), racks, zeros: game.scoreless_turns() })
+        Some(Position::new(game.board().clone(), racks, game.scoreless_turns()))
     }
 
     /// The unseen tiles when `board` and `rack` are all a player can see and the bag is empty:
@@ -79,7 +98,18 @@ pub enum Move {
     Pass,
 }
 
-/// What [`solve`] found.
+/// One of the best first moves: its value and the line that follows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The spread the side to move adds from here to the end after this first move, under best
+    /// play from then on.
+    pub value: i32,
+    /// The first move, then best play, alternating sides. Exact lines run to the end of the
+    /// game.
+    pub pv: Vec<Move>,
+}
+
+/// What a search found.
 #[derive(Clone, Debug)]
 pub struct Solution {
     /// The spread the side to move adds from here to the end (its points minus the
@@ -89,9 +119,13 @@ pub struct Solution {
     /// The principal variation, the side to move's move first. Exact solutions run to the end
     /// of the game unless a proven transposition ended the line early.
     pub pv: Vec<Move>,
+    /// The best first moves asked for ([`Budget::lines`]), best first (values non-increasing),
+    /// each with its value and line; the first is `value` and `pv`. Fewer when the position has
+    /// fewer moves.
+    pub lines: Vec<Line>,
     /// The deepest iteration completed (plies).
     pub depth: u32,
-    /// The whole game tree was resolved: `value` is the final spread under best play.
+    /// The whole game tree was resolved: every value is the final spread under best play.
     pub exact: bool,
     /// Positions searched.
     pub nodes: u64,
@@ -104,61 +138,147 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Deepest iteration tried (plies).
     pub max_depth: u32,
-    /// log2 of the transposition table's entries (about 48 bytes each).
+    /// log2 of the transposition table's entries (about 48 bytes each); 0: sized by the
+    /// deadline (2^16 to 2^21 entries, about what the search can fill).
     pub table_bits: u32,
     /// Set from elsewhere to stop the search as the deadline would (a caller that went away).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Best first moves wanted, each with its exact value and line (at least 1).
+    pub lines: usize,
 }
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { deadline: None, max_depth: 128, table_bits: 18, stop: None }
+        Budget { deadline: None, max_depth: 128, table_bits: 0, stop: None, lines: 1 }
     }
 }
 
-/// Solve the endgame `position` within `budget`. The side to move's rack must not be empty.
+impl Budget {
+    /// The table's size: as asked, or by the time the search has (about 400,000 positions a
+    /// second fill it).
+    fn bits(&self) -> u32 {
+        if self.table_bits > 0 {
+            return self.table_bits.clamp(8, 26);
+        }
+        let ms =
+            self.deadline.map_or(10_000, |d| d.saturating_duration_since(Instant::now()).as_millis() as u64);
+        (ms.max(1) * 400).ilog2().clamp(16, 21)
+    }
+}
+
+/// Solve `position` within `budget`. The side to move's rack must not be empty.
 pub fn solve(position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
-    let rules = position.board.rules().clone();
-    let mut s = Search {
-        dawg,
-        rules: &rules,
-        limit: rules.options.scoreless_turn_limit.turns(2),
-        table: vec![Entry::default(); 1 << budget.table_bits.clamp(8, 26)],
-        deadline: budget.deadline,
-        stop: budget.stop.clone(),
-        nodes: 0,
-        aborted: false,
-        can_abort: false,
-        plays: Vec::new(),
-        buffers: Vec::new(),
-        pv: Vec::new(),
-    };
-    let root = Node {
-        board: position.board.clone(),
-        racks: position.racks,
-        zeros: position.zeros,
-        hash: zobrist().position(&position.board, &position.racks, position.zeros),
-    };
-    let mut answer: Option<Solution> = None;
-    for depth in 1..=budget.max_depth.max(1) {
-        let (value, proven) = s.negamax(&root, depth, -INFINITY, INFINITY, 0);
-        if s.aborted && answer.is_some() {
-            break;
-        }
-        let pv = s.pv.first().cloned().unwrap_or_default();
-        answer = Some(Solution { value, pv, depth, exact: proven && !s.aborted, nodes: s.nodes });
-        if proven || s.aborted {
-            break;
-        }
-        // Depth 1 always completes, so there is always a move to answer with.
-        s.can_abort = true;
+    Solver::new(budget.bits()).solve(position, dawg, budget)
+}
+
+/// A transposition table kept between searches.
+pub struct Solver {
+    table: Vec<Entry>,
+}
+
+impl Solver {
+    /// A solver with a table of 2^`bits` entries (8 to 26).
+    pub fn new(bits: u32) -> Solver {
+        Solver { table: vec![Entry::default(); 1 << bits.clamp(8, 26)] }
     }
-    let mut answer = answer.expect("the first iteration always completes");
-    answer.nodes = s.nodes;
-    if answer.exact {
-        s.extend_pv(&root, &mut answer.pv);
+
+    /// Whether the side to move's value in `position` is at least `threshold`: `Some` once
+    /// proven (a null-window search at the threshold, deepened until no line is cut; far
+    /// cheaper than the exact value when the answer is clear), `None` when the budget ends
+    /// first. Also the value the last search returned: a bound on the true one (at least it
+    /// when the answer is yes, at most it when no).
+    pub fn test(
+        &mut self,
+        position: &Position,
+        dawg: &Dawg,
+        budget: Budget,
+        threshold: i32,
+    ) -> (Option<bool>, i32) {
+        let rules = position.board.rules().clone();
+        let (mut s, root) = self.search(position, dawg, &budget, &rules);
+        let mut answer = (None, 0);
+        for depth in 1..=budget.max_depth.max(1) {
+            let (value, proven) = s.negamax(&root, depth, threshold - 1, threshold, 0);
+            if s.aborted {
+                break;
+            }
+            answer = (proven.then_some(value >= threshold), value);
+            if proven {
+                break;
+            }
+            s.can_abort = true;
+        }
+        answer
     }
-    answer
+
+    /// Solve `position` within `budget` (its `table_bits` are ignored: the solver's table is
+    /// used). The side to move's rack must not be empty.
+    pub fn solve(&mut self, position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
+        let rules = position.board.rules().clone();
+        let (mut s, root) = self.search(position, dawg, &budget, &rules);
+        let want = budget.lines.max(1);
+        let mut answer: Option<(Vec<Line>, u32, bool)> = None;
+        let mut order: Vec<Move> = Vec::new();
+        for depth in 1..=budget.max_depth.max(1) {
+            let (lines, proven) = s.root(&root, depth, want, &order);
+            if s.aborted && answer.is_some() {
+                break;
+            }
+            order = lines.iter().filter_map(|l| l.pv.first().copied()).collect();
+            let exact = proven && !s.aborted;
+            answer = Some((lines, depth, exact));
+            if exact || s.aborted {
+                break;
+            }
+            // Depth 1 always completes, so there is always a move to answer with.
+            s.can_abort = true;
+        }
+        let (mut lines, depth, exact) = answer.expect("the first iteration always completes");
+        if exact {
+            for line in &mut lines {
+                s.extend_pv(&root, &mut line.pv);
+            }
+        }
+        let first = lines.first().cloned().unwrap_or(Line { value: 0, pv: Vec::new() });
+        Solution { value: first.value, pv: first.pv, lines, depth, exact, nodes: s.nodes }
+    }
+
+    /// A search of `position` over this solver's table, its keys salted anew, and its root.
+    fn search<'a>(
+        &'a mut self,
+        position: &'a Position,
+        dawg: &'a Dawg,
+        budget: &Budget,
+        rules: &'a Ruleset,
+    ) -> (Search<'a>, Node) {
+        static SEARCHES: AtomicU64 = AtomicU64::new(1);
+        let salt = SEARCHES.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let s = Search {
+            dawg,
+            rules,
+            limit: rules.options.scoreless_turn_limit.turns(2),
+            bag: &position.bag,
+            table: &mut self.table,
+            deadline: budget.deadline,
+            stop: budget.stop.clone(),
+            nodes: 0,
+            aborted: false,
+            can_abort: false,
+            plays: Vec::new(),
+            buffers: Vec::new(),
+            pv: Vec::new(),
+            killers: Vec::new(),
+        };
+        let root = Node {
+            board: position.board.clone(),
+            racks: position.racks,
+            zeros: position.zeros,
+            bag_len: position.bag.len(),
+            hash: zobrist().position(&position.board, &position.racks, position.zeros, position.bag.len())
+                ^ salt,
+        };
+        (s, root)
+    }
 }
 
 /// The exact value of `position` for the side to move, by plain minimax over every move (no
@@ -169,23 +289,24 @@ pub fn minimax(position: &Position, dawg: &Dawg, max_positions: usize) -> Option
     let rules = position.board.rules().clone();
     let limit = rules.options.scoreless_turn_limit.turns(2);
     let mut memo = HashMap::new();
-    let mut plain = Plain { dawg, rules: &rules, limit, memo: &mut memo, max_positions };
-    plain.value(&position.board, position.racks, position.zeros)
+    let mut plain = Plain { dawg, rules: &rules, limit, bag: &position.bag, memo: &mut memo, max_positions };
+    plain.value(&position.board, position.racks, position.zeros, position.bag.len())
 }
 
-type MemoKey = (Vec<Tile>, [Rack; 2], u32);
+type MemoKey = (Vec<Tile>, [Rack; 2], u32, usize);
 
 struct Plain<'a> {
     dawg: &'a Dawg,
     rules: &'a Ruleset,
     limit: u32,
+    bag: &'a [Option<Letter>],
     memo: &'a mut HashMap<MemoKey, i32>,
     max_positions: usize,
 }
 
 impl Plain<'_> {
-    fn value(&mut self, board: &Board, racks: [Rack; 2], zeros: u32) -> Option<i32> {
-        let key: MemoKey = (board_tiles(board), racks, zeros);
+    fn value(&mut self, board: &Board, racks: [Rack; 2], zeros: u32, bag_len: usize) -> Option<i32> {
+        let key: MemoKey = (board_tiles(board), racks, zeros, bag_len);
         if let Some(&v) = self.memo.get(&key) {
             return Some(v);
         }
@@ -197,7 +318,7 @@ impl Plain<'_> {
         let mut best = if zeros + 1 >= self.limit {
             opp - own
         } else {
-            -self.value(board, [racks[1], racks[0]], zeros + 1)?
+            -self.value(board, [racks[1], racks[0]], zeros + 1, bag_len)?
         };
         let mut plays = CollectAll::default();
         generate(board, &racks[0], self.dawg, Mode::Both, &mut plays);
@@ -206,19 +327,33 @@ impl Plain<'_> {
             for p in sp.play.placements() {
                 left.take_tile(p.tile);
             }
+            let (left, bag_after) = draw(left, sp.play.tiles_placed(), self.bag, bag_len);
             let value = if left.is_empty() {
                 sp.score + 2 * opp
             } else {
                 let mut next = board.clone();
                 let placements: Vec<_> = sp.play.placements().map(|p| (p.row, p.col, p.tile)).collect();
                 next.place(&placements, self.dawg);
-                sp.score - self.value(&next, [racks[1], left], 0)?
+                sp.score - self.value(&next, [racks[1], left], 0, bag_after)?
             };
             best = best.max(value);
         }
         self.memo.insert(key, best);
         Some(best)
     }
+}
+
+/// `rack` after drawing as many tiles as were `placed` (at most what is left) from the end of
+/// `bag`, of which `bag_len` remain; and the bag's size after.
+fn draw(mut rack: Rack, placed: usize, bag: &[Option<Letter>], bag_len: usize) -> (Rack, usize) {
+    let drawn = placed.min(bag_len);
+    for t in &bag[bag_len - drawn..bag_len] {
+        match t {
+            Some(l) => rack.add(*l),
+            None => rack.add_blank(),
+        }
+    }
+    (rack, bag_len - drawn)
 }
 
 fn board_tiles(board: &Board) -> Vec<Tile> {
@@ -253,6 +388,8 @@ struct Node {
     board: Board,
     racks: [Rack; 2],
     zeros: u32,
+    /// Tiles left in the bag (the first `bag_len` of the position's bag).
+    bag_len: usize,
     hash: u64,
 }
 
@@ -260,7 +397,10 @@ struct Node {
 #[derive(Clone, Copy)]
 struct Candidate {
     mv: Move,
+    /// The mover's rack after the move (and its draw).
     left: Rack,
+    /// The bag's size after the move.
+    bag_len: usize,
     order: i32,
     /// The move ends the game: its value for the mover.
     terminal: Option<i32>,
@@ -270,7 +410,8 @@ struct Search<'a> {
     dawg: &'a Dawg,
     rules: &'a Ruleset,
     limit: u32,
-    table: Vec<Entry>,
+    bag: &'a [Option<Letter>],
+    table: &'a mut [Entry],
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
     nodes: u64,
@@ -283,9 +424,88 @@ struct Search<'a> {
     buffers: Vec<Vec<Candidate>>,
     /// The principal variation from each ply (triangular).
     pv: Vec<Vec<Move>>,
+    /// Per ply, the last two moves that cut the search off there: tried early at the same ply
+    /// of other lines, where they often cut again.
+    killers: Vec<[Option<Move>; 2]>,
 }
 
+/// Ordering keys, highest first.
+const ORDER_TABLE: i32 = i32::MAX;
+const ORDER_KILLER: i32 = INFINITY / 2;
+
 impl Search<'_> {
+    /// The best `want` first moves at the root for a search to `depth`, each with its value
+    /// (exact among them; a move outside them is proven no better than the last), and whether
+    /// no line was cut by the depth. `first` lists moves to try first (the last iteration's
+    /// lines).
+    fn root(&mut self, root: &Node, depth: u32, want: usize, first: &[Move]) -> (Vec<Line>, bool) {
+        self.nodes += 1;
+        while self.pv.len() <= 2 {
+            self.pv.push(Vec::new());
+        }
+        let (own, opp) = (self.rules.rack_total(&root.racks[0]), self.rules.rack_total(&root.racks[1]));
+        let table_move = self.probe(root.hash).and_then(|e| e.best);
+        let mut moves = self.candidates(root, table_move, own, opp, 0);
+        // The last iteration's lines first, in their order.
+        for (rank, mv) in first.iter().enumerate() {
+            if let Some(c) = moves.iter_mut().find(|c| c.mv == *mv) {
+                c.order = ORDER_TABLE - rank as i32;
+            }
+        }
+        moves.sort_by_key(|c| std::cmp::Reverse(c.order));
+        let mut lines: Vec<Line> = Vec::with_capacity(want + 1);
+        let mut proven = true;
+        for c in moves.iter().copied() {
+            // The value a move must beat to be among the lines: the last of `want` so far.
+            let bar = (lines.len() >= want).then(|| lines[want - 1].value);
+            let (value, child_proven, pv) = match c.terminal {
+                Some(v) => (v, true, vec![c.mv]),
+                None => {
+                    let child = self.child(root, &c);
+                    let score = move_score(c.mv);
+                    let mut result = None;
+                    if let Some(bar) = bar {
+                        // Null window at the bar: is the move better than the last line?
+                        let (v, p) = self.negamax(&child, depth - 1, -bar - 1 + score, -bar + score, 1);
+                        if score - v <= bar {
+                            result = Some((score - v, p, Vec::new()));
+                        }
+                    }
+                    match result {
+                        Some(r) => r,
+                        None => {
+                            let alpha = bar.unwrap_or(-INFINITY);
+                            let (v, p) = self.negamax(&child, depth - 1, -INFINITY, score - alpha, 1);
+                            let mut pv = vec![c.mv];
+                            pv.extend_from_slice(&self.pv[1]);
+                            (score - v, p, pv)
+                        }
+                    }
+                }
+            };
+            if self.aborted {
+                return (lines, false);
+            }
+            proven &= child_proven;
+            if !pv.is_empty() && bar.is_none_or(|b| value > b) {
+                let at = lines.partition_point(|l| l.value >= value);
+                lines.insert(at, Line { value, pv });
+                lines.truncate(want);
+            }
+        }
+        if let Some(best) = lines.first() {
+            let stored_depth = if proven { PROVEN } else { depth.min(PROVEN as u32 - 1) as u8 };
+            self.store(Entry {
+                key: root.hash,
+                value: best.value,
+                depth: stored_depth,
+                bound: Bound::Exact,
+                best: best.pv.first().copied(),
+            });
+        }
+        (lines, proven)
+    }
+
     /// The node's value for its side to move within `(alpha, beta)`, and whether no line below
     /// was cut by the depth limit.
     fn negamax(&mut self, node: &Node, depth: u32, mut alpha: i32, mut beta: i32, ply: usize) -> (i32, bool) {
@@ -304,9 +524,10 @@ impl Search<'_> {
             self.pv.push(Vec::new());
         }
         self.pv[ply].clear();
-        let slot = (node.hash as usize) & (self.table.len() - 1);
-        let entry = self.table[slot];
-        let hit = entry.key == node.hash;
+        let found = self.probe(node.hash);
+        let hit = found.is_some();
+        let entry = found.unwrap_or_default();
+        // Not at ply 0: a search from there wants its line, which a table hit does not give.
         if hit && ply > 0 && (entry.depth == PROVEN || u32::from(entry.depth) >= depth) {
             let proven = entry.depth == PROVEN;
             match entry.bound {
@@ -331,23 +552,16 @@ impl Search<'_> {
         let mut proven = true;
         for i in 0..moves.len() {
             let c = moves[i];
+            let score = move_score(c.mv);
             let (value, child_proven) = match c.terminal {
                 Some(v) => (v, true),
                 // The child would be a horizon leaf: its value without building it.
                 None if depth == 1 => {
                     self.nodes += 1;
-                    let score = match c.mv {
-                        Move::Play { score, .. } => score,
-                        Move::Pass => 0,
-                    };
                     (score + opp - self.rules.rack_total(&c.left), false)
                 }
                 None => {
                     let child = self.child(node, &c);
-                    let score = match c.mv {
-                        Move::Play { score, .. } => score,
-                        Move::Pass => 0,
-                    };
                     // Principal variation search: after the first move, prove each other move no
                     // better than alpha with a null window, and search it fully only if it is.
                     let mut searched = None;
@@ -372,7 +586,6 @@ impl Search<'_> {
                 self.buffers[ply] = std::mem::take(&mut moves);
                 return (0, false);
             }
-            proven &= child_proven;
             if value > best_value {
                 best_value = value;
                 best_move = Some(c.mv);
@@ -385,8 +598,15 @@ impl Search<'_> {
             }
             alpha = alpha.max(value);
             if alpha >= beta {
+                // A lower bound needs one move that reaches it: the others tried before it, cut
+                // by the horizon or not, do not weaken its proof.
+                proven = child_proven;
+                if c.terminal.is_none() {
+                    self.killer(ply, c.mv);
+                }
                 break;
             }
+            proven &= child_proven;
         }
         moves.clear();
         self.buffers[ply] = moves;
@@ -398,9 +618,43 @@ impl Search<'_> {
             Bound::Exact
         };
         let stored_depth = if proven { PROVEN } else { depth.min(PROVEN as u32 - 1) as u8 };
-        self.table[slot] =
-            Entry { key: node.hash, value: best_value, depth: stored_depth, bound, best: best_move };
+        self.store(Entry { key: node.hash, value: best_value, depth: stored_depth, bound, best: best_move });
         (best_value, proven)
+    }
+
+    /// The table's entry for `hash`, if it holds one: a pair of slots per bucket.
+    fn probe(&self, hash: u64) -> Option<Entry> {
+        let slot = (hash as usize) & (self.table.len() - 2);
+        self.table[slot..slot + 2].iter().find(|e| e.key == hash).copied()
+    }
+
+    /// Keep `entry`: over an entry of the same position, else over the shallower of the
+    /// bucket's two (a proven value is the deepest), so that entries which cost a large search
+    /// outlive the many small ones.
+    fn store(&mut self, entry: Entry) {
+        let slot = (entry.key as usize) & (self.table.len() - 2);
+        let pair = &mut self.table[slot..slot + 2];
+        let at = if pair[0].key == entry.key {
+            0
+        } else if pair[1].key == entry.key {
+            1
+        } else if pair[0].depth <= pair[1].depth {
+            0
+        } else {
+            1
+        };
+        pair[at] = entry;
+    }
+
+    fn killer(&mut self, ply: usize, mv: Move) {
+        while self.killers.len() <= ply {
+            self.killers.push([None; 2]);
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
     }
 
     /// Every move from `node`, best first by the search's ordering.
@@ -415,6 +669,7 @@ impl Search<'_> {
         while self.buffers.len() <= ply {
             self.buffers.push(Vec::new());
         }
+        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         moves.clear();
         let mut plays = CollectAll(std::mem::take(&mut self.plays));
@@ -425,24 +680,34 @@ impl Search<'_> {
             for p in sp.play.placements() {
                 left.take_tile(p.tile);
             }
+            let (left, bag_len) = draw(left, sp.play.tiles_placed(), self.bag, node.bag_len);
             let out = left.is_empty();
             let terminal = out.then_some(sp.score + 2 * opp);
             let mv = Move::Play { play: sp.play, score: sp.score };
             let order = if table_move == Some(mv) {
-                i32::MAX
+                ORDER_TABLE
             } else if out {
                 // Going out ends the game at once: the best of these is usually the answer.
                 INFINITY + sp.score
+            } else if killers.contains(&Some(mv)) {
+                ORDER_KILLER + sp.score
             } else {
                 sp.score + 3 * sp.play.tiles_placed() as i32
             };
-            moves.push(Candidate { mv, left, order, terminal });
+            moves.push(Candidate { mv, left, bag_len, order, terminal });
         }
         let pass_ends = node.zeros + 1 >= self.limit;
         moves.push(Candidate {
             mv: Move::Pass,
             left: node.racks[0],
-            order: if table_move == Some(Move::Pass) { i32::MAX } else { -INFINITY },
+            bag_len: node.bag_len,
+            order: if table_move == Some(Move::Pass) {
+                ORDER_TABLE
+            } else if killers.contains(&Some(Move::Pass)) {
+                ORDER_KILLER
+            } else {
+                -INFINITY
+            },
             terminal: pass_ends.then_some(opp - own),
         });
         self.plays = plays.0;
@@ -459,6 +724,7 @@ impl Search<'_> {
         hash ^= z.rack(0, &node.racks[0]) ^ z.rack(1, &node.racks[1]);
         hash ^= z.rack(0, &node.racks[1]) ^ z.rack(1, &c.left);
         hash ^= z.zeros[node.zeros.min(15) as usize];
+        hash ^= z.bag[node.bag_len.min(15)] ^ z.bag[c.bag_len.min(15)];
         match c.mv {
             Move::Play { play, .. } => {
                 let mut board = node.board.clone();
@@ -468,17 +734,23 @@ impl Search<'_> {
                 }
                 board.place(&placements, self.dawg);
                 hash ^= z.zeros[0];
-                Node { board, racks: [node.racks[1], c.left], zeros: 0, hash }
+                Node { board, racks: [node.racks[1], c.left], zeros: 0, bag_len: c.bag_len, hash }
             }
             Move::Pass => {
                 let zeros = node.zeros + 1;
                 hash ^= z.zeros[zeros.min(15) as usize];
-                Node { board: node.board.clone(), racks: [node.racks[1], node.racks[0]], zeros, hash }
+                Node {
+                    board: node.board.clone(),
+                    racks: [node.racks[1], node.racks[0]],
+                    zeros,
+                    bag_len: node.bag_len,
+                    hash,
+                }
             }
         }
     }
 
-    /// Continue an exact principal variation through proven table entries to the end of the game.
+    /// Continue an exact line through proven table entries to the end of the game.
     fn extend_pv(&mut self, root: &Node, pv: &mut Vec<Move>) {
         let mut node = root.clone();
         let (mut i, mut guard) = (0, 0);
@@ -499,10 +771,12 @@ impl Search<'_> {
             };
             i += 1;
             let mut left = node.racks[0];
+            let mut bag_len = node.bag_len;
             if let Move::Play { play, .. } = mv {
                 for p in play.placements() {
                     left.take_tile(p.tile);
                 }
+                (left, bag_len) = draw(left, play.tiles_placed(), self.bag, node.bag_len);
             }
             let ends = match mv {
                 Move::Play { .. } => left.is_empty(),
@@ -512,9 +786,16 @@ impl Search<'_> {
                 pv.truncate(i);
                 return;
             }
-            let c = Candidate { mv, left, order: 0, terminal: None };
+            let c = Candidate { mv, left, bag_len, order: 0, terminal: None };
             node = self.child(&node, &c);
         }
+    }
+}
+
+fn move_score(mv: Move) -> i32 {
+    match mv {
+        Move::Play { score, .. } => score,
+        Move::Pass => 0,
     }
 }
 
@@ -524,6 +805,8 @@ struct Zobrist {
     /// `[seat relative to the mover][tile kind][copy]`.
     racks: Vec<u64>,
     zeros: [u64; 16],
+    /// By the bag's size.
+    bag: [u64; 16],
 }
 
 /// Tile kinds on a square: letters (1..=33) and blanks standing for them.
@@ -537,6 +820,7 @@ impl Zobrist {
             squares: (0..SQUARES * KINDS).map(|_| rng.next_u64()).collect(),
             racks: (0..2 * KINDS * COPIES).map(|_| rng.next_u64()).collect(),
             zeros: std::array::from_fn(|_| rng.next_u64()),
+            bag: std::array::from_fn(|_| rng.next_u64()),
         }
     }
 
@@ -569,8 +853,11 @@ impl Zobrist {
         h
     }
 
-    fn position(&self, board: &Board, racks: &[Rack; 2], zeros: u32) -> u64 {
-        let mut h = self.rack(0, &racks[0]) ^ self.rack(1, &racks[1]) ^ self.zeros[zeros.min(15) as usize];
+    fn position(&self, board: &Board, racks: &[Rack; 2], zeros: u32, bag_len: usize) -> u64 {
+        let mut h = self.rack(0, &racks[0])
+            ^ self.rack(1, &racks[1])
+            ^ self.zeros[zeros.min(15) as usize]
+            ^ self.bag[bag_len.min(15)];
         for (sq, t) in board_tiles(board).into_iter().enumerate() {
             if t != crate::alphabet::EMPTY {
                 h ^= self.square(sq, t);

@@ -136,7 +136,7 @@ pub(crate) fn best_keep(rules: &Ruleset, rack: &Rack, bag: usize) -> (f32, Rack)
     best_keep_by(rules, rack, bag, LeaveModel::shipped(rules))
 }
 
-fn best_keep_by(rules: &Ruleset, rack: &Rack, bag: usize, leaves: LeaveModel) -> (f32, Rack) {
+pub(crate) fn best_keep_by(rules: &Ruleset, rack: &Rack, bag: usize, leaves: LeaveModel) -> (f32, Rack) {
     let tiles: Vec<Option<Letter>> = rack.tiles().collect();
     let mut best = (f32::NEG_INFINITY, Rack::new());
     for mask in 0u32..(1 << tiles.len()) {

@@ -30,7 +30,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
 mod best_first;
-pub use best_first::{best_by_equity, best_by_equity_full};
+pub use best_first::{best_by_equity, best_by_equity_above, best_by_equity_full};
 
 /// Which plays to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,10 +15,24 @@
 //! of the difference): with a short budget the tally is noisy, and its leader is then more often
 //! lucky than good.
 //!
+//! **When to stop** (a best-arm race): a candidate is ruled out once the leader is ahead of it
+//! on the draws both met by more than [`Race::z`] standard errors of their difference, a
+//! threshold that keeps the whole decision at 99% however many candidates race (each of the
+//! n − 1 comparisons at 1 − 1%/(n − 1), Bonferroni), and only after
+//! [`Race::min_iterations`]. The
+//! search stops early only when one candidate is left: while two are within error it goes
+//! on until the budget (time, or an iteration cap the caller sets) is spent. So the budget goes
+//! to close decisions, and a clear one ends at once.
+//!
+//! **The opponent's rack**: by default a blind draw from the unseen tiles. A setup may be given
+//! the leaves the opponent is likely to have kept ([`Setup::with_opponent_leaves`], from
+//! [`crate::infer`]): each iteration then draws one of them by its probability, and only the
+//! rest of the opponent's rack and the bag from the other unseen tiles.
+//!
 //! Iteration `i` depends only on the setup's seed and `i`; a [`Tally`] folds iterations in
-//! index order, and [`simulate`] decides to stop only between batches of a fixed size (a
-//! leader 99% ahead of every other candidate, or the iteration cap). So the same seed and
-//! worker count give the same choice, unless the time budget ends the search first.
+//! index order, and [`simulate`] decides to stop only between batches of a fixed size. So the
+//! same seed and worker count give the same choice, unless the time budget ends the search
+//! first.
 
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
@@ -35,11 +49,78 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Two-sided 99% normal quantile: a candidate is out once its upper bound is below the
-/// leader's lower bound at this many standard errors.
-const Z99: f64 = 2.576;
-/// Iterations every candidate gets before any is ruled out.
-const MIN_ITERATIONS: u32 = 16;
+/// The race's rule: when a candidate may be ruled out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Race {
+    /// Iterations every candidate gets before any is ruled out: fewer draws estimate the error
+    /// of a difference too poorly to trust its bound.
+    pub min_iterations: u32,
+    /// The chance of ruling out a candidate that is in fact ahead of the leader.
+    pub error: f64,
+    /// `error` is for the whole race, shared over the comparisons (Bonferroni); false: for each
+    /// comparison alone (the champion's rule before 2026-11-25, kept for the lab's baseline).
+    pub shared: bool,
+}
+
+impl Default for Race {
+    fn default() -> Race {
+        Race { min_iterations: 48, error: 0.01, shared: true }
+    }
+}
+
+impl Race {
+    /// How many standard errors ahead the leader must be to rule a candidate out when
+    /// `rivals` candidates race it: the two-sided normal quantile at the error, shared over
+    /// them (2.58 for one rival, 3.29 for ten) or not.
+    pub fn z(&self, rivals: usize) -> f64 {
+        let comparisons = if self.shared { rivals.max(1) } else { 1 };
+        normal_quantile(1.0 - self.error.clamp(1e-12, 0.5) / (2.0 * comparisons as f64))
+    }
+}
+
+/// The standard normal quantile (Acklam's rational approximation, relative error below
+/// 1.2e-9), for 0 < p < 1.
+fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969683028665376e1,
+        2.209460984245205e2,
+        -2.759285104469687e2,
+        1.38357751867269e2,
+        -3.066479806614716e1,
+        2.506628277459239,
+    ];
+    const B: [f64; 5] = [
+        -5.447609879822406e1,
+        1.615858368580409e2,
+        -1.556989798598866e2,
+        6.680131188771972e1,
+        -1.328068155288572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784894002430293e-3,
+        -3.223964580411365e-1,
+        -2.400758277161838,
+        -2.549732539343734,
+        4.374664141464968,
+        2.938163982698783,
+    ];
+    const D: [f64; 4] = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+    let p = p.clamp(1e-300, 1.0 - 1e-16);
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < 0.02425 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.02425 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
 
 /// One candidate move with its static evaluation.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,8 +146,13 @@ pub struct Setup {
     /// Consecutive scoreless turns before the mover's (passes, exchanges, withdrawn plays).
     zeros: u32,
     pub candidates: Vec<Candidate>,
+    /// The first this many candidates race from the start; the rest are the reserve.
+    racing: usize,
     plies: usize,
     seed: u64,
+    /// The leaves the opponent may have kept, each with its probability (cumulative, for a
+    /// draw by one uniform number); empty: its rack is a blind draw.
+    opponent_leaves: Vec<(Rack, f64)>,
 }
 
 /// How to simulate.
@@ -77,13 +163,19 @@ pub struct Params {
     /// Turns played after each candidate (the opponent's, then the mover's, …).
     pub plies: usize,
     pub seed: u64,
+    /// Further candidates from the static ranking, held back: when the race has left one
+    /// candidate with time to spare, the next few of these enter it.
+    pub reserve: usize,
 }
 
 impl Default for Params {
     fn default() -> Params {
-        Params { candidates: 10, plies: 2, seed: 0 }
+        Params { candidates: 10, plies: 2, seed: 0, reserve: 0 }
     }
 }
+
+/// Candidates from the reserve that enter a race its leader has won with time to spare.
+const WIDEN: usize = 3;
 
 impl Setup {
     /// The view of `seat` in a two-seat game, on its turn: None when the game is not a
@@ -124,10 +216,19 @@ impl Setup {
         if bag_len > unseen.len() || rack.is_empty() {
             return None;
         }
-        let candidates = candidates(board, &rack, dawg, board.rules(), bag_len, params.candidates);
-        if candidates.is_empty() {
+        // The top plays (and the best exchange, or the pass) race; the plays ranked after
+        // them wait in reserve.
+        let all = candidates(board, &rack, dawg, board.rules(), bag_len, params.candidates + params.reserve);
+        if all.is_empty() {
             return None;
         }
+        let (plays, others): (Vec<Candidate>, Vec<Candidate>) =
+            all.into_iter().partition(|c| matches!(c.action, Action::Play(_)));
+        let first = params.candidates.max(1).min(plays.len());
+        let mut candidates: Vec<Candidate> = plays[..first].to_vec();
+        candidates.extend(others);
+        let racing = candidates.len();
+        candidates.extend_from_slice(&plays[first..]);
         Some(Setup {
             board: board.clone(),
             rack,
@@ -136,9 +237,43 @@ impl Setup {
             spread,
             zeros,
             candidates,
+            racing,
             plies: params.plies,
             seed: params.seed,
+            opponent_leaves: Vec::new(),
         })
+    }
+
+    /// Draw the opponent's rack from the leaves it may have kept (each with its probability:
+    /// [`crate::infer::Inference::leaves`]) plus tiles from the rest, instead of blindly.
+    /// Leaves the unseen tiles cannot hold, or larger than the opponent's rack, are ignored;
+    /// with none left the draw stays blind.
+    pub fn with_opponent_leaves(mut self, leaves: &[(Rack, f64)]) -> Setup {
+        let mut unseen = Rack::new();
+        for &t in &self.unseen {
+            add(&mut unseen, t);
+        }
+        let opp_len = self.unseen.len() - self.bag_len;
+        let mut total = 0.0;
+        self.opponent_leaves = leaves
+            .iter()
+            .filter(|(leave, p)| *p > 0.0 && leave.len() <= opp_len && unseen.contains(leave))
+            .map(|&(leave, p)| {
+                total += p;
+                (leave, total)
+            })
+            .collect();
+        if total > 0.0 {
+            for (_, c) in &mut self.opponent_leaves {
+                *c /= total;
+            }
+        }
+        self
+    }
+
+    /// Whether the opponent's rack is drawn from inferred leaves.
+    pub fn infers_opponent(&self) -> bool {
+        !self.opponent_leaves.is_empty()
     }
 
     /// The value of each candidate on iteration `i`'s draw, as (win probability, spread).
@@ -151,13 +286,27 @@ impl Setup {
     fn iteration_of(&self, i: u64, dawg: &Dawg, live: &[bool]) -> Vec<(f64, f64)> {
         let mut rng = SplitMix64::new(self.seed ^ i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut drawn = self.unseen.clone();
+        let opp_len = drawn.len() - self.bag_len;
+        // The opponent's kept leave, when it is inferred: drawn by its probability, its tiles
+        // taken out of the unseen ones before the rest are shuffled.
+        let mut opponent = Rack::new();
+        if !self.opponent_leaves.is_empty() {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let k =
+                self.opponent_leaves.partition_point(|&(_, c)| c <= u).min(self.opponent_leaves.len() - 1);
+            opponent = self.opponent_leaves[k].0;
+            for t in opponent.tiles() {
+                if let Some(at) = drawn.iter().position(|&d| d == t) {
+                    drawn.swap_remove(at);
+                }
+            }
+        }
         for k in (1..drawn.len()).rev() {
             drawn.swap(k, rng.below(k as u64 + 1) as usize);
         }
         // The bag is drawn from its end: the opponent's rack is the rest.
-        let opp_len = drawn.len() - self.bag_len;
-        let mut opponent = Rack::new();
-        for t in drawn.drain(..opp_len) {
+        let fill = opp_len - opponent.len();
+        for t in drawn.drain(..fill) {
             add(&mut opponent, t);
         }
         self.candidates
@@ -202,7 +351,7 @@ impl Setup {
 
 /// Top candidates by static equity (ties in the generator's order), plus the best exchange
 /// when the bag allows one, or a pass when there is nothing else.
-fn candidates(
+pub(crate) fn candidates(
     board: &Board,
     rack: &Rack,
     dawg: &Dawg,
@@ -342,8 +491,11 @@ pub struct Figures {
     win_sq: f64,
     spread_sum: f64,
     spread_sq: f64,
-    /// Ruled out: its upper bound fell below the leader's lower bound.
+    /// Ruled out: its upper bound fell below the leader's lower bound (or, in reserve, not
+    /// yet in the race).
     pub out: bool,
+    /// In reserve: not in the race yet.
+    pub waiting: bool,
 }
 
 impl Figures {
@@ -429,11 +581,29 @@ impl Difference {
 
 impl Tally {
     pub fn new(candidates: usize) -> Tally {
-        Tally {
-            figures: vec![Figures::default(); candidates],
-            pairs: vec![Figures::default(); candidates * candidates],
-            iterations: 0,
+        Tally::racing(candidates, candidates)
+    }
+
+    /// A tally of `candidates` of which the first `racing` race from the start and the rest
+    /// wait in reserve.
+    pub fn racing(candidates: usize, racing: usize) -> Tally {
+        let mut figures = vec![Figures::default(); candidates];
+        for f in figures.iter_mut().skip(racing.max(1)) {
+            f.out = true;
+            f.waiting = true;
         }
+        Tally { figures, pairs: vec![Figures::default(); candidates * candidates], iterations: 0 }
+    }
+
+    /// The next `count` candidates in reserve enter the race; how many did.
+    pub fn enter(&mut self, count: usize) -> usize {
+        let mut entered = 0;
+        for f in self.figures.iter_mut().filter(|f| f.waiting).take(count) {
+            f.waiting = false;
+            f.out = false;
+            entered += 1;
+        }
+        entered
     }
 
     /// Fold in one iteration's values (in iteration order, for determinism); candidates
@@ -471,47 +641,61 @@ impl Tally {
         }
     }
 
-    /// The best candidate so far (the first of equals).
+    /// The best candidate so far (the first of equals), among those that have raced.
     pub fn leader(&self) -> usize {
         let mut best = 0;
         for (i, f) in self.figures.iter().enumerate() {
-            if f.key() > self.figures[best].key() {
+            if !f.waiting && f.key() > self.figures[best].key() {
                 best = i;
             }
         }
         best
     }
 
-    /// Rule out every candidate the leader is ahead of with 99% confidence, on the draws both
-    /// met; true when only the leader is left.
-    pub fn prune(&mut self) -> bool {
-        if self.iterations < MIN_ITERATIONS {
-            return false;
-        }
+    /// Rule out every candidate the leader is ahead of by the race's threshold for the
+    /// candidates still in it ([`Race::z`]), on the draws both met; true when only the leader
+    /// is left.
+    pub fn prune(&mut self, race: &Race) -> bool {
         let leader = self.leader();
-        for i in 0..self.figures.len() {
-            if i != leader && !self.figures[i].out && self.difference(leader, i).clearly_ahead(Z99) {
+        let z = race.z(self.live().saturating_sub(1));
+        let n = self.figures.len();
+        for i in 0..n {
+            // Each pair is judged on at least the race's minimum of draws both met (a candidate
+            // from the reserve has met fewer than the others).
+            let met = self.pairs[leader.min(i) * n + leader.max(i)].iterations;
+            if i != leader
+                && !self.figures[i].out
+                && met >= race.min_iterations
+                && self.difference(leader, i).clearly_ahead(z)
+            {
                 self.figures[i].out = true;
             }
         }
         self.figures.iter().filter(|f| !f.out).count() <= 1
     }
+
+    /// Candidates still in the race.
+    pub fn live(&self) -> usize {
+        self.figures.iter().filter(|f| !f.out).count()
+    }
 }
 
-/// When to stop.
+/// When to stop (besides a race that leaves one candidate).
 #[derive(Clone, Debug)]
 pub struct Budget {
     pub deadline: Option<Instant>,
-    /// Iterations at most.
+    /// Iterations at most (no cap by default: the deadline or the race ends the search).
     pub max_iterations: u32,
     pub stop: Option<Arc<AtomicBool>>,
     /// Threads to run iterations on (1: this one).
     pub workers: usize,
+    /// When a candidate is ruled out.
+    pub race: Race,
 }
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { deadline: None, max_iterations: 2_000, stop: None, workers: 1 }
+        Budget { deadline: None, max_iterations: u32::MAX, stop: None, workers: 1, race: Race::default() }
     }
 }
 
@@ -522,15 +706,17 @@ impl Budget {
     }
 }
 
-/// Simulate until one candidate is ahead with 99% confidence, the iteration cap, or the budget;
-/// `progress` sees the tally after every batch and may stop the search by returning false.
+/// Simulate until the race leaves one candidate, or the budget (time, iterations, the stop
+/// flag) is spent; `progress` sees the tally after every batch and may stop the search by
+/// returning false. A setup with no deadline and no iteration cap must be stopped by
+/// `progress`, the flag or the race.
 pub fn simulate(
     setup: &Setup,
     dawg: &Dawg,
     budget: &Budget,
     mut progress: impl FnMut(&Tally) -> bool,
 ) -> Tally {
-    let mut tally = Tally::new(setup.candidates.len());
+    let mut tally = Tally::racing(setup.candidates.len(), setup.racing);
     if setup.candidates.len() == 1 {
         return tally;
     }
@@ -574,7 +760,11 @@ pub fn simulate(
         for values in &results {
             tally.add(values);
         }
-        let decided = tally.prune();
+        let mut decided = tally.prune(&budget.race);
+        // A race won with time to spare: the reserve's next candidates take on the winner.
+        if decided && budget.deadline.is_some() && !budget.spent() && tally.enter(WIDEN) > 0 {
+            decided = false;
+        }
         if !progress(&tally) || decided {
             break;
         }

@@ -56,12 +56,27 @@ pub fn best_by_equity(
     mode: Mode,
     leave: impl LeaveValue,
 ) -> Option<(f32, ScoredPlay)> {
+    best_by_equity_above(board, rack, dawg, mode, leave, f32::NEG_INFINITY)
+}
+
+/// [`best_by_equity`] among the plays whose equity is above `floor` (None when no play is):
+/// the question "does any play beat this much?" that rack inference asks for every rack it
+/// considers. The floor cuts the search as a play found of that equity would: only tasks whose
+/// bound exceeds it are searched, so a high floor answers in a fraction of the full search.
+pub fn best_by_equity_above(
+    board: &Board,
+    rack: &Rack,
+    dawg: &Dawg,
+    mode: Mode,
+    leave: impl LeaveValue,
+    floor: f32,
+) -> Option<(f32, ScoredPlay)> {
     if rack.is_empty() {
         return None;
     }
     if rack.len() > SIZE {
         // No game deals such a rack; the bounds below count at most a line of tiles.
-        return best_by_equity_full(board, rack, dawg, mode, leave);
+        return best_by_equity_full(board, rack, dawg, mode, leave).filter(|(e, _)| *e > floor);
     }
     let leaves = Leaves::new(rack, &leave);
     let mut bounds = Bounds::new(board, rack, &leaves, dawg.anagrams());
@@ -91,11 +106,11 @@ pub fn best_by_equity(
     let existing = (board.rules().options.no_repeated_words && !board.is_empty())
         .then(|| board.words_on_board().into_iter().collect::<HashSet<Vec<Letter>>>())
         .filter(|words| !words.is_empty());
-    let mut sink = BestSink { board, leaves: &leaves, existing, best: None };
+    let mut sink = BestSink { board, leaves: &leaves, existing, floor, best: None };
     let mut g = Gen::new(board, rack, dawg, &mut sink);
     let mut loaded: Option<(Direction, u8)> = None;
     for task in tasks {
-        if g.sink.best.is_some_and(|(e, _)| task.bound < e) {
+        if task.bound <= floor || g.sink.best.is_some_and(|(e, _)| task.bound < e) {
             break;
         }
         if loaded != Some((task.dir, task.line)) {
@@ -181,6 +196,8 @@ struct BestSink<'a> {
     leaves: &'a Leaves,
     /// Words already on the board, under the no-repeated-words option.
     existing: Option<HashSet<Vec<Letter>>>,
+    /// Plays of this equity or less are not wanted.
+    floor: f32,
     best: Option<(f32, ScoredPlay)>,
 }
 
@@ -189,7 +206,7 @@ impl PlaySink for BestSink<'_> {
     fn accept(&mut self, play: &Play, score: i32) {
         let equity = score as f32 + self.leaves.after(play);
         let sp = ScoredPlay { play: *play, score };
-        if !better(&self.best, equity, &sp) {
+        if equity <= self.floor || !better(&self.best, equity, &sp) {
             return;
         }
         // Only a play that would be the best is checked: the check costs an evaluation.

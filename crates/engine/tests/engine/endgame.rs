@@ -138,3 +138,38 @@ fn unseen_tiles_are_the_opponents_rack() {
     let unseen = Position::unseen(game.board(), game.rack(me).unwrap()).unwrap();
     assert_eq!(&unseen, game.rack(1 - me).unwrap());
 }
+
+#[test]
+fn several_lines_are_best_first_each_to_the_end_and_the_first_is_the_one_line_answer() {
+    let mut checked = 0;
+    for kind in RulesetKind::ALL {
+        let mut seed = 0;
+        let mut here = 0;
+        while here < 4 {
+            seed += 1;
+            assert!(seed < 400, "{kind}: too few small endgames");
+            let Some(game) = endgame(kind, seed, 4) else { continue };
+            let Some(position) = Position::from_game(&game) else { continue };
+            let dawg = game.config().lexicon.dawg();
+            let one = solve(&position, dawg, Budget::default());
+            let three = solve(&position, dawg, Budget { lines: 3, ..Budget::default() });
+            let what = format!("{kind} seed {seed}");
+            assert!(one.exact && three.exact, "{what}");
+            assert_eq!((three.value, &three.pv), (one.value, &one.pv), "{what}: the first line");
+            assert_eq!(three.lines[0].value, one.value, "{what}");
+            assert!(!three.lines.is_empty() && three.lines.len() <= 3, "{what}");
+            for pair in three.lines.windows(2) {
+                assert!(pair[0].value >= pair[1].value, "{what}: values never increase");
+                assert_ne!(pair[0].pv[0], pair[1].pv[0], "{what}: each line has its own first move");
+            }
+            for (i, line) in three.lines.iter().enumerate() {
+                // Every line is exact: played through the game, it ends at the promised spread;
+                // and it agrees with minimax on the position after its first move.
+                replay(game.clone(), &line.pv, line.value, &format!("{what} line {i}"));
+            }
+            here += 1;
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12);
+}

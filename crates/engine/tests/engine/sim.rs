@@ -34,7 +34,7 @@ fn capped(iterations: u32, workers: usize) -> Budget {
 fn every_candidate_meets_the_same_draw_and_the_same_seed_gives_the_same_answer() {
     let game = midgame(RulesetKind::English, 3, 6);
     let dawg = game.config().lexicon.dawg();
-    let params = Params { candidates: 6, plies: 2, seed: 42 };
+    let params = Params { candidates: 6, plies: 2, seed: 42, reserve: 0 };
     let setup = Setup::from_game(&game, game.to_move(), params).unwrap();
     assert!(setup.candidates.len() >= 2);
     // An iteration is a function of the seed and its number.
@@ -81,8 +81,12 @@ fn a_candidate_clearly_behind_is_ruled_out_and_progress_can_stop_the_search() {
     let raced = (1..30)
         .map(|seed| {
             let game = midgame(RulesetKind::English, seed, 8);
-            let setup = Setup::from_game(&game, game.to_move(), Params { candidates: 10, plies: 2, seed: 1 })
-                .unwrap();
+            let setup = Setup::from_game(
+                &game,
+                game.to_move(),
+                Params { candidates: 10, plies: 2, seed: 1, reserve: 0 },
+            )
+            .unwrap();
             let tally = simulate(&setup, game.config().lexicon.dawg(), &capped(400, 1), |_| true);
             (game, setup, tally)
         })
@@ -200,8 +204,8 @@ fn lines_long_enough_play_a_late_position_out_to_a_final_result() {
     let dawg = game.config().lexicon.dawg();
     let me = game.to_move();
     let final_result = |win: f64| win == 0.0 || win == 0.5 || win == 1.0;
-    let out = Setup::from_game(&game, me, Params { candidates: 4, plies: 24, seed: 7 }).unwrap();
-    let short = Setup::from_game(&game, me, Params { candidates: 4, plies: 2, seed: 7 }).unwrap();
+    let out = Setup::from_game(&game, me, Params { candidates: 4, plies: 24, seed: 7, reserve: 0 }).unwrap();
+    let short = Setup::from_game(&game, me, Params { candidates: 4, plies: 2, seed: 7, reserve: 0 }).unwrap();
     assert!(out.candidates.len() >= 2);
     let mut open = 0;
     for i in 0..8 {
@@ -225,7 +229,7 @@ fn a_line_ends_at_the_scoreless_turn_limit_as_the_game_does() {
         let rack = *game.rack(me).unwrap();
         let limit = rules(kind).options.scoreless_turn_limit.turns(2);
         let setup = |zeros, plies| {
-            let params = Params { candidates: 2, plies, seed: 9 };
+            let params = Params { candidates: 2, plies, seed: 9, reserve: 0 };
             Setup::new(game.board(), rack, 0, game.bag_len(), zeros, dawg, params).unwrap()
         };
         let exchange = setup(0, 2)
