@@ -99,7 +99,7 @@ async fn main() {
     // A live game some turns in: the person plays the best play, the bot answers.
     let mut g = GamesClient::connect(base.clone()).await.unwrap();
     let mut a = AnalysisClient::connect(base.clone()).await.unwrap();
-    let seat = |kind| pb::SeatSpec { kind: Some(kind) };
+    let seat = |kind| pb::SeatSpec { kind: Some(kind), think_ms: None };
     let created = g
         .create_game(pb::CreateGameRequest {
             seats: vec![

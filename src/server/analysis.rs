@@ -25,7 +25,9 @@ pub struct AnalysisService {
 }
 
 impl AnalysisService {
-    async fn resolve(
+    /// The position a request names: a live game as the caller sees it (its own rack only), or
+    /// a CGP line (its board built on the pool, and cached).
+    pub(super) async fn resolve(
         &self,
         position: Option<&pb::Position>,
         metadata: &tonic::metadata::MetadataMap,
@@ -284,11 +286,68 @@ impl Analysis for AnalysisService {
     }
 
     type SimulateStream = SimStream;
+    type SolvePreEndgameStream = super::pre_endgame::PegStream;
+
+    async fn infer_rack(
+        &self,
+        request: Request<pb::InferRackRequest>,
+    ) -> Result<Response<pb::InferRackResponse>, Status> {
+        super::inference::infer_rack(self, request).await
+    }
+
+    async fn solve_pre_endgame(
+        &self,
+        request: Request<pb::SolvePreEndgameRequest>,
+    ) -> Result<Response<Self::SolvePreEndgameStream>, Status> {
+        super::pre_endgame::solve(self, request).await
+    }
 
     async fn simulate(&self, request: Request<pb::SimulateRequest>) -> Result<Response<SimStream>, Status> {
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
-        let req = request.into_inner();
-        let (setup, budget_ms) = Self::simulation(&r, &req)?;
+        let (mut setup, budget_ms) = Self::simulation(&r, request.get_ref())?;
+        if request.get_ref().infer_opponent {
+            let Some(pb::position::Source::GameId(id)) =
+                request.get_ref().position.as_ref().and_then(|p| p.source.as_ref())
+            else {
+                return Err(errors::bad_field(
+                    "infer_opponent",
+                    "inference needs a game's history: give a game_id",
+                ));
+            };
+            // The caller on its turn knows its own rack, and the inference may use it; anyone
+            // else's inference sees only what was public.
+            let snapshot = self.state.snapshot(id).await?;
+            let game = snapshot.game();
+            let own = super::auth::viewer(request.metadata(), &snapshot)?.seat() == Some(game.to_move());
+            let observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
+            if let Some(observation) = observation {
+                let lexicon = r.lexicon.clone();
+                let inferred = self
+                    .state
+                    .host
+                    .pool()
+                    .run(move || {
+                        let limits = crate::infer::Budget {
+                            deadline: Some(
+                                Instant::now() + Duration::from_millis(u64::from(budget_ms) / 10 + 1),
+                            ),
+                            ..Default::default()
+                        };
+                        crate::infer::infer(
+                            &observation,
+                            lexicon.dawg(),
+                            crate::infer::Params::default(),
+                            limits,
+                        )
+                        .ok()
+                    })
+                    .await
+                    .flatten();
+                if let Some(inference) = inferred {
+                    setup = setup.with_opponent_leaves(&inference.leaves);
+                }
+            }
+        }
         let alphabet = r.board.rules().alphabet;
         let lexicon = r.lexicon.clone();
         // As for the endgame: on the pool, never more searches at once than leaves bots a
@@ -308,6 +367,7 @@ impl Analysis for AnalysisService {
                 max_iterations: 1_000_000,
                 stop: Some(stop_flag),
                 workers,
+                ..sim::Budget::default()
             };
             // The first batch is reported at once (the candidates and their first figures),
             // then about every SIM_REPORT.
@@ -348,6 +408,11 @@ impl Analysis for AnalysisService {
                 return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_ENDGAME_MS} ms")));
             }
         };
+        let lines = match req.lines {
+            0 => 1,
+            n if n <= MAX_ENDGAME_LINES => n as usize,
+            n => return Err(errors::bad_field("lines", format!("{n}: at most {MAX_ENDGAME_LINES} lines"))),
+        };
         if r.over {
             return Err(errors::game_state("the game is over"));
         }
@@ -355,7 +420,7 @@ impl Analysis for AnalysisService {
             return Err(errors::not_an_endgame(format!("{} players: the solver plays two", r.players)));
         }
         let racks = Self::endgame_racks(&r, req.rack.as_ref())?;
-        let position = endgame::Position { board: (*r.board).clone(), racks, zeros: r.zeros };
+        let position = endgame::Position::new((*r.board).clone(), racks, r.zeros);
         let lexicon = r.lexicon.clone();
         // A search is CPU work for up to a minute: on the pool, never on the runtime's threads,
         // and never on every pool thread at once (bots keep one). The budget runs from when a
@@ -366,6 +431,7 @@ impl Analysis for AnalysisService {
         let budget = endgame::Budget {
             deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
             stop: Some(stop.0.clone()),
+            lines,
             ..endgame::Budget::default()
         };
         let solution = self
@@ -376,25 +442,34 @@ impl Analysis for AnalysisService {
             .await
             .ok_or_else(|| errors::internal("the endgame search failed"))?;
         let alphabet = r.board.rules().alphabet;
-        let principal_variation = solution
-            .pv
-            .iter()
-            .map(|m| match m {
-                endgame::Move::Play { play, score } => pb::EndgameMove {
-                    play: Some(convert::play_to(play, alphabet)),
-                    score: *score,
-                    pass: false,
-                },
-                endgame::Move::Pass => pb::EndgameMove { play: None, score: 0, pass: true },
-            })
-            .collect();
+        let moves = |pv: &[endgame::Move]| -> Vec<pb::EndgameMove> {
+            pv.iter()
+                .map(|m| match m {
+                    endgame::Move::Play { play, score } => pb::EndgameMove {
+                        play: Some(convert::play_to(play, alphabet)),
+                        score: *score,
+                        pass: false,
+                    },
+                    endgame::Move::Pass => pb::EndgameMove { play: None, score: 0, pass: true },
+                })
+                .collect()
+        };
         Ok(Response::new(pb::SolveEndgameResponse {
-            principal_variation,
+            principal_variation: moves(&solution.pv),
             value: solution.value,
             final_spread: r.spread.saturating_add(solution.value),
             exact: solution.exact,
             depth: solution.depth,
             nodes: solution.nodes,
+            lines: solution
+                .lines
+                .iter()
+                .map(|l| pb::EndgameLine {
+                    principal_variation: moves(&l.pv),
+                    value: l.value,
+                    final_spread: r.spread.saturating_add(l.value),
+                })
+                .collect(),
         }))
     }
 }
@@ -428,26 +503,35 @@ impl AnalysisService {
         if r.players != 2 {
             return Err(errors::not_two_players(r.players));
         }
-        if req.rack.is_none() && !r.rack_to_move {
-            return Err(errors::bad_field(
-                "rack",
-                "the simulation needs the side to move's rack: give it, or ask on your turn",
-            ));
-        }
-        let rack = Self::rack(r, req.rack.as_ref())?;
-        if rack.is_empty() {
-            return Err(errors::bad_field("rack", "an empty rack has nothing to simulate"));
-        }
+        let rack = Self::mover_rack(r, req.rack.as_ref(), "the simulation")?;
         let rules = r.board.rules();
         let unseen = endgame::Position::unseen(&r.board, &rack).ok_or_else(|| {
             errors::bad_field("rack", "the board and the rack hold more tiles than the tile set")
         })?;
         // What the side to move cannot see is the opponent's full rack and the bag.
         let bag = unseen.len().saturating_sub(rules.rack_size);
-        let params = sim::Params { candidates, plies, seed: req.seed };
+        let params = sim::Params { candidates, plies, seed: req.seed, reserve: 0 };
         let setup = sim::Setup::new(&r.board, rack, r.spread, bag, r.zeros, r.lexicon.dawg(), params)
             .ok_or_else(|| errors::game_state("nothing to simulate"))?;
         Ok((setup, budget_ms))
+    }
+}
+
+impl AnalysisService {
+    /// The side to move's rack for a search (`what`): as given, or the position's when it is
+    /// the side to move's (a CGP's first rack, the caller's on its turn); not empty.
+    pub(super) fn mover_rack(r: &Position, given: Option<&String>, what: &str) -> Result<Rack, Status> {
+        if given.is_none() && !r.rack_to_move {
+            return Err(errors::bad_field(
+                "rack",
+                format!("{what} needs the side to move's rack: give it, or ask on your turn"),
+            ));
+        }
+        let rack = Self::rack(r, given)?;
+        if rack.is_empty() {
+            return Err(errors::bad_field("rack", format!("an empty rack: nothing for {what} to search")));
+        }
+        Ok(rack)
     }
 }
 
@@ -495,7 +579,7 @@ fn sim_update(
             out
         })
         .collect();
-    pb::SimulateUpdate { candidates, iterations: tally.iterations, done }
+    pb::SimulateUpdate { candidates, iterations: tally.iterations, done, inferred: setup.infers_opponent() }
 }
 
 type SimStream = Pin<Box<dyn Stream<Item = Result<pb::SimulateUpdate, Status>> + Send>>;
@@ -510,7 +594,7 @@ const MAX_SIM_PLIES: u32 = 10;
 const SIM_REPORT: Duration = Duration::from_millis(100);
 
 /// Raises its flag when dropped: with the request's future, when the caller goes away.
-struct StopOnDrop(Arc<AtomicBool>);
+pub(super) struct StopOnDrop(pub(super) Arc<AtomicBool>);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
@@ -521,3 +605,4 @@ impl Drop for StopOnDrop {
 /// SolveEndgame's search time when the request names none, and the most it may ask for.
 const DEFAULT_ENDGAME_MS: u32 = 1000;
 const MAX_ENDGAME_MS: u32 = 60_000;
+const MAX_ENDGAME_LINES: u32 = 10;

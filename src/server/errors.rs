@@ -161,6 +161,12 @@ pub fn not_an_endgame(why: String) -> Status {
     Status::failed_precondition(why)
 }
 
+/// What the game's state does not allow yet or any more (a turn not yet taken, a bag too full
+/// or too empty for the pre-endgame): FAILED_PRECONDITION. The reason is bounded.
+pub fn precondition(why: impl Into<String>) -> Status {
+    Status::failed_precondition(clip_to(&why.into(), DESCRIPTION_CHARS))
+}
+
 /// A search for two players asked of a game of more: FAILED_PRECONDITION.
 pub fn not_two_players(players: usize) -> Status {
     Status::failed_precondition(format!("{players} players: the search plays two"))

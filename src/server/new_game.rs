@@ -5,6 +5,7 @@ use super::auth;
 use super::convert;
 use super::errors;
 use super::state::AppState;
+use crate::bot::BotLevel;
 use crate::game::record::nicknames;
 use crate::game::{ClockConfig, GameConfig};
 use crate::host::{Seat, SeatKind, default_bot_delay_ms};
@@ -32,6 +33,10 @@ pub fn display_name(field: &str, name: &str) -> Result<String, Status> {
 /// A game configuration, its seats, each human seat's token (None for bots and open seats),
 /// and its bots' pace.
 pub type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
+
+/// The least and most a champion seat may be asked to think per move, in ms.
+const MIN_THINK_MS: u32 = 50;
+const MAX_THINK_MS: u32 = 60_000;
 
 /// The longest pause a game's bots may be asked to take before moving.
 const MAX_BOT_DELAY_MS: u32 = 60_000;
@@ -68,11 +73,29 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
     }
     let mut specs: Vec<(String, SeatKind)> = Vec::new();
+    let mut thinks: Vec<Option<u32>> = Vec::new();
     let mut tokens = Vec::new();
     // Seats without a name get one that is already a record's nickname (`seat0`,
     // `strong_bot`), made unique: views and GCG then call them the same.
     let mut defaulted = Vec::new();
     for (i, s) in req.seats.iter().enumerate() {
+        let champion = matches!(&s.kind, Some(pb::seat_spec::Kind::Bot(l)) if convert::bot_from(*l)? == BotLevel::Champion);
+        thinks.push(match s.think_ms {
+            None => None,
+            Some(_) if !champion => {
+                return Err(errors::bad_field(
+                    &format!("seats[{i}].think_ms"),
+                    "only a champion bot thinks: the other seats take no thinking time",
+                ));
+            }
+            Some(ms) if (MIN_THINK_MS..=MAX_THINK_MS).contains(&ms) => Some(ms),
+            Some(ms) => {
+                return Err(errors::bad_field(
+                    &format!("seats[{i}].think_ms"),
+                    format!("{ms} ms: {MIN_THINK_MS} to {MAX_THINK_MS}"),
+                ));
+            }
+        });
         match &s.kind {
             Some(pb::seat_spec::Kind::Bot(level)) => {
                 let level = convert::bot_from(*level)?;
@@ -104,7 +127,11 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     for i in defaulted {
         specs[i].0 = nicks[i].clone();
     }
-    let seats: Vec<Seat> = specs.into_iter().map(|(name, kind)| Seat::new(name, kind)).collect();
+    let seats: Vec<Seat> = specs
+        .into_iter()
+        .zip(thinks)
+        .map(|((name, kind), think)| Seat::new(name, kind).with_think_ms(think))
+        .collect();
     let seed = match req.seed {
         Some(s) => s,
         None => {

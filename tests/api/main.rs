@@ -10,6 +10,7 @@ mod server_analysis;
 mod server_bad_input;
 mod server_bounded_errors;
 mod server_challenges;
+mod server_champion;
 mod server_endgame;
 mod server_finished_games;
 mod server_gcg_round_trip;

@@ -43,7 +43,7 @@ fn small_endgame(kind: RulesetKind, seed: u64) -> Option<(Game, String)> {
 }
 
 fn solve_request(position: Option<pb::Position>, budget_ms: u32) -> pb::SolveEndgameRequest {
-    pb::SolveEndgameRequest { position, rack: None, budget_ms }
+    pb::SolveEndgameRequest { position, rack: None, budget_ms, lines: 0 }
 }
 
 #[tokio::test]

@@ -14,7 +14,15 @@ const WINDY: &str = "15/15/15/15/15/15/15/3WINDY7/15/15/15/15/15/15/15 AEINRST/ 
 const MIRRORED: &str = "15/15/15/15/15/15/15/7Q7/15/15/15/15/15/15/15 ADEILRU/ 0/0 0 lex en;";
 
 fn request(position: Option<pb::Position>, budget_ms: u32) -> pb::SimulateRequest {
-    pb::SimulateRequest { position, rack: None, candidates: 5, plies: None, budget_ms, seed: 7 }
+    pb::SimulateRequest {
+        position,
+        rack: None,
+        candidates: 5,
+        plies: None,
+        budget_ms,
+        seed: 7,
+        infer_opponent: false,
+    }
 }
 
 /// Every update of a stream until it closes (a hang guard, not a timing measure).

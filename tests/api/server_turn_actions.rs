@@ -115,11 +115,13 @@ async fn default_names_are_the_record_nicknames() {
     let seats = vec![
         pb::SeatSpec {
             kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: String::new(), open: false })),
+            think_ms: None,
         },
         bot(pb::BotLevel::Strong),
         bot(pb::BotLevel::Strong),
         pb::SeatSpec {
             kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: String::new(), open: true })),
+            think_ms: None,
         },
     ];
     let c = g

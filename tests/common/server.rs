@@ -94,11 +94,14 @@ pub fn authed<T>(msg: T, token: &str) -> Request<T> {
 }
 
 pub fn human(name: &str) -> pb::SeatSpec {
-    pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })) }
+    pb::SeatSpec {
+        kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })),
+        think_ms: None,
+    }
 }
 
 pub fn bot(level: pb::BotLevel) -> pb::SeatSpec {
-    pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)) }
+    pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)), think_ms: None }
 }
 
 pub fn create(

@@ -193,6 +193,7 @@ async fn joins_and_clock_readings_survive_a_restart() {
     let mut g = srv.games().await;
     let open = pb::SeatSpec {
         kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: String::new(), open: true })),
+        think_ms: None,
     };
     let mut req = create(pb::Ruleset::Erudit, pb::ChallengeRule::Single, vec![human("host"), open], 5);
     req.clock = Some(pb::ClockSpec {

@@ -216,7 +216,7 @@ async fn drive(
                 open: i == 1 && shape & 0x40 != 0,
             })
         };
-        specs.push(pb::SeatSpec { kind: Some(kind) });
+        specs.push(pb::SeatSpec { kind: Some(kind), think_ms: None });
     }
     let request = pb::CreateGameRequest {
         ruleset: 1 + (head % 3) as i32,

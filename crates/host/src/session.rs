@@ -599,7 +599,8 @@ impl Actor {
             return;
         }
         self.jobs += 1;
-        let budget = bot::champion_budget(game, game.to_move(), self.clock.now_ms());
+        let budget =
+            bot::champion_budget(game, game.to_move(), self.clock.now_ms(), self.core.think(game.to_move()));
         let game = game.clone();
         let (results, metrics, hook, id) =
             (results.clone(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);

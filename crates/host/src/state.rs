@@ -29,11 +29,26 @@ pub enum SeatKind {
 pub struct Seat {
     name: String,
     kind: SeatKind,
+    /// A champion's thinking time per move, in ms (None: the default).
+    think_ms: Option<u32>,
 }
 
 impl Seat {
     pub fn new(name: String, kind: SeatKind) -> Seat {
-        Seat { name, kind }
+        Seat { name, kind, think_ms: None }
+    }
+
+    /// The seat with a bot's thinking time per move (for a champion; the others do not search).
+    pub fn with_think_ms(mut self, think_ms: Option<u32>) -> Seat {
+        self.think_ms = think_ms;
+        self
+    }
+
+    /// How long the seat's bot may think per move, before clocks have their say.
+    pub fn think(&self) -> std::time::Duration {
+        self.think_ms.map_or(dawgref_engine::bot::CHAMPION_BUDGET, |ms| {
+            std::time::Duration::from_millis(u64::from(ms))
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -83,10 +98,14 @@ impl Seat {
                 name: self.name.clone(),
                 bot: String::new(),
                 token_hash: token.map(|t| t.to_vec()).unwrap_or_default(),
+                think_ms: None,
             },
-            SeatKind::Bot(level) => {
-                SeatRecord { name: self.name.clone(), bot: level.name().to_string(), token_hash: Vec::new() }
-            }
+            SeatKind::Bot(level) => SeatRecord {
+                name: self.name.clone(),
+                bot: level.name().to_string(),
+                token_hash: Vec::new(),
+                think_ms: self.think_ms,
+            },
         }
     }
 
@@ -102,7 +121,7 @@ impl Seat {
         } else {
             SeatKind::Bot(s.bot.parse::<BotLevel>().map_err(|e| format!("seat {i}: {e}"))?)
         };
-        Ok(Seat { name: s.name.clone(), kind })
+        Ok(Seat { name: s.name.clone(), kind, think_ms: s.think_ms })
     }
 }
 
@@ -148,6 +167,11 @@ impl Core {
 
     pub(super) fn bot_level(&self, seat: usize) -> Option<BotLevel> {
         self.seats.get(seat)?.bot_level()
+    }
+
+    /// How long `seat`'s bot may think per move (before clocks have their say).
+    pub(super) fn think(&self, seat: usize) -> std::time::Duration {
+        self.seats.get(seat).map_or(dawgref_engine::bot::CHAMPION_BUDGET, Seat::think)
     }
 
     /// The first response to `seat`'s request `key`, if it was answered before.

@@ -84,6 +84,9 @@ pub struct SeatRecord {
     /// SHA-256 of the seat's token; empty while the seat is open (and for bots).
     #[prost(bytes = "vec", tag = "3")]
     pub token_hash: Vec<u8>,
+    /// A bot's thinking time per move, in ms (unset: the default).
+    #[prost(uint32, optional, tag = "4")]
+    pub think_ms: Option<u32>,
 }
 
 /// What one engine call was.

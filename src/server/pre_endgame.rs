@@ -1,0 +1,163 @@
+//! `Analysis.SolvePreEndgame`: the request checked and turned into a [`peg::Setup`], searched
+//! on the pool (never more searches at once than leave bots a thread), its report streamed after
+//! every scenario.
+
+use super::analysis::{AnalysisService, StopOnDrop};
+use super::{convert, errors};
+use crate::alphabet::Alphabet;
+use crate::peg;
+use crate::proto::v1 as pb;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+const DEFAULT_MS: u32 = 5000;
+const MAX_MS: u32 = 60_000;
+const DEFAULT_CANDIDATES: u32 = 10;
+const MAX_CANDIDATES: u32 = 30;
+const DEFAULT_SCENARIOS: u32 = 200;
+const MAX_SCENARIOS: u32 = 10_000;
+/// Reports at most this often (the last one always goes).
+const REPORT: Duration = Duration::from_millis(100);
+
+pub type PegStream = Pin<Box<dyn Stream<Item = Result<pb::PreEndgameUpdate, Status>> + Send>>;
+
+pub async fn solve(
+    service: &AnalysisService,
+    request: Request<pb::SolvePreEndgameRequest>,
+) -> Result<Response<PegStream>, Status> {
+    let r = service.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
+    let req = request.into_inner();
+    let budget_ms = match req.budget_ms {
+        0 => DEFAULT_MS,
+        ms if ms <= MAX_MS => ms,
+        ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_MS} ms"))),
+    };
+    let candidates = match req.candidates {
+        0 => DEFAULT_CANDIDATES,
+        n if n <= MAX_CANDIDATES => n,
+        n => return Err(errors::bad_field("candidates", format!("{n}: at most {MAX_CANDIDATES}"))),
+    };
+    let max_scenarios = match req.max_scenarios {
+        0 => DEFAULT_SCENARIOS,
+        n if n <= MAX_SCENARIOS => n,
+        n => return Err(errors::bad_field("max_scenarios", format!("{n}: at most {MAX_SCENARIOS}"))),
+    };
+    if r.over {
+        return Err(errors::game_state("the game is over"));
+    }
+    if r.players != 2 {
+        return Err(errors::not_two_players(r.players));
+    }
+    let rack = AnalysisService::mover_rack(&r, req.rack.as_ref(), "the pre-endgame")?;
+    let unseen = crate::endgame::Position::unseen(&r.board, &rack).ok_or_else(|| {
+        errors::bad_field("rack", "the board and the rack hold more tiles than the tile set")
+    })?;
+    let rack_size = r.board.rules().rack_size;
+    let bag = unseen.len().saturating_sub(rack_size);
+    if !(1..=peg::MAX_BAG).contains(&bag) {
+        return Err(errors::precondition(format!(
+            "{bag} tiles in the bag ({} unseen, a rack holds {rack_size}): the pre-endgame is for 1 to {}",
+            unseen.len(),
+            peg::MAX_BAG
+        )));
+    }
+    let setup = peg::Setup::new(
+        &r.board,
+        rack,
+        unseen,
+        bag,
+        r.spread,
+        r.zeros,
+        r.lexicon.dawg(),
+        candidates as usize,
+    )
+    .map_err(|e| errors::precondition(e.to_string()))?;
+    let alphabet = r.board.rules().alphabet;
+    let lexicon = r.lexicon.clone();
+    let permit = service.state.searches.clone().acquire_owned().await.map_err(|_| errors::shutting_down())?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::PreEndgameUpdate, Status>>(4);
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_flag = stop.clone();
+    service.state.host.pool().spawn(move || {
+        let _permit = permit;
+        // The budget runs from when a thread is free.
+        let budget = peg::Budget {
+            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
+            stop: Some(stop_flag),
+            max_scenarios: max_scenarios as usize,
+            seed: req.seed,
+            ..peg::Budget::default()
+        };
+        let mut last: Option<Instant> = None;
+        let report = peg::solve(&setup, lexicon.dawg(), &budget, |report| {
+            if last.is_none_or(|l| l.elapsed() >= REPORT) {
+                last = Some(Instant::now());
+                let update = Ok(update(&setup, report, alphabet, false));
+                if let Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) = tx.try_send(update) {
+                    return false;
+                }
+            }
+            true
+        });
+        let _ = tx.blocking_send(Ok(update(&setup, &report, alphabet, true)));
+    });
+    // The stream owns the flag: when the client goes away, the search stops.
+    let guard = StopOnDrop(stop);
+    let stream = tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
+        let _ = &guard;
+        m
+    });
+    Ok(Response::new(Box::pin(stream)))
+}
+
+/// The report as a message: every candidate, best first.
+fn update(setup: &peg::Setup, report: &peg::Report, alphabet: Alphabet, done: bool) -> pb::PreEndgameUpdate {
+    let best = report.best();
+    let mut order: Vec<usize> = (0..setup.candidates.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (&report.records[a], &report.records[b]);
+        (b == best)
+            .cmp(&(a == best))
+            .then(rb.win_share().total_cmp(&ra.win_share()))
+            .then(rb.mean_spread().total_cmp(&ra.mean_spread()))
+            .then(a.cmp(&b))
+    });
+    let candidates = order
+        .into_iter()
+        .map(|i| {
+            let c = &setup.candidates[i];
+            let r = &report.records[i];
+            let w = r.weight();
+            let share = |x: f64| if w > 0.0 { x / w } else { 0.0 };
+            let mut out = pb::PreEndgameCandidate {
+                score: c.score,
+                equity: f64::from(c.equity),
+                wins: share(r.wins),
+                draws: share(r.draws),
+                losses: share(r.losses),
+                win_percent: 100.0 * r.win_share(),
+                mean_spread: r.mean_spread(),
+                scenarios: r.scenarios,
+                proven: r.exact,
+                ..Default::default()
+            };
+            match &c.action {
+                crate::game::Action::Play(play) => out.play = Some(convert::play_to(play, alphabet)),
+                _ => out.pass = true,
+            }
+            out
+        })
+        .collect();
+    pb::PreEndgameUpdate {
+        candidates,
+        scenarios_done: report.scenarios_done as u32,
+        scenarios: report.scenarios as u32,
+        every_order: report.every_order,
+        exact: report.exact(),
+        done,
+    }
+}
