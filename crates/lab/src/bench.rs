@@ -125,6 +125,13 @@ pub enum BenchCommand {
         /// Time per solve, in milliseconds.
         #[arg(long, default_value_t = 1000)]
         budget_ms: u64,
+        /// Only solve (no play-outs): the distribution of solve times on positions whose side
+        /// to move holds a full rack, and with `--lines N` > 1 each position solved again for
+        /// N lines, the time ratio reported.
+        #[arg(long)]
+        solve_only: bool,
+        #[arg(long, default_value_t = 1)]
+        lines: usize,
     },
     /// Simulation speed: iterations per second on one core (an iteration plays every candidate
     /// not yet ruled out, and its plies, on one draw), on mid-game positions of seeded
@@ -146,6 +153,14 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         iterations: u32,
     },
+    /// Rack inference on strong-bot plays and on the human plays of GCG records: how much
+    /// likelier it makes the true leave than a blind draw.
+    Infer(super::bench_champion::InferArgs),
+    /// The pre-endgame on positions with one (or `--bag`) tile(s) in the bag: how often every
+    /// draw is proven for every candidate within the budget.
+    Peg(super::bench_champion::PegArgs),
+    /// How much of its budget the champion thinks on mid-game moves (a histogram).
+    Think(super::bench_champion::ThinkArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -171,12 +186,24 @@ pub struct PositionArgs {
 pub fn run(cmd: BenchCommand) -> CliResult {
     match cmd {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
+        BenchCommand::Infer(args) => super::bench_champion::infer(args),
+        BenchCommand::Peg(args) => super::bench_champion::peg(args),
+        BenchCommand::Think(args) => super::bench_champion::think(args),
         BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
-        BenchCommand::Endgame { positions, seed, ruleset, budget_ms } => {
+        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: false, .. } => {
             endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
+        }
+        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: true, lines } => {
+            endgame_solves(
+                positions.clamp(1, 100_000),
+                seed,
+                ruleset,
+                budget_ms.clamp(1, 600_000),
+                lines.clamp(1, 20),
+            )
         }
         BenchCommand::Sim { positions, seed, ruleset, candidates, plies, iterations } => sim(
             positions.clamp(1, 10_000),
@@ -521,6 +548,74 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
     Ok(ExitCode::SUCCESS)
 }
 
+/// Solve times of the first bag-empty position of strong-bot games where the side to move holds
+/// a full rack: the share solved exactly within the budget, the distribution, and with `lines`
+/// > 1 the time for that many lines against one.
+fn endgame_solves(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64, lines: usize) -> CliResult {
+    use dawgref::endgame::{Budget, Position, solve};
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let budget = Duration::from_millis(budget_ms);
+    let bar = dawgref::console::games_bar(positions);
+    let (mut times_ms, mut exact, mut nodes, mut ratios) = (Vec::new(), 0u64, 0u64, Vec::new());
+    let mut g = seed;
+    while (times_ms.len() as u64) < positions {
+        g += 1;
+        let Some(game) = bag_empty_game(&rules, &lexicon, g) else { continue };
+        let Some(position) = Position::from_game(&game) else { continue };
+        if position.racks[0].len() < rules.rack_size {
+            continue;
+        }
+        let start = Instant::now();
+        let b = Budget { deadline: Some(start + budget), ..Budget::default() };
+        let one = solve(&position, lexicon.dawg(), b);
+        let took = start.elapsed().as_secs_f64() * 1000.0;
+        times_ms.push(took);
+        nodes += one.nodes;
+        exact += u64::from(one.exact);
+        if lines > 1 && one.exact {
+            let start = Instant::now();
+            let b = Budget { deadline: Some(start + budget * 3), lines, ..Budget::default() };
+            let many = solve(&position, lexicon.dawg(), b);
+            if many.exact {
+                assert_eq!(many.value, one.value, "seed {g}: the first line is the one-line answer");
+                ratios.push(start.elapsed().as_secs_f64() * 1000.0 / took.max(1e-3));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let n = times_ms.len() as f64;
+    let mut sorted = times_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let within = |ms: f64| 100.0 * times_ms.iter().filter(|&&t| t <= ms).count() as f64 / n;
+    println!(
+        "{kind}: {positions} bag-empty positions, full rack to move (strong-bot games from seed {}), budget {budget_ms} ms: \
+         exact {:.1}%; time p50 {:.0} ms, p90 {:.0} ms, p95 {:.0} ms, max {:.0} ms; done within 0.1 / 1 / 5 s: {:.0}% / {:.0}% / {:.0}% \
+         (exact or not); {:.0} positions searched/s",
+        seed + 1,
+        100.0 * exact as f64 / n,
+        percentile(&sorted, 0.5),
+        percentile(&sorted, 0.9),
+        percentile(&sorted, 0.95),
+        sorted.last().copied().unwrap_or(0.0),
+        within(100.0),
+        within(1000.0),
+        within(5000.0),
+        nodes as f64 / (times_ms.iter().sum::<f64>() / 1000.0).max(1e-9),
+    );
+    if !ratios.is_empty() {
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "{lines} lines against 1, on the {} positions solved exactly: time ratio median {:.2}x, p90 {:.2}x",
+            ratios.len(),
+            percentile(&ratios, 0.5),
+            percentile(&ratios, 0.9)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn sim(
     positions: u64,
     seed: u64,
@@ -549,7 +644,7 @@ fn sim(
         if game.is_over() || game.bag_len() == 0 {
             continue;
         }
-        let params = Params { candidates, plies, seed: g };
+        let params = Params { candidates, plies, seed: g, reserve: 0 };
         let Some(setup) = Setup::from_game(&game, game.to_move(), params) else { continue };
         // Candidates ruled out early cost nothing afterwards, as in play.
         let budget = Budget { max_iterations: iterations, workers: 1, ..Budget::default() };

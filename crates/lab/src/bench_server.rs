@@ -120,7 +120,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
         // (CreateGame answers at the start), then watched to its end.
         let started = Instant::now();
         let mut g = GamesClient::new(channel.clone());
-        let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)) };
+        let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)), think_ms: None };
         let mut watches = Vec::new();
         for i in 0..games {
             let req = pb::CreateGameRequest {
@@ -163,7 +163,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
         // Memory per live game: games where the bot has made the opening move.
         // (finished bot games have left memory by themselves)
         let before = rss_bytes();
-        let human = pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "h".into(), open: false })) };
+        let human = pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "h".into(), open: false })), think_ms: None };
         for i in 0..live_games {
             let req = pb::CreateGameRequest {
                 seats: vec![bot(pb::BotLevel::Greedy), human.clone()],
@@ -218,7 +218,7 @@ pub fn botload(addr: std::net::SocketAddr, games: usize, seconds: f64) -> CliRes
             let channel = channel.clone();
             loops.push(tokio::spawn(async move {
                 let mut g = GamesClient::new(channel);
-                let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)) };
+                let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)), think_ms: None };
                 let (mut moves, mut finished, mut seed) = (0u64, 0u64, k as u64);
                 while Instant::now() < deadline {
                     let req = pb::CreateGameRequest {

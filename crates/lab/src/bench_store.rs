@@ -54,6 +54,7 @@ enum Store {
 pub(super) fn endless(seed: u64) -> pb::CreateGameRequest {
     let human = || pb::SeatSpec {
         kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "p".into(), open: false })),
+        think_ms: None,
     };
     pb::CreateGameRequest {
         ruleset: pb::Ruleset::English as i32,

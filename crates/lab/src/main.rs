@@ -3,7 +3,9 @@
 //! baselines and tables on trial against the bots (`match`), through the same
 //! library and the same server `Builder` users run; none of it ships in the `dawgref` binary.
 
+mod baseline;
 mod bench;
+mod bench_champion;
 mod bench_forward;
 mod bench_server;
 mod bench_store;

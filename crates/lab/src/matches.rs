@@ -13,8 +13,9 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Two players, `A,B`: weak, greedy, strong, champion, or classic (the strong bot by the
-    /// hand-tuned leave values it had before the learned ones). A is named first in the result.
+    /// Two players, `A,B`: weak, greedy, strong, champion, classic (the strong bot by the
+    /// hand-tuned leave values it had before the learned ones) or baseline (the champion as it
+    /// thought on 2026-11-24, frozen). A is named first in the result.
     #[arg(long)]
     bots: String,
     #[command(flatten)]
@@ -31,7 +32,13 @@ fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, S
     if name.eq_ignore_ascii_case("classic") {
         return Ok(super::classic::PLAYER);
     }
-    let level: BotLevel = name.parse().map_err(|e| format!("{e}, or classic"))?;
+    if name.eq_ignore_ascii_case("baseline") {
+        return Ok(super::baseline::PLAYER);
+    }
+    if let Some(variant) = name.strip_prefix("champion+") {
+        return champion_variant(variant);
+    }
+    let level: BotLevel = name.parse().map_err(|e| format!("{e}, classic or baseline"))?;
     Ok(match (level, table) {
         (BotLevel::Strong, Some(table)) => Player::Static(LeaveModel::Learned(table)),
         (level, _) => Player::Bot(level),
@@ -55,4 +62,33 @@ pub fn run(args: MatchArgs) -> CliResult {
     let result = play_match(&args.options, players)?;
     println!("{}", result.summary(a, b));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The champion with some of its options changed, for trying them: `champion+` and any of
+/// `nopeg`, `noinfer`, `noreserve`, `oldrace`, `cN` (N candidates), joined by `+`.
+fn champion_variant(variant: &str) -> Result<Player<'static>, String> {
+    let mut options = dawgref::bot::ChampionOptions::default();
+    for part in variant.split('+') {
+        match part {
+            "nopeg" => options.pre_endgame_bag = 0,
+            "noinfer" => options.infer = None,
+            "noreserve" => options.reserve = 0,
+            "oldrace" => options.race = super::baseline::OPTIONS.race,
+            _ if part.starts_with("inf=") => {
+                let v: Vec<f64> = part[4..].split('/').filter_map(|x| x.parse().ok()).collect();
+                let [t, s, f] = v[..] else { return Err(format!("{part:?}: inf=TOLERANCE/SPREAD/FLOOR")) };
+                options.infer =
+                    Some(dawgref::infer::Params { tolerance: t as f32, spread: s as f32, floor: f });
+            }
+            _ => match part.strip_prefix('c').and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if (1..=50).contains(&n) => options.candidates = n,
+                _ => {
+                    return Err(format!(
+                        "champion option {part:?}: nopeg, noinfer, noreserve, oldrace or cN"
+                    ));
+                }
+            },
+        }
+    }
+    Ok(Player::Champion(options))
 }

@@ -1,0 +1,369 @@
+//! `dawgref-lab bench infer | peg | think`: the champion's parts measured for BENCHMARKS.md.
+//! - `infer`: how much rack inference knows, on strong-bot plays (true leaves known) and on
+//!   the human plays of GCG records: the geometric mean of the inferred probability of the true
+//!   leave over its probability in a blind draw.
+//! - `peg`: the pre-endgame on the first position of seeded strong-bot games with exactly one
+//!   (or `--bag`) tile(s) in the bag: how often every draw is proven within the budget.
+//! - `think`: how much of its budget the champion uses per move, on mid-game positions.
+
+use super::CliResult;
+use clap::Args;
+use dawgref::bot::{BotLevel, ChampionOptions, champion_action, play_while};
+use dawgref::game::{Action, ChallengeRule, EventKind, Game, GameConfig};
+use dawgref::infer::{self, Observation};
+use dawgref::lexicon::{Lexicon, catalog};
+use dawgref::rack::Rack;
+use dawgref::rules::{Ruleset, RulesetKind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct InferArgs {
+    /// Strong-bot plays to explain.
+    #[arg(long, default_value_t = 1000)]
+    plays: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    /// Time per inference, in milliseconds (exact when every leave fits in it).
+    #[arg(long, default_value_t = 500)]
+    budget_ms: u64,
+    /// GCG records whose human plays are explained too (every `.gcg` file in it; English).
+    #[arg(long)]
+    gcg_dir: Option<PathBuf>,
+    /// The model's tolerance (points of equity) and floor; default: the shipped ones.
+    #[arg(long)]
+    tolerance: Option<f32>,
+    #[arg(long)]
+    spread: Option<f32>,
+    #[arg(long)]
+    floor: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+pub struct PegArgs {
+    #[arg(long, default_value_t = 100)]
+    positions: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    /// Tiles in the bag.
+    #[arg(long, default_value_t = 1)]
+    bag: usize,
+    #[arg(long, default_value_t = 10)]
+    candidates: usize,
+    #[arg(long, default_value_t = 1000)]
+    budget_ms: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct ThinkArgs {
+    #[arg(long, default_value_t = 100)]
+    positions: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+    #[arg(long, default_value_t = 1000)]
+    budget_ms: u64,
+}
+
+fn lexicon(kind: RulesetKind) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dyn std::error::Error>> {
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    Ok((rules, lexicon))
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[(((sorted.len() - 1) as f64) * p).round() as usize]
+}
+
+/// The figures of one set of explained plays.
+#[derive(Default)]
+struct Gains {
+    /// ln(inferred ÷ blind) per play.
+    logs: Vec<f64>,
+    fits: usize,
+    exact: usize,
+    ms: Vec<f64>,
+}
+
+impl Gains {
+    fn add(
+        &mut self,
+        game: &Game,
+        turn: u32,
+        observer: Option<usize>,
+        params: infer::Params,
+        budget_ms: u64,
+    ) {
+        let Ok(observation) = Observation::from_game(game, turn, observer) else { return };
+        // The true leave: the rack before the action less what it used.
+        let Some(event) = nth_turn(game, turn) else { return };
+        let mut leave = event.rack;
+        match &observation.action {
+            Action::Play(play) => {
+                for p in play.placements() {
+                    leave.take_tile(p.tile);
+                }
+            }
+            Action::Exchange(tiles) => {
+                leave.remove_all(&tiles.clone());
+            }
+            _ => {}
+        }
+        let dawg = game.config().lexicon.dawg();
+        let started = Instant::now();
+        let limits = infer::Budget {
+            deadline: Some(started + Duration::from_millis(budget_ms)),
+            seed: u64::from(turn),
+            ..Default::default()
+        };
+        let Ok(inference) = infer::infer(&observation, dawg, params, limits) else { return };
+        self.ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        let gain = inference.gain(&leave, dawg);
+        if gain <= 0.0 {
+            return;
+        }
+        self.logs.push(gain.ln());
+        self.fits += usize::from(inference.weight(&leave, dawg) >= 1.0);
+        self.exact += usize::from(inference.exact);
+    }
+
+    fn print(&mut self, what: &str) {
+        let n = self.logs.len();
+        if n == 0 {
+            println!("{what}: no plays");
+            return;
+        }
+        let mean = self.logs.iter().sum::<f64>() / n as f64;
+        let sd = (self.logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n.max(2) - 1) as f64).sqrt();
+        let se = sd / (n as f64).sqrt();
+        self.ms.sort_by(f64::total_cmp);
+        println!(
+            "{what}: {n} plays, geometric mean of P(true leave) / P(blind draw) {:.2} (e^(mean ± 1 s.e.): {:.2} to {:.2}); \
+             true leave fits the play {:.1}%; exact {:.1}%; time p50 {:.0} ms, p90 {:.0} ms",
+            mean.exp(),
+            (mean - se).exp(),
+            (mean + se).exp(),
+            100.0 * self.fits as f64 / n as f64,
+            100.0 * self.exact as f64 / n as f64,
+            percentile(&self.ms, 0.5),
+            percentile(&self.ms, 0.9),
+        );
+    }
+}
+
+/// The event that took turn `turn`.
+fn nth_turn(game: &Game, turn: u32) -> Option<&dawgref::game::Event> {
+    game.history()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
+            )
+        })
+        .nth(turn as usize)
+}
+
+pub fn infer(args: InferArgs) -> CliResult {
+    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let params = infer::Params {
+        tolerance: args.tolerance.unwrap_or(infer::DEFAULT_TOLERANCE),
+        spread: args.spread.unwrap_or(infer::DEFAULT_SPREAD),
+        floor: args.floor.unwrap_or(infer::DEFAULT_FLOOR),
+    };
+    let mut bots = Gains::default();
+    let bar = dawgref::console::games_bar(args.plays as u64);
+    let mut g = args.seed;
+    while bots.logs.len() < args.plays {
+        let mut config = GameConfig::new(rules.clone(), lexicon.clone(), g);
+        config.challenge = ChallengeRule::Void;
+        g += 1;
+        let mut game = Game::new(config)?;
+        play_while(&mut game, &[BotLevel::Strong], 1000, |_| true)?;
+        for turn in 0..game.turn() {
+            let Some(e) = nth_turn(&game, turn) else { continue };
+            if !matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. }) {
+                continue;
+            }
+            let before = bots.logs.len();
+            bots.add(&game, turn, Some(1 - e.seat), params, args.budget_ms);
+            if bots.logs.len() > before {
+                bar.inc(1);
+            }
+            if bots.logs.len() >= args.plays {
+                break;
+            }
+        }
+    }
+    bar.finish_and_clear();
+    bots.print(&format!("{} strong-bot plays (games from seed {})", args.ruleset, args.seed));
+    if let Some(dir) = &args.gcg_dir {
+        let (rules, lexicon) = self::lexicon(RulesetKind::English)?;
+        let mut people = Gains::default();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "gcg"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path)?;
+            let Ok(record) = dawgref::notation::gcg::parse(&text) else { continue };
+            if record.players.len() != 2 {
+                continue;
+            }
+            let config = GameConfig::new(rules.clone(), lexicon.clone(), 1);
+            let Ok(game) = dawgref::game::record::import_game(&record, config) else {
+                eprintln!("{}: does not replay, skipped", path.display());
+                continue;
+            };
+            // Only turns whose rack the record gives (a play line without one is not explained).
+            let with_rack: Vec<bool> = record
+                .moves
+                .iter()
+                .filter(|m| {
+                    matches!(
+                        m.kind,
+                        dawgref::notation::gcg::MoveKind::Play { .. }
+                            | dawgref::notation::gcg::MoveKind::Pass
+                            | dawgref::notation::gcg::MoveKind::Exchange { .. }
+                    )
+                })
+                .map(|m| m.rack.is_some())
+                .collect();
+            for turn in 0..game.turn() {
+                let Some(e) = nth_turn(&game, turn) else { continue };
+                if !matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. })
+                    || !with_rack.get(turn as usize).copied().unwrap_or(false)
+                {
+                    continue;
+                }
+                people.add(&game, turn, None, params, args.budget_ms);
+            }
+        }
+        people.print(&format!("human plays of the records in {}", dir.display()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first position of a seeded strong-bot game with `bag` tiles in the bag and the side to
+/// move holding a full rack.
+fn with_bag(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64, bag: usize) -> Option<Game> {
+    let mut config = GameConfig::new(rules.clone(), lexicon.clone(), seed);
+    config.challenge = ChallengeRule::Void;
+    let mut game = Game::new(config).ok()?;
+    play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > bag).ok()?;
+    (game.bag_len() == bag && !game.is_over()).then_some(game)
+}
+
+pub fn peg(args: PegArgs) -> CliResult {
+    use dawgref::peg::{Budget, Setup, solve};
+    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let (mut times, mut exact, mut outcomes, mut proven) = (Vec::new(), 0usize, 0usize, 0usize);
+    let bar = dawgref::console::games_bar(args.positions);
+    let mut g = args.seed;
+    while (times.len() as u64) < args.positions {
+        g += 1;
+        let Some(game) = with_bag(&rules, &lexicon, g, args.bag) else { continue };
+        let Some(setup) = Setup::from_game(&game, args.candidates) else { continue };
+        let started = Instant::now();
+        let budget = Budget {
+            deadline: Some(started + Duration::from_millis(args.budget_ms)),
+            seed: g,
+            ..Budget::default()
+        };
+        let report = solve(&setup, lexicon.dawg(), &budget, |_| true);
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        exact += usize::from(report.exact());
+        for r in &report.records {
+            outcomes += r.scenarios as usize;
+            proven += r.exact as usize;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let n = times.len() as f64;
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{}: {} positions with {} in the bag (strong-bot games from seed {}), {} candidates and the pass, budget {} ms: \
+         every draw proven for every candidate {:.1}%; time p50 {:.0} ms, p90 {:.0} ms; outcomes proven {:.1}%",
+        args.ruleset,
+        times.len(),
+        args.bag,
+        args.seed + 1,
+        args.candidates,
+        args.budget_ms,
+        100.0 * exact as f64 / n,
+        percentile(&times, 0.5),
+        percentile(&times, 0.9),
+        100.0 * proven as f64 / outcomes.max(1) as f64,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn think(args: ThinkArgs) -> CliResult {
+    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let budget = Duration::from_millis(args.budget_ms);
+    let mut shares = Vec::new();
+    let bar = dawgref::console::games_bar(args.positions);
+    let mut g = args.seed;
+    while (shares.len() as u64) < args.positions {
+        g += 1;
+        let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), g))?;
+        // Some turns in, with tiles still to draw: a decision the simulation makes.
+        let turns = 3 + g % 10;
+        let mut n = 0;
+        play_while(&mut game, &[BotLevel::Strong], 1000, |_| {
+            n += 1;
+            n < turns
+        })?;
+        if game.is_over() || game.bag_len() <= 7 {
+            continue;
+        }
+        let me = game.to_move();
+        let rack: Rack = *game.rack(me).expect("a seat");
+        let forced =
+            dawgref::movegen::all_plays(game.board(), &rack, lexicon.dawg(), dawgref::movegen::Mode::Both)
+                .len()
+                <= 1;
+        if forced {
+            continue;
+        }
+        let started = Instant::now();
+        let _ = champion_action(&game, me, budget, &ChampionOptions::default());
+        shares.push(started.elapsed().as_secs_f64() / budget.as_secs_f64());
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let n = shares.len() as f64;
+    let mean = shares.iter().sum::<f64>() / n;
+    let mut bins = [0usize; 11];
+    for s in &shares {
+        bins[((s * 10.0).floor() as usize).min(10)] += 1;
+    }
+    shares.sort_by(f64::total_cmp);
+    println!(
+        "{}: {} mid-game decisions (not forced), budget {} ms: mean think time {:.1}% of the budget, median {:.1}%",
+        args.ruleset,
+        shares.len(),
+        args.budget_ms,
+        100.0 * mean,
+        100.0 * percentile(&shares, 0.5)
+    );
+    println!("share of the budget used: count");
+    for (i, c) in bins.iter().enumerate() {
+        let label =
+            if i == 10 { "≥100%".to_string() } else { format!("{:>3}–{:>3}%", i * 10, i * 10 + 10) };
+        println!("  {label}: {c}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
