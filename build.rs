@@ -10,6 +10,7 @@ const PROTOS: &[&str] = &[
     "proto/dawgref/v1/games.proto",
     "proto/dawgref/v1/analysis.proto",
     "proto/dawgref/v1/lexicons.proto",
+    "proto/dawgref/v1/directors.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

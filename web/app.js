@@ -15,6 +15,9 @@ const CHALLENGE_NAMES = {
   CHALLENGE_RULE_FIVE_POINT: "5 points", CHALLENGE_RULE_TEN_POINT: "10 points", CHALLENGE_RULE_TRIPLE: "Triple",
 };
 
+// Events the director makes: an undo never takes them back.
+const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
+
 // ---- small helpers ----
 
 function h(tag, attrs = {}, ...children) {
@@ -153,11 +156,56 @@ async function lobby() {
         h("label", {}, "Seat 1: you", name),
         seats, addSeat,
         h("button", { id: "create", class: "primary", type: "submit" }, "Create game")),
-      h("form", { class: "panel", onsubmit: join },
-        h("h2", { text: "Join or watch" }),
-        h("p", { text: "Paste the link a friend sent you, or a game id to watch." }),
-        joinInput,
-        h("button", { type: "submit" }, "Open"))));
+      h("div", {},
+        h("form", { class: "panel", onsubmit: join },
+          h("h2", { text: "Join or watch" }),
+          h("p", { text: "Paste the link a friend sent you, or a game id to watch." }),
+          joinInput,
+          h("button", { type: "submit" }, "Open")),
+        wordStudy(lexicons.lexicons))));
+}
+
+// ---- word study ----
+
+// A probability as people read it: "1 in 6,000".
+function chance(p) {
+  if (!(p > 0)) return "—";
+  const n = 1 / p;
+  return n < 10 ? `1 in ${n.toFixed(1)}` : `1 in ${Math.round(n).toLocaleString("en")}`;
+}
+
+function wordStudy(lexicons) {
+  const lexicon = h("select", { id: "study-lexicon" }, lexicons.map((l) => h("option", { value: l.name, text: l.name })));
+  const kind = h("select", { id: "study-kind" }, h("option", { value: "anagram", text: "anagrams of" }),
+    h("option", { value: "pattern", text: "words like" }), h("option", { value: "hooks", text: "hooks of" }));
+  const text = h("input", { id: "study-text", placeholder: "a rack (? blank), a pattern (? * [ab]) or a word", maxlength: "40" });
+  const shorter = h("input", { id: "study-shorter", type: "checkbox" });
+  const order = h("select", { id: "study-order" }, h("option", { value: "WORD_ORDER_LENGTH", text: "longest first" }),
+    h("option", { value: "WORD_ORDER_PROBABILITY", text: "likeliest first" }), h("option", { value: "WORD_ORDER_ALPHABET", text: "alphabetical" }));
+  const out = h("div", { id: "study-result" });
+  const run = async (e) => {
+    e.preventDefault();
+    const request = { lexicon: lexicon.value, order: order.value, limit: 200, [kind.value]: text.value.trim() };
+    if (kind.value === "anagram" && shorter.checked) request.min_length = 2;
+    const words = [];
+    let summary = null;
+    try {
+      await stream("Lexicons", "FindWords", request, null, (u) => { words.push(...u.words); if (u.done) summary = u; });
+      out.replaceChildren(
+        h("p", { class: "meta", id: "study-count", text: `${summary ? summary.total : words.length}${summary && !summary.complete ? "+" : ""} words${words.length < (summary ? summary.total : 0) ? `, the first ${words.length} shown` : ""}` }),
+        h("ol", { class: "study-words", id: "study-words" }, words.map((w) => h("li", {},
+          h("span", { class: "word", text: w.hook ? `${w.word} (${w.hook} ${w.hook_letter})` : w.with_blanks }),
+          h("span", { class: "prob", text: chance(w.probability) })))));
+    } catch (err) {
+      out.replaceChildren(h("p", { class: "bad", id: "study-count", text: explain(err) }));
+    }
+  };
+  return h("form", { class: "panel study", id: "study", onsubmit: run },
+    h("h2", { text: "Word study" }),
+    h("div", { class: "pair" }, kind, lexicon), text,
+    h("label", { class: "check" }, h("span", {}, shorter, " shorter words too")),
+    h("div", { class: "pair" }, order, h("button", { type: "submit", id: "study-go", class: "primary" }, "Find")),
+    out);
 }
 
 // ---- the game ----
@@ -238,6 +286,11 @@ async function watch(g) {
   for (;;) {
     try {
       await stream("Games", "WatchGame", { game_id: g.id, from_event: from }, g.token, (event) => {
+        if (event.kind === "turn_undone") {
+          // The director took the last turn back: the game's events from `undone_from` on count
+          // no more (the director's own stay).
+          for (const e of g.events) if (e.number >= event.undone_from && !DIRECTOR_EVENTS.has(e.kind)) e.undone = true;
+        }
         g.events.push(event);
         from = event.number + 1;
         clearTimeout(g.refreshTimer);
@@ -499,7 +552,17 @@ function eventLine(g, e) {
     case "pass": what = "pass"; break;
     case "exchange": what = `exchange ${e.tiles || e.tile_count}`; break;
     case "phony_withdrawn": what = `${e.play ? e.play.notation : ""} withdrawn`; break;
-    case "challenged": what = e.acceptable ? "challenge: the play stands" : "challenge: the play is off"; break;
+    case "challenged": {
+      const words = (e.verdicts || []).map((w) => `${w.word} ${w.valid ? "✓" : "✗"}`).join(", ");
+      what = (e.acceptable ? "challenge: the play stands" : "challenge: the play is off") + (words ? ` (${words})` : "");
+      break;
+    }
+    case "paused": what = "director: game paused"; break;
+    case "resumed": what = "director: game resumed"; break;
+    case "score_adjusted": what = `director: score adjusted (${e.text})`; break;
+    case "clock_adjusted": what = `director: clock ${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))} (${e.text})`; break;
+    case "turn_undone": what = "director: the last turn was taken back"; break;
+    case "note": what = `director: ${e.text}`; break;
     case "challenge_bonus": what = "challenge bonus"; break;
     case "turn_lost": what = "loses the turn"; break;
     case "end_rack_points": what = `rack ${e.tiles}`; break;
@@ -510,8 +573,8 @@ function eventLine(g, e) {
     case "game_over": what = `game over: ${seatNames(g.view, e.end_reason)}`; break;
     default: what = e.kind;
   }
-  const counted = !["game_over", "resign", "out_of_time"].includes(e.kind);
-  return h("li", { class: `ev ${e.kind}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
+  const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
+  return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
     counted ? h("span", { class: "pts", text: e.points > 0 ? `+${e.points}` : String(e.points) }) : null,
     counted ? h("span", { class: "cum", text: String(e.cumulative) }) : null);
 }
@@ -529,7 +592,8 @@ function renderSide(g) {
   s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
   h("span", { class: "racksize", text: `${s.rack_size} tiles` })));
 
-  const parts = [h("div", { class: "scores" }, seats),
+  const parts = [v.paused ? h("p", { class: "paused", id: "paused", text: "Paused by the director: turns wait." }) : null,
+    h("div", { class: "scores" }, seats),
     h("p", { class: "meta" }, `${RULESET_NAMES[v.ruleset] || v.ruleset} · ${v.lexicon} · ${CHALLENGE_NAMES[v.challenge_rule] || "single"} challenge · bag `,
       h("strong", { id: "bag", text: String(v.bag) }), ` · turn ${v.turn}`)];
 
@@ -551,7 +615,7 @@ function renderSide(g) {
   }
   parts.push(h("h3", { text: "Moves" }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
   parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, "Download GCG")));
-  g.sideEl.replaceChildren(...parts);
+  g.sideEl.replaceChildren(...parts.filter(Boolean));
 }
 
 function previewPanel(g) {
@@ -627,7 +691,8 @@ async function director() {
     try {
       const r = await call("Games", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);
       info.textContent = `${r.total} live game${r.total === 1 ? "" : "s"}`;
-      list.replaceChildren(...r.games.map((v) => table(all, v)));
+      list.replaceChildren(...r.games.map((v) => h("div", { class: "table-slot" }, table(all, v),
+        h("button", { type: "button", class: "link manage", "data-manage": v.game_id, onclick: () => manage(token, v) }, "Manage…"))));
       pages.length = page + 1;
       if (r.next_page_token) pages.push(r.next_page_token);
       nav.replaceChildren(
@@ -645,10 +710,68 @@ async function director() {
   app.replaceChildren(
     h("section", { class: "hero" }, h("h1", { text: "Tournament director" })),
     h("div", { class: "panel director-bar" }, tokenInput, go, query, info, nav),
+    h("div", { id: "manage-panel" }),
     list,
     importPanel(all));
   await load();
   setInterval(load, 2000);
+}
+
+// A game's director controls: each action asks for its reason (or a confirmation) before it goes.
+function manage(token, v) {
+  const panel = document.getElementById("manage-panel");
+  const out = h("p", { class: "meta", id: "manage-result" });
+  const act = async (method, request, what) => {
+    try {
+      const r = await call("Directors", method, { game_id: v.game_id, request_id: requestId(), ...request }, token);
+      v = r.view;
+      out.textContent = `${what}: done. Scores ${v.seats.map((s) => s.score).join(" – ")}${v.paused ? " · paused" : ""}${v.over ? " · over" : ""}.`;
+      out.className = "ok";
+    } catch (e) {
+      out.textContent = explain(e);
+      out.className = "bad";
+    }
+  };
+  const seatSelect = (id) => h("select", { id }, v.seats.map((s) => h("option", { value: String(s.seat), text: s.name || `seat ${s.seat + 1}` })));
+  const reason = (id) => h("input", { id, placeholder: "reason", maxlength: "200" });
+  // Two steps: the first click asks, the second does.
+  const confirmed = (id, label, run) => {
+    const b = h("button", { type: "button", id, class: "danger" }, label);
+    b.addEventListener("click", () => {
+      if (b.dataset.armed) { delete b.dataset.armed; b.textContent = label; run(); }
+      else { b.dataset.armed = "1"; b.textContent = `${label}: sure?`; }
+    });
+    return b;
+  };
+  const scoreSeat = seatSelect("adjust-seat"), points = h("input", { id: "adjust-points", type: "number", value: "0" }), scoreWhy = reason("adjust-reason");
+  const clockSeat = seatSelect("clock-seat"), seconds = h("input", { id: "clock-seconds", type: "number", value: "0" }), clockWhy = reason("clock-reason");
+  const resultKind = h("select", { id: "result-kind" }, h("option", { value: "forfeit", text: "forfeit by" }),
+    h("option", { value: "adjudicated", text: "adjudicated scores" }), h("option", { value: "void", text: "void" }));
+  const forfeitSeat = seatSelect("forfeit-seat");
+  const scores = h("input", { id: "result-scores", placeholder: "scores in seat order, e.g. 350 320" });
+  const resultWhy = reason("result-reason");
+  const note = h("input", { id: "note-text", placeholder: "a note for the record", maxlength: "1000" });
+  panel.replaceChildren(h("div", { class: "panel manage", id: "manage", "data-game": v.game_id },
+    h("h2", { text: `Game ${v.game_id.slice(0, 8)}: ${v.seats.map((s) => s.name).join(" v ")}${v.paused ? " (paused)" : ""}` }),
+    h("div", { class: "row-controls" },
+      h("button", { type: "button", id: "pause", onclick: () => act("PauseGame", {}, "paused") }, "Pause"),
+      h("button", { type: "button", id: "resume", onclick: () => act("ResumeGame", {}, "resumed") }, "Resume"),
+      confirmed("undo", "Undo the last turn", () => act("UndoTurn", {}, "last turn undone"))),
+    h("div", { class: "row-controls" }, h("span", { text: "Score" }), scoreSeat, points, scoreWhy,
+      h("button", { type: "button", id: "adjust", onclick: () => act("AdjustScore", { seat: Number(scoreSeat.value), points: Number(points.value), reason: scoreWhy.value }, "score adjusted") }, "Adjust")),
+    h("div", { class: "row-controls" }, h("span", { text: "Clock (s)" }), clockSeat, seconds, clockWhy,
+      h("button", { type: "button", id: "adjust-clock", onclick: () => act("AdjustClock", { seat: Number(clockSeat.value), delta_ms: String(Number(seconds.value) * 1000), reason: clockWhy.value }, "clock adjusted") }, "Adjust")),
+    h("div", { class: "row-controls" }, h("span", { text: "Result" }), resultKind, forfeitSeat, scores, resultWhy,
+      confirmed("set-result", "End the game", () => {
+        const r = { reason: resultWhy.value };
+        if (resultKind.value === "forfeit") r.forfeit = Number(forfeitSeat.value);
+        else if (resultKind.value === "adjudicated") r.adjudicated = { scores: scores.value.trim().split(/[\s,]+/).filter(Boolean).map(Number) };
+        else r.void = {};
+        act("SetResult", r, "result set");
+      })),
+    h("div", { class: "row-controls" }, h("span", { text: "Note" }), note,
+      h("button", { type: "button", id: "add-note", onclick: () => act("AddNote", { text: note.value }, "note added") }, "Add")),
+    out));
 }
 
 function table(all, v) {
@@ -662,7 +785,7 @@ function table(all, v) {
         h("span", { class: "name", text: s.name || (s.bot ? "computer" : "open seat") }),
         h("span", { class: "score", text: String(s.score) }),
         s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null)),
-      h("div", { class: "meta", text: `${RULESET_NAMES[v.ruleset] || v.ruleset} · turn ${v.turn} · bag ${v.bag}` }),
+      h("div", { class: "meta", text: `${RULESET_NAMES[v.ruleset] || v.ruleset} · turn ${v.turn} · bag ${v.bag}${v.paused ? " · paused" : ""}` }),
       h("code", { class: "id", text: v.game_id.slice(0, 8) })));
 }
 

@@ -116,6 +116,12 @@ export function encode(typeName, obj) {
       } else if (type === "message") {
         w.key(number, 2);
         w.lengthDelimited(encode(fieldType, v));
+      } else if (type === "double" || type === "float") {
+        const wide = type === "double";
+        const buf = new DataView(new ArrayBuffer(wide ? 8 : 4));
+        if (wide) buf.setFloat64(0, v, true); else buf.setFloat32(0, v, true);
+        w.key(number, wide ? 1 : 5);
+        w.raw(new Uint8Array(buf.buffer));
       } else {
         throw new Error(`${typeName}.${name}: the page does not encode ${type}`);
       }
@@ -221,6 +227,10 @@ export function decode(typeName, bytes) {
       else if (type === "bytes") put(bytes.slice());
       else if (type === "message") put(decode(fieldType, bytes));
       else throw new Error(`${typeName}.${name}: the page does not decode ${type}`);
+    } else if ((type === "double" && wire === 1) || (type === "float" && wire === 5)) {
+      const bytes = r.take(wire === 1 ? 8 : 4);
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      put(wire === 1 ? view.getFloat64(0, true) : view.getFloat32(0, true));
     } else {
       r.skip(wire);
       continue;

@@ -6,6 +6,7 @@ mod gcg;
 mod generate;
 mod lexicon;
 mod serve;
+mod words;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ enum Command {
     /// Two bot levels play each other, seats alternating: `A vs B: N games, A wins X% ± s.e.,
     /// mean spread +Y ± s.e.`
     Match(bot_match::MatchArgs),
+    /// Word study: anagrams (blanks too), patterns, hooks, each word with its probability.
+    #[command(subcommand)]
+    Words(words::WordsCommand),
 }
 
 /// Errors reaching the top level are printed and exit with code 2.
@@ -48,5 +52,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Gcg(cmd) => gcg::run(cmd),
         Command::Selfplay(args) => generate::selfplay(args),
         Command::Match(args) => bot_match::run(args),
+        Command::Words(cmd) => words::run(cmd),
     }
 }

@@ -54,7 +54,7 @@ pub struct ServeArgs {
     /// Serve Prometheus metrics on this address (GET /metrics); off when unset.
     #[arg(long, env = "DAWGREF_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
-    /// The tournament director's secret: ListGames and the web client's /director page need it
+    /// The tournament director's secret: ListGames, the Directors service and the web client's /director page need it
     /// as their bearer token. Unset: no director (ListGames is FAILED_PRECONDITION). Prefer the
     /// environment variable: a command line is visible to every user of the machine.
     #[arg(long, env = "DAWGREF_DIRECTOR_TOKEN", hide_env_values = true)]
@@ -152,7 +152,7 @@ pub fn run(args: ServeArgs) -> CliResult {
         };
         let builder = match args.director_token.as_ref().filter(|t| !t.0.is_empty()) {
             Some(Secret(token)) => {
-                tracing::info!("director token set: ListGames and /director are open to its holder");
+                tracing::info!("director token set: ListGames, Directors and /director are open to its holder");
                 builder.director_token(token.clone())
             }
             None => builder,

@@ -36,7 +36,7 @@ impl AnalysisService {
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let snapshot = self.state.snapshot(id).await?;
-                let viewer = super::auth::viewer(metadata, &snapshot)?;
+                let viewer = self.state.viewer(metadata, &snapshot)?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(Position {
@@ -318,7 +318,7 @@ impl Analysis for AnalysisService {
             // else's inference sees only what was public.
             let snapshot = self.state.snapshot(id).await?;
             let game = snapshot.game();
-            let own = super::auth::viewer(request.metadata(), &snapshot)?.seat() == Some(game.to_move());
+            let own = self.state.viewer(request.metadata(), &snapshot)?.seat() == Some(game.to_move());
             let observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
             if let Some(observation) = observation {
                 let lexicon = r.lexicon.clone();

@@ -208,5 +208,8 @@ pub fn end_reason(r: EndReason) -> String {
         EndReason::Resigned(s) => format!("seat {s} resigned"),
         EndReason::OutOfTime(s) => format!("seat {s} ran out of time"),
         EndReason::LostChallenge(s) => format!("seat {s} lost the challenge"),
+        EndReason::Forfeit(s) => format!("seat {s} forfeited (director)"),
+        EndReason::Adjudicated => "adjudicated (director)".to_string(),
+        EndReason::Voided => "void (director)".to_string(),
     }
 }

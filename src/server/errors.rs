@@ -78,8 +78,13 @@ pub fn game(e: GameError) -> Status {
         | GameError::NothingToChallenge
         | GameError::ChallengesNotAllowed
         | GameError::AcceptOrChallenge
-        | GameError::NotOver => Status::failed_precondition(e.to_string()),
-        GameError::TimePenalty(_) => Status::invalid_argument(e.to_string()),
+        | GameError::NotOver
+        | GameError::Paused
+        | GameError::NotPaused
+        | GameError::AlreadyPaused
+        | GameError::NoClock
+        | GameError::NothingToUndo => Status::failed_precondition(e.to_string()),
+        GameError::TimePenalty(_) | GameError::Director(_) => Status::invalid_argument(e.to_string()),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::errors;
 use crate::host::Host;
+use crate::proto::v1::directors_client::DirectorsClient;
 use crate::proto::v1::games_client::GamesClient;
 use dashmap::DashMap;
 use std::time::Duration;
@@ -26,10 +27,10 @@ impl Forwarder {
         Forwarder { host, channels: DashMap::new() }
     }
 
-    /// A client for the replica at `addr` (its channel connects on first use and reconnects).
-    fn client(&self, addr: &str) -> Result<GamesClient<Channel>, Status> {
+    /// The channel to the replica at `addr` (it connects on first use and reconnects).
+    fn channel(&self, addr: &str) -> Result<Channel, Status> {
         if let Some(c) = self.channels.get(addr) {
-            return Ok(GamesClient::new(c.clone()));
+            return Ok(c.clone());
         }
         let endpoint = Endpoint::from_shared(format!("http://{addr}"))
             .map_err(|e| errors::internal(format!("the owner's address {addr:?}: {e}")))?
@@ -39,7 +40,7 @@ impl Forwarder {
             .keep_alive_timeout(Duration::from_secs(5));
         let channel = endpoint.connect_lazy();
         self.channels.insert(addr.to_string(), channel.clone());
-        Ok(GamesClient::new(channel))
+        Ok(channel)
     }
 
     /// Send a call for a game to the replica that owns it, as the client sent it (its bearer
@@ -56,8 +57,37 @@ impl Forwarder {
         F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
+        self.forward_via(game_id, addr, request, |channel, r| call(GamesClient::new(channel), r)).await
+    }
+
+    /// [`Forwarder::forward`] for the Directors service.
+    pub async fn forward_directors<T, R, F, Fut>(
+        &self,
+        game_id: &str,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(DirectorsClient<Channel>, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
+        self.forward_via(game_id, addr, request, |channel, r| call(DirectorsClient::new(channel), r)).await
+    }
+
+    async fn forward_via<T, R, F, Fut>(
+        &self,
+        game_id: &str,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(Channel, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
         let (metadata, _, message) = request.into_parts();
-        let answer = self.call_peer(addr, outgoing(&metadata, message), call).await;
+        let answer = self.call_via(addr, outgoing(&metadata, message), call).await;
         if let Err(status) = &answer
             && unreachable(status)
         {
@@ -84,11 +114,24 @@ impl Forwarder {
         F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
+        self.call_via(addr, request, |channel, r| call(GamesClient::new(channel), r)).await
+    }
+
+    async fn call_via<T, R, F, Fut>(
+        &self,
+        addr: &str,
+        request: Request<T>,
+        call: F,
+    ) -> Result<Response<R>, Status>
+    where
+        F: FnOnce(Channel, Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
+    {
         let Some(cluster) = self.host.cluster() else {
             return Err(errors::internal("a forward without replicas"));
         };
         self.host.metrics().forwarded.inc();
-        let client = self.client(addr)?;
+        let client = self.channel(addr)?;
         // A paused replica accepts connections and never answers: the call gives up after two
         // leases, by when the paused replica's leases have lapsed and a retry takes its games.
         let limit = (cluster.lease() * 2).max(Duration::from_secs(1));

@@ -96,6 +96,55 @@ impl GamesService {
         Ok(pb::ListGamesResponse { games, next_page_token, total })
     }
 
+    /// ListGames of finished games, or of every game, from the store: a page of ids, each game
+    /// then read as a watcher sees it (live ones from their session or their owner's log).
+    async fn list_stored(
+        &self,
+        state: pb::GameState,
+        labels: Vec<(String, String)>,
+        after: Option<Uuid>,
+        size: usize,
+    ) -> Result<pb::ListGamesResponse, Status> {
+        let query = crate::store::GameQuery {
+            labels,
+            state: if state == pb::GameState::Finished {
+                crate::store::GameState::Finished
+            } else {
+                crate::store::GameState::Any
+            },
+            after,
+            limit: size + 1,
+        };
+        let page = self
+            .state
+            .host
+            .store()
+            .games(query)
+            .await
+            .map_err(|e| errors::store("the games could not be listed", e))?;
+        let more = page.ids.len() > size;
+        let mut games = Vec::with_capacity(size.min(page.ids.len()));
+        for id in page.ids.iter().take(size) {
+            let id = id.to_string();
+            // A game set aside since it was listed is left out.
+            match self.state.snapshot(&id).await {
+                Ok(snapshot) => games.push(views::view(
+                    &id,
+                    &snapshot,
+                    Viewer::Watcher,
+                    snapshot.game().history().last().map_or(0, |e| e.time_ms),
+                )),
+                Err(status) if status.code() == tonic::Code::FailedPrecondition => continue,
+                Err(status) => return Err(status),
+            }
+        }
+        let next_page_token = match page.ids.get(size.saturating_sub(1)) {
+            Some(last) if more => last.to_string(),
+            _ => String::new(),
+        };
+        Ok(pb::ListGamesResponse { games, next_page_token, total: page.total.min(u32::MAX as u64) as u32 })
+    }
+
     async fn submit(
         &self,
         request: Request<pb::SubmitTurnRequest>,
@@ -112,7 +161,7 @@ impl GamesService {
                     .map(Response::into_inner);
             }
         };
-        let seat = auth::required_seat(auth::viewer(request.metadata(), &session.snapshot())?)?;
+        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot())?)?;
         let req = request.into_inner();
         let action = match req.action {
             Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(convert::play_input(p)),
@@ -205,10 +254,14 @@ impl Games for GamesService {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         self.state.check_room()?;
-        let (config, seats, tokens, bot_delay_ms) = new_game(&self.state, request.get_ref())?;
+        let (config, seats, tokens, bot_delay_ms, labels) = new_game(&self.state, request.get_ref())?;
         let game = Game::new(config).map_err(errors::game)?;
-        let session =
-            self.state.host.create(game, seats, Some(bot_delay_ms), None).await.map_err(errors::host)?;
+        let session = self
+            .state
+            .host
+            .create(game, seats, Some(bot_delay_ms), None, labels)
+            .await
+            .map_err(errors::host)?;
         // The creator holds every token: its view is that of the first seat with one.
         let creator = tokens.iter().position(Option::is_some).map_or(Viewer::Watcher, Viewer::Seat);
         let view = views::session_view(&session, creator);
@@ -274,6 +327,19 @@ impl Games for GamesService {
                 format!("{query_chars} characters: a query has at most {MAX_QUERY_CHARS}"),
             ));
         }
+        let labels = super::new_game::labels("labels", &req.labels)?;
+        let state = pb::GameState::try_from(req.state)
+            .map_err(|_| errors::bad_field("state", format!("unknown state {}", req.state)))?;
+        if !matches!(state, pb::GameState::Unspecified | pb::GameState::Live) {
+            if !req.query.trim().is_empty() {
+                return Err(errors::bad_field(
+                    "query",
+                    "a query filters live games only: filter finished games by their labels",
+                ));
+            }
+            // Finished games are in the store, which every replica shares: no replica is asked.
+            return Ok(Response::new(self.list_stored(state, labels, after, size).await?));
+        }
         let query = req.query.trim().to_lowercase();
         let matching: Vec<_> = self
             .state
@@ -281,9 +347,11 @@ impl Games for GamesService {
             .live_sessions()
             .into_iter()
             .filter(|s| {
-                query.is_empty()
-                    || s.id().to_string().starts_with(&query)
-                    || s.snapshot().seats().iter().any(|seat| seat.name().to_lowercase().contains(&query))
+                let snapshot = s.snapshot();
+                labels.iter().all(|l| snapshot.labels().contains(l))
+                    && (query.is_empty()
+                        || s.id().to_string().starts_with(&query)
+                        || snapshot.seats().iter().any(|seat| seat.name().to_lowercase().contains(&query)))
             })
             .collect();
         let start = after.map_or(0, |a| matching.partition_point(|s| s.id() <= a));
@@ -316,7 +384,7 @@ impl Games for GamesService {
                     .await;
             }
         };
-        let viewer = auth::viewer(request.metadata(), &session.snapshot())?;
+        let viewer = self.state.viewer(request.metadata(), &session.snapshot())?;
         Ok(Response::new(views::session_view(&session, viewer)))
     }
 
@@ -342,7 +410,7 @@ impl Games for GamesService {
                     .await;
             }
         };
-        let seat = auth::required_seat(auth::viewer(request.metadata(), &session.snapshot())?)?;
+        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot())?)?;
         let req = request.into_inner();
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let answer = match session.challenge(seat, request_id.clone()).await {
@@ -377,12 +445,13 @@ impl Games for GamesService {
         // Subscribe before reading the snapshot, so no event falls between the two.
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
-        let viewer = auth::viewer(request.metadata(), &snapshot)?;
+        let viewer = self.state.viewer(request.metadata(), &snapshot)?;
         let alphabet = snapshot.game().config().rules.alphabet;
         let history = snapshot.game().history();
         let backlog: Vec<_> = history[from.min(history.len())..].to_vec();
         // Everything of a finished game is in its snapshot: the backlog is all there will be.
         let over = snapshot.game().is_over();
+        let verdicts = viewer.sees_verdicts(snapshot.game());
         drop(snapshot);
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
@@ -390,7 +459,7 @@ impl Games for GamesService {
         tokio::spawn(async move {
             let slot = slot;
             let mut next = from;
-            let send = |e: &crate::game::Event| views::event(e, alphabet, viewer);
+            let send = |e: &crate::game::Event| views::event(e, alphabet, viewer, verdicts);
             for e in &backlog {
                 if tx.send(Ok(send(e))).await.is_err() {
                     return;
@@ -462,7 +531,7 @@ impl Games for GamesService {
             }
         };
         let snapshot = session.snapshot();
-        let viewer = auth::viewer(request.metadata(), &snapshot)?;
+        let viewer = self.state.viewer(request.metadata(), &snapshot)?;
         Ok(Response::new(pb::ExportGcgResponse {
             gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer),
         }))
@@ -476,7 +545,12 @@ impl Games for GamesService {
         let Imported { game, seats, tokens, report } = import(&self.state, &req).await?;
         let scores = game.scores().to_vec();
         // Imported seats are people: their bots' pace never matters.
-        let session = self.state.host.create(game, seats, None, Some(req.gcg)).await.map_err(errors::host)?;
+        let session = self
+            .state
+            .host
+            .create(game, seats, None, Some(req.gcg), Vec::new())
+            .await
+            .map_err(errors::host)?;
         let view = views::session_view(&session, Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),

@@ -2,10 +2,21 @@
 
 use super::errors;
 use super::state::AppState;
+use crate::lexicon::study::{self, Order, Side};
 use crate::proto::v1 as pb;
 use crate::proto::v1::lexicons_server::Lexicons;
+use crate::rules::{Ruleset, RulesetKind};
+use std::pin::Pin;
 use std::sync::Arc;
+use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
+
+/// FindWords's list when the request names none, and the most it may ask for; words a message.
+const DEFAULT_WORDS: u32 = 100;
+const MAX_WORDS: u32 = 10_000;
+const BATCH: usize = 500;
+
+type WordStream = Pin<Box<dyn Stream<Item = Result<pb::FindWordsUpdate, Status>> + Send>>;
 
 pub struct LexiconsService {
     pub state: Arc<AppState>,
@@ -54,5 +65,79 @@ impl Lexicons for LexiconsService {
             acceptable,
             words: if req.per_word { verdicts } else { vec![] },
         }))
+    }
+
+    type FindWordsStream = WordStream;
+
+    async fn find_words(
+        &self,
+        request: Request<pb::FindWordsRequest>,
+    ) -> Result<Response<WordStream>, Status> {
+        let req = request.into_inner();
+        let name = if req.lexicon.is_empty() { "en" } else { req.lexicon.as_str() };
+        let lexicon = self.state.lexicon(name)?;
+        let alphabet = lexicon.alphabet();
+        let limit = match req.limit {
+            0 => DEFAULT_WORDS,
+            n if n <= MAX_WORDS => n,
+            n => return Err(errors::bad_field("limit", format!("{n}: at most {MAX_WORDS} words"))),
+        } as usize;
+        let order = match pb::WordOrder::try_from(req.order) {
+            Ok(pb::WordOrder::Unspecified | pb::WordOrder::Length) => Order::Length,
+            Ok(pb::WordOrder::Alphabet) => Order::Alphabet,
+            Ok(pb::WordOrder::Probability) => Order::Probability,
+            Err(_) => return Err(errors::bad_field("order", format!("unknown order {}", req.order))),
+        };
+        let (kind, text) = match &req.query {
+            Some(pb::find_words_request::Query::Anagram(t)) => ("anagram", t),
+            Some(pb::find_words_request::Query::Pattern(t)) => ("pattern", t),
+            Some(pb::find_words_request::Query::Hooks(t)) => ("hooks", t),
+            None => return Err(errors::bad_field("query", "one of anagram, pattern or hooks")),
+        };
+        let query = study::read_query(kind, text, req.min_length as usize, alphabet)
+            .map_err(|e| errors::bad_field(kind, e.to_string()))?;
+        // The probabilities are of the bag of the ruleset that plays in this alphabet.
+        let kind =
+            RulesetKind::ALL.into_iter().find(|k| k.alphabet() == alphabet).unwrap_or(RulesetKind::English);
+        let answers = self
+            .state
+            .host
+            .pool()
+            .run(move || study::find(lexicon.dawg(), &Ruleset::new(kind), &query, order, limit))
+            .await
+            .ok_or_else(|| errors::internal("the word search failed"))?;
+        let words: Vec<pb::FoundWord> = answers
+            .words
+            .iter()
+            .map(|a| {
+                let (hook, hook_letter) = match a.hook {
+                    Some((side, x)) => (
+                        if side == Side::Front { "front" } else { "back" }.to_string(),
+                        alphabet.char_of(x).to_string(),
+                    ),
+                    None => (String::new(), String::new()),
+                };
+                pb::FoundWord {
+                    word: alphabet.word_string(&a.word),
+                    with_blanks: study::with_blanks(a, alphabet),
+                    length: a.word.len() as u32,
+                    probability: a.probability,
+                    hook,
+                    hook_letter,
+                }
+            })
+            .collect();
+        let mut updates: Vec<Result<pb::FindWordsUpdate, Status>> = words
+            .chunks(BATCH)
+            .map(|batch| Ok(pb::FindWordsUpdate { words: batch.to_vec(), ..Default::default() }))
+            .collect();
+        updates.push(Ok(pb::FindWordsUpdate {
+            words: Vec::new(),
+            done: true,
+            total: answers.total as u32,
+            complete: answers.complete,
+            valid: answers.valid,
+        }));
+        Ok(Response::new(Box::pin(tokio_stream::iter(updates))))
     }
 }

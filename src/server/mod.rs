@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod auth;
 pub(crate) mod codec;
 pub mod convert;
+pub mod directors;
 pub mod errors;
 pub mod forward;
 pub mod games;
@@ -23,6 +24,7 @@ pub mod web;
 use crate::host::{Cluster, Host, Leases, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
+use crate::proto::v1::directors_server::DirectorsServer;
 use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use crate::store::GameStore;
@@ -209,6 +211,7 @@ async fn serve_on(
     reporter.set_serving::<GamesServer<games::GamesService>>().await;
     reporter.set_serving::<AnalysisServer<analysis::AnalysisService>>().await;
     reporter.set_serving::<LexiconsServer<lexicons::LexiconsService>>().await;
+    reporter.set_serving::<DirectorsServer<directors::DirectorsService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -222,6 +225,8 @@ async fn serve_on(
     let analysis = AnalysisServer::new(analysis::AnalysisService { state: state.clone() })
         .max_decoding_message_size(limit);
     let lexicons = LexiconsServer::new(lexicons::LexiconsService { state: state.clone() })
+        .max_decoding_message_size(limit);
+    let directors = DirectorsServer::new(directors::DirectorsService { state: state.clone() })
         .max_decoding_message_size(limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
@@ -252,6 +257,7 @@ async fn serve_on(
         .add_service(games)
         .add_service(analysis)
         .add_service(lexicons)
+        .add_service(directors)
         .serve_with_incoming_shutdown(incoming, stop)
         .await?;
     Ok(())

@@ -31,8 +31,49 @@ pub fn display_name(field: &str, name: &str) -> Result<String, Status> {
 }
 
 /// A game configuration, its seats, each human seat's token (None for bots and open seats),
-/// and its bots' pace.
-pub type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32);
+/// its bots' pace and its labels.
+pub type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32, Vec<(String, String)>);
+
+/// Labels a game may carry, and their keys' and values' lengths in characters.
+const MAX_LABELS: usize = 16;
+const MAX_LABEL_KEY: usize = 40;
+const MAX_LABEL_VALUE: usize = 100;
+
+/// Labels as a request gives them (CreateGame, ListGames), checked: in key order.
+pub fn labels(
+    field: &str,
+    given: &std::collections::HashMap<String, String>,
+) -> Result<Vec<(String, String)>, Status> {
+    if given.len() > MAX_LABELS {
+        return Err(errors::bad_field(field, format!("{} labels: at most {MAX_LABELS}", given.len())));
+    }
+    let mut labels: Vec<(String, String)> = Vec::with_capacity(given.len());
+    for (key, value) in given {
+        let ok_key = (1..=MAX_LABEL_KEY).contains(&key.chars().count())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
+        if !ok_key {
+            return Err(errors::bad_field(
+                field,
+                format!(
+                    "label key {:?}: 1 to {MAX_LABEL_KEY} characters of a-z, 0-9, '_', '-' and '.'",
+                    crate::text::clip(key)
+                ),
+            ));
+        }
+        let chars = value.chars().count();
+        if !(1..=MAX_LABEL_VALUE).contains(&chars) || value.chars().any(char::is_control) {
+            return Err(errors::bad_field(
+                field,
+                format!("label {key}: a value is 1 to {MAX_LABEL_VALUE} characters, no control characters"),
+            ));
+        }
+        labels.push((key.clone(), value.clone()));
+    }
+    labels.sort();
+    Ok(labels)
+}
 
 /// The least and most a champion seat may be asked to think per move, in ms.
 const MIN_THINK_MS: u32 = 50;
@@ -146,6 +187,20 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     config.reveal_invalid_words = o.reveal_invalid_words;
     config.seats = seats.len();
     if let Some(c) = &req.clock
+        && c.per_move_ms > 0
+    {
+        const HOUR_MS: u64 = 3_600_000;
+        if c.initial_ms > 0 || c.increment_ms > 0 || c.max_overtime_ms > 0 {
+            return Err(errors::bad_field(
+                "clock.per_move_ms",
+                "a correspondence clock has a time per move only: no initial time, increment or overtime",
+            ));
+        }
+        if !(HOUR_MS..=30 * 24 * HOUR_MS).contains(&c.per_move_ms) {
+            return Err(errors::bad_field("clock.per_move_ms", "one hour to 30 days a move"));
+        }
+        config.clock = Some(ClockConfig::per_move(c.per_move_ms));
+    } else if let Some(c) = &req.clock
         && c.initial_ms > 0
     {
         const DAY_MS: u64 = 86_400_000;
@@ -160,6 +215,7 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
             increment_ms: c.increment_ms,
             max_overtime_ms: c.max_overtime_ms,
             penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
+            per_move: false,
         });
     }
     let bot_delay_ms = match req.bot_delay_ms {
@@ -169,5 +225,6 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         Some(ms) => ms,
         None => default_bot_delay_ms(&seats),
     };
-    Ok((config, seats, tokens, bot_delay_ms))
+    let labels = labels("labels", &req.labels)?;
+    Ok((config, seats, tokens, bot_delay_ms, labels))
 }

@@ -5,7 +5,9 @@
 use super::convert::{board_to, challenge_to, end_reason, play_to, ruleset_to};
 use crate::alphabet::Alphabet;
 use crate::game::{Event, EventKind, Game};
-use crate::host::{Answer, Answers, ChallengeDone, Seat, Session, Snapshot, TurnDone, Viewer, Written};
+use crate::host::{
+    Answer, Answers, ChallengeDone, DirectorDone, Seat, Session, Snapshot, TurnDone, Viewer, Written,
+};
 use crate::proto::v1 as pb;
 use prost::Message;
 use tonic::Status;
@@ -17,12 +19,18 @@ pub fn session_view(session: &Session, viewer: Viewer) -> pb::GameView {
 
 /// A snapshot of a session's game as `viewer` sees it at `now_ms`.
 pub fn snapshot_view(session: &Session, snapshot: &Snapshot, viewer: Viewer, now_ms: u64) -> pb::GameView {
-    view(&session.id().to_string(), snapshot.game(), snapshot.seats(), viewer, now_ms)
+    view(&session.id().to_string(), snapshot, viewer, now_ms)
 }
 
 /// The game as `viewer` may see it. Clocks read at `now_ms`, never below the overtime allowed
 /// (a flag that fell is a loss at that instant, whenever it is looked at).
-pub fn view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64) -> pb::GameView {
+pub fn view(id: &str, snapshot: &Snapshot, viewer: Viewer, now_ms: u64) -> pb::GameView {
+    let mut v = game_view(id, snapshot.game(), snapshot.seats(), viewer, now_ms);
+    v.labels = snapshot.labels().iter().cloned().collect();
+    v
+}
+
+fn game_view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64) -> pb::GameView {
     let g = game;
     let cfg = g.config();
     let alphabet = cfg.rules.alphabet;
@@ -62,11 +70,14 @@ pub fn view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64) 
         over: g.is_over(),
         end_reason: outcome.map(|o| end_reason(o.reason)).unwrap_or_default(),
         winners: outcome.map(|o| o.winners.iter().map(|&w| w as u32).collect()).unwrap_or_default(),
+        paused: g.paused(),
+        labels: Default::default(),
     }
 }
 
-/// An event as `viewer` may see it: the rack (and exchanged tiles) only for the viewer's seat.
-pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer) -> pb::GameEvent {
+/// An event as `viewer` may see it: the rack (and exchanged tiles) only for the viewer's seat; a
+/// challenge's word verdicts only when `verdicts` ([`Viewer::sees_verdicts`]).
+pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer, verdicts: bool) -> pb::GameEvent {
     let own = viewer.sees_rack_of(e.seat);
     let mut out = pb::GameEvent {
         number: e.number as u64,
@@ -75,6 +86,7 @@ pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer) -> pb::GameEvent {
         cumulative: e.cumulative,
         rack: if own { e.rack.to_string(alphabet) } else { String::new() },
         time_ms: e.time_ms,
+        undone: e.undone,
         ..Default::default()
     };
     out.kind = match &e.kind {
@@ -87,9 +99,15 @@ pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer) -> pb::GameEvent {
             out.play = Some(play_to(play, alphabet));
             "phony_withdrawn"
         }
-        EventKind::Challenged { challenger, acceptable } => {
+        EventKind::Challenged { challenger, acceptable, words } => {
             out.challenger = Some(*challenger as u32);
             out.acceptable = Some(*acceptable);
+            if verdicts {
+                out.verdicts = words
+                    .iter()
+                    .map(|(word, valid)| pb::ChallengedWord { word: word.clone(), valid: *valid })
+                    .collect();
+            }
             "challenged"
         }
         EventKind::ChallengeBonus { challenger } => {
@@ -118,6 +136,25 @@ pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer) -> pb::GameEvent {
             out.end_reason = end_reason(*reason);
             "game_over"
         }
+        EventKind::Paused => "paused",
+        EventKind::Resumed => "resumed",
+        EventKind::ScoreAdjusted { reason } => {
+            out.text = reason.clone();
+            "score_adjusted"
+        }
+        EventKind::ClockAdjusted { delta_ms, reason } => {
+            out.text = reason.clone();
+            out.delta_ms = *delta_ms;
+            "clock_adjusted"
+        }
+        EventKind::TurnUndone { from } => {
+            out.undone_from = *from as u64;
+            "turn_undone"
+        }
+        EventKind::Note { text } => {
+            out.text = text.clone();
+            "note"
+        }
     }
     .to_string();
     out
@@ -130,8 +167,14 @@ pub fn turn_response(d: &TurnDone) -> pb::SubmitTurnResponse {
     pb::SubmitTurnResponse {
         points: d.points,
         play: d.play.as_ref().map(|p| play_to(p, alphabet)),
-        view: Some(view(&d.id.to_string(), game, d.snapshot.seats(), Viewer::Seat(d.seat), d.now_ms)),
+        view: Some(view(&d.id.to_string(), &d.snapshot, Viewer::Seat(d.seat), d.now_ms)),
     }
+}
+
+/// A director's answer: the game as a watcher sees it, the same whether sent now or written
+/// down for a retry.
+pub fn director_response(d: &DirectorDone) -> pb::DirectorResponse {
+    pb::DirectorResponse { view: Some(view(&d.id.to_string(), &d.snapshot, Viewer::Director, d.now_ms)) }
 }
 
 /// A challenge's answer, the same whether it is sent now or written down for a retry.
@@ -139,13 +182,7 @@ pub fn challenge_response(d: &ChallengeDone) -> pb::ChallengeResponse {
     pb::ChallengeResponse {
         acceptable: d.verdict.acceptable,
         invalid_words: d.verdict.invalid_words.clone().unwrap_or_default(),
-        view: Some(view(
-            &d.id.to_string(),
-            d.snapshot.game(),
-            d.snapshot.seats(),
-            Viewer::Seat(d.seat),
-            d.now_ms,
-        )),
+        view: Some(view(&d.id.to_string(), &d.snapshot, Viewer::Seat(d.seat), d.now_ms)),
     }
 }
 
@@ -176,6 +213,11 @@ impl Answers for EncodedAnswers {
 
     fn challenge(&self, done: &ChallengeDone) -> Written {
         let answer = challenge_response(done);
+        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
+    }
+
+    fn director(&self, done: &DirectorDone) -> Written {
+        let answer = director_response(done);
         Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
     }
 }

@@ -245,6 +245,7 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
         increment_ms: 0,
         max_overtime_ms: 3_600_000,
         penalty_per_minute: 10,
+        per_move_ms: 0,
     });
     let a = Audit::new(&mut g, clocked).await;
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
@@ -255,8 +256,13 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
 
     // Out of time.
     let mut flagged = game(pb::ChallengeRule::Single, 6);
-    flagged.clock =
-        Some(pb::ClockSpec { initial_ms: 1, increment_ms: 0, max_overtime_ms: 1, penalty_per_minute: 10 });
+    flagged.clock = Some(pb::ClockSpec {
+        initial_ms: 1,
+        increment_ms: 0,
+        max_overtime_ms: 1,
+        penalty_per_minute: 10,
+        per_move_ms: 0,
+    });
     let a = Audit::new(&mut g, flagged).await;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     assert!(g.get_game(pb::GetGameRequest { game_id: a.id.clone() }).await.unwrap().into_inner().over);

@@ -184,6 +184,7 @@ async fn extreme_numbers() {
         increment_ms: u64::MAX,
         max_overtime_ms: 0,
         penalty_per_minute: i32::MAX,
+        per_move_ms: 0,
     });
     assert_eq!(code(g.create_game(req).await), Code::InvalidArgument);
 }

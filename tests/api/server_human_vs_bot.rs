@@ -105,8 +105,13 @@ async fn the_champion_on_a_short_clock_never_runs_out() {
         vec![human("ann"), bot(pb::BotLevel::Champion)],
         15,
     );
-    request.clock =
-        Some(pb::ClockSpec { initial_ms: 5_000, increment_ms: 0, max_overtime_ms: 0, penalty_per_minute: 0 });
+    request.clock = Some(pb::ClockSpec {
+        initial_ms: 5_000,
+        increment_ms: 0,
+        max_overtime_ms: 0,
+        penalty_per_minute: 0,
+        per_move_ms: 0,
+    });
     let (v, e) = play_to_end_with(request).await;
     check(&v, &e);
     assert!(v.seats[1].bot);

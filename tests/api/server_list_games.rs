@@ -10,7 +10,12 @@ use tonic::Code;
 const DIRECTOR: &str = "the-director-secret";
 
 fn list(page_size: u32, page_token: &str, query: &str) -> pb::ListGamesRequest {
-    pb::ListGamesRequest { page_size, page_token: page_token.into(), query: query.into() }
+    pb::ListGamesRequest {
+        page_size,
+        page_token: page_token.into(),
+        query: query.into(),
+        ..Default::default()
+    }
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ fn clocked(seed: u64) -> pb::CreateGameRequest {
         increment_ms: 0,
         max_overtime_ms: 300,
         penalty_per_minute: 10,
+        per_move_ms: 0,
     });
     req
 }
@@ -51,6 +52,7 @@ async fn the_flag_of_the_seat_to_move_falls_after_a_turn() {
         increment_ms: 60_000,
         max_overtime_ms: 300,
         penalty_per_minute: 10,
+        per_move_ms: 0,
     });
     let c = g.create_game(req).await.unwrap().into_inner();
     let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
@@ -76,6 +78,7 @@ async fn a_recovered_game_rearms_its_clock() {
             increment_ms: 0,
             max_overtime_ms: 300,
             penalty_per_minute: 10,
+            per_move_ms: 0,
         });
         let c = g.create_game(req).await.unwrap().into_inner();
         srv.stop().await;

@@ -348,6 +348,20 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
         challenger: Some(0),
         acceptable: Some(false),
         time_ms: 123_456_789_012,
+        verdicts: vec![
+            pb::ChallengedWord { word: "ЁЖ".into(), valid: true },
+            pb::ChallengedWord { word: "A".into(), valid: false },
+        ],
+        text: "a director's reason".into(),
+        delta_ms: -90_000,
+        undone: true,
+        ..Default::default()
+    };
+    let word = pb::FoundWord {
+        word: "QI".into(),
+        with_blanks: "qI".into(),
+        length: 2,
+        probability: 0.006_060_606_060_606_061,
         ..Default::default()
     };
     let turn = pb::SubmitTurnRequest {
@@ -357,21 +371,27 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
         action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
     };
     let js = r#"
-        const [eventBytes, turnBytes, done] = arguments;
+        const [eventBytes, turnBytes, wordBytes, done] = arguments;
         import("/web/grpc.js").then(async (m) => {
           await m.loadSchema();
+          const w = m.decode("dawgref.v1.FoundWord", Uint8Array.from(wordBytes));
+          const wordBack = Array.from(m.encode("dawgref.v1.FoundWord", w));
           const e = m.decode("dawgref.v1.GameEvent", Uint8Array.from(eventBytes));
           const back = Array.from(m.encode("dawgref.v1.GameEvent", e));
           const turn = Array.from(m.encode("dawgref.v1.SubmitTurnRequest",
             { game_id: "g", expected_turn: 0, pass: {} }));
           const t = m.decode("dawgref.v1.SubmitTurnRequest", Uint8Array.from(turnBytes));
-          done({ e, back, turn, action: t.action, expected: t.expected_turn });
+          done({ e, back, turn, action: t.action, expected: t.expected_turn, w, wordBack });
         }).catch((err) => done({ error: String(err) }));
     "#;
     let out = c
         .execute_async(
             js,
-            vec![serde_json::json!(event.encode_to_vec()), serde_json::json!(turn.encode_to_vec())],
+            vec![
+                serde_json::json!(event.encode_to_vec()),
+                serde_json::json!(turn.encode_to_vec()),
+                serde_json::json!(word.encode_to_vec()),
+            ],
         )
         .await
         .unwrap();
@@ -394,6 +414,9 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
     let written: Vec<u8> = serde_json::from_value(out["turn"].clone()).unwrap();
     assert_eq!(written, turn.encode_to_vec(), "an empty oneof message and a zero optional are written");
     assert_eq!((out["action"].as_str(), out["expected"].as_u64()), (Some("pass"), Some(0)));
+    assert_eq!(out["w"]["probability"].as_f64(), Some(word.probability), "a double read exactly");
+    let word_back: Vec<u8> = serde_json::from_value(out["wordBack"].clone()).unwrap();
+    assert_eq!(pb::FoundWord::decode(word_back.as_slice()).unwrap(), word, "and written back");
     c.close().await.unwrap();
 }
 
@@ -429,5 +452,87 @@ async fn a_tile_dragged_from_the_rack_lands_on_its_square_and_is_judged() {
         problem.to_lowercase().contains("one tile") || problem.to_lowercase().contains("two tiles"),
         "{problem}"
     );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
+    let srv = start().await;
+    srv.handle.state.set_director_token("director-secret");
+    let mut g = srv.games().await;
+    let c0 = two_humans(&mut g, 6).await;
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&c0.game_id, 0, pass), &c0.seat_tokens[0])).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    c.wait()
+        .for_element(Locator::Css("#director-token"))
+        .await
+        .unwrap()
+        .send_keys("director-secret")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#list-info", "1 live game").await;
+    c.find(Locator::Css(&format!("[data-manage='{}']", c0.game_id))).await.unwrap().click().await.unwrap();
+    c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
+    wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
+    let view = g.get_game(pb::GetGameRequest { game_id: c0.game_id.clone() }).await.unwrap().into_inner();
+    assert!(view.paused);
+    // A score adjustment needs a reason; with one it counts.
+    c.find(Locator::Css("#adjust-points")).await.unwrap().clear().await.unwrap();
+    c.find(Locator::Css("#adjust-points")).await.unwrap().send_keys("7").await.unwrap();
+    c.find(Locator::Css("#adjust")).await.unwrap().click().await.unwrap();
+    wait_until("the refusal", || text(&c, "#manage-result"), |t| t.contains("INVALID_ARGUMENT")).await;
+    c.find(Locator::Css("#adjust-reason")).await.unwrap().send_keys("miscounted").await.unwrap();
+    c.find(Locator::Css("#adjust")).await.unwrap().click().await.unwrap();
+    wait_until("the adjustment", || text(&c, "#manage-result"), |t| t.contains("score adjusted")).await;
+    // Undo asks first: one click arms it, the second takes the pass back.
+    c.find(Locator::Css("#resume")).await.unwrap().click().await.unwrap();
+    wait_until("the resume", || text(&c, "#manage-result"), |t| t.contains("resumed")).await;
+    c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
+    assert_eq!(text(&c, "#undo").await.unwrap(), "Undo the last turn: sure?");
+    c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
+    wait_until("the undo", || text(&c, "#manage-result"), |t| t.contains("last turn undone")).await;
+    let view = g.get_game(pb::GetGameRequest { game_id: c0.game_id.clone() }).await.unwrap().into_inner();
+    assert_eq!((view.turn, view.seats[0].score, view.paused), (0, 7, false));
+    screenshot(&c, "director-manage").await;
+    // The game's page lists the director's events, the taken-back pass struck through.
+    c.goto(&format!("{}/games/{}", srv.url, c0.game_id)).await.unwrap();
+    wait_until("the moves", || async { Some(count(&c, "#moves li").await) }, |&n| n >= 5).await;
+    assert_eq!(count(&c, "#moves li.undone").await, 1);
+    assert_eq!(count(&c, "#moves li.score_adjusted").await, 1);
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn word_study_finds_anagrams_in_the_lobby() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&srv.url).await.unwrap();
+    c.wait().for_element(Locator::Css("#study-text")).await.unwrap().send_keys("AEINRST").await.unwrap();
+    c.find(Locator::Css("#study-go")).await.unwrap().click().await.unwrap();
+    let n = wait_until("the words", || async { Some(count(&c, "#study-words li").await) }, |&n| n > 0).await;
+    let words: Vec<String> = {
+        let mut l = srv.lexicons().await;
+        let r = pb::FindWordsRequest {
+            lexicon: "en".into(),
+            query: Some(pb::find_words_request::Query::Anagram("AEINRST".into())),
+            limit: 200,
+            ..Default::default()
+        };
+        let mut s = l.find_words(r).await.unwrap().into_inner();
+        let mut all = Vec::new();
+        while let Some(u) = s.message().await.unwrap() {
+            all.extend(u.words.into_iter().map(|w| w.word));
+        }
+        all
+    };
+    assert_eq!(n, words.len());
+    assert_eq!(text(&c, "#study-words li .word").await.unwrap(), words[0]);
+    screenshot(&c, "word-study").await;
     c.close().await.unwrap();
 }

@@ -3,6 +3,7 @@
 
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::analysis_client::AnalysisClient;
+use dawgref::proto::v1::directors_client::DirectorsClient;
 use dawgref::proto::v1::games_client::GamesClient;
 use dawgref::proto::v1::lexicons_client::LexiconsClient;
 use dawgref::rules::RulesetKind;
@@ -81,6 +82,11 @@ impl TestServer {
     pub async fn analysis(&self) -> AnalysisClient<Channel> {
         AnalysisClient::connect(self.url.clone()).await.unwrap()
     }
+
+    pub async fn directors(&self) -> DirectorsClient<Channel> {
+        DirectorsClient::connect(self.url.clone()).await.unwrap()
+    }
+
     pub async fn lexicons(&self) -> LexiconsClient<Channel> {
         LexiconsClient::connect(self.url.clone()).await.unwrap()
     }

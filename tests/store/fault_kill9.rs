@@ -231,3 +231,136 @@ async fn acknowledged_turns_survive_kill_9() {
     server.child.kill().unwrap();
     server.child.wait().unwrap();
 }
+
+/// A server with the director's token, its standard error kept quiet.
+async fn spawn_directed(dir: &std::path::Path) -> Server {
+    let port = free_port();
+    let child = serve(port)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--lexicon-cache")
+        .arg(dir.join("lexicons"))
+        .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server binary starts");
+    let url = format!("http://127.0.0.1:{port}");
+    wait_until_up(&url).await;
+    Server { child, url }
+}
+
+const DIRECTOR: &str = "kill9-director";
+
+/// The kinds of a game's events, in order.
+async fn kinds(url: &str, id: &str) -> Vec<String> {
+    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
+    let v = g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner();
+    let mut stream =
+        g.watch_game(pb::WatchGameRequest { game_id: id.into(), from_event: 0 }).await.unwrap().into_inner();
+    let mut out = Vec::new();
+    for _ in 0..v.events {
+        out.push(stream.message().await.unwrap().unwrap().kind);
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_director_action_survives_kill_9_once() {
+    use pb::directors_client::DirectorsClient;
+    let dir = TempDir::new("kill9-director");
+    let mut server = spawn_directed(&dir.0).await;
+    let mut g = GamesClient::connect(server.url.clone()).await.unwrap();
+    let mut request = common::server::create(
+        pb::Ruleset::English,
+        pb::ChallengeRule::Single,
+        vec![common::server::human("a"), common::server::human("b")],
+        5,
+    );
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 1_500_000, max_overtime_ms: 600_000, ..Default::default() });
+    let c = g.create_game(request).await.unwrap().into_inner();
+    let pass = pb::SubmitTurnRequest {
+        game_id: c.game_id.clone(),
+        expected_turn: Some(0),
+        request_id: "t0".into(),
+        action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+    };
+    g.submit_turn(authed(pass, &c.seat_tokens[0])).await.unwrap();
+    let id = c.game_id.clone();
+    let base = |rid: &str| pb::DirectorRequest { game_id: id.clone(), request_id: rid.into() };
+    // Each action, then kill -9 at once, then a restart: the action is there, once, and a retry
+    // of its request id answers the same without acting again.
+    let mut expected: Vec<&str> = vec!["pass"];
+    for (step, kind) in
+        ["paused", "resumed", "score_adjusted", "clock_adjusted", "note", "turn_undone", "game_over"]
+            .iter()
+            .enumerate()
+    {
+        let rid = format!("d{step}");
+        let mut d = DirectorsClient::connect(server.url.clone()).await.unwrap();
+        let first = match *kind {
+            "paused" => d.pause_game(authed(base(&rid), DIRECTOR)).await,
+            "resumed" => d.resume_game(authed(base(&rid), DIRECTOR)).await,
+            "score_adjusted" => {
+                let r = pb::AdjustScoreRequest {
+                    game_id: id.clone(),
+                    request_id: rid.clone(),
+                    seat: 1,
+                    points: 9,
+                    reason: "r".into(),
+                };
+                d.adjust_score(authed(r, DIRECTOR)).await
+            }
+            "clock_adjusted" => {
+                let r = pb::AdjustClockRequest {
+                    game_id: id.clone(),
+                    request_id: rid.clone(),
+                    seat: 0,
+                    delta_ms: 30_000,
+                    reason: "r".into(),
+                };
+                d.adjust_clock(authed(r, DIRECTOR)).await
+            }
+            "note" => {
+                let r =
+                    pb::AddNoteRequest { game_id: id.clone(), request_id: rid.clone(), text: "noted".into() };
+                d.add_note(authed(r, DIRECTOR)).await
+            }
+            "turn_undone" => d.undo_turn(authed(base(&rid), DIRECTOR)).await,
+            _ => {
+                let r = pb::SetResultRequest {
+                    game_id: id.clone(),
+                    request_id: rid.clone(),
+                    result: Some(pb::set_result_request::Result::Void(pb::Void {})),
+                    reason: "r".into(),
+                };
+                d.set_result(authed(r, DIRECTOR)).await
+            }
+        }
+        .unwrap_or_else(|e| panic!("{kind}: {e}"))
+        .into_inner();
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        server = spawn_directed(&dir.0).await;
+        if *kind == "game_over" {
+            expected.push("note");
+        }
+        expected.push(kind);
+        assert_eq!(kinds(&server.url, &id).await, expected, "after {kind}");
+        // The retry, answered from what was written down.
+        if *kind == "paused" {
+            let mut d = DirectorsClient::connect(server.url.clone()).await.unwrap();
+            let again = d.pause_game(authed(base(&rid), DIRECTOR)).await.unwrap().into_inner();
+            assert_eq!(again.view.as_ref().map(|v| v.paused), first.view.as_ref().map(|v| v.paused));
+            assert_eq!(kinds(&server.url, &id).await, expected, "a retried pause acts once");
+        }
+    }
+    let v = g_view(&server.url, &id).await;
+    assert!(v.over && v.winners.is_empty(), "void: nobody wins");
+}
+
+async fn g_view(url: &str, id: &str) -> pb::GameView {
+    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
+    g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner()
+}

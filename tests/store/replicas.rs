@@ -529,7 +529,12 @@ async fn list_all(url: &str, size: u32, query: &str) -> (Vec<String>, Vec<u32>) 
     loop {
         let page = g
             .list_games(authed(
-                pb::ListGamesRequest { page_size: size, page_token: token.clone(), query: query.into() },
+                pb::ListGamesRequest {
+                    page_size: size,
+                    page_token: token.clone(),
+                    query: query.into(),
+                    ..Default::default()
+                },
                 DIRECTOR,
             ))
             .await
@@ -580,4 +585,47 @@ async fn list_games_sees_every_replica() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
+    // A director's action asked of a replica that does not own the game reaches its owner, and
+    // every replica then lists the game as paused; finished games are listed from the shared
+    // store, whichever replica is asked.
+    let mine = &all[0];
+    let mut d = pb::directors_client::DirectorsClient::new(channel(&cluster.replicas[2].url()).await);
+    let paused = d
+        .pause_game(authed(
+            pb::DirectorRequest { game_id: mine.id.clone(), request_id: "p".into() },
+            DIRECTOR,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(paused.view.unwrap().paused);
+    for url in cluster.urls() {
+        let view = GamesClient::new(channel(&url).await)
+            .get_game(pb::GetGameRequest { game_id: mine.id.clone() })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(view.paused, "{url}");
+    }
+    let void = pb::SetResultRequest {
+        game_id: all[8].id.clone(),
+        request_id: "v".into(),
+        result: Some(pb::set_result_request::Result::Void(pb::Void {})),
+        reason: "test".into(),
+    };
+    d.set_result(authed(void, DIRECTOR)).await.unwrap();
+    for url in cluster.urls() {
+        let finished = GamesClient::new(channel(&url).await)
+            .list_games(authed(
+                pb::ListGamesRequest { state: pb::GameState::Finished as i32, ..Default::default() },
+                DIRECTOR,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            finished.games.iter().map(|v| v.game_id.clone()).collect::<Vec<_>>(),
+            vec![all[8].id.clone()]
+        );
+    }
 }

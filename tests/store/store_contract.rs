@@ -26,14 +26,14 @@ async fn unfinished(store: &Arc<dyn GameStore>) -> Vec<Uuid> {
 
 async fn contract(store: Arc<dyn GameStore>) {
     let a = Uuid::new_v4();
-    store.create(a, 1, b"record-a".to_vec(), b"row0".to_vec(), false).wait().await.unwrap();
+    store.create(a, 1, b"record-a".to_vec(), b"row0".to_vec(), false, vec![]).wait().await.unwrap();
     let got = load(&store, a).await.unwrap();
     assert_eq!(
         (got.record.as_slice(), got.log.clone(), got.finished),
         (&b"record-a"[..], vec![(0, b"row0".to_vec())], false)
     );
     assert!(matches!(
-        store.create(a, 2, b"again".to_vec(), b"x".to_vec(), false).wait().await,
+        store.create(a, 2, b"again".to_vec(), b"x".to_vec(), false, vec![]).wait().await,
         Err(StoreError::Conflict { seq: 0, .. })
     ));
     for seq in 1..=3u64 {
@@ -49,8 +49,8 @@ async fn contract(store: Arc<dyn GameStore>) {
 
     // A finished game and a quarantined one are not recovered; a live one is.
     let (b, c) = (Uuid::new_v4(), Uuid::new_v4());
-    store.create(b, 3, b"b".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
-    store.create(c, 4, b"c".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    store.create(b, 3, b"b".to_vec(), b"0".to_vec(), false, vec![]).wait().await.unwrap();
+    store.create(c, 4, b"c".to_vec(), b"0".to_vec(), false, vec![]).wait().await.unwrap();
     store.append(b, 1, b"last".to_vec(), true).wait().await.unwrap();
     store.quarantine(c, "bad row 0").wait().await.unwrap();
     assert!(load(&store, b).await.unwrap().finished);
@@ -60,8 +60,10 @@ async fn contract(store: Arc<dyn GameStore>) {
 
     // 200 games written at once: each row lands once, in its game, in order.
     let ids: Vec<Uuid> = (0..200).map(|_| Uuid::new_v4()).collect();
-    let creates: Vec<_> =
-        ids.iter().map(|id| store.create(*id, 5, id.as_bytes().to_vec(), b"0".to_vec(), false)).collect();
+    let creates: Vec<_> = ids
+        .iter()
+        .map(|id| store.create(*id, 5, id.as_bytes().to_vec(), b"0".to_vec(), false, vec![]))
+        .collect();
     for p in creates {
         p.wait().await.unwrap();
     }
@@ -80,6 +82,44 @@ async fn contract(store: Arc<dyn GameStore>) {
         assert!(got.finished);
     }
     assert_eq!(unfinished(&store).await, vec![a]);
+
+    // Listings by label and state, a page at a time in id order.
+    let label = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let mut tagged: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
+    for (i, id) in tagged.iter().enumerate() {
+        let labels = vec![label("event", "open"), label("round", if i < 3 { "1" } else { "2" })];
+        store.create(*id, 6, b"t".to_vec(), b"0".to_vec(), false, labels).wait().await.unwrap();
+    }
+    store.append(tagged[0], 1, b"end".to_vec(), true).wait().await.unwrap();
+    store.quarantine(tagged[4], "bad").wait().await.unwrap();
+    let page = |labels: Vec<(String, String)>, state, after, limit| dawgref::store::GameQuery {
+        labels,
+        state,
+        after,
+        limit,
+    };
+    use dawgref::store::GameState::{Any, Finished, Live};
+    let first = store.games(page(vec![label("event", "open")], Any, None, 2)).await.unwrap();
+    let mut sorted = tagged.clone();
+    sorted.sort();
+    assert_eq!((first.ids.clone(), first.total), (sorted[..2].to_vec(), 5));
+    let rest = store.games(page(vec![label("event", "open")], Any, Some(first.ids[1]), 10)).await.unwrap();
+    assert_eq!(rest.ids, sorted[2..].to_vec());
+    let round1 =
+        store.games(page(vec![label("event", "open"), label("round", "1")], Any, None, 10)).await.unwrap();
+    let mut want = tagged[..3].to_vec();
+    want.sort();
+    assert_eq!(round1.ids, want);
+    assert_eq!(
+        store.games(page(vec![label("round", "1")], Finished, None, 10)).await.unwrap().ids,
+        vec![tagged[0]]
+    );
+    // A set-aside game is not live; a finished one neither.
+    let live = store.games(page(vec![label("event", "open")], Live, None, 10)).await.unwrap();
+    tagged = vec![tagged[1], tagged[2], tagged[3]];
+    tagged.sort();
+    assert_eq!((live.ids, live.total), (tagged, 3));
+    assert!(store.games(page(vec![label("event", "closed")], Any, None, 10)).await.unwrap().ids.is_empty());
 }
 
 fn replica(lease_ms: u64) -> Replica {
@@ -123,7 +163,7 @@ async fn a_replica_that_lost_its_lease_can_never_write() {
     let a = Arc::new(PgStore::open(&url, replica(400)).await.unwrap());
     let b = Arc::new(PgStore::open(&url, replica(400)).await.unwrap());
     let game = Uuid::new_v4();
-    a.create(game, 1, b"r".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+    a.create(game, 1, b"r".to_vec(), b"0".to_vec(), false, vec![]).wait().await.unwrap();
     a.append(game, 1, b"a1".to_vec(), false).wait().await.unwrap();
     assert!(a.holds(&game));
 
@@ -171,7 +211,7 @@ async fn a_takeover_never_forks_a_history() {
     let b = Arc::new(PgStore::open(&url, replica(200)).await.unwrap());
     let games: Vec<Uuid> = (0..50).map(|_| Uuid::new_v4()).collect();
     for g in &games {
-        a.create(*g, 1, b"r".to_vec(), b"0".to_vec(), false).wait().await.unwrap();
+        a.create(*g, 1, b"r".to_vec(), b"0".to_vec(), false, vec![]).wait().await.unwrap();
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     // A keeps appending while B takes every game over.

@@ -8,7 +8,9 @@ use common::server::*;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
-use dawgref::store::{GameStore, MemoryStore, Pending, Reading, StoreError, StoredGame};
+use dawgref::store::{
+    GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError, StoredGame,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tonic::Code;
@@ -22,8 +24,16 @@ struct FlakyStore {
 }
 
 impl GameStore for FlakyStore {
-    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
-        self.inner.create(id, created, record, first, finished)
+    fn create(
+        &self,
+        id: Uuid,
+        created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+        labels: Labels,
+    ) -> Pending {
+        self.inner.create(id, created, record, first, finished, labels)
     }
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
         if self.failing.load(Ordering::SeqCst) {
@@ -39,6 +49,9 @@ impl GameStore for FlakyStore {
     }
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         self.inner.load(id)
+    }
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
+        self.inner.games(query)
     }
 }
 

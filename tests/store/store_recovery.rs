@@ -201,6 +201,7 @@ async fn joins_and_clock_readings_survive_a_restart() {
         increment_ms: 0,
         max_overtime_ms: 60_000,
         penalty_per_minute: 10,
+        per_move_ms: 0,
     });
     let game = g.create_game(req).await.unwrap().into_inner();
     let joined = g
@@ -232,4 +233,54 @@ async fn joins_and_clock_readings_survive_a_restart() {
     // The seat is taken: a second join finds no open seat.
     let again = g.join_game(pb::JoinGameRequest { game_id: game.game_id.clone(), name: "x".into() }).await;
     assert_eq!(code(again), Code::FailedPrecondition);
+}
+
+#[tokio::test]
+async fn a_correspondence_flag_falls_on_the_calendar_across_a_restart() {
+    let dir = TempDir::new("correspondence");
+    let (srv, _) = start_stored(&dir.0).await;
+    let mut g = srv.games().await;
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 4);
+    request.clock = Some(pb::ClockSpec { per_move_ms: 3_600_000, ..Default::default() });
+    let c = g.create_game(request).await.unwrap().into_inner();
+    let v = view(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    assert_eq!(v.seats[0].time_left_ms, Some(3_600_000));
+    let wrong = pb::ClockSpec { per_move_ms: 60_000, ..Default::default() };
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 4);
+    request.clock = Some(wrong);
+    assert_eq!(g.create_game(request).await.unwrap_err().code(), Code::InvalidArgument);
+    srv.stop().await;
+
+    // The server is away for two hours: the game was created that long ago.
+    let conn = db(&dir.0);
+    let key = uuid::Uuid::parse_str(&c.game_id).unwrap();
+    let record: Vec<u8> = conn
+        .query_row("SELECT record FROM games WHERE id = ?1", [key.as_bytes().as_slice()], |r| r.get(0))
+        .unwrap();
+    let mut record = GameRecord::decode(record.as_slice()).unwrap();
+    record.created_unix_ms -= 2 * 3_600_000;
+    conn.execute(
+        "UPDATE games SET record = ?2 WHERE id = ?1",
+        (key.as_bytes().as_slice(), record.encode_to_vec()),
+    )
+    .unwrap();
+    drop(conn);
+
+    let (srv, _) = start_stored(&dir.0).await;
+    let mut g = srv.games().await;
+    // Seat 0's hour ran out while nobody served the game: it has lost on time.
+    let mut over = view(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    for _ in 0..100 {
+        if over.over {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        over = view(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    }
+    assert!(over.over, "{over:?}");
+    assert_eq!(over.winners, [1]);
+    assert!(over.end_reason.contains("time"), "{}", over.end_reason);
+    srv.stop().await;
 }

@@ -25,14 +25,15 @@ pub use pool::Pool;
 pub use privacy::{Viewer, gcg};
 pub use recovery::{Lexicons, Replayed, replay};
 pub use session::{
-    Answer, Answers, ChallengeDone, Session, Turn, TurnAction, TurnDone, WatchSlot, Written, stopped,
+    Answer, Answers, ChallengeDone, DirectorDone, DirectorOp, Session, Turn, TurnAction, TurnDone, WatchSlot,
+    Written, stopped,
 };
 pub use state::{Core, Remembered, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_store::postgres::Claim;
-use dawgref_store::record::{Batch, GameRecord};
+use dawgref_store::record::{Batch, GameRecord, Label};
 use dawgref_store::{GameStore, StoreError};
 use metrics::Metrics;
 use session::Context;
@@ -277,28 +278,33 @@ impl Host {
         seats: Vec<Seat>,
         bot_delay_ms: Option<u32>,
         imported_gcg: Option<String>,
+        labels: Vec<(String, String)>,
     ) -> Result<Arc<Session>, HostError> {
         let id = Uuid::new_v4();
+        let created = recovery::unix_ms();
         let record = GameRecord {
             seats: seats.iter().map(Seat::record).collect(),
             bot_delay_ms,
             imported_gcg: imported_gcg.unwrap_or_default(),
+            labels: labels
+                .iter()
+                .map(|(key, value)| Label { key: key.clone(), value: value.clone() })
+                .collect(),
+            created_unix_ms: created,
             ..GameRecord::new(game.config())
         };
         let delay = bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
         let first = Batch { steps: Vec::new(), done: None };
-        let created = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
         let started = Instant::now();
         self.ctx
             .store
-            .create(id, created, record.to_bytes(), first.to_bytes(), game.is_over())
+            .create(id, created, record.to_bytes(), first.to_bytes(), game.is_over(), labels.clone())
             .wait()
             .await
             .map_err(|e| HostError::store("the game could not be stored", e))?;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
-        let session = Session::start(&self.ctx, id, 0, Core::new(game, seats, Remembered::new(), 1), delay);
+        let core = Core::new(game, seats, Remembered::new(), 1).with_labels(labels);
+        let session = Session::start(&self.ctx, id, 0, core, delay);
         self.hold(&session);
         Ok(session)
     }

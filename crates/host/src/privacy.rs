@@ -6,7 +6,8 @@
 //!
 //! The rules: a seat sees its own rack and its own exchanged tiles, nobody else's; end-of-game
 //! racks are counted in front of everyone, so they are public; a finished game's record shows
-//! every rack.
+//! every rack. A challenge's verdict on each word is the director's to see, everyone's once the
+//! game is over, and the players' during it only when the game reveals invalid words.
 
 use super::state::Seat;
 use dawgref_engine::game::Game;
@@ -20,6 +21,9 @@ pub enum Viewer {
     Seat(usize),
     /// Anyone else who knows the game's id: no racks.
     Watcher,
+    /// The holder of the server's director token: no racks while the game is on (a director
+    /// judges, and does not coach), every challenge's word verdicts.
+    Director,
 }
 
 impl Viewer {
@@ -27,8 +31,14 @@ impl Viewer {
     pub fn seat(self) -> Option<usize> {
         match self {
             Viewer::Seat(s) => Some(s),
-            Viewer::Watcher => None,
+            Viewer::Watcher | Viewer::Director => None,
         }
+    }
+
+    /// Whether a challenge's word-by-word verdicts are shown: to the director; to everyone once
+    /// the game is over; during the game as the game's reveal option says.
+    pub fn sees_verdicts(self, game: &Game) -> bool {
+        self == Viewer::Director || game.is_over() || game.config().reveal_invalid_words
     }
 
     /// Whether `seat`'s rack and exchanged tiles are shown in a live view or event.
@@ -52,5 +62,5 @@ impl Viewer {
 pub fn gcg(game: &Game, seats: &[Seat], viewer: Viewer) -> String {
     let names: Vec<String> = seats.iter().map(|s| s.name().to_string()).collect();
     let over = game.is_over();
-    write_gcg_for(game, &names, &|seat| viewer.sees_record_rack_of(seat, over))
+    write_gcg_for(game, &names, &|seat| viewer.sees_record_rack_of(seat, over), viewer.sees_verdicts(game))
 }

@@ -38,6 +38,11 @@ fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String>
                 Err("a logged time loss did not happen".into())
             }
         }
+        StepKind::Director => {
+            let action = step.to_director()?;
+            game.direct(action, step.now_ms).map_err(|e| format!("director's action refused on replay: {e}"))
+        }
+        StepKind::Undo => game.undo_turn(step.now_ms).map_err(|e| format!("undo refused on replay: {e}")),
         StepKind::Join => {
             let hash = TokenHash::try_from(step.token_hash.as_slice())
                 .map_err(|_| format!("join of seat {seat}: token hash of {} bytes", step.token_hash.len()))?;
@@ -52,10 +57,13 @@ fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String>
     }
 }
 
-/// A stored game after replaying its log: its state, the last clock reading in the log, and
-/// its bots' pace.
+/// A stored game after replaying its log: its state, the clock reading it resumes at, and its
+/// bots' pace.
 pub struct Replayed {
     pub core: Core,
+    /// The last clock reading in the log (time the server was down is nobody's); for a
+    /// correspondence clock, the time since the game was created, whichever is later (its moves'
+    /// deadlines are on the calendar).
     pub last_ms: u64,
     pub bot_delay_ms: u32,
 }
@@ -96,5 +104,16 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
     }
     game.check_invariants().map_err(|e| format!("replayed game breaks an invariant: {e}"))?;
     let bot_delay_ms = record.bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
-    Ok(Replayed { core: Core::new(game, seats, done, stored.log.len() as u64), last_ms, bot_delay_ms })
+    if game.config().clock.is_some_and(|c| c.per_move) && record.created_unix_ms > 0 {
+        let since = unix_ms().saturating_sub(record.created_unix_ms);
+        last_ms = last_ms.max(since);
+    }
+    let labels = record.labels.iter().map(|l| (l.key.clone(), l.value.clone())).collect();
+    let core = Core::new(game, seats, done, stored.log.len() as u64).with_labels(labels);
+    Ok(Replayed { core, last_ms, bot_delay_ms })
+}
+
+/// Milliseconds since the Unix epoch, by the wall clock.
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }

@@ -25,7 +25,7 @@ use super::state::{Core, Remembered, Snapshot, TokenHash};
 use crate::metrics::Metrics;
 use dashmap::DashMap;
 use dawgref_engine::bot::{self, BotLevel};
-use dawgref_engine::game::{Action, Event, EventKind, Game, GameError, Verdict};
+use dawgref_engine::game::{Action, DirectorAction, Event, EventKind, Game, GameError, Verdict};
 use dawgref_engine::play::Play;
 use dawgref_store::GameStore;
 use dawgref_store::record::{Batch, Done};
@@ -41,6 +41,7 @@ use uuid::Uuid;
 pub trait Answers: Send + Sync {
     fn turn(&self, done: &TurnDone) -> Written;
     fn challenge(&self, done: &ChallengeDone) -> Written;
+    fn director(&self, done: &DirectorDone) -> Written;
 }
 
 /// An answer the services wrote down: the bytes kept for retries, and the answer itself, which
@@ -115,6 +116,23 @@ pub struct ChallengeDone {
     pub now_ms: u64,
 }
 
+/// A director's action that was taken, and the game right after it.
+pub struct DirectorDone {
+    pub id: Uuid,
+    pub snapshot: Arc<Snapshot>,
+    pub now_ms: u64,
+}
+
+/// What a director does to a game: an action of the engine's, or taking back the last turn.
+#[derive(Clone, Debug)]
+pub enum DirectorOp {
+    Act(DirectorAction),
+    Undo,
+}
+
+/// The seat a director's remembered answers are kept under: no seat of a game has it.
+const DIRECTOR_SEAT: usize = 1_000_000;
+
 /// The answer to a request that may be a retry: done now (with the answer the services wrote
 /// down, when the request is to be remembered), or the bytes written down the first time (see
 /// [`Answers`]).
@@ -175,6 +193,11 @@ enum Command {
         name: String,
         token: TokenHash,
         reply: Reply<usize>,
+    },
+    Direct {
+        op: DirectorOp,
+        request_id: Option<String>,
+        reply: Reply<Answer<DirectorDone>>,
     },
     /// Answered once no bot has anything left to do at the game's current position.
     Settled(oneshot::Sender<()>),
@@ -342,6 +365,17 @@ impl Session {
         self.call(|reply| Command::Join { name, token, reply }).await
     }
 
+    /// A director's action on a game in play (a finished game answers only a retried
+    /// `request_id`, as the first time).
+    pub async fn direct(
+        &self,
+        op: DirectorOp,
+        request_id: Option<String>,
+    ) -> Result<Answer<DirectorDone>, HostError> {
+        let key = request_id.as_deref().map(director_key);
+        self.ask(DIRECTOR_SEAT, key.as_deref(), |reply| Command::Direct { op, request_id, reply }).await
+    }
+
     /// Wait until no bot has anything left to do at the game's position (at once for a
     /// finished game). For tests, benchmarks and the fuzzer, which need a quiet game.
     pub async fn settled(&self) {
@@ -382,6 +416,11 @@ impl Session {
 /// Where a challenge's request id is remembered: beside turn ids, apart from them.
 fn challenge_key(request_id: &str) -> String {
     format!("challenge/{request_id}")
+}
+
+/// Where a director's request id is remembered.
+fn director_key(request_id: &str) -> String {
+    format!("director/{request_id}")
 }
 
 /// A watcher's slot in a session; dropping it frees the slot.
@@ -487,6 +526,7 @@ impl Actor {
                 answer(reply, self.challenge(seat, request_id).await)
             }
             Command::Join { name, token, reply } => answer(reply, self.join(name, token).await),
+            Command::Direct { op, request_id, reply } => answer(reply, self.direct(op, request_id).await),
             Command::Settled(tx) => {
                 self.waiting.push(tx);
                 Ok(())
@@ -564,6 +604,37 @@ impl Actor {
         Ok(Answer::Done(done, written))
     }
 
+    async fn direct(
+        &mut self,
+        op: DirectorOp,
+        request_id: Option<String>,
+    ) -> Result<Answer<DirectorDone>, Failure> {
+        let key = request_id.as_deref().map(director_key);
+        if let Some(first) = self.core.remembered(DIRECTOR_SEAT, key.as_deref()) {
+            return Ok(Answer::Remembered(first));
+        }
+        let now = self.clock.now_ms();
+        let result = match op {
+            DirectorOp::Act(action) => self.core.direct(action, now),
+            DirectorOp::Undo => self.core.undo(now),
+        };
+        if let Err(e) = result {
+            // A time loss noticed on the way changed the game even though the action failed.
+            self.commit(None, None).await?;
+            return Err(HostError::Game(e).into());
+        }
+        let snapshot = Arc::new(self.core.snapshot());
+        let done = DirectorDone { id: self.id, snapshot: snapshot.clone(), now_ms: now };
+        let (bytes, written) =
+            key.as_ref().map(|_| self.ctx.answers.director(&done)).map(|w| (w.bytes, w.answer)).unzip();
+        let row = self.core.remember(DIRECTOR_SEAT, key, bytes);
+        // A taken-back turn changes what the bots were thinking about: they look again.
+        self.considered = None;
+        self.decided = None;
+        self.commit(row, Some(snapshot)).await?;
+        Ok(Answer::Done(done, written))
+    }
+
     async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
         let now = self.clock.now_ms();
         let seat = self.core.join(&name, token, now).ok_or(HostError::NoOpenSeat)?;
@@ -591,6 +662,10 @@ impl Actor {
         self.decided = None;
         let levels: Vec<Option<BotLevel>> =
             (0..self.core.seats().len()).map(|s| self.core.bot_level(s)).collect();
+        if game.paused() {
+            // Bots wait with everyone else; the resume is an event, so they look again then.
+            return;
+        }
         let mover_is_bot = levels.get(game.to_move()).copied().flatten().is_some();
         let may_challenge = game
             .challengeable()

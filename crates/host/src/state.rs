@@ -5,9 +5,10 @@
 //! [`Snapshot`] is what readers get: the game and its seats as of a durable change.
 
 use dawgref_engine::bot::BotLevel;
-use dawgref_engine::game::{Action, Game, GameError, Verdict};
+use dawgref_engine::game::{Action, DirectorAction, Game, GameError, Verdict};
 use dawgref_store::record::{Done, SeatRecord, Step};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// What proves a seat: the SHA-256 of its secret token. The host compares none and makes
 /// none; the services do (`server::auth`).
@@ -138,6 +139,8 @@ pub type Remembered = HashMap<(usize, String), Vec<u8>>;
 pub struct Core {
     game: Game,
     seats: Vec<Seat>,
+    /// The game's labels (tournament, division, round, table, …).
+    labels: Arc<Vec<(String, String)>>,
     /// First results of requests by (seat, request_id), for idempotent retries.
     done: Remembered,
     /// Engine calls made since the last commit: the next log row.
@@ -149,7 +152,13 @@ pub struct Core {
 impl Core {
     /// A game's state whose log holds `seq` rows already.
     pub fn new(game: Game, seats: Vec<Seat>, done: Remembered, seq: u64) -> Core {
-        Core { game, seats, done, steps: Vec::new(), seq }
+        Core { game, seats, labels: Arc::default(), done, steps: Vec::new(), seq }
+    }
+
+    /// The game with its labels.
+    pub fn with_labels(mut self, labels: Vec<(String, String)>) -> Core {
+        self.labels = Arc::new(labels);
+        self
     }
 
     pub fn game(&self) -> &Game {
@@ -208,6 +217,23 @@ impl Core {
         result
     }
 
+    /// A director's action, noting the step for the log.
+    pub(super) fn direct(&mut self, action: DirectorAction, now_ms: u64) -> Result<(), GameError> {
+        let step = Step::director(&action, now_ms);
+        let before = self.game.history().len();
+        let result = self.game.direct(action, now_ms);
+        self.note(result.is_ok(), step, before, now_ms);
+        result
+    }
+
+    /// The director takes back the last turn, noting the step for the log.
+    pub(super) fn undo(&mut self, now_ms: u64) -> Result<(), GameError> {
+        let before = self.game.history().len();
+        let result = self.game.undo_turn(now_ms);
+        self.note(result.is_ok(), Step::undo(now_ms), before, now_ms);
+        result
+    }
+
     pub(super) fn tick(&mut self, now_ms: u64) -> bool {
         let ended = self.game.tick(now_ms);
         if ended {
@@ -247,7 +273,7 @@ impl Core {
     }
 
     pub(super) fn snapshot(&self) -> Snapshot {
-        Snapshot { game: self.game.clone(), seats: self.seats.clone() }
+        Snapshot { game: self.game.clone(), seats: self.seats.clone(), labels: self.labels.clone() }
     }
 }
 
@@ -255,12 +281,18 @@ impl Core {
 pub struct Snapshot {
     game: Game,
     seats: Vec<Seat>,
+    labels: Arc<Vec<(String, String)>>,
 }
 
 impl Snapshot {
     /// A game's state as a snapshot, for a reader of a game not served here.
     pub fn of(core: Core) -> Snapshot {
-        Snapshot { game: core.game, seats: core.seats }
+        Snapshot { game: core.game, seats: core.seats, labels: core.labels }
+    }
+
+    /// The game's labels, in key order.
+    pub fn labels(&self) -> &[(String, String)] {
+        &self.labels
     }
 
     pub fn game(&self) -> &Game {

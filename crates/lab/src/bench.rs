@@ -161,6 +161,8 @@ pub enum BenchCommand {
     Peg(super::bench_champion::PegArgs),
     /// How much of its budget the champion thinks on mid-game moves (a histogram).
     Think(super::bench_champion::ThinkArgs),
+    /// Word study: subanagrams of racks with two blanks, and a pattern over the whole lexicon.
+    Words(super::bench_champion::WordsArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -189,6 +191,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Infer(args) => super::bench_champion::infer(args),
         BenchCommand::Peg(args) => super::bench_champion::peg(args),
         BenchCommand::Think(args) => super::bench_champion::think(args),
+        BenchCommand::Words(args) => super::bench_champion::words(args),
         BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),

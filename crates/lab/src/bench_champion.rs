@@ -1,10 +1,11 @@
-//! `dawgref-lab bench infer | peg | think`: the champion's parts measured for BENCHMARKS.md.
+//! `dawgref-lab bench infer | peg | think | words`: the champion's parts measured for BENCHMARKS.md.
 //! - `infer`: how much rack inference knows, on strong-bot plays (true leaves known) and on
 //!   the human plays of GCG records: the geometric mean of the inferred probability of the true
 //!   leave over its probability in a blind draw.
 //! - `peg`: the pre-endgame on the first position of seeded strong-bot games with exactly one
 //!   (or `--bag`) tile(s) in the bag: how often every draw is proven within the budget.
 //! - `think`: how much of its budget the champion uses per move, on mid-game positions.
+//! - `words`: word study: subanagrams of racks with two blanks, and a pattern over a lexicon.
 
 use super::CliResult;
 use clap::Args;
@@ -365,5 +366,74 @@ pub fn think(args: ThinkArgs) -> CliResult {
             if i == 10 { "≥100%".to_string() } else { format!("{:>3}–{:>3}%", i * 10, i * 10 + 10) };
         println!("  {label}: {c}");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct WordsArgs {
+    /// Racks of seven tiles with two blanks, timed one by one.
+    #[arg(long, default_value_t = 1000)]
+    racks: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "english")]
+    ruleset: RulesetKind,
+}
+
+/// Word study on one core: every subanagram (length 2 and up) of seven-tile racks with two
+/// blanks (five tiles from the bag), and the pattern `*Q*` (the ruleset's last letter for the
+/// Cyrillic ones) over the whole lexicon.
+pub fn words(args: WordsArgs) -> CliResult {
+    use dawgref::bag::SplitMix64;
+    use dawgref::lexicon::study::{Order, Pattern, Query, find};
+    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let dawg = lexicon.dawg();
+    let tiles: Vec<Option<dawgref::alphabet::Letter>> =
+        rules.full_set().tiles().filter(|t| t.is_some()).collect();
+    let mut rng = SplitMix64::new(args.seed);
+    let mut times = Vec::with_capacity(args.racks);
+    let mut found = 0usize;
+    for _ in 0..args.racks {
+        let mut rack = Rack::new();
+        rack.add_blank();
+        rack.add_blank();
+        for _ in 0..5 {
+            if let Some(l) = tiles[rng.below(tiles.len() as u64) as usize] {
+                rack.add(l);
+            }
+        }
+        let query = Query::Anagram { rack, min_length: 2 };
+        let started = Instant::now();
+        let answers = find(dawg, &rules, &query, Order::Length, 100);
+        times.push(started.elapsed().as_secs_f64() * 1e6);
+        found += answers.total;
+    }
+    times.sort_by(f64::total_cmp);
+    let q = rules.alphabet.char_of(if args.ruleset == RulesetKind::English {
+        16
+    } else {
+        rules.alphabet.len() as u8 - 1
+    });
+    let pattern = Pattern::parse(&format!("*{q}*"), rules.alphabet)?;
+    let mut pattern_times = Vec::new();
+    let mut matched = 0;
+    for _ in 0..21 {
+        let started = Instant::now();
+        let answers = find(dawg, &rules, &Query::Pattern(pattern.clone()), Order::Alphabet, 100);
+        pattern_times.push(started.elapsed().as_secs_f64() * 1e3);
+        matched = answers.total;
+    }
+    pattern_times.sort_by(f64::total_cmp);
+    println!(
+        "{}: {} racks of 5 tiles and 2 blanks, every subanagram of 2+ letters: p50 {:.0} µs, p90 {:.0} µs, p99 {:.0} µs \
+         ({:.0} words a rack); pattern *{q}* over the lexicon: median {:.2} ms ({matched} words)",
+        args.ruleset,
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.9),
+        percentile(&times, 0.99),
+        found as f64 / times.len().max(1) as f64,
+        percentile(&pattern_times, 0.5),
+    );
     Ok(ExitCode::SUCCESS)
 }

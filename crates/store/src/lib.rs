@@ -68,6 +68,38 @@ pub struct StoredGame {
     pub quarantined: Option<String>,
 }
 
+/// A game's labels (tournament, division, round, table, …): keys with their values.
+pub type Labels = Vec<(String, String)>;
+
+/// Which games a listing wants, a page at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameQuery {
+    /// Every one of these must be among the game's labels.
+    pub labels: Labels,
+    pub state: GameState,
+    /// Only games whose id comes after this one (the previous page's last).
+    pub after: Option<Uuid>,
+    /// Games on the page at most.
+    pub limit: usize,
+}
+
+/// A game's state as a listing filters it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GameState {
+    #[default]
+    Any,
+    /// Neither finished nor set aside.
+    Live,
+    Finished,
+}
+
+/// A page of game ids, in id order, and how many games the query matches in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GamePage {
+    pub ids: Vec<Uuid>,
+    pub total: u64,
+}
+
 /// A read on its way: it resolves once the store has answered, and never blocks the thread that
 /// awaits it (SQLite reads on a thread of their own, PostgreSQL over its async client).
 pub type Reading<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -102,7 +134,7 @@ impl Pending {
 /// awaiting each until it is durable before the next); writes of different games may be
 /// committed together.
 pub trait GameStore: Send + Sync {
-    /// Store a new game's record and its first log row (row 0), atomically.
+    /// Store a new game's record, its labels and its first log row (row 0), atomically.
     fn create(
         &self,
         id: Uuid,
@@ -110,6 +142,7 @@ pub trait GameStore: Send + Sync {
         record: Vec<u8>,
         first: Vec<u8>,
         finished: bool,
+        labels: Labels,
     ) -> Pending;
 
     /// Append log row `seq` (the next after the last); `finished` marks the game over.
@@ -124,4 +157,20 @@ pub trait GameStore: Send + Sync {
 
     /// One game, whatever its state.
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>>;
+
+    /// The ids of the games `query` names (a set-aside game is never live), a page at a time.
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage>;
+}
+
+impl GameQuery {
+    /// Whether a game with these labels, finished or not and set aside or not, is wanted
+    /// (paging aside): the stores that filter in memory ask this.
+    pub fn wants(&self, labels: &[(String, String)], finished: bool, quarantined: bool) -> bool {
+        let state = match self.state {
+            GameState::Any => true,
+            GameState::Live => !finished && !quarantined,
+            GameState::Finished => finished,
+        };
+        state && self.labels.iter().all(|l| labels.contains(l))
+    }
 }

@@ -2,7 +2,7 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
-use super::{GameStore, Pending, Reading, StoreError, StoredGame};
+use super::{GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
@@ -10,6 +10,7 @@ use uuid::Uuid;
 #[derive(Default)]
 pub struct MemoryStore {
     games: Mutex<HashMap<Uuid, StoredGame>>,
+    labels: Mutex<HashMap<Uuid, Labels>>,
 }
 
 impl MemoryStore {
@@ -28,12 +29,21 @@ impl MemoryStore {
 }
 
 impl GameStore for MemoryStore {
-    fn create(&self, id: Uuid, _created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+    fn create(
+        &self,
+        id: Uuid,
+        _created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+        labels: Labels,
+    ) -> Pending {
         let mut games = self.games();
         if games.contains_key(&id) {
             return Pending::ready(Err(StoreError::Conflict { game: id, seq: 0 }));
         }
         games.insert(id, StoredGame { id, record, log: vec![(0, first)], finished, quarantined: None });
+        self.labels.lock().unwrap_or_else(|e| e.into_inner()).insert(id, labels);
         Pending::ready(Ok(()))
     }
 
@@ -63,5 +73,21 @@ impl GameStore for MemoryStore {
 
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         Box::pin(std::future::ready(Ok(self.games().get(&id).cloned())))
+    }
+
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
+        let games = self.games();
+        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+        let none = Labels::new();
+        let mut ids: Vec<Uuid> = games
+            .values()
+            .filter(|g| query.wants(labels.get(&g.id).unwrap_or(&none), g.finished, g.quarantined.is_some()))
+            .map(|g| g.id)
+            .collect();
+        ids.sort();
+        let total = ids.len() as u64;
+        let ids =
+            ids.into_iter().filter(|id| query.after.is_none_or(|a| *id > a)).take(query.limit).collect();
+        Box::pin(std::future::ready(Ok(GamePage { ids, total })))
     }
 }

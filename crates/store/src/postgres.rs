@@ -18,7 +18,7 @@
 //! starting together apply each migration once.
 
 use super::queue::{self, Group, Groups, Queue};
-use super::{GameStore, Pending, Reading, StoreError, StoredGame};
+use super::{GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
 use dashmap::DashMap;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -33,7 +33,8 @@ const MAX_GROUP: usize = 1024;
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema, one migration per entry; `schema_version` counts those applied.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE games (
     id          uuid PRIMARY KEY,
     created_ms  bigint NOT NULL,
@@ -60,7 +61,17 @@ CREATE TABLE leases (
     epoch bigint NOT NULL
 );
 CREATE INDEX leases_owner ON leases (owner);
-"];
+",
+    "
+CREATE TABLE labels (
+    game  uuid NOT NULL,
+    key   text NOT NULL,
+    value text NOT NULL,
+    PRIMARY KEY (game, key)
+);
+CREATE INDEX labels_by_value ON labels (key, value, game);
+",
+];
 
 /// A lease row is this replica's at `epoch`.
 const APPEND: &str = "
@@ -106,6 +117,7 @@ enum Job {
         record: Vec<u8>,
         first: Vec<u8>,
         owner: Option<Uuid>,
+        labels: Labels,
     },
     Append {
         id: Uuid,
@@ -420,7 +432,7 @@ async fn run(
     job: &Job,
 ) -> Result<Result<(), StoreError>, tokio_postgres::Error> {
     match job {
-        Job::Create { id, created, record, first, owner } => {
+        Job::Create { id, created, record, first, owner, labels } => {
             let finished = owner.is_none();
             let n = tx
                 .execute(
@@ -432,6 +444,9 @@ async fn run(
                 return Ok(Err(StoreError::Conflict { game: *id, seq: 0 }));
             }
             tx.execute("INSERT INTO log (game, seq, body) VALUES ($1, 0, $2)", &[id, first]).await?;
+            for (k, v) in labels {
+                tx.execute("INSERT INTO labels (game, key, value) VALUES ($1, $2, $3)", &[id, k, v]).await?;
+            }
             if let Some(owner) = owner {
                 tx.execute(
                     "INSERT INTO leases (game, owner, epoch) VALUES ($1, $2, 1) ON CONFLICT DO NOTHING",
@@ -472,13 +487,21 @@ async fn run(
 }
 
 impl GameStore for PgStore {
-    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
+    fn create(
+        &self,
+        id: Uuid,
+        created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+        labels: Labels,
+    ) -> Pending {
         let owner = (!finished).then_some(self.replica.id);
         if owner.is_some() {
             // The lease is written with the game: epoch 1.
             self.epochs.insert(id, 1);
         }
-        self.writes.submit(Job::Create { id, created, record, first, owner })
+        self.writes.submit(Job::Create { id, created, record, first, owner, labels })
     }
 
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
@@ -504,5 +527,44 @@ impl GameStore for PgStore {
 
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         Box::pin(self.load_async(id))
+    }
+
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
+        Box::pin(self.games_async(query))
+    }
+}
+
+impl PgStore {
+    async fn games_async(&self, query: GameQuery) -> Result<GamePage, StoreError> {
+        let client = self.client().await?;
+        let mut filter = String::from(match query.state {
+            GameState::Any => "true",
+            GameState::Live => "NOT g.finished AND g.quarantined IS NULL",
+            GameState::Finished => "g.finished",
+        });
+        use tokio_postgres::types::ToSql;
+        let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
+        for (k, v) in &query.labels {
+            filter.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM labels l WHERE l.game = g.id AND l.key = ${} AND l.value = ${})",
+                values.len() + 1,
+                values.len() + 2
+            ));
+            values.push(Box::new(k.clone()));
+            values.push(Box::new(v.clone()));
+        }
+        fn refs(values: &[Box<dyn ToSql + Sync + Send>]) -> Vec<&(dyn ToSql + Sync)> {
+            values.iter().map(|v| v.as_ref() as &(dyn ToSql + Sync)).collect()
+        }
+        let count = format!("SELECT COUNT(*) FROM games g WHERE {filter}");
+        let total: i64 = timed(client.query_one(&count, &refs(&values))).await?.get(0);
+        if let Some(after) = query.after {
+            filter.push_str(&format!(" AND g.id > ${}", values.len() + 1));
+            values.push(Box::new(after));
+        }
+        values.push(Box::new(query.limit.min(i64::MAX as usize) as i64));
+        let sql = format!("SELECT g.id FROM games g WHERE {filter} ORDER BY g.id LIMIT ${}", values.len());
+        let rows = timed(client.query(&sql, &refs(&values))).await?;
+        Ok(GamePage { ids: rows.iter().map(|r| r.get(0)).collect(), total: total as u64 })
     }
 }

@@ -9,7 +9,7 @@
 
 use dawgref_engine::alphabet::Alphabet;
 use dawgref_engine::board::Direction;
-use dawgref_engine::game::{Action, ChallengeRule, ClockConfig, GameConfig};
+use dawgref_engine::game::{Action, ChallengeRule, ClockConfig, DirectorAction, GameConfig, ResultKind};
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_engine::play::Play;
 use dawgref_engine::rack::Rack;
@@ -60,6 +60,21 @@ pub struct GameRecord {
     /// option: the default for the game's seats).
     #[prost(uint32, optional, tag = "16")]
     pub bot_delay_ms: Option<u32>,
+    /// The game's labels (tournament, division, round, table, …), in key order.
+    #[prost(message, repeated, tag = "17")]
+    pub labels: Vec<Label>,
+    /// When the game was created (Unix ms; 0 in records older than the field): a
+    /// correspondence clock runs on the calendar, restarts or not.
+    #[prost(uint64, tag = "18")]
+    pub created_unix_ms: u64,
+}
+
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct Label {
+    #[prost(string, tag = "1")]
+    pub key: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -72,6 +87,9 @@ pub struct ClockRecord {
     pub max_overtime_ms: u64,
     #[prost(int32, tag = "4")]
     pub penalty_per_minute: i32,
+    /// A correspondence clock: `initial_ms` for every move.
+    #[prost(bool, tag = "5")]
+    pub per_move: bool,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -103,6 +121,10 @@ pub enum StepKind {
     Tick = 6,
     /// A person took an open seat.
     Join = 7,
+    /// A director's action (`director` says which).
+    Director = 8,
+    /// The director took back the last turn.
+    Undo = 9,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -129,6 +151,28 @@ pub struct Step {
     pub name: String,
     #[prost(bytes = "vec", tag = "9")]
     pub token_hash: Vec<u8>,
+    /// Director: the action.
+    #[prost(message, optional, tag = "10")]
+    pub director: Option<DirectorRecord>,
+}
+
+/// A director's action as a log row keeps it.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DirectorRecord {
+    /// `pause`, `resume`, `score`, `clock`, `note`, `forfeit`, `adjudicated` or `void`.
+    #[prost(string, tag = "1")]
+    pub kind: String,
+    #[prost(uint32, tag = "2")]
+    pub seat: u32,
+    #[prost(int32, tag = "3")]
+    pub points: i32,
+    #[prost(int64, tag = "4")]
+    pub delta_ms: i64,
+    /// The reason, or the note.
+    #[prost(string, tag = "5")]
+    pub text: String,
+    #[prost(int32, repeated, tag = "6")]
+    pub scores: Vec<i32>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -168,6 +212,7 @@ impl GameRecord {
                 increment_ms: c.increment_ms,
                 max_overtime_ms: c.max_overtime_ms,
                 penalty_per_minute: c.penalty_per_minute,
+                per_move: c.per_move,
             }),
             blank_scores_letter: o.blank_value == BlankValue::LetterValue,
             no_repeated_words: o.no_repeated_words,
@@ -179,6 +224,8 @@ impl GameRecord {
             seats: Vec::new(),
             imported_gcg: String::new(),
             bot_delay_ms: None,
+            labels: Vec::new(),
+            created_unix_ms: 0,
         }
     }
 
@@ -228,6 +275,7 @@ impl GameRecord {
             increment_ms: c.increment_ms,
             max_overtime_ms: c.max_overtime_ms,
             penalty_per_minute: c.penalty_per_minute,
+            per_move: c.per_move,
         });
         Ok(config)
     }
@@ -270,6 +318,72 @@ impl Step {
             token_hash: token_hash.to_vec(),
             ..Step::of(StepKind::Join, seat, now_ms)
         }
+    }
+
+    pub fn director(action: &DirectorAction, now_ms: u64) -> Step {
+        let mut d = DirectorRecord::default();
+        match action {
+            DirectorAction::Pause => d.kind = "pause".into(),
+            DirectorAction::Resume => d.kind = "resume".into(),
+            DirectorAction::AdjustScore { seat, points, reason } => {
+                d = DirectorRecord {
+                    kind: "score".into(),
+                    seat: *seat as u32,
+                    points: *points,
+                    text: reason.clone(),
+                    ..d
+                }
+            }
+            DirectorAction::AdjustClock { seat, delta_ms, reason } => {
+                d = DirectorRecord {
+                    kind: "clock".into(),
+                    seat: *seat as u32,
+                    delta_ms: *delta_ms,
+                    text: reason.clone(),
+                    ..d
+                }
+            }
+            DirectorAction::Note(text) => d = DirectorRecord { kind: "note".into(), text: text.clone(), ..d },
+            DirectorAction::SetResult(ResultKind::Forfeit { seat, reason }) => {
+                d = DirectorRecord { kind: "forfeit".into(), seat: *seat as u32, text: reason.clone(), ..d }
+            }
+            DirectorAction::SetResult(ResultKind::Adjudicated { scores, reason }) => {
+                d = DirectorRecord {
+                    kind: "adjudicated".into(),
+                    scores: scores.clone(),
+                    text: reason.clone(),
+                    ..d
+                }
+            }
+            DirectorAction::SetResult(ResultKind::Void { reason }) => {
+                d = DirectorRecord { kind: "void".into(), text: reason.clone(), ..d }
+            }
+        }
+        Step { director: Some(d), ..Step::of(StepKind::Director, 0, now_ms) }
+    }
+
+    pub fn undo(now_ms: u64) -> Step {
+        Step::of(StepKind::Undo, 0, now_ms)
+    }
+
+    /// The action of a Director step.
+    pub fn to_director(&self) -> Result<DirectorAction, String> {
+        let d = self.director.as_ref().ok_or("a director step without its action")?;
+        let seat = d.seat as usize;
+        let reason = d.text.clone();
+        Ok(match d.kind.as_str() {
+            "pause" => DirectorAction::Pause,
+            "resume" => DirectorAction::Resume,
+            "score" => DirectorAction::AdjustScore { seat, points: d.points, reason },
+            "clock" => DirectorAction::AdjustClock { seat, delta_ms: d.delta_ms, reason },
+            "note" => DirectorAction::Note(reason),
+            "forfeit" => DirectorAction::SetResult(ResultKind::Forfeit { seat, reason }),
+            "adjudicated" => {
+                DirectorAction::SetResult(ResultKind::Adjudicated { scores: d.scores.clone(), reason })
+            }
+            "void" => DirectorAction::SetResult(ResultKind::Void { reason }),
+            k => return Err(format!("unknown director action {k:?}")),
+        })
     }
 
     pub fn step_kind(&self) -> StepKind {

@@ -5,11 +5,12 @@
 //! reader thread with a second connection, which WAL lets run beside the writer, and answer
 //! through a channel: a caller awaits them and blocks no thread of its own.
 //!
-//! Schema: `games(id, created_ms, record, finished, quarantined)` and
-//! `log(game, seq, body)`, both keyed without row ids; `log` is only ever inserted into.
+//! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
+//! `labels(game, key, value)` (indexed by key and value, for listings by label), keyed without
+//! row ids; `log` is only ever inserted into.
 
 use super::queue::{self, Group, Groups, Queue};
-use super::{GameStore, Pending, Reading, StoreError, StoredGame};
+use super::{GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,11 +40,21 @@ CREATE TABLE IF NOT EXISTS log (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS games_open ON games (finished) WHERE finished = 0 AND quarantined IS NULL;
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS labels (
+    game  BLOB NOT NULL,
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS labels_by_value ON labels (key, value, game);
+PRAGMA user_version = 2;
 ";
 
+/// The schema version this build writes (version 1, without labels, is upgraded in place).
+const VERSION: i64 = 2;
+
 enum Job {
-    Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool },
+    Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
     Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
     Quarantine { id: Uuid, reason: String },
 }
@@ -81,9 +92,9 @@ impl SqliteStore {
         let path = dir.join(FILE_NAME);
         let conn = open(&path)?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > 1 {
+        if version > VERSION {
             return Err(StoreError::Sqlite(format!(
-                "{} has schema version {version}; this build knows version 1",
+                "{} has schema version {version}; this build knows version {VERSION}",
                 path.display()
             )));
         }
@@ -195,7 +206,7 @@ fn is_conflict(e: &rusqlite::Error) -> bool {
 
 fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> {
     match job {
-        Job::Create { id, created, record, first, finished } => {
+        Job::Create { id, created, record, first, finished, labels } => {
             // Both rows or neither: a savepoint, since the surrounding transaction goes on.
             let sp = tx.savepoint()?;
             let key = id.as_bytes().as_slice();
@@ -208,6 +219,10 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             })?;
             sp.prepare_cached("INSERT INTO log (game, seq, body) VALUES (?1, 0, ?2)")?
                 .execute(params![key, first])?;
+            for (k, v) in labels {
+                sp.prepare_cached("INSERT INTO labels (game, key, value) VALUES (?1, ?2, ?3)")?
+                    .execute(params![key, k, v])?;
+            }
             sp.commit()?;
             Ok(())
         }
@@ -237,8 +252,16 @@ fn uuid_of(bytes: Vec<u8>) -> Result<Uuid, StoreError> {
 }
 
 impl GameStore for SqliteStore {
-    fn create(&self, id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool) -> Pending {
-        self.writes.submit(Job::Create { id, created, record, first, finished })
+    fn create(
+        &self,
+        id: Uuid,
+        created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+        labels: Labels,
+    ) -> Pending {
+        self.writes.submit(Job::Create { id, created, record, first, finished, labels })
     }
 
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
@@ -279,6 +302,44 @@ impl GameStore for SqliteStore {
             let Some((record, finished, quarantined)) = head else { return Ok(None) };
             let log = Self::log_of(conn, id)?;
             Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
+        })
+    }
+
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
+        self.read(move |conn| {
+            // The filter, as SQL and its values: the state, then one EXISTS per label.
+            let mut filter = String::from(match query.state {
+                GameState::Any => "1",
+                GameState::Live => "g.finished = 0 AND g.quarantined IS NULL",
+                GameState::Finished => "g.finished = 1",
+            });
+            let mut values: Vec<rusqlite::types::Value> = Vec::new();
+            for (k, v) in &query.labels {
+                filter.push_str(&format!(
+                    " AND EXISTS (SELECT 1 FROM labels l WHERE l.game = g.id AND l.key = ?{} AND l.value = ?{})",
+                    values.len() + 1,
+                    values.len() + 2
+                ));
+                values.push(k.clone().into());
+                values.push(v.clone().into());
+            }
+            let total: i64 = conn.query_row(
+                &format!("SELECT COUNT(*) FROM games g WHERE {filter}"),
+                rusqlite::params_from_iter(values.iter()),
+                |r| r.get(0),
+            )?;
+            if let Some(after) = query.after {
+                filter.push_str(&format!(" AND g.id > ?{}", values.len() + 1));
+                values.push(after.as_bytes().to_vec().into());
+            }
+            values.push((query.limit.min(i64::MAX as usize) as i64).into());
+            let sql = format!("SELECT g.id FROM games g WHERE {filter} ORDER BY g.id LIMIT ?{}", values.len());
+            let mut stmt = conn.prepare(&sql)?;
+            let ids = stmt
+                .query_map(rusqlite::params_from_iter(values.iter()), |r| r.get::<_, Vec<u8>>(0))?
+                .map(|r| r.map_err(StoreError::from).and_then(uuid_of))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(GamePage { ids, total: total as u64 })
         })
     }
 }

@@ -13,6 +13,9 @@ pub struct ClockConfig {
     pub max_overtime_ms: u64,
     /// Points lost per started minute of overtime (10 in tournament practice).
     pub penalty_per_minute: i32,
+    /// A correspondence clock: every move has `initial_ms` of its own (unused time does not
+    /// carry over; no increment, no overtime), and the flag falls when a move's time is up.
+    pub per_move: bool,
 }
 
 impl ClockConfig {
@@ -23,6 +26,18 @@ impl ClockConfig {
             increment_ms: 0,
             max_overtime_ms: 10 * 60_000,
             penalty_per_minute: 10,
+            per_move: false,
+        }
+    }
+
+    /// A correspondence clock: `per_move_ms` for every move.
+    pub fn per_move(per_move_ms: u64) -> ClockConfig {
+        ClockConfig {
+            initial_ms: per_move_ms,
+            increment_ms: 0,
+            max_overtime_ms: 0,
+            penalty_per_minute: 0,
+            per_move: true,
         }
     }
 }
@@ -47,8 +62,12 @@ impl Clocks {
         &self.config
     }
 
-    /// Start `seat`'s clock (the previous one must have been stopped).
+    /// Start `seat`'s clock (the previous one must have been stopped). A correspondence clock
+    /// gives the move its full time.
     pub fn start(&mut self, seat: usize, now_ms: u64) {
+        if self.config.per_move {
+            self.remaining_ms[seat] = self.config.initial_ms as i64;
+        }
         self.running = Some((seat, now_ms));
     }
 
@@ -108,6 +127,24 @@ impl Clocks {
     pub fn running(&self) -> Option<usize> {
         self.running.map(|(s, _)| s)
     }
+
+    /// Give `seat` `delta_ms` more time (less when negative): a director's adjustment.
+    pub fn adjust(&mut self, seat: usize, delta_ms: i64) {
+        if let Some(r) = self.remaining_ms.get_mut(seat) {
+            *r = r.saturating_add(delta_ms);
+        }
+    }
+
+    /// `seat`'s running clock, charged up to `from_ms`, runs again from `to_ms`: the time in
+    /// between is nobody's (a taken-back turn).
+    pub fn shift(&mut self, seat: usize, from_ms: u64, to_ms: u64) {
+        if let Some((running, since)) = self.running
+            && running == seat
+        {
+            self.remaining_ms[seat] -= from_ms.saturating_sub(since) as i64;
+            self.running = Some((seat, to_ms.max(from_ms)));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +159,7 @@ mod tests {
                 increment_ms: 0,
                 max_overtime_ms: 180_000,
                 penalty_per_minute: 10,
+                per_move: false,
             },
             2,
             0,
@@ -151,6 +189,7 @@ mod tests {
                 increment_ms: 5_000,
                 max_overtime_ms: 0,
                 penalty_per_minute: 10,
+                per_move: false,
             },
             2,
             0,
@@ -158,5 +197,21 @@ mod tests {
         c.stop(0, 4_000);
         assert_eq!(c.remaining_ms(0, 4_000), 11_000);
         assert_eq!(c.running(), None);
+    }
+
+    #[test]
+    fn a_correspondence_clock_gives_every_move_its_own_time() {
+        let day = 86_400_000;
+        let mut c = Clocks::new(ClockConfig::per_move(day), 2, 0);
+        // Seat 0 uses half its day; seat 1 then gets a whole day, and seat 0 again a whole one.
+        c.stop(0, day / 2);
+        c.start(1, day / 2);
+        assert_eq!(c.remaining_ms(1, day / 2), day as i64);
+        c.stop(1, day);
+        c.start(0, day);
+        assert_eq!(c.remaining_ms(0, day), day as i64);
+        // The flag falls the first millisecond past the move's day: no overtime.
+        assert_eq!(c.flag_fall_ms(), Some(2 * day + 1));
+        assert!(!c.out_of_time(0, 2 * day) && c.out_of_time(0, 2 * day + 1));
     }
 }

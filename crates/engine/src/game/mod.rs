@@ -10,9 +10,11 @@
 //! - each seat's score equals the sum of the points of its events.
 
 mod clock;
+mod director;
 pub mod record;
 
 pub use clock::{ClockConfig, Clocks};
+pub use director::{DirectorAction, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, Op, ResultKind};
 
 use crate::alphabet::{Letter, tile_letter};
 use crate::bag::Bag;
@@ -139,6 +141,12 @@ pub enum EndReason {
     OutOfTime(usize),
     /// Under the triple rule this seat lost the challenge (its phony, or its failed challenge).
     LostChallenge(usize),
+    /// The director recorded a forfeit by this seat.
+    Forfeit(usize),
+    /// The director set the final scores.
+    Adjudicated,
+    /// The director voided the game: nobody wins.
+    Voided,
 }
 
 /// The result of a finished game.
@@ -166,6 +174,9 @@ pub struct Event {
     pub cumulative: i32,
     /// When it happened (the caller's clock).
     pub time_ms: u64,
+    /// Taken back by the director ([`EventKind::TurnUndone`]): it stays in the history, as
+    /// watchers saw it, but counts no more.
+    pub undone: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,10 +189,12 @@ pub enum EventKind {
     PhonyWithdrawn {
         play: Play,
     },
-    /// The seat's last play was challenged by `challenger` and judged; points 0.
+    /// The seat's last play was challenged by `challenger` and judged; points 0. Every word
+    /// the play formed, with its verdict.
     Challenged {
         challenger: usize,
         acceptable: bool,
+        words: Vec<(String, bool)>,
     },
     /// A failed challenge by `challenger` gave the seat points (5pt/10pt).
     ChallengeBonus {
@@ -210,6 +223,26 @@ pub enum EventKind {
     OutOfTime,
     GameOver {
         reason: EndReason,
+    },
+    /// The director stopped the clocks: turns wait.
+    Paused,
+    Resumed,
+    /// The director changed the seat's score by `points`.
+    ScoreAdjusted {
+        reason: String,
+    },
+    /// The director changed the seat's time left by `delta_ms`.
+    ClockAdjusted {
+        delta_ms: i64,
+        reason: String,
+    },
+    /// The director took back the last turn: events `from` to the one before this are undone.
+    TurnUndone {
+        from: usize,
+    },
+    /// A director's note at this point of the game.
+    Note {
+        text: String,
     },
 }
 
@@ -248,6 +281,18 @@ pub enum GameError {
     NotOver,
     #[error("a time penalty of {0} points: 0 to {MAX_TIME_PENALTY} can be recorded")]
     TimePenalty(i32),
+    #[error("the game is paused by the director: turns wait until it resumes")]
+    Paused,
+    #[error("the game is not paused")]
+    NotPaused,
+    #[error("the game is already paused")]
+    AlreadyPaused,
+    #[error("the game has no clocks")]
+    NoClock,
+    #[error("no turn has been taken: nothing to undo")]
+    NothingToUndo,
+    #[error("{0}")]
+    Director(String),
 }
 
 /// The largest time penalty a record may charge one seat (100 minutes of overtime at 10 points
@@ -305,6 +350,11 @@ pub struct Game {
     lose_next_turn: Vec<bool>,
     history: Vec<Event>,
     clocks: Option<Clocks>,
+    /// The director has stopped the clocks: no action until resumed.
+    paused: bool,
+    /// Every call that changed the game, in order, with the events it made: what an undo
+    /// replays ([`director`]).
+    journal: Vec<(Op, std::ops::Range<usize>)>,
 }
 
 impl Game {
@@ -338,6 +388,8 @@ impl Game {
             lose_next_turn: vec![false; config.seats],
             history: Vec::new(),
             clocks,
+            paused: false,
+            journal: Vec::new(),
             config,
         })
     }
@@ -413,6 +465,13 @@ impl Game {
     /// Give the seats chosen racks: every rack goes back to the bag, then each seat takes its
     /// tiles from it. For scripted games and for replaying records whose racks are known.
     pub fn stack_racks(&mut self, racks: &[Rack]) -> Result<(), GameError> {
+        let before = self.history.len();
+        self.stack_racks_inner(racks)?;
+        self.note_op(Op::StackRacks(racks.to_vec()), before);
+        Ok(())
+    }
+
+    fn stack_racks_inner(&mut self, racks: &[Rack]) -> Result<(), GameError> {
         if racks.len() != self.config.seats {
             return Err(GameError::Seats { seats: racks.len() });
         }
@@ -444,6 +503,13 @@ impl Game {
     /// Give one seat a chosen rack (replaying a record that shows only the mover's rack): every
     /// rack goes back to the bag, the seat takes its tiles, the others draw afresh.
     pub fn stack_rack(&mut self, seat: usize, rack: &Rack) -> Result<(), GameError> {
+        let before = self.history.len();
+        self.stack_rack_inner(seat, rack)?;
+        self.note_op(Op::StackRack(seat, *rack), before);
+        Ok(())
+    }
+
+    fn stack_rack_inner(&mut self, seat: usize, rack: &Rack) -> Result<(), GameError> {
         self.seat_check(seat)?;
         let mut pool = self.bag.contents();
         for r in &self.racks {
@@ -490,8 +556,10 @@ impl Game {
             // The loss happened when the flag fell, however late it is noticed.
             let fell = clocks.flag_fall_ms().map_or(now_ms, |f| f.min(now_ms));
             let seat = self.to_move;
+            let before = self.history.len();
             self.push(seat, EventKind::OutOfTime, 0, fell);
             self.finish(EndReason::OutOfTime(seat), fell, false);
+            self.note_op(Op::Tick(now_ms), before);
             return true;
         }
         false
@@ -514,6 +582,16 @@ impl Game {
         if self.tick(now_ms) || self.is_over() {
             return Err(GameError::GameOver);
         }
+        if self.paused {
+            return Err(GameError::Paused);
+        }
+        let before = self.history.len();
+        self.act_inner(seat, action.clone(), now_ms)?;
+        self.note_op(Op::Act(seat, action, now_ms), before);
+        Ok(())
+    }
+
+    fn act_inner(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
         if action == Action::Resign {
             self.pending = None;
             self.push(seat, EventKind::Resign, 0, now_ms);
@@ -569,6 +647,7 @@ impl Game {
                     points: eval.total,
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
+                    undone: false,
                 });
                 let went_out = self.racks[seat].is_empty() && self.bag.is_empty();
                 if self.config.challenge == ChallengeRule::Void {
@@ -636,6 +715,7 @@ impl Game {
                     points: 0,
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
+                    undone: false,
                 });
                 if !self.scoreless_end(now_ms) {
                     self.advance(now_ms);
@@ -662,6 +742,16 @@ impl Game {
         if self.tick(now_ms) || self.is_over() {
             return Err(GameError::GameOver);
         }
+        if self.paused {
+            return Err(GameError::Paused);
+        }
+        let before = self.history.len();
+        let verdict = self.challenge_inner(challenger, now_ms)?;
+        self.note_op(Op::Challenge(challenger, now_ms), before);
+        Ok(verdict)
+    }
+
+    fn challenge_inner(&mut self, challenger: usize, now_ms: u64) -> Result<Verdict, GameError> {
         if self.config.challenge == ChallengeRule::Void {
             return Err(GameError::ChallengesNotAllowed);
         }
@@ -671,23 +761,24 @@ impl Game {
         }
         let pending = self.pending.take().expect("checked above");
         let alphabet = self.config.rules.alphabet;
-        let invalid: Vec<String> = pending
+        let judged: Vec<(String, bool)> = pending
             .words
             .iter()
-            .filter(|w| !self.config.lexicon.contains(w))
-            .map(|w| alphabet.word_string(w))
+            .map(|w| (alphabet.word_string(w), self.config.lexicon.contains(w)))
             .collect();
+        let invalid: Vec<String> = judged.iter().filter(|(_, ok)| !ok).map(|(w, _)| w.clone()).collect();
         let acceptable = invalid.is_empty();
         let seat = pending.seat;
         let rack_now = self.racks[seat];
         self.history.push(Event {
             number: self.history.len(),
             seat,
-            kind: EventKind::Challenged { challenger, acceptable },
+            kind: EventKind::Challenged { challenger, acceptable, words: judged },
             rack: rack_now,
             points: 0,
             cumulative: self.scores[seat],
             time_ms: now_ms,
+            undone: false,
         });
         let verdict =
             Verdict { acceptable, invalid_words: self.config.reveal_invalid_words.then_some(invalid) };
@@ -707,6 +798,7 @@ impl Game {
                 points: -pending.score,
                 cumulative: self.scores[seat],
                 time_ms: now_ms,
+                undone: false,
             });
             if self.config.challenge == ChallengeRule::Triple {
                 self.finish(EndReason::LostChallenge(seat), now_ms, false);
@@ -731,6 +823,7 @@ impl Game {
                     points: bonus,
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
+                    undone: false,
                 });
             }
             ChallengeRule::Triple => {
@@ -757,6 +850,7 @@ impl Game {
             points,
             cumulative: self.scores[seat],
             time_ms: now_ms,
+            undone: false,
         });
     }
 
@@ -851,8 +945,9 @@ impl Game {
             EndReason::WentOut(s)
             | EndReason::Resigned(s)
             | EndReason::OutOfTime(s)
-            | EndReason::LostChallenge(s) => s,
-            EndReason::ScorelessTurns => self.to_move,
+            | EndReason::LostChallenge(s)
+            | EndReason::Forfeit(s) => s,
+            EndReason::ScorelessTurns | EndReason::Adjudicated | EndReason::Voided => self.to_move,
         };
         self.push(seat, EventKind::GameOver { reason }, 0, now_ms);
         self.phase = Phase::Over(outcome);
@@ -864,8 +959,14 @@ impl Game {
     /// The outcome on the scores as they stand: the best score wins, except a seat that
     /// forfeited (resigned, ran out of time, lost a triple challenge).
     fn decide(&self, reason: EndReason) -> Outcome {
+        if reason == EndReason::Voided {
+            return Outcome { reason, scores: self.scores.clone(), winners: Vec::new() };
+        }
         let forfeit = match reason {
-            EndReason::Resigned(s) | EndReason::OutOfTime(s) | EndReason::LostChallenge(s) => Some(s),
+            EndReason::Resigned(s)
+            | EndReason::OutOfTime(s)
+            | EndReason::LostChallenge(s)
+            | EndReason::Forfeit(s) => Some(s),
             _ => None,
         };
         let candidates: Vec<usize> = (0..self.config.seats).filter(|&s| Some(s) != forfeit).collect();
@@ -878,6 +979,13 @@ impl Game {
     /// once the game is over, `seat` loses `points` (0 to [`MAX_TIME_PENALTY`]) and the outcome
     /// is decided again. The penalty goes in before the game-over event, which stays the last.
     pub fn record_time_penalty(&mut self, seat: usize, points: i32, now_ms: u64) -> Result<(), GameError> {
+        let before = self.history.len();
+        self.record_time_penalty_inner(seat, points, now_ms)?;
+        self.note_op(Op::TimePenalty(seat, points, now_ms), before);
+        Ok(())
+    }
+
+    fn record_time_penalty_inner(&mut self, seat: usize, points: i32, now_ms: u64) -> Result<(), GameError> {
         self.seat_check(seat)?;
         if !(0..=MAX_TIME_PENALTY).contains(&points) {
             return Err(GameError::TimePenalty(points));
@@ -915,14 +1023,18 @@ impl Game {
             return Err(format!("tiles not conserved: {all:?}"));
         }
         for seat in 0..self.config.seats {
-            let sum: i32 = self.history.iter().filter(|e| e.seat == seat).map(|e| e.points).sum();
+            let sum: i32 =
+                self.history.iter().filter(|e| e.seat == seat && !e.undone).map(|e| e.points).sum();
             if sum != self.scores[seat] {
                 return Err(format!("seat {seat}: history sums to {sum}, score is {}", self.scores[seat]));
             }
         }
-        for e in &self.history {
-            let running: i32 =
-                self.history[..=e.number].iter().filter(|x| x.seat == e.seat).map(|x| x.points).sum();
+        for e in self.history.iter().filter(|e| !e.undone) {
+            let running: i32 = self.history[..=e.number]
+                .iter()
+                .filter(|x| x.seat == e.seat && !x.undone)
+                .map(|x| x.points)
+                .sum();
             if running != e.cumulative {
                 return Err(format!(
                     "event {}: cumulative {} but the points sum to {running}",

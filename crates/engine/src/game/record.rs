@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// Write a game as GCG (macondo dialect). `names[seat]` are the players' display names.
 pub fn write_gcg(game: &Game, names: &[String]) -> String {
-    write_gcg_for(game, names, &|_| true)
+    write_gcg_for(game, names, &|_| true, true)
 }
 
 /// The longest nickname written in a record, in characters.
@@ -56,7 +56,11 @@ fn pragma_name(name: &str, nick: &str) -> String {
 /// Write a game as GCG showing the racks of the seats `shown` accepts. For the others, move
 /// lines carry no rack (GCG allows that) and exchanges give only the number of tiles (`-3`):
 /// what the seat drew and kept stays theirs. Seats are named by [`nicknames`] of `names`.
-pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> bool) -> String {
+/// Turns the director took back are left out; the director's actions are `#note director: …`
+/// lines where they happened (a score adjustment shows in the totals that follow it), and each
+/// challenge is a `#note challenge: …` line naming every word with its verdict when `verdicts`
+/// (otherwise only the play's verdict).
+pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> bool, verdicts: bool) -> String {
     let cfg = game.config();
     let alphabet = cfg.rules.alphabet;
     let mut names = names.to_vec();
@@ -73,7 +77,11 @@ pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> boo
         "#description dawgref ruleset {} challenge {} seed {}",
         cfg.rules.kind, cfg.challenge, cfg.seed
     );
-    for e in game.history() {
+    for e in game.history().iter().filter(|e| !e.undone) {
+        if let Some(note) = director_note(e, &nick(e.seat), alphabet, verdicts) {
+            let _ = writeln!(out, "#note {note}");
+            continue;
+        }
         let visible = shown(e.seat);
         let rack = if visible { format!("{} ", e.rack.to_string(alphabet)) } else { String::new() };
         let body = match &e.kind {
@@ -100,7 +108,13 @@ pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> boo
             EventKind::Challenged { .. }
             | EventKind::Resign
             | EventKind::OutOfTime
-            | EventKind::GameOver { .. } => {
+            | EventKind::GameOver { .. }
+            | EventKind::Paused
+            | EventKind::Resumed
+            | EventKind::ScoreAdjusted { .. }
+            | EventKind::ClockAdjusted { .. }
+            | EventKind::TurnUndone { .. }
+            | EventKind::Note { .. } => {
                 continue;
             }
         };
@@ -108,6 +122,37 @@ pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> boo
         let _ = writeln!(out, ">{}: {}{} {}{} {}", nick(e.seat), rack, body, sign, e.points, e.cumulative);
     }
     out
+}
+
+/// The `#note` a record writes for a director's event or a challenge (one line).
+fn director_note(e: &super::Event, nick: &str, alphabet: Alphabet, verdicts: bool) -> Option<String> {
+    let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let _ = alphabet;
+    Some(match &e.kind {
+        EventKind::Paused => "director: game paused".into(),
+        EventKind::Resumed => "director: game resumed".into(),
+        EventKind::ScoreAdjusted { reason } => {
+            format!("director: {nick} score {:+} ({}), total {}", e.points, one_line(reason), e.cumulative)
+        }
+        EventKind::ClockAdjusted { delta_ms, reason } => {
+            format!("director: {nick} clock {:+} ms ({})", delta_ms, one_line(reason))
+        }
+        EventKind::TurnUndone { .. } => "director: the last turn was taken back".into(),
+        EventKind::Note { text } => format!("director: {}", one_line(text)),
+        EventKind::Challenged { acceptable, words, .. } => {
+            let verdict = if *acceptable { "acceptable" } else { "not acceptable" };
+            if verdicts {
+                let each: Vec<String> = words
+                    .iter()
+                    .map(|(w, ok)| format!("{w} {}", if *ok { "valid" } else { "invalid" }))
+                    .collect();
+                format!("challenge: {nick}'s play {verdict}: {}", each.join(", "))
+            } else {
+                format!("challenge: {nick}'s play {verdict}")
+            }
+        }
+        _ => return None,
+    })
 }
 
 /// A line whose written figures differ from the replay.

@@ -147,6 +147,9 @@ pub struct Dawg {
     words: u64,
     /// The multisets of the long words, built on first use (best-first search's bingo test).
     anagrams: std::sync::OnceLock<super::Anagrams>,
+    /// Per node, every letter on some path below it, built on first use (word study's
+    /// patterns prune by it).
+    below: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl Dawg {
@@ -232,13 +235,39 @@ impl Dawg {
                 Step::new(letter_sets[e.target as usize], e.target, e.terminal)
             })
             .collect();
-        Ok(Dawg { edges, steps, letter_sets, root, nodes, words, anagrams: std::sync::OnceLock::new() })
+        Ok(Dawg {
+            edges,
+            steps,
+            letter_sets,
+            root,
+            nodes,
+            words,
+            anagrams: std::sync::OnceLock::new(),
+            below: std::sync::OnceLock::new(),
+        })
     }
 
     /// The multisets of the words of [`super::MIN_INDEXED`] letters or more, indexed on the
     /// first call (tens of milliseconds for a full lexicon).
     pub fn anagrams(&self) -> &super::Anagrams {
         self.anagrams.get_or_init(|| super::Anagrams::build(self))
+    }
+
+    /// Every letter on some path from `node` on (0 for a leaf), as a bit set; indexed on the
+    /// first call, one pass over the nodes from the last (each node's targets lie above it).
+    pub fn letters_below(&self, node: Node) -> u64 {
+        let below = self.below.get_or_init(|| {
+            let mut below = vec![0u64; self.letter_sets.len()];
+            for n in (1..self.letter_sets.len()).rev() {
+                if self.letter_sets[n] == 0 {
+                    continue;
+                }
+                below[n] =
+                    self.edges(n as Node).fold(0, |set, e| set | 1 << e.letter | below[e.target as usize]);
+            }
+            below
+        });
+        below.get(node as usize).copied().unwrap_or(0)
     }
 
     /// The start node.

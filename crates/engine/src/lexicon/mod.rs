@@ -9,6 +9,7 @@ mod builder;
 pub mod catalog;
 mod dawg;
 pub mod file;
+pub mod study;
 
 pub use anagrams::{Anagrams, MIN_INDEXED, key_of, letter_code};
 pub use builder::{BuildError, DawgBuilder, build_sorted};

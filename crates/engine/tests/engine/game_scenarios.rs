@@ -300,6 +300,7 @@ fn overtime_costs_ten_points_per_started_minute() {
         increment_ms: 0,
         max_overtime_ms: 600_000,
         penalty_per_minute: 10,
+        per_move: false,
     });
     let mut g = Game::new(c).unwrap();
     g.stack_racks(&[rack("CATQXZJ"), rack("SOD")]).unwrap();
@@ -326,6 +327,7 @@ fn past_the_overtime_limit_the_game_is_lost() {
         increment_ms: 0,
         max_overtime_ms: 120_000,
         penalty_per_minute: 10,
+        per_move: false,
     });
     let mut g = Game::new(c).unwrap();
     assert!(!g.tick(180_000));

@@ -1,0 +1,310 @@
+//! What a tournament director does to a game: pause and resume it, adjust a score or a clock,
+//! take back the last turn, set the result, note something. Every one is an event in the
+//! game's history, so watchers see it and the record keeps it.
+//!
+//! **The journal**: a game keeps every call that changed it ([`Op`]), in order, with the events
+//! each made. Taking back a turn rebuilds the game from its configuration by replaying the
+//! journal without that turn and what followed it (challenges of it, a flag fall), the
+//! director's own later actions replayed after: the seeded bag makes the rebuilt game exact,
+//! tile for tile, the next draws included. The history is not rebuilt: what watchers saw stays,
+//! the taken-back events are marked `undone` (they count no more) and a
+//! [`EventKind::TurnUndone`] says so. The clocks come back as they were when the turn was made:
+//! the seat's thinking time before it stays spent, and the time from it to the undo is charged
+//! to nobody. The player then holds the rack it had before the turn; the tiles it drew go back
+//! to the bag, in the order they were drawn, so that the same play draws them again.
+
+use super::{Action, EndReason, Event, EventKind, Game, GameError};
+use crate::rack::Rack;
+
+/// The longest note a director may write, in characters.
+pub const MAX_NOTE_CHARS: usize = 1000;
+/// The largest score adjustment, either way.
+pub const MAX_SCORE_ADJUSTMENT: i32 = 2000;
+
+/// A call that changed a game, as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Act(usize, Action, u64),
+    Challenge(usize, u64),
+    /// A flag fell.
+    Tick(u64),
+    StackRacks(Vec<Rack>),
+    StackRack(usize, Rack),
+    TimePenalty(usize, i32, u64),
+    Director(DirectorAction, u64),
+    /// A turn was taken back: the seat's clock, charged up to the turn, runs again from the
+    /// undo (`from`, `to`).
+    Undone {
+        seat: usize,
+        from_ms: u64,
+        to_ms: u64,
+    },
+}
+
+/// What a director may do to a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirectorAction {
+    Pause,
+    Resume,
+    AdjustScore { seat: usize, points: i32, reason: String },
+    AdjustClock { seat: usize, delta_ms: i64, reason: String },
+    SetResult(ResultKind),
+    Note(String),
+}
+
+/// How a director ends a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// This seat forfeits: the others win.
+    Forfeit { seat: usize, reason: String },
+    /// The final scores, as adjudicated (one per seat).
+    Adjudicated { scores: Vec<i32>, reason: String },
+    /// The game counts for nobody.
+    Void { reason: String },
+}
+
+impl Game {
+    /// Whether the director has paused the game.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Record a call that changed the game, with the events it made since `before`.
+    pub(super) fn note_op(&mut self, op: Op, before: usize) {
+        self.journal.push((op, before..self.history.len()));
+    }
+
+    /// Apply a director's action at game time `now_ms`. Pause, resume and clock adjustments need
+    /// a game in play; a note, a score adjustment and a result work on a finished game too (a
+    /// score corrected after the end decides the winners again; a result set after the end
+    /// replaces it, its game-over event following the first).
+    pub fn direct(&mut self, action: DirectorAction, now_ms: u64) -> Result<(), GameError> {
+        let before = self.history.len();
+        self.direct_inner(&action, now_ms)?;
+        self.note_op(Op::Director(action, now_ms), before);
+        Ok(())
+    }
+
+    fn direct_inner(&mut self, action: &DirectorAction, now_ms: u64) -> Result<(), GameError> {
+        let seats = self.config.seats;
+        match action {
+            DirectorAction::Pause => {
+                self.live(now_ms)?;
+                if self.paused {
+                    return Err(GameError::AlreadyPaused);
+                }
+                if let Some(c) = &mut self.clocks {
+                    c.halt(now_ms);
+                }
+                self.paused = true;
+                let seat = self.to_move;
+                self.push(seat, EventKind::Paused, 0, now_ms);
+            }
+            DirectorAction::Resume => {
+                self.live(now_ms)?;
+                if !self.paused {
+                    return Err(GameError::NotPaused);
+                }
+                self.paused = false;
+                let seat = self.to_move;
+                if let Some(c) = &mut self.clocks {
+                    c.start(seat, now_ms);
+                }
+                self.push(seat, EventKind::Resumed, 0, now_ms);
+            }
+            DirectorAction::AdjustScore { seat, points, reason } => {
+                self.seat_check(*seat)?;
+                if points.abs() > MAX_SCORE_ADJUSTMENT {
+                    return Err(GameError::Director(format!(
+                        "an adjustment of {points} points: at most {MAX_SCORE_ADJUSTMENT} either way"
+                    )));
+                }
+                self.after_end(|g| {
+                    g.push(*seat, EventKind::ScoreAdjusted { reason: reason.clone() }, *points, now_ms)
+                });
+            }
+            DirectorAction::AdjustClock { seat, delta_ms, reason } => {
+                self.seat_check(*seat)?;
+                self.live(now_ms)?;
+                let Some(c) = &mut self.clocks else { return Err(GameError::NoClock) };
+                c.adjust(*seat, *delta_ms);
+                self.push(
+                    *seat,
+                    EventKind::ClockAdjusted { delta_ms: *delta_ms, reason: reason.clone() },
+                    0,
+                    now_ms,
+                );
+            }
+            DirectorAction::Note(text) => {
+                let seat = self.to_move;
+                self.push(seat, EventKind::Note { text: text.clone() }, 0, now_ms);
+            }
+            DirectorAction::SetResult(kind) => {
+                let reason = match kind {
+                    ResultKind::Forfeit { seat, .. } => {
+                        self.seat_check(*seat)?;
+                        EndReason::Forfeit(*seat)
+                    }
+                    ResultKind::Adjudicated { scores, .. } => {
+                        if scores.len() != seats {
+                            return Err(GameError::Director(format!(
+                                "{} scores for {seats} seats",
+                                scores.len()
+                            )));
+                        }
+                        EndReason::Adjudicated
+                    }
+                    ResultKind::Void { .. } => EndReason::Voided,
+                };
+                let note = match kind {
+                    ResultKind::Forfeit { reason, .. }
+                    | ResultKind::Adjudicated { reason, .. }
+                    | ResultKind::Void { reason } => reason.clone(),
+                };
+                // On a finished game the new end follows the old one: a second game-over event,
+                // whose result is the game's.
+                let seat = self.to_move;
+                self.push(seat, EventKind::Note { text: note }, 0, now_ms);
+                if let ResultKind::Adjudicated { scores, .. } = kind {
+                    for (s, &target) in scores.iter().enumerate() {
+                        let points = target - self.scores[s];
+                        if points != 0 {
+                            self.push(
+                                s,
+                                EventKind::ScoreAdjusted { reason: "adjudicated".into() },
+                                points,
+                                now_ms,
+                            );
+                        }
+                    }
+                }
+                self.paused = false;
+                self.finish(reason, now_ms, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// The game must be in play (a flag that fell by `now_ms` ends it first).
+    fn live(&mut self, now_ms: u64) -> Result<(), GameError> {
+        if self.tick(now_ms) || self.is_over() { Err(GameError::GameOver) } else { Ok(()) }
+    }
+
+    /// Run `change` on the game; on a finished one, deciding the winners again after (the
+    /// change's events follow the game-over event).
+    fn after_end(&mut self, change: impl FnOnce(&mut Game)) {
+        let reason = self.outcome().map(|o| o.reason);
+        change(self);
+        if let Some(reason) = reason {
+            let decided = self.decide(reason);
+            self.phase = super::Phase::Over(decided);
+        }
+    }
+
+    /// Take back the last turn (a play, exchange, pass or resignation, and everything that
+    /// followed it but the director's own actions) at game time `now_ms`: see the module's
+    /// doc. A finished game whose last turn ended it is in play again.
+    pub fn undo_turn(&mut self, now_ms: u64) -> Result<(), GameError> {
+        if let Some(o) = self.outcome()
+            && matches!(o.reason, EndReason::Forfeit(_) | EndReason::Adjudicated | EndReason::Voided)
+        {
+            return Err(GameError::Director(
+                "the director set this game's result: set another result instead of undoing a turn".into(),
+            ));
+        }
+        let Some(at) = self.journal.iter().rposition(|(op, _)| matches!(op, Op::Act(..))) else {
+            return Err(GameError::NothingToUndo);
+        };
+        let (Op::Act(seat, _, acted_ms), _) = self.journal[at].clone() else { unreachable!("found above") };
+        // The calls kept, in order: everything before the turn, and the director's after it.
+        let kept: Vec<(Op, std::ops::Range<usize>)> = self.journal[..at]
+            .iter()
+            .cloned()
+            .chain(self.journal[at + 1..].iter().filter(|(op, _)| matches!(op, Op::Director(..))).cloned())
+            .collect();
+        let undone: Vec<std::ops::Range<usize>> = self.journal[at..]
+            .iter()
+            .filter(|(op, _)| !matches!(op, Op::Director(..)))
+            .map(|(_, events)| events.clone())
+            .collect();
+        let mut rebuilt = Game::new(self.config.clone())?;
+        for (op, _) in &kept {
+            // Each kept call did this once on the same state: it does it again (a director's
+            // action that no longer applies, say a resume of a game the turn had ended, is
+            // skipped).
+            let _ = rebuilt.replay(op);
+        }
+        // The clocks as they were when the turn was made; the time since, nobody's.
+        if let Some(c) = &mut rebuilt.clocks
+            && c.running() == Some(seat)
+        {
+            c.shift(seat, acted_ms, now_ms);
+        }
+        // The history stays as watchers saw it: the turn's events are marked and counted no
+        // more, and every later event's running total follows.
+        let mut history = std::mem::take(&mut self.history);
+        let from = undone.first().map_or(history.len(), |r| r.start);
+        for range in &undone {
+            for e in &mut history[range.clone()] {
+                e.undone = true;
+            }
+        }
+        rebuilt.history = history;
+        rebuilt.recount(from);
+        let mut journal = kept;
+        let before = rebuilt.history.len();
+        let to_move = rebuilt.to_move;
+        rebuilt.push(to_move, EventKind::TurnUndone { from }, 0, now_ms);
+        journal.push((Op::Undone { seat, from_ms: acted_ms, to_ms: now_ms }, before..rebuilt.history.len()));
+        rebuilt.journal = journal;
+        *self = rebuilt;
+        Ok(())
+    }
+
+    /// Do `op` again, as a rebuild after an undo does.
+    fn replay(&mut self, op: &Op) -> Result<(), GameError> {
+        match op {
+            Op::Act(seat, action, now) => self.act(*seat, action.clone(), *now),
+            Op::Challenge(seat, now) => self.challenge(*seat, *now).map(|_| ()),
+            Op::Tick(now) => {
+                self.tick(*now);
+                Ok(())
+            }
+            Op::StackRacks(racks) => self.stack_racks(racks),
+            Op::StackRack(seat, rack) => self.stack_rack(*seat, rack),
+            Op::TimePenalty(seat, points, now) => self.record_time_penalty(*seat, *points, *now),
+            Op::Director(action, now) => self.direct(action.clone(), *now),
+            Op::Undone { seat, from_ms, to_ms } => {
+                if let Some(c) = &mut self.clocks
+                    && c.running() == Some(*seat)
+                {
+                    c.shift(*seat, *from_ms, *to_ms);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Every event's running total from event `from` on, counting only what is not undone.
+    fn recount(&mut self, from: usize) {
+        let mut totals = vec![0i32; self.config.seats];
+        for e in &self.history[..from.min(self.history.len())] {
+            if !e.undone {
+                totals[e.seat] += e.points;
+            }
+        }
+        for e in self.history.iter_mut().skip(from) {
+            if !e.undone {
+                totals[e.seat] += e.points;
+                e.cumulative = totals[e.seat];
+            }
+        }
+    }
+
+    /// The events this game's journal made, for tests: each call with its events.
+    pub fn journal(&self) -> impl Iterator<Item = (&Op, &[Event])> {
+        self.journal.iter().map(|(op, r)| {
+            (op, &self.history[r.start.min(self.history.len())..r.end.min(self.history.len())])
+        })
+    }
+}

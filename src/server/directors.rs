@@ -1,0 +1,372 @@
+//! The `Directors` service: a tournament director's actions on a game (each a domain call on the
+//! game's session, made durable and published like a turn, idempotent by request id), and the
+//! results of a label's games. Every call needs the director's token.
+
+use super::convert::end_reason;
+use super::errors;
+use super::forward::forwarded;
+use super::state::AppState;
+use super::views;
+use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, ResultKind};
+use crate::host::{DirectorOp, Route};
+use crate::proto::v1 as pb;
+use crate::proto::v1::directors_server::Directors;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+pub struct DirectorsService {
+    pub state: Arc<AppState>,
+}
+
+/// The longest reason a director gives, and request id, in characters.
+const MAX_REASON_CHARS: usize = 200;
+const MAX_REQUEST_ID_CHARS: usize = 100;
+/// The most a clock may be adjusted at once, either way: a day.
+const MAX_CLOCK_ADJUSTMENT_MS: i64 = 86_400_000;
+/// The most games a results export reads.
+const MAX_RESULT_GAMES: usize = 10_000;
+
+fn reason(text: &str) -> Result<String, Status> {
+    let chars = text.chars().count();
+    if chars == 0 || chars > MAX_REASON_CHARS || text.chars().any(char::is_control) {
+        return Err(errors::bad_field(
+            "reason",
+            format!("1 to {MAX_REASON_CHARS} characters, no control characters"),
+        ));
+    }
+    Ok(text.to_string())
+}
+
+fn checked_request_id(id: &str) -> Result<Option<String>, Status> {
+    if id.chars().count() > MAX_REQUEST_ID_CHARS {
+        return Err(errors::bad_field("request_id", format!("at most {MAX_REQUEST_ID_CHARS} characters")));
+    }
+    Ok((!id.is_empty()).then(|| id.to_string()))
+}
+
+impl DirectorsService {
+    /// Do `op` to the game `game_id` (here, or at its owner), answering as the first time for a
+    /// retried request id.
+    async fn act<T: Send + 'static>(
+        &self,
+        request: Request<T>,
+        game_id: &str,
+        request_id: &str,
+        op: DirectorOp,
+        forward: impl FnOnce(
+            crate::proto::v1::directors_client::DirectorsClient<tonic::transport::Channel>,
+            Request<T>,
+        ) -> futures_util::future::BoxFuture<
+            'static,
+            Result<Response<pb::DirectorResponse>, Status>,
+        > + Send,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        self.state.check_director(request.metadata())?;
+        let request_id = checked_request_id(request_id)?;
+        let session = match self.state.route(game_id, forwarded(&request)).await? {
+            Route::Local(s) => s,
+            Route::Remote(addr) => {
+                return self.state.forwarder.forward_directors(game_id, &addr, request, forward).await;
+            }
+        };
+        let answer = session.direct(op, request_id).await.map_err(errors::host)?;
+        views::answer(answer, views::director_response).map(Response::new)
+    }
+}
+
+#[tonic::async_trait]
+impl Directors for DirectorsService {
+    async fn pause_game(
+        &self,
+        request: Request<pb::DirectorRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::Pause), |mut c, r| {
+            Box::pin(async move { c.pause_game(r).await })
+        })
+        .await
+    }
+
+    async fn resume_game(
+        &self,
+        request: Request<pb::DirectorRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::Resume), |mut c, r| {
+            Box::pin(async move { c.resume_game(r).await })
+        })
+        .await
+    }
+
+    async fn adjust_score(
+        &self,
+        request: Request<pb::AdjustScoreRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let r = request.get_ref();
+        if r.points == 0 || r.points.abs() > MAX_SCORE_ADJUSTMENT {
+            return Err(errors::bad_field(
+                "points",
+                format!("{}: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0", r.points),
+            ));
+        }
+        let action = DirectorAction::AdjustScore {
+            seat: r.seat as usize,
+            points: r.points,
+            reason: reason(&r.reason)?,
+        };
+        let (id, rid) = (r.game_id.clone(), r.request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
+            Box::pin(async move { c.adjust_score(r).await })
+        })
+        .await
+    }
+
+    async fn adjust_clock(
+        &self,
+        request: Request<pb::AdjustClockRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let r = request.get_ref();
+        if r.delta_ms == 0 || r.delta_ms.abs() > MAX_CLOCK_ADJUSTMENT_MS {
+            return Err(errors::bad_field(
+                "delta_ms",
+                format!("{}: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0", r.delta_ms),
+            ));
+        }
+        let action = DirectorAction::AdjustClock {
+            seat: r.seat as usize,
+            delta_ms: r.delta_ms,
+            reason: reason(&r.reason)?,
+        };
+        let (id, rid) = (r.game_id.clone(), r.request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
+            Box::pin(async move { c.adjust_clock(r).await })
+        })
+        .await
+    }
+
+    async fn undo_turn(
+        &self,
+        request: Request<pb::DirectorRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Undo, |mut c, r| {
+            Box::pin(async move { c.undo_turn(r).await })
+        })
+        .await
+    }
+
+    async fn set_result(
+        &self,
+        request: Request<pb::SetResultRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let r = request.get_ref();
+        let why = reason(&r.reason)?;
+        let kind = match &r.result {
+            Some(pb::set_result_request::Result::Forfeit(seat)) => {
+                ResultKind::Forfeit { seat: *seat as usize, reason: why }
+            }
+            Some(pb::set_result_request::Result::Adjudicated(a)) => {
+                if a.scores.iter().any(|s| s.abs() > 10_000) {
+                    return Err(errors::bad_field("adjudicated.scores", "a score is -10000 to 10000"));
+                }
+                ResultKind::Adjudicated { scores: a.scores.clone(), reason: why }
+            }
+            Some(pb::set_result_request::Result::Void(pb::Void {})) => ResultKind::Void { reason: why },
+            None => return Err(errors::bad_field("result", "one of forfeit, adjudicated or void")),
+        };
+        let (id, rid) = (r.game_id.clone(), r.request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::SetResult(kind)), |mut c, r| {
+            Box::pin(async move { c.set_result(r).await })
+        })
+        .await
+    }
+
+    async fn add_note(
+        &self,
+        request: Request<pb::AddNoteRequest>,
+    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        let r = request.get_ref();
+        let chars = r.text.chars().count();
+        if chars == 0 || chars > MAX_NOTE_CHARS {
+            return Err(errors::bad_field(
+                "text",
+                format!("{chars} characters: a note has 1 to {MAX_NOTE_CHARS}"),
+            ));
+        }
+        let action = DirectorAction::Note(r.text.clone());
+        let (id, rid) = (r.game_id.clone(), r.request_id.clone());
+        self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
+            Box::pin(async move { c.add_note(r).await })
+        })
+        .await
+    }
+
+    async fn export_results(
+        &self,
+        request: Request<pb::ExportResultsRequest>,
+    ) -> Result<Response<pb::ExportResultsResponse>, Status> {
+        self.state.check_director(request.metadata())?;
+        let r = request.into_inner();
+        let given: std::collections::HashMap<String, String> = [(r.key.clone(), r.value.clone())].into();
+        let labels = super::new_game::labels("key", &given)?;
+        let page = self
+            .state
+            .host
+            .store()
+            .games(crate::store::GameQuery {
+                labels,
+                state: crate::store::GameState::Any,
+                after: None,
+                limit: MAX_RESULT_GAMES,
+            })
+            .await
+            .map_err(|e| errors::store("the games could not be listed", e))?;
+        let mut rows = Vec::with_capacity(page.ids.len());
+        for id in &page.ids {
+            let id = id.to_string();
+            let snapshot = match self.state.snapshot(&id).await {
+                Ok(s) => s,
+                Err(status) if status.code() == tonic::Code::FailedPrecondition => continue,
+                Err(status) => return Err(status),
+            };
+            rows.push(row(&id, &snapshot));
+        }
+        let standings = standings(&rows);
+        let csv = csv(&rows);
+        let json = json(&rows);
+        Ok(Response::new(pb::ExportResultsResponse { rows, standings, csv, json }))
+    }
+}
+
+/// A game as a results row.
+fn row(id: &str, snapshot: &crate::host::Snapshot) -> pb::ResultRow {
+    let game = snapshot.game();
+    let scores = game.scores().to_vec();
+    let best_other = scores.iter().skip(1).copied().max().unwrap_or(0);
+    let live = game.history().iter().filter(|e| !e.undone);
+    let (mut challenges, mut adjustments) = (0u32, 0u32);
+    for e in live {
+        match e.kind {
+            EventKind::Challenged { .. } => challenges += 1,
+            EventKind::ScoreAdjusted { .. } | EventKind::ClockAdjusted { .. } => adjustments += 1,
+            _ => {}
+        }
+    }
+    let outcome = game.outcome();
+    pb::ResultRow {
+        game_id: id.to_string(),
+        labels: snapshot.labels().iter().cloned().collect(),
+        names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
+        spread: scores.first().copied().unwrap_or(0) - best_other,
+        scores,
+        finished: game.is_over(),
+        winners: outcome.map(|o| o.winners.iter().map(|&w| w as u32).collect()).unwrap_or_default(),
+        end_reason: outcome.map(|o| end_reason(o.reason)).unwrap_or_default(),
+        challenges,
+        adjustments,
+    }
+}
+
+/// Wins, losses and spread per name over the finished games (a void game counts for nobody).
+fn standings(rows: &[pb::ResultRow]) -> Vec<pb::Standing> {
+    let mut by_name: std::collections::BTreeMap<String, pb::Standing> = Default::default();
+    for r in rows.iter().filter(|r| r.finished && !r.winners.is_empty()) {
+        let winners = r.winners.len() as f64;
+        for (seat, name) in r.names.iter().enumerate() {
+            let s = by_name
+                .entry(name.clone())
+                .or_insert_with(|| pb::Standing { name: name.clone(), ..Default::default() });
+            s.games += 1;
+            if r.winners.contains(&(seat as u32)) {
+                s.wins += 1.0 / winners;
+                s.losses += 1.0 - 1.0 / winners;
+            } else {
+                s.losses += 1.0;
+            }
+            let mine = r.scores[seat];
+            let others: i32 = r.scores.iter().enumerate().filter(|&(i, _)| i != seat).map(|(_, &x)| x).sum();
+            let n_others = (r.scores.len() - 1).max(1) as i32;
+            s.spread += mine - others / n_others;
+        }
+    }
+    let mut out: Vec<pb::Standing> = by_name.into_values().collect();
+    out.sort_by(|a, b| b.wins.total_cmp(&a.wins).then(b.spread.cmp(&a.spread)).then(a.name.cmp(&b.name)));
+    out
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn csv(rows: &[pb::ResultRow]) -> String {
+    let mut out = String::from(
+        "game_id,labels,names,scores,spread,finished,winners,end_reason,challenges,adjustments\n",
+    );
+    for r in rows {
+        let mut labels: Vec<String> = r.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        labels.sort();
+        let cells = [
+            r.game_id.clone(),
+            labels.join(";"),
+            r.names.join(";"),
+            r.scores.iter().map(i32::to_string).collect::<Vec<_>>().join(";"),
+            r.spread.to_string(),
+            r.finished.to_string(),
+            r.winners.iter().map(u32::to_string).collect::<Vec<_>>().join(";"),
+            r.end_reason.clone(),
+            r.challenges.to_string(),
+            r.adjustments.to_string(),
+        ];
+        out.push_str(&cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A JSON string.
+fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json(rows: &[pb::ResultRow]) -> String {
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let mut labels: Vec<(&String, &String)> = r.labels.iter().collect();
+            labels.sort();
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{}:{}", quote(k), quote(v))).collect();
+            let names: Vec<String> = r.names.iter().map(|n| quote(n)).collect();
+            let scores: Vec<String> = r.scores.iter().map(i32::to_string).collect();
+            let winners: Vec<String> = r.winners.iter().map(u32::to_string).collect();
+            format!(
+                "{{\"game_id\":{},\"labels\":{{{}}},\"names\":[{}],\"scores\":[{}],\"spread\":{},\"finished\":{},\"winners\":[{}],\"end_reason\":{},\"challenges\":{},\"adjustments\":{}}}",
+                quote(&r.game_id),
+                labels.join(","),
+                names.join(","),
+                scores.join(","),
+                r.spread,
+                r.finished,
+                winners.join(","),
+                quote(&r.end_reason),
+                r.challenges,
+                r.adjustments
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(","))
+}

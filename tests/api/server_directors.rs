@@ -1,0 +1,285 @@
+//! The Directors service over the wire: only the director's token may act; a pause stops turns
+//! and clocks until the resume; an undone turn leaves every seat's view as it was before it;
+//! adjustments show in scores, events and the record; a result ends the game; a retried
+//! request id acts once; labels filter ListGames exactly and ExportResults adds up.
+
+use crate::common;
+
+use common::server::*;
+use dawgref::proto::v1 as pb;
+use std::collections::HashMap;
+use tonic::Code;
+
+const DIRECTOR: &str = "head-judge-token";
+
+fn req(game_id: &str, request_id: &str) -> pb::DirectorRequest {
+    pb::DirectorRequest { game_id: game_id.into(), request_id: request_id.into() }
+}
+
+fn pass() -> Option<pb::submit_turn_request::Action> {
+    Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))
+}
+
+/// GetGame as `token` sees it, without the event count (a director's action is an event).
+async fn seen(
+    g: &mut pb::games_client::GamesClient<tonic::transport::Channel>,
+    id: &str,
+    token: &str,
+) -> pb::GameView {
+    let mut v =
+        g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token)).await.unwrap().into_inner();
+    v.events = 0;
+    v
+}
+
+#[tokio::test]
+async fn only_the_directors_token_may_act() {
+    let srv = start().await;
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let c = two_humans(&mut g, 1).await;
+    assert_eq!(code(d.pause_game(authed(req(&c.game_id, ""), DIRECTOR)).await), Code::FailedPrecondition);
+    srv.handle.state.set_director_token(DIRECTOR);
+    let make = |token: Option<&str>| match token {
+        Some(t) => authed(req(&c.game_id, ""), t),
+        None => tonic::Request::new(req(&c.game_id, "")),
+    };
+    assert_eq!(code(d.pause_game(make(None)).await), Code::Unauthenticated);
+    assert_eq!(code(d.pause_game(make(Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
+    assert_eq!(code(d.resume_game(make(Some("wrong"))).await), Code::PermissionDenied);
+    assert_eq!(code(d.undo_turn(make(None)).await), Code::Unauthenticated);
+    let note = pb::AddNoteRequest { game_id: c.game_id.clone(), request_id: String::new(), text: "x".into() };
+    assert_eq!(code(d.add_note(tonic::Request::new(note.clone())).await), Code::Unauthenticated);
+    assert_eq!(code(d.add_note(authed(note, &c.seat_tokens[1])).await), Code::PermissionDenied);
+    let export = pb::ExportResultsRequest { key: "event".into(), value: "x".into() };
+    assert_eq!(code(d.export_results(export).await), Code::Unauthenticated);
+    // Nothing changed.
+    let view = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    assert!(!view.paused);
+    assert_eq!(code(d.pause_game(authed(req("no-such-game", ""), DIRECTOR)).await), Code::InvalidArgument);
+    assert_eq!(
+        code(d.pause_game(authed(req("9b2f4ae6-1c1f-4d44-9e0a-0a4bd1f7c0de", ""), DIRECTOR)).await),
+        Code::NotFound
+    );
+}
+
+#[tokio::test]
+async fn a_pause_holds_every_turn_until_the_resume() {
+    let srv = start().await;
+    srv.handle.state.set_director_token(DIRECTOR);
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 3);
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 600_000, max_overtime_ms: 60_000, ..Default::default() });
+    let c = g.create_game(request).await.unwrap().into_inner();
+    let paused = d.pause_game(authed(req(&c.game_id, "p1"), DIRECTOR)).await.unwrap().into_inner();
+    assert!(paused.view.as_ref().unwrap().paused);
+    assert!(paused.view.as_ref().unwrap().my_rack.is_empty(), "the director sees no rack");
+    let e = g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(e.message().contains("paused"), "{}", e.message());
+    let left = |v: &pb::GameView| v.seats[0].time_left_ms.unwrap();
+    let a = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let b = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
+    assert_eq!(left(&a), left(&b), "the clock stands");
+    assert_eq!(code(d.pause_game(authed(req(&c.game_id, "p2"), DIRECTOR)).await), Code::FailedPrecondition);
+    d.resume_game(authed(req(&c.game_id, "r1"), DIRECTOR)).await.unwrap();
+    g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
+    let events = watch_kinds(&mut g, &c.game_id).await;
+    assert_eq!(events, ["paused", "resumed", "pass"]);
+}
+
+async fn watch_kinds(
+    g: &mut pb::games_client::GamesClient<tonic::transport::Channel>,
+    id: &str,
+) -> Vec<String> {
+    let mut stream =
+        g.watch_game(pb::WatchGameRequest { game_id: id.into(), from_event: 0 }).await.unwrap().into_inner();
+    let mut kinds = Vec::new();
+    // Read what there is (the game is live: the stream stays open), a short while.
+    while let Ok(Ok(Some(e))) =
+        tokio::time::timeout(std::time::Duration::from_millis(300), stream.message()).await
+    {
+        kinds.push(e.kind);
+    }
+    kinds
+}
+
+#[tokio::test]
+async fn an_undone_turn_leaves_every_seats_view_as_it_was_and_a_retry_acts_once() {
+    let srv = start().await;
+    srv.handle.state.set_director_token(DIRECTOR);
+    let (mut g, mut a, mut d) = (srv.games().await, srv.analysis().await, srv.directors().await);
+    let c = two_humans(&mut g, 8).await;
+    let before: Vec<pb::GameView> = vec![
+        seen(&mut g, &c.game_id, &c.seat_tokens[0]).await,
+        seen(&mut g, &c.game_id, &c.seat_tokens[1]).await,
+    ];
+    let best = best_move(&mut a, &c.game_id, &c.seat_tokens[0]).await.unwrap();
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    let played = g
+        .submit_turn(authed(turn(&c.game_id, 0, play.clone()), &c.seat_tokens[0]))
+        .await
+        .unwrap()
+        .into_inner();
+    let undone = d.undo_turn(authed(req(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
+    // A retry answers the same and takes nothing more back.
+    let again = d.undo_turn(authed(req(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(undone, again);
+    for (seat, b) in before.iter().enumerate() {
+        assert_eq!(&seen(&mut g, &c.game_id, &c.seat_tokens[seat]).await, b, "seat {seat}");
+    }
+    // The same play again scores the same and draws the same tiles.
+    let replayed =
+        g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap().into_inner();
+    assert_eq!(replayed.points, played.points);
+    assert_eq!(replayed.view.unwrap().my_rack, played.view.unwrap().my_rack);
+    let kinds = watch_kinds(&mut g, &c.game_id).await;
+    assert_eq!(kinds, ["play", "turn_undone", "play"]);
+    // The record has one play (the taken-back one left out) and the director's note.
+    let gcg =
+        g.export_gcg(pb::ExportGcgRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner().gcg;
+    assert_eq!(gcg.lines().filter(|l| l.starts_with('>')).count(), 1, "{gcg}");
+    assert!(gcg.contains("#note director: the last turn was taken back"));
+}
+
+#[tokio::test]
+async fn adjustments_show_in_scores_events_and_the_record_and_a_forfeit_ends_the_game() {
+    let srv = start().await;
+    srv.handle.state.set_director_token(DIRECTOR);
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let c = two_humans(&mut g, 5).await;
+    let adjust = |points, reason: &str| pb::AdjustScoreRequest {
+        game_id: c.game_id.clone(),
+        request_id: format!("adj{points}"),
+        seat: 1,
+        points,
+        reason: reason.into(),
+    };
+    let r = d.adjust_score(authed(adjust(12, "scoring error agreed"), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(r.view.unwrap().seats[1].score, 12);
+    assert_eq!(code(d.adjust_score(authed(adjust(0, "x"), DIRECTOR)).await), Code::InvalidArgument);
+    assert_eq!(code(d.adjust_score(authed(adjust(2001, "x"), DIRECTOR)).await), Code::InvalidArgument);
+    assert_eq!(code(d.adjust_score(authed(adjust(5, ""), DIRECTOR)).await), Code::InvalidArgument);
+    let no_clock = pb::AdjustClockRequest {
+        game_id: c.game_id.clone(),
+        request_id: String::new(),
+        seat: 0,
+        delta_ms: 1000,
+        reason: "x".into(),
+    };
+    assert_eq!(code(d.adjust_clock(authed(no_clock, DIRECTOR)).await), Code::FailedPrecondition);
+    // A 10 KB note is refused and nothing changes; a short one is an event.
+    let note =
+        |text: String| pb::AddNoteRequest { game_id: c.game_id.clone(), request_id: String::new(), text };
+    assert_eq!(code(d.add_note(authed(note("n".repeat(10_000)), DIRECTOR)).await), Code::InvalidArgument);
+    d.add_note(authed(note("players agreed the count".into()), DIRECTOR)).await.unwrap();
+    let gcg =
+        g.export_gcg(pb::ExportGcgRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner().gcg;
+    assert!(gcg.contains("score +12 (scoring error agreed), total 12"), "{gcg}");
+    assert!(gcg.contains("#note director: players agreed the count"), "{gcg}");
+    let forfeit = pb::SetResultRequest {
+        game_id: c.game_id.clone(),
+        request_id: "end".into(),
+        result: Some(pb::set_result_request::Result::Forfeit(1)),
+        reason: "left the hall".into(),
+    };
+    let over = d.set_result(authed(forfeit, DIRECTOR)).await.unwrap().into_inner().view.unwrap();
+    assert!(over.over);
+    assert_eq!(over.winners, [0]);
+    assert!(over.end_reason.contains("forfeit"), "{}", over.end_reason);
+    let kinds = watch_kinds(&mut g, &c.game_id).await;
+    assert_eq!(kinds, ["score_adjusted", "note", "note", "game_over"]);
+    // Nothing more can be done to a finished game.
+    assert_eq!(code(d.pause_game(authed(req(&c.game_id, "late"), DIRECTOR)).await), Code::FailedPrecondition);
+}
+
+#[tokio::test]
+async fn labels_filter_listings_exactly_and_results_add_up() {
+    let srv = start().await;
+    srv.handle.state.set_director_token(DIRECTOR);
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let labelled = |round: &str| -> HashMap<String, String> {
+        [("event".to_string(), "spring open".to_string()), ("round".to_string(), round.to_string())].into()
+    };
+    let mut ids = Vec::new();
+    for (i, round) in ["1", "1", "2"].iter().enumerate() {
+        let mut request = create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("ann"), human("bob")],
+            i as u64,
+        );
+        request.labels = labelled(round);
+        let c = g.create_game(request).await.unwrap().into_inner();
+        ids.push(c);
+    }
+    let unlabelled = two_humans(&mut g, 77).await;
+    // Ann resigns game 0 (bob wins); game 1 ends by forfeit of bob (ann wins); game 2 goes on.
+    let resign = Some(pb::submit_turn_request::Action::Resign(pb::Resign {}));
+    g.submit_turn(authed(turn(&ids[0].game_id, 0, resign), &ids[0].seat_tokens[0])).await.unwrap();
+    let forfeit = pb::SetResultRequest {
+        game_id: ids[1].game_id.clone(),
+        request_id: String::new(),
+        result: Some(pb::set_result_request::Result::Forfeit(1)),
+        reason: "no show".into(),
+    };
+    d.set_result(authed(forfeit, DIRECTOR)).await.unwrap();
+    let list = |state: pb::GameState, labels: HashMap<String, String>| pb::ListGamesRequest {
+        page_size: 10,
+        state: state as i32,
+        labels,
+        ..Default::default()
+    };
+    let ids_of =
+        |r: pb::ListGamesResponse| -> Vec<String> { r.games.into_iter().map(|v| v.game_id).collect() };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let round1: HashMap<String, String> = [("round".to_string(), "1".to_string())].into();
+    let finished =
+        g.list_games(authed(list(pb::GameState::Finished, round1.clone()), DIRECTOR)).await.unwrap();
+    assert_eq!(ids_of(finished.into_inner()), sorted(vec![ids[0].game_id.clone(), ids[1].game_id.clone()]));
+    let live = g.list_games(authed(list(pb::GameState::Live, round1.clone()), DIRECTOR)).await.unwrap();
+    assert!(ids_of(live.into_inner()).is_empty());
+    let event: HashMap<String, String> = [("event".to_string(), "spring open".to_string())].into();
+    let all =
+        g.list_games(authed(list(pb::GameState::All, event.clone()), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(all.total, 3);
+    assert!(!ids_of(all).contains(&unlabelled.game_id));
+    let every =
+        g.list_games(authed(list(pb::GameState::All, HashMap::new()), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(every.total, 4);
+    // A label flood and a malformed key are refused.
+    let flood: HashMap<String, String> = (0..17).map(|i| (format!("k{i}"), "v".to_string())).collect();
+    assert_eq!(
+        code(g.list_games(authed(list(pb::GameState::All, flood.clone()), DIRECTOR)).await),
+        Code::InvalidArgument
+    );
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("x"), human("y")], 1);
+    request.labels = flood;
+    assert_eq!(code(g.create_game(request).await), Code::InvalidArgument);
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("x"), human("y")], 1);
+    request.labels = [("Round!".to_string(), "1".to_string())].into();
+    assert_eq!(code(g.create_game(request).await), Code::InvalidArgument);
+
+    let export = pb::ExportResultsRequest { key: "event".into(), value: "spring open".into() };
+    let results = d.export_results(authed(export, DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(results.rows.len(), 3);
+    for r in &results.rows {
+        let view = g.get_game(pb::GetGameRequest { game_id: r.game_id.clone() }).await.unwrap().into_inner();
+        let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
+        assert_eq!(r.scores, scores, "rows add up to the games' scores");
+        assert_eq!(r.finished, view.over);
+    }
+    // Two finished games: ann lost one and won one, bob the same.
+    let standing = |name: &str| results.standings.iter().find(|s| s.name == name).unwrap().clone();
+    assert_eq!((standing("ann").games, standing("ann").wins), (2, 1.0));
+    assert_eq!((standing("bob").games, standing("bob").wins), (2, 1.0));
+    assert_eq!(results.csv.lines().count(), 4, "{}", results.csv);
+    assert!(results.json.starts_with('[') && results.json.contains("\"spring open\""));
+}
