@@ -47,11 +47,41 @@ async fn only_the_directors_token_may_act() {
     assert_eq!(code(d.pause_game(make(Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
     assert_eq!(code(d.resume_game(make(Some("wrong"))).await), Code::PermissionDenied);
     assert_eq!(code(d.undo_turn(make(None)).await), Code::Unauthenticated);
+    // Every other action too: no token, UNAUTHENTICATED; a seat's, PERMISSION_DENIED.
+    let score = pb::AdjustScoreRequest {
+        game_id: c.game_id.clone(),
+        seat: 0,
+        points: 5,
+        reason: "r".into(),
+        ..Default::default()
+    };
+    let clock = pb::AdjustClockRequest {
+        game_id: c.game_id.clone(),
+        seat: 0,
+        delta_ms: 5,
+        reason: "r".into(),
+        ..Default::default()
+    };
+    let result = pb::SetResultRequest {
+        game_id: c.game_id.clone(),
+        result: Some(pb::set_result_request::Result::Void(pb::Void {})),
+        reason: "r".into(),
+        ..Default::default()
+    };
+    assert_eq!(code(d.adjust_score(score.clone()).await), Code::Unauthenticated);
+    assert_eq!(code(d.adjust_score(authed(score, &c.seat_tokens[0])).await), Code::PermissionDenied);
+    assert_eq!(code(d.adjust_clock(clock.clone()).await), Code::Unauthenticated);
+    assert_eq!(code(d.adjust_clock(authed(clock, &c.seat_tokens[1])).await), Code::PermissionDenied);
+    assert_eq!(code(d.set_result(result.clone()).await), Code::Unauthenticated);
+    assert_eq!(code(d.set_result(authed(result, &c.seat_tokens[0])).await), Code::PermissionDenied);
+    assert_eq!(code(d.undo_turn(make(Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
+    assert_eq!(code(d.resume_game(make(None)).await), Code::Unauthenticated);
     let note = pb::AddNoteRequest { game_id: c.game_id.clone(), request_id: String::new(), text: "x".into() };
     assert_eq!(code(d.add_note(tonic::Request::new(note.clone())).await), Code::Unauthenticated);
     assert_eq!(code(d.add_note(authed(note, &c.seat_tokens[1])).await), Code::PermissionDenied);
     let export = pb::ExportResultsRequest { key: "event".into(), value: "x".into() };
-    assert_eq!(code(d.export_results(export).await), Code::Unauthenticated);
+    assert_eq!(code(d.export_results(export.clone()).await), Code::Unauthenticated);
+    assert_eq!(code(d.export_results(authed(export, &c.seat_tokens[0])).await), Code::PermissionDenied);
     // Nothing changed.
     let view = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
     assert!(!view.paused);

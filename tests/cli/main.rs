@@ -3,3 +3,4 @@
 
 mod cli_gen;
 mod cli_match;
+mod cli_words;
