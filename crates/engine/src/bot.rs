@@ -217,7 +217,7 @@ const CHAMPION_CANDIDATES: usize = 10;
 const CHAMPION_RESERVE: usize = 20;
 
 /// The champion searches the pre-endgame with this many tiles in the bag or fewer.
-const PRE_ENDGAME_BAG: usize = 2;
+pub const PRE_ENDGAME_BAG: usize = 2;
 /// Candidates of the pre-endgame (the pass comes on top).
 const PRE_ENDGAME_CANDIDATES: usize = 10;
 

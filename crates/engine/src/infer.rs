@@ -115,10 +115,7 @@ impl Observation {
         let mut taken = 0u32;
         let mut found = None;
         for e in history {
-            let takes = matches!(
-                e.kind,
-                EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
-            );
+            let takes = e.kind.takes_turn();
             if !takes {
                 continue;
             }

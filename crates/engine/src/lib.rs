@@ -19,6 +19,7 @@ pub mod notation;
 pub mod peg;
 pub mod play;
 pub mod rack;
+pub mod review;
 pub mod rules;
 pub mod score;
 pub mod selfplay;

@@ -21,7 +21,8 @@
 //! (seeded), each weighing the same. Scenarios are searched most likely first, every
 //! candidate in each, so that a budget cut short still compares every candidate on the same
 //! draws. Each search gets an equal share of the time left; a search the budget cuts is
-//! counted by its deepest completed iteration and marks the candidate inexact.
+//! counted by the game played out from there by the static player on both sides (the bag's
+//! order known), and marks the candidate inexact.
 //!
 //! Exchanges are not candidates (a bag of fewer tiles than the exchange limit allows none).
 
@@ -124,6 +125,21 @@ impl Setup {
 
     pub fn bag_len(&self) -> usize {
         self.bag_len
+    }
+
+    /// The setup with `action` (a play or the pass) among the candidates, and its index: how a
+    /// review judges the play that was made.
+    pub fn with_action(mut self, action: &Action) -> (Setup, usize) {
+        if let Some(i) = self.candidates.iter().position(|c| c.action.same_move(action)) {
+            return (self, i);
+        }
+        let score = match action {
+            Action::Play(p) => crate::score::evaluate_normalized(&self.board, p).total,
+            _ => 0,
+        };
+        let at = self.candidates.len().saturating_sub(1);
+        self.candidates.insert(at, Candidate { action: action.clone(), score, equity: score as f32 });
+        (self, at)
     }
 }
 
@@ -419,16 +435,68 @@ fn outcome(
     budget: endgame::Budget,
     lead: i32,
 ) -> (i32, bool) {
+    // Unproven, a search's bound is a horizon's guess: the game played out by the static player
+    // on both sides (the bag's order known) is a better one, and costs a few searches of a play.
+    let fallback = || lead - playout(position, dawg);
     // The opponent's value at least `lead`: the mover does not win.
     match solver.test(position, dawg, budget.clone(), lead) {
         (Some(false), v) => ((lead - v).max(1), true),
         (Some(true), _) => match solver.test(position, dawg, budget, lead + 1) {
             (Some(true), v) => ((lead - v).min(-1), true),
             (Some(false), _) => (0, true),
-            (None, v) => (lead - v, false),
+            (None, _) => (fallback().min(0), false),
         },
-        (None, v) => (lead - v, false),
+        (None, _) => (fallback(), false),
     }
+}
+
+/// The value for the side to move of `position` played to its end by the static player on both
+/// sides: each turn the best play by score plus leave (with the bag empty, less twice the tiles
+/// kept), drawing from the known bag, or a pass.
+pub fn playout(position: &Position, dawg: &Dawg) -> i32 {
+    use crate::equity::LeaveModel;
+    use crate::movegen::{Mode, best_by_equity};
+    let rules = position.board.rules().clone();
+    let limit = rules.options.scoreless_turn_limit.turns(2);
+    let model = LeaveModel::shipped(&rules);
+    let mut board = position.board.clone();
+    let mut racks = position.racks;
+    let mut bag = position.bag.clone();
+    let mut zeros = position.zeros;
+    let mut spread = 0i32; // side 0's points less side 1's
+    let mut side = 0usize;
+    for _ in 0..64 {
+        let sign = if side == 0 { 1 } else { -1 };
+        match best_by_equity(&board, &racks[side], dawg, Mode::Both, model.at(&rules, bag.len())) {
+            Some((_, sp)) => {
+                let placements: Vec<_> = sp.play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                for &(_, _, t) in &placements {
+                    racks[side].take_tile(t);
+                }
+                board.place(&placements, dawg);
+                spread += sign * sp.score;
+                zeros = 0;
+                for _ in 0..sp.play.tiles_placed() {
+                    match bag.pop() {
+                        Some(Some(l)) => racks[side].add(l),
+                        Some(None) => racks[side].add_blank(),
+                        None => break,
+                    }
+                }
+                if racks[side].is_empty() {
+                    return spread + sign * 2 * rules.rack_total(&racks[1 - side]);
+                }
+            }
+            None => {
+                zeros += 1;
+                if zeros >= limit {
+                    return spread + rules.rack_total(&racks[1]) - rules.rack_total(&racks[0]);
+                }
+            }
+        }
+        side = 1 - side;
+    }
+    spread + rules.rack_total(&racks[1]) - rules.rack_total(&racks[0])
 }
 
 fn search_budget(deadline: Option<Instant>, budget: &Budget) -> endgame::Budget {

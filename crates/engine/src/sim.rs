@@ -271,6 +271,37 @@ impl Setup {
         self
     }
 
+    /// The setup with `action` among the candidates racing (added after them when it is not one
+    /// of them), and its index: how a review races the play that was made.
+    pub fn with_action(mut self, action: &Action) -> (Setup, usize) {
+        if let Some(i) = self.candidates.iter().position(|c| c.action.same_move(action)) {
+            if i < self.racing {
+                return (self, i);
+            }
+            let c = self.candidates.remove(i);
+            self.candidates.insert(self.racing, c);
+        } else {
+            let rules = self.board.rules().clone();
+            let leaves = LeaveModel::shipped(&rules);
+            let (score, equity) = match action {
+                Action::Play(p) => {
+                    let score = crate::score::evaluate_normalized(&self.board, p).total;
+                    (score, leaves.play_equity(&rules, &self.rack, p, score, self.bag_len))
+                }
+                Action::Exchange(thrown) => {
+                    let mut kept = self.rack;
+                    kept.remove_all(thrown);
+                    (0, leaves.value(&rules, &kept, self.bag_len))
+                }
+                _ => (0, leave_value(&rules, &self.rack, self.bag_len)),
+            };
+            self.candidates.insert(self.racing, Candidate { action: action.clone(), score, equity });
+        }
+        let i = self.racing;
+        self.racing += 1;
+        (self, i)
+    }
+
     /// Whether the opponent's rack is drawn from inferred leaves.
     pub fn infers_opponent(&self) -> bool {
         !self.opponent_leaves.is_empty()

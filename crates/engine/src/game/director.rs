@@ -25,7 +25,8 @@ pub const MAX_SCORE_ADJUSTMENT: i32 = 2000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     Act(usize, Action, u64),
-    Challenge(usize, u64),
+    /// A challenge, with its ruling when it was given rather than looked up.
+    Challenge(usize, Option<bool>, u64),
     /// A flag fell.
     Tick(u64),
     StackRacks(Vec<Rack>),
@@ -261,11 +262,28 @@ impl Game {
         Ok(())
     }
 
+    /// The game as it was just before turn `turn` (0: the first) was taken, rebuilt from its
+    /// configuration and journal; `None` when the game has taken no such turn. What a review
+    /// judges each turn from.
+    pub fn before_turn(&self, turn: u32) -> Option<Game> {
+        if turn >= self.turn {
+            return None;
+        }
+        let mut game = Game::new(self.config.clone()).ok()?;
+        for (op, _) in &self.journal {
+            if matches!(op, Op::Act(..)) && game.turn == turn {
+                return Some(game);
+            }
+            let _ = game.replay(op);
+        }
+        None
+    }
+
     /// Do `op` again, as a rebuild after an undo does.
     fn replay(&mut self, op: &Op) -> Result<(), GameError> {
         match op {
             Op::Act(seat, action, now) => self.act(*seat, action.clone(), *now),
-            Op::Challenge(seat, now) => self.challenge(*seat, *now).map(|_| ()),
+            Op::Challenge(seat, ruling, now) => self.challenge_with(*seat, *ruling, *now).map(|_| ()),
             Op::Tick(now) => {
                 self.tick(*now);
                 Ok(())

@@ -130,6 +130,23 @@ pub enum Action {
     Resign,
 }
 
+impl Action {
+    /// Whether two actions do the same to the game: plays that place the same tiles on the same
+    /// squares (however written: a one-tile play across or down, from where), or equal otherwise.
+    pub fn same_move(&self, other: &Action) -> bool {
+        match (self, other) {
+            (Action::Play(a), Action::Play(b)) => {
+                let mut x: Vec<_> = a.placements().collect();
+                let mut y: Vec<_> = b.placements().collect();
+                x.sort_unstable();
+                y.sort_unstable();
+                x == y
+            }
+            _ => self == other,
+        }
+    }
+}
+
 /// Why the game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndReason {
@@ -244,6 +261,17 @@ pub enum EventKind {
     Note {
         text: String,
     },
+}
+
+impl EventKind {
+    /// Whether the event took a turn (a play, an exchange, a pass, or a turn lost to a
+    /// challenge): the turns of a game are these events, in order.
+    pub fn takes_turn(&self) -> bool {
+        matches!(
+            self,
+            EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
+        )
+    }
 }
 
 /// Why an action or challenge was refused. The game is unchanged when one is returned.
@@ -738,6 +766,27 @@ impl Game {
 
     /// `challenger` challenges the last play. Any opponent may, until the next turn begins.
     pub fn challenge(&mut self, challenger: usize, now_ms: u64) -> Result<Verdict, GameError> {
+        self.challenge_with(challenger, None, now_ms)
+    }
+
+    /// A challenge whose ruling is given (`acceptable`: the play stands), not looked up in the
+    /// lexicon: a record replayed as it was ruled, whatever this lexicon says of its words (the
+    /// `Challenged` event still lists each word with this lexicon's verdict).
+    pub fn challenge_ruled(
+        &mut self,
+        challenger: usize,
+        acceptable: bool,
+        now_ms: u64,
+    ) -> Result<Verdict, GameError> {
+        self.challenge_with(challenger, Some(acceptable), now_ms)
+    }
+
+    fn challenge_with(
+        &mut self,
+        challenger: usize,
+        ruling: Option<bool>,
+        now_ms: u64,
+    ) -> Result<Verdict, GameError> {
         self.seat_check(challenger)?;
         if self.tick(now_ms) || self.is_over() {
             return Err(GameError::GameOver);
@@ -746,12 +795,17 @@ impl Game {
             return Err(GameError::Paused);
         }
         let before = self.history.len();
-        let verdict = self.challenge_inner(challenger, now_ms)?;
-        self.note_op(Op::Challenge(challenger, now_ms), before);
+        let verdict = self.challenge_inner(challenger, ruling, now_ms)?;
+        self.note_op(Op::Challenge(challenger, ruling, now_ms), before);
         Ok(verdict)
     }
 
-    fn challenge_inner(&mut self, challenger: usize, now_ms: u64) -> Result<Verdict, GameError> {
+    fn challenge_inner(
+        &mut self,
+        challenger: usize,
+        ruling: Option<bool>,
+        now_ms: u64,
+    ) -> Result<Verdict, GameError> {
         if self.config.challenge == ChallengeRule::Void {
             return Err(GameError::ChallengesNotAllowed);
         }
@@ -767,7 +821,7 @@ impl Game {
             .map(|w| (alphabet.word_string(w), self.config.lexicon.contains(w)))
             .collect();
         let invalid: Vec<String> = judged.iter().filter(|(_, ok)| !ok).map(|(w, _)| w.clone()).collect();
-        let acceptable = invalid.is_empty();
+        let acceptable = ruling.unwrap_or(invalid.is_empty());
         let seat = pending.seat;
         let rack_now = self.racks[seat];
         self.history.push(Event {

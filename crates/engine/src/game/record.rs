@@ -320,6 +320,48 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
     play.normalized(board).map_err(|ps| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
 }
 
+/// The ruleset of a record that does not say: its lexicon's (`lexicon`: the alphabet of the
+/// lexicon the record names, when it is one of ours), else the one a dawgref export names in
+/// its description, else its letters' alphabet (Cyrillic is Скрэббл unless the record says
+/// Эрудит).
+pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules::RulesetKind {
+    use crate::rules::RulesetKind;
+    if let Some(alphabet) = lexicon {
+        return match alphabet {
+            Alphabet::English => RulesetKind::English,
+            Alphabet::Russian => RulesetKind::Russian,
+            Alphabet::Erudit => RulesetKind::Erudit,
+        };
+    }
+    let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
+        let mut words = v.split_whitespace();
+        words.find(|w| *w == "ruleset")?;
+        words.next()?.parse::<RulesetKind>().ok()
+    });
+    if let Some(kind) = described {
+        return kind;
+    }
+    let cyrillic = record.moves.iter().any(|m| {
+        let text = match &m.kind {
+            MoveKind::Play { word, .. } => word.as_str(),
+            _ => m.rack.as_deref().unwrap_or(""),
+        };
+        text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
+    });
+    if cyrillic { RulesetKind::Russian } else { RulesetKind::English }
+}
+
+/// The challenge rule a record was played under, when nobody says: 5pt or 10pt when it has a
+/// challenge bonus line of that size, else single.
+pub fn guess_challenge(record: &Record) -> super::ChallengeRule {
+    use super::ChallengeRule;
+    match record.moves.iter().find(|m| m.kind == MoveKind::ChallengeBonus).map(|m| m.score) {
+        Some(10) => ChallengeRule::TenPoint,
+        Some(_) => ChallengeRule::FivePoint,
+        None => ChallengeRule::Single,
+    }
+}
+
 /// Why a record could not be replayed into a game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("GCG line {line}: {reason}")]
@@ -400,9 +442,12 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
                 };
                 game.act(seat, Action::Exchange(throw), now).map_err(|e| fail(e.to_string()))?;
             }
+            // The record's ruling, not this lexicon's: a play it says came off comes off (and
+            // one it says stood stands) even where the words' verdicts differ here.
             MoveKind::Withdrawn | MoveKind::ChallengeBonus => {
                 let challenger = (1..seats).map(|k| (seat + k) % seats).next().unwrap_or(0);
-                game.challenge(challenger, now).map_err(|e| fail(e.to_string()))?;
+                let stood = matches!(m.kind, MoveKind::ChallengeBonus);
+                game.challenge_ruled(challenger, stood, now).map_err(|e| fail(e.to_string()))?;
             }
             // The record counts the racks: the play that went out was accepted.
             MoveKind::EndRack { .. } if game.awaiting_final_challenge() => {

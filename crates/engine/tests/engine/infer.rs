@@ -23,12 +23,7 @@ fn strong_game(kind: RulesetKind, seed: u64) -> Game {
 fn turns(game: &Game) -> Vec<(u32, dawgref_engine::game::Event)> {
     game.history()
         .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
-            )
-        })
+        .filter(|e| e.kind.takes_turn())
         .cloned()
         .enumerate()
         .map(|(t, e)| (t as u32, e))

@@ -17,6 +17,7 @@ mod lexicon_file;
 mod movegen_oracle;
 mod movegen_positions;
 mod pre_endgame;
+mod review;
 mod scoring;
 mod shipped_lexicons;
 mod sim;
