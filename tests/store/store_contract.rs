@@ -120,6 +120,21 @@ async fn contract(store: Arc<dyn GameStore>) {
     tagged.sort();
     assert_eq!((live.ids, live.total), (tagged, 3));
     assert!(store.games(page(vec![label("event", "closed")], Any, None, 10)).await.unwrap().ids.is_empty());
+
+    // Reviews: kept per game and key, replaced under the same key, refused for no game.
+    let g = sorted[0];
+    assert_eq!(store.review(g, "v1 a".into()).await.unwrap(), None);
+    store.save_review(g, "v1 a".into(), b"first".to_vec()).wait().await.unwrap();
+    store.save_review(g, "v1 b".into(), b"other".to_vec()).wait().await.unwrap();
+    store.save_review(g, "v1 a".into(), b"second".to_vec()).wait().await.unwrap();
+    assert_eq!(store.review(g, "v1 a".into()).await.unwrap(), Some(b"second".to_vec()));
+    assert_eq!(store.review(g, "v1 b".into()).await.unwrap(), Some(b"other".to_vec()));
+    assert_eq!(store.review(sorted[1], "v1 a".into()).await.unwrap(), None);
+    let nobody = Uuid::new_v4();
+    assert!(matches!(
+        store.save_review(nobody, "v1 a".into(), b"x".to_vec()).wait().await,
+        Err(StoreError::NoGame(id)) if id == nobody
+    ));
 }
 
 fn replica(lease_ms: u64) -> Replica {

@@ -53,6 +53,12 @@ impl GameStore for FlakyStore {
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
         self.inner.games(query)
     }
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
+        self.inner.save_review(id, key, body)
+    }
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.inner.review(id, key)
+    }
 }
 
 #[tokio::test]

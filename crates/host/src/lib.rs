@@ -309,6 +309,24 @@ impl Host {
         Ok(session)
     }
 
+    /// The GCG record a stored game was imported from (None: a game begun on the server).
+    pub async fn imported_record(&self, id: Uuid) -> Result<Option<String>, HostError> {
+        let shown = dawgref_engine::text::clip(&id.to_string());
+        let stored = self
+            .ctx
+            .store
+            .load(id)
+            .await
+            .map_err(|e| HostError::store(format!("loading game {shown}"), e))?
+            .ok_or(HostError::NoGame(shown.clone()))?;
+        let record = GameRecord::decode_bytes(&stored.record).map_err(|reason| HostError::Unreplayable {
+            id: shown,
+            reason,
+            quarantined: false,
+        })?;
+        Ok((!record.imported_gcg.is_empty()).then_some(record.imported_gcg))
+    }
+
     /// Load every unfinished game from the store, quarantining those that cannot be replayed.
     /// Each becomes a session through the same constructor as a new game: its task re-arms the
     /// clock's timer and sets the bots whose turn it is thinking.

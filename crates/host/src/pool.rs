@@ -9,6 +9,11 @@
 //! the runtime's threads, which answer requests, still get the CPU first: thinking is
 //! background work, a request is not.
 //!
+//! **Background jobs** (a game review's turns, [`Pool::spawn_background`]) wait in a queue of
+//! their own: a worker takes one only when no other job is waiting, so the live games' bots
+//! and the requests' searches go first, and a background job holds a worker for one short
+//! step at a time.
+//!
 //! **Slots.** The pool has one slot per worker, and a job runs only while it holds its slots: a
 //! plain job one, a wide job (a simulation's workers, [`Pool::run_wide`]) several, at most
 //! [`Pool::widest`], which leaves one slot for everyone else. So however wide the jobs, no more
@@ -16,7 +21,7 @@
 //! are granted in the order asked for, all of a job's at once; nobody waits while holding one,
 //! so no two jobs can wait on each other.
 
-use std::sync::mpsc;
+use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use tokio::sync::oneshot;
 
@@ -24,9 +29,66 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 
 #[derive(Clone)]
 pub struct Pool {
-    jobs: mpsc::Sender<Job>,
+    queues: Arc<Queues>,
+    /// Dropped with the last handle: the workers then end.
+    _closer: Arc<Closer>,
     slots: Arc<Slots>,
     workers: usize,
+}
+
+/// The jobs waiting for a worker: the first queue is always served before the background one.
+struct Queues {
+    state: Mutex<Waiting>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct Waiting {
+    first: VecDeque<Job>,
+    background: VecDeque<Job>,
+    /// Every handle is gone: the workers end when the queues are empty.
+    closed: bool,
+}
+
+impl Queues {
+    fn push(&self, job: Job, background: bool) {
+        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if background {
+            w.background.push_back(job)
+        } else {
+            w.first.push_back(job)
+        }
+        self.ready.notify_one();
+    }
+
+    /// The next job, the first queue's before the background's; None once closed and empty.
+    fn next(&self) -> Option<Job> {
+        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(job) = w.first.pop_front().or_else(|| w.background.pop_front()) {
+                return Some(job);
+            }
+            if w.closed {
+                return None;
+            }
+            w = self.ready.wait(w).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn close(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        self.ready.notify_all();
+    }
+}
+
+/// Closes the queues when the last pool handle goes (the workers hold the queues, not a
+/// handle).
+struct Closer(Arc<Queues>);
+
+impl Drop for Closer {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 /// The pool's slots: how many are free, and whose turn it is to take some.
@@ -84,19 +146,13 @@ impl Pool {
     /// pool is gone.
     pub fn new(workers: usize) -> Pool {
         let workers = workers.max(1);
-        let (jobs, queue) = mpsc::channel::<Job>();
-        let queue = Arc::new(Mutex::new(queue));
+        let queues = Arc::new(Queues { state: Mutex::new(Waiting::default()), ready: Condvar::new() });
         for i in 0..workers {
-            let queue = queue.clone();
+            let queues = queues.clone();
             let spawned = std::thread::Builder::new().name(format!("dawgref-think-{i}")).spawn(move || {
                 lower_priority();
-                loop {
-                    // The lock is held only to take a job, never while running one.
-                    let job = match queue.lock() {
-                        Ok(q) => q.recv(),
-                        Err(poisoned) => poisoned.into_inner().recv(),
-                    };
-                    let Ok(job) = job else { return };
+                // The lock is held only to take a job, never while running one.
+                while let Some(job) = queues.next() {
                     job();
                 }
             });
@@ -104,7 +160,8 @@ impl Pool {
                 tracing::error!(error = %e, "a thinking thread could not start");
             }
         }
-        Pool { jobs, slots: Arc::new(Slots::new(workers)), workers }
+        let closer = Arc::new(Closer(queues.clone()));
+        Pool { queues, _closer: closer, slots: Arc::new(Slots::new(workers)), workers }
     }
 
     /// One worker per core.
@@ -133,6 +190,11 @@ impl Pool {
         self.spawn_wide(1, move |_| job());
     }
 
+    /// Worker threads.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
     /// The most slots one job may hold: every worker but one, so that other work always has a
     /// thread (one, on a machine of one core).
     pub fn widest(&self) -> usize {
@@ -143,6 +205,16 @@ impl Pool {
     /// threads at once (its own and `threads - 1` it starts), and while it runs, only the
     /// pool's other slots are left for other jobs. `job` is told how many it holds.
     pub fn spawn_wide(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static) {
+        self.push(threads, job, false);
+    }
+
+    /// Run `job` on a worker when no other job waits for one (a game review's turn): the live
+    /// games' bots and the requests' searches go first.
+    pub fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
+        self.push(1, move |_| job(), true);
+    }
+
+    fn push(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static, background: bool) {
         let n = threads.clamp(1, self.widest());
         let slots = self.slots.clone();
         let job: Job = Box::new(move || {
@@ -152,9 +224,7 @@ impl Pool {
                 tracing::error!("a job on the thinking pool panicked");
             }
         });
-        if self.jobs.send(job).is_err() {
-            tracing::error!("the thinking pool has no workers left");
-        }
+        self.queues.push(job, background);
     }
 }
 
@@ -208,6 +278,33 @@ mod tests {
         granted.sort_unstable();
         assert_eq!(granted, [vec![1; 16], vec![3; 8]].concat());
         assert!(peak.load(Ordering::SeqCst) <= 4, "peak {}", peak.load(Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn background_jobs_wait_for_every_other_job() {
+        let pool = Pool::new(1);
+        let order = Arc::new(Mutex::new(Vec::new()));
+        // The one worker is busy; then two background jobs and two others are queued.
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        pool.spawn(move || {
+            let _ = started_tx.send(());
+            let _ = go_rx.recv();
+        });
+        started_rx.recv().unwrap();
+        for (name, background) in [("b1", true), ("f1", false), ("b2", true), ("f2", false)] {
+            let order = order.clone();
+            let job = move || order.lock().unwrap().push(name);
+            if background { pool.spawn_background(job) } else { pool.spawn(job) }
+        }
+        go_tx.send(()).unwrap();
+        assert_eq!(pool.run(|| ()).await, Some(()));
+        // The last `run` came after the background jobs were queued, yet it is not background:
+        // everything else has run by the time it answers except possibly the background jobs.
+        while order.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(*order.lock().unwrap(), ["f1", "f2", "b1", "b2"]);
     }
 
     #[tokio::test]

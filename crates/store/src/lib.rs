@@ -2,6 +2,9 @@
 //! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
 //! mean is [`record`]'s business; replaying them is the host's (`host::replay`).
 //!
+//! Beside its log a game may keep reviews (`save_review`, `review`): the whole-game analyses
+//! a client asked for, by their options, so that asking again answers at once.
+//!
 //! Three stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
 //! thread that commits the appends of many games together), [`PgStore`] (PostgreSQL, shared by
 //! replicas, with a fenced lease per live game) and [`MemoryStore`] (nothing survives the
@@ -160,6 +163,13 @@ pub trait GameStore: Send + Sync {
 
     /// The ids of the games `query` names (a set-aside game is never live), a page at a time.
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage>;
+
+    /// Keep a finished review of a game (`key` names the review's options), in place of one
+    /// kept before under the same key.
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending;
+
+    /// The review kept with a game under `key`, if any.
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>>;
 }
 
 impl GameQuery {

@@ -11,6 +11,7 @@ use uuid::Uuid;
 pub struct MemoryStore {
     games: Mutex<HashMap<Uuid, StoredGame>>,
     labels: Mutex<HashMap<Uuid, Labels>>,
+    reviews: Mutex<HashMap<(Uuid, String), Vec<u8>>>,
 }
 
 impl MemoryStore {
@@ -73,6 +74,19 @@ impl GameStore for MemoryStore {
 
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         Box::pin(std::future::ready(Ok(self.games().get(&id).cloned())))
+    }
+
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
+        if !self.games().contains_key(&id) {
+            return Pending::ready(Err(StoreError::NoGame(id)));
+        }
+        self.reviews.lock().unwrap_or_else(|e| e.into_inner()).insert((id, key), body);
+        Pending::ready(Ok(()))
+    }
+
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        let body = self.reviews.lock().unwrap_or_else(|e| e.into_inner()).get(&(id, key)).cloned();
+        Box::pin(std::future::ready(Ok(body)))
     }
 
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {

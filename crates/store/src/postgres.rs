@@ -71,6 +71,14 @@ CREATE TABLE labels (
 );
 CREATE INDEX labels_by_value ON labels (key, value, game);
 ",
+    "
+CREATE TABLE reviews (
+    game uuid NOT NULL,
+    key  text NOT NULL,
+    body bytea NOT NULL,
+    PRIMARY KEY (game, key)
+);
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -130,6 +138,11 @@ enum Job {
     Quarantine {
         id: Uuid,
         reason: String,
+    },
+    Review {
+        id: Uuid,
+        key: String,
+        body: Vec<u8>,
     },
 }
 
@@ -483,6 +496,16 @@ async fn run(
             }
             Ok(if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) })
         }
+        Job::Review { id, key, body } => {
+            let n = tx
+                .execute(
+                    "INSERT INTO reviews (game, key, body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM games WHERE id = $1) \
+                     ON CONFLICT (game, key) DO UPDATE SET body = EXCLUDED.body",
+                    &[id, key, body],
+                )
+                .await?;
+            Ok(if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) })
+        }
     }
 }
 
@@ -531,6 +554,21 @@ impl GameStore for PgStore {
 
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
         Box::pin(self.games_async(query))
+    }
+
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
+        self.writes.submit(Job::Review { id, key, body })
+    }
+
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row = timed(
+                client.query_opt("SELECT body FROM reviews WHERE game = $1 AND key = $2", &[&id, &key]),
+            )
+            .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
     }
 }
 

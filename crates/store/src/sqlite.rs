@@ -6,8 +6,8 @@
 //! through a channel: a caller awaits them and blocks no thread of its own.
 //!
 //! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
-//! `labels(game, key, value)` (indexed by key and value, for listings by label), keyed without
-//! row ids; `log` is only ever inserted into.
+//! `labels(game, key, value)` (indexed by key and value, for listings by label) and
+//! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into.
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
@@ -47,16 +47,24 @@ CREATE TABLE IF NOT EXISTS labels (
     PRIMARY KEY (game, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS labels_by_value ON labels (key, value, game);
-PRAGMA user_version = 2;
+CREATE TABLE IF NOT EXISTS reviews (
+    game BLOB NOT NULL,
+    key  TEXT NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+PRAGMA user_version = 3;
 ";
 
-/// The schema version this build writes (version 1, without labels, is upgraded in place).
-const VERSION: i64 = 2;
+/// The schema version this build writes (earlier ones, without labels or reviews, are
+/// upgraded in place).
+const VERSION: i64 = 3;
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
     Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
     Quarantine { id: Uuid, reason: String },
+    Review { id: Uuid, key: String, body: Vec<u8> },
 }
 
 pub struct SqliteStore {
@@ -244,6 +252,15 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
                 .execute(params![id.as_bytes().as_slice(), reason])?;
             if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) }
         }
+        Job::Review { id, key, body } => {
+            let n = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO reviews (game, key, body) \
+                     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM games WHERE id = ?1)",
+                )?
+                .execute(params![id.as_bytes().as_slice(), key, body])?;
+            if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) }
+        }
     }
 }
 
@@ -302,6 +319,22 @@ impl GameStore for SqliteStore {
             let Some((record, finished, quarantined)) = head else { return Ok(None) };
             let log = Self::log_of(conn, id)?;
             Ok(Some(StoredGame { id, record, log, finished: finished != 0, quarantined }))
+        })
+    }
+
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
+        self.writes.submit(Job::Review { id, key, body })
+    }
+
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.read(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT body FROM reviews WHERE game = ?1 AND key = ?2",
+                    params![id.as_bytes().as_slice(), key],
+                    |r| r.get(0),
+                )
+                .optional()?)
         })
     }
 
