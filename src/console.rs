@@ -1,5 +1,5 @@
-//! What the long self-play commands of both binaries (`dawgref match`, `dawgref-lab match` and
-//! `train`) share: a progress bar over games, and a match played with its timing reported.
+//! What the long commands of both binaries (`dawgref match` and `analyze`, `dawgref-lab match`,
+//! `train` and `bench`) share: a progress bar, and a match played with its timing reported.
 
 use dawgref_engine::bot::Player;
 use dawgref_engine::game::ChallengeRule;
@@ -12,10 +12,14 @@ use std::time::{Duration, Instant};
 /// A progress bar over `games` games on standard error, with the time left estimated from the
 /// games played (drawn only on a terminal, so logs and tests see nothing of it).
 pub fn games_bar(games: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(games);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg} {wide_bar} {pos}/{len} games, {elapsed} gone, ~{eta} left",
-    ) {
+    progress_bar(games, "games")
+}
+
+/// A progress bar over `len` of `unit` (games, turns), as [`games_bar`].
+pub fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    let template = format!("{{msg}} {{wide_bar}} {{pos}}/{{len}} {unit}, {{elapsed}} gone, ~{{eta}} left");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     bar

@@ -7,7 +7,7 @@
 
 pub use dawgref_engine::{
     alphabet, bag, board, bot, endgame, equity, game, infer, leaves, lexicon, movegen, notation, peg, play,
-    rack, rules, score, selfplay, sim, text, validate, winprob,
+    rack, review, rules, score, selfplay, sim, text, validate, winprob,
 };
 
 pub use dawgref_host as host;

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module. Training and
 //! benchmarks are not here: they are the lab's (`crates/lab`, `dawgref-lab`).
 
+mod analyze;
 mod bot_match;
 mod gcg;
 mod generate;
@@ -36,6 +37,9 @@ enum Command {
     /// Two bot levels play each other, seats alternating: `A vs B: N games, A wins X% ± s.e.,
     /// mean spread +Y ± s.e.`
     Match(bot_match::MatchArgs),
+    /// Review a finished game's record: every turn judged by the champion's machinery (the best
+    /// play, the win probability lost, a class), then each player's accuracy.
+    Analyze(analyze::AnalyzeArgs),
     /// Word study: anagrams (blanks too), patterns, hooks, each word with its probability.
     #[command(subcommand)]
     Words(words::WordsCommand),
@@ -53,5 +57,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Selfplay(args) => generate::selfplay(args),
         Command::Match(args) => bot_match::run(args),
         Command::Words(cmd) => words::run(cmd),
+        Command::Analyze(args) => analyze::run(args),
     }
 }

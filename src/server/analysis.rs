@@ -1,177 +1,25 @@
-//! The `Analysis` service: ValidatePlay, Evaluate, GenerateMoves and SolveEndgame on a live game
-//! (the caller's view) or a CGP position.
+//! The `Analysis` service: ValidatePlay, Evaluate, GenerateMoves, Simulate and SolveEndgame on
+//! a live game (the caller's view) or a CGP position, here; InferRack, SolvePreEndgame and
+//! AnalyzeGame in their own modules. Each starts from `positions`.
 
 use super::convert;
 use super::errors;
-use super::state::{AppState, Position};
+pub use super::positions::AnalysisService;
+use super::positions::StopOnDrop;
+use super::state::Position;
 use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
-use crate::notation::cgp;
 use crate::proto::v1 as pb;
 use crate::proto::v1::analysis_server::Analysis;
-use crate::rack::Rack;
 use crate::score::evaluate_normalized;
 use crate::sim;
 use crate::validate::validate_play;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
-
-pub struct AnalysisService {
-    pub state: Arc<AppState>,
-}
-
-impl AnalysisService {
-    /// The position a request names: a live game as the caller sees it (its own rack only), or
-    /// a CGP line (its board built on the pool, and cached).
-    pub(super) async fn resolve(
-        &self,
-        position: Option<&pb::Position>,
-        metadata: &tonic::metadata::MetadataMap,
-    ) -> Result<Arc<Position>, Status> {
-        let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
-        match &p.source {
-            Some(pb::position::Source::GameId(id)) => {
-                let snapshot = self.state.snapshot(id).await?;
-                let viewer = self.state.viewer(metadata, &snapshot)?;
-                let game = snapshot.game();
-                let (to_move, scores) = (game.to_move(), game.scores());
-                Ok(Arc::new(Position {
-                    board: Arc::new(game.board().clone()),
-                    lexicon: game.config().lexicon.clone(),
-                    // The caller's own rack, never another seat's.
-                    rack: viewer.own_rack(game),
-                    rack_to_move: viewer.seat() == Some(to_move),
-                    players: scores.len(),
-                    spread: scores[to_move].saturating_sub(scores[(to_move + 1) % scores.len()]),
-                    zeros: game.scoreless_turns(),
-                    over: game.is_over(),
-                }))
-            }
-            Some(pb::position::Source::Cgp(text)) => {
-                if let Some(position) = self.state.positions.get(text, &p.lexicon) {
-                    return Ok(position);
-                }
-                let c = cgp::parse(text, None).map_err(errors::cgp)?;
-                let rules = c.rules();
-                let name = if !p.lexicon.is_empty() {
-                    p.lexicon.clone()
-                } else if let Some(lex) =
-                    c.ops.lex.as_ref().filter(|l| self.state.host.lexicons().contains_key(l.as_str()))
-                {
-                    lex.clone()
-                } else {
-                    rules.default_lexicon.to_string()
-                };
-                let lexicon = self.state.lexicon(&name)?;
-                if lexicon.alphabet() != rules.alphabet {
-                    return Err(errors::bad_field(
-                        "position.lexicon",
-                        format!("{name} does not fit the {} ruleset", rules.kind),
-                    ));
-                }
-                let spread = match c.scores.as_slice() {
-                    [me, next, ..] => me.saturating_sub(*next),
-                    _ => 0,
-                };
-                let (rack, players, zeros) = (c.racks.first().copied(), c.racks.len(), c.zeros);
-                // Placing the tiles and computing every cross-set is CPU work: on the pool.
-                let dawg_of = lexicon.clone();
-                let board = self
-                    .state
-                    .host
-                    .pool()
-                    .run(move || c.board(Arc::new(rules), dawg_of.dawg()))
-                    .await
-                    .ok_or_else(|| errors::internal("building the position failed"))?;
-                let position = Arc::new(Position {
-                    board: Arc::new(board),
-                    rack,
-                    rack_to_move: true,
-                    lexicon,
-                    players,
-                    spread,
-                    zeros,
-                    over: false,
-                });
-                self.state.positions.put(text, &p.lexicon, position.clone());
-                Ok(position)
-            }
-            None => Err(errors::bad_field("position", "a game_id or a cgp is required")),
-        }
-    }
-
-    fn rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
-        let rack = Self::given_rack(resolved, given)?;
-        // A rack the tile set could never deal (eight blanks, say) would only make the generator
-        // enumerate millions of plays: refuse it.
-        if !resolved.board.rules().could_deal(&rack) {
-            return Err(errors::bad_field("rack", "more tiles of a kind than the ruleset's tile set holds"));
-        }
-        Ok(rack)
-    }
-
-    /// The endgame's racks, the side to move's first: one known (given, the CGP's, the
-    /// caller's), the other the tiles it leaves unseen. Refused unless the bag is empty.
-    fn endgame_racks(resolved: &Position, given: Option<&String>) -> Result<[Rack; 2], Status> {
-        let (known, to_move) = match given {
-            Some(_) => (Self::rack(resolved, given)?, true),
-            None => match resolved.rack {
-                Some(rack) => (rack, resolved.rack_to_move),
-                None => {
-                    return Err(errors::bad_field(
-                        "rack",
-                        "no rack: give one, a CGP with a rack, or your seat's token",
-                    ));
-                }
-            },
-        };
-        let rules = resolved.board.rules();
-        if known.len() > rules.rack_size {
-            return Err(errors::bad_field(
-                "rack",
-                format!("{} tiles: a rack holds {}", known.len(), rules.rack_size),
-            ));
-        }
-        let unseen = endgame::Position::unseen(&resolved.board, &known).ok_or_else(|| {
-            errors::bad_field("rack", "the board and the rack hold more tiles than the tile set")
-        })?;
-        if unseen.len() > rules.rack_size {
-            return Err(errors::not_an_endgame(format!(
-                "the bag is not empty: {} tiles unseen, a rack holds {}",
-                unseen.len(),
-                rules.rack_size
-            )));
-        }
-        let racks = if to_move { [known, unseen] } else { [unseen, known] };
-        if racks[0].is_empty() || racks[1].is_empty() {
-            return Err(errors::game_state("the game is over: a rack is empty"));
-        }
-        Ok(racks)
-    }
-
-    fn given_rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
-        match given {
-            Some(text) => {
-                // Counted as written, before parsing: a rack's counts saturate.
-                let (count, rack_size) = (text.chars().count(), resolved.board.rules().rack_size);
-                if count > rack_size {
-                    return Err(errors::bad_field(
-                        "rack",
-                        format!("{count} tiles: a rack holds {rack_size}"),
-                    ));
-                }
-                Rack::parse(text, resolved.board.rules().alphabet).map_err(|e| errors::alphabet("rack", e))
-            }
-            None => resolved.rack.ok_or_else(|| {
-                errors::bad_field("rack", "no rack: give one, a CGP with a rack, or your seat's token")
-            }),
-        }
-    }
-}
 
 type MoveStream = Pin<Box<dyn Stream<Item = Result<pb::GeneratedMove, Status>> + Send>>;
 
@@ -287,6 +135,14 @@ impl Analysis for AnalysisService {
 
     type SimulateStream = SimStream;
     type SolvePreEndgameStream = super::pre_endgame::PegStream;
+    type AnalyzeGameStream = super::review::ReviewStream;
+
+    async fn analyze_game(
+        &self,
+        request: Request<pb::AnalyzeGameRequest>,
+    ) -> Result<Response<Self::AnalyzeGameStream>, Status> {
+        super::review::analyze(self, request).await
+    }
 
     async fn infer_rack(
         &self,
@@ -517,24 +373,6 @@ impl AnalysisService {
     }
 }
 
-impl AnalysisService {
-    /// The side to move's rack for a search (`what`): as given, or the position's when it is
-    /// the side to move's (a CGP's first rack, the caller's on its turn); not empty.
-    pub(super) fn mover_rack(r: &Position, given: Option<&String>, what: &str) -> Result<Rack, Status> {
-        if given.is_none() && !r.rack_to_move {
-            return Err(errors::bad_field(
-                "rack",
-                format!("{what} needs the side to move's rack: give it, or ask on your turn"),
-            ));
-        }
-        let rack = Self::rack(r, given)?;
-        if rack.is_empty() {
-            return Err(errors::bad_field("rack", format!("an empty rack: nothing for {what} to search")));
-        }
-        Ok(rack)
-    }
-}
-
 /// One update of a simulation: every candidate, best first.
 fn sim_update(
     setup: &sim::Setup,
@@ -592,15 +430,6 @@ const MAX_SIM_CANDIDATES: u32 = 50;
 const MAX_SIM_PLIES: u32 = 10;
 /// How often a simulation reports.
 const SIM_REPORT: Duration = Duration::from_millis(100);
-
-/// Raises its flag when dropped: with the request's future, when the caller goes away.
-pub(super) struct StopOnDrop(pub(super) Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
 
 /// SolveEndgame's search time when the request names none, and the most it may ask for.
 const DEFAULT_ENDGAME_MS: u32 = 1000;

@@ -328,45 +328,25 @@ fn csv(rows: &[pb::ResultRow]) -> String {
     out
 }
 
-/// A JSON string.
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn json(rows: &[pb::ResultRow]) -> String {
-    let items: Vec<String> = rows
+    let items: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
-            let mut labels: Vec<(&String, &String)> = r.labels.iter().collect();
-            labels.sort();
-            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{}:{}", quote(k), quote(v))).collect();
-            let names: Vec<String> = r.names.iter().map(|n| quote(n)).collect();
-            let scores: Vec<String> = r.scores.iter().map(i32::to_string).collect();
-            let winners: Vec<String> = r.winners.iter().map(u32::to_string).collect();
-            format!(
-                "{{\"game_id\":{},\"labels\":{{{}}},\"names\":[{}],\"scores\":[{}],\"spread\":{},\"finished\":{},\"winners\":[{}],\"end_reason\":{},\"challenges\":{},\"adjustments\":{}}}",
-                quote(&r.game_id),
-                labels.join(","),
-                names.join(","),
-                scores.join(","),
-                r.spread,
-                r.finished,
-                winners.join(","),
-                quote(&r.end_reason),
-                r.challenges,
-                r.adjustments
-            )
+            // Labels in key order (a map's order is not the proto's).
+            let labels: std::collections::BTreeMap<&String, &String> = r.labels.iter().collect();
+            serde_json::json!({
+                "game_id": r.game_id,
+                "labels": labels,
+                "names": r.names,
+                "scores": r.scores,
+                "spread": r.spread,
+                "finished": r.finished,
+                "winners": r.winners,
+                "end_reason": r.end_reason,
+                "challenges": r.challenges,
+                "adjustments": r.adjustments,
+            })
         })
         .collect();
-    format!("[{}]", items.join(","))
+    serde_json::Value::Array(items).to_string()
 }

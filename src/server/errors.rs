@@ -103,6 +103,19 @@ pub fn no_room(limit: usize) -> Status {
     Status::resource_exhausted(format!("the server holds its limit of {limit} games"))
 }
 
+/// Reviews wait in a full line: RESOURCE_EXHAUSTED, with a retry hint (`google.rpc.RetryInfo`)
+/// of about when a place frees up.
+pub fn reviews_full(running: usize, waiting: usize, retry: std::time::Duration) -> Status {
+    Status::with_error_details(
+        Code::ResourceExhausted,
+        format!(
+            "{running} game reviews are running and {waiting} waiting, as many as the server takes; retry in {} s",
+            retry.as_secs().max(1)
+        ),
+        ErrorDetails::with_retry_info(Some(retry)),
+    )
+}
+
 /// A game already has as many watch streams as it may: RESOURCE_EXHAUSTED.
 pub fn watchers_full(cap: usize) -> Status {
     Status::resource_exhausted(format!("this game already has {cap} watchers"))

@@ -8,11 +8,11 @@ use super::errors;
 use super::new_game::NAME_CHARS;
 use super::state::AppState;
 use crate::game::record::{CheckReport, check_record_with, import_game};
-use crate::game::{ChallengeRule, Game, GameConfig};
+use crate::game::{Game, GameConfig};
 use crate::host::{Seat, SeatKind};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
-use crate::rules::{Ruleset, RulesetKind};
+use crate::rules::Ruleset;
 use std::sync::Arc;
 use tonic::Status;
 
@@ -26,13 +26,41 @@ pub struct Imported {
 
 /// The game a record describes, checked.
 pub async fn import(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Imported, Status> {
+    state.check_room()?;
+    let Replayed { game, report, record } = replay(state, req).await?;
+    let mut seats = Vec::new();
+    let mut tokens = Vec::new();
+    for p in &record.players {
+        let (token, hash) = auth::new_token()?;
+        seats.push(Seat::new(player_name(p), SeatKind::Human { token: Some(hash) }));
+        tokens.push(token);
+    }
+    Ok(Imported { game, seats, tokens, report })
+}
+
+/// A record's player as a seat's name: the full name when the record gives one, else the nick.
+pub fn player_name(p: &gcg::Player) -> String {
+    let name: String = p.name.chars().filter(|c| !c.is_control()).take(NAME_CHARS).collect();
+    if name.trim().is_empty() { p.nick.clone() } else { name }
+}
+
+/// A record replayed into a game (not held by the server), with what checking it found.
+pub struct Replayed {
+    pub game: Game,
+    pub report: CheckReport,
+    pub record: gcg::Record,
+}
+
+/// Replay a record as ImportGcg does (the ruleset, lexicon and challenge rule from the request,
+/// or as the record suggests): INVALID_ARGUMENT when it does not replay.
+pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Replayed, Status> {
     let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
     // The record's own lexicon, when it is one of ours.
     let named = record.lexicon.as_deref().and_then(|l| state.host.lexicons().get(l)).cloned();
     let kind = if req.ruleset != 0 {
         convert::ruleset_from(req.ruleset)?
     } else {
-        infer_ruleset(&record, named.as_deref())
+        crate::game::record::guess_ruleset(&record, named.as_deref().map(|l| l.alphabet()))
     };
     let rules = Arc::new(Ruleset::new(kind));
     let words = !req.lexicon.is_empty();
@@ -50,7 +78,6 @@ pub async fn import(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Impo
     if !(2..=4).contains(&record.players.len()) {
         return Err(errors::bad_field("gcg", format!("{} players: a game has 2 to 4", record.players.len())));
     }
-    state.check_room()?;
     let mut config = GameConfig::new(rules.clone(), lexicon.clone(), 0);
     config.seats = record.players.len();
     // Records in the field give one bonus per failed challenge.
@@ -58,22 +85,8 @@ pub async fn import(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Impo
     config.challenge = if req.challenge_rule != 0 {
         convert::challenge_from(req.challenge_rule)?
     } else {
-        let bonus = record.moves.iter().find(|m| m.kind == gcg::MoveKind::ChallengeBonus).map(|m| m.score);
-        match bonus {
-            Some(10) => ChallengeRule::TenPoint,
-            Some(_) => ChallengeRule::FivePoint,
-            None => ChallengeRule::Single,
-        }
+        crate::game::record::guess_challenge(&record)
     };
-    let mut seats = Vec::new();
-    let mut tokens = Vec::new();
-    for p in &record.players {
-        let (token, hash) = auth::new_token()?;
-        let name: String = p.name.chars().filter(|c| !c.is_control()).take(NAME_CHARS).collect();
-        let name = if name.trim().is_empty() { p.nick.clone() } else { name };
-        seats.push(Seat::new(name, SeatKind::Human { token: Some(hash) }));
-        tokens.push(token);
-    }
     // Checking every line and replaying the game is CPU work: on the pool.
     let replayed = state
         .host
@@ -83,40 +96,9 @@ pub async fn import(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Impo
             let game = import_game(&record, config)?;
             // The written totals must be the game's: a difference no line explains is one more.
             report.reconcile_finals(&record, game.scores());
-            Ok::<_, crate::game::record::ImportError>((game, report))
+            Ok::<_, crate::game::record::ImportError>(Replayed { game, report, record })
         })
         .await
         .ok_or_else(|| errors::internal("the record's replay failed"))?;
-    let (game, report) = replayed.map_err(|e| errors::bad_field("gcg", e.to_string()))?;
-    Ok(Imported { game, seats, tokens, report })
-}
-
-/// The ruleset of a record that does not say: its lexicon's (when the record names one of
-/// ours), else the one a dawgref export names in its description, else its letters' alphabet
-/// (Cyrillic is Скрэббл unless the record says Эрудит).
-fn infer_ruleset(record: &gcg::Record, lexicon: Option<&crate::lexicon::Lexicon>) -> RulesetKind {
-    use crate::alphabet::Alphabet;
-    if let Some(l) = lexicon {
-        return match l.alphabet() {
-            Alphabet::English => RulesetKind::English,
-            Alphabet::Russian => RulesetKind::Russian,
-            Alphabet::Erudit => RulesetKind::Erudit,
-        };
-    }
-    let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
-        let mut words = v.split_whitespace();
-        words.find(|w| *w == "ruleset")?;
-        words.next()?.parse::<RulesetKind>().ok()
-    });
-    if let Some(kind) = described {
-        return kind;
-    }
-    let cyrillic = record.moves.iter().any(|m| {
-        let text = match &m.kind {
-            gcg::MoveKind::Play { word, .. } => word.as_str(),
-            _ => m.rack.as_deref().unwrap_or(""),
-        };
-        text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
-    });
-    if cyrillic { RulesetKind::Russian } else { RulesetKind::English }
+    replayed.map_err(|e| errors::bad_field("gcg", e.to_string()))
 }

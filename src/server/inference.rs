@@ -2,7 +2,7 @@
 //! game's turn, from what was public then; or a CGP position and an action), inferred on the
 //! pool, and the answer as a message.
 
-use super::analysis::AnalysisService;
+use super::positions::AnalysisService;
 use super::{convert, errors};
 use crate::alphabet::{Alphabet, Letter};
 use crate::game::{Action, GameError};
@@ -102,17 +102,7 @@ pub async fn infer_rack(
 
 /// The seat that took turn `turn`.
 fn nth_turn_seat(game: &crate::game::Game, turn: u32) -> Option<usize> {
-    use crate::game::EventKind;
-    game.history()
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
-            )
-        })
-        .nth(turn as usize)
-        .map(|e| e.seat)
+    game.history().iter().filter(|e| e.kind.takes_turn()).nth(turn as usize).map(|e| e.seat)
 }
 
 /// A CGP position and the action its side to move made: the observation, from the view of the

@@ -2,7 +2,7 @@
 //! on the pool (never more searches at once than leave bots a thread), its report streamed after
 //! every scenario.
 
-use super::analysis::{AnalysisService, StopOnDrop};
+use super::positions::{AnalysisService, StopOnDrop};
 use super::{convert, errors};
 use crate::alphabet::Alphabet;
 use crate::peg;

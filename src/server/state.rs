@@ -1,9 +1,11 @@
 //! The services' state: the game host, the analysis position cache, the director's token, the
-//! searches bound, and the channels to other replicas. A game's session is found through the
-//! host ([`Host::route`]); no map guard is ever held across an `.await`.
+//! searches bound, the line of game reviews, and the channels to other replicas. A game's
+//! session is found through the host ([`Host::route`]); no map guard is ever held across an
+//! `.await`.
 
 use super::errors;
 use super::forward::Forwarder;
+use super::lineup::{Lineup, RECENT_REVIEWS, REVIEWS_RUNNING, REVIEWS_WAITING, Recent};
 use crate::host::{Host, Route, Session, Snapshot, TokenHash};
 use crate::lexicon::Lexicon;
 use crate::metrics::Metrics;
@@ -88,6 +90,10 @@ pub struct AppState {
     director: std::sync::OnceLock<TokenHash>,
     /// Sends calls for games owned elsewhere to their owner.
     pub forwarder: Forwarder,
+    /// Whole-game reviews running and waiting.
+    pub reviews: Arc<Lineup>,
+    /// The last reviews of records, every message of each, by request.
+    pub recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
 }
 
 impl AppState {
@@ -102,6 +108,8 @@ impl AppState {
             shutdown: host.shutdown(),
             director: std::sync::OnceLock::new(),
             forwarder: Forwarder::new(host.clone()),
+            reviews: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
+            recent_reviews: Recent::new(RECENT_REVIEWS),
             host,
         }
     }

@@ -1,5 +1,5 @@
-//! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`, `/director`, all
-//! the same single page that routes itself), its modules and style (`/web/…`, embedded in the
+//! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`,
+//! `/games/<id>/review`, `/director`, all the same single page that routes itself), its modules and style (`/web/…`, embedded in the
 //! binary from `web/`), and two documents generated here so that the page has one source of
 //! truth with the server: `/web/schema.json` (every message of our protos, from the descriptor
 //! set the server was built with, for the page's protobuf codec) and `/web/rules.json` (boards,
@@ -68,6 +68,9 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("index.html", HTML, include_str!("../../web/index.html")),
         file("app.js", JS, include_str!("../../web/app.js")),
         file("board.js", JS, include_str!("../../web/board.js")),
+        file("i18n.js", JS, include_str!("../../web/i18n.js")),
+        file("review.js", JS, include_str!("../../web/review.js")),
+        file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
         Asset::new("schema.json", JSON, Bytes::from(schema_json())),
@@ -75,11 +78,19 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
     ]
 });
 
-/// The asset a GET path names: the page for its three routes, `/web/<file>` for the rest.
+/// The asset a GET path names: the page for its four routes, `/web/<file>` for the rest.
 fn asset_for(path: &str) -> Option<&'static Asset> {
+    let game_page = |id: &str| !id.is_empty() && !id.contains('/');
     let name = match path {
         "/" | "/director" | "/director/" => "index.html",
-        p if p.strip_prefix("/games/").is_some_and(|id| !id.is_empty() && !id.contains('/')) => "index.html",
+        p if p.strip_prefix("/games/").is_some_and(game_page) => "index.html",
+        p if p
+            .strip_prefix("/games/")
+            .and_then(|rest| rest.strip_suffix("/review").or_else(|| rest.strip_suffix("/review/")))
+            .is_some_and(game_page) =>
+        {
+            "index.html"
+        }
         p => p.strip_prefix("/web/")?,
     };
     ASSETS.iter().find(|a| a.path == name)
@@ -88,7 +99,10 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
 /// The answer to one GET or HEAD.
 fn respond(method: &Method, path: &str, request: &http::HeaderMap) -> http::Response<Body> {
     let Some(asset) = asset_for(path) else {
-        return plain(StatusCode::NOT_FOUND, "not found: the page is at /, /games/<id> and /director\n");
+        return plain(
+            StatusCode::NOT_FOUND,
+            "not found: the page is at /, /games/<id>, /games/<id>/review and /director\n",
+        );
     };
     let gzip = request
         .get_all(header::ACCEPT_ENCODING)

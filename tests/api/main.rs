@@ -21,6 +21,7 @@ mod server_list_games;
 mod server_metrics;
 mod server_operations;
 mod server_races;
+mod server_review;
 mod server_simulate;
 mod server_turn_actions;
 mod server_watch_ends;

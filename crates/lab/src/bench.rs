@@ -163,6 +163,9 @@ pub enum BenchCommand {
     Think(super::bench_champion::ThinkArgs),
     /// Word study: subanagrams of racks with two blanks, and a pattern over the whole lexicon.
     Words(super::bench_champion::WordsArgs),
+    /// Whole-game review over gRPC: a bot game per ruleset reviewed, its wall time next to
+    /// the bound, then the same request answered from the store (p50, p99).
+    Review(super::bench_review::ReviewArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -192,6 +195,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Peg(args) => super::bench_champion::peg(args),
         BenchCommand::Think(args) => super::bench_champion::think(args),
         BenchCommand::Words(args) => super::bench_champion::words(args),
+        BenchCommand::Review(args) => super::bench_review::run(args),
         BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),

@@ -164,15 +164,7 @@ impl Gains {
 
 /// The event that took turn `turn`.
 fn nth_turn(game: &Game, turn: u32) -> Option<&dawgref::game::Event> {
-    game.history()
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass | EventKind::TurnLost
-            )
-        })
-        .nth(turn as usize)
+    game.history().iter().filter(|e| e.kind.takes_turn()).nth(turn as usize)
 }
 
 pub fn infer(args: InferArgs) -> CliResult {
@@ -228,19 +220,7 @@ pub fn infer(args: InferArgs) -> CliResult {
                 continue;
             };
             // Only turns whose rack the record gives (a play line without one is not explained).
-            let with_rack: Vec<bool> = record
-                .moves
-                .iter()
-                .filter(|m| {
-                    matches!(
-                        m.kind,
-                        dawgref::notation::gcg::MoveKind::Play { .. }
-                            | dawgref::notation::gcg::MoveKind::Pass
-                            | dawgref::notation::gcg::MoveKind::Exchange { .. }
-                    )
-                })
-                .map(|m| m.rack.is_some())
-                .collect();
+            let with_rack = dawgref::review::racks_shown(&record);
             for turn in 0..game.turn() {
                 let Some(e) = nth_turn(&game, turn) else { continue };
                 if !matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. })

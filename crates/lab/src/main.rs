@@ -7,6 +7,7 @@ mod baseline;
 mod bench;
 mod bench_champion;
 mod bench_forward;
+mod bench_review;
 mod bench_server;
 mod bench_store;
 mod classic;

@@ -1,0 +1,247 @@
+//! `dawgref analyze GAME.gcg`: the whole-game review offline. The record is replayed (its
+//! ruleset and lexicon found as ImportGcg finds them), every turn whose rack the record shows is
+//! judged by the champion's machinery on `--threads` threads, a progress bar on standard error
+//! meanwhile; then a table per turn and a summary per player, or the whole result as JSON.
+
+use super::CliResult;
+use clap::Args;
+use dawgref::game::record::{guess_challenge, guess_ruleset, import_game};
+use dawgref::game::{Action, GameConfig};
+use dawgref::lexicon::catalog;
+use dawgref::notation::{format_play, gcg};
+use dawgref::review::{self, Class, Method, Options, TurnReview};
+use dawgref::rules::{Ruleset, RulesetKind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The game record (GCG).
+    file: PathBuf,
+    /// Thinking time per turn, in milliseconds (50 to 60000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(50..=60_000))]
+    ms_per_turn: u64,
+    /// The record's ruleset (default: its lexicon's, its description's, else its letters').
+    #[arg(long)]
+    ruleset: Option<RulesetKind>,
+    /// Lexicon (default: the record's when it is one of ours, else the ruleset's).
+    #[arg(long)]
+    lexicon: Option<String>,
+    /// Threads judging turns at once (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The simulations' seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The whole result as JSON on standard output.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: AnalyzeArgs) -> CliResult {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let record = gcg::parse(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    // The record's own lexicon, when it is one of ours and no other is named.
+    let named = record
+        .lexicon
+        .as_deref()
+        .filter(|_| args.lexicon.is_none())
+        .and_then(|l| catalog::resolve(l, None).ok())
+        .map(|r| r.lexicon);
+    let kind = args.ruleset.unwrap_or_else(|| guess_ruleset(&record, named.as_ref().map(|l| l.alphabet())));
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = match (&args.lexicon, named) {
+        (Some(spec), _) => catalog::resolve(spec, Some(kind.alphabet()))?.lexicon,
+        (None, Some(l)) if l.alphabet() == rules.alphabet => l,
+        _ => catalog::resolve(rules.default_lexicon, None)?.lexicon,
+    };
+    if !(2..=4).contains(&record.players.len()) {
+        return Err(format!("{} players: a game has 2 to 4", record.players.len()).into());
+    }
+    let mut config = GameConfig::new(rules, Arc::new(lexicon), 0);
+    config.seats = record.players.len();
+    config.bonus_per_word = false;
+    config.challenge = guess_challenge(&record);
+    let game = import_game(&record, config).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    // A turn is judged only when the record shows its rack.
+    let shown = review::racks_shown(&record);
+    let turns = review::turns(&game);
+    let options =
+        Options { per_turn: Duration::from_millis(args.ms_per_turn), seed: args.seed, ..Options::default() };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64);
+    let started = Instant::now();
+    let bar = dawgref::console::progress_bar(turns.len() as u64, "turns");
+    let next = AtomicUsize::new(0);
+    let mut reviews: Vec<Option<TurnReview>> = vec![None; turns.len()];
+    let results = std::sync::Mutex::new(&mut reviews);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(turn, _)) = turns.get(k) else { break };
+                    let known = review::rack_known(Some(&shown), k);
+                    let r = review::review_turn(&game, turn, known, &options);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[k] = r;
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let reviews: Vec<TurnReview> = reviews.into_iter().flatten().collect();
+    let summaries = review::summarize(&reviews, game.config().seats);
+    let alphabet = game.config().rules.alphabet;
+    let names: Vec<String> = record.players.iter().map(|p| p.nick.clone()).collect();
+    let action = |a: &Action| match a {
+        Action::Play(p) => format_play(p, alphabet),
+        Action::Exchange(t) => format!("-{}", t.to_string(alphabet)),
+        Action::Pass => "-".to_string(),
+        Action::Resign => "resign".to_string(),
+    };
+    if args.json {
+        println!("{}", json(&reviews, &summaries, &names, &action));
+    } else {
+        println!(
+            "{:>4}  {:<12} {:<9} {:<22} {:>6}  {:<22} {:>6}  {:>6}  {:<10} notes",
+            "turn", "player", "rack", "played", "win%", "best", "win%", "lost", "class"
+        );
+        for r in &reviews {
+            let name = names.get(r.seat).cloned().unwrap_or_default();
+            if !r.analysable {
+                println!(
+                    "{:>4}  {:<12} {:<9} {:<22} not analysable (no rack in the record)",
+                    r.turn + 1,
+                    name,
+                    "",
+                    action(&r.played.action)
+                );
+                continue;
+            }
+            let rack = r.rack.map(|x| x.to_string(alphabet)).unwrap_or_default();
+            let pct = |w: f64| if w.is_nan() { "—".to_string() } else { format!("{:.1}", 100.0 * w) };
+            let lost = if r.method == Method::Static {
+                format!("{:.1}eq", r.lost)
+            } else {
+                format!("{:.1}", 100.0 * r.lost)
+            };
+            let mut notes = Vec::new();
+            if r.phony {
+                notes.push(if r.challenged { "phony, challenged" } else { "phony, unchallenged" });
+            }
+            if r.valid_challenged_off {
+                notes.push("valid, challenged off");
+            }
+            if r.bingo_missed {
+                notes.push("bingo missed");
+            }
+            if r.pass_or_exchange_beaten {
+                notes.push("a play was better");
+            }
+            if r.play_beaten_by_exchange {
+                notes.push("an exchange was better");
+            }
+            if r.puzzle {
+                notes.push("puzzle");
+            }
+            println!(
+                "{:>4}  {:<12} {:<9} {:<22} {:>6}  {:<22} {:>6}  {:>6}  {:<10} {}",
+                r.turn + 1,
+                name,
+                rack,
+                action(&r.played.action),
+                pct(r.played.win),
+                action(&r.best.action),
+                pct(r.best.win),
+                lost,
+                r.class.name(),
+                notes.join(", ")
+            );
+        }
+        println!();
+        for s in &summaries {
+            let name = names.get(s.seat).cloned().unwrap_or_default();
+            let classes: Vec<String> =
+                Class::ALL.iter().zip(s.classes).map(|(c, n)| format!("{} {n}", c.name())).collect();
+            println!(
+                "{name}: {} turns, accuracy {:.1}, mean loss {:.2}, {}; bingos {} (missed {}), phonies {}",
+                s.turns,
+                s.accuracy,
+                if game.config().seats == 2 { 100.0 * s.mean_lost } else { s.mean_lost },
+                classes.join(", "),
+                s.bingos,
+                s.bingos_missed,
+                s.phonies
+            );
+        }
+    }
+    eprintln!("{} turns in {:.1} s on {threads} threads", reviews.len(), started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A figure for JSON: NaN (no win probability with more than two seats) is null.
+fn number(x: f64) -> serde_json::Value {
+    if x.is_finite() { serde_json::json!(x) } else { serde_json::Value::Null }
+}
+
+fn json(
+    reviews: &[TurnReview],
+    summaries: &[review::SeatSummary],
+    names: &[String],
+    action: &dyn Fn(&Action) -> String,
+) -> String {
+    use serde_json::json;
+    let name = |seat: usize| names.get(seat).cloned().unwrap_or_default();
+    let judged = |j: &review::Judged| json!({ "move": action(&j.action), "score": j.score, "equity": number(j.equity), "win": number(j.win) });
+    let turns: Vec<serde_json::Value> = reviews
+        .iter()
+        .map(|r| {
+            json!({
+                "turn": r.turn,
+                "seat": r.seat,
+                "player": name(r.seat),
+                "analysable": r.analysable,
+                "position": r.cgp,
+                "played": judged(&r.played),
+                "best": judged(&r.best),
+                "lost": number(r.lost),
+                "class": r.class.name(),
+                "phony": r.phony,
+                "challenged": r.challenged,
+                "phony_unchallenged": r.phony_unchallenged,
+                "valid_challenged_off": r.valid_challenged_off,
+                "bingo": r.bingo,
+                "bingo_missed": r.bingo_missed,
+                "pass_or_exchange_beaten": r.pass_or_exchange_beaten,
+                "play_beaten_by_exchange": r.play_beaten_by_exchange,
+                "puzzle": r.puzzle,
+                "exact": r.exact,
+            })
+        })
+        .collect();
+    let players: Vec<serde_json::Value> = summaries
+        .iter()
+        .map(|s| {
+            let classes: serde_json::Map<String, serde_json::Value> =
+                Class::ALL.iter().zip(s.classes).map(|(c, n)| (c.name().to_string(), json!(n))).collect();
+            json!({
+                "seat": s.seat,
+                "player": name(s.seat),
+                "turns": s.turns,
+                "accuracy": number(s.accuracy),
+                "mean_lost": number(s.mean_lost),
+                "classes": classes,
+                "bingos": s.bingos,
+                "bingos_missed": s.bingos_missed,
+                "phonies": s.phonies,
+            })
+        })
+        .collect();
+    json!({ "turns": turns, "players": players }).to_string()
+}

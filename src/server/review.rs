@@ -1,0 +1,442 @@
+//! `Analysis.AnalyzeGame`: a whole game reviewed as a job. The request is checked and its game
+//! found (a finished game by id, a live one for the director, or a record replayed as
+//! ImportGcg would); a review kept from the same request answers at once (a game's from the
+//! store, a record's from memory); else the review waits for a place in the [`Lineup`], then
+//! its turns are judged on the pool's background queue (after the live games' bots), a worker's
+//! worth at a time, each streamed as soon as it is known. A client that goes away stops its
+//! review: the turns in flight see the stop flag, the others are never started.
+
+use super::import::{player_name, replay};
+use super::lineup::Place;
+use super::positions::{AnalysisService, StopOnDrop};
+use super::state::AppState;
+use super::{convert, errors};
+use crate::alphabet::Alphabet;
+use crate::game::{Action, Game};
+use crate::notation::gcg;
+use crate::proto::v1 as pb;
+use crate::review::{self, Class, Method, Options, SeatSummary, TurnReview};
+use prost::Message;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+const DEFAULT_MS: u32 = 1000;
+const MIN_MS: u32 = 50;
+const MAX_MS: u32 = 60_000;
+/// Names the kept reviews' format in their key: a review kept by another format is not read.
+const FORMAT: &str = "v1";
+
+pub type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameUpdate, Status>> + Send>>;
+
+/// The game a review judges.
+struct Source {
+    game: Arc<Game>,
+    names: Vec<String>,
+    /// Which turns a record showed the rack of (None: every rack known).
+    shown: Option<Vec<bool>>,
+    /// Where the finished review is kept: with a finished game in the store, or in memory for
+    /// a record (by its request); a live game's is not kept (it goes on).
+    keep: Keep,
+}
+
+enum Keep {
+    Store(Uuid),
+    Memory,
+    Nowhere,
+}
+
+pub async fn analyze(
+    service: &AnalysisService,
+    request: Request<pb::AnalyzeGameRequest>,
+) -> Result<Response<ReviewStream>, Status> {
+    let state = &service.state;
+    let metadata = request.metadata().clone();
+    let req = request.into_inner();
+    let ms = match req.ms_per_turn {
+        0 => DEFAULT_MS,
+        ms if (MIN_MS..=MAX_MS).contains(&ms) => ms,
+        ms => return Err(errors::bad_field("ms_per_turn", format!("{ms} ms: {MIN_MS} to {MAX_MS}"))),
+    };
+    let source = match (req.game_id.is_empty(), req.gcg.is_empty()) {
+        (false, false) => return Err(errors::bad_field("gcg", "give a game_id or a gcg record, not both")),
+        (true, true) => return Err(errors::bad_field("game_id", "a game_id or a gcg record is required")),
+        (false, true) => by_id(state, &req.game_id, &metadata).await?,
+        (true, false) => by_record(state, &req).await?,
+    };
+    let players = source.game.config().seats;
+    let mut seats: Vec<usize> = Vec::new();
+    for &s in &req.seats {
+        if s as usize >= players {
+            return Err(errors::bad_field(
+                "seats",
+                format!("seat {s}: the game has seats 0 to {}", players - 1),
+            ));
+        }
+        seats.push(s as usize);
+    }
+    seats.sort_unstable();
+    seats.dedup();
+    if seats.is_empty() {
+        seats = (0..players).collect();
+    }
+    let key = format!("{FORMAT} seats={seats:?} ms={ms} seed={}", req.seed);
+    // A review kept from the same request.
+    let memory_key = || format!("{key} ruleset={} lexicon={} gcg={}", req.ruleset, req.lexicon, req.gcg);
+    match &source.keep {
+        Keep::Store(id) => match state.host.store().review(*id, key.clone()).await {
+            Ok(Some(body)) => match decode(&body) {
+                Some(updates) => return Ok(kept(updates)),
+                None => tracing::warn!(game = %id, "a kept review does not decode: reviewing again"),
+            },
+            Ok(None) => {}
+            // The review can still be made: only keeping it may fail too.
+            Err(e) => tracing::warn!(game = %id, error = %e, "reading a kept review failed"),
+        },
+        Keep::Memory => {
+            if let Some(updates) = state.recent_reviews.get(&memory_key()) {
+                return Ok(kept(updates.as_ref().clone()));
+            }
+        }
+        Keep::Nowhere => {}
+    }
+    let turns: Vec<(usize, u32, usize)> = review::turns(&source.game)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (_, seat))| seats.contains(seat))
+        .map(|(k, (turn, seat))| (k, turn, seat))
+        .collect();
+    let workers = state.host.pool().workers();
+    let place = state.reviews.join().ok_or_else(|| {
+        let (running, waiting) = state.reviews.load();
+        // About as long as a review like this one takes.
+        let retry = Duration::from_millis(u64::from(ms) * turns.len().max(1) as u64 / workers as u64);
+        errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
+    })?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let options = Options {
+        per_turn: Duration::from_millis(u64::from(ms)),
+        seed: req.seed,
+        stop: Some(stop.clone()),
+        ..Options::default()
+    };
+    let keep = match source.keep {
+        Keep::Store(id) => Some(Kept::Store(id, key)),
+        Keep::Memory => Some(Kept::Memory(memory_key())),
+        Keep::Nowhere => None,
+    };
+    let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameUpdate, Status>>(16);
+    let job = Job {
+        state: state.clone(),
+        source: Source { keep: Keep::Nowhere, ..source },
+        seats,
+        turns,
+        options,
+        keep,
+        tx,
+    };
+    tokio::spawn(job.run(place));
+    // The stream owns the flag: when the client goes away, the review stops.
+    let guard = StopOnDrop(stop);
+    let stream = tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
+        let _ = &guard;
+        m
+    });
+    Ok(Response::new(Box::pin(stream)))
+}
+
+/// A game by id: finished, or live for the director only.
+async fn by_id(
+    state: &AppState,
+    id: &str,
+    metadata: &tonic::metadata::MetadataMap,
+) -> Result<Source, Status> {
+    let uuid = crate::host::parse_game_id(id).map_err(errors::host)?;
+    let snapshot = state.snapshot(id).await?;
+    let over = snapshot.game().is_over();
+    if !over && state.check_director(metadata).is_err() {
+        return Err(errors::permission_denied(
+            "the game is in play: only the director's token may review it (a review would coach its players)",
+        ));
+    }
+    let shown = match state.host.imported_record(uuid).await.map_err(errors::host)? {
+        Some(text) => Some(
+            gcg::parse(&text)
+                .map(|r| review::racks_shown(&r))
+                .map_err(|e| errors::internal(format!("the game's imported record: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Source {
+        game: Arc::new(snapshot.game().clone()),
+        names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
+        shown,
+        keep: if over { Keep::Store(uuid) } else { Keep::Nowhere },
+    })
+}
+
+/// A record, replayed as ImportGcg replays it.
+async fn by_record(state: &AppState, req: &pb::AnalyzeGameRequest) -> Result<Source, Status> {
+    let import = pb::ImportGcgRequest {
+        gcg: req.gcg.clone(),
+        ruleset: req.ruleset,
+        lexicon: req.lexicon.clone(),
+        ..Default::default()
+    };
+    let replayed = replay(state, &import).await?;
+    Ok(Source {
+        names: replayed.record.players.iter().map(player_name).collect(),
+        shown: Some(review::racks_shown(&replayed.record)),
+        game: Arc::new(replayed.game),
+        keep: Keep::Memory,
+    })
+}
+
+/// Where a finished review goes.
+enum Kept {
+    Store(Uuid, String),
+    Memory(String),
+}
+
+/// A review under way: its turns, and the stream to its client.
+struct Job {
+    state: Arc<AppState>,
+    source: Source,
+    seats: Vec<usize>,
+    /// (index among the game's turns, turn, seat) of each turn to judge.
+    turns: Vec<(usize, u32, usize)>,
+    options: Options,
+    keep: Option<Kept>,
+    tx: mpsc::Sender<Result<pb::AnalyzeGameUpdate, Status>>,
+}
+
+impl Job {
+    async fn run(self, mut place: Place) {
+        let total = self.turns.len() as u32;
+        let workers = self.state.host.pool().workers();
+        let per_turn = self.options.per_turn;
+        let estimate = |left: usize| per_turn * left.div_ceil(workers) as u32;
+        // Waiting for a place, told the place in line; a client gone meanwhile leaves it.
+        let tx = self.tx.clone();
+        let waited = tokio::select! {
+            _ = place.run(|at| {
+                let _ = tx.try_send(Ok(pb::AnalyzeGameUpdate {
+                    queue_position: at as u32,
+                    turns: total,
+                    eta_ms: estimate(self.turns.len()).as_millis() as u64,
+                    ..Default::default()
+                }));
+            }) => true,
+            _ = self.tx.closed() => false,
+        };
+        if !waited {
+            return;
+        }
+        let started = Instant::now();
+        let progress = |done: usize| {
+            let left = self.turns.len() - done;
+            let eta =
+                if done == 0 { estimate(left) } else { started.elapsed().mul_f64(left as f64 / done as f64) };
+            (done as u32, eta.as_millis() as u64)
+        };
+        let mut kept: Vec<pb::AnalyzeGameUpdate> = Vec::new();
+        let first = pb::AnalyzeGameUpdate { turns: total, eta_ms: progress(0).1, ..Default::default() };
+        if self.tx.send(Ok(first)).await.is_err() {
+            return;
+        }
+        // Judge the turns a worker's worth at a time: the pool's other work goes first.
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Option<TurnReview>)>();
+        let (mut next, mut in_flight) = (0, 0);
+        let mut reviews: Vec<TurnReview> = Vec::with_capacity(self.turns.len());
+        let alphabet = self.source.game.config().rules.alphabet;
+        while reviews.len() < self.turns.len() {
+            while in_flight < workers && next < self.turns.len() {
+                let (k, turn, _) = self.turns[next];
+                let known = review::rack_known(self.source.shown.as_deref(), k);
+                let (i, game, options, done) =
+                    (next, self.source.game.clone(), self.options.clone(), done_tx.clone());
+                self.state.host.pool().spawn_background(move || {
+                    // A panic judging one turn ends the review with an error, not a hang.
+                    let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        review::review_turn(&game, turn, known, &options)
+                    }));
+                    let _ = done.send((i, judged.ok().flatten()));
+                });
+                next += 1;
+                in_flight += 1;
+            }
+            let got = tokio::select! {
+                got = done_rx.recv() => got,
+                _ = self.tx.closed() => None,
+            };
+            let Some((i, judged)) = got else {
+                self.stop();
+                return;
+            };
+            in_flight -= 1;
+            let Some(r) = judged else {
+                self.stop();
+                let turn = self.turns[i].1 + 1;
+                let _ = self.tx.send(Err(errors::internal(format!("judging turn {turn} failed")))).await;
+                return;
+            };
+            let (done, eta) = progress(reviews.len() + 1);
+            let update = pb::AnalyzeGameUpdate {
+                turns_done: done,
+                turns: total,
+                eta_ms: eta,
+                turn: Some(turn_to(&r, alphabet)),
+                ..Default::default()
+            };
+            reviews.push(r);
+            kept.push(update.clone());
+            if self.tx.send(Ok(update)).await.is_err() {
+                self.stop();
+                return;
+            }
+        }
+        reviews.sort_by_key(|r| r.turn);
+        let summaries = review::summarize(&reviews, self.source.game.config().seats);
+        let last = pb::AnalyzeGameUpdate {
+            turns_done: total,
+            turns: total,
+            seats: summaries
+                .iter()
+                .filter(|s| self.seats.contains(&s.seat))
+                .map(|s| {
+                    seat_to(
+                        s,
+                        self.source.names.get(s.seat).map_or("", |n| n.as_str()),
+                        self.source.game.config().seats,
+                    )
+                })
+                .collect(),
+            done: true,
+            ..Default::default()
+        };
+        kept.push(last.clone());
+        // Kept before the last message goes: a client that asks again once it has it finds it.
+        match self.keep {
+            Some(Kept::Store(id, key)) => {
+                if let Err(e) = self.state.host.store().save_review(id, key, encode(&kept)).wait().await {
+                    tracing::warn!(game = %id, error = %e, "keeping a review failed");
+                }
+            }
+            Some(Kept::Memory(key)) => self.state.recent_reviews.put(key, Arc::new(kept)),
+            None => {}
+        }
+        let _ = self.tx.send(Ok(last)).await;
+    }
+
+    fn stop(&self) {
+        if let Some(stop) = &self.options.stop {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A kept review's messages, streamed again.
+fn kept(mut updates: Vec<pb::AnalyzeGameUpdate>) -> Response<ReviewStream> {
+    for u in &mut updates {
+        u.from_store = true;
+    }
+    Response::new(Box::pin(tokio_stream::iter(updates.into_iter().map(Ok))))
+}
+
+/// A review as kept in the store: its messages, each length-delimited.
+fn encode(updates: &[pb::AnalyzeGameUpdate]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for u in updates {
+        // Writing to a Vec cannot fail.
+        let _ = u.encode_length_delimited(&mut out);
+    }
+    out
+}
+
+fn decode(mut body: &[u8]) -> Option<Vec<pb::AnalyzeGameUpdate>> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        out.push(pb::AnalyzeGameUpdate::decode_length_delimited(&mut body).ok()?);
+    }
+    out.last().is_some_and(|u| u.done).then_some(out)
+}
+
+fn class_to(c: Class) -> pb::TurnClass {
+    match c {
+        Class::Best => pb::TurnClass::Best,
+        Class::Good => pb::TurnClass::Good,
+        Class::Inaccuracy => pb::TurnClass::Inaccuracy,
+        Class::Mistake => pb::TurnClass::Mistake,
+        Class::Blunder => pb::TurnClass::Blunder,
+    }
+}
+
+fn move_to(j: &review::Judged, alphabet: Alphabet) -> pb::AnalyzedMove {
+    let mut m = pb::AnalyzedMove {
+        score: j.score,
+        equity: j.equity,
+        win_percent: if j.win.is_finite() { 100.0 * j.win } else { 0.0 },
+        ..Default::default()
+    };
+    match &j.action {
+        Action::Play(p) => m.play = Some(convert::play_to(p, alphabet)),
+        Action::Exchange(t) => m.exchange = t.to_string(alphabet),
+        Action::Pass | Action::Resign => m.pass = true,
+    }
+    m
+}
+
+fn turn_to(r: &TurnReview, alphabet: Alphabet) -> pb::TurnAnalysis {
+    let judged = r.analysable;
+    pb::TurnAnalysis {
+        turn: r.turn,
+        seat: r.seat as u32,
+        position: r.cgp.clone(),
+        rack: r.rack.map(|x| x.to_string(alphabet)).unwrap_or_default(),
+        analysable: judged,
+        played: Some(move_to(&r.played, alphabet)),
+        best: judged.then(|| move_to(&r.best, alphabet)),
+        win_lost: if r.method == Method::Static { r.lost } else { 100.0 * r.lost },
+        class: (if judged { class_to(r.class) } else { pb::TurnClass::Unspecified }) as i32,
+        method: match r.method {
+            Method::Simulation => "simulation",
+            Method::PreEndgame => "pre-endgame",
+            Method::Endgame => "endgame",
+            Method::Static => "static",
+        }
+        .to_string(),
+        exact: r.exact,
+        phony: r.phony,
+        challenged: r.challenged,
+        phony_unchallenged: r.phony_unchallenged,
+        valid_challenged_off: r.valid_challenged_off,
+        bingo: r.bingo,
+        bingo_missed: r.bingo_missed,
+        pass_or_exchange_beaten: r.pass_or_exchange_beaten,
+        play_beaten_by_exchange: r.play_beaten_by_exchange,
+        puzzle: r.puzzle,
+    }
+}
+
+fn seat_to(s: &SeatSummary, name: &str, seats: usize) -> pb::SeatAnalysis {
+    pb::SeatAnalysis {
+        seat: s.seat as u32,
+        name: name.to_string(),
+        turns: s.turns,
+        mean_win_lost: if seats == 2 { 100.0 * s.mean_lost } else { s.mean_lost },
+        accuracy: s.accuracy,
+        best: s.classes[0],
+        good: s.classes[1],
+        inaccuracies: s.classes[2],
+        mistakes: s.classes[3],
+        blunders: s.classes[4],
+        bingos: s.bingos,
+        bingos_missed: s.bingos_missed,
+        phonies: s.phonies,
+    }
+}
