@@ -3,121 +3,84 @@
 // tokens stay in this tab's sessionStorage (or arrive in the URL's fragment, which browsers never
 // send); nothing here writes them anywhere else.
 
-import { call, stream, GrpcError } from "/web/grpc.js";
-import { renderBoard, tileElement, squareName, SIZE } from "/web/board.js";
+import { call, stream } from "/web/grpc.js";
+import { renderBoard, tileElement, SIZE } from "/web/board.js";
+import { t, count, lang, setLang } from "/web/i18n.js";
+import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames } from "/web/ui.js";
+import { reviewPage } from "/web/review.js";
 
 const app = document.getElementById("app");
-let rulesets = null;
-
-const RULESET_NAMES = { RULESET_ENGLISH: "English", RULESET_RUSSIAN: "Скрэббл (Russian)", RULESET_ERUDIT: "Эрудит" };
-const CHALLENGE_NAMES = {
-  CHALLENGE_RULE_SINGLE: "Single", CHALLENGE_RULE_DOUBLE: "Double", CHALLENGE_RULE_VOID: "Void",
-  CHALLENGE_RULE_FIVE_POINT: "5 points", CHALLENGE_RULE_TEN_POINT: "10 points", CHALLENGE_RULE_TRIPLE: "Triple",
-};
 
 // Events the director makes: an undo never takes them back.
 const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
 
-// ---- small helpers ----
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "class") el.className = v;
-    else if (k === "text") el.textContent = v;
-    else el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
-
-function toast(message, kind = "error") {
-  const t = document.getElementById("toast");
-  t.textContent = message;
-  t.className = kind;
-  t.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { t.hidden = true; }, 6000);
-}
-
-function explain(e) {
-  return e instanceof GrpcError ? `${e.codeName}: ${e.message}` : String(e.message || e);
-}
-
-function requestId() {
-  const b = crypto.getRandomValues(new Uint8Array(12));
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-}
-
-function clock(ms) {
-  const neg = ms < 0;
-  const s = Math.floor(Math.abs(ms) / 1000);
-  return `${neg ? "−" : ""}${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
-function tokenFor(id) {
-  return sessionStorage.getItem(`dawgref:token:${id}`);
-}
-
-async function rules() {
-  if (!rulesets) rulesets = await (await fetch("/web/rules.json")).json();
-  return rulesets;
+// The frame around every page: its links and the language switch, in the page's language.
+function frame() {
+  document.documentElement.lang = lang;
+  const nav = document.querySelector(".top nav");
+  nav.replaceChildren(h("a", { href: "/", text: t("Lobby") }), h("a", { href: "/director", text: t("Director") }),
+    h("span", { class: "lang-switch", role: "group", "aria-label": t("Language") },
+      ...[["en", "English"], ["ru", "Русский"]].map(([code, name]) => h("button", {
+        type: "button", class: `link${code === lang ? " current" : ""}`, id: `lang-${code}`, lang: code,
+        "aria-pressed": code === lang ? "true" : "false", onclick: () => setLang(code),
+      }, name))));
 }
 
 // ---- routing ----
 
 async function route() {
+  frame();
   const path = location.pathname;
   try {
+    const review = path.match(/^\/games\/([^/]+)\/review\/?$/);
     if (path === "/" || path === "") await lobby();
+    else if (review) await reviewPage(app, decodeURIComponent(review[1]));
     else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
     else if (path.startsWith("/director")) await director();
-    else app.replaceChildren(h("p", { text: "No such page." }));
+    else app.replaceChildren(h("p", { text: t("No such page.") }));
   } catch (e) {
-    app.replaceChildren(h("section", { class: "panel" }, h("h2", { text: "Something went wrong" }), h("p", { text: explain(e) })));
+    app.replaceChildren(h("section", { class: "panel" }, h("h2", { text: t("Something went wrong") }), h("p", { text: explain(e) })));
   }
 }
 
 // ---- lobby ----
 
 async function lobby() {
-  document.title = "dawgref — lobby";
+  document.title = `dawgref — ${t("lobby")}`;
   const [all, lexicons] = await Promise.all([rules(), call("Lexicons", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
   const ruleset = h("select", { id: "ruleset", name: "ruleset" },
-    Object.keys(all).map((k) => h("option", { value: k, text: RULESET_NAMES[k] })));
-  const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: "the ruleset's own" }),
-    lexicons.lexicons.map((l) => h("option", { value: l.name, text: `${l.name} (${l.words.toLocaleString()} words)` })));
+    Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
+  const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: t("the ruleset's own") }),
+    lexicons.lexicons.map((l) => h("option", { value: l.name, text: `${l.name} (${count(l.words, "word")})` })));
   const challenge = h("select", { id: "challenge" },
-    Object.entries(CHALLENGE_NAMES).map(([k, v]) => h("option", { value: k, text: v })));
+    Object.entries(challengeNames()).map(([k, v]) => h("option", { value: k, text: v })));
   const minutes = h("input", { id: "minutes", type: "number", min: "0", max: "600", value: "0" });
   const increment = h("input", { id: "increment", type: "number", min: "0", max: "600", value: "0" });
-  const name = h("input", { id: "name", value: sessionStorage.getItem("dawgref:name") || "", placeholder: "your name", maxlength: "40" });
+  const name = h("input", { id: "name", value: sessionStorage.getItem("dawgref:name") || "", placeholder: t("your name"), maxlength: "40" });
   const seats = h("div", { class: "seats" });
   const seatRow = (value) => {
     const select = h("select", { class: "seat-kind" },
-      h("option", { value: "bot:BOT_LEVEL_CHAMPION", text: "Computer — champion (thinks ~1 s)" }),
-      h("option", { value: "bot:BOT_LEVEL_STRONG", text: "Computer — strong" }),
-      h("option", { value: "bot:BOT_LEVEL_GREEDY", text: "Computer — greedy" }),
-      h("option", { value: "bot:BOT_LEVEL_WEAK", text: "Computer — weak" }),
-      h("option", { value: "open", text: "A friend (join link)" }));
+      h("option", { value: "bot:BOT_LEVEL_CHAMPION", text: t("Computer — champion (thinks ~1 s)") }),
+      h("option", { value: "bot:BOT_LEVEL_STRONG", text: t("Computer — strong") }),
+      h("option", { value: "bot:BOT_LEVEL_GREEDY", text: t("Computer — greedy") }),
+      h("option", { value: "bot:BOT_LEVEL_WEAK", text: t("Computer — weak") }),
+      h("option", { value: "open", text: t("A friend (join link)") }));
     select.value = value;
     const row = h("div", { class: "seat-row" }, h("span", { class: "seat-no" }), select,
-      h("button", { type: "button", class: "link", "aria-label": "remove seat", onclick: () => { row.remove(); number(); } }, "✕"));
+      h("button", { type: "button", class: "link", "aria-label": t("remove seat"), onclick: () => { row.remove(); number(); } }, "✕"));
     return row;
   };
-  const number = () => [...seats.querySelectorAll(".seat-no")].forEach((s, i) => { s.textContent = `Seat ${i + 2}`; });
+  const number = () => [...seats.querySelectorAll(".seat-no")].forEach((s, i) => { s.textContent = t("Seat {n}", { n: i + 2 }); });
   seats.append(seatRow("bot:BOT_LEVEL_STRONG"));
   number();
   const addSeat = h("button", { type: "button", class: "link", onclick: () => {
     if (seats.children.length < 3) { seats.append(seatRow("bot:BOT_LEVEL_STRONG")); number(); }
-  } }, "+ another seat");
+  } }, t("+ another seat"));
 
   const create = async (e) => {
     e.preventDefault();
     sessionStorage.setItem("dawgref:name", name.value);
-    const spec = [{ human: { name: name.value || "Player", open: false } }];
+    const spec = [{ human: { name: name.value || t("Player"), open: false } }];
     for (const s of seats.querySelectorAll(".seat-kind")) {
       spec.push(s.value === "open" ? { human: { name: "", open: true } } : { bot: s.value.slice(4) });
     }
@@ -135,7 +98,7 @@ async function lobby() {
       toast(explain(err));
     }
   };
-  const joinInput = h("input", { id: "join-link", placeholder: "a game link or id" });
+  const joinInput = h("input", { id: "join-link", placeholder: t("a game link or id") });
   const join = (e) => {
     e.preventDefault();
     const text = joinInput.value.trim();
@@ -144,24 +107,24 @@ async function lobby() {
   };
   app.replaceChildren(
     h("section", { class: "hero" },
-      h("h1", { text: "Play a game" }),
-      h("p", { class: "sub", text: "English Scrabble, Скрэббл or Эрудит, refereed to the letter." })),
+      h("h1", { text: t("Play a game") }),
+      h("p", { class: "sub", text: t("English Scrabble, Скрэббл or Эрудит, refereed to the letter.") })),
     h("div", { class: "lobby" },
       h("form", { class: "panel", id: "create-form", onsubmit: create },
-        h("h2", { text: "New game" }),
-        h("label", {}, "Ruleset", ruleset),
-        h("label", {}, "Lexicon", lexicon),
-        h("label", {}, "Challenge rule", challenge),
-        h("div", { class: "pair" }, h("label", {}, "Clock (minutes, 0: none)", minutes), h("label", {}, "Increment (s)", increment)),
-        h("label", {}, "Seat 1: you", name),
+        h("h2", { text: t("New game") }),
+        h("label", {}, t("Ruleset"), ruleset),
+        h("label", {}, t("Lexicon"), lexicon),
+        h("label", {}, t("Challenge rule"), challenge),
+        h("div", { class: "pair" }, h("label", {}, t("Clock (minutes, 0: none)"), minutes), h("label", {}, t("Increment (s)"), increment)),
+        h("label", {}, t("Seat 1: you"), name),
         seats, addSeat,
-        h("button", { id: "create", class: "primary", type: "submit" }, "Create game")),
+        h("button", { id: "create", class: "primary", type: "submit" }, t("Create game"))),
       h("div", {},
         h("form", { class: "panel", onsubmit: join },
-          h("h2", { text: "Join or watch" }),
-          h("p", { text: "Paste the link a friend sent you, or a game id to watch." }),
+          h("h2", { text: t("Join or watch") }),
+          h("p", { text: t("Paste the link a friend sent you, or a game id to watch.") }),
           joinInput,
-          h("button", { type: "submit" }, "Open")),
+          h("button", { type: "submit" }, t("Open"))),
         wordStudy(lexicons.lexicons))));
 }
 
@@ -171,17 +134,17 @@ async function lobby() {
 function chance(p) {
   if (!(p > 0)) return "—";
   const n = 1 / p;
-  return n < 10 ? `1 in ${n.toFixed(1)}` : `1 in ${Math.round(n).toLocaleString("en")}`;
+  return t("1 in {n}", { n: n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString(lang) });
 }
 
 function wordStudy(lexicons) {
   const lexicon = h("select", { id: "study-lexicon" }, lexicons.map((l) => h("option", { value: l.name, text: l.name })));
-  const kind = h("select", { id: "study-kind" }, h("option", { value: "anagram", text: "anagrams of" }),
-    h("option", { value: "pattern", text: "words like" }), h("option", { value: "hooks", text: "hooks of" }));
-  const text = h("input", { id: "study-text", placeholder: "a rack (? blank), a pattern (? * [ab]) or a word", maxlength: "40" });
+  const kind = h("select", { id: "study-kind" }, h("option", { value: "anagram", text: t("anagrams of") }),
+    h("option", { value: "pattern", text: t("words like") }), h("option", { value: "hooks", text: t("hooks of") }));
+  const text = h("input", { id: "study-text", placeholder: t("a rack (? blank), a pattern (? * [ab]) or a word"), maxlength: "40" });
   const shorter = h("input", { id: "study-shorter", type: "checkbox" });
-  const order = h("select", { id: "study-order" }, h("option", { value: "WORD_ORDER_LENGTH", text: "longest first" }),
-    h("option", { value: "WORD_ORDER_PROBABILITY", text: "likeliest first" }), h("option", { value: "WORD_ORDER_ALPHABET", text: "alphabetical" }));
+  const order = h("select", { id: "study-order" }, h("option", { value: "WORD_ORDER_LENGTH", text: t("longest first") }),
+    h("option", { value: "WORD_ORDER_PROBABILITY", text: t("likeliest first") }), h("option", { value: "WORD_ORDER_ALPHABET", text: t("alphabetical") }));
   const out = h("div", { id: "study-result" });
   const run = async (e) => {
     e.preventDefault();
@@ -192,26 +155,26 @@ function wordStudy(lexicons) {
     try {
       await stream("Lexicons", "FindWords", request, null, (u) => { words.push(...u.words); if (u.done) summary = u; });
       out.replaceChildren(
-        h("p", { class: "meta", id: "study-count", text: `${summary ? summary.total : words.length}${summary && !summary.complete ? "+" : ""} words${words.length < (summary ? summary.total : 0) ? `, the first ${words.length} shown` : ""}` }),
+        h("p", { class: "meta", id: "study-count", text: `${count(summary ? summary.total : words.length, "word")}${summary && !summary.complete ? "+" : ""}${words.length < (summary ? summary.total : 0) ? t(", the first {n} shown", { n: words.length }) : ""}` }),
         h("ol", { class: "study-words", id: "study-words" }, words.map((w) => h("li", {},
-          h("span", { class: "word", text: w.hook ? `${w.word} (${w.hook} ${w.hook_letter})` : w.with_blanks }),
+          h("span", { class: "word", text: w.hook ? `${w.word} (${t(w.hook)} ${w.hook_letter})` : w.with_blanks }),
           h("span", { class: "prob", text: chance(w.probability) })))));
     } catch (err) {
       out.replaceChildren(h("p", { class: "bad", id: "study-count", text: explain(err) }));
     }
   };
   return h("form", { class: "panel study", id: "study", onsubmit: run },
-    h("h2", { text: "Word study" }),
+    h("h2", { text: t("Word study") }),
     h("div", { class: "pair" }, kind, lexicon), text,
-    h("label", { class: "check" }, h("span", {}, shorter, " shorter words too")),
-    h("div", { class: "pair" }, order, h("button", { type: "submit", id: "study-go", class: "primary" }, "Find")),
+    h("label", { class: "check" }, h("span", {}, shorter, " ", t("shorter words too"))),
+    h("div", { class: "pair" }, order, h("button", { type: "submit", id: "study-go", class: "primary" }, t("Find"))),
     out);
 }
 
 // ---- the game ----
 
 async function gamePage(id) {
-  document.title = "dawgref — game";
+  document.title = `dawgref — ${t("game")}`;
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("token")) {
     sessionStorage.setItem(`dawgref:token:${id}`, fragment.get("token"));
@@ -240,7 +203,7 @@ async function gamePage(id) {
   // layout, an input method or a phone's keyboard all deliver text there, not always as keys.
   const typing = h("input", {
     id: "board-input", class: "board-input", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
-    "aria-label": "type letters to place tiles at the cursor",
+    "aria-label": t("type letters to place tiles at the cursor"),
   });
   const board = h("div", { id: "board", class: "board-wrap" });
   g.typing = typing;
@@ -265,7 +228,7 @@ async function gamePage(id) {
 function setView(g, view) {
   g.view = view;
   g.fetchedAt = performance.now();
-  document.title = `dawgref — ${view.seats.map((s) => s.name || (s.bot ? "bot" : "open seat")).join(" v ")}`;
+  document.title = `dawgref — ${view.seats.map((s) => s.name || (s.bot ? t("bot") : t("open seat"))).join(" v ")}`;
 }
 
 async function refresh(g) {
@@ -349,7 +312,7 @@ function typeLetter(g, key) {
     blankLetter = letter;
   }
   if (index < 0) {
-    toast(`${letter} is not on your rack`);
+    toast(t("{letter} is not on your rack", { letter }));
     return true;
   }
   if (place(g, letter, index, g.cursor.row, g.cursor.col, blankLetter)) advance(g);
@@ -358,9 +321,9 @@ function typeLetter(g, key) {
 }
 
 function onKey(g, e) {
-  const t = e.target;
-  const inBoard = t === g.typing;
-  if (!inBoard && t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+  const target = e.target;
+  const inBoard = target === g.typing;
+  if (!inBoard && target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
   if (e.ctrlKey || e.metaKey || e.altKey || mySeat(g) === null || g.view.over) return;
   const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   if (moves[e.key]) {
@@ -436,7 +399,7 @@ async function submit(g, action, what) {
 
 function submitPlay(g) {
   if (g.pending.length === 0) return;
-  submit(g, { play: { tiles: tilesOf(g) } }, (r) => `${r.play.notation}: ${r.points} points`);
+  submit(g, { play: { tiles: tilesOf(g) } }, (r) => `${r.play.notation}: ${count(r.points, "point")}`);
 }
 
 function render(g) {
@@ -446,7 +409,7 @@ function render(g) {
     requestAnimationFrame(() => performance.mark("dawgref:board"));
   }
   const last = [...g.events].reverse().find((e) => e.kind === "play");
-  const recent = new Set((last && last.play ? last.play.tiles : []).map((t) => `${t.row},${t.col}`));
+  const recent = new Set((last && last.play ? last.play.tiles : []).map((x) => `${x.row},${x.col}`));
   const playing = mySeat(g) !== null && !g.view.over;
   renderBoard(g.boardEl, {
     rules: g.rules, rows: g.view.board.rows, pending: g.pending, recent,
@@ -464,7 +427,7 @@ function render(g) {
       if (!Number.isInteger(index) || g.pending.some((p) => p.rackIndex === index)) return;
       let blankLetter = null;
       if (rackLetters(g)[index] === "?") {
-        blankLetter = (prompt("Which letter does the blank stand for?") || "").trim().toUpperCase();
+        blankLetter = (prompt(t("Which letter does the blank stand for?")) || "").trim().toUpperCase();
         if (!g.rules.letters.includes(blankLetter)) return;
       }
       place(g, blankLetter, index, r, c, blankLetter);
@@ -483,39 +446,39 @@ function renderRack(g) {
     const open = g.view.seats.some((s) => s.open) && !g.view.over;
     // The form stays as it is while the game moves on: what the visitor typed is kept.
     if (open && g.rackEl.querySelector("form.join")) return;
-    g.rackEl.replaceChildren(open ? joinForm(g) : h("p", { class: "watching", text: "Watching: racks stay hidden." }));
+    g.rackEl.replaceChildren(open ? joinForm(g) : h("p", { class: "watching", text: t("Watching: racks stay hidden.") }));
     return;
   }
   const used = new Set(g.pending.map((p) => p.rackIndex));
   const tiles = rackLetters(g).map((ch, i) => {
-    const t = tileElement(ch, g.rules.values[ch] ?? 0, ch === "?");
-    t.classList.add("rack-tile");
-    if (used.has(i)) t.classList.add("used");
-    if (g.exchange.has(i)) t.classList.add("marked");
-    t.draggable = !used.has(i);
-    t.dataset.index = i;
-    t.setAttribute("role", "listitem");
-    t.setAttribute("aria-label", ch === "?" ? "blank" : `${ch}, ${g.rules.values[ch] ?? 0} points`);
-    t.addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", String(i)));
-    t.addEventListener("click", () => {
+    const tile = tileElement(ch, g.rules.values[ch] ?? 0, ch === "?");
+    tile.classList.add("rack-tile");
+    if (used.has(i)) tile.classList.add("used");
+    if (g.exchange.has(i)) tile.classList.add("marked");
+    tile.draggable = !used.has(i);
+    tile.dataset.index = i;
+    tile.setAttribute("role", "listitem");
+    tile.setAttribute("aria-label", ch === "?" ? t("blank") : `${ch}, ${count(g.rules.values[ch] ?? 0, "point")}`);
+    tile.addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", String(i)));
+    tile.addEventListener("click", () => {
       if (!g.exchanging) return;
       if (g.exchange.has(i)) g.exchange.delete(i);
       else g.exchange.add(i);
       renderRack(g);
       renderSide(g);
     });
-    return t;
+    return tile;
   });
-  const rack = h("div", { class: "rack", id: "rack", role: "list", "aria-label": "your rack" }, tiles);
+  const rack = h("div", { class: "rack", id: "rack", role: "list", "aria-label": t("your rack") }, tiles);
   const hint = h("p", { class: "hint", text: g.exchanging
-    ? "Click the tiles to exchange, then Exchange."
-    : "Click a square, type letters (arrows move, Space turns, Backspace takes back, Enter submits), or drag tiles. A letter you lack uses a blank." });
+    ? t("Click the tiles to exchange, then Exchange.")
+    : t("Click a square, type letters (arrows move, Space turns, Backspace takes back, Enter submits), or drag tiles. A letter you lack uses a blank.") });
   if (g.view.over) g.rackEl.replaceChildren(rack);
   else g.rackEl.replaceChildren(rack, hint);
 }
 
 function joinForm(g) {
-  const name = h("input", { id: "join-name", placeholder: "your name", maxlength: "40" });
+  const name = h("input", { id: "join-name", placeholder: t("your name"), maxlength: "40" });
   return h("form", { class: "join", onsubmit: async (e) => {
     e.preventDefault();
     try {
@@ -525,12 +488,16 @@ function joinForm(g) {
     } catch (err) {
       toast(explain(err));
     }
-  } }, h("span", { text: "A seat is open in this game." }), name, h("button", { class: "primary", type: "submit" }, "Take the seat"));
+  } }, h("span", { text: t("A seat is open in this game.") }), name, h("button", { class: "primary", type: "submit" }, t("Take the seat")));
 }
 
-/** The server's texts count seats from 0 ("seat 1 resigned"): say who. */
-function seatNames(v, text) {
-  return text.replace(/\bseat (\d+)\b/g, (all, n) => (v.seats[Number(n)] && v.seats[Number(n)].name) || all);
+/** Why a game ended, in the page's language: the server counts seats from 0 ("seat 1
+ * resigned"); say who. */
+function reasonText(v, text) {
+  const m = text.match(/^seat (\d+) (.+)$/);
+  if (!m) return t(text);
+  const seat = v.seats[Number(m[1])];
+  return t(`{who} ${m[2]}`, { who: (seat && seat.name) || t("seat {n}", { n: Number(m[1]) + 1 }) });
 }
 
 function tickClocks(g) {
@@ -545,32 +512,32 @@ function tickClocks(g) {
 }
 
 function eventLine(g, e) {
-  const who = (g.view.seats[e.seat] || {}).name || `seat ${e.seat + 1}`;
+  const who = (g.view.seats[e.seat] || {}).name || t("seat {n}", { n: e.seat + 1 });
   let what;
   switch (e.kind) {
     case "play": what = `${e.play.notation}${e.words.length ? ` · ${e.words.join(", ")}` : ""}`; break;
-    case "pass": what = "pass"; break;
-    case "exchange": what = `exchange ${e.tiles || e.tile_count}`; break;
-    case "phony_withdrawn": what = `${e.play ? e.play.notation : ""} withdrawn`; break;
+    case "pass": what = t("pass"); break;
+    case "exchange": what = t("exchange {tiles}", { tiles: e.tiles || e.tile_count }); break;
+    case "phony_withdrawn": what = t("{play} withdrawn", { play: e.play ? e.play.notation : "" }); break;
     case "challenged": {
       const words = (e.verdicts || []).map((w) => `${w.word} ${w.valid ? "✓" : "✗"}`).join(", ");
-      what = (e.acceptable ? "challenge: the play stands" : "challenge: the play is off") + (words ? ` (${words})` : "");
+      what = (e.acceptable ? t("challenge: the play stands") : t("challenge: the play is off")) + (words ? ` (${words})` : "");
       break;
     }
-    case "paused": what = "director: game paused"; break;
-    case "resumed": what = "director: game resumed"; break;
-    case "score_adjusted": what = `director: score adjusted (${e.text})`; break;
-    case "clock_adjusted": what = `director: clock ${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))} (${e.text})`; break;
-    case "turn_undone": what = "director: the last turn was taken back"; break;
-    case "note": what = `director: ${e.text}`; break;
-    case "challenge_bonus": what = "challenge bonus"; break;
-    case "turn_lost": what = "loses the turn"; break;
-    case "end_rack_points": what = `rack ${e.tiles}`; break;
-    case "rack_penalty": what = `left ${e.tiles}`; break;
-    case "time_penalty": what = "overtime"; break;
-    case "resign": what = "resigns"; break;
-    case "out_of_time": what = "out of time"; break;
-    case "game_over": what = `game over: ${seatNames(g.view, e.end_reason)}`; break;
+    case "paused": what = t("director: game paused"); break;
+    case "resumed": what = t("director: game resumed"); break;
+    case "score_adjusted": what = t("director: score adjusted ({why})", { why: e.text }); break;
+    case "clock_adjusted": what = t("director: clock {delta} ({why})", { delta: `${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))}`, why: e.text }); break;
+    case "turn_undone": what = t("director: the last turn was taken back"); break;
+    case "note": what = t("director: {text}", { text: e.text }); break;
+    case "challenge_bonus": what = t("challenge bonus"); break;
+    case "turn_lost": what = t("loses the turn"); break;
+    case "end_rack_points": what = t("rack {tiles}", { tiles: e.tiles }); break;
+    case "rack_penalty": what = t("left {tiles}", { tiles: e.tiles }); break;
+    case "time_penalty": what = t("overtime"); break;
+    case "resign": what = t("resigns"); break;
+    case "out_of_time": what = t("out of time"); break;
+    case "game_over": what = t("game over: {why}", { why: reasonText(g.view, e.end_reason) }); break;
     default: what = e.kind;
   }
   const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
@@ -586,46 +553,47 @@ function renderSide(g) {
     class: `seat${s.seat === v.to_move && !v.over ? " to-move" : ""}${s.seat === seat ? " me" : ""}${v.winners.includes(s.seat) && v.over ? " winner" : ""}`,
     "data-seat": s.seat,
   },
-  h("span", { class: "name", text: s.name || (s.open ? "open seat" : s.bot ? "computer" : `seat ${s.seat + 1}`) }),
-  s.bot ? h("span", { class: "badge", text: "bot" }) : null,
+  h("span", { class: "name", text: s.name || (s.open ? t("open seat") : s.bot ? t("computer") : t("seat {n}", { n: s.seat + 1 })) }),
+  s.bot ? h("span", { class: "badge", text: t("bot") }) : null,
   h("span", { class: "score", id: `score-${s.seat}`, text: String(s.score) }),
   s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
-  h("span", { class: "racksize", text: `${s.rack_size} tiles` })));
+  h("span", { class: "racksize", text: count(s.rack_size, "tile") })));
 
-  const parts = [v.paused ? h("p", { class: "paused", id: "paused", text: "Paused by the director: turns wait." }) : null,
+  const parts = [v.paused ? h("p", { class: "paused", id: "paused", text: t("Paused by the director: turns wait.") }) : null,
     h("div", { class: "scores" }, seats),
-    h("p", { class: "meta" }, `${RULESET_NAMES[v.ruleset] || v.ruleset} · ${v.lexicon} · ${CHALLENGE_NAMES[v.challenge_rule] || "single"} challenge · bag `,
-      h("strong", { id: "bag", text: String(v.bag) }), ` · turn ${v.turn}`)];
+    h("p", { class: "meta" }, `${rulesetName(v.ruleset)} · ${v.lexicon} · ${t("{rule} challenge", { rule: challengeNames()[v.challenge_rule] || t("Single") })} · ${t("bag")} `,
+      h("strong", { id: "bag", text: String(v.bag) }), ` · ${t("turn {n}", { n: v.turn })}`)];
 
   if (v.over) {
-    const names = v.winners.map((w) => v.seats[w].name || `seat ${w + 1}`);
+    const names = v.winners.map((w) => v.seats[w].name || t("seat {n}", { n: w + 1 }));
     const racks = g.events.filter((e) => e.kind === "end_rack_points" || e.kind === "rack_penalty")
-      .map((e) => h("li", { text: `${v.seats[e.seat].name || `seat ${e.seat + 1}`}: ${e.tiles || "—"} (${e.points > 0 ? "+" : ""}${e.points})` }));
-    parts.push(h("div", { class: "panel over", id: "game-over" }, h("h3", { text: "Game over" }),
-      h("p", { text: `${seatNames(v, v.end_reason)}. ${names.length > 1 ? "Tie: " : "Winner: "}${names.join(", ")}` }),
-      racks.length ? h("ul", { class: "racks" }, racks) : null));
+      .map((e) => h("li", { text: `${v.seats[e.seat].name || t("seat {n}", { n: e.seat + 1 })}: ${e.tiles || "—"} (${e.points > 0 ? "+" : ""}${e.points})` }));
+    parts.push(h("div", { class: "panel over", id: "game-over" }, h("h3", { text: t("Game over") }),
+      h("p", { text: `${reasonText(v, v.end_reason)}. ${names.length > 1 ? t("Tie: ") : t("Winner: ")}${names.join(", ")}` }),
+      racks.length ? h("ul", { class: "racks" }, racks) : null,
+      h("p", {}, h("a", { class: "review-link", id: "review-link", href: `/games/${g.id}/review`, text: t("Review this game: every turn analysed") }))));
   } else if (seat !== null) {
     if (v.seats.some((s) => s.open)) {
       const link = h("input", { id: "invite-link", readonly: true, value: `${location.origin}/games/${g.id}` });
-      parts.push(h("div", { class: "invite" }, h("label", {}, "Send this link to a friend: it opens the free seat", link)));
+      parts.push(h("div", { class: "invite" }, h("label", {}, t("Send this link to a friend: it opens the free seat"), link)));
     }
     parts.push(previewPanel(g), controls(g));
   } else {
-    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? `${v.seats[v.to_move].name || "seat " + (v.to_move + 1)} to move.` : "" }));
+    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: v.seats[v.to_move].name || t("seat {n}", { n: v.to_move + 1 }) }) : "" }));
   }
-  parts.push(h("h3", { text: "Moves" }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
-  parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, "Download GCG")));
+  parts.push(h("h3", { text: t("Moves") }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
+  parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, t("Download GCG"))));
   g.sideEl.replaceChildren(...parts.filter(Boolean));
 }
 
 function previewPanel(g) {
   const p = g.preview;
-  if (!p) return h("div", { class: "preview", id: "preview" }, h("span", { class: "quiet", text: g.pending.length ? "…" : "Place tiles to see the score." }));
+  if (!p) return h("div", { class: "preview", id: "preview" }, h("span", { class: "quiet", text: g.pending.length ? "…" : t("Place tiles to see the score.") }));
   if (p.valid) {
     const e = p.evaluation;
     return h("div", { class: "preview valid", id: "preview" },
-      h("span", { class: "total", id: "preview-score", text: String(e.total) }), h("span", { text: " points · " }),
-      h("span", { class: "words", text: e.words.map((w) => `${w.word} ${w.score}`).join(", ") + (e.bonus ? ` · bonus ${e.bonus}` : "") }));
+      h("span", { class: "total", id: "preview-score", text: String(e.total) }), h("span", { text: ` ${t("points")} · ` }),
+      h("span", { class: "words", text: e.words.map((w) => `${w.word} ${w.score}`).join(", ") + (e.bonus ? ` · ${t("bonus {n}", { n: e.bonus })}` : "") }));
   }
   return h("div", { class: "preview invalid", id: "preview" }, h("ul", {}, p.problems.map((x) => h("li", { text: x.message }))));
 }
@@ -637,27 +605,27 @@ function controls(g) {
   const canChallenge = v.challengeable && lastPlay && lastPlay.seat !== mySeat(g);
   const b = (id, label, onclick, enabled = true, cls = "") => h("button", { id, type: "button", class: cls, disabled: !enabled, onclick }, label);
   return h("div", { class: "controls" },
-    b("submit", "Submit", () => submitPlay(g), mine && g.pending.length > 0, "primary"),
-    b("recall", "Recall", () => { g.pending = []; changed(g); }, g.pending.length > 0),
-    b("direction", g.cursor.across ? "→ across" : "↓ down", () => { g.cursor = { ...g.cursor, across: !g.cursor.across }; render(g); }),
+    b("submit", t("Submit"), () => submitPlay(g), mine && g.pending.length > 0, "primary"),
+    b("recall", t("Recall"), () => { g.pending = []; changed(g); }, g.pending.length > 0),
+    b("direction", g.cursor.across ? t("→ across") : t("↓ down"), () => { g.cursor = { ...g.cursor, across: !g.cursor.across }; render(g); }),
     g.exchanging
-      ? b("exchange", `Exchange ${g.exchange.size}`, () => {
+      ? b("exchange", t("Exchange {n}", { n: g.exchange.size }), () => {
         const rack = rackLetters(g);
         const tiles = [...g.exchange].map((i) => rack[i]).join("");
         if (!tiles) { g.exchanging = false; render(g); return; }
-        submit(g, { exchange: tiles }, () => `exchanged ${tiles.length}`);
+        submit(g, { exchange: tiles }, () => t("exchanged {n}", { n: tiles.length }));
       }, mine)
-      : b("exchange", "Exchange…", () => { g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
-    b("pass", v.awaiting_final_challenge ? "Accept (pass)" : "Pass", () => submit(g, { pass: {} }, () => "passed"), mine),
-    b("challenge", "Challenge", async () => {
+      : b("exchange", t("Exchange…"), () => { g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
+    b("pass", v.awaiting_final_challenge ? t("Accept (pass)") : t("Pass"), () => submit(g, { pass: {} }, () => t("passed")), mine),
+    b("challenge", t("Challenge"), async () => {
       try {
         const r = await call("Games", "Challenge", { game_id: g.id, request_id: requestId() }, g.token);
         setView(g, r.view);
         render(g);
-        toast(r.acceptable ? "The play stands." : `The play comes off${r.invalid_words.length ? ": " + r.invalid_words.join(", ") : ""}.`, "ok");
+        toast(r.acceptable ? t("The play stands.") : `${t("The play comes off")}${r.invalid_words.length ? ": " + r.invalid_words.join(", ") : ""}.`, "ok");
       } catch (e) { toast(explain(e)); }
     }, canChallenge),
-    b("resign", "Resign", () => { if (confirm("Resign this game?")) submit(g, { resign: {} }, () => "resigned"); }, true, "danger"));
+    b("resign", t("Resign"), () => { if (confirm(t("Resign this game?"))) submit(g, { resign: {} }, () => t("resigned")); }, true, "danger"));
 }
 
 async function downloadGcg(g) {
@@ -675,10 +643,10 @@ async function downloadGcg(g) {
 // ---- the director ----
 
 async function director() {
-  document.title = "dawgref — director";
+  document.title = `dawgref — ${t("director")}`;
   const all = await rules();
-  const tokenInput = h("input", { id: "director-token", type: "password", placeholder: "director token", value: sessionStorage.getItem("dawgref:director") || "" });
-  const query = h("input", { id: "query", type: "search", placeholder: "game id or player" });
+  const tokenInput = h("input", { id: "director-token", type: "password", placeholder: t("director token"), value: sessionStorage.getItem("dawgref:director") || "" });
+  const query = h("input", { id: "query", type: "search", placeholder: t("game id or player") });
   const list = h("div", { class: "tables", id: "tables" });
   const info = h("p", { class: "meta", id: "list-info" });
   const pages = [""];
@@ -686,29 +654,29 @@ async function director() {
   const nav = h("div", { class: "paging" });
   const load = async () => {
     const token = tokenInput.value.trim();
-    if (!token) { info.textContent = "Enter the director token the server was started with."; return; }
+    if (!token) { info.textContent = t("Enter the director token the server was started with."); return; }
     sessionStorage.setItem("dawgref:director", token);
     try {
       const r = await call("Games", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);
-      info.textContent = `${r.total} live game${r.total === 1 ? "" : "s"}`;
+      info.textContent = count(r.total, "live game");
       list.replaceChildren(...r.games.map((v) => h("div", { class: "table-slot" }, table(all, v),
-        h("button", { type: "button", class: "link manage", "data-manage": v.game_id, onclick: () => manage(token, v) }, "Manage…"))));
+        h("button", { type: "button", class: "link manage", "data-manage": v.game_id, onclick: () => manage(token, v) }, t("Manage…")))));
       pages.length = page + 1;
       if (r.next_page_token) pages.push(r.next_page_token);
       nav.replaceChildren(
-        h("button", { type: "button", disabled: page === 0, onclick: () => { page--; load(); } }, "← previous"),
-        h("span", { text: ` page ${page + 1} ` }),
-        h("button", { type: "button", disabled: !r.next_page_token, onclick: () => { page++; load(); } }, "next →"));
+        h("button", { type: "button", disabled: page === 0, onclick: () => { page--; load(); } }, t("← previous")),
+        h("span", { text: ` ${t("page {n}", { n: page + 1 })} ` }),
+        h("button", { type: "button", disabled: !r.next_page_token, onclick: () => { page++; load(); } }, t("next →")));
     } catch (e) {
       info.textContent = explain(e);
       list.replaceChildren();
     }
   };
   tokenInput.addEventListener("change", () => { page = 0; load(); });
-  const go = h("button", { id: "director-go", type: "button", class: "primary", onclick: () => { page = 0; load(); } }, "Show games");
+  const go = h("button", { id: "director-go", type: "button", class: "primary", onclick: () => { page = 0; load(); } }, t("Show games"));
   query.addEventListener("input", () => { page = 0; pages.length = 1; load(); });
   app.replaceChildren(
-    h("section", { class: "hero" }, h("h1", { text: "Tournament director" })),
+    h("section", { class: "hero" }, h("h1", { text: t("Tournament director") })),
     h("div", { class: "panel director-bar" }, tokenInput, go, query, info, nav),
     h("div", { id: "manage-panel" }),
     list,
@@ -725,52 +693,52 @@ function manage(token, v) {
     try {
       const r = await call("Directors", method, { game_id: v.game_id, request_id: requestId(), ...request }, token);
       v = r.view;
-      out.textContent = `${what}: done. Scores ${v.seats.map((s) => s.score).join(" – ")}${v.paused ? " · paused" : ""}${v.over ? " · over" : ""}.`;
+      out.textContent = `${what}: ${t("done")}. ${t("Scores")} ${v.seats.map((s) => s.score).join(" – ")}${v.paused ? ` · ${t("paused")}` : ""}${v.over ? ` · ${t("over")}` : ""}.`;
       out.className = "ok";
     } catch (e) {
       out.textContent = explain(e);
       out.className = "bad";
     }
   };
-  const seatSelect = (id) => h("select", { id }, v.seats.map((s) => h("option", { value: String(s.seat), text: s.name || `seat ${s.seat + 1}` })));
-  const reason = (id) => h("input", { id, placeholder: "reason", maxlength: "200" });
+  const seatSelect = (id) => h("select", { id }, v.seats.map((s) => h("option", { value: String(s.seat), text: s.name || t("seat {n}", { n: s.seat + 1 }) })));
+  const reason = (id) => h("input", { id, placeholder: t("reason"), maxlength: "200" });
   // Two steps: the first click asks, the second does.
   const confirmed = (id, label, run) => {
     const b = h("button", { type: "button", id, class: "danger" }, label);
     b.addEventListener("click", () => {
       if (b.dataset.armed) { delete b.dataset.armed; b.textContent = label; run(); }
-      else { b.dataset.armed = "1"; b.textContent = `${label}: sure?`; }
+      else { b.dataset.armed = "1"; b.textContent = t("{action}: sure?", { action: label }); }
     });
     return b;
   };
   const scoreSeat = seatSelect("adjust-seat"), points = h("input", { id: "adjust-points", type: "number", value: "0" }), scoreWhy = reason("adjust-reason");
   const clockSeat = seatSelect("clock-seat"), seconds = h("input", { id: "clock-seconds", type: "number", value: "0" }), clockWhy = reason("clock-reason");
-  const resultKind = h("select", { id: "result-kind" }, h("option", { value: "forfeit", text: "forfeit by" }),
-    h("option", { value: "adjudicated", text: "adjudicated scores" }), h("option", { value: "void", text: "void" }));
+  const resultKind = h("select", { id: "result-kind" }, h("option", { value: "forfeit", text: t("forfeit by") }),
+    h("option", { value: "adjudicated", text: t("adjudicated scores") }), h("option", { value: "void", text: t("void") }));
   const forfeitSeat = seatSelect("forfeit-seat");
-  const scores = h("input", { id: "result-scores", placeholder: "scores in seat order, e.g. 350 320" });
+  const scores = h("input", { id: "result-scores", placeholder: t("scores in seat order, e.g. 350 320") });
   const resultWhy = reason("result-reason");
-  const note = h("input", { id: "note-text", placeholder: "a note for the record", maxlength: "1000" });
+  const note = h("input", { id: "note-text", placeholder: t("a note for the record"), maxlength: "1000" });
   panel.replaceChildren(h("div", { class: "panel manage", id: "manage", "data-game": v.game_id },
-    h("h2", { text: `Game ${v.game_id.slice(0, 8)}: ${v.seats.map((s) => s.name).join(" v ")}${v.paused ? " (paused)" : ""}` }),
+    h("h2", { text: `${t("Game {id}", { id: v.game_id.slice(0, 8) })}: ${v.seats.map((s) => s.name).join(" v ")}${v.paused ? ` (${t("paused")})` : ""}` }),
     h("div", { class: "row-controls" },
-      h("button", { type: "button", id: "pause", onclick: () => act("PauseGame", {}, "paused") }, "Pause"),
-      h("button", { type: "button", id: "resume", onclick: () => act("ResumeGame", {}, "resumed") }, "Resume"),
-      confirmed("undo", "Undo the last turn", () => act("UndoTurn", {}, "last turn undone"))),
-    h("div", { class: "row-controls" }, h("span", { text: "Score" }), scoreSeat, points, scoreWhy,
-      h("button", { type: "button", id: "adjust", onclick: () => act("AdjustScore", { seat: Number(scoreSeat.value), points: Number(points.value), reason: scoreWhy.value }, "score adjusted") }, "Adjust")),
-    h("div", { class: "row-controls" }, h("span", { text: "Clock (s)" }), clockSeat, seconds, clockWhy,
-      h("button", { type: "button", id: "adjust-clock", onclick: () => act("AdjustClock", { seat: Number(clockSeat.value), delta_ms: String(Number(seconds.value) * 1000), reason: clockWhy.value }, "clock adjusted") }, "Adjust")),
-    h("div", { class: "row-controls" }, h("span", { text: "Result" }), resultKind, forfeitSeat, scores, resultWhy,
-      confirmed("set-result", "End the game", () => {
+      h("button", { type: "button", id: "pause", onclick: () => act("PauseGame", {}, t("paused")) }, t("Pause")),
+      h("button", { type: "button", id: "resume", onclick: () => act("ResumeGame", {}, t("resumed")) }, t("Resume")),
+      confirmed("undo", t("Undo the last turn"), () => act("UndoTurn", {}, t("last turn undone")))),
+    h("div", { class: "row-controls" }, h("span", { text: t("Score") }), scoreSeat, points, scoreWhy,
+      h("button", { type: "button", id: "adjust", onclick: () => act("AdjustScore", { seat: Number(scoreSeat.value), points: Number(points.value), reason: scoreWhy.value }, t("score adjusted")) }, t("Adjust"))),
+    h("div", { class: "row-controls" }, h("span", { text: t("Clock (s)") }), clockSeat, seconds, clockWhy,
+      h("button", { type: "button", id: "adjust-clock", onclick: () => act("AdjustClock", { seat: Number(clockSeat.value), delta_ms: String(Number(seconds.value) * 1000), reason: clockWhy.value }, t("clock adjusted")) }, t("Adjust"))),
+    h("div", { class: "row-controls" }, h("span", { text: t("Result") }), resultKind, forfeitSeat, scores, resultWhy,
+      confirmed("set-result", t("End the game"), () => {
         const r = { reason: resultWhy.value };
         if (resultKind.value === "forfeit") r.forfeit = Number(forfeitSeat.value);
         else if (resultKind.value === "adjudicated") r.adjudicated = { scores: scores.value.trim().split(/[\s,]+/).filter(Boolean).map(Number) };
         else r.void = {};
-        act("SetResult", r, "result set");
+        act("SetResult", r, t("result set"));
       })),
-    h("div", { class: "row-controls" }, h("span", { text: "Note" }), note,
-      h("button", { type: "button", id: "add-note", onclick: () => act("AddNote", { text: note.value }, "note added") }, "Add")),
+    h("div", { class: "row-controls" }, h("span", { text: t("Note") }), note,
+      h("button", { type: "button", id: "add-note", onclick: () => act("AddNote", { text: note.value }, t("note added")) }, t("Add"))),
     out));
 }
 
@@ -782,10 +750,10 @@ function table(all, v) {
     mini,
     h("div", { class: "table-info" },
       v.seats.map((s) => h("div", { class: `line${s.seat === v.to_move ? " to-move" : ""}` },
-        h("span", { class: "name", text: s.name || (s.bot ? "computer" : "open seat") }),
+        h("span", { class: "name", text: s.name || (s.bot ? t("computer") : t("open seat")) }),
         h("span", { class: "score", text: String(s.score) }),
         s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null)),
-      h("div", { class: "meta", text: `${RULESET_NAMES[v.ruleset] || v.ruleset} · turn ${v.turn} · bag ${v.bag}${v.paused ? " · paused" : ""}` }),
+      h("div", { class: "meta", text: `${rulesetName(v.ruleset)} · ${t("turn {n}", { n: v.turn })} · ${t("bag")} ${v.bag}${v.paused ? ` · ${t("paused")}` : ""}` }),
       h("code", { class: "id", text: v.game_id.slice(0, 8) })));
 }
 
@@ -793,8 +761,8 @@ function importPanel(all) {
   const text = h("textarea", { id: "gcg-text", rows: "8", placeholder: "#player1 …\n#player2 …\n>…" });
   const file = h("input", { id: "gcg-file", type: "file", accept: ".gcg,text/plain" });
   file.addEventListener("change", async () => { if (file.files[0]) text.value = await file.files[0].text(); });
-  const ruleset = h("select", { id: "gcg-ruleset" }, h("option", { value: "RULESET_UNSPECIFIED", text: "from the record" }),
-    Object.keys(all).map((k) => h("option", { value: k, text: RULESET_NAMES[k] })));
+  const ruleset = h("select", { id: "gcg-ruleset" }, h("option", { value: "RULESET_UNSPECIFIED", text: t("from the record") }),
+    Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
   const out = h("div", { id: "import-result" });
   const run = async (e) => {
     e.preventDefault();
@@ -806,20 +774,21 @@ function importPanel(all) {
         h("td", { text: `${m.recomputed_score} / ${m.recomputed_total}` }), h("td", { text: m.note })));
       const n = r.mismatches.length;
       out.replaceChildren(...[
-        h("p", { class: r.ok ? "ok" : "bad", id: "import-verdict", text: r.ok ? "Every score in the record matches." : `${n} line${n === 1 ? " differs" : "s differ"} from the replay.` }),
-        h("p", {}, `${r.players.join(" v ")}: ${r.final_scores.join(" – ")} · `, h("a", { href: `/games/${r.game_id}`, text: "open the game" })),
+        h("p", { class: r.ok ? "ok" : "bad", id: "import-verdict", text: r.ok ? t("Every score in the record matches.") : n === 1 ? t("1 line differs from the replay.") : t("{lines} differ from the replay.", { lines: count(n, "line") }) }),
+        h("p", {}, `${r.players.join(" v ")}: ${r.final_scores.join(" – ")} · `, h("a", { href: `/games/${r.game_id}`, text: t("open the game") }),
+          r.game_id ? " · " : null, r.game_id ? h("a", { href: `/games/${r.game_id}/review`, text: t("review it") }) : null),
         rows.length ? h("table", { class: "mismatches", id: "mismatches" },
-          h("thead", {}, h("tr", {}, ["line", "record", "recorded score / total", "replayed", "note"].map((x) => h("th", { text: x })))),
+          h("thead", {}, h("tr", {}, [t("line"), t("record"), t("recorded score / total"), t("replayed"), t("note")].map((x) => h("th", { text: x })))),
           h("tbody", {}, rows)) : null,
-        r.unknown_words.length ? h("p", { text: `Not in the lexicon: ${r.unknown_words.join(", ")}` }) : null,
+        r.unknown_words.length ? h("p", { text: t("Not in the lexicon: {words}", { words: r.unknown_words.join(", ") }) }) : null,
       ].filter(Boolean));
     } catch (err) {
       out.replaceChildren(h("p", { class: "bad", id: "import-verdict", text: explain(err) }));
     }
   };
   return h("form", { class: "panel import", onsubmit: run },
-    h("h2", { text: "Check a record" }), h("p", { text: "Upload or paste a GCG file: every score is replayed and each line that differs is shown." }),
-    h("div", { class: "pair" }, file, ruleset), text, h("button", { class: "primary", type: "submit", id: "import" }, "Replay the record"), out);
+    h("h2", { text: t("Check a record") }), h("p", { text: t("Upload or paste a GCG file: every score is replayed and each line that differs is shown.") }),
+    h("div", { class: "pair" }, file, ruleset), text, h("button", { class: "primary", type: "submit", id: "import" }, t("Replay the record")), out);
 }
 
 route();

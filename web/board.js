@@ -2,13 +2,15 @@
 // being placed. Every square is a gridcell labelled with its coordinate, its content and its
 // premium, so the board can be read by assistive technology and driven from the keyboard.
 
+import { t } from "/web/i18n.js";
+
 export const SIZE = 15;
 
 const PREMIUMS = {
-  T: { cls: "tw", name: "triple word", short: "TW" },
-  D: { cls: "dw", name: "double word", short: "DW" },
-  t: { cls: "tl", name: "triple letter", short: "TL" },
-  d: { cls: "dl", name: "double letter", short: "DL" },
+  T: { cls: "tw", name: t("triple word"), short: t("TW") },
+  D: { cls: "dw", name: t("double word"), short: t("DW") },
+  t: { cls: "tl", name: t("triple letter"), short: t("TL") },
+  d: { cls: "dl", name: t("double letter"), short: t("DL") },
   ".": { cls: "", name: "", short: "" },
 };
 
@@ -41,7 +43,8 @@ export function tileElement(letter, value, blank) {
 
 /**
  * Draw a board into `el`.
- * opts: rules (from rules.json), rows (GameView.board.rows), pending ([{row, col, letter, blank}]),
+ * opts: rules (from rules.json), rows (GameView.board.rows), pending ([{row, col, letter, blank}],
+ * each optionally with `cls`, its tile's class in place of "pending", and `label`, what it is),
  * cursor ({row, col, across}), small (a mini-board: no labels, no events), recent (Set of
  * "row,col" placed by the last play), onSquare(row, col), onDrop(row, col, data).
  */
@@ -51,7 +54,7 @@ export function renderBoard(el, opts) {
   const grid = document.createElement("div");
   grid.className = "board" + (small ? " small" : "");
   grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", small ? "board" : "board, 15 by 15: columns A to O, rows 1 to 15");
+  grid.setAttribute("aria-label", small ? t("board") : t("board, 15 by 15: columns A to O, rows 1 to 15"));
   if (!small) {
     const head = document.createElement("div");
     head.className = "axis-row";
@@ -84,18 +87,19 @@ export function renderBoard(el, opts) {
       sq.dataset.col = c;
       const onBoard = rows && rows[r] ? [...rows[r]][c] : ".";
       const mine = placed.get(`${r},${c}`);
-      let content = "empty";
+      let content = t("empty");
       if (onBoard && onBoard !== ".") {
         const blank = onBoard !== onBoard.toUpperCase();
         const letter = onBoard.toUpperCase();
         sq.append(tileElement(letter, rules.values[letter] ?? 0, blank));
         if (recent.has(`${r},${c}`)) sq.classList.add("recent");
-        content = blank ? `blank as ${letter}` : letter;
+        content = blank ? t("blank as {letter}", { letter }) : letter;
       } else if (mine) {
-        const t = tileElement(mine.letter, rules.values[mine.letter] ?? 0, mine.blank);
-        t.classList.add("pending");
-        sq.append(t);
-        content = mine.blank ? `your blank as ${mine.letter}` : `your ${mine.letter}`;
+        const tile = tileElement(mine.letter, rules.values[mine.letter] ?? 0, mine.blank);
+        tile.classList.add(mine.cls || "pending");
+        sq.append(tile);
+        if (mine.label) content = `${mine.label} ${mine.blank ? t("blank as {letter}", { letter: mine.letter }) : mine.letter}`;
+        else content = mine.blank ? t("your blank as {letter}", { letter: mine.letter }) : t("your {letter}", { letter: mine.letter });
       } else if (!small) {
         if (r === 7 && c === 7) {
           sq.classList.add("centre");
@@ -106,7 +110,7 @@ export function renderBoard(el, opts) {
       }
       const label = [`${squareName(r, c)}: ${content}`];
       if (premium.name) label.push(premium.name);
-      if (r === 7 && c === 7) label.push("centre");
+      if (r === 7 && c === 7) label.push(t("centre"));
       sq.setAttribute("aria-label", label.join(", "));
       if (cursor && cursor.row === r && cursor.col === c) {
         sq.classList.add("cursor", cursor.across ? "across" : "down");

@@ -1,4 +1,4 @@
-//! The page is served on the gRPC port over plain HTTP/1.1: its three routes, its files with
+//! The page is served on the gRPC port over plain HTTP/1.1: its four routes, its files with
 //! their types, gzip when asked, 304 for an unchanged file, 404 for anything else, and the
 //! security headers; gRPC on the same port is untouched.
 
@@ -36,9 +36,10 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 #[tokio::test]
-async fn the_three_routes_answer_the_page() {
+async fn the_four_routes_answer_the_page() {
     let srv = start().await;
-    for path in ["/", "/director", "/games/4b8d1c39-5a9e-4d3a-9b7e-0d2f6c1a2b3c"] {
+    let game = "/games/4b8d1c39-5a9e-4d3a-9b7e-0d2f6c1a2b3c";
+    for path in ["/", "/director", game, &format!("{game}/review")] {
         let (status, headers, body) = http(&srv, "GET", path, "").await;
         assert_eq!(status, 200, "{path}");
         assert_eq!(header(&headers, "content-type"), Some("text/html; charset=utf-8"));
@@ -97,7 +98,15 @@ async fn the_schema_and_rules_are_served_as_json() {
 #[tokio::test]
 async fn other_paths_are_not_found_and_grpc_still_answers() {
     let srv = start().await;
-    for path in ["/web/missing.js", "/web/../Cargo.toml", "/games/", "/games/a/b", "/metrics"] {
+    for path in [
+        "/web/missing.js",
+        "/web/../Cargo.toml",
+        "/games/",
+        "/games/a/b",
+        "/games//review",
+        "/games/a/review/b",
+        "/metrics",
+    ] {
         let (status, headers, _) = http(&srv, "GET", path, "").await;
         assert_eq!(status, 404, "{path}");
         assert_eq!(header(&headers, "content-type"), Some("text/plain; charset=utf-8"));

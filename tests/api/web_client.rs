@@ -536,3 +536,101 @@ async fn word_study_finds_anagrams_in_the_lobby() {
     screenshot(&c, "word-study").await;
     c.close().await.unwrap();
 }
+
+/// A finished game (a record imported) and how many of its turns a review judges.
+async fn finished_game(srv: &TestServer, name: &str) -> (String, usize, usize) {
+    let mut g = srv.games().await;
+    let gcg = std::fs::read_to_string(format!("tests/data/gcg/{name}")).unwrap();
+    let r = g.import_gcg(pb::ImportGcgRequest { gcg, ..Default::default() }).await.unwrap().into_inner();
+    assert!(r.view.as_ref().unwrap().over);
+    // The page's request (50 ms a turn), made first here: the page then reads the kept review.
+    let mut a = srv.analysis().await;
+    let req = pb::AnalyzeGameRequest { game_id: r.game_id.clone(), ms_per_turn: 50, ..Default::default() };
+    let mut stream = a.analyze_game(req).await.unwrap().into_inner();
+    let (mut turns, mut analysed) = (0, 0);
+    while let Some(u) = stream.message().await.unwrap() {
+        if let Some(t) = u.turn {
+            turns += 1;
+            analysed += usize::from(t.analysable);
+        }
+    }
+    (r.game_id, turns, analysed)
+}
+
+#[tokio::test]
+async fn a_finished_game_is_reviewed_in_the_browser() {
+    let srv = start().await;
+    let (id, turns, analysed) = finished_game(&srv, "logan.gcg").await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    // The finished game's page links to its review.
+    c.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+    // Read through the page, not a held element: the panel is redrawn as the game's view arrives.
+    let href = format!("/games/{id}/review");
+    let read = "const a = document.querySelector('#review-link'); return a ? a.getAttribute('href') : ''";
+    wait_until(
+        "the review link",
+        || async { script(&c, read).await.as_str().map(str::to_string) },
+        |h| *h == href,
+    )
+    .await;
+    c.goto(&format!("{}/games/{id}/review?ms=50", srv.url)).await.unwrap();
+    wait_until("the review's end", || text(&c, "#review-state"), |t| t.starts_with("Analysed")).await;
+    // One point per analysed turn on the graph, one row per turn in the table.
+    assert_eq!(count(&c, "#win-graph circle.point").await, analysed);
+    assert_eq!(count(&c, "#review-table tbody tr").await, turns);
+    assert_eq!(count(&c, "#summary-table tbody tr").await, 2);
+    let title =
+        script(&c, "return document.querySelector('#win-graph circle.point title').textContent").await;
+    assert!(title.as_str().unwrap().starts_with("Turn 1: Maven"), "{title}");
+    // The first turn is shown; the arrow keys and the buttons step through the game.
+    wait_text(&c, "#review-caption h3", "Turn 1: Maven").await;
+    script(&c, "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })); return 1").await;
+    wait_text(&c, "#review-caption h3", "Turn 2: Adam Logan").await;
+    click(&c, "#review-last").await;
+    let last = format!("Turn {turns}: ");
+    wait_until("the last turn", || text(&c, "#review-caption h3"), |t| t.starts_with(&last)).await;
+    script(&c, "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Home' })); return 1").await;
+    wait_text(&c, "#review-caption h3", "Turn 1: Maven").await;
+    // The played tiles are drawn on the board; the best play on asking.
+    let played = count(&c, ".tile.played").await;
+    assert!(played > 0);
+    click(&c, "#review-toggle").await;
+    wait_until("the best play drawn", || async { Some(count(&c, ".tile.best").await) }, |&n| n > 0).await;
+    // A row of the table shows its turn.
+    click(&c, "#review-table tbody tr:nth-child(3)").await;
+    wait_text(&c, "#review-caption h3", "Turn 3: Maven").await;
+    screenshot(&c, "review").await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembered() {
+    let srv = start().await;
+    let (id, _, _) = finished_game(&srv, "doug_v_emely.gcg").await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser_in("ru").await;
+    c.goto(&srv.url).await.unwrap();
+    wait_text(&c, ".hero h1", "Сыграть партию").await;
+    assert_eq!(script(&c, "return document.documentElement.lang").await, "ru");
+    wait_text(&c, "#create", "Создать партию").await;
+    screenshot(&c, "lobby-ru").await;
+    // Every page: the game, its review, the director's.
+    c.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+    wait_text(&c, "#game-over h3", "Партия окончена").await;
+    wait_text(&c, "#gcg", "Скачать GCG").await;
+    c.goto(&format!("{}/games/{id}/review?ms=50", srv.url)).await.unwrap();
+    wait_until("the review in Russian", || text(&c, "#review-state"), |t| t.starts_with("Разобрано")).await;
+    wait_text(&c, ".hero h1", "Разбор партии").await;
+    screenshot(&c, "review-ru").await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    wait_text(&c, ".hero h1", "Судья турнира").await;
+    // The switch: English, and it stays English on the next visit.
+    click(&c, "#lang-en").await;
+    wait_text(&c, ".hero h1", "Tournament director").await;
+    c.goto(&srv.url).await.unwrap();
+    wait_text(&c, ".hero h1", "Play a game").await;
+    click(&c, "#lang-ru").await;
+    wait_text(&c, ".hero h1", "Сыграть партию").await;
+    c.close().await.unwrap();
+}

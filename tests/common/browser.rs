@@ -49,8 +49,14 @@ impl Driver {
         Driver { child, url, profiles: Vec::new() }
     }
 
-    /// A new browser window with a profile of its own (its own sessionStorage, no tokens shared).
+    /// A new browser window with a profile of its own (its own sessionStorage, no tokens shared),
+    /// its language English.
     pub async fn browser(&mut self) -> Client {
+        self.browser_in("en-US").await
+    }
+
+    /// A new browser window whose language is `lang` (its UI and the languages it asks pages for).
+    pub async fn browser_in(&mut self, lang: &str) -> Client {
         let profile = std::env::temp_dir().join(format!("dawgref-chromium-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&profile).unwrap();
         let args = [
@@ -64,11 +70,16 @@ impl Driver {
             "--disable-component-update".into(),
             "--disable-sync".into(),
             "--window-size=1400,1000".into(),
+            format!("--lang={lang}"),
             format!("--user-data-dir={}", profile.display()),
         ];
         self.profiles.push(profile);
         let mut caps = serde_json::Map::new();
-        caps.insert("goog:chromeOptions".into(), serde_json::json!({ "binary": CHROMIUM, "args": args }));
+        let prefs = serde_json::json!({ "intl": { "accept_languages": lang } });
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({ "binary": CHROMIUM, "args": args, "prefs": prefs }),
+        );
         ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&self.url)
@@ -122,6 +133,13 @@ pub async fn count(c: &Client, css: &str) -> usize {
 /// Wait until `css` has the text `want`.
 pub async fn wait_text(c: &Client, css: &str, want: &str) -> String {
     wait_until(&format!("{css} to read {want:?}"), || text(c, css), |t| t == want).await
+}
+
+/// Click the element `css` matches, finding it again when the page redrew it between the find
+/// and the click (a stale element), until it takes.
+pub async fn click(c: &Client, css: &str) {
+    let once = || async { c.find(Locator::Css(css)).await.ok()?.click().await.ok() };
+    wait_until(&format!("a click on {css}"), once, |_| true).await;
 }
 
 /// Save a screenshot under `target/screenshots/` (a test artifact to look at).

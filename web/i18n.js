@@ -1,0 +1,151 @@
+// The page's language: English or Russian, the visitor's choice (the switch in the header,
+// remembered in localStorage) or else the browser's first language. Texts are written in
+// English where they are used and looked up here; moves, scores, words and GCG stay in their
+// own notation, and the server's error messages in English.
+
+const CHOICE = "dawgref:lang";
+
+function pick() {
+  let chosen = null;
+  try { chosen = localStorage.getItem(CHOICE); } catch { /* storage refused: the browser decides */ }
+  if (chosen === "en" || chosen === "ru") return chosen;
+  const first = (navigator.languages && navigator.languages[0]) || navigator.language || "en";
+  return /^ru\b/i.test(first) ? "ru" : "en";
+}
+
+export const lang = pick();
+
+/** Choose a language for good and show the page in it. */
+export function setLang(code) {
+  try { localStorage.setItem(CHOICE, code); } catch { /* not remembered, still shown */ }
+  location.reload();
+}
+
+const RU = {
+  // the frame and the lobby
+  "Lobby": "Лобби", "Director": "Судья", "Language": "Язык", "No such page.": "Такой страницы нет.",
+  "Something went wrong": "Что-то пошло не так", "lobby": "лобби", "game": "партия", "director": "судья", "review": "разбор",
+  "English": "Английский", "Скрэббл (Russian)": "Скрэббл (русский)",
+  "Single": "одинарный", "Double": "двойной", "Void": "без вызова", "5 points": "5 очков", "10 points": "10 очков", "Triple": "тройной",
+  "the ruleset's own": "словарь правил", "your name": "ваше имя",
+  "Computer — champion (thinks ~1 s)": "Компьютер — чемпион (думает ~1 с)", "Computer — strong": "Компьютер — сильный",
+  "Computer — greedy": "Компьютер — жадный", "Computer — weak": "Компьютер — слабый", "A friend (join link)": "Друг (по ссылке)",
+  "remove seat": "убрать игрока", "Seat {n}": "Игрок {n}", "+ another seat": "+ ещё игрок", "Player": "Игрок",
+  "a game link or id": "ссылка на партию или её id", "Play a game": "Сыграть партию",
+  "English Scrabble, Скрэббл or Эрудит, refereed to the letter.": "Английский Scrabble, Скрэббл или Эрудит — судейство до буквы.",
+  "New game": "Новая партия", "Ruleset": "Правила", "Lexicon": "Словарь", "Challenge rule": "Вызов",
+  "Clock (minutes, 0: none)": "Часы (минуты, 0 — без часов)", "Increment (s)": "Добавка (с)", "Seat 1: you": "Игрок 1 — вы",
+  "Create game": "Создать партию", "Join or watch": "Войти или смотреть",
+  "Paste the link a friend sent you, or a game id to watch.": "Вставьте ссылку от друга или id партии, чтобы смотреть.",
+  "Open": "Открыть",
+  // word study
+  "1 in {n}": "1 из {n}", "anagrams of": "анаграммы", "words like": "слова по шаблону", "hooks of": "приставки к",
+  "a rack (? blank), a pattern (? * [ab]) or a word": "набор (? — пустышка), шаблон (? * [аб]) или слово",
+  "longest first": "сначала длинные", "likeliest first": "сначала вероятные", "alphabetical": "по алфавиту",
+  ", the first {n} shown": ", показаны первые {n}", "Word study": "Изучение слов", "shorter words too": "и слова короче",
+  "Find": "Найти", "front": "спереди", "back": "сзади",
+  // the game
+  "type letters to place tiles at the cursor": "печатайте буквы, чтобы ставить фишки у курсора",
+  "bot": "бот", "open seat": "свободное место", "computer": "компьютер", "seat {n}": "игрок {n}",
+  "{letter} is not on your rack": "буквы {letter} нет в вашем наборе",
+  "Which letter does the blank stand for?": "Какую букву заменяет пустышка?",
+  "Watching: racks stay hidden.": "Просмотр: наборы скрыты.", "blank": "пустышка", "your rack": "ваш набор",
+  "Click the tiles to exchange, then Exchange.": "Выберите фишки для обмена, затем «Обменять».",
+  "Click a square, type letters (arrows move, Space turns, Backspace takes back, Enter submits), or drag tiles. A letter you lack uses a blank.":
+    "Щёлкните клетку и печатайте буквы (стрелки двигают, пробел поворачивает, Backspace возвращает, Enter отправляет) или перетаскивайте фишки. Недостающую букву заменит пустышка.",
+  "A seat is open in this game.": "В этой партии есть свободное место.", "Take the seat": "Занять место",
+  "pass": "пас", "exchange {tiles}": "обмен {tiles}", "{play} withdrawn": "{play} снят",
+  "challenge: the play stands": "вызов: ход остаётся", "challenge: the play is off": "вызов: ход снят",
+  "director: game paused": "судья: партия на паузе", "director: game resumed": "судья: партия продолжена",
+  "director: score adjusted ({why})": "судья: счёт исправлен ({why})", "director: clock {delta} ({why})": "судья: часы {delta} ({why})",
+  "director: the last turn was taken back": "судья: последний ход отменён", "director: {text}": "судья: {text}",
+  "challenge bonus": "премия за вызов", "loses the turn": "пропускает ход", "rack {tiles}": "набор {tiles}", "left {tiles}": "осталось {tiles}",
+  "overtime": "просрочка", "resigns": "сдаётся", "out of time": "время вышло", "game over: {why}": "партия окончена: {why}",
+  "{who} went out": "{who}: выставил все фишки", "{who} resigned": "{who}: сдался", "{who} ran out of time": "{who}: время вышло",
+  "{who} lost the challenge": "{who}: проиграл вызов", "{who} forfeited (director)": "{who}: техническое поражение (судья)",
+  "scoreless turns": "ходы без очков", "adjudicated (director)": "результат назначен (судья)", "void (director)": "партия аннулирована (судья)",
+  "Paused by the director: turns wait.": "Пауза судьи: ходы ждут.", "{rule} challenge": "вызов: {rule}", "bag": "мешок", "turn {n}": "ход {n}",
+  "Game over": "Партия окончена", "Tie: ": "Ничья: ", "Winner: ": "Победитель: ",
+  "Review this game: every turn analysed": "Разбор партии: каждый ход с анализом",
+  "Send this link to a friend: it opens the free seat": "Отправьте ссылку другу: она открывает свободное место",
+  "{who} to move.": "Ходит {who}.", "Moves": "Ходы", "Download GCG": "Скачать GCG",
+  "Place tiles to see the score.": "Поставьте фишки, чтобы увидеть счёт.", "points": "очков", "bonus {n}": "премия {n}",
+  "Submit": "Сходить", "Recall": "Вернуть", "→ across": "→ по горизонтали", "↓ down": "↓ по вертикали",
+  "Exchange {n}": "Обменять {n}", "exchanged {n}": "обменено {n}", "Exchange…": "Обмен…", "Accept (pass)": "Принять (пас)",
+  "Pass": "Пас", "passed": "пас", "Challenge": "Вызов", "The play stands.": "Ход остаётся.", "The play comes off": "Ход снят",
+  "Resign": "Сдаться", "Resign this game?": "Сдать эту партию?", "resigned": "партия сдана",
+  // the director
+  "director token": "токен судьи", "game id or player": "id партии или игрок",
+  "Enter the director token the server was started with.": "Введите токен судьи, с которым запущен сервер.",
+  "Manage…": "Управлять…", "← previous": "← назад", "page {n}": "страница {n}", "next →": "вперёд →", "Show games": "Показать партии",
+  "Tournament director": "Судья турнира", "done": "готово", "Scores": "Счёт", "paused": "на паузе", "over": "окончена",
+  "reason": "причина", "{action}: sure?": "{action}: точно?", "forfeit by": "техническое поражение", "adjudicated scores": "назначенный счёт",
+  "void": "аннулировать", "scores in seat order, e.g. 350 320": "счёт по порядку игроков, напр. 350 320", "a note for the record": "примечание в запись",
+  "Game {id}": "Партия {id}", "Pause": "Пауза", "resumed": "продолжена", "Resume": "Продолжить", "Undo the last turn": "Отменить последний ход",
+  "last turn undone": "последний ход отменён", "Score": "Счёт", "score adjusted": "счёт исправлен", "Adjust": "Изменить", "Clock (s)": "Часы (с)",
+  "clock adjusted": "часы исправлены", "Result": "Результат", "End the game": "Завершить партию", "result set": "результат назначен",
+  "Note": "Примечание", "note added": "примечание добавлено", "Add": "Добавить", "from the record": "из записи",
+  "Every score in the record matches.": "Все очки в записи сходятся.", "1 line differs from the replay.": "1 строка расходится с повтором.",
+  "{lines} differ from the replay.": "Расходятся с повтором: {lines}.", "open the game": "открыть партию", "review it": "разобрать",
+  "line": "строка", "record": "запись", "recorded score / total": "очки / итог в записи", "replayed": "при повторе", "note": "примечание",
+  "Not in the lexicon: {words}": "Нет в словаре: {words}", "Check a record": "Проверить запись",
+  "Upload or paste a GCG file: every score is replayed and each line that differs is shown.":
+    "Загрузите или вставьте файл GCG: все очки пересчитываются, расхождения показываются построчно.",
+  "Replay the record": "Пересчитать запись",
+  // the board
+  "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
+  "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, 15 by 15: columns A to O, rows 1 to 15": "поле 15 на 15: столбцы A–O, строки 1–15",
+  "empty": "пусто", "blank as {letter}": "пустышка как {letter}", "your {letter}": "ваша {letter}", "your blank as {letter}": "ваша пустышка как {letter}", "centre": "центр",
+  // the review
+  "Game review": "Разбор партии", "the game": "партия", "first turn": "первый ход", "previous turn": "предыдущий ход",
+  "next turn": "следующий ход", "last turn": "последний ход", "Show the best play": "Показать лучший ход",
+  "Show the play made": "Показать сделанный ход", "Show the answer": "Показать ответ",
+  "The game is still in play: its review opens once it is over.": "Партия ещё идёт: разбор откроется, когда она закончится.",
+  "Analysed: {turns}.": "Разобрано: {turns}.", "(kept from an earlier review)": "(сохранено с прошлого разбора)",
+  "Waiting for a place: {n} in line.": "Ожидание: {n}-й в очереди.", "Analysing: {done} of {total} turns, about {left} left.": "Анализ: {done} из {total} ходов, осталось около {left}.",
+  "Starting the analysis…": "Анализ начинается…", "{n} s": "{n} с", "{m} min {s} s": "{m} мин {s} с",
+  "best play:": "лучший ход:", "played:": "сыграно:", "the rack": "набор", "The record does not show this rack.": "В записи нет этого набора.",
+  "Turn {n}: {who}": "Ход {n}: {who}", "A puzzle: one play is far ahead of every other. Find it, then show the answer.":
+    "Задача: один ход намного лучше всех остальных. Найдите его, затем откройте ответ.",
+  "Played": "Сыграно", "Best": "Лучший", "win": "победа", "{x} lost": "потеряно {x}", "{n} equity": "{n} эквити", "exact": "точно",
+  "simulation": "симуляция", "pre-endgame": "предэндшпиль", "endgame": "эндшпиль", "static": "статическая оценка",
+  "best": "лучший", "good": "хороший", "inaccuracy": "неточность", "mistake": "ошибка", "blunder": "грубая ошибка",
+  "Not analysable: the record does not show the rack.": "Анализ невозможен: в записи нет набора.",
+  "phony, challenged off": "несуществующее слово, снято вызовом", "phony, not challenged": "несуществующее слово, без вызова",
+  "valid, challenged off": "верный ход снят вызовом", "bingo": "бинго", "bingo missed": "упущено бинго",
+  "a play was better": "ход был лучше", "an exchange was better": "обмен был лучше", "puzzle": "задача",
+  "Win probability": "Вероятность победы", "Win probabilities are for two players: this game is judged by equity.":
+    "Вероятность победы считается для двух игроков: эта партия оценена по эквити.",
+  "each seat's win probability, turn by turn": "вероятность победы каждого игрока по ходам",
+  "no rack": "нет набора", "Turns": "Ходы", "player": "игрок", "rack": "набор", "played": "сыграно", "win lost": "потеря", "equity lost": "потеря эквити",
+  "class": "оценка", "Summary": "Итог", "accuracy": "точность", "turns": "ходов", "bingos": "бинго", "missed": "упущено", "phonies": "ошибочные слова",
+  "Accuracy is 100 · e^(−mean loss ÷ 10), the loss in points of win probability a turn: best play every turn is 100.":
+    "Точность = 100 · e^(−средняя потеря ÷ 10), потеря — в процентных пунктах вероятности победы за ход: лучший ход каждый раз даёт 100.",
+  "Puzzles from this game": "Задачи из этой партии",
+};
+
+// Counted nouns: English one/many; Russian one/few/many.
+const NOUNS = {
+  word: [["word", "words"], ["слово", "слова", "слов"]],
+  point: [["point", "points"], ["очко", "очка", "очков"]],
+  tile: [["tile", "tiles"], ["фишка", "фишки", "фишек"]],
+  turn: [["turn", "turns"], ["ход", "хода", "ходов"]],
+  line: [["line", "lines"], ["строка", "строки", "строк"]],
+  "live game": [["live game", "live games"], ["партия идёт", "партии идут", "партий идёт"]],
+};
+
+/** `text` in the page's language, `{name}`s filled from `vars`. */
+export function t(text, vars) {
+  const s = (lang === "ru" && RU[text]) || text;
+  return vars ? s.replace(/\{(\w+)\}/g, (all, k) => (vars[k] === undefined ? all : String(vars[k]))) : s;
+}
+
+/** "3 words", "3 слова": a number and its noun, agreed. */
+export function count(n, noun) {
+  const [en, ru] = NOUNS[noun] || [[noun, noun], [noun, noun, noun]];
+  const shown = Number(n).toLocaleString(lang);
+  if (lang !== "ru") return `${shown} ${n === 1 ? en[0] : en[1]}`;
+  const m10 = Math.abs(n) % 10, m100 = Math.abs(n) % 100;
+  const form = m10 === 1 && m100 !== 11 ? ru[0] : m10 >= 2 && m10 <= 4 && (m100 < 12 || m100 > 14) ? ru[1] : ru[2];
+  return `${shown} ${form}`;
+}

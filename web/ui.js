@@ -1,0 +1,73 @@
+// What every page shares: building elements, the toast, error and clock texts, the rules of the
+// three rulesets (fetched once) and their names.
+
+import { GrpcError } from "/web/grpc.js";
+import { t } from "/web/i18n.js";
+
+let rulesets = null;
+
+export function rulesetName(k) {
+  return { RULESET_ENGLISH: t("English"), RULESET_RUSSIAN: t("Скрэббл (Russian)"), RULESET_ERUDIT: "Эрудит" }[k] || k;
+}
+
+export function challengeNames() {
+  return {
+    CHALLENGE_RULE_SINGLE: t("Single"), CHALLENGE_RULE_DOUBLE: t("Double"), CHALLENGE_RULE_VOID: t("Void"),
+    CHALLENGE_RULE_FIVE_POINT: t("5 points"), CHALLENGE_RULE_TEN_POINT: t("10 points"), CHALLENGE_RULE_TRIPLE: t("Triple"),
+  };
+}
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+/** An SVG element (the review's graph). */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children.flat()) if (c) el.append(c);
+  return el;
+}
+
+export function toast(message, kind = "error") {
+  const el = document.getElementById("toast");
+  el.textContent = message;
+  el.className = kind;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+/** An error as the page shows it: the gRPC code and the server's message (in English). */
+export function explain(e) {
+  return e instanceof GrpcError ? `${e.codeName}: ${e.message}` : String(e.message || e);
+}
+
+export function requestId() {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+export function clock(ms) {
+  const neg = ms < 0;
+  const s = Math.floor(Math.abs(ms) / 1000);
+  return `${neg ? "−" : ""}${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function tokenFor(id) {
+  return sessionStorage.getItem(`dawgref:token:${id}`);
+}
+
+export async function rules() {
+  if (!rulesets) rulesets = await (await fetch("/web/rules.json")).json();
+  return rulesets;
+}
