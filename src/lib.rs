@@ -14,6 +14,7 @@ pub use dawgref_host as host;
 pub use dawgref_store as store;
 
 pub mod console;
+pub mod memory;
 pub mod metrics;
 pub mod proto;
 pub mod server;

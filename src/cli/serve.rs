@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// Live games held at most.
     #[arg(long, env = "DAWGREF_MAX_GAMES", default_value_t = 100_000)]
     max_games: usize,
+    /// A live game left alone this long (no request, no watcher, no bot to move, no flag due
+    /// within the span) sleeps: it leaves memory and is woken from the store by its next request,
+    /// or when its next flag is due. A number with a unit (`90s`, `10m`, `2h`), or `never`.
+    #[arg(long, env = "DAWGREF_IDLE_AFTER", default_value = "5m", value_parser = idle_after)]
+    idle_after: IdleAfter,
     /// WatchGame streams per game at most.
     #[arg(long, env = "DAWGREF_STREAMS_PER_GAME", default_value_t = 64)]
     streams_per_game: usize,
@@ -62,6 +67,36 @@ pub struct ServeArgs {
     /// Log as JSON lines (the filter is RUST_LOG, default info).
     #[arg(long, env = "DAWGREF_LOG_JSON")]
     log_json: bool,
+}
+
+/// How long a game may be idle before it sleeps (None: never).
+#[derive(Clone, Copy, Debug)]
+struct IdleAfter(Option<std::time::Duration>);
+
+/// `--idle-after`: `never`, or a whole number with a unit (`ms`, `s`, `m`, `h`), from 100 ms to
+/// a week.
+fn idle_after(text: &str) -> Result<IdleAfter, String> {
+    if text == "never" {
+        return Ok(IdleAfter(None));
+    }
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?}: give a whole number and a unit (90s, 10m, 2h) or never"))?;
+    let ms = match unit {
+        "ms" => Some(n),
+        "s" => n.checked_mul(1000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => return Err(format!("{text:?}: the unit is one of ms, s, m, h (90s, 10m, 2h), or say never")),
+    };
+    match ms {
+        Some(ms) if (100..=7 * 24 * 3_600_000).contains(&ms) => {
+            Ok(IdleAfter(Some(std::time::Duration::from_millis(ms))))
+        }
+        _ => Err(format!("{text:?}: from 100ms to 168h")),
+    }
 }
 
 /// A secret from the command line or environment: its `Debug` never shows it.
@@ -103,6 +138,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             streams_per_game: args.streams_per_game,
             max_message_bytes: args.max_message_bytes,
             concurrency: args.concurrency,
+            idle_after: args.idle_after.0,
             ..Limits::default()
         },
     };
@@ -123,7 +159,11 @@ pub fn run(args: ServeArgs) -> CliResult {
         let _ = dawgref::winprob::WinTable::shipped(kind);
         tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // A thread gone idle hands back the pages it freed (games that sleep free much at once).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(dawgref::memory::collect_when_idle)
+        .build()?;
     runtime.block_on(async move {
         let builder = server::Builder::new(lexicons).limits(config.limits.clone());
         let builder = if let Some(Secret(url)) = &args.database_url {
@@ -201,4 +241,22 @@ pub fn run(args: ServeArgs) -> CliResult {
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::idle_after;
+    use std::time::Duration;
+
+    #[test]
+    fn idle_after_reads_a_number_and_a_unit_or_never() {
+        assert_eq!(idle_after("90s").unwrap().0, Some(Duration::from_secs(90)));
+        assert_eq!(idle_after("10m").unwrap().0, Some(Duration::from_secs(600)));
+        assert_eq!(idle_after("2h").unwrap().0, Some(Duration::from_secs(7200)));
+        assert_eq!(idle_after("250ms").unwrap().0, Some(Duration::from_millis(250)));
+        assert_eq!(idle_after("never").unwrap().0, None);
+        for bad in ["", "10", "m", "5d", "-5s", "99ms", "169h", "99999999999999999999s"] {
+            assert!(idle_after(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -69,7 +69,13 @@ impl DirectorsService {
                 return self.state.forwarder.forward_directors(game_id, &addr, request, forward).await;
             }
         };
-        let answer = session.direct(op, request_id).await.map_err(errors::host)?;
+        let answer = self
+            .state
+            .on_session(game_id, session, |s| {
+                let (op, request_id) = (op.clone(), request_id.clone());
+                async move { s.direct(op, request_id).await }
+            })
+            .await?;
         views::answer(answer, views::director_response).map(Response::new)
     }
 }

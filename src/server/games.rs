@@ -177,18 +177,14 @@ impl GamesService {
         };
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let turn = Turn { request_id, expected_turn: req.expected_turn, action };
-        let answer = match session.submit(seat, turn.clone()).await {
-            // The game's task stopped with the turn still queued (the game ended just before,
-            // or was given up): the turn was never taken; ask the game as it is now.
-            Err(e) if errors::host(e.clone()).code() == tonic::Code::Unavailable && !session.is_alive() => {
-                match self.state.route(&req.game_id, true).await? {
-                    Route::Local(s) if s.instance() != session.instance() => s.submit(seat, turn).await,
-                    _ => Err(e),
-                }
-            }
-            answer => answer,
-        };
-        views::answer(answer.map_err(errors::host)?, views::turn_response)
+        let answer = self
+            .state
+            .on_session(&req.game_id, session, |s| {
+                let turn = turn.clone();
+                async move { s.submit(seat, turn).await }
+            })
+            .await?;
+        views::answer(answer, views::turn_response)
     }
 }
 
@@ -291,7 +287,13 @@ impl Games for GamesService {
         let req = request.into_inner();
         let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
         let (token, hash) = auth::new_token()?;
-        let seat = session.join(name, hash).await.map_err(errors::host)?;
+        let seat = self
+            .state
+            .on_session(&id, session, |s| {
+                let name = name.clone();
+                async move { s.join(name, hash).await }
+            })
+            .await?;
         Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
     }
 
@@ -341,30 +343,28 @@ impl Games for GamesService {
             return Ok(Response::new(self.list_stored(state, labels, after, size).await?));
         }
         let query = req.query.trim().to_lowercase();
-        let matching: Vec<_> = self
-            .state
-            .host
-            .live_sessions()
-            .into_iter()
-            .filter(|s| {
-                let snapshot = s.snapshot();
-                labels.iter().all(|l| snapshot.labels().contains(l))
-                    && (query.is_empty()
-                        || s.id().to_string().starts_with(&query)
-                        || snapshot.seats().iter().any(|seat| seat.name().to_lowercase().contains(&query)))
-            })
-            .collect();
-        let start = after.map_or(0, |a| matching.partition_point(|s| s.id() <= a));
+        // Sleeping games too, judged by what they keep asleep; only the page's are woken.
+        let matching = self.state.host.games_in_play(|id, game_labels, names| {
+            labels.iter().all(|l| game_labels.contains(l))
+                && (query.is_empty()
+                    || id.to_string().starts_with(&query)
+                    || names.iter().any(|name| name.to_lowercase().contains(&query)))
+        });
+        let start = after.map_or(0, |a| matching.partition_point(|id| *id <= a));
         let page = &matching[start.min(matching.len())..(start + size).min(matching.len())];
         let next_page_token = match page.last() {
-            Some(last) if start + size < matching.len() => last.id().to_string(),
+            Some(last) if start + size < matching.len() => last.to_string(),
             _ => String::new(),
         };
-        let local = pb::ListGamesResponse {
-            games: page.iter().map(|s| views::session_view(s, Viewer::Watcher)).collect(),
-            next_page_token,
-            total: matching.len() as u32,
-        };
+        let mut games = Vec::with_capacity(page.len());
+        for id in page {
+            match self.state.host.session(&id.to_string()).await {
+                Ok(session) => games.push(views::session_view(&session, Viewer::Watcher)),
+                // Set aside, or gone to another replica, since it was listed: left out.
+                Err(e) => tracing::debug!(game = %id, error = %e, "a listed game could not be shown"),
+            }
+        }
+        let local = pb::ListGamesResponse { games, next_page_token, total: matching.len() as u32 };
         // A forwarded listing is this replica's part of another replica's answer.
         if metadata.contains_key(forward::FORWARDED) {
             return Ok(Response::new(local));
@@ -413,19 +413,14 @@ impl Games for GamesService {
         let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot())?)?;
         let req = request.into_inner();
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
-        let answer = match session.challenge(seat, request_id.clone()).await {
-            // As for a turn: never taken, so asked again of the game as it is now.
-            Err(e) if errors::host(e.clone()).code() == tonic::Code::Unavailable && !session.is_alive() => {
-                match self.state.route(&req.game_id, true).await? {
-                    Route::Local(s) if s.instance() != session.instance() => {
-                        s.challenge(seat, request_id).await
-                    }
-                    _ => Err(e),
-                }
-            }
-            answer => answer,
-        };
-        views::answer(answer.map_err(errors::host)?, views::challenge_response).map(Response::new)
+        let answer = self
+            .state
+            .on_session(&req.game_id, session, |s| {
+                let request_id = request_id.clone();
+                async move { s.challenge(seat, request_id).await }
+            })
+            .await?;
+        views::answer(answer, views::challenge_response).map(Response::new)
     }
 
     type WatchGameStream = EventStream;

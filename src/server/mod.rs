@@ -152,6 +152,7 @@ impl Builder {
         let handle = Handle { state, shutdown: tx };
         let report = handle.state.host.recover().await?;
         tokio::spawn(handle.state.host.clone().run_replica());
+        tokio::spawn(handle.state.host.clone().run_alarms());
         Ok((handle, report))
     }
 }

@@ -119,6 +119,27 @@ impl AppState {
         self.host.route(id, forwarded).await.map_err(errors::host)
     }
 
+    /// Run a command on a game's session. If the session's task stopped with the command still
+    /// queued (the game went to sleep, ended or was given up a moment before), the command never
+    /// ran: it is asked once more, of the game's next session as it is now.
+    pub async fn on_session<T, F, Fut>(&self, id: &str, session: Arc<Session>, op: F) -> Result<T, Status>
+    where
+        F: Fn(Arc<Session>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, crate::host::HostError>>,
+    {
+        match op(session.clone()).await.map_err(errors::host) {
+            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
+                match self.route(id, true).await? {
+                    Route::Local(s) if s.instance() != session.instance() => {
+                        op(s).await.map_err(errors::host)
+                    }
+                    _ => Err(e),
+                }
+            }
+            answer => answer,
+        }
+    }
+
     /// The session of a game id (see [`Host::session`]).
     pub async fn session(&self, id: &str) -> Result<Arc<Session>, Status> {
         self.host.session(id).await.map_err(errors::host)

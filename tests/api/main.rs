@@ -29,5 +29,6 @@ mod server_watch_privacy;
 mod server_word_study;
 mod session_bots_background;
 mod session_clocks;
+mod session_sleep;
 mod web_assets;
 mod web_client;

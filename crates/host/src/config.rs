@@ -2,7 +2,11 @@
 //! tests reach in by.
 
 use std::sync::Arc;
+use std::time::Duration;
 use uuid::Uuid;
+
+/// How long a game may sit idle before it sleeps, unless configured otherwise.
+pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(300);
 
 /// Operational limits.
 #[derive(Clone, Debug)]
@@ -17,6 +21,11 @@ pub struct Limits {
     pub concurrency: usize,
     /// Events a game's broadcast channel holds for slow watchers (who then replay the history).
     pub event_buffer: usize,
+    /// A live game left alone this long (no request, no watcher, no bot to move, no flag to
+    /// fall within the same span) goes to sleep: its task stops and it leaves memory, to be
+    /// woken from the store by its next request, or by the host when its next flag is due.
+    /// None: games never sleep.
+    pub idle_after: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -27,6 +36,7 @@ impl Default for Limits {
             max_message_bytes: 256 * 1024,
             concurrency: 1024,
             event_buffer: 128,
+            idle_after: Some(DEFAULT_IDLE_AFTER),
         }
     }
 }

@@ -101,6 +101,9 @@ impl Host {
             tasks: tokio_util::task::TaskTracker::new(),
             shutdown,
             cluster: OnceLock::new(),
+            asleep: Default::default(),
+            alarms: Default::default(),
+            loading: Default::default(),
         };
         Host { ctx: Arc::new(ctx) }
     }
@@ -216,17 +219,74 @@ impl Host {
 
     /// Let a game's session go (its game now belongs to another replica).
     pub fn evict(&self, id: Uuid) {
+        self.ctx.forget_sleep(&id);
         if let Some((_, session)) = self.ctx.live.remove(&id) {
             session.leave();
             self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
         }
     }
 
-    /// Every live game's session, in game id order.
-    pub fn live_sessions(&self) -> Vec<Arc<Session>> {
-        let mut all: Vec<Arc<Session>> = self.ctx.live.iter().map(|s| s.value().clone()).collect();
-        all.sort_unstable_by_key(|s| s.id());
-        all
+    /// Wake sleeping games whose next flag is due, so that it falls on time with nobody
+    /// asking (a correspondence game left for days). Checks twice a second; ends on shutdown.
+    pub async fn run_alarms(self) {
+        let mut shutdown = self.ctx.shutdown.clone();
+        loop {
+            tokio::select! {
+                () = stopped(&mut shutdown) => return,
+                () = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+            let now = Instant::now();
+            let due: Vec<Uuid> = {
+                let alarms = self.ctx.alarms.lock().unwrap_or_else(|e| e.into_inner());
+                alarms.iter().take_while(|(at, _)| *at <= now).map(|(_, id)| *id).collect()
+            };
+            for id in due {
+                // Woken where it is served: here, or (among replicas) by its owner's sweep.
+                if let Err(e) = self.route(&id.to_string(), true).await {
+                    tracing::warn!(game = %id, error = %e, "a sleeping game's alarm could not wake it");
+                    self.ctx.forget_sleep(&id);
+                }
+            }
+        }
+    }
+
+    /// The games this host serves that are not over, awake or asleep, whose id, labels and seat
+    /// names `keep` accepts, in id order (a sleeping game is judged without waking it).
+    pub fn games_in_play(&self, keep: impl Fn(&Uuid, &[(String, String)], &[&str]) -> bool) -> Vec<Uuid> {
+        let mut ids: Vec<Uuid> = self
+            .ctx
+            .live
+            .iter()
+            .filter(|s| {
+                let snapshot = s.snapshot();
+                let names: Vec<&str> = snapshot.seats().iter().map(|seat| seat.name()).collect();
+                keep(s.key(), snapshot.labels(), &names)
+            })
+            .map(|s| *s.key())
+            .collect();
+        ids.extend(
+            self.ctx
+                .asleep
+                .iter()
+                .filter(|a| {
+                    let names: Vec<&str> = a.names.iter().map(String::as_str).collect();
+                    keep(a.key(), &a.labels, &names)
+                })
+                .map(|a| *a.key()),
+        );
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Games asleep: out of memory, woken by their next request.
+    pub fn asleep_games(&self) -> usize {
+        self.ctx.asleep.len()
+    }
+
+    /// Whether the game is asleep here.
+    pub fn is_asleep(&self, id: &Uuid) -> bool {
+        self.ctx.asleep.contains_key(id)
     }
 
     /// After shutdown was signalled: wait (at most `limit`) for every session's task to finish
@@ -368,24 +428,56 @@ impl Host {
     /// task: if two requests rebuild it at once, the first to enter it in the map wins.
     pub async fn session(&self, id: &str) -> Result<Arc<Session>, HostError> {
         let uuid = parse_game_id(id)?;
-        if let Some(s) = self.ctx.live.get(&uuid).map(|s| s.clone()) {
-            if s.is_alive() {
-                return Ok(s);
-            }
-            // Its task is gone without letting go of the game (it cannot be, short of a bug):
-            // serve the game from its log rather than refuse it for ever.
-            self.ctx.live.remove_if(&uuid, |_, held| Arc::ptr_eq(held, &s));
+        if let Some(s) = self.held(&uuid) {
+            return Ok(s);
         }
-        let Replayed { core, last_ms: base_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
+        // Not in memory: loaded once, however many requests ask at the same time (the others
+        // wait for the lock and then find it held).
+        let lock = self.ctx.loading.entry(uuid).or_default().clone();
+        let _loading = lock.lock().await;
+        if let Some(s) = self.held(&uuid) {
+            return Ok(s);
+        }
+        let loaded = self.load(uuid, id).await;
+        self.ctx.loading.remove(&uuid);
+        loaded
+    }
+
+    /// The game's session if it is held live (and counts as a request naming it).
+    fn held(&self, uuid: &Uuid) -> Option<Arc<Session>> {
+        let s = self.ctx.live.get(uuid).map(|s| s.clone())?;
+        if s.is_alive() {
+            s.touch();
+            return Some(s);
+        }
+        // Its task is gone without letting go of the game (it went to sleep a moment ago, or,
+        // short of a bug, stopped): serve the game from its log rather than refuse it.
+        self.ctx.live.remove_if(uuid, |_, held| Arc::ptr_eq(held, &s));
+        None
+    }
+
+    /// Load a game that is not in memory: replayed from the store on the pool, held if live.
+    /// A game that slept resumes its clock where it would be had it stayed awake.
+    async fn load(&self, uuid: Uuid, id: &str) -> Result<Arc<Session>, HostError> {
+        self.ctx.metrics.games_loaded.inc();
+        let Replayed { core, last_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
+        let asleep = self.ctx.asleep.get(&uuid).map(|a| a.now_ms());
+        let base_ms = asleep.map_or(last_ms, |now_ms| last_ms.max(now_ms));
         if core.game().is_over() {
+            self.ctx.forget_sleep(&uuid);
             return Ok(Session::start(&self.ctx, uuid, base_ms, core, delay));
         }
         let session = match self.ctx.live.entry(uuid) {
+            // Held by now after all (start-up recovery, say): that session stays the only one.
             dashmap::Entry::Occupied(e) => e.get().clone(),
             dashmap::Entry::Vacant(v) => {
                 v.insert(Session::start(&self.ctx, uuid, base_ms, core, delay)).clone()
             }
         };
+        session.touch();
+        if self.ctx.forget_sleep(&uuid).is_some() {
+            self.ctx.metrics.games_woken.inc();
+        }
         self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
         Ok(session)
     }

@@ -11,6 +11,12 @@ use prometheus::{
 pub struct Metrics {
     pub registry: Registry,
     pub games_live: IntGauge,
+    /// Games asleep: out of memory after an idle spell, woken by their next request.
+    pub games_asleep: IntGauge,
+    /// Games brought back from the store after sleeping (one load each, however many asked).
+    pub games_woken: IntCounter,
+    /// Games loaded from the store for a request (woken, finished, or another replica's).
+    pub games_loaded: IntCounter,
     pub turns: IntCounter,
     pub rpc: HistogramVec,
     /// `rpc`'s OK series of each timed method, resolved once: a label lookup hashes both labels
@@ -85,6 +91,24 @@ impl Metrics {
             rpc,
             rpc_ok,
             games_live: register(r, IntGauge::new("dawgref_games_live", "Games held by the server")),
+            games_asleep: register(
+                r,
+                IntGauge::new(
+                    "dawgref_games_asleep",
+                    "Games out of memory after an idle spell, woken on demand",
+                ),
+            ),
+            games_woken: register(
+                r,
+                IntCounter::new(
+                    "dawgref_games_woken_total",
+                    "Games brought back from the store after sleeping",
+                ),
+            ),
+            games_loaded: register(
+                r,
+                IntCounter::new("dawgref_games_loaded_total", "Games loaded from the store for a request"),
+            ),
             turns: register(r, IntCounter::new("dawgref_turns_total", "Turns taken (people and bots)")),
             generation: register(r, histogram("dawgref_generation_seconds", "Full move generation")),
             bot_turn: register(r, histogram("dawgref_bot_turn_seconds", "A bot's decision")),

@@ -29,7 +29,7 @@ use dawgref_engine::game::{Action, DirectorAction, Event, EventKind, Game, GameE
 use dawgref_engine::play::Play;
 use dawgref_store::GameStore;
 use dawgref_store::record::{Batch, Done};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -69,6 +69,32 @@ pub struct Context {
     pub(super) shutdown: watch::Receiver<bool>,
     /// Replicas sharing a PostgreSQL store: who owns which game. Unset on a single server.
     pub(super) cluster: OnceLock<Arc<Cluster>>,
+    /// Games asleep (out of memory after an idle spell): a few bytes each, so that a woken
+    /// game's clock reads as if it had never slept.
+    pub(super) asleep: DashMap<Uuid, Asleep>,
+    /// Sleeping games' next flag falls, in time order: the host wakes each when it is due.
+    pub(super) alarms: std::sync::Mutex<std::collections::BTreeSet<(Instant, Uuid)>>,
+    /// Games being loaded from the store, one lock each: however many requests name a game
+    /// that is not in memory, it is loaded once.
+    pub(super) loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
+}
+
+/// A sleeping game: its clock's reading when it went to sleep, and when; its next flag; and
+/// what a listing of live games filters by (labels, seat names), so that listing does not wake it.
+#[derive(Clone, Debug)]
+pub(super) struct Asleep {
+    pub(super) game_ms: u64,
+    pub(super) at: Instant,
+    pub(super) wake_at: Option<Instant>,
+    pub(super) labels: Box<[(String, String)]>,
+    pub(super) names: Box<[String]>,
+}
+
+impl Asleep {
+    /// The game clock's reading now, had the game stayed awake.
+    pub(super) fn now_ms(&self) -> u64 {
+        self.game_ms.saturating_add(self.at.elapsed().as_millis() as u64)
+    }
 }
 
 impl Context {
@@ -86,6 +112,34 @@ impl Context {
             self.forget_lease(&id);
         }
         self.metrics.games_live.set(self.live.len() as i64);
+    }
+
+    /// A session's task goes to sleep: remembered as asleep (with an alarm for its next flag),
+    /// then out of the live map, if the game's session is still that one. Among replicas the
+    /// lease stays with this replica (renewed by its heartbeat like any other), so a request at
+    /// another replica is forwarded here and wakes the game here.
+    fn put_to_sleep(&self, id: Uuid, instance: u64, asleep: Asleep) {
+        if self.live.get(&id).is_none_or(|s| s.instance() != instance) {
+            return;
+        }
+        let wake_at = asleep.wake_at;
+        self.asleep.insert(id, asleep);
+        if let Some(at) = wake_at {
+            self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
+        }
+        self.live.remove_if(&id, |_, s| s.instance() == instance);
+        self.metrics.games_live.set(self.live.len() as i64);
+        self.metrics.games_asleep.set(self.asleep.len() as i64);
+    }
+
+    /// A game no longer asleep (woken, or another replica's now): its entry and alarm go.
+    pub(super) fn forget_sleep(&self, id: &Uuid) -> Option<Asleep> {
+        let (_, asleep) = self.asleep.remove(id)?;
+        if let Some(at) = asleep.wake_at {
+            self.alarms.lock().unwrap_or_else(|e| e.into_inner()).remove(&(at, *id));
+        }
+        self.metrics.games_asleep.set(self.asleep.len() as i64);
+        Some(asleep)
     }
 
     fn forget_lease(&self, id: &Uuid) {
@@ -209,6 +263,14 @@ enum Decision {
     Act(usize, Action),
 }
 
+/// What the services' side tells a game's task about its use, so that the task knows when the
+/// game is idle: watch streams open, and when a request last named it.
+struct Activity {
+    watchers: AtomicUsize,
+    /// Milliseconds from the session's start to the last request that named the game.
+    touched_ms: AtomicU64,
+}
+
 /// One live (or finished, read-only) game.
 pub struct Session {
     id: Uuid,
@@ -224,7 +286,7 @@ pub struct Session {
     /// earlier one) still gets its first answer.
     finished: Remembered,
     events: broadcast::Sender<Arc<Event>>,
-    watchers: AtomicUsize,
+    activity: Arc<Activity>,
     /// Flips when the task gives the game up (a log it cannot write or read back): watch
     /// streams end, naming the event to resume from.
     gone: watch::Receiver<bool>,
@@ -252,6 +314,7 @@ impl Session {
         let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         let over = core.game().is_over();
         let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
+        let activity = Arc::new(Activity { watchers: AtomicUsize::new(0), touched_ms: AtomicU64::new(0) });
         let commands = (!over).then(|| {
             let (tx, rx) = mpsc::channel(64);
             let published = core.game().history().len();
@@ -273,6 +336,7 @@ impl Session {
                 jobs: 0,
                 decided: None,
                 waiting: Vec::new(),
+                activity: activity.clone(),
             };
             ctx.tasks.spawn(actor.run(rx));
             tx
@@ -286,7 +350,7 @@ impl Session {
             commands,
             finished,
             events,
-            watchers: AtomicUsize::new(0),
+            activity,
             gone: gone_rx,
         })
     }
@@ -297,6 +361,12 @@ impl Session {
 
     pub fn instance(&self) -> u64 {
         self.instance
+    }
+
+    /// A request named the game: it is not idle.
+    pub(super) fn touch(&self) {
+        let ms = self.clock.started.elapsed().as_millis() as u64;
+        self.activity.touched_ms.fetch_max(ms, Ordering::Relaxed);
     }
 
     /// Let the game go: the task finishes the operation it is in and stops; watchers are told
@@ -388,8 +458,8 @@ impl Session {
 
     /// Take a watcher's slot, if fewer than `cap` are taken; freed when the guard drops.
     pub fn add_watcher(self: &Arc<Session>, cap: usize) -> Option<WatchSlot> {
-        if self.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
-            self.watchers.fetch_sub(1, Ordering::SeqCst);
+        if self.activity.watchers.fetch_add(1, Ordering::SeqCst) >= cap {
+            self.activity.watchers.fetch_sub(1, Ordering::SeqCst);
             return None;
         }
         Some(WatchSlot(self.clone()))
@@ -397,7 +467,7 @@ impl Session {
 
     /// Watch streams open on this game.
     pub fn watchers(&self) -> usize {
-        self.watchers.load(Ordering::SeqCst)
+        self.activity.watchers.load(Ordering::SeqCst)
     }
 
     /// Events published from now on. Subscribe before reading the snapshot: an event is in the
@@ -434,7 +504,7 @@ impl WatchSlot {
 
 impl Drop for WatchSlot {
     fn drop(&mut self) {
-        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+        self.0.activity.watchers.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -462,6 +532,7 @@ struct Actor {
     /// A decision waiting for its pace, with the position it was made for.
     decided: Option<(usize, Decision)>,
     waiting: Vec<oneshot::Sender<()>>,
+    activity: Arc<Activity>,
 }
 
 /// How the task's loop ends.
@@ -469,6 +540,9 @@ enum Exit {
     Over,
     Broken,
     Shutdown,
+    /// Idle: the game leaves memory until it is named again, or until its next flag (the
+    /// instant given) is due.
+    Sleep(Option<Instant>),
 }
 
 impl Actor {
@@ -485,6 +559,7 @@ impl Actor {
             let flag = self.core.game().next_flag_fall();
             let flag_at = flag.map(|ms| self.clock.instant_of(ms));
             let bot_at = self.decided.as_ref().map(|_| self.last_change + self.bot_delay);
+            let idle_at = self.idle_at();
             let result = tokio::select! {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
                 () = stopped(&mut leave) => break Exit::Broken,
@@ -499,6 +574,12 @@ impl Actor {
                 }
                 _ = sleep_until(bot_at), if bot_at.is_some() => self.bot_moves().await,
                 _ = sleep_until(flag_at), if flag_at.is_some() => self.flag_falls(flag.unwrap_or(0)).await,
+                _ = sleep_until(idle_at), if idle_at.is_some() => {
+                    if self.may_sleep(flag_at) {
+                        break Exit::Sleep(flag_at);
+                    }
+                    Ok(())
+                }
             };
             if let Err(Broken) = result {
                 break Exit::Broken;
@@ -516,7 +597,64 @@ impl Actor {
                 let _ = self.gone.send(true);
             }
             Exit::Shutdown => {}
+            Exit::Sleep(wake_at) => {
+                // Out of the live map first: a request from now on loads the game from the
+                // store, where every change of this task is. Then no command is taken any
+                // more; those already queued are dropped unanswered, and their callers, finding
+                // this session stopped, ask the game's next session (the request never ran).
+                let asleep = {
+                    let snapshot = self.snapshot.borrow();
+                    Asleep {
+                        game_ms: self.clock.now_ms(),
+                        at: Instant::now(),
+                        wake_at,
+                        labels: snapshot.labels().into(),
+                        names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
+                    }
+                };
+                self.ctx.put_to_sleep(self.id, self.instance, asleep);
+                commands.close();
+                // A watch that began in that moment ends, naming the event to resume from: its
+                // client's next call wakes the game.
+                let _ = self.gone.send(true);
+                while let Ok(command) = commands.try_recv() {
+                    if let Command::Settled(tx) = command {
+                        let _ = tx.send(());
+                    }
+                }
+            }
         }
+    }
+
+    /// When the game would be idle long enough to sleep, if nothing happens before: the last
+    /// request that named it (or the last change) plus the idle span; None while a bot thinks
+    /// or waits to move, while someone waits for the game to settle, or when games never sleep.
+    fn idle_at(&self) -> Option<Instant> {
+        let idle_after = self.ctx.limits.idle_after?;
+        if self.jobs > 0 || self.decided.is_some() || !self.waiting.is_empty() {
+            return None;
+        }
+        let touched =
+            self.clock.started + Duration::from_millis(self.activity.touched_ms.load(Ordering::Relaxed));
+        Some(touched.max(self.last_change) + idle_after)
+    }
+
+    /// At the idle deadline: whether the game may sleep now (nobody watching, no request since,
+    /// no flag falling within the idle span). If not, the idle span starts again from now.
+    fn may_sleep(&mut self, flag_at: Option<Instant>) -> bool {
+        let now = Instant::now();
+        let Some(idle_after) = self.ctx.limits.idle_after else { return false };
+        if self.idle_at().is_some_and(|at| at > now) {
+            return false;
+        }
+        let watched = self.activity.watchers.load(Ordering::SeqCst) > 0;
+        let flag_soon = flag_at.is_some_and(|at| at <= now + idle_after);
+        if watched || flag_soon {
+            let ms = self.clock.started.elapsed().as_millis() as u64;
+            self.activity.touched_ms.fetch_max(ms, Ordering::Relaxed);
+            return false;
+        }
+        true
     }
 
     async fn handle(&mut self, command: Command) -> Result<(), Broken> {
