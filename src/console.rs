@@ -9,6 +9,8 @@ use dawgref_engine::selfplay::MatchResult;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use indicatif::ProgressBar;
+
 /// A progress bar over `games` games on standard error, with the time left estimated from the
 /// games played (drawn only on a terminal, so logs and tests see nothing of it).
 pub fn games_bar(games: u64) -> indicatif::ProgressBar {

@@ -166,6 +166,9 @@ pub enum BenchCommand {
     /// Whole-game review over gRPC: a bot game per ruleset reviewed, its wall time next to
     /// the bound, then the same request answered from the store (p50, p99).
     Review(super::bench_review::ReviewArgs),
+    /// Many live games on one server: memory per game awake and asleep, SubmitTurn latency
+    /// while they play, the time to wake a sleeping game.
+    Livegames(super::bench_livegames::LiveGamesArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -196,6 +199,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Think(args) => super::bench_champion::think(args),
         BenchCommand::Words(args) => super::bench_champion::words(args),
         BenchCommand::Review(args) => super::bench_review::run(args),
+        BenchCommand::Livegames(args) => super::bench_livegames::run(args),
         BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),

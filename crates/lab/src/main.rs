@@ -7,6 +7,7 @@ mod baseline;
 mod bench;
 mod bench_champion;
 mod bench_forward;
+mod bench_livegames;
 mod bench_review;
 mod bench_server;
 mod bench_store;
@@ -18,9 +19,44 @@ mod train;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// The in-process server benchmarks measure it with the allocator the product uses.
+/// The in-process server benchmarks measure it with the allocator the product uses, counting
+/// the bytes held (what the program holds, apart from what the allocator keeps for reuse).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Counted = Counted;
+
+struct Counted;
+
+static HELD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Bytes allocated and not yet freed, by the whole process.
+pub fn heap_bytes() -> usize {
+    HELD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+// SAFETY: every call is passed to mimalloc unchanged; the counter only observes sizes.
+unsafe impl std::alloc::GlobalAlloc for Counted {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        HELD.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        HELD.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        HELD.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        HELD.fetch_add(new_size, std::sync::atomic::Ordering::Relaxed);
+        HELD.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+    }
+}
 
 /// dawgref-lab: training and benchmarks for dawgref.
 #[derive(Parser, Debug)]
