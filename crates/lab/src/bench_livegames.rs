@@ -223,10 +223,16 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         for turn in 0..args.turns {
             bar.set_message(format!("round {} of {}", turn + 1, args.turns));
             let (times, _) = over_clients(&url, args.clients, games.clone(), &bar, move |mut g, mut a, games, i| async move {
-                let t = one_turn(&mut g, &mut a, &games[i], turn)
-                    .await
-                    .map_err(|e| format!("game {} ({}), turn {turn}: {e}", i, games[i].id))?;
-                Ok((g, a, Some(t)))
+                match one_turn(&mut g, &mut a, &games[i], turn).await {
+                    Ok(t) => Ok((g, a, Some(t))),
+                    // The game went out in this or an earlier round: it takes no more turns here.
+                    Err(e) if e.downcast_ref::<tonic::Status>().is_some_and(|s| {
+                        matches!(s.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted)
+                    }) => {
+                        Ok((g, a, None))
+                    }
+                    Err(e) => Err(format!("game {} ({}), turn {turn}: {e}", i, games[i].id).into()),
+                }
             })
             .await?;
             submits.extend(times);
@@ -249,10 +255,11 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         // Sleep: wait for every game to go.
         let bar = dawgref::console::progress_bar(games.len() as u64, "games asleep");
         let waited = Instant::now();
-        while host.asleep_games() < games.len() {
+        let in_play = host.live_games();
+        while host.asleep_games() < in_play {
             bar.set_position(host.asleep_games() as u64);
             if waited.elapsed() > Duration::from_secs(args.idle_after_s * 3 + 60) {
-                return Err(format!("only {} of {} games slept", host.asleep_games(), games.len()).into());
+                return Err(format!("only {} of {in_play} games slept", host.asleep_games()).into());
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -269,7 +276,11 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         );
 
         // Wake: a GetGame each, timed.
-        let sample: Arc<Vec<Game>> = Arc::new(games.iter().take(args.wakes).cloned().collect());
+        // Games that ended in the rounds (went out) are not asleep: only sleeping ones are woken.
+        let ended = games.len() - host.asleep_games();
+        let sample: Arc<Vec<Game>> = Arc::new(
+            games.iter().filter(|g| uuid::Uuid::parse_str(&g.id).is_ok_and(|id| host.is_asleep(&id))).take(args.wakes).cloned().collect(),
+        );
         let bar = dawgref::console::progress_bar(sample.len() as u64, "wakes");
         let (wakes, _) = over_clients(&url, args.clients.min(16), sample.clone(), &bar, |mut g, a, sample, i| async move {
             let started = Instant::now();
@@ -279,7 +290,7 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         .await?;
         bar.finish_and_clear();
         println!(
-            "woke {} games ({} turns each) by GetGame: p50 {:.2} ms, p99 {:.2} ms",
+            "woke {} games ({} turns each; {ended} games had ended) by GetGame: p50 {:.2} ms, p99 {:.2} ms",
             wakes.len(),
             args.turns,
             pct(&wakes, 0.5) / 1000.0,
