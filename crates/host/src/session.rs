@@ -281,11 +281,12 @@ pub struct Session {
     clock: GameClock,
     snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
-    commands: Option<mpsc::Sender<Command>>,
+    /// Boxed: a channel's first block of slots is allocated with it, and most games are idle.
+    commands: Option<mpsc::Sender<Box<Command>>>,
     /// A finished game's remembered responses: a retry of the request that ended it (or any
     /// earlier one) still gets its first answer.
     finished: Remembered,
-    events: broadcast::Sender<Arc<Event>>,
+    events: Arc<EventChannel>,
     activity: Arc<Activity>,
     /// Flips when the task gives the game up (a log it cannot write or read back): watch
     /// streams end, naming the event to resume from.
@@ -307,7 +308,8 @@ impl Session {
         let snapshot = Arc::new(core.snapshot());
         let (snapshot_tx, snapshot_rx) = watch::channel(snapshot);
         // Watchers that fall further behind replay from the snapshot, so the channel stays small.
-        let (events, _) = broadcast::channel(ctx.limits.event_buffer.max(1));
+        let events =
+            Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
         let (gone_tx, gone_rx) = watch::channel(false);
         let (leave, leave_rx) = watch::channel(false);
         static INSTANCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -412,7 +414,7 @@ impl Session {
     async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, HostError> {
         let Some(commands) = &self.commands else { return Err(HostError::Game(GameError::GameOver)) };
         let (reply, answer) = oneshot::channel();
-        commands.send(command(reply)).await.map_err(|_| HostError::Reloading)?;
+        commands.send(Box::new(command(reply))).await.map_err(|_| HostError::Reloading)?;
         answer.await.map_err(|_| HostError::Reloading)?
     }
 
@@ -451,7 +453,7 @@ impl Session {
     pub async fn settled(&self) {
         let Some(commands) = &self.commands else { return };
         let (tx, rx) = oneshot::channel();
-        if commands.send(Command::Settled(tx)).await.is_ok() {
+        if commands.send(Box::new(Command::Settled(tx))).await.is_ok() {
             let _ = rx.await;
         }
     }
@@ -480,6 +482,28 @@ impl Session {
     /// Resolves when the task gives the game up.
     pub fn gone(&self) -> watch::Receiver<bool> {
         self.gone.clone()
+    }
+}
+
+/// A game's event channel, made when the first watcher subscribes: most games are never
+/// watched, and an empty channel of `event_buffer` slots costs a few KB. An event sent before
+/// the channel exists is lost to nobody: it is in the snapshot already (the task publishes the
+/// snapshot first), and a watcher makes the channel before it reads the snapshot.
+struct EventChannel {
+    sender: OnceLock<broadcast::Sender<Arc<Event>>>,
+    capacity: usize,
+}
+
+impl EventChannel {
+    fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.sender.get_or_init(|| broadcast::channel(self.capacity).0).subscribe()
+    }
+
+    fn send(&self, event: &Event) {
+        if let Some(sender) = self.sender.get() {
+            // No receivers is fine: nobody is watching now.
+            let _ = sender.send(Arc::new(event.clone()));
+        }
     }
 }
 
@@ -517,7 +541,7 @@ struct Actor {
     clock: GameClock,
     core: Core,
     snapshot: watch::Sender<Arc<Snapshot>>,
-    events: broadcast::Sender<Arc<Event>>,
+    events: Arc<EventChannel>,
     gone: watch::Sender<bool>,
     /// Events already in a snapshot and sent.
     published: usize,
@@ -546,7 +570,7 @@ enum Exit {
 }
 
 impl Actor {
-    async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+    async fn run(mut self, mut commands: mpsc::Receiver<Box<Command>>) {
         let (bot_tx, mut bot_rx) = mpsc::unbounded_channel::<(usize, Option<Decision>)>();
         let mut shutdown = self.ctx.shutdown.clone();
         let mut leave = self.leave.clone();
@@ -564,7 +588,7 @@ impl Actor {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
                 () = stopped(&mut leave) => break Exit::Broken,
                 command = commands.recv() => match command {
-                    Some(c) => self.handle(c).await,
+                    Some(c) => self.handle(*c).await,
                     // Every handle is gone: the game left memory.
                     None => break Exit::Shutdown,
                 },
@@ -618,7 +642,7 @@ impl Actor {
                 // client's next call wakes the game.
                 let _ = self.gone.send(true);
                 while let Ok(command) = commands.try_recv() {
-                    if let Command::Settled(tx) = command {
+                    if let Command::Settled(tx) = *command {
                         let _ = tx.send(());
                     }
                 }
@@ -918,8 +942,7 @@ impl Actor {
         self.snapshot.send_replace(snapshot);
         let history = self.core.game().history();
         for e in &history[self.published.min(history.len())..] {
-            // No receivers is fine: nobody is watching.
-            let _ = self.events.send(Arc::new(e.clone()));
+            self.events.send(e);
         }
         self.published = history.len();
         self.last_change = Instant::now();
