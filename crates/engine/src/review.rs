@@ -558,24 +558,22 @@ fn judge_endgame(review: &mut TurnReview, before: &Game, rack: Rack, options: &O
 fn judge_static(review: &mut TurnReview, before: &Game, rack: Rack) {
     let rules = before.config().rules.clone();
     let seat = before.to_move();
-    let action = crate::equity::static_action(before, seat, LeaveModel::shipped(&rules));
+    let leaves = LeaveModel::shipped(&rules);
+    let action = crate::equity::static_action(before, seat, leaves);
     let bag = before.bag_len();
-    let equity = match &action {
+    let (score, equity) = match &action {
         Action::Play(p) => {
             let score = evaluate_normalized(before.board(), p).total;
-            f64::from(LeaveModel::shipped(&rules).play_equity(&rules, &rack, p, score, bag))
+            (score, leaves.play_equity(&rules, &rack, p, score, bag))
         }
         Action::Exchange(t) => {
             let mut kept = rack;
             kept.remove_all(t);
-            f64::from(LeaveModel::shipped(&rules).value(&rules, &kept, bag))
+            (0, leaves.value(&rules, &kept, bag))
         }
-        _ => f64::from(LeaveModel::shipped(&rules).value(&rules, &rack, bag)),
+        _ => (0, leaves.value(&rules, &rack, bag)),
     };
-    let score = match &action {
-        Action::Play(p) => evaluate_normalized(before.board(), p).total,
-        _ => 0,
-    };
+    let equity = f64::from(equity);
     review.best = Judged { action, score, equity, win: f64::NAN };
     review.lost = (equity - review.played.equity).max(0.0);
     if review.best.action.same_move(&review.played.action) {

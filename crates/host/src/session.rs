@@ -271,6 +271,13 @@ struct Activity {
     touched_ms: AtomicU64,
 }
 
+impl Activity {
+    /// The game is not idle as of now (`started`: the session's start).
+    fn touch(&self, started: Instant) {
+        self.touched_ms.fetch_max(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
 /// One live (or finished, read-only) game.
 pub struct Session {
     id: Uuid,
@@ -367,8 +374,7 @@ impl Session {
 
     /// A request named the game: it is not idle.
     pub(super) fn touch(&self) {
-        let ms = self.clock.started.elapsed().as_millis() as u64;
-        self.activity.touched_ms.fetch_max(ms, Ordering::Relaxed);
+        self.activity.touch(self.clock.started);
     }
 
     /// Let the game go: the task finishes the operation it is in and stops; watchers are told
@@ -674,8 +680,7 @@ impl Actor {
         let watched = self.activity.watchers.load(Ordering::SeqCst) > 0;
         let flag_soon = flag_at.is_some_and(|at| at <= now + idle_after);
         if watched || flag_soon {
-            let ms = self.clock.started.elapsed().as_millis() as u64;
-            self.activity.touched_ms.fetch_max(ms, Ordering::Relaxed);
+            self.activity.touch(self.clock.started);
             return false;
         }
         true
