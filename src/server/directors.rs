@@ -4,7 +4,6 @@
 
 use super::convert::end_reason;
 use super::errors;
-use super::forward::forwarded;
 use super::state::AppState;
 use super::views;
 use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, ResultKind};
@@ -63,7 +62,7 @@ impl DirectorsService {
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         self.state.check_director(request.metadata())?;
         let request_id = checked_request_id(request_id)?;
-        let session = match self.state.route(game_id, forwarded(&request)).await? {
+        let session = match self.state.route(game_id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self.state.forwarder.forward_directors(game_id, &addr, request, forward).await;

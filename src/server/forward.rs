@@ -12,7 +12,9 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
 
-/// The header a forwarding replica adds, so that a call is forwarded at most once.
+/// The header a forwarding replica adds, so that a call is forwarded at most once. Its value
+/// is the forwarding replica's advertised address: the owner counts whose calls it serves
+/// (see `owner`), and moves a game to the replica its calls keep coming through.
 pub const FORWARDED: &str = "x-dawgref-forwarded";
 
 /// Sends calls on to their game's owner: one HTTP/2 channel per peer address, shared by every
@@ -86,8 +88,12 @@ impl Forwarder {
         F: FnOnce(Channel, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        let (metadata, _, message) = request.into_parts();
-        let answer = self.call_via(addr, outgoing(&metadata, message), call).await;
+        let (metadata, extensions, message) = request.into_parts();
+        let from = self.host.cluster().map_or("", |c| c.addr());
+        let answer = self.call_via(addr, outgoing(&metadata, message, from), call).await;
+        if let (Ok(response), Some(note)) = (&answer, extensions.get::<super::owner::Note>()) {
+            note.answered(&self.host, response.metadata());
+        }
         if let Err(status) = &answer
             && unreachable(status)
         {
@@ -143,13 +149,15 @@ impl Forwarder {
 }
 
 /// A call to another replica, as the client sent it (its bearer token included), marked as
-/// forwarded so that the replica answers it itself.
-pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T) -> Request<T> {
+/// forwarded by the replica at `from` so that the replica answers it itself.
+pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, from: &str) -> Request<T> {
     let mut outgoing = Request::new(message);
     if let Some(auth) = metadata.get("authorization") {
         outgoing.metadata_mut().insert("authorization", auth.clone());
     }
-    outgoing.metadata_mut().insert(FORWARDED, tonic::metadata::MetadataValue::from_static("1"));
+    let mark = tonic::metadata::MetadataValue::try_from(from)
+        .unwrap_or_else(|_| tonic::metadata::MetadataValue::from_static("1"));
+    outgoing.metadata_mut().insert(FORWARDED, mark);
     outgoing
 }
 

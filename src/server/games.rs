@@ -5,7 +5,7 @@
 use super::auth;
 use super::convert;
 use super::errors;
-use super::forward::{self, forwarded};
+use super::forward;
 use super::import::{Imported, import};
 use super::new_game::{display_name, new_game};
 use super::state::AppState;
@@ -55,7 +55,7 @@ impl GamesService {
         let answers = futures_util::future::join_all(peers.iter().map(|addr| {
             self.state.forwarder.call_peer(
                 addr,
-                forward::outgoing(metadata, req.clone()),
+                forward::outgoing(metadata, req.clone(), cluster.addr()),
                 |mut c, r| async move { c.list_games(r).await },
             )
         }))
@@ -150,7 +150,7 @@ impl GamesService {
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
@@ -262,6 +262,9 @@ impl Games for GamesService {
         let creator = tokens.iter().position(Option::is_some).map_or(Viewer::Watcher, Viewer::Seat);
         let view = views::session_view(&session, creator);
         tracing::info!(game = %session.id(), "game created");
+        if let Some(note) = request.extensions().get::<super::owner::Note>() {
+            note.routed(&session.id().to_string(), &Route::Local(session.clone()));
+        }
         Ok(Response::new(pb::CreateGameResponse {
             game_id: session.id().to_string(),
             seat_tokens: tokens.into_iter().map(Option::unwrap_or_default).collect(),
@@ -274,7 +277,7 @@ impl Games for GamesService {
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
@@ -374,7 +377,7 @@ impl Games for GamesService {
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
@@ -400,7 +403,7 @@ impl Games for GamesService {
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self
@@ -430,7 +433,7 @@ impl Games for GamesService {
         request: Request<pb::WatchGameRequest>,
     ) -> Result<Response<EventStream>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => return self.watch_remote(&id, &addr, request).await,
         };
@@ -515,7 +518,7 @@ impl Games for GamesService {
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, forwarded(&request)).await? {
+        let session = match self.state.route(&id, &request).await? {
             Route::Local(s) => s,
             Route::Remote(addr) => {
                 return self

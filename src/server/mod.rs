@@ -16,6 +16,7 @@ mod inference;
 pub mod lexicons;
 mod lineup;
 mod new_game;
+pub mod owner;
 mod positions;
 mod pre_endgame;
 mod review;
@@ -255,6 +256,7 @@ async fn serve_on(
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(status::normalize))
         .layer(crate::metrics::RpcMetricsLayer(state.metrics.clone()))
+        .layer(owner::OwnerLayer(state.host.clone()))
         .add_service(health)
         .add_service(reflection)
         .add_service(reflection_alpha)

@@ -114,9 +114,14 @@ impl AppState {
         }
     }
 
-    /// Where the game is served (see [`Host::route`]).
-    pub async fn route(&self, id: &str, forwarded: bool) -> Result<Route, Status> {
-        self.host.route(id, forwarded).await.map_err(errors::host)
+    /// Where the game a request names is served (see [`Host::route`]), noted for the response's
+    /// owner header (see `owner`).
+    pub async fn route<T>(&self, id: &str, request: &tonic::Request<T>) -> Result<Route, Status> {
+        let route = self.host.route(id, super::forward::forwarded(request)).await.map_err(errors::host)?;
+        if let Some(note) = request.extensions().get::<super::owner::Note>() {
+            note.routed(id, &route);
+        }
+        Ok(route)
     }
 
     /// Run a command on a game's session. If the session's task stopped with the command still
@@ -129,7 +134,7 @@ impl AppState {
     {
         match op(session.clone()).await.map_err(errors::host) {
             Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
-                match self.route(id, true).await? {
+                match self.host.route(id, true).await.map_err(errors::host)? {
                     Route::Local(s) if s.instance() != session.instance() => {
                         op(s).await.map_err(errors::host)
                     }

@@ -5,6 +5,7 @@
 mod common;
 
 mod fault_kill9;
+mod ownership;
 mod replicas;
 mod store_contract;
 mod store_failure;

@@ -216,6 +216,50 @@ async fn a_replica_that_lost_its_lease_can_never_write() {
     assert_eq!(a.claim(game).await.unwrap(), Claim::NotLive, "a finished game has no owner");
 }
 
+/// A sleeping game's lease is let go with its clock: any replica may claim it (and reads the
+/// clock as if the game never slept); the orphan sweep takes it only once its alarm is due. A
+/// hand-over gives the lease to a named live replica at the next epoch, fencing the old owner.
+#[tokio::test]
+async fn released_and_handed_over_leases() {
+    let pg = Postgres::start("release", false);
+    let url = pg.database("release");
+    let a = Arc::new(PgStore::open(&url, replica(5000)).await.unwrap());
+    let b = Arc::new(PgStore::open(&url, replica(5000)).await.unwrap());
+    let (quiet, alarmed) = (Uuid::new_v4(), Uuid::new_v4());
+    for g in [quiet, alarmed] {
+        a.create(g, 1, b"r".to_vec(), b"0".to_vec(), false, vec![]).wait().await.unwrap();
+    }
+    assert!(a.release(quiet, 10_000, None).await.unwrap());
+    assert!(a.release(alarmed, 20_000, Some(Duration::from_millis(300))).await.unwrap());
+    assert!(!a.holds(&quiet) && !a.holds(&alarmed));
+    assert!(!a.release(quiet, 1, None).await.unwrap(), "released already: nothing to let go");
+    assert!(matches!(a.append(quiet, 1, b"a1".to_vec(), false).wait().await, Err(StoreError::Fenced(_))));
+    assert_eq!(b.orphans(Duration::ZERO, 10).await.unwrap(), Vec::<Uuid>::new(), "asleep, no alarm due");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(b.orphans(Duration::ZERO, 10).await.unwrap(), vec![alarmed], "its alarm is due");
+
+    // B wakes the quiet game: its own now, and its clock reads on from 10 s.
+    assert_eq!(b.claim(quiet).await.unwrap(), Claim::Mine);
+    let reading = b.take_slept(&quiet).expect("the clock's reading at the claim");
+    assert!((10_400..60_000).contains(&reading), "{reading} ms: 10 s plus the time asleep");
+    assert_eq!(b.take_slept(&quiet), None, "asked once");
+    b.append(quiet, 1, b"b1".to_vec(), false).wait().await.unwrap();
+    assert_eq!(a.claim(quiet).await.unwrap(), Claim::Other(b.replica().addr.clone()));
+
+    // B hands it to A: B's writes are fenced off, A's claim is already its own.
+    assert!(!b.hand_over(quiet, "nowhere:1").await.unwrap(), "no live replica there");
+    assert_eq!(b.claim(quiet).await.unwrap(), Claim::Mine);
+    assert!(b.hand_over(quiet, &a.replica().addr).await.unwrap());
+    assert!(!b.holds(&quiet));
+    assert!(matches!(b.append(quiet, 2, b"b2".to_vec(), false).wait().await, Err(StoreError::Fenced(_))));
+    assert_eq!(a.claim(quiet).await.unwrap(), Claim::Mine);
+    assert_eq!(a.epoch(&quiet), Some(5), "created 1, B's claims 2 and 3, hand-over 4, A's claim 5");
+    a.append(quiet, 2, b"a2".to_vec(), false).wait().await.unwrap();
+    let store: Arc<dyn GameStore> = a.clone();
+    let log = load(&store, quiet).await.unwrap().log;
+    assert_eq!(log, vec![(0, b"0".to_vec()), (1, b"b1".to_vec()), (2, b"a2".to_vec())]);
+}
+
 /// The race the fencing exists for: appends in flight while another replica takes over. Every
 /// append either lands before the takeover (and the new owner's log read has it) or is refused.
 #[tokio::test]

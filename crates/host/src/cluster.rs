@@ -19,10 +19,17 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
+/// Calls in a row forwarded by one replica, with no other call for the game between them, after
+/// which the game moves to that replica: behind a balancer that hashes on the game id, a game
+/// created elsewhere lives where its calls land from its first turns on.
+pub const HAND_OVER_AFTER: u32 = 3;
+
 pub struct Cluster {
     store: Arc<dyn Leases>,
     /// Owners of games this replica forwards to, by game: saves a store round trip per call.
     owners: DashMap<Uuid, String>,
+    /// Games served here whose last calls were all forwarded by one replica: which, how many.
+    runs: DashMap<Uuid, (String, u32)>,
     /// When the last heartbeat that succeeded was sent: the leases are sure until then + lease.
     beat: Mutex<Instant>,
 }
@@ -47,6 +54,13 @@ pub trait Leases: Send + Sync {
     fn leases_held(&self) -> usize;
     /// Stop holding the game's lease (it ended, or left memory).
     fn forget(&self, game: &Uuid);
+    /// Let a sleeping game's lease go with its clock's reading and, when a flag falls while it
+    /// sleeps, how long from now: any replica may wake it. False when it was not held.
+    fn release(&self, game: Uuid, game_ms: u64, wake_in: Option<Duration>) -> LeaseFuture<'_, bool>;
+    /// Give the game's lease to the live replica at `addr` (its session here has stopped).
+    fn hand_over<'a>(&'a self, game: Uuid, addr: &'a str) -> LeaseFuture<'a, bool>;
+    /// A released game just claimed: its clock's reading now, as if it never slept.
+    fn take_slept(&self, game: &Uuid) -> Option<u64>;
     /// Live games whose owner's heartbeat lapsed more than `grace` ago, at most `limit`.
     fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>>;
     /// The addresses of the other replicas with a current heartbeat.
@@ -77,6 +91,15 @@ impl Leases for PgStore {
     fn forget(&self, game: &Uuid) {
         PgStore::forget(self, game)
     }
+    fn release(&self, game: Uuid, game_ms: u64, wake_in: Option<Duration>) -> LeaseFuture<'_, bool> {
+        Box::pin(PgStore::release(self, game, game_ms, wake_in))
+    }
+    fn hand_over<'a>(&'a self, game: Uuid, addr: &'a str) -> LeaseFuture<'a, bool> {
+        Box::pin(PgStore::hand_over(self, game, addr))
+    }
+    fn take_slept(&self, game: &Uuid) -> Option<u64> {
+        PgStore::take_slept(self, game)
+    }
     fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>> {
         Box::pin(PgStore::orphans(self, grace, limit))
     }
@@ -90,7 +113,7 @@ impl Leases for PgStore {
 
 impl Cluster {
     pub fn new(store: Arc<dyn Leases>) -> Cluster {
-        Cluster { store, owners: DashMap::new(), beat: Mutex::new(Instant::now()) }
+        Cluster { store, owners: DashMap::new(), runs: DashMap::new(), beat: Mutex::new(Instant::now()) }
     }
 
     /// The leases, for the calls that ask the store directly.
@@ -146,6 +169,41 @@ impl Cluster {
             }
         }
         Ok(claim)
+    }
+
+    /// A call for a game served here came from a client (`from` None) or was forwarded by the
+    /// replica at `from`. True when the game's last [`HAND_OVER_AFTER`] calls all came through
+    /// that replica: the game should move there.
+    pub fn note_call(&self, game: Uuid, from: Option<&str>) -> bool {
+        let Some(peer) = from.filter(|p| !p.is_empty() && *p != self.addr()) else {
+            self.runs.remove(&game);
+            return false;
+        };
+        let mut run = self.runs.entry(game).or_insert_with(|| (peer.to_string(), 0));
+        if run.0 != peer {
+            *run = (peer.to_string(), 0);
+        }
+        run.1 += 1;
+        let due = run.1 >= HAND_OVER_AFTER;
+        drop(run);
+        if due {
+            self.runs.remove(&game);
+        }
+        due
+    }
+
+    /// The game left this replica (moved, asleep, ended): its count of forwarded calls goes.
+    pub fn forget_run(&self, game: &Uuid) {
+        self.runs.remove(game);
+    }
+
+    /// The game now belongs to the replica at `addr`.
+    pub fn set_owner(&self, game: Uuid, addr: &str) {
+        if addr == self.addr() {
+            self.owners.remove(&game);
+        } else {
+            self.owners.insert(game, addr.to_string());
+        }
     }
 
     /// The owner this replica last forwarded the game to.

@@ -159,7 +159,11 @@ impl Host {
             self.heartbeat(cluster).await.map_err(|e| HostError::store("the replica's heartbeat", e))?;
         }
         if cluster.leases().holds(&uuid) {
-            return self.session(id).await.map(Route::Local);
+            match self.session(id).await {
+                // Released (asleep) or handed over while the call waited: ask the store below.
+                Err(HostError::Moved(_)) => {}
+                served => return served.map(Route::Local),
+            }
         }
         if !forwarded && let Some(addr) = cluster.cached_owner(&uuid) {
             return Ok(Route::Remote(addr));
@@ -175,6 +179,62 @@ impl Host {
             Claim::Other(_) if forwarded => Err(HostError::Moved(dawgref_engine::text::clip(id))),
             Claim::Other(addr) => Ok(Route::Remote(addr)),
         }
+    }
+
+    /// A call for a game this replica serves came from a client (`from` None) or was forwarded
+    /// by the replica at `from`; after [`cluster::HAND_OVER_AFTER`] forwarded calls in a row from
+    /// one replica the game moves there ([`Host::hand_over`]). The address the game's owner
+    /// answers at now (None on a single server).
+    pub async fn served(&self, uuid: Uuid, from: Option<&str>) -> Option<String> {
+        let cluster = self.ctx.cluster.get()?;
+        if let Some(peer) = from
+            && cluster.note_call(uuid, Some(peer))
+            && self.hand_over(uuid, peer).await
+        {
+            return Some(peer.to_string());
+        }
+        if from.is_none() {
+            cluster.note_call(uuid, None);
+        }
+        Some(cluster.addr().to_string())
+    }
+
+    /// Move a game this replica serves to the live replica at `to`: its session stops (the
+    /// operation in hand is committed and answered first), then the lease goes to `to` at the
+    /// next epoch, so no turn is lost or written twice. Calls that arrive meanwhile wait for the
+    /// game's loading lock, then find it owned by `to`. False when it stayed (not held here, or
+    /// no live replica at `to`: it is then loaded here again by its next call).
+    pub async fn hand_over(&self, uuid: Uuid, to: &str) -> bool {
+        let Some(cluster) = self.ctx.cluster.get() else { return false };
+        let lock = self.ctx.loading_lock(uuid);
+        let guard = lock.lock().await;
+        let moved = if cluster.leases().holds(&uuid) {
+            // Out of the live map first, so that the stopping session keeps the lease for us.
+            if let Some((_, session)) = self.ctx.live.remove(&uuid) {
+                session.leave();
+                let _ = session.gone().wait_for(|gone| *gone).await;
+            }
+            self.ctx.forget_sleep(&uuid);
+            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
+            match cluster.leases().hand_over(uuid, to).await {
+                Ok(true) => {
+                    cluster.set_owner(uuid, to);
+                    self.ctx.metrics.handovers.inc();
+                    tracing::debug!(game = %uuid, to, "game handed over to the replica its calls come through");
+                    true
+                }
+                Ok(false) => false,
+                Err(e) => {
+                    tracing::warn!(game = %uuid, to, error = %e, "hand-over failed");
+                    false
+                }
+            }
+        } else {
+            false
+        };
+        self.ctx.done_loading(&uuid, &lock);
+        drop(guard);
+        moved
     }
 
     /// Renew the replica's heartbeat and let go of the games it lost.
@@ -220,6 +280,9 @@ impl Host {
     /// Let a game's session go (its game now belongs to another replica).
     pub fn evict(&self, id: Uuid) {
         self.ctx.forget_sleep(&id);
+        if let Some(cluster) = self.ctx.cluster.get() {
+            cluster.forget_run(&id);
+        }
         if let Some((_, session)) = self.ctx.live.remove(&id) {
             session.leave();
             self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
@@ -433,13 +496,14 @@ impl Host {
         }
         // Not in memory: loaded once, however many requests ask at the same time (the others
         // wait for the lock and then find it held).
-        let lock = self.ctx.loading.entry(uuid).or_default().clone();
-        let _loading = lock.lock().await;
-        if let Some(s) = self.held(&uuid) {
-            return Ok(s);
-        }
-        let loaded = self.load(uuid, id).await;
-        self.ctx.loading.remove(&uuid);
+        let lock = self.ctx.loading_lock(uuid);
+        let guard = lock.lock().await;
+        let loaded = match self.held(&uuid) {
+            Some(s) => Ok(s),
+            None => self.load(uuid, id).await,
+        };
+        self.ctx.done_loading(&uuid, &lock);
+        drop(guard);
         loaded
     }
 
@@ -458,10 +522,25 @@ impl Host {
 
     /// Load a game that is not in memory: replayed from the store on the pool, held if live.
     /// A game that slept resumes its clock where it would be had it stayed awake.
+    /// Among replicas the game must be this replica's first: a lease released when the game
+    /// fell asleep (or handed over) is claimed again, and one another replica holds is `Moved`.
     async fn load(&self, uuid: Uuid, id: &str) -> Result<Arc<Session>, HostError> {
+        let mut slept = None;
+        if let Some(cluster) = self.ctx.cluster.get() {
+            if !cluster.leases().holds(&uuid)
+                && let Claim::Other(_) = cluster
+                    .claim(uuid, &self.ctx.metrics)
+                    .await
+                    .map_err(|e| HostError::store("finding the game's owner", e))?
+            {
+                return Err(HostError::Moved(dawgref_engine::text::clip(id)));
+            }
+            slept = cluster.leases().take_slept(&uuid);
+        }
         self.ctx.metrics.games_loaded.inc();
         let Replayed { core, last_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
-        let asleep = self.ctx.asleep.get(&uuid).map(|a| a.now_ms());
+        // Its clock's reading as if it never slept: kept here, or (released) in the store.
+        let asleep = self.ctx.asleep.get(&uuid).map(|a| a.now_ms()).or(slept);
         let base_ms = asleep.map_or(last_ms, |now_ms| last_ms.max(now_ms));
         if core.game().is_over() {
             self.ctx.forget_sleep(&uuid);

@@ -35,6 +35,7 @@ pub struct Metrics {
     pub leases_held: IntGauge,
     pub takeovers: IntCounter,
     pub leases_lost: IntCounter,
+    pub handovers: IntCounter,
     pub forwarded: IntCounter,
 }
 
@@ -135,6 +136,13 @@ impl Metrics {
             leases_lost: register(
                 r,
                 IntCounter::new("dawgref_leases_lost_total", "Games another replica took over from this one"),
+            ),
+            handovers: register(
+                r,
+                IntCounter::new(
+                    "dawgref_handovers_total",
+                    "Games this replica gave to the replica their calls came through",
+                ),
             ),
             forwarded: register(
                 r,

@@ -115,9 +115,8 @@ impl Context {
     }
 
     /// A session's task goes to sleep: remembered as asleep (with an alarm for its next flag),
-    /// then out of the live map, if the game's session is still that one. Among replicas the
-    /// lease stays with this replica (renewed by its heartbeat like any other), so a request at
-    /// another replica is forwarded here and wakes the game here.
+    /// then out of the live map, if the game's session is still that one. Among replicas its
+    /// lease is then released ([`Context::release_sleeping`]).
     fn put_to_sleep(&self, id: Uuid, instance: u64, asleep: Asleep) {
         if self.live.get(&id).is_none_or(|s| s.instance() != instance) {
             return;
@@ -130,6 +129,39 @@ impl Context {
         self.live.remove_if(&id, |_, s| s.instance() == instance);
         self.metrics.games_live.set(self.live.len() as i64);
         self.metrics.games_asleep.set(self.asleep.len() as i64);
+    }
+
+    /// The lock a game is loaded (or its lease released or handed over) under: one at a time.
+    pub(super) fn loading_lock(&self, id: Uuid) -> Arc<tokio::sync::Mutex<()>> {
+        self.loading.entry(id).or_default().clone()
+    }
+
+    /// Done with the game's loading lock (`lock`, still held): its entry goes unless someone
+    /// else holds or waits for it (they took their clone under the map's lock, so the count is
+    /// exact), who then removes it.
+    pub(super) fn done_loading(&self, id: &Uuid, lock: &Arc<tokio::sync::Mutex<()>>) {
+        self.loading.remove_if(id, |_, held| Arc::ptr_eq(held, lock) && Arc::strong_count(held) <= 2);
+    }
+
+    /// Among replicas, a game that fell asleep lets its lease go (keeping its clock's reading
+    /// and its next flag in the store), so that whichever replica its next call reaches wakes
+    /// it. Under the game's loading lock, and only if it is still asleep here: a request that
+    /// woke it meanwhile keeps the lease.
+    async fn release_sleeping(&self, id: Uuid) {
+        let Some(cluster) = self.cluster.get() else { return };
+        let lock = self.loading_lock(id);
+        let guard = lock.lock().await;
+        let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
+        if let (Some((game_ms, wake_at)), false) = (reading, self.live.contains_key(&id)) {
+            let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
+            cluster.forget_run(&id);
+            if let Err(e) = cluster.leases().release(id, game_ms, wake_in).await {
+                // It stays this replica's, renewed by the heartbeat; a call here wakes it.
+                tracing::warn!(game = %id, error = %e, "a sleeping game's lease could not be released");
+            }
+        }
+        self.done_loading(&id, &lock);
+        drop(guard);
     }
 
     /// A game no longer asleep (woken, or another replica's now): its entry and alarm go.
@@ -643,6 +675,10 @@ impl Actor {
                     }
                 };
                 self.ctx.put_to_sleep(self.id, self.instance, asleep);
+                if self.ctx.cluster.get().is_some() {
+                    let (ctx, id) = (self.ctx.clone(), self.id);
+                    self.ctx.tasks.spawn(async move { ctx.release_sleeping(id).await });
+                }
                 commands.close();
                 // A watch that began in that moment ends, naming the event to resume from: its
                 // client's next call wakes the game.

@@ -8,6 +8,16 @@
 //! heartbeat has not expired, so one heartbeat renews every lease of a replica at once. A lease
 //! is taken over (owner changed, epoch + 1) only when its owner's heartbeat has expired.
 //!
+//! **Sleeping games.** A game that leaves its owner's memory after an idle spell is released:
+//! its lease row keeps no owner but the game clock's reading and the moment it fell asleep
+//! (`slept_ms`, `slept_at`) and, when a flag falls while it sleeps, `wake_at`. Any replica may
+//! claim it (the claim answers the clock's reading now, as if the game never slept); the orphan
+//! sweep takes a released game only once its `wake_at` is due.
+//!
+//! **Hand-over.** An owner may give a game's lease to a named live replica (`hand_over`): the
+//! row gets the new owner and the next epoch, so an append of the old owner still in flight
+//! inserts nothing, and the new owner's claim (already its own) reads the whole log.
+//!
 //! **Fencing.** Every log row is inserted by one statement that first locks the game's lease
 //! row (`FOR SHARE`) and finds it still held by this replica at the epoch it claimed. A takeover
 //! updates that row, so it waits for any append in flight to commit and then reads the log
@@ -79,6 +89,11 @@ CREATE TABLE reviews (
     PRIMARY KEY (game, key)
 );
 ",
+    "
+ALTER TABLE leases ALTER COLUMN owner DROP NOT NULL;
+ALTER TABLE leases ADD COLUMN slept_ms bigint, ADD COLUMN slept_at timestamptz, ADD COLUMN wake_at timestamptz;
+CREATE INDEX leases_wake ON leases (wake_at) WHERE owner IS NULL;
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -86,18 +101,38 @@ const APPEND: &str = "
 WITH lease AS (SELECT 1 FROM leases WHERE game = $1 AND owner = $2 AND epoch = $3 FOR SHARE)
 INSERT INTO log (game, seq, body) SELECT $1, $4, $5 FROM lease ON CONFLICT DO NOTHING";
 
-/// Take a live game's lease: new, already ours, or its owner's heartbeat expired. The epoch goes
-/// up even when the lease was ours already (a session let go, then loaded again), so that a
-/// write of the old session still in doubt can never land after the new one read the log. The
-/// second column says whether another replica held it.
+/// Take a live game's lease: new, already ours, released (a sleeping game), or its owner's
+/// heartbeat expired. The epoch goes up even when the lease was ours already (a session let go,
+/// then loaded again), so that a write of the old session still in doubt can never land after
+/// the new one read the log. The second column says whether another replica held it; the third
+/// is a released game's clock reading now (its reading when it fell asleep, plus the time since).
 const CLAIM: &str = "
-WITH prev AS (SELECT owner FROM leases WHERE game = $1)
+WITH prev AS (
+    SELECT owner,
+           slept_ms + (extract(epoch FROM clock_timestamp() - slept_at) * 1000)::bigint AS now_ms
+    FROM leases WHERE game = $1
+)
 INSERT INTO leases (game, owner, epoch)
 SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM games WHERE id = $1 AND NOT finished AND quarantined IS NULL)
-ON CONFLICT (game) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1
+ON CONFLICT (game) DO UPDATE
+    SET owner = EXCLUDED.owner, epoch = leases.epoch + 1, slept_ms = NULL, slept_at = NULL, wake_at = NULL
 WHERE leases.owner = EXCLUDED.owner
+   OR leases.owner IS NULL
    OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = leases.owner AND r.expires > clock_timestamp())
-RETURNING epoch, COALESCE((SELECT owner <> $2 FROM prev), false)";
+RETURNING epoch, COALESCE((SELECT owner <> $2 FROM prev), false), (SELECT now_ms FROM prev)";
+
+/// Let a sleeping game's lease go, keeping its clock's reading and when its next flag falls.
+const RELEASE: &str = "
+UPDATE leases SET owner = NULL, slept_ms = $4, slept_at = clock_timestamp(),
+    wake_at = clock_timestamp() + $5::float8 * interval '1 millisecond'
+WHERE game = $1 AND owner = $2 AND epoch = $3";
+
+/// Give a game's lease to the live replica that answers at `$4`, at the next epoch.
+const HAND_OVER: &str = "
+UPDATE leases SET owner = r.id, epoch = leases.epoch + 1
+FROM (SELECT id FROM replicas WHERE addr = $4 AND id <> $2 AND expires > clock_timestamp()
+      ORDER BY expires DESC LIMIT 1) r
+WHERE leases.game = $1 AND leases.owner = $2 AND leases.epoch = $3";
 
 /// Who holds a game's lease, and whether that replica's heartbeat is current.
 const OWNER: &str = "
@@ -163,6 +198,8 @@ pub struct PgStore {
     replica: Replica,
     /// Games whose lease this replica holds, with the epoch its appends must carry.
     epochs: DashMap<Uuid, i64>,
+    /// Released games this replica claimed: their clock's reading at the claim, and when.
+    slept: DashMap<Uuid, (u64, std::time::Instant)>,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
@@ -206,7 +243,7 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Io(format!("PostgreSQL pool: {e}")))?;
         let (writes, groups) = queue::queue(MAX_GROUP);
-        let store = PgStore { pool, writes, replica, epochs: DashMap::new() };
+        let store = PgStore { pool, writes, replica, epochs: DashMap::new(), slept: DashMap::new() };
         store.migrate().await?;
         store.heartbeat().await?;
         tokio::spawn(write_loop(pg, groups));
@@ -280,6 +317,14 @@ impl PgStore {
         let client = self.client().await?;
         if let Some(row) = timed(client.query_opt(CLAIM, &[&game, &self.replica.id])).await? {
             self.epochs.insert(game, row.get(0));
+            match row.get::<_, Option<i64>>(2) {
+                Some(ms) => {
+                    self.slept.insert(game, (ms.max(0) as u64, std::time::Instant::now()));
+                }
+                None => {
+                    self.slept.remove(&game);
+                }
+            }
             return Ok(if row.get::<_, bool>(1) { Claim::TakenOver } else { Claim::Mine });
         }
         self.epochs.remove(&game);
@@ -312,6 +357,45 @@ impl PgStore {
         self.epochs.remove(game);
     }
 
+    /// A released game this replica claimed: its clock's reading now, as if it never slept
+    /// (asked once, by the load that follows the claim).
+    pub fn take_slept(&self, game: &Uuid) -> Option<u64> {
+        let (_, (ms, at)) = self.slept.remove(game)?;
+        Some(ms.saturating_add(at.elapsed().as_millis() as u64))
+    }
+
+    /// Let the lease of a game that fell asleep go, so that any replica may wake it: the row
+    /// keeps the clock's reading `game_ms` and, when a flag falls while it sleeps, `wake_in`
+    /// from now. False when this replica no longer held it.
+    pub async fn release(
+        &self,
+        game: Uuid,
+        game_ms: u64,
+        wake_in: Option<Duration>,
+    ) -> Result<bool, StoreError> {
+        let Some(epoch) = self.epoch(&game) else { return Ok(false) };
+        let client = self.client().await?;
+        let wake = wake_in.map(|d| d.as_millis() as f64);
+        let n = timed(client.execute(
+            RELEASE,
+            &[&game, &self.replica.id, &epoch, &(game_ms.min(i64::MAX as u64) as i64), &wake],
+        ))
+        .await?;
+        self.epochs.remove(&game);
+        Ok(n == 1)
+    }
+
+    /// Give the game's lease to the live replica at `addr` (its session here has stopped).
+    /// False when this replica no longer held it or no live replica answers there; either way
+    /// this replica holds it no more.
+    pub async fn hand_over(&self, game: Uuid, addr: &str) -> Result<bool, StoreError> {
+        let Some(epoch) = self.epoch(&game) else { return Ok(false) };
+        let client = self.client().await?;
+        let n = timed(client.execute(HAND_OVER, &[&game, &self.replica.id, &epoch, &addr])).await?;
+        self.epochs.remove(&game);
+        Ok(n == 1)
+    }
+
     /// Hand every game over: end this replica's heartbeat, so others may take its leases at once.
     pub async fn release_all(&self) -> Result<(), StoreError> {
         let client = self.client().await?;
@@ -333,14 +417,17 @@ impl PgStore {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    /// Games whose owner's heartbeat ended more than `grace` ago: nobody makes their clocks fall
-    /// or their bots move until a replica takes them over.
+    /// Games whose owner's heartbeat ended more than `grace` ago (nobody makes their clocks fall
+    /// or their bots move until a replica takes them over), and released games whose next flag
+    /// is due.
     pub async fn orphans(&self, grace: Duration, limit: i64) -> Result<Vec<Uuid>, StoreError> {
         let client = self.client().await?;
         let ms = grace.as_millis() as f64;
         let rows = timed(client.query(
             "SELECT l.game FROM leases l LEFT JOIN replicas r ON r.id = l.owner
-             WHERE r.id IS NULL OR r.expires < clock_timestamp() - $1::float8 * interval '1 millisecond'
+             WHERE (l.owner IS NOT NULL
+                    AND (r.id IS NULL OR r.expires < clock_timestamp() - $1::float8 * interval '1 millisecond'))
+                OR (l.owner IS NULL AND l.wake_at <= clock_timestamp())
              LIMIT $2",
             &[&ms, &limit],
         ))
