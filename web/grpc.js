@@ -256,9 +256,15 @@ function method(service, name) {
   return { path: `/${full}/${name}`, request: m[0], response: m[1] };
 }
 
-function headers(token) {
+/**
+ * The call's headers. A request about one game also names it in `x-dawgref-game`, so that a
+ * balancer in front of replicas sends every call of the game to the same replica (its owner).
+ */
+function headers(token, request) {
   const h = { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" };
   if (token) h.authorization = `Bearer ${token}`;
+  const game = request && (request.game_id || request.position?.game_id);
+  if (typeof game === "string" && game) h["x-dawgref-game"] = game;
   return h;
 }
 
@@ -296,7 +302,7 @@ function frames(buffer) {
 export async function call(service, name, request, token) {
   await loadSchema();
   const m = method(service, name);
-  const res = await fetch(m.path, { method: "POST", headers: headers(token), body: frame(encode(m.request, request)) });
+  const res = await fetch(m.path, { method: "POST", headers: headers(token, request), body: frame(encode(m.request, request)) });
   if (!res.ok) throw new GrpcError(14, `HTTP ${res.status}`);
   const early = statusFrom((k) => res.headers.get(k));
   const [parts] = frames(new Uint8Array(await res.arrayBuffer()));
@@ -319,7 +325,7 @@ export async function stream(service, name, request, token, onMessage, signal) {
   await loadSchema();
   const m = method(service, name);
   const res = await fetch(m.path, {
-    method: "POST", headers: headers(token), body: frame(encode(m.request, request)), signal,
+    method: "POST", headers: headers(token, request), body: frame(encode(m.request, request)), signal,
   });
   if (!res.ok) throw new GrpcError(14, `HTTP ${res.status}`);
   let status = statusFrom((k) => res.headers.get(k));

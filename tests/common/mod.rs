@@ -2,6 +2,7 @@
 //! in-process server with client helpers.
 #![allow(dead_code)]
 
+pub mod balancer;
 pub mod binary;
 #[path = "../../crates/engine/tests/common/mod.rs"]
 mod engine;

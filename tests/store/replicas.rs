@@ -40,6 +40,8 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 struct Replica {
     child: Option<Child>,
     port: u16,
+    /// Where its Prometheus metrics are served.
+    metrics: u16,
 }
 
 impl Replica {
@@ -48,6 +50,17 @@ impl Replica {
     }
     fn pid(&self) -> i32 {
         self.child.as_ref().unwrap().id() as i32
+    }
+    /// A counter or gauge of the replica's, read from its metrics endpoint.
+    fn metric(&self, name: &str) -> f64 {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", self.metrics)).unwrap();
+        conn.write_all(b"GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+        let mut text = String::new();
+        conn.read_to_string(&mut text).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+            .map_or(0.0, |v| v.trim().parse().unwrap())
     }
 }
 
@@ -65,6 +78,8 @@ struct Cluster {
     db: String,
     dir: TempDir,
     replicas: Vec<Replica>,
+    /// More `serve` arguments for every replica.
+    args: Vec<String>,
 }
 
 fn signal(pid: i32, sig: i32) {
@@ -73,10 +88,15 @@ fn signal(pid: i32, sig: i32) {
 
 impl Cluster {
     async fn start(tag: &str, n: usize) -> Cluster {
+        Cluster::start_with(tag, n, &[]).await
+    }
+
+    async fn start_with(tag: &str, n: usize, args: &[&str]) -> Cluster {
         let pg = Postgres::start(tag, false);
         let db = pg.database("games");
         let dir = TempDir::new(tag);
-        let mut cluster = Cluster { pg, db, dir, replicas: Vec::new() };
+        let args = args.iter().map(|a| a.to_string()).collect();
+        let mut cluster = Cluster { pg, db, dir, replicas: Vec::new(), args };
         for _ in 0..n {
             let port = free_port();
             let r = cluster.spawn(port).await;
@@ -91,8 +111,11 @@ impl Cluster {
             .append(true)
             .open(self.dir.0.join(format!("replica-{port}.log")))
             .unwrap();
+        let metrics = free_port();
         let child = serve(port)
             .args(["--database-url", &self.db, "--lease-ms", &LEASE_MS.to_string()])
+            .args(["--metrics-listen", &format!("127.0.0.1:{metrics}")])
+            .args(&self.args)
             .arg("--lexicon-cache")
             .arg(self.dir.0.join("lexicons"))
             .arg("--data-dir")
@@ -103,7 +126,7 @@ impl Cluster {
             .spawn()
             .expect("the server binary starts");
         wait_until_up(&format!("http://127.0.0.1:{port}")).await;
-        Replica { child: Some(child), port }
+        Replica { child: Some(child), port, metrics }
     }
 
     fn urls(&self) -> Vec<String> {
@@ -159,23 +182,37 @@ fn retryable(e: &tonic::Status) -> bool {
 /// Every error that was not retryable, with its call.
 type Wrong = Arc<Mutex<Vec<String>>>;
 
-/// Play the game through the replicas in turn until it ends or `stop`. A retryable error moves
-/// to the next replica; a turn whose answer was lost is retried with its request id.
+/// How a client plays its game through the replicas.
+#[derive(Clone, Copy, Default)]
+struct Style {
+    /// Stay with one replica (as a balancer hashing on the game would) until it fails; else a
+    /// turn at each replica in turn.
+    sticky: bool,
+    /// After this many turns, wait this long (long enough for the game to fall asleep).
+    pause: Option<(usize, Duration)>,
+}
+
+/// Play the game through the replicas until it ends or `stop`. A retryable error moves to the
+/// next replica; a turn whose answer was lost is retried with its request id.
 async fn drive(
     urls: Arc<Mutex<Vec<String>>>,
     game: Arc<Game>,
     stop: Arc<AtomicBool>,
     wrong: Wrong,
     start: usize,
+    style: Style,
 ) {
     let mut k = start;
     let mut failures = 0;
+    let mut turns = 0;
     while !stop.load(Ordering::Relaxed) {
         let url = {
             let urls = urls.lock().unwrap();
             urls[k % urls.len()].clone()
         };
-        k += 1;
+        if !style.sticky {
+            k += 1;
+        }
         let ch = channel(&url).await;
         let (mut g, mut a) = (GamesClient::new(ch.clone()), AnalysisClient::new(ch));
         let outcome: Result<bool, tonic::Status> = async {
@@ -218,8 +255,19 @@ async fn drive(
         .await;
         match outcome {
             Ok(true) => return,
-            Ok(false) => failures = 0,
+            Ok(false) => {
+                failures = 0;
+                turns += 1;
+                if let Some((every, wait)) = style.pause
+                    && turns % every == 0
+                {
+                    tokio::time::sleep(wait).await;
+                }
+            }
             Err(e) if retryable(&e) => {
+                if style.sticky {
+                    k += 1;
+                }
                 failures += 1;
                 tokio::time::sleep(Duration::from_millis(if failures > 3 { 100 } else { 10 })).await;
             }
@@ -287,19 +335,24 @@ async fn check(urls: &[String], game: &Game) {
 }
 
 async fn new_games(url: &str, n: usize, seed: u64) -> Vec<Arc<Game>> {
+    new_games_with(url, n, seed, None).await
+}
+
+/// `n` games of two people created at `url`; `scoreless_limit`: scoreless turns that end one.
+async fn new_games_with(url: &str, n: usize, seed: u64, scoreless_limit: Option<u32>) -> Vec<Arc<Game>> {
     let mut g = GamesClient::new(channel(url).await);
     let mut games = Vec::new();
     for k in 0..n {
-        let created = g
-            .create_game(create(
-                pb::Ruleset::English,
-                pb::ChallengeRule::Void,
-                vec![human("a"), human("b")],
-                seed + k as u64,
-            ))
-            .await
-            .unwrap()
-            .into_inner();
+        let mut req = create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Void,
+            vec![human("a"), human("b")],
+            seed + k as u64,
+        );
+        if scoreless_limit.is_some() {
+            req.options.get_or_insert_with(Default::default).scoreless_turn_limit = scoreless_limit;
+        }
+        let created = g.create_game(req).await.unwrap().into_inner();
         games.push(Arc::new(Game {
             id: created.game_id,
             tokens: created.seat_tokens,
@@ -321,12 +374,16 @@ struct Load {
 }
 
 fn load(urls: &Arc<Mutex<Vec<String>>>, games: &[Arc<Game>]) -> Load {
+    load_with(urls, games, Style::default())
+}
+
+fn load_with(urls: &Arc<Mutex<Vec<String>>>, games: &[Arc<Game>], style: Style) -> Load {
     let stop = Arc::new(AtomicBool::new(false));
     let wrong: Wrong = Arc::default();
     let tasks = games
         .iter()
         .enumerate()
-        .map(|(k, g)| tokio::spawn(drive(urls.clone(), g.clone(), stop.clone(), wrong.clone(), k)))
+        .map(|(k, g)| tokio::spawn(drive(urls.clone(), g.clone(), stop.clone(), wrong.clone(), k, style)))
         .collect();
     Load { stop, wrong, tasks }
 }
@@ -628,4 +685,112 @@ async fn list_games_sees_every_replica() {
             vec![all[8].id.clone()]
         );
     }
+}
+
+/// What every replica's counter adds up to.
+fn total(cluster: &Cluster, name: &str) -> f64 {
+    cluster.replicas.iter().filter(|r| r.child.is_some()).map(|r| r.metric(name)).sum()
+}
+
+/// A turn through `client`, the game named in `x-dawgref-game` as a balancer needs: GetGame, then
+/// a pass with its request id. The owner each answer named.
+async fn turn_with_header(client: &mut GamesClient<Channel>, game: &Game, turn: u32) -> [String; 2] {
+    let header: tonic::metadata::MetadataValue<_> = game.id.parse().unwrap();
+    let owner =
+        |m: &tonic::metadata::MetadataMap| m.get("x-dawgref-owner").unwrap().to_str().unwrap().to_string();
+    let mut get = authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]);
+    get.metadata_mut().insert("x-dawgref-game", header.clone());
+    let view = client.get_game(get).await.unwrap();
+    let first = owner(view.metadata());
+    assert_eq!(view.into_inner().turn, turn, "game {}", game.id);
+    let seat = turn as usize % 2;
+    let mut pass = authed(
+        pb::SubmitTurnRequest {
+            game_id: game.id.clone(),
+            expected_turn: Some(turn),
+            request_id: format!("{seat}-{turn}"),
+            action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+        },
+        &game.tokens[seat],
+    );
+    pass.metadata_mut().insert("x-dawgref-game", header);
+    let answer = client.submit_turn(pass).await.unwrap();
+    [first, owner(answer.metadata())]
+}
+
+/// Three replicas behind the deployment's HAProxy, which hashes on `x-dawgref-game`: games are
+/// created round robin (CreateGame names no game), so most start on a replica their calls do not
+/// land on; after their first turns each game has moved to where its calls land, and no call is
+/// forwarded any more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_the_balancer_each_game_moves_to_where_its_calls_land() {
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("balancer", 3).await;
+    let ports: Vec<u16> = cluster.replicas.iter().map(|r| r.port).collect();
+    let balancer = common::balancer::Balancer::start(&cluster.dir.0, free_port(), &ports)
+        .unwrap_or_else(|e| panic!("{e} (scripts/test installs it)"));
+    wait_until_up(&balancer.url()).await;
+    let games = new_games_with(&balancer.url(), 12, 500, Some(1000)).await;
+    let mut client = GamesClient::new(channel(&balancer.url()).await);
+    for turn in 0..2 {
+        for g in &games {
+            turn_with_header(&mut client, g, turn).await;
+        }
+    }
+    let (forwarded, moved) =
+        (total(&cluster, "dawgref_forwarded_calls_total"), total(&cluster, "dawgref_handovers_total"));
+    assert!(moved >= 1.0, "some game was created away from where its calls land");
+    let mut owners = std::collections::BTreeMap::new();
+    for turn in 2..10 {
+        for g in &games {
+            for owner in turn_with_header(&mut client, g, turn).await {
+                let first = owners.entry(g.id.clone()).or_insert_with(|| owner.clone());
+                assert_eq!(*first, owner, "game {}: one owner from its third turn on", g.id);
+            }
+        }
+    }
+    assert_eq!(
+        total(&cluster, "dawgref_forwarded_calls_total"),
+        forwarded,
+        "after each game's first two turns no call is forwarded\n{}",
+        cluster.logs()
+    );
+    assert_eq!(total(&cluster, "dawgref_handovers_total"), moved, "and no game moves again");
+    eprintln!(
+        "through HAProxy: {forwarded} calls forwarded in the first two turns of 12 games ({moved} hand-overs), none in the next 8"
+    );
+}
+
+/// Games that sleep (and let their leases go), wake at whichever replica their client uses and
+/// move there, while a replica is killed with `kill -9`: no acknowledged turn is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill9_while_games_sleep_wake_and_move_loses_no_turn() {
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start_with("sleep-kill9", 3, &["--idle-after", "300ms"]).await;
+    // Game j is created on replica j % 3 and played through replica (j + 1) % 3: it moves.
+    let mut games = Vec::new();
+    for j in 0..9 {
+        games.extend(new_games(&cluster.replicas[j % 3].url(), 1, 700 + j as u64).await);
+    }
+    let urls = Arc::new(Mutex::new(cluster.urls()));
+    let mut rotated = games.clone();
+    rotated.rotate_right(1);
+    let style = Style { sticky: true, pause: Some((4, Duration::from_millis(700))) };
+    let running = load_with(&urls, &rotated, style);
+    progress(&games, 40, "before the kill").await;
+    assert!(total(&cluster, "dawgref_handovers_total") >= 1.0, "games moved to their clients' replicas");
+    assert!(total(&cluster, "dawgref_games_woken_total") >= 1.0, "games slept and woke");
+
+    cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+    cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+    cluster.replicas[0].child = None;
+    urls.lock().unwrap().remove(0);
+    progress(&games, 40, "after the kill").await;
+    let wrong = running.finish().await;
+    assert!(wrong.is_empty(), "clients got wrong answers: {wrong:#?}\n{}", cluster.logs());
+    let survivors = urls.lock().unwrap().clone();
+    for g in &games {
+        check(&survivors, g).await;
+    }
+    eprintln!("{} turns acknowledged while games slept, woke and moved, all present once", acked(&games));
 }

@@ -554,7 +554,8 @@ impl Host {
             }
         };
         session.touch();
-        if self.ctx.forget_sleep(&uuid).is_some() {
+        // Woken: it slept here, or (released) elsewhere.
+        if self.ctx.forget_sleep(&uuid).is_some() || asleep.is_some() {
             self.ctx.metrics.games_woken.inc();
         }
         self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);

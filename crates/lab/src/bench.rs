@@ -102,6 +102,27 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 500)]
         turns: u32,
     },
+    /// Three replicas in this process on one PostgreSQL behind the deployment's HAProxy
+    /// (Debian's `haproxy` must be installed), clients sending `x-dawgref-game`: the share of
+    /// calls served by the owner without a forward after each game's first two turns, and
+    /// GetGame throughput through the balancer next to straight to each game's owner.
+    Balancer {
+        /// An empty PostgreSQL database (its tables are created and filled).
+        #[arg(long)]
+        database_url: String,
+        /// Games created through the balancer.
+        #[arg(long, default_value_t = 300)]
+        games: usize,
+        /// Turns each game plays (a GetGame and a pass each).
+        #[arg(long, default_value_t = 10)]
+        turns: u32,
+        /// Seconds of GetGame load each way.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Concurrent clients.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+    },
     /// Evaluate, ValidatePlay and the incremental board update, per call, over the best play of
     /// each position of seeded self-play games.
     Engine {
@@ -240,6 +261,15 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             clients.clamp(1, 256),
             turns.clamp(1, 100_000),
         ),
+        BenchCommand::Balancer { database_url, games, turns, seconds, clients } => {
+            super::bench_balancer::run(
+                &database_url,
+                games.clamp(1, 100_000),
+                turns.clamp(3, 1_000),
+                seconds.clamp(0.1, 600.0),
+                clients.clamp(1, 256),
+            )
+        }
         BenchCommand::Botload { addr, games, seconds } => {
             super::bench_server::botload(addr, games.clamp(1, 256), seconds.clamp(0.1, 600.0))
         }

@@ -19,8 +19,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 
-/// A replica serving on a loopback port: its handle and a client channel to it.
-async fn replica(url: &str) -> Result<(Handle, Channel), Box<dyn std::error::Error>> {
+/// A replica serving on a loopback port: its handle, a client channel to it, its address.
+pub(super) async fn replica(
+    url: &str,
+) -> Result<(Handle, Channel, std::net::SocketAddr), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.to_string(), lease: Duration::from_secs(3) };
@@ -29,7 +31,7 @@ async fn replica(url: &str) -> Result<(Handle, Channel), Box<dyn std::error::Err
     let (handle, _) = server::Builder::new(vec![lexicon]).replica(store).start().await?;
     handle.spawn(listener);
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?.connect().await?;
-    Ok((handle, channel))
+    Ok((handle, channel, addr))
 }
 
 /// `turns` passes one at a time on the game, through `channel`, starting at turn `first`.
@@ -59,8 +61,8 @@ async fn passes(
 pub fn run(url: &str, seconds: f64, clients: usize, turns: u32) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let (owner, direct) = replica(url).await?;
-        let (other, forwarded) = replica(url).await?;
+        let (owner, direct, _) = replica(url).await?;
+        let (other, forwarded, _) = replica(url).await?;
         let game = GamesClient::new(direct.clone()).create_game(endless(1)).await?.into_inner();
         println!("two replicas in this process on loopback, one PostgreSQL; the game's owner is A");
         for (name, channel, n) in [("GetGame at A", &direct, 1), ("GetGame via B", &forwarded, 1)]

@@ -31,8 +31,9 @@ pub(super) fn pct(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1e6
 }
 
-/// Run `clients` loops of `call` for `seconds`; requests/s and latency percentiles.
-pub(super) async fn load<F, Fut>(name: &str, clients: usize, seconds: f64, make: F)
+/// Run `clients` loops of `call` for `seconds`; prints requests/s and latency percentiles, and
+/// answers the requests/s.
+pub(super) async fn load<F, Fut>(name: &str, clients: usize, seconds: f64, make: F) -> f64
 where
     F: Fn() -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = bool> + Send,
@@ -63,14 +64,15 @@ where
         errors += e;
     }
     all.sort();
+    let rate = all.len() as f64 / seconds;
     println!(
-        "{name:<14} {:>9.0} req/s  p50 {:>7.0} us  p90 {:>7.0} us  p99 {:>7.0} us  ({} calls, {errors} errors)",
-        all.len() as f64 / seconds,
+        "{name:<14} {rate:>9.0} req/s  p50 {:>7.0} us  p90 {:>7.0} us  p99 {:>7.0} us  ({} calls, {errors} errors)",
         pct(&all, 0.5),
         pct(&all, 0.9),
         pct(&all, 0.99),
         all.len()
     );
+    rate
 }
 
 pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> CliResult {

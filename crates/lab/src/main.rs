@@ -5,6 +5,7 @@
 
 mod baseline;
 mod bench;
+mod bench_balancer;
 mod bench_champion;
 mod bench_forward;
 mod bench_livegames;
