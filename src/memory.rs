@@ -26,6 +26,6 @@ pub fn collect_when_idle() {
     });
     if due {
         // SAFETY: mi_collect takes no pointer; it only walks this thread's own heap.
-        unsafe { libmimalloc_sys::mi_collect(false) };
+        unsafe { libmimalloc_sys::mi_collect(true) };
     }
 }

@@ -348,7 +348,7 @@ impl Games for GamesService {
         let query = req.query.trim().to_lowercase();
         // Sleeping games too, judged by what they keep asleep; only the page's are woken.
         let matching = self.state.host.games_in_play(|id, game_labels, names| {
-            labels.iter().all(|l| game_labels.contains(l))
+            labels.iter().all(|(k, v)| game_labels.contains(&(k.as_str(), v.as_str())))
                 && (query.is_empty()
                     || id.to_string().starts_with(&query)
                     || names.iter().any(|name| name.to_lowercase().contains(&query)))
@@ -453,7 +453,6 @@ impl Games for GamesService {
         drop(snapshot);
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
-        let mut gone = session.gone();
         tokio::spawn(async move {
             let slot = slot;
             let mut next = from;
@@ -480,7 +479,7 @@ impl Games for GamesService {
                         let _ = tx.send(Err(errors::shutting_down_from(next))).await;
                         return;
                     }
-                    () = stopped(&mut gone) => {
+                    () = slot.session().gone() => {
                         let _ = tx.send(Err(errors::watch_again_from(next))).await;
                         return;
                     }

@@ -135,14 +135,13 @@ impl Builder {
     /// [`Handle::serve`] or [`Handle::spawn`].
     pub async fn start(self) -> Result<(Handle, RecoveryReport), StoreError> {
         let (tx, rx) = watch::channel(false);
-        let host = Host::new(
-            self.lexicons,
-            self.limits,
-            self.store,
-            self.hooks,
-            Arc::new(views::EncodedAnswers),
-            rx,
-        );
+        // The thinking threads hand back what their jobs freed, as the runtime's threads do.
+        let hooks = Hooks {
+            worker_idle: self.hooks.worker_idle.or(Some(crate::memory::collect_when_idle)),
+            ..self.hooks
+        };
+        let host =
+            Host::new(self.lexicons, self.limits, self.store, hooks, Arc::new(views::EncodedAnswers), rx);
         if let Some(cluster) = self.cluster {
             host.set_cluster(cluster);
         }

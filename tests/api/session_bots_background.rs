@@ -61,6 +61,7 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
                 let _ = hook.release.lock().unwrap().recv();
             }
         })),
+        ..Hooks::default()
     };
     let srv = start_hooked(Limits::default(), hooks).await;
     let mut g = srv.games().await;

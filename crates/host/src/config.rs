@@ -47,4 +47,8 @@ pub struct Hooks {
     /// Called on the pool's worker before every bot decision, with the game's id: a test can
     /// block here to make a bot think as long as it likes.
     pub before_bot_decision: Option<Arc<dyn Fn(Uuid) + Send + Sync>>,
+    /// Called by a thinking thread each time it runs out of jobs: the server hands the memory
+    /// its jobs freed back to the system there (`dawgref::memory`), which the host cannot
+    /// do itself (it knows no allocator).
+    pub worker_idle: Option<fn()>,
 }

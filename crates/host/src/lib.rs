@@ -92,7 +92,7 @@ impl Host {
         let ctx = Context {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
             store,
-            pool: Pool::per_core(),
+            pool: Pool::per_core_with_idle(hooks.worker_idle),
             metrics,
             hooks,
             limits,
@@ -212,7 +212,7 @@ impl Host {
             // Out of the live map first, so that the stopping session keeps the lease for us.
             if let Some((_, session)) = self.ctx.live.remove(&uuid) {
                 session.leave();
-                let _ = session.gone().wait_for(|gone| *gone).await;
+                session.stopped().await;
             }
             self.ctx.forget_sleep(&uuid);
             self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
@@ -315,7 +315,7 @@ impl Host {
 
     /// The games this host serves that are not over, awake or asleep, whose id, labels and seat
     /// names `keep` accepts, in id order (a sleeping game is judged without waking it).
-    pub fn games_in_play(&self, keep: impl Fn(&Uuid, &[(String, String)], &[&str]) -> bool) -> Vec<Uuid> {
+    pub fn games_in_play(&self, keep: impl Fn(&Uuid, &[(&str, &str)], &[&str]) -> bool) -> Vec<Uuid> {
         let mut ids: Vec<Uuid> = self
             .ctx
             .live
@@ -323,7 +323,9 @@ impl Host {
             .filter(|s| {
                 let snapshot = s.snapshot();
                 let names: Vec<&str> = snapshot.seats().iter().map(|seat| seat.name()).collect();
-                keep(s.key(), snapshot.labels(), &names)
+                let labels: Vec<(&str, &str)> =
+                    snapshot.labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                keep(s.key(), &labels, &names)
             })
             .map(|s| *s.key())
             .collect();
@@ -331,10 +333,7 @@ impl Host {
             self.ctx
                 .asleep
                 .iter()
-                .filter(|a| {
-                    let names: Vec<&str> = a.names.iter().map(String::as_str).collect();
-                    keep(a.key(), &a.labels, &names)
-                })
+                .filter(|a| keep(a.key(), &a.listing.labels(), &a.listing.names()))
                 .map(|a| *a.key()),
         );
         ids.sort_unstable();

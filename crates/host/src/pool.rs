@@ -61,6 +61,12 @@ impl Queues {
         self.ready.notify_one();
     }
 
+    /// A job if one waits now.
+    fn try_next(&self) -> Option<Job> {
+        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        w.first.pop_front().or_else(|| w.background.pop_front())
+    }
+
     /// The next job, the first queue's before the background's; None once closed and empty.
     fn next(&self) -> Option<Job> {
         let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -145,6 +151,12 @@ impl Pool {
     /// A pool of `workers` threads (at least one). The threads end when every handle to the
     /// pool is gone.
     pub fn new(workers: usize) -> Pool {
+        Pool::with_idle(workers, None)
+    }
+
+    /// [`Pool::new`], whose threads call `idle` each time they run out of jobs (the binaries
+    /// hand freed memory back to the system there).
+    pub fn with_idle(workers: usize, idle: Option<fn()>) -> Pool {
         let workers = workers.max(1);
         let queues = Arc::new(Queues { state: Mutex::new(Waiting::default()), ready: Condvar::new() });
         for i in 0..workers {
@@ -152,7 +164,19 @@ impl Pool {
             let spawned = std::thread::Builder::new().name(format!("dawgref-think-{i}")).spawn(move || {
                 lower_priority();
                 // The lock is held only to take a job, never while running one.
-                while let Some(job) = queues.next() {
+                loop {
+                    let job = match queues.try_next() {
+                        Some(job) => job,
+                        None => {
+                            if let Some(idle) = idle {
+                                idle();
+                            }
+                            match queues.next() {
+                                Some(job) => job,
+                                None => break,
+                            }
+                        }
+                    };
                     job();
                 }
             });
@@ -167,6 +191,11 @@ impl Pool {
     /// One worker per core.
     pub fn per_core() -> Pool {
         Pool::new(Pool::cores())
+    }
+
+    /// One worker per core, calling `idle` when out of jobs (see [`Pool::with_idle`]).
+    pub fn per_core_with_idle(idle: Option<fn()>) -> Pool {
+        Pool::with_idle(Pool::cores(), idle)
     }
 
     /// The cores this process may use: the workers of [`Pool::per_core`].

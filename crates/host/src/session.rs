@@ -80,14 +80,70 @@ pub struct Context {
 }
 
 /// A sleeping game: its clock's reading when it went to sleep, and when; its next flag; and
-/// what a listing of live games filters by (labels, seat names), so that listing does not wake it.
+/// what a listing of live games filters by (seat names, labels), so that listing does not wake it.
 #[derive(Clone, Debug)]
 pub(super) struct Asleep {
     pub(super) game_ms: u64,
     pub(super) at: Instant,
     pub(super) wake_at: Option<Instant>,
-    pub(super) labels: Box<[(String, String)]>,
-    pub(super) names: Box<[String]>,
+    pub(super) listing: Listing,
+}
+
+/// A sleeping game's seat names and labels in one string: inline when short (most games), so
+/// that a sleeping game is one slot of the map and no block of its own on the heap, scattered
+/// among the pages its awake state used to fill.
+#[derive(Clone, Debug)]
+pub(super) enum Listing {
+    Inline { len: u8, bytes: [u8; 38] },
+    Heap(Box<str>),
+}
+
+/// Between names, and between a label's key and value.
+const UNIT: char = '\u{1f}';
+/// Between the names and the labels, and between labels.
+const RECORD: char = '\u{1e}';
+
+impl Listing {
+    /// Names and labels, whose text has no control characters of the two separators (a name
+    /// or label with one is kept with it replaced by a space).
+    pub(super) fn new<'a>(names: impl Iterator<Item = &'a str>, labels: &[(String, String)]) -> Listing {
+        let clean = |t: &str| t.replace([UNIT, RECORD], " ");
+        let mut text = names.map(clean).collect::<Vec<_>>().join(&UNIT.to_string());
+        for (k, v) in labels {
+            text.push(RECORD);
+            text.push_str(&clean(k));
+            text.push(UNIT);
+            text.push_str(&clean(v));
+        }
+        let mut bytes = [0u8; 38];
+        match bytes.get_mut(..text.len()) {
+            Some(inline) => {
+                inline.copy_from_slice(text.as_bytes());
+                Listing::Inline { len: text.len() as u8, bytes }
+            }
+            None => Listing::Heap(text.into_boxed_str()),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Listing::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
+            }
+            Listing::Heap(text) => text,
+        }
+    }
+
+    /// The seat names.
+    pub(super) fn names(&self) -> Vec<&str> {
+        let names = self.text().split(RECORD).next().unwrap_or_default();
+        names.split(UNIT).collect()
+    }
+
+    /// The labels, in key order.
+    pub(super) fn labels(&self) -> Vec<(&str, &str)> {
+        self.text().split(RECORD).skip(1).filter_map(|l| l.split_once(UNIT)).collect()
+    }
 }
 
 impl Asleep {
@@ -301,6 +357,39 @@ struct Activity {
     watchers: AtomicUsize,
     /// Milliseconds from the session's start to the last request that named the game.
     touched_ms: AtomicU64,
+    /// Flipped by [`Session::leave`]: the task stops after the operation in hand.
+    leave: Switch,
+    /// Flipped by the task when it gives the game up or goes to sleep: watchers watch again.
+    gone: Switch,
+}
+
+/// A one-way switch a task can wait for: a flag and the waiters to wake when it flips (a few
+/// words, where a watch channel is a few hundred bytes: every awake game has two).
+#[derive(Default)]
+pub struct Switch {
+    on: std::sync::atomic::AtomicBool,
+    flipped: tokio::sync::Notify,
+}
+
+impl Switch {
+    fn flip(&self) {
+        self.on.store(true, Ordering::SeqCst);
+        self.flipped.notify_waiters();
+    }
+
+    /// Resolves once the switch is on (never, if it is never flipped).
+    pub async fn on(&self) {
+        loop {
+            let flipped = self.flipped.notified();
+            tokio::pin!(flipped);
+            // Registered before the flag is read: a flip in between still wakes this waiter.
+            flipped.as_mut().enable();
+            if self.on.load(Ordering::SeqCst) {
+                return;
+            }
+            flipped.await;
+        }
+    }
 }
 
 impl Activity {
@@ -315,8 +404,6 @@ pub struct Session {
     id: Uuid,
     /// Unique per session built: a game left and loaded again is another instance.
     instance: u64,
-    /// Set to make the task let the game go (another replica owns it now).
-    leave: watch::Sender<bool>,
     clock: GameClock,
     snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
@@ -326,10 +413,8 @@ pub struct Session {
     /// earlier one) still gets its first answer.
     finished: Remembered,
     events: Arc<EventChannel>,
+    /// Shared with the task: requests, watchers, and the two switches (leave, gone).
     activity: Arc<Activity>,
-    /// Flips when the task gives the game up (a log it cannot write or read back): watch
-    /// streams end, naming the event to resume from.
-    gone: watch::Receiver<bool>,
 }
 
 impl Session {
@@ -349,13 +434,16 @@ impl Session {
         // Watchers that fall further behind replay from the snapshot, so the channel stays small.
         let events =
             Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
-        let (gone_tx, gone_rx) = watch::channel(false);
-        let (leave, leave_rx) = watch::channel(false);
         static INSTANCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         let over = core.game().is_over();
         let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
-        let activity = Arc::new(Activity { watchers: AtomicUsize::new(0), touched_ms: AtomicU64::new(0) });
+        let activity = Arc::new(Activity {
+            watchers: AtomicUsize::new(0),
+            touched_ms: AtomicU64::new(0),
+            leave: Switch::default(),
+            gone: Switch::default(),
+        });
         let commands = (!over).then(|| {
             let (tx, rx) = mpsc::channel(64);
             let published = core.game().history().len();
@@ -364,12 +452,10 @@ impl Session {
                 ctx: ctx.clone(),
                 id,
                 instance,
-                leave: leave_rx,
                 clock,
                 core,
                 snapshot: snapshot_tx,
                 events: events.clone(),
-                gone: gone_tx,
                 published,
                 bot_delay: delay,
                 last_change: Instant::now(),
@@ -382,18 +468,7 @@ impl Session {
             ctx.tasks.spawn(actor.run(rx));
             tx
         });
-        Arc::new(Session {
-            id,
-            instance,
-            leave,
-            clock,
-            snapshot: snapshot_rx,
-            commands,
-            finished,
-            events,
-            activity,
-            gone: gone_rx,
-        })
+        Arc::new(Session { id, instance, clock, snapshot: snapshot_rx, commands, finished, events, activity })
     }
 
     pub fn id(&self) -> Uuid {
@@ -412,7 +487,14 @@ impl Session {
     /// Let the game go: the task finishes the operation it is in and stops; watchers are told
     /// to watch again from their next event (elsewhere: another replica owns the game now).
     pub fn leave(&self) {
-        let _ = self.leave.send(true);
+        self.activity.leave.flip();
+    }
+
+    /// Resolves when the game's task has stopped (at once for a finished game, which has none).
+    pub async fn stopped(&self) {
+        if let Some(commands) = &self.commands {
+            commands.closed().await;
+        }
     }
 
     /// Whether its task is there to take operations (a finished game has none and needs none).
@@ -517,9 +599,11 @@ impl Session {
         self.events.subscribe()
     }
 
-    /// Resolves when the task gives the game up.
-    pub fn gone(&self) -> watch::Receiver<bool> {
-        self.gone.clone()
+    /// Resolves when the task gives the game up or puts it to sleep (a log it cannot write or
+    /// read back, another replica owns it, idle): watch streams end, naming the event to resume
+    /// from. Never, for a game that goes on or ends.
+    pub async fn gone(&self) {
+        self.activity.gone.on().await;
     }
 }
 
@@ -575,12 +659,10 @@ struct Actor {
     ctx: Arc<Context>,
     id: Uuid,
     instance: u64,
-    leave: watch::Receiver<bool>,
     clock: GameClock,
     core: Core,
     snapshot: watch::Sender<Arc<Snapshot>>,
     events: Arc<EventChannel>,
-    gone: watch::Sender<bool>,
     /// Events already in a snapshot and sent.
     published: usize,
     /// Least time between a change and a bot's move (a pace people can watch; 0: at once).
@@ -607,16 +689,41 @@ enum Exit {
     Sleep(Option<Instant>),
 }
 
+/// A bot's decision for the position after `usize` events.
+type Decided = (usize, Option<Decision>);
+
+/// The channel bots' decisions come back on, made when a bot first thinks: a game of people
+/// never needs one (its first block of slots is most of a kilobyte).
+#[derive(Default)]
+struct BotChannel(Option<(mpsc::UnboundedSender<Decided>, mpsc::UnboundedReceiver<Decided>)>);
+
+impl BotChannel {
+    fn sender(&mut self) -> mpsc::UnboundedSender<Decided> {
+        self.0.get_or_insert_with(mpsc::unbounded_channel).0.clone()
+    }
+
+    /// The next decision (never, before a bot has thought).
+    async fn recv(&mut self) -> Option<Decided> {
+        match &mut self.0 {
+            Some((_, rx)) => rx.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+}
+
 impl Actor {
+    /// The game's loop. What a request, a bot's move or a flag does runs in a future of its own
+    /// on the heap (`Box::pin`), so that a game waiting between them holds only the loop's
+    /// small state, not the largest of those futures.
     async fn run(mut self, mut commands: mpsc::Receiver<Box<Command>>) {
-        let (bot_tx, mut bot_rx) = mpsc::unbounded_channel::<(usize, Option<Decision>)>();
+        let mut bots = BotChannel::default();
         let mut shutdown = self.ctx.shutdown.clone();
-        let mut leave = self.leave.clone();
+        let activity = self.activity.clone();
         let exit = loop {
             if self.core.game().is_over() {
                 break Exit::Over;
             }
-            self.consider_bots(&bot_tx);
+            self.consider_bots(&mut bots);
             self.answer_settled();
             let flag = self.core.game().next_flag_fall();
             let flag_at = flag.map(|ms| self.clock.instant_of(ms));
@@ -624,18 +731,20 @@ impl Actor {
             let idle_at = self.idle_at();
             let result = tokio::select! {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
-                () = stopped(&mut leave) => break Exit::Broken,
+                () = activity.leave.on() => break Exit::Broken,
                 command = commands.recv() => match command {
-                    Some(c) => self.handle(*c).await,
+                    Some(c) => Box::pin(self.handle(*c)).await,
                     // Every handle is gone: the game left memory.
                     None => break Exit::Shutdown,
                 },
-                Some((at, decision)) = bot_rx.recv() => {
+                Some((at, decision)) = bots.recv() => {
                     self.decided_for(at, decision);
                     Ok(())
                 }
-                _ = sleep_until(bot_at), if bot_at.is_some() => self.bot_moves().await,
-                _ = sleep_until(flag_at), if flag_at.is_some() => self.flag_falls(flag.unwrap_or(0)).await,
+                _ = sleep_until(bot_at), if bot_at.is_some() => Box::pin(self.bot_moves()).await,
+                _ = sleep_until(flag_at), if flag_at.is_some() => {
+                    Box::pin(self.flag_falls(flag.unwrap_or(0))).await
+                }
                 _ = sleep_until(idle_at), if idle_at.is_some() => {
                     if self.may_sleep(flag_at) {
                         break Exit::Sleep(flag_at);
@@ -656,7 +765,7 @@ impl Actor {
             }
             Exit::Broken => {
                 self.ctx.release_instance(self.id, self.instance);
-                let _ = self.gone.send(true);
+                self.activity.gone.flip();
             }
             Exit::Shutdown => {}
             Exit::Sleep(wake_at) => {
@@ -670,8 +779,7 @@ impl Actor {
                         game_ms: self.clock.now_ms(),
                         at: Instant::now(),
                         wake_at,
-                        labels: snapshot.labels().into(),
-                        names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
+                        listing: Listing::new(snapshot.seats().iter().map(|s| s.name()), snapshot.labels()),
                     }
                 };
                 self.ctx.put_to_sleep(self.id, self.instance, asleep);
@@ -682,7 +790,7 @@ impl Actor {
                 commands.close();
                 // A watch that began in that moment ends, naming the event to resume from: its
                 // client's next call wakes the game.
-                let _ = self.gone.send(true);
+                self.activity.gone.flip();
                 while let Ok(command) = commands.try_recv() {
                     if let Command::Settled(tx) = *command {
                         let _ = tx.send(());
@@ -855,7 +963,7 @@ impl Actor {
 
     /// Ask the bots about the current position, once per position: a bot to move decides its
     /// move, a bot beside a challengeable play decides whether to challenge it.
-    fn consider_bots(&mut self, results: &mpsc::UnboundedSender<(usize, Option<Decision>)>) {
+    fn consider_bots(&mut self, bots: &mut BotChannel) {
         let game = self.core.game();
         let at = game.history().len();
         if self.considered == Some(at) {
@@ -879,9 +987,9 @@ impl Actor {
         self.jobs += 1;
         let budget =
             bot::champion_budget(game, game.to_move(), self.clock.now_ms(), self.core.think(game.to_move()));
-        let game = game.clone();
+        let game = self.core.shared_game();
         let (results, metrics, hook, id) =
-            (results.clone(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
+            (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
         self.ctx.pool.spawn(move || {
             if let Some(hook) = hook {
                 hook(id);
@@ -1083,4 +1191,28 @@ fn decide(game: &Game, levels: &[Option<BotLevel>], budget: std::time::Duration)
     let seat = game.to_move();
     let level = levels.get(seat).copied().flatten()?;
     Some(Decision::Act(seat, bot::choose_action_within(game, seat, level, budget)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Listing;
+
+    #[test]
+    fn a_listing_keeps_names_and_labels_inline_or_boxed() {
+        let labels = vec![("round".to_string(), "3".to_string())];
+        let short = Listing::new(["ann", "bo"].into_iter(), &labels);
+        assert!(matches!(short, Listing::Inline { .. }));
+        assert_eq!(short.names(), ["ann", "bo"]);
+        assert_eq!(short.labels(), [("round", "3")]);
+        let many = vec![
+            ("tournament".to_string(), "Autumn open".to_string()),
+            ("table".to_string(), "12".to_string()),
+        ];
+        let long = Listing::new(["Anastasia", "Bo\u{1e}ris"].into_iter(), &many);
+        assert!(matches!(long, Listing::Heap(_)));
+        assert_eq!(long.names(), ["Anastasia", "Bo ris"], "a separator in a name is a space");
+        assert_eq!(long.labels(), [("tournament", "Autumn open"), ("table", "12")]);
+        let bare = Listing::new(["a", "b"].into_iter(), &[]);
+        assert_eq!((bare.names(), bare.labels()), (vec!["a", "b"], vec![]));
+    }
 }

@@ -2,7 +2,9 @@
 //! remembered for idempotent retries, and the log steps made since the last commit. Every
 //! field is private and every write to a seat or a step is here, so that a log row always says
 //! exactly what changed the game: [`Core`]'s wrappers note each engine call that changed it.
-//! [`Snapshot`] is what readers get: the game and its seats as of a durable change.
+//! [`Snapshot`] is what readers get: the game and its seats as of a durable change. The two share
+//! one [`Game`] (copy on write): a change copies it only while the last snapshot still holds it,
+//! so a game at rest is held once.
 
 use dawgref_engine::bot::BotLevel;
 use dawgref_engine::game::{Action, DirectorAction, Game, GameError, Verdict};
@@ -135,9 +137,13 @@ pub fn default_bot_delay_ms(seats: &[Seat]) -> u32 {
 /// Remembered first responses by (seat, request id), as the bytes the services encoded.
 pub type Remembered = HashMap<(usize, String), Vec<u8>>;
 
+/// Events one change to a game adds, most of the time (a play and the game's end, say).
+const EVENTS_PER_CHANGE: usize = 3;
+
 /// A game's state as its task owns it. Built by creation or by replaying a log.
 pub struct Core {
-    game: Game,
+    /// Shared with the last published snapshot; written through [`Core::game_mut`].
+    game: Arc<Game>,
     seats: Vec<Seat>,
     /// The game's labels (tournament, division, round, table, …).
     labels: Arc<Vec<(String, String)>>,
@@ -152,7 +158,7 @@ pub struct Core {
 impl Core {
     /// A game's state whose log holds `seq` rows already.
     pub fn new(game: Game, seats: Vec<Seat>, done: Remembered, seq: u64) -> Core {
-        Core { game, seats, labels: Arc::default(), done, steps: Vec::new(), seq }
+        Core { game: Arc::new(game), seats, labels: Arc::default(), done, steps: Vec::new(), seq }
     }
 
     /// The game with its labels.
@@ -163,6 +169,20 @@ impl Core {
 
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// The game, shared (a bot thinks about it on the pool while the game goes on).
+    pub(super) fn shared_game(&self) -> Arc<Game> {
+        self.game.clone()
+    }
+
+    /// The game to change: copied first if the last snapshot still shares it, with room for
+    /// the few events a change adds (so the copy kept holds no doubled capacity).
+    fn game_mut(&mut self) -> &mut Game {
+        if Arc::get_mut(&mut self.game).is_none() {
+            self.game = Arc::new(self.game.clone_with_room(EVENTS_PER_CHANGE));
+        }
+        Arc::make_mut(&mut self.game)
     }
 
     pub fn seats(&self) -> &[Seat] {
@@ -205,14 +225,14 @@ impl Core {
     pub(super) fn act(&mut self, seat: usize, action: Action, now_ms: u64) -> Result<(), GameError> {
         let step = Step::action(seat, &action, now_ms, self.game.config().rules.alphabet);
         let before = self.game.history().len();
-        let result = self.game.act(seat, action, now_ms);
+        let result = self.game_mut().act(seat, action, now_ms);
         self.note(result.is_ok(), step, before, now_ms);
         result
     }
 
     pub(super) fn challenge(&mut self, seat: usize, now_ms: u64) -> Result<Verdict, GameError> {
         let before = self.game.history().len();
-        let result = self.game.challenge(seat, now_ms);
+        let result = self.game_mut().challenge(seat, now_ms);
         self.note(result.is_ok(), Step::challenge(seat, now_ms), before, now_ms);
         result
     }
@@ -221,7 +241,7 @@ impl Core {
     pub(super) fn direct(&mut self, action: DirectorAction, now_ms: u64) -> Result<(), GameError> {
         let step = Step::director(&action, now_ms);
         let before = self.game.history().len();
-        let result = self.game.direct(action, now_ms);
+        let result = self.game_mut().direct(action, now_ms);
         self.note(result.is_ok(), step, before, now_ms);
         result
     }
@@ -229,13 +249,13 @@ impl Core {
     /// The director takes back the last turn, noting the step for the log.
     pub(super) fn undo(&mut self, now_ms: u64) -> Result<(), GameError> {
         let before = self.game.history().len();
-        let result = self.game.undo_turn(now_ms);
+        let result = self.game_mut().undo_turn(now_ms);
         self.note(result.is_ok(), Step::undo(now_ms), before, now_ms);
         result
     }
 
     pub(super) fn tick(&mut self, now_ms: u64) -> bool {
-        let ended = self.game.tick(now_ms);
+        let ended = self.game_mut().tick(now_ms);
         if ended {
             self.steps.push(Step::tick(now_ms));
         }
@@ -279,7 +299,7 @@ impl Core {
 
 /// What readers see: the game as of its last durable change. Every event in it is published.
 pub struct Snapshot {
-    game: Game,
+    game: Arc<Game>,
     seats: Vec<Seat>,
     labels: Arc<Vec<(String, String)>>,
 }

@@ -42,11 +42,29 @@ pub struct LiveGamesArgs {
     dir: std::path::PathBuf,
 }
 
-/// A game as its two players know it.
-#[derive(Clone)]
+/// A game as its two players know it, in a few fixed bytes: the clients share this process
+/// with the server, and a string per id and token would scatter small blocks of the clients'
+/// among the server's pages, to be counted as the server's memory.
+#[derive(Clone, Copy)]
 struct Game {
-    id: String,
-    tokens: [String; 2],
+    id: uuid::Uuid,
+    tokens: [[u8; 32]; 2],
+}
+
+impl Game {
+    fn id(&self) -> String {
+        self.id.to_string()
+    }
+
+    /// A seat's token (32 hex characters).
+    fn token(&self, seat: usize) -> &str {
+        std::str::from_utf8(&self.tokens[seat]).unwrap_or_default()
+    }
+}
+
+/// A token as the fixed bytes [`Game`] keeps.
+fn token_bytes(token: &str) -> Result<[u8; 32], Failure> {
+    token.as_bytes().try_into().map_err(|_| format!("a seat token of {} bytes", token.len()).into())
 }
 
 fn authed<T>(msg: T, token: &str) -> Result<Request<T>, Box<dyn std::error::Error + Send + Sync>> {
@@ -64,10 +82,10 @@ async fn one_turn(
     game: &Game,
     turn: u32,
 ) -> Result<Duration, Failure> {
-    let token = &game.tokens[(turn % 2) as usize];
+    let token = game.token((turn % 2) as usize);
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
-            source: Some(pb::position::Source::GameId(game.id.clone())),
+            source: Some(pb::position::Source::GameId(game.id())),
             lexicon: String::new(),
         }),
         limit: 1,
@@ -79,15 +97,13 @@ async fn one_turn(
         // No word on this rack (seven vowels, say): the whole rack goes back, or passing would
         // keep it and end the game after six scoreless turns.
         None => {
-            let view = g
-                .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, token)?)
-                .await?
-                .into_inner();
+            let view =
+                g.get_game(authed(pb::GetGameRequest { game_id: game.id() }, token)?).await?.into_inner();
             pb::submit_turn_request::Action::Exchange(view.my_rack)
         }
     };
     let req = pb::SubmitTurnRequest {
-        game_id: game.id.clone(),
+        game_id: game.id(),
         expected_turn: Some(turn),
         request_id: String::new(),
         action: Some(action),
@@ -198,14 +214,16 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
                 })
                 .await?
                 .into_inner();
-            let tokens = [c.seat_tokens[0].clone(), c.seat_tokens[1].clone()];
-            *slots[i].lock().map_err(|_| "poisoned")? = Some(Game { id: c.game_id, tokens });
+            let tokens = [token_bytes(&c.seat_tokens[0])?, token_bytes(&c.seat_tokens[1])?];
+            let id = c.game_id.parse::<uuid::Uuid>()?;
+            *slots[i].lock().map_err(|_| "poisoned")? = Some(Game { id, tokens });
             Ok((g, a, None))
         })
         .await?;
         bar.finish_and_clear();
         let games: Arc<Vec<Game>> =
-            Arc::new(slots.iter().map(|s| s.lock().ok().and_then(|g| g.clone())).collect::<Option<Vec<_>>>().ok_or("a game was not created")?);
+            Arc::new(slots.iter().map(|s| s.lock().ok().and_then(|g| *g)).collect::<Option<Vec<_>>>().ok_or("a game was not created")?);
+        drop(slots);
         println!(
             "created {} games in {:.1} s: {:.0} games/s; RSS {:.1} MiB ({:.1} KB a game), heap {:.1} KB a game",
             games.len(),
@@ -279,12 +297,12 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         // Games that ended in the rounds (went out) are not asleep: only sleeping ones are woken.
         let ended = games.len() - host.asleep_games();
         let sample: Arc<Vec<Game>> = Arc::new(
-            games.iter().filter(|g| uuid::Uuid::parse_str(&g.id).is_ok_and(|id| host.is_asleep(&id))).take(args.wakes).cloned().collect(),
+            games.iter().filter(|g| host.is_asleep(&g.id)).take(args.wakes).copied().collect(),
         );
         let bar = dawgref::console::progress_bar(sample.len() as u64, "wakes");
         let (wakes, _) = over_clients(&url, args.clients.min(16), sample.clone(), &bar, |mut g, a, sample, i| async move {
             let started = Instant::now();
-            g.get_game(authed(pb::GetGameRequest { game_id: sample[i].id.clone() }, &sample[i].tokens[0])?).await?;
+            g.get_game(authed(pb::GetGameRequest { game_id: sample[i].id() }, sample[i].token(0))?).await?;
             Ok((g, a, Some(started.elapsed())))
         })
         .await?;

@@ -3,7 +3,10 @@
 //! that is waiting, runs them in one transaction and commits once, so games that move at the
 //! same time share an fsync (group commit). Reads (start-up recovery, loading a game) run on a
 //! reader thread with a second connection, which WAL lets run beside the writer, and answer
-//! through a channel: a caller awaits them and blocks no thread of its own.
+//! through a channel: a caller awaits them and blocks no thread of its own. The write-ahead log
+//! is copied into the database by a third thread (a passive checkpoint every second), never by
+//! the writer in the middle of a commit: a checkpoint copies and syncs many pages, and every turn
+//! waiting for the commit that triggered it would wait for that too.
 //!
 //! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
@@ -76,7 +79,12 @@ pub struct SqliteStore {
     /// and answer through a channel, so no caller's thread blocks on the disk) and the thread,
     /// joined by [`SqliteStore::close`].
     reader: Mutex<Option<(mpsc::Sender<Read>, JoinHandle<()>)>>,
+    /// The checkpointer's stop signal (dropping it stops the thread) and the thread.
+    checkpointer: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
 }
+
+/// How often the write-ahead log is checkpointed into the database.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A read for the reader thread.
 type Read = Box<dyn FnOnce(&Connection) + Send>;
@@ -107,6 +115,21 @@ impl SqliteStore {
             )));
         }
         conn.execute_batch(SCHEMA)?;
+        // The writer never checkpoints; the checkpointer does, beside it.
+        conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
+        let checkpoints = open(&path)?;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let checkpointing = std::thread::Builder::new()
+            .name("dawgref-store-checkpoint".into())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                    // Passive: copies what no reader still needs, never waits for the writer.
+                    if let Err(e) = checkpoints.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
+                        tracing::warn!(error = %e, "checkpoint failed; the next one tries again");
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Io(format!("cannot start the store's checkpointer: {e}")))?;
         let reader = open(&path)?;
         let (reads, waiting) = mpsc::channel::<Read>();
         // The reader ends when the queue's only sender is dropped (by `close`).
@@ -128,6 +151,7 @@ impl SqliteStore {
             writes,
             writer: Mutex::new(Some(handle)),
             reader: Mutex::new(Some((reads, reading))),
+            checkpointer: Mutex::new(Some((stop, checkpointing))),
         })
     }
 
@@ -157,8 +181,8 @@ impl SqliteStore {
         })
     }
 
-    /// Finish the writes and reads already queued, then stop the writer and the reader. When it
-    /// returns, both connections are closed: SQLite has checkpointed and removed its `-wal` and
+    /// Finish the writes and reads already queued, then stop the writer, the reader and the
+    /// checkpointer. When it returns, every connection is closed: SQLite has checkpointed and removed its `-wal` and
     /// `-shm` files, and nothing of the store's touches the directory any more.
     pub fn close(&self) {
         self.writes.close();
@@ -169,6 +193,11 @@ impl SqliteStore {
         let reader = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some((reads, handle)) = reader {
             drop(reads);
+            let _ = handle.join();
+        }
+        let checkpointer = self.checkpointer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((stop, handle)) = checkpointer {
+            drop(stop);
             let _ = handle.join();
         }
     }

@@ -362,7 +362,7 @@ enum Phase {
 }
 
 /// A game in progress or finished.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Game {
     config: GameConfig,
     board: Board,
@@ -385,7 +385,41 @@ pub struct Game {
     journal: Vec<(Op, std::ops::Range<usize>)>,
 }
 
+impl Clone for Game {
+    fn clone(&self) -> Game {
+        self.clone_with_room(0)
+    }
+}
+
 impl Game {
+    /// A copy whose history and journal have room for `events` more entries each: a host that
+    /// copies a game to change it (copy on write) reserves what the change adds, so that the
+    /// copy it keeps holds no doubled capacity.
+    pub fn clone_with_room(&self, events: usize) -> Game {
+        fn with_room<T: Clone>(v: &[T], extra: usize) -> Vec<T> {
+            let mut out = Vec::with_capacity(v.len() + extra);
+            out.extend_from_slice(v);
+            out
+        }
+        Game {
+            config: self.config.clone(),
+            board: self.board.clone(),
+            bag: self.bag.clone(),
+            racks: self.racks.clone(),
+            scores: self.scores.clone(),
+            to_move: self.to_move,
+            turn: self.turn,
+            scoreless: self.scoreless,
+            phase: self.phase.clone(),
+            pending: self.pending.clone(),
+            lose_next_turn: self.lose_next_turn.clone(),
+            history: with_room(&self.history, events),
+            clocks: self.clocks.clone(),
+            paused: self.paused,
+            journal: with_room(&self.journal, events),
+        }
+    }
+
     /// A new game: the bag shuffled with the seed, every rack drawn in seat order.
     pub fn new(config: GameConfig) -> Result<Game, GameError> {
         if !(2..=4).contains(&config.seats) {
