@@ -40,6 +40,9 @@ pub struct LiveGamesArgs {
     /// Scratch directory for the store (must not exist; removed afterwards).
     #[arg(long, default_value = "data/bench-livegames")]
     dir: std::path::PathBuf,
+    /// Keep the games in PostgreSQL instead (an empty database), the server one replica of it.
+    #[arg(long)]
+    database_url: Option<String>,
 }
 
 /// A game as its two players know it, in a few fixed bytes: the clients share this process
@@ -173,13 +176,23 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
     let result = runtime.block_on(async {
         let en = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no shipped en")?, None)?;
         std::fs::create_dir_all(&args.dir)?;
-        let store = Arc::new(dawgref::store::SqliteStore::open(&args.dir)?);
         let limits = Limits {
             max_games: args.games.max(1) * 2,
             idle_after: Some(Duration::from_secs(args.idle_after_s)),
             ..Limits::default()
         };
-        let (handle, _) = server::Builder::new(vec![en]).store(store).limits(limits).start().await?;
+        let builder = server::Builder::new(vec![en]).limits(limits);
+        let (handle, _) = match &args.database_url {
+            Some(url) => {
+                let me = dawgref::store::postgres::Replica {
+                    id: uuid::Uuid::new_v4(),
+                    addr: "127.0.0.1:1".into(),
+                    lease: Duration::from_secs(10),
+                };
+                builder.replica(Arc::new(dawgref::store::PgStore::open(url, me).await?)).start().await?
+            }
+            None => builder.store(Arc::new(dawgref::store::SqliteStore::open(&args.dir)?)).start().await?,
+        };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
@@ -188,10 +201,11 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         let heap_start = crate::heap_bytes();
         let per_game = |now: usize, n: usize| now.saturating_sub(heap_start) as f64 / 1024.0 / n as f64;
         println!(
-            "{} games, {} turns each, {} clients, SQLite; the server and its clients in one process (mimalloc), RSS at start {:.1} MiB",
+            "{} games, {} turns each, {} clients, {}; the server and its clients in one process (mimalloc), RSS at start {:.1} MiB",
             args.games,
             args.turns,
             args.clients,
+            if args.database_url.is_some() { "PostgreSQL" } else { "SQLite" },
             mib(rss_start)
         );
 
