@@ -60,7 +60,17 @@ impl Balancer {
         let binary = binary().ok_or("HAProxy is not installed (Debian: apt-get install haproxy)")?;
         let path = dir.join("haproxy.cfg");
         std::fs::write(&path, config(port, backends)).map_err(|e| format!("{}: {e}", path.display()))?;
-        let child = Command::new(binary)
+        // `DAWGREF_BALANCER_CPUS` (a `taskset` CPU list) gives HAProxy cores of its own, as a
+        // deployment does, when the caller pins itself to the others.
+        let mut command = match std::env::var("DAWGREF_BALANCER_CPUS") {
+            Ok(cpus) if !cpus.is_empty() => {
+                let mut c = Command::new("taskset");
+                c.args(["-c", &cpus, binary]);
+                c
+            }
+            _ => Command::new(binary),
+        };
+        let child = command
             .arg("-f")
             .arg(&path)
             .arg("-db")

@@ -106,6 +106,8 @@ pub enum BenchCommand {
     /// (Debian's `haproxy` must be installed), clients sending `x-dawgref-game`: the share of
     /// calls served by the owner without a forward after each game's first two turns, and
     /// GetGame throughput through the balancer next to straight to each game's owner.
+    /// `DAWGREF_BALANCER_CPUS` (a `taskset` CPU list) runs HAProxy on cores of its own; pin the
+    /// bench to the others (`taskset -c 0 dawgref-lab bench balancer …`) to model a deployment.
     Balancer {
         /// An empty PostgreSQL database (its tables are created and filled).
         #[arg(long)]
