@@ -3,6 +3,7 @@
 //! where a game is served ([`crate::host::Host::route`]); this module carries the call there.
 
 use super::errors;
+use super::owner;
 use crate::host::Host;
 use crate::proto::v1::directors_client::DirectorsClient;
 use crate::proto::v1::games_client::GamesClient;
@@ -12,10 +13,7 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
 
-/// The header a forwarding replica adds, so that a call is forwarded at most once. Its value
-/// is the forwarding replica's advertised address: the owner counts whose calls it serves
-/// (see `owner`), and moves a game to the replica its calls keep coming through.
-pub const FORWARDED: &str = "x-dawgref-forwarded";
+pub use super::owner::FORWARDED;
 
 /// Sends calls on to their game's owner: one HTTP/2 channel per peer address, shared by every
 /// forwarded call.
@@ -91,7 +89,7 @@ impl Forwarder {
         let (metadata, extensions, message) = request.into_parts();
         let from = self.host.cluster().map_or("", |c| c.addr());
         let answer = self.call_via(addr, outgoing(&metadata, message, from), call).await;
-        if let (Ok(response), Some(note)) = (&answer, extensions.get::<super::owner::Note>()) {
+        if let (Ok(response), Some(note)) = (&answer, extensions.get::<owner::Note>()) {
             note.answered(&self.host, response.metadata());
         }
         if let Err(status) = &answer

@@ -19,6 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use uuid::Uuid;
 
+/// The header a forwarding replica adds, so that a call is forwarded at most once. Its value
+/// is the forwarding replica's advertised address: the owner counts whose calls it serves, and
+/// moves a game to the replica its calls keep coming through.
+pub const FORWARDED: &str = "x-dawgref-forwarded";
+
 /// The request header naming the game a call is about: a hint for balancers, never trusted.
 pub const GAME: &str = "x-dawgref-game";
 
@@ -67,7 +72,7 @@ impl Note {
 
 /// The replica that forwarded a call (its advertised address, from `x-dawgref-forwarded`).
 pub fn forwarded_by(headers: &http::HeaderMap) -> Option<String> {
-    let value = headers.get(super::forward::FORWARDED)?.to_str().ok()?;
+    let value = headers.get(FORWARDED)?.to_str().ok()?;
     // Older replicas mark a forward with "1": forwarded, by nobody known.
     (value.contains(':') && value.len() <= 256).then(|| value.to_string())
 }

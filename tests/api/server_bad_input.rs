@@ -188,3 +188,25 @@ async fn extreme_numbers() {
     });
     assert_eq!(code(g.create_game(req).await), Code::InvalidArgument);
 }
+
+/// `x-dawgref-game` is a balancer's hint: missing, malformed, or naming another game, the call
+/// is served for the game its message names, and a single server names no owner.
+#[tokio::test]
+async fn the_game_header_is_only_a_hint() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let (id, t) = game(&srv).await;
+    let (other, _) = game(&srv).await;
+    let pass = || Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    for (turn_no, value) in
+        ["not-a-uuid", "", other.as_str(), "x".repeat(4000).as_str()].into_iter().enumerate()
+    {
+        let mut request = authed(turn(&id, turn_no as u32, pass()), &t[turn_no % 2]);
+        request.metadata_mut().insert("x-dawgref-game", value.parse().unwrap());
+        let answer = g.submit_turn(request).await.unwrap_or_else(|e| panic!("header {value:.20?}: {e}"));
+        assert!(answer.metadata().get("x-dawgref-owner").is_none(), "one server, no owner to name");
+        assert_eq!(answer.into_inner().view.unwrap().turn, turn_no as u32 + 1, "header {value:.20?}");
+    }
+    let view = g.get_game(pb::GetGameRequest { game_id: other }).await.unwrap().into_inner();
+    assert_eq!(view.turn, 0, "the game the header named is untouched");
+}

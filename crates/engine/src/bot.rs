@@ -139,7 +139,8 @@ pub fn choose_action_within(game: &Game, seat: usize, level: BotLevel, budget: D
         }
         BotLevel::Strong => strong(game, &rules, rack, can_exchange, LeaveModel::shipped(&rules)),
         BotLevel::Champion => {
-            champion(game, seat, &rules, rack, can_exchange, budget, &ChampionOptions::default())
+            let options = ChampionOptions::for_rules(&rules);
+            champion(game, seat, &rules, rack, can_exchange, budget, &options)
         }
     }
 }
@@ -195,6 +196,21 @@ pub struct ChampionOptions {
     /// With this many tiles in the bag or fewer (0: never), search the pre-endgame
     /// ([`crate::peg`]) instead of simulating.
     pub pre_endgame_bag: usize,
+}
+
+impl ChampionOptions {
+    /// The champion's options in a ruleset. In Эрудит it does not infer the opponent's rack:
+    /// there the champion with inference lost to its frozen predecessor (45.7% ± 2.2 of 500
+    /// games at 250 ms) and without it won (52.8% ± 2.2, same deals; BENCHMARKS.md, issue 31).
+    /// The inference model's parameters were fitted in English only.
+    pub fn for_rules(rules: &crate::rules::Ruleset) -> ChampionOptions {
+        match rules.kind {
+            crate::rules::RulesetKind::Erudit => {
+                ChampionOptions { infer: None, ..ChampionOptions::default() }
+            }
+            _ => ChampionOptions::default(),
+        }
+    }
 }
 
 impl Default for ChampionOptions {

@@ -305,9 +305,16 @@ impl Host {
             };
             for id in due {
                 // Woken where it is served: here, or (among replicas) by its owner's sweep.
-                if let Err(e) = self.route(&id.to_string(), true).await {
-                    tracing::warn!(game = %id, error = %e, "a sleeping game's alarm could not wake it");
-                    self.ctx.forget_sleep(&id);
+                match self.route(&id.to_string(), true).await {
+                    Ok(_) => {}
+                    // Another replica woke it (its lease was released): its alarm is theirs.
+                    Err(HostError::Moved(_)) => {
+                        self.ctx.forget_sleep(&id);
+                    }
+                    Err(e) => {
+                        tracing::warn!(game = %id, error = %e, "a sleeping game's alarm could not wake it");
+                        self.ctx.forget_sleep(&id);
+                    }
                 }
             }
         }

@@ -233,6 +233,7 @@ impl Context {
     fn forget_lease(&self, id: &Uuid) {
         if let Some(cluster) = self.cluster.get() {
             cluster.leases().forget(id);
+            cluster.forget_run(id);
         }
     }
 }
