@@ -305,16 +305,13 @@ impl Host {
             };
             for id in due {
                 // Woken where it is served: here, or (among replicas) by its owner's sweep.
-                match self.route(&id.to_string(), true).await {
-                    Ok(_) => {}
-                    // Another replica woke it (its lease was released): its alarm is theirs.
-                    Err(HostError::Moved(_)) => {
-                        self.ctx.forget_sleep(&id);
-                    }
-                    Err(e) => {
+                if let Err(e) = self.route(&id.to_string(), true).await {
+                    // Moved: another replica woke it (its lease was released), and its alarm is
+                    // that replica's now.
+                    if !matches!(e, HostError::Moved(_)) {
                         tracing::warn!(game = %id, error = %e, "a sleeping game's alarm could not wake it");
-                        self.ctx.forget_sleep(&id);
                     }
+                    self.ctx.forget_sleep(&id);
                 }
             }
         }
