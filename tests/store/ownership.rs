@@ -229,29 +229,35 @@ async fn a_sleeping_game_lets_its_lease_go_and_wakes_anywhere() {
     assert_eq!(owner_of(&a.games().get_game(get(&game)).await.unwrap()), b.addr);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flag_due_while_the_game_sleeps_unowned_falls_on_time() {
-    let pg = Postgres::start("sleep-flag", false);
-    let url = pg.database("sleep-flag");
+/// A game with a clock of `initial_ms` created at a replica that lets it fall asleep after one
+/// pass (its lease released) and then goes away; then a second replica, which never heard of it.
+/// The game, when its flag falls, and the second replica.
+async fn asleep_unowned(url: &str, seed: u64, initial_ms: u64) -> (pb::CreateGameResponse, Instant, Node) {
     let idle = limits(Some(Duration::from_millis(200)));
-    let a = Node::start(&url, idle.clone(), 400).await;
-    let mut req = endless(9);
-    // The flag falls 2.5 s after the first turn: past the idle span, so the game sleeps first.
-    req.clock = Some(pb::ClockSpec { initial_ms: 2_500, ..Default::default() });
+    let a = Node::start(url, idle.clone(), 400).await;
+    let mut req = endless(seed);
+    // Past the idle span: the game sleeps before its flag falls.
+    req.clock = Some(pb::ClockSpec { initial_ms, ..Default::default() });
     let game = a.games().create_game(req).await.unwrap().into_inner();
     let uuid: uuid::Uuid = game.game_id.parse().unwrap();
     a.games().submit_turn(pass(&game, 0)).await.unwrap();
-    let due = Instant::now() + Duration::from_millis(2_500);
+    let due = Instant::now() + Duration::from_millis(initial_ms);
     let started = Instant::now();
     while a.handle.state.metrics.leases_held.get() != 0 || !a.handle.state.host.is_asleep(&uuid) {
         assert!(started.elapsed() < Duration::from_secs(2), "the game never slept and let its lease go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // A goes away while the game sleeps; B, which never heard of the game, wakes it when due.
     a.handle.shutdown();
     a.handle.drain(Duration::from_secs(2)).await;
     drop(a);
-    let b = Node::start(&url, idle, 400).await;
+    (game, due, Node::start(url, idle, 400).await)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_due_while_the_game_sleeps_unowned_falls_on_time() {
+    let pg = Postgres::start("sleep-flag", false);
+    let url = pg.database("sleep-flag");
+    let (game, due, b) = asleep_unowned(&url, 9, 2_500).await;
     let mut watch = b
         .games()
         .watch_game(authed(
@@ -275,23 +281,9 @@ async fn a_flag_due_while_the_game_sleeps_unowned_falls_on_time() {
 async fn a_flag_due_while_nobody_asks_falls_by_the_orphan_sweep() {
     let pg = Postgres::start("sleep-sweep", false);
     let url = pg.database("sleep-sweep");
-    let idle = limits(Some(Duration::from_millis(200)));
-    let a = Node::start(&url, idle.clone(), 400).await;
-    let mut req = endless(11);
-    req.clock = Some(pb::ClockSpec { initial_ms: 2_000, ..Default::default() });
-    let game = a.games().create_game(req).await.unwrap().into_inner();
-    a.games().submit_turn(pass(&game, 0)).await.unwrap();
-    let uuid: uuid::Uuid = game.game_id.parse().unwrap();
-    let started = Instant::now();
-    while a.handle.state.metrics.leases_held.get() != 0 || !a.handle.state.host.is_asleep(&uuid) {
-        assert!(started.elapsed() < Duration::from_secs(2), "the game never slept and let its lease go");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    a.handle.shutdown();
-    a.handle.drain(Duration::from_secs(2)).await;
-    drop(a);
     // Nobody asks for the game at B: its sweep finds the alarm in the store and wakes it.
-    let b = Node::start(&url, idle, 400).await;
+    let (game, _, b) = asleep_unowned(&url, 11, 2_000).await;
+    let uuid: uuid::Uuid = game.game_id.parse().unwrap();
     let started = Instant::now();
     let store = b.handle.state.host.store().clone();
     loop {
