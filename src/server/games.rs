@@ -263,7 +263,7 @@ impl Games for GamesService {
         let view = views::session_view(&session, creator);
         tracing::info!(game = %session.id(), "game created");
         if let Some(note) = request.extensions().get::<super::owner::Note>() {
-            note.routed(&session.id().to_string(), &Route::Local(session.clone()));
+            note.routed(session.id(), &Route::Local(session.clone()));
         }
         Ok(Response::new(pb::CreateGameResponse {
             game_id: session.id().to_string(),

@@ -37,20 +37,18 @@ pub struct Note(Arc<Mutex<Option<Routed>>>);
 #[derive(Clone, Debug)]
 struct Routed {
     game: Uuid,
-    /// Served here (else forwarded to `owner`).
-    local: bool,
+    /// None: served here; else the owner's address (as its answer named it, once forwarded).
     owner: Option<String>,
 }
 
 impl Note {
     /// The call's game was routed: served here, or forwarded to its owner.
-    pub fn routed(&self, game: &str, route: &Route) {
-        let Ok(game) = Uuid::parse_str(game) else { return };
-        let routed = match route {
-            Route::Local(_) => Routed { game, local: true, owner: None },
-            Route::Remote(addr) => Routed { game, local: false, owner: Some(addr.clone()) },
+    pub fn routed(&self, game: Uuid, route: &Route) {
+        let owner = match route {
+            Route::Local(_) => None,
+            Route::Remote(addr) => Some(addr.clone()),
         };
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(routed);
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Routed { game, owner });
     }
 
     /// The owner answered a forwarded call naming the game's owner now (itself, or this
@@ -58,11 +56,11 @@ impl Note {
     pub fn answered(&self, host: &Host, metadata: &tonic::metadata::MetadataMap) {
         let Some(owner) = metadata.get(OWNER).and_then(|v| v.to_str().ok()) else { return };
         let mut routed = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(r) = routed.as_mut() else { return };
+        let Some(Routed { game, owner: Some(known) }) = routed.as_mut() else { return };
         if let Some(cluster) = host.cluster() {
-            cluster.set_owner(r.game, owner);
+            cluster.set_owner(*game, owner);
         }
-        r.owner = Some(owner.to_string());
+        *known = owner.to_string();
     }
 
     fn take(&self) -> Option<Routed> {
@@ -120,7 +118,7 @@ where
         Box::pin(async move {
             let mut response = answer.await?;
             let owner = match note.take() {
-                Some(Routed { game, local: true, .. }) => host.served(game, from.as_deref()).await,
+                Some(Routed { game, owner: None }) => host.served(game, from.as_deref()).await,
                 Some(Routed { owner, .. }) => owner,
                 None => None,
             };

@@ -118,8 +118,10 @@ impl AppState {
     /// owner header (see `owner`).
     pub async fn route<T>(&self, id: &str, request: &tonic::Request<T>) -> Result<Route, Status> {
         let route = self.host.route(id, super::forward::forwarded(request)).await.map_err(errors::host)?;
-        if let Some(note) = request.extensions().get::<super::owner::Note>() {
-            note.routed(id, &route);
+        if let (Some(note), Ok(game)) =
+            (request.extensions().get::<super::owner::Note>(), uuid::Uuid::parse_str(id))
+        {
+            note.routed(game, &route);
         }
         Ok(route)
     }

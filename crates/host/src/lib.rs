@@ -206,35 +206,33 @@ impl Host {
     /// no live replica at `to`: it is then loaded here again by its next call).
     pub async fn hand_over(&self, uuid: Uuid, to: &str) -> bool {
         let Some(cluster) = self.ctx.cluster.get() else { return false };
-        let lock = self.ctx.loading_lock(uuid);
-        let guard = lock.lock().await;
-        let moved = if cluster.leases().holds(&uuid) {
-            // Out of the live map first, so that the stopping session keeps the lease for us.
-            if let Some((_, session)) = self.ctx.live.remove(&uuid) {
-                session.leave();
-                session.stopped().await;
-            }
-            self.ctx.forget_sleep(&uuid);
-            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
-            match cluster.leases().hand_over(uuid, to).await {
-                Ok(true) => {
-                    cluster.set_owner(uuid, to);
-                    self.ctx.metrics.handovers.inc();
-                    tracing::debug!(game = %uuid, to, "game handed over to the replica its calls come through");
-                    true
+        self.ctx
+            .under_loading_lock(uuid, async {
+                if !cluster.leases().holds(&uuid) {
+                    return false;
                 }
-                Ok(false) => false,
-                Err(e) => {
-                    tracing::warn!(game = %uuid, to, error = %e, "hand-over failed");
-                    false
+                // Out of the live map first, so that the stopping session keeps the lease for us.
+                if let Some((_, session)) = self.ctx.live.remove(&uuid) {
+                    session.leave();
+                    session.stopped().await;
                 }
-            }
-        } else {
-            false
-        };
-        self.ctx.done_loading(&uuid, &lock);
-        drop(guard);
-        moved
+                self.ctx.forget_sleep(&uuid);
+                self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
+                match cluster.leases().hand_over(uuid, to).await {
+                    Ok(true) => {
+                        cluster.set_owner(uuid, to);
+                        self.ctx.metrics.handovers.inc();
+                        tracing::debug!(game = %uuid, to, "game handed over to the replica its calls come through");
+                        true
+                    }
+                    Ok(false) => false,
+                    Err(e) => {
+                        tracing::warn!(game = %uuid, to, error = %e, "hand-over failed");
+                        false
+                    }
+                }
+            })
+            .await
     }
 
     /// Renew the replica's heartbeat and let go of the games it lost.
@@ -499,15 +497,14 @@ impl Host {
         }
         // Not in memory: loaded once, however many requests ask at the same time (the others
         // wait for the lock and then find it held).
-        let lock = self.ctx.loading_lock(uuid);
-        let guard = lock.lock().await;
-        let loaded = match self.held(&uuid) {
-            Some(s) => Ok(s),
-            None => self.load(uuid, id).await,
-        };
-        self.ctx.done_loading(&uuid, &lock);
-        drop(guard);
-        loaded
+        self.ctx
+            .under_loading_lock(uuid, async {
+                match self.held(&uuid) {
+                    Some(s) => Ok(s),
+                    None => self.load(uuid, id).await,
+                }
+            })
+            .await
     }
 
     /// The game's session if it is held live (and counts as a request naming it).

@@ -187,16 +187,20 @@ impl Context {
         self.metrics.games_asleep.set(self.asleep.len() as i64);
     }
 
-    /// The lock a game is loaded (or its lease released or handed over) under: one at a time.
-    pub(super) fn loading_lock(&self, id: Uuid) -> Arc<tokio::sync::Mutex<()>> {
-        self.loading.entry(id).or_default().clone()
-    }
-
-    /// Done with the game's loading lock (`lock`, still held): its entry goes unless someone
-    /// else holds or waits for it (they took their clone under the map's lock, so the count is
-    /// exact), who then removes it.
-    pub(super) fn done_loading(&self, id: &Uuid, lock: &Arc<tokio::sync::Mutex<()>>) {
-        self.loading.remove_if(id, |_, held| Arc::ptr_eq(held, lock) && Arc::strong_count(held) <= 2);
+    /// Run `work` under the game's loading lock: a game is loaded, its lease released or handed
+    /// over, one at a time. The lock's entry goes afterwards unless someone else holds or waits
+    /// for it (they took their clone under the map's lock, so the count is exact), who then
+    /// removes it.
+    pub(super) async fn under_loading_lock<T>(
+        &self,
+        id: Uuid,
+        work: impl std::future::Future<Output = T>,
+    ) -> T {
+        let lock = self.loading.entry(id).or_default().clone();
+        let _guard = lock.lock().await;
+        let out = work.await;
+        self.loading.remove_if(&id, |_, held| Arc::ptr_eq(held, &lock) && Arc::strong_count(held) <= 2);
+        out
     }
 
     /// Among replicas, a game that fell asleep lets its lease go (keeping its clock's reading
@@ -205,19 +209,17 @@ impl Context {
     /// woke it meanwhile keeps the lease.
     async fn release_sleeping(&self, id: Uuid) {
         let Some(cluster) = self.cluster.get() else { return };
-        let lock = self.loading_lock(id);
-        let guard = lock.lock().await;
-        let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
-        if let (Some((game_ms, wake_at)), false) = (reading, self.live.contains_key(&id)) {
+        self.under_loading_lock(id, async {
+            let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
+            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains_key(&id)) else { return };
             let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
             cluster.forget_run(&id);
             if let Err(e) = cluster.leases().release(id, game_ms, wake_in).await {
                 // It stays this replica's, renewed by the heartbeat; a call here wakes it.
                 tracing::warn!(game = %id, error = %e, "a sleeping game's lease could not be released");
             }
-        }
-        self.done_loading(&id, &lock);
-        drop(guard);
+        })
+        .await;
     }
 
     /// A game no longer asleep (woken, or another replica's now): its entry and alarm go.
