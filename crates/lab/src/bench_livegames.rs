@@ -1,11 +1,12 @@
-//! `dawgref-lab bench livegames`: many live games on one server, as clients see it. An
-//! in-process server (the SQLite store in a scratch directory, the allocator the product uses);
-//! `--games` games of two people created by `--clients` concurrent gRPC clients, then
-//! `--turns` rounds in which every game takes one turn (the mover's best play by GenerateMoves,
-//! else an exchange of the whole rack; then SubmitTurn, timed), so that no game is idle long
-//! before the rounds end. Then: resident memory and heap (bytes the program holds, apart from
-//! what the allocator keeps) per game while every game is awake, the same once every game has
-//! slept (`--idle-after-s`), and the time to wake `--wakes` sleeping games by a GetGame each.
+//! `dawgref-lab bench livegames`: many live games on one server, as clients see it. The server
+//! is the real `dawgref serve` in a process of its own (the SQLite store in a scratch directory,
+//! or `--database-url`), so that its resident memory is the server's alone; `--in-process` runs
+//! it in this process instead, where the bytes it holds can be counted too. `--games` games of
+//! two people are created by `--clients` concurrent gRPC clients, then `--turns` rounds in which
+//! every game takes one turn (the mover's best play by GenerateMoves, else an exchange of the
+//! whole rack; then SubmitTurn, timed), so that no game is idle long before the rounds end.
+//! Then: resident memory per game while every game is awake, the same once every game has slept
+//! (`--idle-after-s`), and the time to wake `--wakes` sleeping games by a GetGame each.
 
 use super::CliResult;
 use super::bench_server::{pct, rss_bytes};
@@ -43,11 +44,18 @@ pub struct LiveGamesArgs {
     /// Keep the games in PostgreSQL instead (an empty database), the server one replica of it.
     #[arg(long)]
     database_url: Option<String>,
+    /// Run the server in this process (its heap is then counted as well; the clients' memory
+    /// shares its pages).
+    #[arg(long)]
+    in_process: bool,
+    /// The server binary (default: `dawgref` beside this one).
+    #[arg(long)]
+    server: Option<std::path::PathBuf>,
 }
 
-/// A game as its two players know it, in a few fixed bytes: the clients share this process
-/// with the server, and a string per id and token would scatter small blocks of the clients'
-/// among the server's pages, to be counted as the server's memory.
+/// A game as its two players know it, in a few fixed bytes: with `--in-process` the clients share
+/// the process with the server, and a string per id and token would scatter small blocks of the
+/// clients' among the server's pages, to be counted as the server's memory.
 #[derive(Clone, Copy)]
 struct Game {
     id: uuid::Uuid,
@@ -78,13 +86,14 @@ fn authed<T>(msg: T, token: &str) -> Result<Request<T>, Box<dyn std::error::Erro
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// One turn of `game`: the mover's best play (a pass when there is none), timed SubmitTurn.
+/// One turn of `game`: the mover's best play (the whole rack exchanged when there is none),
+/// timed SubmitTurn; and whether the game is over after it.
 async fn one_turn(
     g: &mut GamesClient<Channel>,
     a: &mut AnalysisClient<Channel>,
     game: &Game,
     turn: u32,
-) -> Result<Duration, Failure> {
+) -> Result<(Duration, bool), Failure> {
     let token = game.token((turn % 2) as usize);
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
@@ -112,8 +121,8 @@ async fn one_turn(
         action: Some(action),
     };
     let started = Instant::now();
-    g.submit_turn(authed(req, token)?).await?;
-    Ok(started.elapsed())
+    let done = g.submit_turn(authed(req, token)?).await?.into_inner();
+    Ok((started.elapsed(), done.view.is_some_and(|v| v.over)))
 }
 
 /// Run `work` for every item of `items`, split over `clients` tasks each with its own
@@ -165,6 +174,186 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
+/// A game and whether it has ended in the rounds (gone out, or six scoreless turns), or waits
+/// for its last play to be accepted: either way it takes no more turns, nor is it woken.
+struct Tracked {
+    game: Game,
+    over: std::sync::atomic::AtomicBool,
+}
+
+/// The server under test.
+enum Server {
+    /// `dawgref serve`, a process of its own: all its memory is the server's.
+    Child { child: tokio::process::Child, pid: u32, metrics: std::net::SocketAddr },
+    /// In this process, beside the clients.
+    InProcess { handle: server::Handle },
+}
+
+/// A loopback port nobody listens on now.
+fn free_port() -> Result<u16, Failure> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl Server {
+    /// The real binary on loopback ports, its log in the scratch directory, once it answers.
+    async fn spawn(args: &LiveGamesArgs) -> Result<(Server, String), Failure> {
+        let binary = match &args.server {
+            Some(path) => path.clone(),
+            None => std::env::current_exe()?.with_file_name("dawgref"),
+        };
+        if !binary.exists() {
+            return Err(format!(
+                "no server binary at {} (cargo build --release, or --server)",
+                binary.display()
+            )
+            .into());
+        }
+        let (port, metrics) = (free_port()?, free_port()?);
+        let listen = format!("127.0.0.1:{port}");
+        let log = std::fs::File::create(args.dir.join("serve.log"))?;
+        let mut command = tokio::process::Command::new(&binary);
+        command
+            .arg("serve")
+            .args([
+                "--listen",
+                &listen,
+                "--lexicons",
+                "en",
+                "--metrics-listen",
+                &format!("127.0.0.1:{metrics}"),
+            ])
+            .arg("--data-dir")
+            .arg(&args.dir)
+            .args(["--max-games", &(args.games.max(1) * 2).to_string()])
+            .args(["--idle-after", &format!("{}s", args.idle_after_s)])
+            .env("RUST_LOG", "warn")
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .kill_on_drop(true);
+        if let Some(url) = &args.database_url {
+            command.env("DAWGREF_DATABASE_URL", url).args(["--advertise-addr", &listen]);
+        }
+        let child = command.spawn()?;
+        let pid = child.id().ok_or("the server exited at once")?;
+        let server = Server::Child { child, pid, metrics: ([127, 0, 0, 1], metrics).into() };
+        let started = Instant::now();
+        while server.gauges().await.is_err() || tokio::net::TcpStream::connect(&listen).await.is_err() {
+            if started.elapsed() > Duration::from_secs(300) {
+                return Err(format!(
+                    "the server did not answer within 5 minutes: see {}",
+                    args.dir.join("serve.log").display()
+                )
+                .into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok((server, format!("http://{listen}")))
+    }
+
+    /// Games awake and games asleep.
+    async fn gauges(&self) -> Result<(usize, usize), Failure> {
+        match self {
+            Server::InProcess { handle } => {
+                Ok((handle.state.host.live_games(), handle.state.host.asleep_games()))
+            }
+            Server::Child { metrics, .. } => {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut conn = tokio::net::TcpStream::connect(metrics).await?;
+                conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    .await?;
+                let mut text = String::new();
+                conn.read_to_string(&mut text).await?;
+                let gauge = |name: &str| {
+                    text.lines()
+                        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse::<usize>().ok())
+                        .ok_or_else(|| format!("no {name} in the server's metrics"))
+                };
+                Ok((gauge("dawgref_games_live")?, gauge("dawgref_games_asleep")?))
+            }
+        }
+    }
+
+    /// The server's resident memory by kind (`RssAnon`, `RssFile`, `RssShmem`), in MiB.
+    fn kinds(&self) -> String {
+        let status = match self {
+            Server::InProcess { .. } => std::fs::read_to_string("/proc/self/status"),
+            Server::Child { pid, .. } => std::fs::read_to_string(format!("/proc/{pid}/status")),
+        }
+        .unwrap_or_default();
+        let kb = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        };
+        match (kb("RssAnon:"), kb("RssFile:"), kb("RssShmem:")) {
+            (Some(a), Some(f), Some(s)) => {
+                format!(
+                    "anonymous {:.1}, file {:.1}, shared {:.1} MiB",
+                    a as f64 / 1024.0,
+                    f as f64 / 1024.0,
+                    s as f64 / 1024.0
+                )
+            }
+            _ => "no breakdown".into(),
+        }
+    }
+
+    /// The server's resident memory, in bytes.
+    fn rss(&self) -> u64 {
+        match self {
+            Server::InProcess { .. } => rss_bytes(),
+            Server::Child { pid, .. } => std::fs::read_to_string(format!("/proc/{pid}/statm"))
+                .ok()
+                .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
+                .map_or(0, |pages| pages * 4096),
+        }
+    }
+
+    /// Bytes the program holds, when the server is in this process (with its clients).
+    fn heap(&self) -> Option<usize> {
+        matches!(self, Server::InProcess { .. }).then(crate::heap_bytes)
+    }
+
+    async fn stop(self) {
+        match self {
+            Server::InProcess { handle } => {
+                handle.shutdown();
+                handle.drain(Duration::from_secs(10)).await;
+            }
+            Server::Child { mut child, .. } => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+            }
+        }
+    }
+}
+
+/// The server in this process, with the product's allocator (this binary's, counted).
+async fn in_process(args: &LiveGamesArgs) -> Result<(Server, String), Failure> {
+    let en = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no shipped en")?, None)?;
+    let limits = Limits {
+        max_games: args.games.max(1) * 2,
+        idle_after: Some(Duration::from_secs(args.idle_after_s)),
+        ..Limits::default()
+    };
+    let builder = server::Builder::new(vec![en]).limits(limits);
+    let (handle, _) = match &args.database_url {
+        Some(url) => {
+            let me = dawgref::store::postgres::Replica {
+                id: uuid::Uuid::new_v4(),
+                addr: "127.0.0.1:1".into(),
+                lease: Duration::from_secs(10),
+            };
+            builder.replica(Arc::new(dawgref::store::PgStore::open(url, me).await?)).start().await?
+        }
+        None => builder.store(Arc::new(dawgref::store::SqliteStore::open(&args.dir)?)).start().await?,
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    handle.spawn(listener);
+    Ok((Server::InProcess { handle }, url))
+}
+
 pub fn run(args: LiveGamesArgs) -> CliResult {
     if args.dir.exists() {
         return Err(format!("{} exists: give a directory that does not", args.dir.display()).into());
@@ -173,48 +362,68 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
         .enable_all()
         .on_thread_park(dawgref::memory::collect_when_idle)
         .build()?;
+    let mut keep_dir = false;
     let result = runtime.block_on(async {
-        let en = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no shipped en")?, None)?;
         std::fs::create_dir_all(&args.dir)?;
-        let limits = Limits {
-            max_games: args.games.max(1) * 2,
-            idle_after: Some(Duration::from_secs(args.idle_after_s)),
-            ..Limits::default()
-        };
-        let builder = server::Builder::new(vec![en]).limits(limits);
-        let (handle, _) = match &args.database_url {
-            Some(url) => {
-                let me = dawgref::store::postgres::Replica {
-                    id: uuid::Uuid::new_v4(),
-                    addr: "127.0.0.1:1".into(),
-                    lease: Duration::from_secs(10),
-                };
-                builder.replica(Arc::new(dawgref::store::PgStore::open(url, me).await?)).start().await?
-            }
-            None => builder.store(Arc::new(dawgref::store::SqliteStore::open(&args.dir)?)).start().await?,
-        };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}", listener.local_addr()?);
-        handle.spawn(listener);
-        let host = handle.state.host.clone();
-        let rss_start = rss_bytes();
-        let heap_start = crate::heap_bytes();
-        let per_game = |now: usize, n: usize| now.saturating_sub(heap_start) as f64 / 1024.0 / n as f64;
-        println!(
-            "{} games, {} turns each, {} clients, {}; the server and its clients in one process (mimalloc), RSS at start {:.1} MiB",
-            args.games,
-            args.turns,
-            args.clients,
-            if args.database_url.is_some() { "PostgreSQL" } else { "SQLite" },
-            mib(rss_start)
-        );
+        let (server, url) =
+            if args.in_process { in_process(&args).await? } else { Server::spawn(&args).await? };
+        let outcome = measure(&args, &server, &url).await;
+        if outcome.is_err() && !args.in_process {
+            keep_dir = true;
+        }
+        server.stop().await;
+        outcome
+    });
+    if keep_dir {
+        eprintln!("the server's log is in {}", args.dir.join("serve.log").display());
+    } else {
+        let _ = std::fs::remove_dir_all(&args.dir);
+    }
+    result.map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
 
-        // Create.
-        let bar = dawgref::console::progress_bar(args.games as u64, "games");
-        bar.set_message("creating");
-        let slots: Arc<Vec<std::sync::Mutex<Option<Game>>>> =
-            Arc::new((0..args.games).map(|_| std::sync::Mutex::new(None)).collect());
-        let (_, created) = over_clients(&url, args.clients, slots.clone(), &bar, |mut g, a, slots, i| async move {
+/// Create, play, let sleep and wake the games on `server`, printing what is measured.
+async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(), Failure> {
+    let rss_start = server.rss();
+    let heap_start = server.heap().unwrap_or(0);
+    // Resident bytes above the start a game; the same for the heap, when it is counted.
+    let memory = |n: usize| {
+        let rss = server.rss();
+        let resident = rss.saturating_sub(rss_start) as f64 / 1024.0 / n as f64;
+        let heap = server
+            .heap()
+            .map(|h| format!(", heap {:.2} KB", h.saturating_sub(heap_start) as f64 / 1024.0 / n as f64))
+            .unwrap_or_default();
+        format!(
+            "RSS {:.1} MiB ({}): {resident:.2} KB a game above the start ({:.2} KB with it){heap}",
+            mib(rss),
+            server.kinds(),
+            rss as f64 / 1024.0 / n as f64
+        )
+    };
+    println!(
+        "{} games, {} turns each, {} clients, {}; {}, RSS at start {:.1} MiB",
+        args.games,
+        args.turns,
+        args.clients,
+        if args.database_url.is_some() { "PostgreSQL" } else { "SQLite" },
+        if args.in_process {
+            "the server and its clients in one process (mimalloc)"
+        } else {
+            "the server a process of its own (dawgref serve)"
+        },
+        mib(rss_start)
+    );
+    println!("at start: {}", server.kinds());
+
+    // Create.
+    let bar = dawgref::console::progress_bar(args.games as u64, "games");
+    bar.set_message("creating");
+    let slots: Arc<Vec<std::sync::Mutex<Option<Game>>>> =
+        Arc::new((0..args.games).map(|_| std::sync::Mutex::new(None)).collect());
+    let (_, created) =
+        over_clients(url, args.clients, slots.clone(), &bar, |mut g, a, slots, i| async move {
             let human = |name: &str| pb::SeatSpec {
                 kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })),
                 think_ms: None,
@@ -234,105 +443,116 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
             Ok((g, a, None))
         })
         .await?;
-        bar.finish_and_clear();
-        let games: Arc<Vec<Game>> =
-            Arc::new(slots.iter().map(|s| s.lock().ok().and_then(|g| *g)).collect::<Option<Vec<_>>>().ok_or("a game was not created")?);
-        drop(slots);
-        println!(
-            "created {} games in {:.1} s: {:.0} games/s; RSS {:.1} MiB ({:.1} KB a game), heap {:.1} KB a game",
-            games.len(),
-            created.as_secs_f64(),
-            games.len() as f64 / created.as_secs_f64(),
-            mib(rss_bytes()),
-            (rss_bytes().saturating_sub(rss_start)) as f64 / 1024.0 / games.len() as f64,
-            per_game(crate::heap_bytes(), games.len())
-        );
+    bar.finish_and_clear();
+    let games: Arc<Vec<Tracked>> = Arc::new(
+        slots
+            .iter()
+            .map(|s| s.lock().ok().and_then(|g| *g).map(|game| Tracked { game, over: false.into() }))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("a game was not created")?,
+    );
+    drop(slots);
+    println!(
+        "created {} games in {:.1} s: {:.0} games/s; {}",
+        games.len(),
+        created.as_secs_f64(),
+        games.len() as f64 / created.as_secs_f64(),
+        memory(games.len())
+    );
 
-        // Play: one turn of every game a round.
-        let mut submits = Vec::new();
-        let bar = dawgref::console::progress_bar(games.len() as u64 * u64::from(args.turns), "turns");
-        let played = Instant::now();
-        for turn in 0..args.turns {
-            bar.set_message(format!("round {} of {}", turn + 1, args.turns));
-            let (times, _) = over_clients(&url, args.clients, games.clone(), &bar, move |mut g, mut a, games, i| async move {
-                match one_turn(&mut g, &mut a, &games[i], turn).await {
-                    Ok(t) => Ok((g, a, Some(t))),
-                    // The game went out in this or an earlier round: it takes no more turns here.
-                    Err(e) if e.downcast_ref::<tonic::Status>().is_some_and(|s| {
-                        matches!(s.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted)
-                    }) => {
+    // Play: one turn of every game a round.
+    let mut submits = Vec::new();
+    let bar = dawgref::console::progress_bar(games.len() as u64 * u64::from(args.turns), "turns");
+    let played = Instant::now();
+    for turn in 0..args.turns {
+        bar.set_message(format!("round {} of {}", turn + 1, args.turns));
+        let (times, _) =
+            over_clients(url, args.clients, games.clone(), &bar, move |mut g, mut a, games, i| async move {
+                let t = &games[i];
+                if t.over.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok((g, a, None));
+                }
+                match one_turn(&mut g, &mut a, &t.game, turn).await {
+                    Ok((time, over)) => {
+                        t.over.store(over, std::sync::atomic::Ordering::Relaxed);
+                        Ok((g, a, Some(time)))
+                    }
+                    // The game went out in this round (under a challenge rule, its last play waits
+                    // for a pass or a challenge): it takes no more turns here.
+                    Err(e)
+                        if e.downcast_ref::<tonic::Status>().is_some_and(|s| {
+                            matches!(s.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted)
+                        }) =>
+                    {
+                        t.over.store(true, std::sync::atomic::Ordering::Relaxed);
                         Ok((g, a, None))
                     }
-                    Err(e) => Err(format!("game {} ({}), turn {turn}: {e}", i, games[i].id).into()),
+                    Err(e) => Err(format!("game {} ({}), turn {turn}: {e}", i, t.game.id).into()),
                 }
             })
             .await?;
-            submits.extend(times);
-        }
-        bar.finish_and_clear();
-        submits.sort();
-        let rss_awake = rss_bytes();
-        println!(
-            "played {} turns in {:.1} s: SubmitTurn p50 {:.2} ms, p99 {:.2} ms; {} games awake, RSS {:.1} MiB: {:.1} KB an awake game, heap {:.1} KB",
-            submits.len(),
-            played.elapsed().as_secs_f64(),
-            pct(&submits, 0.5) / 1000.0,
-            pct(&submits, 0.99) / 1000.0,
-            host.live_games(),
-            mib(rss_awake),
-            rss_awake.saturating_sub(rss_start) as f64 / 1024.0 / games.len() as f64,
-            per_game(crate::heap_bytes(), games.len())
-        );
+        submits.extend(times);
+    }
+    bar.finish_and_clear();
+    submits.sort();
+    let (p50, p99) = (pct(&submits, 0.5), pct(&submits, 0.99));
+    let turns = submits.len();
+    drop(submits);
+    let (awake, _) = server.gauges().await?;
+    println!(
+        "played {turns} turns in {:.1} s: SubmitTurn p50 {:.2} ms, p99 {:.2} ms; {awake} games awake, {}",
+        played.elapsed().as_secs_f64(),
+        p50 / 1000.0,
+        p99 / 1000.0,
+        memory(games.len())
+    );
 
-        // Sleep: wait for every game to go.
-        let bar = dawgref::console::progress_bar(games.len() as u64, "games asleep");
-        let waited = Instant::now();
-        let in_play = host.live_games();
-        while host.asleep_games() < in_play {
-            bar.set_position(host.asleep_games() as u64);
-            if waited.elapsed() > Duration::from_secs(args.idle_after_s * 3 + 60) {
-                return Err(format!("only {} of {in_play} games slept", host.asleep_games()).into());
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
+    // Sleep: wait for every game to go.
+    let bar = dawgref::console::progress_bar(awake as u64, "games asleep");
+    let waited = Instant::now();
+    loop {
+        let (_, asleep) = server.gauges().await?;
+        bar.set_position(asleep as u64);
+        if asleep >= awake {
+            break;
         }
-        bar.finish_and_clear();
-        // The allocator hands freed pages back after a short delay.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        let rss_asleep = rss_bytes();
-        println!(
-            "every game asleep ({} live): RSS {:.1} MiB: {:.2} KB a sleeping game, heap {:.2} KB",
-            host.live_games(),
-            mib(rss_asleep),
-            rss_asleep.saturating_sub(rss_start) as f64 / 1024.0 / games.len() as f64,
-            per_game(crate::heap_bytes(), games.len())
-        );
+        if waited.elapsed() > Duration::from_secs(args.idle_after_s * 3 + 60) {
+            return Err(format!("only {asleep} of {awake} games slept").into());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    bar.finish_and_clear();
+    // The allocator hands freed pages back after a short delay.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (live, _) = server.gauges().await?;
+    println!("every game asleep ({live} awake): {}", memory(games.len()));
 
-        // Wake: a GetGame each, timed.
-        // Games that ended in the rounds (went out) are not asleep: only sleeping ones are woken.
-        let ended = games.len() - host.asleep_games();
-        let sample: Arc<Vec<Game>> = Arc::new(
-            games.iter().filter(|g| host.is_asleep(&g.id)).take(args.wakes).copied().collect(),
-        );
-        let bar = dawgref::console::progress_bar(sample.len() as u64, "wakes");
-        let (wakes, _) = over_clients(&url, args.clients.min(16), sample.clone(), &bar, |mut g, a, sample, i| async move {
+    // Wake: a GetGame each, timed. Games that ended in the rounds are not asleep: only the
+    // others are woken.
+    let sample: Arc<Vec<Game>> = Arc::new(
+        games
+            .iter()
+            .filter(|t| !t.over.load(std::sync::atomic::Ordering::Relaxed))
+            .take(args.wakes)
+            .map(|t| t.game)
+            .collect(),
+    );
+    let ended = games.iter().filter(|t| t.over.load(std::sync::atomic::Ordering::Relaxed)).count();
+    let bar = dawgref::console::progress_bar(sample.len() as u64, "wakes");
+    let (wakes, _) =
+        over_clients(url, args.clients.min(16), sample.clone(), &bar, |mut g, a, sample, i| async move {
             let started = Instant::now();
             g.get_game(authed(pb::GetGameRequest { game_id: sample[i].id() }, sample[i].token(0))?).await?;
             Ok((g, a, Some(started.elapsed())))
         })
         .await?;
-        bar.finish_and_clear();
-        println!(
-            "woke {} games ({} turns each; {ended} games had ended) by GetGame: p50 {:.2} ms, p99 {:.2} ms",
-            wakes.len(),
-            args.turns,
-            pct(&wakes, 0.5) / 1000.0,
-            pct(&wakes, 0.99) / 1000.0
-        );
-        handle.shutdown();
-        handle.drain(Duration::from_secs(10)).await;
-        Ok::<_, Failure>(())
-    });
-    let _ = std::fs::remove_dir_all(&args.dir);
-    result.map_err(|e| e.to_string())?;
-    Ok(ExitCode::SUCCESS)
+    bar.finish_and_clear();
+    println!(
+        "woke {} games ({} turns each; {ended} games had ended) by GetGame: p50 {:.2} ms, p99 {:.2} ms",
+        wakes.len(),
+        args.turns,
+        pct(&wakes, 0.5) / 1000.0,
+        pct(&wakes, 0.99) / 1000.0
+    );
+    Ok(())
 }
