@@ -111,7 +111,8 @@ const LOG_KEPT_BYTES: i64 = 256 << 10;
 /// passive pass (a few ms), and the writer's next commit writes the log from its start, its file
 /// cut back to [`LOG_KEPT_BYTES`].
 fn checkpoint(conn: &Connection) -> rusqlite::Result<()> {
-    let frames = |mode: &str| conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| r.get::<_, i64>(1));
+    let frames =
+        |mode: &str| conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| r.get::<_, i64>(1));
     if frames("PASSIVE")? > RESTART_AT_FRAMES {
         frames("RESTART")?;
     }
