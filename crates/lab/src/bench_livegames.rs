@@ -184,7 +184,7 @@ struct Tracked {
 /// The server under test.
 enum Server {
     /// `dawgref serve`, a process of its own: all its memory is the server's.
-    Child { child: tokio::process::Child, pid: u32, metrics: std::net::SocketAddr },
+    Child { child: Box<tokio::process::Child>, pid: u32, metrics: std::net::SocketAddr },
     /// In this process, beside the clients.
     InProcess { handle: server::Handle },
 }
@@ -235,7 +235,7 @@ impl Server {
         }
         let child = command.spawn()?;
         let pid = child.id().ok_or("the server exited at once")?;
-        let server = Server::Child { child, pid, metrics: ([127, 0, 0, 1], metrics).into() };
+        let server = Server::Child { child: Box::new(child), pid, metrics: ([127, 0, 0, 1], metrics).into() };
         let started = Instant::now();
         while server.gauges().await.is_err() || tokio::net::TcpStream::connect(&listen).await.is_err() {
             if started.elapsed() > Duration::from_secs(300) {
