@@ -346,7 +346,7 @@ impl Games for GamesService {
             return Ok(Response::new(self.list_stored(state, labels, after, size).await?));
         }
         let query = req.query.trim().to_lowercase();
-        // Sleeping games too, judged by what they keep asleep; only the page's are woken.
+        // Sleeping games too, judged by what they keep asleep, and shown without being woken.
         let matching = self.state.host.games_in_play(|id, game_labels, names| {
             labels.iter().all(|(k, v)| game_labels.contains(&(k.as_str(), v.as_str())))
                 && (query.is_empty()
@@ -361,8 +361,20 @@ impl Games for GamesService {
         };
         let mut games = Vec::with_capacity(page.len());
         for id in page {
-            match self.state.host.session(&id.to_string()).await {
-                Ok(session) => games.push(views::session_view(&session, Viewer::Watcher)),
+            // A sleeping game is shown from the store and sleeps on; an awake one by its session.
+            let shown = match self.state.host.asleep_snapshot(*id).await {
+                Some(read) => read.map(|(snapshot, now_ms)| {
+                    views::view(&id.to_string(), &snapshot, Viewer::Watcher, now_ms)
+                }),
+                None => self
+                    .state
+                    .host
+                    .session(&id.to_string())
+                    .await
+                    .map(|s| views::session_view(&s, Viewer::Watcher)),
+            };
+            match shown {
+                Ok(view) => games.push(view),
                 // Set aside, or gone to another replica, since it was listed: left out.
                 Err(e) => tracing::debug!(game = %id, error = %e, "a listed game could not be shown"),
             }

@@ -233,15 +233,21 @@ async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
         state: pb::GameState::Live as i32,
         ..Default::default()
     };
-    // By label: two games; the page holds one, woken to be shown; the other sleeps on.
+    // By label: two games; the page holds one, shown from the store: every game sleeps on.
     let round2 = g.list_games(authed(list(&[("round", "2")], ""), DIRECTOR)).await.unwrap().into_inner();
     assert_eq!(round2.total, 2);
     let mut expected = [ids[1].clone(), ids[2].clone()];
     expected.sort();
     assert_eq!(round2.games.iter().map(|v| v.game_id.clone()).collect::<Vec<_>>(), [expected[0].clone()]);
     assert_eq!(round2.next_page_token, expected[0]);
-    assert_eq!(host.asleep_games(), 2);
+    assert_eq!((host.asleep_games(), host.live_games()), (3, 0));
     // By a seat's name, judged asleep.
     let ann21 = g.list_games(authed(list(&[], "ann21"), DIRECTOR)).await.unwrap().into_inner();
     assert_eq!((ann21.total, ann21.games[0].game_id.as_str()), (1, ids[1].as_str()));
+    assert_eq!(host.asleep_games(), 3);
+    // What the listing showed is what a watcher sees once the game is awake.
+    let listed = ann21.games[0].clone();
+    let awake = g.get_game(pb::GetGameRequest { game_id: ids[1].clone() }).await.unwrap().into_inner();
+    assert_eq!(listed, awake);
+    assert_eq!((host.asleep_games(), host.live_games()), (2, 1));
 }

@@ -593,6 +593,17 @@ impl Host {
         }
     }
 
+    /// A game asleep here as a reader sees it, without waking it: replayed from the store (every
+    /// acknowledged turn is in it), with its clock read as if it had never slept. `None` when it
+    /// is not asleep here: then it is read through its session. A listing of many sleeping games
+    /// shows them this way, so that paging through them does not fill memory with games nobody
+    /// plays.
+    pub async fn asleep_snapshot(&self, uuid: Uuid) -> Option<Result<(Arc<Snapshot>, u64), HostError>> {
+        let now_ms = self.ctx.asleep.get(&uuid).map(|a| a.now_ms())?;
+        let replayed = self.replayed(uuid, &uuid.to_string()).await;
+        Some(replayed.map(|r| (Arc::new(Snapshot::of(r.core)), r.last_ms.max(now_ms))))
+    }
+
     /// The game as a reader sees it: its session's snapshot here, or, for a game another replica
     /// owns, its durable state read from the store and replayed (every acknowledged turn is in
     /// it), without serving the game here.
