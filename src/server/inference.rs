@@ -34,7 +34,7 @@ pub async fn infer_rack(
         n if n <= MAX_LIMIT => n,
         n => return Err(errors::bad_field("limit", format!("{n}: at most {MAX_LIMIT} leaves"))),
     };
-    let (observation, lexicon, seat) = match (req.game_id.is_empty(), req.cgp.is_empty()) {
+    let (observation, lexicon, seat, params) = match (req.game_id.is_empty(), req.cgp.is_empty()) {
         (false, true) => {
             let snapshot = service.state.snapshot(&req.game_id).await?;
             let game = snapshot.game();
@@ -48,11 +48,13 @@ pub async fn infer_rack(
             // Only what was public when the action was made: no seat's rack.
             let observation = Observation::from_game(game, turn, None).map_err(infer_error)?;
             let seat = nth_turn_seat(game, turn).unwrap_or(0);
-            (observation, game.config().lexicon.clone(), seat)
+            // The `strong` bot chooses by static equity: its plays are judged by the tight model.
+            let params = infer::Params::for_player(snapshot.seats().get(seat).and_then(|s| s.bot_level()));
+            (observation, game.config().lexicon.clone(), seat, params)
         }
         (true, false) => {
             let (observation, lexicon) = cgp_observation(service, req).await?;
-            (observation, lexicon, 0)
+            (observation, lexicon, 0, infer::Params::default())
         }
         _ => return Err(errors::bad_field("game_id", "give a game_id (and a turn), or a cgp and an action")),
     };
@@ -67,12 +69,11 @@ pub async fn infer_rack(
                 deadline: Some(started + Duration::from_millis(u64::from(budget_ms))),
                 ..Default::default()
             };
-            infer::infer(&observation, lexicon.dawg(), infer::Params::default(), limits)
+            infer::infer(&observation, lexicon.dawg(), params, limits)
         })
         .await
         .ok_or_else(|| errors::internal("the inference failed"))?
         .map_err(infer_error)?;
-    let params = infer::Params::default();
     let mut letters: Vec<pb::LetterChance> = (0..alphabet.len())
         .map(|l| pb::LetterChance {
             letter: alphabet.char_of(l as Letter).to_string(),
@@ -94,10 +95,15 @@ pub async fn infer_rack(
         valued: inference.valued as u64,
         draws: inference.draws as u64,
         fits: inference.fits,
-        tolerance: f64::from(params.tolerance),
-        spread: f64::from(params.spread),
+        tolerance: decimal(params.tolerance),
+        spread: decimal(params.spread),
         floor: params.floor,
     }))
+}
+
+/// A parameter as the decimal it was written as (0.1, not the f32's 0.10000000149…).
+fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
 }
 
 /// The seat that took turn `turn`.

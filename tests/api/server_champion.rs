@@ -74,7 +74,8 @@ async fn a_past_turn_is_explained_from_what_was_public_and_a_future_one_is_refus
     assert_eq!(public.letters.len(), 27);
     assert_eq!(public.letters.last().unwrap().letter, "?");
     assert!(public.letters.iter().all(|l| (0.0..=1.0 + 1e-9).contains(&l.probability)));
-    assert!(public.tolerance > 0.0 && public.floor > 0.0);
+    // A person's play: the default model.
+    assert_eq!((public.tolerance, public.spread, public.floor), (0.5, 1.0, 0.01));
     // Only what was public is used: a seat's token (its own rack then) changes nothing.
     let with_token =
         a.infer_rack(authed(infer_turn(&c.game_id, 0), &c.seat_tokens[1])).await.unwrap().into_inner();
@@ -95,6 +96,21 @@ async fn a_past_turn_is_explained_from_what_was_public_and_a_future_one_is_refus
     let mut too_many = infer_turn(&c.game_id, 0);
     too_many.limit = 1001;
     assert_eq!(code(a.infer_rack(too_many).await), Code::InvalidArgument);
+}
+
+/// The `strong` bot chooses by static equity, so its plays are judged by the tight model: its
+/// true leave is among the likeliest.
+#[tokio::test]
+async fn a_strong_bots_play_is_judged_as_a_static_players() {
+    let srv = start().await;
+    let (mut g, mut a) = (srv.games().await, srv.analysis().await);
+    let req =
+        create(pb::Ruleset::English, pb::ChallengeRule::Void, vec![bot(pb::BotLevel::Strong), human("b")], 5);
+    let c = g.create_game(req).await.unwrap().into_inner();
+    srv.settled(&c.game_id).await;
+    let answer = a.infer_rack(infer_turn(&c.game_id, 0)).await.unwrap().into_inner();
+    assert_eq!(answer.seat, 0);
+    assert_eq!((answer.tolerance, answer.spread, answer.floor), (0.1, 0.5, 0.01));
 }
 
 #[tokio::test]

@@ -63,6 +63,31 @@ impl Default for Params {
     }
 }
 
+impl Params {
+    /// For a seat known to choose its action by static equity with the shipped leaves, as the
+    /// `strong` bot does: the true leave always fits its action, so a tight tolerance and a
+    /// steep fall-off rule out more of the others. On 1,000 strong-bot plays the true leave's
+    /// probability over a blind draw's is 3.17 with these and 2.87 with the defaults; on the
+    /// human plays of the records 0.94 and 1.10 (BENCHMARKS.md, "Inference"), which is why they
+    /// are not everyone's.
+    pub const STATIC_PLAYER: Params =
+        Params { tolerance: STATIC_TOLERANCE, spread: STATIC_SPREAD, floor: DEFAULT_FLOOR };
+
+    /// The model for a seat: [`Params::STATIC_PLAYER`] for the `strong` bot, the defaults for
+    /// anyone else (a person, a bot that plays by score alone or that looks further ahead).
+    pub fn for_player(bot: Option<crate::bot::BotLevel>) -> Params {
+        match bot {
+            Some(crate::bot::BotLevel::Strong) => Params::STATIC_PLAYER,
+            _ => Params::default(),
+        }
+    }
+}
+
+/// See [`Params::STATIC_PLAYER`].
+pub const STATIC_TOLERANCE: f32 = 0.1;
+/// See [`Params::STATIC_PLAYER`].
+pub const STATIC_SPREAD: f32 = 0.5;
+
 /// See [`Params::tolerance`].
 pub const DEFAULT_TOLERANCE: f32 = 0.5;
 /// See [`Params::spread`].

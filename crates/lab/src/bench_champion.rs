@@ -169,11 +169,15 @@ fn nth_turn(game: &Game, turn: u32) -> Option<&dawgref::game::Event> {
 
 pub fn infer(args: InferArgs) -> CliResult {
     let (rules, lexicon) = lexicon(args.ruleset)?;
-    let params = infer::Params {
-        tolerance: args.tolerance.unwrap_or(infer::DEFAULT_TOLERANCE),
-        spread: args.spread.unwrap_or(infer::DEFAULT_SPREAD),
-        floor: args.floor.unwrap_or(infer::DEFAULT_FLOOR),
+    // As InferRack judges them: the strong bot's plays by the static player's model, people's
+    // by the default one; a parameter given here replaces both.
+    let given = |model: infer::Params| infer::Params {
+        tolerance: args.tolerance.unwrap_or(model.tolerance),
+        spread: args.spread.unwrap_or(model.spread),
+        floor: args.floor.unwrap_or(model.floor),
     };
+    let params = given(infer::Params::for_player(Some(BotLevel::Strong)));
+    let human_params = given(infer::Params::default());
     let mut bots = Gains::default();
     let bar = dawgref::console::games_bar(args.plays as u64);
     let mut g = args.seed;
@@ -228,7 +232,7 @@ pub fn infer(args: InferArgs) -> CliResult {
                 {
                     continue;
                 }
-                people.add(&game, turn, None, params, args.budget_ms);
+                people.add(&game, turn, None, human_params, args.budget_ms);
             }
         }
         people.print(&format!("human plays of the records in {}", dir.display()));
