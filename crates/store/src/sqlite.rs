@@ -95,6 +95,9 @@ const RESTART_AT_FRAMES: i64 = 16_384;
 #[cfg(test)]
 const RESTART_AT_FRAMES: i64 = 64;
 
+/// The longest a restarting checkpoint waits for the writer and the readers.
+const RESTART_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The log's file is cut back to this when it starts over (bytes).
 #[cfg(not(test))]
 const LOG_KEPT_BYTES: i64 = 64 << 20;
@@ -153,6 +156,10 @@ impl SqliteStore {
         // The writer never checkpoints; the checkpointer does, beside it.
         conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
         let checkpoints = open(&path)?;
+        // A restarting checkpoint holds the writer back while it waits for the writer's commit
+        // in hand and the readers: it gives up after this, to try again a second later, rather
+        // than stall every turn behind a long read.
+        checkpoints.busy_timeout(RESTART_WAIT)?;
         let (stop, stopped) = mpsc::channel::<()>();
         let checkpointing = std::thread::Builder::new()
             .name("dawgref-store-checkpoint".into())
