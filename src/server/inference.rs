@@ -49,7 +49,8 @@ pub async fn infer_rack(
             let observation = Observation::from_game(game, turn, None).map_err(infer_error)?;
             let seat = nth_turn_seat(game, turn).unwrap_or(0);
             // The `strong` bot chooses by static equity: its plays are judged by the tight model.
-            let params = infer::Params::for_player(snapshot.seats().get(seat).and_then(|s| s.bot_level()));
+            let bot = snapshot.seats().get(seat).and_then(|s| s.bot_level());
+            let params = bot.map_or_else(infer::Params::default, |level| level.judged_by());
             (observation, game.config().lexicon.clone(), seat, params)
         }
         (true, false) => {

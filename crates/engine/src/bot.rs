@@ -68,6 +68,16 @@ pub const CHAMPION_BUDGET: Duration = Duration::from_millis(1000);
 impl BotLevel {
     pub const ALL: [BotLevel; 4] = [BotLevel::Weak, BotLevel::Greedy, BotLevel::Strong, BotLevel::Champion];
 
+    /// The model rack inference judges this bot's actions by: [`crate::infer::Params::STATIC_PLAYER`]
+    /// for the `strong` bot, which chooses by static equity; the defaults for the others (one
+    /// plays by score alone, one at random, the champion looks ahead), as for a person.
+    pub fn judged_by(self) -> crate::infer::Params {
+        match self {
+            BotLevel::Strong => crate::infer::Params::STATIC_PLAYER,
+            BotLevel::Weak | BotLevel::Greedy | BotLevel::Champion => crate::infer::Params::default(),
+        }
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             BotLevel::Weak => "weak",

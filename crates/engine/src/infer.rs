@@ -72,15 +72,6 @@ impl Params {
     /// are not everyone's.
     pub const STATIC_PLAYER: Params =
         Params { tolerance: STATIC_TOLERANCE, spread: STATIC_SPREAD, floor: DEFAULT_FLOOR };
-
-    /// The model for a seat: [`Params::STATIC_PLAYER`] for the `strong` bot, the defaults for
-    /// anyone else (a person, a bot that plays by score alone or that looks further ahead).
-    pub fn for_player(bot: Option<crate::bot::BotLevel>) -> Params {
-        match bot {
-            Some(crate::bot::BotLevel::Strong) => Params::STATIC_PLAYER,
-            _ => Params::default(),
-        }
-    }
 }
 
 /// See [`Params::STATIC_PLAYER`].

@@ -176,7 +176,7 @@ pub fn infer(args: InferArgs) -> CliResult {
         spread: args.spread.unwrap_or(model.spread),
         floor: args.floor.unwrap_or(model.floor),
     };
-    let params = given(infer::Params::for_player(Some(BotLevel::Strong)));
+    let params = given(BotLevel::Strong.judged_by());
     let human_params = given(infer::Params::default());
     let mut bots = Gains::default();
     let bar = dawgref::console::games_bar(args.plays as u64);
