@@ -4,7 +4,7 @@
 
 use super::errors;
 use super::owner;
-use crate::host::Host;
+use crate::host::{Cluster, Host};
 use crate::proto::v1::directors_client::DirectorsClient;
 use crate::proto::v1::games_client::GamesClient;
 use dashmap::DashMap;
@@ -13,7 +13,7 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
 
-pub use super::owner::FORWARDED;
+pub use super::owner::{FORWARDED, PROOF};
 
 /// Sends calls on to their game's owner: one HTTP/2 channel per peer address, shared by every
 /// forwarded call.
@@ -87,8 +87,10 @@ impl Forwarder {
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
         let (metadata, extensions, message) = request.into_parts();
-        let from = self.host.cluster().map_or("", |c| c.addr());
-        let answer = self.call_via(addr, outgoing(&metadata, message, from), call).await;
+        let Some(cluster) = self.host.cluster() else {
+            return Err(errors::internal("a forward without replicas"));
+        };
+        let answer = self.call_via(addr, outgoing(&metadata, message, cluster), call).await;
         if let (Ok(response), Some(note)) = (&answer, extensions.get::<owner::Note>()) {
             note.answered(&self.host, response.metadata());
         }
@@ -147,15 +149,19 @@ impl Forwarder {
 }
 
 /// A call to another replica, as the client sent it (its bearer token included), marked as
-/// forwarded by the replica at `from` so that the replica answers it itself.
-pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, from: &str) -> Request<T> {
+/// forwarded by this replica (its address, and the replicas' secret as proof) so that the
+/// replica answers it itself.
+pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, cluster: &Cluster) -> Request<T> {
     let mut outgoing = Request::new(message);
     if let Some(auth) = metadata.get("authorization") {
         outgoing.metadata_mut().insert("authorization", auth.clone());
     }
-    let mark = tonic::metadata::MetadataValue::try_from(from)
+    let mark = tonic::metadata::MetadataValue::try_from(cluster.addr())
         .unwrap_or_else(|_| tonic::metadata::MetadataValue::from_static("1"));
     outgoing.metadata_mut().insert(FORWARDED, mark);
+    if let Ok(proof) = tonic::metadata::MetadataValue::try_from(cluster.leases().secret()) {
+        outgoing.metadata_mut().insert(PROOF, proof);
+    }
     outgoing
 }
 

@@ -55,7 +55,7 @@ impl GamesService {
         let answers = futures_util::future::join_all(peers.iter().map(|addr| {
             self.state.forwarder.call_peer(
                 addr,
-                forward::outgoing(metadata, req.clone(), cluster.addr()),
+                forward::outgoing(metadata, req.clone(), cluster),
                 |mut c, r| async move { c.list_games(r).await },
             )
         }))

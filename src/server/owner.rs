@@ -6,7 +6,9 @@
 //! forwarded ([`Host::served`], which may move the game to the replica its calls keep coming
 //! through), then writes the owner's advertised address into the response's `x-dawgref-owner`
 //! header. A forwarding replica reads that header from the owner's answer ([`Note::answered`]):
-//! so it learns at once that a game moved to it.
+//! so it learns at once that a game moved to it. Only a replica can mark a call as forwarded:
+//! the mark comes with the replicas' shared secret ([`PROOF`]), and the layer drops a mark
+//! without it, so that a client cannot move a game by passing its calls off as a replica's.
 //!
 //! `x-dawgref-game`, the game's id as request metadata, is for balancers (hash on it, so that a
 //! game's calls land on one replica). The server never trusts it: the id in the message is the
@@ -17,12 +19,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 /// The header a forwarding replica adds, so that a call is forwarded at most once. Its value
 /// is the forwarding replica's advertised address: the owner counts whose calls it serves, and
 /// moves a game to the replica its calls keep coming through.
 pub const FORWARDED: &str = "x-dawgref-forwarded";
+
+/// The header that proves [`FORWARDED`]: the replicas' shared secret (`Leases::secret`). A call
+/// marked as forwarded without it is a client's, and is served as any client's call.
+pub const PROOF: &str = "x-dawgref-forwarded-proof";
 
 /// The request header naming the game a call is about: a hint for balancers, never trusted.
 pub const GAME: &str = "x-dawgref-game";
@@ -109,6 +116,19 @@ where
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         if self.host.cluster().is_none() {
             return Box::pin(self.inner.call(request));
+        }
+        // Only a replica can mark a call as forwarded: a mark without the proof goes, and the
+        // proof goes either way (nothing past here needs it).
+        if let Some(cluster) = self.host.cluster() {
+            let headers = request.headers_mut();
+            let proven = headers.get(PROOF).is_some_and(|given| {
+                let given = super::auth::hash(&String::from_utf8_lossy(given.as_bytes()));
+                bool::from(given.ct_eq(&super::auth::hash(cluster.leases().secret())))
+            });
+            headers.remove(PROOF);
+            if !proven {
+                headers.remove(FORWARDED);
+            }
         }
         let note = Note::default();
         let from = forwarded_by(request.headers());

@@ -6,7 +6,8 @@
 //! - a hand-over under load keeps every acknowledged turn, once;
 //! - a game that sleeps lets its lease go: another replica wakes it, its clock read as if it
 //!   never slept, and a flag due while nobody owns it falls on time;
-//! - `x-dawgref-game` is a hint: a malformed or wrong one changes nothing.
+//! - `x-dawgref-game` is a hint: a malformed or wrong one changes nothing;
+//! - only a replica can mark a call as forwarded: a client's mark moves no game.
 
 use crate::common;
 
@@ -317,4 +318,36 @@ async fn the_game_header_is_a_hint_never_trusted() {
         // A client's call at the owner: the calls through B are not all in a row.
         a.games().get_game(get(&game)).await.unwrap();
     }
+}
+
+/// A client that marks its calls as forwarded by a replica (without the replicas' secret) is
+/// served as any client: the game does not move to that replica, and a replica that does not own
+/// the game forwards the call rather than refuse it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_forwarded_mark_moves_nothing() {
+    let pg = Postgres::start("spoofed", false);
+    let url = pg.database("spoofed");
+    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    let game = a.games().create_game(endless(5)).await.unwrap().into_inner();
+    let marked = |by: &str, proof: Option<&str>| {
+        let mut request = get(&game);
+        request.metadata_mut().insert("x-dawgref-forwarded", by.parse().unwrap());
+        if let Some(proof) = proof {
+            request.metadata_mut().insert("x-dawgref-forwarded-proof", proof.parse().unwrap());
+        }
+        request
+    };
+    // At the owner, marked as B's five times in a row: without a proof, then with a wrong one.
+    for proof in [None, Some("not-the-secret")] {
+        for _ in 0..5 {
+            let answer = a.games().get_game(marked(&b.addr, proof)).await.unwrap();
+            assert_eq!(owner_of(&answer), a.addr, "proof {proof:?}");
+        }
+    }
+    assert_eq!(a.handle.state.metrics.handovers.get(), 0);
+    assert!(a.handle.state.host.is_live(&game.game_id.parse().unwrap()));
+    // At B, marked as A's: forwarded to A like any client's call, not refused.
+    let answer = b.games().get_game(marked(&a.addr, None)).await.unwrap();
+    assert_eq!(owner_of(&answer), a.addr);
+    assert_eq!(answer.into_inner().game_id, game.game_id);
 }

@@ -42,6 +42,8 @@ pub type LeaseFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 pub trait Leases: Send + Sync {
     /// Where other replicas forward calls for this replica's games.
     fn addr(&self) -> &str;
+    /// The secret the replicas share, which proves a call forwarded by one of them.
+    fn secret(&self) -> &str;
     /// How long a heartbeat keeps this replica's leases.
     fn lease(&self) -> Duration;
     /// Renew every lease this replica holds; the games it no longer holds.
@@ -72,6 +74,9 @@ pub trait Leases: Send + Sync {
 impl Leases for PgStore {
     fn addr(&self) -> &str {
         &self.replica().addr
+    }
+    fn secret(&self) -> &str {
+        PgStore::secret(self)
     }
     fn lease(&self) -> Duration {
         self.replica().lease

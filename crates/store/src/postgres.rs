@@ -94,6 +94,12 @@ ALTER TABLE leases ALTER COLUMN owner DROP NOT NULL;
 ALTER TABLE leases ADD COLUMN slept_ms bigint, ADD COLUMN slept_at timestamptz, ADD COLUMN wake_at timestamptz;
 CREATE INDEX leases_wake ON leases (wake_at) WHERE owner IS NULL;
 ",
+    // The replicas' shared secret: a forwarded call proves with it that a replica sent it.
+    // gen_random_uuid (PostgreSQL 13+) draws from the server's strong random source.
+    "
+CREATE TABLE cluster_secret (one boolean PRIMARY KEY DEFAULT true CHECK (one), secret text NOT NULL);
+INSERT INTO cluster_secret (secret) VALUES (replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -200,6 +206,8 @@ pub struct PgStore {
     epochs: DashMap<Uuid, i64>,
     /// Released games this replica claimed: their clock's reading at the claim, and when.
     slept: DashMap<Uuid, (u64, std::time::Instant)>,
+    /// The replicas' shared secret (see [`PgStore::secret`]); read at start.
+    secret: String,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
@@ -243,8 +251,18 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Io(format!("PostgreSQL pool: {e}")))?;
         let (writes, groups) = queue::queue(MAX_GROUP);
-        let store = PgStore { pool, writes, replica, epochs: DashMap::new(), slept: DashMap::new() };
+        let mut store = PgStore {
+            pool,
+            writes,
+            replica,
+            epochs: DashMap::new(),
+            slept: DashMap::new(),
+            secret: String::new(),
+        };
         store.migrate().await?;
+        let client = store.client().await?;
+        store.secret = timed(client.query_one("SELECT secret FROM cluster_secret", &[])).await?.get(0);
+        drop(client);
         store.heartbeat().await?;
         tokio::spawn(write_loop(pg, groups));
         Ok(store)
@@ -252,6 +270,13 @@ impl PgStore {
 
     pub fn replica(&self) -> &Replica {
         &self.replica
+    }
+
+    /// The secret every replica of this database shares, and nobody else knows: a call one
+    /// replica forwards to another carries it, so that a client cannot pass its own call off
+    /// as forwarded.
+    pub fn secret(&self) -> &str {
+        &self.secret
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
