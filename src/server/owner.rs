@@ -114,21 +114,19 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        if self.host.cluster().is_none() {
+        let Some(cluster) = self.host.cluster() else {
             return Box::pin(self.inner.call(request));
-        }
+        };
         // Only a replica can mark a call as forwarded: a mark without the proof goes, and the
         // proof goes either way (nothing past here needs it).
-        if let Some(cluster) = self.host.cluster() {
-            let headers = request.headers_mut();
-            let proven = headers.get(PROOF).is_some_and(|given| {
-                let given = super::auth::hash(&String::from_utf8_lossy(given.as_bytes()));
-                bool::from(given.ct_eq(&super::auth::hash(cluster.leases().secret())))
-            });
-            headers.remove(PROOF);
-            if !proven {
-                headers.remove(FORWARDED);
-            }
+        let headers = request.headers_mut();
+        let proven = headers.get(PROOF).is_some_and(|given| {
+            let given = super::auth::hash(&String::from_utf8_lossy(given.as_bytes()));
+            bool::from(given.ct_eq(&super::auth::hash(cluster.leases().secret())))
+        });
+        headers.remove(PROOF);
+        if !proven {
+            headers.remove(FORWARDED);
         }
         let note = Note::default();
         let from = forwarded_by(request.headers());
