@@ -81,11 +81,18 @@ fn limits(idle_after: Option<Duration>) -> Limits {
     Limits { idle_after, ..Limits::default() }
 }
 
+/// A fresh database and two replicas of it that keep their games awake (the database lives as
+/// long as the first part of the answer).
+async fn two_replicas(name: &str) -> (Postgres, Node, Node) {
+    let pg = Postgres::start(name, false);
+    let url = pg.database(name);
+    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    (pg, a, b)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_moves_to_the_replica_its_calls_come_through() {
-    let pg = Postgres::start("moves", false);
-    let url = pg.database("moves");
-    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    let (_pg, a, b) = two_replicas("moves").await;
     let created = a.games().create_game(endless(1)).await.unwrap();
     assert_eq!(owner_of(&created), a.addr, "CreateGame names its owner");
     let game = created.into_inner();
@@ -120,9 +127,7 @@ async fn a_game_moves_to_the_replica_its_calls_come_through() {
 /// acknowledged turn is in the history exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hand_over_under_load_keeps_every_acknowledged_turn() {
-    let pg = Postgres::start("handover-load", false);
-    let url = pg.database("handover-load");
-    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    let (_pg, a, b) = two_replicas("handover-load").await;
     let mut games = Vec::new();
     for seed in 0..6 {
         games.push(Arc::new(a.games().create_game(endless(seed)).await.unwrap().into_inner()));
@@ -302,9 +307,7 @@ async fn a_flag_due_while_nobody_asks_falls_by_the_orphan_sweep() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_game_header_is_a_hint_never_trusted() {
-    let pg = Postgres::start("header", false);
-    let url = pg.database("header");
-    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    let (_pg, a, b) = two_replicas("header").await;
     let game = a.games().create_game(endless(3)).await.unwrap().into_inner();
     let other = a.games().create_game(endless(4)).await.unwrap().into_inner();
     for value in ["not-a-uuid", "", "\u{7f}", other.game_id.as_str()] {
@@ -325,9 +328,7 @@ async fn the_game_header_is_a_hint_never_trusted() {
 /// the game forwards the call rather than refuse it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clients_forwarded_mark_moves_nothing() {
-    let pg = Postgres::start("spoofed", false);
-    let url = pg.database("spoofed");
-    let (a, b) = (Node::start(&url, limits(None), 3000).await, Node::start(&url, limits(None), 3000).await);
+    let (_pg, a, b) = two_replicas("spoofed").await;
     let game = a.games().create_game(endless(5)).await.unwrap().into_inner();
     let marked = |by: &str, proof: Option<&str>| {
         let mut request = get(&game);

@@ -70,14 +70,8 @@ impl Params {
     /// probability over a blind draw's is 3.17 with these and 2.87 with the defaults; on the
     /// human plays of the records 0.94 and 1.10 (BENCHMARKS.md, "Inference"), which is why they
     /// are not everyone's.
-    pub const STATIC_PLAYER: Params =
-        Params { tolerance: STATIC_TOLERANCE, spread: STATIC_SPREAD, floor: DEFAULT_FLOOR };
+    pub const STATIC_PLAYER: Params = Params { tolerance: 0.1, spread: 0.5, floor: DEFAULT_FLOOR };
 }
-
-/// See [`Params::STATIC_PLAYER`].
-pub const STATIC_TOLERANCE: f32 = 0.1;
-/// See [`Params::STATIC_PLAYER`].
-pub const STATIC_SPREAD: f32 = 0.5;
 
 /// See [`Params::tolerance`].
 pub const DEFAULT_TOLERANCE: f32 = 0.5;

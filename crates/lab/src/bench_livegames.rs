@@ -9,7 +9,7 @@
 //! (`--idle-after-s`), and the time to wake `--wakes` sleeping games by a GetGame each.
 
 use super::CliResult;
-use super::bench_server::{pct, rss_bytes};
+use super::bench_server::{pct, rss_of};
 use clap::Args;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
@@ -273,13 +273,17 @@ impl Server {
         }
     }
 
+    /// The server's process as `/proc` names it.
+    fn proc(&self) -> String {
+        match self {
+            Server::InProcess { .. } => "self".into(),
+            Server::Child { pid, .. } => pid.to_string(),
+        }
+    }
+
     /// The server's resident memory by kind (`RssAnon`, `RssFile`, `RssShmem`), in MiB.
     fn kinds(&self) -> String {
-        let status = match self {
-            Server::InProcess { .. } => std::fs::read_to_string("/proc/self/status"),
-            Server::Child { pid, .. } => std::fs::read_to_string(format!("/proc/{pid}/status")),
-        }
-        .unwrap_or_default();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.proc())).unwrap_or_default();
         let kb = |key: &str| {
             status
                 .lines()
@@ -300,13 +304,7 @@ impl Server {
 
     /// The server's resident memory, in bytes.
     fn rss(&self) -> u64 {
-        match self {
-            Server::InProcess { .. } => rss_bytes(),
-            Server::Child { pid, .. } => std::fs::read_to_string(format!("/proc/{pid}/statm"))
-                .ok()
-                .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
-                .map_or(0, |pages| pages * 4096),
-        }
+        rss_of(&self.proc())
     }
 
     /// Bytes the program holds, when the server is in this process (with its clients).

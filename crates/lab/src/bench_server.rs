@@ -16,8 +16,15 @@ use tonic::transport::Channel;
 
 const POSITION: &str = "11KATI/9H3U1/2U5CATGUT1/2N6R3O1/2F6I3Y1/2IT5J3E1/2XI5A3R1/3MIDNOON3S1/3E1EYEN6/3WAVE8/3O11/3R11/3N11/15/15 LLRRTWZ/ 168/297 0 lex en; ld english;";
 
+/// This process's resident memory, in bytes.
 pub(super) fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
+    rss_of("self")
+}
+
+/// The resident memory of the process `/proc/<proc>` describes (`self`, or a pid), in bytes;
+/// zero where there is none.
+pub(super) fn rss_of(proc: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{proc}/statm"))
         .ok()
         .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
         .map_or(0, |pages| pages * 4096)
