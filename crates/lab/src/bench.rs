@@ -155,6 +155,11 @@ pub enum BenchCommand {
         solve_only: bool,
         #[arg(long, default_value_t = 1)]
         lines: usize,
+        /// With `--solve-only`: a line per position on standard error (its game's seed, the
+        /// solve's time in ms, exact or not, the deepest iteration, the value, positions
+        /// searched), to compare two builds of the solver position by position.
+        #[arg(long)]
+        each: bool,
     },
     /// Simulation speed: iterations per second on one core (an iteration plays every candidate
     /// not yet ruled out, and its plies, on one draw), on mid-game positions of seeded
@@ -230,13 +235,14 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: false, .. } => {
             endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
         }
-        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: true, lines } => {
+        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: true, lines, each } => {
             endgame_solves(
                 positions.clamp(1, 100_000),
                 seed,
                 ruleset,
                 budget_ms.clamp(1, 600_000),
                 lines.clamp(1, 20),
+                each,
             )
         }
         BenchCommand::Sim { positions, seed, ruleset, candidates, plies, iterations } => sim(
@@ -594,7 +600,14 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
 /// Solve times of the first bag-empty position of strong-bot games where the side to move holds
 /// a full rack: the share solved exactly within the budget, the distribution, and with `lines`
 /// > 1 the time for that many lines against one.
-fn endgame_solves(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64, lines: usize) -> CliResult {
+fn endgame_solves(
+    positions: u64,
+    seed: u64,
+    kind: RulesetKind,
+    budget_ms: u64,
+    lines: usize,
+    each: bool,
+) -> CliResult {
     use dawgref::endgame::{Budget, Position, solve};
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
@@ -614,6 +627,17 @@ fn endgame_solves(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64, 
         let one = solve(&position, lexicon.dawg(), b);
         let took = start.elapsed().as_secs_f64() * 1000.0;
         times_ms.push(took);
+        if each {
+            bar.suspend(|| {
+                eprintln!(
+                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions",
+                    if one.exact { "exact" } else { "inexact" },
+                    one.depth,
+                    one.value,
+                    one.nodes
+                )
+            });
+        }
         nodes += one.nodes;
         exact += u64::from(one.exact);
         if lines > 1 && one.exact {
