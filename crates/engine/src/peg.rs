@@ -29,7 +29,7 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
-use crate::endgame::{self, Position, Solver};
+use crate::endgame::{self, PlayableWords, Position, Solver};
 use crate::game::{Action, Game};
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
@@ -340,6 +340,12 @@ pub fn solve(
     let rules = setup.board.rules().clone();
     let limit = rules.options.scoreless_turn_limit.turns(2);
     let mut solver = Solver::new(budget.table_bits);
+    // Every scenario's tiles are the mover's rack and the unseen ones, on this board or a
+    // fuller one: one small lexicon serves every search and playout.
+    let mut tiles = setup.rack;
+    tiles.add_all(&setup.unseen);
+    let words = PlayableWords::new(&setup.board, &tiles, dawg);
+    let dawg = words.dawg();
     let spent = || {
         budget.deadline.is_some_and(|d| Instant::now() >= d)
             || budget.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
@@ -389,7 +395,7 @@ pub fn solve(
                         outcome(
                             &mut solver,
                             &position,
-                            dawg,
+                            &words,
                             search_budget(deadline, budget),
                             setup.spread + c.score,
                         )
@@ -406,7 +412,7 @@ pub fn solve(
                             zeros: setup.zeros + 1,
                             bag: scenario.bag.clone(),
                         };
-                        outcome(&mut solver, &position, dawg, search_budget(deadline, budget), setup.spread)
+                        outcome(&mut solver, &position, &words, search_budget(deadline, budget), setup.spread)
                     }
                 }
             };
@@ -431,17 +437,17 @@ pub fn solve(
 fn outcome(
     solver: &mut Solver,
     position: &Position,
-    dawg: &Dawg,
+    words: &PlayableWords,
     budget: endgame::Budget,
     lead: i32,
 ) -> (i32, bool) {
     // Unproven, a search's bound is a horizon's guess: the game played out by the static player
     // on both sides (the bag's order known) is a better one, and costs a few searches of a play.
-    let fallback = || lead - playout(position, dawg);
+    let fallback = || lead - playout(position, words.dawg());
     // The opponent's value at least `lead`: the mover does not win.
-    match solver.test(position, dawg, budget.clone(), lead) {
+    match solver.test(position, words, budget.clone(), lead) {
         (Some(false), v) => ((lead - v).max(1), true),
-        (Some(true), _) => match solver.test(position, dawg, budget, lead + 1) {
+        (Some(true), _) => match solver.test(position, words, budget, lead + 1) {
             (Some(true), v) => ((lead - v).min(-1), true),
             (Some(false), _) => (0, true),
             (None, _) => (fallback().min(0), false),

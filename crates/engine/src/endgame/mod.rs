@@ -5,7 +5,10 @@
 //!
 //! [`Solver::solve`] is a negamax search with alpha-beta pruning, principal variation search,
 //! iterative deepening, move ordering (the transposition table's move first, then going out,
-//! then the ply's two killer moves, then score and tiles played) and a transposition table
+//! then the ply's two killer moves, then score and tiles played; the table's move and the last
+//! play that went out and cut the same ply off elsewhere are tried, if legal here, before the
+//! node's moves are generated, which most nodes above the horizon then never need) and a
+//! transposition table
 //! keyed by a Zobrist hash of the board, both racks, the bag's size and the scoreless-turn
 //! count. Its value is the spread the side to move will add from here to the end of the game:
 //! every play's score, plus the racks as the rules count them at the end (going out takes twice
@@ -23,6 +26,9 @@
 //! so entries of another position never match): the pre-endgame's many small searches pay
 //! for the table once.
 //!
+//! The search generates with [`PlayableWords`]: the lexicon cut down to the words the tiles
+//! still to be played can form on this board (the same plays, found far faster).
+//!
 //! [`minimax`] is the plain reference (every move, no pruning, exact values remembered by the
 //! whole position): what the tests hold the solver to on small endgames.
 
@@ -39,6 +45,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
+
+mod words;
+pub use words::PlayableWords;
 
 /// A two-player position to play out: `racks[0]` belongs to the side to move. With an empty
 /// `bag` it is an endgame; otherwise the bag's order is known (the pre-endgame's scenarios):
@@ -73,6 +82,19 @@ impl Position {
             return None;
         }
         Some(Position::new(game.board().clone(), racks, game.scoreless_turns()))
+    }
+
+    /// Every tile still to be played: both racks and the bag.
+    pub fn tiles_to_play(&self) -> Rack {
+        let mut tiles = self.racks[0];
+        tiles.add_all(&self.racks[1]);
+        for t in &self.bag {
+            match t {
+                Some(l) => tiles.add(*l),
+                None => tiles.add_blank(),
+            }
+        }
+        tiles
     }
 
     /// The unseen tiles when `board` and `rack` are all a player can see and the bag is empty:
@@ -186,16 +208,18 @@ impl Solver {
     /// proven (a null-window search at the threshold, deepened until no line is cut; far
     /// cheaper than the exact value when the answer is clear), `None` when the budget ends
     /// first. Also the value the last search returned: a bound on the true one (at least it
-    /// when the answer is yes, at most it when no).
+    /// when the answer is yes, at most it when no). `words` must hold the words of
+    /// [`Position::tiles_to_play`] on the position's board, or of more tiles on an earlier board
+    /// (the caller of many searches prunes once).
     pub fn test(
         &mut self,
         position: &Position,
-        dawg: &Dawg,
+        words: &PlayableWords,
         budget: Budget,
         threshold: i32,
     ) -> (Option<bool>, i32) {
         let rules = position.board.rules().clone();
-        let (mut s, root) = self.search(position, dawg, &budget, &rules);
+        let (mut s, root) = self.search(position, words.dawg(), &budget, &rules);
         let mut answer = (None, 0);
         for depth in 1..=budget.max_depth.max(1) {
             let (value, proven) = s.negamax(&root, depth, threshold - 1, threshold, 0);
@@ -214,8 +238,9 @@ impl Solver {
     /// Solve `position` within `budget` (its `table_bits` are ignored: the solver's table is
     /// used). The side to move's rack must not be empty.
     pub fn solve(&mut self, position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
+        let words = PlayableWords::new(&position.board, &position.tiles_to_play(), dawg);
         let rules = position.board.rules().clone();
-        let (mut s, root) = self.search(position, dawg, &budget, &rules);
+        let (mut s, root) = self.search(position, words.dawg(), &budget, &rules);
         let want = budget.lines.max(1);
         let mut answer: Option<(Vec<Line>, u32, bool)> = None;
         let mut order: Vec<Move> = Vec::new();
@@ -268,6 +293,7 @@ impl Solver {
             buffers: Vec::new(),
             pv: Vec::new(),
             killers: Vec::new(),
+            out_killers: Vec::new(),
         };
         let root = Node {
             board: position.board.clone(),
@@ -427,6 +453,24 @@ struct Search<'a> {
     /// Per ply, the last two moves that cut the search off there: tried early at the same ply
     /// of other lines, where they often cut again.
     killers: Vec<[Option<Move>; 2]>,
+    /// Per ply, the last play that went out and cut the search off there.
+    out_killers: Vec<Option<Move>>,
+}
+
+/// The moves a node tries before generating its own ([`Search::early`]), at most two.
+struct Early {
+    moves: [Option<Candidate>; 2],
+    len: usize,
+}
+
+impl Early {
+    fn get(&self, i: usize) -> Option<Candidate> {
+        self.moves.get(i).copied().flatten()
+    }
+
+    fn holds(&self, mv: Move) -> bool {
+        self.moves.iter().flatten().any(|c| c.mv == mv)
+    }
 }
 
 /// Ordering keys, highest first.
@@ -545,13 +589,28 @@ impl Search<'_> {
             return (opp - own, false);
         }
         let table_move = if hit { entry.best } else { None };
-        let mut moves = self.candidates(node, table_move, own, opp, ply);
+        let early = self.early(node, table_move, own, opp, ply);
+        let mut moves = Vec::new();
+        let mut generated = false;
         let original_alpha = alpha;
         let mut best_value = -INFINITY;
         let mut best_move = None;
         let mut proven = true;
-        for i in 0..moves.len() {
-            let c = moves[i];
+        for i in 0.. {
+            let c = match early.get(i) {
+                Some(c) => c,
+                None => {
+                    if !generated {
+                        moves = self.candidates(node, table_move, own, opp, ply);
+                        moves.retain(|c| !early.holds(c.mv));
+                        generated = true;
+                    }
+                    match moves.get(i - early.len) {
+                        Some(&c) => c,
+                        None => break,
+                    }
+                }
+            };
             let score = move_score(c.mv);
             let (value, child_proven) = match c.terminal {
                 Some(v) => (v, true),
@@ -583,7 +642,9 @@ impl Search<'_> {
                 }
             };
             if self.aborted {
-                self.buffers[ply] = std::mem::take(&mut moves);
+                if generated {
+                    self.buffers[ply] = std::mem::take(&mut moves);
+                }
                 return (0, false);
             }
             if value > best_value {
@@ -601,15 +662,15 @@ impl Search<'_> {
                 // A lower bound needs one move that reaches it: the others tried before it, cut
                 // by the horizon or not, do not weaken its proof.
                 proven = child_proven;
-                if c.terminal.is_none() {
-                    self.killer(ply, c.mv);
-                }
+                self.killer(ply, c);
                 break;
             }
             proven &= child_proven;
         }
-        moves.clear();
-        self.buffers[ply] = moves;
+        if generated {
+            moves.clear();
+            self.buffers[ply] = moves;
+        }
         let bound = if best_value <= original_alpha {
             Bound::Upper
         } else if best_value >= beta {
@@ -646,15 +707,99 @@ impl Search<'_> {
         pair[at] = entry;
     }
 
-    fn killer(&mut self, ply: usize, mv: Move) {
+    /// Remember the move that cut the search off at `ply`: a play that goes out as the ply's
+    /// out-killer, any other move among its two killers.
+    fn killer(&mut self, ply: usize, c: Candidate) {
         while self.killers.len() <= ply {
             self.killers.push([None; 2]);
+            self.out_killers.push(None);
+        }
+        if c.terminal.is_some() {
+            self.out_killers[ply] = Some(c.mv);
+            return;
         }
         let k = &mut self.killers[ply];
-        if k[0] != Some(mv) {
+        if k[0] != Some(c.mv) {
             k[1] = k[0];
-            k[0] = Some(mv);
+            k[0] = Some(c.mv);
         }
+    }
+
+    /// The moves to try before generating the node's moves, legal here and in order: the
+    /// table's move and the ply's out-killer. Most nodes one ply above the horizon are cut off
+    /// by a play that goes out, and a sibling's usually goes out here too; most of the search's
+    /// time is generation, so a node cut off early skips it. (The ply's other killers are left
+    /// to their turn: cutting with them before the plays that go out makes poorer table moves
+    /// for the next iteration, which then searches several times the positions.)
+    fn early(&self, node: &Node, table_move: Option<Move>, own: i32, opp: i32, ply: usize) -> Early {
+        let mut early = Early { moves: [None; 2], len: 0 };
+        let out_killer = self.out_killers.get(ply).copied().flatten();
+        for mv in [table_move, out_killer].into_iter().flatten() {
+            if early.moves[..early.len].iter().flatten().any(|c| c.mv == mv) {
+                continue;
+            }
+            if let Some(c) = self.replayed(node, mv, own, opp) {
+                early.moves[early.len] = Some(c);
+                early.len += 1;
+            }
+        }
+        early
+    }
+
+    /// `mv` as a move of the side to move at `node`, if it is legal there: every tile it places
+    /// on an empty square and held, every square it plays through filled, connected, and every
+    /// word it forms a word (none already on the board under Эрудит's option). Its score is
+    /// this board's: a killer was found on a sibling's.
+    fn replayed(&self, node: &Node, mv: Move, own: i32, opp: i32) -> Option<Candidate> {
+        let play = match mv {
+            Move::Pass => {
+                let ends = node.zeros + 1 >= self.limit;
+                return Some(Candidate {
+                    mv,
+                    left: node.racks[0],
+                    bag_len: node.bag_len,
+                    order: 0,
+                    terminal: ends.then_some(opp - own),
+                });
+            }
+            Move::Play { play, .. } => play,
+        };
+        let (line, start) = play.line_start();
+        if start + play.len() > crate::rules::SIZE {
+            return None;
+        }
+        let mut left = node.racks[0];
+        for (i, &t) in play.tiles().iter().enumerate() {
+            let here = node.board.at(play.dir, line, start + i);
+            let fits = if t == crate::alphabet::EMPTY {
+                here != crate::alphabet::EMPTY
+            } else {
+                here == crate::alphabet::EMPTY && left.take_tile(t)
+            };
+            if !fits {
+                return None;
+            }
+        }
+        if !play.check_connection(&node.board).is_empty() {
+            return None;
+        }
+        let eval = crate::score::evaluate_normalized(&node.board, &play);
+        let letters = |w: &crate::score::WordScore| -> Vec<Letter> {
+            w.tiles.iter().map(|&t| crate::alphabet::tile_letter(t)).collect()
+        };
+        if !eval.words.iter().all(|w| self.dawg.contains(&letters(w))) {
+            return None;
+        }
+        if self.rules.options.no_repeated_words {
+            let existing = node.board.words_on_board();
+            if eval.words.iter().any(|w| existing.contains(&letters(w))) {
+                return None;
+            }
+        }
+        let score = eval.total;
+        let (left, bag_len) = draw(left, play.tiles_placed(), self.bag, node.bag_len);
+        let terminal = left.is_empty().then_some(score + 2 * opp);
+        Some(Candidate { mv: Move::Play { play, score }, left, bag_len, order: 0, terminal })
     }
 
     /// Every move from `node`, best first by the search's ordering.
@@ -802,8 +947,9 @@ fn move_score(mv: Move) -> i32 {
 /// Random keys for the transposition table's hash.
 struct Zobrist {
     squares: Vec<u64>,
-    /// `[seat relative to the mover][tile kind][copy]`.
-    racks: Vec<u64>,
+    /// `[seat relative to the mover][tile kind][copy]`: the keys of the first `copy` tiles of a
+    /// kind held, xored (blanks are kind 0, letter `l` kind `l + 1`).
+    copies: Vec<u64>,
     zeros: [u64; 16],
     /// By the bag's size.
     bag: [u64; 16],
@@ -818,7 +964,16 @@ impl Zobrist {
         let mut rng = SplitMix64::new(0x5eed_e11d_9a3e_0001);
         Zobrist {
             squares: (0..SQUARES * KINDS).map(|_| rng.next_u64()).collect(),
-            racks: (0..2 * KINDS * COPIES).map(|_| rng.next_u64()).collect(),
+            copies: {
+                let keys: Vec<u64> = (0..2 * KINDS * COPIES).map(|_| rng.next_u64()).collect();
+                let mut copies = vec![0; keys.len()];
+                for i in 0..keys.len() {
+                    if i % COPIES != 0 {
+                        copies[i] = copies[i - 1] ^ keys[i];
+                    }
+                }
+                copies
+            },
             zeros: std::array::from_fn(|_| rng.next_u64()),
             bag: std::array::from_fn(|_| rng.next_u64()),
         }
@@ -832,23 +987,17 @@ impl Zobrist {
         self.squares[sq * KINDS + Self::kind(t)]
     }
 
+    /// The key of `rack` for `seat`: the xor of one key per tile, the `n`-th copy of a kind
+    /// having a key of its own, so equal racks hash alike whatever their order. Read as one
+    /// running xor per kind and count.
     fn rack(&self, seat: usize, rack: &Rack) -> u64 {
-        let mut h = 0;
-        let mut blank_copy = 0;
-        let mut copies = [0usize; KINDS];
-        for t in rack.tiles() {
-            let kind = match t {
-                Some(l) => {
-                    let k = l as usize + 1;
-                    copies[k] += 1;
-                    k * COPIES + copies[k]
-                }
-                None => {
-                    blank_copy += 1;
-                    blank_copy
-                }
-            };
-            h ^= self.racks[(seat * KINDS * COPIES + kind) % self.racks.len()];
+        let base = seat * KINDS * COPIES;
+        let mut h = self.copies[base + usize::from(rack.blanks()).min(COPIES - 1)];
+        for l in 0..crate::alphabet::MAX_LETTERS {
+            let n = rack.count(l as Letter);
+            if n > 0 {
+                h ^= self.copies[base + (l + 1) * COPIES + usize::from(n).min(COPIES - 1)];
+            }
         }
         h
     }

@@ -5,8 +5,10 @@ use crate::common;
 
 use common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, play_while};
-use dawgref_engine::endgame::{Budget, Move, Position, minimax, solve};
+use dawgref_engine::endgame::{Budget, Move, PlayableWords, Position, minimax, solve};
 use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
+use dawgref_engine::lexicon::Dawg;
+use dawgref_engine::movegen::{CollectAll, Mode, ScoredPlay, generate};
 use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -172,4 +174,67 @@ fn several_lines_are_best_first_each_to_the_end_and_the_first_is_the_one_line_an
         }
     }
     assert_eq!(checked, 12);
+}
+
+/// Every play of `rack` on `board`, sorted, by generation with `dawg`.
+fn plays(
+    board: &dawgref_engine::board::Board,
+    rack: &dawgref_engine::rack::Rack,
+    dawg: &Dawg,
+) -> Vec<ScoredPlay> {
+    let mut all = CollectAll::default();
+    generate(board, rack, dawg, Mode::Both, &mut all);
+    all.0.sort();
+    all.0
+}
+
+#[test]
+fn the_playable_words_generate_the_full_lexicons_plays_all_the_way_down() {
+    let mut nodes = 0;
+    for kind in RulesetKind::ALL {
+        for seed in 1..=6 {
+            let Some(game) = endgame(kind, seed, 7) else { continue };
+            let Some(position) = Position::from_game(&game) else { continue };
+            let full = game.config().lexicon.dawg();
+            let words = PlayableWords::new(&position.board, &position.tiles_to_play(), full);
+            let small = words.dawg();
+            let what = format!("{kind} seed {seed}");
+            assert!(small.word_count() > 0, "{what}");
+            assert!(small.word_count() < full.word_count() / 4, "{what}: {} words", small.word_count());
+            for word in small.words() {
+                assert!(full.contains(&word), "{what}: {word:?} is a word");
+            }
+            // A line of plays, each side's moves compared at every step, the boards kept with
+            // each lexicon's own cross-sets.
+            let (mut board_full, mut board_small) = (position.board.clone(), position.board.clone());
+            let mut racks = position.racks;
+            let mut rng = seed;
+            for ply in 0..6 {
+                for (side, rack) in racks.iter().enumerate() {
+                    let a = plays(&board_full, rack, full);
+                    let b = plays(&board_small, rack, small);
+                    assert_eq!(a, b, "{what} ply {ply} side {side}: the same plays and scores");
+                    nodes += 1;
+                }
+                let moves = plays(&board_full, &racks[0], full);
+                if moves.is_empty() {
+                    racks.swap(0, 1);
+                    continue;
+                }
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let chosen = moves[(rng >> 33) as usize % moves.len()];
+                let placements: Vec<_> = chosen.play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                for p in chosen.play.placements() {
+                    racks[0].take_tile(p.tile);
+                }
+                board_full.place(&placements, full);
+                board_small.place(&placements, small);
+                if racks[0].is_empty() {
+                    break;
+                }
+                racks.swap(0, 1);
+            }
+        }
+    }
+    assert!(nodes >= 100, "{nodes} positions compared");
 }
