@@ -161,7 +161,7 @@ pub struct Budget {
     /// Deepest iteration tried (plies).
     pub max_depth: u32,
     /// log2 of the transposition table's entries (about 48 bytes each); 0: sized by the
-    /// deadline (2^16 to 2^21 entries, about what the search can fill).
+    /// deadline (2^16 to 2^22 entries, about what the search can fill).
     pub table_bits: u32,
     /// Set from elsewhere to stop the search as the deadline would (a caller that went away).
     pub stop: Option<Arc<AtomicBool>>,
@@ -176,15 +176,19 @@ impl Default for Budget {
 }
 
 impl Budget {
-    /// The table's size: as asked, or by the time the search has (about 400,000 positions a
-    /// second fill it).
+    /// The table's size: as asked, or by the time the search has (about a million positions a
+    /// second reach it; 2^22 entries, some 200 MB, for 5 s), or 2^21 without a deadline.
     fn bits(&self) -> u32 {
         if self.table_bits > 0 {
             return self.table_bits.clamp(8, 26);
         }
-        let ms =
-            self.deadline.map_or(10_000, |d| d.saturating_duration_since(Instant::now()).as_millis() as u64);
-        (ms.max(1) * 400).ilog2().clamp(16, 21)
+        match self.deadline {
+            Some(d) => {
+                let ms = d.saturating_duration_since(Instant::now()).as_millis() as u64;
+                (ms.max(1) * 1000).ilog2().clamp(16, 22)
+            }
+            None => 21,
+        }
     }
 }
 
