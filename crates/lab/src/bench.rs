@@ -157,7 +157,8 @@ pub enum BenchCommand {
         lines: usize,
         /// With `--solve-only`: a line per position on standard error (its game's seed, the
         /// solve's time in ms, exact or not, the deepest iteration, the value, positions
-        /// searched), to compare two builds of the solver position by position.
+        /// searched, and the size and cost of its small lexicon), to compare two builds of the
+        /// solver position by position.
         #[arg(long)]
         each: bool,
     },
@@ -608,7 +609,7 @@ fn endgame_solves(
     lines: usize,
     each: bool,
 ) -> CliResult {
-    use dawgref::endgame::{Budget, Position, solve};
+    use dawgref::endgame::{Budget, PlayableWords, Position, solve};
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = Duration::from_millis(budget_ms);
@@ -628,13 +629,18 @@ fn endgame_solves(
         let took = start.elapsed().as_secs_f64() * 1000.0;
         times_ms.push(took);
         if each {
+            // The solve's small lexicon again, outside its time: how large, and what it cost.
+            let pruning = Instant::now();
+            let words = PlayableWords::new(&position.board, &position.tiles_to_play(), lexicon.dawg());
+            let pruning = pruning.elapsed().as_secs_f64() * 1000.0;
             bar.suspend(|| {
                 eprintln!(
-                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions",
+                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions, {} words in {pruning:.1} ms",
                     if one.exact { "exact" } else { "inexact" },
                     one.depth,
                     one.value,
-                    one.nodes
+                    one.nodes,
+                    words.dawg().word_count(),
                 )
             });
         }
