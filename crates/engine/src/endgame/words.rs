@@ -20,7 +20,7 @@
 //! of tiles continues through every line where a run of letters already on the board can follow
 //! that prefix: one walk shares the prefixes every start square would otherwise walk again.
 
-use crate::alphabet::{Letter, tile_letter};
+use crate::alphabet::{Letter, MAX_LETTERS, tile_letter};
 use crate::board::{Board, Direction};
 use crate::lexicon::{Dawg, LEAF, MAX_WORD_LEN, Node, build_sorted};
 use crate::rack::Rack;
@@ -67,9 +67,10 @@ impl PlayableWords {
         let Walk { mut words, .. } = walk;
         words.sort_unstable();
         words.dedup();
-        let letters = board.rules().alphabet.len();
-        let dawg = build_sorted(letters, words.iter().map(Vec::as_slice))
-            .expect("sorted, distinct, non-empty words of the lexicon's alphabet");
+        // Sorted, distinct words of a checked lexicon, two to fifteen letters each below
+        // MAX_LETTERS (what `Dawg::from_parts` holds every lexicon to): nothing to refuse.
+        let dawg = build_sorted(MAX_LETTERS, words.iter().map(Vec::as_slice))
+            .expect("a sorted set of a lexicon's words builds");
         PlayableWords { dawg }
     }
 
@@ -105,7 +106,7 @@ impl Walk<'_> {
     /// would run on.
     fn index_starts(&mut self, most: usize) {
         let most = most.min(MAX_WORD_LEN);
-        self.starts = vec![vec![Vec::new(); crate::alphabet::MAX_LETTERS]; most + 1];
+        self.starts = vec![vec![Vec::new(); MAX_LETTERS]; most + 1];
         for (l, line) in self.lines.iter().enumerate() {
             let mut previous: Option<usize> = None;
             for f in 0..SIZE {
