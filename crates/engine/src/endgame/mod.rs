@@ -160,7 +160,7 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Deepest iteration tried (plies).
     pub max_depth: u32,
-    /// log2 of the transposition table's entries (about 48 bytes each); 0: sized by the
+    /// log2 of the transposition table's entries (40 bytes each); 0: sized by the
     /// deadline (2^16 to 2^22 entries, about what the search can fill).
     pub table_bits: u32,
     /// Set from elsewhere to stop the search as the deadline would (a caller that went away).
@@ -177,7 +177,7 @@ impl Default for Budget {
 
 impl Budget {
     /// The table's size: as asked, or by the time the search has (about a million positions a
-    /// second reach it; 2^22 entries, some 200 MB, for 5 s), or 2^21 without a deadline.
+    /// second reach it; 2^22 entries, 160 MiB, for 5 s), or 2^21 without a deadline.
     fn bits(&self) -> u32 {
         if self.table_bits > 0 {
             return self.table_bits.clamp(8, 26);
@@ -402,6 +402,9 @@ enum Bound {
     Lower,
     Upper,
 }
+
+// The table's memory is its entries: 40 bytes each (2^22 of them, 160 MiB, for a 5 s solve).
+const _: () = assert!(std::mem::size_of::<Entry>() == 40);
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
