@@ -742,7 +742,7 @@ impl Search<'_> {
         let mut early = Early { moves: [None; 2], len: 0 };
         let out_killer = self.out_killers.get(ply).copied().flatten();
         for mv in [table_move, out_killer].into_iter().flatten() {
-            if early.moves[..early.len].iter().flatten().any(|c| c.mv == mv) {
+            if early.holds(mv) {
                 continue;
             }
             if let Some(c) = self.replayed(node, mv, own, opp) {

@@ -170,10 +170,9 @@ impl Walk<'_> {
     /// or the edge. `placed`: the word so far holds a tile (a word of board letters alone is no
     /// play's).
     fn through(&mut self, l: usize, at: usize, node: Node, mut tiles: Rack, placed: bool) {
+        // `through_from` pops every letter it pushes: the word is as it was after.
         let line = self.lines[l];
-        let mark = self.word.len();
         self.through_from(&line, at, node, &mut tiles, placed);
-        self.word.truncate(mark);
     }
 
     fn through_from(
