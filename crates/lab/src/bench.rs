@@ -157,8 +157,8 @@ pub enum BenchCommand {
         lines: usize,
         /// With `--solve-only`: a line per position on standard error (its game's seed, the
         /// solve's time in ms, exact or not, the deepest iteration, the value, positions
-        /// searched, and the size and cost of its small lexicon), to compare two builds of the
-        /// solver position by position.
+        /// searched, the size and cost of its small lexicon, and the position as CGP), to
+        /// compare two builds of the solver, or another engine, position by position.
         #[arg(long)]
         each: bool,
     },
@@ -633,9 +633,18 @@ fn endgame_solves(
             let pruning = Instant::now();
             let words = PlayableWords::new(&position.board, &position.tiles_to_play(), lexicon.dawg());
             let pruning = pruning.elapsed().as_secs_f64() * 1000.0;
+            let me = game.to_move();
+            let scores = [game.scores()[me], game.scores()[1 - me]];
+            let cgp = dawgref::notation::cgp::write(&dawgref::notation::cgp::from_board(
+                &position.board,
+                &position.racks,
+                &scores,
+                position.zeros,
+                dawgref::notation::cgp::Ops { lex: Some(lexicon.name().to_string()), ..Default::default() },
+            ));
             bar.suspend(|| {
                 eprintln!(
-                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions, {} words in {pruning:.1} ms",
+                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions, {} words in {pruning:.1} ms; {cgp}",
                     if one.exact { "exact" } else { "inexact" },
                     one.depth,
                     one.value,

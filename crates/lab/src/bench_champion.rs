@@ -59,6 +59,11 @@ pub struct PegArgs {
     candidates: usize,
     #[arg(long, default_value_t = 1000)]
     budget_ms: u64,
+    /// A line per position on standard error: its game's seed, the time, whether every draw
+    /// was proven, the outcomes proven, the position as CGP (the mover's rack only) and the
+    /// candidates (`8H.WO.RD`, `pass`), to run another engine on the same positions.
+    #[arg(long)]
+    each: bool,
 }
 
 #[derive(Args, Debug)]
@@ -267,11 +272,24 @@ pub fn peg(args: PegArgs) -> CliResult {
             ..Budget::default()
         };
         let report = solve(&setup, lexicon.dawg(), &budget, |_| true);
-        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        times.push(took);
         exact += usize::from(report.exact());
+        let (mut here, mut here_proven) = (0, 0);
         for r in &report.records {
-            outcomes += r.scenarios as usize;
-            proven += r.exact as usize;
+            here += r.scenarios as usize;
+            here_proven += r.exact as usize;
+        }
+        outcomes += here;
+        proven += here_proven;
+        if args.each {
+            bar.suspend(|| {
+                eprintln!(
+                    "seed {g}: {took:.0} ms, {}, {here_proven}/{here} proven; {}",
+                    if report.exact() { "exact" } else { "inexact" },
+                    peg_position(&game, &setup)
+                )
+            });
         }
         bar.inc(1);
     }
@@ -293,6 +311,31 @@ pub fn peg(args: PegArgs) -> CliResult {
         100.0 * proven as f64 / outcomes.max(1) as f64,
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The position as CGP with the mover's rack only, and the setup's candidates as `8H.WO.RD`
+/// (`.` for tiles played through) or `pass`, joined by commas.
+fn peg_position(game: &Game, setup: &dawgref::peg::Setup) -> String {
+    use dawgref::notation::{cgp, format_play};
+    let me = game.to_move();
+    let rack = game.rack(me).copied().unwrap_or_default();
+    let cgp = cgp::write(&cgp::from_board(
+        game.board(),
+        &[rack, dawgref::rack::Rack::new()],
+        &[game.scores()[me], game.scores()[1 - me]],
+        game.scoreless_turns(),
+        cgp::Ops { lex: Some(game.config().lexicon.name().to_string()), ..Default::default() },
+    ));
+    let alphabet = game.config().rules.alphabet;
+    let candidates: Vec<String> = setup
+        .candidates
+        .iter()
+        .map(|c| match &c.action {
+            dawgref::game::Action::Play(play) => format_play(play, alphabet).replace(' ', "."),
+            _ => "pass".to_string(),
+        })
+        .collect();
+    format!("{cgp}; {}", candidates.join(","))
 }
 
 pub fn think(args: ThinkArgs) -> CliResult {
