@@ -61,7 +61,7 @@ pub struct PegArgs {
     budget_ms: u64,
     /// A line per position on standard error: its game's seed, the time, whether every draw
     /// was proven, the outcomes proven, the position as CGP (the mover's rack only) and the
-    /// candidates (`8H.WO.RD`, `pass`), to run another engine on the same positions.
+    /// candidates (UCGI: `8H.WORD`, `pass`), to run another engine on the same positions.
     #[arg(long)]
     each: bool,
 }
@@ -313,9 +313,10 @@ pub fn peg(args: PegArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The position as CGP with the mover's rack only, and the setup's candidates as `8H.WO.RD`
-/// (`.` for tiles played through) or `pass`, joined by commas.
+/// The position as CGP with the mover's rack only, and the setup's candidates in UCGI's form,
+/// `8H.WORD` (tiles played through written as the board's) or `pass`, joined by commas.
 fn peg_position(game: &Game, setup: &dawgref::peg::Setup) -> String {
+    use dawgref::alphabet::EMPTY;
     use dawgref::notation::{cgp, format_play};
     let me = game.to_move();
     let rack = game.rack(me).copied().unwrap_or_default();
@@ -331,8 +332,21 @@ fn peg_position(game: &Game, setup: &dawgref::peg::Setup) -> String {
         .candidates
         .iter()
         .map(|c| match &c.action {
-            dawgref::game::Action::Play(play) => format_play(play, alphabet).replace(' ', "."),
-            _ => "pass".to_string(),
+            dawgref::game::Action::Play(play) => {
+                // Squares played through are written as the board's tiles, as UCGI has them.
+                let through: String = (0..play.tiles().len())
+                    .map(|i| {
+                        let (row, col) = play.square(i);
+                        let t = play.tiles()[i];
+                        alphabet.tile_char(if t == EMPTY { game.board().get(row, col) } else { t })
+                    })
+                    .collect();
+                let coordinate = format_play(play, alphabet);
+                let coordinate = coordinate.split(' ').next().unwrap_or_default();
+                format!("{coordinate}.{through}")
+            }
+            dawgref::game::Action::Pass => "pass".to_string(),
+            other => format!("{other:?}"),
         })
         .collect();
     format!("{cgp}; {}", candidates.join(","))
