@@ -4,7 +4,7 @@
 
 use crate::alphabet::{EMPTY, Letter, tile_letter};
 use crate::board::Board;
-use crate::lexicon::Lexicon;
+use crate::lexicon::{Dawg, Lexicon};
 use crate::play::{Play, Problem};
 use crate::rack::Rack;
 use crate::rules::SIZE;
@@ -56,7 +56,7 @@ pub fn validate_with(
     let Some(play) = normalized else { return Err(problems) };
     let eval = evaluate_normalized(board, &play);
     if checks.words {
-        problems.extend(word_problems(board, &eval, lexicon));
+        problems.extend(word_problems(board, &eval, lexicon.dawg()));
     }
     if problems.is_empty() { Ok(eval) } else { Err(problems) }
 }
@@ -83,9 +83,9 @@ pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Prob
     if missing.is_empty() { None } else { Some(Problem::NotOnRack { missing }) }
 }
 
-/// Words of an evaluation that the lexicon lacks, and (under the option) words already on the
-/// board.
-pub fn word_problems(board: &Board, eval: &Evaluation, lexicon: &Lexicon) -> Vec<Problem> {
+/// Words of an evaluation that the lexicon's `dawg` lacks, and (under the option) words already
+/// on the board.
+pub fn word_problems(board: &Board, eval: &Evaluation, dawg: &Dawg) -> Vec<Problem> {
     let alphabet = board.rules().alphabet;
     let letters = |tiles: &[u8]| -> Vec<Letter> { tiles.iter().map(|&t| tile_letter(t)).collect() };
     let mut problems = Vec::new();
@@ -97,7 +97,7 @@ pub fn word_problems(board: &Board, eval: &Evaluation, lexicon: &Lexicon) -> Vec
         for (l, &t) in word.iter_mut().zip(&w.tiles) {
             *l = tile_letter(t);
         }
-        if !lexicon.contains(&word[..n]) {
+        if !dawg.contains(&word[..n]) {
             invalid.push(alphabet.word_string(&word[..n]));
         }
     }

@@ -791,17 +791,8 @@ impl Search<'_> {
             return None;
         }
         let eval = crate::score::evaluate_normalized(&node.board, &play);
-        let letters = |w: &crate::score::WordScore| -> Vec<Letter> {
-            w.tiles.iter().map(|&t| crate::alphabet::tile_letter(t)).collect()
-        };
-        if !eval.words.iter().all(|w| self.dawg.contains(&letters(w))) {
+        if !crate::validate::word_problems(&node.board, &eval, self.dawg).is_empty() {
             return None;
-        }
-        if self.rules.options.no_repeated_words {
-            let existing = node.board.words_on_board();
-            if eval.words.iter().any(|w| existing.contains(&letters(w))) {
-                return None;
-            }
         }
         let score = eval.total;
         let (left, bag_len) = draw(left, play.tiles_placed(), self.bag, node.bag_len);

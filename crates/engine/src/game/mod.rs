@@ -600,7 +600,7 @@ impl Game {
     pub fn check_play(&self, seat: usize, play: &Play) -> Result<Evaluation, Vec<Problem>> {
         let rack = self.racks.get(seat).copied().unwrap_or_default();
         let eval = validate_with(&self.board, &rack, play, &self.config.lexicon, Checks { words: false })?;
-        let mut problems = word_problems(&self.board, &eval, &self.config.lexicon);
+        let mut problems = word_problems(&self.board, &eval, self.config.lexicon.dawg());
         if self.config.challenge != ChallengeRule::Void {
             problems.retain(|p| matches!(p, Problem::RepeatedWords { .. }));
         }
