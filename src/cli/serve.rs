@@ -2,6 +2,7 @@
 
 use super::CliResult;
 use clap::Args;
+use dawgref::host::CreateRate;
 use dawgref::server::{self, ServerConfig, state::Limits};
 use dawgref::store::postgres::Replica;
 use dawgref::store::{MemoryStore, PgStore, SqliteStore};
@@ -53,6 +54,18 @@ pub struct ServeArgs {
     /// Largest request message, in bytes.
     #[arg(long, env = "DAWGREF_MAX_MESSAGE_BYTES", default_value_t = 256 * 1024)]
     max_message_bytes: usize,
+    /// Analysis searches (InferRack, Simulate, SolveEndgame, SolvePreEndgame, AnalyzeGame) one
+    /// client (a token, else a peer address) holds at once, waiting or running; one more is
+    /// RESOURCE_EXHAUSTED with a retry hint.
+    #[arg(long, env = "DAWGREF_SEARCHES_PER_CLIENT", default_value_t = dawgref::host::Limits::default().searches_per_client as u64, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    searches_per_client: u64,
+    /// Games (CreateGame, ImportGcg) one client may create at once; then --games-per-minute.
+    #[arg(long, env = "DAWGREF_GAMES_BURST", default_value_t = CreateRate::default().burst, value_parser = clap::value_parser!(u32).range(1..))]
+    games_burst: u32,
+    /// Games one client may create a minute after its burst (0: no limit at all); more are
+    /// RESOURCE_EXHAUSTED with a retry hint.
+    #[arg(long, env = "DAWGREF_GAMES_PER_MINUTE", default_value_t = CreateRate::default().per_minute)]
+    games_per_minute: u32,
     /// Requests in flight at most; more are shed with UNAVAILABLE.
     #[arg(long, env = "DAWGREF_CONCURRENCY", default_value_t = 1024)]
     concurrency: usize,
@@ -139,6 +152,9 @@ pub fn run(args: ServeArgs) -> CliResult {
             max_message_bytes: args.max_message_bytes,
             concurrency: args.concurrency,
             idle_after: args.idle_after.0,
+            searches_per_client: args.searches_per_client as usize,
+            create_rate: (args.games_per_minute > 0)
+                .then_some(CreateRate { burst: args.games_burst, per_minute: args.games_per_minute }),
             ..Limits::default()
         },
     };

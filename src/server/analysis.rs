@@ -5,7 +5,6 @@
 use super::convert;
 use super::errors;
 pub use super::positions::AnalysisService;
-use super::positions::StopOnDrop;
 use super::state::Position;
 use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
@@ -15,8 +14,6 @@ use crate::score::evaluate_normalized;
 use crate::sim;
 use crate::validate::validate_play;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -159,8 +156,10 @@ impl Analysis for AnalysisService {
     }
 
     async fn simulate(&self, request: Request<pb::SimulateRequest>) -> Result<Response<SimStream>, Status> {
+        let ticket = super::caller::admit(&self.state, &request)?;
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let (mut setup, budget_ms) = Self::simulation(&r, request.get_ref())?;
+        let mut observation = None;
         if request.get_ref().infer_opponent {
             let Some(pb::position::Source::GameId(id)) =
                 request.get_ref().position.as_ref().and_then(|p| p.source.as_ref())
@@ -175,79 +174,44 @@ impl Analysis for AnalysisService {
             let snapshot = self.state.snapshot(id).await?;
             let game = snapshot.game();
             let own = self.state.viewer(request.metadata(), &snapshot)?.seat() == Some(game.to_move());
-            let observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
-            if let Some(observation) = observation {
-                let lexicon = r.lexicon.clone();
-                let inferred = self
-                    .state
-                    .host
-                    .pool()
-                    .run(move || {
-                        let limits = crate::infer::Budget {
-                            deadline: Some(
-                                Instant::now() + Duration::from_millis(u64::from(budget_ms) / 10 + 1),
-                            ),
-                            ..Default::default()
-                        };
-                        crate::infer::infer(
-                            &observation,
-                            lexicon.dawg(),
-                            crate::infer::Params::default(),
-                            limits,
-                        )
-                        .ok()
-                    })
-                    .await
-                    .flatten();
-                if let Some(inference) = inferred {
-                    setup = setup.with_opponent_leaves(&inference.leaves);
-                }
-            }
+            observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
         }
         let alphabet = r.board.rules().alphabet;
         let lexicon = r.lexicon.clone();
-        // As for the endgame: on the pool, never more searches at once than leaves bots a
-        // thread. The simulation thinks on as many threads as the pool lets one job hold
-        // (every slot but one), and holds those slots while it runs.
-        let permit =
-            self.state.searches.clone().acquire_owned().await.map_err(|_| errors::shutting_down())?;
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::SimulateUpdate, Status>>(4);
-        let stop = Arc::new(AtomicBool::new(false));
-        let stop_flag = stop.clone();
-        let pool = self.state.host.pool();
-        pool.spawn_wide(pool.widest(), move |workers| {
-            let _permit = permit;
-            // The budget runs from when the slots are held.
-            let budget = sim::Budget {
-                deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
-                max_iterations: 1_000_000,
-                stop: Some(stop_flag),
-                workers,
-                ..sim::Budget::default()
-            };
-            // The first batch is reported at once (the candidates and their first figures),
-            // then about every SIM_REPORT.
-            let mut last: Option<Instant> = None;
-            let tally = sim::simulate(&setup, lexicon.dawg(), &budget, |tally| {
-                if last.is_none_or(|l| l.elapsed() >= SIM_REPORT) {
-                    last = Some(Instant::now());
-                    // A client that reads slowly misses updates, never the last one.
-                    let update = Ok(sim_update(&setup, tally, alphabet, false));
-                    if let Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) = tx.try_send(update) {
-                        return false;
+        // The simulation thinks on as many threads as the pool lets one job hold (every slot
+        // but one), and holds those slots while it runs; the opponent's inference, a tenth of
+        // the budget, comes first on the same slots.
+        let widest = self.state.host.pool().widest();
+        let stream = ticket
+            .stream(widest, SIM_REPORT, move |grant, mut reporter| {
+                if let Some(observation) = observation {
+                    let limits = crate::infer::Budget {
+                        deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms) / 10 + 1))),
+                        stop: Some(grant.stop.clone()),
+                        ..Default::default()
+                    };
+                    let params = crate::infer::Params::default();
+                    if let Ok(inference) = crate::infer::infer(&observation, lexicon.dawg(), params, limits) {
+                        setup = setup.with_opponent_leaves(&inference.leaves);
                     }
                 }
-                true
-            });
-            let _ = tx.blocking_send(Ok(sim_update(&setup, &tally, alphabet, true)));
-        });
-        // The stream owns the flag: when the client goes away, the simulation stops.
-        let guard = StopOnDrop(stop);
-        let stream =
-            tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
-                let _ = &guard;
-                m
-            });
+                let budget = sim::Budget {
+                    deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
+                    max_iterations: 1_000_000,
+                    stop: Some(grant.stop),
+                    workers: grant.workers,
+                    ..sim::Budget::default()
+                };
+                // The first batch is reported at once (the candidates and their first
+                // figures), then about every SIM_REPORT; a slow reader misses updates, never
+                // the last one.
+                let tally = sim::simulate(&setup, lexicon.dawg(), &budget, |tally| {
+                    reporter.offer(|| Ok(sim_update(&setup, tally, alphabet, false)))
+                });
+                reporter.finish(Ok(sim_update(&setup, &tally, alphabet, true)));
+            })
+            .await
+            .map_err(errors::host)?;
         Ok(Response::new(Box::pin(stream)))
     }
 
@@ -255,6 +219,7 @@ impl Analysis for AnalysisService {
         &self,
         request: Request<pb::SolveEndgameRequest>,
     ) -> Result<Response<pb::SolveEndgameResponse>, Status> {
+        let ticket = super::caller::admit(&self.state, &request)?;
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let req = request.into_inner();
         let budget_ms = match req.budget_ms {
@@ -278,25 +243,20 @@ impl Analysis for AnalysisService {
         let racks = Self::endgame_racks(&r, req.rack.as_ref())?;
         let position = endgame::Position::new((*r.board).clone(), racks, r.zeros);
         let lexicon = r.lexicon.clone();
-        // A search is CPU work for up to a minute: on the pool, never on the runtime's threads,
-        // and never on every pool thread at once (bots keep one). The budget runs from when a
-        // thread is free.
-        let _permit = self.state.searches.acquire().await.map_err(|_| errors::shutting_down())?;
-        // A caller that goes away (cancelled, timed out) stops its search.
-        let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
-        let budget = endgame::Budget {
-            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
-            stop: Some(stop.0.clone()),
-            lines,
-            ..endgame::Budget::default()
-        };
-        let solution = self
-            .state
-            .host
-            .pool()
-            .run(move || endgame::solve(&position, lexicon.dawg(), budget))
+        // A search of up to a minute, admitted (the budget runs from when it thinks; a caller
+        // that goes away, cancelled or timed out, stops it).
+        let solution = ticket
+            .run(1, move |grant| {
+                let budget = endgame::Budget {
+                    deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
+                    stop: Some(grant.stop),
+                    lines,
+                    ..endgame::Budget::default()
+                };
+                endgame::solve(&position, lexicon.dawg(), budget)
+            })
             .await
-            .ok_or_else(|| errors::internal("the endgame search failed"))?;
+            .map_err(errors::host)?;
         let alphabet = r.board.rules().alphabet;
         let moves = |pv: &[endgame::Move]| -> Vec<pb::EndgameMove> {
             pv.iter()

@@ -6,7 +6,10 @@ use super::convert::end_reason;
 use super::errors;
 use super::state::AppState;
 use super::views;
-use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, ResultKind};
+use crate::game::{
+    DirectorAction, EventKind, MAX_ADJUDICATED_SCORE, MAX_CLOCK_ADJUSTMENT_MS, MAX_NOTE_CHARS,
+    MAX_SCORE_ADJUSTMENT, ResultKind,
+};
 use crate::host::{DirectorOp, Route};
 use crate::proto::v1 as pb;
 use crate::proto::v1::directors_server::Directors;
@@ -21,7 +24,6 @@ pub struct DirectorsService {
 const MAX_REASON_CHARS: usize = 200;
 const MAX_REQUEST_ID_CHARS: usize = 100;
 /// The most a clock may be adjusted at once, either way: a day.
-const MAX_CLOCK_ADJUSTMENT_MS: i64 = 86_400_000;
 /// The most games a results export reads.
 const MAX_RESULT_GAMES: usize = 10_000;
 
@@ -108,7 +110,7 @@ impl Directors for DirectorsService {
         request: Request<pb::AdjustScoreRequest>,
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         let r = request.get_ref();
-        if r.points == 0 || r.points.abs() > MAX_SCORE_ADJUSTMENT {
+        if r.points == 0 || r.points.unsigned_abs() > MAX_SCORE_ADJUSTMENT.unsigned_abs() {
             return Err(errors::bad_field(
                 "points",
                 format!("{}: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0", r.points),
@@ -131,7 +133,7 @@ impl Directors for DirectorsService {
         request: Request<pb::AdjustClockRequest>,
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         let r = request.get_ref();
-        if r.delta_ms == 0 || r.delta_ms.abs() > MAX_CLOCK_ADJUSTMENT_MS {
+        if r.delta_ms == 0 || r.delta_ms.unsigned_abs() > MAX_CLOCK_ADJUSTMENT_MS.unsigned_abs() {
             return Err(errors::bad_field(
                 "delta_ms",
                 format!("{}: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0", r.delta_ms),
@@ -171,8 +173,13 @@ impl Directors for DirectorsService {
                 ResultKind::Forfeit { seat: *seat as usize, reason: why }
             }
             Some(pb::set_result_request::Result::Adjudicated(a)) => {
-                if a.scores.iter().any(|s| s.abs() > 10_000) {
-                    return Err(errors::bad_field("adjudicated.scores", "a score is -10000 to 10000"));
+                if let Some(s) =
+                    a.scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs())
+                {
+                    return Err(errors::bad_field(
+                        "adjudicated.scores",
+                        format!("{s}: a score is -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"),
+                    ));
                 }
                 ResultKind::Adjudicated { scores: a.scores.clone(), reason: why }
             }

@@ -106,12 +106,22 @@ pub fn no_room(limit: usize) -> Status {
 /// Reviews wait in a full line: RESOURCE_EXHAUSTED, with a retry hint (`google.rpc.RetryInfo`)
 /// of about when a place frees up.
 pub fn reviews_full(running: usize, waiting: usize, retry: std::time::Duration) -> Status {
+    retry_later(
+        format!("{running} game reviews are running and {waiting} waiting, as many as the server takes"),
+        retry,
+    )
+}
+
+/// How long a client holding its limit of searches is asked to wait before another.
+const SEARCH_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A limit that frees up with time: RESOURCE_EXHAUSTED naming `what`, with a retry hint
+/// (`google.rpc.RetryInfo`) of `retry`.
+pub fn retry_later(what: impl std::fmt::Display, retry: std::time::Duration) -> Status {
+    let secs = retry.as_secs_f64().max(0.001);
     Status::with_error_details(
         Code::ResourceExhausted,
-        format!(
-            "{running} game reviews are running and {waiting} waiting, as many as the server takes; retry in {} s",
-            retry.as_secs().max(1)
-        ),
+        format!("{what}; retry in {} s", (secs * 10.0).ceil() / 10.0),
         ErrorDetails::with_retry_info(Some(retry)),
     )
 }
@@ -240,6 +250,7 @@ pub fn host(e: HostError) -> Status {
         HostError::Reloading => reloading(),
         HostError::ShuttingDown => shutting_down(),
         HostError::NoRoom(limit) => no_room(limit),
+        e @ HostError::TooManySearches { .. } => retry_later(e.to_string(), SEARCH_RETRY),
         HostError::Internal(what) => internal(what),
     }
 }

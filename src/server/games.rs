@@ -250,6 +250,7 @@ impl Games for GamesService {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         self.state.check_room()?;
+        self.state.creates.admit(&request)?;
         let (config, seats, tokens, bot_delay_ms, labels) = new_game(&self.state, request.get_ref())?;
         let game = Game::new(config).map_err(errors::game)?;
         let session = self
@@ -550,6 +551,7 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ImportGcgRequest>,
     ) -> Result<Response<pb::ImportGcgResponse>, Status> {
+        self.state.creates.admit(&request)?;
         let req = request.into_inner();
         let Imported { game, seats, tokens, report } = import(&self.state, &req).await?;
         let scores = game.scores().to_vec();

@@ -1,6 +1,6 @@
 //! `Analysis.InferRack`: the request checked and turned into an [`infer::Observation`] (a
-//! game's turn, from what was public then; or a CGP position and an action), inferred on the
-//! pool, and the answer as a message.
+//! game's turn, from what was public then; or a CGP position and an action), inferred as an
+//! admitted search (stopped when its caller goes), and the answer as a message.
 
 use super::positions::AnalysisService;
 use super::{convert, errors};
@@ -10,7 +10,7 @@ use crate::infer::{self, InferError, Observation};
 use crate::notation::cgp;
 use crate::proto::v1 as pb;
 use crate::rack::Rack;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tonic::{Request, Response, Status};
 
 /// InferRack's time when the request names none, and the most it may ask for; its largest list.
@@ -23,6 +23,7 @@ pub async fn infer_rack(
     service: &AnalysisService,
     request: Request<pb::InferRackRequest>,
 ) -> Result<Response<pb::InferRackResponse>, Status> {
+    let ticket = super::caller::admit(&service.state, &request)?;
     let req = request.get_ref();
     let budget_ms = match req.budget_ms {
         0 => DEFAULT_MS,
@@ -60,20 +61,17 @@ pub async fn infer_rack(
         _ => return Err(errors::bad_field("game_id", "give a game_id (and a turn), or a cgp and an action")),
     };
     let alphabet = observation.board.rules().alphabet;
-    let started = Instant::now();
-    let inference = service
-        .state
-        .host
-        .pool()
-        .run(move || {
+    let inference = ticket
+        .run(1, move |grant| {
             let limits = infer::Budget {
-                deadline: Some(started + Duration::from_millis(u64::from(budget_ms))),
+                deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
+                stop: Some(grant.stop),
                 ..Default::default()
             };
             infer::infer(&observation, lexicon.dawg(), params, limits)
         })
         .await
-        .ok_or_else(|| errors::internal("the inference failed"))?
+        .map_err(errors::host)?
         .map_err(infer_error)?;
     let mut letters: Vec<pb::LetterChance> = (0..alphabet.len())
         .map(|l| pb::LetterChance {

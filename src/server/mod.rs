@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub mod caller;
 pub(crate) mod codec;
 pub mod convert;
 pub mod directors;

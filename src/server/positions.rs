@@ -1,6 +1,6 @@
 //! What every Analysis RPC starts from: the service's handle on the server's state, the
 //! position a request names (a live game as the caller sees it, or a CGP line, built on the pool
-//! and cached), the rack a search uses, and the flag that stops a search when its caller goes.
+//! and cached), and the rack a search uses. Searches are admitted through `caller`.
 //! The RPCs themselves are in `analysis.rs` and the modules beside it, which all import this one
 //! and none of each other.
 
@@ -11,7 +11,6 @@ use crate::notation::cgp;
 use crate::proto::v1 as pb;
 use crate::rack::Rack;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use tonic::Status;
 
 pub struct AnalysisService {
@@ -182,14 +181,5 @@ impl AnalysisService {
             return Err(errors::bad_field("rack", format!("an empty rack: nothing for {what} to search")));
         }
         Ok(rack)
-    }
-}
-
-/// Raises its flag when dropped: with the request's future, when the caller goes away.
-pub(super) struct StopOnDrop(pub(super) Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
     }
 }

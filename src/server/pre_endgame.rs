@@ -1,16 +1,13 @@
 //! `Analysis.SolvePreEndgame`: the request checked and turned into a [`peg::Setup`], searched
-//! on the pool (never more searches at once than leave bots a thread), its report streamed after
-//! every scenario.
+//! as an admitted search (`host::SearchTicket`), its report streamed after every scenario.
 
-use super::positions::{AnalysisService, StopOnDrop};
+use super::positions::AnalysisService;
 use super::{convert, errors};
 use crate::alphabet::Alphabet;
 use crate::peg;
 use crate::proto::v1 as pb;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -29,6 +26,7 @@ pub async fn solve(
     service: &AnalysisService,
     request: Request<pb::SolvePreEndgameRequest>,
 ) -> Result<Response<PegStream>, Status> {
+    let ticket = super::caller::admit(&service.state, &request)?;
     let r = service.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
     let req = request.into_inner();
     let budget_ms = match req.budget_ms {
@@ -78,39 +76,22 @@ pub async fn solve(
     .map_err(|e| errors::precondition(e.to_string()))?;
     let alphabet = r.board.rules().alphabet;
     let lexicon = r.lexicon.clone();
-    let permit = service.state.searches.clone().acquire_owned().await.map_err(|_| errors::shutting_down())?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::PreEndgameUpdate, Status>>(4);
-    let stop = Arc::new(AtomicBool::new(false));
-    let stop_flag = stop.clone();
-    service.state.host.pool().spawn(move || {
-        let _permit = permit;
-        // The budget runs from when a thread is free.
-        let budget = peg::Budget {
-            deadline: Some(Instant::now() + Duration::from_millis(u64::from(budget_ms))),
-            stop: Some(stop_flag),
-            max_scenarios: max_scenarios as usize,
-            seed: req.seed,
-            ..peg::Budget::default()
-        };
-        let mut last: Option<Instant> = None;
-        let report = peg::solve(&setup, lexicon.dawg(), &budget, |report| {
-            if last.is_none_or(|l| l.elapsed() >= REPORT) {
-                last = Some(Instant::now());
-                let update = Ok(update(&setup, report, alphabet, false));
-                if let Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) = tx.try_send(update) {
-                    return false;
-                }
-            }
-            true
-        });
-        let _ = tx.blocking_send(Ok(update(&setup, &report, alphabet, true)));
-    });
-    // The stream owns the flag: when the client goes away, the search stops.
-    let guard = StopOnDrop(stop);
-    let stream = tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
-        let _ = &guard;
-        m
-    });
+    let stream = ticket
+        .stream(1, REPORT, move |grant, mut reporter| {
+            let budget = peg::Budget {
+                deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
+                stop: Some(grant.stop),
+                max_scenarios: max_scenarios as usize,
+                seed: req.seed,
+                ..peg::Budget::default()
+            };
+            let report = peg::solve(&setup, lexicon.dawg(), &budget, |report| {
+                reporter.offer(|| Ok(update(&setup, report, alphabet, false)))
+            });
+            reporter.finish(Ok(update(&setup, &report, alphabet, true)));
+        })
+        .await
+        .map_err(errors::host)?;
     Ok(Response::new(Box::pin(stream)))
 }
 

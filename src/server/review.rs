@@ -1,14 +1,15 @@
 //! `Analysis.AnalyzeGame`: a whole game reviewed as a job. The request is checked and its game
-//! found (a finished game by id, a live one for the director, or a record replayed as
-//! ImportGcg would); a review kept from the same request answers at once (a game's from the
-//! store, a record's from memory); else the review waits for a place in the [`Lineup`], then
+//! found (a finished game by id, never one in play: `host::reviewable`; or a record replayed
+//! as ImportGcg would); a review kept from the same request answers at once (a game's from the
+//! store, a record's from memory); else the review is admitted as its caller's search
+//! (`host::SearchTicket`), waits for a place in the [`Lineup`], then
 //! its turns are judged on the pool's background queue (after the live games' bots), a worker's
 //! worth at a time, each streamed as soon as it is known. A client that goes away stops its
 //! review: the turns in flight see the stop flag, the others are never started.
 
 use super::import::{player_name, replay};
 use super::lineup::Place;
-use super::positions::{AnalysisService, StopOnDrop};
+use super::positions::AnalysisService;
 use super::state::AppState;
 use super::{convert, errors};
 use crate::alphabet::Alphabet;
@@ -19,7 +20,7 @@ use crate::review::{self, Class, Method, Options, SeatSummary, TurnReview};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
@@ -40,14 +41,15 @@ struct Source {
     names: Vec<String>,
     /// Which turns a record showed the rack of (None: every rack known).
     shown: Option<Vec<bool>>,
-    /// Where the finished review is kept: with a finished game in the store, or in memory for
-    /// a record (by its request); a live game's is not kept (it goes on).
+    /// Where the finished review is kept: with the game in the store, or in memory for a record
+    /// (by its request).
     keep: Keep,
 }
 
 enum Keep {
     Store(Uuid),
     Memory,
+    /// Already taken (the job keeps where it goes as a [`Kept`]).
     Nowhere,
 }
 
@@ -56,7 +58,7 @@ pub async fn analyze(
     request: Request<pb::AnalyzeGameRequest>,
 ) -> Result<Response<ReviewStream>, Status> {
     let state = &service.state;
-    let metadata = request.metadata().clone();
+    let caller = super::caller::Caller::of(&request);
     let req = request.into_inner();
     let ms = match req.ms_per_turn {
         0 => DEFAULT_MS,
@@ -66,7 +68,7 @@ pub async fn analyze(
     let source = match (req.game_id.is_empty(), req.gcg.is_empty()) {
         (false, false) => return Err(errors::bad_field("gcg", "give a game_id or a gcg record, not both")),
         (true, true) => return Err(errors::bad_field("game_id", "a game_id or a gcg record is required")),
-        (false, true) => by_id(state, &req.game_id, &metadata).await?,
+        (false, true) => by_id(state, &req.game_id).await?,
         (true, false) => by_record(state, &req).await?,
     };
     let players = source.game.config().seats;
@@ -111,6 +113,7 @@ pub async fn analyze(
         .filter(|(_, (_, seat))| seats.contains(seat))
         .map(|(k, (turn, seat))| (k, turn, seat))
         .collect();
+    let ticket = caller.admit(state)?;
     let workers = state.host.pool().workers();
     let place = state.reviews.join().ok_or_else(|| {
         let (running, waiting) = state.reviews.load();
@@ -118,11 +121,10 @@ pub async fn analyze(
         let retry = Duration::from_millis(u64::from(ms) * turns.len().max(1) as u64 / workers as u64);
         errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
     })?;
-    let stop = Arc::new(AtomicBool::new(false));
     let options = Options {
         per_turn: Duration::from_millis(u64::from(ms)),
         seed: req.seed,
-        stop: Some(stop.clone()),
+        stop: Some(ticket.stop()),
         ..Options::default()
     };
     let keep = match source.keep {
@@ -141,29 +143,20 @@ pub async fn analyze(
         tx,
     };
     tokio::spawn(job.run(place));
-    // The stream owns the flag: when the client goes away, the review stops.
-    let guard = StopOnDrop(stop);
+    // The stream owns the ticket: when the client goes away, the review stops (its flag is
+    // raised) and the client's place among the searches is free.
     let stream = tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |m| {
-        let _ = &guard;
+        let _ = &ticket;
         m
     });
     Ok(Response::new(Box::pin(stream)))
 }
 
-/// A game by id: finished, or live for the director only.
-async fn by_id(
-    state: &AppState,
-    id: &str,
-    metadata: &tonic::metadata::MetadataMap,
-) -> Result<Source, Status> {
+/// A finished game by id.
+async fn by_id(state: &AppState, id: &str) -> Result<Source, Status> {
     let uuid = crate::host::parse_game_id(id).map_err(errors::host)?;
     let snapshot = state.snapshot(id).await?;
-    let over = snapshot.game().is_over();
-    if !over && state.check_director(metadata).is_err() {
-        return Err(errors::permission_denied(
-            "the game is in play: only the director's token may review it (a review would coach its players)",
-        ));
-    }
+    crate::host::reviewable(snapshot.game()).map_err(errors::precondition)?;
     let shown = match state.host.imported_record(uuid).await.map_err(errors::host)? {
         Some(text) => Some(
             gcg::parse(&text)
@@ -176,7 +169,7 @@ async fn by_id(
         game: Arc::new(snapshot.game().clone()),
         names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
         shown,
-        keep: if over { Keep::Store(uuid) } else { Keep::Nowhere },
+        keep: Keep::Store(uuid),
     })
 }
 

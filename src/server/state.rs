@@ -1,5 +1,5 @@
 //! The services' state: the game host, the analysis position cache, the director's token, the
-//! searches bound, the line of game reviews, and the channels to other replicas. A game's
+//! line of game reviews, and the channels to other replicas. A game's
 //! session is found through the host ([`Host::route`]); no map guard is ever held across an
 //! `.await`.
 
@@ -81,9 +81,6 @@ pub struct AppState {
     pub positions: PositionCache,
     pub limits: Limits,
     pub metrics: Arc<Metrics>,
-    /// Long analysis searches (SolveEndgame, Simulate) running at once: one thinking thread fewer than
-    /// the pool has, so bots always have a thread to think on.
-    pub searches: Arc<tokio::sync::Semaphore>,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
     pub shutdown: watch::Receiver<bool>,
     /// The hash of the director's token (ListGames), once set at start; none: no director.
@@ -94,6 +91,8 @@ pub struct AppState {
     pub reviews: Arc<Lineup>,
     /// The last reviews of records, every message of each, by request.
     pub recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
+    /// Each client's pace of new games.
+    pub creates: super::caller::CreateBuckets,
 }
 
 impl AppState {
@@ -102,14 +101,12 @@ impl AppState {
             positions: PositionCache::default(),
             limits: host.limits().clone(),
             metrics: host.metrics().clone(),
-            searches: Arc::new(tokio::sync::Semaphore::new(
-                crate::host::Pool::cores().saturating_sub(1).max(1),
-            )),
             shutdown: host.shutdown(),
             director: std::sync::OnceLock::new(),
             forwarder: Forwarder::new(host.clone()),
             reviews: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
             recent_reviews: Recent::new(RECENT_REVIEWS),
+            creates: super::caller::CreateBuckets::new(host.limits().create_rate),
             host,
         }
     }

@@ -6,6 +6,7 @@ mod common;
 
 mod notation_cgp;
 mod privacy_audit;
+mod server_admission;
 mod server_analysis;
 mod server_bad_input;
 mod server_bounded_errors;

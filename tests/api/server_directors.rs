@@ -313,3 +313,82 @@ async fn labels_filter_listings_exactly_and_results_add_up() {
     assert_eq!(results.csv.lines().count(), 4, "{}", results.csv);
     assert!(results.json.starts_with('[') && results.json.contains("\"spring open\""));
 }
+
+#[tokio::test]
+async fn extreme_adjustments_are_refused_and_totals_stay_exact() {
+    let srv = start().await;
+    srv.handle.state.set_director_token(DIRECTOR);
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 8);
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 600_000, max_overtime_ms: 60_000, ..Default::default() });
+    let c = g.create_game(request).await.unwrap().into_inner();
+    let score = |points: i32| {
+        authed(
+            pb::AdjustScoreRequest {
+                game_id: c.game_id.clone(),
+                request_id: String::new(),
+                seat: 1,
+                points,
+                reason: "r".into(),
+            },
+            DIRECTOR,
+        )
+    };
+    // Beyond the range, the extremes of the type included (whose absolute value is no i32).
+    for points in [i32::MIN, i32::MIN + 1, -2001, 2001, i32::MAX] {
+        let e = d.adjust_score(score(points)).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{points}: {e:?}");
+        assert!(e.message().contains("points"), "{e:?}");
+    }
+    // Fifty adjustments of 2000 bring the total to its limit; the next is refused.
+    for _ in 0..50 {
+        d.adjust_score(score(2000)).await.unwrap();
+    }
+    let e = d.adjust_score(score(1)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("100000"), "{e:?}");
+    let view = seen(&mut g, &c.game_id, &c.seat_tokens[1]).await;
+    assert_eq!(view.seats[1].score, 100_000);
+    d.adjust_score(score(-2000)).await.unwrap();
+    assert_eq!(seen(&mut g, &c.game_id, &c.seat_tokens[1]).await.seats[1].score, 98_000);
+    // The clock: the type's extremes refused; a day at a time up to 30 days left, then no more.
+    let clock = |delta_ms: i64| {
+        authed(
+            pb::AdjustClockRequest {
+                game_id: c.game_id.clone(),
+                request_id: String::new(),
+                seat: 1,
+                delta_ms,
+                reason: "r".into(),
+            },
+            DIRECTOR,
+        )
+    };
+    for delta_ms in [i64::MIN, i64::MIN + 1, -86_400_001, 86_400_001, i64::MAX] {
+        let e = d.adjust_clock(clock(delta_ms)).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{delta_ms}: {e:?}");
+    }
+    // Seat 1 is not on the move: its 600 s stand still while 29 days are added.
+    for _ in 0..29 {
+        d.adjust_clock(clock(86_400_000)).await.unwrap();
+    }
+    let e = d.adjust_clock(clock(86_400_000)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("2592000000"), "{e:?}");
+    let left = seen(&mut g, &c.game_id, &c.seat_tokens[1]).await.seats[1].time_left_ms.unwrap();
+    assert_eq!(left, 600_000 + 29 * 86_400_000);
+    // Adjudicated scores beyond the range are refused, the type's extremes included.
+    for s in [i32::MIN, 10_001, i32::MAX] {
+        let result = pb::SetResultRequest {
+            game_id: c.game_id.clone(),
+            request_id: String::new(),
+            result: Some(pb::set_result_request::Result::Adjudicated(pb::Adjudicated { scores: vec![0, s] })),
+            reason: "r".into(),
+        };
+        let e = d.set_result(authed(result, DIRECTOR)).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{s}: {e:?}");
+    }
+    assert!(!seen(&mut g, &c.game_id, &c.seat_tokens[0]).await.over);
+}

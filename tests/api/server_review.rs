@@ -7,6 +7,7 @@ use crate::common;
 
 use common::server::*;
 use dawgref::proto::v1 as pb;
+use dawgref::server::state::Limits;
 use pb::analysis_client::AnalysisClient;
 use tonic::Code;
 use tonic::transport::Channel;
@@ -180,21 +181,12 @@ async fn a_phony_left_unchallenged_is_flagged() {
 }
 
 #[tokio::test]
-async fn a_live_game_is_reviewed_only_for_the_director() {
+async fn a_game_in_play_is_reviewed_by_nobody_not_even_the_director() {
     let srv = start().await;
     srv.handle.state.set_director_token(DIRECTOR);
     let (mut g, mut a) = (srv.games().await, srv.analysis().await);
     let c = two_humans(&mut g, 3).await;
     let id = c.game_id.clone();
-    for token in [None, Some(c.seat_tokens[0].as_str()), Some(c.seat_tokens[1].as_str())] {
-        let req = match token {
-            None => tonic::Request::new(of_game(&id, 50)),
-            Some(t) => authed(of_game(&id, 50), t),
-        };
-        let e = review(&mut a, req).await.unwrap_err();
-        assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
-    }
-    // The director sees the mover's rack in the position: theirs to see.
     let first = best_move(&mut a, &id, &c.seat_tokens[0]).await.unwrap().play.unwrap();
     g.submit_turn(authed(
         turn(&id, 0, Some(pb::submit_turn_request::Action::Play(first))),
@@ -202,13 +194,29 @@ async fn a_live_game_is_reviewed_only_for_the_director() {
     ))
     .await
     .unwrap();
-    let all = review(&mut a, authed(of_game(&id, 50), DIRECTOR)).await.unwrap();
+    // A review shows each mover's rack: while the game is on, it would coach its players.
+    for token in [None, Some(c.seat_tokens[0].as_str()), Some(c.seat_tokens[1].as_str()), Some(DIRECTOR)] {
+        let req = match token {
+            None => tonic::Request::new(of_game(&id, 50)),
+            Some(t) => authed(of_game(&id, 50), t),
+        };
+        let e = review(&mut a, req).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{token:?}: {e:?}");
+        assert!(e.message().contains("in play"), "{e:?}");
+    }
+    // Once it is over, anyone may review it, the mover's rack shown, and the review is kept.
+    g.submit_turn(authed(
+        turn(&id, 1, Some(pb::submit_turn_request::Action::Resign(pb::Resign {}))),
+        &c.seat_tokens[1],
+    ))
+    .await
+    .unwrap();
+    let all = review(&mut a, tonic::Request::new(of_game(&id, 50))).await.unwrap();
     let t = turns(&all);
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].rack.chars().count(), 7);
-    // A live game's review is not kept: it goes on.
-    let again = review(&mut a, authed(of_game(&id, 50), DIRECTOR)).await.unwrap();
-    assert!(!again.last().unwrap().from_store);
+    let again = review(&mut a, tonic::Request::new(of_game(&id, 50))).await.unwrap();
+    assert!(again.last().unwrap().from_store);
 }
 
 #[tokio::test]
@@ -250,7 +258,8 @@ async fn bad_requests_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn a_full_line_is_refused_with_a_retry_hint_and_frees_up_when_clients_leave() {
-    let srv = start().await;
+    // One client here asks for every review: let it hold more searches than the line takes.
+    let srv = start_with(Limits { searches_per_client: 20, ..Limits::default() }).await;
     let mut a = srv.analysis().await;
     let gcg = record("doug_v_emely.gcg");
     // Two running and eight waiting, each a different request (none is answered from memory).

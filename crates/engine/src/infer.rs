@@ -364,9 +364,11 @@ fn choose(n: u32, k: u32) -> f64 {
 }
 
 /// How long inference may take, and how many distinct leaves it may value.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Budget {
     pub deadline: Option<Instant>,
+    /// Set from elsewhere to stop as the deadline would (a caller that went away).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Distinct leaves valued at most.
     pub max_valued: usize,
     /// The seed of the draws from the prior (when not every leave can be valued).
@@ -375,7 +377,7 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { deadline: None, max_valued: 1_000_000, seed: 0 }
+        Budget { deadline: None, stop: None, max_valued: 1_000_000, seed: 0 }
     }
 }
 
@@ -422,8 +424,10 @@ pub fn infer(
     };
     let alphabet_len = observation.board.rules().alphabet.len();
     let distinct = count_leaves(&pool, leave_size, budget.max_valued.saturating_add(1));
+    let stopped = || budget.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
     let spent = |valued: usize| {
-        valued >= budget.max_valued || budget.deadline.is_some_and(|d| valued > 0 && Instant::now() >= d)
+        valued >= budget.max_valued
+            || (valued > 0 && (budget.deadline.is_some_and(|d| Instant::now() >= d) || stopped()))
     };
     // Exact: every distinct leave, weighed by its prior. Otherwise: draws from the prior, each
     // distinct leave valued once and counted as often as it was drawn.
@@ -448,10 +452,10 @@ pub fn infer(
             // Cut short: the leaves valued so far (in the enumeration's order) are no sample of
             // the prior. Start again from draws, keeping the weights already known.
             let known: HashMap<Rack, f64> = weights.drain().map(|(l, (w, _))| (l, w)).collect();
-            draws = sample(&context, &pool, leave_size, dawg, budget, known, &mut weights, &spent);
+            draws = sample(&context, &pool, leave_size, dawg, &budget, known, &mut weights, &spent);
         }
     } else {
-        draws = sample(&context, &pool, leave_size, dawg, budget, HashMap::new(), &mut weights, &spent);
+        draws = sample(&context, &pool, leave_size, dawg, &budget, HashMap::new(), &mut weights, &spent);
     }
     let valued = weights.len();
     // In a fixed order, so that the sums (and their rounding) repeat from run to run.
@@ -511,7 +515,7 @@ fn sample(
     pool: &Rack,
     leave_size: usize,
     dawg: &Dawg,
-    budget: Budget,
+    budget: &Budget,
     mut known: HashMap<Rack, f64>,
     weights: &mut HashMap<Rack, (f64, f64)>,
     spent: &dyn Fn(usize) -> bool,

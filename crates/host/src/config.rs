@@ -8,6 +8,9 @@ use uuid::Uuid;
 /// How long a game may sit idle before it sleeps, unless configured otherwise.
 pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(300);
 
+/// Analysis searches one client may hold at once, unless configured otherwise.
+pub const DEFAULT_SEARCHES_PER_CLIENT: usize = 4;
+
 /// Operational limits.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -26,6 +29,25 @@ pub struct Limits {
     /// woken from the store by its next request, or by the host when its next flag is due.
     /// None: games never sleep.
     pub idle_after: Option<Duration>,
+    /// Analysis searches (InferRack, Simulate, SolveEndgame, SolvePreEndgame, AnalyzeGame) one
+    /// client holds at once, waiting or running; one more is refused (RESOURCE_EXHAUSTED).
+    pub searches_per_client: usize,
+    /// How fast one client may create games (CreateGame, ImportGcg): a token bucket, so that
+    /// no client alone fills `max_games` or the store. None: as fast as it likes.
+    pub create_rate: Option<CreateRate>,
+}
+
+/// A token bucket: `burst` games at once, then `per_minute` more a minute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreateRate {
+    pub burst: u32,
+    pub per_minute: u32,
+}
+
+impl Default for CreateRate {
+    fn default() -> Self {
+        CreateRate { burst: 100, per_minute: 600 }
+    }
 }
 
 impl Default for Limits {
@@ -37,6 +59,8 @@ impl Default for Limits {
             concurrency: 1024,
             event_buffer: 128,
             idle_after: Some(DEFAULT_IDLE_AFTER),
+            searches_per_client: DEFAULT_SEARCHES_PER_CLIENT,
+            create_rate: Some(CreateRate::default()),
         }
     }
 }

@@ -40,6 +40,9 @@ pub enum HostError {
     /// The host holds its limit of live games.
     #[error("the server holds its limit of {0} games")]
     NoRoom(usize),
+    /// The client already holds its limit of analysis searches.
+    #[error("{limit} analysis searches of yours are waiting or running, as many as one client may hold")]
+    TooManySearches { limit: usize },
     /// A failure of the host itself (a worker that died, a remembered response that is not one).
     #[error("{0}")]
     Internal(String),

@@ -14,16 +14,18 @@ pub mod metrics;
 mod pool;
 mod privacy;
 mod recovery;
+mod search;
 mod session;
 mod state;
 
 pub use cluster::{Cluster, LeaseFuture, Leases};
-pub use config::{Hooks, Limits};
+pub use config::{CreateRate, Hooks, Limits};
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
 pub use pool::Pool;
-pub use privacy::{Viewer, gcg};
+pub use privacy::{Viewer, gcg, reviewable};
 pub use recovery::{Lexicons, Replayed, replay};
+pub use search::{Grant, Reporter, SearchStream, SearchTicket};
 pub use session::{
     Answer, Answers, ChallengeDone, DirectorDone, DirectorOp, Session, Turn, TurnAction, TurnDone, WatchSlot,
     Written, stopped,
@@ -89,10 +91,13 @@ impl Host {
         shutdown: watch::Receiver<bool>,
     ) -> Host {
         let metrics = Arc::new(Metrics::new());
+        let pool = Pool::per_core_with_idle(hooks.worker_idle);
+        let searches = Arc::new(search::Searches::new(&pool, limits.searches_per_client));
         let ctx = Context {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
             store,
-            pool: Pool::per_core_with_idle(hooks.worker_idle),
+            pool,
+            searches,
             metrics,
             hooks,
             limits,
@@ -119,6 +124,18 @@ impl Host {
     /// Where bots think, analysis generates and logs replay.
     pub fn pool(&self) -> &Pool {
         &self.ctx.pool
+    }
+
+    /// Admit an analysis search for `client` (who asks, as the services tell it apart), which
+    /// must end by `deadline` if the client gave one; refused when the client already holds
+    /// [`Limits::searches_per_client`] searches. See [`SearchTicket`].
+    pub fn admit_search(&self, client: &str, deadline: Option<Instant>) -> Result<SearchTicket, HostError> {
+        self.ctx.searches.admit(&self.ctx.pool, client, deadline)
+    }
+
+    /// Analysis searches admitted and not yet ended.
+    pub fn searches_held(&self) -> usize {
+        self.ctx.searches.held()
     }
 
     pub fn metrics(&self) -> &Arc<Metrics> {

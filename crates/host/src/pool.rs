@@ -9,10 +9,12 @@
 //! the runtime's threads, which answer requests, still get the CPU first: thinking is
 //! background work, a request is not.
 //!
-//! **Background jobs** (a game review's turns, [`Pool::spawn_background`]) wait in a queue of
-//! their own: a worker takes one only when no other job is waiting, so the live games' bots
-//! and the requests' searches go first, and a background job holds a worker for one short
-//! step at a time.
+//! **Three queues, served in order** ([`Priority`]): the live games' bots first
+//! ([`Pool::spawn_bot`]), then the requests' work (analysis searches, replays), then background
+//! jobs (a game review's turns, [`Pool::spawn_background`]). A worker that comes free takes the
+//! first job of the first non-empty queue, so however many searches wait, a bot's decision
+//! waits only for a worker, never behind them; and a background job holds a worker for one
+//! short step at a time.
 //!
 //! **Slots.** The pool has one slot per worker, and a job runs only while it holds its slots: a
 //! plain job one, a wide job (a simulation's workers, [`Pool::run_wide`]) several, at most
@@ -36,7 +38,19 @@ pub struct Pool {
     workers: usize,
 }
 
-/// The jobs waiting for a worker: the first queue is always served before the background one.
+/// Which queue a job waits in: a worker serves the bots' before the requests', and both
+/// before the background's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    /// A live game's bot deciding its move or a challenge.
+    Bot = 0,
+    /// Work a request waits for: analysis searches, move generation, a game's replay.
+    Request = 1,
+    /// Work nobody waits on at once: a game review's turns.
+    Background = 2,
+}
+
+/// The jobs waiting for a worker, one queue per [`Priority`].
 struct Queues {
     state: Mutex<Waiting>,
     ready: Condvar,
@@ -44,34 +58,34 @@ struct Queues {
 
 #[derive(Default)]
 struct Waiting {
-    first: VecDeque<Job>,
-    background: VecDeque<Job>,
+    by_priority: [VecDeque<Job>; 3],
     /// Every handle is gone: the workers end when the queues are empty.
     closed: bool,
 }
 
+impl Waiting {
+    fn pop(&mut self) -> Option<Job> {
+        self.by_priority.iter_mut().find_map(|q| q.pop_front())
+    }
+}
+
 impl Queues {
-    fn push(&self, job: Job, background: bool) {
+    fn push(&self, job: Job, priority: Priority) {
         let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if background {
-            w.background.push_back(job)
-        } else {
-            w.first.push_back(job)
-        }
+        w.by_priority[priority as usize].push_back(job);
         self.ready.notify_one();
     }
 
     /// A job if one waits now.
     fn try_next(&self) -> Option<Job> {
-        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        w.first.pop_front().or_else(|| w.background.pop_front())
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
-    /// The next job, the first queue's before the background's; None once closed and empty.
+    /// The next job, by priority; None once closed and empty.
     fn next(&self) -> Option<Job> {
         let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(job) = w.first.pop_front().or_else(|| w.background.pop_front()) {
+            if let Some(job) = w.pop() {
                 return Some(job);
             }
             if w.closed {
@@ -234,16 +248,22 @@ impl Pool {
     /// threads at once (its own and `threads - 1` it starts), and while it runs, only the
     /// pool's other slots are left for other jobs. `job` is told how many it holds.
     pub fn spawn_wide(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static) {
-        self.push(threads, job, false);
+        self.push(threads, job, Priority::Request);
+    }
+
+    /// Run a live game's bot decision on the next worker that comes free, before any request's
+    /// or background job that waits.
+    pub fn spawn_bot(&self, job: impl FnOnce() + Send + 'static) {
+        self.push(1, move |_| job(), Priority::Bot);
     }
 
     /// Run `job` on a worker when no other job waits for one (a game review's turn): the live
     /// games' bots and the requests' searches go first.
     pub fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
-        self.push(1, move |_| job(), true);
+        self.push(1, move |_| job(), Priority::Background);
     }
 
-    fn push(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static, background: bool) {
+    fn push(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static, priority: Priority) {
         let n = threads.clamp(1, self.widest());
         let slots = self.slots.clone();
         let job: Job = Box::new(move || {
@@ -253,7 +273,7 @@ impl Pool {
                 tracing::error!("a job on the thinking pool panicked");
             }
         });
-        self.queues.push(job, background);
+        self.queues.push(job, priority);
     }
 }
 
@@ -310,10 +330,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn background_jobs_wait_for_every_other_job() {
+    async fn queued_jobs_run_bots_first_then_requests_then_background_each_in_order() {
         let pool = Pool::new(1);
         let order = Arc::new(Mutex::new(Vec::new()));
-        // The one worker is busy; then two background jobs and two others are queued.
+        // The one worker is busy while jobs of every priority are queued.
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
         pool.spawn(move || {
@@ -321,19 +341,27 @@ mod tests {
             let _ = go_rx.recv();
         });
         started_rx.recv().unwrap();
-        for (name, background) in [("b1", true), ("f1", false), ("b2", true), ("f2", false)] {
+        let queued = [
+            ("review1", Priority::Background),
+            ("search1", Priority::Request),
+            ("review2", Priority::Background),
+            ("bot", Priority::Bot),
+            ("search2", Priority::Request),
+        ];
+        for (name, priority) in queued {
             let order = order.clone();
             let job = move || order.lock().unwrap().push(name);
-            if background { pool.spawn_background(job) } else { pool.spawn(job) }
+            match priority {
+                Priority::Bot => pool.spawn_bot(job),
+                Priority::Request => pool.spawn(job),
+                Priority::Background => pool.spawn_background(job),
+            }
         }
         go_tx.send(()).unwrap();
-        assert_eq!(pool.run(|| ()).await, Some(()));
-        // The last `run` came after the background jobs were queued, yet it is not background:
-        // everything else has run by the time it answers except possibly the background jobs.
-        while order.lock().unwrap().len() < 4 {
+        while order.lock().unwrap().len() < queued.len() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        assert_eq!(*order.lock().unwrap(), ["f1", "f2", "b1", "b2"]);
+        assert_eq!(*order.lock().unwrap(), ["bot", "search1", "search2", "review1", "review2"]);
     }
 
     #[tokio::test]

@@ -1,8 +1,9 @@
 //! The one privacy policy. A [`Viewer`] is who asks: a seat proven by its token, or a watcher
 //! (no token); the services prove which (`server::auth`). Everything a live game shows anyone
 //! is decided here: whose racks and exchanged tiles a view or an event carries (the services'
-//! `views` asks [`Viewer::sees_rack_of`]), GCG exports, and the rack an analysis of a live game
-//! may use. Nothing else decides what a viewer may see.
+//! `views` asks [`Viewer::sees_rack_of`]), GCG exports, the rack an analysis of a live game
+//! may use, and which games may be reviewed turn by turn ([`reviewable`]). Nothing else decides
+//! what a viewer may see.
 //!
 //! The rules: a seat sees its own rack and its own exchanged tiles, nobody else's; end-of-game
 //! racks are counted in front of everyone, so they are public; a finished game's record shows
@@ -54,6 +55,17 @@ impl Viewer {
     /// The rack an analysis of a live game may use: the viewer's own, never another seat's.
     pub fn own_rack(self, game: &Game) -> Option<Rack> {
         self.seat().and_then(|s| game.rack(s).copied())
+    }
+}
+
+/// Whether a game may be reviewed turn by turn (AnalyzeGame): only once it is over, for
+/// anyone. A review judges each turn with the mover's rack as it was, so a review of a game in
+/// play would show its racks, and coach its players; the director is no exception.
+pub fn reviewable(game: &Game) -> Result<(), &'static str> {
+    if game.is_over() {
+        Ok(())
+    } else {
+        Err("the game is in play: a review shows each mover's rack, so it waits until the game is over")
     }
 }
 

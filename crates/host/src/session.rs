@@ -56,6 +56,8 @@ pub struct Context {
     pub(super) lexicons: Lexicons,
     pub(super) store: Arc<dyn GameStore>,
     pub(super) pool: Pool,
+    /// The analysis searches admitted, by client (`search`).
+    pub(super) searches: Arc<crate::search::Searches>,
     pub(super) metrics: Arc<Metrics>,
     pub(super) hooks: Hooks,
     pub(super) limits: Limits,
@@ -993,7 +995,7 @@ impl Actor {
         let game = self.core.shared_game();
         let (results, metrics, hook, id) =
             (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
-        self.ctx.pool.spawn(move || {
+        self.ctx.pool.spawn_bot(move || {
             if let Some(hook) = hook {
                 hook(id);
             }

@@ -28,7 +28,9 @@ pub(super) async fn replica(
     let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.to_string(), lease: Duration::from_secs(3) };
     let store = Arc::new(PgStore::open(url, me).await?);
     let lexicon = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no en lexicon")?, None)?;
-    let (handle, _) = server::Builder::new(vec![lexicon]).replica(store).start().await?;
+    // One client (the bench, or the balancer in front) creates every game.
+    let limits = server::state::Limits { create_rate: None, ..Default::default() };
+    let (handle, _) = server::Builder::new(vec![lexicon]).limits(limits).replica(store).start().await?;
     handle.spawn(listener);
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?.connect().await?;
     Ok((handle, channel, addr))

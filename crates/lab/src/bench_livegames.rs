@@ -332,6 +332,8 @@ async fn in_process(args: &LiveGamesArgs) -> Result<(Server, String), Failure> {
     let limits = Limits {
         max_games: args.games.max(1) * 2,
         idle_after: Some(Duration::from_secs(args.idle_after_s)),
+        // One client creates every game here.
+        create_rate: None,
         ..Limits::default()
     };
     let builder = server::Builder::new(vec![en]).limits(limits);

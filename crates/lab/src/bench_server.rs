@@ -89,7 +89,8 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
             .iter()
             .map(|n| catalog::load_shipped_cached(catalog::shipped(n).expect("shipped"), None))
             .collect::<Result<Vec<_>, _>>()?;
-        let limits = Limits { max_games: live_games + games + 10, ..Default::default() };
+        // One client creates every game here.
+        let limits = Limits { max_games: live_games + games + 10, create_rate: None, ..Default::default() };
         let (handle, _) = server::Builder::new(lexicons).limits(limits).start().await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);

@@ -34,7 +34,7 @@ pub(super) fn authed<T>(msg: T, token: &str) -> Request<T> {
 async fn state(store: Store) -> Result<(Arc<AppState>, RecoveryReport), Box<dyn std::error::Error>> {
     let shipped = catalog::shipped("en").ok_or("no en lexicon")?;
     let lexicon = catalog::load_shipped_cached(shipped, None)?;
-    let limits = Limits { max_games: 1_000_000, ..Limits::default() };
+    let limits = Limits { max_games: 1_000_000, create_rate: None, ..Limits::default() };
     let builder = server::Builder::new(vec![lexicon]).limits(limits);
     let builder = match store {
         Store::Own(store) => builder.store(store),

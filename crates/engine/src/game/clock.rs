@@ -129,9 +129,16 @@ impl Clocks {
     }
 
     /// Give `seat` `delta_ms` more time (less when negative): a director's adjustment.
-    pub fn adjust(&mut self, seat: usize, delta_ms: i64) {
-        if let Some(r) = self.remaining_ms.get_mut(seat) {
-            *r = r.saturating_add(delta_ms);
+    /// Give `seat` `delta_ms` more time (less, when negative), unless its time left would then
+    /// be more than `max_ms` either way: then nothing changes, and the error is its time left.
+    pub fn adjust(&mut self, seat: usize, delta_ms: i64, max_ms: i64) -> Result<(), i64> {
+        let Some(r) = self.remaining_ms.get_mut(seat) else { return Ok(()) };
+        match r.checked_add(delta_ms) {
+            Some(left) if left.unsigned_abs() <= max_ms.unsigned_abs() => {
+                *r = left;
+                Ok(())
+            }
+            _ => Err(*r),
         }
     }
 

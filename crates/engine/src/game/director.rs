@@ -20,6 +20,16 @@ use crate::rack::Rack;
 pub const MAX_NOTE_CHARS: usize = 1000;
 /// The largest score adjustment, either way.
 pub const MAX_SCORE_ADJUSTMENT: i32 = 2000;
+/// The largest clock adjustment, either way: a day.
+pub const MAX_CLOCK_ADJUSTMENT_MS: i64 = 86_400_000;
+/// The largest adjudicated score, either way.
+pub const MAX_ADJUDICATED_SCORE: i32 = 10_000;
+/// The furthest from zero a score adjustment may take a seat's total, either way: adjustments
+/// add up, and a total past this is refused rather than ever wrapping.
+pub const MAX_ADJUSTED_SCORE: i32 = 100_000;
+/// The most time left a clock adjustment may give a seat, either way (30 days): adjustments add
+/// up, and a clock past this is refused rather than ever wrapping.
+pub const MAX_ADJUSTED_CLOCK_MS: i64 = 30 * 86_400_000;
 
 /// A call that changed a game, as the journal keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,9 +125,19 @@ impl Game {
             }
             DirectorAction::AdjustScore { seat, points, reason } => {
                 self.seat_check(*seat)?;
-                if points.abs() > MAX_SCORE_ADJUSTMENT {
+                // `unsigned_abs`: the absolute value of i32::MIN is no i32.
+                if *points == 0 || points.unsigned_abs() > MAX_SCORE_ADJUSTMENT.unsigned_abs() {
                     return Err(GameError::Director(format!(
-                        "an adjustment of {points} points: at most {MAX_SCORE_ADJUSTMENT} either way"
+                        "an adjustment of {points} points: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0"
+                    )));
+                }
+                let total = self.scores[*seat]
+                    .checked_add(*points)
+                    .filter(|t| t.unsigned_abs() <= MAX_ADJUSTED_SCORE.unsigned_abs());
+                if total.is_none() {
+                    return Err(GameError::Director(format!(
+                        "seat {seat}'s score {} adjusted by {points}: a total is -{MAX_ADJUSTED_SCORE} to {MAX_ADJUSTED_SCORE}",
+                        self.scores[*seat]
                     )));
                 }
                 self.after_end(|g| {
@@ -126,9 +146,18 @@ impl Game {
             }
             DirectorAction::AdjustClock { seat, delta_ms, reason } => {
                 self.seat_check(*seat)?;
+                if *delta_ms == 0 || delta_ms.unsigned_abs() > MAX_CLOCK_ADJUSTMENT_MS.unsigned_abs() {
+                    return Err(GameError::Director(format!(
+                        "an adjustment of {delta_ms} ms: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0"
+                    )));
+                }
                 self.live(now_ms)?;
                 let Some(c) = &mut self.clocks else { return Err(GameError::NoClock) };
-                c.adjust(*seat, *delta_ms);
+                c.adjust(*seat, *delta_ms, MAX_ADJUSTED_CLOCK_MS).map_err(|left| {
+                    GameError::Director(format!(
+                        "seat {seat}'s {left} ms left adjusted by {delta_ms}: time left is -{MAX_ADJUSTED_CLOCK_MS} to {MAX_ADJUSTED_CLOCK_MS} ms"
+                    ))
+                })?;
                 self.push(
                     *seat,
                     EventKind::ClockAdjusted { delta_ms: *delta_ms, reason: reason.clone() },
@@ -153,6 +182,13 @@ impl Game {
                                 scores.len()
                             )));
                         }
+                        if let Some(s) =
+                            scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs())
+                        {
+                            return Err(GameError::Director(format!(
+                                "an adjudicated score of {s}: -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"
+                            )));
+                        }
                         EndReason::Adjudicated
                     }
                     ResultKind::Void { .. } => EndReason::Voided,
@@ -168,6 +204,7 @@ impl Game {
                 self.push(seat, EventKind::Note { text: note }, 0, now_ms);
                 if let ResultKind::Adjudicated { scores, .. } = kind {
                     for (s, &target) in scores.iter().enumerate() {
+                        // Both within the adjusted range: no overflow.
                         let points = target - self.scores[s];
                         if points != 0 {
                             self.push(
