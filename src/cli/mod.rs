@@ -23,7 +23,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the gRPC referee server.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Compile, inspect and query lexicons.
     #[command(subcommand)]
     Lexicon(lexicon::LexiconCommand),
@@ -50,7 +50,7 @@ pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub fn run(cli: Cli) -> CliResult {
     match cli.command {
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Lexicon(cmd) => lexicon::run(cmd),
         Command::Gen(args) => generate::run(args),
         Command::Gcg(cmd) => gcg::run(cmd),

@@ -3,6 +3,7 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::host::CreateRate;
+use dawgref::server::tls::{Tls, TlsFiles};
 use dawgref::server::{self, ServerConfig, state::Limits};
 use dawgref::store::postgres::Replica;
 use dawgref::store::{MemoryStore, PgStore, SqliteStore};
@@ -16,6 +17,24 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "DAWGREF_LISTEN", default_value = "127.0.0.1:50051")]
     listen: SocketAddr,
+    /// Serve TLS only, with this certificate chain (PEM, the server's own first), read again on
+    /// SIGHUP. Needs --tls-key.
+    #[arg(long, env = "DAWGREF_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM), read again on SIGHUP.
+    #[arg(long, env = "DAWGREF_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Mutual TLS: only clients showing a certificate signed by a CA in this file (PEM) connect.
+    #[arg(long, env = "DAWGREF_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+    /// With --database-url and TLS: the CAs (PEM) the other replicas' certificates are checked
+    /// against when forwarding to them (default: --tls-client-ca).
+    #[arg(long, env = "DAWGREF_TLS_PEER_CA", requires = "tls_cert")]
+    tls_peer_ca: Option<PathBuf>,
+    /// Serve plaintext on an address other than loopback: for a deployment behind a balancer
+    /// that terminates TLS. Without TLS and without this flag, only loopback is served.
+    #[arg(long, env = "DAWGREF_PLAINTEXT", conflicts_with = "tls_cert")]
+    plaintext: bool,
     /// Shipped lexicons to load.
     #[arg(long, env = "DAWGREF_LEXICONS", default_value = "en,ru,erudit", value_delimiter = ',')]
     lexicons: Vec<String>,
@@ -180,8 +199,44 @@ pub fn run(args: ServeArgs) -> CliResult {
         .enable_all()
         .on_thread_park(dawgref::memory::collect_when_idle)
         .build()?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            let files = TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: args.tls_client_ca.clone(),
+                peer_ca: args.tls_peer_ca.clone(),
+            };
+            let tls = Tls::load(files).map_err(|e| e.to_string())?;
+            if args.database_url.is_some() && tls.client().is_none() {
+                return Err("replicas forward to one another over TLS: give --tls-peer-ca (or --tls-client-ca), the CA their certificates are checked against".into());
+            }
+            Some(tls)
+        }
+        _ => {
+            if !args.listen.ip().is_loopback() && !args.plaintext {
+                return Err(format!(
+                    "refusing to serve plaintext on {}: give --tls-cert and --tls-key, or --plaintext behind a balancer that terminates TLS",
+                    args.listen
+                )
+                .into());
+            }
+            None
+        }
+    };
     runtime.block_on(async move {
         let builder = server::Builder::new(lexicons).limits(config.limits.clone());
+        let builder = match tls {
+            Some(tls) => {
+                tracing::info!(
+                    cert = %tls.files().cert.display(),
+                    mutual = tls.files().client_ca.is_some(),
+                    "serving TLS only (SIGHUP reads the certificate and key again)"
+                );
+                builder.tls(tls)
+            }
+            None => builder,
+        };
         let builder = if let Some(Secret(url)) = &args.database_url {
             let addr = match &args.advertise_addr {
                 Some(a) => a.clone(),

@@ -20,11 +20,20 @@ pub use super::owner::{FORWARDED, PROOF};
 pub struct Forwarder {
     host: Host,
     channels: DashMap<String, Channel>,
+    /// The replicas serve TLS: how to reach them (None: plaintext).
+    tls: std::sync::RwLock<Option<tonic::transport::ClientTlsConfig>>,
 }
 
 impl Forwarder {
-    pub fn new(host: Host) -> Forwarder {
-        Forwarder { host, channels: DashMap::new() }
+    pub fn new(host: Host, tls: Option<tonic::transport::ClientTlsConfig>) -> Forwarder {
+        Forwarder { host, channels: DashMap::new(), tls: std::sync::RwLock::new(tls) }
+    }
+
+    /// Reach the other replicas over TLS by `tls` from now on (channels open are dropped: new
+    /// ones use it).
+    pub fn use_tls(&self, tls: Option<tonic::transport::ClientTlsConfig>) {
+        *self.tls.write().unwrap_or_else(|e| e.into_inner()) = tls;
+        self.channels.clear();
     }
 
     /// The channel to the replica at `addr` (it connects on first use and reconnects).
@@ -32,8 +41,17 @@ impl Forwarder {
         if let Some(c) = self.channels.get(addr) {
             return Ok(c.clone());
         }
-        let endpoint = Endpoint::from_shared(format!("http://{addr}"))
-            .map_err(|e| errors::internal(format!("the owner's address {addr:?}: {e}")))?
+        let tls = self.tls.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let endpoint = Endpoint::from_shared(format!("{scheme}://{addr}"))
+            .map_err(|e| errors::internal(format!("the owner's address {addr:?}: {e}")))?;
+        let endpoint = match tls {
+            Some(tls) => endpoint
+                .tls_config(tls)
+                .map_err(|e| errors::internal(format!("TLS to the owner at {addr:?}: {e}")))?,
+            None => endpoint,
+        };
+        let endpoint = endpoint
             .connect_timeout(Duration::from_secs(1))
             .tcp_nodelay(true)
             .http2_keep_alive_interval(Duration::from_secs(5))

@@ -23,6 +23,7 @@ mod pre_endgame;
 mod review;
 pub mod state;
 pub mod status;
+pub mod tls;
 pub mod views;
 pub mod web;
 
@@ -87,6 +88,7 @@ pub struct Builder {
     cluster: Option<Arc<Cluster>>,
     hooks: Hooks,
     director_token: Option<String>,
+    tls: Option<tls::Tls>,
 }
 
 impl Builder {
@@ -98,6 +100,7 @@ impl Builder {
             cluster: None,
             hooks: Hooks::default(),
             director_token: None,
+            tls: None,
         }
     }
 
@@ -131,6 +134,12 @@ impl Builder {
         self
     }
 
+    /// Serve TLS only (see [`tls`]); among replicas, forward to the others over TLS too.
+    pub fn tls(mut self, tls: tls::Tls) -> Builder {
+        self.tls = Some(tls);
+        self
+    }
+
     /// The server's state, with every unfinished game in the store recovered (its timers armed,
     /// its bots thinking) and, among replicas, the heartbeat running. Serve it with
     /// [`Handle::serve`] or [`Handle::spawn`].
@@ -146,7 +155,7 @@ impl Builder {
         if let Some(cluster) = self.cluster {
             host.set_cluster(cluster);
         }
-        let state = Arc::new(AppState::new(host));
+        let state = Arc::new(AppState::new(host, self.tls.map(Arc::new)));
         if let Some(token) = &self.director_token {
             state.set_director_token(token);
         }
@@ -176,17 +185,55 @@ impl Handle {
         listener: TcpListener,
         signal: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        self.reload_tls_on_hangup();
         serve_on(listener, self.state.clone(), signal).await
     }
 
     /// Serve on `listener` in the background until [`Handle::shutdown`] is called.
     pub fn spawn(&self, listener: TcpListener) {
+        self.reload_tls_on_hangup();
         let state = self.state.clone();
         tokio::spawn(async move {
             if let Err(e) = serve_on(listener, state, std::future::pending()).await {
                 tracing::error!(%e, "server stopped");
             }
         });
+    }
+
+    /// Read the TLS files again (see [`tls::Tls::reload`]); new connections, and forwarded
+    /// calls, use them. An error leaves the configuration in force.
+    pub fn reload_tls(&self) -> Result<(), tls::TlsError> {
+        self.state.reload_tls()
+    }
+
+    /// With TLS, read its files again on every SIGHUP until shutdown. The handler is installed
+    /// before this returns, so a SIGHUP sent once serving has begun never ends the process.
+    fn reload_tls_on_hangup(&self) {
+        #[cfg(unix)]
+        if self.state.tls.is_some() {
+            let mut hangups = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "no SIGHUP handler: TLS files are read once");
+                    return;
+                }
+            };
+            let (state, mut shutdown) = (self.state.clone(), self.state.shutdown.clone());
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        got = hangups.recv() => if got.is_none() { break },
+                        _ = shutdown.changed() => break,
+                    }
+                    match state.reload_tls() {
+                        Ok(()) => tracing::info!("TLS certificate and key read again"),
+                        Err(e) => {
+                            tracing::error!(error = %e, "TLS files not reloaded: the previous ones stay")
+                        }
+                    }
+                }
+            });
+        }
     }
 
     /// After [`Handle::shutdown`]: wait (at most `limit`) for every game's task to finish the
@@ -241,14 +288,7 @@ async fn serve_on(
         }
     };
     let concurrency = tower::limit::GlobalConcurrencyLimitLayer::new(state.limits.concurrency);
-    // Small unary messages must not wait for Nagle's algorithm (40 ms per request otherwise).
-    let incoming =
-        tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |conn| {
-            conn.inspect(|s| {
-                let _ = s.set_nodelay(true);
-            })
-        });
-    Server::builder()
+    let router = Server::builder()
         .accept_http1(true)
         .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
@@ -263,9 +303,23 @@ async fn serve_on(
         .add_service(games)
         .add_service(analysis)
         .add_service(lexicons)
-        .add_service(directors)
-        .serve_with_incoming_shutdown(incoming, stop)
-        .await?;
+        .add_service(directors);
+    match state.tls.clone() {
+        Some(tls) => router.serve_with_incoming_shutdown(tls::incoming(listener, tls), stop).await?,
+        None => {
+            // Small unary messages must not wait for Nagle's algorithm (40 ms per request
+            // otherwise).
+            let incoming = tokio_stream::StreamExt::map(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                |conn| {
+                    conn.inspect(|s| {
+                        let _ = s.set_nodelay(true);
+                    })
+                },
+            );
+            router.serve_with_incoming_shutdown(incoming, stop).await?
+        }
+    }
     Ok(())
 }
 

@@ -93,22 +93,33 @@ pub struct AppState {
     pub recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
     /// Each client's pace of new games.
     pub creates: super::caller::CreateBuckets,
+    /// The port's TLS, when it serves TLS (then forwarding to other replicas uses it too).
+    pub tls: Option<Arc<super::tls::Tls>>,
 }
 
 impl AppState {
-    pub(crate) fn new(host: Host) -> AppState {
+    pub(crate) fn new(host: Host, tls: Option<Arc<super::tls::Tls>>) -> AppState {
         AppState {
             positions: PositionCache::default(),
             limits: host.limits().clone(),
             metrics: host.metrics().clone(),
             shutdown: host.shutdown(),
             director: std::sync::OnceLock::new(),
-            forwarder: Forwarder::new(host.clone()),
+            forwarder: Forwarder::new(host.clone(), tls.as_ref().and_then(|t| t.client())),
+            tls,
             reviews: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
             recent_reviews: Recent::new(RECENT_REVIEWS),
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
             host,
         }
+    }
+
+    /// Read the TLS files again: new connections and new channels to other replicas use them.
+    pub fn reload_tls(&self) -> Result<(), super::tls::TlsError> {
+        let Some(tls) = &self.tls else { return Ok(()) };
+        tls.reload()?;
+        self.forwarder.use_tls(tls.client());
+        Ok(())
     }
 
     /// Where the game a request names is served (see [`Host::route`]), noted for the response's

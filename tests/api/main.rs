@@ -24,6 +24,7 @@ mod server_operations;
 mod server_races;
 mod server_review;
 mod server_simulate;
+mod server_tls;
 mod server_turn_actions;
 mod server_watch_ends;
 mod server_watch_privacy;

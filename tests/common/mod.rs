@@ -8,5 +8,6 @@ pub mod binary;
 mod engine;
 pub mod postgres;
 pub mod server;
+pub mod tls;
 
 pub use engine::*;

@@ -7,7 +7,8 @@
 //! - a game that sleeps lets its lease go: another replica wakes it, its clock read as if it
 //!   never slept, and a flag due while nobody owns it falls on time;
 //! - `x-dawgref-game` is a hint: a malformed or wrong one changes nothing;
-//! - only a replica can mark a call as forwarded: a client's mark moves no game.
+//! - only a replica can mark a call as forwarded: a client's mark moves no game;
+//! - replicas serving mutual TLS forward to one another over it.
 
 use crate::common;
 
@@ -16,6 +17,7 @@ use common::server::{authed, create, human};
 use dawgref::host::Limits;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
+use dawgref::server::tls::TlsFiles;
 use dawgref::server::{Builder, Handle};
 use dawgref::store::PgStore;
 use dawgref::store::postgres::Replica;
@@ -45,6 +47,21 @@ impl Node {
         handle.spawn(listener);
         let channel =
             tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect_lazy();
+        Node { handle, addr, channel }
+    }
+
+    /// A replica serving (mutual) TLS from `files`, and a client channel to it showing `client`.
+    async fn start_tls(url: &str, files: TlsFiles, ca: &str, client: &common::tls::Pair) -> Node {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.clone(), lease: Duration::from_millis(3000) };
+        let store = Arc::new(PgStore::open(url, me).await.unwrap());
+        let lexicon = common::lexicon(RulesetKind::English).clone();
+        let tls = dawgref::server::tls::Tls::load(files).unwrap();
+        let (handle, _) =
+            Builder::new(vec![lexicon]).limits(limits(None)).tls(tls).replica(store).start().await.unwrap();
+        handle.spawn(listener);
+        let channel = common::tls::channel(&addr, ca, Some(client)).await.unwrap();
         Node { handle, addr, channel }
     }
 
@@ -351,4 +368,31 @@ async fn a_clients_forwarded_mark_moves_nothing() {
     let answer = b.games().get_game(marked(&a.addr, None)).await.unwrap();
     assert_eq!(owner_of(&answer), a.addr);
     assert_eq!(answer.into_inner().game_id, game.game_id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_serving_mutual_tls_forward_to_one_another_over_it() {
+    let pg = Postgres::start("tls-forward", false);
+    let url = pg.database("tls-forward");
+    let ca = common::tls::TestCa::new("replicas' CA");
+    let client = ca.issue(&["a-client"]);
+    let mut nodes = Vec::new();
+    for name in ["a", "b"] {
+        let dir = std::env::temp_dir().join(format!("dawgref-tls-replica-{name}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Each replica its own pair; the one CA checks clients and peers alike.
+        let files = TlsFiles { client_ca: Some(dir.join("ca.pem")), ..ca.server_files(&dir) };
+        nodes.push(Node::start_tls(&url, files, &ca.pem(), &client).await);
+    }
+    let (a, b) = (&nodes[0], &nodes[1]);
+    let created = a.games().create_game(endless(4)).await.unwrap();
+    assert_eq!(owner_of(&created), a.addr);
+    let game = created.into_inner();
+    // Two calls through B are forwarded to A, over TLS, B showing its own certificate.
+    for turn in 0..2 {
+        let answer = b.games().submit_turn(pass(&game, turn)).await.unwrap();
+        assert_eq!(owner_of(&answer), a.addr);
+    }
+    assert_eq!(b.handle.state.metrics.forwarded.get(), 2);
+    assert_eq!(a.games().get_game(get(&game)).await.unwrap().into_inner().turn, 2);
 }
