@@ -18,10 +18,10 @@ pub struct ServeArgs {
     #[arg(long, env = "DAWGREF_LISTEN", default_value = "127.0.0.1:50051")]
     listen: SocketAddr,
     /// Serve TLS only, with this certificate chain (PEM, the server's own first), read again on
-    /// SIGHUP. Needs --tls-key.
+    /// SIGHUP and when the file changes. Needs --tls-key.
     #[arg(long, env = "DAWGREF_TLS_CERT", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
-    /// The private key of --tls-cert (PEM), read again on SIGHUP.
+    /// The private key of --tls-cert (PEM), read again with the certificate.
     #[arg(long, env = "DAWGREF_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
     /// Mutual TLS: only clients showing a certificate signed by a CA in this file (PEM) connect.
@@ -31,6 +31,11 @@ pub struct ServeArgs {
     /// against when forwarding to them (default: --tls-client-ca).
     #[arg(long, env = "DAWGREF_TLS_PEER_CA", requires = "tls_cert")]
     tls_peer_ca: Option<PathBuf>,
+    /// With --database-url and TLS: the name every replica's certificate carries, checked when
+    /// forwarding (default: the host of the address a replica advertises; a certificate cannot
+    /// name every pod's IP, so Kubernetes deployments give their peers' Service name).
+    #[arg(long, env = "DAWGREF_TLS_PEER_NAME", requires = "tls_cert")]
+    tls_peer_name: Option<String>,
     /// Serve plaintext on an address other than loopback: for a deployment behind a balancer
     /// that terminates TLS. Without TLS and without this flag, only loopback is served.
     #[arg(long, env = "DAWGREF_PLAINTEXT", conflicts_with = "tls_cert")]
@@ -206,6 +211,7 @@ pub fn run(args: ServeArgs) -> CliResult {
                 key: key.clone(),
                 client_ca: args.tls_client_ca.clone(),
                 peer_ca: args.tls_peer_ca.clone(),
+                peer_name: args.tls_peer_name.clone(),
             };
             let tls = Tls::load(files).map_err(|e| e.to_string())?;
             if args.database_url.is_some() && tls.client().is_none() {

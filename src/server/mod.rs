@@ -43,6 +43,9 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tonic::transport::Server;
 
+/// How often the TLS files are looked at for a change (SIGHUP reads them at once).
+const TLS_FILES_LOOK: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What the server needs to start.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -206,34 +209,45 @@ impl Handle {
         self.state.reload_tls()
     }
 
-    /// With TLS, read its files again on every SIGHUP until shutdown. The handler is installed
-    /// before this returns, so a SIGHUP sent once serving has begun never ends the process.
+    /// With TLS, read its files again on every SIGHUP, and when they change (looked at every
+    /// [`TLS_FILES_LOOK`]), until shutdown. The handler is installed before this returns, so a
+    /// SIGHUP sent once serving has begun never ends the process.
     fn reload_tls_on_hangup(&self) {
+        let Some(tls) = self.state.tls.clone() else { return };
         #[cfg(unix)]
-        if self.state.tls.is_some() {
-            let mut hangups = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::warn!(error = %e, "no SIGHUP handler: TLS files are read once");
-                    return;
-                }
-            };
-            let (state, mut shutdown) = (self.state.clone(), self.state.shutdown.clone());
-            tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        got = hangups.recv() => if got.is_none() { break },
-                        _ = shutdown.changed() => break,
+        let mut hangups = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "no SIGHUP handler: TLS files are read when they change");
+                None
+            }
+        };
+        let (state, mut shutdown) = (self.state.clone(), self.state.shutdown.clone());
+        tokio::spawn(async move {
+            let mut look = tokio::time::interval(TLS_FILES_LOOK);
+            look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            look.tick().await;
+            loop {
+                #[cfg(unix)]
+                let hangup = async {
+                    match hangups.as_mut() {
+                        Some(h) => h.recv().await,
+                        None => std::future::pending().await,
                     }
-                    match state.reload_tls() {
-                        Ok(()) => tracing::info!("TLS certificate and key read again"),
-                        Err(e) => {
-                            tracing::error!(error = %e, "TLS files not reloaded: the previous ones stay")
-                        }
-                    }
+                };
+                #[cfg(not(unix))]
+                let hangup = std::future::pending::<Option<()>>();
+                tokio::select! {
+                    got = hangup => if got.is_none() { break },
+                    _ = look.tick() => if !tls.files_changed() { continue },
+                    _ = shutdown.changed() => break,
                 }
-            });
-        }
+                match state.reload_tls() {
+                    Ok(()) => tracing::info!("TLS certificate and key read again"),
+                    Err(e) => tracing::error!(error = %e, "TLS files not reloaded: the previous ones stay"),
+                }
+            }
+        });
     }
 
     /// After [`Handle::shutdown`]: wait (at most `limit`) for every game's task to finish the

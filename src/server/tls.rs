@@ -1,7 +1,7 @@
 //! TLS on the server's one port (gRPC, grpc-web and the browser's pages), by rustls: a
-//! certificate chain and key read from PEM files and read again on [`Tls::reload`] (the binary
-//! calls it on SIGHUP, as cert-manager and certbot rotate files in place) without dropping a
-//! connection or a game; optionally mutual TLS (a client certificate signed by a CA file);
+//! certificate chain and key read from PEM files and read again on [`Tls::reload`] (on SIGHUP,
+//! and when the files change: cert-manager and certbot rotate them in place, and a Kubernetes
+//! Secret's volume sends no signal) without dropping a connection or a game; optionally mutual TLS (a client certificate signed by a CA file);
 //! HTTP/2 by ALPN, HTTP/1.1 for a browser's grpc-web. A plaintext client on a TLS port fails
 //! its handshake and is served nothing. Among replicas the same files make the client side of
 //! forwarding: the peers' certificates checked against a CA, this replica's own pair shown when
@@ -30,6 +30,20 @@ pub struct TlsFiles {
     /// The CAs (PEM) other replicas' certificates are checked against when forwarding to them;
     /// default: `client_ca`.
     pub peer_ca: Option<PathBuf>,
+    /// The name every replica's certificate carries, checked when forwarding (default: the
+    /// host of the address a replica advertises).
+    pub peer_name: Option<String>,
+}
+
+impl TlsFiles {
+    /// The files' modification times and sizes: what tells that they were rotated.
+    fn stamp(&self) -> Vec<Option<(std::time::SystemTime, u64)>> {
+        [Some(&self.cert), Some(&self.key), self.client_ca.as_ref(), self.peer_ca.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|p| std::fs::metadata(p).ok().and_then(|m| Some((m.modified().ok()?, m.len()))))
+            .collect()
+    }
 }
 
 /// Why TLS could not be set up from the files.
@@ -49,6 +63,8 @@ pub struct Tls {
 }
 
 struct Loaded {
+    /// The files as they were when read.
+    stamp: Vec<Option<(std::time::SystemTime, u64)>>,
     server: Arc<rustls::ServerConfig>,
     /// For forwarding to other replicas (None: no CA to check them by).
     client: Option<ClientTlsConfig>,
@@ -73,6 +89,11 @@ impl Tls {
 
     pub fn files(&self) -> &TlsFiles {
         &self.files
+    }
+
+    /// Whether a file changed (or appeared, or went) since it was last read.
+    pub fn files_changed(&self) -> bool {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).stamp != self.files.stamp()
     }
 
     fn acceptor(&self) -> TlsAcceptor {
@@ -101,6 +122,7 @@ fn certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
 }
 
 fn load(files: &TlsFiles) -> Result<Loaded, TlsError> {
+    let stamp = files.stamp();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let certs = certificates(&files.cert)?;
     let key_pem = read(&files.key)?;
@@ -137,6 +159,9 @@ fn load(files: &TlsFiles) -> Result<Loaded, TlsError> {
     let client = match files.peer_ca.as_ref().or(files.client_ca.as_ref()) {
         Some(ca) => {
             let mut config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read(ca)?));
+            if let Some(name) = &files.peer_name {
+                config = config.domain_name(name.clone());
+            }
             if files.client_ca.is_some() {
                 // The peers ask for a client certificate: this replica shows its own.
                 config = config.identity(Identity::from_pem(read(&files.cert)?, key_pem));
@@ -145,7 +170,7 @@ fn load(files: &TlsFiles) -> Result<Loaded, TlsError> {
         }
         None => None,
     };
-    Ok(Loaded { server: Arc::new(server), client })
+    Ok(Loaded { stamp, server: Arc::new(server), client })
 }
 
 /// Connections on `listener` once their TLS handshake is done, each handshake in a task of

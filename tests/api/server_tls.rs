@@ -62,11 +62,15 @@ async fn tls_is_served_to_a_client_that_trusts_it_and_plaintext_is_refused() {
 async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     let (old_ca, new_ca, dir) = (TestCa::new("old CA"), TestCa::new("new CA"), temp_dir("reload"));
     let files = old_ca.server_files(&dir);
-    let (_handle, addr) = serve(files).await;
+    let (handle, addr) = serve(files).await;
+    let tls = handle.state.tls.clone().unwrap();
     let mut before = GamesClient::new(channel(&addr, &old_ca.pem(), None).await.unwrap());
     let c = before.create_game(two_humans()).await.unwrap().into_inner();
-    // The files are rotated in place (as cert-manager and certbot do), then SIGHUP.
+    // The files are rotated in place (as cert-manager and certbot do): seen as changed (the
+    // server looks now and then), and read at once on SIGHUP.
+    assert!(!tls.files_changed());
     new_ca.server_files(&dir);
+    assert!(tls.files_changed());
     // SAFETY: kill with this process's own id sends a signal the server handles (its handler
     // was installed before it served).
     assert_eq!(unsafe { libc::kill(libc::getpid(), libc::SIGHUP) }, 0);
@@ -86,6 +90,7 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     assert_eq!(v.turn, 2);
     // A new client that trusts only the old CA is refused now.
     assert!(channel(&addr, &old_ca.pem(), None).await.is_err());
+    assert!(!tls.files_changed());
 }
 
 #[tokio::test]

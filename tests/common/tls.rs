@@ -43,7 +43,13 @@ impl TestCa {
     pub fn server_files(&self, dir: &Path) -> TlsFiles {
         write_pair(dir, "server", &self.issue(&["localhost", "127.0.0.1"]));
         std::fs::write(dir.join("ca.pem"), self.pem()).unwrap();
-        TlsFiles { cert: dir.join("server.pem"), key: dir.join("server.key"), client_ca: None, peer_ca: None }
+        TlsFiles {
+            cert: dir.join("server.pem"),
+            key: dir.join("server.key"),
+            client_ca: None,
+            peer_ca: None,
+            peer_name: None,
+        }
     }
 }
 

@@ -380,8 +380,18 @@ async fn replicas_serving_mutual_tls_forward_to_one_another_over_it() {
     for name in ["a", "b"] {
         let dir = std::env::temp_dir().join(format!("dawgref-tls-replica-{name}-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
-        // Each replica its own pair; the one CA checks clients and peers alike.
-        let files = TlsFiles { client_ca: Some(dir.join("ca.pem")), ..ca.server_files(&dir) };
+        // Each replica its own pair, naming no address: peers check the name they all carry.
+        // The one CA checks clients and peers alike.
+        let (cert, key) =
+            common::tls::write_pair(&dir, "replica", &ca.issue(&["localhost", "dawgref-peers"]));
+        std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+        let files = TlsFiles {
+            cert,
+            key,
+            client_ca: Some(dir.join("ca.pem")),
+            peer_ca: None,
+            peer_name: Some("dawgref-peers".into()),
+        };
         nodes.push(Node::start_tls(&url, files, &ca.pem(), &client).await);
     }
     let (a, b) = (&nodes[0], &nodes[1]);
