@@ -7,6 +7,9 @@
 #                                    # (LAB=path/to/dawgref-lab for BOTS=, beside it by default)
 #   BOTS=8 scripts/h2load.sh         # then Health/Check p99 idle and while 8 bot-vs-bot games play
 #                                    # as fast as the bots decide (`dawgref-lab bench botload`)
+#   SERVE_ARGS="--bot-nice 19" …     # flags for the server measured
+#   TLS=1 scripts/h2load.sh          # instead: ValidatePlay over TLS against plaintext, a second
+#                                    # server of the same build serving TLS (deploy/tls's local CA)
 #
 # The position is the 12th CGP line of `dawgref selfplay --games 1 --seed 5` (a mid-game English
 # position), the play `O6 STRIG`. Request bodies are written here (protobuf by hand, gRPC framing:
@@ -29,9 +32,18 @@ if [[ -z ${BIN:-} ]]; then
 fi
 LAB=${LAB:-$(dirname "$BIN")/dawgref-lab}
 WORK=$(mktemp -d)
-"$BIN" serve --listen "127.0.0.1:$PORT" --data-dir :memory: --lexicons en >"$WORK/server.log" 2>&1 &
+# The bot load creates a game as soon as one ends, all from one client: no pace per client.
+"$BIN" serve --listen "127.0.0.1:$PORT" --data-dir :memory: --lexicons en --games-per-minute 0 ${SERVE_ARGS:-} >"$WORK/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
+TLS=${TLS:-0}
+TLS_SERVER=
+if (( TLS )); then
+  deploy/tls/make-local-ca.sh "$WORK/tls" >/dev/null
+  "$BIN" serve --listen "127.0.0.1:$((PORT + 1))" --tls-cert "$WORK/tls/server.pem" \
+    --tls-key "$WORK/tls/server.key" --data-dir :memory: --lexicons en >"$WORK/tls-server.log" 2>&1 &
+  TLS_SERVER=$!
+fi
+trap 'kill $SERVER $TLS_SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
 "$BIN" selfplay --games 1 --seed 5 --cgp-out "$WORK/positions.cgp" >/dev/null
 CGP=$(sed -n 12p "$WORK/positions.cgp")
 PLAY=${PLAY:-O6 STRIG}
@@ -78,6 +90,32 @@ for name in health validate evaluate; do
 done
 echo "position: $CGP"
 echo "play: $PLAY; h2load -n $N -c $CONNS -m $STREAMS -t 1; $ROUNDS rounds"
+
+# TLS=1: ValidatePlay over TLS against plaintext, the two servers alternating (plain, TLS, ...,
+# plain), each TLS run judged against the plaintext runs on either side of it; a connection's
+# handshake is paid once (h2load keeps its CONNS connections for the run), as a client's is.
+if (( TLS )); then
+  for _ in $(seq 50); do
+    nghttp -n "https://127.0.0.1:$((PORT + 1))/" >/dev/null 2>&1 && break || sleep 0.2
+  done
+  out=$(nghttp -v "${HEADERS[@]}" -d "$WORK/validate.bin" "https://127.0.0.1:$((PORT + 1))${PATHS[validate]}" 2>&1 | tr -d "\\000")
+  grep -q 'grpc-status: 0' <<<"$out" || { echo "the TLS server did not answer grpc-status 0" >&2; exit 1; }
+  rate() {  # rate URL
+    h2load -n "$N" -c "$CONNS" -m "$STREAMS" -t 1 "${HEADERS[@]}" -d "$WORK/validate.bin" "$1${PATHS[validate]}" |
+      awk '/^finished in/ {print int($4)}'
+  }
+  declare -a PLAIN TLSR
+  PLAIN[0]=$(rate "http://127.0.0.1:$PORT")
+  for round in $(seq "$ROUNDS"); do
+    TLSR[$round]=$(rate "https://127.0.0.1:$((PORT + 1))")
+    PLAIN[$round]=$(rate "http://127.0.0.1:$PORT")
+    ratio=$(awk -v t="${TLSR[$round]}" -v a="${PLAIN[$((round - 1))]}" -v b="${PLAIN[$round]}" 'BEGIN { printf "%.3f", 2 * t / (a + b) }')
+    echo "round $round: plaintext ${PLAIN[$((round - 1))]} req/s, TLS ${TLSR[$round]} req/s, plaintext ${PLAIN[$round]} req/s: TLS ${ratio}x"
+    echo "$ratio" >>"$WORK/tls-ratios.txt"
+  done
+  sort -g "$WORK/tls-ratios.txt" | awk '{ v[NR] = $1 } END { printf "median of %d bracketed rounds: ValidatePlay over TLS %.3fx plaintext\n", NR, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  exit 0
+fi
 # This VM's neighbours move throughput by ±10-20% from one run to the next, slowly. So every
 # ValidatePlay and Evaluate run is judged against the Health/Check runs on either side of it (a
 # round is health, validate, evaluate; one more health run closes the last round), and the

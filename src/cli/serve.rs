@@ -90,6 +90,11 @@ pub struct ServeArgs {
     /// RESOURCE_EXHAUSTED with a retry hint.
     #[arg(long, env = "DAWGREF_GAMES_PER_MINUTE", default_value_t = CreateRate::default().per_minute)]
     games_per_minute: u32,
+    /// The niceness of the live games' bots' threads, 0 (the process's own) to 19 (the lowest):
+    /// higher keeps requests quicker while bots keep every core busy, lower keeps a bot's move
+    /// within its budget while other programs load the machine. Analysis always thinks at 19.
+    #[arg(long, env = "DAWGREF_BOT_NICE", default_value_t = dawgref::host::BOT_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
+    bot_nice: i32,
     /// Requests in flight at most; more are shed with UNAVAILABLE.
     #[arg(long, env = "DAWGREF_CONCURRENCY", default_value_t = 1024)]
     concurrency: usize,
@@ -177,6 +182,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             concurrency: args.concurrency,
             idle_after: args.idle_after.0,
             searches_per_client: args.searches_per_client as usize,
+            bot_nice: args.bot_nice,
             create_rate: (args.games_per_minute > 0)
                 .then_some(CreateRate { burst: args.games_burst, per_minute: args.games_per_minute }),
             ..Limits::default()

@@ -156,7 +156,7 @@ impl Analysis for AnalysisService {
     }
 
     async fn simulate(&self, request: Request<pb::SimulateRequest>) -> Result<Response<SimStream>, Status> {
-        let ticket = super::caller::admit(&self.state, &request)?;
+        let ticket = super::caller::admit(&self.state.host, &request)?;
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let (mut setup, budget_ms) = Self::simulation(&r, request.get_ref())?;
         let mut observation = None;
@@ -219,7 +219,7 @@ impl Analysis for AnalysisService {
         &self,
         request: Request<pb::SolveEndgameRequest>,
     ) -> Result<Response<pb::SolveEndgameResponse>, Status> {
-        let ticket = super::caller::admit(&self.state, &request)?;
+        let ticket = super::caller::admit(&self.state.host, &request)?;
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let req = request.into_inner();
         let budget_ms = match req.budget_ms {

@@ -2,9 +2,8 @@
 //! search ([`crate::host::SearchTicket`]) is given besides its work, and the bucket that paces
 //! each client's new games ([`CreateBuckets`]).
 
-use super::state::AppState;
 use super::{auth, errors};
-use crate::host::{CreateRate, SearchTicket};
+use crate::host::{CreateRate, Host, SearchTicket};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -65,14 +64,14 @@ impl Caller {
     }
 
     /// Admit an analysis search for this caller, to end by its deadline.
-    pub fn admit(&self, state: &AppState) -> Result<SearchTicket, Status> {
-        state.host.admit_search(&self.key, self.deadline).map_err(errors::host)
+    pub fn admit(&self, host: &Host) -> Result<SearchTicket, Status> {
+        host.admit_search(&self.key, self.deadline).map_err(errors::host)
     }
 }
 
 /// Admit an analysis search for the request's client, to end by its deadline.
-pub fn admit<T>(state: &AppState, request: &Request<T>) -> Result<SearchTicket, Status> {
-    Caller::of(request).admit(state)
+pub fn admit<T>(host: &Host, request: &Request<T>) -> Result<SearchTicket, Status> {
+    Caller::of(request).admit(host)
 }
 
 /// One token bucket per client for the games it creates: a client starts with `burst` tokens,

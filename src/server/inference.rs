@@ -23,7 +23,7 @@ pub async fn infer_rack(
     service: &AnalysisService,
     request: Request<pb::InferRackRequest>,
 ) -> Result<Response<pb::InferRackResponse>, Status> {
-    let ticket = super::caller::admit(&service.state, &request)?;
+    let ticket = super::caller::admit(&service.state.host, &request)?;
     let req = request.get_ref();
     let budget_ms = match req.budget_ms {
         0 => DEFAULT_MS,

@@ -26,7 +26,7 @@ pub async fn solve(
     service: &AnalysisService,
     request: Request<pb::SolvePreEndgameRequest>,
 ) -> Result<Response<PegStream>, Status> {
-    let ticket = super::caller::admit(&service.state, &request)?;
+    let ticket = super::caller::admit(&service.state.host, &request)?;
     let r = service.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
     let req = request.into_inner();
     let budget_ms = match req.budget_ms {

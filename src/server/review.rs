@@ -113,7 +113,7 @@ pub async fn analyze(
         .filter(|(_, (_, seat))| seats.contains(seat))
         .map(|(k, (turn, seat))| (k, turn, seat))
         .collect();
-    let ticket = caller.admit(state)?;
+    let ticket = caller.admit(&state.host)?;
     let workers = state.host.pool().workers();
     let place = state.reviews.join().ok_or_else(|| {
         let (running, waiting) = state.reviews.load();

@@ -1,7 +1,8 @@
 //! HAProxy (Debian's package, which `scripts/test` installs when missing) in front of local
 //! replicas, configured by the deploy's own file (`deploy/haproxy/haproxy.cfg`): its `server`
-//! lines and DNS resolvers give way to the replicas' loopback ports, the rest (hashing on
-//! `x-dawgref-game`, HTTP/2 to the replicas) is what a deployment runs. Shared by the replica
+//! lines and DNS resolvers give way to the replicas' loopback ports and its TLS options to
+//! plaintext (the replicas here serve plaintext), the rest (hashing on `x-dawgref-game`, HTTP/2
+//! to the replicas) is what a deployment runs. Shared by the replica
 //! tests and `dawgref-lab bench balancer` (which includes this file).
 
 use std::path::Path;
@@ -30,6 +31,8 @@ pub fn config(port: u16, backends: &[u16]) -> String {
             continue;
         }
         let line = line
+            .replace(" ssl crt /etc/haproxy/tls/balancer.pem alpn h2,http/1.1", "")
+            .replace(" ssl verify required ca-file /etc/haproxy/tls/ca.pem alpn h2", "")
             .replace("bind :50051", &format!("bind 127.0.0.1:{port}"))
             .replace(" resolvers docker init-addr last,libc,none", "");
         out.push_str(&line);

@@ -35,6 +35,10 @@ pub struct Limits {
     /// How fast one client may create games (CreateGame, ImportGcg): a token bucket, so that
     /// no client alone fills `max_games` or the store. None: as fast as it likes.
     pub create_rate: Option<CreateRate>,
+    /// The niceness of the threads the live games' bots think on (0: the process's own, 19:
+    /// the lowest). Higher keeps requests quicker while bots keep the cores busy; lower keeps a
+    /// bot's move within its budget while other programs load the machine (BENCHMARKS.md).
+    pub bot_nice: i32,
 }
 
 /// A token bucket: `burst` games at once, then `per_minute` more a minute.
@@ -61,6 +65,7 @@ impl Default for Limits {
             idle_after: Some(DEFAULT_IDLE_AFTER),
             searches_per_client: DEFAULT_SEARCHES_PER_CLIENT,
             create_rate: Some(CreateRate::default()),
+            bot_nice: crate::pool::BOT_NICE,
         }
     }
 }

@@ -22,7 +22,7 @@ pub use cluster::{Cluster, LeaseFuture, Leases};
 pub use config::{CreateRate, Hooks, Limits};
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
-pub use pool::Pool;
+pub use pool::{BOT_NICE, Pool};
 pub use privacy::{Viewer, gcg, reviewable};
 pub use recovery::{Lexicons, Replayed, replay};
 pub use search::{Grant, Reporter, SearchStream, SearchTicket};
@@ -91,7 +91,7 @@ impl Host {
         shutdown: watch::Receiver<bool>,
     ) -> Host {
         let metrics = Arc::new(Metrics::new());
-        let pool = Pool::per_core_with_idle(hooks.worker_idle);
+        let pool = Pool::with_bot_nice(Pool::cores(), hooks.worker_idle, limits.bot_nice);
         let searches = Arc::new(search::Searches::new(&pool, limits.searches_per_client));
         let ctx = Context {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),

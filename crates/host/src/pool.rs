@@ -3,18 +3,22 @@
 //! stall every game queued behind it) and never while holding anything a request for the same
 //! game waits on.
 //!
-//! The pool is its own set of threads (one per core), not tokio's blocking pool, for two
-//! reasons: the bound is the number of threads, so waiting jobs hold no thread; and its threads
-//! run at a lower scheduling priority (nice 19 on Linux, the lowest), so that when bots keep every core busy
-//! the runtime's threads, which answer requests, still get the CPU first: thinking is
-//! background work, a request is not.
+//! The pool is its own threads, not tokio's blocking pool, for two reasons: the bound is the
+//! number of slots (below), so waiting jobs hold no thread; and its threads' scheduling
+//! priority is chosen by the kind of work.
 //!
-//! **Three queues, served in order** ([`Priority`]): the live games' bots first
-//! ([`Pool::spawn_bot`]), then the requests' work (analysis searches, replays), then background
-//! jobs (a game review's turns, [`Pool::spawn_background`]). A worker that comes free takes the
-//! first job of the first non-empty queue, so however many searches wait, a bot's decision
-//! waits only for a worker, never behind them; and a background job holds a worker for one
-//! short step at a time.
+//! **Two lanes of threads.** The live games' bots ([`Pool::spawn_bot`]) have threads of their
+//! own, at the priority the pool is given for them ([`Pool::with_bot_nice`]; the server's: the
+//! process's own), because a bot's move has a deadline: at the lowest priority, another program
+//! keeping the cores busy left a 1 s champion a few percent of a core, and it overran by up to a
+//! minute. There is one bot thread fewer than cores (at least one), so that however many bots
+//! think, at equal priority with the runtime's threads, one core is left where requests are
+//! answered first. Everything else (analysis searches, replays, a review's turns) runs on a
+//! thread per core at the lowest priority (nice 19 on Linux), so that when it keeps every core
+//! busy, the runtime's threads, which answer requests, and the bots still get the CPU first.
+//! On the work lane the requests' jobs ([`Priority::Request`]) go before the background's
+//! ([`Pool::spawn_background`]), so a background job holds a worker for one short step at a
+//! time behind them.
 //!
 //! **Slots.** The pool has one slot per worker, and a job runs only while it holds its slots: a
 //! plain job one, a wide job (a simulation's workers, [`Pool::run_wide`]) several, at most
@@ -50,10 +54,18 @@ pub enum Priority {
     Background = 2,
 }
 
-/// The jobs waiting for a worker, one queue per [`Priority`].
+/// The jobs waiting for a worker, one queue per [`Priority`]; a condition per lane.
 struct Queues {
     state: Mutex<Waiting>,
-    ready: Condvar,
+    bots_ready: Condvar,
+    work_ready: Condvar,
+}
+
+/// Which jobs a thread takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lane {
+    Bots,
+    Work,
 }
 
 #[derive(Default)]
@@ -64,8 +76,13 @@ struct Waiting {
 }
 
 impl Waiting {
-    fn pop(&mut self) -> Option<Job> {
-        self.by_priority.iter_mut().find_map(|q| q.pop_front())
+    fn pop(&mut self, lane: Lane) -> Option<Job> {
+        match lane {
+            Lane::Bots => self.by_priority[Priority::Bot as usize].pop_front(),
+            Lane::Work => {
+                self.by_priority[Priority::Request as usize..].iter_mut().find_map(|q| q.pop_front())
+            }
+        }
     }
 }
 
@@ -73,31 +90,39 @@ impl Queues {
     fn push(&self, job: Job, priority: Priority) {
         let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
         w.by_priority[priority as usize].push_back(job);
-        self.ready.notify_one();
+        self.ready(if priority == Priority::Bot { Lane::Bots } else { Lane::Work }).notify_one();
     }
 
-    /// A job if one waits now.
-    fn try_next(&self) -> Option<Job> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    fn ready(&self, lane: Lane) -> &Condvar {
+        match lane {
+            Lane::Bots => &self.bots_ready,
+            Lane::Work => &self.work_ready,
+        }
     }
 
-    /// The next job, by priority; None once closed and empty.
-    fn next(&self) -> Option<Job> {
+    /// A job of `lane` if one waits now.
+    fn try_next(&self, lane: Lane) -> Option<Job> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).pop(lane)
+    }
+
+    /// The next job of `lane`, by priority; None once closed and empty.
+    fn next(&self, lane: Lane) -> Option<Job> {
         let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(job) = w.pop() {
+            if let Some(job) = w.pop(lane) {
                 return Some(job);
             }
             if w.closed {
                 return None;
             }
-            w = self.ready.wait(w).unwrap_or_else(|e| e.into_inner());
+            w = self.ready(lane).wait(w).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     fn close(&self) {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
-        self.ready.notify_all();
+        self.bots_ready.notify_all();
+        self.work_ready.notify_all();
     }
 }
 
@@ -158,12 +183,14 @@ impl Drop for Held<'_> {
     }
 }
 
-/// How much lower than the rest of the process the workers run (Linux `nice`).
-const NICE: i32 = 19;
+/// The work lane's niceness (Linux): the lowest priority.
+const WORK_NICE: i32 = 19;
+/// The bots' lane's niceness unless the pool is given another: the process's own.
+pub const BOT_NICE: i32 = 0;
 
 impl Pool {
-    /// A pool of `workers` threads (at least one). The threads end when every handle to the
-    /// pool is gone.
+    /// A pool of `workers` slots (at least one), with a thread per slot in each lane. The
+    /// threads end when every handle to the pool is gone.
     pub fn new(workers: usize) -> Pool {
         Pool::with_idle(workers, None)
     }
@@ -171,31 +198,51 @@ impl Pool {
     /// [`Pool::new`], whose threads call `idle` each time they run out of jobs (the binaries
     /// hand freed memory back to the system there).
     pub fn with_idle(workers: usize, idle: Option<fn()>) -> Pool {
+        Pool::with_bot_nice(workers, idle, BOT_NICE)
+    }
+
+    /// [`Pool::with_idle`], the bots' threads at niceness `bot_nice` (0: the process's own; a
+    /// thread can lower its priority, never raise it back).
+    pub fn with_bot_nice(workers: usize, idle: Option<fn()>, bot_nice: i32) -> Pool {
         let workers = workers.max(1);
-        let queues = Arc::new(Queues { state: Mutex::new(Waiting::default()), ready: Condvar::new() });
-        for i in 0..workers {
-            let queues = queues.clone();
-            let spawned = std::thread::Builder::new().name(format!("dawgref-think-{i}")).spawn(move || {
-                lower_priority();
-                // The lock is held only to take a job, never while running one.
-                loop {
-                    let job = match queues.try_next() {
-                        Some(job) => job,
-                        None => {
-                            if let Some(idle) = idle {
-                                idle();
+        let queues = Arc::new(Queues {
+            state: Mutex::new(Waiting::default()),
+            bots_ready: Condvar::new(),
+            work_ready: Condvar::new(),
+        });
+        let bot_threads = workers.saturating_sub(1).max(1);
+        let lanes = [
+            (Lane::Bots, bot_nice, bot_threads, "dawgref-bot"),
+            (Lane::Work, WORK_NICE, workers, "dawgref-think"),
+        ];
+        for (lane, nice, threads, name) in lanes {
+            for i in 0..threads {
+                let queues = queues.clone();
+                let spawned = std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
+                    if lane == Lane::Bots {
+                        batch_policy();
+                    }
+                    lower_priority(nice);
+                    // The lock is held only to take a job, never while running one.
+                    loop {
+                        let job = match queues.try_next(lane) {
+                            Some(job) => job,
+                            None => {
+                                if let Some(idle) = idle {
+                                    idle();
+                                }
+                                match queues.next(lane) {
+                                    Some(job) => job,
+                                    None => break,
+                                }
                             }
-                            match queues.next() {
-                                Some(job) => job,
-                                None => break,
-                            }
-                        }
-                    };
-                    job();
+                        };
+                        job();
+                    }
+                });
+                if let Err(e) = spawned {
+                    tracing::error!(error = %e, "a thinking thread could not start");
                 }
-            });
-            if let Err(e) = spawned {
-                tracing::error!(error = %e, "a thinking thread could not start");
             }
         }
         let closer = Arc::new(Closer(queues.clone()));
@@ -277,13 +324,30 @@ impl Pool {
     }
 }
 
-/// Lower the calling thread's scheduling priority (on Linux `setpriority` with `who = 0` names
-/// the calling thread, not the process).
-fn lower_priority() {
+/// Mark the calling thread as CPU-bound (Linux `SCHED_BATCH`): it keeps its share of the CPU,
+/// but a waking thread (the runtime's, with a request) preempts it rather than waiting for its
+/// time slice to end.
+fn batch_policy() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: sched_setscheduler reads the parameter struct it is given, which lives across the call.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        if libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) != 0 {
+            tracing::debug!("the bots' threads keep the normal scheduling policy");
+        }
+    }
+}
+
+/// Lower the calling thread's scheduling priority by `nice` (on Linux `setpriority` with
+/// `who = 0` names the calling thread, not the process); 0 leaves it.
+fn lower_priority(nice: i32) {
+    if nice == 0 {
+        return;
+    }
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority only reads its integer arguments; failure is reported, not UB.
     unsafe {
-        if libc::setpriority(libc::PRIO_PROCESS, 0, NICE) != 0 {
+        if libc::setpriority(libc::PRIO_PROCESS, 0, nice) != 0 {
             tracing::debug!("the thinking threads keep the process's priority");
         }
     }
@@ -330,10 +394,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn queued_jobs_run_bots_first_then_requests_then_background_each_in_order() {
+    async fn the_work_lane_runs_requests_before_background_each_in_order() {
         let pool = Pool::new(1);
         let order = Arc::new(Mutex::new(Vec::new()));
-        // The one worker is busy while jobs of every priority are queued.
+        // The work lane's one thread is busy while jobs are queued.
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
         pool.spawn(move || {
@@ -341,27 +405,37 @@ mod tests {
             let _ = go_rx.recv();
         });
         started_rx.recv().unwrap();
-        let queued = [
-            ("review1", Priority::Background),
-            ("search1", Priority::Request),
-            ("review2", Priority::Background),
-            ("bot", Priority::Bot),
-            ("search2", Priority::Request),
-        ];
-        for (name, priority) in queued {
+        let queued = [("review1", true), ("search1", false), ("review2", true), ("search2", false)];
+        for (name, background) in queued {
             let order = order.clone();
             let job = move || order.lock().unwrap().push(name);
-            match priority {
-                Priority::Bot => pool.spawn_bot(job),
-                Priority::Request => pool.spawn(job),
-                Priority::Background => pool.spawn_background(job),
-            }
+            if background { pool.spawn_background(job) } else { pool.spawn(job) }
         }
         go_tx.send(()).unwrap();
         while order.lock().unwrap().len() < queued.len() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        assert_eq!(*order.lock().unwrap(), ["bot", "search1", "search2", "review1", "review2"]);
+        assert_eq!(*order.lock().unwrap(), ["search1", "search2", "review1", "review2"]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn bots_think_on_threads_of_their_own_at_their_priority_and_work_at_the_lowest() {
+        let pool = Pool::with_bot_nice(1, None, 5);
+        let seen = || {
+            let name = std::thread::current().name().unwrap_or_default().to_string();
+            // SAFETY: getpriority only reads its integer arguments.
+            (name, unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) })
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let bot_tx = tx.clone();
+        pool.spawn_bot(move || bot_tx.send(seen()).unwrap());
+        let bot = rx.recv().unwrap();
+        pool.spawn(move || tx.send(seen()).unwrap());
+        let work = rx.recv().unwrap();
+        let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        assert_eq!(bot, ("dawgref-bot-0".to_string(), 5.max(base)));
+        assert_eq!(work, ("dawgref-think-0".to_string(), WORK_NICE.max(base)));
     }
 
     #[tokio::test]

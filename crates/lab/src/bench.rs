@@ -62,6 +62,23 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
     },
+    /// A live game's `strong` bot answering passes while analysis searches flood the server
+    /// (InferRack and Simulate asking a minute each, every one from a client of its own), their
+    /// clients gone after `abandon_ms` and then waiting, next to no flood.
+    Flood {
+        /// Passes answered a scenario.
+        #[arg(long, default_value_t = 20)]
+        turns: usize,
+        /// InferRack requests in the flood.
+        #[arg(long, default_value_t = 12)]
+        infers: usize,
+        /// Simulate requests in the flood.
+        #[arg(long, default_value_t = 12)]
+        sims: usize,
+        /// When the abandoning clients go.
+        #[arg(long, default_value_t = 1000)]
+        abandon_ms: u64,
+    },
     /// The game store: durable and in-memory turns/s across concurrent games, recovery time of
     /// stored games, data directory size per finished game.
     Store {
@@ -279,6 +296,12 @@ pub fn run(cmd: BenchCommand) -> CliResult {
                 clients.clamp(1, 256),
             )
         }
+        BenchCommand::Flood { turns, infers, sims, abandon_ms } => super::bench_flood::run(
+            turns.clamp(1, 1000),
+            infers.min(1000),
+            sims.min(1000),
+            abandon_ms.clamp(1, 60_000),
+        ),
         BenchCommand::Botload { addr, games, seconds } => {
             super::bench_server::botload(addr, games.clamp(1, 256), seconds.clamp(0.1, 600.0))
         }

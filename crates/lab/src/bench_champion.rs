@@ -76,6 +76,36 @@ pub struct ThinkArgs {
     ruleset: RulesetKind,
     #[arg(long, default_value_t = 1000)]
     budget_ms: u64,
+    /// Think on the server's pool, as a live game's bot does (its threads' priority), instead of
+    /// on this thread.
+    #[arg(long)]
+    pool: bool,
+    /// With --pool: the niceness of the pool's bot threads (the server's: 0, the process's own).
+    #[arg(long, default_value_t = dawgref::host::BOT_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
+    bot_nice: i32,
+    /// Busy processes (shell loops) started beside the bench for its length: another program
+    /// keeping the cores busy.
+    #[arg(long, default_value_t = 0)]
+    load: usize,
+}
+
+/// Busy shell loops, killed when dropped.
+struct Load(Vec<std::process::Child>);
+
+impl Load {
+    fn start(n: usize) -> std::io::Result<Load> {
+        let spawn = || std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn();
+        Ok(Load((0..n).map(|_| spawn()).collect::<Result<_, _>>()?))
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 fn lexicon(kind: RulesetKind) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dyn std::error::Error>> {
@@ -356,6 +386,9 @@ pub fn think(args: ThinkArgs) -> CliResult {
     let (rules, lexicon) = lexicon(args.ruleset)?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut shares = Vec::new();
+    let mut overruns = Vec::new();
+    let pool = args.pool.then(|| dawgref::host::Pool::with_bot_nice(1, None, args.bot_nice));
+    let _load = Load::start(args.load)?;
     let bar = dawgref::console::games_bar(args.positions);
     let mut g = args.seed;
     while (shares.len() as u64) < args.positions {
@@ -381,8 +414,23 @@ pub fn think(args: ThinkArgs) -> CliResult {
             continue;
         }
         let started = Instant::now();
-        let _ = champion_action(&game, me, budget, &ChampionOptions::default());
-        shares.push(started.elapsed().as_secs_f64() / budget.as_secs_f64());
+        match &pool {
+            // As a live game's bot: the decision is a bot's job on the pool.
+            Some(pool) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let game = game.clone();
+                pool.spawn_bot(move || {
+                    let _ = tx.send(champion_action(&game, me, budget, &ChampionOptions::default()));
+                });
+                rx.recv()?;
+            }
+            None => {
+                let _ = champion_action(&game, me, budget, &ChampionOptions::default());
+            }
+        }
+        let elapsed = started.elapsed();
+        shares.push(elapsed.as_secs_f64() / budget.as_secs_f64());
+        overruns.push(elapsed.saturating_sub(budget).as_secs_f64() * 1000.0);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -400,6 +448,20 @@ pub fn think(args: ThinkArgs) -> CliResult {
         args.budget_ms,
         100.0 * mean,
         100.0 * percentile(&shares, 0.5)
+    );
+    overruns.sort_by(f64::total_cmp);
+    println!(
+        "overrun of the budget ({}, {} busy processes beside): p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        if args.pool {
+            format!("a bot's job on the pool, nice {}", args.bot_nice)
+        } else {
+            "on this thread".into()
+        },
+        args.load,
+        percentile(&overruns, 0.5),
+        percentile(&overruns, 0.9),
+        percentile(&overruns, 0.99),
+        percentile(&overruns, 1.0)
     );
     println!("share of the budget used: count");
     for (i, c) in bins.iter().enumerate() {

@@ -226,6 +226,8 @@ impl Server {
             .arg(&args.dir)
             .args(["--max-games", &(args.games.max(1) * 2).to_string()])
             .args(["--idle-after", &format!("{}s", args.idle_after_s)])
+            // One client creates every game here: no pace per client.
+            .args(["--games-per-minute", "0"])
             .env("RUST_LOG", "warn")
             .stdout(log.try_clone()?)
             .stderr(log)

@@ -7,6 +7,7 @@ mod baseline;
 mod bench;
 mod bench_balancer;
 mod bench_champion;
+mod bench_flood;
 mod bench_forward;
 mod bench_livegames;
 mod bench_review;
