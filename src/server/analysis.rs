@@ -96,8 +96,7 @@ impl Analysis for AnalysisService {
         let plays = self
             .state
             .host
-            .pool()
-            .run(move || {
+            .think(move || {
                 let dawg = position.lexicon.dawg();
                 let started = Instant::now();
                 let mut plays = if limit > 0 && order != pb::MoveOrder::Position {
@@ -181,7 +180,7 @@ impl Analysis for AnalysisService {
         // The simulation thinks on as many threads as the pool lets one job hold (every slot
         // but one), and holds those slots while it runs; the opponent's inference, a tenth of
         // the budget, comes first on the same slots.
-        let widest = self.state.host.pool().widest();
+        let widest = self.state.host.widest_search();
         let stream = ticket
             .stream(widest, SIM_REPORT, move |grant, mut reporter| {
                 if let Some(observation) = observation {

@@ -90,8 +90,7 @@ pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Repl
     // Checking every line and replaying the game is CPU work: on the pool.
     let replayed = state
         .host
-        .pool()
-        .run(move || {
+        .think(move || {
             let mut report = check_record_with(&record, rules, &lexicon, words);
             let game = import_game(&record, config)?;
             // The written totals must be the game's: a difference no line explains is one more.

@@ -102,8 +102,7 @@ impl Lexicons for LexiconsService {
         let answers = self
             .state
             .host
-            .pool()
-            .run(move || study::find(lexicon.dawg(), &Ruleset::new(kind), &query, order, limit))
+            .think(move || study::find(lexicon.dawg(), &Ruleset::new(kind), &query, order, limit))
             .await
             .ok_or_else(|| errors::internal("the word search failed"))?;
         let words: Vec<pb::FoundWord> = answers

@@ -76,8 +76,7 @@ impl AnalysisService {
                 let board = self
                     .state
                     .host
-                    .pool()
-                    .run(move || c.board(Arc::new(rules), dawg_of.dawg()))
+                    .think(move || c.board(Arc::new(rules), dawg_of.dawg()))
                     .await
                     .ok_or_else(|| errors::internal("building the position failed"))?;
                 let position = Arc::new(Position {

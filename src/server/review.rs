@@ -114,7 +114,7 @@ pub async fn analyze(
         .map(|(k, (turn, seat))| (k, turn, seat))
         .collect();
     let ticket = caller.admit(&state.host)?;
-    let workers = state.host.pool().workers();
+    let workers = state.host.thinking_threads();
     let place = state.reviews.join().ok_or_else(|| {
         let (running, waiting) = state.reviews.load();
         // About as long as a review like this one takes.
@@ -211,7 +211,7 @@ struct Job {
 impl Job {
     async fn run(self, mut place: Place) {
         let total = self.turns.len() as u32;
-        let workers = self.state.host.pool().workers();
+        let workers = self.state.host.thinking_threads();
         let per_turn = self.options.per_turn;
         let estimate = |left: usize| per_turn * left.div_ceil(workers) as u32;
         // Waiting for a place, told the place in line; a client gone meanwhile leaves it.
@@ -253,7 +253,7 @@ impl Job {
                 let known = review::rack_known(self.source.shown.as_deref(), k);
                 let (i, game, options, done) =
                     (next, self.source.game.clone(), self.options.clone(), done_tx.clone());
-                self.state.host.pool().spawn_background(move || {
+                self.state.host.think_in_background(move || {
                     // A panic judging one turn ends the review with an error, not a hang.
                     let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         review::review_turn(&game, turn, known, &options)

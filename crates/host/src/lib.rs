@@ -121,9 +121,27 @@ impl Host {
         &self.ctx.store
     }
 
-    /// Where bots think, analysis generates and logs replay.
-    pub fn pool(&self) -> &Pool {
-        &self.ctx.pool
+    /// Run a short piece of CPU work a request waits for (move generation, a board's
+    /// cross-sets, a record's replay, a word search) on the work lane, at the lowest priority,
+    /// never on the runtime's threads; None if it panicked. Searches with a budget go through
+    /// [`Host::admit_search`] instead.
+    pub async fn think<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        self.ctx.pool.run(job).await
+    }
+
+    /// Run `job` on the work lane when no request's job waits (a game review's turn).
+    pub fn think_in_background(&self, job: impl FnOnce() + Send + 'static) {
+        self.ctx.pool.spawn_background(job)
+    }
+
+    /// Threads on the work lane: how many jobs think at once there.
+    pub fn thinking_threads(&self) -> usize {
+        self.ctx.pool.workers()
+    }
+
+    /// The most threads one search may think on (every slot but one).
+    pub fn widest_search(&self) -> usize {
+        self.ctx.pool.widest()
     }
 
     /// Admit an analysis search for `client` (who asks, as the services tell it apart), which
