@@ -3,12 +3,37 @@
 //! ([`Metrics`]).
 
 pub use crate::host::metrics::Metrics;
-use crate::host::metrics::TIMED;
+use prost::Message;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
+
+/// Every method the server serves, by name, from the descriptor sets it serves (its own protos,
+/// health, reflection): the RPCs timed under their own names, so that a new RPC is timed with
+/// no list to keep. Read once.
+pub fn served_methods() -> &'static [String] {
+    static METHODS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    METHODS.get_or_init(|| {
+        let sets = [
+            crate::proto::FILE_DESCRIPTOR_SET,
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+        ];
+        let mut names: Vec<String> = Vec::new();
+        for set in sets {
+            let Ok(set) = prost_types::FileDescriptorSet::decode(set) else { continue };
+            let methods = set.file.into_iter().flat_map(|f| f.service).flat_map(|s| s.method);
+            for name in methods.filter_map(|m| m.name) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    })
+}
 
 /// A status code's label, as `{:?}` spells it (but `OK`), without formatting one per request.
 fn code_name(code: tonic::Code) -> &'static str {
@@ -69,9 +94,9 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let started = Instant::now();
-        let method = request.uri().path().rsplit('/').next().and_then(|m| TIMED.iter().find(|&&t| t == m));
-        let method = method.copied().unwrap_or("other");
         let metrics = self.metrics.clone();
+        let method =
+            request.uri().path().rsplit('/').next().and_then(|m| metrics.timed(m)).unwrap_or("other");
         let answer = self.inner.call(request);
         Box::pin(async move {
             let response = answer.await;
@@ -92,6 +117,15 @@ where
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_served_methods_come_from_the_descriptors() {
+        let methods = super::served_methods();
+        for m in ["CreateGame", "SubmitTurn", "InferRack", "AnalyzeGame", "PauseGame", "FindWords", "Check"] {
+            assert!(methods.iter().any(|n| n == m), "{m} in {methods:?}");
+        }
+        assert!(methods.iter().any(|n| n == "ServerReflectionInfo"));
+    }
+
     #[test]
     fn code_labels_are_the_codes_debug_names() {
         for i in 1..=16 {

@@ -158,6 +158,7 @@ impl Builder {
         if let Some(cluster) = self.cluster {
             host.set_cluster(cluster);
         }
+        host.metrics().time_methods(crate::metrics::served_methods());
         let state = Arc::new(AppState::new(host, self.tls.map(Arc::new)));
         if let Some(token) = &self.director_token {
             state.set_director_token(token);

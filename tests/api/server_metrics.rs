@@ -49,3 +49,70 @@ async fn every_rpc_is_timed_with_its_code() {
     assert_eq!(count(&body, "other", "Unimplemented"), 1, "{body}");
     assert!(!body.contains("method=\"Bogus\""), "{body}");
 }
+
+/// Every method of every service the server serves (its protos, health, reflection), read from
+/// the descriptor sets, is called once (an empty request: most are refused, which is timed too)
+/// and found in `/metrics` under its own name, with no list of methods kept anywhere.
+#[tokio::test]
+async fn every_method_served_is_timed_under_its_name() {
+    use prost::Message;
+    let srv = start().await;
+    let channel = tonic::transport::Channel::from_shared(srv.url.clone()).unwrap().connect().await.unwrap();
+    let sets = [
+        dawgref::proto::FILE_DESCRIPTOR_SET,
+        tonic_health::pb::FILE_DESCRIPTOR_SET,
+        tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+    ];
+    let mut called = Vec::new();
+    for set in sets {
+        for file in prost_types::FileDescriptorSet::decode(set).unwrap().file {
+            for service in &file.service {
+                for method in &service.method {
+                    let path = format!("/{}.{}/{}", file.package(), service.name(), method.name());
+                    let path = http::uri::PathAndQuery::try_from(path).unwrap();
+                    let mut grpc = tonic::client::Grpc::new(channel.clone());
+                    grpc.ready().await.unwrap();
+                    let codec = tonic_prost::ProstCodec::<(), ()>::default();
+                    let call = async {
+                        match (method.client_streaming(), method.server_streaming()) {
+                            (false, false) => {
+                                let _ = grpc.unary(tonic::Request::new(()), path, codec).await;
+                            }
+                            (false, true) => {
+                                if let Ok(mut s) =
+                                    grpc.server_streaming(tonic::Request::new(()), path, codec).await
+                                {
+                                    let _ = s.get_mut().message().await;
+                                }
+                            }
+                            _ => {
+                                let requests = tokio_stream::iter(vec![()]);
+                                if let Ok(mut s) =
+                                    grpc.streaming(tonic::Request::new(requests), path, codec).await
+                                {
+                                    let _ = s.get_mut().message().await;
+                                }
+                            }
+                        }
+                    };
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), call).await;
+                    called.push(method.name().to_string());
+                }
+            }
+        }
+    }
+    let body = srv.handle.state.metrics.render();
+    let served = dawgref::metrics::served_methods();
+    assert!(served.len() >= 30, "{served:?}");
+    for m in served {
+        assert!(called.contains(m), "{m}");
+        let label = format!("method=\"{m}\"");
+        let calls: u64 = body
+            .lines()
+            .filter(|l| l.starts_with("dawgref_rpc_seconds_count{") && l.contains(&label))
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert!(calls >= 1, "{m} was called and is not timed:\n{body}");
+    }
+    assert_eq!(count(&body, "other", "Unimplemented"), 0, "every path called is one of ours");
+}

@@ -19,9 +19,9 @@ pub struct Metrics {
     pub games_loaded: IntCounter,
     pub turns: IntCounter,
     pub rpc: HistogramVec,
-    /// `rpc`'s OK series of each timed method, resolved once: a label lookup hashes both labels
-    /// under a lock on every call, a measurable part of a small RPC's time.
-    rpc_ok: Vec<(&'static str, Histogram)>,
+    /// `rpc`'s OK series of each timed method, resolved once (`time_methods`): a label lookup
+    /// hashes both labels under a lock on every call, a measurable part of a small RPC's time.
+    rpc_ok: std::sync::OnceLock<Vec<(&'static str, Histogram)>>,
     pub generation: Histogram,
     pub bot_turn: Histogram,
     /// Bot decisions dropped because the game moved on while the bot thought.
@@ -38,29 +38,6 @@ pub struct Metrics {
     pub handovers: IntCounter,
     pub forwarded: IntCounter,
 }
-
-/// The RPCs whose latency is recorded under their own name: every dawgref.v1 method, health
-/// and reflection. Any other path is recorded as `other` (a client cannot mint labels).
-pub const TIMED: [&str; 18] = [
-    "CreateGame",
-    "JoinGame",
-    "GetGame",
-    "SubmitTurn",
-    "Challenge",
-    "WatchGame",
-    "ExportGcg",
-    "ImportGcg",
-    "ListGames",
-    "ValidatePlay",
-    "Evaluate",
-    "GenerateMoves",
-    "SolveEndgame",
-    "ListLexicons",
-    "JudgeWords",
-    "Check",
-    "Watch",
-    "ServerReflectionInfo",
-];
 
 const BUCKETS: &[f64] =
     &[0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
@@ -87,10 +64,9 @@ impl Metrics {
                 &["method", "code"],
             ),
         );
-        let rpc_ok = TIMED.iter().map(|&m| (m, rpc.with_label_values(&[m, "OK"]))).collect();
         Metrics {
             rpc,
-            rpc_ok,
+            rpc_ok: std::sync::OnceLock::new(),
             games_live: register(r, IntGauge::new("dawgref_games_live", "Games held by the server")),
             games_asleep: register(
                 r,
@@ -155,10 +131,24 @@ impl Metrics {
         }
     }
 
-    /// Record one RPC's latency and outcome: `method` one of [`TIMED`] or `other`, `code` its
-    /// status code's label (`ok`: the call succeeded).
+    /// Time `methods` under their own names (the services give every method they serve, once,
+    /// at start); any other path is timed as `other`, so a client cannot mint labels. Each shows
+    /// in the exposition from the start.
+    pub fn time_methods(&self, methods: &'static [String]) {
+        let _ = self.rpc_ok.set(
+            methods.iter().map(|m| (m.as_str(), self.rpc.with_label_values(&[m.as_str(), "OK"]))).collect(),
+        );
+    }
+
+    /// The timed method named `name`, if it is one.
+    pub fn timed(&self, name: &str) -> Option<&'static str> {
+        self.rpc_ok.get()?.iter().find(|(m, _)| *m == name).map(|(m, _)| *m)
+    }
+
+    /// Record one RPC's latency and outcome: `method` a timed one or `other`, `code` its status
+    /// code's label (`ok`: the call succeeded).
     pub fn observe_rpc(&self, method: &'static str, ok: bool, code: &'static str, seconds: f64) {
-        match (ok, self.rpc_ok.iter().find(|(m, _)| *m == method)) {
+        match (ok, self.rpc_ok.get().and_then(|ok| ok.iter().find(|(m, _)| *m == method))) {
             (true, Some((_, series))) => series.observe(seconds),
             _ => self.rpc.with_label_values(&[method, code]).observe(seconds),
         }
