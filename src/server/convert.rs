@@ -213,3 +213,9 @@ pub fn end_reason(r: EndReason) -> String {
         EndReason::Voided => "void (director)".to_string(),
     }
 }
+
+/// A page size or result limit as a request gives it (AIP-158): 0 means `default`, and one
+/// above the documented `max` is served as `max`, not refused.
+pub fn page_size(given: u32, default: u32, max: u32) -> u32 {
+    if given == 0 { default } else { given.min(max) }
+}

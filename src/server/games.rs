@@ -307,16 +307,7 @@ impl Games for GamesService {
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
         self.state.check_director(request.metadata())?;
         let (metadata, _, req) = request.into_parts();
-        let size = match req.page_size {
-            0 => DEFAULT_PAGE,
-            n if n as usize > MAX_PAGE => {
-                return Err(errors::bad_field(
-                    "page_size",
-                    format!("{n}: a page holds 1 to {MAX_PAGE} games"),
-                ));
-            }
-            n => n as usize,
-        };
+        let size = convert::page_size(req.page_size, DEFAULT_PAGE as u32, MAX_PAGE as u32) as usize;
         let after = match req.page_token.as_str() {
             "" => None,
             t => Some(Uuid::parse_str(t).map_err(|_| {

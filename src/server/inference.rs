@@ -30,11 +30,7 @@ pub async fn infer_rack(
         ms if ms <= MAX_MS => ms,
         ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_MS} ms"))),
     };
-    let limit = match req.limit {
-        0 => DEFAULT_LIMIT,
-        n if n <= MAX_LIMIT => n,
-        n => return Err(errors::bad_field("limit", format!("{n}: at most {MAX_LIMIT} leaves"))),
-    };
+    let limit = convert::page_size(req.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let (observation, lexicon, seat, params) = match (req.game_id.is_empty(), req.cgp.is_empty()) {
         (false, true) => {
             let snapshot = service.state.snapshot(&req.game_id).await?;

@@ -1,7 +1,7 @@
 //! The `Lexicons` service: which word lists are loaded, and word judgements.
 
-use super::errors;
 use super::state::AppState;
+use super::{convert, errors};
 use crate::lexicon::study::{self, Order, Side};
 use crate::proto::v1 as pb;
 use crate::proto::v1::lexicons_server::Lexicons;
@@ -77,11 +77,7 @@ impl Lexicons for LexiconsService {
         let name = if req.lexicon.is_empty() { "en" } else { req.lexicon.as_str() };
         let lexicon = self.state.lexicon(name)?;
         let alphabet = lexicon.alphabet();
-        let limit = match req.limit {
-            0 => DEFAULT_WORDS,
-            n if n <= MAX_WORDS => n,
-            n => return Err(errors::bad_field("limit", format!("{n}: at most {MAX_WORDS} words"))),
-        } as usize;
+        let limit = convert::page_size(req.limit, DEFAULT_WORDS, MAX_WORDS) as usize;
         let order = match pb::WordOrder::try_from(req.order) {
             Ok(pb::WordOrder::Unspecified | pb::WordOrder::Length) => Order::Length,
             Ok(pb::WordOrder::Alphabet) => Order::Alphabet,

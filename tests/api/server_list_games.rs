@@ -108,13 +108,16 @@ async fn a_query_finds_games_by_id_prefix_or_player_name() {
 }
 
 #[tokio::test]
-async fn bad_paging_is_refused_by_field() {
+async fn bad_paging_is_refused_by_field_and_a_big_page_served_as_the_largest() {
     let srv = start().await;
     srv.handle.state.set_director_token(DIRECTOR);
     let mut g = srv.games().await;
-    let big = g.list_games(authed(list(101, "", ""), DIRECTOR)).await.unwrap_err();
-    assert_eq!(big.code(), Code::InvalidArgument);
-    assert!(big.message().contains("page_size"), "{}", big.message());
+    // A page larger than the largest (100) is served as the largest (AIP-158), not refused.
+    for _ in 0..3 {
+        two_humans(&mut g, 1).await;
+    }
+    let big = g.list_games(authed(list(1_000_000, "", ""), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!((big.total, big.games.len()), (3, 3));
     let token = g.list_games(authed(list(0, "not-a-token", ""), DIRECTOR)).await.unwrap_err();
     assert_eq!(token.code(), Code::InvalidArgument);
     assert!(token.message().contains("page_token"), "{}", token.message());

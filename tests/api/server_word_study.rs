@@ -78,9 +78,13 @@ async fn bad_queries_are_refused() {
         query("en", Query::Hooks("WÖRD".into())),
         query("xx", Query::Hooks("WORD".into())),
         pb::FindWordsRequest { lexicon: "en".into(), ..Default::default() },
-        pb::FindWordsRequest { limit: 10_001, ..query("en", Query::Hooks("A".into())) },
     ];
     for r in bad {
         assert_eq!(code(find(&mut l, r.clone()).await), Code::InvalidArgument, "{r:?}");
     }
+    // A limit above the most sent (10000) is served as the most (AIP-158), not refused.
+    let many = pb::FindWordsRequest { limit: 100_000, ..query("en", Query::Pattern("?????".into())) };
+    let (words, last) = find(&mut l, many).await.unwrap();
+    assert_eq!(words.len(), 10_000);
+    assert!(last.total as usize > 10_000, "{}", last.total);
 }
