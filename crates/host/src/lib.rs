@@ -10,6 +10,7 @@ mod cluster;
 mod config;
 mod error;
 mod input;
+mod live;
 pub mod metrics;
 mod pool;
 mod privacy;
@@ -91,6 +92,7 @@ impl Host {
         shutdown: watch::Receiver<bool>,
     ) -> Host {
         let metrics = Arc::new(Metrics::new());
+        let live = live::LiveGames::new(metrics.games_live.clone());
         let pool = Pool::with_bot_nice(Pool::cores(), hooks.worker_idle, limits.bot_nice);
         let searches = Arc::new(search::Searches::new(&pool, limits.searches_per_client));
         let ctx = Context {
@@ -102,7 +104,7 @@ impl Host {
             hooks,
             limits,
             answers,
-            live: Default::default(),
+            live,
             tasks: tokio_util::task::TaskTracker::new(),
             shutdown,
             cluster: OnceLock::new(),
@@ -247,12 +249,11 @@ impl Host {
                     return false;
                 }
                 // Out of the live map first, so that the stopping session keeps the lease for us.
-                if let Some((_, session)) = self.ctx.live.remove(&uuid) {
+                if let Some(session) = self.ctx.live.remove(&uuid) {
                     session.leave();
                     session.stopped().await;
                 }
                 self.ctx.forget_sleep(&uuid);
-                self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
                 match cluster.leases().hand_over(uuid, to).await {
                     Ok(true) => {
                         cluster.set_owner(uuid, to);
@@ -316,9 +317,8 @@ impl Host {
         if let Some(cluster) = self.ctx.cluster.get() {
             cluster.forget_run(&id);
         }
-        if let Some((_, session)) = self.ctx.live.remove(&id) {
+        if let Some(session) = self.ctx.live.remove(&id) {
             session.leave();
-            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
         }
     }
 
@@ -356,15 +356,14 @@ impl Host {
         let mut ids: Vec<Uuid> = self
             .ctx
             .live
-            .iter()
-            .filter(|s| {
+            .ids_where(|id, s| {
                 let snapshot = s.snapshot();
                 let names: Vec<&str> = snapshot.seats().iter().map(|seat| seat.name()).collect();
                 let labels: Vec<(&str, &str)> =
                     snapshot.labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                keep(s.key(), &labels, &names)
+                keep(id, &labels, &names)
             })
-            .map(|s| *s.key())
+            .into_iter()
             .collect();
         ids.extend(
             self.ctx
@@ -402,7 +401,7 @@ impl Host {
 
     /// Whether the game is held live in memory.
     pub fn is_live(&self, id: &Uuid) -> bool {
-        self.ctx.live.contains_key(id)
+        self.ctx.live.contains(id)
     }
 
     /// Refuse a new game when the server holds its limit.
@@ -418,7 +417,6 @@ impl Host {
     fn hold(&self, session: &Arc<Session>) {
         if !session.snapshot().game().is_over() {
             self.ctx.live.insert(session.id(), session.clone());
-            self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
         }
     }
 
@@ -514,7 +512,6 @@ impl Host {
                 }
             }
         }
-        self.ctx.metrics.games_live.set(self.live_games() as i64);
         self.ctx.metrics.quarantined.set(report.quarantined.len() as i64);
         report.elapsed = started.elapsed();
         Ok(report)
@@ -544,14 +541,14 @@ impl Host {
 
     /// The game's session if it is held live (and counts as a request naming it).
     fn held(&self, uuid: &Uuid) -> Option<Arc<Session>> {
-        let s = self.ctx.live.get(uuid).map(|s| s.clone())?;
+        let s = self.ctx.live.get(uuid)?;
         if s.is_alive() {
             s.touch();
             return Some(s);
         }
         // Its task is gone without letting go of the game (it went to sleep a moment ago, or,
         // short of a bug, stopped): serve the game from its log rather than refuse it.
-        self.ctx.live.remove_if(uuid, |_, held| Arc::ptr_eq(held, &s));
+        self.ctx.live.remove_instance(uuid, s.instance());
         None
     }
 
@@ -581,19 +578,14 @@ impl Host {
             self.ctx.forget_sleep(&uuid);
             return Ok(Session::start(&self.ctx, uuid, base_ms, core, delay));
         }
-        let session = match self.ctx.live.entry(uuid) {
-            // Held by now after all (start-up recovery, say): that session stays the only one.
-            dashmap::Entry::Occupied(e) => e.get().clone(),
-            dashmap::Entry::Vacant(v) => {
-                v.insert(Session::start(&self.ctx, uuid, base_ms, core, delay)).clone()
-            }
-        };
+        // Held by now after all (start-up recovery, say): that session stays the only one.
+        let session =
+            self.ctx.live.get_or_insert_with(uuid, || Session::start(&self.ctx, uuid, base_ms, core, delay));
         session.touch();
         // Woken: it slept here, or (released) elsewhere.
         if self.ctx.forget_sleep(&uuid).is_some() || asleep.is_some() {
             self.ctx.metrics.games_woken.inc();
         }
-        self.ctx.metrics.games_live.set(self.ctx.live.len() as i64);
         Ok(session)
     }
 

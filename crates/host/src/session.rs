@@ -64,7 +64,7 @@ pub struct Context {
     pub(super) answers: Arc<dyn Answers>,
     /// Live games' sessions. A finished game is not here: it is rebuilt from the store for the
     /// request that names it. A task takes its game out when the game ends.
-    pub(super) live: DashMap<Uuid, Arc<Session>>,
+    pub(super) live: crate::live::LiveGames,
     /// Every session's task, so that shutdown can wait for them.
     pub(super) tasks: tokio_util::task::TaskTracker,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
@@ -160,16 +160,14 @@ impl Context {
     pub(super) fn release(&self, id: Uuid) {
         self.live.remove(&id);
         self.forget_lease(&id);
-        self.metrics.games_live.set(self.live.len() as i64);
     }
 
     /// [`Context::release`] by a session's task: only if the game's session is still that one
     /// (a game let go and loaded again has a new session, which stays).
     fn release_instance(&self, id: Uuid, instance: u64) {
-        if self.live.remove_if(&id, |_, s| s.instance() == instance).is_some() {
+        if self.live.remove_instance(&id, instance) {
             self.forget_lease(&id);
         }
-        self.metrics.games_live.set(self.live.len() as i64);
     }
 
     /// A session's task goes to sleep: remembered as asleep (with an alarm for its next flag),
@@ -184,8 +182,7 @@ impl Context {
         if let Some(at) = wake_at {
             self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
         }
-        self.live.remove_if(&id, |_, s| s.instance() == instance);
-        self.metrics.games_live.set(self.live.len() as i64);
+        self.live.remove_instance(&id, instance);
         self.metrics.games_asleep.set(self.asleep.len() as i64);
     }
 
@@ -213,7 +210,7 @@ impl Context {
         let Some(cluster) = self.cluster.get() else { return };
         self.under_loading_lock(id, async {
             let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
-            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains_key(&id)) else { return };
+            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains(&id)) else { return };
             let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
             cluster.forget_run(&id);
             if let Err(e) = cluster.leases().release(id, game_ms, wake_in).await {
