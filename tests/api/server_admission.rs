@@ -49,23 +49,20 @@ async fn a_bot_answers_while_abandoned_inferences_were_queued() {
         .await
         .unwrap()
         .into_inner();
-    // Four inferences asking a minute each: two abandoned by their deadline, two by their
-    // clients going away.
+    // Four inferences asking a minute each: two to be abandoned by their deadline (2 s), two
+    // by their clients going away (once all four are admitted).
     let mut abandoned = Vec::new();
     for i in 0..4 {
         let mut a = a.clone();
         let mut req = tonic::Request::new(slow_inference(60_000));
         if i % 2 == 0 {
-            req.set_timeout(Duration::from_millis(300));
+            req.set_timeout(Duration::from_secs(2));
         }
-        abandoned.push(tokio::spawn(async move { a.infer_rack(req).await }));
+        abandoned.push((i % 2 == 0, tokio::spawn(async move { a.infer_rack(req).await })));
     }
     searches_held(&srv, 4).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    for task in &abandoned {
-        if !task.is_finished() {
-            task.abort();
-        }
+    for (_, task) in abandoned.iter().filter(|(deadline, _)| !deadline) {
+        task.abort();
     }
     // Ann passes; the bot must answer now, not after the minute the inferences asked for.
     g.submit_turn(authed(
@@ -81,7 +78,7 @@ async fn a_bot_answers_while_abandoned_inferences_were_queued() {
     assert_eq!((v.turn, v.to_move), (2, 0), "the bot has moved");
     // Every abandoned search has given its place back.
     searches_held(&srv, 0).await;
-    for task in abandoned {
+    for (_, task) in abandoned {
         if let Ok(answer) = task.await {
             // The client's own timer or the server's, whichever fires first.
             let code = answer.unwrap_err().code();
