@@ -245,7 +245,7 @@ impl Analysis for AnalysisService {
         // A search of up to a minute, admitted (the budget runs from when it thinks; a caller
         // that goes away, cancelled or timed out, stops it).
         let solution = ticket
-            .run(1, move |grant| {
+            .run(move |grant| {
                 let budget = endgame::Budget {
                     deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
                     stop: Some(grant.stop),

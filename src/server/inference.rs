@@ -58,7 +58,7 @@ pub async fn infer_rack(
     };
     let alphabet = observation.board.rules().alphabet;
     let inference = ticket
-        .run(1, move |grant| {
+        .run(move |grant| {
             let limits = infer::Budget {
                 deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
                 stop: Some(grant.stop),

@@ -94,7 +94,7 @@ impl Host {
         let metrics = Arc::new(Metrics::new());
         let live = live::LiveGames::new(metrics.games_live.clone());
         let pool = Pool::with_bot_nice(Pool::cores(), hooks.worker_idle, limits.bot_nice);
-        let searches = Arc::new(search::Searches::new(&pool, limits.searches_per_client));
+        let searches = Arc::new(search::Searches::new(pool.clone(), limits.searches_per_client));
         let ctx = Context {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
             store,
@@ -150,7 +150,7 @@ impl Host {
     /// must end by `deadline` if the client gave one; refused when the client already holds
     /// [`Limits::searches_per_client`] searches. See [`SearchTicket`].
     pub fn admit_search(&self, client: &str, deadline: Option<Instant>) -> Result<SearchTicket, HostError> {
-        self.ctx.searches.admit(&self.ctx.pool, client, deadline)
+        self.ctx.searches.admit(client, deadline)
     }
 
     /// Analysis searches admitted and not yet ended.
@@ -548,7 +548,7 @@ impl Host {
         }
         // Its task is gone without letting go of the game (it went to sleep a moment ago, or,
         // short of a bug, stopped): serve the game from its log rather than refuse it.
-        self.ctx.live.remove_instance(uuid, s.instance());
+        self.ctx.live.remove_if(uuid, |held| std::ptr::eq(held, &*s));
         None
     }
 

@@ -1,20 +1,20 @@
 //! The live games: each game in play held in memory, by id, with its session. Every change to
 //! the map goes through [`LiveGames`], which keeps the `dawgref_games_live` gauge equal to the
-//! map's size: there is one place where a game enters or leaves memory.
+//! map's size: there is one place where a game enters or leaves memory. It holds any session
+//! type (the host's is `session::Session`), so it imports nothing of the session's.
 
-use crate::session::Session;
 use dashmap::DashMap;
 use prometheus::IntGauge;
 use std::sync::Arc;
 use uuid::Uuid;
 
-pub(crate) struct LiveGames {
-    map: DashMap<Uuid, Arc<Session>>,
+pub(crate) struct LiveGames<S> {
+    map: DashMap<Uuid, Arc<S>>,
     gauge: IntGauge,
 }
 
-impl LiveGames {
-    pub(crate) fn new(gauge: IntGauge) -> LiveGames {
+impl<S> LiveGames<S> {
+    pub(crate) fn new(gauge: IntGauge) -> LiveGames<S> {
         LiveGames { map: DashMap::new(), gauge }
     }
 
@@ -23,7 +23,7 @@ impl LiveGames {
         result
     }
 
-    pub(crate) fn get(&self, id: &Uuid) -> Option<Arc<Session>> {
+    pub(crate) fn get(&self, id: &Uuid) -> Option<Arc<S>> {
         self.map.get(id).map(|s| s.clone())
     }
 
@@ -36,17 +36,17 @@ impl LiveGames {
     }
 
     /// The ids of the games whose session `keep` accepts.
-    pub(crate) fn ids_where(&self, keep: impl Fn(&Uuid, &Session) -> bool) -> Vec<Uuid> {
+    pub(crate) fn ids_where(&self, keep: impl Fn(&Uuid, &S) -> bool) -> Vec<Uuid> {
         self.map.iter().filter(|e| keep(e.key(), e.value())).map(|e| *e.key()).collect()
     }
 
-    pub(crate) fn insert(&self, id: Uuid, session: Arc<Session>) {
+    pub(crate) fn insert(&self, id: Uuid, session: Arc<S>) {
         self.map.insert(id, session);
         self.counted(())
     }
 
     /// The game's session, the one held if there is one, else `start`'s (held from now on).
-    pub(crate) fn get_or_insert_with(&self, id: Uuid, start: impl FnOnce() -> Arc<Session>) -> Arc<Session> {
+    pub(crate) fn get_or_insert_with(&self, id: Uuid, start: impl FnOnce() -> Arc<S>) -> Arc<S> {
         let session = match self.map.entry(id) {
             dashmap::Entry::Occupied(e) => e.get().clone(),
             dashmap::Entry::Vacant(v) => v.insert(start()).clone(),
@@ -54,15 +54,15 @@ impl LiveGames {
         self.counted(session)
     }
 
-    pub(crate) fn remove(&self, id: &Uuid) -> Option<Arc<Session>> {
+    pub(crate) fn remove(&self, id: &Uuid) -> Option<Arc<S>> {
         let removed = self.map.remove(id).map(|(_, s)| s);
         self.counted(removed)
     }
 
-    /// Remove the game if its session is the `instance` given (a game let go and loaded again
-    /// has a new session, which stays); whether it was.
-    pub(crate) fn remove_instance(&self, id: &Uuid, instance: u64) -> bool {
-        let removed = self.map.remove_if(id, |_, s| s.instance() == instance).is_some();
+    /// Remove the game if `held` says its session is the one meant (a game let go and loaded
+    /// again has a new session, which stays); whether it was removed.
+    pub(crate) fn remove_if(&self, id: &Uuid, held: impl FnOnce(&S) -> bool) -> bool {
+        let removed = self.map.remove_if(id, |_, s| held(s)).is_some();
         self.counted(removed)
     }
 }

@@ -192,17 +192,12 @@ impl Pool {
     /// A pool of `workers` slots (at least one), with a thread per slot in each lane. The
     /// threads end when every handle to the pool is gone.
     pub fn new(workers: usize) -> Pool {
-        Pool::with_idle(workers, None)
+        Pool::with_bot_nice(workers, None, BOT_NICE)
     }
 
     /// [`Pool::new`], whose threads call `idle` each time they run out of jobs (the binaries
-    /// hand freed memory back to the system there).
-    pub fn with_idle(workers: usize, idle: Option<fn()>) -> Pool {
-        Pool::with_bot_nice(workers, idle, BOT_NICE)
-    }
-
-    /// [`Pool::with_idle`], the bots' threads at niceness `bot_nice` (0: the process's own; a
-    /// thread can lower its priority, never raise it back).
+    /// hand freed memory back to the system there), the bots' threads at niceness `bot_nice`
+    /// (0: the process's own; a thread can lower its priority, never raise it back).
     pub fn with_bot_nice(workers: usize, idle: Option<fn()>, bot_nice: i32) -> Pool {
         let workers = workers.max(1);
         let queues = Arc::new(Queues {
@@ -249,17 +244,7 @@ impl Pool {
         Pool { queues, _closer: closer, slots: Arc::new(Slots::new(workers)), workers }
     }
 
-    /// One worker per core.
-    pub fn per_core() -> Pool {
-        Pool::new(Pool::cores())
-    }
-
-    /// One worker per core, calling `idle` when out of jobs (see [`Pool::with_idle`]).
-    pub fn per_core_with_idle(idle: Option<fn()>) -> Pool {
-        Pool::with_idle(Pool::cores(), idle)
-    }
-
-    /// The cores this process may use: the workers of [`Pool::per_core`].
+    /// The cores this process may use: the slots of the host's pool.
     pub fn cores() -> usize {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     }
@@ -298,14 +283,13 @@ impl Pool {
         self.push(threads, job, Priority::Request);
     }
 
-    /// Run a live game's bot decision on the next worker that comes free, before any request's
-    /// or background job that waits.
+    /// Run a live game's bot decision on the bots' threads, at their priority: it waits for a
+    /// slot, never behind the work lane's queue.
     pub fn spawn_bot(&self, job: impl FnOnce() + Send + 'static) {
         self.push(1, move |_| job(), Priority::Bot);
     }
 
-    /// Run `job` on a worker when no other job waits for one (a game review's turn): the live
-    /// games' bots and the requests' searches go first.
+    /// Run `job` on the work lane when no request's job waits there (a game review's turn).
     pub fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
         self.push(1, move |_| job(), Priority::Background);
     }

@@ -8,8 +8,8 @@
 //!   running; one more is refused at once ([`HostError::TooManySearches`]), never queued.
 //! - **Slots for searches, never all of them.** Searches together hold at most
 //!   [`Pool::widest`] of the pool's slots (a search waits for its share asynchronously, before
-//!   it enters the pool), so one worker is always left for the bots, whose jobs are served
-//!   first anyway ([`Pool::spawn_bot`]).
+//!   it enters the pool), so one slot is always left for the bots, which think on threads of
+//!   their own ([`Pool::spawn_bot`]).
 //! - **Stopped when abandoned.** A search's [`Grant`] carries a stop flag raised when the
 //!   caller's future or stream is dropped (the client went away, or its gRPC deadline passed),
 //!   and a deadline no later than the client's own; the engine's searches check both.
@@ -27,19 +27,19 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_stream::Stream;
 
-/// The searches admitted, by client, and the pool slots they share.
+/// The searches admitted, by client, the pool they think on and its slots they share.
 pub(crate) struct Searches {
+    pool: Pool,
     slots: Arc<Semaphore>,
-    widest: usize,
     per_client: usize,
     held: Mutex<HashMap<String, usize>>,
 }
 
 impl Searches {
-    pub(crate) fn new(pool: &Pool, per_client: usize) -> Searches {
+    pub(crate) fn new(pool: Pool, per_client: usize) -> Searches {
         Searches {
             slots: Arc::new(Semaphore::new(pool.widest())),
-            widest: pool.widest(),
+            pool,
             per_client: per_client.max(1),
             held: Mutex::new(HashMap::new()),
         }
@@ -48,7 +48,6 @@ impl Searches {
     /// Count one more search for `client`, or refuse it when the client holds its limit.
     pub(crate) fn admit(
         self: &Arc<Self>,
-        pool: &Pool,
         client: &str,
         deadline: Option<Instant>,
     ) -> Result<SearchTicket, HostError> {
@@ -60,7 +59,6 @@ impl Searches {
         *n += 1;
         Ok(SearchTicket {
             searches: self.clone(),
-            pool: pool.clone(),
             client: client.to_string(),
             deadline,
             stop: Arc::new(AtomicBool::new(false)),
@@ -78,7 +76,6 @@ impl Searches {
 /// it beside work of another kind (a review's turns) with [`SearchTicket::stop`].
 pub struct SearchTicket {
     searches: Arc<Searches>,
-    pool: Pool,
     client: String,
     deadline: Option<Instant>,
     stop: Arc<AtomicBool>,
@@ -122,24 +119,20 @@ impl SearchTicket {
         self.stop.clone()
     }
 
-    /// Wait for `threads` slots (at most [`Pool::widest`]), then run `job` on the pool and
-    /// answer what it returns. Dropping the returned future (the caller went away) stops the
+    /// Wait for a slot, then run `job` on the pool (one thread) and answer what it returns.
+    /// The ticket lives in the returned future: dropping it (the caller went away) stops the
     /// job through its grant's flag.
     pub async fn run<T: Send + 'static>(
         self,
-        threads: usize,
         job: impl FnOnce(Grant) -> T + Send + 'static,
     ) -> Result<T, HostError> {
-        let permit = self.slots(threads).await?;
-        let grant = self.grant(threads);
-        let answer = self.pool.run(move || {
+        let permit = self.slots(1).await?;
+        let grant = self.grant(1);
+        let answer = self.searches.pool.run(move || {
             let _permit = permit;
             job(grant)
         });
-        // `self` lives until the answer: dropping this future drops it, raising the flag.
-        let answer = answer.await;
-        drop(self);
-        answer.ok_or_else(|| HostError::Internal("the search failed".into()))
+        answer.await.ok_or_else(|| HostError::Internal("the search failed".into()))
     }
 
     /// Wait for `threads` slots, then start `job` on the pool, which reports through a
@@ -154,7 +147,7 @@ impl SearchTicket {
         let permit = self.slots(threads).await?;
         let grant = self.grant(threads);
         let (tx, rx) = mpsc::channel::<U>(4);
-        self.pool.spawn_wide(grant.workers, move |_| {
+        self.searches.pool.spawn_wide(grant.workers, move |_| {
             let _permit = permit;
             job(grant, Reporter { tx, every, last: None });
         });
@@ -162,13 +155,13 @@ impl SearchTicket {
     }
 
     async fn slots(&self, threads: usize) -> Result<OwnedSemaphorePermit, HostError> {
-        let n = threads.clamp(1, self.searches.widest) as u32;
+        let n = threads.clamp(1, self.searches.pool.widest()) as u32;
         self.searches.slots.clone().acquire_many_owned(n).await.map_err(|_| HostError::ShuttingDown)
     }
 
     fn grant(&self, threads: usize) -> Grant {
         Grant {
-            workers: threads.clamp(1, self.searches.widest),
+            workers: threads.clamp(1, self.searches.pool.widest()),
             stop: self.stop.clone(),
             client_deadline: self.deadline,
         }
@@ -222,24 +215,24 @@ mod tests {
     #[tokio::test]
     async fn a_client_holds_at_most_its_limit_and_gets_a_place_back_when_one_ends() {
         let pool = Pool::new(2);
-        let searches = Arc::new(Searches::new(&pool, 2));
-        let a = searches.admit(&pool, "a", None).unwrap();
-        let _b = searches.admit(&pool, "a", None).unwrap();
-        assert!(matches!(searches.admit(&pool, "a", None), Err(HostError::TooManySearches { limit: 2 })));
+        let searches = Arc::new(Searches::new(pool.clone(), 2));
+        let a = searches.admit("a", None).unwrap();
+        let _b = searches.admit("a", None).unwrap();
+        assert!(matches!(searches.admit("a", None), Err(HostError::TooManySearches { limit: 2 })));
         // Another client is counted apart.
-        let _c = searches.admit(&pool, "c", None).unwrap();
+        let _c = searches.admit("c", None).unwrap();
         assert_eq!(searches.held(), 3);
         drop(a);
-        assert!(searches.admit(&pool, "a", None).is_ok());
+        assert!(searches.admit("a", None).is_ok());
     }
 
     #[tokio::test]
     async fn dropping_a_running_search_raises_its_stop_flag() {
         let pool = Pool::new(2);
-        let searches = Arc::new(Searches::new(&pool, 4));
-        let ticket = searches.admit(&pool, "a", None).unwrap();
+        let searches = Arc::new(Searches::new(pool.clone(), 4));
+        let ticket = searches.admit("a", None).unwrap();
         let (seen_tx, seen_rx) = std::sync::mpsc::channel();
-        let run = ticket.run(1, move |grant| {
+        let run = ticket.run(move |grant| {
             // Spins until stopped: only the flag can end it.
             while !grant.stop.load(Ordering::Relaxed) {
                 std::thread::yield_now();
@@ -255,8 +248,8 @@ mod tests {
     #[tokio::test]
     async fn a_stream_reports_the_last_update_and_stops_when_dropped() {
         let pool = Pool::new(2);
-        let searches = Arc::new(Searches::new(&pool, 4));
-        let ticket = searches.admit(&pool, "a", None).unwrap();
+        let searches = Arc::new(Searches::new(pool.clone(), 4));
+        let ticket = searches.admit("a", None).unwrap();
         let mut stream = ticket
             .stream(1, Duration::from_secs(3600), |_, mut reporter: Reporter<u32>| {
                 // Only the first offer is due within the hour.

@@ -64,7 +64,7 @@ pub struct Context {
     pub(super) answers: Arc<dyn Answers>,
     /// Live games' sessions. A finished game is not here: it is rebuilt from the store for the
     /// request that names it. A task takes its game out when the game ends.
-    pub(super) live: crate::live::LiveGames,
+    pub(super) live: crate::live::LiveGames<Session>,
     /// Every session's task, so that shutdown can wait for them.
     pub(super) tasks: tokio_util::task::TaskTracker,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
@@ -165,7 +165,7 @@ impl Context {
     /// [`Context::release`] by a session's task: only if the game's session is still that one
     /// (a game let go and loaded again has a new session, which stays).
     fn release_instance(&self, id: Uuid, instance: u64) {
-        if self.live.remove_instance(&id, instance) {
+        if self.live.remove_if(&id, |s| s.instance() == instance) {
             self.forget_lease(&id);
         }
     }
@@ -182,7 +182,7 @@ impl Context {
         if let Some(at) = wake_at {
             self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
         }
-        self.live.remove_instance(&id, instance);
+        self.live.remove_if(&id, |s| s.instance() == instance);
         self.metrics.games_asleep.set(self.asleep.len() as i64);
     }
 
