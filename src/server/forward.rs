@@ -8,6 +8,7 @@ use crate::host::{Cluster, Host};
 use crate::proto::v1::directors_client::DirectorsClient;
 use crate::proto::v1::games_client::GamesClient;
 use dashmap::DashMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
@@ -20,19 +21,19 @@ pub use super::owner::{FORWARDED, PROOF};
 pub struct Forwarder {
     host: Host,
     channels: DashMap<String, Channel>,
-    /// The replicas serve TLS: how to reach them (None: plaintext).
-    tls: std::sync::RwLock<Option<tonic::transport::ClientTlsConfig>>,
+    /// The replicas serve TLS: its client side, as last loaded, is how to reach them (None:
+    /// plaintext).
+    tls: Option<Arc<super::tls::Tls>>,
 }
 
 impl Forwarder {
-    pub fn new(host: Host, tls: Option<tonic::transport::ClientTlsConfig>) -> Forwarder {
-        Forwarder { host, channels: DashMap::new(), tls: std::sync::RwLock::new(tls) }
+    pub fn new(host: Host, tls: Option<Arc<super::tls::Tls>>) -> Forwarder {
+        Forwarder { host, channels: DashMap::new(), tls }
     }
 
-    /// Reach the other replicas over TLS by `tls` from now on (channels open are dropped: new
-    /// ones use it).
-    pub fn use_tls(&self, tls: Option<tonic::transport::ClientTlsConfig>) {
-        *self.tls.write().unwrap_or_else(|e| e.into_inner()) = tls;
+    /// Drop the channels open to other replicas: new ones connect with the TLS files as they
+    /// are now.
+    pub fn reconnect(&self) {
         self.channels.clear();
     }
 
@@ -41,7 +42,7 @@ impl Forwarder {
         if let Some(c) = self.channels.get(addr) {
             return Ok(c.clone());
         }
-        let tls = self.tls.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let tls = self.tls.as_ref().and_then(|t| t.client());
         let scheme = if tls.is_some() { "https" } else { "http" };
         let endpoint = Endpoint::from_shared(format!("{scheme}://{addr}"))
             .map_err(|e| errors::internal(format!("the owner's address {addr:?}: {e}")))?;

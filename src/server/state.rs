@@ -105,7 +105,7 @@ impl AppState {
             metrics: host.metrics().clone(),
             shutdown: host.shutdown(),
             director: std::sync::OnceLock::new(),
-            forwarder: Forwarder::new(host.clone(), tls.as_ref().and_then(|t| t.client())),
+            forwarder: Forwarder::new(host.clone(), tls.clone()),
             tls,
             reviews: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
             recent_reviews: Recent::new(RECENT_REVIEWS),
@@ -118,7 +118,7 @@ impl AppState {
     pub fn reload_tls(&self) -> Result<(), super::tls::TlsError> {
         let Some(tls) = &self.tls else { return Ok(()) };
         tls.reload()?;
-        self.forwarder.use_tls(tls.client());
+        self.forwarder.reconnect();
         Ok(())
     }
 
