@@ -6,10 +6,7 @@ use super::convert::end_reason;
 use super::errors;
 use super::state::AppState;
 use super::views;
-use crate::game::{
-    DirectorAction, EventKind, MAX_ADJUDICATED_SCORE, MAX_CLOCK_ADJUSTMENT_MS, MAX_NOTE_CHARS,
-    MAX_SCORE_ADJUSTMENT, ResultKind,
-};
+use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, ResultKind};
 use crate::host::{DirectorOp, Route};
 use crate::proto::v1 as pb;
 use crate::proto::v1::directors_server::Directors;
@@ -110,17 +107,14 @@ impl Directors for DirectorsService {
         request: Request<pb::AdjustScoreRequest>,
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         let r = request.get_ref();
-        if r.points == 0 || r.points.unsigned_abs() > MAX_SCORE_ADJUSTMENT.unsigned_abs() {
-            return Err(errors::bad_field(
-                "points",
-                format!("{}: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0", r.points),
-            ));
-        }
         let action = DirectorAction::AdjustScore {
             seat: r.seat as usize,
             points: r.points,
             reason: reason(&r.reason)?,
         };
+        if let Some(why) = action.out_of_range() {
+            return Err(errors::bad_field("points", why));
+        }
         let (id, rid) = (r.game_id.clone(), r.request_id.clone());
         self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
             Box::pin(async move { c.adjust_score(r).await })
@@ -133,17 +127,14 @@ impl Directors for DirectorsService {
         request: Request<pb::AdjustClockRequest>,
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         let r = request.get_ref();
-        if r.delta_ms == 0 || r.delta_ms.unsigned_abs() > MAX_CLOCK_ADJUSTMENT_MS.unsigned_abs() {
-            return Err(errors::bad_field(
-                "delta_ms",
-                format!("{}: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0", r.delta_ms),
-            ));
-        }
         let action = DirectorAction::AdjustClock {
             seat: r.seat as usize,
             delta_ms: r.delta_ms,
             reason: reason(&r.reason)?,
         };
+        if let Some(why) = action.out_of_range() {
+            return Err(errors::bad_field("delta_ms", why));
+        }
         let (id, rid) = (r.game_id.clone(), r.request_id.clone());
         self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
             Box::pin(async move { c.adjust_clock(r).await })
@@ -173,21 +164,17 @@ impl Directors for DirectorsService {
                 ResultKind::Forfeit { seat: *seat as usize, reason: why }
             }
             Some(pb::set_result_request::Result::Adjudicated(a)) => {
-                if let Some(s) =
-                    a.scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs())
-                {
-                    return Err(errors::bad_field(
-                        "adjudicated.scores",
-                        format!("{s}: a score is -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"),
-                    ));
-                }
                 ResultKind::Adjudicated { scores: a.scores.clone(), reason: why }
             }
             Some(pb::set_result_request::Result::Void(pb::Void {})) => ResultKind::Void { reason: why },
             None => return Err(errors::bad_field("result", "one of forfeit, adjudicated or void")),
         };
         let (id, rid) = (r.game_id.clone(), r.request_id.clone());
-        self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::SetResult(kind)), |mut c, r| {
+        let action = DirectorAction::SetResult(kind);
+        if let Some(why) = action.out_of_range() {
+            return Err(errors::bad_field("adjudicated.scores", why));
+        }
+        self.act(request, &id, &rid, DirectorOp::Act(action), |mut c, r| {
             Box::pin(async move { c.set_result(r).await })
         })
         .await

@@ -74,6 +74,39 @@ pub enum ResultKind {
     Void { reason: String },
 }
 
+impl DirectorAction {
+    /// What is out of range in the action itself, whatever the game: a score or clock
+    /// adjustment of nothing or beyond its bound, an adjudicated score beyond its bound. The
+    /// services ask before they route a call; [`Game::direct`] asks again, for every caller.
+    pub fn out_of_range(&self) -> Option<String> {
+        // `unsigned_abs`: the absolute value of i32::MIN is no i32.
+        match self {
+            DirectorAction::AdjustScore { points, .. }
+                if *points == 0 || points.unsigned_abs() > MAX_SCORE_ADJUSTMENT.unsigned_abs() =>
+            {
+                Some(format!(
+                    "an adjustment of {points} points: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0"
+                ))
+            }
+            DirectorAction::AdjustClock { delta_ms, .. }
+                if *delta_ms == 0 || delta_ms.unsigned_abs() > MAX_CLOCK_ADJUSTMENT_MS.unsigned_abs() =>
+            {
+                Some(format!(
+                    "an adjustment of {delta_ms} ms: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0"
+                ))
+            }
+            DirectorAction::SetResult(ResultKind::Adjudicated { scores, .. }) => {
+                scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs()).map(|s| {
+                    format!(
+                        "an adjudicated score of {s}: -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"
+                    )
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Game {
     /// Whether the director has paused the game.
     pub fn paused(&self) -> bool {
@@ -97,6 +130,9 @@ impl Game {
     }
 
     fn direct_inner(&mut self, action: &DirectorAction, now_ms: u64) -> Result<(), GameError> {
+        if let Some(why) = action.out_of_range() {
+            return Err(GameError::Director(why));
+        }
         let seats = self.config.seats;
         match action {
             DirectorAction::Pause => {
@@ -125,12 +161,6 @@ impl Game {
             }
             DirectorAction::AdjustScore { seat, points, reason } => {
                 self.seat_check(*seat)?;
-                // `unsigned_abs`: the absolute value of i32::MIN is no i32.
-                if *points == 0 || points.unsigned_abs() > MAX_SCORE_ADJUSTMENT.unsigned_abs() {
-                    return Err(GameError::Director(format!(
-                        "an adjustment of {points} points: -{MAX_SCORE_ADJUSTMENT} to {MAX_SCORE_ADJUSTMENT}, not 0"
-                    )));
-                }
                 let total = self.scores[*seat]
                     .checked_add(*points)
                     .filter(|t| t.unsigned_abs() <= MAX_ADJUSTED_SCORE.unsigned_abs());
@@ -146,11 +176,6 @@ impl Game {
             }
             DirectorAction::AdjustClock { seat, delta_ms, reason } => {
                 self.seat_check(*seat)?;
-                if *delta_ms == 0 || delta_ms.unsigned_abs() > MAX_CLOCK_ADJUSTMENT_MS.unsigned_abs() {
-                    return Err(GameError::Director(format!(
-                        "an adjustment of {delta_ms} ms: -{MAX_CLOCK_ADJUSTMENT_MS} to {MAX_CLOCK_ADJUSTMENT_MS}, not 0"
-                    )));
-                }
                 self.live(now_ms)?;
                 let Some(c) = &mut self.clocks else { return Err(GameError::NoClock) };
                 c.adjust(*seat, *delta_ms, MAX_ADJUSTED_CLOCK_MS).map_err(|left| {
@@ -180,13 +205,6 @@ impl Game {
                             return Err(GameError::Director(format!(
                                 "{} scores for {seats} seats",
                                 scores.len()
-                            )));
-                        }
-                        if let Some(s) =
-                            scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs())
-                        {
-                            return Err(GameError::Director(format!(
-                                "an adjudicated score of {s}: -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"
                             )));
                         }
                         EndReason::Adjudicated

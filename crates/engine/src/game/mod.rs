@@ -14,10 +14,7 @@ mod director;
 pub mod record;
 
 pub use clock::{ClockConfig, Clocks};
-pub use director::{
-    DirectorAction, MAX_ADJUDICATED_SCORE, MAX_ADJUSTED_CLOCK_MS, MAX_ADJUSTED_SCORE,
-    MAX_CLOCK_ADJUSTMENT_MS, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, Op, ResultKind,
-};
+pub use director::{DirectorAction, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, Op, ResultKind};
 
 use crate::alphabet::{Letter, tile_letter};
 use crate::bag::Bag;
