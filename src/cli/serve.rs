@@ -188,28 +188,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             ..Limits::default()
         },
     };
-    let started = std::time::Instant::now();
-    let lexicons = server::load_lexicons(&config).map_err(|e| e.to_string())?;
-    for l in &lexicons {
-        tracing::info!(
-            name = l.name(),
-            words = l.word_count(),
-            checksum = format!("{:016x}", l.checksum()),
-            "lexicon loaded"
-        );
-    }
-    tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
-    // The bots' learned tables are read now rather than at a game's first bot move.
-    for kind in dawgref::rules::RulesetKind::ALL {
-        let leaves = dawgref::leaves::LeaveTable::shipped(kind);
-        let _ = dawgref::winprob::WinTable::shipped(kind);
-        tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
-    }
-    // A thread gone idle hands back the pages it freed (games that sleep free much at once).
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .on_thread_park(dawgref::memory::collect_when_idle)
-        .build()?;
+    // TLS, or the refusal to serve plaintext, is settled before the lexicons load.
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => {
             let files = TlsFiles {
@@ -236,6 +215,28 @@ pub fn run(args: ServeArgs) -> CliResult {
             None
         }
     };
+    let started = std::time::Instant::now();
+    let lexicons = server::load_lexicons(&config).map_err(|e| e.to_string())?;
+    for l in &lexicons {
+        tracing::info!(
+            name = l.name(),
+            words = l.word_count(),
+            checksum = format!("{:016x}", l.checksum()),
+            "lexicon loaded"
+        );
+    }
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
+    // The bots' learned tables are read now rather than at a game's first bot move.
+    for kind in dawgref::rules::RulesetKind::ALL {
+        let leaves = dawgref::leaves::LeaveTable::shipped(kind);
+        let _ = dawgref::winprob::WinTable::shipped(kind);
+        tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
+    }
+    // A thread gone idle hands back the pages it freed (games that sleep free much at once).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(dawgref::memory::collect_when_idle)
+        .build()?;
     runtime.block_on(async move {
         let builder = server::Builder::new(lexicons).limits(config.limits.clone());
         let builder = match tls {
