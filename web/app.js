@@ -540,6 +540,8 @@ function eventLine(g, e) {
     case "game_over": what = t("game over: {why}", { why: reasonText(g.view, e.end_reason) }); break;
     default: what = e.kind;
   }
+  // A director key's action names the key (the root director's names nobody).
+  if (e.director) what += ` · ${e.director}`;
   const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
   return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
     counted ? h("span", { class: "pts", text: e.points > 0 ? `+${e.points}` : String(e.points) }) : null,
@@ -654,7 +656,7 @@ async function director() {
   const nav = h("div", { class: "paging" });
   const load = async () => {
     const token = tokenInput.value.trim();
-    if (!token) { info.textContent = t("Enter the director token the server was started with."); return; }
+    if (!token) { info.textContent = t("Enter a director token: the server's, or a director key's."); return; }
     sessionStorage.setItem("dawgref:director", token);
     try {
       const r = await call("Games", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);

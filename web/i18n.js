@@ -76,7 +76,7 @@ const RU = {
   "Resign": "Сдаться", "Resign this game?": "Сдать эту партию?", "resigned": "партия сдана",
   // the director
   "director token": "токен судьи", "game id or player": "id партии или игрок",
-  "Enter the director token the server was started with.": "Введите токен судьи, с которым запущен сервер.",
+  "Enter a director token: the server's, or a director key's.": "Введите токен судьи: сервера или ключа судьи.",
   "Manage…": "Управлять…", "← previous": "← назад", "page {n}": "страница {n}", "next →": "вперёд →", "Show games": "Показать партии",
   "Tournament director": "Судья турнира", "done": "готово", "Scores": "Счёт", "paused": "на паузе", "over": "окончена",
   "reason": "причина", "{action}: sure?": "{action}: точно?", "forfeit by": "техническое поражение", "adjudicated scores": "назначенный счёт",

@@ -172,7 +172,7 @@ impl Analysis for AnalysisService {
             // else's inference sees only what was public.
             let snapshot = self.state.snapshot(id).await?;
             let game = snapshot.game();
-            let own = self.state.viewer(request.metadata(), &snapshot)?.seat() == Some(game.to_move());
+            let own = self.state.viewer(request.metadata(), &snapshot).await?.seat() == Some(game.to_move());
             observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
         }
         let alphabet = r.board.rules().alphabet;

@@ -1,6 +1,8 @@
 //! The `Directors` service: a tournament director's actions on a game (each a domain call on the
-//! game's session, made durable and published like a turn, idempotent by request id), and the
-//! results of a label's games. Every call needs the director's token.
+//! game's session, made durable and published like a turn, idempotent by request id), the
+//! results of a label's games, and the director keys. Every call needs a director's token: the
+//! root director's acts everywhere and alone makes keys; a key's acts on its games only
+//! (`host::Director`).
 
 use super::convert::end_reason;
 use super::errors;
@@ -59,19 +61,23 @@ impl DirectorsService {
             Result<Response<pb::DirectorResponse>, Status>,
         > + Send,
     ) -> Result<Response<pb::DirectorResponse>, Status> {
-        self.state.check_director(request.metadata())?;
+        let director = self.state.director(request.metadata()).await?;
         let request_id = checked_request_id(request_id)?;
         let session = match self.state.route(game_id, &request).await? {
             Route::Local(s) => s,
+            // The owner checks the token again, and the key's labels against the game's.
             Route::Remote(addr) => {
                 return self.state.forwarder.forward_directors(game_id, &addr, request, forward).await;
             }
         };
+        director.check_covers(session.snapshot().labels()).map_err(errors::host)?;
+        tracing::info!(game = game_id, director = director.name().unwrap_or("root"), action = ?op, "director's action");
+        let by = director.name().map(str::to_string);
         let answer = self
             .state
             .on_session(game_id, session, |s| {
-                let (op, request_id) = (op.clone(), request_id.clone());
-                async move { s.direct(op, request_id).await }
+                let (op, by, request_id) = (op.clone(), by.clone(), request_id.clone());
+                async move { s.direct(op, by, request_id).await }
             })
             .await?;
         views::answer(answer, views::director_response).map(Response::new)
@@ -204,22 +210,25 @@ impl Directors for DirectorsService {
         &self,
         request: Request<pb::ExportResultsRequest>,
     ) -> Result<Response<pb::ExportResultsResponse>, Status> {
-        self.state.check_director(request.metadata())?;
+        let director = self.state.director(request.metadata()).await?;
         let r = request.into_inner();
         let given: std::collections::HashMap<String, String> = [(r.key.clone(), r.value.clone())].into();
         let labels = super::new_game::labels("key", &given)?;
+        // A key's export holds its own games only (none, for a label that contradicts its own).
+        let Some(labels) = director.narrow(labels) else {
+            return Ok(Response::new(results(Vec::new())));
+        };
         let page = self
             .state
             .host
-            .store()
-            .games(crate::store::GameQuery {
+            .stored_games(crate::store::GameQuery {
                 labels,
                 state: crate::store::GameState::Any,
                 after: None,
                 limit: MAX_RESULT_GAMES,
             })
             .await
-            .map_err(|e| errors::store("the games could not be listed", e))?;
+            .map_err(errors::host)?;
         let mut rows = Vec::with_capacity(page.ids.len());
         for id in &page.ids {
             let id = id.to_string();
@@ -230,11 +239,78 @@ impl Directors for DirectorsService {
             };
             rows.push(row(&id, &snapshot));
         }
-        let standings = standings(&rows);
-        let csv = csv(&rows);
-        let json = json(&rows);
-        Ok(Response::new(pb::ExportResultsResponse { rows, standings, csv, json }))
+        Ok(Response::new(results(rows)))
     }
+
+    async fn create_director_key(
+        &self,
+        request: Request<pb::CreateDirectorKeyRequest>,
+    ) -> Result<Response<pb::CreateDirectorKeyResponse>, Status> {
+        let director = self.state.director(request.metadata()).await?;
+        let r = request.into_inner();
+        if !super::new_game::is_name(&r.name) {
+            return Err(errors::bad_field(
+                "name",
+                format!("{:?}: 1 to 40 characters of a-z, 0-9, '_', '-' and '.'", crate::text::clip(&r.name)),
+            ));
+        }
+        let labels = super::new_game::labels("labels", &r.labels)?;
+        if labels.is_empty() {
+            return Err(errors::bad_field(
+                "labels",
+                "a key needs at least one label (the games it directs); the root token directs them all",
+            ));
+        }
+        let (token, hash) = super::auth::new_token()?;
+        let key =
+            self.state.host.add_director_key(&director, r.name, labels, hash).await.map_err(errors::host)?;
+        tracing::info!(key = %key.name, labels = ?key.labels, "director key made");
+        Ok(Response::new(pb::CreateDirectorKeyResponse { key: Some(key_view(key)), token }))
+    }
+
+    async fn list_director_keys(
+        &self,
+        request: Request<pb::ListDirectorKeysRequest>,
+    ) -> Result<Response<pb::ListDirectorKeysResponse>, Status> {
+        let director = self.state.director(request.metadata()).await?;
+        let keys = self.state.host.director_keys(&director).await.map_err(errors::host)?;
+        Ok(Response::new(pb::ListDirectorKeysResponse { keys: keys.into_iter().map(key_view).collect() }))
+    }
+
+    async fn revoke_director_key(
+        &self,
+        request: Request<pb::RevokeDirectorKeyRequest>,
+    ) -> Result<Response<pb::DirectorKey>, Status> {
+        let director = self.state.director(request.metadata()).await?;
+        let name = request.into_inner().name;
+        if !super::new_game::is_name(&name) {
+            return Err(errors::bad_field(
+                "name",
+                format!("{:?} is not a key's name", crate::text::clip(&name)),
+            ));
+        }
+        let key = self.state.host.revoke_director_key(&director, name).await.map_err(errors::host)?;
+        tracing::info!(key = %key.name, "director key revoked");
+        Ok(Response::new(key_view(key)))
+    }
+}
+
+/// A director key as the wire shows it (never its hash).
+fn key_view(key: crate::store::DirectorKey) -> pb::DirectorKey {
+    pb::DirectorKey {
+        name: key.name,
+        labels: key.labels.into_iter().collect(),
+        created_unix_ms: key.created_unix_ms,
+        revoked_unix_ms: key.revoked_unix_ms.unwrap_or(0),
+    }
+}
+
+/// An export of these rows: with their standings, as CSV and as JSON.
+fn results(rows: Vec<pb::ResultRow>) -> pb::ExportResultsResponse {
+    let standings = standings(&rows);
+    let csv = csv(&rows);
+    let json = json(&rows);
+    pb::ExportResultsResponse { rows, standings, csv, json }
 }
 
 /// A game as a results row.

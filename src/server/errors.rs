@@ -246,6 +246,12 @@ pub fn host(e: HostError) -> Status {
         HostError::NoGame(id) => no_game(&id),
         HostError::Moved(id) => moved(&id),
         HostError::Store { what, error } => store(&what, error),
+        e @ (HostError::NotDirector
+        | HostError::KeyRevoked(_)
+        | HostError::OutOfScope { .. }
+        | HostError::RootOnly) => Status::permission_denied(e.to_string()),
+        e @ HostError::KeyExists(_) => Status::already_exists(e.to_string()),
+        e @ HostError::NoKey(_) => Status::not_found(e.to_string()),
         HostError::Unreplayable { id, reason, quarantined } => unreplayable(&id, &reason, quarantined),
         HostError::Reloading => reloading(),
         HostError::ShuttingDown => shutting_down(),

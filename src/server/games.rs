@@ -115,13 +115,7 @@ impl GamesService {
             after,
             limit: size + 1,
         };
-        let page = self
-            .state
-            .host
-            .store()
-            .games(query)
-            .await
-            .map_err(|e| errors::store("the games could not be listed", e))?;
+        let page = self.state.host.stored_games(query).await.map_err(errors::host)?;
         let more = page.ids.len() > size;
         let mut games = Vec::with_capacity(size.min(page.ids.len()));
         for id in page.ids.iter().take(size) {
@@ -161,7 +155,7 @@ impl GamesService {
                     .map(Response::into_inner);
             }
         };
-        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot())?)?;
+        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
         let req = request.into_inner();
         let action = match req.action {
             Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(convert::play_input(p)),
@@ -252,6 +246,11 @@ impl Games for GamesService {
         self.state.check_room()?;
         self.state.creates.admit(&request)?;
         let (config, seats, tokens, bot_delay_ms, labels) = new_game(&self.state, request.get_ref())?;
+        // Labels are a director's word: ListGames and ExportResults trust them.
+        if !labels.is_empty() {
+            let director = self.state.director(request.metadata()).await?;
+            director.check_covers(&labels).map_err(errors::host)?;
+        }
         let game = Game::new(config).map_err(errors::game)?;
         let session = self
             .state
@@ -305,7 +304,7 @@ impl Games for GamesService {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        self.state.check_director(request.metadata())?;
+        let director = self.state.director(request.metadata()).await?;
         let (metadata, _, req) = request.into_parts();
         let size = convert::page_size(req.page_size, DEFAULT_PAGE as u32, MAX_PAGE as u32) as usize;
         let after = match req.page_token.as_str() {
@@ -327,6 +326,10 @@ impl Games for GamesService {
         let labels = super::new_game::labels("labels", &req.labels)?;
         let state = pb::GameState::try_from(req.state)
             .map_err(|_| errors::bad_field("state", format!("unknown state {}", req.state)))?;
+        // A director key lists its own games only (none, for labels that contradict its own).
+        let Some(labels) = director.narrow(labels) else {
+            return Ok(Response::new(pb::ListGamesResponse::default()));
+        };
         if !matches!(state, pb::GameState::Unspecified | pb::GameState::Live) {
             if !req.query.trim().is_empty() {
                 return Err(errors::bad_field(
@@ -391,7 +394,7 @@ impl Games for GamesService {
                     .await;
             }
         };
-        let viewer = self.state.viewer(request.metadata(), &session.snapshot())?;
+        let viewer = self.state.viewer(request.metadata(), &session.snapshot()).await?;
         Ok(Response::new(views::session_view(&session, viewer)))
     }
 
@@ -417,7 +420,7 @@ impl Games for GamesService {
                     .await;
             }
         };
-        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot())?)?;
+        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
         let req = request.into_inner();
         let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
         let answer = self
@@ -447,7 +450,7 @@ impl Games for GamesService {
         // Subscribe before reading the snapshot, so no event falls between the two.
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
-        let viewer = self.state.viewer(request.metadata(), &snapshot)?;
+        let viewer = self.state.viewer(request.metadata(), &snapshot).await?;
         let alphabet = snapshot.game().config().rules.alphabet;
         let history = snapshot.game().history();
         let backlog: Vec<_> = history[from.min(history.len())..].to_vec();
@@ -532,7 +535,7 @@ impl Games for GamesService {
             }
         };
         let snapshot = session.snapshot();
-        let viewer = self.state.viewer(request.metadata(), &snapshot)?;
+        let viewer = self.state.viewer(request.metadata(), &snapshot).await?;
         Ok(Response::new(pb::ExportGcgResponse {
             gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer),
         }))

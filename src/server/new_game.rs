@@ -39,6 +39,13 @@ const MAX_LABELS: usize = 16;
 const MAX_LABEL_KEY: usize = 40;
 const MAX_LABEL_VALUE: usize = 100;
 
+/// A label's key or a director key's name: 1 to [`MAX_LABEL_KEY`] characters of a-z, 0-9, '_',
+/// '-' and '.' (no '=', no space: the store and the GCG notes rely on both).
+pub fn is_name(text: &str) -> bool {
+    (1..=MAX_LABEL_KEY).contains(&text.chars().count())
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'))
+}
+
 /// Labels as a request gives them (CreateGame, ListGames), checked: in key order.
 pub fn labels(
     field: &str,
@@ -49,11 +56,7 @@ pub fn labels(
     }
     let mut labels: Vec<(String, String)> = Vec::with_capacity(given.len());
     for (key, value) in given {
-        let ok_key = (1..=MAX_LABEL_KEY).contains(&key.chars().count())
-            && key
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
-        if !ok_key {
+        if !is_name(key) {
             return Err(errors::bad_field(
                 field,
                 format!(

@@ -29,7 +29,7 @@ impl AnalysisService {
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let snapshot = self.state.snapshot(id).await?;
-                let viewer = self.state.viewer(metadata, &snapshot)?;
+                let viewer = self.state.viewer(metadata, &snapshot).await?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(Position {

@@ -1,4 +1,4 @@
-//! The services' state: the game host, the analysis position cache, the director's token, the
+//! The services' state: the game host, the analysis position cache, the root director's token,
 //! line of game reviews, and the channels to other replicas. A game's
 //! session is found through the host ([`Host::route`]); no map guard is ever held across an
 //! `.await`.
@@ -6,7 +6,7 @@
 use super::errors;
 use super::forward::Forwarder;
 use super::lineup::{Lineup, RECENT_REVIEWS, REVIEWS_RUNNING, REVIEWS_WAITING, Recent};
-use crate::host::{Host, Route, Session, Snapshot, TokenHash};
+use crate::host::{Director, Host, HostError, Route, Session, Snapshot, TokenHash};
 use crate::lexicon::Lexicon;
 use crate::metrics::Metrics;
 use std::sync::Arc;
@@ -186,35 +186,47 @@ impl AppState {
         self.director.set(super::auth::hash(token)).is_ok()
     }
 
-    /// The request carries the director's token.
-    pub fn check_director(&self, metadata: &tonic::metadata::MetadataMap) -> Result<(), Status> {
-        let Some(hash) = self.director.get() else {
-            return Err(errors::no_director());
-        };
+    /// The director a request's token makes its caller: the root director by the token the
+    /// server was started with, else a director key's holder (see [`Director`]). UNAUTHENTICATED
+    /// without a token; FAILED_PRECONDITION when the server has no director token and the token
+    /// is no key's; PERMISSION_DENIED for any other token, or a revoked key.
+    pub async fn director(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Director, Status> {
         let token = super::auth::bearer(metadata)?.ok_or_else(|| {
-            errors::unauthenticated("this call needs the director's token (authorization: Bearer <token>)")
+            errors::unauthenticated("this call needs a director's token (authorization: Bearer <token>)")
         })?;
-        match super::auth::find_seat(&token, &[Some(*hash)]) {
-            Some(_) => Ok(()),
-            None => Err(errors::permission_denied("that is not the director's token")),
+        self.director_of(&token).await
+    }
+
+    async fn director_of(&self, token: &str) -> Result<Director, Status> {
+        let root = self.director.get().copied();
+        if root.is_some() && super::auth::find_seat(token, &[root]).is_some() {
+            return Ok(Director::root());
+        }
+        match self.host.director_key(&super::auth::hash(token)).await {
+            Err(HostError::NotDirector) if root.is_none() => Err(errors::no_director()),
+            answer => answer.map_err(errors::host),
         }
     }
 
-    /// The viewer a request's metadata proves in a game: a seat by its token, the director by
-    /// the director's, a watcher without one; any other token is UNAUTHENTICATED.
-    pub fn viewer(
+    /// The viewer a request's metadata proves in a game: a seat by its token, a director whose
+    /// games include this one by a director's token (PERMISSION_DENIED for a director key's
+    /// other games, or a revoked key), a watcher without one; any other token is
+    /// UNAUTHENTICATED.
+    pub async fn viewer(
         &self,
         metadata: &tonic::metadata::MetadataMap,
         game: &Snapshot,
     ) -> Result<crate::host::Viewer, Status> {
         match super::auth::viewer(metadata, game) {
             Err(e) if e.code() == tonic::Code::Unauthenticated => {
-                let director = self.director.get().copied();
-                match (super::auth::bearer(metadata)?, director) {
-                    (Some(token), Some(hash)) if super::auth::find_seat(&token, &[Some(hash)]).is_some() => {
+                let Some(token) = super::auth::bearer(metadata)? else { return Err(e) };
+                match self.director_of(&token).await {
+                    Ok(director) => {
+                        director.check_covers(game.labels()).map_err(errors::host)?;
                         Ok(crate::host::Viewer::Director)
                     }
-                    _ => Err(e),
+                    Err(revoked) if revoked.code() == tonic::Code::PermissionDenied => Err(revoked),
+                    Err(_) => Err(e),
                 }
             }
             other => other,

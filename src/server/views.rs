@@ -87,6 +87,7 @@ pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer, verdicts: bool) -> p
         rack: if own { e.rack.to_string(alphabet) } else { String::new() },
         time_ms: e.time_ms,
         undone: e.undone,
+        director: e.director.clone().unwrap_or_default(),
         ..Default::default()
     };
     out.kind = match &e.kind {

@@ -12,6 +12,7 @@ mod server_bad_input;
 mod server_bounded_errors;
 mod server_challenges;
 mod server_champion;
+mod server_director_keys;
 mod server_directors;
 mod server_endgame;
 mod server_finished_games;

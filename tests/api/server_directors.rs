@@ -242,7 +242,7 @@ async fn labels_filter_listings_exactly_and_results_add_up() {
             i as u64,
         );
         request.labels = labelled(round);
-        let c = g.create_game(request).await.unwrap().into_inner();
+        let c = g.create_game(authed(request, DIRECTOR)).await.unwrap().into_inner();
         ids.push(c);
     }
     let unlabelled = two_humans(&mut g, 77).await;

@@ -223,7 +223,7 @@ async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
             seed,
         );
         req.labels = [("round".to_string(), round.to_string())].into();
-        ids.push(g.create_game(req).await.unwrap().into_inner().game_id);
+        ids.push(g.create_game(authed(req, DIRECTOR)).await.unwrap().into_inner().game_id);
     }
     wait_for("every game to sleep", || host.asleep_games() == 3).await;
     let list = |labels: &[(&str, &str)], query: &str| pb::ListGamesRequest {

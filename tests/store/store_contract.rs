@@ -8,7 +8,7 @@ use crate::common;
 use common::postgres::Postgres;
 use common::server::TempDir;
 use dawgref::store::postgres::{Claim, Replica};
-use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore, StoreError};
+use dawgref::store::{DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError};
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -135,6 +135,34 @@ async fn contract(store: Arc<dyn GameStore>) {
         store.save_review(nobody, "v1 a".into(), b"x".to_vec()).wait().await,
         Err(StoreError::NoGame(id)) if id == nobody
     ));
+
+    // Director keys: kept by name with their hash and labels, names never used twice, a
+    // revocation keeps its first time.
+    assert_eq!(store.director_keys().await.unwrap(), vec![]);
+    let key = |name: &str, byte: u8, labels: Vec<(String, String)>| DirectorKey {
+        name: name.into(),
+        token_hash: [byte; 32],
+        labels,
+        created_unix_ms: 1_700_000_000_000 + byte as u64,
+        revoked_unix_ms: None,
+    };
+    let spring = key("spring-td", 1, vec![label("tournament", "spring open"), label("division", "a=b")]);
+    let club = key("club", 2, vec![]);
+    store.add_director_key(spring.clone()).wait().await.unwrap();
+    store.add_director_key(club.clone()).wait().await.unwrap();
+    assert!(matches!(
+        store.add_director_key(key("spring-td", 3, vec![])).wait().await,
+        Err(StoreError::KeyExists(name)) if name == "spring-td"
+    ));
+    assert_eq!(store.director_keys().await.unwrap(), vec![club.clone(), spring.clone()]);
+    store.revoke_director_key("club".into(), 1_800_000_000_000).wait().await.unwrap();
+    store.revoke_director_key("club".into(), 1_900_000_000_000).wait().await.unwrap();
+    assert!(matches!(
+        store.revoke_director_key("nobody".into(), 1).wait().await,
+        Err(StoreError::NoKey(name)) if name == "nobody"
+    ));
+    let revoked = DirectorKey { revoked_unix_ms: Some(1_800_000_000_000), ..club };
+    assert_eq!(store.director_keys().await.unwrap(), vec![revoked, spring]);
 }
 
 fn replica(lease_ms: u64) -> Replica {

@@ -9,7 +9,8 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
-    GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError, StoredGame,
+    DirectorKey, GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError,
+    StoredGame,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,6 +59,15 @@ impl GameStore for FlakyStore {
     }
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
         self.inner.review(id, key)
+    }
+    fn add_director_key(&self, key: DirectorKey) -> Pending {
+        self.inner.add_director_key(key)
+    }
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
+        self.inner.revoke_director_key(name, at_unix_ms)
+    }
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
+        self.inner.director_keys()
     }
 }
 

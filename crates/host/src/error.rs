@@ -43,6 +43,21 @@ pub enum HostError {
     /// The client already holds its limit of analysis searches.
     #[error("{limit} analysis searches of yours are waiting or running, as many as one client may hold")]
     TooManySearches { limit: usize },
+    /// A token that is neither the root director's nor a director key's.
+    #[error("that is not a director's token")]
+    NotDirector,
+    #[error("director key {0:?} was revoked")]
+    KeyRevoked(String),
+    /// A director key acting on a game (or labels) outside its own.
+    #[error("director key {key:?} directs only the games labelled {labels}")]
+    OutOfScope { key: String, labels: String },
+    /// Only the root director makes, lists and revokes director keys.
+    #[error("only the root director's token (--director-token) may make, list or revoke director keys")]
+    RootOnly,
+    #[error("a director key named {0:?} exists already (names are never used twice)")]
+    KeyExists(String),
+    #[error("no director key named {0:?}")]
+    NoKey(String),
     /// A failure of the host itself (a worker that died, a remembered response that is not one).
     #[error("{0}")]
     Internal(String),

@@ -8,6 +8,7 @@
 
 mod cluster;
 mod config;
+mod directors;
 mod error;
 mod input;
 mod live;
@@ -21,6 +22,7 @@ mod state;
 
 pub use cluster::{Cluster, LeaseFuture, Leases};
 pub use config::{CreateRate, Hooks, Limits};
+pub use directors::Director;
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
 pub use pool::{BOT_NICE, Pool};
@@ -77,6 +79,10 @@ pub struct RecoveryReport {
     pub elapsed: Duration,
 }
 
+fn root_only(by: &Director) -> Result<(), HostError> {
+    if by.is_root() { Ok(()) } else { Err(HostError::RootOnly) }
+}
+
 /// A game's id from a request's text.
 pub fn parse_game_id(id: &str) -> Result<Uuid, HostError> {
     Uuid::parse_str(id).map_err(|_| HostError::BadId(id.to_string()))
@@ -97,6 +103,7 @@ impl Host {
         let searches = Arc::new(search::Searches::new(pool.clone(), limits.searches_per_client));
         let ctx = Context {
             lexicons: lexicons.into_iter().map(|l| (l.name().to_string(), Arc::new(l))).collect(),
+            directors: directors::DirectorKeys::new(store.clone()),
             store,
             pool,
             searches,
@@ -160,6 +167,50 @@ impl Host {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.ctx.metrics
+    }
+
+    /// The director a director key's token hash makes its holder (the root director's token is
+    /// the services' to check): [`HostError::NotDirector`] for no key, [`HostError::KeyRevoked`]
+    /// for a revoked one. Among replicas the keys are read again once half a lease old.
+    pub async fn director_key(&self, hash: &TokenHash) -> Result<Director, HostError> {
+        let max_age = self.ctx.cluster.get().map(|c| c.lease() / 2);
+        self.ctx.directors.director(hash, max_age).await
+    }
+
+    /// The ids of the stored games `query` names, a page at a time (every replica shares them).
+    pub async fn stored_games(
+        &self,
+        query: dawgref_store::GameQuery,
+    ) -> Result<dawgref_store::GamePage, HostError> {
+        self.ctx.store.games(query).await.map_err(|e| HostError::store("the games could not be listed", e))
+    }
+
+    /// Make a director key for `by` (only the root director may): kept before it is answered.
+    pub async fn add_director_key(
+        &self,
+        by: &Director,
+        name: String,
+        labels: dawgref_store::Labels,
+        token_hash: TokenHash,
+    ) -> Result<dawgref_store::DirectorKey, HostError> {
+        root_only(by)?;
+        self.ctx.directors.add(name, labels, token_hash).await
+    }
+
+    /// Every director key, revoked ones included, by name (only the root director may list).
+    pub async fn director_keys(&self, by: &Director) -> Result<Vec<dawgref_store::DirectorKey>, HostError> {
+        root_only(by)?;
+        self.ctx.directors.list().await
+    }
+
+    /// Revoke a director key (only the root director may); the key as now kept.
+    pub async fn revoke_director_key(
+        &self,
+        by: &Director,
+        name: String,
+    ) -> Result<dawgref_store::DirectorKey, HostError> {
+        root_only(by)?;
+        self.ctx.directors.revoke(name).await
     }
 
     pub fn limits(&self) -> &Limits {

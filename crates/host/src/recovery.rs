@@ -40,9 +40,12 @@ fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String>
         }
         StepKind::Director => {
             let action = step.to_director()?;
-            game.direct(action, step.now_ms).map_err(|e| format!("director's action refused on replay: {e}"))
+            game.direct(action, step.director_name(), step.now_ms)
+                .map_err(|e| format!("director's action refused on replay: {e}"))
         }
-        StepKind::Undo => game.undo_turn(step.now_ms).map_err(|e| format!("undo refused on replay: {e}")),
+        StepKind::Undo => game
+            .undo_turn(step.director_name(), step.now_ms)
+            .map_err(|e| format!("undo refused on replay: {e}")),
         StepKind::Join => {
             let hash = TokenHash::try_from(step.token_hash.as_slice())
                 .map_err(|_| format!("join of seat {seat}: token hash of {} bytes", step.token_hash.len()))?;

@@ -54,6 +54,8 @@ pub struct Written {
 /// What a game's task needs besides its game: shared by every session of one host.
 pub struct Context {
     pub(super) lexicons: Lexicons,
+    /// The director keys (`directors`).
+    pub(super) directors: crate::directors::DirectorKeys,
     pub(super) store: Arc<dyn GameStore>,
     pub(super) pool: Pool,
     /// The analysis searches admitted, by client (`search`).
@@ -340,6 +342,7 @@ enum Command {
     },
     Direct {
         op: DirectorOp,
+        by: Option<String>,
         request_id: Option<String>,
         reply: Reply<Answer<DirectorDone>>,
     },
@@ -560,14 +563,15 @@ impl Session {
     }
 
     /// A director's action on a game in play (a finished game answers only a retried
-    /// `request_id`, as the first time).
+    /// `request_id`, as the first time), by the director key named (None: the root director).
     pub async fn direct(
         &self,
         op: DirectorOp,
+        by: Option<String>,
         request_id: Option<String>,
     ) -> Result<Answer<DirectorDone>, HostError> {
         let key = request_id.as_deref().map(director_key);
-        self.ask(DIRECTOR_SEAT, key.as_deref(), |reply| Command::Direct { op, request_id, reply }).await
+        self.ask(DIRECTOR_SEAT, key.as_deref(), |reply| Command::Direct { op, by, request_id, reply }).await
     }
 
     /// Wait until no bot has anything left to do at the game's position (at once for a
@@ -839,7 +843,9 @@ impl Actor {
                 answer(reply, self.challenge(seat, request_id).await)
             }
             Command::Join { name, token, reply } => answer(reply, self.join(name, token).await),
-            Command::Direct { op, request_id, reply } => answer(reply, self.direct(op, request_id).await),
+            Command::Direct { op, by, request_id, reply } => {
+                answer(reply, self.direct(op, by, request_id).await)
+            }
             Command::Settled(tx) => {
                 self.waiting.push(tx);
                 Ok(())
@@ -920,6 +926,7 @@ impl Actor {
     async fn direct(
         &mut self,
         op: DirectorOp,
+        by: Option<String>,
         request_id: Option<String>,
     ) -> Result<Answer<DirectorDone>, Failure> {
         let key = request_id.as_deref().map(director_key);
@@ -928,8 +935,8 @@ impl Actor {
         }
         let now = self.clock.now_ms();
         let result = match op {
-            DirectorOp::Act(action) => self.core.direct(action, now),
-            DirectorOp::Undo => self.core.undo(now),
+            DirectorOp::Act(action) => self.core.direct(action, by, now),
+            DirectorOp::Undo => self.core.undo(by, now),
         };
         if let Err(e) = result {
             // A time loss noticed on the way changed the game even though the action failed.

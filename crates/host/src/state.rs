@@ -237,20 +237,27 @@ impl Core {
         result
     }
 
-    /// A director's action, noting the step for the log.
-    pub(super) fn direct(&mut self, action: DirectorAction, now_ms: u64) -> Result<(), GameError> {
-        let step = Step::director(&action, now_ms);
+    /// A director's action (by the director key named; None: the root director), noting the
+    /// step for the log.
+    pub(super) fn direct(
+        &mut self,
+        action: DirectorAction,
+        by: Option<String>,
+        now_ms: u64,
+    ) -> Result<(), GameError> {
+        let step = Step::director(&action, by.as_deref(), now_ms);
         let before = self.game.history().len();
-        let result = self.game_mut().direct(action, now_ms);
+        let result = self.game_mut().direct(action, by, now_ms);
         self.note(result.is_ok(), step, before, now_ms);
         result
     }
 
     /// The director takes back the last turn, noting the step for the log.
-    pub(super) fn undo(&mut self, now_ms: u64) -> Result<(), GameError> {
+    pub(super) fn undo(&mut self, by: Option<String>, now_ms: u64) -> Result<(), GameError> {
         let before = self.game.history().len();
-        let result = self.game_mut().undo_turn(now_ms);
-        self.note(result.is_ok(), Step::undo(now_ms), before, now_ms);
+        let step = Step::undo(by.as_deref(), now_ms);
+        let result = self.game_mut().undo_turn(by, now_ms);
+        self.note(result.is_ok(), step, before, now_ms);
         result
     }
 

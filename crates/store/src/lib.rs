@@ -2,6 +2,10 @@
 //! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
 //! mean is [`record`]'s business; replaying them is the host's (`host::replay`).
 //!
+//! Beside the games the store keeps the director keys (`add_director_key`, `director_keys`,
+//! `revoke_director_key`): a key's token's hash, never the token, with its name and the labels
+//! whose games it directs, so that every replica and every restart knows them.
+//!
 //! Beside its log a game may keep reviews (`save_review`, `review`): the whole-game analyses
 //! a client asked for, by their options, so that asking again answers at once.
 //!
@@ -51,6 +55,11 @@ pub enum StoreError {
     /// This replica no longer holds the game's lease: another replica owns it now.
     #[error("storage: this replica no longer owns game {0}")]
     Fenced(Uuid),
+    /// A director key of that name was made before (names are never used twice, revoked or not).
+    #[error("storage: a director key named {0:?} exists")]
+    KeyExists(String),
+    #[error("storage: no director key named {0:?}")]
+    NoKey(String),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -73,6 +82,32 @@ pub struct StoredGame {
 
 /// A game's labels (tournament, division, round, table, …): keys with their values.
 pub type Labels = Vec<(String, String)>;
+
+/// A director key as kept. Its token is never kept, only the token's SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirectorKey {
+    /// Unique among every key made, revoked ones included.
+    pub name: String,
+    pub token_hash: [u8; 32],
+    /// The key directs the games whose labels include every one of these.
+    pub labels: Labels,
+    pub created_unix_ms: u64,
+    pub revoked_unix_ms: Option<u64>,
+}
+
+/// Labels as one text column keeps them: a `key=value` line each. Keys never hold `=` and
+/// values never hold a control character (the services check both).
+pub(crate) fn labels_text(labels: &Labels) -> String {
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The labels [`labels_text`] wrote.
+pub(crate) fn labels_of_text(text: &str) -> Labels {
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
 
 /// Which games a listing wants, a page at a time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -170,6 +205,16 @@ pub trait GameStore: Send + Sync {
 
     /// The review kept with a game under `key`, if any.
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>>;
+
+    /// Keep a new director key; [`StoreError::KeyExists`] when its name was used before.
+    fn add_director_key(&self, key: DirectorKey) -> Pending;
+
+    /// Mark the key named revoked at `at_unix_ms` (a key revoked before keeps its first time);
+    /// [`StoreError::NoKey`] when there is none of that name.
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending;
+
+    /// Every director key, revoked ones included, by name.
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>>;
 }
 
 impl GameQuery {

@@ -2,7 +2,7 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
-use super::{GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
+use super::{DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
@@ -12,6 +12,8 @@ pub struct MemoryStore {
     games: Mutex<HashMap<Uuid, StoredGame>>,
     labels: Mutex<HashMap<Uuid, Labels>>,
     reviews: Mutex<HashMap<(Uuid, String), Vec<u8>>>,
+    /// Director keys by name.
+    keys: Mutex<std::collections::BTreeMap<String, DirectorKey>>,
 }
 
 impl MemoryStore {
@@ -87,6 +89,27 @@ impl GameStore for MemoryStore {
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
         let body = self.reviews.lock().unwrap_or_else(|e| e.into_inner()).get(&(id, key)).cloned();
         Box::pin(std::future::ready(Ok(body)))
+    }
+
+    fn add_director_key(&self, key: DirectorKey) -> Pending {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if keys.contains_key(&key.name) {
+            return Pending::ready(Err(StoreError::KeyExists(key.name)));
+        }
+        keys.insert(key.name.clone(), key);
+        Pending::ready(Ok(()))
+    }
+
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(key) = keys.get_mut(&name) else { return Pending::ready(Err(StoreError::NoKey(name))) };
+        key.revoked_unix_ms.get_or_insert(at_unix_ms);
+        Pending::ready(Ok(()))
+    }
+
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        Box::pin(std::future::ready(Ok(keys)))
     }
 
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {

@@ -28,7 +28,9 @@
 //! starting together apply each migration once.
 
 use super::queue::{self, Group, Groups, Queue};
-use super::{GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
+use super::{
+    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
+};
 use dashmap::DashMap;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -99,6 +101,16 @@ CREATE INDEX leases_wake ON leases (wake_at) WHERE owner IS NULL;
     "
 CREATE TABLE cluster_secret (one boolean PRIMARY KEY DEFAULT true CHECK (one), secret text NOT NULL);
 INSERT INTO cluster_secret (secret) VALUES (replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+",
+    // Director keys: a token's hash, never the token; labels as `key=value` lines.
+    "
+CREATE TABLE director_keys (
+    name       text PRIMARY KEY,
+    token_hash bytea NOT NULL,
+    labels     text NOT NULL,
+    created_ms bigint NOT NULL,
+    revoked_ms bigint
+);
 ",
 ];
 
@@ -184,6 +196,11 @@ enum Job {
         id: Uuid,
         key: String,
         body: Vec<u8>,
+    },
+    AddKey(DirectorKey),
+    RevokeKey {
+        name: String,
+        at: u64,
     },
 }
 
@@ -618,6 +635,25 @@ async fn run(
                 .await?;
             Ok(if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) })
         }
+        Job::AddKey(key) => {
+            let n = tx
+                .execute(
+                    "INSERT INTO director_keys (name, token_hash, labels, created_ms) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT DO NOTHING",
+                    &[&key.name, &key.token_hash.as_slice(), &super::labels_text(&key.labels), &(key.created_unix_ms as i64)],
+                )
+                .await?;
+            Ok(if n == 0 { Err(StoreError::KeyExists(key.name.clone())) } else { Ok(()) })
+        }
+        Job::RevokeKey { name, at } => {
+            let n = tx
+                .execute(
+                    "UPDATE director_keys SET revoked_ms = COALESCE(revoked_ms, $2) WHERE name = $1",
+                    &[name, &(*at as i64)],
+                )
+                .await?;
+            Ok(if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) })
+        }
     }
 }
 
@@ -670,6 +706,41 @@ impl GameStore for PgStore {
 
     fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
         self.writes.submit(Job::Review { id, key, body })
+    }
+
+    fn add_director_key(&self, key: DirectorKey) -> Pending {
+        self.writes.submit(Job::AddKey(key))
+    }
+
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
+        self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
+    }
+
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = timed(client.query(
+                "SELECT name, token_hash, labels, created_ms, revoked_ms FROM director_keys ORDER BY name",
+                &[],
+            ))
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    let name: String = r.get(0);
+                    let hash: Vec<u8> = r.get(1);
+                    let token_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
+                        StoreError::Io(format!("director key {name:?}: a token hash of {} bytes", hash.len()))
+                    })?;
+                    Ok(DirectorKey {
+                        name,
+                        token_hash,
+                        labels: super::labels_of_text(&r.get::<_, String>(2)),
+                        created_unix_ms: r.get::<_, i64>(3) as u64,
+                        revoked_unix_ms: r.get::<_, Option<i64>>(4).map(|t| t as u64),
+                    })
+                })
+                .collect()
+        })
     }
 
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {

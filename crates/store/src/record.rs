@@ -146,7 +146,8 @@ pub struct Step {
     /// Play: tile bytes (0 = through a board tile); exchange: the rack's text.
     #[prost(bytes = "vec", tag = "7")]
     pub tiles: Vec<u8>,
-    /// Join: the player's name and token hash.
+    /// Join: the player's name and token hash. Director and Undo: the name of the director key
+    /// that acted (empty: the root director).
     #[prost(string, tag = "8")]
     pub name: String,
     #[prost(bytes = "vec", tag = "9")]
@@ -320,7 +321,7 @@ impl Step {
         }
     }
 
-    pub fn director(action: &DirectorAction, now_ms: u64) -> Step {
+    pub fn director(action: &DirectorAction, by: Option<&str>, now_ms: u64) -> Step {
         let mut d = DirectorRecord::default();
         match action {
             DirectorAction::Pause => d.kind = "pause".into(),
@@ -359,11 +360,20 @@ impl Step {
                 d = DirectorRecord { kind: "void".into(), text: reason.clone(), ..d }
             }
         }
-        Step { director: Some(d), ..Step::of(StepKind::Director, 0, now_ms) }
+        Step {
+            director: Some(d),
+            name: by.unwrap_or_default().to_string(),
+            ..Step::of(StepKind::Director, 0, now_ms)
+        }
     }
 
-    pub fn undo(now_ms: u64) -> Step {
-        Step::of(StepKind::Undo, 0, now_ms)
+    pub fn undo(by: Option<&str>, now_ms: u64) -> Step {
+        Step { name: by.unwrap_or_default().to_string(), ..Step::of(StepKind::Undo, 0, now_ms) }
+    }
+
+    /// The director key that made a Director or Undo step (None: the root director).
+    pub fn director_name(&self) -> Option<String> {
+        (!self.name.is_empty()).then(|| self.name.clone())
     }
 
     /// The action of a Director step.

@@ -10,10 +10,13 @@
 //!
 //! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
-//! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into.
+//! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into;
+//! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`.
 
 use super::queue::{self, Group, Groups, Queue};
-use super::{GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
+use super::{
+    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
+};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -56,18 +59,27 @@ CREATE TABLE IF NOT EXISTS reviews (
     body BLOB NOT NULL,
     PRIMARY KEY (game, key)
 ) WITHOUT ROWID;
-PRAGMA user_version = 3;
+CREATE TABLE IF NOT EXISTS director_keys (
+    name       TEXT PRIMARY KEY,
+    token_hash BLOB NOT NULL,
+    labels     TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    revoked_ms INTEGER
+) WITHOUT ROWID;
+PRAGMA user_version = 4;
 ";
 
-/// The schema version this build writes (earlier ones, without labels or reviews, are
-/// upgraded in place).
-const VERSION: i64 = 3;
+/// The schema version this build writes (earlier ones, without labels, reviews or director
+/// keys, are upgraded in place).
+const VERSION: i64 = 4;
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
     Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
     Quarantine { id: Uuid, reason: String },
     Review { id: Uuid, key: String, body: Vec<u8> },
+    AddKey(DirectorKey),
+    RevokeKey { name: String, at: u64 },
 }
 
 pub struct SqliteStore {
@@ -331,6 +343,28 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
                 .execute(params![id.as_bytes().as_slice(), key, body])?;
             if n == 0 { Err(StoreError::NoGame(*id)) } else { Ok(()) }
         }
+        Job::AddKey(key) => {
+            let n = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO director_keys (name, token_hash, labels, created_ms) \
+                     VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(params![
+                    key.name,
+                    key.token_hash.as_slice(),
+                    super::labels_text(&key.labels),
+                    key.created_unix_ms as i64
+                ])?;
+            if n == 0 { Err(StoreError::KeyExists(key.name.clone())) } else { Ok(()) }
+        }
+        Job::RevokeKey { name, at } => {
+            let n = tx
+                .prepare_cached(
+                    "UPDATE director_keys SET revoked_ms = COALESCE(revoked_ms, ?2) WHERE name = ?1",
+                )?
+                .execute(params![name, *at as i64])?;
+            if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) }
+        }
     }
 }
 
@@ -405,6 +439,45 @@ impl GameStore for SqliteStore {
                     |r| r.get(0),
                 )
                 .optional()?)
+        })
+    }
+
+    fn add_director_key(&self, key: DirectorKey) -> Pending {
+        self.writes.submit(Job::AddKey(key))
+    }
+
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
+        self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
+    }
+
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT name, token_hash, labels, created_ms, revoked_ms FROM director_keys ORDER BY name",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, Option<i64>>(4)?,
+                ))
+            })?;
+            rows.map(|row| {
+                let (name, hash, labels, created, revoked) = row?;
+                let token_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
+                    StoreError::Sqlite(format!("director key {name:?}: a token hash of {} bytes", hash.len()))
+                })?;
+                Ok(DirectorKey {
+                    name,
+                    token_hash,
+                    labels: super::labels_of_text(&labels),
+                    created_unix_ms: created as u64,
+                    revoked_unix_ms: revoked.map(|r| r as u64),
+                })
+            })
+            .collect()
         })
     }
 

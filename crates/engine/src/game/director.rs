@@ -42,7 +42,8 @@ pub enum Op {
     StackRacks(Vec<Rack>),
     StackRack(usize, Rack),
     TimePenalty(usize, i32, u64),
-    Director(DirectorAction, u64),
+    /// A director's action, by the director key named (None: the root director).
+    Director(DirectorAction, Option<String>, u64),
     /// A turn was taken back: the seat's clock, charged up to the turn, runs again from the
     /// undo (`from`, `to`).
     Undone {
@@ -121,12 +122,26 @@ impl Game {
     /// Apply a director's action at game time `now_ms`. Pause, resume and clock adjustments need
     /// a game in play; a note, a score adjustment and a result work on a finished game too (a
     /// score corrected after the end decides the winners again; a result set after the end
-    /// replaces it, its game-over event following the first).
-    pub fn direct(&mut self, action: DirectorAction, now_ms: u64) -> Result<(), GameError> {
+    /// replaces it, its game-over event following the first). `by` names the director key
+    /// that acts (None: the root director); its events carry the name.
+    pub fn direct(
+        &mut self,
+        action: DirectorAction,
+        by: Option<String>,
+        now_ms: u64,
+    ) -> Result<(), GameError> {
         let before = self.history.len();
         self.direct_inner(&action, now_ms)?;
-        self.note_op(Op::Director(action, now_ms), before);
+        self.sign(before, &by);
+        self.note_op(Op::Director(action, by, now_ms), before);
         Ok(())
+    }
+
+    /// Mark the events from `from` on as made by the director key `by`.
+    fn sign(&mut self, from: usize, by: &Option<String>) {
+        for e in &mut self.history[from..] {
+            e.director.clone_from(by);
+        }
     }
 
     fn direct_inner(&mut self, action: &DirectorAction, now_ms: u64) -> Result<(), GameError> {
@@ -259,8 +274,9 @@ impl Game {
 
     /// Take back the last turn (a play, exchange, pass or resignation, and everything that
     /// followed it but the director's own actions) at game time `now_ms`: see the module's
-    /// doc. A finished game whose last turn ended it is in play again.
-    pub fn undo_turn(&mut self, now_ms: u64) -> Result<(), GameError> {
+    /// doc. A finished game whose last turn ended it is in play again. `by` names the director
+    /// key that acts (None: the root director).
+    pub fn undo_turn(&mut self, by: Option<String>, now_ms: u64) -> Result<(), GameError> {
         if let Some(o) = self.outcome()
             && matches!(o.reason, EndReason::Forfeit(_) | EndReason::Adjudicated | EndReason::Voided)
         {
@@ -311,6 +327,7 @@ impl Game {
         let before = rebuilt.history.len();
         let to_move = rebuilt.to_move;
         rebuilt.push(to_move, EventKind::TurnUndone { from }, 0, now_ms);
+        rebuilt.sign(before, &by);
         journal.push((Op::Undone { seat, from_ms: acted_ms, to_ms: now_ms }, before..rebuilt.history.len()));
         rebuilt.journal = journal;
         *self = rebuilt;
@@ -346,7 +363,7 @@ impl Game {
             Op::StackRacks(racks) => self.stack_racks(racks),
             Op::StackRack(seat, rack) => self.stack_rack(*seat, rack),
             Op::TimePenalty(seat, points, now) => self.record_time_penalty(*seat, *points, *now),
-            Op::Director(action, now) => self.direct(action.clone(), *now),
+            Op::Director(action, by, now) => self.direct(action.clone(), by.clone(), *now),
             Op::Undone { seat, from_ms, to_ms } => {
                 if let Some(c) = &mut self.clocks
                     && c.running() == Some(*seat)

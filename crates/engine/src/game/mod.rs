@@ -194,6 +194,9 @@ pub struct Event {
     /// Taken back by the director ([`EventKind::TurnUndone`]): it stays in the history, as
     /// watchers saw it, but counts no more.
     pub undone: bool,
+    /// A director's event: the name of the director key that made it (None: the root director,
+    /// and every other event).
+    pub director: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -710,6 +713,7 @@ impl Game {
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
                     undone: false,
+                    director: None,
                 });
                 let went_out = self.racks[seat].is_empty() && self.bag.is_empty();
                 if self.config.challenge == ChallengeRule::Void {
@@ -778,6 +782,7 @@ impl Game {
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
                     undone: false,
+                    director: None,
                 });
                 if !self.scoreless_end(now_ms) {
                     self.advance(now_ms);
@@ -867,6 +872,7 @@ impl Game {
             cumulative: self.scores[seat],
             time_ms: now_ms,
             undone: false,
+            director: None,
         });
         let verdict =
             Verdict { acceptable, invalid_words: self.config.reveal_invalid_words.then_some(invalid) };
@@ -887,6 +893,7 @@ impl Game {
                 cumulative: self.scores[seat],
                 time_ms: now_ms,
                 undone: false,
+                director: None,
             });
             if self.config.challenge == ChallengeRule::Triple {
                 self.finish(EndReason::LostChallenge(seat), now_ms, false);
@@ -912,6 +919,7 @@ impl Game {
                     cumulative: self.scores[seat],
                     time_ms: now_ms,
                     undone: false,
+                    director: None,
                 });
             }
             ChallengeRule::Triple => {
@@ -939,6 +947,7 @@ impl Game {
             cumulative: self.scores[seat],
             time_ms: now_ms,
             undone: false,
+            director: None,
         });
     }
 

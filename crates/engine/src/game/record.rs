@@ -57,7 +57,8 @@ fn pragma_name(name: &str, nick: &str) -> String {
 /// lines carry no rack (GCG allows that) and exchanges give only the number of tiles (`-3`):
 /// what the seat drew and kept stays theirs. Seats are named by [`nicknames`] of `names`.
 /// Turns the director took back are left out; the director's actions are `#note director: …`
-/// lines where they happened (a score adjustment shows in the totals that follow it), and each
+/// lines (`#note director (name): …` for a director key's) where they happened (a score
+/// adjustment shows in the totals that follow it), and each
 /// challenge is a `#note challenge: …` line naming every word with its verdict when `verdicts`
 /// (otherwise only the play's verdict).
 pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> bool, verdicts: bool) -> String {
@@ -128,17 +129,22 @@ pub fn write_gcg_for(game: &Game, names: &[String], shown: &dyn Fn(usize) -> boo
 fn director_note(e: &super::Event, nick: &str, alphabet: Alphabet, verdicts: bool) -> Option<String> {
     let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let _ = alphabet;
+    // `director:` for the root director, `director (name):` for a director key.
+    let director = match &e.director {
+        Some(name) => format!("director ({name}):"),
+        None => "director:".to_string(),
+    };
     Some(match &e.kind {
-        EventKind::Paused => "director: game paused".into(),
-        EventKind::Resumed => "director: game resumed".into(),
+        EventKind::Paused => format!("{director} game paused"),
+        EventKind::Resumed => format!("{director} game resumed"),
         EventKind::ScoreAdjusted { reason } => {
-            format!("director: {nick} score {:+} ({}), total {}", e.points, one_line(reason), e.cumulative)
+            format!("{director} {nick} score {:+} ({}), total {}", e.points, one_line(reason), e.cumulative)
         }
         EventKind::ClockAdjusted { delta_ms, reason } => {
-            format!("director: {nick} clock {:+} ms ({})", delta_ms, one_line(reason))
+            format!("{director} {nick} clock {:+} ms ({})", delta_ms, one_line(reason))
         }
-        EventKind::TurnUndone { .. } => "director: the last turn was taken back".into(),
-        EventKind::Note { text } => format!("director: {}", one_line(text)),
+        EventKind::TurnUndone { .. } => format!("{director} the last turn was taken back"),
+        EventKind::Note { text } => format!("{director} {}", one_line(text)),
         EventKind::Challenged { acceptable, words, .. } => {
             let verdict = if *acceptable { "acceptable" } else { "not acceptable" };
             if verdicts {

@@ -61,7 +61,7 @@ fn an_undone_turn_leaves_the_game_as_it_was_and_the_bag_draws_the_same_next() {
             g.act(seat, action.clone(), now).unwrap();
             // A challenge of it too, taken back with it.
             let _ = g.challenge(1 - seat, now + 10);
-            g.undo_turn(now + 5_000).unwrap();
+            g.undo_turn(None, now + 5_000).unwrap();
             g.check_invariants().unwrap();
             let what = format!("{kind} seed {seed}");
             // The clocks: the seat's thinking before the turn stays spent (it acted at `now`); the
@@ -105,7 +105,7 @@ fn state_without_clocks(g: &Game) -> String {
 #[test]
 fn undoing_twice_takes_back_two_turns_and_nothing_is_undone_before_the_first() {
     let mut g = game(RulesetKind::English, 9, false);
-    assert_eq!(g.undo_turn(0), Err(GameError::NothingToUndo));
+    assert_eq!(g.undo_turn(None, 0), Err(GameError::NothingToUndo));
     let start = g.clone();
     let mut now = 0;
     for _ in 0..2 {
@@ -114,11 +114,11 @@ fn undoing_twice_takes_back_two_turns_and_nothing_is_undone_before_the_first() {
         let action = choose_action(&g, seat, BotLevel::Strong);
         g.act(seat, action, now).unwrap();
     }
-    g.direct(DirectorAction::Note("between".into()), now + 1).unwrap();
-    g.undo_turn(now + 2).unwrap();
-    g.undo_turn(now + 3).unwrap();
+    g.direct(DirectorAction::Note("between".into()), None, now + 1).unwrap();
+    g.undo_turn(None, now + 2).unwrap();
+    g.undo_turn(None, now + 3).unwrap();
     assert_eq!(state(&g), state(&start));
-    assert_eq!(g.undo_turn(now + 4), Err(GameError::NothingToUndo));
+    assert_eq!(g.undo_turn(None, now + 4), Err(GameError::NothingToUndo));
     // The note stays, as do both undo events; the score is as at the start.
     let notes = g.history().iter().filter(|e| matches!(e.kind, EventKind::Note { .. }) && !e.undone).count();
     assert_eq!(notes, 1);
@@ -128,7 +128,7 @@ fn undoing_twice_takes_back_two_turns_and_nothing_is_undone_before_the_first() {
 #[test]
 fn a_pause_stops_both_clocks_and_every_action_until_resumed() {
     let mut g = game(RulesetKind::Russian, 4, true);
-    g.direct(DirectorAction::Pause, 10_000).unwrap();
+    g.direct(DirectorAction::Pause, None, 10_000).unwrap();
     assert!(g.paused());
     assert_eq!(g.next_flag_fall(), None, "no clock runs");
     let c = g.clocks().unwrap();
@@ -136,23 +136,24 @@ fn a_pause_stops_both_clocks_and_every_action_until_resumed() {
     assert_eq!(c.remaining_ms(0, 900_000_000), left, "time stands still");
     let seat = g.to_move();
     assert_eq!(g.act(seat, Action::Pass, 20_000), Err(GameError::Paused));
-    assert_eq!(g.direct(DirectorAction::Pause, 20_000), Err(GameError::AlreadyPaused));
+    assert_eq!(g.direct(DirectorAction::Pause, None, 20_000), Err(GameError::AlreadyPaused));
     // Hours later nobody has lost on time.
     assert!(!g.tick(50_000_000));
-    g.direct(DirectorAction::Resume, 60_000_000).unwrap();
+    g.direct(DirectorAction::Resume, None, 60_000_000).unwrap();
     assert!(!g.paused());
     assert_eq!(g.clocks().unwrap().remaining_ms(seat, 60_001_000), left - 1000);
     g.act(seat, Action::Pass, 60_002_000).unwrap();
-    assert_eq!(g.direct(DirectorAction::Resume, 60_003_000), Err(GameError::NotPaused));
+    assert_eq!(g.direct(DirectorAction::Resume, None, 60_003_000), Err(GameError::NotPaused));
     g.check_invariants().unwrap();
 }
 
 #[test]
 fn adjustments_count_and_results_end_the_game_with_their_reason() {
     let mut g = game(RulesetKind::Erudit, 2, true);
-    g.direct(DirectorAction::AdjustScore { seat: 1, points: 15, reason: "miscount".into() }, 1000).unwrap();
+    g.direct(DirectorAction::AdjustScore { seat: 1, points: 15, reason: "miscount".into() }, None, 1000)
+        .unwrap();
     assert_eq!(g.scores()[1], 15);
-    g.direct(DirectorAction::AdjustClock { seat: 0, delta_ms: 60_000, reason: "noise".into() }, 1000)
+    g.direct(DirectorAction::AdjustClock { seat: 0, delta_ms: 60_000, reason: "noise".into() }, None, 1000)
         .unwrap();
     assert_eq!(g.clocks().unwrap().remaining_ms(0, 1000), 25 * 60_000 + 60_000 - 1000);
     let gcg = write_gcg(&g, &["ann".into(), "bob".into()]);
@@ -162,14 +163,18 @@ fn adjustments_count_and_results_end_the_game_with_their_reason() {
 
     let mut forfeit = g.clone();
     forfeit
-        .direct(DirectorAction::SetResult(ResultKind::Forfeit { seat: 1, reason: "no show".into() }), 2000)
+        .direct(
+            DirectorAction::SetResult(ResultKind::Forfeit { seat: 1, reason: "no show".into() }),
+            None,
+            2000,
+        )
         .unwrap();
     let o = forfeit.outcome().unwrap();
     assert_eq!((o.reason, o.winners.clone()), (EndReason::Forfeit(1), vec![0]));
 
     let mut judged = g.clone();
     let scores = ResultKind::Adjudicated { scores: vec![300, 280], reason: "power cut".into() };
-    judged.direct(DirectorAction::SetResult(scores), 2000).unwrap();
+    judged.direct(DirectorAction::SetResult(scores), None, 2000).unwrap();
     let o = judged.outcome().unwrap();
     assert_eq!(
         (o.reason, o.scores.clone(), o.winners.clone()),
@@ -178,10 +183,10 @@ fn adjustments_count_and_results_end_the_game_with_their_reason() {
     judged.check_invariants().unwrap();
 
     let mut void = g.clone();
-    void.direct(DirectorAction::SetResult(ResultKind::Void { reason: "wrong pairing".into() }), 2000)
+    void.direct(DirectorAction::SetResult(ResultKind::Void { reason: "wrong pairing".into() }), None, 2000)
         .unwrap();
     assert!(void.outcome().unwrap().winners.is_empty());
-    assert_eq!(void.direct(DirectorAction::Pause, 3000), Err(GameError::GameOver));
+    assert_eq!(void.direct(DirectorAction::Pause, None, 3000), Err(GameError::GameOver));
 }
 
 #[test]
@@ -197,4 +202,31 @@ fn a_correspondence_clock_gives_each_move_its_day() {
     assert!(!g.tick(2 * day - 1));
     assert!(g.tick(2 * day));
     assert_eq!(g.outcome().unwrap().reason, EndReason::OutOfTime(1));
+}
+
+#[test]
+fn a_director_keys_actions_carry_its_name_into_the_history_and_the_record() {
+    let mut g = game(RulesetKind::English, 3, true);
+    let td = Some("spring-td".to_string());
+    g.direct(DirectorAction::Pause, td.clone(), 1000).unwrap();
+    g.direct(DirectorAction::Resume, None, 2000).unwrap();
+    let seat = g.to_move();
+    g.act(seat, Action::Pass, 3000).unwrap();
+    g.undo_turn(td.clone(), 4000).unwrap();
+    let signed: Vec<(EventKind, Option<String>)> =
+        g.history().iter().map(|e| (e.kind.clone(), e.director.clone())).collect();
+    assert_eq!(
+        signed,
+        vec![
+            (EventKind::Paused, td.clone()),
+            (EventKind::Resumed, None),
+            (EventKind::Pass, None),
+            (EventKind::TurnUndone { from: 2 }, td.clone()),
+        ]
+    );
+    let gcg = write_gcg(&g, &["ann".into(), "bob".into()]);
+    assert!(gcg.contains("#note director (spring-td): game paused\n"), "{gcg}");
+    assert!(gcg.contains("#note director: game resumed\n"), "{gcg}");
+    assert!(gcg.contains("#note director (spring-td): the last turn was taken back\n"), "{gcg}");
+    g.check_invariants().unwrap();
 }
