@@ -508,6 +508,51 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
 }
 
 #[tokio::test]
+async fn a_director_key_manages_its_own_games_from_the_page() {
+    let srv = start().await;
+    srv.handle.state.set_director_token("director-secret");
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let event: std::collections::HashMap<String, String> =
+        [("event".to_string(), "spring".to_string())].into();
+    let key = d
+        .create_director_key(authed(
+            pb::CreateDirectorKeyRequest { name: "spring-td".into(), labels: event.clone() },
+            "director-secret",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("ann"), human("bob")], 8);
+    request.labels = event;
+    let spring = g.create_game(authed(request, &key.token)).await.unwrap().into_inner();
+    let other = two_humans(&mut g, 9).await;
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    c.wait().for_element(Locator::Css("#director-token")).await.unwrap().send_keys(&key.token).await.unwrap();
+    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    // The key's page lists its game only.
+    wait_text(&c, "#list-info", "1 live game").await;
+    assert_eq!(count(&c, &format!("[data-manage='{}']", other.game_id)).await, 0);
+    c.find(Locator::Css(&format!("[data-manage='{}']", spring.game_id)))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
+    wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
+    let view = g.get_game(pb::GetGameRequest { game_id: spring.game_id.clone() }).await.unwrap().into_inner();
+    assert!(view.paused);
+    // The game's page names the key beside its action.
+    c.goto(&format!("{}/games/{}", srv.url, spring.game_id)).await.unwrap();
+    wait_until("the pause event", || text(&c, "#moves li.paused"), |t| t.contains("spring-td")).await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn word_study_finds_anagrams_in_the_lobby() {
     let srv = start().await;
     let mut driver = Driver::start().await;

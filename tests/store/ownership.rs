@@ -8,7 +8,8 @@
 //!   never slept, and a flag due while nobody owns it falls on time;
 //! - `x-dawgref-game` is a hint: a malformed or wrong one changes nothing;
 //! - only a replica can mark a call as forwarded: a client's mark moves no game;
-//! - replicas serving mutual TLS forward to one another over it.
+//! - replicas serving mutual TLS forward to one another over it;
+//! - a director key made on one replica holds on every other, and its revocation within the lease.
 
 use crate::common;
 
@@ -405,4 +406,45 @@ async fn replicas_serving_mutual_tls_forward_to_one_another_over_it() {
     }
     assert_eq!(b.handle.state.metrics.forwarded.get(), 2);
     assert_eq!(a.games().get_game(get(&game)).await.unwrap().into_inner().turn, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_key_made_on_one_replica_holds_on_the_other_and_its_revocation_within_the_lease() {
+    const ROOT: &str = "root-of-both";
+    let (_pg, a, b) = two_replicas("director_keys").await;
+    for node in [&a, &b] {
+        node.handle.state.set_director_token(ROOT);
+    }
+    let directors = |node: &Node| pb::directors_client::DirectorsClient::new(node.channel.clone());
+    let labels: std::collections::HashMap<String, String> =
+        [("event".to_string(), "open".to_string())].into();
+    let made = directors(&a)
+        .create_director_key(authed(
+            pb::CreateDirectorKeyRequest { name: "td".into(), labels: labels.clone() },
+            ROOT,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    // The other replica knows the new key at once (a token it has not seen reads the store).
+    let mut request = endless(7);
+    request.labels = labels;
+    let game = b.games().create_game(authed(request, &made.token)).await.unwrap().into_inner();
+    let req = || pb::DirectorRequest { game_id: game.game_id.clone(), request_id: String::new() };
+    directors(&b).pause_game(authed(req(), &made.token)).await.unwrap();
+
+    directors(&a)
+        .revoke_director_key(authed(pb::RevokeDirectorKeyRequest { name: "td".into() }, ROOT))
+        .await
+        .unwrap();
+    // Refused at once where it was revoked, and on the other replica once a lease has passed.
+    let refused = directors(&a).resume_game(authed(req(), &made.token)).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    let refused = directors(&b).resume_game(authed(req(), &made.token)).await.unwrap_err();
+    assert_eq!(
+        (refused.code(), refused.message()),
+        (tonic::Code::PermissionDenied, "director key \"td\" was revoked")
+    );
+    directors(&b).resume_game(authed(req(), ROOT)).await.unwrap();
 }
