@@ -313,7 +313,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             // Drain before the listener closes: the games' tasks finish what they are doing,
             // then (among replicas) the leases go, so the other replicas take the games over
             // at their next call.
-            if draining.state.host.cluster().is_some() && !draining.drain(std::time::Duration::from_secs(5)).await {
+            if draining.state.host.peers().is_some() && !draining.drain(std::time::Duration::from_secs(5)).await {
                 tracing::warn!("some games' tasks did not stop within 5 s");
             }
         };

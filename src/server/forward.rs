@@ -4,7 +4,7 @@
 
 use super::errors;
 use super::owner;
-use crate::host::{Cluster, Host};
+use crate::host::{Host, Peers};
 use crate::proto::v1::directors_client::DirectorsClient;
 use crate::proto::v1::games_client::GamesClient;
 use dashmap::DashMap;
@@ -106,18 +106,18 @@ impl Forwarder {
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
         let (metadata, extensions, message) = request.into_parts();
-        let Some(cluster) = self.host.cluster() else {
+        let Some(peers) = self.host.peers() else {
             return Err(errors::internal("a forward without replicas"));
         };
-        let answer = self.call_via(addr, outgoing(&metadata, message, cluster), call).await;
+        let answer = self.call_via(addr, outgoing(&metadata, message, &peers), call).await;
         if let (Ok(response), Some(note)) = (&answer, extensions.get::<owner::Note>()) {
             note.answered(&self.host, response.metadata());
         }
         if let Err(status) = &answer
             && unreachable(status)
         {
-            if let (Some(cluster), Ok(uuid)) = (self.host.cluster(), Uuid::parse_str(game_id)) {
-                cluster.forget_owner(&uuid);
+            if let (Some(peers), Ok(uuid)) = (self.host.peers(), Uuid::parse_str(game_id)) {
+                peers.owner_unreachable(&uuid);
             }
             return Err(Status::unavailable(format!(
                 "the replica that owns game {} did not answer ({}); retry",
@@ -152,14 +152,12 @@ impl Forwarder {
         F: FnOnce(Channel, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        let Some(cluster) = self.host.cluster() else {
+        let Some(peers) = self.host.peers() else {
             return Err(errors::internal("a forward without replicas"));
         };
         self.host.metrics().forwarded.inc();
         let client = self.channel(addr)?;
-        // A paused replica accepts connections and never answers: the call gives up after two
-        // leases, by when the paused replica's leases have lapsed and a retry takes its games.
-        let limit = (cluster.lease() * 2).max(Duration::from_secs(1));
+        let limit = peers.answer_within();
         match tokio::time::timeout(limit, call(client, request)).await {
             Ok(answer) => answer,
             Err(_) => Err(Status::unavailable("no answer in time")),
@@ -170,15 +168,15 @@ impl Forwarder {
 /// A call to another replica, as the client sent it (its bearer token included), marked as
 /// forwarded by this replica (its address, and the replicas' secret as proof) so that the
 /// replica answers it itself.
-pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, cluster: &Cluster) -> Request<T> {
+pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, peers: &Peers<'_>) -> Request<T> {
     let mut outgoing = Request::new(message);
     if let Some(auth) = metadata.get("authorization") {
         outgoing.metadata_mut().insert("authorization", auth.clone());
     }
-    let mark = tonic::metadata::MetadataValue::try_from(cluster.addr())
+    let mark = tonic::metadata::MetadataValue::try_from(peers.addr())
         .unwrap_or_else(|_| tonic::metadata::MetadataValue::from_static("1"));
     outgoing.metadata_mut().insert(FORWARDED, mark);
-    if let Ok(proof) = tonic::metadata::MetadataValue::try_from(cluster.leases().secret()) {
+    if let Ok(proof) = tonic::metadata::MetadataValue::try_from(peers.proof()) {
         outgoing.metadata_mut().insert(PROOF, proof);
     }
     outgoing

@@ -44,18 +44,14 @@ impl GamesService {
         size: usize,
         local: pb::ListGamesResponse,
     ) -> Result<pb::ListGamesResponse, Status> {
-        let Some(cluster) = self.state.host.cluster() else {
+        let Some(replicas) = self.state.host.peers() else {
             return Ok(local);
         };
-        let peers = cluster
-            .leases()
-            .live_peers()
-            .await
-            .map_err(|e| errors::store("the replicas could not be listed", e))?;
+        let peers = replicas.others().await.map_err(errors::host)?;
         let answers = futures_util::future::join_all(peers.iter().map(|addr| {
             self.state.forwarder.call_peer(
                 addr,
-                forward::outgoing(metadata, req.clone(), cluster),
+                forward::outgoing(metadata, req.clone(), &replicas),
                 |mut c, r| async move { c.list_games(r).await },
             )
         }))

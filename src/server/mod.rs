@@ -27,7 +27,7 @@ pub mod tls;
 pub mod views;
 pub mod web;
 
-use crate::host::{Cluster, Host, Leases, RecoveryReport};
+use crate::host::{Host, Leases, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_server::AnalysisServer;
 use crate::proto::v1::directors_server::DirectorsServer;
@@ -88,7 +88,7 @@ pub struct Builder {
     lexicons: Vec<Lexicon>,
     limits: Limits,
     store: Arc<dyn GameStore>,
-    cluster: Option<Arc<Cluster>>,
+    leases: Option<Arc<dyn Leases>>,
     hooks: Hooks,
     director_token: Option<String>,
     tls: Option<tls::Tls>,
@@ -100,7 +100,7 @@ impl Builder {
             lexicons,
             limits: Limits::default(),
             store: Arc::new(crate::store::MemoryStore::new()),
-            cluster: None,
+            leases: None,
             hooks: Hooks::default(),
             director_token: None,
             tls: None,
@@ -121,7 +121,7 @@ impl Builder {
     /// Serve as one replica of several sharing `store` (PostgreSQL, or any store that keeps
     /// leases): leases, heartbeat, takeovers and forwarding.
     pub fn replica<S: GameStore + Leases + 'static>(mut self, store: Arc<S>) -> Builder {
-        self.cluster = Some(Arc::new(Cluster::new(store.clone())));
+        self.leases = Some(store.clone());
         self.store = store;
         self
     }
@@ -155,8 +155,8 @@ impl Builder {
         };
         let host =
             Host::new(self.lexicons, self.limits, self.store, hooks, Arc::new(views::EncodedAnswers), rx);
-        if let Some(cluster) = self.cluster {
-            host.set_cluster(cluster);
+        if let Some(leases) = self.leases {
+            host.set_replica(leases);
         }
         host.metrics().time_methods(crate::metrics::served_methods());
         let state = Arc::new(AppState::new(host, self.tls.map(Arc::new)));
@@ -255,14 +255,7 @@ impl Handle {
     /// operation it is in, then, among replicas, hand every game over so that the other
     /// replicas take them at their next call. False when some task did not stop in time.
     pub async fn drain(&self, limit: std::time::Duration) -> bool {
-        let stopped = self.state.host.wait_for_sessions(limit).await;
-        if let Some(cluster) = self.state.host.cluster() {
-            match cluster.release().await {
-                Ok(()) => tracing::info!("games handed over"),
-                Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
-            }
-        }
-        stopped
+        self.state.host.drain(limit).await
     }
 }
 

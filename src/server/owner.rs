@@ -64,8 +64,8 @@ impl Note {
         let Some(owner) = metadata.get(OWNER).and_then(|v| v.to_str().ok()) else { return };
         let mut routed = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let Some(Routed { game, owner: Some(known) }) = routed.as_mut() else { return };
-        if let Some(cluster) = host.cluster() {
-            cluster.set_owner(*game, owner);
+        if let Some(peers) = host.peers() {
+            peers.owner_is(*game, owner);
         }
         *known = owner.to_string();
     }
@@ -114,7 +114,7 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        let Some(cluster) = self.host.cluster() else {
+        let Some(peers) = self.host.peers() else {
             return Box::pin(self.inner.call(request));
         };
         // Only a replica can mark a call as forwarded: a mark without the proof goes, and the
@@ -124,7 +124,7 @@ where
         // secret's length is no secret).
         let proven = headers
             .get(PROOF)
-            .is_some_and(|given| bool::from(given.as_bytes().ct_eq(cluster.leases().secret().as_bytes())));
+            .is_some_and(|given| bool::from(given.as_bytes().ct_eq(peers.proof().as_bytes())));
         headers.remove(PROOF);
         if !proven {
             headers.remove(FORWARDED);

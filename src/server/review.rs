@@ -91,7 +91,7 @@ pub async fn analyze(
     // A review kept from the same request.
     let memory_key = || format!("{key} ruleset={} lexicon={} gcg={}", req.ruleset, req.lexicon, req.gcg);
     match &source.keep {
-        Keep::Store(id) => match state.host.store().review(*id, key.clone()).await {
+        Keep::Store(id) => match state.host.kept_review(*id, key.clone()).await {
             Ok(Some(body)) => match decode(&body) {
                 Some(updates) => return Ok(kept(updates)),
                 None => tracing::warn!(game = %id, "a kept review does not decode: reviewing again"),
@@ -316,7 +316,7 @@ impl Job {
         // Kept before the last message goes: a client that asks again once it has it finds it.
         match self.keep {
             Some(Kept::Store(id, key)) => {
-                if let Err(e) = self.state.host.store().save_review(id, key, encode(&kept)).wait().await {
+                if let Err(e) = self.state.host.keep_review(id, key, encode(&kept)).await {
                     tracing::warn!(game = %id, error = %e, "keeping a review failed");
                 }
             }

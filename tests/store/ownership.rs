@@ -20,8 +20,8 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server::tls::TlsFiles;
 use dawgref::server::{Builder, Handle};
-use dawgref::store::PgStore;
 use dawgref::store::postgres::Replica;
+use dawgref::store::{GameStore, PgStore};
 use pb::games_client::GamesClient;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +34,8 @@ struct Node {
     handle: Handle,
     addr: String,
     channel: Channel,
+    /// The store the replica was built with, to read what it wrote.
+    store: Arc<PgStore>,
 }
 
 impl Node {
@@ -44,11 +46,12 @@ impl Node {
             Replica { id: uuid::Uuid::new_v4(), addr: addr.clone(), lease: Duration::from_millis(lease_ms) };
         let store = Arc::new(PgStore::open(url, me).await.unwrap());
         let lexicon = common::lexicon(RulesetKind::English).clone();
-        let (handle, _) = Builder::new(vec![lexicon]).limits(limits).replica(store).start().await.unwrap();
+        let (handle, _) =
+            Builder::new(vec![lexicon]).limits(limits).replica(store.clone()).start().await.unwrap();
         handle.spawn(listener);
         let channel =
             tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect_lazy();
-        Node { handle, addr, channel }
+        Node { handle, addr, channel, store }
     }
 
     /// A replica serving (mutual) TLS from `files`, and a client channel to it showing `client`.
@@ -59,11 +62,16 @@ impl Node {
         let store = Arc::new(PgStore::open(url, me).await.unwrap());
         let lexicon = common::lexicon(RulesetKind::English).clone();
         let tls = dawgref::server::tls::Tls::load(files).unwrap();
-        let (handle, _) =
-            Builder::new(vec![lexicon]).limits(limits(None)).tls(tls).replica(store).start().await.unwrap();
+        let (handle, _) = Builder::new(vec![lexicon])
+            .limits(limits(None))
+            .tls(tls)
+            .replica(store.clone())
+            .start()
+            .await
+            .unwrap();
         handle.spawn(listener);
         let channel = common::tls::channel(&addr, ca, Some(client)).await.unwrap();
-        Node { handle, addr, channel }
+        Node { handle, addr, channel, store }
     }
 
     fn games(&self) -> GamesClient<Channel> {
@@ -309,7 +317,7 @@ async fn a_flag_due_while_nobody_asks_falls_by_the_orphan_sweep() {
     let (game, _, b) = asleep_unowned(&url, 11, 2_000).await;
     let uuid: uuid::Uuid = game.game_id.parse().unwrap();
     let started = Instant::now();
-    let store = b.handle.state.host.store().clone();
+    let store = b.store.clone();
     loop {
         let stored = store.load(uuid).await.unwrap().unwrap();
         if stored.finished {

@@ -122,7 +122,7 @@ impl Cluster {
     }
 
     /// The leases, for the calls that ask the store directly.
-    pub fn leases(&self) -> &Arc<dyn Leases> {
+    pub(crate) fn leases(&self) -> &Arc<dyn Leases> {
         &self.store
     }
 
@@ -224,5 +224,50 @@ impl Cluster {
     /// Hand every game over (on shutdown, once the sessions have stopped).
     pub async fn release(&self) -> Result<(), StoreError> {
         self.store.release_all().await
+    }
+}
+
+/// What the services know of the replicas around this one: where this replica answers, the
+/// proof a forwarded call carries, how long a peer may take, the others' addresses, and what a
+/// forward learnt of a game's owner. Nothing here claims, writes or releases a lease.
+pub struct Peers<'a> {
+    cluster: &'a Cluster,
+}
+
+impl<'a> Peers<'a> {
+    pub(crate) fn new(cluster: &'a Cluster) -> Peers<'a> {
+        Peers { cluster }
+    }
+
+    /// The address this replica advertises to the others.
+    pub fn addr(&self) -> &str {
+        self.cluster.addr()
+    }
+
+    /// The secret the replicas share: a forwarded call carries it as proof.
+    pub fn proof(&self) -> &str {
+        self.cluster.store.secret()
+    }
+
+    /// How long a call to another replica may take: a paused replica accepts connections and
+    /// never answers, so a call gives up after two leases, by when the paused replica's leases
+    /// have lapsed and a retry takes its games.
+    pub fn answer_within(&self) -> Duration {
+        (self.cluster.lease() * 2).max(Duration::from_secs(1))
+    }
+
+    /// The addresses of the other replicas with a current heartbeat.
+    pub async fn others(&self) -> Result<Vec<String>, crate::HostError> {
+        self.cluster.store.live_peers().await.map_err(|e| crate::HostError::store("listing the replicas", e))
+    }
+
+    /// A forwarded call's answer named the game's owner now.
+    pub fn owner_is(&self, game: Uuid, addr: &str) {
+        self.cluster.set_owner(game, addr)
+    }
+
+    /// The game's owner did not answer a forward: the store is asked next time.
+    pub fn owner_unreachable(&self, game: &Uuid) {
+        self.cluster.forget_owner(game)
     }
 }

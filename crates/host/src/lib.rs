@@ -20,7 +20,8 @@ mod search;
 mod session;
 mod state;
 
-pub use cluster::{Cluster, LeaseFuture, Leases};
+use cluster::Cluster;
+pub use cluster::{LeaseFuture, Leases, Peers};
 pub use config::{CreateRate, Hooks, Limits};
 pub use directors::Director;
 pub use error::HostError;
@@ -33,7 +34,8 @@ pub use session::{
     Answer, Answers, ChallengeDone, DirectorDone, DirectorOp, Session, Turn, TurnAction, TurnDone, WatchSlot,
     Written, stopped,
 };
-pub use state::{Core, Remembered, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
+use state::{Core, Remembered};
+pub use state::{Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
@@ -126,8 +128,19 @@ impl Host {
         &self.ctx.lexicons
     }
 
-    pub fn store(&self) -> &Arc<dyn GameStore> {
-        &self.ctx.store
+    /// The review kept with a finished game under `key` (which names its options), if any.
+    pub async fn kept_review(&self, id: Uuid, key: String) -> Result<Option<Vec<u8>>, HostError> {
+        self.ctx.store.review(id, key).await.map_err(|e| HostError::store("reading a kept review", e))
+    }
+
+    /// Keep a finished game's review under `key`, in place of one kept before.
+    pub async fn keep_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Result<(), HostError> {
+        self.ctx
+            .store
+            .save_review(id, key, body)
+            .wait()
+            .await
+            .map_err(|e| HostError::store("keeping a review", e))
     }
 
     /// Run a short piece of CPU work a request waits for (move generation, a board's
@@ -222,13 +235,15 @@ impl Host {
         self.ctx.shutdown.clone()
     }
 
-    /// Serve as one replica of several sharing the store (set once, before serving).
-    pub fn set_cluster(&self, cluster: Arc<Cluster>) -> bool {
-        self.ctx.cluster.set(cluster).is_ok()
+    /// Serve as one replica of several sharing the store, whose leases `leases` keeps (set
+    /// once, before serving).
+    pub fn set_replica(&self, leases: Arc<dyn Leases>) -> bool {
+        self.ctx.cluster.set(Arc::new(Cluster::new(leases))).is_ok()
     }
 
-    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
-        self.ctx.cluster.get()
+    /// The replicas around this one, as the services see them (None on a single server).
+    pub fn peers(&self) -> Option<Peers<'_>> {
+        self.ctx.cluster.get().map(|c| Peers::new(c))
     }
 
     /// Where the game is served. On a single server, always here. Among replicas: here when this
@@ -443,6 +458,20 @@ impl Host {
     pub async fn wait_for_sessions(&self, limit: Duration) -> bool {
         self.ctx.tasks.close();
         tokio::time::timeout(limit, self.ctx.tasks.wait()).await.is_ok()
+    }
+
+    /// After shutdown was signalled: [`Host::wait_for_sessions`], then, among replicas, let
+    /// every lease go so that the other replicas take the games at their next call. False when
+    /// some task did not stop in time.
+    pub async fn drain(&self, limit: Duration) -> bool {
+        let stopped = self.wait_for_sessions(limit).await;
+        if let Some(cluster) = self.ctx.cluster.get() {
+            match cluster.release().await {
+                Ok(()) => tracing::info!("games handed over"),
+                Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
+            }
+        }
+        stopped
     }
 
     /// Live games held.
