@@ -200,6 +200,49 @@ impl DirectorKeys {
     }
 }
 
+/// The host's door to the director keys: the root director alone makes, lists and revokes them.
+impl crate::Host {
+    /// The director a director key's token hash makes its holder (the root director's token is
+    /// the services' to check): [`HostError::NotDirector`] for no key, [`HostError::KeyRevoked`]
+    /// for a revoked one. Among replicas the keys are read again once half a lease old.
+    pub async fn director_key(&self, hash: &TokenHash) -> Result<Director, HostError> {
+        let max_age = self.ctx.cluster.get().map(|c| c.lease() / 2);
+        self.ctx.directors.director(hash, max_age).await
+    }
+
+    /// Make a director key for `by` (only the root director may): kept before it is answered.
+    pub async fn add_director_key(
+        &self,
+        by: &Director,
+        name: String,
+        labels: dawgref_store::Labels,
+        token_hash: TokenHash,
+    ) -> Result<dawgref_store::DirectorKey, HostError> {
+        root_only(by)?;
+        self.ctx.directors.add(name, labels, token_hash).await
+    }
+
+    /// Every director key, revoked ones included, by name (only the root director may list).
+    pub async fn director_keys(&self, by: &Director) -> Result<Vec<dawgref_store::DirectorKey>, HostError> {
+        root_only(by)?;
+        self.ctx.directors.list().await
+    }
+
+    /// Revoke a director key (only the root director may); the key as now kept.
+    pub async fn revoke_director_key(
+        &self,
+        by: &Director,
+        name: String,
+    ) -> Result<dawgref_store::DirectorKey, HostError> {
+        root_only(by)?;
+        self.ctx.directors.revoke(name).await
+    }
+}
+
+fn root_only(by: &Director) -> Result<(), HostError> {
+    if by.is_root() { Ok(()) } else { Err(HostError::RootOnly) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,11 @@
 //!
 //! The layers, one way: engine → host → store and cluster → services → binary.
 
+mod actor;
 mod cluster;
+mod command;
 mod config;
+mod context;
 mod directors;
 mod error;
 mod input;
@@ -18,11 +21,14 @@ mod privacy;
 mod recovery;
 mod search;
 mod session;
+mod sleep;
 mod state;
+mod switch;
 
-use cluster::Cluster;
 pub use cluster::{LeaseFuture, Leases, Peers};
+pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
 pub use config::{CreateRate, Hooks, Limits};
+pub use context::{Answers, Written};
 pub use directors::Director;
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
@@ -30,20 +36,18 @@ pub use pool::{BOT_NICE, Pool};
 pub use privacy::{Viewer, gcg, reviewable};
 pub use recovery::{Lexicons, Replayed, replay};
 pub use search::{Grant, Reporter, SearchStream, SearchTicket};
-pub use session::{
-    Answer, Answers, ChallengeDone, DirectorDone, DirectorOp, Session, Turn, TurnAction, TurnDone, WatchSlot,
-    Written, stopped,
-};
+pub use session::{Session, WatchSlot};
 use state::{Core, Remembered};
 pub use state::{Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
+pub use switch::stopped;
 
+use context::Context;
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_store::postgres::Claim;
 use dawgref_store::record::{Batch, GameRecord, Label};
 use dawgref_store::{GameStore, StoreError};
 use metrics::Metrics;
-use session::Context;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -79,10 +83,6 @@ pub struct RecoveryReport {
     /// Games set aside, with the reason.
     pub quarantined: Vec<(Uuid, String)>,
     pub elapsed: Duration,
-}
-
-fn root_only(by: &Director) -> Result<(), HostError> {
-    if by.is_root() { Ok(()) } else { Err(HostError::RootOnly) }
 }
 
 /// A game's id from a request's text.
@@ -182,48 +182,12 @@ impl Host {
         &self.ctx.metrics
     }
 
-    /// The director a director key's token hash makes its holder (the root director's token is
-    /// the services' to check): [`HostError::NotDirector`] for no key, [`HostError::KeyRevoked`]
-    /// for a revoked one. Among replicas the keys are read again once half a lease old.
-    pub async fn director_key(&self, hash: &TokenHash) -> Result<Director, HostError> {
-        let max_age = self.ctx.cluster.get().map(|c| c.lease() / 2);
-        self.ctx.directors.director(hash, max_age).await
-    }
-
     /// The ids of the stored games `query` names, a page at a time (every replica shares them).
     pub async fn stored_games(
         &self,
         query: dawgref_store::GameQuery,
     ) -> Result<dawgref_store::GamePage, HostError> {
         self.ctx.store.games(query).await.map_err(|e| HostError::store("the games could not be listed", e))
-    }
-
-    /// Make a director key for `by` (only the root director may): kept before it is answered.
-    pub async fn add_director_key(
-        &self,
-        by: &Director,
-        name: String,
-        labels: dawgref_store::Labels,
-        token_hash: TokenHash,
-    ) -> Result<dawgref_store::DirectorKey, HostError> {
-        root_only(by)?;
-        self.ctx.directors.add(name, labels, token_hash).await
-    }
-
-    /// Every director key, revoked ones included, by name (only the root director may list).
-    pub async fn director_keys(&self, by: &Director) -> Result<Vec<dawgref_store::DirectorKey>, HostError> {
-        root_only(by)?;
-        self.ctx.directors.list().await
-    }
-
-    /// Revoke a director key (only the root director may); the key as now kept.
-    pub async fn revoke_director_key(
-        &self,
-        by: &Director,
-        name: String,
-    ) -> Result<dawgref_store::DirectorKey, HostError> {
-        root_only(by)?;
-        self.ctx.directors.revoke(name).await
     }
 
     pub fn limits(&self) -> &Limits {
@@ -233,148 +197,6 @@ impl Host {
     /// Flips to true on shutdown.
     pub fn shutdown(&self) -> watch::Receiver<bool> {
         self.ctx.shutdown.clone()
-    }
-
-    /// Serve as one replica of several sharing the store, whose leases `leases` keeps (set
-    /// once, before serving).
-    pub fn set_replica(&self, leases: Arc<dyn Leases>) -> bool {
-        self.ctx.cluster.set(Arc::new(Cluster::new(leases))).is_ok()
-    }
-
-    /// The replicas around this one, as the services see them (None on a single server).
-    pub fn peers(&self) -> Option<Peers<'_>> {
-        self.ctx.cluster.get().map(|c| Peers::new(c))
-    }
-
-    /// Where the game is served. On a single server, always here. Among replicas: here when this
-    /// replica holds the lease (sure of it by a recent heartbeat); at the owner's address when
-    /// another replica with a current heartbeat holds it; here, taken over, when the lease has
-    /// lapsed. `forwarded`: the call came from another replica; it is not sent on again.
-    pub async fn route(&self, id: &str, forwarded: bool) -> Result<Route, HostError> {
-        let Some(cluster) = self.ctx.cluster.get() else {
-            return self.session(id).await.map(Route::Local);
-        };
-        let uuid = parse_game_id(id)?;
-        if *self.ctx.shutdown.borrow() {
-            return Err(HostError::ShuttingDown);
-        }
-        if !cluster.sure() {
-            self.heartbeat(cluster).await.map_err(|e| HostError::store("the replica's heartbeat", e))?;
-        }
-        if cluster.leases().holds(&uuid) {
-            match self.session(id).await {
-                // Released (asleep) or handed over while the call waited: ask the store below.
-                Err(HostError::Moved(_)) => {}
-                served => return served.map(Route::Local),
-            }
-        }
-        if !forwarded && let Some(addr) = cluster.cached_owner(&uuid) {
-            return Ok(Route::Remote(addr));
-        }
-        // A session here for a game this replica does not hold is stale: it goes first.
-        self.evict(uuid);
-        match cluster
-            .claim(uuid, &self.ctx.metrics)
-            .await
-            .map_err(|e| HostError::store("finding the game's owner", e))?
-        {
-            Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
-            Claim::Other(_) if forwarded => Err(HostError::Moved(dawgref_engine::text::clip(id))),
-            Claim::Other(addr) => Ok(Route::Remote(addr)),
-        }
-    }
-
-    /// A call for a game this replica serves came from a client (`from` None) or was forwarded
-    /// by the replica at `from`; after [`cluster::HAND_OVER_AFTER`] forwarded calls in a row from
-    /// one replica the game moves there ([`Host::hand_over`]). The address the game's owner
-    /// answers at now (None on a single server).
-    pub async fn served(&self, uuid: Uuid, from: Option<&str>) -> Option<String> {
-        let cluster = self.ctx.cluster.get()?;
-        if let Some(peer) = from
-            && cluster.note_call(uuid, Some(peer))
-            && self.hand_over(uuid, peer).await
-        {
-            return Some(peer.to_string());
-        }
-        if from.is_none() {
-            cluster.note_call(uuid, None);
-        }
-        Some(cluster.addr().to_string())
-    }
-
-    /// Move a game this replica serves to the live replica at `to`: its session stops (the
-    /// operation in hand is committed and answered first), then the lease goes to `to` at the
-    /// next epoch, so no turn is lost or written twice. Calls that arrive meanwhile wait for the
-    /// game's loading lock, then find it owned by `to`. False when it stayed (not held here, or
-    /// no live replica at `to`: it is then loaded here again by its next call).
-    pub async fn hand_over(&self, uuid: Uuid, to: &str) -> bool {
-        let Some(cluster) = self.ctx.cluster.get() else { return false };
-        self.ctx
-            .under_loading_lock(uuid, async {
-                if !cluster.leases().holds(&uuid) {
-                    return false;
-                }
-                // Out of the live map first, so that the stopping session keeps the lease for us.
-                if let Some(session) = self.ctx.live.remove(&uuid) {
-                    session.leave();
-                    session.stopped().await;
-                }
-                self.ctx.forget_sleep(&uuid);
-                match cluster.leases().hand_over(uuid, to).await {
-                    Ok(true) => {
-                        cluster.set_owner(uuid, to);
-                        self.ctx.metrics.handovers.inc();
-                        tracing::debug!(game = %uuid, to, "game handed over to the replica its calls come through");
-                        true
-                    }
-                    Ok(false) => false,
-                    Err(e) => {
-                        tracing::warn!(game = %uuid, to, error = %e, "hand-over failed");
-                        false
-                    }
-                }
-            })
-            .await
-    }
-
-    /// Renew the replica's heartbeat and let go of the games it lost.
-    async fn heartbeat(&self, cluster: &Cluster) -> Result<(), StoreError> {
-        for game in cluster.heartbeat(&self.ctx.metrics).await? {
-            self.evict(game);
-        }
-        Ok(())
-    }
-
-    /// The replica's background work while it serves: a heartbeat every quarter lease, and every
-    /// beat a sweep for games whose owner is gone (so that their clocks fall and their bots move
-    /// even when no client asks for them). Ends on shutdown; at once on a single server.
-    pub async fn run_replica(self) {
-        let Some(cluster) = self.ctx.cluster.get().cloned() else { return };
-        let mut shutdown = self.ctx.shutdown.clone();
-        let every = (cluster.lease() / 4).max(Duration::from_millis(50));
-        loop {
-            tokio::select! {
-                () = stopped(&mut shutdown) => return,
-                () = tokio::time::sleep(every) => {}
-            }
-            if let Err(e) = self.heartbeat(&cluster).await {
-                tracing::warn!(error = %e, "heartbeat failed");
-                continue;
-            }
-            match cluster.leases().orphans(cluster.lease(), 64).await {
-                Ok(orphans) => {
-                    for game in orphans {
-                        if *shutdown.borrow() {
-                            return;
-                        }
-                        if let Err(e) = self.route(&game.to_string(), true).await {
-                            tracing::debug!(%game, error = %e, "orphan not taken");
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "looking for orphaned games failed"),
-            }
-        }
     }
 
     /// Let a game's session go (its game now belongs to another replica).

@@ -1,0 +1,150 @@
+//! What every session of one host shares ([`Context`]: the store, the pool, the metrics, the
+//! lexicons a replay needs, the live map, the replicas' bookkeeping, the loading locks), and how
+//! the services write an answer down for retries ([`Answers`]).
+
+use super::cluster::Cluster;
+use super::command::{ChallengeDone, DirectorDone, TurnDone};
+use super::config::{Hooks, Limits};
+use super::pool::Pool;
+use super::recovery::Lexicons;
+use super::session::Session;
+use super::sleep::Asleep;
+use crate::metrics::Metrics;
+use dashmap::DashMap;
+use dawgref_store::GameStore;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+use tokio::sync::watch;
+use uuid::Uuid;
+
+/// How the services write down the answer to a turn or a challenge, so that a retry of the same
+/// request id gets the same bytes back (from memory or, after a restart, from the log row the
+/// bytes are part of). The host keeps them opaque.
+pub trait Answers: Send + Sync {
+    fn turn(&self, done: &TurnDone) -> Written;
+    fn challenge(&self, done: &ChallengeDone) -> Written;
+    fn director(&self, done: &DirectorDone) -> Written;
+}
+
+/// An answer the services wrote down: the bytes kept for retries, and the answer itself, which
+/// the host hands back with the request's [`Answer::Done`] so that it is not made twice.
+pub struct Written {
+    pub bytes: Vec<u8>,
+    pub answer: Box<dyn std::any::Any + Send>,
+}
+
+/// What a game's task needs besides its game: shared by every session of one host.
+pub struct Context {
+    pub(super) lexicons: Lexicons,
+    /// The director keys (`directors`).
+    pub(super) directors: crate::directors::DirectorKeys,
+    pub(super) store: Arc<dyn GameStore>,
+    pub(super) pool: Pool,
+    /// The analysis searches admitted, by client (`search`).
+    pub(super) searches: Arc<crate::search::Searches>,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) hooks: Hooks,
+    pub(super) limits: Limits,
+    pub(super) answers: Arc<dyn Answers>,
+    /// Live games' sessions. A finished game is not here: it is rebuilt from the store for the
+    /// request that names it. A task takes its game out when the game ends.
+    pub(super) live: crate::live::LiveGames<Session>,
+    /// Every session's task, so that shutdown can wait for them.
+    pub(super) tasks: tokio_util::task::TaskTracker,
+    /// Flips to true on shutdown: open streams end, sessions' tasks stop.
+    pub(super) shutdown: watch::Receiver<bool>,
+    /// Replicas sharing a PostgreSQL store: who owns which game. Unset on a single server.
+    pub(super) cluster: OnceLock<Arc<Cluster>>,
+    /// Games asleep (out of memory after an idle spell): a few bytes each, so that a woken
+    /// game's clock reads as if it had never slept.
+    pub(super) asleep: DashMap<Uuid, Asleep>,
+    /// Sleeping games' next flag falls, in time order: the host wakes each when it is due.
+    pub(super) alarms: std::sync::Mutex<std::collections::BTreeSet<(Instant, Uuid)>>,
+    /// Games being loaded from the store, one lock each: however many requests name a game
+    /// that is not in memory, it is loaded once.
+    pub(super) loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
+}
+
+impl Context {
+    /// Let a game go from memory (and its lease, among replicas).
+    pub(super) fn release(&self, id: Uuid) {
+        self.live.remove(&id);
+        self.forget_lease(&id);
+    }
+
+    /// [`Context::release`] by a session's task: only if the game's session is still that one
+    /// (a game let go and loaded again has a new session, which stays).
+    pub(crate) fn release_instance(&self, id: Uuid, instance: u64) {
+        if self.live.remove_if(&id, |s| s.instance() == instance) {
+            self.forget_lease(&id);
+        }
+    }
+
+    /// Run `work` under the game's loading lock: a game is loaded, its lease released or handed
+    /// over, one at a time. The lock's entry goes afterwards unless someone else holds or waits
+    /// for it (they took their clone under the map's lock, so the count is exact), who then
+    /// removes it.
+    pub(super) async fn under_loading_lock<T>(
+        &self,
+        id: Uuid,
+        work: impl std::future::Future<Output = T>,
+    ) -> T {
+        let lock = self.loading.entry(id).or_default().clone();
+        let _guard = lock.lock().await;
+        let out = work.await;
+        self.loading.remove_if(&id, |_, held| Arc::ptr_eq(held, &lock) && Arc::strong_count(held) <= 2);
+        out
+    }
+
+    pub(crate) fn forget_lease(&self, id: &Uuid) {
+        if let Some(cluster) = self.cluster.get() {
+            cluster.leases().forget(id);
+            cluster.forget_run(id);
+        }
+    }
+
+    /// A session's task goes to sleep: remembered as asleep (with an alarm for its next flag),
+    /// then out of the live map, if the game's session is still that one. Among replicas its
+    /// lease is then released ([`Context::release_sleeping`]).
+    pub(crate) fn put_to_sleep(&self, id: Uuid, instance: u64, asleep: Asleep) {
+        if self.live.get(&id).is_none_or(|s| s.instance() != instance) {
+            return;
+        }
+        let wake_at = asleep.wake_at;
+        self.asleep.insert(id, asleep);
+        if let Some(at) = wake_at {
+            self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
+        }
+        self.live.remove_if(&id, |s| s.instance() == instance);
+        self.metrics.games_asleep.set(self.asleep.len() as i64);
+    }
+
+    /// Among replicas, a game that fell asleep lets its lease go (keeping its clock's reading
+    /// and its next flag in the store), so that whichever replica its next call reaches wakes
+    /// it. Under the game's loading lock, and only if it is still asleep here: a request that
+    /// woke it meanwhile keeps the lease.
+    pub(crate) async fn release_sleeping(&self, id: Uuid) {
+        let Some(cluster) = self.cluster.get() else { return };
+        self.under_loading_lock(id, async {
+            let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
+            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains(&id)) else { return };
+            let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
+            cluster.forget_run(&id);
+            if let Err(e) = cluster.leases().release(id, game_ms, wake_in).await {
+                // It stays this replica's, renewed by the heartbeat; a call here wakes it.
+                tracing::warn!(game = %id, error = %e, "a sleeping game's lease could not be released");
+            }
+        })
+        .await;
+    }
+
+    /// A game no longer asleep (woken, or another replica's now): its entry and alarm go.
+    pub(super) fn forget_sleep(&self, id: &Uuid) -> Option<Asleep> {
+        let (_, asleep) = self.asleep.remove(id)?;
+        if let Some(at) = asleep.wake_at {
+            self.alarms.lock().unwrap_or_else(|e| e.into_inner()).remove(&(at, *id));
+        }
+        self.metrics.games_asleep.set(self.asleep.len() as i64);
+        Some(asleep)
+    }
+}
