@@ -194,10 +194,14 @@ pub fn answer<T, M: Message + Default + 'static>(
     make: impl FnOnce(&T) -> M,
 ) -> Result<M, Status> {
     match answer {
-        Answer::Done(done, written) => match written.map(|w| w.downcast::<M>()) {
-            Some(Ok(written)) => Ok(*written),
-            _ => Ok(make(&done)),
-        },
+        // Written down now (a request with an id): the very message whose bytes were kept.
+        Answer::Done(_, Some(written)) => written.downcast::<M>().map(|m| *m).map_err(|_| {
+            super::errors::internal(format!(
+                "the answer written down is not a {} (EncodedAnswers and this call disagree)",
+                std::any::type_name::<M>()
+            ))
+        }),
+        Answer::Done(done, None) => Ok(make(&done)),
         Answer::Remembered(bytes) => M::decode(bytes.as_slice())
             .map_err(|e| super::errors::internal(format!("a remembered response: {e}"))),
     }

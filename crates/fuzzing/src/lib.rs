@@ -316,7 +316,7 @@ async fn drive(
                 let request = pb::ChallengeRequest { game_id: id.clone(), request_id: request_id.clone() };
                 if let Ok(r) = service.challenge(authed(request, who, &tokens)).await {
                     remembered
-                        .entry((who, format!("challenge/{request_id}")))
+                        .entry((dawgref::host::Asker::Seat(who), format!("challenge/{request_id}")))
                         .or_insert_with(|| r.into_inner().encode_to_vec());
                 }
                 check(&session).await;
@@ -362,7 +362,9 @@ async fn drive(
         if let Ok(response) = service.submit_turn(authed(req.clone(), who, &tokens)).await {
             assert!(!stale, "a stale expected_turn was accepted");
             let response = response.into_inner();
-            remembered.entry((who, req.request_id.clone())).or_insert_with(|| response.encode_to_vec());
+            remembered
+                .entry((dawgref::host::Asker::Seat(who), req.request_id.clone()))
+                .or_insert_with(|| response.encode_to_vec());
             last = Some((req, who, response));
         }
         check(&session).await;

@@ -12,7 +12,7 @@ use super::input;
 use super::recovery::replay;
 use super::session::Session;
 use super::sleep::{Asleep, Listing};
-use super::state::{Core, Remembered, Snapshot, TokenHash};
+use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
 use super::switch::Switch;
 use super::switch::stopped;
 use dawgref_engine::bot::{self, BotLevel};
@@ -274,7 +274,7 @@ impl Actor {
 
     async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {
         let key = turn.request_id;
-        if let Some(first) = self.core.remembered(seat, key.as_deref()) {
+        if let Some(first) = self.core.remembered(Asker::Seat(seat), key.as_deref()) {
             return Ok(Answer::Remembered(first));
         }
         let game = self.core.game();
@@ -310,7 +310,7 @@ impl Actor {
         let done = TurnDone { id: self.id, seat, points, play, snapshot: snapshot.clone(), now_ms: now };
         let (bytes, written) =
             key.as_ref().map(|_| self.ctx.answers.turn(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(seat, key, bytes);
+        let row = self.core.remember(Asker::Seat(seat), key, bytes);
         // Durable before the caller hears of it.
         self.commit(row, Some(snapshot)).await?;
         Ok(Answer::Done(done, written))
@@ -322,7 +322,7 @@ impl Actor {
         request_id: Option<String>,
     ) -> Result<Answer<ChallengeDone>, Failure> {
         let key = request_id.as_deref().map(challenge_key);
-        if let Some(first) = self.core.remembered(seat, key.as_deref()) {
+        if let Some(first) = self.core.remembered(Asker::Seat(seat), key.as_deref()) {
             return Ok(Answer::Remembered(first));
         }
         let now = self.clock.now_ms();
@@ -337,7 +337,7 @@ impl Actor {
         let done = ChallengeDone { id: self.id, seat, verdict, snapshot: snapshot.clone(), now_ms: now };
         let (bytes, written) =
             key.as_ref().map(|_| self.ctx.answers.challenge(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(seat, key, bytes);
+        let row = self.core.remember(Asker::Seat(seat), key, bytes);
         self.commit(row, Some(snapshot)).await?;
         Ok(Answer::Done(done, written))
     }
@@ -349,7 +349,7 @@ impl Actor {
         request_id: Option<String>,
     ) -> Result<Answer<DirectorDone>, Failure> {
         let key = request_id.as_deref().map(director_key);
-        if let Some(first) = self.core.remembered(DIRECTOR_SEAT, key.as_deref()) {
+        if let Some(first) = self.core.remembered(Asker::Director, key.as_deref()) {
             return Ok(Answer::Remembered(first));
         }
         let now = self.clock.now_ms();
@@ -366,7 +366,7 @@ impl Actor {
         let done = DirectorDone { id: self.id, snapshot: snapshot.clone(), now_ms: now };
         let (bytes, written) =
             key.as_ref().map(|_| self.ctx.answers.director(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(DIRECTOR_SEAT, key, bytes);
+        let row = self.core.remember(Asker::Director, key, bytes);
         // A taken-back turn changes what the bots were thinking about: they look again.
         self.considered = None;
         self.decided = None;

@@ -50,9 +50,6 @@ pub enum DirectorOp {
     Undo,
 }
 
-/// The seat a director's remembered answers are kept under: no seat of a game has it.
-pub(crate) const DIRECTOR_SEAT: usize = 1_000_000;
-
 /// The answer to a request that may be a retry: done now (with the answer the services wrote
 /// down, when the request is to be remembered), or the bytes written down the first time (see
 /// [`Answers`]).

@@ -37,8 +37,8 @@ pub use privacy::{Viewer, gcg, reviewable};
 pub use recovery::{Lexicons, Replayed, replay};
 pub use search::{Grant, Reporter, SearchStream, SearchTicket};
 pub use session::{Session, WatchSlot};
+pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 use state::{Core, Remembered};
-pub use state::{Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 pub use switch::stopped;
 
 use context::Context;

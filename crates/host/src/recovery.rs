@@ -4,7 +4,7 @@
 //! time. A game whose record or log cannot be replayed is quarantined with the reason: never
 //! dropped, never served half-built, and never in the way of the other games.
 
-use super::state::{Core, Remembered, Seat, TokenHash, default_bot_delay_ms};
+use super::state::{Asker, Core, Remembered, Seat, TokenHash, default_bot_delay_ms};
 use dawgref_engine::game::Game;
 use dawgref_engine::game::record::import_game;
 use dawgref_engine::lexicon::Lexicon;
@@ -99,7 +99,7 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
             last_ms = last_ms.max(step.now_ms);
         }
         if let Some(d) = batch.done {
-            done.insert((d.seat as usize, d.request_id), d.response);
+            done.insert((Asker::from_row(d.seat), d.request_id), d.response);
         }
     }
     if stored.log.is_empty() {

@@ -7,7 +7,7 @@
 
 use super::command::*;
 use super::error::HostError;
-use super::state::{Remembered, Snapshot, TokenHash};
+use super::state::{Asker, Remembered, Snapshot, TokenHash};
 use dawgref_engine::game::{Event, GameError};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -78,13 +78,13 @@ impl Session {
     /// only from what it remembers (`key`), else that it is over.
     async fn ask<T>(
         &self,
-        seat: usize,
+        asker: Asker,
         key: Option<&str>,
         command: impl FnOnce(Reply<Answer<T>>) -> Command,
     ) -> Result<Answer<T>, HostError> {
         if self.commands.is_none() {
             return key
-                .and_then(|k| self.finished.get(&(seat, k.to_string())))
+                .and_then(|k| self.finished.get(&(asker, k.to_string())))
                 .map(|bytes| Answer::Remembered(bytes.clone()))
                 .ok_or(HostError::Game(GameError::GameOver));
         }
@@ -102,7 +102,7 @@ impl Session {
 
     pub async fn submit(&self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, HostError> {
         let key = turn.request_id.clone();
-        self.ask(seat, key.as_deref(), |reply| Command::Turn { seat, turn, reply }).await
+        self.ask(Asker::Seat(seat), key.as_deref(), |reply| Command::Turn { seat, turn, reply }).await
     }
 
     pub async fn challenge(
@@ -111,7 +111,8 @@ impl Session {
         request_id: Option<String>,
     ) -> Result<Answer<ChallengeDone>, HostError> {
         let key = request_id.as_deref().map(challenge_key);
-        self.ask(seat, key.as_deref(), |reply| Command::Challenge { seat, request_id, reply }).await
+        self.ask(Asker::Seat(seat), key.as_deref(), |reply| Command::Challenge { seat, request_id, reply })
+            .await
     }
 
     /// Seat a person in the first open seat; its number.
@@ -128,7 +129,7 @@ impl Session {
         request_id: Option<String>,
     ) -> Result<Answer<DirectorDone>, HostError> {
         let key = request_id.as_deref().map(director_key);
-        self.ask(DIRECTOR_SEAT, key.as_deref(), |reply| Command::Direct { op, by, request_id, reply }).await
+        self.ask(Asker::Director, key.as_deref(), |reply| Command::Direct { op, by, request_id, reply }).await
     }
 
     /// Wait until no bot has anything left to do at the game's position (at once for a

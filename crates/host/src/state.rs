@@ -134,8 +134,34 @@ pub fn default_bot_delay_ms(seats: &[Seat]) -> u32 {
     if seats.iter().all(Seat::is_bot) { 1000 } else { 0 }
 }
 
-/// Remembered first responses by (seat, request id), as the bytes the services encoded.
-pub type Remembered = HashMap<(usize, String), Vec<u8>>;
+/// Remembered first responses by who asked and request id, as the bytes the services encoded.
+pub type Remembered = HashMap<(Asker, String), Vec<u8>>;
+
+/// Who a remembered answer belongs to: a seat, or the director, whose request ids are apart
+/// from every seat's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Asker {
+    Seat(usize),
+    Director,
+}
+
+/// The seat number a log row writes for the director's answers: no game has that seat.
+const DIRECTOR_IN_ROW: u32 = 1_000_000;
+
+impl Asker {
+    /// As a log row keeps it.
+    pub(crate) fn to_row(self) -> u32 {
+        match self {
+            Asker::Seat(seat) => seat as u32,
+            Asker::Director => DIRECTOR_IN_ROW,
+        }
+    }
+
+    /// What a log row kept.
+    pub(crate) fn from_row(seat: u32) -> Asker {
+        if seat == DIRECTOR_IN_ROW { Asker::Director } else { Asker::Seat(seat as usize) }
+    }
+}
 
 /// Events one change to a game adds, most of the time (a play and the game's end, say).
 const EVENTS_PER_CHANGE: usize = 3;
@@ -203,21 +229,21 @@ impl Core {
         self.seats.get(seat).map_or(dawgref_engine::bot::CHAMPION_BUDGET, Seat::think)
     }
 
-    /// The first response to `seat`'s request `key`, if it was answered before.
-    pub(super) fn remembered(&self, seat: usize, key: Option<&str>) -> Option<Vec<u8>> {
-        key.and_then(|k| self.done.get(&(seat, k.to_string()))).cloned()
+    /// The first response to `asker`'s request `key`, if it was answered before.
+    pub(super) fn remembered(&self, asker: Asker, key: Option<&str>) -> Option<Vec<u8>> {
+        key.and_then(|k| self.done.get(&(asker, k.to_string()))).cloned()
     }
 
     /// Remember a response for retries; the log row that goes with it.
     pub(super) fn remember(
         &mut self,
-        seat: usize,
+        asker: Asker,
         key: Option<String>,
         bytes: Option<Vec<u8>>,
     ) -> Option<Done> {
         let (key, bytes) = (key?, bytes?);
-        self.done.insert((seat, key.clone()), bytes.clone());
-        Some(Done { seat: seat as u32, request_id: key, response: bytes })
+        self.done.insert((asker, key.clone()), bytes.clone());
+        Some(Done { seat: asker.to_row(), request_id: key, response: bytes })
     }
 
     /// [`Game::act`], noting the step for the log. A refused action changes nothing, unless the
