@@ -6,8 +6,8 @@
 //! ARCHITECTURE.md for the map and the invariants between modules.
 
 pub use dawgref_engine::{
-    alphabet, bag, board, bot, endgame, equity, game, infer, leaves, lexicon, movegen, notation, peg, play,
-    rack, review, rules, score, selfplay, sim, text, validate, winprob,
+    alphabet, bag, board, bot, budget, endgame, equity, game, infer, leaves, lexicon, movegen, notation,
+    play, pre_endgame, rack, review, rules, score, selfplay, sim, text, validate, winprob,
 };
 
 pub use dawgref_host as host;

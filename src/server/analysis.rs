@@ -184,9 +184,8 @@ impl Analysis for AnalysisService {
         let stream = ticket
             .stream(widest, SIM_REPORT, move |grant, mut reporter| {
                 if let Some(observation) = observation {
-                    let limits = crate::infer::Budget {
-                        deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms) / 10 + 1))),
-                        stop: Some(grant.stop.clone()),
+                    let limits = crate::infer::InferLimits {
+                        budget: grant.budget(Duration::from_millis(u64::from(budget_ms) / 10 + 1)),
                         ..Default::default()
                     };
                     let params = crate::infer::Params::default();
@@ -194,12 +193,11 @@ impl Analysis for AnalysisService {
                         setup = setup.with_opponent_leaves(&inference.leaves);
                     }
                 }
-                let budget = sim::Budget {
-                    deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
+                let budget = sim::SimLimits {
+                    budget: grant.budget(Duration::from_millis(u64::from(budget_ms))),
                     max_iterations: 1_000_000,
-                    stop: Some(grant.stop),
                     workers: grant.workers,
-                    ..sim::Budget::default()
+                    ..sim::SimLimits::default()
                 };
                 // The first batch is reported at once (the candidates and their first
                 // figures), then about every SIM_REPORT; a slow reader misses updates, never
@@ -246,11 +244,10 @@ impl Analysis for AnalysisService {
         // that goes away, cancelled or timed out, stops it).
         let solution = ticket
             .run(move |grant| {
-                let budget = endgame::Budget {
-                    deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
-                    stop: Some(grant.stop),
+                let budget = endgame::EndgameLimits {
+                    budget: grant.budget(Duration::from_millis(u64::from(budget_ms))),
                     lines,
-                    ..endgame::Budget::default()
+                    ..endgame::EndgameLimits::default()
                 };
                 endgame::solve(&position, lexicon.dawg(), budget)
             })

@@ -59,9 +59,8 @@ pub async fn infer_rack(
     let alphabet = observation.board.rules().alphabet;
     let inference = ticket
         .run(move |grant| {
-            let limits = infer::Budget {
-                deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
-                stop: Some(grant.stop),
+            let limits = infer::InferLimits {
+                budget: grant.budget(Duration::from_millis(u64::from(budget_ms))),
                 ..Default::default()
             };
             infer::infer(&observation, lexicon.dawg(), params, limits)

@@ -1,10 +1,10 @@
-//! `Analysis.SolvePreEndgame`: the request checked and turned into a [`peg::Setup`], searched
+//! `Analysis.SolvePreEndgame`: the request checked and turned into a [`pre_endgame::Setup`], searched
 //! as an admitted search (`host::SearchTicket`), its report streamed after every scenario.
 
 use super::positions::AnalysisService;
 use super::{convert, errors};
 use crate::alphabet::Alphabet;
-use crate::peg;
+use crate::pre_endgame;
 use crate::proto::v1 as pb;
 use std::pin::Pin;
 use std::time::Duration;
@@ -56,14 +56,14 @@ pub async fn solve(
     })?;
     let rack_size = r.board.rules().rack_size;
     let bag = unseen.len().saturating_sub(rack_size);
-    if !(1..=peg::MAX_BAG).contains(&bag) {
+    if !(1..=pre_endgame::MAX_BAG).contains(&bag) {
         return Err(errors::precondition(format!(
             "{bag} tiles in the bag ({} unseen, a rack holds {rack_size}): the pre-endgame is for 1 to {}",
             unseen.len(),
-            peg::MAX_BAG
+            pre_endgame::MAX_BAG
         )));
     }
-    let setup = peg::Setup::new(
+    let setup = pre_endgame::Setup::new(
         &r.board,
         rack,
         unseen,
@@ -78,14 +78,13 @@ pub async fn solve(
     let lexicon = r.lexicon.clone();
     let stream = ticket
         .stream(1, REPORT, move |grant, mut reporter| {
-            let budget = peg::Budget {
-                deadline: Some(grant.deadline(Duration::from_millis(u64::from(budget_ms)))),
-                stop: Some(grant.stop),
+            let budget = pre_endgame::PreEndgameLimits {
+                budget: grant.budget(Duration::from_millis(u64::from(budget_ms))),
                 max_scenarios: max_scenarios as usize,
                 seed: req.seed,
-                ..peg::Budget::default()
+                ..pre_endgame::PreEndgameLimits::default()
             };
-            let report = peg::solve(&setup, lexicon.dawg(), &budget, |report| {
+            let report = pre_endgame::solve(&setup, lexicon.dawg(), &budget, |report| {
                 reporter.offer(|| Ok(update(&setup, report, alphabet, false)))
             });
             reporter.finish(Ok(update(&setup, &report, alphabet, true)));
@@ -96,7 +95,12 @@ pub async fn solve(
 }
 
 /// The report as a message: every candidate, best first.
-fn update(setup: &peg::Setup, report: &peg::Report, alphabet: Alphabet, done: bool) -> pb::PreEndgameUpdate {
+fn update(
+    setup: &pre_endgame::Setup,
+    report: &pre_endgame::Report,
+    alphabet: Alphabet,
+    done: bool,
+) -> pb::PreEndgameUpdate {
     let best = report.best();
     let mut order: Vec<usize> = (0..setup.candidates.len()).collect();
     order.sort_by(|&a, &b| {

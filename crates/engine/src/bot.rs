@@ -7,7 +7,7 @@
 //! - [`BotLevel::Champion`]: in a two-seat game, a Monte Carlo simulation of the strong bot's
 //!   best candidates ([`crate::sim`]) within a time budget, the opponent's rack drawn from what
 //!   its last move says it kept ([`crate::infer`]); with one or two tiles in the bag the
-//!   pre-endgame ([`crate::peg`]); once the bag is empty the exact endgame search
+//!   pre-endgame ([`crate::pre_endgame`]); once the bag is empty the exact endgame search
 //!   ([`crate::endgame`]). With more seats it plays as the strong bot.
 //!
 //! Self-play ([`play_while`], [`duel`]) seats [`Player`]s: a level, or the static bot by leave
@@ -17,6 +17,7 @@
 //! the lexicon, so a challenge of a valid play could only cost it).
 
 use crate::bag::SplitMix64;
+use crate::budget::Budget;
 use crate::equity::{LeaveModel, static_action, strong};
 use crate::game::{Action, Game};
 use crate::movegen::{Mode, TopN, generate};
@@ -204,7 +205,7 @@ pub struct ChampionOptions {
     /// this model ([`crate::infer`]); None: blindly.
     pub infer: Option<crate::infer::Params>,
     /// With this many tiles in the bag or fewer (0: never), search the pre-endgame
-    /// ([`crate::peg`]) instead of simulating.
+    /// ([`crate::pre_endgame`]) instead of simulating.
     pub pre_endgame_bag: usize,
 }
 
@@ -279,7 +280,7 @@ fn champion(
     let deadline = started + budget;
     let dawg = game.config().lexicon.dawg();
     if let Some(position) = crate::endgame::Position::from_game(game) {
-        let search = crate::endgame::Budget { deadline: Some(deadline), ..Default::default() };
+        let search = crate::endgame::EndgameLimits { budget: Budget::until(deadline), ..Default::default() };
         return match crate::endgame::solve(&position, dawg, search).pv.first() {
             Some(crate::endgame::Move::Play { play, .. }) => Action::Play(*play),
             _ => Action::Pass,
@@ -287,10 +288,14 @@ fn champion(
     }
     let seed = game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64;
     if (1..=options.pre_endgame_bag).contains(&game.bag_len())
-        && let Some(setup) = crate::peg::Setup::from_game(game, PRE_ENDGAME_CANDIDATES)
+        && let Some(setup) = crate::pre_endgame::Setup::from_game(game, PRE_ENDGAME_CANDIDATES)
     {
-        let limits = crate::peg::Budget { deadline: Some(deadline), seed, ..Default::default() };
-        let report = crate::peg::solve(&setup, dawg, &limits, |_| true);
+        let limits = crate::pre_endgame::PreEndgameLimits {
+            budget: Budget::until(deadline),
+            seed,
+            ..Default::default()
+        };
+        let report = crate::pre_endgame::solve(&setup, dawg, &limits, |_| true);
         return setup.candidates[report.best()].action.clone();
     }
     let params = sim::Params {
@@ -306,8 +311,8 @@ fn champion(
         && setup.candidates.len() > 1
         && let Some(observation) = crate::infer::Observation::last_of_opponent(game, seat, true)
     {
-        let limits = crate::infer::Budget {
-            deadline: Some(started + budget / INFER_SHARE),
+        let limits = crate::infer::InferLimits {
+            budget: Budget::until(started + budget / INFER_SHARE),
             seed,
             ..Default::default()
         };
@@ -315,8 +320,8 @@ fn champion(
             setup = setup.with_opponent_leaves(&inference.leaves);
         }
     }
-    let limits = sim::Budget {
-        deadline: Some(deadline),
+    let limits = sim::SimLimits {
+        budget: Budget::until(deadline),
         max_iterations: options.max_iterations,
         race: options.race,
         ..Default::default()

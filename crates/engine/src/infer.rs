@@ -33,6 +33,7 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
+use crate::budget::Budget;
 use crate::equity::{LeaveModel, best_keep_by};
 use crate::game::{Action, EventKind, Game};
 use crate::lexicon::Dawg;
@@ -41,7 +42,6 @@ use crate::rack::Rack;
 use crate::rules::{Ruleset, SIZE};
 use crate::score::evaluate_normalized;
 use std::collections::HashMap;
-use std::time::Instant;
 
 /// How the model judges an action.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -365,19 +365,17 @@ fn choose(n: u32, k: u32) -> f64 {
 
 /// How long inference may take, and how many distinct leaves it may value.
 #[derive(Clone, Debug)]
-pub struct Budget {
-    pub deadline: Option<Instant>,
-    /// Set from elsewhere to stop as the deadline would (a caller that went away).
-    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+pub struct InferLimits {
+    pub budget: Budget,
     /// Distinct leaves valued at most.
     pub max_valued: usize,
     /// The seed of the draws from the prior (when not every leave can be valued).
     pub seed: u64,
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget { deadline: None, stop: None, max_valued: 1_000_000, seed: 0 }
+impl Default for InferLimits {
+    fn default() -> InferLimits {
+        InferLimits { budget: Budget::default(), max_valued: 1_000_000, seed: 0 }
     }
 }
 
@@ -390,7 +388,7 @@ pub fn infer(
     observation: &Observation,
     dawg: &Dawg,
     params: Params,
-    budget: Budget,
+    limits: InferLimits,
 ) -> Result<Inference, InferError> {
     let used = observation.used()?;
     if used.len() > observation.rack_len {
@@ -423,18 +421,14 @@ pub fn infer(
         params,
     };
     let alphabet_len = observation.board.rules().alphabet.len();
-    let distinct = count_leaves(&pool, leave_size, budget.max_valued.saturating_add(1));
-    let stopped = || budget.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
-    let spent = |valued: usize| {
-        valued >= budget.max_valued
-            || (valued > 0 && (budget.deadline.is_some_and(|d| Instant::now() >= d) || stopped()))
-    };
+    let distinct = count_leaves(&pool, leave_size, limits.max_valued.saturating_add(1));
+    let spent = |valued: usize| valued >= limits.max_valued || (valued > 0 && limits.budget.spent());
     // Exact: every distinct leave, weighed by its prior. Otherwise: draws from the prior, each
     // distinct leave valued once and counted as often as it was drawn.
     let mut weights: HashMap<Rack, (f64, f64)> = HashMap::new(); // leave → (weight, mass)
     let mut exact = false;
     let mut draws = 0usize;
-    if distinct <= budget.max_valued {
+    if distinct <= limits.max_valued {
         let mut all = Vec::with_capacity(distinct);
         enumerate(&pool, leave_size, &mut all);
         let mut complete = true;
@@ -452,10 +446,10 @@ pub fn infer(
             // Cut short: the leaves valued so far (in the enumeration's order) are no sample of
             // the prior. Start again from draws, keeping the weights already known.
             let known: HashMap<Rack, f64> = weights.drain().map(|(l, (w, _))| (l, w)).collect();
-            draws = sample(&context, &pool, leave_size, dawg, &budget, known, &mut weights, &spent);
+            draws = sample(&context, &pool, leave_size, dawg, &limits, known, &mut weights, &spent);
         }
     } else {
-        draws = sample(&context, &pool, leave_size, dawg, &budget, HashMap::new(), &mut weights, &spent);
+        draws = sample(&context, &pool, leave_size, dawg, &limits, HashMap::new(), &mut weights, &spent);
     }
     let valued = weights.len();
     // In a fixed order, so that the sums (and their rounding) repeat from run to run.
@@ -515,13 +509,13 @@ fn sample(
     pool: &Rack,
     leave_size: usize,
     dawg: &Dawg,
-    budget: &Budget,
+    limits: &InferLimits,
     mut known: HashMap<Rack, f64>,
     weights: &mut HashMap<Rack, (f64, f64)>,
     spent: &dyn Fn(usize) -> bool,
 ) -> usize {
     let mut tiles: Vec<Option<Letter>> = pool.tiles().collect();
-    let mut rng = SplitMix64::new(budget.seed ^ 0x1F3E_7A2D_90B4_C615);
+    let mut rng = SplitMix64::new(limits.seed ^ 0x1F3E_7A2D_90B4_C615);
     let mut draws = 0;
     // A draw of an already valued leave costs nothing: stop on the clock, or when the draws
     // bring nothing new for long.

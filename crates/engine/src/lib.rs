@@ -8,6 +8,7 @@ pub mod alphabet;
 pub mod bag;
 pub mod board;
 pub mod bot;
+pub mod budget;
 pub mod endgame;
 pub mod equity;
 pub mod game;
@@ -16,8 +17,9 @@ pub mod leaves;
 pub mod lexicon;
 pub mod movegen;
 pub mod notation;
-pub mod peg;
+
 pub mod play;
+pub mod pre_endgame;
 pub mod rack;
 pub mod review;
 pub mod rules;

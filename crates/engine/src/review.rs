@@ -8,7 +8,7 @@
 //! - **tiles to draw beyond the next two**: a simulation of the static ranking's best
 //!   candidates, the play made raced among them, for the time allowed; win probabilities from
 //!   the race's tally;
-//! - **one or two tiles in the bag**: the pre-endgame ([`crate::peg`]), the play made among the
+//! - **one or two tiles in the bag**: the pre-endgame ([`crate::pre_endgame`]), the play made among the
 //!   candidates; a candidate's win probability is its share of the draws won (a draw half);
 //! - **the bag empty**: the exact endgame ([`crate::endgame`]), the play made searched too; win
 //!   probability 1, ½ or 0 by the final spread.
@@ -22,6 +22,7 @@
 //! `100 · e^(-mean loss in percentage points / 10)`: best play every turn is 100, an average
 //! loss of one point of win probability a turn 90.5, of five 60.7.
 
+use crate::budget::Budget;
 use crate::endgame::{self, Move, Position};
 use crate::equity::LeaveModel;
 use crate::game::{Action, EventKind, Game};
@@ -180,6 +181,13 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options { per_turn: Duration::from_secs(1), seed: 0, candidates: 10, stop: None }
+    }
+}
+
+impl Options {
+    /// A search of this review's until `deadline`, stopped with the review.
+    fn until(&self, deadline: Instant) -> Budget {
+        Budget::until(deadline).or_stop(self.stop.clone())
     }
 }
 
@@ -401,8 +409,8 @@ fn judge_simulation(
     };
     let Some(setup) = sim::Setup::from_game(before, seat, params) else { return };
     let (setup, played) = setup.with_action(&review.played.action);
-    let budget = sim::Budget { deadline: Some(deadline), stop: options.stop.clone(), ..Default::default() };
-    let tally = sim::simulate(&setup, dawg, &budget, |_| true);
+    let limits = sim::SimLimits { budget: options.until(deadline), ..Default::default() };
+    let tally = sim::simulate(&setup, dawg, &limits, |_| true);
     let candidates: Vec<(&Action, i32, f32)> =
         setup.candidates.iter().map(|c| (&c.action, c.score, c.equity)).collect();
     let ran: Vec<bool> = tally.figures.iter().map(|f| f.iterations > 0).collect();
@@ -437,15 +445,14 @@ fn settle(
 
 fn judge_pre_endgame(review: &mut TurnReview, before: &Game, options: &Options, deadline: Instant) {
     let dawg = before.config().lexicon.dawg();
-    let Some(setup) = crate::peg::Setup::from_game(before, options.candidates) else { return };
+    let Some(setup) = crate::pre_endgame::Setup::from_game(before, options.candidates) else { return };
     let (setup, played) = setup.with_action(&review.played.action);
-    let budget = crate::peg::Budget {
-        deadline: Some(deadline),
-        stop: options.stop.clone(),
+    let limits = crate::pre_endgame::PreEndgameLimits {
+        budget: options.until(deadline),
         seed: options.seed,
         ..Default::default()
     };
-    let report = crate::peg::solve(&setup, dawg, &budget, |_| true);
+    let report = crate::pre_endgame::solve(&setup, dawg, &limits, |_| true);
     let candidates: Vec<(&Action, i32, f32)> =
         setup.candidates.iter().map(|c| (&c.action, c.score, c.equity)).collect();
     let wins: Vec<f64> = report.records.iter().map(|r| r.win_share()).collect();
@@ -471,10 +478,9 @@ fn judge_endgame(review: &mut TurnReview, before: &Game, rack: Rack, options: &O
     let lines = endgame::solve(
         &position,
         dawg,
-        endgame::Budget {
-            deadline: Some(Instant::now() + half),
+        endgame::EndgameLimits {
+            budget: options.until(Instant::now() + half),
             lines: 2,
-            stop: options.stop.clone(),
             ..Default::default()
         },
     );
@@ -496,9 +502,8 @@ fn judge_endgame(review: &mut TurnReview, before: &Game, rack: Rack, options: &O
     };
     // The position after the play made, searched in the time that is left.
     let solve_rest = |child: &Position| {
-        let budget =
-            endgame::Budget { deadline: Some(deadline), stop: options.stop.clone(), ..Default::default() };
-        endgame::solve(child, dawg, budget)
+        let limits = endgame::EndgameLimits { budget: options.until(deadline), ..Default::default() };
+        endgame::solve(child, dawg, limits)
     };
     // The play made: the same move, or its own line searched.
     let played_value = if best_action.same_move(&review.played.action) {

@@ -37,6 +37,7 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
+use crate::budget::Budget;
 use crate::endgame::Position;
 use crate::equity::{LeaveModel, best_keep, leave_value};
 use crate::game::{Action, Game};
@@ -45,9 +46,6 @@ use crate::movegen::{Mode, best_by_equity, generate};
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::Ruleset;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// The race's rule: when a candidate may be ruled out.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -711,29 +709,28 @@ impl Tally {
     }
 }
 
-/// When to stop (besides a race that leaves one candidate).
+/// When to stop (besides a race that leaves one candidate): the budget, or a number of
+/// iterations.
 #[derive(Clone, Debug)]
-pub struct Budget {
-    pub deadline: Option<Instant>,
-    /// Iterations at most (no cap by default: the deadline or the race ends the search).
+pub struct SimLimits {
+    pub budget: Budget,
+    /// Iterations at most (no cap by default: the budget or the race ends the search).
     pub max_iterations: u32,
-    pub stop: Option<Arc<AtomicBool>>,
     /// Threads to run iterations on (1: this one).
     pub workers: usize,
     /// When a candidate is ruled out.
     pub race: Race,
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget { deadline: None, max_iterations: u32::MAX, stop: None, workers: 1, race: Race::default() }
+impl Default for SimLimits {
+    fn default() -> SimLimits {
+        SimLimits { budget: Budget::default(), max_iterations: u32::MAX, workers: 1, race: Race::default() }
     }
 }
 
-impl Budget {
+impl SimLimits {
     fn spent(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+        self.budget.spent()
     }
 }
 
@@ -744,18 +741,18 @@ impl Budget {
 pub fn simulate(
     setup: &Setup,
     dawg: &Dawg,
-    budget: &Budget,
+    limits: &SimLimits,
     mut progress: impl FnMut(&Tally) -> bool,
 ) -> Tally {
     let mut tally = Tally::racing(setup.candidates.len(), setup.racing);
     if setup.candidates.len() == 1 {
         return tally;
     }
-    let workers = budget.workers.max(1);
+    let workers = limits.workers.max(1);
     let batch = (8 * workers) as u32;
-    while tally.iterations < budget.max_iterations && !budget.spent() {
+    while tally.iterations < limits.max_iterations && !limits.spent() {
         let start = tally.iterations;
-        let count = batch.min(budget.max_iterations - start);
+        let count = batch.min(limits.max_iterations - start);
         let live: Vec<bool> = tally.figures.iter().map(|f| !f.out).collect();
         let live = &live;
         let results: Vec<Vec<(f64, f64)>> = if workers == 1 {
@@ -763,7 +760,7 @@ pub fn simulate(
             // batches, so a thread that gets little CPU still stops on time.
             (start..start + count)
                 .map_while(|i| {
-                    (i == start || !budget.spent()).then(|| setup.iteration_of(i as u64, dawg, live))
+                    (i == start || !limits.spent()).then(|| setup.iteration_of(i as u64, dawg, live))
                 })
                 .collect()
         } else {
@@ -776,7 +773,7 @@ pub fn simulate(
                     offset += chunk.len() as u32;
                     scope.spawn(move || {
                         for (k, slot) in chunk.iter_mut().enumerate() {
-                            if k > 0 && budget.spent() {
+                            if k > 0 && limits.spent() {
                                 break;
                             }
                             *slot = Some(setup.iteration_of((first + k as u32) as u64, dawg, live));
@@ -791,9 +788,9 @@ pub fn simulate(
         for values in &results {
             tally.add(values);
         }
-        let mut decided = tally.prune(&budget.race);
+        let mut decided = tally.prune(&limits.race);
         // A race won with time to spare: the reserve's next candidates take on the winner.
-        if decided && budget.deadline.is_some() && !budget.spent() && tally.enter(WIDEN) > 0 {
+        if decided && limits.budget.deadline.is_some() && !limits.spent() && tally.enter(WIDEN) > 0 {
             decided = false;
         }
         if !progress(&tally) || decided {

@@ -110,6 +110,12 @@ impl Grant {
         let own = Instant::now() + budget;
         self.client_deadline.map_or(own, |d| d.min(own))
     }
+
+    /// The engine's budget for a search given `time` from now: [`Grant::deadline`], and the
+    /// stop flag raised when nobody waits for the answer any more.
+    pub fn budget(&self, time: Duration) -> dawgref_engine::budget::Budget {
+        dawgref_engine::budget::Budget::until(self.deadline(time)).or_stop(Some(self.stop.clone()))
+    }
 }
 
 impl SearchTicket {

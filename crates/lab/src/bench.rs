@@ -555,7 +555,8 @@ fn play_endgame(
     budget: Duration,
 ) -> i32 {
     use dawgref::bot::{BotLevel, choose_action};
-    use dawgref::endgame::{Budget, Move, Position, solve};
+    use dawgref::budget::Budget;
+    use dawgref::endgame::{EndgameLimits, Move, Position, solve};
     use dawgref::game::Action;
     let mut now = 1_000_000_000;
     while !game.is_over() {
@@ -563,7 +564,10 @@ fn play_endgame(
         let to_move = game.to_move();
         let action = match Position::from_game(&game).filter(|_| Some(to_move) == solver_seat) {
             Some(position) => {
-                let b = Budget { deadline: Some(Instant::now() + budget), ..Budget::default() };
+                let b = EndgameLimits {
+                    budget: Budget::until(Instant::now() + budget),
+                    ..EndgameLimits::default()
+                };
                 match solve(&position, game.config().lexicon.dawg(), b).pv.first() {
                     Some(Move::Play { play, .. }) => Action::Play(*play),
                     _ => Action::Pass,
@@ -579,7 +583,8 @@ fn play_endgame(
 }
 
 fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliResult {
-    use dawgref::endgame::{Budget, Position, solve};
+    use dawgref::budget::Budget;
+    use dawgref::endgame::{EndgameLimits, Position, solve};
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = Duration::from_millis(budget_ms);
@@ -591,7 +596,7 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
         let Some(game) = bag_empty_game(&rules, &lexicon, g) else { continue };
         let Some(position) = Position::from_game(&game) else { continue };
         let start = Instant::now();
-        let b = Budget { deadline: Some(start + budget), ..Budget::default() };
+        let b = EndgameLimits { budget: Budget::until(start + budget), ..EndgameLimits::default() };
         let solution = solve(&position, lexicon.dawg(), b);
         let took = start.elapsed().as_secs_f64();
         times_ms.push(took * 1000.0);
@@ -632,7 +637,8 @@ fn endgame_solves(
     lines: usize,
     each: bool,
 ) -> CliResult {
-    use dawgref::endgame::{Budget, PlayableWords, Position, solve};
+    use dawgref::budget::Budget;
+    use dawgref::endgame::{EndgameLimits, PlayableWords, Position, solve};
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let budget = Duration::from_millis(budget_ms);
@@ -647,7 +653,7 @@ fn endgame_solves(
             continue;
         }
         let start = Instant::now();
-        let b = Budget { deadline: Some(start + budget), ..Budget::default() };
+        let b = EndgameLimits { budget: Budget::until(start + budget), ..EndgameLimits::default() };
         let one = solve(&position, lexicon.dawg(), b);
         let took = start.elapsed().as_secs_f64() * 1000.0;
         times_ms.push(took);
@@ -680,7 +686,11 @@ fn endgame_solves(
         exact += u64::from(one.exact);
         if lines > 1 && one.exact {
             let start = Instant::now();
-            let b = Budget { deadline: Some(start + budget * 3), lines, ..Budget::default() };
+            let b = EndgameLimits {
+                budget: Budget::until(start + budget * 3),
+                lines,
+                ..EndgameLimits::default()
+            };
             let many = solve(&position, lexicon.dawg(), b);
             if many.exact {
                 assert_eq!(many.value, one.value, "seed {g}: the first line is the one-line answer");
@@ -731,7 +741,7 @@ fn sim(
 ) -> CliResult {
     use dawgref::bot::{BotLevel, play_while};
     use dawgref::game::{Game, GameConfig};
-    use dawgref::sim::{Budget, Params, Setup, simulate};
+    use dawgref::sim::{Params, Setup, SimLimits, simulate};
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
     let (mut rates, mut lines) = (Vec::new(), 0u64);
@@ -752,7 +762,7 @@ fn sim(
         let params = Params { candidates, plies, seed: g, reserve: 0 };
         let Some(setup) = Setup::from_game(&game, game.to_move(), params) else { continue };
         // Candidates ruled out early cost nothing afterwards, as in play.
-        let budget = Budget { max_iterations: iterations, workers: 1, ..Budget::default() };
+        let budget = SimLimits { max_iterations: iterations, workers: 1, ..SimLimits::default() };
         let started = Instant::now();
         let mut done = 0;
         let _ = simulate(&setup, lexicon.dawg(), &budget, |t| {

@@ -157,8 +157,8 @@ impl Gains {
         }
         let dawg = game.config().lexicon.dawg();
         let started = Instant::now();
-        let limits = infer::Budget {
-            deadline: Some(started + Duration::from_millis(budget_ms)),
+        let limits = infer::InferLimits {
+            budget: dawgref::budget::Budget::until(started + Duration::from_millis(budget_ms)),
             seed: u64::from(turn),
             ..Default::default()
         };
@@ -286,7 +286,8 @@ fn with_bag(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64, bag: usize)
 }
 
 pub fn peg(args: PegArgs) -> CliResult {
-    use dawgref::peg::{Budget, Setup, solve};
+    use dawgref::budget::Budget;
+    use dawgref::pre_endgame::{PreEndgameLimits, Setup, solve};
     let (rules, lexicon) = lexicon(args.ruleset)?;
     let (mut times, mut exact, mut outcomes, mut proven) = (Vec::new(), 0usize, 0usize, 0usize);
     let bar = dawgref::console::games_bar(args.positions);
@@ -296,10 +297,10 @@ pub fn peg(args: PegArgs) -> CliResult {
         let Some(game) = with_bag(&rules, &lexicon, g, args.bag) else { continue };
         let Some(setup) = Setup::from_game(&game, args.candidates) else { continue };
         let started = Instant::now();
-        let budget = Budget {
-            deadline: Some(started + Duration::from_millis(args.budget_ms)),
+        let budget = PreEndgameLimits {
+            budget: Budget::until(started + Duration::from_millis(args.budget_ms)),
             seed: g,
-            ..Budget::default()
+            ..PreEndgameLimits::default()
         };
         let report = solve(&setup, lexicon.dawg(), &budget, |_| true);
         let took = started.elapsed().as_secs_f64() * 1000.0;
@@ -345,7 +346,7 @@ pub fn peg(args: PegArgs) -> CliResult {
 
 /// The position as CGP with the mover's rack only, and the setup's candidates in UCGI's form,
 /// `8H.WORD` (tiles played through written as the board's) or `pass`, joined by commas.
-fn peg_position(game: &Game, setup: &dawgref::peg::Setup) -> String {
+fn peg_position(game: &Game, setup: &dawgref::pre_endgame::Setup) -> String {
     use dawgref::alphabet::EMPTY;
     use dawgref::notation::{cgp, format_play};
     let me = game.to_move();

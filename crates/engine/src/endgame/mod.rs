@@ -1,7 +1,7 @@
 //! The exact endgame: once the bag is empty, each side can work out the other's rack (the
 //! tiles it cannot see), so a two-player game is a finite game of perfect information and can
 //! be solved. The same search also plays out a position whose bag order is known (the
-//! pre-endgame's scenarios, [`crate::peg`]): a play draws from the bag as the game would.
+//! pre-endgame's scenarios, [`crate::pre_endgame`]): a play draws from the bag as the game would.
 //!
 //! [`Solver::solve`] is a negamax search with alpha-beta pruning, principal variation search,
 //! iterative deepening, move ordering (the transposition table's move first, then going out,
@@ -35,6 +35,7 @@
 use crate::alphabet::{BLANK_BIT, Letter, Tile, tile_is_blank};
 use crate::bag::SplitMix64;
 use crate::board::Board;
+use crate::budget::Budget;
 use crate::game::Game;
 use crate::lexicon::Dawg;
 use crate::movegen::{CollectAll, Mode, ScoredPlay, generate};
@@ -42,8 +43,8 @@ use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, SQUARES};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 mod words;
@@ -141,7 +142,7 @@ pub struct Solution {
     /// The principal variation, the side to move's move first. Exact solutions run to the end
     /// of the game unless a proven transposition ended the line early.
     pub pv: Vec<Move>,
-    /// The best first moves asked for ([`Budget::lines`]), best first (values non-increasing),
+    /// The best first moves asked for ([`EndgameLimits::lines`]), best first (values non-increasing),
     /// each with its value and line; the first is `value` and `pv`. Fewer when the position has
     /// fewer moves.
     pub lines: Vec<Line>,
@@ -155,34 +156,32 @@ pub struct Solution {
 
 /// Bounds on a search.
 #[derive(Clone, Debug)]
-pub struct Budget {
-    /// Stop at this instant (the deepest completed iteration answers).
-    pub deadline: Option<Instant>,
+pub struct EndgameLimits {
+    /// When to stop (the deepest completed iteration answers).
+    pub budget: Budget,
     /// Deepest iteration tried (plies).
     pub max_depth: u32,
     /// log2 of the transposition table's entries (40 bytes each); 0: sized by the
     /// deadline (2^16 to 2^22 entries, about what the search can fill).
     pub table_bits: u32,
-    /// Set from elsewhere to stop the search as the deadline would (a caller that went away).
-    pub stop: Option<Arc<AtomicBool>>,
     /// Best first moves wanted, each with its exact value and line (at least 1).
     pub lines: usize,
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget { deadline: None, max_depth: 128, table_bits: 0, stop: None, lines: 1 }
+impl Default for EndgameLimits {
+    fn default() -> EndgameLimits {
+        EndgameLimits { budget: Budget::default(), max_depth: 128, table_bits: 0, lines: 1 }
     }
 }
 
-impl Budget {
+impl EndgameLimits {
     /// The table's size: as asked, or by the time the search has (about a million positions a
     /// second reach it; 2^22 entries, 160 MiB, for 5 s), or 2^21 without a deadline.
     fn bits(&self) -> u32 {
         if self.table_bits > 0 {
             return self.table_bits.clamp(8, 26);
         }
-        match self.deadline {
+        match self.budget.deadline {
             Some(d) => {
                 let ms = d.saturating_duration_since(Instant::now()).as_millis() as u64;
                 (ms.max(1) * 1000).ilog2().clamp(16, 22)
@@ -192,9 +191,9 @@ impl Budget {
     }
 }
 
-/// Solve `position` within `budget`. The side to move's rack must not be empty.
-pub fn solve(position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
-    Solver::new(budget.bits()).solve(position, dawg, budget)
+/// Solve `position` within `limits`. The side to move's rack must not be empty.
+pub fn solve(position: &Position, dawg: &Dawg, limits: EndgameLimits) -> Solution {
+    Solver::new(limits.bits()).solve(position, dawg, limits)
 }
 
 /// A transposition table kept between searches.
@@ -219,13 +218,13 @@ impl Solver {
         &mut self,
         position: &Position,
         words: &PlayableWords,
-        budget: Budget,
+        limits: EndgameLimits,
         threshold: i32,
     ) -> (Option<bool>, i32) {
         let rules = position.board.rules().clone();
-        let (mut s, root) = self.search(position, words.dawg(), &budget, &rules);
+        let (mut s, root) = self.search(position, words.dawg(), &limits, &rules);
         let mut answer = (None, 0);
-        for depth in 1..=budget.max_depth.max(1) {
+        for depth in 1..=limits.max_depth.max(1) {
             let (value, proven) = s.negamax(&root, depth, threshold - 1, threshold, 0);
             if s.aborted {
                 break;
@@ -239,16 +238,16 @@ impl Solver {
         answer
     }
 
-    /// Solve `position` within `budget` (its `table_bits` are ignored: the solver's table is
+    /// Solve `position` within `limits` (its `table_bits` are ignored: the solver's table is
     /// used). The side to move's rack must not be empty.
-    pub fn solve(&mut self, position: &Position, dawg: &Dawg, budget: Budget) -> Solution {
+    pub fn solve(&mut self, position: &Position, dawg: &Dawg, limits: EndgameLimits) -> Solution {
         let words = PlayableWords::new(&position.board, &position.tiles_to_play(), dawg);
         let rules = position.board.rules().clone();
-        let (mut s, root) = self.search(position, words.dawg(), &budget, &rules);
-        let want = budget.lines.max(1);
+        let (mut s, root) = self.search(position, words.dawg(), &limits, &rules);
+        let want = limits.lines.max(1);
         let mut answer: Option<(Vec<Line>, u32, bool)> = None;
         let mut order: Vec<Move> = Vec::new();
-        for depth in 1..=budget.max_depth.max(1) {
+        for depth in 1..=limits.max_depth.max(1) {
             let (lines, proven) = s.root(&root, depth, want, &order);
             if s.aborted && answer.is_some() {
                 break;
@@ -277,7 +276,7 @@ impl Solver {
         &'a mut self,
         position: &'a Position,
         dawg: &'a Dawg,
-        budget: &Budget,
+        limits: &EndgameLimits,
         rules: &'a Ruleset,
     ) -> (Search<'a>, Node) {
         static SEARCHES: AtomicU64 = AtomicU64::new(1);
@@ -288,8 +287,7 @@ impl Solver {
             limit: rules.options.scoreless_turn_limit.turns(2),
             bag: &position.bag,
             table: &mut self.table,
-            deadline: budget.deadline,
-            stop: budget.stop.clone(),
+            budget: limits.budget.clone(),
             nodes: 0,
             aborted: false,
             can_abort: false,
@@ -445,8 +443,7 @@ struct Search<'a> {
     limit: u32,
     bag: &'a [Option<Letter>],
     table: &'a mut [Entry],
-    deadline: Option<Instant>,
-    stop: Option<Arc<AtomicBool>>,
+    budget: Budget,
     nodes: u64,
     aborted: bool,
     /// The budget may stop the search (not during the first iteration).
@@ -561,11 +558,7 @@ impl Search<'_> {
     /// was cut by the depth limit.
     fn negamax(&mut self, node: &Node, depth: u32, mut alpha: i32, mut beta: i32, ply: usize) -> (i32, bool) {
         self.nodes += 1;
-        if self.can_abort
-            && self.nodes.is_multiple_of(512)
-            && (self.deadline.is_some_and(|d| Instant::now() >= d)
-                || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
-        {
+        if self.can_abort && self.nodes.is_multiple_of(512) && self.budget.spent() {
             self.aborted = true;
         }
         if self.aborted {

@@ -5,7 +5,8 @@ use crate::common;
 
 use common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, play_while};
-use dawgref_engine::endgame::{Budget, Move, PlayableWords, Position, minimax, solve};
+use dawgref_engine::budget::Budget;
+use dawgref_engine::endgame::{EndgameLimits, Move, PlayableWords, Position, minimax, solve};
 use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
 use dawgref_engine::lexicon::Dawg;
 use dawgref_engine::movegen::{CollectAll, Mode, ScoredPlay, generate};
@@ -58,7 +59,7 @@ fn solver_equals_minimax_on_small_endgames_in_every_ruleset() {
             let dawg = game.config().lexicon.dawg();
             // The reference is exponential: positions it cannot finish quickly are left out.
             let Some(exact) = minimax(&position, dawg, 100_000) else { continue };
-            let solution = solve(&position, dawg, Budget::default());
+            let solution = solve(&position, dawg, EndgameLimits::default());
             let what = format!("{kind} seed {seed}");
             assert!(solution.exact, "{what}: solved exactly");
             assert_eq!(solution.value, exact, "{what}: the solver's value is minimax's");
@@ -76,7 +77,7 @@ fn full_racks_searched_to_a_fixed_depth_answer_the_same_legal_move_twice() {
         for seed in 1..=3 {
             let Some(game) = endgame(kind, seed, 7) else { continue };
             let Some(position) = Position::from_game(&game) else { continue };
-            let budget = Budget { max_depth: 3, ..Budget::default() };
+            let budget = EndgameLimits { max_depth: 3, ..EndgameLimits::default() };
             let dawg = game.config().lexicon.dawg();
             let first = solve(&position, dawg, budget.clone());
             let again = solve(&position, dawg, budget);
@@ -111,7 +112,7 @@ fn action(mv: Move) -> Action {
 fn a_spent_budget_answers_with_the_first_iteration() {
     let game = endgame(RulesetKind::English, 3, 7).expect("seed 3 reaches an endgame");
     let position = Position::from_game(&game).unwrap();
-    let budget = Budget { deadline: Some(Instant::now()), ..Budget::default() };
+    let budget = EndgameLimits { budget: Budget::until(Instant::now()), ..EndgameLimits::default() };
     let solution = solve(&position, game.config().lexicon.dawg(), budget);
     assert!(solution.depth >= 1);
     let first = solution.pv.first().copied().expect("a move");
@@ -125,7 +126,7 @@ fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
     let game = endgame(RulesetKind::English, 1, 7).expect("seed 1 reaches an endgame");
     let position = Position::from_game(&game).unwrap();
     let stop = Arc::new(AtomicBool::new(true));
-    let budget = Budget { stop: Some(stop), ..Budget::default() };
+    let budget = EndgameLimits { budget: Budget::default().or_stop(Some(stop)), ..EndgameLimits::default() };
     let solution = solve(&position, game.config().lexicon.dawg(), budget);
     // Seed 1's endgame takes over twenty million positions to solve exactly.
     assert!(!solution.exact);
@@ -153,8 +154,8 @@ fn several_lines_are_best_first_each_to_the_end_and_the_first_is_the_one_line_an
             let Some(game) = endgame(kind, seed, 4) else { continue };
             let Some(position) = Position::from_game(&game) else { continue };
             let dawg = game.config().lexicon.dawg();
-            let one = solve(&position, dawg, Budget::default());
-            let three = solve(&position, dawg, Budget { lines: 3, ..Budget::default() });
+            let one = solve(&position, dawg, EndgameLimits::default());
+            let three = solve(&position, dawg, EndgameLimits { lines: 3, ..EndgameLimits::default() });
             let what = format!("{kind} seed {seed}");
             assert!(one.exact && three.exact, "{what}");
             assert_eq!((three.value, &three.pv), (one.value, &one.pv), "{what}: the first line");

@@ -5,7 +5,7 @@
 use crate::common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, play_while};
 use dawgref_engine::game::{Action, ChallengeRule, EventKind, Game, GameConfig};
-use dawgref_engine::infer::{Budget, InferError, Observation, Params, infer, prior};
+use dawgref_engine::infer::{InferError, InferLimits, Observation, Params, infer, prior};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
@@ -58,7 +58,7 @@ fn probabilities_sum_to_one_and_the_strong_bots_true_leave_fits_its_play() {
                 continue;
             }
             let observation = Observation::from_game(&game, turn, Some(1 - e.seat)).unwrap();
-            let inference = infer(&observation, dawg, Params::default(), Budget::default()).unwrap();
+            let inference = infer(&observation, dawg, Params::default(), InferLimits::default()).unwrap();
             let what = format!("{kind} turn {turn}");
             assert!(inference.exact, "{what}");
             // Every leave is listed here (fewer than the list's bound): their probabilities sum
@@ -97,7 +97,7 @@ fn a_leave_that_alone_fits_is_the_most_likely() {
         .expect("a play keeping tiles");
     let observation = Observation::from_game(&game, turn, Some(1 - e.seat)).unwrap();
     let params = Params::default();
-    let inference = infer(&observation, dawg, params, Budget::default()).unwrap();
+    let inference = infer(&observation, dawg, params, InferLimits::default()).unwrap();
     let leave = true_leave(&e);
     let (best, p_best) = inference.leaves[0];
     assert_eq!(inference.weight(&best, dawg), 1.0, "the most likely leave fits");
@@ -136,7 +136,7 @@ fn exchanges_and_passes_are_explained_too() {
                 EventKind::Exchange { .. } if exchanges < 2 => {
                     let observation = Observation::from_game(&game, turn, Some(1 - e.seat)).unwrap();
                     assert!(matches!(observation.action, Action::Exchange(_)));
-                    let budget = Budget { max_valued: 3000, ..Budget::default() };
+                    let budget = InferLimits { max_valued: 3000, ..InferLimits::default() };
                     let inference = infer(&observation, dawg, Params::default(), budget).unwrap();
                     assert_eq!(inference.leave_size, kept.len());
                     assert!(
@@ -151,7 +151,7 @@ fn exchanges_and_passes_are_explained_too() {
                     // leaves to value each, so they are drawn from the prior.
                     let mut observation = Observation::from_game(&game, turn, None).unwrap();
                     observation.action = Action::Pass;
-                    let budget = Budget { max_valued: 500, ..Budget::default() };
+                    let budget = InferLimits { max_valued: 500, ..InferLimits::default() };
                     let inference = infer(&observation, dawg, Params::default(), budget).unwrap();
                     assert_eq!(inference.leave_size, e.rack.len(), "a pass keeps the whole rack");
                     assert!(!inference.exact && inference.valued == 500 && inference.draws >= 500);

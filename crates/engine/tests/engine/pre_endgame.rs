@@ -6,7 +6,7 @@ use crate::common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, play_while};
 use dawgref_engine::endgame::{Position, minimax};
 use dawgref_engine::game::{Action, ChallengeRule, Game, GameConfig};
-use dawgref_engine::peg::{Budget, Setup, scenarios, solve};
+use dawgref_engine::pre_endgame::{PreEndgameLimits, Setup, scenarios, solve};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::RulesetKind;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ fn every_draw_counted_as_a_brute_force_solve_counts_it() {
             let setup =
                 Setup::new(game.board(), rack, theirs, bag_len, spread, game.scoreless_turns(), dawg, 4)
                     .expect("a pre-endgame");
-            let report = solve(&setup, dawg, &Budget::default(), |_| true);
+            let report = solve(&setup, dawg, &PreEndgameLimits::default(), |_| true);
             let what = format!("{kind} seed {seed}");
             assert!(report.exact(), "{what}: every draw proven");
             let (all, every) = scenarios(&theirs, bag_len, 200, 0);

@@ -26,7 +26,7 @@ fn small_endgame(kind: RulesetKind, seed: u64, max_tiles: usize) -> Option<Game>
 /// The exact endgame's best move for the side to move, and its value.
 fn best(game: &Game) -> (Action, i32) {
     let position = Position::from_game(game).unwrap();
-    let s = endgame::solve(&position, game.config().lexicon.dawg(), endgame::Budget::default());
+    let s = endgame::solve(&position, game.config().lexicon.dawg(), endgame::EndgameLimits::default());
     assert!(s.exact);
     let action = match s.pv.first() {
         Some(Move::Play { play, .. }) => Action::Play(*play),

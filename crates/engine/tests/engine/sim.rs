@@ -8,7 +8,7 @@ use common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, choose_action_within, play_while, play_while_within};
 use dawgref_engine::game::{Action, Game, GameConfig};
 use dawgref_engine::rules::RulesetKind;
-use dawgref_engine::sim::{Budget, Params, Setup, Tally, choice, simulate, win_probability};
+use dawgref_engine::sim::{Params, Setup, SimLimits, Tally, choice, simulate, win_probability};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,8 +26,8 @@ fn midgame(kind: RulesetKind, seed: u64, turns: u64) -> Game {
     game
 }
 
-fn capped(iterations: u32, workers: usize) -> Budget {
-    Budget { max_iterations: iterations, workers, ..Budget::default() }
+fn capped(iterations: u32, workers: usize) -> SimLimits {
+    SimLimits { max_iterations: iterations, workers, ..SimLimits::default() }
 }
 
 #[test]

@@ -29,13 +29,12 @@
 use crate::alphabet::Letter;
 use crate::bag::SplitMix64;
 use crate::board::Board;
-use crate::endgame::{self, PlayableWords, Position, Solver};
+use crate::budget::Budget;
+use crate::endgame::{EndgameLimits, PlayableWords, Position, Solver};
 use crate::game::{Action, Game};
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
 use crate::sim::{Candidate, candidates};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// The most tiles in the bag the pre-endgame is for: with more, simulation is the better use of
@@ -302,11 +301,10 @@ impl Report {
     }
 }
 
-/// How long the pre-endgame may search.
+/// How long and how wide the pre-endgame may search.
 #[derive(Clone, Debug)]
-pub struct Budget {
-    pub deadline: Option<Instant>,
-    pub stop: Option<Arc<AtomicBool>>,
+pub struct PreEndgameLimits {
+    pub budget: Budget,
     /// Scenarios at most (every order when there are no more than this).
     pub max_scenarios: usize,
     /// The seed of the scenarios drawn when there are too many to search every one.
@@ -315,9 +313,9 @@ pub struct Budget {
     pub table_bits: u32,
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget { deadline: None, stop: None, max_scenarios: 200, seed: 0, table_bits: 18 }
+impl Default for PreEndgameLimits {
+    fn default() -> PreEndgameLimits {
+        PreEndgameLimits { budget: Budget::default(), max_scenarios: 200, seed: 0, table_bits: 18 }
     }
 }
 
@@ -326,11 +324,11 @@ impl Default for Budget {
 pub fn solve(
     setup: &Setup,
     dawg: &Dawg,
-    budget: &Budget,
+    limits: &PreEndgameLimits,
     mut progress: impl FnMut(&Report) -> bool,
 ) -> Report {
     let (scenarios, every_order) =
-        scenarios(&setup.unseen, setup.bag_len, budget.max_scenarios.max(1), budget.seed);
+        scenarios(&setup.unseen, setup.bag_len, limits.max_scenarios.max(1), limits.seed);
     let mut report = Report {
         records: vec![Record::default(); setup.candidates.len()],
         scenarios_done: 0,
@@ -339,17 +337,14 @@ pub fn solve(
     };
     let rules = setup.board.rules().clone();
     let limit = rules.options.scoreless_turn_limit.turns(2);
-    let mut solver = Solver::new(budget.table_bits);
+    let mut solver = Solver::new(limits.table_bits);
     // Every scenario's tiles are the mover's rack and the unseen ones, on this board or a
     // fuller one: one small lexicon serves every search and playout.
     let mut tiles = setup.rack;
     tiles.add_all(&setup.unseen);
     let words = PlayableWords::new(&setup.board, &tiles, dawg);
     let dawg = words.dawg();
-    let spent = || {
-        budget.deadline.is_some_and(|d| Instant::now() >= d)
-            || budget.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
-    };
+    let spent = || limits.budget.spent();
     let searches = scenarios.len() * setup.candidates.len();
     let mut done_searches = 0usize;
     for scenario in &scenarios {
@@ -366,7 +361,7 @@ pub fn solve(
         let mut results = Vec::with_capacity(setup.candidates.len());
         for c in &setup.candidates {
             // An equal share of the time left for each search still to make.
-            let deadline = budget.deadline.map(|d| {
+            let deadline = limits.budget.deadline.map(|d| {
                 let left = d.saturating_duration_since(Instant::now());
                 Instant::now() + left / (searches - done_searches).max(1) as u32
             });
@@ -396,7 +391,7 @@ pub fn solve(
                             &mut solver,
                             &position,
                             &words,
-                            search_budget(deadline, budget),
+                            search_budget(deadline, limits),
                             setup.spread + c.score,
                         )
                     }
@@ -412,7 +407,7 @@ pub fn solve(
                             zeros: setup.zeros + 1,
                             bag: scenario.bag.clone(),
                         };
-                        outcome(&mut solver, &position, &words, search_budget(deadline, budget), setup.spread)
+                        outcome(&mut solver, &position, &words, search_budget(deadline, limits), setup.spread)
                     }
                 }
             };
@@ -438,7 +433,7 @@ fn outcome(
     solver: &mut Solver,
     position: &Position,
     words: &PlayableWords,
-    budget: endgame::Budget,
+    budget: EndgameLimits,
     lead: i32,
 ) -> (i32, bool) {
     // Unproven, a search's bound is a horizon's guess: the game played out by the static player
@@ -505,6 +500,8 @@ pub fn playout(position: &Position, dawg: &Dawg) -> i32 {
     spread + rules.rack_total(&racks[1]) - rules.rack_total(&racks[0])
 }
 
-fn search_budget(deadline: Option<Instant>, budget: &Budget) -> endgame::Budget {
-    endgame::Budget { deadline, stop: budget.stop.clone(), ..endgame::Budget::default() }
+/// One search's limits: its share of the time, the pre-endgame's stop flag.
+fn search_budget(deadline: Option<Instant>, limits: &PreEndgameLimits) -> EndgameLimits {
+    let budget = Budget { deadline, stop: limits.budget.stop.clone() };
+    EndgameLimits { budget, ..EndgameLimits::default() }
 }
