@@ -5,12 +5,12 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref::game::record::{guess_challenge, guess_ruleset, import_game};
-use dawgref::game::{Action, GameConfig};
+use dawgref::game::Action;
+use dawgref::game::record::{ImportAsk, import_game, import_setup};
 use dawgref::lexicon::catalog;
 use dawgref::notation::{format_play, gcg};
 use dawgref::review::{self, Class, Method, Options, TurnReview};
-use dawgref::rules::{Ruleset, RulesetKind};
+use dawgref::rules::RulesetKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -44,27 +44,12 @@ pub struct AnalyzeArgs {
 pub fn run(args: AnalyzeArgs) -> CliResult {
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let record = gcg::parse(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    // The record's own lexicon, when it is one of ours and no other is named.
-    let named = record
-        .lexicon
-        .as_deref()
-        .filter(|_| args.lexicon.is_none())
-        .and_then(|l| catalog::resolve(l, None).ok())
-        .map(|r| r.lexicon);
-    let kind = args.ruleset.unwrap_or_else(|| guess_ruleset(&record, named.as_ref().map(|l| l.alphabet())));
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = match (&args.lexicon, named) {
-        (Some(spec), _) => catalog::resolve(spec, Some(kind.alphabet()))?.lexicon,
-        (None, Some(l)) if l.alphabet() == rules.alphabet => l,
-        _ => catalog::resolve(rules.default_lexicon, None)?.lexicon,
+    let ask = ImportAsk { ruleset: args.ruleset, lexicon: args.lexicon.clone(), challenge: None };
+    // A shipped name, or a file (a word list read in the asked ruleset's alphabet).
+    let find = |name: &str| {
+        catalog::resolve(name, args.ruleset.map(|k| k.alphabet())).ok().map(|r| Arc::new(r.lexicon))
     };
-    if !(2..=4).contains(&record.players.len()) {
-        return Err(format!("{} players: a game has 2 to 4", record.players.len()).into());
-    }
-    let mut config = GameConfig::new(rules, Arc::new(lexicon), 0);
-    config.seats = record.players.len();
-    config.bonus_per_word = false;
-    config.challenge = guess_challenge(&record);
+    let config = import_setup(&record, &ask, find).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let game = import_game(&record, config).map_err(|e| format!("{}: {e}", args.file.display()))?;
     // A turn is judged only when the record shows its rack.
     let shown = review::racks_shown(&record);

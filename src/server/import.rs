@@ -7,13 +7,11 @@ use super::convert;
 use super::errors;
 use super::new_game::NAME_CHARS;
 use super::state::AppState;
-use crate::game::record::{CheckReport, check_record_with, import_game};
-use crate::game::{Game, GameConfig};
+use crate::game::Game;
+use crate::game::record::{CheckReport, ImportAsk, SetupError, check_record_with, import_game, import_setup};
 use crate::host::{Seat, SeatKind};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
-use crate::rules::Ruleset;
-use std::sync::Arc;
 use tonic::Status;
 
 /// An imported game, its seats and their tokens, and what checking the record found.
@@ -55,38 +53,25 @@ pub struct Replayed {
 /// or as the record suggests): INVALID_ARGUMENT when it does not replay.
 pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Replayed, Status> {
     let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
-    // The record's own lexicon, when it is one of ours.
-    let named = record.lexicon.as_deref().and_then(|l| state.host.lexicons().get(l)).cloned();
-    let kind = if req.ruleset != 0 {
-        convert::ruleset_from(req.ruleset)?
-    } else {
-        crate::game::record::guess_ruleset(&record, named.as_deref().map(|l| l.alphabet()))
-    };
-    let rules = Arc::new(Ruleset::new(kind));
     let words = !req.lexicon.is_empty();
-    let lexicon = match (&named, words) {
-        (_, true) => state.lexicon(&req.lexicon)?,
-        (Some(l), false) if l.alphabet() == rules.alphabet => l.clone(),
-        _ => state.lexicon(rules.default_lexicon)?,
-    };
-    if lexicon.alphabet() != rules.alphabet {
-        return Err(errors::bad_field(
-            "lexicon",
-            format!("{} does not fit the {kind} ruleset", crate::text::clip(&req.lexicon)),
-        ));
+    if words {
+        // An unknown lexicon named with the ones there are.
+        state.lexicon(&req.lexicon)?;
     }
-    if !(2..=4).contains(&record.players.len()) {
-        return Err(errors::bad_field("gcg", format!("{} players: a game has 2 to 4", record.players.len())));
-    }
-    let mut config = GameConfig::new(rules.clone(), lexicon.clone(), 0);
-    config.seats = record.players.len();
-    // Records in the field give one bonus per failed challenge.
-    config.bonus_per_word = false;
-    config.challenge = if req.challenge_rule != 0 {
-        convert::challenge_from(req.challenge_rule)?
-    } else {
-        crate::game::record::guess_challenge(&record)
+    let ask = ImportAsk {
+        ruleset: (req.ruleset != 0).then(|| convert::ruleset_from(req.ruleset)).transpose()?,
+        lexicon: words.then(|| req.lexicon.clone()),
+        challenge: (req.challenge_rule != 0)
+            .then(|| convert::challenge_from(req.challenge_rule))
+            .transpose()?,
     };
+    let config = import_setup(&record, &ask, |name| state.host.lexicons().get(name).cloned()).map_err(
+        |e| match e {
+            SetupError::Lexicon(why) => errors::bad_field("lexicon", why),
+            SetupError::Record(why) => errors::bad_field("gcg", why),
+        },
+    )?;
+    let (rules, lexicon) = (config.rules.clone(), config.lexicon.clone());
     // Checking every line and replaying the game is CPU work: on the pool.
     let replayed = state
         .host

@@ -65,3 +65,48 @@ async fn a_doctored_record_is_reported() {
     let bad = g.import_gcg(pb::ImportGcgRequest { gcg: ">x 8H".into(), ..Default::default() }).await;
     assert_eq!(code(bad), tonic::Code::InvalidArgument);
 }
+
+/// One importer: every record in the test data imports over ImportGcg to the game that
+/// `game::record::import_setup` and `import_game` make of it (what `dawgref analyze`, the lab
+/// and the fuzzer call), to the same scores and events.
+#[tokio::test]
+async fn every_record_imports_as_the_one_importer_makes_it() {
+    use dawgref::game::record::{ImportAsk, import_game, import_setup};
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let dir = format!("{}/tests/data/gcg", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".gcg"))
+        .collect();
+    names.sort();
+    let mut compared = 0;
+    for name in names {
+        let text = record(&name);
+        let parsed = dawgref::notation::gcg::parse(&text).unwrap();
+        let lexicons = srv.handle.state.host.lexicons().clone();
+        let engine = import_setup(&parsed, &ImportAsk::default(), |l| lexicons.get(l).cloned())
+            .ok()
+            .and_then(|config| import_game(&parsed, config).ok());
+        let served = g.import_gcg(pb::ImportGcgRequest { gcg: text, ..Default::default() }).await;
+        let (game, served) = match (engine, served) {
+            (Some(game), Ok(served)) => (game, served),
+            (None, Err(_)) => continue,
+            (engine, served) => panic!(
+                "{name}: the engine made {:?}, ImportGcg {served:?}",
+                engine.map(|g| g.scores().to_vec())
+            ),
+        };
+        let view = g
+            .get_game(pb::GetGameRequest { game_id: served.into_inner().game_id })
+            .await
+            .unwrap()
+            .into_inner();
+        let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
+        assert_eq!(scores, game.scores().to_vec(), "{name}");
+        assert_eq!(view.events as usize, game.history().len(), "{name}");
+        compared += 1;
+    }
+    assert_eq!(compared, 11, "every record imports");
+}

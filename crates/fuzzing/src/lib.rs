@@ -6,7 +6,7 @@
 //! on every run.
 
 use dawgref::alphabet::Alphabet;
-use dawgref::game::record::check_record_with;
+use dawgref::game::record::{ImportAsk, check_record_with, import_setup};
 use dawgref::lexicon::{Lexicon, catalog, file};
 use dawgref::notation::{self, cgp, gcg};
 use dawgref::rack::Rack;
@@ -103,12 +103,12 @@ pub fn gcg(data: &[u8]) {
     let lexicon = lexicon(kind);
     let report = check_record_with(&record, Arc::new(Ruleset::new(kind)), &lexicon, sel & 0x80 != 0);
     assert!(report.finals.len() <= record.players.len());
-    if (2..=4).contains(&record.players.len()) {
-        let mut config = dawgref::game::GameConfig::new(Arc::new(Ruleset::new(kind)), lexicon, 0);
-        config.seats = record.players.len();
-        if let Ok(game) = dawgref::game::record::import_game(&record, config) {
-            game.check_invariants().unwrap_or_else(|e| panic!("imported game breaks an invariant: {e}"));
-        }
+    // Set up as every importer sets a record up, in the fuzzed ruleset with its lexicon.
+    let ask = ImportAsk { ruleset: Some(kind), ..ImportAsk::default() };
+    if let Ok(config) = import_setup(&record, &ask, |_| Some(lexicon.clone()))
+        && let Ok(game) = dawgref::game::record::import_game(&record, config)
+    {
+        game.check_invariants().unwrap_or_else(|e| panic!("imported game breaks an invariant: {e}"));
     }
 }
 

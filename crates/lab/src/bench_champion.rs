@@ -10,6 +10,7 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::bot::{BotLevel, ChampionOptions, champion_action, play_while};
+use dawgref::game::record::{ImportAsk, import_setup};
 use dawgref::game::{Action, ChallengeRule, EventKind, Game, GameConfig};
 use dawgref::infer::{self, Observation};
 use dawgref::lexicon::{Lexicon, catalog};
@@ -240,7 +241,7 @@ pub fn infer(args: InferArgs) -> CliResult {
     bar.finish_and_clear();
     bots.print(&format!("{} strong-bot plays (games from seed {})", args.ruleset, args.seed));
     if let Some(dir) = &args.gcg_dir {
-        let (rules, lexicon) = self::lexicon(RulesetKind::English)?;
+        let (_, lexicon) = self::lexicon(RulesetKind::English)?;
         let mut people = Gains::default();
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -253,7 +254,10 @@ pub fn infer(args: InferArgs) -> CliResult {
             if record.players.len() != 2 {
                 continue;
             }
-            let config = GameConfig::new(rules.clone(), lexicon.clone(), 1);
+            // Set up as ImportGcg and `dawgref analyze` set a record up, in English with the
+            // lexicon at hand whatever the record names.
+            let ask = ImportAsk { ruleset: Some(RulesetKind::English), ..ImportAsk::default() };
+            let Ok(config) = import_setup(&record, &ask, |_| Some(lexicon.clone())) else { continue };
             let Ok(game) = dawgref::game::record::import_game(&record, config) else {
                 eprintln!("{}: does not replay, skipped", path.display());
                 continue;

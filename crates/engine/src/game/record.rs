@@ -368,6 +368,63 @@ pub fn guess_challenge(record: &Record) -> super::ChallengeRule {
     }
 }
 
+/// What an importer asks of a record's game; None: as the record suggests.
+#[derive(Clone, Debug, Default)]
+pub struct ImportAsk {
+    pub ruleset: Option<crate::rules::RulesetKind>,
+    /// A lexicon by name.
+    pub lexicon: Option<String>,
+    pub challenge: Option<super::ChallengeRule>,
+}
+
+/// Why a record's game could not be set up: a lexicon asked for that is not there or does not
+/// fit the ruleset, or a record that is no game (its players).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("{0}")]
+    Lexicon(String),
+    #[error("{0}")]
+    Record(String),
+}
+
+/// A record's game as every importer sets it up (ImportGcg, `dawgref analyze`, the lab, the
+/// fuzzer): the ruleset asked for, else guessed from the record (its own lexicon's alphabet
+/// helping); the lexicon asked for, else the record's own when `find` has it and it fits the
+/// ruleset, else the ruleset's default; one seat per player (2 to 4); one bonus per failed
+/// challenge, as the field's records score it; the challenge rule asked for, else guessed.
+/// Then [`import_game`] replays it.
+pub fn import_setup(
+    record: &Record,
+    ask: &ImportAsk,
+    find: impl Fn(&str) -> Option<Arc<Lexicon>>,
+) -> Result<super::GameConfig, SetupError> {
+    let own = record.lexicon.as_deref().and_then(&find);
+    let kind = ask.ruleset.unwrap_or_else(|| guess_ruleset(record, own.as_deref().map(|l| l.alphabet())));
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = match (&ask.lexicon, own) {
+        (Some(name), _) => find(name)
+            .ok_or_else(|| SetupError::Lexicon(format!("unknown lexicon {:?}", crate::text::clip(name))))?,
+        (None, Some(l)) if l.alphabet() == rules.alphabet => l,
+        _ => find(rules.default_lexicon).ok_or_else(|| {
+            SetupError::Lexicon(format!(
+                "the {kind} ruleset's lexicon {} is not loaded",
+                rules.default_lexicon
+            ))
+        })?,
+    };
+    if lexicon.alphabet() != rules.alphabet {
+        return Err(SetupError::Lexicon(format!("{} does not fit the {kind} ruleset", lexicon.name())));
+    }
+    if !(2..=4).contains(&record.players.len()) {
+        return Err(SetupError::Record(format!("{} players: a game has 2 to 4", record.players.len())));
+    }
+    let mut config = super::GameConfig::new(rules, lexicon, 0);
+    config.seats = record.players.len();
+    config.bonus_per_word = false;
+    config.challenge = ask.challenge.unwrap_or_else(|| guess_challenge(record));
+    Ok(config)
+}
+
 /// Why a record could not be replayed into a game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("GCG line {line}: {reason}")]
