@@ -5,7 +5,7 @@
 use super::convert;
 use super::errors;
 pub use super::positions::AnalysisService;
-use super::state::Position;
+use super::state::AnalysisPosition;
 use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
 use crate::proto::v1 as pb;
@@ -288,7 +288,7 @@ impl Analysis for AnalysisService {
 
 impl AnalysisService {
     /// A simulation request checked and turned into the engine's setup.
-    fn simulation(r: &Position, req: &pb::SimulateRequest) -> Result<(sim::Setup, u32), Status> {
+    fn simulation(r: &AnalysisPosition, req: &pb::SimulateRequest) -> Result<(sim::Setup, u32), Status> {
         let budget_ms = match req.budget_ms {
             0 => DEFAULT_SIM_MS,
             ms if ms <= MAX_SIM_MS => ms,

@@ -25,7 +25,7 @@ pub struct Imported {
 /// The game a record describes, checked.
 pub async fn import(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Imported, Status> {
     state.check_room()?;
-    let Replayed { game, report, record } = replay(state, req).await?;
+    let ImportedRecord { game, report, record } = replay(state, req).await?;
     let mut seats = Vec::new();
     let mut tokens = Vec::new();
     for p in &record.players {
@@ -43,7 +43,7 @@ pub fn player_name(p: &gcg::Player) -> String {
 }
 
 /// A record replayed into a game (not held by the server), with what checking it found.
-pub struct Replayed {
+pub struct ImportedRecord {
     pub game: Game,
     pub report: CheckReport,
     pub record: gcg::Record,
@@ -51,7 +51,7 @@ pub struct Replayed {
 
 /// Replay a record as ImportGcg does (the ruleset, lexicon and challenge rule from the request,
 /// or as the record suggests): INVALID_ARGUMENT when it does not replay.
-pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Replayed, Status> {
+pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<ImportedRecord, Status> {
     let record = gcg::parse(&req.gcg).map_err(|e| errors::bad_field("gcg", e.to_string()))?;
     let words = !req.lexicon.is_empty();
     if words {
@@ -80,7 +80,7 @@ pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Repl
             let game = import_game(&record, config)?;
             // The written totals must be the game's: a difference no line explains is one more.
             report.reconcile_finals(&record, game.scores());
-            Ok::<_, crate::game::record::ImportError>(Replayed { game, report, record })
+            Ok::<_, crate::game::record::ImportError>(ImportedRecord { game, report, record })
         })
         .await
         .ok_or_else(|| errors::internal("the record's replay failed"))?;

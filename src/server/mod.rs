@@ -35,7 +35,7 @@ use crate::proto::v1::games_server::GamesServer;
 use crate::proto::v1::lexicons_server::LexiconsServer;
 use crate::store::GameStore;
 use crate::store::StoreError;
-use state::{AppState, Hooks, Limits};
+use state::{AppState, Callbacks, Limits};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -89,7 +89,7 @@ pub struct Builder {
     limits: Limits,
     store: Arc<dyn GameStore>,
     leases: Option<Arc<dyn Leases>>,
-    hooks: Hooks,
+    callbacks: Callbacks,
     director_token: Option<String>,
     tls: Option<tls::Tls>,
 }
@@ -101,7 +101,7 @@ impl Builder {
             limits: Limits::default(),
             store: Arc::new(crate::store::MemoryStore::new()),
             leases: None,
-            hooks: Hooks::default(),
+            callbacks: Callbacks::default(),
             director_token: None,
             tls: None,
         }
@@ -126,8 +126,8 @@ impl Builder {
         self
     }
 
-    pub fn hooks(mut self, hooks: Hooks) -> Builder {
-        self.hooks = hooks;
+    pub fn callbacks(mut self, callbacks: Callbacks) -> Builder {
+        self.callbacks = callbacks;
         self
     }
 
@@ -149,12 +149,12 @@ impl Builder {
     pub async fn start(self) -> Result<(Handle, RecoveryReport), StoreError> {
         let (tx, rx) = watch::channel(false);
         // The thinking threads hand back what their jobs freed, as the runtime's threads do.
-        let hooks = Hooks {
-            worker_idle: self.hooks.worker_idle.or(Some(crate::memory::collect_when_idle)),
-            ..self.hooks
+        let callbacks = Callbacks {
+            worker_idle: self.callbacks.worker_idle.or(Some(crate::memory::collect_when_idle)),
+            ..self.callbacks
         };
         let host =
-            Host::new(self.lexicons, self.limits, self.store, hooks, Arc::new(views::EncodedAnswers), rx);
+            Host::new(self.lexicons, self.limits, self.store, callbacks, Arc::new(views::EncodedAnswers), rx);
         if let Some(leases) = self.leases {
             host.set_replica(leases);
         }

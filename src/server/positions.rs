@@ -5,7 +5,7 @@
 //! and none of each other.
 
 use super::errors;
-use super::state::{AppState, Position};
+use super::state::{AnalysisPosition, AppState};
 use crate::endgame;
 use crate::notation::cgp;
 use crate::proto::v1 as pb;
@@ -24,7 +24,7 @@ impl AnalysisService {
         &self,
         position: Option<&pb::Position>,
         metadata: &tonic::metadata::MetadataMap,
-    ) -> Result<Arc<Position>, Status> {
+    ) -> Result<Arc<AnalysisPosition>, Status> {
         let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
@@ -32,7 +32,7 @@ impl AnalysisService {
                 let viewer = self.state.viewer(metadata, &snapshot).await?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
-                Ok(Arc::new(Position {
+                Ok(Arc::new(AnalysisPosition {
                     board: Arc::new(game.board().clone()),
                     lexicon: game.config().lexicon.clone(),
                     // The caller's own rack, never another seat's.
@@ -79,7 +79,7 @@ impl AnalysisService {
                     .think(move || c.board(Arc::new(rules), dawg_of.dawg()))
                     .await
                     .ok_or_else(|| errors::internal("building the position failed"))?;
-                let position = Arc::new(Position {
+                let position = Arc::new(AnalysisPosition {
                     board: Arc::new(board),
                     rack,
                     rack_to_move: true,
@@ -96,7 +96,7 @@ impl AnalysisService {
         }
     }
 
-    pub(super) fn rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
+    pub(super) fn rack(resolved: &AnalysisPosition, given: Option<&String>) -> Result<Rack, Status> {
         let rack = Self::given_rack(resolved, given)?;
         // A rack the tile set could never deal (eight blanks, say) would only make the generator
         // enumerate millions of plays: refuse it.
@@ -108,7 +108,10 @@ impl AnalysisService {
 
     /// The endgame's racks, the side to move's first: one known (given, the CGP's, the
     /// caller's), the other the tiles it leaves unseen. Refused unless the bag is empty.
-    pub(super) fn endgame_racks(resolved: &Position, given: Option<&String>) -> Result<[Rack; 2], Status> {
+    pub(super) fn endgame_racks(
+        resolved: &AnalysisPosition,
+        given: Option<&String>,
+    ) -> Result<[Rack; 2], Status> {
         let (known, to_move) = match given {
             Some(_) => (Self::rack(resolved, given)?, true),
             None => match resolved.rack {
@@ -145,7 +148,7 @@ impl AnalysisService {
         Ok(racks)
     }
 
-    fn given_rack(resolved: &Position, given: Option<&String>) -> Result<Rack, Status> {
+    fn given_rack(resolved: &AnalysisPosition, given: Option<&String>) -> Result<Rack, Status> {
         match given {
             Some(text) => {
                 // Counted as written, before parsing: a rack's counts saturate.
@@ -168,7 +171,11 @@ impl AnalysisService {
 impl AnalysisService {
     /// The side to move's rack for a search (`what`): as given, or the position's when it is
     /// the side to move's (a CGP's first rack, the caller's on its turn); not empty.
-    pub(super) fn mover_rack(r: &Position, given: Option<&String>, what: &str) -> Result<Rack, Status> {
+    pub(super) fn mover_rack(
+        r: &AnalysisPosition,
+        given: Option<&String>,
+        what: &str,
+    ) -> Result<Rack, Status> {
         if given.is_none() && !r.rack_to_move {
             return Err(errors::bad_field(
                 "rack",

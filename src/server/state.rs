@@ -13,11 +13,11 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tonic::Status;
 
-pub use crate::host::{Hooks, Limits};
+pub use crate::host::{Callbacks, Limits};
 
 /// A position to analyse: its board, the rack that goes with it (a CGP's first rack, or the
 /// caller's own rack in a live game), and its lexicon. Shared, not copied: a board is ~5 KB.
-pub struct Position {
+pub struct AnalysisPosition {
     pub board: Arc<crate::board::Board>,
     /// The rack analysis defaults to: a CGP's first, a seat's own in a game.
     pub rack: Option<crate::rack::Rack>,
@@ -47,18 +47,18 @@ pub struct PositionCache {
 }
 
 /// Cached positions of one lexicon field, by CGP line.
-type PositionsByLine = rustc_hash::FxHashMap<String, Arc<Position>>;
+type PositionsByLine = rustc_hash::FxHashMap<String, Arc<AnalysisPosition>>;
 
 impl PositionCache {
     const CAPACITY: usize = 1024;
 
-    pub fn get(&self, cgp: &str, lexicon: &str) -> Option<Arc<Position>> {
+    pub fn get(&self, cgp: &str, lexicon: &str) -> Option<Arc<AnalysisPosition>> {
         let lists = self.by_lexicon.read().unwrap_or_else(|e| e.into_inner());
         let (_, lines) = lists.iter().find(|(name, _)| name == lexicon)?;
         lines.get(cgp).cloned()
     }
 
-    pub fn put(&self, cgp: &str, lexicon: &str, position: Arc<Position>) {
+    pub fn put(&self, cgp: &str, lexicon: &str, position: Arc<AnalysisPosition>) {
         let mut lists = self.by_lexicon.write().unwrap_or_else(|e| e.into_inner());
         if lists.iter().map(|(_, lines)| lines.len()).sum::<usize>() >= Self::CAPACITY {
             lists.clear();

@@ -6,7 +6,7 @@ use crate::common;
 
 use common::server::*;
 use dawgref::proto::v1 as pb;
-use dawgref::server::state::{Hooks, Limits};
+use dawgref::server::state::{Callbacks, Limits};
 use std::sync::{Arc, Mutex, mpsc};
 
 #[tokio::test]
@@ -53,7 +53,7 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
     let (release_tx, release_rx) = mpsc::channel();
     let gate = Arc::new(Gate { entered: Mutex::new(Some(entered_tx)), release: Mutex::new(release_rx) });
     let hook = gate.clone();
-    let hooks = Hooks {
+    let hooks = Callbacks {
         before_bot_decision: Some(Arc::new(move |_| {
             // Only the first decision waits.
             if let Some(entered) = hook.entered.lock().unwrap().take() {
@@ -61,7 +61,7 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
                 let _ = hook.release.lock().unwrap().recv();
             }
         })),
-        ..Hooks::default()
+        ..Callbacks::default()
     };
     let srv = start_hooked(Limits::default(), hooks).await;
     let mut g = srv.games().await;

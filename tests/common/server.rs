@@ -25,9 +25,9 @@ pub async fn start_with(limits: Limits) -> TestServer {
 }
 
 /// A server with test hooks (a bot that blocks until released, say).
-pub async fn start_hooked(limits: Limits, hooks: dawgref::server::state::Hooks) -> TestServer {
+pub async fn start_hooked(limits: Limits, hooks: dawgref::server::state::Callbacks) -> TestServer {
     let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
-    let (handle, _) = server::Builder::new(lexicons).limits(limits).hooks(hooks).start().await.unwrap();
+    let (handle, _) = server::Builder::new(lexicons).limits(limits).callbacks(hooks).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     handle.spawn(listener);

@@ -14,7 +14,7 @@ use crate::rules::Ruleset;
 use std::sync::Arc;
 
 /// A position before a move.
-pub struct Position<'a> {
+pub struct SelfPlayPosition<'a> {
     pub board: &'a Board,
     /// The mover's rack.
     pub rack: &'a Rack,
@@ -40,7 +40,7 @@ pub fn greedy_game(
     rules: Arc<Ruleset>,
     dawg: &Dawg,
     seed: u64,
-    mut observe: impl FnMut(&Position, &Turn),
+    mut observe: impl FnMut(&SelfPlayPosition, &Turn),
 ) -> (Board, [i32; 2]) {
     let mut board = Board::new(rules.clone());
     let mut bag = Bag::new(&rules, seed);
@@ -59,7 +59,7 @@ pub fn greedy_game(
             None if bag.len() >= rules.options.exchange_limit as usize => Turn::Exchange,
             None => Turn::Pass,
         };
-        let position = Position {
+        let position = SelfPlayPosition {
             board: &board,
             rack: &racks[mover],
             scores: [scores[mover], scores[1 - mover]],

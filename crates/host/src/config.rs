@@ -70,9 +70,10 @@ impl Default for Limits {
     }
 }
 
-/// Points where tests and benchmarks reach into the server's behaviour. Empty in production.
+/// Functions the host calls at set points: where tests reach into a bot's thinking, and where
+/// the server frees memory. (Not a word's hooks: those are `lexicon::study::Hooks`.)
 #[derive(Clone, Default)]
-pub struct Hooks {
+pub struct Callbacks {
     /// Called on the pool's worker before every bot decision, with the game's id: a test can
     /// block here to make a bot think as long as it likes.
     pub before_bot_decision: Option<Arc<dyn Fn(Uuid) + Send + Sync>>,

@@ -4,7 +4,7 @@
 
 use super::cluster::Cluster;
 use super::command::{ChallengeDone, DirectorDone, TurnDone};
-use super::config::{Hooks, Limits};
+use super::config::{Callbacks, Limits};
 use super::pool::Pool;
 use super::recovery::Lexicons;
 use super::session::Session;
@@ -43,7 +43,7 @@ pub struct Context {
     /// The analysis searches admitted, by client (`search`).
     pub(super) searches: Arc<crate::search::Searches>,
     pub(super) metrics: Arc<Metrics>,
-    pub(super) hooks: Hooks,
+    pub(super) hooks: Callbacks,
     pub(super) limits: Limits,
     pub(super) answers: Arc<dyn Answers>,
     /// Live games' sessions. A finished game is not here: it is rebuilt from the store for the

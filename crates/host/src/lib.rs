@@ -27,7 +27,7 @@ mod switch;
 
 pub use cluster::{LeaseFuture, Leases, Peers};
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
-pub use config::{CreateRate, Hooks, Limits};
+pub use config::{Callbacks, CreateRate, Limits};
 pub use context::{Answers, Written};
 pub use directors::Director;
 pub use error::HostError;
@@ -95,7 +95,7 @@ impl Host {
         lexicons: Vec<Lexicon>,
         limits: Limits,
         store: Arc<dyn GameStore>,
-        hooks: Hooks,
+        hooks: Callbacks,
         answers: Arc<dyn Answers>,
         shutdown: watch::Receiver<bool>,
     ) -> Host {
