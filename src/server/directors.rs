@@ -6,10 +6,10 @@
 
 use super::convert::end_reason;
 use super::errors;
-use super::state::AppState;
+use super::state::{AppState, Here};
 use super::views;
 use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, ResultKind};
-use crate::host::{DirectorOp, Route};
+use crate::host::DirectorOp;
 use crate::proto::v1 as pb;
 use crate::proto::v1::directors_server::Directors;
 use std::sync::Arc;
@@ -63,12 +63,10 @@ impl DirectorsService {
     ) -> Result<Response<pb::DirectorResponse>, Status> {
         let director = self.state.director(request.metadata()).await?;
         let request_id = checked_request_id(request_id)?;
-        let session = match self.state.route(game_id, &request).await? {
-            Route::Local(s) => s,
-            // The owner checks the token again, and the key's labels against the game's.
-            Route::Remote(addr) => {
-                return self.state.forwarder.forward_directors(game_id, &addr, request, forward).await;
-            }
+        // The owner checks the token again, and the key's labels against the game's.
+        let session = match self.state.serve(game_id, request, forward).await? {
+            Here::Local(session, _) => session,
+            Here::Forwarded(answer) => return Ok(answer),
         };
         director.check_covers(session.snapshot().labels()).map_err(errors::host)?;
         tracing::info!(game = game_id, director = director.name().unwrap_or("root"), action = ?op, "director's action");

@@ -63,9 +63,9 @@ impl Forwarder {
     }
 
     /// Send a call for a game to the replica that owns it, as the client sent it (its bearer
-    /// token included), marked as forwarded. A failed forward makes the next call ask the store
-    /// who the owner is.
-    pub async fn forward<T, R, F, Fut>(
+    /// token included), marked as forwarded, through the client of its service (`C`). A failed
+    /// forward makes the next call ask the store who the owner is.
+    pub async fn forward<C: PeerClient, T, R, F, Fut>(
         &self,
         game_id: &str,
         addr: &str,
@@ -73,25 +73,10 @@ impl Forwarder {
         call: F,
     ) -> Result<Response<R>, Status>
     where
-        F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
+        F: FnOnce(C, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        self.forward_via(game_id, addr, request, |channel, r| call(GamesClient::new(channel), r)).await
-    }
-
-    /// [`Forwarder::forward`] for the Directors service.
-    pub async fn forward_directors<T, R, F, Fut>(
-        &self,
-        game_id: &str,
-        addr: &str,
-        request: Request<T>,
-        call: F,
-    ) -> Result<Response<R>, Status>
-    where
-        F: FnOnce(DirectorsClient<Channel>, Request<T>) -> Fut,
-        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
-    {
-        self.forward_via(game_id, addr, request, |channel, r| call(DirectorsClient::new(channel), r)).await
+        self.forward_via(game_id, addr, request, |channel, r| call(C::over(channel), r)).await
     }
 
     async fn forward_via<T, R, F, Fut>(
@@ -162,6 +147,23 @@ impl Forwarder {
             Ok(answer) => answer,
             Err(_) => Err(Status::unavailable("no answer in time")),
         }
+    }
+}
+
+/// The client of a service, over a channel to another replica.
+pub trait PeerClient {
+    fn over(channel: Channel) -> Self;
+}
+
+impl PeerClient for GamesClient<Channel> {
+    fn over(channel: Channel) -> Self {
+        GamesClient::new(channel)
+    }
+}
+
+impl PeerClient for DirectorsClient<Channel> {
+    fn over(channel: Channel) -> Self {
+        DirectorsClient::new(channel)
     }
 }
 

@@ -8,16 +8,18 @@ use super::errors;
 use super::forward;
 use super::import::{Imported, import};
 use super::new_game::{display_name, new_game};
-use super::state::AppState;
+use super::state::{AppState, Here};
 use super::views;
 use crate::game::Game;
 use crate::host::{Route, Turn, TurnAction, Viewer, stopped};
 use crate::proto::v1 as pb;
+use crate::proto::v1::games_client::GamesClient;
 use crate::proto::v1::games_server::Games;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_stream::Stream;
+use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
 
@@ -140,16 +142,10 @@ impl GamesService {
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, &request).await? {
-            Route::Local(s) => s,
-            Route::Remote(addr) => {
-                return self
-                    .state
-                    .forwarder
-                    .forward(&id, &addr, request, |mut c, r| async move { c.submit_turn(r).await })
-                    .await
-                    .map(Response::into_inner);
-            }
+        let call = |mut c: GamesClient<Channel>, r| async move { c.submit_turn(r).await };
+        let (session, request) = match self.state.serve(&id, request, call).await? {
+            Here::Local(session, request) => (session, request),
+            Here::Forwarded(answer) => return Ok(answer.into_inner()),
         };
         let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
         let req = request.into_inner();
@@ -191,7 +187,7 @@ impl GamesService {
         let mut upstream = self
             .state
             .forwarder
-            .forward(id, addr, request, |mut c, r| async move { c.watch_game(r).await })
+            .forward(id, addr, request, |mut c: GamesClient<Channel>, r| async move { c.watch_game(r).await })
             .await?
             .into_inner();
         let (tx, out) = tokio::sync::mpsc::channel(64);
@@ -273,15 +269,10 @@ impl Games for GamesService {
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, &request).await? {
-            Route::Local(s) => s,
-            Route::Remote(addr) => {
-                return self
-                    .state
-                    .forwarder
-                    .forward(&id, &addr, request, |mut c, r| async move { c.join_game(r).await })
-                    .await;
-            }
+        let call = |mut c: GamesClient<Channel>, r| async move { c.join_game(r).await };
+        let (session, request) = match self.state.serve(&id, request, call).await? {
+            Here::Local(session, request) => (session, request),
+            Here::Forwarded(answer) => return Ok(answer),
         };
         let req = request.into_inner();
         let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
@@ -380,15 +371,10 @@ impl Games for GamesService {
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, &request).await? {
-            Route::Local(s) => s,
-            Route::Remote(addr) => {
-                return self
-                    .state
-                    .forwarder
-                    .forward(&id, &addr, request, |mut c, r| async move { c.get_game(r).await })
-                    .await;
-            }
+        let call = |mut c: GamesClient<Channel>, r| async move { c.get_game(r).await };
+        let (session, request) = match self.state.serve(&id, request, call).await? {
+            Here::Local(session, request) => (session, request),
+            Here::Forwarded(answer) => return Ok(answer),
         };
         let viewer = self.state.viewer(request.metadata(), &session.snapshot()).await?;
         Ok(Response::new(views::session_view(&session, viewer)))
@@ -406,15 +392,10 @@ impl Games for GamesService {
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, &request).await? {
-            Route::Local(s) => s,
-            Route::Remote(addr) => {
-                return self
-                    .state
-                    .forwarder
-                    .forward(&id, &addr, request, |mut c, r| async move { c.challenge(r).await })
-                    .await;
-            }
+        let call = |mut c: GamesClient<Channel>, r| async move { c.challenge(r).await };
+        let (session, request) = match self.state.serve(&id, request, call).await? {
+            Here::Local(session, request) => (session, request),
+            Here::Forwarded(answer) => return Ok(answer),
         };
         let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
         let req = request.into_inner();
@@ -520,15 +501,10 @@ impl Games for GamesService {
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let session = match self.state.route(&id, &request).await? {
-            Route::Local(s) => s,
-            Route::Remote(addr) => {
-                return self
-                    .state
-                    .forwarder
-                    .forward(&id, &addr, request, |mut c, r| async move { c.export_gcg(r).await })
-                    .await;
-            }
+        let call = |mut c: GamesClient<Channel>, r| async move { c.export_gcg(r).await };
+        let (session, request) = match self.state.serve(&id, request, call).await? {
+            Here::Local(session, request) => (session, request),
+            Here::Forwarded(answer) => return Ok(answer),
         };
         let snapshot = session.snapshot();
         let viewer = self.state.viewer(request.metadata(), &snapshot).await?;

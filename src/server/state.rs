@@ -15,6 +15,14 @@ use tonic::Status;
 
 pub use crate::host::{Callbacks, Limits};
 
+/// Where a call for a game is answered ([`AppState::serve`]).
+pub enum Here<T, R> {
+    /// Here: the game's session, and the request back.
+    Local(Arc<Session>, tonic::Request<T>),
+    /// By the replica that owns the game: its answer.
+    Forwarded(tonic::Response<R>),
+}
+
 /// A position to analyse: its board, the rack that goes with it (a CGP's first rack, or the
 /// caller's own rack in a live game), and its lexicon. Shared, not copied: a board is ~5 KB.
 pub struct AnalysisPosition {
@@ -132,6 +140,28 @@ impl AppState {
             note.routed(game, &route);
         }
         Ok(route)
+    }
+
+    /// Where a call for game `id` is answered: here, with the game's session and the request
+    /// back; or by the replica that owns it, through `call` on the client of its service, whose
+    /// answer it is. The one place a call is routed.
+    pub async fn serve<C, T, R, F, Fut>(
+        &self,
+        id: &str,
+        request: tonic::Request<T>,
+        call: F,
+    ) -> Result<Here<T, R>, Status>
+    where
+        C: super::forward::PeerClient,
+        F: FnOnce(C, tonic::Request<T>) -> Fut,
+        Fut: std::future::Future<Output = Result<tonic::Response<R>, Status>>,
+    {
+        match self.route(id, &request).await? {
+            Route::Local(session) => Ok(Here::Local(session, request)),
+            Route::Remote(addr) => {
+                self.forwarder.forward(id, &addr, request, call).await.map(Here::Forwarded)
+            }
+        }
     }
 
     /// Run a command on a game's session. If the session's task stopped with the command still
