@@ -6,7 +6,7 @@
 //! decision only if the game is still where it was when the bot looked at it.
 
 use super::command::*;
-use super::context::Context;
+use super::context::{Answers, Context, Written};
 use super::error::HostError;
 use super::input;
 use super::recovery::replay;
@@ -272,48 +272,73 @@ impl Actor {
         }
     }
 
-    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {
-        let key = turn.request_id;
-        if let Some(first) = self.core.remembered(Asker::Seat(seat), key.as_deref()) {
+    /// The one path of a request that may be a retry (a turn, a challenge, a director's action):
+    /// answered as the first time when `asker` sent `key` before; else `change` changes the game
+    /// at the clock's reading now (a refusal still commits a time loss noticed on the way),
+    /// `made` makes the answer from what it returned and the game after it, the services write
+    /// the answer down when the request has a key (`write`), and the change is durable, the
+    /// answer remembered in its log row, before the caller hears of it.
+    async fn once<X, T>(
+        &mut self,
+        asker: Asker,
+        key: Option<String>,
+        change: impl FnOnce(&mut Self, u64) -> Result<X, HostError>,
+        made: impl FnOnce(X, Arc<Snapshot>, u64) -> T,
+        write: fn(&dyn Answers, &T) -> Written,
+    ) -> Result<Answer<T>, Failure> {
+        if let Some(first) = self.core.remembered(asker, key.as_deref()) {
             return Ok(Answer::Remembered(first));
         }
-        let game = self.core.game();
-        if let Some(expected) = turn.expected_turn
-            && expected != game.turn()
-        {
-            return Err(HostError::StaleTurn { expected, actual: game.turn() }.into());
-        }
-        let action = match turn.action {
-            TurnAction::Play(p) => Action::Play(p.to_play(game.board()).map_err(HostError::from)?),
-            TurnAction::Exchange(tiles) => {
-                Action::Exchange(input::exchange(&tiles, &game.config().rules).map_err(HostError::from)?)
-            }
-            TurnAction::Pass => Action::Pass,
-            TurnAction::Resign => Action::Resign,
-        };
-        let is_play = matches!(action, Action::Play(_));
-        let before = game.history().len();
         let now = self.clock.now_ms();
-        if let Err(e) = self.core.act(seat, action, now) {
-            // A time loss noticed on the way changed the game even though the action failed.
-            self.commit(None, None).await?;
-            return Err(HostError::Game(e).into());
-        }
-        self.ctx.metrics.turns.inc();
-        let new = &self.core.game().history()[before..];
-        let points = new.iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
-        let play = new.iter().find_map(|e| match &e.kind {
-            EventKind::Play { play, .. } if is_play => Some(*play),
-            _ => None,
-        });
+        let changed = match change(self, now) {
+            Ok(changed) => changed,
+            Err(e) => {
+                self.commit(None, None).await?;
+                return Err(e.into());
+            }
+        };
         let snapshot = Arc::new(self.core.snapshot());
-        let done = TurnDone { id: self.id, seat, points, play, snapshot: snapshot.clone(), now_ms: now };
+        let done = made(changed, snapshot.clone(), now);
         let (bytes, written) =
-            key.as_ref().map(|_| self.ctx.answers.turn(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(Asker::Seat(seat), key, bytes);
-        // Durable before the caller hears of it.
+            key.as_ref().map(|_| write(&*self.ctx.answers, &done)).map(|w| (w.bytes, w.answer)).unzip();
+        let row = self.core.remember(asker, key, bytes);
         self.commit(row, Some(snapshot)).await?;
         Ok(Answer::Done(done, written))
+    }
+
+    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {
+        let id = self.id;
+        let change = |actor: &mut Self, now: u64| {
+            let game = actor.core.game();
+            if let Some(expected) = turn.expected_turn
+                && expected != game.turn()
+            {
+                return Err(HostError::StaleTurn { expected, actual: game.turn() });
+            }
+            let action = match turn.action {
+                TurnAction::Play(p) => Action::Play(p.to_play(game.board())?),
+                TurnAction::Exchange(tiles) => {
+                    Action::Exchange(input::exchange(&tiles, &game.config().rules)?)
+                }
+                TurnAction::Pass => Action::Pass,
+                TurnAction::Resign => Action::Resign,
+            };
+            let is_play = matches!(action, Action::Play(_));
+            let before = game.history().len();
+            actor.core.act(seat, action, now).map_err(HostError::Game)?;
+            actor.ctx.metrics.turns.inc();
+            Ok((before, is_play))
+        };
+        let made = |(before, is_play): (usize, bool), snapshot: Arc<Snapshot>, now_ms| {
+            let new = &snapshot.game().history()[before..];
+            let points = new.iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
+            let play = new.iter().find_map(|e| match &e.kind {
+                EventKind::Play { play, .. } if is_play => Some(*play),
+                _ => None,
+            });
+            TurnDone { id, seat, points, play, snapshot, now_ms }
+        };
+        self.once(Asker::Seat(seat), turn.request_id, change, made, |a, d| a.turn(d)).await
     }
 
     async fn challenge(
@@ -321,25 +346,11 @@ impl Actor {
         seat: usize,
         request_id: Option<String>,
     ) -> Result<Answer<ChallengeDone>, Failure> {
+        let id = self.id;
         let key = request_id.as_deref().map(challenge_key);
-        if let Some(first) = self.core.remembered(Asker::Seat(seat), key.as_deref()) {
-            return Ok(Answer::Remembered(first));
-        }
-        let now = self.clock.now_ms();
-        let verdict = match self.core.challenge(seat, now) {
-            Ok(v) => v,
-            Err(e) => {
-                self.commit(None, None).await?;
-                return Err(HostError::Game(e).into());
-            }
-        };
-        let snapshot = Arc::new(self.core.snapshot());
-        let done = ChallengeDone { id: self.id, seat, verdict, snapshot: snapshot.clone(), now_ms: now };
-        let (bytes, written) =
-            key.as_ref().map(|_| self.ctx.answers.challenge(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(Asker::Seat(seat), key, bytes);
-        self.commit(row, Some(snapshot)).await?;
-        Ok(Answer::Done(done, written))
+        let change = |actor: &mut Self, now| actor.core.challenge(seat, now).map_err(HostError::Game);
+        let made = |verdict, snapshot, now_ms| ChallengeDone { id, seat, verdict, snapshot, now_ms };
+        self.once(Asker::Seat(seat), key, change, made, |a, d| a.challenge(d)).await
     }
 
     async fn direct(
@@ -348,30 +359,21 @@ impl Actor {
         by: Option<String>,
         request_id: Option<String>,
     ) -> Result<Answer<DirectorDone>, Failure> {
+        let id = self.id;
         let key = request_id.as_deref().map(director_key);
-        if let Some(first) = self.core.remembered(Asker::Director, key.as_deref()) {
-            return Ok(Answer::Remembered(first));
-        }
-        let now = self.clock.now_ms();
-        let result = match op {
-            DirectorOp::Act(action) => self.core.direct(action, by, now),
-            DirectorOp::Undo => self.core.undo(by, now),
+        let change = |actor: &mut Self, now| {
+            match op {
+                DirectorOp::Act(action) => actor.core.direct(action, by, now),
+                DirectorOp::Undo => actor.core.undo(by, now),
+            }
+            .map_err(HostError::Game)?;
+            // A taken-back turn changes what the bots were thinking about: they look again.
+            actor.considered = None;
+            actor.decided = None;
+            Ok(())
         };
-        if let Err(e) = result {
-            // A time loss noticed on the way changed the game even though the action failed.
-            self.commit(None, None).await?;
-            return Err(HostError::Game(e).into());
-        }
-        let snapshot = Arc::new(self.core.snapshot());
-        let done = DirectorDone { id: self.id, snapshot: snapshot.clone(), now_ms: now };
-        let (bytes, written) =
-            key.as_ref().map(|_| self.ctx.answers.director(&done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(Asker::Director, key, bytes);
-        // A taken-back turn changes what the bots were thinking about: they look again.
-        self.considered = None;
-        self.decided = None;
-        self.commit(row, Some(snapshot)).await?;
-        Ok(Answer::Done(done, written))
+        let made = |(), snapshot, now_ms| DirectorDone { id, snapshot, now_ms };
+        self.once(Asker::Director, key, change, made, |a, d| a.director(d)).await
     }
 
     async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
