@@ -289,15 +289,10 @@ pub fn run(args: ServeArgs) -> CliResult {
             "unfinished games recovered"
         );
         if let Some(addr) = args.metrics_listen {
-            let state = handle.state.clone();
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-            tokio::spawn(async move {
-                if let Err(e) = server::serve_metrics(listener, state).await {
-                    tracing::error!(%e, "metrics endpoint failed");
-                }
-            });
+            handle.spawn_metrics(listener);
             tracing::info!(%addr, "metrics on /metrics");
         }
         let listener = tokio::net::TcpListener::bind(args.listen)
@@ -313,13 +308,13 @@ pub fn run(args: ServeArgs) -> CliResult {
             // Drain before the listener closes: the games' tasks finish what they are doing,
             // then (among replicas) the leases go, so the other replicas take the games over
             // at their next call.
-            if draining.state.host.peers().is_some() && !draining.drain(std::time::Duration::from_secs(5)).await {
+            if draining.host().peers().is_some() && !draining.drain(std::time::Duration::from_secs(5)).await {
                 tracing::warn!("some games' tasks did not stop within 5 s");
             }
         };
         handle.serve(listener, signal).await.map_err(|e| e.to_string())?;
         // Every game's task finishes the operation it is in before the process exits.
-        if !handle.state.host.wait_for_sessions(std::time::Duration::from_secs(5)).await {
+        if !handle.host().wait_for_sessions(std::time::Duration::from_secs(5)).await {
             tracing::warn!("some games' tasks did not stop within 5 s");
         }
         Ok::<_, Box<dyn std::error::Error>>(())

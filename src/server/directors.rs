@@ -16,7 +16,7 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 pub struct DirectorsService {
-    pub state: Arc<AppState>,
+    pub(crate) state: Arc<AppState>,
 }
 
 /// The longest reason a director gives, and request id, in characters.

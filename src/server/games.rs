@@ -24,7 +24,7 @@ use tonic::{Request, Response, Status};
 use uuid::Uuid;
 
 pub struct GamesService {
-    pub state: Arc<AppState>,
+    pub(crate) state: Arc<AppState>,
 }
 
 /// ListGames' page size when the request names none, and the largest it may name.

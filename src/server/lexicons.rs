@@ -19,7 +19,7 @@ const BATCH: usize = 500;
 type WordStream = Pin<Box<dyn Stream<Item = Result<pb::FindWordsUpdate, Status>> + Send>>;
 
 pub struct LexiconsService {
-    pub state: Arc<AppState>,
+    pub(crate) state: Arc<AppState>,
 }
 
 #[tonic::async_trait]

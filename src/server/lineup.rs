@@ -53,11 +53,6 @@ impl Lineup {
         (l.running, l.line.len())
     }
 
-    /// The most reviews that run at once, and that wait.
-    pub fn bounds(&self) -> (usize, usize) {
-        (self.running, self.waiting)
-    }
-
     /// A place at the end of the line, or None when the line is full (no place to run now and
     /// `waiting` already waiting).
     pub fn join(self: &Arc<Lineup>) -> Option<Place> {

@@ -171,13 +171,43 @@ impl Builder {
     }
 }
 
-/// A running server's handle: its state (for tests and metrics) and the shutdown switch.
+/// A running server's handle: its games (`host`), its metrics, the shutdown switch.
 pub struct Handle {
-    pub state: Arc<AppState>,
+    pub(crate) state: Arc<AppState>,
     shutdown: watch::Sender<bool>,
 }
 
 impl Handle {
+    /// The games this server holds (sessions, listings, the live count): the host's own door.
+    pub fn host(&self) -> &Host {
+        &self.state.host
+    }
+
+    /// The server's metrics, as `/metrics` renders them.
+    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
+        &self.state.metrics
+    }
+
+    /// The TLS the port serves, as last loaded (None: plaintext).
+    pub fn tls(&self) -> Option<&Arc<tls::Tls>> {
+        self.state.tls.as_ref()
+    }
+
+    /// The Games service over this server's state, to call in process (the fuzzer does).
+    pub fn games_service(&self) -> games::GamesService {
+        games::GamesService { state: self.state.clone() }
+    }
+
+    /// Serve `/metrics` on `listener` in the background, for the process's life.
+    pub fn spawn_metrics(&self, listener: TcpListener) {
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = serve_metrics(listener, state).await {
+                tracing::error!(%e, "metrics endpoint failed");
+            }
+        });
+    }
+
     /// Ask the server to stop: open streams end, sessions' tasks stop, then the listener closes.
     pub fn shutdown(&self) {
         let _ = self.shutdown.send(true);
@@ -332,7 +362,7 @@ async fn serve_on(
 }
 
 /// Serve Prometheus metrics as text on `GET /metrics`.
-pub async fn serve_metrics(
+pub(crate) async fn serve_metrics(
     listener: TcpListener,
     state: Arc<AppState>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

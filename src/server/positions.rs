@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tonic::Status;
 
 pub struct AnalysisService {
-    pub state: Arc<AppState>,
+    pub(crate) state: Arc<AppState>,
 }
 
 impl AnalysisService {

@@ -83,26 +83,26 @@ impl PositionCache {
 }
 
 /// The whole server's state.
-pub struct AppState {
+pub(crate) struct AppState {
     /// The live games and everything they need.
-    pub host: Host,
-    pub positions: PositionCache,
-    pub limits: Limits,
-    pub metrics: Arc<Metrics>,
+    pub(crate) host: Host,
+    pub(crate) positions: PositionCache,
+    pub(crate) limits: Limits,
+    pub(crate) metrics: Arc<Metrics>,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
-    pub shutdown: watch::Receiver<bool>,
+    pub(crate) shutdown: watch::Receiver<bool>,
     /// The hash of the director's token (ListGames), once set at start; none: no director.
     director: std::sync::OnceLock<TokenHash>,
     /// Sends calls for games owned elsewhere to their owner.
-    pub forwarder: Forwarder,
+    pub(crate) forwarder: Forwarder,
     /// Whole-game reviews running and waiting.
-    pub reviews: Arc<Lineup>,
+    pub(crate) reviews: Arc<Lineup>,
     /// The last reviews of records, every message of each, by request.
-    pub recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
+    pub(crate) recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
     /// Each client's pace of new games.
-    pub creates: super::caller::CreateBuckets,
+    pub(crate) creates: super::caller::CreateBuckets,
     /// The port's TLS, when it serves TLS (then forwarding to other replicas uses it too).
-    pub tls: Option<Arc<super::tls::Tls>>,
+    pub(crate) tls: Option<Arc<super::tls::Tls>>,
 }
 
 impl AppState {
@@ -185,24 +185,9 @@ impl AppState {
         }
     }
 
-    /// The session of a game id (see [`Host::session`]).
-    pub async fn session(&self, id: &str) -> Result<Arc<Session>, Status> {
-        self.host.session(id).await.map_err(errors::host)
-    }
-
     /// The game as a reader sees it (see [`Host::snapshot`]).
     pub async fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, Status> {
         self.host.snapshot(id).await.map_err(errors::host)
-    }
-
-    /// Whether the game is held live in memory.
-    pub fn is_live(&self, id: &uuid::Uuid) -> bool {
-        self.host.is_live(id)
-    }
-
-    /// Live games held.
-    pub fn live_games(&self) -> usize {
-        self.host.live_games()
     }
 
     /// Refuse a new game when the server holds its limit.
@@ -212,7 +197,7 @@ impl AppState {
 
     /// Accept `token` as the director's (ListGames), for the server's life. Only its hash is
     /// kept. False when a director token was already set.
-    pub fn set_director_token(&self, token: &str) -> bool {
+    pub(crate) fn set_director_token(&self, token: &str) -> bool {
         self.director.set(super::auth::hash(token)).is_ok()
     }
 

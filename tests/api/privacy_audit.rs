@@ -29,7 +29,7 @@ struct Audit {
 
 /// The engine's racks: for each event, the seat's rack before it; and each seat's rack now.
 async fn truth(srv: &TestServer, id: &str) -> (Vec<String>, Vec<String>) {
-    let session = srv.handle.state.session(id).await.unwrap();
+    let session = srv.handle.host().session(id).await.unwrap();
     session.settled().await;
     let snapshot = session.snapshot();
     let game = snapshot.game();
@@ -338,7 +338,7 @@ async fn tokens_are_kept_only_as_hashes() {
     let (srv, _) = start_stored(&dir.0).await;
     let mut g = srv.games().await;
     let created = two_humans(&mut g, 9).await;
-    let session = srv.handle.state.session(&created.game_id).await.unwrap();
+    let session = srv.handle.host().session(&created.game_id).await.unwrap();
     let snapshot = session.snapshot();
     for (seat, token) in created.seat_tokens.iter().enumerate() {
         assert_eq!(token.len(), 32);

@@ -91,7 +91,7 @@ async fn the_table() {
     // After all that, the game is untouched.
     let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
     assert_eq!((v.turn, v.events), (0, 0));
-    srv.handle.state.session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
+    srv.handle.host().session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
 }
 
 #[tokio::test]

@@ -97,8 +97,7 @@ async fn every_action(d: &mut Directors, game: &str, token: &str) -> Vec<Code> {
 
 #[tokio::test]
 async fn a_key_directs_only_the_games_carrying_its_labels() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(ROOT);
+    let srv = start_directed(ROOT).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let made = make_key(&mut d, "spring-td", &[("tournament", "spring")]).await;
     assert_eq!(made.token.len(), 32);
@@ -268,18 +267,18 @@ async fn a_key_directs_only_the_games_carrying_its_labels() {
 
 #[tokio::test]
 async fn keys_are_checked_named_once_and_revoked_for_good() {
-    let srv = start().await;
-    let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let ask = |name: &str, pairs: &[(&str, &str)]| pb::CreateDirectorKeyRequest {
         name: name.into(),
         labels: labels(pairs),
     };
     // No root token: nobody may make keys.
+    let bare = start().await;
     assert_eq!(
-        code(d.create_director_key(authed(ask("a", &[("t", "x")]), ROOT)).await),
+        code(bare.directors().await.create_director_key(authed(ask("a", &[("t", "x")]), ROOT)).await),
         Code::FailedPrecondition
     );
-    srv.handle.state.set_director_token(ROOT);
+    let srv = start_directed(ROOT).await;
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
     for (bad, pairs) in [
         ("", &[("t", "x")][..]),
         ("Upper", &[("t", "x")]),
@@ -353,8 +352,7 @@ async fn keys_are_checked_named_once_and_revoked_for_good() {
 #[tokio::test]
 async fn keys_outlive_a_restart() {
     let dir = TempDir::new("director-keys");
-    let (srv, _) = start_stored(&dir.0).await;
-    srv.handle.state.set_director_token(ROOT);
+    let (srv, _) = start_stored_directed(&dir.0, ROOT).await;
     let mut d = srv.directors().await;
     let kept = make_key(&mut d, "kept", &[("event", "open")]).await;
     let gone = make_key(&mut d, "gone", &[("event", "open")]).await;

@@ -34,11 +34,13 @@ async fn seen(
 
 #[tokio::test]
 async fn only_the_directors_token_may_act() {
-    let srv = start().await;
+    let bare = start().await;
+    let c = two_humans(&mut bare.games().await, 1).await;
+    let refused = bare.directors().await.pause_game(authed(req(&c.game_id, ""), DIRECTOR)).await;
+    assert_eq!(code(refused), Code::FailedPrecondition, "a server without a director token");
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let c = two_humans(&mut g, 1).await;
-    assert_eq!(code(d.pause_game(authed(req(&c.game_id, ""), DIRECTOR)).await), Code::FailedPrecondition);
-    srv.handle.state.set_director_token(DIRECTOR);
     let make = |token: Option<&str>| match token {
         Some(t) => authed(req(&c.game_id, ""), t),
         None => tonic::Request::new(req(&c.game_id, "")),
@@ -94,8 +96,7 @@ async fn only_the_directors_token_may_act() {
 
 #[tokio::test]
 async fn a_pause_holds_every_turn_until_the_resume() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let mut request =
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 3);
@@ -138,8 +139,7 @@ async fn watch_kinds(
 
 #[tokio::test]
 async fn an_undone_turn_leaves_every_seats_view_as_it_was_and_a_retry_acts_once() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut a, mut d) = (srv.games().await, srv.analysis().await, srv.directors().await);
     let c = two_humans(&mut g, 8).await;
     let before: Vec<pb::GameView> = vec![
@@ -176,8 +176,7 @@ async fn an_undone_turn_leaves_every_seats_view_as_it_was_and_a_retry_acts_once(
 
 #[tokio::test]
 async fn adjustments_show_in_scores_events_and_the_record_and_a_forfeit_ends_the_game() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let c = two_humans(&mut g, 5).await;
     let adjust = |points, reason: &str| pb::AdjustScoreRequest {
@@ -227,8 +226,7 @@ async fn adjustments_show_in_scores_events_and_the_record_and_a_forfeit_ends_the
 
 #[tokio::test]
 async fn labels_filter_listings_exactly_and_results_add_up() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let labelled = |round: &str| -> HashMap<String, String> {
         [("event".to_string(), "spring open".to_string()), ("round".to_string(), round.to_string())].into()
@@ -316,8 +314,7 @@ async fn labels_filter_listings_exactly_and_results_add_up() {
 
 #[tokio::test]
 async fn extreme_adjustments_are_refused_and_totals_stay_exact() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let mut request =
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 8);

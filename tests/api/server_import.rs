@@ -85,7 +85,7 @@ async fn every_record_imports_as_the_one_importer_makes_it() {
     for name in names {
         let text = record(&name);
         let parsed = dawgref::notation::gcg::parse(&text).unwrap();
-        let lexicons = srv.handle.state.host.lexicons().clone();
+        let lexicons = srv.handle.host().lexicons().clone();
         let engine = import_setup(&parsed, &ImportAsk::default(), |l| lexicons.get(l).cloned())
             .ok()
             .and_then(|config| import_game(&parsed, config).ok());

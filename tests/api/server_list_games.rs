@@ -20,13 +20,12 @@ fn list(page_size: u32, page_token: &str, query: &str) -> pb::ListGamesRequest {
 
 #[tokio::test]
 async fn only_the_directors_token_lists_games() {
-    let srv = start().await;
-    let mut g = srv.games().await;
     // No director configured: the RPC cannot be used at all.
-    let none = g.list_games(authed(list(0, "", ""), DIRECTOR)).await;
+    let bare = start().await;
+    let none = bare.games().await.list_games(authed(list(0, "", ""), DIRECTOR)).await;
     assert_eq!(code(none), Code::FailedPrecondition);
-    assert!(srv.handle.state.set_director_token(DIRECTOR));
-    assert!(!srv.handle.state.set_director_token("another"), "set once, for the server's life");
+    let srv = start_directed(DIRECTOR).await;
+    let mut g = srv.games().await;
     assert_eq!(code(g.list_games(list(0, "", "")).await), Code::Unauthenticated);
     assert_eq!(code(g.list_games(authed(list(0, "", ""), "wrong")).await), Code::PermissionDenied);
     // A seat's token is not the director's either.
@@ -39,8 +38,7 @@ async fn only_the_directors_token_lists_games() {
 
 #[tokio::test]
 async fn pages_cover_every_live_game_once_without_racks() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let mut g = srv.games().await;
     let mut ids = Vec::new();
     for seed in 0..7 {
@@ -88,8 +86,7 @@ async fn pages_cover_every_live_game_once_without_racks() {
 
 #[tokio::test]
 async fn a_query_finds_games_by_id_prefix_or_player_name() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let mut g = srv.games().await;
     let table = |name: &str, seed| {
         create(pb::Ruleset::Russian, pb::ChallengeRule::Single, vec![human(name), human("Борис")], seed)
@@ -109,8 +106,7 @@ async fn a_query_finds_games_by_id_prefix_or_player_name() {
 
 #[tokio::test]
 async fn bad_paging_is_refused_by_field_and_a_big_page_served_as_the_largest() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let mut g = srv.games().await;
     // A page larger than the largest (100) is served as the largest (AIP-158), not refused.
     for _ in 0..3 {

@@ -38,7 +38,7 @@ async fn every_rpc_is_timed_with_its_code() {
     let bogus =
         grpc.unary(tonic::Request::new(pb::GetGameRequest { game_id: id.clone() }), path, codec).await;
     assert_eq!(bogus.unwrap_err().code(), tonic::Code::Unimplemented);
-    let body = srv.handle.state.metrics.render();
+    let body = srv.handle.metrics().render();
     assert_eq!(count(&body, "CreateGame", "OK"), 1, "{body}");
     assert_eq!(count(&body, "GetGame", "OK"), 2, "{body}");
     assert_eq!(count(&body, "GetGame", "NotFound"), 1, "{body}");
@@ -101,7 +101,7 @@ async fn every_method_served_is_timed_under_its_name() {
             }
         }
     }
-    let body = srv.handle.state.metrics.render();
+    let body = srv.handle.metrics().render();
     let served = dawgref::metrics::served_methods();
     assert!(served.len() >= 30, "{served:?}");
     for m in served {

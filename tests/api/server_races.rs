@@ -43,8 +43,8 @@ async fn one_of_eight_concurrent_submissions_wins() {
     let v =
         g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token)).await.unwrap().into_inner();
     assert_eq!((v.turn, v.to_move, v.events), (1, 1, 1));
-    assert_eq!(v.seats[0].score, srv.handle.state.session(&id).await.unwrap().snapshot().game().scores()[0]);
-    srv.handle.state.session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
+    assert_eq!(v.seats[0].score, srv.handle.host().session(&id).await.unwrap().snapshot().game().scores()[0]);
+    srv.handle.host().session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
 }
 
 #[tokio::test]

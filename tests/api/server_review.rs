@@ -182,8 +182,7 @@ async fn a_phony_left_unchallenged_is_flagged() {
 
 #[tokio::test]
 async fn a_game_in_play_is_reviewed_by_nobody_not_even_the_director() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut a) = (srv.games().await, srv.analysis().await);
     let c = two_humans(&mut g, 3).await;
     let id = c.game_id.clone();
@@ -221,8 +220,7 @@ async fn a_game_in_play_is_reviewed_by_nobody_not_even_the_director() {
 
 #[tokio::test]
 async fn bad_requests_are_refused_and_change_nothing() {
-    let srv = start().await;
-    srv.handle.state.set_director_token(DIRECTOR);
+    let srv = start_directed(DIRECTOR).await;
     let (mut g, mut a) = (srv.games().await, srv.analysis().await);
     let listed = |g: &mut pb::games_client::GamesClient<Channel>| {
         let mut g = g.clone();

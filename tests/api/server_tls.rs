@@ -63,7 +63,7 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     let (old_ca, new_ca, dir) = (TestCa::new("old CA"), TestCa::new("new CA"), temp_dir("reload"));
     let files = old_ca.server_files(&dir);
     let (handle, addr) = serve(files).await;
-    let tls = handle.state.tls.clone().unwrap();
+    let tls = handle.tls().cloned().unwrap();
     let mut before = GamesClient::new(channel(&addr, &old_ca.pem(), None).await.unwrap());
     let c = before.create_game(two_humans()).await.unwrap().into_inner();
     // The files are rotated in place (as cert-manager and certbot do): seen as changed (the

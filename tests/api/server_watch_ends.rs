@@ -62,7 +62,7 @@ async fn a_cancelled_stream_frees_its_slot() {
         assert_eq!(code(g.watch_game(watch()).await), tonic::Code::ResourceExhausted, "round {round}");
         drop(streams);
         // The game stays idle: only the clients going away can free the slots.
-        let session = srv.handle.state.session(&c.game_id).await.unwrap();
+        let session = srv.handle.host().session(&c.game_id).await.unwrap();
         let freed = async {
             while session.watchers() > 0 {
                 tokio::time::sleep(Duration::from_millis(10)).await;

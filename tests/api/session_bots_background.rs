@@ -36,7 +36,7 @@ async fn a_bot_game_is_played_out_live_for_its_watchers() {
     assert!(moves.windows(2).all(|w| w[1] >= w[0] + 20), "{moves:?}");
     // The finished game has left memory: what is read now is its log replayed, and it is the
     // game the watcher saw.
-    assert!(!srv.handle.state.is_live(&c.game_id.parse().unwrap()));
+    assert!(!srv.handle.host().is_live(&c.game_id.parse().unwrap()));
     let replayed = watch_to_end(&mut g, &c.game_id, 0).await;
     assert_eq!(replayed, live);
 }
@@ -103,7 +103,7 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
     assert!(r.acceptable);
     release_tx.send(()).unwrap();
     srv.settled(&id).await;
-    assert_eq!(srv.handle.state.metrics.bot_stale.get(), 1, "the decision about the old position is dropped");
+    assert_eq!(srv.handle.metrics().bot_stale.get(), 1, "the decision about the old position is dropped");
     // The bot decided again, about the position after the challenge, and moved once.
     let mut kinds = Vec::new();
     while kinds.len() < 2 {

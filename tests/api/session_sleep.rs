@@ -15,6 +15,12 @@ async fn sleepy() -> TestServer {
     start_with(dawgref::server::state::Limits { idle_after: Some(IDLE), ..Default::default() }).await
 }
 
+/// [`sleepy`], with a director.
+async fn sleepy_directed(token: &str) -> TestServer {
+    let limits = dawgref::server::state::Limits { idle_after: Some(IDLE), ..Default::default() };
+    serve(lexicons_builder().limits(limits).director_token(token)).await.0
+}
+
 /// Wait (at most 10 s, reading the host only: a request would wake the game) until `done`.
 async fn wait_for(what: &str, done: impl Fn() -> bool) {
     let started = Instant::now();
@@ -39,7 +45,7 @@ async fn view(
 #[tokio::test]
 async fn an_idle_game_sleeps_and_wakes_as_it_was() {
     let srv = sleepy().await;
-    let host = &srv.handle.state.host;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let mut a = srv.analysis().await;
     let c = two_humans(&mut g, 7).await;
@@ -57,7 +63,7 @@ async fn an_idle_game_sleeps_and_wakes_as_it_was() {
     wait_for("the game to sleep", || host.is_asleep(&uuid(&id))).await;
     assert!(!host.is_live(&uuid(&id)));
     assert_eq!(host.live_games(), 0);
-    let asleep = srv.handle.state.metrics.render();
+    let asleep = srv.handle.metrics().render();
     assert!(asleep.contains("dawgref_games_asleep 1"), "{asleep}");
 
     // Woken by a read: the same view, the same events.
@@ -90,7 +96,7 @@ async fn an_idle_game_sleeps_and_wakes_as_it_was() {
         events_before.last().unwrap().time_ms,
         second.time_ms
     );
-    assert!(srv.handle.state.metrics.render().contains("dawgref_games_woken_total 1"));
+    assert!(srv.handle.metrics().render().contains("dawgref_games_woken_total 1"));
 }
 
 /// The game's first `n` events (the watch stream is closed after them).
@@ -111,7 +117,7 @@ async fn first_events(
 #[tokio::test]
 async fn concurrent_first_requests_load_a_sleeping_game_once() {
     let srv = sleepy().await;
-    let host = &srv.handle.state.host;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let c = two_humans(&mut g, 8).await;
     wait_for("the game to sleep", || host.is_asleep(&uuid(&c.game_id))).await;
@@ -125,7 +131,7 @@ async fn concurrent_first_requests_load_a_sleeping_game_once() {
     let views: Vec<pb::GameView> =
         futures_util::future::join_all(reads).await.into_iter().map(Result::unwrap).collect();
     assert!(views.windows(2).all(|w| w[0] == w[1]));
-    let metrics = srv.handle.state.metrics.render();
+    let metrics = srv.handle.metrics().render();
     assert!(metrics.contains("dawgref_games_loaded_total 1\n"), "{metrics}");
     assert!(metrics.contains("dawgref_games_woken_total 1\n"), "{metrics}");
     assert_eq!(host.live_games(), 1);
@@ -134,7 +140,7 @@ async fn concurrent_first_requests_load_a_sleeping_game_once() {
 #[tokio::test]
 async fn a_watcher_keeps_a_game_awake() {
     let srv = sleepy().await;
-    let host = &srv.handle.state.host;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let c = two_humans(&mut g, 9).await;
     let stream =
@@ -149,7 +155,7 @@ async fn a_watcher_keeps_a_game_awake() {
 #[tokio::test]
 async fn a_flag_falls_on_time_while_the_game_sleeps() {
     let srv = sleepy().await;
-    let host = &srv.handle.state.host;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let mut req = create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 10);
     // Seat 0's flag falls at game time 1501: long after the game has gone to sleep.
@@ -199,10 +205,10 @@ async fn a_turn_queued_as_the_game_falls_asleep_is_taken_by_the_woken_game() {
 #[tokio::test]
 async fn a_sleeping_game_holds_no_session() {
     let srv = sleepy().await;
-    let host = &srv.handle.state.host;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let c = two_humans(&mut g, 12).await;
-    let session = std::sync::Arc::downgrade(&srv.handle.state.session(&c.game_id).await.unwrap());
+    let session = std::sync::Arc::downgrade(&srv.handle.host().session(&c.game_id).await.unwrap());
     wait_for("the game to sleep", || host.is_asleep(&uuid(&c.game_id))).await;
     wait_for("its session to be dropped", || session.upgrade().is_none()).await;
 }
@@ -210,9 +216,8 @@ async fn a_sleeping_game_holds_no_session() {
 #[tokio::test]
 async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
     const DIRECTOR: &str = "sleep-director";
-    let srv = sleepy().await;
-    srv.handle.state.set_director_token(DIRECTOR);
-    let host = &srv.handle.state.host;
+    let srv = sleepy_directed(DIRECTOR).await;
+    let host = &srv.handle.host();
     let mut g = srv.games().await;
     let mut ids = Vec::new();
     for (seed, round) in [(20, "1"), (21, "2"), (22, "2")] {

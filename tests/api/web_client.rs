@@ -182,8 +182,7 @@ async fn a_cyrillic_word_is_placed_and_scored() {
 
 #[tokio::test]
 async fn the_director_lists_games_opens_one_and_checks_a_record() {
-    let srv = start().await;
-    srv.handle.state.set_director_token("director-secret");
+    let srv = start_directed("director-secret").await;
     let mut g = srv.games().await;
     let game = g
         .create_game(create(
@@ -457,8 +456,7 @@ async fn a_tile_dragged_from_the_rack_lands_on_its_square_and_is_judged() {
 
 #[tokio::test]
 async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
-    let srv = start().await;
-    srv.handle.state.set_director_token("director-secret");
+    let srv = start_directed("director-secret").await;
     let mut g = srv.games().await;
     let c0 = two_humans(&mut g, 6).await;
     let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
@@ -509,8 +507,7 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
 
 #[tokio::test]
 async fn a_director_key_manages_its_own_games_from_the_page() {
-    let srv = start().await;
-    srv.handle.state.set_director_token("director-secret");
+    let srv = start_directed("director-secret").await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let event: std::collections::HashMap<String, String> =
         [("event".to_string(), "spring".to_string())].into();

@@ -25,20 +25,37 @@ pub async fn start_with(limits: Limits) -> TestServer {
 }
 
 /// A server with test hooks (a bot that blocks until released, say).
-pub async fn start_hooked(limits: Limits, hooks: dawgref::server::state::Callbacks) -> TestServer {
-    let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
-    let (handle, _) = server::Builder::new(lexicons).limits(limits).callbacks(hooks).start().await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    handle.spawn(listener);
-    TestServer { url: format!("http://{addr}"), handle }
+pub async fn start_hooked(limits: Limits, callbacks: dawgref::server::state::Callbacks) -> TestServer {
+    serve(lexicons_builder().limits(limits).callbacks(callbacks)).await.0
+}
+
+/// A server whose director (ListGames, the Directors service) holds `token`.
+pub async fn start_directed(token: &str) -> TestServer {
+    serve(lexicons_builder().director_token(token)).await.0
 }
 
 /// A server keeping games in an SQLite store in `dir`, after recovering what is there.
 pub async fn start_stored(dir: &std::path::Path) -> (TestServer, dawgref::host::RecoveryReport) {
-    let lexicons = RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect();
+    start_stored_directed(dir, "").await
+}
+
+/// [`start_stored`] with a director token (empty: none).
+pub async fn start_stored_directed(
+    dir: &std::path::Path,
+    token: &str,
+) -> (TestServer, dawgref::host::RecoveryReport) {
     let store = std::sync::Arc::new(dawgref::store::SqliteStore::open(dir).unwrap());
-    let (handle, report) = server::Builder::new(lexicons).store(store).start().await.unwrap();
+    serve(lexicons_builder().store(store).director_token(token)).await
+}
+
+/// A builder with every ruleset's lexicon: the one way the tests configure a server.
+pub fn lexicons_builder() -> server::Builder {
+    server::Builder::new(RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect())
+}
+
+/// Start `builder` and serve it on a free port of the loopback.
+pub async fn serve(builder: server::Builder) -> (TestServer, dawgref::host::RecoveryReport) {
+    let (handle, report) = builder.start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     handle.spawn(listener);
@@ -66,7 +83,7 @@ impl TestServer {
     /// Wait until the bots of a game have nothing left to do (its bot-vs-bot games are over,
     /// a bot facing a person has answered).
     pub async fn settled(&self, game_id: &str) {
-        let session = self.handle.state.session(game_id).await.unwrap();
+        let session = self.handle.host().session(game_id).await.unwrap();
         session.settled().await;
     }
 

@@ -30,6 +30,9 @@ use tonic::transport::Channel;
 
 const OWNER: &str = "x-dawgref-owner";
 
+/// Every replica's director token (the same on each, as a deployment gives them).
+const DIRECTOR: &str = "root-of-every-replica";
+
 struct Node {
     handle: Handle,
     addr: String,
@@ -46,8 +49,13 @@ impl Node {
             Replica { id: uuid::Uuid::new_v4(), addr: addr.clone(), lease: Duration::from_millis(lease_ms) };
         let store = Arc::new(PgStore::open(url, me).await.unwrap());
         let lexicon = common::lexicon(RulesetKind::English).clone();
-        let (handle, _) =
-            Builder::new(vec![lexicon]).limits(limits).replica(store.clone()).start().await.unwrap();
+        let (handle, _) = Builder::new(vec![lexicon])
+            .limits(limits)
+            .director_token(DIRECTOR)
+            .replica(store.clone())
+            .start()
+            .await
+            .unwrap();
         handle.spawn(listener);
         let channel =
             tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect_lazy();
@@ -131,22 +139,22 @@ async fn a_game_moves_to_the_replica_its_calls_come_through() {
         owners.push(owner_of(&b.games().submit_turn(pass(&game, turn)).await.unwrap()));
     }
     assert_eq!(owners, [a.addr.clone(), a.addr.clone(), b.addr.clone()]);
-    assert_eq!(a.handle.state.metrics.handovers.get(), 1);
-    assert!(!a.handle.state.host.is_live(&game.game_id.parse().unwrap()));
+    assert_eq!(a.handle.metrics().handovers.get(), 1);
+    assert!(!a.handle.host().is_live(&game.game_id.parse().unwrap()));
 
     // From now on B serves it without forwarding; A forwards to B and names B.
-    let forwarded = b.handle.state.metrics.forwarded.get();
+    let forwarded = b.handle.metrics().forwarded.get();
     for turn in 3..8 {
         let answer = b.games().submit_turn(pass(&game, turn)).await.unwrap();
         assert_eq!(owner_of(&answer), b.addr);
     }
-    assert_eq!(b.handle.state.metrics.forwarded.get(), forwarded, "no call of B's was forwarded");
-    assert!(b.handle.state.host.is_live(&game.game_id.parse().unwrap()));
+    assert_eq!(b.handle.metrics().forwarded.get(), forwarded, "no call of B's was forwarded");
+    assert!(b.handle.host().is_live(&game.game_id.parse().unwrap()));
     let via_a = a.games().get_game(get(&game)).await.unwrap();
     assert_eq!(owner_of(&via_a), b.addr);
     assert_eq!(via_a.into_inner().turn, 8, "every turn, once");
     // One call through A moves nothing back.
-    assert_eq!(b.handle.state.metrics.handovers.get(), 0);
+    assert_eq!(b.handle.metrics().handovers.get(), 0);
 }
 
 /// Clients play through B while others read through A, and the game moves under them: every
@@ -208,7 +216,7 @@ async fn a_hand_over_under_load_keeps_every_acknowledged_turn() {
     for r in readers {
         r.await.unwrap();
     }
-    assert!(a.handle.state.metrics.handovers.get() >= 1, "the games moved to B under load");
+    assert!(a.handle.metrics().handovers.get() >= 1, "the games moved to B under load");
     for (g, acked) in games.iter().zip(acks) {
         assert_eq!(acked, (1..=30).collect::<Vec<u32>>(), "game {}: each turn acknowledged once", g.game_id);
         for node in [&a, &b] {
@@ -235,20 +243,20 @@ async fn a_sleeping_game_lets_its_lease_go_and_wakes_anywhere() {
 
     // It falls asleep at A and its lease goes.
     let started = Instant::now();
-    while !(a.handle.state.host.is_asleep(&uuid) && a.handle.state.metrics.leases_held.get() == 0) {
+    while !(a.handle.host().is_asleep(&uuid) && a.handle.metrics().leases_held.get() == 0) {
         assert!(started.elapsed() < Duration::from_secs(10), "the game never slept and let its lease go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_millis(400)).await;
 
     // B wakes it (no forward: the lease was free), and seat 1's clock ran all along.
-    let forwarded = b.handle.state.metrics.forwarded.get();
+    let forwarded = b.handle.metrics().forwarded.get();
     let asked = Instant::now();
     let woken = b.games().get_game(get(&game)).await.unwrap();
     let answered = Instant::now();
     assert_eq!(owner_of(&woken), b.addr);
-    assert_eq!(b.handle.state.metrics.forwarded.get(), forwarded);
-    assert!(b.handle.state.host.is_live(&uuid));
+    assert_eq!(b.handle.metrics().forwarded.get(), forwarded);
+    assert!(b.handle.host().is_live(&uuid));
     let view = woken.into_inner();
     let left = view.seats[1].time_left_ms.expect("a clock");
     let (least, most) = (answered - sent, asked - acked);
@@ -275,7 +283,7 @@ async fn asleep_unowned(url: &str, seed: u64, initial_ms: u64) -> (pb::CreateGam
     a.games().submit_turn(pass(&game, 0)).await.unwrap();
     let due = Instant::now() + Duration::from_millis(initial_ms);
     let started = Instant::now();
-    while a.handle.state.metrics.leases_held.get() != 0 || !a.handle.state.host.is_asleep(&uuid) {
+    while a.handle.metrics().leases_held.get() != 0 || !a.handle.host().is_asleep(&uuid) {
         assert!(started.elapsed() < Duration::from_secs(2), "the game never slept and let its lease go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -371,8 +379,8 @@ async fn a_clients_forwarded_mark_moves_nothing() {
             assert_eq!(owner_of(&answer), a.addr, "proof {proof:?}");
         }
     }
-    assert_eq!(a.handle.state.metrics.handovers.get(), 0);
-    assert!(a.handle.state.host.is_live(&game.game_id.parse().unwrap()));
+    assert_eq!(a.handle.metrics().handovers.get(), 0);
+    assert!(a.handle.host().is_live(&game.game_id.parse().unwrap()));
     // At B, marked as A's: forwarded to A like any client's call, not refused.
     let answer = b.games().get_game(marked(&a.addr, None)).await.unwrap();
     assert_eq!(owner_of(&answer), a.addr);
@@ -412,17 +420,14 @@ async fn replicas_serving_mutual_tls_forward_to_one_another_over_it() {
         let answer = b.games().submit_turn(pass(&game, turn)).await.unwrap();
         assert_eq!(owner_of(&answer), a.addr);
     }
-    assert_eq!(b.handle.state.metrics.forwarded.get(), 2);
+    assert_eq!(b.handle.metrics().forwarded.get(), 2);
     assert_eq!(a.games().get_game(get(&game)).await.unwrap().into_inner().turn, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_director_key_made_on_one_replica_holds_on_the_other_and_its_revocation_within_the_lease() {
-    const ROOT: &str = "root-of-both";
+    const ROOT: &str = DIRECTOR;
     let (_pg, a, b) = two_replicas("director_keys").await;
-    for node in [&a, &b] {
-        node.handle.state.set_director_token(ROOT);
-    }
     let directors = |node: &Node| pb::directors_client::DirectorsClient::new(node.channel.clone());
     let labels: std::collections::HashMap<String, String> =
         [("event".to_string(), "open".to_string())].into();

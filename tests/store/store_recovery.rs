@@ -96,10 +96,10 @@ async fn games_come_back_after_a_restart() {
     assert_eq!(code(wrong), Code::Unauthenticated);
     play_turns(&srv, &people, 500).await;
     let uuid = uuid::Uuid::parse_str(&people.game_id).unwrap();
-    assert!(!srv.handle.state.is_live(&uuid), "a finished game leaves memory");
+    assert!(!srv.handle.host().is_live(&uuid), "a finished game leaves memory");
     let end = view(&mut g, &people.game_id, &people.seat_tokens[0]).await;
     assert!(end.over, "the recovered game plays to its end");
-    assert!(!srv.handle.state.is_live(&uuid), "and is read without being held again");
+    assert!(!srv.handle.host().is_live(&uuid), "and is read without being held again");
     srv.stop().await;
 
     // Finished games are not loaded at start, but are there when asked for.
@@ -156,7 +156,7 @@ async fn a_log_that_cannot_be_replayed_is_quarantined_and_the_others_load() {
 
     let (srv, report) = start_stored(&dir.0).await;
     assert_eq!(report.loaded, 1);
-    assert_eq!(srv.handle.state.metrics.quarantined.get(), 2, "the metric counts them");
+    assert_eq!(srv.handle.metrics().quarantined.get(), 2, "the metric counts them");
     let mut quarantined = report.quarantined.clone();
     quarantined.sort_by_key(|(id, _)| *id == uuid(&changed.game_id));
     assert_eq!(quarantined.len(), 2);

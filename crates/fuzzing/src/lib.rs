@@ -139,11 +139,9 @@ pub fn lexicon_file(data: &[u8]) {
 
 /// The server's state for [`actions`]: every lexicon, games in a [`MemoryStore`] (kept here so
 /// each run can take its game back out and replay it).
-fn server()
--> &'static (Arc<dawgref::server::state::AppState>, Arc<dawgref::store::MemoryStore>, tokio::runtime::Runtime)
-{
+fn server() -> &'static (dawgref::server::Handle, Arc<dawgref::store::MemoryStore>, tokio::runtime::Runtime) {
     static SERVER: OnceLock<(
-        Arc<dawgref::server::state::AppState>,
+        dawgref::server::Handle,
         Arc<dawgref::store::MemoryStore>,
         tokio::runtime::Runtime,
     )> = OnceLock::new();
@@ -157,7 +155,7 @@ fn server()
         let (handle, _) = runtime
             .block_on(dawgref::server::Builder::new(lexicons).store(store.clone()).start())
             .expect("an empty store recovers");
-        (handle.state.clone(), store, runtime)
+        (handle, store, runtime)
     })
 }
 
@@ -186,23 +184,18 @@ impl Input<'_> {
 /// the game's invariants hold (tile conservation, scores equal the history); at the end the game
 /// rebuilt from its log is the game that was played.
 pub fn actions(data: &[u8]) {
-    let (state, store, runtime) = server();
-    runtime.block_on(drive(state, store, data));
+    let (handle, store, runtime) = server();
+    runtime.block_on(drive(handle, store, data));
 }
 
-async fn drive(
-    state: &Arc<dawgref::server::state::AppState>,
-    store: &dawgref::store::MemoryStore,
-    data: &[u8],
-) {
+async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryStore, data: &[u8]) {
     use dawgref::proto::v1 as pb;
     use dawgref::proto::v1::games_server::Games;
-    use dawgref::server::games::GamesService;
     use prost::Message;
     use tonic::Request;
 
     let mut input = Input(data);
-    let service = GamesService { state: state.clone() };
+    let service = handle.games_service();
     let head = input.byte();
     let shape = input.byte();
     let seats = 2 + (shape % 3) as usize;
@@ -238,7 +231,7 @@ async fn drive(
     let id = created.game_id.clone();
     let mut tokens = created.seat_tokens.clone();
     let uuid = uuid::Uuid::parse_str(&id).expect("a game id");
-    let session = state.session(&id).await.expect("a created game is found");
+    let session = handle.host().session(&id).await.expect("a created game is found");
     // Every first answer to a request id, as the game must remember it.
     let mut remembered = std::collections::HashMap::new();
     let cyrillic = head % 3 != 0;
@@ -375,8 +368,8 @@ async fn drive(
     let live = session.snapshot();
     let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
-    state.host.release(uuid);
-    let again = dawgref::host::replay(state.host.lexicons(), &stored)
+    handle.host().release(uuid);
+    let again = dawgref::host::replay(handle.host().lexicons(), &stored)
         .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
         .core;
     let again_game = again.game();

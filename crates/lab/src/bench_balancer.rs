@@ -136,10 +136,10 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         }
         let games = Arc::new(created);
         let forwarded = |rs: &[(dawgref::server::Handle, Channel, std::net::SocketAddr)]| {
-            rs.iter().map(|(h, _, _)| h.state.metrics.forwarded.get()).sum::<u64>()
+            rs.iter().map(|(h, _, _)| h.metrics().forwarded.get()).sum::<u64>()
         };
         let moved = |rs: &[(dawgref::server::Handle, Channel, std::net::SocketAddr)]| {
-            rs.iter().map(|(h, _, _)| h.state.metrics.handovers.get()).sum::<u64>()
+            rs.iter().map(|(h, _, _)| h.metrics().handovers.get()).sum::<u64>()
         };
         let (first, _) = play(&through, &games, 0, 2, clients).await?;
         let (f0, m0) = (forwarded(&replicas), moved(&replicas));

@@ -93,7 +93,7 @@ pub fn run(url: &str, seconds: f64, clients: usize, turns: u32) -> CliResult {
         }
         println!(
             "forwarded calls counted at B: {}",
-            other.state.metrics.forwarded.get()
+            other.metrics().forwarded.get()
         );
         owner.shutdown();
         other.shutdown();

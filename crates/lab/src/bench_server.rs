@@ -163,7 +163,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
             games as f64 / secs,
             turns as f64 / secs
         );
-        let h = handle.state.metrics.bot_turn.clone();
+        let h = handle.metrics().bot_turn.clone();
         println!(
             "bot decisions  mean {:.0} us over {} decisions; {}",
             h.get_sample_sum() / h.get_sample_count().max(1) as f64 * 1e6,

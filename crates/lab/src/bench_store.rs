@@ -11,8 +11,8 @@ use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::games_server::Games;
 use dawgref::server;
-use dawgref::server::games::GamesService;
-use dawgref::server::state::{AppState, Limits};
+use dawgref::server::Handle;
+use dawgref::server::state::Limits;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
 use std::path::Path;
@@ -31,7 +31,7 @@ pub(super) fn authed<T>(msg: T, token: &str) -> Request<T> {
 
 /// A server over `store` (or as a replica sharing a PostgreSQL one), not listening: the
 /// benchmark calls its services in process.
-async fn state(store: Store) -> Result<(Arc<AppState>, RecoveryReport), Box<dyn std::error::Error>> {
+async fn state(store: Store) -> Result<(Arc<Handle>, RecoveryReport), Box<dyn std::error::Error>> {
     let shipped = catalog::shipped("en").ok_or("no en lexicon")?;
     let lexicon = catalog::load_shipped_cached(shipped, None)?;
     let limits = Limits { max_games: 1_000_000, create_rate: None, ..Limits::default() };
@@ -41,7 +41,7 @@ async fn state(store: Store) -> Result<(Arc<AppState>, RecoveryReport), Box<dyn 
         Store::Replica(store) => builder.replica(store),
     };
     let (handle, report) = builder.start().await?;
-    Ok((handle.state.clone(), report))
+    Ok((Arc::new(handle), report))
 }
 
 /// A store of the benchmark's own, or one shared by replicas.
@@ -67,8 +67,8 @@ pub(super) fn endless(seed: u64) -> pb::CreateGameRequest {
 
 /// `games` concurrent games, `turns` passes each (with request ids, so responses are stored as
 /// in real play). Returns turns per second.
-async fn turns_per_second(state: Arc<AppState>, games: usize, turns: usize) -> Result<f64, String> {
-    let service = Arc::new(GamesService { state });
+async fn turns_per_second(handle: Arc<Handle>, games: usize, turns: usize) -> Result<f64, String> {
+    let service = Arc::new(handle.games_service());
     let mut created = Vec::new();
     for k in 0..games {
         let c = service.create_game(Request::new(endless(k as u64))).await.map_err(|e| e.to_string())?;
@@ -103,14 +103,14 @@ async fn turns_per_second(state: Arc<AppState>, games: usize, turns: usize) -> R
 }
 
 /// Play `games` games to the end between two people whose moves a greedy bot picks.
-async fn finished_games(state: Arc<AppState>, games: usize) -> Result<usize, String> {
-    let service = GamesService { state: state.clone() };
+async fn finished_games(handle: Arc<Handle>, games: usize) -> Result<usize, String> {
+    let service = handle.games_service();
     let mut turns = 0;
     for k in 0..games {
         let mut req = endless(1000 + k as u64);
         req.options = None;
         let c = service.create_game(Request::new(req)).await.map_err(|e| e.to_string())?.into_inner();
-        let session = state.session(&c.game_id).await.map_err(|e| e.to_string())?;
+        let session = handle.host().session(&c.game_id).await.map_err(|e| e.to_string())?;
         loop {
             let (seat, turn, action) = {
                 let snapshot = session.snapshot();
