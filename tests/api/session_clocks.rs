@@ -93,3 +93,39 @@ async fn a_recovered_game_rearms_its_clock() {
         watch_to_end(&mut g, &id, 0).await.into_iter().map(|e| (e.kind, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time".to_string(), 1801), ("game_over".to_string(), 1801)]);
 }
+
+/// Game time is tokio's: a test pauses it and moves it on, and a day per move falls a day
+/// later to the millisecond, with no waiting (the services called in process; no sleep, so the
+/// game stays in memory the whole day).
+#[tokio::test(start_paused = true)]
+async fn a_day_per_move_falls_a_day_later_on_paused_time() {
+    use dawgref::proto::v1::games_server::Games;
+    use std::time::Duration;
+    use tonic::Request;
+    const DAY_MS: u64 = 86_400_000;
+    let limits = dawgref::server::state::Limits { idle_after: None, ..Default::default() };
+    let (handle, _) = lexicons_builder().limits(limits).start().await.unwrap();
+    let games = handle.games_service();
+    let mut req = clocked(4);
+    req.clock = Some(pb::ClockSpec { per_move_ms: DAY_MS, ..Default::default() });
+    let c = games.create_game(Request::new(req)).await.unwrap().into_inner();
+    let view = |id: String| async {
+        games.get_game(Request::new(pb::GetGameRequest { game_id: id })).await.unwrap().into_inner()
+    };
+    tokio::time::advance(Duration::from_millis(DAY_MS - 1)).await;
+    let v = view(c.game_id.clone()).await;
+    assert_eq!((v.over, v.seats[0].time_left_ms), (false, Some(1)), "a millisecond left");
+    tokio::time::advance(Duration::from_millis(2)).await;
+    handle.host().session(&c.game_id).await.unwrap().settled().await;
+    let v = view(c.game_id.clone()).await;
+    assert_eq!((v.over, v.end_reason.as_str(), v.winners.clone()), (true, "seat 0 ran out of time", vec![1]));
+    let events = games
+        .watch_game(Request::new(pb::WatchGameRequest { game_id: c.game_id.clone(), ..Default::default() }))
+        .await
+        .unwrap()
+        .into_inner();
+    use tokio_stream::StreamExt;
+    let seen: Vec<(String, u64)> =
+        events.take(2).map(|e| e.unwrap()).map(|e| (e.kind, e.time_ms)).collect().await;
+    assert_eq!(seen, [("out_of_time".to_string(), DAY_MS + 1), ("game_over".to_string(), DAY_MS + 1)]);
+}

@@ -20,8 +20,11 @@ use dawgref_engine::game::{Action, EventKind};
 use dawgref_store::record::{Batch, Done};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
+// pause it and advance it. What a job takes on a thread of the pool is real time.
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// The task that owns one live game.
@@ -424,7 +427,7 @@ impl Actor {
             if let Some(hook) = hook {
                 hook(id);
             }
-            let started = Instant::now();
+            let started = std::time::Instant::now();
             let decision = Decision::decide(&game, &levels, budget);
             metrics.bot_turn.observe(started.elapsed().as_secs_f64());
             let _ = results.send((at, decision));
@@ -491,7 +494,7 @@ impl Actor {
         }
         let (seq, steps) = self.core.take_steps();
         let batch = Batch { steps, done };
-        let started = Instant::now();
+        let started = std::time::Instant::now();
         let over = self.core.game().is_over();
         let result = self.ctx.store.append(self.id, seq, batch.to_bytes(), over).wait().await;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
@@ -589,7 +592,7 @@ impl From<HostError> for Failure {
 
 async fn sleep_until(at: Option<Instant>) {
     match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
+        Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
 }

@@ -11,8 +11,9 @@ use dawgref_engine::game::{Action, DirectorAction, Event, Game, Verdict};
 use dawgref_engine::play::Play;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// A turn that was taken: what its answer is made of. `snapshot` is the game right after it.

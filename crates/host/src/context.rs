@@ -13,8 +13,8 @@ use crate::metrics::Metrics;
 use dashmap::DashMap;
 use dawgref_store::GameStore;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
 use tokio::sync::watch;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// How the services write down the answer to a turn or a challenge, so that a retry of the same

@@ -219,7 +219,7 @@ impl Host {
                 () = stopped(&mut shutdown) => return,
                 () = tokio::time::sleep(Duration::from_millis(500)) => {}
             }
-            let now = Instant::now();
+            let now = tokio::time::Instant::now();
             let due: Vec<Uuid> = {
                 let alarms = self.ctx.alarms.lock().unwrap_or_else(|e| e.into_inner());
                 alarms.iter().take_while(|(at, _)| *at <= now).map(|(_, id)| *id).collect()

@@ -1,7 +1,7 @@
 //! A game asleep: out of memory after an idle spell, kept as a few bytes ([`Asleep`]: its clock's
 //! reading, its next flag, what a listing filters by). The registry of them is the context's.
 
-use std::time::Instant;
+use tokio::time::Instant;
 
 /// A sleeping game: its clock's reading when it went to sleep, and when; its next flag; and
 /// what a listing of live games filters by (seat names, labels), so that listing does not wake it.
