@@ -95,6 +95,28 @@ pub struct DirectorKey {
     pub revoked_unix_ms: Option<u64>,
 }
 
+/// One row of a `director_keys` table (name, token hash, labels as text, created and revoked
+/// times in Unix ms), as both SQL stores keep it.
+pub(crate) type DirectorKeyRow = (String, Vec<u8>, String, i64, Option<i64>);
+
+impl DirectorKey {
+    /// The key a `director_keys` row keeps; [`StoreError::Io`] for a hash that is no SHA-256.
+    pub(crate) fn from_row(
+        (name, hash, labels, created, revoked): DirectorKeyRow,
+    ) -> Result<DirectorKey, StoreError> {
+        let token_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
+            StoreError::Io(format!("director key {name:?}: a token hash of {} bytes", hash.len()))
+        })?;
+        Ok(DirectorKey {
+            name,
+            token_hash,
+            labels: labels_of_text(&labels),
+            created_unix_ms: created as u64,
+            revoked_unix_ms: revoked.map(|r| r as u64),
+        })
+    }
+}
+
 /// Labels as one text column keeps them: a `key=value` line each. Keys never hold `=` and
 /// values never hold a control character (the services check both).
 pub(crate) fn labels_text(labels: &Labels) -> String {

@@ -725,20 +725,7 @@ impl GameStore for PgStore {
             ))
             .await?;
             rows.iter()
-                .map(|r| {
-                    let name: String = r.get(0);
-                    let hash: Vec<u8> = r.get(1);
-                    let token_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
-                        StoreError::Io(format!("director key {name:?}: a token hash of {} bytes", hash.len()))
-                    })?;
-                    Ok(DirectorKey {
-                        name,
-                        token_hash,
-                        labels: super::labels_of_text(&r.get::<_, String>(2)),
-                        created_unix_ms: r.get::<_, i64>(3) as u64,
-                        revoked_unix_ms: r.get::<_, Option<i64>>(4).map(|t| t as u64),
-                    })
-                })
+                .map(|r| DirectorKey::from_row((r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))))
                 .collect()
         })
     }

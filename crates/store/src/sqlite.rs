@@ -464,20 +464,7 @@ impl GameStore for SqliteStore {
                     r.get::<_, Option<i64>>(4)?,
                 ))
             })?;
-            rows.map(|row| {
-                let (name, hash, labels, created, revoked) = row?;
-                let token_hash = <[u8; 32]>::try_from(hash.as_slice()).map_err(|_| {
-                    StoreError::Sqlite(format!("director key {name:?}: a token hash of {} bytes", hash.len()))
-                })?;
-                Ok(DirectorKey {
-                    name,
-                    token_hash,
-                    labels: super::labels_of_text(&labels),
-                    created_unix_ms: created as u64,
-                    revoked_unix_ms: revoked.map(|r| r as u64),
-                })
-            })
-            .collect()
+            rows.map(|row| DirectorKey::from_row(row?)).collect()
         })
     }
 
