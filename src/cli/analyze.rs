@@ -9,12 +9,11 @@ use dawgref::game::Action;
 use dawgref::game::record::{ImportAsk, import_game, import_setup};
 use dawgref::lexicon::catalog;
 use dawgref::notation::{format_play, gcg};
-use dawgref::review::{self, Class, Method, Options, TurnReview};
+use dawgref::review::{self, Class, Method, Options, Plan, TurnReview};
 use dawgref::rules::RulesetKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -51,36 +50,19 @@ pub fn run(args: AnalyzeArgs) -> CliResult {
     };
     let config = import_setup(&record, &ask, find).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let game = import_game(&record, config).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    // A turn is judged only when the record shows its rack.
-    let shown = review::racks_shown(&record);
-    let turns = review::turns(&game);
     let options =
         Options { per_turn: Duration::from_millis(args.ms_per_turn), seed: args.seed, ..Options::default() };
+    // A turn is judged only when the record shows its rack.
+    let plan = Plan::new(Arc::new(game), Some(review::racks_shown(&record)), options, |_| true);
+    let game = plan.game();
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, 64);
     let started = Instant::now();
-    let bar = dawgref::console::progress_bar(turns.len() as u64, "turns");
-    let next = AtomicUsize::new(0);
-    let mut reviews: Vec<Option<TurnReview>> = vec![None; turns.len()];
-    let results = std::sync::Mutex::new(&mut reviews);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(turn, _)) = turns.get(k) else { break };
-                    let known = review::rack_known(Some(&shown), k);
-                    let r = review::review_turn(&game, turn, known, &options);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[k] = r;
-                    bar.inc(1);
-                }
-            });
-        }
-    });
+    let bar = dawgref::console::progress_bar(plan.turns().len() as u64, "turns");
+    let reviews = plan.judge_all(threads, || bar.inc(1));
     bar.finish_and_clear();
-    let reviews: Vec<TurnReview> = reviews.into_iter().flatten().collect();
     let summaries = review::summarize(&reviews, game.config().seats);
     let alphabet = game.config().rules.alphabet;
     let names: Vec<String> = record.players.iter().map(|p| p.nick.clone()).collect();

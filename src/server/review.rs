@@ -16,7 +16,7 @@ use crate::alphabet::Alphabet;
 use crate::game::{Action, Game};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
-use crate::review::{self, Class, Method, Options, SeatSummary, TurnReview};
+use crate::review::{self, Class, Method, Options, Plan, SeatSummary, TurnReview};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -49,8 +49,6 @@ struct Source {
 enum Keep {
     Store(Uuid),
     Memory,
-    /// Already taken (the job keeps where it goes as a [`Kept`]).
-    Nowhere,
 }
 
 pub async fn analyze(
@@ -105,43 +103,30 @@ pub async fn analyze(
                 return Ok(kept(updates.as_ref().clone()));
             }
         }
-        Keep::Nowhere => {}
     }
-    let turns: Vec<(usize, u32, usize)> = review::turns(&source.game)
-        .into_iter()
-        .enumerate()
-        .filter(|(_, (_, seat))| seats.contains(seat))
-        .map(|(k, (turn, seat))| (k, turn, seat))
-        .collect();
     let ticket = caller.admit(&state.host)?;
-    let workers = state.host.thinking_threads();
-    let place = state.reviews.join().ok_or_else(|| {
-        let (running, waiting) = state.reviews.load();
-        // About as long as a review like this one takes.
-        let retry = Duration::from_millis(u64::from(ms) * turns.len().max(1) as u64 / workers as u64);
-        errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
-    })?;
     let options = Options {
         per_turn: Duration::from_millis(u64::from(ms)),
         seed: req.seed,
         stop: Some(ticket.stop()),
         ..Options::default()
     };
+    let plan =
+        Arc::new(Plan::new(source.game.clone(), source.shown.clone(), options, |s| seats.contains(&s)));
+    let turns = plan.turns().len();
+    let workers = state.host.thinking_threads();
+    let place = state.reviews.join().ok_or_else(|| {
+        let (running, waiting) = state.reviews.load();
+        // About as long as a review like this one takes.
+        let retry = Duration::from_millis(u64::from(ms) * turns.max(1) as u64 / workers as u64);
+        errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
+    })?;
     let keep = match source.keep {
         Keep::Store(id) => Some(Kept::Store(id, key)),
         Keep::Memory => Some(Kept::Memory(memory_key())),
-        Keep::Nowhere => None,
     };
     let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameUpdate, Status>>(16);
-    let job = Job {
-        state: state.clone(),
-        source: Source { keep: Keep::Nowhere, ..source },
-        seats,
-        turns,
-        options,
-        keep,
-        tx,
-    };
+    let job = Job { state: state.clone(), names: source.names, seats, plan, keep, tx };
     tokio::spawn(job.run(place));
     // The stream owns the ticket: when the client goes away, the review stops (its flag is
     // raised) and the client's place among the searches is free.
@@ -199,20 +184,20 @@ enum Kept {
 /// A review under way: its turns, and the stream to its client.
 struct Job {
     state: Arc<AppState>,
-    source: Source,
+    names: Vec<String>,
     seats: Vec<usize>,
-    /// (index among the game's turns, turn, seat) of each turn to judge.
-    turns: Vec<(usize, u32, usize)>,
-    options: Options,
+    /// The turns to judge and how.
+    plan: Arc<Plan>,
     keep: Option<Kept>,
     tx: mpsc::Sender<Result<pb::AnalyzeGameUpdate, Status>>,
 }
 
 impl Job {
     async fn run(self, mut place: Place) {
-        let total = self.turns.len() as u32;
+        let turns = self.plan.turns().len();
+        let total = turns as u32;
         let workers = self.state.host.thinking_threads();
-        let per_turn = self.options.per_turn;
+        let per_turn = self.plan.options().per_turn;
         let estimate = |left: usize| per_turn * left.div_ceil(workers) as u32;
         // Waiting for a place, told the place in line; a client gone meanwhile leaves it.
         let tx = self.tx.clone();
@@ -221,7 +206,7 @@ impl Job {
                 let _ = tx.try_send(Ok(pb::AnalyzeGameUpdate {
                     queue_position: at as u32,
                     turns: total,
-                    eta_ms: estimate(self.turns.len()).as_millis() as u64,
+                    eta_ms: estimate(turns).as_millis() as u64,
                     ..Default::default()
                 }));
             }) => true,
@@ -232,7 +217,7 @@ impl Job {
         }
         let started = Instant::now();
         let progress = |done: usize| {
-            let left = self.turns.len() - done;
+            let left = turns - done;
             let eta =
                 if done == 0 { estimate(left) } else { started.elapsed().mul_f64(left as f64 / done as f64) };
             (done as u32, eta.as_millis() as u64)
@@ -245,20 +230,14 @@ impl Job {
         // Judge the turns a worker's worth at a time: the pool's other work goes first.
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Option<TurnReview>)>();
         let (mut next, mut in_flight) = (0, 0);
-        let mut reviews: Vec<TurnReview> = Vec::with_capacity(self.turns.len());
-        let alphabet = self.source.game.config().rules.alphabet;
-        while reviews.len() < self.turns.len() {
-            while in_flight < workers && next < self.turns.len() {
-                let (k, turn, _) = self.turns[next];
-                let known = review::rack_known(self.source.shown.as_deref(), k);
-                let (i, game, options, done) =
-                    (next, self.source.game.clone(), self.options.clone(), done_tx.clone());
+        let mut reviews: Vec<TurnReview> = Vec::with_capacity(turns);
+        let alphabet = self.plan.game().config().rules.alphabet;
+        while reviews.len() < turns {
+            while in_flight < workers && next < turns {
+                let (i, plan, done) = (next, self.plan.clone(), done_tx.clone());
+                // A turn that cannot be judged (or panics) ends the review with an error.
                 self.state.host.think_in_background(move || {
-                    // A panic judging one turn ends the review with an error, not a hang.
-                    let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        review::review_turn(&game, turn, known, &options)
-                    }));
-                    let _ = done.send((i, judged.ok().flatten()));
+                    let _ = done.send((i, plan.judge(i)));
                 });
                 next += 1;
                 in_flight += 1;
@@ -274,7 +253,7 @@ impl Job {
             in_flight -= 1;
             let Some(r) = judged else {
                 self.stop();
-                let turn = self.turns[i].1 + 1;
+                let turn = self.plan.turns()[i].1 + 1;
                 let _ = self.tx.send(Err(errors::internal(format!("judging turn {turn} failed")))).await;
                 return;
             };
@@ -294,20 +273,15 @@ impl Job {
             }
         }
         reviews.sort_by_key(|r| r.turn);
-        let summaries = review::summarize(&reviews, self.source.game.config().seats);
+        let seats = self.plan.game().config().seats;
+        let summaries = review::summarize(&reviews, seats);
         let last = pb::AnalyzeGameUpdate {
             turns_done: total,
             turns: total,
             seats: summaries
                 .iter()
                 .filter(|s| self.seats.contains(&s.seat))
-                .map(|s| {
-                    seat_to(
-                        s,
-                        self.source.names.get(s.seat).map_or("", |n| n.as_str()),
-                        self.source.game.config().seats,
-                    )
-                })
+                .map(|s| seat_to(s, self.names.get(s.seat).map_or("", |n| n.as_str()), seats))
                 .collect(),
             done: true,
             ..Default::default()
@@ -327,7 +301,7 @@ impl Job {
     }
 
     fn stop(&self) {
-        if let Some(stop) = &self.options.stop {
+        if let Some(stop) = &self.plan.options().stop {
             stop.store(true, Ordering::Relaxed);
         }
     }

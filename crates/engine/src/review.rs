@@ -234,6 +234,84 @@ pub fn rack_known(shown: Option<&[bool]>, k: usize) -> bool {
     shown.is_none_or(|s| s.get(k).copied().unwrap_or(true))
 }
 
+/// A whole-game review's turns and what judging each needs: the one plan every reviewer runs,
+/// the server's (AnalyzeGame: each turn a job on the pool's background lane, a worker's worth
+/// at a time) and `dawgref analyze`'s ([`Plan::judge_all`], on threads of its own).
+pub struct Plan {
+    game: Arc<Game>,
+    /// (index among the game's turns, turn, seat) of each turn to judge.
+    turns: Vec<(usize, u32, usize)>,
+    /// Which turns a record showed the rack of (None: every rack known).
+    shown: Option<Vec<bool>>,
+    options: Options,
+}
+
+impl Plan {
+    /// The turns of `game` taken by the seats `seat` accepts.
+    pub fn new(
+        game: Arc<Game>,
+        shown: Option<Vec<bool>>,
+        options: Options,
+        seat: impl Fn(usize) -> bool,
+    ) -> Plan {
+        let turns = turns(&game)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (_, s))| seat(*s))
+            .map(|(k, (turn, s))| (k, turn, s))
+            .collect();
+        Plan { game, turns, shown, options }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// (index among the game's turns, turn, seat) of each turn to judge, in turn order.
+    pub fn turns(&self) -> &[(usize, u32, usize)] {
+        &self.turns
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Judge the plan's `i`-th turn. None when it cannot be judged, or judging it panicked (a
+    /// reviewer then ends with an error rather than hang).
+    pub fn judge(&self, i: usize) -> Option<TurnReview> {
+        let &(k, turn, _) = self.turns.get(i)?;
+        let known = rack_known(self.shown.as_deref(), k);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            review_turn(&self.game, turn, known, &self.options)
+        }))
+        .ok()
+        .flatten()
+    }
+
+    /// Judge every turn on `threads` threads of its own (1 to 64), `done` told after each; the
+    /// reviews in turn order (a turn that could not be judged left out).
+    pub fn judge_all(&self, threads: usize, done: impl Fn() + Sync) -> Vec<TurnReview> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let judged = std::sync::Mutex::new(vec![None; self.turns.len()]);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, 64) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= self.turns.len() {
+                            break;
+                        }
+                        let r = self.judge(i);
+                        judged.lock().unwrap_or_else(|e| e.into_inner())[i] = r;
+                        done();
+                    }
+                });
+            }
+        });
+        judged.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+    }
+}
+
 /// Judge turn `turn` of `game`; `rack_known` says whether the mover's rack then is known (a
 /// record may not show it). `None` when the game has no such turn.
 pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) -> Option<TurnReview> {
