@@ -76,25 +76,13 @@ impl Forwarder {
         F: FnOnce(C, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        self.forward_via(game_id, addr, request, |channel, r| call(C::over(channel), r)).await
-    }
-
-    async fn forward_via<T, R, F, Fut>(
-        &self,
-        game_id: &str,
-        addr: &str,
-        request: Request<T>,
-        call: F,
-    ) -> Result<Response<R>, Status>
-    where
-        F: FnOnce(Channel, Request<T>) -> Fut,
-        Fut: std::future::Future<Output = Result<Response<R>, Status>>,
-    {
         let (metadata, extensions, message) = request.into_parts();
         let Some(peers) = self.host.peers() else {
             return Err(errors::internal("a forward without replicas"));
         };
-        let answer = self.call_via(addr, outgoing(&metadata, message, &peers), call).await;
+        let answer = self
+            .call_via(addr, outgoing(&metadata, message, &peers), |channel, r| call(C::over(channel), r))
+            .await;
         if let (Ok(response), Some(note)) = (&answer, extensions.get::<owner::Note>()) {
             note.answered(&self.host, response.metadata());
         }
