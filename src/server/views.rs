@@ -5,9 +5,7 @@
 use super::convert::{board_to, challenge_to, end_reason, play_to, ruleset_to};
 use crate::alphabet::Alphabet;
 use crate::game::{Event, EventKind, Game};
-use crate::host::{
-    Answer, Answers, ChallengeDone, DirectorDone, Seat, Session, Snapshot, TurnDone, Viewer, Written,
-};
+use crate::host::{Answer, Answers, ChallengeDone, DirectorDone, Seat, Session, Snapshot, TurnDone, Viewer};
 use crate::proto::v1 as pb;
 use prost::Message;
 use tonic::Status;
@@ -187,21 +185,15 @@ pub fn challenge_response(d: &ChallengeDone) -> pb::ChallengeResponse {
     }
 }
 
-/// The answer to a request that may be a retry: the one written down for it now, or made now, or
-/// decoded from what was written down the first time.
+/// The answer to a request that may be a retry: made now (no request id), or decoded from the
+/// bytes written down for its request id, now or the first time (so a retry's answer is the
+/// first one's, byte for byte).
 pub fn answer<T, M: Message + Default + 'static>(
     answer: Answer<T>,
     make: impl FnOnce(&T) -> M,
 ) -> Result<M, Status> {
     match answer {
-        // Written down now (a request with an id): the very message whose bytes were kept.
-        Answer::Done(_, Some(written)) => written.downcast::<M>().map(|m| *m).map_err(|_| {
-            super::errors::internal(format!(
-                "the answer written down is not a {} (EncodedAnswers and this call disagree)",
-                std::any::type_name::<M>()
-            ))
-        }),
-        Answer::Done(done, None) => Ok(make(&done)),
+        Answer::Done(done) => Ok(make(&done)),
         Answer::Remembered(bytes) => M::decode(bytes.as_slice())
             .map_err(|e| super::errors::internal(format!("a remembered response: {e}"))),
     }
@@ -211,18 +203,15 @@ pub fn answer<T, M: Message + Default + 'static>(
 pub struct EncodedAnswers;
 
 impl Answers for EncodedAnswers {
-    fn turn(&self, done: &TurnDone) -> Written {
-        let answer = turn_response(done);
-        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
+    fn turn(&self, done: &TurnDone) -> Vec<u8> {
+        turn_response(done).encode_to_vec()
     }
 
-    fn challenge(&self, done: &ChallengeDone) -> Written {
-        let answer = challenge_response(done);
-        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
+    fn challenge(&self, done: &ChallengeDone) -> Vec<u8> {
+        challenge_response(done).encode_to_vec()
     }
 
-    fn director(&self, done: &DirectorDone) -> Written {
-        let answer = director_response(done);
-        Written { bytes: answer.encode_to_vec(), answer: Box::new(answer) }
+    fn director(&self, done: &DirectorDone) -> Vec<u8> {
+        director_response(done).encode_to_vec()
     }
 }

@@ -6,7 +6,7 @@
 //! decision only if the game is still where it was when the bot looked at it.
 
 use super::command::*;
-use super::context::{Answers, Context, Written};
+use super::context::{Answers, Context};
 use super::error::HostError;
 use super::input;
 use super::recovery::replay;
@@ -287,7 +287,7 @@ impl Actor {
         key: Option<String>,
         change: impl FnOnce(&mut Self, u64) -> Result<X, HostError>,
         made: impl FnOnce(X, Arc<Snapshot>, u64) -> T,
-        write: fn(&dyn Answers, &T) -> Written,
+        write: fn(&dyn Answers, &T) -> Vec<u8>,
     ) -> Result<Answer<T>, Failure> {
         if let Some(first) = self.core.remembered(asker, key.as_deref()) {
             return Ok(Answer::Remembered(first));
@@ -302,11 +302,11 @@ impl Actor {
         };
         let snapshot = Arc::new(self.core.snapshot());
         let done = made(changed, snapshot.clone(), now);
-        let (bytes, written) =
-            key.as_ref().map(|_| write(&*self.ctx.answers, &done)).map(|w| (w.bytes, w.answer)).unzip();
-        let row = self.core.remember(asker, key, bytes);
+        let bytes = key.as_ref().map(|_| write(&*self.ctx.answers, &done));
+        let row = self.core.remember(asker, key, bytes.clone());
         self.commit(row, Some(snapshot)).await?;
-        Ok(Answer::Done(done, written))
+        // With a request id, the answer is the bytes written down: a retry gets the same.
+        Ok(bytes.map_or(Answer::Done(done), Answer::Remembered))
     }
 
     async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {

@@ -51,11 +51,11 @@ pub enum DirectorOp {
     Undo,
 }
 
-/// The answer to a request that may be a retry: done now (with the answer the services wrote
-/// down, when the request is to be remembered), or the bytes written down the first time (see
-/// [`Answers`]).
+/// The answer to a request that may be a retry: done now without a request id (the services
+/// make the answer from it), or the answer the services wrote down for its request id, now or
+/// the first time (the same bytes either way; see [`crate::Answers`]).
 pub enum Answer<T> {
-    Done(T, Option<Box<dyn std::any::Any + Send>>),
+    Done(T),
     Remembered(Vec<u8>),
 }
 

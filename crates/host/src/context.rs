@@ -21,16 +21,10 @@ use uuid::Uuid;
 /// request id gets the same bytes back (from memory or, after a restart, from the log row the
 /// bytes are part of). The host keeps them opaque.
 pub trait Answers: Send + Sync {
-    fn turn(&self, done: &TurnDone) -> Written;
-    fn challenge(&self, done: &ChallengeDone) -> Written;
-    fn director(&self, done: &DirectorDone) -> Written;
-}
-
-/// An answer the services wrote down: the bytes kept for retries, and the answer itself, which
-/// the host hands back with the request's [`Answer::Done`] so that it is not made twice.
-pub struct Written {
-    pub bytes: Vec<u8>,
-    pub answer: Box<dyn std::any::Any + Send>,
+    /// The answer to a turn, encoded.
+    fn turn(&self, done: &TurnDone) -> Vec<u8>;
+    fn challenge(&self, done: &ChallengeDone) -> Vec<u8>;
+    fn director(&self, done: &DirectorDone) -> Vec<u8>;
 }
 
 /// What a game's task needs besides its game: shared by every session of one host.

@@ -28,7 +28,7 @@ mod switch;
 pub use cluster::{LeaseFuture, Leases, Peers};
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
 pub use config::{Callbacks, CreateRate, Limits};
-pub use context::{Answers, Written};
+pub use context::Answers;
 pub use directors::Director;
 pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
