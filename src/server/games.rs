@@ -96,6 +96,20 @@ impl GamesService {
 
     /// ListGames of finished games, or of every game, from the store: a page of ids, each game
     /// then read as a watcher sees it (live ones from their session or their owner's log).
+    /// Labels are a director's word (ListGames and ExportResults trust them): a new game's need
+    /// a director whose labels they include (the root director: any). None need no token.
+    async fn labels_allowed(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        labels: &[(String, String)],
+    ) -> Result<(), Status> {
+        if labels.is_empty() {
+            return Ok(());
+        }
+        let director = self.state.director(metadata).await?;
+        director.check_covers(labels).map_err(errors::host)
+    }
+
     async fn list_stored(
         &self,
         state: pb::GameState,
@@ -238,11 +252,7 @@ impl Games for GamesService {
         self.state.check_room()?;
         self.state.creates.admit(&request)?;
         let (config, seats, tokens, bot_delay_ms, labels) = new_game(&self.state, request.get_ref())?;
-        // Labels are a director's word: ListGames and ExportResults trust them.
-        if !labels.is_empty() {
-            let director = self.state.director(request.metadata()).await?;
-            director.check_covers(&labels).map_err(errors::host)?;
-        }
+        self.labels_allowed(request.metadata(), &labels).await?;
         let game = Game::new(config).map_err(errors::game)?;
         let session = self
             .state
@@ -518,16 +528,14 @@ impl Games for GamesService {
         request: Request<pb::ImportGcgRequest>,
     ) -> Result<Response<pb::ImportGcgResponse>, Status> {
         self.state.creates.admit(&request)?;
+        let labels = super::new_game::labels("labels", &request.get_ref().labels)?;
+        self.labels_allowed(request.metadata(), &labels).await?;
         let req = request.into_inner();
         let Imported { game, seats, tokens, report } = import(&self.state, &req).await?;
         let scores = game.scores().to_vec();
         // Imported seats are people: their bots' pace never matters.
-        let session = self
-            .state
-            .host
-            .create(game, seats, None, Some(req.gcg), Vec::new())
-            .await
-            .map_err(errors::host)?;
+        let session =
+            self.state.host.create(game, seats, None, Some(req.gcg), labels).await.map_err(errors::host)?;
         let view = views::session_view(&session, Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),

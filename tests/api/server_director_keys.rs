@@ -372,3 +372,33 @@ async fn keys_outlive_a_restart() {
     assert_eq!(code(d.resume_game(authed(req(&game.game_id), &gone.token)).await), Code::PermissionDenied);
     assert_eq!(code(d.resume_game(authed(req(&game.game_id), ROOT)).await), Code::FailedPrecondition);
 }
+
+#[tokio::test]
+async fn an_imported_record_takes_labels_from_a_director_only() {
+    let srv = start_directed(ROOT).await;
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let key = make_key(&mut d, "club", &[("club", "hall")]).await;
+    let gcg =
+        std::fs::read_to_string(format!("{}/tests/data/gcg/doug_v_emely.gcg", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    let ask = |pairs: &[(&str, &str)]| pb::ImportGcgRequest {
+        gcg: gcg.clone(),
+        labels: labels(pairs),
+        ..Default::default()
+    };
+    assert_eq!(code(g.import_gcg(ask(&[("club", "hall")])).await), Code::Unauthenticated);
+    assert_eq!(
+        code(g.import_gcg(authed(ask(&[("club", "other")]), &key.token)).await),
+        Code::PermissionDenied
+    );
+    assert_eq!(code(g.import_gcg(authed(ask(&[("Bad!", "x")]), &key.token)).await), Code::InvalidArgument);
+    let imported = g
+        .import_gcg(authed(ask(&[("club", "hall"), ("round", "2")]), &key.token))
+        .await
+        .unwrap()
+        .into_inner();
+    let export = pb::ExportResultsRequest { key: "round".into(), value: "2".into() };
+    let rows = d.export_results(authed(export, &key.token)).await.unwrap().into_inner().rows;
+    assert_eq!(rows.iter().map(|r| r.game_id.clone()).collect::<Vec<_>>(), vec![imported.game_id]);
+    assert_eq!(rows[0].labels, labels(&[("club", "hall"), ("round", "2")]));
+}
