@@ -212,11 +212,6 @@ pub fn no_director() -> Status {
     )
 }
 
-/// A token that is well formed but not the one needed: PERMISSION_DENIED.
-pub fn permission_denied(what: &'static str) -> Status {
-    Status::permission_denied(what)
-}
-
 /// A failure of the server itself (a worker that died, no randomness): INTERNAL.
 pub fn internal(what: impl std::fmt::Display) -> Status {
     Status::internal(what.to_string())

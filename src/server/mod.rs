@@ -159,10 +159,7 @@ impl Builder {
             host.set_replica(leases);
         }
         host.metrics().time_methods(crate::metrics::served_methods());
-        let state = Arc::new(AppState::new(host, self.tls.map(Arc::new)));
-        if let Some(token) = &self.director_token {
-            state.set_director_token(token);
-        }
+        let state = Arc::new(AppState::new(host, self.tls.map(Arc::new), self.director_token.as_deref()));
         let handle = Handle { state, shutdown: tx };
         let report = handle.state.host.recover().await?;
         tokio::spawn(handle.state.host.clone().run_replica());

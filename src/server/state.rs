@@ -91,8 +91,8 @@ pub(crate) struct AppState {
     pub(crate) metrics: Arc<Metrics>,
     /// Flips to true on shutdown: open streams end, sessions' tasks stop.
     pub(crate) shutdown: watch::Receiver<bool>,
-    /// The hash of the director's token (ListGames), once set at start; none: no director.
-    director: std::sync::OnceLock<TokenHash>,
+    /// The hash of the root director's token; none: no director.
+    director: Option<TokenHash>,
     /// Sends calls for games owned elsewhere to their owner.
     pub(crate) forwarder: Forwarder,
     /// Whole-game reviews running and waiting.
@@ -106,13 +106,14 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    pub(crate) fn new(host: Host, tls: Option<Arc<super::tls::Tls>>) -> AppState {
+    /// `director`: the root director's token (None: no director).
+    pub(crate) fn new(host: Host, tls: Option<Arc<super::tls::Tls>>, director: Option<&str>) -> AppState {
         AppState {
             positions: PositionCache::default(),
             limits: host.limits().clone(),
             metrics: host.metrics().clone(),
             shutdown: host.shutdown(),
-            director: std::sync::OnceLock::new(),
+            director: director.map(super::auth::hash),
             forwarder: Forwarder::new(host.clone(), tls.clone()),
             tls,
             reviews: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
@@ -195,12 +196,6 @@ impl AppState {
         self.host.check_room().map_err(errors::host)
     }
 
-    /// Accept `token` as the director's (ListGames), for the server's life. Only its hash is
-    /// kept. False when a director token was already set.
-    pub(crate) fn set_director_token(&self, token: &str) -> bool {
-        self.director.set(super::auth::hash(token)).is_ok()
-    }
-
     /// The director a request's token makes its caller: the root director by the token the
     /// server was started with, else a director key's holder (see [`Director`]). UNAUTHENTICATED
     /// without a token; FAILED_PRECONDITION when the server has no director token and the token
@@ -209,18 +204,19 @@ impl AppState {
         let token = super::auth::bearer(metadata)?.ok_or_else(|| {
             errors::unauthenticated("this call needs a director's token (authorization: Bearer <token>)")
         })?;
-        self.director_of(&token).await
-    }
-
-    async fn director_of(&self, token: &str) -> Result<Director, Status> {
-        let root = self.director.get().copied();
-        if root.is_some() && super::auth::find_seat(token, &[root]).is_some() {
-            return Ok(Director::root());
-        }
-        match self.host.director_key(&super::auth::hash(token)).await {
-            Err(HostError::NotDirector) if root.is_none() => Err(errors::no_director()),
+        match self.director_of(&token).await {
+            Err(HostError::NotDirector) if self.director.is_none() => Err(errors::no_director()),
             answer => answer.map_err(errors::host),
         }
+    }
+
+    /// The director `token` makes its holder: [`HostError::NotDirector`] when it is neither the
+    /// root's nor a key's.
+    async fn director_of(&self, token: &str) -> Result<Director, HostError> {
+        if self.director.is_some() && super::auth::find_seat(token, &[self.director]).is_some() {
+            return Ok(Director::root());
+        }
+        self.host.director_key(&super::auth::hash(token)).await
     }
 
     /// The viewer a request's metadata proves in a game: a seat by its token, a director whose
@@ -240,8 +236,9 @@ impl AppState {
                         director.check_covers(game.labels()).map_err(errors::host)?;
                         Ok(crate::host::Viewer::Director)
                     }
-                    Err(revoked) if revoked.code() == tonic::Code::PermissionDenied => Err(revoked),
-                    Err(_) => Err(e),
+                    // No seat's and no director's: the token proves nobody.
+                    Err(HostError::NotDirector) => Err(e),
+                    Err(other) => Err(errors::host(other)),
                 }
             }
             other => other,

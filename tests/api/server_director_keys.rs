@@ -347,6 +347,10 @@ async fn keys_are_checked_named_once_and_revoked_for_good() {
         code(d.pause_game(authed(req(&game.game_id), "0123456789abcdef0123456789abcdef")).await),
         Code::PermissionDenied
     );
+    // Nor anybody's in a game: a view with it is UNAUTHENTICATED, as on a server with no director.
+    let stranger =
+        authed(pb::GetGameRequest { game_id: game.game_id.clone() }, "0123456789abcdef0123456789abcdef");
+    assert_eq!(code(g.get_game(stranger).await), Code::Unauthenticated);
 }
 
 #[tokio::test]
