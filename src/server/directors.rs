@@ -249,7 +249,11 @@ impl Directors for DirectorsService {
         if !super::new_game::is_name(&r.name) {
             return Err(errors::bad_field(
                 "name",
-                format!("{:?}: 1 to 40 characters of a-z, 0-9, '_', '-' and '.'", crate::text::clip(&r.name)),
+                format!(
+                    "{:?}: 1 to {} characters of a-z, 0-9, '_', '-' and '.'",
+                    crate::text::clip(&r.name),
+                    super::new_game::MAX_LABEL_KEY
+                ),
             ));
         }
         let labels = super::new_game::labels("labels", &r.labels)?;

@@ -36,7 +36,7 @@ pub type NewGame = (GameConfig, Vec<Seat>, Vec<Option<String>>, u32, Vec<(String
 
 /// Labels a game may carry, and their keys' and values' lengths in characters.
 const MAX_LABELS: usize = 16;
-const MAX_LABEL_KEY: usize = 40;
+pub const MAX_LABEL_KEY: usize = 40;
 const MAX_LABEL_VALUE: usize = 100;
 
 /// A label's key or a director key's name: 1 to [`MAX_LABEL_KEY`] characters of a-z, 0-9, '_',

@@ -122,8 +122,8 @@ pub async fn analyze(
         errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
     })?;
     let keep = match source.keep {
-        Keep::Store(id) => Some(Kept::Store(id, key)),
-        Keep::Memory => Some(Kept::Memory(memory_key())),
+        Keep::Store(id) => Kept::Store(id, key),
+        Keep::Memory => Kept::Memory(memory_key()),
     };
     let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameUpdate, Status>>(16);
     let job = Job { state: state.clone(), names: source.names, seats, plan, keep, tx };
@@ -188,7 +188,7 @@ struct Job {
     seats: Vec<usize>,
     /// The turns to judge and how.
     plan: Arc<Plan>,
-    keep: Option<Kept>,
+    keep: Kept,
     tx: mpsc::Sender<Result<pb::AnalyzeGameUpdate, Status>>,
 }
 
@@ -289,13 +289,12 @@ impl Job {
         kept.push(last.clone());
         // Kept before the last message goes: a client that asks again once it has it finds it.
         match self.keep {
-            Some(Kept::Store(id, key)) => {
+            Kept::Store(id, key) => {
                 if let Err(e) = self.state.host.keep_review(id, key, encode(&kept)).await {
                     tracing::warn!(game = %id, error = %e, "keeping a review failed");
                 }
             }
-            Some(Kept::Memory(key)) => self.state.recent_reviews.put(key, Arc::new(kept)),
-            None => {}
+            Kept::Memory(key) => self.state.recent_reviews.put(key, Arc::new(kept)),
         }
         let _ = self.tx.send(Ok(last)).await;
     }

@@ -98,9 +98,19 @@ struct Cache {
 }
 
 impl Cache {
-    /// Whether the cache may answer: read once, and (among replicas) not older than `max_age`.
-    fn fresh(&self, max_age: Option<Duration>) -> bool {
-        self.read_at.is_some_and(|at| max_age.is_none_or(|m| at.elapsed() < m))
+    /// The key of `hash` (None: no key has it), when the cache may say: read once and (among
+    /// replicas) not older than `max_age`. A miss among replicas may be a key made on another
+    /// one since: it reads the store again, but at most once a [`MISS_REREAD`].
+    fn answer(&self, hash: &TokenHash, max_age: Option<Duration>) -> Option<Option<DirectorKey>> {
+        let age = self.read_at?.elapsed();
+        if max_age.is_some_and(|m| age >= m) {
+            return None;
+        }
+        match self.by_hash.get(hash) {
+            Some(key) => Some(Some(key.clone())),
+            None if max_age.is_none() || age < MISS_REREAD => Some(None),
+            None => None,
+        }
     }
 }
 
@@ -134,27 +144,20 @@ impl DirectorKeys {
         hash: &TokenHash,
         max_age: Option<Duration>,
     ) -> Result<Director, HostError> {
-        let (fresh, found, read_at) = {
-            let cache = self.cache();
-            (cache.fresh(max_age), cache.by_hash.get(hash).cloned(), cache.read_at)
-        };
-        // A miss reads again only when another replica may have made the key meanwhile, and
-        // then at most once a [`MISS_REREAD`].
-        let recent = |read_at: Option<Instant>| read_at.is_some_and(|at| at.elapsed() < MISS_REREAD);
-        let key = match found {
-            Some(key) if fresh => Some(key),
-            None if fresh && (max_age.is_none() || recent(read_at)) => None,
-            _ => {
+        let cached = self.cache().answer(hash, max_age);
+        let key = match cached {
+            Some(key) => key,
+            None => {
                 let _one = self.reading.lock().await;
-                let (fresh, read_at) = {
-                    let cache = self.cache();
-                    (cache.fresh(max_age), cache.read_at)
-                };
-                let missing = !self.cache().by_hash.contains_key(hash);
-                if !fresh || (missing && max_age.is_some() && !recent(read_at)) {
-                    self.read().await?;
+                // Another request may have read the store while this one waited.
+                let cached = self.cache().answer(hash, max_age);
+                match cached {
+                    Some(key) => key,
+                    None => {
+                        self.read().await?;
+                        self.cache().by_hash.get(hash).cloned()
+                    }
                 }
-                self.cache().by_hash.get(hash).cloned()
             }
         };
         let key = key.ok_or(HostError::NotDirector)?;
