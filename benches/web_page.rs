@@ -10,8 +10,8 @@ mod browser;
 
 use browser::*;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::server::{self, ServerConfig};
 use fantoccini::Client;
 
@@ -97,8 +97,8 @@ async fn main() {
     handle.spawn(listener);
 
     // A live game some turns in: the person plays the best play, the bot answers.
-    let mut g = GamesClient::connect(base.clone()).await.unwrap();
-    let mut a = AnalysisClient::connect(base.clone()).await.unwrap();
+    let mut g = GamesServiceClient::connect(base.clone()).await.unwrap();
+    let mut a = AnalysisServiceClient::connect(base.clone()).await.unwrap();
     let seat = |kind| pb::SeatSpec { kind: Some(kind), think_ms: None };
     let created = g
         .create_game(pb::CreateGameRequest {
@@ -120,7 +120,9 @@ async fn main() {
                 .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token))
                 .await
                 .unwrap()
-                .into_inner();
+                .into_inner()
+                .view
+                .unwrap();
             if v.to_move == 0 {
                 break v;
             }

@@ -76,8 +76,8 @@ for _ in $(seq 50); do
 done
 declare -A PATHS=(
   [health]=/grpc.health.v1.Health/Check
-  [validate]=/dawgref.v1.Analysis/ValidatePlay
-  [evaluate]=/dawgref.v1.Analysis/Evaluate
+  [validate]=/dawgref.v1.AnalysisService/ValidatePlay
+  [evaluate]=/dawgref.v1.AnalysisService/Evaluate
 )
 HEADERS=(-H 'content-type: application/grpc' -H 'te: trailers')
 for name in health validate evaluate; do

@@ -47,7 +47,7 @@ async function route() {
 
 async function lobby() {
   document.title = `dawgref — ${t("lobby")}`;
-  const [all, lexicons] = await Promise.all([rules(), call("Lexicons", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
+  const [all, lexicons] = await Promise.all([rules(), call("LexiconsService", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
   const ruleset = h("select", { id: "ruleset", name: "ruleset" },
     Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
   const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: t("the ruleset's own") }),
@@ -91,7 +91,7 @@ async function lobby() {
     const m = Number(minutes.value);
     if (m > 0) req.clock = { initial_ms: m * 60000, increment_ms: Number(increment.value) * 1000, max_overtime_ms: 10 * 60000 };
     try {
-      const r = await call("Games", "CreateGame", req);
+      const r = await call("GamesService", "CreateGame", req);
       sessionStorage.setItem(`dawgref:token:${r.game_id}`, r.seat_tokens[0]);
       location.assign(`/games/${r.game_id}`);
     } catch (err) {
@@ -153,7 +153,7 @@ function wordStudy(lexicons) {
     const words = [];
     let summary = null;
     try {
-      await stream("Lexicons", "FindWords", request, null, (u) => { words.push(...u.words); if (u.done) summary = u; });
+      await stream("LexiconsService", "FindWords", request, null, (u) => { words.push(...u.words); if (u.done) summary = u; });
       out.replaceChildren(
         h("p", { class: "meta", id: "study-count", text: `${count(summary ? summary.total : words.length, "word")}${summary && !summary.complete ? "+" : ""}${words.length < (summary ? summary.total : 0) ? t(", the first {n} shown", { n: words.length }) : ""}` }),
         h("ol", { class: "study-words", id: "study-words" }, words.map((w) => h("li", {},
@@ -188,12 +188,12 @@ async function gamePage(id) {
   };
   let view;
   try {
-    view = await call("Games", "GetGame", { game_id: id }, g.token);
+    view = (await call("GamesService", "GetGame", { game_id: id }, g.token)).view;
   } catch (e) {
     if (e.codeName === "UNAUTHENTICATED" && g.token) {
       sessionStorage.removeItem(`dawgref:token:${id}`);
       g.token = null;
-      view = await call("Games", "GetGame", { game_id: id });
+      view = (await call("GamesService", "GetGame", { game_id: id })).view;
     } else throw e;
   }
   g.rules = all[view.ruleset] || all.RULESET_ENGLISH;
@@ -233,7 +233,7 @@ function setView(g, view) {
 
 async function refresh(g) {
   try {
-    setView(g, await call("Games", "GetGame", { game_id: g.id }, g.token));
+    setView(g, (await call("GamesService", "GetGame", { game_id: g.id }, g.token)).view);
     // Tiles placed on squares the board now holds go back to the rack.
     const rows = g.view.board.rows;
     g.pending = g.pending.filter((p) => [...rows[p.row]][p.col] === ".");
@@ -248,7 +248,7 @@ async function watch(g) {
   let from = 0;
   for (;;) {
     try {
-      await stream("Games", "WatchGame", { game_id: g.id, from_event: from }, g.token, (event) => {
+      await stream("GamesService", "WatchGame", { game_id: g.id, from_event: from }, g.token, (event) => {
         if (event.kind === "turn_undone") {
           // The director took the last turn back: the game's events from `undone_from` on count
           // no more (the director's own stay).
@@ -370,7 +370,7 @@ async function preview(g) {
     return;
   }
   try {
-    const r = await call("Analysis", "ValidatePlay", {
+    const r = await call("AnalysisService", "ValidatePlay", {
       position: { game_id: g.id }, play: { tiles: tilesOf(g) },
     }, g.token);
     if (seq === g.previewSeq) g.preview = r;
@@ -382,7 +382,7 @@ async function preview(g) {
 
 async function submit(g, action, what) {
   try {
-    const r = await call("Games", "SubmitTurn", {
+    const r = await call("GamesService", "SubmitTurn", {
       game_id: g.id, expected_turn: g.view.turn, request_id: requestId(), ...action,
     }, g.token);
     g.pending = [];
@@ -482,7 +482,7 @@ function joinForm(g) {
   return h("form", { class: "join", onsubmit: async (e) => {
     e.preventDefault();
     try {
-      const r = await call("Games", "JoinGame", { game_id: g.id, name: name.value });
+      const r = await call("GamesService", "JoinGame", { game_id: g.id, name: name.value });
       sessionStorage.setItem(`dawgref:token:${g.id}`, r.token);
       location.reload();
     } catch (err) {
@@ -621,7 +621,7 @@ function controls(g) {
     b("pass", v.awaiting_final_challenge ? t("Accept (pass)") : t("Pass"), () => submit(g, { pass: {} }, () => t("passed")), mine),
     b("challenge", t("Challenge"), async () => {
       try {
-        const r = await call("Games", "Challenge", { game_id: g.id, request_id: requestId() }, g.token);
+        const r = await call("GamesService", "Challenge", { game_id: g.id, request_id: requestId() }, g.token);
         setView(g, r.view);
         render(g);
         toast(r.acceptable ? t("The play stands.") : `${t("The play comes off")}${r.invalid_words.length ? ": " + r.invalid_words.join(", ") : ""}.`, "ok");
@@ -632,7 +632,7 @@ function controls(g) {
 
 async function downloadGcg(g) {
   try {
-    const r = await call("Games", "ExportGcg", { game_id: g.id }, g.token);
+    const r = await call("GamesService", "ExportGcg", { game_id: g.id }, g.token);
     const a = h("a", { href: URL.createObjectURL(new Blob([r.gcg], { type: "text/plain" })), download: `${g.id}.gcg` });
     document.body.append(a);
     a.click();
@@ -659,7 +659,7 @@ async function director() {
     if (!token) { info.textContent = t("Enter a director token: the server's, or a director key's."); return; }
     sessionStorage.setItem("dawgref:director", token);
     try {
-      const r = await call("Games", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);
+      const r = await call("GamesService", "ListGames", { page_size: 24, page_token: pages[page], query: query.value.trim() }, token);
       info.textContent = count(r.total, "live game");
       list.replaceChildren(...r.games.map((v) => h("div", { class: "table-slot" }, table(all, v),
         h("button", { type: "button", class: "link manage", "data-manage": v.game_id, onclick: () => manage(token, v) }, t("Manage…")))));
@@ -693,7 +693,7 @@ function manage(token, v) {
   const out = h("p", { class: "meta", id: "manage-result" });
   const act = async (method, request, what) => {
     try {
-      const r = await call("Directors", method, { game_id: v.game_id, request_id: requestId(), ...request }, token);
+      const r = await call("DirectorsService", method, { game_id: v.game_id, request_id: requestId(), ...request }, token);
       v = r.view;
       out.textContent = `${what}: ${t("done")}. ${t("Scores")} ${v.seats.map((s) => s.score).join(" – ")}${v.paused ? ` · ${t("paused")}` : ""}${v.over ? ` · ${t("over")}` : ""}.`;
       out.className = "ok";
@@ -769,7 +769,7 @@ function importPanel(all) {
   const run = async (e) => {
     e.preventDefault();
     try {
-      const r = await call("Games", "ImportGcg", { gcg: text.value, ruleset: ruleset.value }, null);
+      const r = await call("GamesService", "ImportGcg", { gcg: text.value, ruleset: ruleset.value }, null);
       const rows = r.mismatches.map((m) => h("tr", {},
         h("td", { text: String(m.line) }), h("td", {}, h("code", { text: m.text })),
         h("td", { text: `${m.recorded_score} / ${m.recorded_total}` }),

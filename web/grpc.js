@@ -298,7 +298,7 @@ function frames(buffer) {
   return [out, buffer.subarray(at)];
 }
 
-/** One unary call: `await call("Games", "GetGame", {game_id}, token)`. */
+/** One unary call: `await call("GamesService", "GetGame", {game_id}, token)`. */
 export async function call(service, name, request, token) {
   await loadSchema();
   const m = method(service, name);

@@ -1,5 +1,5 @@
 // The review page (`/games/<id>/review`): a finished game's every turn judged by the server
-// (Analysis.AnalyzeGame, streamed: the table and the graph fill in as turns arrive), the board
+// (AnalysisService.AnalyzeGame, streamed: the table and the graph fill in as turns arrive), the board
 // before any turn with the play made or the best play on it, each seat's win probability over
 // the game, and the puzzles: turns whose best play stands out, shown with the answer hidden
 // until asked for.
@@ -42,7 +42,7 @@ function seconds(ms) {
 export async function reviewPage(app, id) {
   document.title = `dawgref — ${t("review")}`;
   const all = await rules();
-  const view = await call("Games", "GetGame", { game_id: id }, tokenFor(id)).catch(() => call("Games", "GetGame", { game_id: id }));
+  const { view } = await call("GamesService", "GetGame", { game_id: id }, tokenFor(id)).catch(() => call("GamesService", "GetGame", { game_id: id }));
   const r = {
     id, view, rules: all[view.ruleset] || all.RULESET_ENGLISH, turns: new Map(), seats: [], at: null,
     showBest: false, revealed: new Set(), done: false,
@@ -85,7 +85,7 @@ export async function reviewPage(app, id) {
   const ms = Number(new URLSearchParams(location.search).get("ms")) || 1000;
   showProgress(r, { turns_done: 0, turns: 0, eta_ms: 0, queue_position: 0 });
   try {
-    await stream("Analysis", "AnalyzeGame", { game_id: id, ms_per_turn: ms }, null, (u) => {
+    await stream("AnalysisService", "AnalyzeGame", { game_id: id, ms_per_turn: ms }, null, (u) => {
       if (u.turn) {
         r.turns.set(u.turn.turn, u.turn);
         // Turns arrive in any order: until the visitor moves, the first turn known is shown.

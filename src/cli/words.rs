@@ -1,5 +1,5 @@
 //! `dawgref words anagram | pattern | hooks`: word study on the command line, the same search
-//! as `Lexicons.FindWords`. One word a line: the word (blanks in lower case), its length and
+//! as `LexiconsService.FindWords`. One word a line: the word (blanks in lower case), its length and
 //! its probability of being drawn from the full bag; hooks also say their side and letter.
 
 use super::CliResult;

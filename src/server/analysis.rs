@@ -9,7 +9,6 @@ use super::state::AnalysisPosition;
 use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
 use crate::proto::v1 as pb;
-use crate::proto::v1::analysis_server::Analysis;
 use crate::score::evaluate_normalized;
 use crate::sim;
 use crate::validate::validate_play;
@@ -18,10 +17,10 @@ use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-type MoveStream = Pin<Box<dyn Stream<Item = Result<pb::GeneratedMove, Status>> + Send>>;
+type MoveStream = Pin<Box<dyn Stream<Item = Result<pb::GenerateMovesResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
-impl Analysis for AnalysisService {
+impl crate::proto::v1::analysis_service_server::AnalysisService for AnalysisService {
     async fn validate_play(
         &self,
         request: Request<pb::ValidatePlayRequest>,
@@ -60,7 +59,7 @@ impl Analysis for AnalysisService {
     async fn evaluate(
         &self,
         request: Request<pb::EvaluateRequest>,
-    ) -> Result<Response<pb::Evaluation>, Status> {
+    ) -> Result<Response<pb::EvaluateResponse>, Status> {
         let result = async {
             let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
             let play_msg =
@@ -73,7 +72,9 @@ impl Analysis for AnalysisService {
                 return Err(errors::problems("play", &unconnected));
             }
             let e = evaluate_normalized(&r.board, &play);
-            Ok(convert::evaluation_to(&play, &e, r.board.rules().alphabet))
+            Ok(pb::EvaluateResponse {
+                evaluation: Some(convert::evaluation_to(&play, &e, r.board.rules().alphabet)),
+            })
         }
         .await;
         result.map(Response::new)
@@ -120,10 +121,13 @@ impl Analysis for AnalysisService {
             .await
             .ok_or_else(|| errors::internal("move generation failed"))?;
         let alphabet = r.board.rules().alphabet;
-        let moves: Vec<Result<pb::GeneratedMove, Status>> = plays
+        let moves: Vec<Result<pb::GenerateMovesResponse, Status>> = plays
             .into_iter()
             .map(|p| {
-                Ok(pb::GeneratedMove { play: Some(convert::play_to(&p.play, alphabet)), score: p.score })
+                Ok(pb::GenerateMovesResponse {
+                    play: Some(convert::play_to(&p.play, alphabet)),
+                    score: p.score,
+                })
             })
             .collect();
         Ok(Response::new(Box::pin(tokio_stream::iter(moves))))
@@ -335,7 +339,7 @@ fn sim_update(
     tally: &sim::Tally,
     alphabet: crate::alphabet::Alphabet,
     done: bool,
-) -> pb::SimulateUpdate {
+) -> pb::SimulateResponse {
     let mut order: Vec<usize> = (0..setup.candidates.len()).collect();
     let leader = tally.leader();
     // The leader first, then the rest by mean win probability and spread; ruled-out last.
@@ -373,10 +377,10 @@ fn sim_update(
             out
         })
         .collect();
-    pb::SimulateUpdate { candidates, iterations: tally.iterations, done, inferred: setup.infers_opponent() }
+    pb::SimulateResponse { candidates, iterations: tally.iterations, done, inferred: setup.infers_opponent() }
 }
 
-type SimStream = Pin<Box<dyn Stream<Item = Result<pb::SimulateUpdate, Status>> + Send>>;
+type SimStream = Pin<Box<dyn Stream<Item = Result<pb::SimulateResponse, Status>> + Send>>;
 
 /// Simulate's time when the request names none, and the most it may ask for; its largest
 /// candidate list and deepest lines.

@@ -1,4 +1,4 @@
-//! The `Directors` service: a tournament director's actions on a game (each a domain call on the
+//! The `DirectorsService`: a tournament director's actions on a game (each a domain call on the
 //! game's session, made durable and published like a turn, idempotent by request id), the
 //! results of a label's games, and the director keys. Every call needs a director's token: the
 //! root director's acts everywhere and alone makes keys; a key's acts on its games only
@@ -11,7 +11,6 @@ use super::views;
 use crate::game::{DirectorAction, EventKind, MAX_NOTE_CHARS, ResultKind};
 use crate::host::DirectorOp;
 use crate::proto::v1 as pb;
-use crate::proto::v1::directors_server::Directors;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -47,20 +46,18 @@ fn checked_request_id(id: &str) -> Result<Option<String>, Status> {
 impl DirectorsService {
     /// Do `op` to the game `game_id` (here, or at its owner), answering as the first time for a
     /// retried request id.
-    async fn act<T: Send + 'static>(
+    async fn act<T: Send + 'static, R: views::DirectorResponse>(
         &self,
         request: Request<T>,
         game_id: &str,
         request_id: &str,
         op: DirectorOp,
         forward: impl FnOnce(
-            crate::proto::v1::directors_client::DirectorsClient<tonic::transport::Channel>,
+            crate::proto::v1::directors_service_client::DirectorsServiceClient<tonic::transport::Channel>,
             Request<T>,
-        ) -> futures_util::future::BoxFuture<
-            'static,
-            Result<Response<pb::DirectorResponse>, Status>,
-        > + Send,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        ) -> futures_util::future::BoxFuture<'static, Result<Response<R>, Status>>
+        + Send,
+    ) -> Result<Response<R>, Status> {
         let director = self.state.director(request.metadata()).await?;
         let request_id = checked_request_id(request_id)?;
         // The owner checks the token again, and the key's labels against the game's.
@@ -78,16 +75,16 @@ impl DirectorsService {
                 async move { s.direct(op, by, request_id).await }
             })
             .await?;
-        views::answer(answer, views::director_response).map(Response::new)
+        views::answer(answer, |done| R::with_view(views::director_view(done))).map(Response::new)
     }
 }
 
 #[tonic::async_trait]
-impl Directors for DirectorsService {
+impl crate::proto::v1::directors_service_server::DirectorsService for DirectorsService {
     async fn pause_game(
         &self,
-        request: Request<pb::DirectorRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        request: Request<pb::PauseGameRequest>,
+    ) -> Result<Response<pb::PauseGameResponse>, Status> {
         let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
         self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::Pause), |mut c, r| {
             Box::pin(async move { c.pause_game(r).await })
@@ -97,8 +94,8 @@ impl Directors for DirectorsService {
 
     async fn resume_game(
         &self,
-        request: Request<pb::DirectorRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        request: Request<pb::ResumeGameRequest>,
+    ) -> Result<Response<pb::ResumeGameResponse>, Status> {
         let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
         self.act(request, &id, &rid, DirectorOp::Act(DirectorAction::Resume), |mut c, r| {
             Box::pin(async move { c.resume_game(r).await })
@@ -109,7 +106,7 @@ impl Directors for DirectorsService {
     async fn adjust_score(
         &self,
         request: Request<pb::AdjustScoreRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+    ) -> Result<Response<pb::AdjustScoreResponse>, Status> {
         let r = request.get_ref();
         let action = DirectorAction::AdjustScore {
             seat: r.seat as usize,
@@ -129,7 +126,7 @@ impl Directors for DirectorsService {
     async fn adjust_clock(
         &self,
         request: Request<pb::AdjustClockRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+    ) -> Result<Response<pb::AdjustClockResponse>, Status> {
         let r = request.get_ref();
         let action = DirectorAction::AdjustClock {
             seat: r.seat as usize,
@@ -148,8 +145,8 @@ impl Directors for DirectorsService {
 
     async fn undo_turn(
         &self,
-        request: Request<pb::DirectorRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+        request: Request<pb::UndoTurnRequest>,
+    ) -> Result<Response<pb::UndoTurnResponse>, Status> {
         let (id, rid) = (request.get_ref().game_id.clone(), request.get_ref().request_id.clone());
         self.act(request, &id, &rid, DirectorOp::Undo, |mut c, r| {
             Box::pin(async move { c.undo_turn(r).await })
@@ -160,7 +157,7 @@ impl Directors for DirectorsService {
     async fn set_result(
         &self,
         request: Request<pb::SetResultRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+    ) -> Result<Response<pb::SetResultResponse>, Status> {
         let r = request.get_ref();
         let why = reason(&r.reason)?;
         let kind = match &r.result {
@@ -187,7 +184,7 @@ impl Directors for DirectorsService {
     async fn add_note(
         &self,
         request: Request<pb::AddNoteRequest>,
-    ) -> Result<Response<pb::DirectorResponse>, Status> {
+    ) -> Result<Response<pb::AddNoteResponse>, Status> {
         let r = request.get_ref();
         let chars = r.text.chars().count();
         if chars == 0 || chars > MAX_NOTE_CHARS {
@@ -282,7 +279,7 @@ impl Directors for DirectorsService {
     async fn revoke_director_key(
         &self,
         request: Request<pb::RevokeDirectorKeyRequest>,
-    ) -> Result<Response<pb::DirectorKey>, Status> {
+    ) -> Result<Response<pb::RevokeDirectorKeyResponse>, Status> {
         let director = self.state.director(request.metadata()).await?;
         let name = request.into_inner().name;
         if !super::new_game::is_name(&name) {
@@ -293,7 +290,7 @@ impl Directors for DirectorsService {
         }
         let key = self.state.host.revoke_director_key(&director, name).await.map_err(errors::host)?;
         tracing::info!(key = %key.name, "director key revoked");
-        Ok(Response::new(key_view(key)))
+        Ok(Response::new(pb::RevokeDirectorKeyResponse { key: Some(key_view(key)) }))
     }
 }
 

@@ -5,8 +5,8 @@
 use super::errors;
 use super::owner;
 use crate::host::{Host, Peers};
-use crate::proto::v1::directors_client::DirectorsClient;
-use crate::proto::v1::games_client::GamesClient;
+use crate::proto::v1::directors_service_client::DirectorsServiceClient;
+use crate::proto::v1::games_service_client::GamesServiceClient;
 use dashmap::DashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,10 +109,10 @@ impl Forwarder {
         call: F,
     ) -> Result<Response<R>, Status>
     where
-        F: FnOnce(GamesClient<Channel>, Request<T>) -> Fut,
+        F: FnOnce(GamesServiceClient<Channel>, Request<T>) -> Fut,
         Fut: std::future::Future<Output = Result<Response<R>, Status>>,
     {
-        self.call_via(addr, request, |channel, r| call(GamesClient::new(channel), r)).await
+        self.call_via(addr, request, |channel, r| call(GamesServiceClient::new(channel), r)).await
     }
 
     async fn call_via<T, R, F, Fut>(
@@ -143,15 +143,15 @@ pub trait PeerClient {
     fn over(channel: Channel) -> Self;
 }
 
-impl PeerClient for GamesClient<Channel> {
+impl PeerClient for GamesServiceClient<Channel> {
     fn over(channel: Channel) -> Self {
-        GamesClient::new(channel)
+        GamesServiceClient::new(channel)
     }
 }
 
-impl PeerClient for DirectorsClient<Channel> {
+impl PeerClient for DirectorsServiceClient<Channel> {
     fn over(channel: Channel) -> Self {
-        DirectorsClient::new(channel)
+        DirectorsServiceClient::new(channel)
     }
 }
 

@@ -13,8 +13,7 @@ use super::views;
 use crate::game::Game;
 use crate::host::{Route, Turn, TurnAction, Viewer, stopped};
 use crate::proto::v1 as pb;
-use crate::proto::v1::games_client::GamesClient;
-use crate::proto::v1::games_server::Games;
+use crate::proto::v1::games_service_client::GamesServiceClient;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -33,7 +32,7 @@ const MAX_PAGE: usize = 100;
 /// The longest ListGames query, in characters.
 const MAX_QUERY_CHARS: usize = 100;
 
-type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
 
 impl GamesService {
     /// ListGames across the replicas: this replica's page, and each live peer's page for the same
@@ -156,7 +155,7 @@ impl GamesService {
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
         let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesClient<Channel>, r| async move { c.submit_turn(r).await };
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.submit_turn(r).await };
         let (session, request) = match self.state.serve(&id, request, call).await? {
             Here::Local(session, request) => (session, request),
             Here::Forwarded(answer) => return Ok(answer.into_inner()),
@@ -201,7 +200,9 @@ impl GamesService {
         let mut upstream = self
             .state
             .forwarder
-            .forward(id, addr, request, |mut c: GamesClient<Channel>, r| async move { c.watch_game(r).await })
+            .forward(id, addr, request, |mut c: GamesServiceClient<Channel>, r| async move {
+                c.watch_game(r).await
+            })
             .await?
             .into_inner();
         let (tx, out) = tokio::sync::mpsc::channel(64);
@@ -244,7 +245,7 @@ impl GamesService {
 }
 
 #[tonic::async_trait]
-impl Games for GamesService {
+impl crate::proto::v1::games_service_server::GamesService for GamesService {
     async fn create_game(
         &self,
         request: Request<pb::CreateGameRequest>,
@@ -279,7 +280,7 @@ impl Games for GamesService {
         request: Request<pb::JoinGameRequest>,
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesClient<Channel>, r| async move { c.join_game(r).await };
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.join_game(r).await };
         let (session, request) = match self.state.serve(&id, request, call).await? {
             Here::Local(session, request) => (session, request),
             Here::Forwarded(answer) => return Ok(answer),
@@ -379,15 +380,18 @@ impl Games for GamesService {
         Ok(Response::new(self.list_everywhere(&metadata, &req, size, local).await?))
     }
 
-    async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameView>, Status> {
+    async fn get_game(
+        &self,
+        request: Request<pb::GetGameRequest>,
+    ) -> Result<Response<pb::GetGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesClient<Channel>, r| async move { c.get_game(r).await };
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
         let (session, request) = match self.state.serve(&id, request, call).await? {
             Here::Local(session, request) => (session, request),
             Here::Forwarded(answer) => return Ok(answer),
         };
         let viewer = self.state.viewer(request.metadata(), &session.snapshot()).await?;
-        Ok(Response::new(views::session_view(&session, viewer)))
+        Ok(Response::new(pb::GetGameResponse { view: Some(views::session_view(&session, viewer)) }))
     }
 
     async fn submit_turn(
@@ -402,7 +406,7 @@ impl Games for GamesService {
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesClient<Channel>, r| async move { c.challenge(r).await };
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.challenge(r).await };
         let (session, request) = match self.state.serve(&id, request, call).await? {
             Here::Local(session, request) => (session, request),
             Here::Forwarded(answer) => return Ok(answer),
@@ -511,7 +515,7 @@ impl Games for GamesService {
         request: Request<pb::ExportGcgRequest>,
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesClient<Channel>, r| async move { c.export_gcg(r).await };
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.export_gcg(r).await };
         let (session, request) = match self.state.serve(&id, request, call).await? {
             Here::Local(session, request) => (session, request),
             Here::Forwarded(answer) => return Ok(answer),

@@ -1,4 +1,4 @@
-//! `Analysis.InferRack`: the request checked and turned into an [`infer::Observation`] (a
+//! `AnalysisService.InferRack`: the request checked and turned into an [`infer::Observation`] (a
 //! game's turn, from what was public then; or a CGP position and an action), inferred as an
 //! admitted search (stopped when its caller goes), and the answer as a message.
 

@@ -4,7 +4,6 @@ use super::state::AppState;
 use super::{convert, errors};
 use crate::lexicon::study::{self, Order, Side};
 use crate::proto::v1 as pb;
-use crate::proto::v1::lexicons_server::Lexicons;
 use crate::rules::{Ruleset, RulesetKind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -16,14 +15,14 @@ const DEFAULT_WORDS: u32 = 100;
 const MAX_WORDS: u32 = 10_000;
 const BATCH: usize = 500;
 
-type WordStream = Pin<Box<dyn Stream<Item = Result<pb::FindWordsUpdate, Status>> + Send>>;
+type WordStream = Pin<Box<dyn Stream<Item = Result<pb::FindWordsResponse, Status>> + Send>>;
 
 pub struct LexiconsService {
     pub(crate) state: Arc<AppState>,
 }
 
 #[tonic::async_trait]
-impl Lexicons for LexiconsService {
+impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsService {
     async fn list_lexicons(
         &self,
         _: Request<pb::ListLexiconsRequest>,
@@ -122,11 +121,11 @@ impl Lexicons for LexiconsService {
                 }
             })
             .collect();
-        let mut updates: Vec<Result<pb::FindWordsUpdate, Status>> = words
+        let mut updates: Vec<Result<pb::FindWordsResponse, Status>> = words
             .chunks(BATCH)
-            .map(|batch| Ok(pb::FindWordsUpdate { words: batch.to_vec(), ..Default::default() }))
+            .map(|batch| Ok(pb::FindWordsResponse { words: batch.to_vec(), ..Default::default() }))
             .collect();
-        updates.push(Ok(pb::FindWordsUpdate {
+        updates.push(Ok(pb::FindWordsResponse {
             words: Vec::new(),
             done: true,
             total: answers.total as u32,

@@ -29,10 +29,10 @@ pub mod web;
 
 use crate::host::{Host, Leases, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
-use crate::proto::v1::analysis_server::AnalysisServer;
-use crate::proto::v1::directors_server::DirectorsServer;
-use crate::proto::v1::games_server::GamesServer;
-use crate::proto::v1::lexicons_server::LexiconsServer;
+use crate::proto::v1::analysis_service_server::AnalysisServiceServer;
+use crate::proto::v1::directors_service_server::DirectorsServiceServer;
+use crate::proto::v1::games_service_server::GamesServiceServer;
+use crate::proto::v1::lexicons_service_server::LexiconsServiceServer;
 use crate::store::GameStore;
 use crate::store::StoreError;
 use state::{AppState, Callbacks, Limits};
@@ -295,10 +295,10 @@ async fn serve_on(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let limit = state.limits.max_message_bytes;
     let (reporter, health) = tonic_health::server::health_reporter();
-    reporter.set_serving::<GamesServer<games::GamesService>>().await;
-    reporter.set_serving::<AnalysisServer<analysis::AnalysisService>>().await;
-    reporter.set_serving::<LexiconsServer<lexicons::LexiconsService>>().await;
-    reporter.set_serving::<DirectorsServer<directors::DirectorsService>>().await;
+    reporter.set_serving::<GamesServiceServer<games::GamesService>>().await;
+    reporter.set_serving::<AnalysisServiceServer<analysis::AnalysisService>>().await;
+    reporter.set_serving::<LexiconsServiceServer<lexicons::LexiconsService>>().await;
+    reporter.set_serving::<DirectorsServiceServer<directors::DirectorsService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -307,13 +307,13 @@ async fn serve_on(
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
-    let games =
-        GamesServer::new(games::GamesService { state: state.clone() }).max_decoding_message_size(limit);
-    let analysis = AnalysisServer::new(analysis::AnalysisService { state: state.clone() })
+    let games = GamesServiceServer::new(games::GamesService { state: state.clone() })
         .max_decoding_message_size(limit);
-    let lexicons = LexiconsServer::new(lexicons::LexiconsService { state: state.clone() })
+    let analysis = AnalysisServiceServer::new(analysis::AnalysisService { state: state.clone() })
         .max_decoding_message_size(limit);
-    let directors = DirectorsServer::new(directors::DirectorsService { state: state.clone() })
+    let lexicons = LexiconsServiceServer::new(lexicons::LexiconsService { state: state.clone() })
+        .max_decoding_message_size(limit);
+    let directors = DirectorsServiceServer::new(directors::DirectorsService { state: state.clone() })
         .max_decoding_message_size(limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {

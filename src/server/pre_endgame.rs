@@ -1,4 +1,4 @@
-//! `Analysis.SolvePreEndgame`: the request checked and turned into a [`pre_endgame::Setup`], searched
+//! `AnalysisService.SolvePreEndgame`: the request checked and turned into a [`pre_endgame::Setup`], searched
 //! as an admitted search (`host::SearchTicket`), its report streamed after every scenario.
 
 use super::positions::AnalysisService;
@@ -20,7 +20,7 @@ const MAX_SCENARIOS: u32 = 10_000;
 /// Reports at most this often (the last one always goes).
 const REPORT: Duration = Duration::from_millis(100);
 
-pub type PegStream = Pin<Box<dyn Stream<Item = Result<pb::PreEndgameUpdate, Status>> + Send>>;
+pub type PegStream = Pin<Box<dyn Stream<Item = Result<pb::SolvePreEndgameResponse, Status>> + Send>>;
 
 pub async fn solve(
     service: &AnalysisService,
@@ -100,7 +100,7 @@ fn update(
     report: &pre_endgame::Report,
     alphabet: Alphabet,
     done: bool,
-) -> pb::PreEndgameUpdate {
+) -> pb::SolvePreEndgameResponse {
     let best = report.best();
     let mut order: Vec<usize> = (0..setup.candidates.len()).collect();
     order.sort_by(|&a, &b| {
@@ -137,7 +137,7 @@ fn update(
             out
         })
         .collect();
-    pb::PreEndgameUpdate {
+    pb::SolvePreEndgameResponse {
         candidates,
         scenarios_done: report.scenarios_done as u32,
         scenarios: report.scenarios as u32,

@@ -1,4 +1,4 @@
-//! `Analysis.AnalyzeGame`: a whole game reviewed as a job. The request is checked and its game
+//! `AnalysisService.AnalyzeGame`: a whole game reviewed as a job. The request is checked and its game
 //! found (a finished game by id, never one in play: `host::reviewable`; or a record replayed
 //! as ImportGcg would); a review kept from the same request answers at once (a game's from the
 //! store, a record's from memory); else the review is admitted as its caller's search
@@ -33,7 +33,7 @@ const MAX_MS: u32 = 60_000;
 /// Names the kept reviews' format in their key: a review kept by another format is not read.
 const FORMAT: &str = "v1";
 
-pub type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameUpdate, Status>> + Send>>;
+pub type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameResponse, Status>> + Send>>;
 
 /// The game a review judges.
 struct Source {
@@ -125,7 +125,7 @@ pub async fn analyze(
         Keep::Store(id) => Kept::Store(id, key),
         Keep::Memory => Kept::Memory(memory_key()),
     };
-    let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameUpdate, Status>>(16);
+    let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameResponse, Status>>(16);
     let job = Job { state: state.clone(), names: source.names, seats, plan, keep, tx };
     tokio::spawn(job.run(place));
     // The stream owns the ticket: when the client goes away, the review stops (its flag is
@@ -189,7 +189,7 @@ struct Job {
     /// The turns to judge and how.
     plan: Arc<Plan>,
     keep: Kept,
-    tx: mpsc::Sender<Result<pb::AnalyzeGameUpdate, Status>>,
+    tx: mpsc::Sender<Result<pb::AnalyzeGameResponse, Status>>,
 }
 
 impl Job {
@@ -203,7 +203,7 @@ impl Job {
         let tx = self.tx.clone();
         let waited = tokio::select! {
             _ = place.run(|at| {
-                let _ = tx.try_send(Ok(pb::AnalyzeGameUpdate {
+                let _ = tx.try_send(Ok(pb::AnalyzeGameResponse {
                     queue_position: at as u32,
                     turns: total,
                     eta_ms: estimate(turns).as_millis() as u64,
@@ -222,8 +222,8 @@ impl Job {
                 if done == 0 { estimate(left) } else { started.elapsed().mul_f64(left as f64 / done as f64) };
             (done as u32, eta.as_millis() as u64)
         };
-        let mut kept: Vec<pb::AnalyzeGameUpdate> = Vec::new();
-        let first = pb::AnalyzeGameUpdate { turns: total, eta_ms: progress(0).1, ..Default::default() };
+        let mut kept: Vec<pb::AnalyzeGameResponse> = Vec::new();
+        let first = pb::AnalyzeGameResponse { turns: total, eta_ms: progress(0).1, ..Default::default() };
         if self.tx.send(Ok(first)).await.is_err() {
             return;
         }
@@ -258,7 +258,7 @@ impl Job {
                 return;
             };
             let (done, eta) = progress(reviews.len() + 1);
-            let update = pb::AnalyzeGameUpdate {
+            let update = pb::AnalyzeGameResponse {
                 turns_done: done,
                 turns: total,
                 eta_ms: eta,
@@ -275,7 +275,7 @@ impl Job {
         reviews.sort_by_key(|r| r.turn);
         let seats = self.plan.game().config().seats;
         let summaries = review::summarize(&reviews, seats);
-        let last = pb::AnalyzeGameUpdate {
+        let last = pb::AnalyzeGameResponse {
             turns_done: total,
             turns: total,
             seats: summaries
@@ -307,7 +307,7 @@ impl Job {
 }
 
 /// A kept review's messages, streamed again.
-fn kept(mut updates: Vec<pb::AnalyzeGameUpdate>) -> Response<ReviewStream> {
+fn kept(mut updates: Vec<pb::AnalyzeGameResponse>) -> Response<ReviewStream> {
     for u in &mut updates {
         u.from_store = true;
     }
@@ -315,7 +315,7 @@ fn kept(mut updates: Vec<pb::AnalyzeGameUpdate>) -> Response<ReviewStream> {
 }
 
 /// A review as kept in the store: its messages, each length-delimited.
-fn encode(updates: &[pb::AnalyzeGameUpdate]) -> Vec<u8> {
+fn encode(updates: &[pb::AnalyzeGameResponse]) -> Vec<u8> {
     let mut out = Vec::new();
     for u in updates {
         // Writing to a Vec cannot fail.
@@ -324,10 +324,10 @@ fn encode(updates: &[pb::AnalyzeGameUpdate]) -> Vec<u8> {
     out
 }
 
-fn decode(mut body: &[u8]) -> Option<Vec<pb::AnalyzeGameUpdate>> {
+fn decode(mut body: &[u8]) -> Option<Vec<pb::AnalyzeGameResponse>> {
     let mut out = Vec::new();
     while !body.is_empty() {
-        out.push(pb::AnalyzeGameUpdate::decode_length_delimited(&mut body).ok()?);
+        out.push(pb::AnalyzeGameResponse::decode_length_delimited(&mut body).ok()?);
     }
     out.last().is_some_and(|u| u.done).then_some(out)
 }

@@ -98,7 +98,7 @@ pub(crate) struct AppState {
     /// Whole-game reviews running and waiting.
     pub(crate) reviews: Arc<Lineup>,
     /// The last reviews of records, every message of each, by request.
-    pub(crate) recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameUpdate>>>,
+    pub(crate) recent_reviews: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameResponse>>>,
     /// Each client's pace of new games.
     pub(crate) creates: super::caller::CreateBuckets,
     /// The port's TLS, when it serves TLS (then forwarding to other replicas uses it too).

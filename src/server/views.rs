@@ -75,9 +75,9 @@ fn game_view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64)
 
 /// An event as `viewer` may see it: the rack (and exchanged tiles) only for the viewer's seat; a
 /// challenge's word verdicts only when `verdicts` ([`Viewer::sees_verdicts`]).
-pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer, verdicts: bool) -> pb::GameEvent {
+pub fn event(e: &Event, alphabet: Alphabet, viewer: Viewer, verdicts: bool) -> pb::WatchGameResponse {
     let own = viewer.sees_rack_of(e.seat);
-    let mut out = pb::GameEvent {
+    let mut out = pb::WatchGameResponse {
         number: e.number as u64,
         seat: e.seat as u32,
         points: e.points,
@@ -172,9 +172,35 @@ pub fn turn_response(d: &TurnDone) -> pb::SubmitTurnResponse {
 
 /// A director's answer: the game as a watcher sees it, the same whether sent now or written
 /// down for a retry.
-pub fn director_response(d: &DirectorDone) -> pb::DirectorResponse {
-    pb::DirectorResponse { view: Some(view(&d.id.to_string(), &d.snapshot, Viewer::Director, d.now_ms)) }
+pub fn director_view(d: &DirectorDone) -> pb::GameView {
+    view(&d.id.to_string(), &d.snapshot, Viewer::Director, d.now_ms)
 }
+
+/// The response of a director's action on a game. Each action's response is its own message, and
+/// each is the one field `GameView view = 1`, so the bytes written down for one decode as any.
+pub trait DirectorResponse: Message + Default + 'static {
+    fn with_view(view: pb::GameView) -> Self;
+}
+
+macro_rules! director_responses {
+    ($($name:ident),*) => {
+        $(impl DirectorResponse for pb::$name {
+            fn with_view(view: pb::GameView) -> Self {
+                pb::$name { view: Some(view) }
+            }
+        })*
+    };
+}
+
+director_responses!(
+    PauseGameResponse,
+    ResumeGameResponse,
+    AdjustScoreResponse,
+    AdjustClockResponse,
+    UndoTurnResponse,
+    SetResultResponse,
+    AddNoteResponse
+);
 
 /// A challenge's answer, the same whether it is sent now or written down for a retry.
 pub fn challenge_response(d: &ChallengeDone) -> pb::ChallengeResponse {
@@ -212,6 +238,7 @@ impl Answers for EncodedAnswers {
     }
 
     fn director(&self, done: &DirectorDone) -> Vec<u8> {
-        director_response(done).encode_to_vec()
+        // Any director response: they are one shape.
+        pb::PauseGameResponse::with_view(director_view(done)).encode_to_vec()
     }
 }

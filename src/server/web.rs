@@ -202,7 +202,7 @@ where
 /// Every message and enum of `dawgref.v1` as JSON, for the page's codec:
 /// `{"messages": {"dawgref.v1.Tile": [[number, "name", "type", repeated, "type name", "oneof"], …]},
 ///   "enums": {"dawgref.v1.Ruleset": {"RULESET_ENGLISH": 1, …}},
-///   "services": {"dawgref.v1.Games": {"WatchGame": ["request type", "response type", streams]}}}`.
+///   "services": {"dawgref.v1.GamesService": {"WatchGame": ["request type", "response type", streams]}}}`.
 /// Types are the proto scalar names, `message` or `enum`; a proto3 `optional` is its own
 /// synthetic oneof, named with a leading `_`.
 pub fn schema_json() -> String {
@@ -397,7 +397,9 @@ mod tests {
         assert!(schema.contains(r#"[9,"resign","message",false,"dawgref.v1.Resign","action"]"#));
         assert!(schema.contains(r#"[7,"time_left_ms","int64",false,"","_time_left_ms"]"#));
         assert!(
-            schema.contains(r#""WatchGame":["dawgref.v1.WatchGameRequest","dawgref.v1.GameEvent",true]"#)
+            schema.contains(
+                r#""WatchGame":["dawgref.v1.WatchGameRequest","dawgref.v1.WatchGameResponse",true]"#
+            )
         );
         assert!(schema.contains(r#""dawgref.v1.Ruleset":{"RULESET_UNSPECIFIED":0,"RULESET_ENGLISH":1,"RULESET_RUSSIAN":2,"RULESET_ERUDIT":3}"#));
     }

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use tonic::Code;
 use tonic::transport::Channel;
 
-type Games = pb::games_client::GamesClient<Channel>;
+type Games = pb::games_service_client::GamesServiceClient<Channel>;
 
 const WRONG: &str = "ffffffffffffffffffffffffffffffff";
 
@@ -40,7 +40,7 @@ async fn truth(srv: &TestServer, id: &str) -> (Vec<String>, Vec<String>) {
 }
 
 /// The first `n` events of the game as `token`'s holder sees them.
-async fn events(g: &mut Games, id: &str, token: Option<&str>, n: u64) -> Vec<pb::GameEvent> {
+async fn events(g: &mut Games, id: &str, token: Option<&str>, n: u64) -> Vec<pb::WatchGameResponse> {
     let req = pb::WatchGameRequest { game_id: id.into(), from_event: 0 };
     let req = match token {
         Some(t) => authed(req, t),
@@ -72,6 +72,8 @@ impl Audit {
             .await
             .unwrap()
             .into_inner()
+            .view
+            .unwrap()
     }
 
     async fn submit(
@@ -98,15 +100,26 @@ impl Audit {
     /// Every viewer class, every response and event of this game: racks exactly as they should be.
     async fn check(&self, srv: &TestServer, g: &mut Games) -> BTreeSet<String> {
         let (event_racks, racks) = truth(srv, &self.id).await;
-        let now = g.get_game(pb::GetGameRequest { game_id: self.id.clone() }).await.unwrap().into_inner();
+        let now = g
+            .get_game(pb::GetGameRequest { game_id: self.id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         let over = now.over;
         // Unary views.
         for (seat, rack) in racks.iter().enumerate() {
             let v = self.view(g, seat).await;
             assert_eq!((v.my_seat, &v.my_rack), (Some(seat as u32), rack), "seat {seat}'s own view");
         }
-        let anonymous =
-            g.get_game(pb::GetGameRequest { game_id: self.id.clone() }).await.unwrap().into_inner();
+        let anonymous = g
+            .get_game(pb::GetGameRequest { game_id: self.id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         assert_eq!((anonymous.my_seat, anonymous.my_rack.as_str()), (None, ""), "a view without a token");
         let wrong = g.get_game(authed(pb::GetGameRequest { game_id: self.id.clone() }, WRONG)).await;
         assert_eq!(code(wrong), Code::Unauthenticated);
@@ -265,7 +278,15 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
     });
     let a = Audit::new(&mut g, flagged).await;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    assert!(g.get_game(pb::GetGameRequest { game_id: a.id.clone() }).await.unwrap().into_inner().over);
+    assert!(
+        g.get_game(pb::GetGameRequest { game_id: a.id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap()
+            .over
+    );
     seen.extend(a.check(&srv, &mut g).await);
 
     // A game played out: end-of-game rack points.

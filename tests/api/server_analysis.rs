@@ -85,7 +85,9 @@ async fn validate_and_evaluate() {
         .evaluate(pb::EvaluateRequest { position: cgp(board), play: notation_play("8D W.NDY") })
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .evaluation
+        .unwrap();
     assert_eq!(ev.total, 32);
     assert_eq!(ev.tiles[0].letter_multiplier, 2);
     assert!(!ev.tiles[1].new);

@@ -185,6 +185,8 @@ async fn validate_play_lists_every_problem_evaluate_refuses_unconnected_plays() 
         .evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: notation_play("9D AT") })
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .evaluation
+        .unwrap();
     assert_eq!(r.total, 9, "AT 2 + WA 5 + IT 2");
 }

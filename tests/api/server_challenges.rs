@@ -6,13 +6,13 @@ use crate::common;
 
 use common::server::*;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use tonic::transport::Channel;
 
 struct Table {
-    g: GamesClient<Channel>,
-    a: AnalysisClient<Channel>,
+    g: GamesServiceClient<Channel>,
+    a: AnalysisServiceClient<Channel>,
     id: String,
     t: Vec<String>,
 }
@@ -34,6 +34,8 @@ impl Table {
             .await
             .unwrap()
             .into_inner()
+            .view
+            .unwrap()
     }
 
     async fn submit(
@@ -94,7 +96,9 @@ impl Table {
                 .evaluate(pb::EvaluateRequest { position: Some(pos), play: Some(p.clone()) })
                 .await
                 .unwrap()
-                .into_inner();
+                .into_inner()
+                .evaluation
+                .unwrap();
             if e.words.len() >= words {
                 return Some(p);
             }
@@ -184,6 +188,8 @@ async fn five_points_per_word() {
             .await
             .unwrap()
             .into_inner()
+            .evaluation
+            .unwrap()
             .words
             .len() as i32;
     let before = t.view(0).await.seats[0].score;

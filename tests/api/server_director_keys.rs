@@ -16,10 +16,6 @@ fn labels(pairs: &[(&str, &str)]) -> HashMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
-fn req(game_id: &str) -> pb::DirectorRequest {
-    pb::DirectorRequest { game_id: game_id.into(), request_id: String::new() }
-}
-
 fn labelled_game(seed: u64, pairs: &[(&str, &str)]) -> pb::CreateGameRequest {
     let mut request =
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("ann"), human("bob")], seed);
@@ -28,7 +24,7 @@ fn labelled_game(seed: u64, pairs: &[(&str, &str)]) -> pb::CreateGameRequest {
     request
 }
 
-type Directors = pb::directors_client::DirectorsClient<tonic::transport::Channel>;
+type Directors = pb::directors_service_client::DirectorsServiceClient<tonic::transport::Channel>;
 
 async fn make_key(d: &mut Directors, name: &str, pairs: &[(&str, &str)]) -> pb::CreateDirectorKeyResponse {
     let request = pb::CreateDirectorKeyRequest { name: name.into(), labels: labels(pairs) };
@@ -44,8 +40,8 @@ fn answer<T>(r: Result<T, tonic::Status>) -> Code {
 async fn every_action(d: &mut Directors, game: &str, token: &str) -> Vec<Code> {
     let g = game.to_string();
     vec![
-        answer(d.pause_game(authed(req(&g), token)).await),
-        answer(d.resume_game(authed(req(&g), token)).await),
+        answer(d.pause_game(authed(pause(&g, ""), token)).await),
+        answer(d.resume_game(authed(resume(&g, ""), token)).await),
         answer(
             d.adjust_score(authed(
                 pb::AdjustScoreRequest {
@@ -72,7 +68,7 @@ async fn every_action(d: &mut Directors, game: &str, token: &str) -> Vec<Code> {
             ))
             .await,
         ),
-        answer(d.undo_turn(authed(req(&g), token)).await),
+        answer(d.undo_turn(authed(undo(&g, ""), token)).await),
         answer(
             d.add_note(authed(
                 pb::AddNoteRequest { game_id: g.clone(), text: "n".into(), ..Default::default() },
@@ -142,7 +138,13 @@ async fn a_key_directs_only_the_games_carrying_its_labels() {
     // Every action on a game outside the key's labels is refused and changes nothing.
     for other in [&autumn.game_id, &open.game_id] {
         assert_eq!(every_action(&mut d, other, td).await, vec![Code::PermissionDenied; 7], "{other}");
-        let view = g.get_game(pb::GetGameRequest { game_id: other.clone() }).await.unwrap().into_inner();
+        let view = g
+            .get_game(pb::GetGameRequest { game_id: other.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         assert_eq!((view.events, view.paused, view.over), (0, false, false));
         assert_eq!(
             code(g.get_game(authed(pb::GetGameRequest { game_id: other.clone() }, td)).await),
@@ -159,7 +161,9 @@ async fn a_key_directs_only_the_games_carrying_its_labels() {
         .get_game(authed(pb::GetGameRequest { game_id: spring.game_id.clone() }, td))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!((view.my_rack.as_str(), view.over), ("", true), "a key sees its games as the director does");
 
     // The key's name goes with each of its actions: in the events and in the record.
@@ -301,21 +305,25 @@ async fn keys_are_checked_named_once_and_revoked_for_good() {
         .await
         .unwrap()
         .into_inner();
-    d.pause_game(authed(req(&game.game_id), &first.token)).await.unwrap();
+    d.pause_game(authed(pause(&game.game_id, ""), &first.token)).await.unwrap();
     let revoked = d
         .revoke_director_key(authed(pb::RevokeDirectorKeyRequest { name: "club".into() }, ROOT))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .key
+        .unwrap();
     assert!(revoked.revoked_unix_ms >= revoked.created_unix_ms && revoked.revoked_unix_ms > 0);
     // Revoking again keeps the first time.
     let twice = d
         .revoke_director_key(authed(pb::RevokeDirectorKeyRequest { name: "club".into() }, ROOT))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .key
+        .unwrap();
     assert_eq!(twice, revoked);
-    let status = d.resume_game(authed(req(&game.game_id), &first.token)).await.unwrap_err();
+    let status = d.resume_game(authed(resume(&game.game_id, ""), &first.token)).await.unwrap_err();
     assert_eq!(
         (status.code(), status.message()),
         (Code::PermissionDenied, "director key \"club\" was revoked")
@@ -329,7 +337,7 @@ async fn keys_are_checked_named_once_and_revoked_for_good() {
         Code::PermissionDenied
     );
     // The root still directs the game.
-    d.resume_game(authed(req(&game.game_id), ROOT)).await.unwrap();
+    d.resume_game(authed(resume(&game.game_id, ""), ROOT)).await.unwrap();
     let keys =
         d.list_director_keys(authed(pb::ListDirectorKeysRequest {}, ROOT)).await.unwrap().into_inner().keys;
     assert_eq!(
@@ -344,7 +352,7 @@ async fn keys_are_checked_named_once_and_revoked_for_good() {
     );
     // A made-up token is no director's.
     assert_eq!(
-        code(d.pause_game(authed(req(&game.game_id), "0123456789abcdef0123456789abcdef")).await),
+        code(d.pause_game(authed(pause(&game.game_id, ""), "0123456789abcdef0123456789abcdef")).await),
         Code::PermissionDenied
     );
     // Nor anybody's in a game: a view with it is UNAUTHENTICATED, as on a server with no director.
@@ -372,9 +380,12 @@ async fn keys_outlive_a_restart() {
         .unwrap()
         .into_inner();
     let mut d = srv.directors().await;
-    d.pause_game(authed(req(&game.game_id), &kept.token)).await.unwrap();
-    assert_eq!(code(d.resume_game(authed(req(&game.game_id), &gone.token)).await), Code::PermissionDenied);
-    assert_eq!(code(d.resume_game(authed(req(&game.game_id), ROOT)).await), Code::FailedPrecondition);
+    d.pause_game(authed(pause(&game.game_id, ""), &kept.token)).await.unwrap();
+    assert_eq!(
+        code(d.resume_game(authed(resume(&game.game_id, ""), &gone.token)).await),
+        Code::PermissionDenied
+    );
+    assert_eq!(code(d.resume_game(authed(resume(&game.game_id, ""), ROOT)).await), Code::FailedPrecondition);
 }
 
 #[tokio::test]

@@ -12,22 +12,23 @@ use tonic::Code;
 
 const DIRECTOR: &str = "head-judge-token";
 
-fn req(game_id: &str, request_id: &str) -> pb::DirectorRequest {
-    pb::DirectorRequest { game_id: game_id.into(), request_id: request_id.into() }
-}
-
 fn pass() -> Option<pb::submit_turn_request::Action> {
     Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))
 }
 
 /// GetGame as `token` sees it, without the event count (a director's action is an event).
 async fn seen(
-    g: &mut pb::games_client::GamesClient<tonic::transport::Channel>,
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
     id: &str,
     token: &str,
 ) -> pb::GameView {
-    let mut v =
-        g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token)).await.unwrap().into_inner();
+    let mut v = g
+        .get_game(authed(pb::GetGameRequest { game_id: id.into() }, token))
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     v.events = 0;
     v
 }
@@ -36,19 +37,26 @@ async fn seen(
 async fn only_the_directors_token_may_act() {
     let bare = start().await;
     let c = two_humans(&mut bare.games().await, 1).await;
-    let refused = bare.directors().await.pause_game(authed(req(&c.game_id, ""), DIRECTOR)).await;
+    let refused = bare.directors().await.pause_game(authed(pause(&c.game_id, ""), DIRECTOR)).await;
     assert_eq!(code(refused), Code::FailedPrecondition, "a server without a director token");
     let srv = start_directed(DIRECTOR).await;
     let (mut g, mut d) = (srv.games().await, srv.directors().await);
     let c = two_humans(&mut g, 1).await;
-    let make = |token: Option<&str>| match token {
-        Some(t) => authed(req(&c.game_id, ""), t),
-        None => tonic::Request::new(req(&c.game_id, "")),
-    };
-    assert_eq!(code(d.pause_game(make(None)).await), Code::Unauthenticated);
-    assert_eq!(code(d.pause_game(make(Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
-    assert_eq!(code(d.resume_game(make(Some("wrong"))).await), Code::PermissionDenied);
-    assert_eq!(code(d.undo_turn(make(None)).await), Code::Unauthenticated);
+    // The request with `token`, or with none.
+    fn with<T>(request: T, token: Option<&str>) -> tonic::Request<T> {
+        match token {
+            Some(t) => authed(request, t),
+            None => tonic::Request::new(request),
+        }
+    }
+    let id = c.game_id.as_str();
+    assert_eq!(code(d.pause_game(with(pause(id, ""), None)).await), Code::Unauthenticated);
+    assert_eq!(
+        code(d.pause_game(with(pause(id, ""), Some(&c.seat_tokens[0]))).await),
+        Code::PermissionDenied
+    );
+    assert_eq!(code(d.resume_game(with(resume(id, ""), Some("wrong"))).await), Code::PermissionDenied);
+    assert_eq!(code(d.undo_turn(with(undo(id, ""), None)).await), Code::Unauthenticated);
     // Every other action too: no token, UNAUTHENTICATED; a seat's, PERMISSION_DENIED.
     let score = pb::AdjustScoreRequest {
         game_id: c.game_id.clone(),
@@ -76,8 +84,8 @@ async fn only_the_directors_token_may_act() {
     assert_eq!(code(d.adjust_clock(authed(clock, &c.seat_tokens[1])).await), Code::PermissionDenied);
     assert_eq!(code(d.set_result(result.clone()).await), Code::Unauthenticated);
     assert_eq!(code(d.set_result(authed(result, &c.seat_tokens[0])).await), Code::PermissionDenied);
-    assert_eq!(code(d.undo_turn(make(Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
-    assert_eq!(code(d.resume_game(make(None)).await), Code::Unauthenticated);
+    assert_eq!(code(d.undo_turn(with(undo(id, ""), Some(&c.seat_tokens[0]))).await), Code::PermissionDenied);
+    assert_eq!(code(d.resume_game(with(resume(id, ""), None)).await), Code::Unauthenticated);
     let note = pb::AddNoteRequest { game_id: c.game_id.clone(), request_id: String::new(), text: "x".into() };
     assert_eq!(code(d.add_note(tonic::Request::new(note.clone())).await), Code::Unauthenticated);
     assert_eq!(code(d.add_note(authed(note, &c.seat_tokens[1])).await), Code::PermissionDenied);
@@ -87,9 +95,9 @@ async fn only_the_directors_token_may_act() {
     // Nothing changed.
     let view = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
     assert!(!view.paused);
-    assert_eq!(code(d.pause_game(authed(req("no-such-game", ""), DIRECTOR)).await), Code::InvalidArgument);
+    assert_eq!(code(d.pause_game(authed(pause("no-such-game", ""), DIRECTOR)).await), Code::InvalidArgument);
     assert_eq!(
-        code(d.pause_game(authed(req("9b2f4ae6-1c1f-4d44-9e0a-0a4bd1f7c0de", ""), DIRECTOR)).await),
+        code(d.pause_game(authed(pause("9b2f4ae6-1c1f-4d44-9e0a-0a4bd1f7c0de", ""), DIRECTOR)).await),
         Code::NotFound
     );
 }
@@ -103,7 +111,7 @@ async fn a_pause_holds_every_turn_until_the_resume() {
     request.clock =
         Some(pb::ClockSpec { initial_ms: 600_000, max_overtime_ms: 60_000, ..Default::default() });
     let c = g.create_game(request).await.unwrap().into_inner();
-    let paused = d.pause_game(authed(req(&c.game_id, "p1"), DIRECTOR)).await.unwrap().into_inner();
+    let paused = d.pause_game(authed(pause(&c.game_id, "p1"), DIRECTOR)).await.unwrap().into_inner();
     assert!(paused.view.as_ref().unwrap().paused);
     assert!(paused.view.as_ref().unwrap().my_rack.is_empty(), "the director sees no rack");
     let e = g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap_err();
@@ -114,15 +122,15 @@ async fn a_pause_holds_every_turn_until_the_resume() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let b = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
     assert_eq!(left(&a), left(&b), "the clock stands");
-    assert_eq!(code(d.pause_game(authed(req(&c.game_id, "p2"), DIRECTOR)).await), Code::FailedPrecondition);
-    d.resume_game(authed(req(&c.game_id, "r1"), DIRECTOR)).await.unwrap();
+    assert_eq!(code(d.pause_game(authed(pause(&c.game_id, "p2"), DIRECTOR)).await), Code::FailedPrecondition);
+    d.resume_game(authed(resume(&c.game_id, "r1"), DIRECTOR)).await.unwrap();
     g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
     let events = watch_kinds(&mut g, &c.game_id).await;
     assert_eq!(events, ["paused", "resumed", "pass"]);
 }
 
 async fn watch_kinds(
-    g: &mut pb::games_client::GamesClient<tonic::transport::Channel>,
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
     id: &str,
 ) -> Vec<String> {
     let mut stream =
@@ -153,9 +161,9 @@ async fn an_undone_turn_leaves_every_seats_view_as_it_was_and_a_retry_acts_once(
         .await
         .unwrap()
         .into_inner();
-    let undone = d.undo_turn(authed(req(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
+    let undone = d.undo_turn(authed(undo(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
     // A retry answers the same and takes nothing more back.
-    let again = d.undo_turn(authed(req(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
+    let again = d.undo_turn(authed(undo(&c.game_id, "u1"), DIRECTOR)).await.unwrap().into_inner();
     assert_eq!(undone, again);
     for (seat, b) in before.iter().enumerate() {
         assert_eq!(&seen(&mut g, &c.game_id, &c.seat_tokens[seat]).await, b, "seat {seat}");
@@ -221,7 +229,10 @@ async fn adjustments_show_in_scores_events_and_the_record_and_a_forfeit_ends_the
     let kinds = watch_kinds(&mut g, &c.game_id).await;
     assert_eq!(kinds, ["score_adjusted", "note", "note", "game_over"]);
     // Nothing more can be done to a finished game.
-    assert_eq!(code(d.pause_game(authed(req(&c.game_id, "late"), DIRECTOR)).await), Code::FailedPrecondition);
+    assert_eq!(
+        code(d.pause_game(authed(pause(&c.game_id, "late"), DIRECTOR)).await),
+        Code::FailedPrecondition
+    );
 }
 
 #[tokio::test]
@@ -299,7 +310,13 @@ async fn labels_filter_listings_exactly_and_results_add_up() {
     let results = d.export_results(authed(export, DIRECTOR)).await.unwrap().into_inner();
     assert_eq!(results.rows.len(), 3);
     for r in &results.rows {
-        let view = g.get_game(pb::GetGameRequest { game_id: r.game_id.clone() }).await.unwrap().into_inner();
+        let view = g
+            .get_game(pb::GetGameRequest { game_id: r.game_id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
         assert_eq!(r.scores, scores, "rows add up to the games' scores");
         assert_eq!(r.finished, view.over);

@@ -1,4 +1,4 @@
-//! Analysis/SolveEndgame over the wire: on a CGP endgame it answers minimax's exact value, the
+//! AnalysisService/SolveEndgame over the wire: on a CGP endgame it answers minimax's exact value, the
 //! final spread from the CGP's scores and a line that starts with a legal move; positions that
 //! are not endgames, and budgets out of range, get typed errors.
 

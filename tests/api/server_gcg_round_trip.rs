@@ -12,12 +12,18 @@ use tonic::transport::Channel;
 /// Play a game between two people to its end: the best play, or a pass when there is none.
 async fn play_out(
     srv: &TestServer,
-    g: &mut pb::games_client::GamesClient<Channel>,
+    g: &mut pb::games_service_client::GamesServiceClient<Channel>,
     c: &pb::CreateGameResponse,
 ) -> pb::GameView {
     let mut a = srv.analysis().await;
     loop {
-        let v = g.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner();
+        let v = g
+            .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.over {
             return v;
         }

@@ -12,11 +12,11 @@ async fn play_to_end(
     ruleset: pb::Ruleset,
     seats: Vec<pb::SeatSpec>,
     seed: u64,
-) -> (pb::GameView, Vec<pb::GameEvent>) {
+) -> (pb::GameView, Vec<pb::WatchGameResponse>) {
     play_to_end_with(create(ruleset, pb::ChallengeRule::Double, seats, seed)).await
 }
 
-async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<pb::GameEvent>) {
+async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<pb::WatchGameResponse>) {
     let srv = start().await;
     let mut g = srv.games().await;
     let mut a = srv.analysis().await;
@@ -25,7 +25,8 @@ async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<
     let mut turns = 0;
     loop {
         srv.settled(&id).await;
-        let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+        let v =
+            g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
         if v.over {
             break;
         }
@@ -44,7 +45,8 @@ async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<
         turns += 1;
         assert!(turns < 200, "the game does not end");
     }
-    let view = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    let view =
+        g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
     let mut stream =
         g.watch_game(pb::WatchGameRequest { game_id: id, from_event: 0 }).await.unwrap().into_inner();
     let mut events = Vec::new();
@@ -54,7 +56,7 @@ async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<
     (view, events)
 }
 
-fn check(view: &pb::GameView, events: &[pb::GameEvent]) {
+fn check(view: &pb::GameView, events: &[pb::WatchGameResponse]) {
     assert!(view.over);
     assert_eq!(events.len() as u64, view.events);
     assert_eq!(events.last().unwrap().kind, "game_over");

@@ -102,7 +102,9 @@ async fn every_record_imports_as_the_one_importer_makes_it() {
             .get_game(pb::GetGameRequest { game_id: served.into_inner().game_id })
             .await
             .unwrap()
-            .into_inner();
+            .into_inner()
+            .view
+            .unwrap();
         let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
         assert_eq!(scores, game.scores().to_vec(), "{name}");
         assert_eq!(view.events as usize, game.history().len(), "{name}");

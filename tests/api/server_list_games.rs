@@ -1,4 +1,4 @@
-//! Games.ListGames: every live game, in game id order, a page at a time, as a watcher sees it,
+//! GamesService.ListGames: every live game, in game id order, a page at a time, as a watcher sees it,
 //! for the holder of the director's token only.
 
 use crate::common;

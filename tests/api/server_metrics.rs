@@ -33,7 +33,7 @@ async fn every_rpc_is_timed_with_its_code() {
     let channel = tonic::transport::Channel::from_shared(srv.url.clone()).unwrap().connect().await.unwrap();
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready().await.unwrap();
-    let path = http::uri::PathAndQuery::from_static("/dawgref.v1.Games/Bogus");
+    let path = http::uri::PathAndQuery::from_static("/dawgref.v1.GamesService/Bogus");
     let codec = tonic_prost::ProstCodec::<pb::GetGameRequest, pb::GameView>::default();
     let bogus =
         grpc.unary(tonic::Request::new(pb::GetGameRequest { game_id: id.clone() }), path, codec).await;

@@ -15,7 +15,8 @@ async fn channel(srv: &TestServer) -> tonic::transport::Channel {
 async fn health_reports_serving() {
     let srv = start().await;
     let mut h = tonic_health::pb::health_client::HealthClient::new(channel(&srv).await);
-    for service in ["", "dawgref.v1.Games", "dawgref.v1.Analysis", "dawgref.v1.Lexicons"] {
+    for service in ["", "dawgref.v1.GamesService", "dawgref.v1.AnalysisService", "dawgref.v1.LexiconsService"]
+    {
         let r = h
             .check(tonic_health::pb::HealthCheckRequest { service: service.into() })
             .await
@@ -46,8 +47,12 @@ async fn reflection_lists_the_services() {
     let Some(MessageResponse::ListServicesResponse(list)) = resp.message_response else { panic!("{resp:?}") };
     let mut names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
     names.sort();
-    for wanted in ["dawgref.v1.Analysis", "dawgref.v1.Games", "dawgref.v1.Lexicons", "grpc.health.v1.Health"]
-    {
+    for wanted in [
+        "dawgref.v1.AnalysisService",
+        "dawgref.v1.GamesService",
+        "dawgref.v1.LexiconsService",
+        "grpc.health.v1.Health",
+    ] {
         assert!(names.iter().any(|n| n == wanted), "{wanted} missing from {names:?}");
     }
     // The older v1alpha protocol (grpcurl 1.8) answers too.
@@ -71,7 +76,7 @@ async fn grpc_web_over_http1() {
     let addr = srv.url.trim_start_matches("http://").to_string();
     let mut tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let request = format!(
-        "POST /dawgref.v1.Lexicons/ListLexicons HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/grpc-web+proto\r\n\
+        "POST /dawgref.v1.LexiconsService/ListLexicons HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/grpc-web+proto\r\n\
          X-Grpc-Web: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
     );
     tcp.write_all(request.as_bytes()).await.unwrap();

@@ -21,7 +21,8 @@ async fn one_of_eight_concurrent_submissions_wins() {
     for i in 0..8 {
         let (url, id, token, best) = (srv.url.clone(), id.clone(), token.clone(), best.clone());
         tasks.push(tokio::spawn(async move {
-            let mut g = dawgref::proto::v1::games_client::GamesClient::connect(url).await.unwrap();
+            let mut g =
+                dawgref::proto::v1::games_service_client::GamesServiceClient::connect(url).await.unwrap();
             // Half quote the turn, half do not: those hit "not your turn" after the winner.
             let mut req = turn(&id, 0, Some(pb::submit_turn_request::Action::Play(best)));
             if i % 2 == 1 {
@@ -40,8 +41,13 @@ async fn one_of_eight_concurrent_submissions_wins() {
     }
     assert_eq!(ok, 1, "{codes:?}");
     assert!(codes.iter().all(|c| matches!(c, Code::Aborted | Code::FailedPrecondition)), "{codes:?}");
-    let v =
-        g.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token)).await.unwrap().into_inner();
+    let v = g
+        .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token))
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!((v.turn, v.to_move, v.events), (1, 1, 1));
     assert_eq!(v.seats[0].score, srv.handle.host().session(&id).await.unwrap().snapshot().game().scores()[0]);
     srv.handle.host().session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
@@ -65,6 +71,6 @@ async fn a_repeated_request_id_returns_the_first_result() {
     let again = g.submit_turn(authed(req, &created.seat_tokens[0])).await.unwrap().into_inner();
     assert_eq!(first, again);
     assert_eq!(first.points, best.score);
-    let v = g.get_game(pb::GetGameRequest { game_id: id }).await.unwrap().into_inner();
+    let v = g.get_game(pb::GetGameRequest { game_id: id }).await.unwrap().into_inner().view.unwrap();
     assert_eq!((v.turn, v.seats[0].score), (1, best.score));
 }

@@ -8,7 +8,7 @@ use crate::common;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use dawgref::server::state::Limits;
-use pb::analysis_client::AnalysisClient;
+use pb::analysis_service_client::AnalysisServiceClient;
 use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
@@ -29,9 +29,9 @@ fn of_game(id: &str, ms: u32) -> pb::AnalyzeGameRequest {
 
 /// Every message of a review, to its end.
 async fn review(
-    a: &mut AnalysisClient<Channel>,
+    a: &mut AnalysisServiceClient<Channel>,
     req: tonic::Request<pb::AnalyzeGameRequest>,
-) -> Result<Vec<pb::AnalyzeGameUpdate>, tonic::Status> {
+) -> Result<Vec<pb::AnalyzeGameResponse>, tonic::Status> {
     let mut stream = a.analyze_game(req).await?.into_inner();
     let mut all = Vec::new();
     while let Some(u) = stream.message().await? {
@@ -40,7 +40,7 @@ async fn review(
     Ok(all)
 }
 
-fn turns(updates: &[pb::AnalyzeGameUpdate]) -> Vec<pb::TurnAnalysis> {
+fn turns(updates: &[pb::AnalyzeGameResponse]) -> Vec<pb::TurnAnalysis> {
     let mut t: Vec<pb::TurnAnalysis> = updates.iter().filter_map(|u| u.turn.clone()).collect();
     t.sort_by_key(|t| t.turn);
     t
@@ -222,7 +222,7 @@ async fn a_game_in_play_is_reviewed_by_nobody_not_even_the_director() {
 async fn bad_requests_are_refused_and_change_nothing() {
     let srv = start_directed(DIRECTOR).await;
     let (mut g, mut a) = (srv.games().await, srv.analysis().await);
-    let listed = |g: &mut pb::games_client::GamesClient<Channel>| {
+    let listed = |g: &mut pb::games_service_client::GamesServiceClient<Channel>| {
         let mut g = g.clone();
         async move {
             g.list_games(authed(pb::ListGamesRequest { page_size: 100, ..Default::default() }, DIRECTOR))

@@ -1,4 +1,4 @@
-//! Analysis/Simulate over the wire: a stream of every candidate's figures, best first, ending
+//! AnalysisService/Simulate over the wire: a stream of every candidate's figures, best first, ending
 //! with `done`; the caller's own rack in a live game, never the opponent's; typed errors for
 //! what cannot be simulated; a cancelled stream stops its search.
 
@@ -26,7 +26,7 @@ fn request(position: Option<pb::Position>, budget_ms: u32) -> pb::SimulateReques
 }
 
 /// Every update of a stream until it closes (a hang guard, not a timing measure).
-async fn updates(mut s: tonic::Streaming<pb::SimulateUpdate>) -> Vec<pb::SimulateUpdate> {
+async fn updates(mut s: tonic::Streaming<pb::SimulateResponse>) -> Vec<pb::SimulateResponse> {
     let mut out = Vec::new();
     let all = async {
         while let Some(u) = s.message().await.unwrap() {

@@ -10,7 +10,7 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server::tls::{Tls, TlsFiles};
 use dawgref::server::{Builder, Handle};
-use pb::games_client::GamesClient;
+use pb::games_service_client::GamesServiceClient;
 use std::time::Duration;
 
 /// A server serving TLS from `files`, and its address.
@@ -42,16 +42,17 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 async fn tls_is_served_to_a_client_that_trusts_it_and_plaintext_is_refused() {
     let (ca, dir) = (TestCa::new("test CA"), temp_dir("served"));
     let (_handle, addr) = serve(ca.server_files(&dir)).await;
-    let mut g = GamesClient::new(channel(&addr, &ca.pem(), None).await.unwrap());
+    let mut g = GamesServiceClient::new(channel(&addr, &ca.pem(), None).await.unwrap());
     let c = g.create_game(two_humans()).await.unwrap().into_inner();
     g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
     // Plaintext on the TLS port: no answer, whatever the call.
     let plain = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap();
     let refused = match plain.connect().await {
         Err(_) => true,
-        Ok(ch) => {
-            GamesClient::new(ch).get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.is_err()
-        }
+        Ok(ch) => GamesServiceClient::new(ch)
+            .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+            .await
+            .is_err(),
     };
     assert!(refused, "a plaintext client was served");
     // A client that trusts another CA does not connect.
@@ -64,7 +65,7 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     let files = old_ca.server_files(&dir);
     let (handle, addr) = serve(files).await;
     let tls = handle.tls().cloned().unwrap();
-    let mut before = GamesClient::new(channel(&addr, &old_ca.pem(), None).await.unwrap());
+    let mut before = GamesServiceClient::new(channel(&addr, &old_ca.pem(), None).await.unwrap());
     let c = before.create_game(two_humans()).await.unwrap().into_inner();
     // The files are rotated in place (as cert-manager and certbot do): seen as changed (the
     // server looks now and then), and read at once on SIGHUP.
@@ -77,7 +78,7 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     let mut after = None;
     for _ in 0..200 {
         if let Ok(ch) = channel(&addr, &new_ca.pem(), None).await {
-            after = Some(GamesClient::new(ch));
+            after = Some(GamesServiceClient::new(ch));
             break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -86,7 +87,13 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     // The connection made before goes on, and the game with it; new clients see the same game.
     before.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
     after.submit_turn(authed(turn(&c.game_id, 1, pass()), &c.seat_tokens[1])).await.unwrap();
-    let v = after.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner();
+    let v = after
+        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!(v.turn, 2);
     // A new client that trusts only the old CA is refused now.
     assert!(channel(&addr, &old_ca.pem(), None).await.is_err());
@@ -100,7 +107,7 @@ async fn a_bad_file_on_reload_keeps_the_certificate_in_force() {
     std::fs::write(dir.join("server.key"), "not a key").unwrap();
     let e = handle.reload_tls().unwrap_err();
     assert!(e.to_string().contains("server.key"), "{e}");
-    let mut g = GamesClient::new(channel(&addr, &ca.pem(), None).await.unwrap());
+    let mut g = GamesServiceClient::new(channel(&addr, &ca.pem(), None).await.unwrap());
     g.create_game(two_humans()).await.unwrap();
 }
 
@@ -109,8 +116,9 @@ async fn mutual_tls_refuses_a_client_without_a_certificate_of_its_ca() {
     let (ca, dir) = (TestCa::new("test CA"), temp_dir("mutual"));
     let files = TlsFiles { client_ca: Some(dir.join("ca.pem")), ..ca.server_files(&dir) };
     let (_handle, addr) = serve(files).await;
-    let call =
-        |ch: tonic::transport::Channel| async move { GamesClient::new(ch).create_game(two_humans()).await };
+    let call = |ch: tonic::transport::Channel| async move {
+        GamesServiceClient::new(ch).create_game(two_humans()).await
+    };
     // With a certificate of the CA: served.
     let client = ca.issue(&["a-club-client"]);
     assert!(call(channel(&addr, &ca.pem(), Some(&client)).await.unwrap()).await.is_ok());

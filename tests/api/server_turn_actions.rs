@@ -37,7 +37,7 @@ async fn old_submit(
     let mut client = tonic::client::Grpc::new(channel);
     client.ready().await.unwrap();
     let codec = tonic_prost::ProstCodec::<OldSubmitTurn, pb::SubmitTurnResponse>::default();
-    let path = http::uri::PathAndQuery::from_static("/dawgref.v1.Games/SubmitTurn");
+    let path = http::uri::PathAndQuery::from_static("/dawgref.v1.GamesService/SubmitTurn");
     client.unary(authed(req, token), path, codec).await.map(|r| r.into_inner())
 }
 
@@ -58,7 +58,13 @@ async fn false_never_acts_and_the_empty_messages_do() {
         assert_eq!(e.code(), Code::InvalidArgument, "{action:?}: {e:?}");
         assert!(e.message().contains("no action"), "{}", e.message());
     }
-    let v = g.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner();
+    let v = g
+        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!((v.turn, v.events, v.over), (0, 0, false));
     // No action at all: the same.
     assert_eq!(
@@ -94,7 +100,9 @@ async fn the_creator_sees_its_own_seat_at_once() {
         .get_game(authed(pb::GetGameRequest { game_id: c.game_id.clone() }, &c.seat_tokens[1]))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!(v.my_rack, mine.my_rack);
     assert_eq!(v.my_rack.chars().count(), 7);
     // A game of bots only has no creator's seat.

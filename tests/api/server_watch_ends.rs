@@ -10,7 +10,7 @@ use dawgref::server::state::Limits;
 use std::time::Duration;
 
 /// Every event of a stream until it closes (a hang guard, not a timing measure).
-async fn drain(mut s: tonic::Streaming<pb::GameEvent>) -> Vec<pb::GameEvent> {
+async fn drain(mut s: tonic::Streaming<pb::WatchGameResponse>) -> Vec<pb::WatchGameResponse> {
     let mut out = Vec::new();
     let all = async {
         while let Some(e) = s.message().await.expect("the stream ends with OK") {
@@ -70,6 +70,12 @@ async fn a_cancelled_stream_frees_its_slot() {
         };
         tokio::time::timeout(Duration::from_secs(30), freed).await.expect("slots freed without an event");
     }
-    let v = g.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner();
+    let v = g
+        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!(v.events, 0);
 }

@@ -24,7 +24,8 @@ async fn watchers_see_every_event_and_no_rack() {
         .into_inner();
     // Six turns: plays where possible, one exchange.
     for t in 0..6u32 {
-        let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+        let v =
+            g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
         let seat = v.to_move as usize;
         let action = if t == 3 {
             Some(pb::submit_turn_request::Action::Exchange(
@@ -34,7 +35,9 @@ async fn watchers_see_every_event_and_no_rack() {
                             .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat]))
                             .await
                             .unwrap()
-                            .into_inner();
+                            .into_inner()
+                            .view
+                            .unwrap();
                         mine.my_rack[..2].to_string()
                     },
             ))
@@ -56,7 +59,8 @@ async fn watchers_see_every_event_and_no_rack() {
     ))
     .await
     .unwrap();
-    let view = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    let view =
+        g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
     assert!(view.over);
     assert_eq!(view.my_rack, "", "no token, no rack");
     assert_eq!(view.my_seat, None);
@@ -85,7 +89,9 @@ async fn watchers_see_every_event_and_no_rack() {
         .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1]))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!((mine.my_seat, mine.my_rack.len()), (Some(1), 7));
 }
 

@@ -1,4 +1,4 @@
-//! Lexicons.FindWords over the wire: anagrams with blanks, patterns and hooks in every
+//! LexiconsService.FindWords over the wire: anagrams with blanks, patterns and hooks in every
 //! lexicon, sorted and limited, each word with its probability; bad queries are refused.
 
 use crate::common;
@@ -8,9 +8,9 @@ use dawgref::proto::v1 as pb;
 use tonic::Code;
 
 async fn find(
-    l: &mut pb::lexicons_client::LexiconsClient<tonic::transport::Channel>,
+    l: &mut pb::lexicons_service_client::LexiconsServiceClient<tonic::transport::Channel>,
     request: pb::FindWordsRequest,
-) -> Result<(Vec<pb::FoundWord>, pb::FindWordsUpdate), tonic::Status> {
+) -> Result<(Vec<pb::FoundWord>, pb::FindWordsResponse), tonic::Status> {
     let mut stream = l.find_words(request).await?.into_inner();
     let mut words = Vec::new();
     let mut last = None;

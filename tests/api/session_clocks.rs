@@ -32,7 +32,13 @@ async fn a_watcher_sees_the_flag_fall_with_no_other_traffic() {
     let seen: Vec<(&str, u32, u64)> = events.iter().map(|e| (e.kind.as_str(), e.seat, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time", 0, FLAG_MS), ("game_over", 0, FLAG_MS)]);
 
-    let v = g.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap().into_inner();
+    let v = g
+        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert!(v.over);
     assert_eq!(v.end_reason, "seat 0 ran out of time");
     assert_eq!(v.winners, [1]);
@@ -99,7 +105,7 @@ async fn a_recovered_game_rearms_its_clock() {
 /// game stays in memory the whole day).
 #[tokio::test(start_paused = true)]
 async fn a_day_per_move_falls_a_day_later_on_paused_time() {
-    use dawgref::proto::v1::games_server::Games;
+    use dawgref::proto::v1::games_service_server::GamesService;
     use std::time::Duration;
     use tonic::Request;
     const DAY_MS: u64 = 86_400_000;
@@ -110,7 +116,13 @@ async fn a_day_per_move_falls_a_day_later_on_paused_time() {
     req.clock = Some(pb::ClockSpec { per_move_ms: DAY_MS, ..Default::default() });
     let c = games.create_game(Request::new(req)).await.unwrap().into_inner();
     let view = |id: String| async {
-        games.get_game(Request::new(pb::GetGameRequest { game_id: id })).await.unwrap().into_inner()
+        games
+            .get_game(Request::new(pb::GetGameRequest { game_id: id }))
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap()
     };
     tokio::time::advance(Duration::from_millis(DAY_MS - 1)).await;
     let v = view(c.game_id.clone()).await;

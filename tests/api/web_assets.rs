@@ -85,7 +85,7 @@ async fn the_schema_and_rules_are_served_as_json() {
     assert_eq!(header(&headers, "content-type"), Some("application/json"));
     let schema: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(
-        schema["services"]["dawgref.v1.Games"]["ListGames"],
+        schema["services"]["dawgref.v1.GamesService"]["ListGames"],
         serde_json::json!(["dawgref.v1.ListGamesRequest", "dawgref.v1.ListGamesResponse", false])
     );
     let (_, _, body) = http(&srv, "GET", "/web/rules.json", "").await;

@@ -14,7 +14,7 @@ use fantoccini::{Client, Locator};
 
 /// The best first play that uses no blank (typing a letter the rack holds uses that tile, so a
 /// play with a blank would be typed as another play), with its score as the server counts it.
-async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GeneratedMove {
+async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GenerateMovesResponse {
     let mut a = srv.analysis().await;
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
@@ -109,8 +109,15 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     // The bot answers: its score changes and two plays are listed.
     let bot_score = wait_until("the bot's answer", || text(&player, "#score-1"), |s| s != "0").await;
     wait_until("two moves listed", || async { Some(count(&player, "#moves li").await) }, |&n| n == 2).await;
-    let view =
-        srv.games().await.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    let view = srv
+        .games()
+        .await
+        .get_game(pb::GetGameRequest { game_id: id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!(view.seats[0].score, best.score);
     assert_eq!(view.seats[1].score.to_string(), bot_score);
     screenshot(&player, "game-after-bot").await;
@@ -330,7 +337,7 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
     c.goto(&format!("{}/director", srv.url)).await.unwrap();
-    let event = pb::GameEvent {
+    let event = pb::WatchGameResponse {
         number: 1 << 40,
         seat: 1,
         kind: "play".into(),
@@ -375,8 +382,8 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
           await m.loadSchema();
           const w = m.decode("dawgref.v1.FoundWord", Uint8Array.from(wordBytes));
           const wordBack = Array.from(m.encode("dawgref.v1.FoundWord", w));
-          const e = m.decode("dawgref.v1.GameEvent", Uint8Array.from(eventBytes));
-          const back = Array.from(m.encode("dawgref.v1.GameEvent", e));
+          const e = m.decode("dawgref.v1.WatchGameResponse", Uint8Array.from(eventBytes));
+          const back = Array.from(m.encode("dawgref.v1.WatchGameResponse", e));
           const turn = Array.from(m.encode("dawgref.v1.SubmitTurnRequest",
             { game_id: "g", expected_turn: 0, pass: {} }));
           const t = m.decode("dawgref.v1.SubmitTurnRequest", Uint8Array.from(turnBytes));
@@ -406,7 +413,7 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
     assert!(e["rack"] == "" && e["tile_count"] == 0, "unset fields read as proto3's defaults");
     let back: Vec<u8> = serde_json::from_value(out["back"].clone()).unwrap();
     assert_eq!(
-        pb::GameEvent::decode(back.as_slice()).unwrap(),
+        pb::WatchGameResponse::decode(back.as_slice()).unwrap(),
         event,
         "written back, prost reads the same event"
     );
@@ -477,7 +484,13 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     c.find(Locator::Css(&format!("[data-manage='{}']", c0.game_id))).await.unwrap().click().await.unwrap();
     c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
-    let view = g.get_game(pb::GetGameRequest { game_id: c0.game_id.clone() }).await.unwrap().into_inner();
+    let view = g
+        .get_game(pb::GetGameRequest { game_id: c0.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert!(view.paused);
     // A score adjustment needs a reason; with one it counts.
     c.find(Locator::Css("#adjust-points")).await.unwrap().clear().await.unwrap();
@@ -494,7 +507,13 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     assert_eq!(text(&c, "#undo").await.unwrap(), "Undo the last turn: sure?");
     c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
     wait_until("the undo", || text(&c, "#manage-result"), |t| t.contains("last turn undone")).await;
-    let view = g.get_game(pb::GetGameRequest { game_id: c0.game_id.clone() }).await.unwrap().into_inner();
+    let view = g
+        .get_game(pb::GetGameRequest { game_id: c0.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert_eq!((view.turn, view.seats[0].score, view.paused), (0, 7, false));
     screenshot(&c, "director-manage").await;
     // The game's page lists the director's events, the taken-back pass struck through.
@@ -541,7 +560,13 @@ async fn a_director_key_manages_its_own_games_from_the_page() {
         .unwrap();
     c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
-    let view = g.get_game(pb::GetGameRequest { game_id: spring.game_id.clone() }).await.unwrap().into_inner();
+    let view = g
+        .get_game(pb::GetGameRequest { game_id: spring.game_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
     assert!(view.paused);
     // The game's page names the key beside its action.
     c.goto(&format!("{}/games/{}", srv.url, spring.game_id)).await.unwrap();

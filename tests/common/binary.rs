@@ -1,7 +1,7 @@
 //! The real binary as a child process: a free loopback port, the `serve` command line the
 //! process tests start from, and the wait until it answers.
 
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ pub fn serve(port: u16) -> Command {
 /// Wait until a server answers on `url` (a hang guard of a minute, not a timing measure).
 pub async fn wait_until_up(url: &str) {
     let started = Instant::now();
-    while GamesClient::connect(url.to_string()).await.is_err() {
+    while GamesServiceClient::connect(url.to_string()).await.is_err() {
         assert!(started.elapsed() < Duration::from_secs(60), "the server on {url} did not come up");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -2,10 +2,10 @@
 #![allow(dead_code)]
 
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::directors_client::DirectorsClient;
-use dawgref::proto::v1::games_client::GamesClient;
-use dawgref::proto::v1::lexicons_client::LexiconsClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::directors_service_client::DirectorsServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
+use dawgref::proto::v1::lexicons_service_client::LexiconsServiceClient;
 use dawgref::rules::RulesetKind;
 use dawgref::server::{self, Handle, state::Limits};
 use tonic::transport::Channel;
@@ -93,23 +93,37 @@ impl TestServer {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 
-    pub async fn games(&self) -> GamesClient<Channel> {
-        GamesClient::connect(self.url.clone()).await.unwrap()
+    pub async fn games(&self) -> GamesServiceClient<Channel> {
+        GamesServiceClient::connect(self.url.clone()).await.unwrap()
     }
-    pub async fn analysis(&self) -> AnalysisClient<Channel> {
-        AnalysisClient::connect(self.url.clone()).await.unwrap()
-    }
-
-    pub async fn directors(&self) -> DirectorsClient<Channel> {
-        DirectorsClient::connect(self.url.clone()).await.unwrap()
+    pub async fn analysis(&self) -> AnalysisServiceClient<Channel> {
+        AnalysisServiceClient::connect(self.url.clone()).await.unwrap()
     }
 
-    pub async fn lexicons(&self) -> LexiconsClient<Channel> {
-        LexiconsClient::connect(self.url.clone()).await.unwrap()
+    pub async fn directors(&self) -> DirectorsServiceClient<Channel> {
+        DirectorsServiceClient::connect(self.url.clone()).await.unwrap()
+    }
+
+    pub async fn lexicons(&self) -> LexiconsServiceClient<Channel> {
+        LexiconsServiceClient::connect(self.url.clone()).await.unwrap()
     }
 }
 
 /// A request carrying a seat's token.
+/// A director's PauseGame, ResumeGame or UndoTurn request: the game, and a request id (empty:
+/// none).
+pub fn pause(game_id: &str, request_id: &str) -> pb::PauseGameRequest {
+    pb::PauseGameRequest { game_id: game_id.into(), request_id: request_id.into() }
+}
+
+pub fn resume(game_id: &str, request_id: &str) -> pb::ResumeGameRequest {
+    pb::ResumeGameRequest { game_id: game_id.into(), request_id: request_id.into() }
+}
+
+pub fn undo(game_id: &str, request_id: &str) -> pb::UndoTurnRequest {
+    pb::UndoTurnRequest { game_id: game_id.into(), request_id: request_id.into() }
+}
+
 pub fn authed<T>(msg: T, token: &str) -> Request<T> {
     let mut r = Request::new(msg);
     r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -173,10 +187,10 @@ pub fn turn(
 
 /// The best play for the caller's own rack in a live game (None: no play).
 pub async fn best_move(
-    a: &mut AnalysisClient<Channel>,
+    a: &mut AnalysisServiceClient<Channel>,
     game_id: &str,
     token: &str,
-) -> Option<pb::GeneratedMove> {
+) -> Option<pb::GenerateMovesResponse> {
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
             source: Some(pb::position::Source::GameId(game_id.into())),
@@ -191,10 +205,10 @@ pub async fn best_move(
 
 /// Every event of a game from `from_event` until its stream closes (a finished game's end).
 pub async fn watch_to_end(
-    g: &mut GamesClient<Channel>,
+    g: &mut GamesServiceClient<Channel>,
     game_id: &str,
     from_event: u64,
-) -> Vec<pb::GameEvent> {
+) -> Vec<pb::WatchGameResponse> {
     let req = pb::WatchGameRequest { game_id: game_id.into(), from_event };
     let mut stream = g.watch_game(req).await.unwrap().into_inner();
     let mut events = Vec::new();
@@ -210,7 +224,7 @@ pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
 
 /// A two-seat English game between two people (single challenge).
 pub async fn two_humans(
-    g: &mut dawgref::proto::v1::games_client::GamesClient<Channel>,
+    g: &mut dawgref::proto::v1::games_service_client::GamesServiceClient<Channel>,
     seed: u64,
 ) -> pb::CreateGameResponse {
     g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], seed))

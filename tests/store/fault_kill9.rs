@@ -8,10 +8,10 @@ use crate::common;
 
 use common::Rng;
 use common::binary::{free_port, serve, wait_until_up};
-use common::server::{TempDir, authed};
+use common::server::{TempDir, authed, pause, resume, undo};
 use dawgref::proto::v1 as pb;
-use pb::analysis_client::AnalysisClient;
-use pb::games_client::GamesClient;
+use pb::analysis_service_client::AnalysisServiceClient;
+use pb::games_service_client::GamesServiceClient;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -67,8 +67,8 @@ struct Game {
 
 /// Play the game until it ends or the server goes away. Returns whether it ended.
 async fn drive(url: String, game: Arc<Game>, rng_seed: u64) -> bool {
-    let Ok(mut g) = GamesClient::connect(url.clone()).await else { return false };
-    let Ok(mut a) = AnalysisClient::connect(url).await else { return false };
+    let Ok(mut g) = GamesServiceClient::connect(url.clone()).await else { return false };
+    let Ok(mut a) = AnalysisServiceClient::connect(url).await else { return false };
     let mut rng = Rng(rng_seed);
     loop {
         let Ok(v) =
@@ -76,7 +76,7 @@ async fn drive(url: String, game: Arc<Game>, rng_seed: u64) -> bool {
         else {
             return false;
         };
-        let v = v.into_inner();
+        let Some(v) = v.into_inner().view else { return false };
         if v.over {
             return true;
         }
@@ -117,7 +117,7 @@ async fn drive(url: String, game: Arc<Game>, rng_seed: u64) -> bool {
 }
 
 async fn best(
-    a: &mut AnalysisClient<Channel>,
+    a: &mut AnalysisServiceClient<Channel>,
     id: &str,
     token: &str,
 ) -> Result<Option<pb::Play>, tonic::Status> {
@@ -135,12 +135,14 @@ async fn best(
 
 /// Every acknowledged turn is in the game's history, in order.
 async fn check(url: &str, game: &Game) -> pb::GameView {
-    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
+    let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
     let v = g
         .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
         .await
         .unwrap_or_else(|e| panic!("game {} is gone after the restart: {e}", game.id))
-        .into_inner();
+        .into_inner()
+        .view
+        .unwrap();
     let mut stream = g
         .watch_game(authed(pb::WatchGameRequest { game_id: game.id.clone(), from_event: 0 }, &game.tokens[0]))
         .await
@@ -180,7 +182,7 @@ async fn acknowledged_turns_survive_kill_9() {
     let mut server = spawn(&dir.0).await;
 
     let mut games = Vec::new();
-    let mut g = GamesClient::connect(server.url.clone()).await.unwrap();
+    let mut g = GamesServiceClient::connect(server.url.clone()).await.unwrap();
     for k in 0..GAMES {
         let seats = vec![common::server::human("a"), common::server::human("b")];
         let created = g
@@ -254,8 +256,8 @@ const DIRECTOR: &str = "kill9-director";
 
 /// The kinds of a game's events, in order.
 async fn kinds(url: &str, id: &str) -> Vec<String> {
-    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
-    let v = g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner();
+    let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
+    let v = g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner().view.unwrap();
     let mut stream =
         g.watch_game(pb::WatchGameRequest { game_id: id.into(), from_event: 0 }).await.unwrap().into_inner();
     let mut out = Vec::new();
@@ -267,10 +269,10 @@ async fn kinds(url: &str, id: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_director_action_survives_kill_9_once() {
-    use pb::directors_client::DirectorsClient;
+    use pb::directors_service_client::DirectorsServiceClient;
     let dir = TempDir::new("kill9-director");
     let mut server = spawn_directed(&dir.0).await;
-    let mut g = GamesClient::connect(server.url.clone()).await.unwrap();
+    let mut g = GamesServiceClient::connect(server.url.clone()).await.unwrap();
     let mut request = common::server::create(
         pb::Ruleset::English,
         pb::ChallengeRule::Single,
@@ -288,7 +290,6 @@ async fn every_director_action_survives_kill_9_once() {
     };
     g.submit_turn(authed(pass, &c.seat_tokens[0])).await.unwrap();
     let id = c.game_id.clone();
-    let base = |rid: &str| pb::DirectorRequest { game_id: id.clone(), request_id: rid.into() };
     // Each action, then kill -9 at once, then a restart: the action is there, once, and a retry
     // of its request id answers the same without acting again.
     let mut expected: Vec<&str> = vec!["pass"];
@@ -298,10 +299,12 @@ async fn every_director_action_survives_kill_9_once() {
             .enumerate()
     {
         let rid = format!("d{step}");
-        let mut d = DirectorsClient::connect(server.url.clone()).await.unwrap();
+        let mut d = DirectorsServiceClient::connect(server.url.clone()).await.unwrap();
         let first = match *kind {
-            "paused" => d.pause_game(authed(base(&rid), DIRECTOR)).await,
-            "resumed" => d.resume_game(authed(base(&rid), DIRECTOR)).await,
+            "paused" => d.pause_game(authed(pause(&id, &rid), DIRECTOR)).await.map(|r| r.into_inner().view),
+            "resumed" => {
+                d.resume_game(authed(resume(&id, &rid), DIRECTOR)).await.map(|r| r.into_inner().view)
+            }
             "score_adjusted" => {
                 let r = pb::AdjustScoreRequest {
                     game_id: id.clone(),
@@ -310,7 +313,7 @@ async fn every_director_action_survives_kill_9_once() {
                     points: 9,
                     reason: "r".into(),
                 };
-                d.adjust_score(authed(r, DIRECTOR)).await
+                d.adjust_score(authed(r, DIRECTOR)).await.map(|r| r.into_inner().view)
             }
             "clock_adjusted" => {
                 let r = pb::AdjustClockRequest {
@@ -320,14 +323,16 @@ async fn every_director_action_survives_kill_9_once() {
                     delta_ms: 30_000,
                     reason: "r".into(),
                 };
-                d.adjust_clock(authed(r, DIRECTOR)).await
+                d.adjust_clock(authed(r, DIRECTOR)).await.map(|r| r.into_inner().view)
             }
             "note" => {
                 let r =
                     pb::AddNoteRequest { game_id: id.clone(), request_id: rid.clone(), text: "noted".into() };
-                d.add_note(authed(r, DIRECTOR)).await
+                d.add_note(authed(r, DIRECTOR)).await.map(|r| r.into_inner().view)
             }
-            "turn_undone" => d.undo_turn(authed(base(&rid), DIRECTOR)).await,
+            "turn_undone" => {
+                d.undo_turn(authed(undo(&id, &rid), DIRECTOR)).await.map(|r| r.into_inner().view)
+            }
             _ => {
                 let r = pb::SetResultRequest {
                     game_id: id.clone(),
@@ -335,11 +340,10 @@ async fn every_director_action_survives_kill_9_once() {
                     result: Some(pb::set_result_request::Result::Void(pb::Void {})),
                     reason: "r".into(),
                 };
-                d.set_result(authed(r, DIRECTOR)).await
+                d.set_result(authed(r, DIRECTOR)).await.map(|r| r.into_inner().view)
             }
         }
-        .unwrap_or_else(|e| panic!("{kind}: {e}"))
-        .into_inner();
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
         server.child.kill().unwrap();
         server.child.wait().unwrap();
         server = spawn_directed(&dir.0).await;
@@ -350,9 +354,9 @@ async fn every_director_action_survives_kill_9_once() {
         assert_eq!(kinds(&server.url, &id).await, expected, "after {kind}");
         // The retry, answered from what was written down.
         if *kind == "paused" {
-            let mut d = DirectorsClient::connect(server.url.clone()).await.unwrap();
-            let again = d.pause_game(authed(base(&rid), DIRECTOR)).await.unwrap().into_inner();
-            assert_eq!(again.view.as_ref().map(|v| v.paused), first.view.as_ref().map(|v| v.paused));
+            let mut d = DirectorsServiceClient::connect(server.url.clone()).await.unwrap();
+            let again = d.pause_game(authed(pause(&id, &rid), DIRECTOR)).await.unwrap().into_inner();
+            assert_eq!(again.view.as_ref().map(|v| v.paused), first.as_ref().map(|v| v.paused));
             assert_eq!(kinds(&server.url, &id).await, expected, "a retried pause acts once");
         }
     }
@@ -361,6 +365,6 @@ async fn every_director_action_survives_kill_9_once() {
 }
 
 async fn g_view(url: &str, id: &str) -> pb::GameView {
-    let mut g = GamesClient::connect(url.to_string()).await.unwrap();
-    g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner()
+    let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
+    g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner().view.unwrap()
 }

@@ -14,7 +14,7 @@
 use crate::common;
 
 use common::postgres::Postgres;
-use common::server::{authed, create, human};
+use common::server::{authed, create, human, pause, resume};
 use dawgref::host::Limits;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
@@ -22,7 +22,7 @@ use dawgref::server::tls::TlsFiles;
 use dawgref::server::{Builder, Handle};
 use dawgref::store::postgres::Replica;
 use dawgref::store::{GameStore, PgStore};
-use pb::games_client::GamesClient;
+use pb::games_service_client::GamesServiceClient;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -82,8 +82,8 @@ impl Node {
         Node { handle, addr, channel, store }
     }
 
-    fn games(&self) -> GamesClient<Channel> {
-        GamesClient::new(self.channel.clone())
+    fn games(&self) -> GamesServiceClient<Channel> {
+        GamesServiceClient::new(self.channel.clone())
     }
 }
 
@@ -152,7 +152,7 @@ async fn a_game_moves_to_the_replica_its_calls_come_through() {
     assert!(b.handle.host().is_live(&game.game_id.parse().unwrap()));
     let via_a = a.games().get_game(get(&game)).await.unwrap();
     assert_eq!(owner_of(&via_a), b.addr);
-    assert_eq!(via_a.into_inner().turn, 8, "every turn, once");
+    assert_eq!(via_a.into_inner().view.unwrap().turn, 8, "every turn, once");
     // One call through A moves nothing back.
     assert_eq!(b.handle.metrics().handovers.get(), 0);
 }
@@ -220,7 +220,7 @@ async fn a_hand_over_under_load_keeps_every_acknowledged_turn() {
     for (g, acked) in games.iter().zip(acks) {
         assert_eq!(acked, (1..=30).collect::<Vec<u32>>(), "game {}: each turn acknowledged once", g.game_id);
         for node in [&a, &b] {
-            let view = node.games().get_game(get(g)).await.unwrap().into_inner();
+            let view = node.games().get_game(get(g)).await.unwrap().into_inner().view.unwrap();
             assert_eq!(view.turn, 30, "game {}: no turn lost or written twice", g.game_id);
             assert_eq!(view.events, 30, "game {}: 30 passes in the history", g.game_id);
         }
@@ -257,7 +257,7 @@ async fn a_sleeping_game_lets_its_lease_go_and_wakes_anywhere() {
     assert_eq!(owner_of(&woken), b.addr);
     assert_eq!(b.handle.metrics().forwarded.get(), forwarded);
     assert!(b.handle.host().is_live(&uuid));
-    let view = woken.into_inner();
+    let view = woken.into_inner().view.unwrap();
     let left = view.seats[1].time_left_ms.expect("a clock");
     let (least, most) = (answered - sent, asked - acked);
     assert!(
@@ -312,7 +312,7 @@ async fn a_flag_due_while_the_game_sleeps_unowned_falls_on_time() {
         tokio::time::timeout(Duration::from_secs(10), watch.message()).await.unwrap().unwrap().unwrap();
     let fell = Instant::now();
     assert!(fell + Duration::from_millis(50) >= due, "the flag fell {:?} early", due - fell);
-    let view = b.games().get_game(get(&game)).await.unwrap().into_inner();
+    let view = b.games().get_game(get(&game)).await.unwrap().into_inner().view.unwrap();
     assert!(view.over, "lost on time: {event:?}");
     assert!(view.seats[1].time_left_ms.unwrap() <= 0);
 }
@@ -334,7 +334,7 @@ async fn a_flag_due_while_nobody_asks_falls_by_the_orphan_sweep() {
         assert!(started.elapsed() < Duration::from_secs(10), "the flag never fell");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let view = b.games().get_game(get(&game)).await.unwrap().into_inner();
+    let view = b.games().get_game(get(&game)).await.unwrap().into_inner().view.unwrap();
     assert!(view.over);
     assert!(view.seats[1].time_left_ms.unwrap() <= 0, "seat 1 lost on time");
 }
@@ -351,7 +351,7 @@ async fn the_game_header_is_a_hint_never_trusted() {
         }
         let answer = b.games().get_game(request).await.unwrap();
         assert_eq!(owner_of(&answer), a.addr, "header {value:?}");
-        assert_eq!(answer.into_inner().game_id, game.game_id, "the message's game is served");
+        assert_eq!(answer.into_inner().view.unwrap().game_id, game.game_id, "the message's game is served");
         // A client's call at the owner: the calls through B are not all in a row.
         a.games().get_game(get(&game)).await.unwrap();
     }
@@ -384,7 +384,7 @@ async fn a_clients_forwarded_mark_moves_nothing() {
     // At B, marked as A's: forwarded to A like any client's call, not refused.
     let answer = b.games().get_game(marked(&a.addr, None)).await.unwrap();
     assert_eq!(owner_of(&answer), a.addr);
-    assert_eq!(answer.into_inner().game_id, game.game_id);
+    assert_eq!(answer.into_inner().view.unwrap().game_id, game.game_id);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -421,14 +421,15 @@ async fn replicas_serving_mutual_tls_forward_to_one_another_over_it() {
         assert_eq!(owner_of(&answer), a.addr);
     }
     assert_eq!(b.handle.metrics().forwarded.get(), 2);
-    assert_eq!(a.games().get_game(get(&game)).await.unwrap().into_inner().turn, 2);
+    assert_eq!(a.games().get_game(get(&game)).await.unwrap().into_inner().view.unwrap().turn, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_director_key_made_on_one_replica_holds_on_the_other_and_its_revocation_within_the_lease() {
     const ROOT: &str = DIRECTOR;
     let (_pg, a, b) = two_replicas("director_keys").await;
-    let directors = |node: &Node| pb::directors_client::DirectorsClient::new(node.channel.clone());
+    let directors =
+        |node: &Node| pb::directors_service_client::DirectorsServiceClient::new(node.channel.clone());
     let labels: std::collections::HashMap<String, String> =
         [("event".to_string(), "open".to_string())].into();
     let made = directors(&a)
@@ -443,21 +444,22 @@ async fn a_director_key_made_on_one_replica_holds_on_the_other_and_its_revocatio
     let mut request = endless(7);
     request.labels = labels;
     let game = b.games().create_game(authed(request, &made.token)).await.unwrap().into_inner();
-    let req = || pb::DirectorRequest { game_id: game.game_id.clone(), request_id: String::new() };
-    directors(&b).pause_game(authed(req(), &made.token)).await.unwrap();
+    directors(&b).pause_game(authed(pause(&game.game_id, ""), &made.token)).await.unwrap();
 
     directors(&a)
         .revoke_director_key(authed(pb::RevokeDirectorKeyRequest { name: "td".into() }, ROOT))
         .await
         .unwrap();
     // Refused at once where it was revoked, and on the other replica once a lease has passed.
-    let refused = directors(&a).resume_game(authed(req(), &made.token)).await.unwrap_err();
+    let refused =
+        directors(&a).resume_game(authed(resume(&game.game_id, ""), &made.token)).await.unwrap_err();
     assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
     tokio::time::sleep(Duration::from_millis(3000)).await;
-    let refused = directors(&b).resume_game(authed(req(), &made.token)).await.unwrap_err();
+    let refused =
+        directors(&b).resume_game(authed(resume(&game.game_id, ""), &made.token)).await.unwrap_err();
     assert_eq!(
         (refused.code(), refused.message()),
         (tonic::Code::PermissionDenied, "director key \"td\" was revoked")
     );
-    directors(&b).resume_game(authed(req(), ROOT)).await.unwrap();
+    directors(&b).resume_game(authed(resume(&game.game_id, ""), ROOT)).await.unwrap();
 }

@@ -17,10 +17,10 @@ use crate::common;
 
 use common::binary::{free_port, serve, wait_until_up};
 use common::postgres::Postgres;
-use common::server::{TempDir, authed, bot, create, human};
+use common::server::{TempDir, authed, bot, create, human, pause};
 use dawgref::proto::v1 as pb;
-use pb::analysis_client::AnalysisClient;
-use pb::games_client::GamesClient;
+use pb::analysis_service_client::AnalysisServiceClient;
+use pb::games_service_client::GamesServiceClient;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -214,12 +214,14 @@ async fn drive(
             k += 1;
         }
         let ch = channel(&url).await;
-        let (mut g, mut a) = (GamesClient::new(ch.clone()), AnalysisClient::new(ch));
+        let (mut g, mut a) = (GamesServiceClient::new(ch.clone()), AnalysisServiceClient::new(ch));
         let outcome: Result<bool, tonic::Status> = async {
             let v = g
                 .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
                 .await?
-                .into_inner();
+                .into_inner()
+                .view
+                .unwrap();
             if v.over {
                 return Ok(true);
             }
@@ -300,11 +302,13 @@ async fn history(url: &str, game: &Game) -> (pb::GameView, Vec<Ack>) {
 
 async fn try_history(url: &str, game: &Game) -> Result<(pb::GameView, Vec<Ack>), tonic::Status> {
     let ch = channel(url).await;
-    let mut g = GamesClient::new(ch);
+    let mut g = GamesServiceClient::new(ch);
     let v = g
         .get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0]))
         .await?
-        .into_inner();
+        .into_inner()
+        .view
+        .unwrap();
     let mut stream = g
         .watch_game(authed(pb::WatchGameRequest { game_id: game.id.clone(), from_event: 0 }, &game.tokens[0]))
         .await?
@@ -340,7 +344,7 @@ async fn new_games(url: &str, n: usize, seed: u64) -> Vec<Arc<Game>> {
 
 /// `n` games of two people created at `url`; `scoreless_limit`: scoreless turns that end one.
 async fn new_games_with(url: &str, n: usize, seed: u64, scoreless_limit: Option<u32>) -> Vec<Arc<Game>> {
-    let mut g = GamesClient::new(channel(url).await);
+    let mut g = GamesServiceClient::new(channel(url).await);
     let mut games = Vec::new();
     for k in 0..n {
         let mut req = create(
@@ -457,7 +461,7 @@ async fn a_paused_owner_never_writes_after_its_lease() {
     let cluster = Cluster::start("sigstop", 2).await;
     let (a, b) = (cluster.replicas[0].url(), cluster.replicas[1].url());
     // A person against a bot that waits 2 s before it moves, owned by A.
-    let mut ga = GamesClient::new(channel(&a).await);
+    let mut ga = GamesServiceClient::new(channel(&a).await);
     let mut request =
         create(pb::Ruleset::English, pb::ChallengeRule::Void, vec![human("p"), bot(pb::BotLevel::Greedy)], 9);
     request.bot_delay_ms = Some(2000);
@@ -474,7 +478,7 @@ async fn a_paused_owner_never_writes_after_its_lease() {
         action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
     };
     // The person passes through B (forwarded to A); A's bot then waits to move.
-    let mut gb = GamesClient::new(channel(&b).await);
+    let mut gb = GamesServiceClient::new(channel(&b).await);
     gb.submit_turn(authed(pass(0), &game.tokens[0])).await.unwrap();
     signal(cluster.replicas[0].pid(), libc::SIGSTOP);
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 500)).await;
@@ -483,7 +487,9 @@ async fn a_paused_owner_never_writes_after_its_lease() {
     let started = Instant::now();
     let view = loop {
         match gb.get_game(authed(pb::GetGameRequest { game_id: game.id.clone() }, &game.tokens[0])).await {
-            Ok(v) if v.get_ref().turn >= 2 => break v.into_inner(),
+            Ok(v) if v.get_ref().view.as_ref().is_some_and(|v| v.turn >= 2) => {
+                break v.into_inner().view.unwrap();
+            }
             Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
             Err(e) => assert!(retryable(&e), "{e}"),
         }
@@ -498,7 +504,7 @@ async fn a_paused_owner_never_writes_after_its_lease() {
     // A wakes: its bot move is due and refused; the game stays B's.
     signal(cluster.replicas[0].pid(), libc::SIGCONT);
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let mut ga = GamesClient::new(channel(&a).await);
+    let mut ga = GamesServiceClient::new(channel(&a).await);
     let r = loop {
         match ga.submit_turn(authed(pass(2), &game.tokens[0])).await {
             Ok(r) => break r.into_inner(),
@@ -580,7 +586,7 @@ async fn a_rolling_restart_loses_no_turn() {
 
 /// Every page of ListGames from the replica at `url`, `size` games a page.
 async fn list_all(url: &str, size: u32, query: &str) -> (Vec<String>, Vec<u32>) {
-    let mut g = GamesClient::new(channel(url).await);
+    let mut g = GamesServiceClient::new(channel(url).await);
     let (mut ids, mut totals) = (Vec::new(), Vec::new());
     let mut token = String::new();
     loop {
@@ -637,7 +643,7 @@ async fn list_games_sees_every_replica() {
     assert_eq!(found, vec![theirs.clone()]);
     assert_eq!(totals, vec![1]);
     // The director's token is checked on every replica: a wrong one is refused at the first.
-    let err = GamesClient::new(channel(&cluster.replicas[1].url()).await)
+    let err = GamesServiceClient::new(channel(&cluster.replicas[1].url()).await)
         .list_games(authed(pb::ListGamesRequest::default(), "not-the-director"))
         .await
         .unwrap_err();
@@ -646,22 +652,18 @@ async fn list_games_sees_every_replica() {
     // every replica then lists the game as paused; finished games are listed from the shared
     // store, whichever replica is asked.
     let mine = &all[0];
-    let mut d = pb::directors_client::DirectorsClient::new(channel(&cluster.replicas[2].url()).await);
-    let paused = d
-        .pause_game(authed(
-            pb::DirectorRequest { game_id: mine.id.clone(), request_id: "p".into() },
-            DIRECTOR,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut d =
+        pb::directors_service_client::DirectorsServiceClient::new(channel(&cluster.replicas[2].url()).await);
+    let paused = d.pause_game(authed(pause(&mine.id, "p"), DIRECTOR)).await.unwrap().into_inner();
     assert!(paused.view.unwrap().paused);
     for url in cluster.urls() {
-        let view = GamesClient::new(channel(&url).await)
+        let view = GamesServiceClient::new(channel(&url).await)
             .get_game(pb::GetGameRequest { game_id: mine.id.clone() })
             .await
             .unwrap()
-            .into_inner();
+            .into_inner()
+            .view
+            .unwrap();
         assert!(view.paused, "{url}");
     }
     let void = pb::SetResultRequest {
@@ -672,7 +674,7 @@ async fn list_games_sees_every_replica() {
     };
     d.set_result(authed(void, DIRECTOR)).await.unwrap();
     for url in cluster.urls() {
-        let finished = GamesClient::new(channel(&url).await)
+        let finished = GamesServiceClient::new(channel(&url).await)
             .list_games(authed(
                 pb::ListGamesRequest { state: pb::GameState::Finished as i32, ..Default::default() },
                 DIRECTOR,
@@ -694,7 +696,7 @@ fn total(cluster: &Cluster, name: &str) -> f64 {
 
 /// A turn through `client`, the game named in `x-dawgref-game` as a balancer needs: GetGame, then
 /// a pass with its request id. The owner each answer named.
-async fn turn_with_header(client: &mut GamesClient<Channel>, game: &Game, turn: u32) -> [String; 2] {
+async fn turn_with_header(client: &mut GamesServiceClient<Channel>, game: &Game, turn: u32) -> [String; 2] {
     let header: tonic::metadata::MetadataValue<_> = game.id.parse().unwrap();
     let owner =
         |m: &tonic::metadata::MetadataMap| m.get("x-dawgref-owner").unwrap().to_str().unwrap().to_string();
@@ -702,7 +704,7 @@ async fn turn_with_header(client: &mut GamesClient<Channel>, game: &Game, turn: 
     get.metadata_mut().insert("x-dawgref-game", header.clone());
     let view = client.get_game(get).await.unwrap();
     let first = owner(view.metadata());
-    assert_eq!(view.into_inner().turn, turn, "game {}", game.id);
+    assert_eq!(view.into_inner().view.unwrap().turn, turn, "game {}", game.id);
     let seat = turn as usize % 2;
     let mut pass = authed(
         pb::SubmitTurnRequest {
@@ -731,7 +733,7 @@ async fn behind_the_balancer_each_game_moves_to_where_its_calls_land() {
         .unwrap_or_else(|e| panic!("{e} (scripts/test installs it)"));
     wait_until_up(&balancer.url()).await;
     let games = new_games_with(&balancer.url(), 12, 500, Some(1000)).await;
-    let mut client = GamesClient::new(channel(&balancer.url()).await);
+    let mut client = GamesServiceClient::new(channel(&balancer.url()).await);
     for turn in 0..2 {
         for g in &games {
             turn_with_header(&mut client, g, turn).await;

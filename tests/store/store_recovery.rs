@@ -12,11 +12,16 @@ use prost::Message;
 use tonic::Code;
 
 async fn view(
-    g: &mut pb::games_client::GamesClient<tonic::transport::Channel>,
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
     id: &str,
     token: &str,
 ) -> pb::GameView {
-    g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token)).await.unwrap().into_inner()
+    g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token))
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap()
 }
 
 /// Play `n` turns of the best move (or pass) for whoever is to move in a two-person game.

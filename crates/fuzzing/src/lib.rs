@@ -190,7 +190,7 @@ pub fn actions(data: &[u8]) {
 
 async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryStore, data: &[u8]) {
     use dawgref::proto::v1 as pb;
-    use dawgref::proto::v1::games_server::Games;
+    use dawgref::proto::v1::games_service_server::GamesService;
     use prost::Message;
     use tonic::Request;
 

@@ -14,7 +14,7 @@ use super::bench_forward::replica;
 use super::bench_server::load;
 use super::bench_store::{authed, endless};
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -77,7 +77,8 @@ async fn play(
     let next = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for _ in 0..clients {
-        let (games, next, mut client) = (games.clone(), next.clone(), GamesClient::new(channel.clone()));
+        let (games, next, mut client) =
+            (games.clone(), next.clone(), GamesServiceClient::new(channel.clone()));
         tasks.push(tokio::spawn(async move {
             let (mut calls, mut owners) = (0u64, HashMap::new());
             loop {
@@ -129,7 +130,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         println!("three replicas in this process on one PostgreSQL, behind HAProxy ({})", proxy.url());
 
         let mut created = Vec::new();
-        let mut creator = GamesClient::new(through.clone());
+        let mut creator = GamesServiceClient::new(through.clone());
         for k in 0..games {
             let g = creator.create_game(endless(k as u64)).await?.into_inner();
             created.push(Game { header: g.game_id.parse()?, id: g.game_id, tokens: g.seat_tokens });
@@ -170,7 +171,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         let (g2, s2) = (games.clone(), Arc::new(AtomicUsize::new(0)));
         let balanced = load("via HAProxy", clients, seconds, move || {
             let k = s2.fetch_add(1, Ordering::Relaxed);
-            let (mut c, r) = (GamesClient::new(to_proxy[k % to_proxy.len()].clone()), g2[k % n].get());
+            let (mut c, r) = (GamesServiceClient::new(to_proxy[k % to_proxy.len()].clone()), g2[k % n].get());
             async move { c.get_game(r).await.is_ok() }
         })
         .await;
@@ -189,7 +190,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         let straight = load("to the owner", clients, seconds, move || {
             let k = s3.fetch_add(1, Ordering::Relaxed);
             let channels = &owned[k % n];
-            let (mut c, r) = (GamesClient::new(channels[(k / n) % channels.len()].clone()), g3[k % n].get());
+            let (mut c, r) = (GamesServiceClient::new(channels[(k / n) % channels.len()].clone()), g3[k % n].get());
             async move { c.get_game(r).await.is_ok() }
         })
         .await;

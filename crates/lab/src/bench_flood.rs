@@ -9,8 +9,8 @@ use super::CliResult;
 use super::bench_server::pct;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::server;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -67,7 +67,7 @@ impl Flood {
         for k in 0..infers + sims {
             let channel = channel.clone();
             tasks.push(tokio::spawn(async move {
-                let mut client = AnalysisClient::new(channel);
+                let mut client = AnalysisServiceClient::new(channel);
                 let token = format!("Bearer flood-{k}");
                 let call = async {
                     if k < infers {
@@ -131,7 +131,7 @@ async fn answers(
     turns: usize,
     seed: u64,
 ) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
-    let mut games = GamesClient::new(channel.clone());
+    let mut games = GamesServiceClient::new(channel.clone());
     let created = games
         .create_game(pb::CreateGameRequest {
             seats: vec![

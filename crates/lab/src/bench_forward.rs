@@ -10,7 +10,7 @@ use super::bench_server::{load, pct};
 use super::bench_store::{authed, endless};
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::server::{self, Handle};
 use dawgref::store::PgStore;
 use dawgref::store::postgres::Replica;
@@ -43,7 +43,7 @@ async fn passes(
     first: u32,
     turns: u32,
 ) -> Result<Vec<Duration>, tonic::Status> {
-    let mut client = GamesClient::new(channel.clone());
+    let mut client = GamesServiceClient::new(channel.clone());
     let mut times = Vec::new();
     for turn in first..first + turns {
         let req = pb::SubmitTurnRequest {
@@ -65,7 +65,7 @@ pub fn run(url: &str, seconds: f64, clients: usize, turns: u32) -> CliResult {
     runtime.block_on(async move {
         let (owner, direct, _) = replica(url).await?;
         let (other, forwarded, _) = replica(url).await?;
-        let game = GamesClient::new(direct.clone()).create_game(endless(1)).await?.into_inner();
+        let game = GamesServiceClient::new(direct.clone()).create_game(endless(1)).await?.into_inner();
         println!("two replicas in this process on loopback, one PostgreSQL; the game's owner is A");
         for (name, channel, n) in [("GetGame at A", &direct, 1), ("GetGame via B", &forwarded, 1)]
             .into_iter()
@@ -74,7 +74,7 @@ pub fn run(url: &str, seconds: f64, clients: usize, turns: u32) -> CliResult {
             let (ch, id, token) = (channel.clone(), game.game_id.clone(), game.seat_tokens[0].clone());
             print!("{n:>3} client(s)  ");
             load(name, n, seconds, move || {
-                let mut g = GamesClient::new(ch.clone());
+                let mut g = GamesServiceClient::new(ch.clone());
                 let req = authed(pb::GetGameRequest { game_id: id.clone() }, &token);
                 async move { g.get_game(req).await.is_ok() }
             })

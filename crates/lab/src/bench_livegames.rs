@@ -13,8 +13,8 @@ use super::bench_server::{pct, rss_of};
 use clap::Args;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::server::{self, state::Limits};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -89,8 +89,8 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 /// One turn of `game`: the mover's best play (the whole rack exchanged when there is none),
 /// timed SubmitTurn; and whether the game is over after it.
 async fn one_turn(
-    g: &mut GamesClient<Channel>,
-    a: &mut AnalysisClient<Channel>,
+    g: &mut GamesServiceClient<Channel>,
+    a: &mut AnalysisServiceClient<Channel>,
     game: &Game,
     turn: u32,
 ) -> Result<(Duration, bool), Failure> {
@@ -109,8 +109,12 @@ async fn one_turn(
         // No word on this rack (seven vowels, say): the whole rack goes back, or passing would
         // keep it and end the game after six scoreless turns.
         None => {
-            let view =
-                g.get_game(authed(pb::GetGameRequest { game_id: game.id() }, token)?).await?.into_inner();
+            let view = g
+                .get_game(authed(pb::GetGameRequest { game_id: game.id() }, token)?)
+                .await?
+                .into_inner()
+                .view
+                .unwrap();
             pb::submit_turn_request::Action::Exchange(view.my_rack)
         }
     };
@@ -136,13 +140,16 @@ async fn over_clients<T, F, Fut>(
 ) -> Result<(Vec<Duration>, Duration), Failure>
 where
     T: Send + Sync + 'static,
-    F: Fn(GamesClient<Channel>, AnalysisClient<Channel>, Arc<Vec<T>>, usize) -> Fut
+    F: Fn(GamesServiceClient<Channel>, AnalysisServiceClient<Channel>, Arc<Vec<T>>, usize) -> Fut
         + Send
         + Sync
         + Copy
         + 'static,
     Fut: std::future::Future<
-            Output = Result<(GamesClient<Channel>, AnalysisClient<Channel>, Option<Duration>), Failure>,
+            Output = Result<
+                (GamesServiceClient<Channel>, AnalysisServiceClient<Channel>, Option<Duration>),
+                Failure,
+            >,
         > + Send,
 {
     let started = Instant::now();
@@ -151,7 +158,8 @@ where
         let channel = tonic::transport::Endpoint::from_shared(url.to_string())?.connect().await?;
         let (items, bar) = (items.clone(), bar.clone());
         tasks.push(tokio::spawn(async move {
-            let (mut g, mut a) = (GamesClient::new(channel.clone()), AnalysisClient::new(channel));
+            let (mut g, mut a) =
+                (GamesServiceClient::new(channel.clone()), AnalysisServiceClient::new(channel));
             let mut times = Vec::new();
             for i in (c..items.len()).step_by(clients) {
                 let (g2, a2, t) = work(g, a, items.clone(), i).await?;

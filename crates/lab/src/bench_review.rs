@@ -10,8 +10,8 @@ use super::bench_server::pct;
 use clap::Args;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
 use std::process::ExitCode;
@@ -37,9 +37,9 @@ pub struct ReviewArgs {
 
 /// Every message of one review.
 async fn review(
-    a: &mut AnalysisClient<Channel>,
+    a: &mut AnalysisServiceClient<Channel>,
     req: pb::AnalyzeGameRequest,
-) -> Result<Vec<pb::AnalyzeGameUpdate>, tonic::Status> {
+) -> Result<Vec<pb::AnalyzeGameResponse>, tonic::Status> {
     let mut stream = a.analyze_game(req).await?.into_inner();
     let mut all = Vec::new();
     while let Some(u) = stream.message().await? {
@@ -65,7 +65,7 @@ pub fn run(args: ReviewArgs) -> CliResult {
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
         let channel: Channel = tonic::transport::Endpoint::from_shared(url)?.connect().await?;
-        let (mut g, mut a) = (GamesClient::new(channel.clone()), AnalysisClient::new(channel));
+        let (mut g, mut a) = (GamesServiceClient::new(channel.clone()), AnalysisServiceClient::new(channel));
         let cores = dawgref::host::Pool::cores();
         println!(
             "review at {} ms a turn on {cores} cores; then {} requests answered from the store (SQLite)",

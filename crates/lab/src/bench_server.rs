@@ -6,8 +6,8 @@
 use super::CliResult;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::analysis_client::AnalysisClient;
-use dawgref::proto::v1::games_client::GamesClient;
+use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::server::{self, state::Limits};
 use prometheus::core::Metric;
 use std::process::ExitCode;
@@ -102,7 +102,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
         {
             let ch = channel.clone();
             load("ValidatePlay", clients, seconds, move || {
-                let mut a = AnalysisClient::new(ch.clone());
+                let mut a = AnalysisServiceClient::new(ch.clone());
                 async move {
                     let req = pb::ValidatePlayRequest { position: position(), play: play(), rack: None };
                     a.validate_play(req).await.is_ok_and(|r| r.into_inner().valid)
@@ -113,7 +113,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
         {
             let ch = channel.clone();
             load("Evaluate", clients, seconds, move || {
-                let mut a = AnalysisClient::new(ch.clone());
+                let mut a = AnalysisServiceClient::new(ch.clone());
                 async move { a.evaluate(pb::EvaluateRequest { position: position(), play: play() }).await.is_ok() }
             })
             .await;
@@ -129,7 +129,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
         // Concurrent bot-vs-bot games as fast as the bots decide: every game created at once
         // (CreateGame answers at the start), then watched to its end.
         let started = Instant::now();
-        let mut g = GamesClient::new(channel.clone());
+        let mut g = GamesServiceClient::new(channel.clone());
         let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)), think_ms: None };
         let mut watches = Vec::new();
         for i in 0..games {
@@ -141,7 +141,7 @@ pub fn run(seconds: f64, clients: usize, games: usize, live_games: usize) -> Cli
                 ..Default::default()
             };
             let id = g.create_game(req).await?.into_inner().game_id;
-            let mut w = GamesClient::new(channel.clone());
+            let mut w = GamesServiceClient::new(channel.clone());
             watches.push(tokio::spawn(async move {
                 let mut stream = w.watch_game(pb::WatchGameRequest { game_id: id, from_event: 0 }).await?.into_inner();
                 let mut moves = 0u64;
@@ -227,7 +227,7 @@ pub fn botload(addr: std::net::SocketAddr, games: usize, seconds: f64) -> CliRes
         for k in 0..games {
             let channel = channel.clone();
             loops.push(tokio::spawn(async move {
-                let mut g = GamesClient::new(channel);
+                let mut g = GamesServiceClient::new(channel);
                 let bot = |l: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(l as i32)), think_ms: None };
                 let (mut moves, mut finished, mut seed) = (0u64, 0u64, k as u64);
                 while Instant::now() < deadline {

@@ -9,7 +9,7 @@ use dawgref::bot::{self, BotLevel};
 use dawgref::host::RecoveryReport;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
-use dawgref::proto::v1::games_server::Games;
+use dawgref::proto::v1::games_service_server::GamesService;
 use dawgref::server;
 use dawgref::server::Handle;
 use dawgref::server::state::Limits;

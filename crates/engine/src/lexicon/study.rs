@@ -457,7 +457,7 @@ pub fn find(dawg: &Dawg, rules: &Ruleset, query: &Query, order: Order, limit: us
 
 /// A query as a person or a client writes it: `kind` is `anagram`, `pattern` or `hooks`, the
 /// text in `alphabet` (any case; `?` a blank in a rack). The shared reading of `dawgref words`
-/// and `Lexicons.FindWords`.
+/// and `LexiconsService.FindWords`.
 pub fn read_query(
     kind: &str,
     text: &str,
