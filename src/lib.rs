@@ -18,3 +18,4 @@ pub mod memory;
 pub mod metrics;
 pub mod proto;
 pub mod server;
+pub mod telemetry;

@@ -109,6 +109,11 @@ pub struct ServeArgs {
     /// Log as JSON lines (the filter is RUST_LOG, default info).
     #[arg(long, env = "DAWGREF_LOG_JSON")]
     log_json: bool,
+    /// Export traces over OTLP/gRPC to this collector (`http://collector:4317`): a span for each
+    /// call (continuing the client's `traceparent`), the game's command, the store commit, the
+    /// bot's decision and each forward to another replica. Off when not given.
+    #[arg(long, env = "DAWGREF_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
 }
 
 /// How long a game may be idle before it sleeps (None: never).
@@ -159,14 +164,23 @@ impl std::fmt::Debug for Secret {
 }
 
 pub fn run(args: ServeArgs) -> CliResult {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    if args.log_json {
-        builder.json().init();
-    } else {
-        builder.init();
+    // A thread gone idle hands back the pages it freed (games that sleep free much at once).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(dawgref::memory::collect_when_idle)
+        .build()?;
+    // The trace exporter's client lives on the runtime.
+    let telemetry =
+        runtime.block_on(async { dawgref::telemetry::init(args.log_json, args.otlp_endpoint.as_deref()) })?;
+    if let Some(endpoint) = &args.otlp_endpoint {
+        tracing::info!(endpoint, "exporting traces over OTLP");
     }
+    let served = serve(args, runtime);
+    telemetry.shutdown();
+    served
+}
+
+fn serve(args: ServeArgs, runtime: tokio::runtime::Runtime) -> CliResult {
     let config = ServerConfig {
         lexicons: args.lexicons.clone(),
         lexicon_cache: match &args.lexicon_cache {
@@ -232,11 +246,6 @@ pub fn run(args: ServeArgs) -> CliResult {
         let _ = dawgref::winprob::WinTable::shipped(kind);
         tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
     }
-    // A thread gone idle hands back the pages it freed (games that sleep free much at once).
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .on_thread_park(dawgref::memory::collect_when_idle)
-        .build()?;
     runtime.block_on(async move {
         let builder = server::Builder::new(lexicons).limits(config.limits.clone());
         let builder = match tls {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
+use tracing::Instrument;
 use uuid::Uuid;
 
 pub use super::owner::{FORWARDED, PROOF};
@@ -131,7 +132,10 @@ impl Forwarder {
         self.host.metrics().forwarded.inc();
         let client = self.channel(addr)?;
         let limit = peers.answer_within();
-        match tokio::time::timeout(limit, call(client, request)).await {
+        let span = tracing::debug_span!("forward", peer = addr, otel.kind = "client");
+        let mut request = request;
+        crate::telemetry::inject(&span, request.metadata_mut());
+        match tokio::time::timeout(limit, call(client, request)).instrument(span).await {
             Ok(answer) => answer,
             Err(_) => Err(Status::unavailable("no answer in time")),
         }

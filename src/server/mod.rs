@@ -325,7 +325,7 @@ async fn serve_on(
     let concurrency = tower::limit::GlobalConcurrencyLimitLayer::new(state.limits.concurrency);
     let router = Server::builder()
         .accept_http1(true)
-        .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
+        .trace_fn(crate::telemetry::rpc_span)
         .layer(tower::ServiceBuilder::new().load_shed().layer(concurrency))
         .layer(web::WebLayer)
         .layer(tonic_web::GrpcWebLayer::new())

@@ -6,6 +6,7 @@ pub mod balancer;
 pub mod binary;
 #[path = "../../crates/engine/tests/common/mod.rs"]
 mod engine;
+pub mod otlp;
 pub mod postgres;
 pub mod server;
 pub mod tls;

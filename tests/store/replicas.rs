@@ -16,6 +16,7 @@
 use crate::common;
 
 use common::binary::{free_port, serve, wait_until_up};
+use common::otlp::{Collector, Received};
 use common::postgres::Postgres;
 use common::server::{TempDir, authed, bot, create, human, pause};
 use dawgref::proto::v1 as pb;
@@ -121,6 +122,9 @@ impl Cluster {
             .arg("--data-dir")
             .arg(self.dir.0.join("unused"))
             .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
+            // With --otlp-endpoint: batches sent often, named by the replica's address.
+            .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+            .env("OTEL_RESOURCE_ATTRIBUTES", format!("service.instance.id=127.0.0.1:{port}"))
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
@@ -795,4 +799,97 @@ async fn kill9_while_games_sleep_wake_and_move_loses_no_turn() {
         check(&survivors, g).await;
     }
     eprintln!("{} turns acknowledged while games slept, woke and moved, all present once", acked(&games));
+}
+
+/// One trace follows a turn sent to a replica that does not own the game: the client's
+/// `traceparent` is continued at the replica it reached, carried on the forward, and continued
+/// at the owner, where the game's command, its store commit and the bot's decision and move it
+/// prompted join it. A malformed `traceparent` is ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
+    let _serial = SERIAL.lock().await;
+    let (collector, endpoint) = Collector::start().await;
+    let cluster = Cluster::start_with("traces", 2, &["--otlp-endpoint", &endpoint]).await;
+    let (a, b) = (&cluster.replicas[0], &cluster.replicas[1]);
+    let created = GamesServiceClient::new(channel(&a.url()).await)
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Void,
+            vec![human("ann"), bot(pb::BotLevel::Greedy)],
+            5,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let (trace_id, client_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let mut pass = authed(
+        pb::SubmitTurnRequest {
+            game_id: created.game_id.clone(),
+            expected_turn: Some(0),
+            request_id: String::new(),
+            action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
+        },
+        &created.seat_tokens[0],
+    );
+    pass.metadata_mut().insert("traceparent", format!("00-{trace_id}-{client_span}-01").parse().unwrap());
+    let mut at_b = GamesServiceClient::new(channel(&b.url()).await);
+    at_b.submit_turn(pass).await.unwrap();
+    // A malformed traceparent is no error: the call starts a trace of its own.
+    for bad in ["garbage", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", "ff-x-y-z"] {
+        let mut get = authed(pb::GetGameRequest { game_id: created.game_id.clone() }, &created.seat_tokens[0]);
+        get.metadata_mut().insert("traceparent", bad.parse().unwrap());
+        at_b.get_game(get).await.unwrap_or_else(|e| panic!("traceparent {bad:?}: {e}"));
+    }
+
+    let wanted = hex(trace_id);
+    let started = Instant::now();
+    let spans = loop {
+        let spans: Vec<Received> =
+            collector.spans().into_iter().filter(|r| r.span.trace_id == wanted).collect();
+        if spans.iter().any(|r| r.span.name == "bot move") && spans.iter().any(|r| r.span.name == "store commit")
+        {
+            break spans;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the trace is incomplete: {:#?}\n{}",
+            spans.iter().map(|r| (&r.instance, &r.span.name)).collect::<Vec<_>>(),
+            cluster.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let one = |name: &str, instance_port: u16| -> Received {
+        let at = format!("127.0.0.1:{instance_port}");
+        let found: Vec<&Received> =
+            spans.iter().filter(|r| r.span.name == name && r.instance.contains(&at)).collect();
+        assert_eq!(found.len(), 1, "one {name:?} at {at}: {spans:#?}");
+        found[0].clone()
+    };
+    let path = "dawgref.v1.GamesService/SubmitTurn";
+    let rpc_b = one(path, b.port);
+    let forward = one("forward", b.port);
+    let rpc_a = one(path, a.port);
+    let command = one("command", a.port);
+    let decision = one("bot decision", a.port);
+    let bot_move = one("bot move", a.port);
+    // The client's span, then B's call, its forward, A's call, the game's command.
+    assert_eq!(rpc_b.span.parent_span_id, hex(client_span));
+    assert_eq!(forward.span.parent_span_id, rpc_b.span.span_id);
+    assert_eq!(rpc_a.span.parent_span_id, forward.span.span_id);
+    assert_eq!(command.span.parent_span_id, rpc_a.span.span_id);
+    assert_eq!(command.attribute("kind").as_deref(), Some("turn"));
+    // The pass's store commit is the command's; the bot decided after it, and its move was
+    // committed in the same trace.
+    let commits: Vec<&Received> = spans.iter().filter(|r| r.span.name == "store commit").collect();
+    assert!(commits.iter().any(|c| c.span.parent_span_id == command.span.span_id), "{commits:#?}");
+    assert!(commits.iter().any(|c| c.span.parent_span_id == bot_move.span.span_id), "{commits:#?}");
+    assert_eq!(decision.span.parent_span_id, command.span.span_id);
+    assert_eq!(bot_move.span.parent_span_id, decision.span.span_id);
+    // Nothing of the malformed calls joined the client's trace.
+    let gets = spans.iter().filter(|r| r.span.name.ends_with("/GetGame")).count();
+    assert_eq!(gets, 0);
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }

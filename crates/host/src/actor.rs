@@ -24,6 +24,8 @@ use std::time::Duration;
 // Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
 // pause it and advance it. What a job takes on a thread of the pool is real time.
 use tokio::sync::{mpsc, oneshot, watch};
+use tracing::Instrument;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -50,6 +52,17 @@ pub(crate) struct Actor {
     pub(crate) decided: Option<(usize, Decision)>,
     pub(crate) waiting: Vec<oneshot::Sender<()>>,
     pub(crate) activity: Arc<Activity>,
+    /// The trace of the command just handled, until the bots look at the position it made
+    /// (their decision joins that trace). A trace context, not the span: holding a span would
+    /// keep it open.
+    pub(crate) cause: Option<opentelemetry::Context>,
+    /// The trace of the decision waiting to be played.
+    pub(crate) decided_in: Option<opentelemetry::Context>,
+}
+
+/// The trace context of `span`, when traces are exported (else there is none to carry).
+fn traced(span: &tracing::Span) -> Option<opentelemetry::Context> {
+    (!span.is_disabled()).then(|| span.context())
 }
 
 /// How the task's loop ends.
@@ -109,6 +122,8 @@ impl Session {
                 decided: None,
                 waiting: Vec::new(),
                 activity: activity.clone(),
+                cause: None,
+                decided_in: None,
             };
             ctx.tasks.spawn(actor.run(rx));
             tx
@@ -143,7 +158,7 @@ impl Actor {
     /// The game's loop. What a request, a bot's move or a flag does runs in a future of its own
     /// on the heap (`Box::pin`), so that a game waiting between them holds only the loop's
     /// small state, not the largest of those futures.
-    pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Box<Command>>) {
+    pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Box<Sent>>) {
         let mut bots = BotChannel::default();
         let mut shutdown = self.ctx.shutdown.clone();
         let activity = self.activity.clone();
@@ -161,7 +176,12 @@ impl Actor {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
                 () = activity.leave.on() => break Exit::Broken,
                 command = commands.recv() => match command {
-                    Some(c) => Box::pin(self.handle(*c)).await,
+                    Some(sent) => {
+                        let Sent { command, cause } = *sent;
+                        let span = tracing::debug_span!(parent: &cause, "command", kind = command.name(), game = %self.id);
+                        self.cause = traced(&span);
+                        Box::pin(self.handle(command)).instrument(span).await
+                    }
                     // Every handle is gone: the game left memory.
                     None => break Exit::Shutdown,
                 },
@@ -220,7 +240,7 @@ impl Actor {
                 // client's next call wakes the game.
                 self.activity.gone.flip();
                 while let Ok(command) = commands.try_recv() {
-                    if let Command::Settled(tx) = *command {
+                    if let Command::Settled(tx) = command.command {
                         let _ = tx.send(());
                     }
                 }
@@ -397,6 +417,7 @@ impl Actor {
     /// Ask the bots about the current position, once per position: a bot to move decides its
     /// move, a bot beside a challengeable play decides whether to challenge it.
     fn consider_bots(&mut self, bots: &mut BotChannel) {
+        let cause = self.cause.take();
         let game = self.core.game();
         let at = game.history().len();
         if self.considered == Some(at) {
@@ -423,7 +444,14 @@ impl Actor {
         let game = self.core.shared_game();
         let (results, metrics, hook, id) =
             (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
+        // The decision belongs to the trace of the call that made it the bot's turn.
+        let span = tracing::debug_span!(parent: None, "bot decision", game = %id);
+        if let Some(cause) = cause {
+            let _ = span.set_parent(cause);
+        }
+        self.decided_in = traced(&span);
         self.ctx.pool.spawn_bot(move || {
+            let _in = span.enter();
             if let Some(hook) = hook {
                 hook(id);
             }
@@ -446,6 +474,14 @@ impl Actor {
 
     /// Apply the bot decision that is due, if the game is still where the bot looked.
     async fn bot_moves(&mut self) -> Result<(), Broken> {
+        let span = tracing::debug_span!(parent: None, "bot move", game = %self.id);
+        if let Some(decided_in) = self.decided_in.take() {
+            let _ = span.set_parent(decided_in);
+        }
+        Box::pin(self.bot_plays()).instrument(span).await
+    }
+
+    async fn bot_plays(&mut self) -> Result<(), Broken> {
         let Some((at, decision)) = self.decided.take() else { return Ok(()) };
         if self.core.game().history().len() != at {
             self.ctx.metrics.bot_stale.inc();
@@ -496,7 +532,13 @@ impl Actor {
         let batch = Batch { steps, done };
         let started = std::time::Instant::now();
         let over = self.core.game().is_over();
-        let result = self.ctx.store.append(self.id, seq, batch.to_bytes(), over).wait().await;
+        let result = self
+            .ctx
+            .store
+            .append(self.id, seq, batch.to_bytes(), over)
+            .wait()
+            .instrument(tracing::debug_span!("store commit", seq))
+            .await;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
         if let Err(dawgref_store::StoreError::Fenced(_)) = result {
             // Another replica took the game over: nothing of ours may be written again. The

@@ -122,6 +122,27 @@ pub(crate) enum Command {
     Settled(oneshot::Sender<()>),
 }
 
+impl Command {
+    /// What the command is, for its span.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Turn { .. } => "turn",
+            Command::Challenge { .. } => "challenge",
+            Command::Join { .. } => "join",
+            Command::Direct { .. } => "director",
+            Command::Settled(_) => "settled",
+        }
+    }
+}
+
+/// A command on its way to the game's task, with the span of the call that sent it: the task's
+/// work on it (and the bot decision it prompts) belongs to that call's trace. A disabled span
+/// when traces are off.
+pub(crate) struct Sent {
+    pub(crate) command: Command,
+    pub(crate) cause: tracing::Span,
+}
+
 /// A bot's decision about the position after `at` events.
 pub(crate) enum Decision {
     Challenge(usize),

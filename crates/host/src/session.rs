@@ -23,7 +23,7 @@ pub struct Session {
     pub(crate) snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
     /// Boxed: a channel's first block of slots is allocated with it, and most games are idle.
-    pub(crate) commands: Option<mpsc::Sender<Box<Command>>>,
+    pub(crate) commands: Option<mpsc::Sender<Box<Sent>>>,
     /// A finished game's remembered responses: a retry of the request that ended it (or any
     /// earlier one) still gets its first answer.
     pub(crate) finished: Remembered,
@@ -96,7 +96,8 @@ impl Session {
     async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, HostError> {
         let Some(commands) = &self.commands else { return Err(HostError::Game(GameError::GameOver)) };
         let (reply, answer) = oneshot::channel();
-        commands.send(Box::new(command(reply))).await.map_err(|_| HostError::Reloading)?;
+        let sent = Sent { command: command(reply), cause: tracing::Span::current() };
+        commands.send(Box::new(sent)).await.map_err(|_| HostError::Reloading)?;
         answer.await.map_err(|_| HostError::Reloading)?
     }
 
@@ -137,7 +138,7 @@ impl Session {
     pub async fn settled(&self) {
         let Some(commands) = &self.commands else { return };
         let (tx, rx) = oneshot::channel();
-        if commands.send(Box::new(Command::Settled(tx))).await.is_ok() {
+        if commands.send(Box::new(Sent { command: Command::Settled(tx), cause: tracing::Span::none() })).await.is_ok() {
             let _ = rx.await;
         }
     }
