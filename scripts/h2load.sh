@@ -10,6 +10,9 @@
 #   SERVE_ARGS="--bot-nice 19" …     # flags for the server measured
 #   TLS=1 scripts/h2load.sh          # instead: ValidatePlay over TLS against plaintext, a second
 #                                    # server of the same build serving TLS (deploy/tls's local CA)
+#   OTLP=1 scripts/h2load.sh         # instead: ValidatePlay with traces exported against without, a
+#                                    # second server of the same build exporting every call's span
+#                                    # to `dawgref-lab otlp-sink` (counts spans, keeps none)
 #
 # The position is the 12th CGP line of `dawgref selfplay --games 1 --seed 5` (a mid-game English
 # position), the play `O6 STRIG`. Request bodies are written here (protobuf by hand, gRPC framing:
@@ -43,7 +46,17 @@ if (( TLS )); then
     --tls-key "$WORK/tls/server.key" --data-dir :memory: --lexicons en >"$WORK/tls-server.log" 2>&1 &
   TLS_SERVER=$!
 fi
-trap 'kill $SERVER $TLS_SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
+OTLP=${OTLP:-0}
+OTLP_SERVER=
+SINK=
+if (( OTLP )); then
+  "$LAB" otlp-sink --listen "127.0.0.1:$((PORT + 2))" >"$WORK/sink.log" 2>&1 &
+  SINK=$!
+  "$BIN" serve --listen "127.0.0.1:$((PORT + 1))" --otlp-endpoint "http://127.0.0.1:$((PORT + 2))" \
+    --data-dir :memory: --lexicons en >"$WORK/otlp-server.log" 2>&1 &
+  OTLP_SERVER=$!
+fi
+trap 'kill $SERVER $TLS_SERVER $OTLP_SERVER $SINK 2>/dev/null; rm -rf "$WORK"' EXIT
 "$BIN" selfplay --games 1 --seed 5 --cgp-out "$WORK/positions.cgp" >/dev/null
 CGP=$(sed -n 12p "$WORK/positions.cgp")
 PLAY=${PLAY:-O6 STRIG}
@@ -91,29 +104,39 @@ done
 echo "position: $CGP"
 echo "play: $PLAY; h2load -n $N -c $CONNS -m $STREAMS -t 1; $ROUNDS rounds"
 
-# TLS=1: ValidatePlay over TLS against plaintext, the two servers alternating (plain, TLS, ...,
-# plain), each TLS run judged against the plaintext runs on either side of it; a connection's
-# handshake is paid once (h2load keeps its CONNS connections for the run), as a client's is.
-if (( TLS )); then
+# TLS=1 or OTLP=1: ValidatePlay at the second server against the first, the two alternating
+# (first, second, ..., first), each run of the second judged against the runs of the first on
+# either side of it; a connection's handshake is paid once (h2load keeps its CONNS connections
+# for the run), as a client's is.
+if (( TLS || OTLP )); then
+  if (( TLS )); then
+    SECOND="https://127.0.0.1:$((PORT + 1))" FIRST_IS="plaintext" SECOND_IS="TLS"
+  else
+    SECOND="http://127.0.0.1:$((PORT + 1))" FIRST_IS="no traces" SECOND_IS="traces exported"
+  fi
   for _ in $(seq 50); do
-    nghttp -n "https://127.0.0.1:$((PORT + 1))/" >/dev/null 2>&1 && break || sleep 0.2
+    nghttp -n "$SECOND/" >/dev/null 2>&1 && break || sleep 0.2
   done
-  out=$(nghttp -v "${HEADERS[@]}" -d "$WORK/validate.bin" "https://127.0.0.1:$((PORT + 1))${PATHS[validate]}" 2>&1 | tr -d "\\000")
-  grep -q 'grpc-status: 0' <<<"$out" || { echo "the TLS server did not answer grpc-status 0" >&2; exit 1; }
+  out=$(nghttp -v "${HEADERS[@]}" -d "$WORK/validate.bin" "$SECOND${PATHS[validate]}" 2>&1 | tr -d "\\000")
+  grep -q 'grpc-status: 0' <<<"$out" || { echo "the second server did not answer grpc-status 0" >&2; exit 1; }
   rate() {  # rate URL
     h2load -n "$N" -c "$CONNS" -m "$STREAMS" -t 1 "${HEADERS[@]}" -d "$WORK/validate.bin" "$1${PATHS[validate]}" |
       awk '/^finished in/ {print int($4)}'
   }
-  declare -a PLAIN TLSR
-  PLAIN[0]=$(rate "http://127.0.0.1:$PORT")
+  declare -a FIRSTR SECONDR
+  FIRSTR[0]=$(rate "http://127.0.0.1:$PORT")
   for round in $(seq "$ROUNDS"); do
-    TLSR[$round]=$(rate "https://127.0.0.1:$((PORT + 1))")
-    PLAIN[$round]=$(rate "http://127.0.0.1:$PORT")
-    ratio=$(awk -v t="${TLSR[$round]}" -v a="${PLAIN[$((round - 1))]}" -v b="${PLAIN[$round]}" 'BEGIN { printf "%.3f", 2 * t / (a + b) }')
-    echo "round $round: plaintext ${PLAIN[$((round - 1))]} req/s, TLS ${TLSR[$round]} req/s, plaintext ${PLAIN[$round]} req/s: TLS ${ratio}x"
-    echo "$ratio" >>"$WORK/tls-ratios.txt"
+    SECONDR[$round]=$(rate "$SECOND")
+    FIRSTR[$round]=$(rate "http://127.0.0.1:$PORT")
+    ratio=$(awk -v t="${SECONDR[$round]}" -v a="${FIRSTR[$((round - 1))]}" -v b="${FIRSTR[$round]}" 'BEGIN { printf "%.3f", 2 * t / (a + b) }')
+    echo "round $round: $FIRST_IS ${FIRSTR[$((round - 1))]} req/s, $SECOND_IS ${SECONDR[$round]} req/s, $FIRST_IS ${FIRSTR[$round]} req/s: ${ratio}x"
+    echo "$ratio" >>"$WORK/ratios.txt"
   done
-  sort -g "$WORK/tls-ratios.txt" | awk '{ v[NR] = $1 } END { printf "median of %d bracketed rounds: ValidatePlay over TLS %.3fx plaintext\n", NR, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  sort -g "$WORK/ratios.txt" | awk -v a="$SECOND_IS" -v b="$FIRST_IS" '{ v[NR] = $1 } END { printf "median of %d bracketed rounds: ValidatePlay with %s %.3fx %s\n", NR, a, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, b }'
+  if (( OTLP )); then
+    sleep 6
+    echo "the sink: $(tail -1 "$WORK/sink.log")"
+  fi
   exit 0
 fi
 # This VM's neighbours move throughput by ±10-20% from one run to the next, slowly. So every

@@ -1,21 +1,21 @@
 //! Logs and traces. [`init`] installs the one subscriber: log lines (text or JSON) filtered by
-//! `RUST_LOG`, and, given an OTLP endpoint, the spans of our crates exported over OTLP/gRPC in
-//! batches. Off (no endpoint), nothing below costs more than a disabled callsite's check: the
-//! inner spans are at DEBUG, which the log filter leaves out, and no trace context is read.
+//! `RUST_LOG`, and, given an OTLP endpoint, the spans of traced calls exported over OTLP/gRPC in
+//! batches. Off (no endpoint), nothing below costs more than a disabled callsite's check.
 //!
-//! One trace follows a call through the server: [`rpc_span`] continues the client's W3C
-//! `traceparent` (a malformed one is ignored: the call starts a trace of its own), the span
-//! travels with the command into the game's task (the actor's span, the store commit, and the
-//! bot decision it prompts are its children), and [`inject`] carries it on a call forwarded to
-//! another replica, whose own `rpc_span` continues it. Log lines inside a call name its
-//! `trace_id`.
+//! A call is traced or not from its start ([`rpc_span`]): a client's valid W3C `traceparent`
+//! decides (its sampled flag; a malformed one is ignored), else one call in 1/`sample_ratio`
+//! is. A traced call's span continues the client's trace and names its `trace_id` in the log
+//! lines within; the game's command, its store commit and the bot decision it prompts join it
+//! in the host ([`crate::host::trace`]), and [`inject`] carries it on a call forwarded to another
+//! replica, whose own `rpc_span` continues it. An untraced call's span is one the exporter never
+//! sees, and the spans below it are never made, so it costs what it costs with tracing off.
 
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt, TracerProvider};
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -23,6 +23,12 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 /// Whether spans are exported (set once, by [`init`]).
 static EXPORTING: AtomicBool = AtomicBool::new(false);
+/// One call in this many without a client's trace is traced (0: none); and the calls so far.
+static SAMPLE_EVERY: AtomicU64 = AtomicU64::new(0);
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The target of an untraced call's span: not `dawgref…`, so the exporter never sees it.
+const UNTRACED: &str = "untraced";
 
 /// The installed subscriber's exporter: [`Telemetry::shutdown`] sends what is still batched.
 #[must_use = "shut it down at exit, or the last batch of spans is lost"]
@@ -42,10 +48,15 @@ impl Telemetry {
 }
 
 /// Install the process's subscriber: log lines (`json` or text) at `RUST_LOG` (default `info`),
-/// and with `otlp_endpoint` (`http://collector:4317`) spans exported over OTLP/gRPC as service
-/// `dawgref`. Call it once, inside the tokio runtime when exporting (the exporter's client
-/// lives there). The batch's pace and size follow the SDK's `OTEL_BSP_*` environment.
-pub fn init(json: bool, otlp_endpoint: Option<&str>) -> Result<Telemetry, String> {
+/// and with `otlp_endpoint` (`http://collector:4317`) the traced calls' spans exported over
+/// OTLP/gRPC as service `dawgref`, a `sample_ratio` (0 to 1) of the calls that bring no trace of
+/// their own traced. Call it once, inside the tokio runtime when exporting (the exporter's client
+/// lives there). The batch's pace and size follow the SDK's `OTEL_BSP_*` environment, the
+/// resource's attributes `OTEL_RESOURCE_ATTRIBUTES`.
+pub fn init(json: bool, otlp_endpoint: Option<&str>, sample_ratio: f64) -> Result<Telemetry, String> {
+    if !(0.0..=1.0).contains(&sample_ratio) {
+        return Err(format!("--otlp-sample-ratio {sample_ratio}: from 0 to 1"));
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let lines = if json {
@@ -63,8 +74,12 @@ pub fn init(json: bool, otlp_endpoint: Option<&str>) -> Result<Telemetry, String
         .build()
         .map_err(|e| format!("--otlp-endpoint {endpoint:?}: {e}"))?;
     let resource = opentelemetry_sdk::Resource::builder().with_service_name("dawgref").build();
-    let provider =
-        SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build();
+    // Which calls are traced is decided at the call (`rpc_span`): whatever reaches the SDK is.
+    let provider = SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource)
+        .with_sampler(opentelemetry_sdk::trace::Sampler::AlwaysOn)
+        .build();
     let spans = tracing_opentelemetry::layer()
         .with_tracer(provider.tracer("dawgref"))
         .with_tracked_inactivity(false)
@@ -74,6 +89,8 @@ pub fn init(json: bool, otlp_endpoint: Option<&str>) -> Result<Telemetry, String
             m.is_span() && m.target().starts_with("dawgref")
         }));
     tracing_subscriber::registry().with(lines).with(spans).try_init().map_err(|e| e.to_string())?;
+    let every = if sample_ratio > 0.0 { (1.0 / sample_ratio).round() as u64 } else { 0 };
+    SAMPLE_EVERY.store(every, Ordering::Relaxed);
     EXPORTING.store(true, Ordering::Release);
     Ok(Telemetry { provider: Some(provider) })
 }
@@ -83,10 +100,25 @@ pub fn exporting() -> bool {
     EXPORTING.load(Ordering::Acquire)
 }
 
-/// The span of one call, `rpc` with its path: the child of the caller's `traceparent` when
-/// it sent a valid one, and, when exporting, naming its `trace_id` for the log lines within.
+/// The span of one call, `rpc` with its path. When exporting and the call is traced: the child
+/// of the caller's `traceparent` when it sent a valid one, naming its `trace_id` for the log
+/// lines within.
 pub fn rpc_span<B>(request: &http::Request<B>) -> tracing::Span {
     let path = request.uri().path();
+    if !exporting() {
+        return tracing::info_span!("rpc", path);
+    }
+    let parent = TraceContextPropagator::new().extract(&Headers(request.headers()));
+    let from_client = parent.span().span_context().clone();
+    let traced = if from_client.is_valid() {
+        from_client.is_sampled()
+    } else {
+        let every = SAMPLE_EVERY.load(Ordering::Relaxed);
+        every > 0 && CALLS.fetch_add(1, Ordering::Relaxed).is_multiple_of(every)
+    };
+    if !traced {
+        return tracing::info_span!(target: UNTRACED, "rpc", path);
+    }
     let span = tracing::info_span!(
         "rpc",
         path,
@@ -94,14 +126,11 @@ pub fn rpc_span<B>(request: &http::Request<B>) -> tracing::Span {
         otel.name = path.trim_start_matches('/'),
         otel.kind = "server"
     );
-    if exporting() {
-        let parent = TraceContextPropagator::new().extract(&Headers(request.headers()));
-        if parent.span().span_context().is_valid() {
-            let _ = span.set_parent(parent);
-        }
-        let trace_id = span.context().span().span_context().trace_id();
-        span.record("trace_id", tracing::field::display(trace_id));
+    if from_client.is_valid() {
+        let _ = span.set_parent(parent);
     }
+    let trace_id = span.context().span().span_context().trace_id();
+    span.record("trace_id", tracing::field::display(trace_id));
     span
 }
 

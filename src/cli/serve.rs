@@ -114,6 +114,11 @@ pub struct ServeArgs {
     /// bot's decision and each forward to another replica. Off when not given.
     #[arg(long, env = "DAWGREF_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
+    /// With --otlp-endpoint: the share of calls traced when the client sends no `traceparent`
+    /// (0 to 1; one call in 1/ratio). A client's `traceparent` always decides for its call: its
+    /// sampled flag set, the call is traced.
+    #[arg(long, env = "DAWGREF_OTLP_SAMPLE_RATIO", default_value_t = 0.01)]
+    otlp_sample_ratio: f64,
 }
 
 /// How long a game may be idle before it sleeps (None: never).
@@ -170,10 +175,11 @@ pub fn run(args: ServeArgs) -> CliResult {
         .on_thread_park(dawgref::memory::collect_when_idle)
         .build()?;
     // The trace exporter's client lives on the runtime.
-    let telemetry =
-        runtime.block_on(async { dawgref::telemetry::init(args.log_json, args.otlp_endpoint.as_deref()) })?;
+    let telemetry = runtime.block_on(async {
+        dawgref::telemetry::init(args.log_json, args.otlp_endpoint.as_deref(), args.otlp_sample_ratio)
+    })?;
     if let Some(endpoint) = &args.otlp_endpoint {
-        tracing::info!(endpoint, "exporting traces over OTLP");
+        tracing::info!(endpoint, sample_ratio = args.otlp_sample_ratio, "exporting traces over OTLP");
     }
     let served = serve(args, runtime);
     telemetry.shutdown();

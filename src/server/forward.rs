@@ -132,7 +132,9 @@ impl Forwarder {
         self.host.metrics().forwarded.inc();
         let client = self.channel(addr)?;
         let limit = peers.answer_within();
-        let span = tracing::debug_span!("forward", peer = addr, otel.kind = "client");
+        let span = crate::host::trace::within(crate::host::trace::current(), || {
+            tracing::debug_span!("forward", peer = addr, otel.kind = "client")
+        });
         let mut request = request;
         crate::telemetry::inject(&span, request.metadata_mut());
         match tokio::time::timeout(limit, call(client, request)).instrument(span).await {

@@ -4,7 +4,9 @@
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
-use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use std::sync::{Arc, Mutex};
 
@@ -71,7 +73,9 @@ impl TraceService for Collector {
                 .map(|v| format!("{v:?}"))
                 .unwrap_or_default();
             for scope in resource.scope_spans {
-                spans.extend(scope.spans.into_iter().map(|span| Received { instance: instance.clone(), span }));
+                spans.extend(
+                    scope.spans.into_iter().map(|span| Received { instance: instance.clone(), span }),
+                );
             }
         }
         Ok(tonic::Response::new(ExportTraceServiceResponse::default()))

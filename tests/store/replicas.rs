@@ -833,10 +833,16 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     );
     pass.metadata_mut().insert("traceparent", format!("00-{trace_id}-{client_span}-01").parse().unwrap());
     let mut at_b = GamesServiceClient::new(channel(&b.url()).await);
+    // A client's trace not sampled: the call is not traced.
+    let unsampled = "0af7651916cd43dd8448eb211c80319c";
+    let mut get = authed(pb::GetGameRequest { game_id: created.game_id.clone() }, &created.seat_tokens[0]);
+    get.metadata_mut().insert("traceparent", format!("00-{unsampled}-b7ad6b7169203331-00").parse().unwrap());
+    at_b.get_game(get).await.unwrap();
     at_b.submit_turn(pass).await.unwrap();
     // A malformed traceparent is no error: the call starts a trace of its own.
     for bad in ["garbage", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", "ff-x-y-z"] {
-        let mut get = authed(pb::GetGameRequest { game_id: created.game_id.clone() }, &created.seat_tokens[0]);
+        let mut get =
+            authed(pb::GetGameRequest { game_id: created.game_id.clone() }, &created.seat_tokens[0]);
         get.metadata_mut().insert("traceparent", bad.parse().unwrap());
         at_b.get_game(get).await.unwrap_or_else(|e| panic!("traceparent {bad:?}: {e}"));
     }
@@ -846,7 +852,8 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     let spans = loop {
         let spans: Vec<Received> =
             collector.spans().into_iter().filter(|r| r.span.trace_id == wanted).collect();
-        if spans.iter().any(|r| r.span.name == "bot move") && spans.iter().any(|r| r.span.name == "store commit")
+        if spans.iter().any(|r| r.span.name == "bot move")
+            && spans.iter().any(|r| r.span.name == "store commit")
         {
             break spans;
         }
@@ -885,6 +892,9 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     assert!(commits.iter().any(|c| c.span.parent_span_id == bot_move.span.span_id), "{commits:#?}");
     assert_eq!(decision.span.parent_span_id, command.span.span_id);
     assert_eq!(bot_move.span.parent_span_id, decision.span.span_id);
+    // Nothing of the unsampled call was exported (it was sent before the turn, whose spans are
+    // all in).
+    assert!(!collector.spans().iter().any(|r| r.span.trace_id == hex(unsampled)));
     // Nothing of the malformed calls joined the client's trace.
     let gets = spans.iter().filter(|r| r.span.name.ends_with("/GetGame")).count();
     assert_eq!(gets, 0);

@@ -23,10 +23,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 // Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
 // pause it and advance it. What a job takes on a thread of the pool is real time.
+use crate::trace;
 use tokio::sync::{mpsc, oneshot, watch};
-use tracing::Instrument;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tokio::time::Instant;
+use tracing::Instrument;
 use uuid::Uuid;
 
 /// The task that owns one live game.
@@ -58,11 +58,6 @@ pub(crate) struct Actor {
     pub(crate) cause: Option<opentelemetry::Context>,
     /// The trace of the decision waiting to be played.
     pub(crate) decided_in: Option<opentelemetry::Context>,
-}
-
-/// The trace context of `span`, when traces are exported (else there is none to carry).
-fn traced(span: &tracing::Span) -> Option<opentelemetry::Context> {
-    (!span.is_disabled()).then(|| span.context())
 }
 
 /// How the task's loop ends.
@@ -178,8 +173,10 @@ impl Actor {
                 command = commands.recv() => match command {
                     Some(sent) => {
                         let Sent { command, cause } = *sent;
-                        let span = tracing::debug_span!(parent: &cause, "command", kind = command.name(), game = %self.id);
-                        self.cause = traced(&span);
+                        let span = trace::within(cause, || {
+                            tracing::debug_span!(parent: None, "command", kind = command.name(), game = %self.id)
+                        });
+                        self.cause = trace::traced(&span);
                         Box::pin(self.handle(command)).instrument(span).await
                     }
                     // Every handle is gone: the game left memory.
@@ -445,11 +442,8 @@ impl Actor {
         let (results, metrics, hook, id) =
             (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
         // The decision belongs to the trace of the call that made it the bot's turn.
-        let span = tracing::debug_span!(parent: None, "bot decision", game = %id);
-        if let Some(cause) = cause {
-            let _ = span.set_parent(cause);
-        }
-        self.decided_in = traced(&span);
+        let span = trace::within(cause, || tracing::debug_span!(parent: None, "bot decision", game = %id));
+        self.decided_in = trace::traced(&span);
         self.ctx.pool.spawn_bot(move || {
             let _in = span.enter();
             if let Some(hook) = hook {
@@ -474,10 +468,10 @@ impl Actor {
 
     /// Apply the bot decision that is due, if the game is still where the bot looked.
     async fn bot_moves(&mut self) -> Result<(), Broken> {
-        let span = tracing::debug_span!(parent: None, "bot move", game = %self.id);
-        if let Some(decided_in) = self.decided_in.take() {
-            let _ = span.set_parent(decided_in);
-        }
+        let span = trace::within(
+            self.decided_in.take(),
+            || tracing::debug_span!(parent: None, "bot move", game = %self.id),
+        );
         Box::pin(self.bot_plays()).instrument(span).await
     }
 
@@ -537,7 +531,7 @@ impl Actor {
             .store
             .append(self.id, seq, batch.to_bytes(), over)
             .wait()
-            .instrument(tracing::debug_span!("store commit", seq))
+            .instrument(trace::within(trace::current(), || tracing::debug_span!("store commit", seq)))
             .await;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
         if let Err(dawgref_store::StoreError::Fenced(_)) = result {

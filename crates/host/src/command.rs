@@ -135,12 +135,11 @@ impl Command {
     }
 }
 
-/// A command on its way to the game's task, with the span of the call that sent it: the task's
-/// work on it (and the bot decision it prompts) belongs to that call's trace. A disabled span
-/// when traces are off.
+/// A command on its way to the game's task, with the trace of the call that sent it, when that
+/// call is traced: the task's work on it (and the bot decision it prompts) joins that trace.
 pub(crate) struct Sent {
     pub(crate) command: Command,
-    pub(crate) cause: tracing::Span,
+    pub(crate) cause: Option<opentelemetry::Context>,
 }
 
 /// A bot's decision about the position after `at` events.

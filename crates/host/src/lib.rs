@@ -24,6 +24,7 @@ mod session;
 mod sleep;
 mod state;
 mod switch;
+pub mod trace;
 
 pub use cluster::{LeaseFuture, Leases, Peers};
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};

@@ -96,7 +96,7 @@ impl Session {
     async fn call<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, HostError> {
         let Some(commands) = &self.commands else { return Err(HostError::Game(GameError::GameOver)) };
         let (reply, answer) = oneshot::channel();
-        let sent = Sent { command: command(reply), cause: tracing::Span::current() };
+        let sent = Sent { command: command(reply), cause: crate::trace::current() };
         commands.send(Box::new(sent)).await.map_err(|_| HostError::Reloading)?;
         answer.await.map_err(|_| HostError::Reloading)?
     }
@@ -138,7 +138,7 @@ impl Session {
     pub async fn settled(&self) {
         let Some(commands) = &self.commands else { return };
         let (tx, rx) = oneshot::channel();
-        if commands.send(Box::new(Sent { command: Command::Settled(tx), cause: tracing::Span::none() })).await.is_ok() {
+        if commands.send(Box::new(Sent { command: Command::Settled(tx), cause: None })).await.is_ok() {
             let _ = rx.await;
         }
     }

@@ -16,6 +16,7 @@ mod bench_store;
 mod classic;
 mod fit;
 mod matches;
+mod otlp_sink;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -79,6 +80,9 @@ enum Command {
     /// Two players against each other, seats alternating: the bot levels, the classic baseline,
     /// the strong bot by a leave table on trial.
     Match(matches::MatchArgs),
+    /// An OTLP/gRPC trace receiver that counts spans and keeps none (what a server exports to
+    /// while the cost of its traces is measured: `OTLP=1 scripts/h2load.sh`).
+    OtlpSink(otlp_sink::SinkArgs),
 }
 
 /// Errors reaching the top level are printed and exit with code 2.
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
         Command::Train(cmd) => train::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(args) => matches::run(args),
+        Command::OtlpSink(args) => otlp_sink::run(args),
     };
     match result {
         Ok(code) => code,
