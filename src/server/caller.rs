@@ -27,8 +27,12 @@ pub fn client_key<T>(request: &Request<T>) -> String {
 /// When the caller stops waiting, from its `grpc-timeout` header (counted from now); None
 /// without one, or with one that does not parse (ignored, as gRPC servers do).
 pub fn deadline<T>(request: &Request<T>) -> Option<Instant> {
-    let text = request.metadata().get("grpc-timeout")?.to_str().ok()?;
-    Some(Instant::now() + grpc_timeout(text)?)
+    Some(Instant::now() + timeout(request.metadata())?)
+}
+
+/// How long the caller waits, from its `grpc-timeout` header.
+pub fn timeout(metadata: &tonic::metadata::MetadataMap) -> Option<Duration> {
+    grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)
 }
 
 /// A `grpc-timeout` value: at most 8 digits and a unit (H, M, S, m, u, n).

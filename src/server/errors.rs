@@ -168,6 +168,12 @@ pub fn watch_again_from(next: usize) -> Status {
     Status::unavailable(format!("the game is being reloaded: watch again from event {next}"))
 }
 
+/// A watch that lasted as long as its caller's deadline: DEADLINE_EXCEEDED, naming the event to
+/// resume from.
+pub fn deadline_passed_from(next: usize) -> Status {
+    Status::deadline_exceeded(format!("the call's deadline passed: watch again from event {next}"))
+}
+
 /// A watch cut by shutdown: UNAVAILABLE, naming the event to resume from (on another replica,
 /// or on this one once it is back).
 pub fn shutting_down_from(next: usize) -> Status {

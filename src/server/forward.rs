@@ -175,6 +175,11 @@ pub fn outgoing<T>(metadata: &tonic::metadata::MetadataMap, message: T, peers: &
     if let Ok(proof) = tonic::metadata::MetadataValue::try_from(peers.proof()) {
         outgoing.metadata_mut().insert(PROOF, proof);
     }
+    // The caller's deadline goes with the call (as it was when the call came in: the owner
+    // may wait the forward's few milliseconds longer than the caller does).
+    if let Some(timeout) = super::caller::timeout(metadata) {
+        outgoing.set_timeout(timeout);
+    }
     outgoing
 }
 

@@ -11,7 +11,7 @@ use super::new_game::{display_name, new_game};
 use super::state::{AppState, Here};
 use super::views;
 use crate::game::Game;
-use crate::host::{Route, Turn, TurnAction, Viewer, stopped};
+use crate::host::{Route, Turn, TurnAction, Viewer, sleep_until, stopped};
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_service_client::GamesServiceClient;
 use std::pin::Pin;
@@ -436,6 +436,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
             Route::Remote(addr) => return self.watch_remote(&id, &addr, request).await,
         };
         let from = request.get_ref().from_event as usize;
+        let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
         let cap = self.state.limits.streams_per_game;
         let slot = session.add_watcher(cap).ok_or_else(|| errors::watchers_full(cap))?;
         // Subscribe before reading the snapshot, so no event falls between the two.
@@ -479,6 +480,11 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
                     }
                     () = slot.session().gone() => {
                         let _ = tx.send(Err(errors::watch_again_from(next))).await;
+                        return;
+                    }
+                    // The caller's deadline: the watch ends, as every call does by then.
+                    () = sleep_until(deadline) => {
+                        let _ = tx.send(Err(errors::deadline_passed_from(next))).await;
                         return;
                     }
                 };

@@ -1,6 +1,7 @@
 //! A watch stream ends when there is nothing more to send: a finished game's stream sends what
 //! is left and closes with OK, whatever `from_event` is; and a stream whose client went away
-//! frees its slot at once, not at the game's next event.
+//! frees its slot at once, not at the game's next event. A watch ends by its caller's deadline
+//! (`grpc-timeout`) with DEADLINE_EXCEEDED, naming the event to watch again from.
 
 use crate::common;
 
@@ -78,4 +79,32 @@ async fn a_cancelled_stream_frees_its_slot() {
         .view
         .unwrap();
     assert_eq!(v.events, 0);
+}
+
+#[tokio::test]
+async fn a_watch_ends_by_its_callers_deadline_naming_where_to_resume() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let c = two_humans(&mut g, 9).await;
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&c.game_id, 0, pass), &c.seat_tokens[0])).await.unwrap();
+    let mut watch = tonic::Request::new(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 });
+    // Only the header: the client library itself does not end the stream.
+    watch.set_timeout(Duration::from_millis(300));
+    let mut stream = g.watch_game(watch).await.unwrap().into_inner();
+    let ended = async {
+        let mut events = 0;
+        loop {
+            match stream.message().await {
+                Ok(Some(_)) => events += 1,
+                Ok(None) => panic!("the watch closed with OK"),
+                Err(status) => return (events, status),
+            }
+        }
+    };
+    let (events, status) =
+        tokio::time::timeout(Duration::from_secs(30), ended).await.expect("the watch ends by its deadline");
+    assert_eq!(events, 1, "the pass");
+    assert_eq!(status.code(), tonic::Code::DeadlineExceeded, "{status:?}");
+    assert_eq!(status.message(), "the call's deadline passed: watch again from event 1");
 }

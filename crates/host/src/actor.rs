@@ -14,7 +14,7 @@ use super::session::Session;
 use super::sleep::{Asleep, Listing};
 use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
 use super::switch::Switch;
-use super::switch::stopped;
+use super::switch::{sleep_until, stopped};
 use dawgref_engine::bot::{self, BotLevel};
 use dawgref_engine::game::{Action, EventKind};
 use dawgref_store::record::{Batch, Done};
@@ -623,12 +623,5 @@ fn background(result: Result<(), Failure>) -> Result<(), Broken> {
 impl From<HostError> for Failure {
     fn from(e: HostError) -> Failure {
         Failure::Refused(e)
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }

@@ -40,7 +40,7 @@ pub use search::{Grant, Reporter, SearchStream, SearchTicket};
 pub use session::{Session, WatchSlot};
 pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 use state::{Core, Remembered};
-pub use switch::stopped;
+pub use switch::{sleep_until, stopped};
 
 use context::Context;
 use dawgref_engine::game::Game;

@@ -254,6 +254,11 @@ impl Pool {
     pub async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
         let (tx, rx) = oneshot::channel();
         self.spawn(move || {
+            // The caller stopped waiting (its deadline passed, it went away) while the job
+            // waited for a thread: nobody wants the answer.
+            if tx.is_closed() {
+                return;
+            }
             let _ = tx.send(job());
         });
         rx.await.ok()
@@ -349,6 +354,28 @@ mod tests {
         peak.fetch_max(now, Ordering::SeqCst);
         std::thread::sleep(Duration::from_millis(20));
         running.fetch_sub(threads, Ordering::SeqCst);
+    }
+
+    #[tokio::test]
+    async fn a_job_whose_caller_stopped_waiting_never_runs() {
+        let pool = Pool::new(1);
+        // The one thread is held until the caller below has given up.
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        pool.spawn(move || {
+            let _ = held.recv();
+        });
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counted = ran.clone();
+        let waited = tokio::time::timeout(
+            Duration::from_millis(1),
+            pool.run(move || counted.fetch_add(1, Ordering::SeqCst)),
+        )
+        .await;
+        assert!(waited.is_err(), "the job cannot have run: the thread is held");
+        hold.send(()).unwrap();
+        // A job queued after it runs, so the abandoned one has had its turn.
+        assert_eq!(pool.run(|| 7).await, Some(7));
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test]

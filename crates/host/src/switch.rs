@@ -1,5 +1,6 @@
 //! One-way switches a task waits for: [`Switch`], a flag with its waiters (a session's leave and
-//! gone), and [`stopped`], the wait for a watch flag (shutdown).
+//! gone), [`stopped`], the wait for a watch flag (shutdown), and [`sleep_until`], an instant
+//! that may never come.
 
 use std::sync::atomic::Ordering;
 use tokio::sync::watch;
@@ -38,5 +39,13 @@ impl Switch {
 pub async fn stopped(switch: &mut watch::Receiver<bool>) {
     if switch.wait_for(|&on| on).await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+/// Resolves at `at`; never, for none (a `select!` branch with no timer armed).
+pub async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
