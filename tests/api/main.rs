@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod example_bot;
 mod notation_cgp;
 mod privacy_audit;
 mod server_admission;
