@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::binary::{free_port, serve, wait_until_up};
-use common::server::TempDir;
+use common::server::{TempDir, view_of};
 use dawgref::proto::v1 as pb;
 use pb::games_service_client::GamesServiceClient;
 use std::path::Path;
@@ -26,7 +26,7 @@ fn start(port: u16, data: &Path, log: &Path) -> Child {
 
 async fn view(url: &str, id: &str) -> pb::GameView {
     let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
-    g.get_game(pb::GetGameRequest { game_id: id.to_string() }).await.unwrap().into_inner().view.unwrap()
+    view_of(&mut g, pb::GetGameRequest { game_id: id.to_string() }).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

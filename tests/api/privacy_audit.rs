@@ -68,12 +68,7 @@ impl Audit {
     }
 
     async fn view(&self, g: &mut Games, seat: usize) -> pb::GameView {
-        g.get_game(authed(pb::GetGameRequest { game_id: self.id.clone() }, &self.tokens[seat]))
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap()
+        view_of(g, authed(pb::GetGameRequest { game_id: self.id.clone() }, &self.tokens[seat])).await
     }
 
     async fn submit(
@@ -100,26 +95,14 @@ impl Audit {
     /// Every viewer class, every response and event of this game: racks exactly as they should be.
     async fn check(&self, srv: &TestServer, g: &mut Games) -> BTreeSet<String> {
         let (event_racks, racks) = truth(srv, &self.id).await;
-        let now = g
-            .get_game(pb::GetGameRequest { game_id: self.id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let now = view_of(g, pb::GetGameRequest { game_id: self.id.clone() }).await;
         let over = now.over;
         // Unary views.
         for (seat, rack) in racks.iter().enumerate() {
             let v = self.view(g, seat).await;
             assert_eq!((v.my_seat, &v.my_rack), (Some(seat as u32), rack), "seat {seat}'s own view");
         }
-        let anonymous = g
-            .get_game(pb::GetGameRequest { game_id: self.id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let anonymous = view_of(g, pb::GetGameRequest { game_id: self.id.clone() }).await;
         assert_eq!((anonymous.my_seat, anonymous.my_rack.as_str()), (None, ""), "a view without a token");
         let wrong = g.get_game(authed(pb::GetGameRequest { game_id: self.id.clone() }, WRONG)).await;
         assert_eq!(code(wrong), Code::Unauthenticated);
@@ -278,15 +261,7 @@ async fn every_event_and_response_shows_racks_only_to_their_owner() {
     });
     let a = Audit::new(&mut g, flagged).await;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    assert!(
-        g.get_game(pb::GetGameRequest { game_id: a.id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap()
-            .over
-    );
+    assert!(view_of(&mut g, pb::GetGameRequest { game_id: a.id.clone() }).await.over);
     seen.extend(a.check(&srv, &mut g).await);
 
     // A game played out: end-of-game rack points.

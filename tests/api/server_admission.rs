@@ -74,13 +74,7 @@ async fn a_bot_answers_while_abandoned_inferences_were_queued() {
     tokio::time::timeout(Duration::from_secs(30), srv.settled(&c.game_id))
         .await
         .expect("the bot waited behind abandoned searches");
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!((v.turn, v.to_move), (2, 0), "the bot has moved");
     // Every abandoned search has given its place back.
     searches_held(&srv, 0).await;

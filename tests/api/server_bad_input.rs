@@ -89,7 +89,7 @@ async fn the_table() {
     req.lexicon = "ru".into();
     assert_eq!(code(g.create_game(req).await), Code::InvalidArgument);
     // After all that, the game is untouched.
-    let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
     assert_eq!((v.turn, v.events), (0, 0));
     srv.handle.host().session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
 }
@@ -207,6 +207,6 @@ async fn the_game_header_is_only_a_hint() {
         assert!(answer.metadata().get("x-dawgref-owner").is_none(), "one server, no owner to name");
         assert_eq!(answer.into_inner().view.unwrap().turn, turn_no as u32 + 1, "header {value:.20?}");
     }
-    let view = g.get_game(pb::GetGameRequest { game_id: other }).await.unwrap().into_inner().view.unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: other }).await;
     assert_eq!(view.turn, 0, "the game the header named is untouched");
 }

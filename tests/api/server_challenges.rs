@@ -29,13 +29,7 @@ impl Table {
     }
 
     async fn view(&mut self, seat: usize) -> pb::GameView {
-        self.g
-            .get_game(authed(pb::GetGameRequest { game_id: self.id.clone() }, &self.t[seat]))
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap()
+        view_of(&mut self.g, authed(pb::GetGameRequest { game_id: self.id.clone() }, &self.t[seat])).await
     }
 
     async fn submit(

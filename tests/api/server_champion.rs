@@ -299,13 +299,7 @@ async fn a_champion_seat_thinks_as_long_as_it_is_told_and_only_a_champion_may_be
     .await
     .unwrap();
     srv.settled(&c.game_id).await;
-    let view = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!(view.turn, 2);
     for (think, seat) in [(Some(49), champion(Some(49))), (Some(60_001), champion(Some(60_001)))] {
         let e = g

@@ -138,13 +138,7 @@ async fn a_key_directs_only_the_games_carrying_its_labels() {
     // Every action on a game outside the key's labels is refused and changes nothing.
     for other in [&autumn.game_id, &open.game_id] {
         assert_eq!(every_action(&mut d, other, td).await, vec![Code::PermissionDenied; 7], "{other}");
-        let view = g
-            .get_game(pb::GetGameRequest { game_id: other.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let view = view_of(&mut g, pb::GetGameRequest { game_id: other.clone() }).await;
         assert_eq!((view.events, view.paused, view.over), (0, false, false));
         assert_eq!(
             code(g.get_game(authed(pb::GetGameRequest { game_id: other.clone() }, td)).await),
@@ -157,13 +151,7 @@ async fn a_key_directs_only_the_games_carrying_its_labels() {
         every_action(&mut d, &spring.game_id, td).await,
         vec![Code::Ok, Code::Ok, Code::Ok, Code::Ok, Code::FailedPrecondition, Code::Ok, Code::Ok]
     );
-    let view = g
-        .get_game(authed(pb::GetGameRequest { game_id: spring.game_id.clone() }, td))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut g, authed(pb::GetGameRequest { game_id: spring.game_id.clone() }, td)).await;
     assert_eq!((view.my_rack.as_str(), view.over), ("", true), "a key sees its games as the director does");
 
     // The key's name goes with each of its actions: in the events and in the record.

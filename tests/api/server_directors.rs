@@ -22,13 +22,7 @@ async fn seen(
     id: &str,
     token: &str,
 ) -> pb::GameView {
-    let mut v = g
-        .get_game(authed(pb::GetGameRequest { game_id: id.into() }, token))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let mut v = view_of(g, authed(pb::GetGameRequest { game_id: id.into() }, token)).await;
     v.events = 0;
     v
 }
@@ -310,13 +304,7 @@ async fn labels_filter_listings_exactly_and_results_add_up() {
     let results = d.export_results(authed(export, DIRECTOR)).await.unwrap().into_inner();
     assert_eq!(results.rows.len(), 3);
     for r in &results.rows {
-        let view = g
-            .get_game(pb::GetGameRequest { game_id: r.game_id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let view = view_of(&mut g, pb::GetGameRequest { game_id: r.game_id.clone() }).await;
         let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
         assert_eq!(r.scores, scores, "rows add up to the games' scores");
         assert_eq!(r.finished, view.over);

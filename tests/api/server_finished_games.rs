@@ -23,8 +23,7 @@ async fn finished_games_read_back_do_not_count_against_the_limit() {
         finished.push(c.game_id);
     }
     for id in &finished {
-        let v =
-            g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+        let v = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
         assert!(v.over);
         g.export_gcg(pb::ExportGcgRequest { game_id: id.clone() }).await.unwrap();
         let mut s = g

@@ -17,13 +17,7 @@ async fn play_out(
 ) -> pb::GameView {
     let mut a = srv.analysis().await;
     loop {
-        let v = g
-            .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let v = view_of(g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
         if v.over {
             return v;
         }

@@ -25,8 +25,7 @@ async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<
     let mut turns = 0;
     loop {
         srv.settled(&id).await;
-        let v =
-            g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+        let v = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
         if v.over {
             break;
         }
@@ -45,8 +44,7 @@ async fn play_to_end_with(request: pb::CreateGameRequest) -> (pb::GameView, Vec<
         turns += 1;
         assert!(turns < 200, "the game does not end");
     }
-    let view =
-        g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
     let mut stream =
         g.watch_game(pb::WatchGameRequest { game_id: id, from_event: 0 }).await.unwrap().into_inner();
     let mut events = Vec::new();

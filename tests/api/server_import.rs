@@ -98,13 +98,7 @@ async fn every_record_imports_as_the_one_importer_makes_it() {
                 engine.map(|g| g.scores().to_vec())
             ),
         };
-        let view = g
-            .get_game(pb::GetGameRequest { game_id: served.into_inner().game_id })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
+        let view = view_of(&mut g, pb::GetGameRequest { game_id: served.into_inner().game_id }).await;
         let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
         assert_eq!(scores, game.scores().to_vec(), "{name}");
         assert_eq!(view.events as usize, game.history().len(), "{name}");

@@ -41,13 +41,7 @@ async fn one_of_eight_concurrent_submissions_wins() {
     }
     assert_eq!(ok, 1, "{codes:?}");
     assert!(codes.iter().all(|c| matches!(c, Code::Aborted | Code::FailedPrecondition)), "{codes:?}");
-    let v = g
-        .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &token))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, authed(pb::GetGameRequest { game_id: id.clone() }, &token)).await;
     assert_eq!((v.turn, v.to_move, v.events), (1, 1, 1));
     assert_eq!(v.seats[0].score, srv.handle.host().session(&id).await.unwrap().snapshot().game().scores()[0]);
     srv.handle.host().session(&id).await.unwrap().snapshot().game().check_invariants().unwrap();
@@ -71,6 +65,6 @@ async fn a_repeated_request_id_returns_the_first_result() {
     let again = g.submit_turn(authed(req, &created.seat_tokens[0])).await.unwrap().into_inner();
     assert_eq!(first, again);
     assert_eq!(first.points, best.score);
-    let v = g.get_game(pb::GetGameRequest { game_id: id }).await.unwrap().into_inner().view.unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: id }).await;
     assert_eq!((v.turn, v.seats[0].score), (1, best.score));
 }

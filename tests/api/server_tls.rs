@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::server::{authed, create, human, turn};
+use common::server::{authed, create, human, turn, view_of};
 use common::tls::{TestCa, channel};
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
@@ -87,13 +87,7 @@ async fn a_sighup_reads_a_new_certificate_while_a_game_goes_on() {
     // The connection made before goes on, and the game with it; new clients see the same game.
     before.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
     after.submit_turn(authed(turn(&c.game_id, 1, pass()), &c.seat_tokens[1])).await.unwrap();
-    let v = after
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut after, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!(v.turn, 2);
     // A new client that trusts only the old CA is refused now.
     assert!(channel(&addr, &old_ca.pem(), None).await.is_err());

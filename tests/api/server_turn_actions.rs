@@ -58,13 +58,7 @@ async fn false_never_acts_and_the_empty_messages_do() {
         assert_eq!(e.code(), Code::InvalidArgument, "{action:?}: {e:?}");
         assert!(e.message().contains("no action"), "{}", e.message());
     }
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!((v.turn, v.events, v.over), (0, 0, false));
     // No action at all: the same.
     assert_eq!(
@@ -96,13 +90,8 @@ async fn the_creator_sees_its_own_seat_at_once() {
     let v = c.view.unwrap();
     // The bot moved first; the creator's seat is 1, with its rack.
     assert_eq!(v.my_seat, Some(1));
-    let mine = g
-        .get_game(authed(pb::GetGameRequest { game_id: c.game_id.clone() }, &c.seat_tokens[1]))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let mine =
+        view_of(&mut g, authed(pb::GetGameRequest { game_id: c.game_id.clone() }, &c.seat_tokens[1])).await;
     assert_eq!(v.my_rack, mine.my_rack);
     assert_eq!(v.my_rack.chars().count(), 7);
     // A game of bots only has no creator's seat.

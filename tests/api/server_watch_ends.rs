@@ -71,13 +71,7 @@ async fn a_cancelled_stream_frees_its_slot() {
         };
         tokio::time::timeout(Duration::from_secs(30), freed).await.expect("slots freed without an event");
     }
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!(v.events, 0);
 }
 

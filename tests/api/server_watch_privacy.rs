@@ -24,20 +24,17 @@ async fn watchers_see_every_event_and_no_rack() {
         .into_inner();
     // Six turns: plays where possible, one exchange.
     for t in 0..6u32 {
-        let v =
-            g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+        let v = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
         let seat = v.to_move as usize;
         let action = if t == 3 {
             Some(pb::submit_turn_request::Action::Exchange(
                 "".to_string()
                     + &{
-                        let mine = g
-                            .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat]))
-                            .await
-                            .unwrap()
-                            .into_inner()
-                            .view
-                            .unwrap();
+                        let mine = view_of(
+                            &mut g,
+                            authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[seat]),
+                        )
+                        .await;
                         mine.my_rack[..2].to_string()
                     },
             ))
@@ -59,8 +56,7 @@ async fn watchers_see_every_event_and_no_rack() {
     ))
     .await
     .unwrap();
-    let view =
-        g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
     assert!(view.over);
     assert_eq!(view.my_rack, "", "no token, no rack");
     assert_eq!(view.my_seat, None);
@@ -85,13 +81,7 @@ async fn watchers_see_every_event_and_no_rack() {
     }
     assert_eq!(own.len(), seen.len());
     // The seat sees its own rack in GetGame, and not the other's.
-    let mine = g
-        .get_game(authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1]))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let mine = view_of(&mut g, authed(pb::GetGameRequest { game_id: id.clone() }, &tokens[1])).await;
     assert_eq!((mine.my_seat, mine.my_rack.len()), (Some(1), 7));
 }
 

@@ -84,7 +84,7 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
     let pass = || Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
     g.submit_turn(authed(turn(&other.game_id, 0, pass()), &other.seat_tokens[0])).await.unwrap();
     g.submit_turn(authed(turn(&other.game_id, 1, pass()), &other.seat_tokens[1])).await.unwrap();
-    let v = g.get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().view.unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
     assert_eq!((v.to_move, v.turn, v.challengeable), (1, 1, true));
     let mut watch =
         g.watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }).await.unwrap().into_inner();
@@ -112,6 +112,6 @@ async fn a_slow_bot_stalls_nobody_and_a_stale_decision_is_dropped() {
     let seen: Vec<(&str, u32)> = kinds.iter().map(|e| (e.kind.as_str(), e.seat)).collect();
     assert_eq!(seen[0], ("challenged", 0));
     assert!(matches!(seen[1], ("play" | "exchange" | "pass", 1)), "{seen:?}");
-    let v = g.get_game(pb::GetGameRequest { game_id: id }).await.unwrap().into_inner().view.unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: id }).await;
     assert_eq!(v.turn, 2);
 }

@@ -32,13 +32,7 @@ async fn a_watcher_sees_the_flag_fall_with_no_other_traffic() {
     let seen: Vec<(&str, u32, u64)> = events.iter().map(|e| (e.kind.as_str(), e.seat, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time", 0, FLAG_MS), ("game_over", 0, FLAG_MS)]);
 
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert!(v.over);
     assert_eq!(v.end_reason, "seat 0 ran out of time");
     assert_eq!(v.winners, [1]);

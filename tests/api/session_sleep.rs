@@ -39,12 +39,7 @@ async fn view(
     id: &str,
     token: &str,
 ) -> pb::GameView {
-    g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap()
+    view_of(g, authed(pb::GetGameRequest { game_id: id.into() }, token)).await
 }
 
 #[tokio::test]
@@ -131,7 +126,7 @@ async fn concurrent_first_requests_load_a_sleeping_game_once() {
         tokio::spawn(async move {
             let mut g =
                 dawgref::proto::v1::games_service_client::GamesServiceClient::connect(url).await.unwrap();
-            g.get_game(pb::GetGameRequest { game_id: id }).await.unwrap().into_inner().view.unwrap()
+            view_of(&mut g, pb::GetGameRequest { game_id: id }).await
         })
     });
     let views: Vec<pb::GameView> =
@@ -180,13 +175,7 @@ async fn a_flag_falls_on_time_while_the_game_sleeps() {
     let seen: Vec<(String, u32, u64)> =
         watch_to_end(&mut g, &c.game_id, 0).await.into_iter().map(|e| (e.kind, e.seat, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time".to_string(), 0, 1501), ("game_over".to_string(), 0, 1501)]);
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!(v.end_reason, "seat 0 ran out of time");
 }
 
@@ -210,13 +199,7 @@ async fn a_turn_queued_as_the_game_falls_asleep_is_taken_by_the_woken_game() {
         g.submit_turn(authed(turn(&c.game_id, k, pass()), &c.seat_tokens[seat])).await.unwrap();
         taken += 1;
     }
-    let v = g
-        .get_game(pb::GetGameRequest { game_id: c.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
     assert_eq!(v.turn, taken);
 }
 
@@ -270,8 +253,7 @@ async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
     assert_eq!(host.asleep_games(), 3);
     // What the listing showed is what a watcher sees once the game is awake.
     let listed = ann21.games[0].clone();
-    let awake =
-        g.get_game(pb::GetGameRequest { game_id: ids[1].clone() }).await.unwrap().into_inner().view.unwrap();
+    let awake = view_of(&mut g, pb::GetGameRequest { game_id: ids[1].clone() }).await;
     assert_eq!(listed, awake);
     assert_eq!((host.asleep_games(), host.live_games()), (2, 1));
 }

@@ -109,15 +109,7 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     // The bot answers: its score changes and two plays are listed.
     let bot_score = wait_until("the bot's answer", || text(&player, "#score-1"), |s| s != "0").await;
     wait_until("two moves listed", || async { Some(count(&player, "#moves li").await) }, |&n| n == 2).await;
-    let view = srv
-        .games()
-        .await
-        .get_game(pb::GetGameRequest { game_id: id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut srv.games().await, pb::GetGameRequest { game_id: id.clone() }).await;
     assert_eq!(view.seats[0].score, best.score);
     assert_eq!(view.seats[1].score.to_string(), bot_score);
     screenshot(&player, "game-after-bot").await;
@@ -484,13 +476,7 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     c.find(Locator::Css(&format!("[data-manage='{}']", c0.game_id))).await.unwrap().click().await.unwrap();
     c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
-    let view = g
-        .get_game(pb::GetGameRequest { game_id: c0.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: c0.game_id.clone() }).await;
     assert!(view.paused);
     // A score adjustment needs a reason; with one it counts.
     c.find(Locator::Css("#adjust-points")).await.unwrap().clear().await.unwrap();
@@ -507,13 +493,7 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     assert_eq!(text(&c, "#undo").await.unwrap(), "Undo the last turn: sure?");
     c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
     wait_until("the undo", || text(&c, "#manage-result"), |t| t.contains("last turn undone")).await;
-    let view = g
-        .get_game(pb::GetGameRequest { game_id: c0.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: c0.game_id.clone() }).await;
     assert_eq!((view.turn, view.seats[0].score, view.paused), (0, 7, false));
     screenshot(&c, "director-manage").await;
     // The game's page lists the director's events, the taken-back pass struck through.
@@ -560,13 +540,7 @@ async fn a_director_key_manages_its_own_games_from_the_page() {
         .unwrap();
     c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
-    let view = g
-        .get_game(pb::GetGameRequest { game_id: spring.game_id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap();
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: spring.game_id.clone() }).await;
     assert!(view.paused);
     // The game's page names the key beside its action.
     c.goto(&format!("{}/games/{}", srv.url, spring.game_id)).await.unwrap();

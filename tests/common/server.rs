@@ -218,6 +218,14 @@ pub async fn watch_to_end(
     events
 }
 
+/// GetGame, answered: the game as `request` (a `GetGameRequest`, or one with a token) sees it.
+pub async fn view_of(
+    g: &mut GamesServiceClient<Channel>,
+    request: impl tonic::IntoRequest<pb::GetGameRequest>,
+) -> pb::GameView {
+    g.get_game(request).await.unwrap().into_inner().view.expect("GetGame answers a view")
+}
+
 pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
     r.expect_err("expected an error").code()
 }

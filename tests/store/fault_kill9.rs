@@ -8,7 +8,7 @@ use crate::common;
 
 use common::Rng;
 use common::binary::{free_port, serve, wait_until_up};
-use common::server::{TempDir, authed, pause, resume, undo};
+use common::server::{TempDir, authed, pause, resume, undo, view_of};
 use dawgref::proto::v1 as pb;
 use pb::analysis_service_client::AnalysisServiceClient;
 use pb::games_service_client::GamesServiceClient;
@@ -257,7 +257,7 @@ const DIRECTOR: &str = "kill9-director";
 /// The kinds of a game's events, in order.
 async fn kinds(url: &str, id: &str) -> Vec<String> {
     let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
-    let v = g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+    let v = view_of(&mut g, pb::GetGameRequest { game_id: id.into() }).await;
     let mut stream =
         g.watch_game(pb::WatchGameRequest { game_id: id.into(), from_event: 0 }).await.unwrap().into_inner();
     let mut out = Vec::new();
@@ -366,5 +366,5 @@ async fn every_director_action_survives_kill_9_once() {
 
 async fn g_view(url: &str, id: &str) -> pb::GameView {
     let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
-    g.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner().view.unwrap()
+    view_of(&mut g, pb::GetGameRequest { game_id: id.into() }).await
 }

@@ -89,7 +89,7 @@ async fn a_turn_that_cannot_be_stored_is_refused_and_forgotten() {
     g.submit_turn(authed(turn(&id, 0, Some(pb::submit_turn_request::Action::Play(first))), &tokens[0]))
         .await
         .unwrap();
-    let durable = g.get_game(get(1)).await.unwrap().into_inner().view.unwrap();
+    let durable = view_of(&mut g, get(1)).await;
     let mut watcher = g
         .watch_game(pb::WatchGameRequest { game_id: id.clone(), from_event: durable.events })
         .await
@@ -110,7 +110,7 @@ async fn a_turn_that_cannot_be_stored_is_refused_and_forgotten() {
     store.failing.store(false, Ordering::SeqCst);
 
     // The game is as it was: same turn, same rack, same board, same scores.
-    assert_eq!(g.get_game(get(1)).await.unwrap().into_inner().view.unwrap(), durable);
+    assert_eq!(view_of(&mut g, get(1)).await, durable);
     // The turn can be taken again, and this time it stands.
     let r = g
         .submit_turn(authed(turn(&id, 1, Some(pb::submit_turn_request::Action::Play(second))), &tokens[1]))

@@ -16,12 +16,7 @@ async fn view(
     id: &str,
     token: &str,
 ) -> pb::GameView {
-    g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, token))
-        .await
-        .unwrap()
-        .into_inner()
-        .view
-        .unwrap()
+    view_of(g, authed(pb::GetGameRequest { game_id: id.into() }, token)).await
 }
 
 /// Play `n` turns of the best move (or pass) for whoever is to move in a two-person game.
