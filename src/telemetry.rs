@@ -1,6 +1,7 @@
 //! Logs and traces. [`init`] installs the one subscriber: log lines (text or JSON) filtered by
 //! `RUST_LOG`, and, given an OTLP endpoint, the spans of traced calls exported over OTLP/gRPC in
-//! batches. Off (no endpoint), nothing below costs more than a disabled callsite's check.
+//! batches. Off (no endpoint), the call's span is what it always was, and what is below costs a
+//! check or two a call.
 //!
 //! A call is traced or not from its start ([`rpc_span`]): a client's valid W3C `traceparent`
 //! decides (its sampled flag; a malformed one is ignored), else one call in 1/`sample_ratio`
@@ -27,8 +28,9 @@ static EXPORTING: AtomicBool = AtomicBool::new(false);
 static SAMPLE_EVERY: AtomicU64 = AtomicU64::new(0);
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
-/// The target of an untraced call's span: not `dawgref…`, so the exporter never sees it.
-const UNTRACED: &str = "untraced";
+/// The target of an untraced call's span: the one `dawgref…` target the exporter never sees
+/// (`RUST_LOG=dawgref=info` still shows it in the log lines).
+const UNTRACED: &str = "dawgref::untraced";
 
 /// The installed subscriber's exporter: [`Telemetry::shutdown`] sends what is still batched.
 #[must_use = "shut it down at exit, or the last batch of spans is lost"]
@@ -84,9 +86,10 @@ pub fn init(json: bool, otlp_endpoint: Option<&str>, sample_ratio: f64) -> Resul
         .with_tracer(provider.tracer("dawgref"))
         .with_tracked_inactivity(false)
         .with_threads(false)
-        // Our spans only: not the log events, not the libraries' spans.
+        // Our spans only (not the log events, not the libraries' spans), an untraced call's
+        // not among them. Decided once per callsite.
         .with_filter(tracing_subscriber::filter::filter_fn(|m| {
-            m.is_span() && m.target().starts_with("dawgref")
+            m.is_span() && m.target().starts_with("dawgref") && m.target() != UNTRACED
         }));
     tracing_subscriber::registry().with(lines).with(spans).try_init().map_err(|e| e.to_string())?;
     let every = if sample_ratio > 0.0 { (1.0 / sample_ratio).round() as u64 } else { 0 };

@@ -181,12 +181,13 @@ pub fn run(args: ServeArgs) -> CliResult {
     if let Some(endpoint) = &args.otlp_endpoint {
         tracing::info!(endpoint, sample_ratio = args.otlp_sample_ratio, "exporting traces over OTLP");
     }
-    let served = serve(args, runtime);
+    let served = serve(args, &runtime);
+    // While the runtime lives: the exporter's client sends the last batch on it.
     telemetry.shutdown();
     served
 }
 
-fn serve(args: ServeArgs, runtime: tokio::runtime::Runtime) -> CliResult {
+fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
     let config = ServerConfig {
         lexicons: args.lexicons.clone(),
         lexicon_cache: match &args.lexicon_cache {
