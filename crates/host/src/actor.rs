@@ -15,6 +15,7 @@ use super::sleep::{Asleep, Listing};
 use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
 use super::switch::Switch;
 use super::switch::{sleep_until, stopped};
+use crate::trace;
 use dawgref_engine::bot::{self, BotLevel};
 use dawgref_engine::game::{Action, EventKind};
 use dawgref_store::record::{Batch, Done};
@@ -23,7 +24,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 // Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
 // pause it and advance it. What a job takes on a thread of the pool is real time.
-use crate::trace;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -472,7 +472,7 @@ impl Actor {
             self.decided_in.take(),
             || tracing::debug_span!(parent: None, "bot move", game = %self.id),
         );
-        Box::pin(self.bot_plays()).instrument(span).await
+        self.bot_plays().instrument(span).await
     }
 
     async fn bot_plays(&mut self) -> Result<(), Broken> {
