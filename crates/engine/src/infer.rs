@@ -555,7 +555,7 @@ fn rack_order(r: &Rack) -> (Vec<u8>, u8) {
 
 /// Distinct multisets of `size` tiles from `pool`, counted up to `cap`.
 fn count_leaves(pool: &Rack, size: usize, cap: usize) -> usize {
-    let kinds = kinds(pool);
+    let kinds: Vec<_> = pool.kinds().collect();
     // ways[k] = multisets of k tiles from the kinds so far.
     let mut ways = vec![0usize; size + 1];
     ways[0] = 1;
@@ -605,20 +605,8 @@ fn enumerate(pool: &Rack, size: usize, out: &mut Vec<Rack>) {
             }
         }
     }
-    let kinds = kinds(pool);
+    let kinds: Vec<_> = pool.kinds().collect();
     go(&kinds, 0, size, &mut Rack::new(), out);
-}
-
-/// The pool's distinct tiles with their counts (`None`: the blank).
-fn kinds(pool: &Rack) -> Vec<(Option<Letter>, u8)> {
-    let mut kinds: Vec<(Option<Letter>, u8)> = Vec::new();
-    for t in pool.tiles() {
-        match kinds.last_mut() {
-            Some((k, n)) if *k == t => *n += 1,
-            _ => kinds.push((t, 1)),
-        }
-    }
-    kinds
 }
 
 #[cfg(test)]

@@ -153,16 +153,7 @@ pub struct Scenario {
 /// otherwise `max` orders drawn at random (each weighing the same). Most likely first. The
 /// flag says whether every order is there.
 pub fn scenarios(unseen: &Rack, bag_len: usize, max: usize, seed: u64) -> (Vec<Scenario>, bool) {
-    let kinds: Vec<(Option<Letter>, u8)> = {
-        let mut kinds: Vec<(Option<Letter>, u8)> = Vec::new();
-        for t in unseen.tiles() {
-            match kinds.last_mut() {
-                Some((k, n)) if *k == t => *n += 1,
-                _ => kinds.push((t, 1)),
-            }
-        }
-        kinds
-    };
+    let kinds: Vec<(Option<Letter>, u8)> = unseen.kinds().collect();
     let total = unseen.len() as f64;
     let mut all = Vec::new();
     // Depth-first over ordered draws, counting every order up to `max + 1`.

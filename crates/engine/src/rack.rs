@@ -161,6 +161,16 @@ impl Rack {
         r
     }
 
+    /// The distinct tiles with their counts, in the order of [`Rack::tiles`] (`None`: the blank).
+    pub fn kinds(&self) -> impl Iterator<Item = (Option<Letter>, u8)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(l, &c)| (Some(l as Letter), c))
+            .chain((self.blanks > 0).then_some((None, self.blanks)))
+    }
+
     /// Letters as a list, each repeated by its count, `None` for a blank.
     pub fn tiles(&self) -> impl Iterator<Item = Option<Letter>> + '_ {
         self.counts
@@ -174,6 +184,13 @@ impl Rack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_are_the_distinct_tiles_in_tile_order() {
+        let r = Rack::parse("BAA??", Alphabet::English).unwrap();
+        assert_eq!(r.kinds().collect::<Vec<_>>(), [(Some(0), 2), (Some(1), 1), (None, 2)]);
+        assert_eq!(Rack::new().kinds().count(), 0);
+    }
 
     #[test]
     fn parse_and_print() {

@@ -244,14 +244,7 @@ struct Leaves {
 
 impl Leaves {
     fn new(rack: &Rack, leave: &impl LeaveValue) -> Leaves {
-        // Distinct tiles with their counts; `None` is the blank.
-        let mut kinds: Vec<(Option<Letter>, u8)> = Vec::with_capacity(8);
-        for t in rack.tiles() {
-            match kinds.last_mut() {
-                Some((k, n)) if *k == t => *n += 1,
-                _ => kinds.push((t, 1)),
-            }
-        }
+        let kinds: Vec<_> = rack.kinds().collect();
         let mut weight = [0u16; MAX_LETTERS];
         let mut blank_weight = 0;
         let mut radix = 1u16;
