@@ -16,16 +16,17 @@ use opentelemetry::trace::{TraceContextExt, TracerProvider};
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-/// Whether spans are exported (set once, by [`init`]).
-static EXPORTING: AtomicBool = AtomicBool::new(false);
-/// One call in this many without a client's trace is traced (0: none); and the calls so far.
-static SAMPLE_EVERY: AtomicU64 = AtomicU64::new(0);
+/// Set by [`init`] when spans are exported: one call in this many without a client's trace is
+/// traced (0: none of them).
+static SAMPLE_EVERY: OnceLock<u64> = OnceLock::new();
+/// The calls without a client's trace so far.
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// The target of an untraced call's span: the one `dawgref…` target the exporter never sees
@@ -93,14 +94,13 @@ pub fn init(json: bool, otlp_endpoint: Option<&str>, sample_ratio: f64) -> Resul
         }));
     tracing_subscriber::registry().with(lines).with(spans).try_init().map_err(|e| e.to_string())?;
     let every = if sample_ratio > 0.0 { (1.0 / sample_ratio).round() as u64 } else { 0 };
-    SAMPLE_EVERY.store(every, Ordering::Relaxed);
-    EXPORTING.store(true, Ordering::Release);
+    let _ = SAMPLE_EVERY.set(every);
     Ok(Telemetry { provider: Some(provider) })
 }
 
 /// Whether spans are exported.
 pub fn exporting() -> bool {
-    EXPORTING.load(Ordering::Acquire)
+    SAMPLE_EVERY.get().is_some()
 }
 
 /// The span of one call, `rpc` with its path. When exporting and the call is traced: the child
@@ -108,15 +108,14 @@ pub fn exporting() -> bool {
 /// lines within.
 pub fn rpc_span<B>(request: &http::Request<B>) -> tracing::Span {
     let path = request.uri().path();
-    if !exporting() {
+    let Some(&every) = SAMPLE_EVERY.get() else {
         return tracing::info_span!("rpc", path);
-    }
+    };
     let parent = TraceContextPropagator::new().extract(&Headers(request.headers()));
     let from_client = parent.span().span_context().clone();
     let traced = if from_client.is_valid() {
         from_client.is_sampled()
     } else {
-        let every = SAMPLE_EVERY.load(Ordering::Relaxed);
         every > 0 && CALLS.fetch_add(1, Ordering::Relaxed).is_multiple_of(every)
     };
     if !traced {
