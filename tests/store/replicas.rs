@@ -839,12 +839,16 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     get.metadata_mut().insert("traceparent", format!("00-{unsampled}-b7ad6b7169203331-00").parse().unwrap());
     at_b.get_game(get).await.unwrap();
     at_b.submit_turn(pass).await.unwrap();
-    // A malformed traceparent is no error: the call starts a trace of its own.
+    // A malformed traceparent is no error: the call starts a trace of its own. These calls go
+    // to the owner: a third forwarded call in a row from B would hand the game over to B
+    // (`HAND_OVER_AFTER`), and a bot decision made at A would then be dropped and made again
+    // at B, outside the client's trace.
+    let mut at_a = GamesServiceClient::new(channel(&a.url()).await);
     for bad in ["garbage", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", "ff-x-y-z"] {
         let mut get =
             authed(pb::GetGameRequest { game_id: created.game_id.clone() }, &created.seat_tokens[0]);
         get.metadata_mut().insert("traceparent", bad.parse().unwrap());
-        at_b.get_game(get).await.unwrap_or_else(|e| panic!("traceparent {bad:?}: {e}"));
+        at_a.get_game(get).await.unwrap_or_else(|e| panic!("traceparent {bad:?}: {e}"));
     }
 
     let wanted = hex(trace_id);
