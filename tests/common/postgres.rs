@@ -11,6 +11,7 @@ pub struct Postgres {
     bin: PathBuf,
     pub port: u16,
     as_root: bool,
+    durable: bool,
 }
 
 /// Where `initdb` and `pg_ctl` are: on PATH, else Debian's versioned directory.
@@ -47,19 +48,52 @@ impl Postgres {
             let ok = Command::new("chown").arg("postgres:postgres").arg(&dir).status().unwrap().success();
             assert!(ok, "chown {} to postgres", dir.display());
         }
-        let pg = Postgres { dir, bin: bin_dir(), port: super::binary::free_port(), as_root };
+        let mut pg = Postgres { dir, bin: bin_dir(), port: super::binary::free_port(), as_root, durable };
         pg.run(
             "initdb",
             &["-D", pg.data().to_str().unwrap(), "-U", "dawgref", "--auth=trust", "-E", "UTF8", "--no-sync"],
         );
-        let fsync = if durable { "on" } else { "off" };
+        // A port free when picked may be taken before the server binds it (another test's
+        // server, or a client's connection, whose source ports come from the same range): then
+        // the server starts again on another.
+        for _ in 0..5 {
+            match pg.try_start() {
+                Ok(()) => return pg,
+                Err(log) if log.contains("Address already in use") => pg.port = super::binary::free_port(),
+                Err(log) => panic!("PostgreSQL did not start on port {}: {log}", pg.port),
+            }
+        }
+        panic!("PostgreSQL found no free port in five tries")
+    }
+
+    /// `pg_ctl start` on this cluster's port; its log when the server did not start.
+    fn try_start(&self) -> Result<(), String> {
+        let fsync = if self.durable { "on" } else { "off" };
         let options = format!(
             "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync={fsync} -c max_connections=200 -c shared_buffers=64MB",
-            pg.port,
-            pg.dir.display()
+            self.port,
+            self.dir.display()
         );
-        pg.pg_ctl(&["start", "-w", "-t", "60", "-o", &options, "-l", pg.dir.join("log").to_str().unwrap()]);
-        pg
+        let data = self.data();
+        let log = self.dir.join("log");
+        // Each start's log alone, so that what it says is about this start.
+        let _ = std::fs::remove_file(&log);
+        let out = self
+            .command("pg_ctl")
+            .args(["-D", data.to_str().unwrap(), "start", "-w", "-t", "60", "-o", &options, "-l"])
+            .arg(&log)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("pg_ctl: {e}"));
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "{}{}\n--- server log:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        ))
     }
 
     fn data(&self) -> PathBuf {
@@ -114,20 +148,11 @@ impl Postgres {
         self.pg_ctl(&["stop", "-m", "fast", "-w"]);
     }
 
-    /// Start it again on the same port.
+    /// Start it again on the same port, with the same settings.
     pub fn restart(&self) {
-        let options =
-            format!("-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off", self.port, self.dir.display());
-        self.pg_ctl(&[
-            "start",
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            &options,
-            "-l",
-            self.dir.join("log").to_str().unwrap(),
-        ]);
+        if let Err(log) = self.try_start() {
+            panic!("PostgreSQL did not start again on port {}: {log}", self.port);
+        }
     }
 
     pub fn dir(&self) -> &Path {
