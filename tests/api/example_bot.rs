@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::binary::{free_port, serve, wait_until_up};
+use common::binary::{serve, serve_on_free_port, wait_until_up};
 use common::server::{TempDir, view_of};
 use dawgref::proto::v1 as pb;
 use pb::games_service_client::GamesServiceClient;
@@ -35,10 +35,9 @@ async fn the_python_bot_plays_a_whole_game_through_a_server_restart() {
     let setup = Command::new(example.join("setup")).status().expect("examples/python/setup runs");
     assert!(setup.success(), "examples/python/setup: {setup}");
     let dir = TempDir::new("python-bot");
-    let (port, log) = (free_port(), dir.0.join("server.log"));
+    let log = dir.0.join("server.log");
+    let (mut server, port) = serve_on_free_port(|port| start(port, &dir.0.join("data"), &log)).await;
     let url = format!("http://127.0.0.1:{port}");
-    let mut server = start(port, &dir.0.join("data"), &log);
-    wait_until_up(&url).await;
     let open = pb::SeatSpec {
         kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: String::new(), open: true })),
         think_ms: None,

@@ -2,7 +2,7 @@
 //! process tests start from, and the wait until it answers.
 
 use dawgref::proto::v1::games_service_client::GamesServiceClient;
-use std::process::Command;
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// A loopback port nothing listens on now.
@@ -27,4 +27,35 @@ pub async fn wait_until_up(url: &str) {
         assert!(started.elapsed() < Duration::from_secs(60), "the server on {url} did not come up");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Wait until the server `child` answers on `url`; its exit status if it exits first (a hang
+/// guard of a minute, not a timing measure).
+pub async fn until_up(child: &mut Child, url: &str) -> Result<(), ExitStatus> {
+    let started = Instant::now();
+    while GamesServiceClient::connect(url.to_string()).await.is_err() {
+        if let Some(status) = child.try_wait().expect("the server's status") {
+            return Err(status);
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the server on {url} did not come up");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// A server `spawn(port)` started on a free port and answering there, with its port. A port
+/// free when picked may be taken before the server binds it (by another test's server, or as
+/// the source port of a connection: they come from the same range); the server then exits, and
+/// is started again on another port, up to five times.
+pub async fn serve_on_free_port(mut spawn: impl FnMut(u16) -> Child) -> (Child, u16) {
+    let mut exits = Vec::new();
+    for _ in 0..5 {
+        let port = free_port();
+        let mut child = spawn(port);
+        match until_up(&mut child, &format!("http://127.0.0.1:{port}")).await {
+            Ok(()) => return (child, port),
+            Err(status) => exits.push((port, status)),
+        }
+    }
+    panic!("the server exited before it answered, each time: {exits:?}")
 }

@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::Rng;
-use common::binary::{free_port, serve, wait_until_up};
+use common::binary::{serve, serve_on_free_port};
 use common::server::{TempDir, authed, pause, resume, undo, view_of};
 use dawgref::proto::v1 as pb;
 use pb::analysis_service_client::AnalysisServiceClient;
@@ -34,19 +34,19 @@ impl Drop for Server {
 }
 
 async fn spawn(dir: &std::path::Path) -> Server {
-    let port = free_port();
-    let child = serve(port)
-        .arg("--data-dir")
-        .arg(dir.join("data"))
-        .arg("--lexicon-cache")
-        .arg(dir.join("lexicons"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server binary starts");
-    let url = format!("http://127.0.0.1:{port}");
-    wait_until_up(&url).await;
-    Server { child, url }
+    let (child, port) = serve_on_free_port(|port| {
+        serve(port)
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .arg("--lexicon-cache")
+            .arg(dir.join("lexicons"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server binary starts")
+    })
+    .await;
+    Server { child, url: format!("http://127.0.0.1:{port}") }
 }
 
 /// What a client was told: seat, points and the seat's score after the turn.
@@ -236,20 +236,20 @@ async fn acknowledged_turns_survive_kill_9() {
 
 /// A server with the director's token, its standard error kept quiet.
 async fn spawn_directed(dir: &std::path::Path) -> Server {
-    let port = free_port();
-    let child = serve(port)
-        .arg("--data-dir")
-        .arg(dir.join("data"))
-        .arg("--lexicon-cache")
-        .arg(dir.join("lexicons"))
-        .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server binary starts");
-    let url = format!("http://127.0.0.1:{port}");
-    wait_until_up(&url).await;
-    Server { child, url }
+    let (child, port) = serve_on_free_port(|port| {
+        serve(port)
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .arg("--lexicon-cache")
+            .arg(dir.join("lexicons"))
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server binary starts")
+    })
+    .await;
+    Server { child, url: format!("http://127.0.0.1:{port}") }
 }
 
 const DIRECTOR: &str = "kill9-director";

@@ -15,14 +15,14 @@
 
 use crate::common;
 
-use common::binary::{free_port, serve, wait_until_up};
+use common::binary::{free_port, serve, until_up, wait_until_up};
 use common::otlp::{Collector, Received};
 use common::postgres::Postgres;
 use common::server::{TempDir, authed, bot, create, human, pause};
 use dawgref::proto::v1 as pb;
 use pb::analysis_service_client::AnalysisServiceClient;
 use pb::games_service_client::GamesServiceClient;
-use std::process::Child;
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -99,21 +99,37 @@ impl Cluster {
         let args = args.iter().map(|a| a.to_string()).collect();
         let mut cluster = Cluster { pg, db, dir, replicas: Vec::new(), args };
         for _ in 0..n {
-            let port = free_port();
-            let r = cluster.spawn(port).await;
+            let r = cluster.spawn(None).await;
             cluster.replicas.push(r);
         }
         cluster
     }
 
-    async fn spawn(&self, port: u16) -> Replica {
+    /// A replica on `port` (a free one when None), answering. Its ports are picked again when
+    /// it exits before it answers (one was taken before it bound it: see `serve_on_free_port`);
+    /// `port`, when given, is kept, as a restarted replica's address is.
+    async fn spawn(&self, port: Option<u16>) -> Replica {
+        let mut exits = Vec::new();
+        for _ in 0..5 {
+            let port = port.unwrap_or_else(free_port);
+            let metrics = free_port();
+            let mut child = self.command(port, metrics).spawn().expect("the server binary starts");
+            match until_up(&mut child, &format!("http://127.0.0.1:{port}")).await {
+                Ok(()) => return Replica { child: Some(child), port, metrics },
+                Err(status) => exits.push((port, metrics, status)),
+            }
+        }
+        panic!("the replica exited before it answered, each time: {exits:?}\n{}", self.logs())
+    }
+
+    fn command(&self, port: u16, metrics: u16) -> Command {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.dir.0.join(format!("replica-{port}.log")))
             .unwrap();
-        let metrics = free_port();
-        let child = serve(port)
+        let mut command = serve(port);
+        command
             .args(["--database-url", &self.db, "--lease-ms", &LEASE_MS.to_string()])
             .args(["--metrics-listen", &format!("127.0.0.1:{metrics}")])
             .args(&self.args)
@@ -126,11 +142,8 @@ impl Cluster {
             .env("OTEL_BSP_SCHEDULE_DELAY", "100")
             .env("OTEL_RESOURCE_ATTRIBUTES", format!("service.instance.id=127.0.0.1:{port}"))
             .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("the server binary starts");
-        wait_until_up(&format!("http://127.0.0.1:{port}")).await;
-        Replica { child: Some(child), port, metrics }
+            .stderr(log);
+        command
     }
 
     fn urls(&self) -> Vec<String> {
@@ -573,7 +586,7 @@ async fn a_rolling_restart_loses_no_turn() {
         let handed = Instant::now();
         progress(&games, 10, "with a replica down").await;
         pauses.fetch_max(handed.elapsed().as_millis() as usize, Ordering::Relaxed);
-        cluster.replicas[k] = cluster.spawn(port).await;
+        cluster.replicas[k] = cluster.spawn(Some(port)).await;
     }
     progress(&games, 20, "after the restarts").await;
     let wrong = running.finish().await;
