@@ -33,6 +33,7 @@ impl Drop for Server {
     }
 }
 
+/// A server on `dir`'s data, with the director's token, its output kept quiet.
 async fn spawn(dir: &std::path::Path) -> Server {
     let (child, port) = serve_on_free_port(|port| {
         serve(port)
@@ -40,6 +41,7 @@ async fn spawn(dir: &std::path::Path) -> Server {
             .arg(dir.join("data"))
             .arg("--lexicon-cache")
             .arg(dir.join("lexicons"))
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -234,24 +236,6 @@ async fn acknowledged_turns_survive_kill_9() {
     server.child.wait().unwrap();
 }
 
-/// A server with the director's token, its standard error kept quiet.
-async fn spawn_directed(dir: &std::path::Path) -> Server {
-    let (child, port) = serve_on_free_port(|port| {
-        serve(port)
-            .arg("--data-dir")
-            .arg(dir.join("data"))
-            .arg("--lexicon-cache")
-            .arg(dir.join("lexicons"))
-            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server binary starts")
-    })
-    .await;
-    Server { child, url: format!("http://127.0.0.1:{port}") }
-}
-
 const DIRECTOR: &str = "kill9-director";
 
 /// The kinds of a game's events, in order.
@@ -271,7 +255,7 @@ async fn kinds(url: &str, id: &str) -> Vec<String> {
 async fn every_director_action_survives_kill_9_once() {
     use pb::directors_service_client::DirectorsServiceClient;
     let dir = TempDir::new("kill9-director");
-    let mut server = spawn_directed(&dir.0).await;
+    let mut server = spawn(&dir.0).await;
     let mut g = GamesServiceClient::connect(server.url.clone()).await.unwrap();
     let mut request = common::server::create(
         pb::Ruleset::English,
@@ -346,7 +330,7 @@ async fn every_director_action_survives_kill_9_once() {
         .unwrap_or_else(|e| panic!("{kind}: {e}"));
         server.child.kill().unwrap();
         server.child.wait().unwrap();
-        server = spawn_directed(&dir.0).await;
+        server = spawn(&dir.0).await;
         if *kind == "game_over" {
             expected.push("note");
         }
