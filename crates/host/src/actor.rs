@@ -48,16 +48,15 @@ pub(crate) struct Actor {
     /// Bot decisions sent to the pool whose answers have not come back (stale ones included:
     /// the game is settled only when none is out).
     pub(crate) jobs: usize,
-    /// A decision waiting for its pace, with the position it was made for.
-    pub(crate) decided: Option<(usize, Decision)>,
+    /// A decision waiting for its pace, with the position it was made for and the trace it
+    /// joins.
+    pub(crate) decided: Option<(usize, Decision, Option<opentelemetry::Context>)>,
     pub(crate) waiting: Vec<oneshot::Sender<()>>,
     pub(crate) activity: Arc<Activity>,
     /// The trace of the command just handled, until the bots look at the position it made
     /// (their decision joins that trace). A trace context, not the span: holding a span would
     /// keep it open.
     pub(crate) cause: Option<opentelemetry::Context>,
-    /// The trace of the decision waiting to be played.
-    pub(crate) decided_in: Option<opentelemetry::Context>,
 }
 
 /// How the task's loop ends.
@@ -118,7 +117,6 @@ impl Session {
                 waiting: Vec::new(),
                 activity: activity.clone(),
                 cause: None,
-                decided_in: None,
             };
             ctx.tasks.spawn(actor.run(rx));
             tx
@@ -127,8 +125,8 @@ impl Session {
     }
 }
 
-/// A bot's decision for the position after `usize` events.
-type Decided = (usize, Option<Decision>);
+/// A bot's decision for the position after `usize` events, with the trace it joins.
+type Decided = (usize, Option<Decision>, Option<opentelemetry::Context>);
 
 /// The channel bots' decisions come back on, made when a bot first thinks: a game of people
 /// never needs one (its first block of slots is most of a kilobyte).
@@ -182,8 +180,8 @@ impl Actor {
                     // Every handle is gone: the game left memory.
                     None => break Exit::Shutdown,
                 },
-                Some((at, decision)) = bots.recv() => {
-                    self.decided_for(at, decision);
+                Some((at, decision, joins)) = bots.recv() => {
+                    self.decided_for(at, decision, joins);
                     Ok(())
                 }
                 _ = sleep_until(bot_at), if bot_at.is_some() => Box::pin(self.bot_moves()).await,
@@ -443,7 +441,7 @@ impl Actor {
             (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
         // The decision belongs to the trace of the call that made it the bot's turn.
         let span = trace::within(cause, || tracing::debug_span!(parent: None, "bot decision", game = %id));
-        self.decided_in = trace::traced(&span);
+        let joins = trace::traced(&span);
         self.ctx.pool.spawn_bot(move || {
             let _in = span.enter();
             if let Some(hook) = hook {
@@ -452,35 +450,32 @@ impl Actor {
             let started = std::time::Instant::now();
             let decision = Decision::decide(&game, &levels, budget);
             metrics.bot_turn.observe(started.elapsed().as_secs_f64());
-            let _ = results.send((at, decision));
+            let _ = results.send((at, decision, joins));
         });
     }
 
-    fn decided_for(&mut self, at: usize, decision: Option<Decision>) {
+    fn decided_for(&mut self, at: usize, decision: Option<Decision>, joins: Option<opentelemetry::Context>) {
         self.jobs = self.jobs.saturating_sub(1);
         if self.considered != Some(at) || self.core.game().history().len() != at {
             // The game moved on while the bot thought: its decision is about another position.
             self.ctx.metrics.bot_stale.inc();
             return;
         }
-        self.decided = decision.map(|d| (at, d));
+        self.decided = decision.map(|d| (at, d, joins));
     }
 
     /// Apply the bot decision that is due, if the game is still where the bot looked.
     async fn bot_moves(&mut self) -> Result<(), Broken> {
-        let span = trace::within(
-            self.decided_in.take(),
-            || tracing::debug_span!(parent: None, "bot move", game = %self.id),
-        );
-        self.bot_plays().instrument(span).await
-    }
-
-    async fn bot_plays(&mut self) -> Result<(), Broken> {
-        let Some((at, decision)) = self.decided.take() else { return Ok(()) };
+        let Some((at, decision, joins)) = self.decided.take() else { return Ok(()) };
         if self.core.game().history().len() != at {
             self.ctx.metrics.bot_stale.inc();
             return Ok(());
         }
+        let span = trace::within(joins, || tracing::debug_span!(parent: None, "bot move", game = %self.id));
+        self.bot_plays(decision).instrument(span).await
+    }
+
+    async fn bot_plays(&mut self, decision: Decision) -> Result<(), Broken> {
         let now = self.clock.now_ms();
         let applied = match decision {
             Decision::Challenge(seat) => self.core.challenge(seat, now).map(|_| ()),
