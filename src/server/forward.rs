@@ -119,7 +119,7 @@ impl Forwarder {
     async fn call_via<T, R, F, Fut>(
         &self,
         addr: &str,
-        request: Request<T>,
+        mut request: Request<T>,
         call: F,
     ) -> Result<Response<R>, Status>
     where
@@ -135,7 +135,6 @@ impl Forwarder {
         let span = crate::host::trace::within(crate::host::trace::current(), || {
             tracing::debug_span!("forward", peer = addr, otel.kind = "client")
         });
-        let mut request = request;
         crate::telemetry::inject(&span, request.metadata_mut());
         match tokio::time::timeout(limit, call(client, request)).instrument(span).await {
             Ok(answer) => answer,

@@ -18,7 +18,7 @@ use crate::common;
 use common::binary::{free_port, serve, until_up, wait_until_up};
 use common::otlp::{Collector, Received};
 use common::postgres::Postgres;
-use common::server::{TempDir, authed, bot, create, human, pause};
+use common::server::{TempDir, authed, bot, create, human, pause, turn};
 use dawgref::proto::v1 as pb;
 use pb::analysis_service_client::AnalysisServiceClient;
 use pb::games_service_client::GamesServiceClient;
@@ -835,15 +835,8 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
         .unwrap()
         .into_inner();
     let (trace_id, client_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
-    let mut pass = authed(
-        pb::SubmitTurnRequest {
-            game_id: created.game_id.clone(),
-            expected_turn: Some(0),
-            request_id: String::new(),
-            action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
-        },
-        &created.seat_tokens[0],
-    );
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    let mut pass = authed(turn(&created.game_id, 0, pass), &created.seat_tokens[0]);
     pass.metadata_mut().insert("traceparent", format!("00-{trace_id}-{client_span}-01").parse().unwrap());
     let mut at_b = GamesServiceClient::new(channel(&b.url()).await);
     // A client's trace not sampled: the call is not traced.
