@@ -11,7 +11,8 @@
 #   TLS=1 scripts/h2load.sh          # instead: ValidatePlay over TLS against plaintext, a second
 #                                    # server of the same build serving TLS (deploy/tls's local CA)
 #   OTLP=1 scripts/h2load.sh         # instead: ValidatePlay with traces exported against without, a
-#                                    # second server of the same build exporting every call's span
+#                                    # second server of the same build exporting the calls it
+#                                    # samples (1 in 100; DAWGREF_OTLP_SAMPLE_RATIO=1: every call)
 #                                    # to `dawgref-lab otlp-sink` (counts spans, keeps none)
 #
 # The position is the 12th CGP line of `dawgref selfplay --games 1 --seed 5` (a mid-game English
