@@ -109,7 +109,6 @@ impl TestServer {
     }
 }
 
-/// A request carrying a seat's token.
 /// A director's PauseGame, ResumeGame or UndoTurn request: the game, and a request id (empty:
 /// none).
 pub fn pause(game_id: &str, request_id: &str) -> pb::PauseGameRequest {
@@ -124,6 +123,7 @@ pub fn undo(game_id: &str, request_id: &str) -> pb::UndoTurnRequest {
     pb::UndoTurnRequest { game_id: game_id.into(), request_id: request_id.into() }
 }
 
+/// A request carrying a seat's token.
 pub fn authed<T>(msg: T, token: &str) -> Request<T> {
     let mut r = Request::new(msg);
     r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
