@@ -27,13 +27,14 @@ pub mod tls;
 pub mod views;
 pub mod web;
 
-use crate::host::{Host, Leases, RecoveryReport};
+use crate::host::{Host, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_service_server::AnalysisServiceServer;
 use crate::proto::v1::directors_service_server::DirectorsServiceServer;
 use crate::proto::v1::games_service_server::GamesServiceServer;
 use crate::proto::v1::lexicons_service_server::LexiconsServiceServer;
 use crate::store::GameStore;
+use crate::store::Leases;
 use crate::store::StoreError;
 use state::{AppState, Callbacks, Limits};
 use std::future::Future;

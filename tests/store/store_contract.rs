@@ -7,7 +7,8 @@ use crate::common;
 
 use common::postgres::Postgres;
 use common::server::TempDir;
-use dawgref::store::postgres::{Claim, Replica};
+use dawgref::store::Claim;
+use dawgref::store::postgres::Replica;
 use dawgref::store::{DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError};
 use std::sync::Arc;
 use std::time::Duration;

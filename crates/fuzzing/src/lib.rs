@@ -368,10 +368,9 @@ async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryS
     let live = session.snapshot();
     let live = live.game();
     let stored = store.remove(uuid).expect("the game is stored");
-    handle.host().release(uuid);
+    handle.host().let_go(uuid);
     let again = dawgref::host::replay(handle.host().lexicons(), &stored)
-        .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"))
-        .core;
+        .unwrap_or_else(|e| panic!("a game's own log does not replay: {e}"));
     let again_game = again.game();
     assert_eq!(again_game.history(), live.history(), "replayed history differs");
     assert_eq!(again_game.scores(), live.scores());

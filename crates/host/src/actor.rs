@@ -5,22 +5,22 @@
 //! feeds the engine the flag-fall time, and it sends bots' thinking to the pool, applying a
 //! decision only if the game is still where it was when the bot looked at it.
 
+mod bots;
+
 use super::command::*;
-use super::context::{Answers, Context};
+use super::context::{Answers, Context, LetGo};
 use super::error::HostError;
 use super::input;
 use super::recovery::replay;
-use super::session::Session;
 use super::sleep::{Asleep, Listing};
-use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
-use super::switch::Switch;
+use super::state::{Asker, Core, Snapshot, TokenHash};
 use super::switch::{sleep_until, stopped};
 use crate::trace;
-use dawgref_engine::bot::{self, BotLevel};
+use bots::{BotChannel, Bots};
 use dawgref_engine::game::{Action, EventKind};
 use dawgref_store::record::{Batch, Done};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 // Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
 // pause it and advance it. What a job takes on a thread of the pool is real time.
@@ -31,6 +31,24 @@ use uuid::Uuid;
 
 /// The task that owns one live game.
 pub(crate) struct Actor {
+    ctx: Arc<Context>,
+    id: Uuid,
+    instance: u64,
+    clock: GameClock,
+    core: Core,
+    snapshot: watch::Sender<Arc<Snapshot>>,
+    events: Arc<EventChannel>,
+    /// Events already in a snapshot and sent.
+    published: usize,
+    last_change: Instant,
+    /// Callers waiting for the game to settle (no bot with anything left to do).
+    waiting: Vec<oneshot::Sender<()>>,
+    activity: Arc<Activity>,
+    bots: Bots,
+}
+
+/// What a live game's task starts from (`Session::start` gathers it).
+pub(crate) struct Start {
     pub(crate) ctx: Arc<Context>,
     pub(crate) id: Uuid,
     pub(crate) instance: u64,
@@ -38,120 +56,52 @@ pub(crate) struct Actor {
     pub(crate) core: Core,
     pub(crate) snapshot: watch::Sender<Arc<Snapshot>>,
     pub(crate) events: Arc<EventChannel>,
-    /// Events already in a snapshot and sent.
-    pub(crate) published: usize,
+    pub(crate) activity: Arc<Activity>,
     /// Least time between a change and a bot's move (a pace people can watch; 0: at once).
     pub(crate) bot_delay: Duration,
-    pub(crate) last_change: Instant,
-    /// The position (event count) the bots were last asked about.
-    pub(crate) considered: Option<usize>,
-    /// Bot decisions sent to the pool whose answers have not come back (stale ones included:
-    /// the game is settled only when none is out).
-    pub(crate) jobs: usize,
-    /// A decision waiting for its pace, with the position it was made for and the trace it
-    /// joins.
-    pub(crate) decided: Option<(usize, Decision, Option<opentelemetry::Context>)>,
-    pub(crate) waiting: Vec<oneshot::Sender<()>>,
-    pub(crate) activity: Arc<Activity>,
-    /// The trace of the command just handled, until the bots look at the position it made
-    /// (their decision joins that trace). A trace context, not the span: holding a span would
-    /// keep it open.
-    pub(crate) cause: Option<opentelemetry::Context>,
+}
+
+/// Start a live game's task; the channel its commands go through.
+pub(crate) fn spawn(start: Start) -> mpsc::Sender<Box<Sent>> {
+    let Start { ctx, id, instance, clock, core, snapshot, events, activity, bot_delay } = start;
+    let (tx, rx) = mpsc::channel(64);
+    let published = core.game().history().len();
+    let actor = Actor {
+        ctx: ctx.clone(),
+        id,
+        instance,
+        clock,
+        core,
+        snapshot,
+        events,
+        published,
+        last_change: Instant::now(),
+        waiting: Vec::new(),
+        activity,
+        bots: Bots::new(bot_delay),
+    };
+    ctx.tasks.spawn(actor.run(rx));
+    tx
 }
 
 /// How the task's loop ends.
 enum Exit {
     Over,
+    /// Given up: its log could be neither written nor read back, or another replica fenced it.
     Broken,
+    /// Let go by the host (another replica's now, handed over): already out of the live map.
+    Left,
     Shutdown,
     /// Idle: the game leaves memory until it is named again, or until its next flag (the
     /// instant given) is due.
     Sleep(Option<Instant>),
 }
 
-impl Session {
-    /// Serve a game from `core`, whose log is durable up to its `seq`. The clock reads
-    /// `base_ms` now. A live game gets its task (timers armed, bots set thinking); a finished
-    /// one is served read-only.
-    pub(crate) fn start(
-        ctx: &Arc<Context>,
-        id: Uuid,
-        base_ms: u64,
-        core: Core,
-        bot_delay_ms: u32,
-    ) -> Arc<Session> {
-        let clock = GameClock { started: Instant::now(), base_ms };
-        let snapshot = Arc::new(core.snapshot());
-        let (snapshot_tx, snapshot_rx) = watch::channel(snapshot);
-        // Watchers that fall further behind replay from the snapshot, so the channel stays small.
-        let events =
-            Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
-        static INSTANCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
-        let over = core.game().is_over();
-        let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
-        let activity = Arc::new(Activity {
-            watchers: AtomicUsize::new(0),
-            touched_ms: AtomicU64::new(0),
-            leave: Switch::default(),
-            gone: Switch::default(),
-        });
-        let commands = (!over).then(|| {
-            let (tx, rx) = mpsc::channel(64);
-            let published = core.game().history().len();
-            let delay = Duration::from_millis(u64::from(bot_delay_ms));
-            let actor = Actor {
-                ctx: ctx.clone(),
-                id,
-                instance,
-                clock,
-                core,
-                snapshot: snapshot_tx,
-                events: events.clone(),
-                published,
-                bot_delay: delay,
-                last_change: Instant::now(),
-                considered: None,
-                jobs: 0,
-                decided: None,
-                waiting: Vec::new(),
-                activity: activity.clone(),
-                cause: None,
-            };
-            ctx.tasks.spawn(actor.run(rx));
-            tx
-        });
-        Arc::new(Session { id, instance, clock, snapshot: snapshot_rx, commands, finished, events, activity })
-    }
-}
-
-/// A bot's decision for the position after `usize` events, with the trace it joins.
-type Decided = (usize, Option<Decision>, Option<opentelemetry::Context>);
-
-/// The channel bots' decisions come back on, made when a bot first thinks: a game of people
-/// never needs one (its first block of slots is most of a kilobyte).
-#[derive(Default)]
-struct BotChannel(Option<(mpsc::UnboundedSender<Decided>, mpsc::UnboundedReceiver<Decided>)>);
-
-impl BotChannel {
-    fn sender(&mut self) -> mpsc::UnboundedSender<Decided> {
-        self.0.get_or_insert_with(mpsc::unbounded_channel).0.clone()
-    }
-
-    /// The next decision (never, before a bot has thought).
-    async fn recv(&mut self) -> Option<Decided> {
-        match &mut self.0 {
-            Some((_, rx)) => rx.recv().await,
-            None => std::future::pending().await,
-        }
-    }
-}
-
 impl Actor {
     /// The game's loop. What a request, a bot's move or a flag does runs in a future of its own
     /// on the heap (`Box::pin`), so that a game waiting between them holds only the loop's
     /// small state, not the largest of those futures.
-    pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Box<Sent>>) {
+    async fn run(mut self, mut commands: mpsc::Receiver<Box<Sent>>) {
         let mut bots = BotChannel::default();
         let mut shutdown = self.ctx.shutdown.clone();
         let activity = self.activity.clone();
@@ -163,25 +113,25 @@ impl Actor {
             self.answer_settled();
             let flag = self.core.game().next_flag_fall();
             let flag_at = flag.map(|ms| self.clock.instant_of(ms));
-            let bot_at = self.decided.as_ref().map(|_| self.last_change + self.bot_delay);
+            let bot_at = self.bots.move_at(self.last_change);
             let idle_at = self.idle_at();
             let result = tokio::select! {
                 () = stopped(&mut shutdown) => break Exit::Shutdown,
-                () = activity.leave.on() => break Exit::Broken,
+                () = activity.leave.on() => break Exit::Left,
                 command = commands.recv() => match command {
                     Some(sent) => {
                         let Sent { command, cause } = *sent;
                         let span = trace::within(cause, || {
                             tracing::debug_span!(parent: None, "command", kind = command.name(), game = %self.id)
                         });
-                        self.cause = trace::traced(&span);
+                        self.bots.caused_by(trace::traced(&span));
                         Box::pin(self.handle(command)).instrument(span).await
                     }
                     // Every handle is gone: the game left memory.
                     None => break Exit::Shutdown,
                 },
-                Some((at, decision, joins)) = bots.recv() => {
-                    self.decided_for(at, decision, joins);
+                Some(decided) = bots.recv() => {
+                    self.decided_for(decided);
                     Ok(())
                 }
                 _ = sleep_until(bot_at), if bot_at.is_some() => Box::pin(self.bot_moves()).await,
@@ -200,17 +150,21 @@ impl Actor {
             }
         };
         self.answer_all_settled();
+        let me = Some(self.instance);
         match exit {
             Exit::Over => {
                 // A finished game changes no more: it leaves memory (its watchers have had
                 // every event) and is rebuilt from the store if a request names it again.
-                self.ctx.release_instance(self.id, self.instance);
+                self.ctx.let_go(self.id, me, LetGo::Finished);
             }
             Exit::Broken => {
-                self.ctx.release_instance(self.id, self.instance);
+                self.ctx.let_go(self.id, me, LetGo::GivenUp);
                 self.activity.gone.flip();
             }
-            Exit::Shutdown => {}
+            Exit::Left => self.activity.gone.flip(),
+            Exit::Shutdown => {
+                self.ctx.let_go(self.id, me, LetGo::ShuttingDown);
+            }
             Exit::Sleep(wake_at) => {
                 // Out of the live map first: a request from now on loads the game from the
                 // store, where every change of this task is. Then no command is taken any
@@ -225,10 +179,11 @@ impl Actor {
                         listing: Listing::new(snapshot.seats().iter().map(|s| s.name()), snapshot.labels()),
                     }
                 };
-                self.ctx.put_to_sleep(self.id, self.instance, asleep);
-                if self.ctx.cluster.get().is_some() {
+                if self.ctx.let_go(self.id, me, LetGo::Asleep(asleep)).is_some()
+                    && self.ctx.cluster.get().is_some()
+                {
                     let (ctx, id) = (self.ctx.clone(), self.id);
-                    self.ctx.tasks.spawn(async move { ctx.release_sleeping(id).await });
+                    self.ctx.tasks.spawn(async move { ctx.release_asleep(id).await });
                 }
                 commands.close();
                 // A watch that began in that moment ends, naming the event to resume from: its
@@ -248,7 +203,7 @@ impl Actor {
     /// or waits to move, while someone waits for the game to settle, or when games never sleep.
     fn idle_at(&self) -> Option<Instant> {
         let idle_after = self.ctx.limits.idle_after?;
-        if self.jobs > 0 || self.decided.is_some() || !self.waiting.is_empty() {
+        if self.bots.busy() || !self.waiting.is_empty() {
             return None;
         }
         let touched =
@@ -386,8 +341,7 @@ impl Actor {
             }
             .map_err(HostError::Game)?;
             // A taken-back turn changes what the bots were thinking about: they look again.
-            actor.considered = None;
-            actor.decided = None;
+            actor.bots.look_again();
             Ok(())
         };
         let made = |(), snapshot, now_ms| DirectorDone { id, snapshot, now_ms };
@@ -409,92 +363,8 @@ impl Actor {
         background(self.commit(None, None).await)
     }
 
-    /// Ask the bots about the current position, once per position: a bot to move decides its
-    /// move, a bot beside a challengeable play decides whether to challenge it.
-    fn consider_bots(&mut self, bots: &mut BotChannel) {
-        let cause = self.cause.take();
-        let game = self.core.game();
-        let at = game.history().len();
-        if self.considered == Some(at) {
-            return;
-        }
-        self.considered = Some(at);
-        self.decided = None;
-        let levels: Vec<Option<BotLevel>> =
-            (0..self.core.seats().len()).map(|s| self.core.bot_level(s)).collect();
-        if game.paused() {
-            // Bots wait with everyone else; the resume is an event, so they look again then.
-            return;
-        }
-        let mover_is_bot = levels.get(game.to_move()).copied().flatten().is_some();
-        let may_challenge = game
-            .challengeable()
-            .is_some_and(|(player, _)| levels.iter().enumerate().any(|(s, l)| s != player && l.is_some()));
-        if !mover_is_bot && !may_challenge {
-            return;
-        }
-        self.jobs += 1;
-        let budget =
-            bot::champion_budget(game, game.to_move(), self.clock.now_ms(), self.core.think(game.to_move()));
-        let game = self.core.shared_game();
-        let (results, metrics, hook, id) =
-            (bots.sender(), self.ctx.metrics.clone(), self.ctx.hooks.before_bot_decision.clone(), self.id);
-        // The decision belongs to the trace of the call that made it the bot's turn.
-        let span = trace::within(cause, || tracing::debug_span!(parent: None, "bot decision", game = %id));
-        let joins = trace::traced(&span);
-        self.ctx.pool.spawn_bot(move || {
-            let _in = span.enter();
-            if let Some(hook) = hook {
-                hook(id);
-            }
-            let started = std::time::Instant::now();
-            let decision = Decision::decide(&game, &levels, budget);
-            metrics.bot_turn.observe(started.elapsed().as_secs_f64());
-            let _ = results.send((at, decision, joins));
-        });
-    }
-
-    fn decided_for(&mut self, at: usize, decision: Option<Decision>, joins: Option<opentelemetry::Context>) {
-        self.jobs = self.jobs.saturating_sub(1);
-        if self.considered != Some(at) || self.core.game().history().len() != at {
-            // The game moved on while the bot thought: its decision is about another position.
-            self.ctx.metrics.bot_stale.inc();
-            return;
-        }
-        self.decided = decision.map(|d| (at, d, joins));
-    }
-
-    /// Apply the bot decision that is due, if the game is still where the bot looked.
-    async fn bot_moves(&mut self) -> Result<(), Broken> {
-        let Some((at, decision, joins)) = self.decided.take() else { return Ok(()) };
-        if self.core.game().history().len() != at {
-            self.ctx.metrics.bot_stale.inc();
-            return Ok(());
-        }
-        let span = trace::within(joins, || tracing::debug_span!(parent: None, "bot move", game = %self.id));
-        self.bot_plays(decision).instrument(span).await
-    }
-
-    async fn bot_plays(&mut self, decision: Decision) -> Result<(), Broken> {
-        let now = self.clock.now_ms();
-        let applied = match decision {
-            Decision::Challenge(seat) => self.core.challenge(seat, now).map(|_| ()),
-            Decision::Act(seat, action) => self.core.act(seat, action, now),
-        };
-        match applied {
-            Ok(()) => self.ctx.metrics.turns.inc(),
-            // A bot's move is legal by construction; if the engine disagrees, the seat waits
-            // (and its clock runs) rather than the task looping.
-            Err(e) => tracing::error!(game = %self.id, error = %e, "a bot's decision was refused"),
-        }
-        background(self.commit(None, None).await)
-    }
-
     fn settled(&self) -> bool {
-        self.core.game().is_over()
-            || (self.considered == Some(self.core.game().history().len())
-                && self.jobs == 0
-                && self.decided.is_none())
+        self.core.game().is_over() || self.bots.settled_at(self.core.game().history().len())
     }
 
     fn answer_settled(&mut self) {
@@ -572,8 +442,7 @@ impl Actor {
         match replayed {
             Some(replayed) => {
                 self.core = replayed.core;
-                self.considered = None;
-                self.decided = None;
+                self.bots.look_again();
                 self.publish(None);
                 Ok(())
             }

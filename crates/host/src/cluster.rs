@@ -1,21 +1,20 @@
 //! Replicas sharing games through PostgreSQL: which replica serves a game. Each live game has
-//! one owner, recorded as a lease in the store ([`PgStore`]); this module keeps the replica's
-//! heartbeat (which renews all its leases) and says which games it lost, claims games, and
-//! caches the owners of games held elsewhere.
+//! one owner, recorded as a lease in the store (the store's [`Leases`], which `PgStore`
+//! implements); [`Cluster`] is the host's only way to them: it keeps the replica's heartbeat
+//! (which renews all its leases) and says which games it lost, claims, releases and hands over
+//! leases, and caches the owners of games held elsewhere.
 //!
 //! A request for a game goes, in [`Host::route`](super::Host::route): to the local session when
 //! this replica holds the lease; else to the owner the store names (cached until a forward
 //! fails); else, when the lease has lapsed, the game is claimed and loaded here. Forwarding a
 //! call to its owner is the services' business (`server::forward`).
 
+use crate::context::LetGo;
 use crate::metrics::Metrics;
 use crate::switch::stopped;
 use crate::{HostError, Route, parse_game_id};
 use dashmap::DashMap;
-use dawgref_store::StoreError;
-use dawgref_store::postgres::{Claim, PgStore};
-use std::future::Future;
-use std::pin::Pin;
+use dawgref_store::{Claim, Leases, StoreError};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -26,8 +25,9 @@ use uuid::Uuid;
 /// created elsewhere lives where its calls land from its first turns on.
 pub const HAND_OVER_AFTER: u32 = 3;
 
-pub struct Cluster {
+pub(crate) struct Cluster {
     store: Arc<dyn Leases>,
+    metrics: Arc<Metrics>,
     /// Owners of games this replica forwards to, by game: saves a store round trip per call.
     owners: DashMap<Uuid, String>,
     /// Games served here whose last calls were all forwarded by one replica: which, how many.
@@ -36,114 +36,62 @@ pub struct Cluster {
     beat: Mutex<Instant>,
 }
 
-/// A future a lease store answers with.
-pub type LeaseFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
-
-/// What replicas need of a shared store: one fenced lease per live game, renewed by the
-/// replica's heartbeat. The host owns this seam; [`PgStore`] is its implementation.
-pub trait Leases: Send + Sync {
-    /// Where other replicas forward calls for this replica's games.
-    fn addr(&self) -> &str;
-    /// The secret the replicas share, which proves a call forwarded by one of them.
-    fn secret(&self) -> &str;
-    /// How long a heartbeat keeps this replica's leases.
-    fn lease(&self) -> Duration;
-    /// Renew every lease this replica holds; the games it no longer holds.
-    fn heartbeat(&self) -> LeaseFuture<'_, Vec<Uuid>>;
-    /// Take the game's lease if it is free, ours, or its owner's heartbeat lapsed.
-    fn claim(&self, game: Uuid) -> LeaseFuture<'_, Claim>;
-    /// This replica holds the game's lease (as far as it knows without asking).
-    fn holds(&self, game: &Uuid) -> bool;
-    /// Leases held.
-    fn leases_held(&self) -> usize;
-    /// Stop holding the game's lease (it ended, or left memory).
-    fn forget(&self, game: &Uuid);
-    /// Let a sleeping game's lease go with its clock's reading and, when a flag falls while it
-    /// sleeps, how long from now: any replica may wake it. False when it was not held.
-    fn release(&self, game: Uuid, game_ms: u64, wake_in: Option<Duration>) -> LeaseFuture<'_, bool>;
-    /// Give the game's lease to the live replica at `addr` (its session here has stopped).
-    fn hand_over<'a>(&'a self, game: Uuid, addr: &'a str) -> LeaseFuture<'a, bool>;
-    /// A released game just claimed: its clock's reading now, as if it never slept.
-    fn take_slept(&self, game: &Uuid) -> Option<u64>;
-    /// Live games whose owner's heartbeat lapsed more than `grace` ago, at most `limit`.
-    fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>>;
-    /// The addresses of the other replicas with a current heartbeat.
-    fn live_peers(&self) -> LeaseFuture<'_, Vec<String>>;
-    /// Hand every game over (on shutdown).
-    fn release_all(&self) -> LeaseFuture<'_, ()>;
-}
-
-impl Leases for PgStore {
-    fn addr(&self) -> &str {
-        &self.replica().addr
-    }
-    fn secret(&self) -> &str {
-        PgStore::secret(self)
-    }
-    fn lease(&self) -> Duration {
-        self.replica().lease
-    }
-    fn heartbeat(&self) -> LeaseFuture<'_, Vec<Uuid>> {
-        Box::pin(PgStore::heartbeat(self))
-    }
-    fn claim(&self, game: Uuid) -> LeaseFuture<'_, Claim> {
-        Box::pin(PgStore::claim(self, game))
-    }
-    fn holds(&self, game: &Uuid) -> bool {
-        PgStore::holds(self, game)
-    }
-    fn leases_held(&self) -> usize {
-        PgStore::leases_held(self)
-    }
-    fn forget(&self, game: &Uuid) {
-        PgStore::forget(self, game)
-    }
-    fn release(&self, game: Uuid, game_ms: u64, wake_in: Option<Duration>) -> LeaseFuture<'_, bool> {
-        Box::pin(PgStore::release(self, game, game_ms, wake_in))
-    }
-    fn hand_over<'a>(&'a self, game: Uuid, addr: &'a str) -> LeaseFuture<'a, bool> {
-        Box::pin(PgStore::hand_over(self, game, addr))
-    }
-    fn take_slept(&self, game: &Uuid) -> Option<u64> {
-        PgStore::take_slept(self, game)
-    }
-    fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>> {
-        Box::pin(PgStore::orphans(self, grace, limit))
-    }
-    fn live_peers(&self) -> LeaseFuture<'_, Vec<String>> {
-        Box::pin(PgStore::live_peers(self))
-    }
-    fn release_all(&self) -> LeaseFuture<'_, ()> {
-        Box::pin(PgStore::release_all(self))
-    }
-}
-
 impl Cluster {
-    pub fn new(store: Arc<dyn Leases>) -> Cluster {
-        Cluster { store, owners: DashMap::new(), runs: DashMap::new(), beat: Mutex::new(Instant::now()) }
+    fn new(store: Arc<dyn Leases>, metrics: Arc<Metrics>) -> Cluster {
+        let beat = Mutex::new(Instant::now());
+        Cluster { store, metrics, owners: DashMap::new(), runs: DashMap::new(), beat }
     }
 
-    /// The leases, for the calls that ask the store directly.
-    pub(crate) fn leases(&self) -> &Arc<dyn Leases> {
-        &self.store
+    /// This replica holds the game's lease, as far as it knows without asking the store.
+    pub(crate) fn holds(&self, game: &Uuid) -> bool {
+        self.store.holds(game)
     }
 
-    pub fn addr(&self) -> &str {
+    /// Before a game is loaded here its lease must be this replica's: claimed when it is not
+    /// held already. The released game's clock reading (it slept elsewhere, or here), or
+    /// `Elsewhere` when another replica holds it.
+    pub(crate) async fn claim_to_load(&self, game: Uuid) -> Result<ToLoad, StoreError> {
+        if !self.holds(&game) && matches!(self.claim(game).await?, Claim::Other(_)) {
+            return Ok(ToLoad::Elsewhere);
+        }
+        Ok(ToLoad::Here { slept_ms: self.store.take_slept(&game) })
+    }
+
+    /// The game left memory for good (over, given up, another replica's): its lease is no
+    /// longer counted as this replica's, and its count of forwarded calls goes.
+    pub(crate) fn forget(&self, game: &Uuid) {
+        self.store.forget(game);
+        self.forget_run(game);
+    }
+
+    /// Release a sleeping game's lease, with its clock's reading and when its flag falls.
+    pub(crate) async fn release(
+        &self,
+        game: Uuid,
+        game_ms: u64,
+        wake_in: Option<Duration>,
+    ) -> Result<bool, StoreError> {
+        self.forget_run(&game);
+        self.store.release(game, game_ms, wake_in).await
+    }
+
+    fn addr(&self) -> &str {
         self.store.addr()
     }
 
-    pub fn lease(&self) -> Duration {
+    pub(crate) fn lease(&self) -> Duration {
         self.store.lease()
     }
 
     /// The last heartbeat is recent enough that no other replica can have taken a game of ours:
     /// a session held here may answer without asking the store.
-    pub fn sure(&self) -> bool {
+    fn sure(&self) -> bool {
         self.beat.lock().unwrap_or_else(|e| e.into_inner()).elapsed() < self.lease() * 3 / 4
     }
 
     /// Renew the heartbeat; the games that are no longer ours (their sessions here must stop).
-    pub async fn heartbeat(&self, metrics: &Metrics) -> Result<Vec<Uuid>, StoreError> {
+    async fn heartbeat(&self) -> Result<Vec<Uuid>, StoreError> {
+        let metrics = &self.metrics;
         let sent = Instant::now();
         let lost = self.store.heartbeat().await?;
         *self.beat.lock().unwrap_or_else(|e| e.into_inner()) = sent;
@@ -157,7 +105,7 @@ impl Cluster {
 
     /// Who serves the game: this replica (it may just have taken the game over), another one, or
     /// nobody (a game over, or no such game).
-    pub async fn claim(&self, game: Uuid, metrics: &Metrics) -> Result<Claim, StoreError> {
+    async fn claim(&self, game: Uuid) -> Result<Claim, StoreError> {
         let claim = self.store.claim(game).await?;
         match &claim {
             Claim::Mine => {
@@ -165,7 +113,7 @@ impl Cluster {
             }
             Claim::TakenOver => {
                 self.owners.remove(&game);
-                metrics.takeovers.inc();
+                self.metrics.takeovers.inc();
                 tracing::info!(%game, "game taken over");
             }
             Claim::Other(addr) => {
@@ -181,7 +129,7 @@ impl Cluster {
     /// A call for a game served here came from a client (`from` None) or was forwarded by the
     /// replica at `from`. True when the game's last [`HAND_OVER_AFTER`] calls all came through
     /// that replica: the game should move there.
-    pub fn note_call(&self, game: Uuid, from: Option<&str>) -> bool {
+    fn note_call(&self, game: Uuid, from: Option<&str>) -> bool {
         let Some(peer) = from.filter(|p| !p.is_empty() && *p != self.addr()) else {
             self.runs.remove(&game);
             return false;
@@ -200,12 +148,12 @@ impl Cluster {
     }
 
     /// The game left this replica (moved, asleep, ended): its count of forwarded calls goes.
-    pub fn forget_run(&self, game: &Uuid) {
+    pub(crate) fn forget_run(&self, game: &Uuid) {
         self.runs.remove(game);
     }
 
     /// The game now belongs to the replica at `addr`.
-    pub fn set_owner(&self, game: Uuid, addr: &str) {
+    fn set_owner(&self, game: Uuid, addr: &str) {
         if addr == self.addr() {
             self.owners.remove(&game);
         } else {
@@ -214,19 +162,45 @@ impl Cluster {
     }
 
     /// The owner this replica last forwarded the game to.
-    pub fn cached_owner(&self, game: &Uuid) -> Option<String> {
+    fn cached_owner(&self, game: &Uuid) -> Option<String> {
         self.owners.get(game).map(|a| a.clone())
     }
 
     /// A forward to the game's owner failed: ask the store next time.
-    pub fn forget_owner(&self, game: &Uuid) {
+    fn forget_owner(&self, game: &Uuid) {
         self.owners.remove(game);
     }
 
-    /// Hand every game over (on shutdown, once the sessions have stopped).
-    pub async fn release(&self) -> Result<(), StoreError> {
+    /// Release every lease (on shutdown, once the sessions have stopped).
+    pub(crate) async fn release_all(&self) -> Result<(), StoreError> {
         self.store.release_all().await
     }
+
+    /// Give the game's lease to the live replica at `to` (its session here has stopped); false
+    /// when it stayed.
+    async fn hand_over(&self, game: Uuid, to: &str) -> bool {
+        match self.store.hand_over(game, to).await {
+            Ok(true) => {
+                self.set_owner(game, to);
+                self.metrics.handovers.inc();
+                tracing::debug!(%game, to, "game handed over to the replica its calls come through");
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                tracing::warn!(%game, to, error = %e, "hand-over failed");
+                false
+            }
+        }
+    }
+}
+
+/// Whether a game not in memory may be loaded here ([`Cluster::claim_to_load`]).
+pub(crate) enum ToLoad {
+    /// Its lease is this replica's; a released game's clock reading when it was claimed.
+    Here { slept_ms: Option<u64> },
+    /// Another replica holds it.
+    Elsewhere,
 }
 
 /// What the services know of the replicas around this one: where this replica answers, the
@@ -280,7 +254,8 @@ impl crate::Host {
     /// Serve as one replica of several sharing the store, whose leases `leases` keeps (set
     /// once, before serving).
     pub fn set_replica(&self, leases: Arc<dyn Leases>) -> bool {
-        self.ctx.cluster.set(Arc::new(Cluster::new(leases))).is_ok()
+        let cluster = Cluster::new(leases, self.ctx.metrics.clone());
+        self.ctx.cluster.set(Arc::new(cluster)).is_ok()
     }
 
     /// The replicas around this one, as the services see them (None on a single server).
@@ -303,7 +278,7 @@ impl crate::Host {
         if !cluster.sure() {
             self.heartbeat(cluster).await.map_err(|e| HostError::store("the replica's heartbeat", e))?;
         }
-        if cluster.leases().holds(&uuid) {
+        if cluster.holds(&uuid) {
             match self.session(id).await {
                 // Released (asleep) or handed over while the call waited: ask the store below.
                 Err(HostError::Moved(_)) => {}
@@ -314,12 +289,8 @@ impl crate::Host {
             return Ok(Route::Remote(addr));
         }
         // A session here for a game this replica does not hold is stale: it goes first.
-        self.evict(uuid);
-        match cluster
-            .claim(uuid, &self.ctx.metrics)
-            .await
-            .map_err(|e| HostError::store("finding the game's owner", e))?
-        {
+        self.ctx.let_go(uuid, None, LetGo::Evicted);
+        match cluster.claim(uuid).await.map_err(|e| HostError::store("finding the game's owner", e))? {
             Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
             Claim::Other(_) if forwarded => Err(HostError::Moved(dawgref_engine::text::clip(id))),
             Claim::Other(addr) => Ok(Route::Remote(addr)),
@@ -353,36 +324,22 @@ impl crate::Host {
         let Some(cluster) = self.ctx.cluster.get() else { return false };
         self.ctx
             .under_loading_lock(uuid, async {
-                if !cluster.leases().holds(&uuid) {
+                if !cluster.holds(&uuid) {
                     return false;
                 }
                 // Out of the live map first, so that the stopping session keeps the lease for us.
-                if let Some(session) = self.ctx.live.remove(&uuid) {
-                    session.leave();
+                if let Some(session) = self.ctx.let_go(uuid, None, LetGo::HandedOver) {
                     session.stopped().await;
                 }
-                self.ctx.forget_sleep(&uuid);
-                match cluster.leases().hand_over(uuid, to).await {
-                    Ok(true) => {
-                        cluster.set_owner(uuid, to);
-                        self.ctx.metrics.handovers.inc();
-                        tracing::debug!(game = %uuid, to, "game handed over to the replica its calls come through");
-                        true
-                    }
-                    Ok(false) => false,
-                    Err(e) => {
-                        tracing::warn!(game = %uuid, to, error = %e, "hand-over failed");
-                        false
-                    }
-                }
+                cluster.hand_over(uuid, to).await
             })
             .await
     }
 
     /// Renew the replica's heartbeat and let go of the games it lost.
     async fn heartbeat(&self, cluster: &Cluster) -> Result<(), StoreError> {
-        for game in cluster.heartbeat(&self.ctx.metrics).await? {
-            self.evict(game);
+        for game in cluster.heartbeat().await? {
+            self.ctx.let_go(game, None, LetGo::Evicted);
         }
         Ok(())
     }
@@ -403,7 +360,7 @@ impl crate::Host {
                 tracing::warn!(error = %e, "heartbeat failed");
                 continue;
             }
-            match cluster.leases().orphans(cluster.lease(), 64).await {
+            match cluster.store.orphans(cluster.lease(), 64).await {
                 Ok(orphans) => {
                     for game in orphans {
                         if *shutdown.borrow() {

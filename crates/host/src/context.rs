@@ -59,19 +59,85 @@ pub struct Context {
     pub(super) loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
 }
 
+/// Why a game leaves this host's memory ([`Context::let_go`]). Every way out removes the
+/// game's session from the live map and tells its task to stop after the operation in hand;
+/// the reason decides what is kept of the game here and what becomes of its lease.
+pub(crate) enum LetGo {
+    /// Another replica owns it now (the heartbeat found its lease lost, or a call found a
+    /// session here for a game this replica does not hold), or its caller dropped it: nothing
+    /// of it stays here, and its lease is no longer counted as this replica's.
+    Evicted,
+    /// Handed over to the replica its calls come through: nothing of it stays here; the caller
+    /// moves the lease once the task has stopped.
+    HandedOver,
+    /// Idle: remembered as asleep (its clock's reading, an alarm for its next flag) and woken
+    /// by its next call; among replicas the caller then releases its lease.
+    Asleep(Asleep),
+    /// Over: served from the store from now on; it has no lease any more.
+    Finished,
+    /// Its log could be neither written nor read back (or another replica fenced it): the
+    /// next call rebuilds it from the store, claiming its lease again.
+    GivenUp,
+    /// The server is stopping: the lease stays until the drain releases every lease at once.
+    ShuttingDown,
+}
+
 impl Context {
-    /// Let a game go from memory (and its lease, among replicas).
-    pub(super) fn release(&self, id: Uuid) {
-        self.live.remove(&id);
-        self.forget_lease(&id);
+    /// Let a game go from memory, for `why`. `instance`: the session meant (a game's own task
+    /// letting itself go names its instance, so that a session loaded since stays); None:
+    /// whichever is held. The session let go, if one was held (a sleeping game's is remembered
+    /// asleep only if it was still the one held).
+    pub(crate) fn let_go(&self, id: Uuid, instance: Option<u64>, why: LetGo) -> Option<Arc<Session>> {
+        let meant = |s: &Session| instance.is_none_or(|i| s.instance() == i);
+        if let LetGo::Asleep(asleep) = &why {
+            // Asleep before it leaves the map: a request from then on finds it asleep.
+            if self.live.get(&id).is_none_or(|s| !meant(&s)) {
+                return None;
+            }
+            if let Some(at) = asleep.wake_at {
+                self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
+            }
+            self.asleep.insert(id, asleep.clone());
+            self.metrics.games_asleep.set(self.asleep.len() as i64);
+        }
+        let session = self.live.remove_if(&id, |s| meant(s));
+        if let Some(session) = &session {
+            session.leave();
+        }
+        if matches!(why, LetGo::Evicted | LetGo::HandedOver) {
+            self.forget_sleep(&id);
+        }
+        if let Some(cluster) = self.cluster.get() {
+            match why {
+                // The lease is no longer this replica's.
+                LetGo::Evicted => cluster.forget(&id),
+                // The lease ends with the session, unless one loaded since holds the game.
+                LetGo::Finished | LetGo::GivenUp if session.is_some() => cluster.forget(&id),
+                // The caller moves (handed over) or releases (asleep) the lease next; the calls
+                // counted towards a hand-over count no more.
+                LetGo::HandedOver | LetGo::Asleep(_) => cluster.forget_run(&id),
+                LetGo::Finished | LetGo::GivenUp | LetGo::ShuttingDown => {}
+            }
+        }
+        session
     }
 
-    /// [`Context::release`] by a session's task: only if the game's session is still that one
-    /// (a game let go and loaded again has a new session, which stays).
-    pub(crate) fn release_instance(&self, id: Uuid, instance: u64) {
-        if self.live.remove_if(&id, |s| s.instance() == instance) {
-            self.forget_lease(&id);
-        }
+    /// Among replicas, a game that fell asleep here releases its lease (keeping its clock's
+    /// reading and its next flag in the store), so that whichever replica its next call reaches
+    /// wakes it. Under the game's loading lock, and only if it is still asleep here: a request
+    /// that woke it meanwhile keeps the lease.
+    pub(crate) async fn release_asleep(&self, id: Uuid) {
+        let Some(cluster) = self.cluster.get() else { return };
+        self.under_loading_lock(id, async {
+            let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
+            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains(&id)) else { return };
+            let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
+            if let Err(e) = cluster.release(id, game_ms, wake_in).await {
+                // It stays this replica's, renewed by the heartbeat; a call here wakes it.
+                tracing::warn!(game = %id, error = %e, "a sleeping game's lease could not be released");
+            }
+        })
+        .await;
     }
 
     /// Run `work` under the game's loading lock: a game is loaded, its lease released or handed
@@ -88,48 +154,6 @@ impl Context {
         let out = work.await;
         self.loading.remove_if(&id, |_, held| Arc::ptr_eq(held, &lock) && Arc::strong_count(held) <= 2);
         out
-    }
-
-    pub(crate) fn forget_lease(&self, id: &Uuid) {
-        if let Some(cluster) = self.cluster.get() {
-            cluster.leases().forget(id);
-            cluster.forget_run(id);
-        }
-    }
-
-    /// A session's task goes to sleep: remembered as asleep (with an alarm for its next flag),
-    /// then out of the live map, if the game's session is still that one. Among replicas its
-    /// lease is then released ([`Context::release_sleeping`]).
-    pub(crate) fn put_to_sleep(&self, id: Uuid, instance: u64, asleep: Asleep) {
-        if self.live.get(&id).is_none_or(|s| s.instance() != instance) {
-            return;
-        }
-        let wake_at = asleep.wake_at;
-        self.asleep.insert(id, asleep);
-        if let Some(at) = wake_at {
-            self.alarms.lock().unwrap_or_else(|e| e.into_inner()).insert((at, id));
-        }
-        self.live.remove_if(&id, |s| s.instance() == instance);
-        self.metrics.games_asleep.set(self.asleep.len() as i64);
-    }
-
-    /// Among replicas, a game that fell asleep lets its lease go (keeping its clock's reading
-    /// and its next flag in the store), so that whichever replica its next call reaches wakes
-    /// it. Under the game's loading lock, and only if it is still asleep here: a request that
-    /// woke it meanwhile keeps the lease.
-    pub(crate) async fn release_sleeping(&self, id: Uuid) {
-        let Some(cluster) = self.cluster.get() else { return };
-        self.under_loading_lock(id, async {
-            let reading = self.asleep.get(&id).map(|a| (a.now_ms(), a.wake_at));
-            let Some((game_ms, wake_at)) = reading.filter(|_| !self.live.contains(&id)) else { return };
-            let wake_in = wake_at.map(|at| at.saturating_duration_since(Instant::now()));
-            cluster.forget_run(&id);
-            if let Err(e) = cluster.leases().release(id, game_ms, wake_in).await {
-                // It stays this replica's, renewed by the heartbeat; a call here wakes it.
-                tracing::warn!(game = %id, error = %e, "a sleeping game's lease could not be released");
-            }
-        })
-        .await;
     }
 
     /// A game no longer asleep (woken, or another replica's now): its entry and alarm go.

@@ -26,7 +26,7 @@ mod state;
 mod switch;
 pub mod trace;
 
-pub use cluster::{LeaseFuture, Leases, Peers};
+pub use cluster::Peers;
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
 pub use config::{Callbacks, CreateRate, Limits};
 pub use context::Answers;
@@ -42,10 +42,9 @@ pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms
 use state::{Core, Remembered};
 pub use switch::{sleep_until, stopped};
 
-use context::Context;
+use context::{Context, LetGo};
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
-use dawgref_store::postgres::Claim;
 use dawgref_store::record::{Batch, GameRecord, Label};
 use dawgref_store::{GameStore, StoreError};
 use metrics::Metrics;
@@ -200,17 +199,6 @@ impl Host {
         self.ctx.shutdown.clone()
     }
 
-    /// Let a game's session go (its game now belongs to another replica).
-    pub fn evict(&self, id: Uuid) {
-        self.ctx.forget_sleep(&id);
-        if let Some(cluster) = self.ctx.cluster.get() {
-            cluster.forget_run(&id);
-        }
-        if let Some(session) = self.ctx.live.remove(&id) {
-            session.leave();
-        }
-    }
-
     /// Wake sleeping games whose next flag is due, so that it falls on time with nobody
     /// asking (a correspondence game left for days). Checks twice a second; ends on shutdown.
     pub async fn run_alarms(self) {
@@ -289,7 +277,7 @@ impl Host {
     pub async fn drain(&self, limit: Duration) -> bool {
         let stopped = self.wait_for_sessions(limit).await;
         if let Some(cluster) = self.ctx.cluster.get() {
-            match cluster.release().await {
+            match cluster.release_all().await {
                 Ok(()) => tracing::info!("games handed over"),
                 Err(e) => tracing::warn!(error = %e, "leases not released: they lapse instead"),
             }
@@ -323,9 +311,11 @@ impl Host {
         }
     }
 
-    /// Let a game go from memory (the fuzzer does, once it has replayed a game it played).
-    pub fn release(&self, id: Uuid) {
-        self.ctx.release(id);
+    /// Let a game go from memory now (the fuzzer does, once it has replayed a game it played):
+    /// its task stops after the operation in hand, and the next call naming it loads it from the
+    /// store.
+    pub fn let_go(&self, id: Uuid) {
+        self.ctx.let_go(id, None, LetGo::Evicted);
     }
 
     /// Make a new game durable (its record and an empty first log row) before anyone hears of
@@ -449,9 +439,10 @@ impl Host {
             s.touch();
             return Some(s);
         }
-        // Its task is gone without letting go of the game (it went to sleep a moment ago, or,
-        // short of a bug, stopped): serve the game from its log rather than refuse it.
-        self.ctx.live.remove_if(uuid, |held| std::ptr::eq(held, &*s));
+        // Its task stopped without letting go of the game (short of a bug, it cannot: every
+        // way out of the task lets the game go first): serve the game from its log rather than
+        // refuse it.
+        self.ctx.let_go(*uuid, Some(s.instance()), LetGo::GivenUp);
         None
     }
 
@@ -462,15 +453,14 @@ impl Host {
     async fn load(&self, uuid: Uuid, id: &str) -> Result<Arc<Session>, HostError> {
         let mut slept = None;
         if let Some(cluster) = self.ctx.cluster.get() {
-            if !cluster.leases().holds(&uuid)
-                && let Claim::Other(_) = cluster
-                    .claim(uuid, &self.ctx.metrics)
-                    .await
-                    .map_err(|e| HostError::store("finding the game's owner", e))?
+            match cluster
+                .claim_to_load(uuid)
+                .await
+                .map_err(|e| HostError::store("finding the game's owner", e))?
             {
-                return Err(HostError::Moved(dawgref_engine::text::clip(id)));
+                cluster::ToLoad::Elsewhere => return Err(HostError::Moved(dawgref_engine::text::clip(id))),
+                cluster::ToLoad::Here { slept_ms } => slept = slept_ms,
             }
-            slept = cluster.leases().take_slept(&uuid);
         }
         self.ctx.metrics.games_loaded.inc();
         let Replayed { core, last_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;

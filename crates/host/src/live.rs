@@ -54,15 +54,10 @@ impl<S> LiveGames<S> {
         self.counted(session)
     }
 
-    pub(crate) fn remove(&self, id: &Uuid) -> Option<Arc<S>> {
-        let removed = self.map.remove(id).map(|(_, s)| s);
-        self.counted(removed)
-    }
-
     /// Remove the game if `held` says its session is the one meant (a game let go and loaded
-    /// again has a new session, which stays); whether it was removed.
-    pub(crate) fn remove_if(&self, id: &Uuid, held: impl FnOnce(&S) -> bool) -> bool {
-        let removed = self.map.remove_if(id, |_, s| held(s)).is_some();
+    /// again has a new session, which stays); the session removed.
+    pub(crate) fn remove_if(&self, id: &Uuid, held: impl FnOnce(&S) -> bool) -> Option<Arc<S>> {
+        let removed = self.map.remove_if(id, |_, s| held(s)).map(|(_, s)| s);
         self.counted(removed)
     }
 }

@@ -191,11 +191,12 @@ pub const BOT_NICE: i32 = 0;
 impl Pool {
     /// A pool of `workers` slots (at least one), with a thread per slot in each lane. The
     /// threads end when every handle to the pool is gone.
-    pub fn new(workers: usize) -> Pool {
+    #[cfg(test)]
+    pub(crate) fn new(workers: usize) -> Pool {
         Pool::with_bot_nice(workers, None, BOT_NICE)
     }
 
-    /// [`Pool::new`], whose threads call `idle` each time they run out of jobs (the binaries
+    /// A pool of `workers` slots (at least one), with a thread per slot in each lane, whose threads call `idle` each time they run out of jobs (the binaries
     /// hand freed memory back to the system there), the bots' threads at niceness `bot_nice`
     /// (0: the process's own; a thread can lower its priority, never raise it back).
     pub fn with_bot_nice(workers: usize, idle: Option<fn()>, bot_nice: i32) -> Pool {
@@ -251,7 +252,7 @@ impl Pool {
 
     /// Run `job` on a worker and wait for its answer; None if the job panicked (a bug, reported
     /// by the caller as INTERNAL rather than taking the server down) or no worker is left.
-    pub async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    pub(crate) async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
         let (tx, rx) = oneshot::channel();
         self.spawn(move || {
             // The caller stopped waiting (its deadline passed, it went away) while the job
@@ -266,25 +267,25 @@ impl Pool {
 
     /// Run `job` on a worker without waiting for it (it reports through whatever it captured).
     /// A job that panics is caught: the worker lives on.
-    pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+    pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         self.spawn_wide(1, move |_| job());
     }
 
     /// Worker threads.
-    pub fn workers(&self) -> usize {
+    pub(crate) fn workers(&self) -> usize {
         self.workers
     }
 
     /// The most slots one job may hold: every worker but one, so that other work always has a
     /// thread (one, on a machine of one core).
-    pub fn widest(&self) -> usize {
+    pub(crate) fn widest(&self) -> usize {
         self.workers.saturating_sub(1).max(1)
     }
 
     /// Run `job` holding `threads` slots (at most [`Pool::widest`]): it may think on that many
     /// threads at once (its own and `threads - 1` it starts), and while it runs, only the
     /// pool's other slots are left for other jobs. `job` is told how many it holds.
-    pub fn spawn_wide(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static) {
+    pub(crate) fn spawn_wide(&self, threads: usize, job: impl FnOnce(usize) + Send + 'static) {
         self.push(threads, job, Priority::Request);
     }
 
@@ -295,7 +296,7 @@ impl Pool {
     }
 
     /// Run `job` on the work lane when no request's job waits there (a game review's turn).
-    pub fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
+    pub(crate) fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
         self.push(1, move |_| job(), Priority::Background);
     }
 

@@ -63,12 +63,24 @@ fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String>
 /// A stored game after replaying its log: its state, the clock reading it resumes at, and its
 /// bots' pace.
 pub struct Replayed {
-    pub core: Core,
+    pub(crate) core: Core,
     /// The last clock reading in the log (time the server was down is nobody's); for a
     /// correspondence clock, the time since the game was created, whichever is later (its moves'
     /// deadlines are on the calendar).
-    pub last_ms: u64,
-    pub bot_delay_ms: u32,
+    pub(crate) last_ms: u64,
+    pub(crate) bot_delay_ms: u32,
+}
+
+impl Replayed {
+    /// The game as its log rebuilt it.
+    pub fn game(&self) -> &Game {
+        self.core.game()
+    }
+
+    /// The answers the log remembers, by asker and request id.
+    pub fn remembered_responses(&self) -> &Remembered {
+        self.core.remembered_responses()
+    }
 }
 
 /// Replay a stored game's log. Errors say what could not be replayed and where.

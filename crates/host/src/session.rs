@@ -2,37 +2,83 @@
 //! game's `Core` and is the only thing that changes it, fed by a command channel; the handle
 //! sends it commands (`command`) and reads what it published. Readers never wait on the task:
 //! they read the last published [`Snapshot`]. Creation, start-up recovery and loading a game on
-//! demand all build a session through `Session::start` (in `actor`, which starts the task); a
-//! finished game gets no task (it changes no more) and answers reads only.
+//! demand all build a session through [`Session::start`], which starts the task (`actor::spawn`);
+//! a finished game gets no task (it changes no more) and answers reads only.
 
+use super::actor::{self, Start};
 use super::command::*;
+use super::context::Context;
 use super::error::HostError;
-use super::state::{Asker, Remembered, Snapshot, TokenHash};
+use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
+use super::switch::Switch;
 use dawgref_engine::game::{Event, GameError};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// One live (or finished, read-only) game.
 pub struct Session {
-    pub(crate) id: Uuid,
+    id: Uuid,
     /// Unique per session built: a game left and loaded again is another instance.
-    pub(crate) instance: u64,
-    pub(crate) clock: GameClock,
-    pub(crate) snapshot: watch::Receiver<Arc<Snapshot>>,
+    instance: u64,
+    clock: GameClock,
+    snapshot: watch::Receiver<Arc<Snapshot>>,
     /// None for a finished game: nothing can change it.
     /// Boxed: a channel's first block of slots is allocated with it, and most games are idle.
-    pub(crate) commands: Option<mpsc::Sender<Box<Sent>>>,
+    commands: Option<mpsc::Sender<Box<Sent>>>,
     /// A finished game's remembered responses: a retry of the request that ended it (or any
     /// earlier one) still gets its first answer.
-    pub(crate) finished: Remembered,
-    pub(crate) events: Arc<EventChannel>,
+    finished: Remembered,
+    events: Arc<EventChannel>,
     /// Shared with the task: requests, watchers, and the two switches (leave, gone).
-    pub(crate) activity: Arc<Activity>,
+    activity: Arc<Activity>,
 }
 
 impl Session {
+    /// Serve a game from `core`, whose log is durable up to its `seq`. The clock reads
+    /// `base_ms` now. A live game gets its task (timers armed, bots set thinking); a finished
+    /// one is served read-only.
+    pub(crate) fn start(
+        ctx: &Arc<Context>,
+        id: Uuid,
+        base_ms: u64,
+        core: Core,
+        bot_delay_ms: u32,
+    ) -> Arc<Session> {
+        let clock = GameClock { started: Instant::now(), base_ms };
+        let (snapshot, snapshot_rx) = watch::channel(Arc::new(core.snapshot()));
+        // Watchers that fall further behind replay from the snapshot, so the channel stays small.
+        let events =
+            Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
+        static INSTANCES: AtomicU64 = AtomicU64::new(1);
+        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
+        let over = core.game().is_over();
+        let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
+        let activity = Arc::new(Activity {
+            watchers: AtomicUsize::new(0),
+            touched_ms: AtomicU64::new(0),
+            leave: Switch::default(),
+            gone: Switch::default(),
+        });
+        let commands = (!over).then(|| {
+            actor::spawn(Start {
+                ctx: ctx.clone(),
+                id,
+                instance,
+                clock,
+                core,
+                snapshot,
+                events: events.clone(),
+                activity: activity.clone(),
+                bot_delay: Duration::from_millis(u64::from(bot_delay_ms)),
+            })
+        });
+        Arc::new(Session { id, instance, clock, snapshot: snapshot_rx, commands, finished, events, activity })
+    }
+
     pub fn id(&self) -> Uuid {
         self.id
     }
@@ -48,12 +94,12 @@ impl Session {
 
     /// Let the game go: the task finishes the operation it is in and stops; watchers are told
     /// to watch again from their next event (elsewhere: another replica owns the game now).
-    pub fn leave(&self) {
+    pub(crate) fn leave(&self) {
         self.activity.leave.flip();
     }
 
     /// Resolves when the game's task has stopped (at once for a finished game, which has none).
-    pub async fn stopped(&self) {
+    pub(crate) async fn stopped(&self) {
         if let Some(commands) = &self.commands {
             commands.closed().await;
         }

@@ -21,12 +21,14 @@
 //! before answering the request that made the change. A read returns a [`Reading`], awaited the
 //! same way: no store blocks a caller's thread, so reads need no thread of the caller's.
 
+mod lease;
 pub mod memory;
 pub mod postgres;
 mod queue;
 pub mod record;
 pub mod sqlite;
 
+pub use lease::{Claim, LeaseFuture, Leases};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;

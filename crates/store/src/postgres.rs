@@ -31,6 +31,7 @@ use super::queue::{self, Group, Groups, Queue};
 use super::{
     DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
 };
+use crate::lease::{Claim, LeaseFuture, Leases};
 use dashmap::DashMap;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -155,20 +156,6 @@ WHERE leases.game = $1 AND leases.owner = $2 AND leases.epoch = $3";
 /// Who holds a game's lease, and whether that replica's heartbeat is current.
 const OWNER: &str = "
 SELECT r.addr, r.expires > clock_timestamp() FROM leases l JOIN replicas r ON r.id = l.owner WHERE l.game = $1";
-
-/// Who owns a game, as the store sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Claim {
-    /// This replica holds the lease now: the game is new to the store's leases, or was this
-    /// replica's already.
-    Mine,
-    /// This replica holds the lease now, taken from another replica whose heartbeat lapsed.
-    TakenOver,
-    /// Another replica with a current heartbeat holds it; it answers at this address.
-    Other(String),
-    /// The game is not live (finished, quarantined or unknown): nobody owns it.
-    NotLive,
-}
 
 enum Job {
     /// `owner`: the replica that takes the new game's lease (none for a game over already).
@@ -774,5 +761,50 @@ impl PgStore {
         let sql = format!("SELECT g.id FROM games g WHERE {filter} ORDER BY g.id LIMIT ${}", values.len());
         let rows = timed(client.query(&sql, &refs(&values))).await?;
         Ok(GamePage { ids: rows.iter().map(|r| r.get(0)).collect(), total: total as u64 })
+    }
+}
+
+impl Leases for PgStore {
+    fn addr(&self) -> &str {
+        &self.replica.addr
+    }
+    fn secret(&self) -> &str {
+        PgStore::secret(self)
+    }
+    fn lease(&self) -> Duration {
+        self.replica.lease
+    }
+    fn heartbeat(&self) -> LeaseFuture<'_, Vec<Uuid>> {
+        Box::pin(PgStore::heartbeat(self))
+    }
+    fn claim(&self, game: Uuid) -> LeaseFuture<'_, Claim> {
+        Box::pin(PgStore::claim(self, game))
+    }
+    fn holds(&self, game: &Uuid) -> bool {
+        PgStore::holds(self, game)
+    }
+    fn leases_held(&self) -> usize {
+        PgStore::leases_held(self)
+    }
+    fn forget(&self, game: &Uuid) {
+        PgStore::forget(self, game)
+    }
+    fn release(&self, game: Uuid, game_ms: u64, wake_in: Option<Duration>) -> LeaseFuture<'_, bool> {
+        Box::pin(PgStore::release(self, game, game_ms, wake_in))
+    }
+    fn hand_over<'a>(&'a self, game: Uuid, addr: &'a str) -> LeaseFuture<'a, bool> {
+        Box::pin(PgStore::hand_over(self, game, addr))
+    }
+    fn take_slept(&self, game: &Uuid) -> Option<u64> {
+        PgStore::take_slept(self, game)
+    }
+    fn orphans(&self, grace: Duration, limit: i64) -> LeaseFuture<'_, Vec<Uuid>> {
+        Box::pin(PgStore::orphans(self, grace, limit))
+    }
+    fn live_peers(&self) -> LeaseFuture<'_, Vec<String>> {
+        Box::pin(PgStore::live_peers(self))
+    }
+    fn release_all(&self) -> LeaseFuture<'_, ()> {
+        Box::pin(PgStore::release_all(self))
     }
 }
