@@ -4,8 +4,8 @@
 
 use super::convert;
 use super::errors;
+use super::positions::AnalysisPosition;
 pub use super::positions::AnalysisService;
-use super::state::AnalysisPosition;
 use crate::endgame;
 use crate::movegen::{self, CollectAll, TopN};
 use crate::proto::v1 as pb;
@@ -176,7 +176,8 @@ impl crate::proto::v1::analysis_service_server::AnalysisService for AnalysisServ
             // else's inference sees only what was public.
             let snapshot = self.state.snapshot(id).await?;
             let game = snapshot.game();
-            let own = self.state.viewer(request.metadata(), &snapshot).await?.seat() == Some(game.to_move());
+            let own = self.state.identity.viewer(request.metadata(), &snapshot).await?.seat()
+                == Some(game.to_move());
             observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
         }
         let alphabet = r.board.rules().alphabet;
@@ -223,18 +224,8 @@ impl crate::proto::v1::analysis_service_server::AnalysisService for AnalysisServ
         let ticket = super::caller::admit(&self.state.host, &request)?;
         let r = self.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
         let req = request.into_inner();
-        let budget_ms = match req.budget_ms {
-            0 => DEFAULT_ENDGAME_MS,
-            ms if ms <= MAX_ENDGAME_MS => ms,
-            ms => {
-                return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_ENDGAME_MS} ms")));
-            }
-        };
-        let lines = match req.lines {
-            0 => 1,
-            n if n <= MAX_ENDGAME_LINES => n as usize,
-            n => return Err(errors::bad_field("lines", format!("{n}: at most {MAX_ENDGAME_LINES} lines"))),
-        };
+        let budget_ms = errors::bounded("budget_ms", req.budget_ms, DEFAULT_ENDGAME_MS, MAX_ENDGAME_MS)?;
+        let lines = errors::bounded("lines", req.lines, 1, MAX_ENDGAME_LINES)? as usize;
         if r.over {
             return Err(errors::game_state("the game is over"));
         }
@@ -293,21 +284,8 @@ impl crate::proto::v1::analysis_service_server::AnalysisService for AnalysisServ
 impl AnalysisService {
     /// A simulation request checked and turned into the engine's setup.
     fn simulation(r: &AnalysisPosition, req: &pb::SimulateRequest) -> Result<(sim::Setup, u32), Status> {
-        let budget_ms = match req.budget_ms {
-            0 => DEFAULT_SIM_MS,
-            ms if ms <= MAX_SIM_MS => ms,
-            ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_SIM_MS} ms"))),
-        };
-        let candidates = match req.candidates {
-            0 => 10,
-            n if n <= MAX_SIM_CANDIDATES => n as usize,
-            n => {
-                return Err(errors::bad_field(
-                    "candidates",
-                    format!("{n}: at most {MAX_SIM_CANDIDATES} candidates"),
-                ));
-            }
-        };
+        let budget_ms = errors::bounded("budget_ms", req.budget_ms, DEFAULT_SIM_MS, MAX_SIM_MS)?;
+        let candidates = errors::bounded("candidates", req.candidates, 10, MAX_SIM_CANDIDATES)? as usize;
         let plies = match req.plies {
             None => 2,
             Some(n) if n <= MAX_SIM_PLIES => n as usize,

@@ -1,7 +1,8 @@
 //! Seat tokens: 128 random bits, shown once to the seat's holder, stored only as a SHA-256 hash
-//! and compared in constant time; and who a request's token makes its caller (a [`Viewer`]).
+//! and compared in constant time; and who a request's token makes its caller ([`Identity`]: a
+//! seat, a director or a watcher in a game, or a director for the calls that need one).
 
-use crate::host::{Snapshot, Viewer};
+use crate::host::{Director, Host, HostError, Snapshot, Viewer};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tonic::Status;
@@ -50,13 +51,66 @@ pub fn find_seat(token: &str, seats: &[Option<TokenHash>]) -> Option<usize> {
     found
 }
 
-/// The viewer a request's metadata proves in a game: no token is a watcher; a token that fits
-/// no seat is UNAUTHENTICATED (never silently a watcher).
-pub fn viewer(metadata: &MetadataMap, game: &Snapshot) -> Result<Viewer, Status> {
-    let Some(token) = bearer(metadata)? else { return Ok(Viewer::Watcher) };
-    find_seat(&token, &game.tokens())
-        .map(Viewer::Seat)
-        .ok_or_else(|| super::errors::unauthenticated("the token does not belong to a seat of this game"))
+/// Who a request's token makes its caller: the directors the server knows (the root by the
+/// token it was started with, the keys the host keeps) and each game's seats.
+pub struct Identity {
+    host: Host,
+    /// The hash of the root director's token; none: no root director.
+    root: Option<TokenHash>,
+}
+
+impl Identity {
+    /// `root`: the root director's token (None: no root director).
+    pub fn new(host: Host, root: Option<&str>) -> Identity {
+        Identity { host, root: root.map(hash) }
+    }
+
+    /// The director a request's token makes its caller: the root director by the token the
+    /// server was started with, else a director key's holder (see [`Director`]).
+    /// UNAUTHENTICATED without a token; FAILED_PRECONDITION when the server has no director
+    /// token and the token is no key's; PERMISSION_DENIED for any other token, or a revoked key.
+    pub async fn director(&self, metadata: &MetadataMap) -> Result<Director, Status> {
+        let token = bearer(metadata)?.ok_or_else(|| {
+            super::errors::unauthenticated(
+                "this call needs a director's token (authorization: Bearer <token>)",
+            )
+        })?;
+        match self.director_of(&token).await {
+            Err(HostError::NotDirector) if self.root.is_none() => Err(super::errors::no_director()),
+            answer => answer.map_err(super::errors::host),
+        }
+    }
+
+    /// The director `token` makes its holder: [`HostError::NotDirector`] when it is neither the
+    /// root's nor a key's.
+    async fn director_of(&self, token: &str) -> Result<Director, HostError> {
+        if self.root.is_some() && find_seat(token, &[self.root]).is_some() {
+            return Ok(Director::root());
+        }
+        self.host.director_key(&hash(token)).await
+    }
+
+    /// The viewer a request's metadata proves in a game: no token is a watcher; a seat by its
+    /// token; a director whose games include this one by a director's token (PERMISSION_DENIED
+    /// for a director key's other games, or a revoked key); any other token is UNAUTHENTICATED
+    /// (never silently a watcher).
+    pub async fn viewer(&self, metadata: &MetadataMap, game: &Snapshot) -> Result<Viewer, Status> {
+        let Some(token) = bearer(metadata)? else { return Ok(Viewer::Watcher) };
+        if let Some(seat) = find_seat(&token, &game.tokens()) {
+            return Ok(Viewer::Seat(seat));
+        }
+        match self.director_of(&token).await {
+            Ok(director) => {
+                director.check_covers(game.labels()).map_err(super::errors::host)?;
+                Ok(Viewer::Director)
+            }
+            // No seat's and no director's: the token proves nobody.
+            Err(HostError::NotDirector) => {
+                Err(super::errors::unauthenticated("the token does not belong to a seat of this game"))
+            }
+            Err(other) => Err(super::errors::host(other)),
+        }
+    }
 }
 
 /// The seat an action needs; a watcher is UNAUTHENTICATED.

@@ -36,6 +36,16 @@ pub fn problems(field: &str, problems: &[Problem]) -> Status {
     )
 }
 
+/// A request's count or budget: 0 means `default`, up to `max` is taken as given, more is
+/// INVALID_ARGUMENT naming the field and its bound.
+pub fn bounded(field: &str, given: u32, default: u32, max: u32) -> Result<u32, Status> {
+    match given {
+        0 => Ok(default),
+        n if n <= max => Ok(n),
+        n => Err(bad_field(field, format!("{n}: at most {max}"))),
+    }
+}
+
 /// A malformed field. The description is bounded: it may quote the client's input.
 pub fn bad_field(field: &str, description: impl Into<String>) -> Status {
     let description = clip_to(&description.into(), DESCRIPTION_CHARS);

@@ -8,10 +8,10 @@ use super::errors;
 use super::forward;
 use super::import::{Imported, import};
 use super::new_game::{display_name, new_game};
-use super::state::{AppState, Here};
+use super::state::AppState;
 use super::views;
 use crate::game::Game;
-use crate::host::{Route, Turn, TurnAction, Viewer, sleep_until, stopped};
+use crate::host::{Route, Session, Turn, TurnAction, Viewer, sleep_until, stopped};
 use crate::proto::v1 as pb;
 use crate::proto::v1::games_service_client::GamesServiceClient;
 use std::pin::Pin;
@@ -105,7 +105,7 @@ impl GamesService {
         if labels.is_empty() {
             return Ok(());
         }
-        let director = self.state.director(metadata).await?;
+        let director = self.state.identity.director(metadata).await?;
         director.check_covers(labels).map_err(errors::host)
     }
 
@@ -150,17 +150,14 @@ impl GamesService {
         Ok(pb::ListGamesResponse { games, next_page_token, total: page.total.min(u32::MAX as u64) as u32 })
     }
 
+    /// A turn submitted to the game's session here.
     async fn submit(
         &self,
+        session: Arc<Session>,
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<pb::SubmitTurnResponse, Status> {
-        let id = request.get_ref().game_id.clone();
-        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.submit_turn(r).await };
-        let (session, request) = match self.state.serve(&id, request, call).await? {
-            Here::Local(session, request) => (session, request),
-            Here::Forwarded(answer) => return Ok(answer.into_inner()),
-        };
-        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
+        let seat =
+            auth::required_seat(self.state.identity.viewer(request.metadata(), &session.snapshot()).await?)?;
         let req = request.into_inner();
         let action = match req.action {
             Some(pb::submit_turn_request::Action::Play(p)) => TurnAction::Play(convert::play_input(p)),
@@ -281,28 +278,28 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
     ) -> Result<Response<pb::JoinGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
         let call = |mut c: GamesServiceClient<Channel>, r| async move { c.join_game(r).await };
-        let (session, request) = match self.state.serve(&id, request, call).await? {
-            Here::Local(session, request) => (session, request),
-            Here::Forwarded(answer) => return Ok(answer),
-        };
-        let req = request.into_inner();
-        let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
-        let (token, hash) = auth::new_token()?;
-        let seat = self
-            .state
-            .on_session(&id, session, |s| {
-                let name = name.clone();
-                async move { s.join(name, hash).await }
+        self.state
+            .serve(&id, request, call, async |session, request| {
+                let req = request.into_inner();
+                let name = if req.name.is_empty() { String::new() } else { display_name("name", &req.name)? };
+                let (token, hash) = auth::new_token()?;
+                let seat = self
+                    .state
+                    .on_session(&id, session, |s| {
+                        let name = name.clone();
+                        async move { s.join(name, hash).await }
+                    })
+                    .await?;
+                Ok(pb::JoinGameResponse { seat: seat as u32, token })
             })
-            .await?;
-        Ok(Response::new(pb::JoinGameResponse { seat: seat as u32, token }))
+            .await
     }
 
     async fn list_games(
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        let director = self.state.director(request.metadata()).await?;
+        let director = self.state.identity.director(request.metadata()).await?;
         let (metadata, _, req) = request.into_parts();
         let size = convert::page_size(req.page_size, DEFAULT_PAGE as u32, MAX_PAGE as u32) as usize;
         let after = match req.page_token.as_str() {
@@ -386,19 +383,23 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
     ) -> Result<Response<pb::GetGameResponse>, Status> {
         let id = request.get_ref().game_id.clone();
         let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
-        let (session, request) = match self.state.serve(&id, request, call).await? {
-            Here::Local(session, request) => (session, request),
-            Here::Forwarded(answer) => return Ok(answer),
-        };
-        let viewer = self.state.viewer(request.metadata(), &session.snapshot()).await?;
-        Ok(Response::new(pb::GetGameResponse { view: Some(views::session_view(&session, viewer)) }))
+        self.state
+            .serve(&id, request, call, async |session, request| {
+                let viewer = self.state.identity.viewer(request.metadata(), &session.snapshot()).await?;
+                Ok(pb::GetGameResponse { view: Some(views::session_view(&session, viewer)) })
+            })
+            .await
     }
 
     async fn submit_turn(
         &self,
         request: Request<pb::SubmitTurnRequest>,
     ) -> Result<Response<pb::SubmitTurnResponse>, Status> {
-        self.submit(request).await.map(Response::new)
+        let id = request.get_ref().game_id.clone();
+        let call = |mut c: GamesServiceClient<Channel>, r| async move { c.submit_turn(r).await };
+        self.state
+            .serve(&id, request, call, async |session, request| self.submit(session, request).await)
+            .await
     }
 
     async fn challenge(
@@ -407,21 +408,22 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
         let id = request.get_ref().game_id.clone();
         let call = |mut c: GamesServiceClient<Channel>, r| async move { c.challenge(r).await };
-        let (session, request) = match self.state.serve(&id, request, call).await? {
-            Here::Local(session, request) => (session, request),
-            Here::Forwarded(answer) => return Ok(answer),
-        };
-        let seat = auth::required_seat(self.state.viewer(request.metadata(), &session.snapshot()).await?)?;
-        let req = request.into_inner();
-        let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
-        let answer = self
-            .state
-            .on_session(&req.game_id, session, |s| {
-                let request_id = request_id.clone();
-                async move { s.challenge(seat, request_id).await }
+        self.state
+            .serve(&id, request, call, async |session, request| {
+                let viewer = self.state.identity.viewer(request.metadata(), &session.snapshot()).await?;
+                let seat = auth::required_seat(viewer)?;
+                let req = request.into_inner();
+                let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
+                let answer = self
+                    .state
+                    .on_session(&req.game_id, session, |s| {
+                        let request_id = request_id.clone();
+                        async move { s.challenge(seat, request_id).await }
+                    })
+                    .await?;
+                views::answer(answer, views::challenge_response)
             })
-            .await?;
-        views::answer(answer, views::challenge_response).map(Response::new)
+            .await
     }
 
     type WatchGameStream = EventStream;
@@ -442,7 +444,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         // Subscribe before reading the snapshot, so no event falls between the two.
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
-        let viewer = self.state.viewer(request.metadata(), &snapshot).await?;
+        let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
         let alphabet = snapshot.game().config().rules.alphabet;
         let history = snapshot.game().history();
         let backlog: Vec<_> = history[from.min(history.len())..].to_vec();
@@ -522,15 +524,13 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
     ) -> Result<Response<pb::ExportGcgResponse>, Status> {
         let id = request.get_ref().game_id.clone();
         let call = |mut c: GamesServiceClient<Channel>, r| async move { c.export_gcg(r).await };
-        let (session, request) = match self.state.serve(&id, request, call).await? {
-            Here::Local(session, request) => (session, request),
-            Here::Forwarded(answer) => return Ok(answer),
-        };
-        let snapshot = session.snapshot();
-        let viewer = self.state.viewer(request.metadata(), &snapshot).await?;
-        Ok(Response::new(pb::ExportGcgResponse {
-            gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer),
-        }))
+        self.state
+            .serve(&id, request, call, async |session, request| {
+                let snapshot = session.snapshot();
+                let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
+                Ok(pb::ExportGcgResponse { gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer) })
+            })
+            .await
     }
 
     async fn import_gcg(

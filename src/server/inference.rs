@@ -25,11 +25,7 @@ pub async fn infer_rack(
 ) -> Result<Response<pb::InferRackResponse>, Status> {
     let ticket = super::caller::admit(&service.state.host, &request)?;
     let req = request.get_ref();
-    let budget_ms = match req.budget_ms {
-        0 => DEFAULT_MS,
-        ms if ms <= MAX_MS => ms,
-        ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_MS} ms"))),
-    };
+    let budget_ms = errors::bounded("budget_ms", req.budget_ms, DEFAULT_MS, MAX_MS)?;
     let limit = convert::page_size(req.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let (observation, lexicon, seat, params) = match (req.game_id.is_empty(), req.cgp.is_empty()) {
         (false, true) => {

@@ -2,7 +2,8 @@
 //! for a place, each told its place as the line moves. A place is given back when its holder
 //! is dropped (the review done, or its client gone), whether it was running or still waiting.
 //! And [`Recent`]: the last reviews of records (which have no game to be kept with), by their
-//! request, so that the same request again gets the same answer.
+//! request, so that the same request again gets the same answer. [`Reviews`] holds the two for
+//! the analysis service.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -10,11 +11,11 @@ use tokio::sync::Notify;
 
 /// Reviews running at once: each keeps every worker busy, so two take turns with each other
 /// and with the live games' bots (which go first).
-pub const REVIEWS_RUNNING: usize = 2;
+const REVIEWS_RUNNING: usize = 2;
 /// Reviews waiting for a place; a request past them is refused (RESOURCE_EXHAUSTED).
-pub const REVIEWS_WAITING: usize = 8;
+const REVIEWS_WAITING: usize = 8;
 /// Reviews of records remembered.
-pub const RECENT_REVIEWS: usize = 64;
+const RECENT_REVIEWS: usize = 64;
 
 pub struct Lineup {
     state: Mutex<Line>,
@@ -140,6 +141,22 @@ impl<T: Clone> Recent<T> {
             entries.pop_front();
         }
         entries.push_back((key, value));
+    }
+}
+
+/// The server's reviews: those running and waiting, and the last reviews of records.
+pub struct Reviews {
+    pub(super) lineup: Arc<Lineup>,
+    /// The last reviews of records, every message of each, by request.
+    pub(super) recent: Recent<Arc<Vec<crate::proto::v1::AnalyzeGameResponse>>>,
+}
+
+impl Default for Reviews {
+    fn default() -> Reviews {
+        Reviews {
+            lineup: Arc::new(Lineup::new(REVIEWS_RUNNING, REVIEWS_WAITING)),
+            recent: Recent::new(RECENT_REVIEWS),
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod caller;
 pub(crate) mod codec;
 pub mod convert;
+mod director_keys;
 pub mod directors;
 pub mod errors;
 pub mod forward;
@@ -20,7 +21,9 @@ mod new_game;
 pub mod owner;
 mod positions;
 mod pre_endgame;
+mod results;
 mod review;
+mod routing;
 pub mod state;
 pub mod status;
 pub mod tls;
@@ -310,7 +313,7 @@ async fn serve_on(
         .build_v1alpha()?;
     let games = GamesServiceServer::new(games::GamesService { state: state.clone() })
         .max_decoding_message_size(limit);
-    let analysis = AnalysisServiceServer::new(analysis::AnalysisService { state: state.clone() })
+    let analysis = AnalysisServiceServer::new(analysis::AnalysisService::new(state.clone()))
         .max_decoding_message_size(limit);
     let lexicons = LexiconsServiceServer::new(lexicons::LexiconsService { state: state.clone() })
         .max_decoding_message_size(limit);

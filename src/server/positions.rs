@@ -5,8 +5,9 @@
 //! and none of each other.
 
 use super::errors;
-use super::state::{AnalysisPosition, AppState};
+use super::state::AppState;
 use crate::endgame;
+use crate::lexicon::Lexicon;
 use crate::notation::cgp;
 use crate::proto::v1 as pb;
 use crate::rack::Rack;
@@ -15,9 +16,76 @@ use tonic::Status;
 
 pub struct AnalysisService {
     pub(crate) state: Arc<AppState>,
+    /// Positions built from CGP lines: only this service reads them.
+    positions: PositionCache,
+    /// Whole-game reviews (AnalyzeGame).
+    pub(super) reviews: Arc<super::lineup::Reviews>,
+}
+
+/// A position to analyse: its board, the rack that goes with it (a CGP's first rack, or the
+/// caller's own rack in a live game), and its lexicon. Shared, not copied: a board is ~5 KB.
+pub struct AnalysisPosition {
+    pub board: Arc<crate::board::Board>,
+    /// The rack analysis defaults to: a CGP's first, a seat's own in a game.
+    pub rack: Option<crate::rack::Rack>,
+    /// `rack` belongs to the side to move (a CGP's always; a seat's on its turn).
+    pub rack_to_move: bool,
+    pub lexicon: Arc<Lexicon>,
+    /// Players in the position.
+    pub players: usize,
+    /// The side to move's score less the next player's.
+    pub spread: i32,
+    /// Consecutive scoreless turns so far.
+    pub zeros: u32,
+    /// The game is over.
+    pub over: bool,
+}
+
+/// Positions built from CGP lines, by lexicon then line: analysis clients send the same position
+/// many times, and building a board's cross-sets costs far more than looking it up. A lookup
+/// borrows the request's strings (no allocation) and shares the board (no copy). Lines are
+/// hashed with FxHash, not SipHash: hashing a CGP line was a tenth of a cached ValidatePlay's
+/// time, and the bound (the cache is emptied when it reaches its size) also bounds what
+/// colliding keys can cost.
+#[derive(Default)]
+pub struct PositionCache {
+    /// By the request's lexicon field (a loaded lexicon's name or empty: few, so a list).
+    by_lexicon: std::sync::RwLock<Vec<(String, PositionsByLine)>>,
+}
+
+/// Cached positions of one lexicon field, by CGP line.
+type PositionsByLine = rustc_hash::FxHashMap<String, Arc<AnalysisPosition>>;
+
+impl PositionCache {
+    const CAPACITY: usize = 1024;
+
+    pub fn get(&self, cgp: &str, lexicon: &str) -> Option<Arc<AnalysisPosition>> {
+        let lists = self.by_lexicon.read().unwrap_or_else(|e| e.into_inner());
+        let (_, lines) = lists.iter().find(|(name, _)| name == lexicon)?;
+        lines.get(cgp).cloned()
+    }
+
+    pub fn put(&self, cgp: &str, lexicon: &str, position: Arc<AnalysisPosition>) {
+        let mut lists = self.by_lexicon.write().unwrap_or_else(|e| e.into_inner());
+        if lists.iter().map(|(_, lines)| lines.len()).sum::<usize>() >= Self::CAPACITY {
+            lists.clear();
+        }
+        let at = match lists.iter().position(|(name, _)| name == lexicon) {
+            Some(at) => at,
+            None => {
+                lists.push((lexicon.to_string(), Default::default()));
+                lists.len() - 1
+            }
+        };
+        lists[at].1.insert(cgp.to_string(), position);
+    }
 }
 
 impl AnalysisService {
+    pub(crate) fn new(state: Arc<AppState>) -> AnalysisService {
+        AnalysisService { state, positions: PositionCache::default(), reviews: Default::default() }
+    }
+
     /// The position a request names: a live game as the caller sees it (its own rack only), or
     /// a CGP line (its board built on the pool, and cached).
     pub(super) async fn resolve(
@@ -29,7 +97,7 @@ impl AnalysisService {
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
                 let snapshot = self.state.snapshot(id).await?;
-                let viewer = self.state.viewer(metadata, &snapshot).await?;
+                let viewer = self.state.identity.viewer(metadata, &snapshot).await?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(AnalysisPosition {
@@ -45,7 +113,7 @@ impl AnalysisService {
                 }))
             }
             Some(pb::position::Source::Cgp(text)) => {
-                if let Some(position) = self.state.positions.get(text, &p.lexicon) {
+                if let Some(position) = self.positions.get(text, &p.lexicon) {
                     return Ok(position);
                 }
                 let c = cgp::parse(text, None).map_err(errors::cgp)?;
@@ -89,7 +157,7 @@ impl AnalysisService {
                     zeros,
                     over: false,
                 });
-                self.state.positions.put(text, &p.lexicon, position.clone());
+                self.positions.put(text, &p.lexicon, position.clone());
                 Ok(position)
             }
             None => Err(errors::bad_field("position", "a game_id or a cgp is required")),

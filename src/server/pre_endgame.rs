@@ -29,21 +29,10 @@ pub async fn solve(
     let ticket = super::caller::admit(&service.state.host, &request)?;
     let r = service.resolve(request.get_ref().position.as_ref(), request.metadata()).await?;
     let req = request.into_inner();
-    let budget_ms = match req.budget_ms {
-        0 => DEFAULT_MS,
-        ms if ms <= MAX_MS => ms,
-        ms => return Err(errors::bad_field("budget_ms", format!("{ms} ms: at most {MAX_MS} ms"))),
-    };
-    let candidates = match req.candidates {
-        0 => DEFAULT_CANDIDATES,
-        n if n <= MAX_CANDIDATES => n,
-        n => return Err(errors::bad_field("candidates", format!("{n}: at most {MAX_CANDIDATES}"))),
-    };
-    let max_scenarios = match req.max_scenarios {
-        0 => DEFAULT_SCENARIOS,
-        n if n <= MAX_SCENARIOS => n,
-        n => return Err(errors::bad_field("max_scenarios", format!("{n}: at most {MAX_SCENARIOS}"))),
-    };
+    let budget_ms = errors::bounded("budget_ms", req.budget_ms, DEFAULT_MS, MAX_MS)?;
+    let candidates = errors::bounded("candidates", req.candidates, DEFAULT_CANDIDATES, MAX_CANDIDATES)?;
+    let max_scenarios =
+        errors::bounded("max_scenarios", req.max_scenarios, DEFAULT_SCENARIOS, MAX_SCENARIOS)?;
     if r.over {
         return Err(errors::game_state("the game is over"));
     }

@@ -8,7 +8,7 @@
 //! review: the turns in flight see the stop flag, the others are never started.
 
 use super::import::{player_name, replay};
-use super::lineup::Place;
+use super::lineup::{Place, Reviews};
 use super::positions::AnalysisService;
 use super::state::AppState;
 use super::{convert, errors};
@@ -41,14 +41,9 @@ struct Source {
     names: Vec<String>,
     /// Which turns a record showed the rack of (None: every rack known).
     shown: Option<Vec<bool>>,
-    /// Where the finished review is kept: with the game in the store, or in memory for a record
-    /// (by its request).
-    keep: Keep,
-}
-
-enum Keep {
-    Store(Uuid),
-    Memory,
+    /// The stored game, whose review is kept with it (None: a record's, kept in memory by its
+    /// request).
+    stored: Option<Uuid>,
 }
 
 pub async fn analyze(
@@ -58,11 +53,10 @@ pub async fn analyze(
     let state = &service.state;
     let caller = super::caller::Caller::of(&request);
     let req = request.into_inner();
-    let ms = match req.ms_per_turn {
-        0 => DEFAULT_MS,
-        ms if (MIN_MS..=MAX_MS).contains(&ms) => ms,
-        ms => return Err(errors::bad_field("ms_per_turn", format!("{ms} ms: {MIN_MS} to {MAX_MS}"))),
-    };
+    let ms = errors::bounded("ms_per_turn", req.ms_per_turn, DEFAULT_MS, MAX_MS)?;
+    if ms < MIN_MS {
+        return Err(errors::bad_field("ms_per_turn", format!("{ms}: at least {MIN_MS}")));
+    }
     let source = match (req.game_id.is_empty(), req.gcg.is_empty()) {
         (false, false) => return Err(errors::bad_field("gcg", "give a game_id or a gcg record, not both")),
         (true, true) => return Err(errors::bad_field("game_id", "a game_id or a gcg record is required")),
@@ -88,8 +82,12 @@ pub async fn analyze(
     let key = format!("{FORMAT} seats={seats:?} ms={ms} seed={}", req.seed);
     // A review kept from the same request.
     let memory_key = || format!("{key} ruleset={} lexicon={} gcg={}", req.ruleset, req.lexicon, req.gcg);
-    match &source.keep {
-        Keep::Store(id) => match state.host.kept_review(*id, key.clone()).await {
+    let keep = match source.stored {
+        Some(id) => Kept::Store(id, key),
+        None => Kept::Memory(memory_key()),
+    };
+    match &keep {
+        Kept::Store(id, key) => match state.host.kept_review(*id, key.clone()).await {
             Ok(Some(body)) => match decode(&body) {
                 Some(updates) => return Ok(kept(updates)),
                 None => tracing::warn!(game = %id, "a kept review does not decode: reviewing again"),
@@ -98,8 +96,8 @@ pub async fn analyze(
             // The review can still be made: only keeping it may fail too.
             Err(e) => tracing::warn!(game = %id, error = %e, "reading a kept review failed"),
         },
-        Keep::Memory => {
-            if let Some(updates) = state.recent_reviews.get(&memory_key()) {
+        Kept::Memory(key) => {
+            if let Some(updates) = service.reviews.recent.get(key) {
                 return Ok(kept(updates.as_ref().clone()));
             }
         }
@@ -115,18 +113,22 @@ pub async fn analyze(
         Arc::new(Plan::new(source.game.clone(), source.shown.clone(), options, |s| seats.contains(&s)));
     let turns = plan.turns().len();
     let workers = state.host.thinking_threads();
-    let place = state.reviews.join().ok_or_else(|| {
-        let (running, waiting) = state.reviews.load();
+    let place = service.reviews.lineup.join().ok_or_else(|| {
+        let (running, waiting) = service.reviews.lineup.load();
         // About as long as a review like this one takes.
         let retry = Duration::from_millis(u64::from(ms) * turns.max(1) as u64 / workers as u64);
         errors::reviews_full(running, waiting, retry.max(Duration::from_secs(1)))
     })?;
-    let keep = match source.keep {
-        Keep::Store(id) => Kept::Store(id, key),
-        Keep::Memory => Kept::Memory(memory_key()),
-    };
     let (tx, rx) = mpsc::channel::<Result<pb::AnalyzeGameResponse, Status>>(16);
-    let job = Job { state: state.clone(), names: source.names, seats, plan, keep, tx };
+    let job = Job {
+        state: state.clone(),
+        reviews: service.reviews.clone(),
+        names: source.names,
+        seats,
+        plan,
+        keep,
+        tx,
+    };
     tokio::spawn(job.run(place));
     // The stream owns the ticket: when the client goes away, the review stops (its flag is
     // raised) and the client's place among the searches is free.
@@ -154,7 +156,7 @@ async fn by_id(state: &AppState, id: &str) -> Result<Source, Status> {
         game: Arc::new(snapshot.game().clone()),
         names: snapshot.seats().iter().map(|s| s.name().to_string()).collect(),
         shown,
-        keep: Keep::Store(uuid),
+        stored: Some(uuid),
     })
 }
 
@@ -171,11 +173,12 @@ async fn by_record(state: &AppState, req: &pb::AnalyzeGameRequest) -> Result<Sou
         names: replayed.record.players.iter().map(player_name).collect(),
         shown: Some(review::racks_shown(&replayed.record)),
         game: Arc::new(replayed.game),
-        keep: Keep::Memory,
+        stored: None,
     })
 }
 
-/// Where a finished review goes.
+/// Where a finished review is kept, by what key: with the stored game, or in memory for a
+/// record (by its request).
 enum Kept {
     Store(Uuid, String),
     Memory(String),
@@ -184,6 +187,7 @@ enum Kept {
 /// A review under way: its turns, and the stream to its client.
 struct Job {
     state: Arc<AppState>,
+    reviews: Arc<Reviews>,
     names: Vec<String>,
     seats: Vec<usize>,
     /// The turns to judge and how.
@@ -229,28 +233,27 @@ impl Job {
         }
         // Judge the turns a worker's worth at a time: the pool's other work goes first.
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Option<TurnReview>)>();
-        let (mut next, mut in_flight) = (0, 0);
+        for _ in 0..workers.min(turns) {
+            judge_in_background(self.state.host.clone(), self.plan.clone(), done_tx.clone());
+        }
+        drop(done_tx);
         let mut reviews: Vec<TurnReview> = Vec::with_capacity(turns);
         let alphabet = self.plan.game().config().rules.alphabet;
         while reviews.len() < turns {
-            while in_flight < workers && next < turns {
-                let (i, plan, done) = (next, self.plan.clone(), done_tx.clone());
-                // A turn that cannot be judged (or panics) ends the review with an error.
-                self.state.host.think_in_background(move || {
-                    let _ = done.send((i, plan.judge(i)));
-                });
-                next += 1;
-                in_flight += 1;
-            }
             let got = tokio::select! {
                 got = done_rx.recv() => got,
-                _ = self.tx.closed() => None,
+                _ = self.tx.closed() => {
+                    self.stop();
+                    return;
+                }
             };
             let Some((i, judged)) = got else {
+                // Every worker's job ended with turns unjudged: none is left to judge them.
                 self.stop();
+                let _ = self.tx.send(Err(errors::internal("the review's jobs stopped"))).await;
                 return;
             };
-            in_flight -= 1;
+            // A turn that cannot be judged (or panicked) ends the review with an error.
             let Some(r) = judged else {
                 self.stop();
                 let turn = self.plan.turns()[i].1 + 1;
@@ -294,7 +297,7 @@ impl Job {
                     tracing::warn!(game = %id, error = %e, "keeping a review failed");
                 }
             }
-            Kept::Memory(key) => self.state.recent_reviews.put(key, Arc::new(kept)),
+            Kept::Memory(key) => self.reviews.recent.put(key, Arc::new(kept)),
         }
         let _ = self.tx.send(Ok(last)).await;
     }
@@ -304,6 +307,23 @@ impl Job {
             stop.store(true, Ordering::Relaxed);
         }
     }
+}
+
+/// One of a review's workers: a job on the pool's background lane that judges the plan's next
+/// turn and, while turns are left and the review goes on, queues itself again behind whatever
+/// else waits for the pool.
+fn judge_in_background(
+    host: crate::host::Host,
+    plan: Arc<Plan>,
+    done: mpsc::UnboundedSender<(usize, Option<TurnReview>)>,
+) {
+    host.clone().think_in_background(move || {
+        if let Some(judged) = plan.judge_next()
+            && done.send(judged).is_ok()
+        {
+            judge_in_background(host, plan, done);
+        }
+    });
 }
 
 /// A kept review's messages, streamed again.

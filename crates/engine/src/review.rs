@@ -235,8 +235,9 @@ pub fn rack_known(shown: Option<&[bool]>, k: usize) -> bool {
 }
 
 /// A whole-game review's turns and what judging each needs: the one plan every reviewer runs,
-/// the server's (AnalyzeGame: each turn a job on the pool's background lane, a worker's worth
-/// at a time) and `dawgref analyze`'s ([`Plan::judge_all`], on threads of its own).
+/// and the one loop ([`Plan::judge_next`]): `dawgref analyze`'s threads ([`Plan::judge_all`])
+/// and the server's (AnalyzeGame: each call a job on the pool's background lane, a worker's
+/// worth at a time) take the turns from it, each turn once.
 pub struct Plan {
     game: Arc<Game>,
     /// (index among the game's turns, turn, seat) of each turn to judge.
@@ -244,6 +245,8 @@ pub struct Plan {
     /// Which turns a record showed the rack of (None: every rack known).
     shown: Option<Vec<bool>>,
     options: Options,
+    /// The next turn nobody has taken.
+    next: std::sync::atomic::AtomicUsize,
 }
 
 impl Plan {
@@ -260,7 +263,7 @@ impl Plan {
             .filter(|(_, (_, s))| seat(*s))
             .map(|(k, (turn, s))| (k, turn, s))
             .collect();
-        Plan { game, turns, shown, options }
+        Plan { game, turns, shown, options, next: Default::default() }
     }
 
     pub fn game(&self) -> &Game {
@@ -288,20 +291,25 @@ impl Plan {
         .flatten()
     }
 
+    /// Take the next turn nobody has taken and judge it: its index among the plan's turns and
+    /// its review (None: it could not be judged). None when every turn is taken, or the review
+    /// was stopped ([`Options::stop`]).
+    pub fn judge_next(&self) -> Option<(usize, Option<TurnReview>)> {
+        if self.options.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            return None;
+        }
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (i < self.turns.len()).then(|| (i, self.judge(i)))
+    }
+
     /// Judge every turn on `threads` threads of its own (1 to 64), `done` told after each; the
     /// reviews in turn order (a turn that could not be judged left out).
     pub fn judge_all(&self, threads: usize, done: impl Fn() + Sync) -> Vec<TurnReview> {
-        let next = std::sync::atomic::AtomicUsize::new(0);
         let judged = std::sync::Mutex::new(vec![None; self.turns.len()]);
         std::thread::scope(|scope| {
             for _ in 0..threads.clamp(1, 64) {
                 scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= self.turns.len() {
-                            break;
-                        }
-                        let r = self.judge(i);
+                    while let Some((i, r)) = self.judge_next() {
                         judged.lock().unwrap_or_else(|e| e.into_inner())[i] = r;
                         done();
                     }
