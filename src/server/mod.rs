@@ -17,6 +17,7 @@ mod import;
 mod inference;
 pub mod lexicons;
 mod lineup;
+mod listing;
 mod new_game;
 pub mod owner;
 mod positions;
@@ -28,6 +29,7 @@ pub mod state;
 pub mod status;
 pub mod tls;
 pub mod views;
+mod watching;
 pub mod web;
 
 use crate::host::{Host, RecoveryReport};

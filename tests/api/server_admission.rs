@@ -27,12 +27,12 @@ fn slow_inference(ms: u32) -> pb::InferRackRequest {
 /// as their callers go).
 async fn searches_held(srv: &TestServer, n: usize) {
     for _ in 0..2000 {
-        if srv.handle.host().searches_held() == n {
+        if srv.handle.host().census().searches == n {
             return;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    panic!("the server holds {} searches, not {n}", srv.handle.host().searches_held());
+    panic!("the server holds {} searches, not {n}", srv.handle.host().census().searches);
 }
 
 #[tokio::test]
@@ -146,5 +146,5 @@ async fn a_client_creates_games_at_its_pace_and_another_client_is_apart() {
     g.create_game(authed(new(), "another-client")).await.unwrap();
     g.import_gcg(authed(import, "another-client")).await.unwrap();
     // Three games, then one created and one imported (unfinished, so live) by the other client.
-    assert_eq!(srv.handle.host().live_games(), 5);
+    assert_eq!(srv.handle.host().census().live, 5);
 }

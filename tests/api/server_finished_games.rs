@@ -37,7 +37,7 @@ async fn finished_games_read_back_do_not_count_against_the_limit() {
         }
         assert_eq!(last.as_deref(), Some("game_over"));
     }
-    assert_eq!(srv.handle.host().live_games(), 0);
+    assert_eq!(srv.handle.host().census().live, 0);
     let people = || vec![human("a"), human("b")];
     for seed in 0..3 {
         g.create_game(create(pb::Ruleset::English, pb::ChallengeRule::Single, people(), seed)).await.unwrap();
@@ -66,7 +66,7 @@ async fn the_request_that_ended_a_game_is_answered_again_after_it_ended() {
     let first = g.submit_turn(authed(resign.clone(), &c.seat_tokens[0])).await.unwrap().into_inner();
     assert!(first.view.as_ref().unwrap().over);
     // The game has left memory; the retry is answered from its log, byte for byte.
-    assert_eq!(srv.handle.host().live_games(), 0);
+    assert_eq!(srv.handle.host().census().live, 0);
     let again = g.submit_turn(authed(resign.clone(), &c.seat_tokens[0])).await.unwrap().into_inner();
     assert_eq!(again, first);
     // Anything new is refused: the game is over.

@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::server::*;
+use dawgref::host::Residence;
 use dawgref::proto::v1 as pb;
 use dawgref::server::state::{Callbacks, Limits};
 use std::sync::{Arc, Mutex, mpsc};
@@ -36,7 +37,7 @@ async fn a_bot_game_is_played_out_live_for_its_watchers() {
     assert!(moves.windows(2).all(|w| w[1] >= w[0] + 20), "{moves:?}");
     // The finished game has left memory: what is read now is its log replayed, and it is the
     // game the watcher saw.
-    assert!(!srv.handle.host().is_live(&c.game_id.parse().unwrap()));
+    assert!(srv.handle.host().residence(&c.game_id.parse().unwrap()) != Residence::Live);
     let replayed = watch_to_end(&mut g, &c.game_id, 0).await;
     assert_eq!(replayed, live);
 }

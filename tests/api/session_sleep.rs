@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::server::*;
+use dawgref::host::Residence;
 use dawgref::proto::v1 as pb;
 use std::time::{Duration, Instant};
 
@@ -60,16 +61,16 @@ async fn an_idle_game_sleeps_and_wakes_as_it_was() {
     let before = view(&mut g, &id, &c.seat_tokens[1]).await;
     let events_before = first_events(&mut g, &id, before.events).await;
 
-    wait_for("the game to sleep", || host.is_asleep(&uuid(&id))).await;
-    assert!(!host.is_live(&uuid(&id)));
-    assert_eq!(host.live_games(), 0);
+    wait_for("the game to sleep", || host.residence(&uuid(&id)) == Residence::Asleep).await;
+    assert!(host.residence(&uuid(&id)) != Residence::Live);
+    assert_eq!(host.census().live, 0);
     let asleep = srv.handle.metrics().render();
     assert!(asleep.contains("dawgref_games_asleep 1"), "{asleep}");
 
     // Woken by a read: the same view, the same events.
     let after = view(&mut g, &id, &c.seat_tokens[1]).await;
     assert_eq!(after, before);
-    assert!(host.is_live(&uuid(&id)) && !host.is_asleep(&uuid(&id)));
+    assert_eq!(host.residence(&uuid(&id)), Residence::Live);
     let events_after = first_events(&mut g, &id, before.events).await;
     assert_eq!(events_after, events_before);
     // And it plays on: seat 1's turn is taken, stamped after the time it slept.
@@ -120,7 +121,7 @@ async fn concurrent_first_requests_load_a_sleeping_game_once() {
     let host = &srv.handle.host();
     let mut g = srv.games().await;
     let c = two_humans(&mut g, 8).await;
-    wait_for("the game to sleep", || host.is_asleep(&uuid(&c.game_id))).await;
+    wait_for("the game to sleep", || host.residence(&uuid(&c.game_id)) == Residence::Asleep).await;
     let reads = (0..16).map(|_| {
         let (url, id) = (srv.url.clone(), c.game_id.clone());
         tokio::spawn(async move {
@@ -135,7 +136,7 @@ async fn concurrent_first_requests_load_a_sleeping_game_once() {
     let metrics = srv.handle.metrics().render();
     assert!(metrics.contains("dawgref_games_loaded_total 1\n"), "{metrics}");
     assert!(metrics.contains("dawgref_games_woken_total 1\n"), "{metrics}");
-    assert_eq!(host.live_games(), 1);
+    assert_eq!(host.census().live, 1);
 }
 
 #[tokio::test]
@@ -147,10 +148,13 @@ async fn a_watcher_keeps_a_game_awake() {
     let stream =
         g.watch_game(pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 }).await.unwrap();
     tokio::time::sleep(IDLE * 5).await;
-    assert!(host.is_live(&uuid(&c.game_id)), "watched, the game stays in memory");
-    assert!(!host.is_asleep(&uuid(&c.game_id)));
+    assert!(host.residence(&uuid(&c.game_id)) == Residence::Live, "watched, the game stays in memory");
+    assert!(host.residence(&uuid(&c.game_id)) != Residence::Asleep);
     drop(stream);
-    wait_for("the game to sleep once nobody watches", || host.is_asleep(&uuid(&c.game_id))).await;
+    wait_for("the game to sleep once nobody watches", || {
+        host.residence(&uuid(&c.game_id)) == Residence::Asleep
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -169,9 +173,9 @@ async fn a_flag_falls_on_time_while_the_game_sleeps() {
     });
     let c = g.create_game(req).await.unwrap().into_inner();
     let id = uuid(&c.game_id);
-    wait_for("the game to sleep", || host.is_asleep(&id)).await;
+    wait_for("the game to sleep", || host.residence(&id) == Residence::Asleep).await;
     // Nobody asks: the host wakes the game for its flag, which falls; the game ends and leaves.
-    wait_for("the flag to fall", || !host.is_asleep(&id) && !host.is_live(&id)).await;
+    wait_for("the flag to fall", || host.residence(&id) == Residence::Out).await;
     let seen: Vec<(String, u32, u64)> =
         watch_to_end(&mut g, &c.game_id, 0).await.into_iter().map(|e| (e.kind, e.seat, e.time_ms)).collect();
     assert_eq!(seen, [("out_of_time".to_string(), 0, 1501), ("game_over".to_string(), 0, 1501)]);
@@ -210,7 +214,7 @@ async fn a_sleeping_game_holds_no_session() {
     let mut g = srv.games().await;
     let c = two_humans(&mut g, 12).await;
     let session = std::sync::Arc::downgrade(&srv.handle.host().session(&c.game_id).await.unwrap());
-    wait_for("the game to sleep", || host.is_asleep(&uuid(&c.game_id))).await;
+    wait_for("the game to sleep", || host.residence(&uuid(&c.game_id)) == Residence::Asleep).await;
     wait_for("its session to be dropped", || session.upgrade().is_none()).await;
 }
 
@@ -231,7 +235,7 @@ async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
         req.labels = [("round".to_string(), round.to_string())].into();
         ids.push(g.create_game(authed(req, DIRECTOR)).await.unwrap().into_inner().game_id);
     }
-    wait_for("every game to sleep", || host.asleep_games() == 3).await;
+    wait_for("every game to sleep", || host.census().asleep == 3).await;
     let list = |labels: &[(&str, &str)], query: &str| pb::ListGamesRequest {
         labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         query: query.into(),
@@ -246,14 +250,14 @@ async fn sleeping_games_are_listed_as_live_and_filtered_without_waking() {
     expected.sort();
     assert_eq!(round2.games.iter().map(|v| v.game_id.clone()).collect::<Vec<_>>(), [expected[0].clone()]);
     assert_eq!(round2.next_page_token, expected[0]);
-    assert_eq!((host.asleep_games(), host.live_games()), (3, 0));
+    assert_eq!((host.census().asleep, host.census().live), (3, 0));
     // By a seat's name, judged asleep.
     let ann21 = g.list_games(authed(list(&[], "ann21"), DIRECTOR)).await.unwrap().into_inner();
     assert_eq!((ann21.total, ann21.games[0].game_id.as_str()), (1, ids[1].as_str()));
-    assert_eq!(host.asleep_games(), 3);
+    assert_eq!(host.census().asleep, 3);
     // What the listing showed is what a watcher sees once the game is awake.
     let listed = ann21.games[0].clone();
     let awake = view_of(&mut g, pb::GetGameRequest { game_id: ids[1].clone() }).await;
     assert_eq!(listed, awake);
-    assert_eq!((host.asleep_games(), host.live_games()), (2, 1));
+    assert_eq!((host.census().asleep, host.census().live), (2, 1));
 }

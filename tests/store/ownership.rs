@@ -16,6 +16,7 @@ use crate::common;
 use common::postgres::Postgres;
 use common::server::{authed, create, human, pause, resume};
 use dawgref::host::Limits;
+use dawgref::host::Residence;
 use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server::tls::TlsFiles;
@@ -140,7 +141,7 @@ async fn a_game_moves_to_the_replica_its_calls_come_through() {
     }
     assert_eq!(owners, [a.addr.clone(), a.addr.clone(), b.addr.clone()]);
     assert_eq!(a.handle.metrics().handovers.get(), 1);
-    assert!(!a.handle.host().is_live(&game.game_id.parse().unwrap()));
+    assert!(a.handle.host().residence(&game.game_id.parse().unwrap()) != Residence::Live);
 
     // From now on B serves it without forwarding; A forwards to B and names B.
     let forwarded = b.handle.metrics().forwarded.get();
@@ -149,7 +150,7 @@ async fn a_game_moves_to_the_replica_its_calls_come_through() {
         assert_eq!(owner_of(&answer), b.addr);
     }
     assert_eq!(b.handle.metrics().forwarded.get(), forwarded, "no call of B's was forwarded");
-    assert!(b.handle.host().is_live(&game.game_id.parse().unwrap()));
+    assert!(b.handle.host().residence(&game.game_id.parse().unwrap()) == Residence::Live);
     let via_a = a.games().get_game(get(&game)).await.unwrap();
     assert_eq!(owner_of(&via_a), b.addr);
     assert_eq!(via_a.into_inner().view.unwrap().turn, 8, "every turn, once");
@@ -243,7 +244,9 @@ async fn a_sleeping_game_lets_its_lease_go_and_wakes_anywhere() {
 
     // It falls asleep at A and its lease goes.
     let started = Instant::now();
-    while !(a.handle.host().is_asleep(&uuid) && a.handle.metrics().leases_held.get() == 0) {
+    while !(a.handle.host().residence(&uuid) == Residence::Asleep
+        && a.handle.metrics().leases_held.get() == 0)
+    {
         assert!(started.elapsed() < Duration::from_secs(10), "the game never slept and let its lease go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -256,7 +259,7 @@ async fn a_sleeping_game_lets_its_lease_go_and_wakes_anywhere() {
     let answered = Instant::now();
     assert_eq!(owner_of(&woken), b.addr);
     assert_eq!(b.handle.metrics().forwarded.get(), forwarded);
-    assert!(b.handle.host().is_live(&uuid));
+    assert!(b.handle.host().residence(&uuid) == Residence::Live);
     let view = woken.into_inner().view.unwrap();
     let left = view.seats[1].time_left_ms.expect("a clock");
     let (least, most) = (answered - sent, asked - acked);
@@ -283,7 +286,7 @@ async fn asleep_unowned(url: &str, seed: u64, initial_ms: u64) -> (pb::CreateGam
     a.games().submit_turn(pass(&game, 0)).await.unwrap();
     let due = Instant::now() + Duration::from_millis(initial_ms);
     let started = Instant::now();
-    while a.handle.metrics().leases_held.get() != 0 || !a.handle.host().is_asleep(&uuid) {
+    while a.handle.metrics().leases_held.get() != 0 || a.handle.host().residence(&uuid) != Residence::Asleep {
         assert!(started.elapsed() < Duration::from_secs(2), "the game never slept and let its lease go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -380,7 +383,7 @@ async fn a_clients_forwarded_mark_moves_nothing() {
         }
     }
     assert_eq!(a.handle.metrics().handovers.get(), 0);
-    assert!(a.handle.host().is_live(&game.game_id.parse().unwrap()));
+    assert!(a.handle.host().residence(&game.game_id.parse().unwrap()) == Residence::Live);
     // At B, marked as A's: forwarded to A like any client's call, not refused.
     let answer = b.games().get_game(marked(&a.addr, None)).await.unwrap();
     assert_eq!(owner_of(&answer), a.addr);

@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::server::*;
+use dawgref::host::Residence;
 use dawgref::proto::v1 as pb;
 use dawgref::store::record::GameRecord;
 use prost::Message;
@@ -96,10 +97,10 @@ async fn games_come_back_after_a_restart() {
     assert_eq!(code(wrong), Code::Unauthenticated);
     play_turns(&srv, &people, 500).await;
     let uuid = uuid::Uuid::parse_str(&people.game_id).unwrap();
-    assert!(!srv.handle.host().is_live(&uuid), "a finished game leaves memory");
+    assert!(srv.handle.host().residence(&uuid) != Residence::Live, "a finished game leaves memory");
     let end = view(&mut g, &people.game_id, &people.seat_tokens[0]).await;
     assert!(end.over, "the recovered game plays to its end");
-    assert!(!srv.handle.host().is_live(&uuid), "and is read without being held again");
+    assert!(srv.handle.host().residence(&uuid) != Residence::Live, "and is read without being held again");
     srv.stop().await;
 
     // Finished games are not loaded at start, but are there when asked for.

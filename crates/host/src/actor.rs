@@ -3,24 +3,28 @@
 //! task: the engine call, the log row made durable, the new snapshot and events published, then
 //! the answer. The task also owns the game's time: it arms a timer for the next flag fall and
 //! feeds the engine the flag-fall time, and it sends bots' thinking to the pool, applying a
-//! decision only if the game is still where it was when the bot looked at it.
+//! decision only if the game is still where it was when the bot looked at it. This module has
+//! the loop, how it ends, and the commit; what a request does is `requests`', the bots are
+//! `bots`'.
 
 mod bots;
+mod requests;
 
 use super::command::*;
-use super::context::{Answers, Context, LetGo};
+use super::context::Context;
 use super::error::HostError;
-use super::input;
+use super::let_go::LetGo;
 use super::recovery::replay;
+use super::session::Session;
 use super::sleep::{Asleep, Listing};
-use super::state::{Asker, Core, Snapshot, TokenHash};
+use super::state::{Core, Remembered, Snapshot};
+use super::switch::Switch;
 use super::switch::{sleep_until, stopped};
 use crate::trace;
 use bots::{BotChannel, Bots};
-use dawgref_engine::game::{Action, EventKind};
 use dawgref_store::record::{Batch, Done};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 // Game time (clocks, pace, idleness) reads tokio's clock: real in production, and a test may
 // pause it and advance it. What a job takes on a thread of the pool is real time.
@@ -47,41 +51,52 @@ pub(crate) struct Actor {
     bots: Bots,
 }
 
-/// What a live game's task starts from (`Session::start` gathers it).
-pub(crate) struct Start {
-    pub(crate) ctx: Arc<Context>,
-    pub(crate) id: Uuid,
-    pub(crate) instance: u64,
-    pub(crate) clock: GameClock,
-    pub(crate) core: Core,
-    pub(crate) snapshot: watch::Sender<Arc<Snapshot>>,
-    pub(crate) events: Arc<EventChannel>,
-    pub(crate) activity: Arc<Activity>,
-    /// Least time between a change and a bot's move (a pace people can watch; 0: at once).
-    pub(crate) bot_delay: Duration,
-}
-
-/// Start a live game's task; the channel its commands go through.
-pub(crate) fn spawn(start: Start) -> mpsc::Sender<Box<Sent>> {
-    let Start { ctx, id, instance, clock, core, snapshot, events, activity, bot_delay } = start;
-    let (tx, rx) = mpsc::channel(64);
-    let published = core.game().history().len();
-    let actor = Actor {
-        ctx: ctx.clone(),
-        id,
-        instance,
-        clock,
-        core,
-        snapshot,
-        events,
-        published,
-        last_change: Instant::now(),
-        waiting: Vec::new(),
-        activity,
-        bots: Bots::new(bot_delay),
-    };
-    ctx.tasks.spawn(actor.run(rx));
-    tx
+/// Serve a game from `core`, whose log is durable up to its `seq`: its session, the handle the
+/// services hold. The clock reads `base_ms` now. A live game gets its task (timers armed, bots
+/// set thinking); a finished one is served read-only. The one way a game starts: creation,
+/// start-up recovery and loading all come here.
+pub(crate) fn start(
+    ctx: &Arc<Context>,
+    id: Uuid,
+    base_ms: u64,
+    core: Core,
+    bot_delay_ms: u32,
+) -> Arc<Session> {
+    let clock = GameClock { started: Instant::now(), base_ms };
+    let (snapshot, snapshot_rx) = watch::channel(Arc::new(core.snapshot()));
+    // Watchers that fall further behind replay from the snapshot, so the channel stays small.
+    let events = Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
+    static INSTANCES: AtomicU64 = AtomicU64::new(1);
+    let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
+    let over = core.game().is_over();
+    let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
+    let activity = Arc::new(Activity {
+        watchers: AtomicUsize::new(0),
+        touched_ms: AtomicU64::new(0),
+        leave: Switch::default(),
+        gone: Switch::default(),
+    });
+    let commands = (!over).then(|| {
+        let (tx, rx) = mpsc::channel(64);
+        let published = core.game().history().len();
+        let actor = Actor {
+            ctx: ctx.clone(),
+            id,
+            instance,
+            clock,
+            core,
+            snapshot,
+            events: events.clone(),
+            published,
+            last_change: Instant::now(),
+            waiting: Vec::new(),
+            activity: activity.clone(),
+            bots: Bots::new(Duration::from_millis(u64::from(bot_delay_ms))),
+        };
+        ctx.tasks.spawn(actor.run(rx));
+        tx
+    });
+    Arc::new(Session::new(id, instance, clock, snapshot_rx, commands, finished, events, activity))
 }
 
 /// How the task's loop ends.
@@ -226,133 +241,6 @@ impl Actor {
             return false;
         }
         true
-    }
-
-    async fn handle(&mut self, command: Command) -> Result<(), Broken> {
-        match command {
-            Command::Turn { seat, turn, reply } => answer(reply, self.turn(seat, turn).await),
-            Command::Challenge { seat, request_id, reply } => {
-                answer(reply, self.challenge(seat, request_id).await)
-            }
-            Command::Join { name, token, reply } => answer(reply, self.join(name, token).await),
-            Command::Direct { op, by, request_id, reply } => {
-                answer(reply, self.direct(op, by, request_id).await)
-            }
-            Command::Settled(tx) => {
-                self.waiting.push(tx);
-                Ok(())
-            }
-        }
-    }
-
-    /// The one path of a request that may be a retry (a turn, a challenge, a director's action):
-    /// answered as the first time when `asker` sent `key` before; else `change` changes the game
-    /// at the clock's reading now (a refusal still commits a time loss noticed on the way),
-    /// `made` makes the answer from what it returned and the game after it, the services write
-    /// the answer down when the request has a key (`write`), and the change is durable, the
-    /// answer remembered in its log row, before the caller hears of it.
-    async fn once<X, T>(
-        &mut self,
-        asker: Asker,
-        key: Option<String>,
-        change: impl FnOnce(&mut Self, u64) -> Result<X, HostError>,
-        made: impl FnOnce(X, Arc<Snapshot>, u64) -> T,
-        write: fn(&dyn Answers, &T) -> Vec<u8>,
-    ) -> Result<Answer<T>, Failure> {
-        if let Some(first) = self.core.remembered(asker, key.as_deref()) {
-            return Ok(Answer::Remembered(first));
-        }
-        let now = self.clock.now_ms();
-        let changed = match change(self, now) {
-            Ok(changed) => changed,
-            Err(e) => {
-                self.commit(None, None).await?;
-                return Err(e.into());
-            }
-        };
-        let snapshot = Arc::new(self.core.snapshot());
-        let done = made(changed, snapshot.clone(), now);
-        let bytes = key.as_ref().map(|_| write(&*self.ctx.answers, &done));
-        let row = self.core.remember(asker, key, bytes.clone());
-        self.commit(row, Some(snapshot)).await?;
-        // With a request id, the answer is the bytes written down: a retry gets the same.
-        Ok(bytes.map_or(Answer::Done(done), Answer::Remembered))
-    }
-
-    async fn turn(&mut self, seat: usize, turn: Turn) -> Result<Answer<TurnDone>, Failure> {
-        let id = self.id;
-        let change = |actor: &mut Self, now: u64| {
-            let game = actor.core.game();
-            if let Some(expected) = turn.expected_turn
-                && expected != game.turn()
-            {
-                return Err(HostError::StaleTurn { expected, actual: game.turn() });
-            }
-            let action = match turn.action {
-                TurnAction::Play(p) => Action::Play(p.to_play(game.board())?),
-                TurnAction::Exchange(tiles) => {
-                    Action::Exchange(input::exchange(&tiles, &game.config().rules)?)
-                }
-                TurnAction::Pass => Action::Pass,
-                TurnAction::Resign => Action::Resign,
-            };
-            let is_play = matches!(action, Action::Play(_));
-            let before = game.history().len();
-            actor.core.act(seat, action, now).map_err(HostError::Game)?;
-            actor.ctx.metrics.turns.inc();
-            Ok((before, is_play))
-        };
-        let made = |(before, is_play): (usize, bool), snapshot: Arc<Snapshot>, now_ms| {
-            let new = &snapshot.game().history()[before..];
-            let points = new.iter().find(|e| e.seat == seat).map_or(0, |e| e.points);
-            let play = new.iter().find_map(|e| match &e.kind {
-                EventKind::Play { play, .. } if is_play => Some(*play),
-                _ => None,
-            });
-            TurnDone { id, seat, points, play, snapshot, now_ms }
-        };
-        self.once(Asker::Seat(seat), turn.request_id, change, made, |a, d| a.turn(d)).await
-    }
-
-    async fn challenge(
-        &mut self,
-        seat: usize,
-        request_id: Option<String>,
-    ) -> Result<Answer<ChallengeDone>, Failure> {
-        let id = self.id;
-        let key = request_id.as_deref().map(challenge_key);
-        let change = |actor: &mut Self, now| actor.core.challenge(seat, now).map_err(HostError::Game);
-        let made = |verdict, snapshot, now_ms| ChallengeDone { id, seat, verdict, snapshot, now_ms };
-        self.once(Asker::Seat(seat), key, change, made, |a, d| a.challenge(d)).await
-    }
-
-    async fn direct(
-        &mut self,
-        op: DirectorOp,
-        by: Option<String>,
-        request_id: Option<String>,
-    ) -> Result<Answer<DirectorDone>, Failure> {
-        let id = self.id;
-        let key = request_id.as_deref().map(director_key);
-        let change = |actor: &mut Self, now| {
-            match op {
-                DirectorOp::Act(action) => actor.core.direct(action, by, now),
-                DirectorOp::Undo => actor.core.undo(by, now),
-            }
-            .map_err(HostError::Game)?;
-            // A taken-back turn changes what the bots were thinking about: they look again.
-            actor.bots.look_again();
-            Ok(())
-        };
-        let made = |(), snapshot, now_ms| DirectorDone { id, snapshot, now_ms };
-        self.once(Asker::Director, key, change, made, |a, d| a.director(d)).await
-    }
-
-    async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
-        let now = self.clock.now_ms();
-        let seat = self.core.join(&name, token, now).ok_or(HostError::NoOpenSeat)?;
-        self.commit(None, None).await?;
-        Ok(seat)
     }
 
     /// The running seat's flag fell at `flag_ms`: the loss is recorded at that instant.

@@ -9,7 +9,7 @@
 //! fails); else, when the lease has lapsed, the game is claimed and loaded here. Forwarding a
 //! call to its owner is the services' business (`server::forward`).
 
-use crate::context::LetGo;
+use crate::let_go::LetGo;
 use crate::metrics::Metrics;
 use crate::switch::stopped;
 use crate::{HostError, Route, parse_game_id};
@@ -320,7 +320,7 @@ impl crate::Host {
     /// next epoch, so no turn is lost or written twice. Calls that arrive meanwhile wait for the
     /// game's loading lock, then find it owned by `to`. False when it stayed (not held here, or
     /// no live replica at `to`: it is then loaded here again by its next call).
-    pub async fn hand_over(&self, uuid: Uuid, to: &str) -> bool {
+    async fn hand_over(&self, uuid: Uuid, to: &str) -> bool {
         let Some(cluster) = self.ctx.cluster.get() else { return false };
         self.ctx
             .under_loading_lock(uuid, async {

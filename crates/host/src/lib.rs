@@ -14,7 +14,9 @@ mod context;
 mod directors;
 mod error;
 mod input;
+mod let_go;
 mod live;
+mod loading;
 pub mod metrics;
 mod pool;
 mod privacy;
@@ -42,11 +44,12 @@ pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms
 use state::{Core, Remembered};
 pub use switch::{sleep_until, stopped};
 
-use context::{Context, LetGo};
+use context::Context;
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_store::record::{Batch, GameRecord, Label};
 use dawgref_store::{GameStore, StoreError};
+use let_go::LetGo;
 use metrics::Metrics;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -67,13 +70,26 @@ pub enum Route {
     Remote(String),
 }
 
-/// A game read from the store for a request.
-enum Loaded {
-    Missing,
-    Unreadable(StoreError),
-    Quarantined(String),
-    Unreplayable(String),
-    Ready(Box<Replayed>),
+/// What a host holds ([`Host::census`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Census {
+    /// Games awake in memory (in play).
+    pub live: usize,
+    /// Games asleep: out of memory, woken by their next request.
+    pub asleep: usize,
+    /// Analysis searches admitted and not yet ended.
+    pub searches: usize,
+}
+
+/// Where a game is on a host ([`Host::residence`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Residence {
+    /// Awake: its session is held.
+    Live,
+    /// Asleep: a few bytes here, its state in the store.
+    Asleep,
+    /// Not held here: over, another replica's, or unknown.
+    Out,
 }
 
 /// What start-up recovery did.
@@ -173,11 +189,6 @@ impl Host {
         self.ctx.searches.admit(client, deadline)
     }
 
-    /// Analysis searches admitted and not yet ended.
-    pub fn searches_held(&self) -> usize {
-        self.ctx.searches.held()
-    }
-
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.ctx.metrics
     }
@@ -254,14 +265,25 @@ impl Host {
         ids
     }
 
-    /// Games asleep: out of memory, woken by their next request.
-    pub fn asleep_games(&self) -> usize {
-        self.ctx.asleep.len()
+    /// What this host holds now: games awake and asleep, searches admitted (for tests and
+    /// benchmarks; the metrics say the same to operators).
+    pub fn census(&self) -> Census {
+        Census {
+            live: self.ctx.live.len(),
+            asleep: self.ctx.asleep.len(),
+            searches: self.ctx.searches.held(),
+        }
     }
 
-    /// Whether the game is asleep here.
-    pub fn is_asleep(&self, id: &Uuid) -> bool {
-        self.ctx.asleep.contains_key(id)
+    /// Where a game is on this host: awake in memory, asleep, or neither.
+    pub fn residence(&self, id: &Uuid) -> Residence {
+        if self.ctx.live.contains(id) {
+            Residence::Live
+        } else if self.ctx.asleep.contains_key(id) {
+            Residence::Asleep
+        } else {
+            Residence::Out
+        }
     }
 
     /// After shutdown was signalled: wait (at most `limit`) for every session's task to finish
@@ -283,16 +305,6 @@ impl Host {
             }
         }
         stopped
-    }
-
-    /// Live games held.
-    pub fn live_games(&self) -> usize {
-        self.ctx.live.len()
-    }
-
-    /// Whether the game is held live in memory.
-    pub fn is_live(&self, id: &Uuid) -> bool {
-        self.ctx.live.contains(id)
     }
 
     /// Refuse a new game when the server holds its limit.
@@ -354,7 +366,7 @@ impl Host {
             .map_err(|e| HostError::store("the game could not be stored", e))?;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
         let core = Core::new(game, seats, Remembered::new(), 1).with_labels(labels);
-        let session = Session::start(&self.ctx, id, 0, core, delay);
+        let session = actor::start(&self.ctx, id, 0, core, delay);
         self.hold(&session);
         Ok(session)
     }
@@ -395,7 +407,7 @@ impl Host {
         for (id, result) in replayed {
             match result {
                 Ok(Replayed { core, last_ms, bot_delay_ms }) => {
-                    self.hold(&Session::start(&self.ctx, id, last_ms, core, bot_delay_ms));
+                    self.hold(&actor::start(&self.ctx, id, last_ms, core, bot_delay_ms));
                     report.loaded += 1;
                 }
                 Err(reason) => {
@@ -408,141 +420,5 @@ impl Host {
         self.ctx.metrics.quarantined.set(report.quarantined.len() as i64);
         report.elapsed = started.elapsed();
         Ok(report)
-    }
-
-    /// The session of a game id, cloned out of the map; a game not in memory (finished in an
-    /// earlier run, or given up after a failed write) is rebuilt from the store by replaying its
-    /// log on the pool. A finished game is served without being held: it changes no more, and
-    /// reading history must not fill the server up to `max_games`. A live one gets exactly one
-    /// task: if two requests rebuild it at once, the first to enter it in the map wins.
-    pub async fn session(&self, id: &str) -> Result<Arc<Session>, HostError> {
-        let uuid = parse_game_id(id)?;
-        if let Some(s) = self.held(&uuid) {
-            return Ok(s);
-        }
-        // Not in memory: loaded once, however many requests ask at the same time (the others
-        // wait for the lock and then find it held).
-        self.ctx
-            .under_loading_lock(uuid, async {
-                match self.held(&uuid) {
-                    Some(s) => Ok(s),
-                    None => self.load(uuid, id).await,
-                }
-            })
-            .await
-    }
-
-    /// The game's session if it is held live (and counts as a request naming it).
-    fn held(&self, uuid: &Uuid) -> Option<Arc<Session>> {
-        let s = self.ctx.live.get(uuid)?;
-        if s.is_alive() {
-            s.touch();
-            return Some(s);
-        }
-        // Its task stopped without letting go of the game (short of a bug, it cannot: every
-        // way out of the task lets the game go first): serve the game from its log rather than
-        // refuse it.
-        self.ctx.let_go(*uuid, Some(s.instance()), LetGo::GivenUp);
-        None
-    }
-
-    /// Load a game that is not in memory: replayed from the store on the pool, held if live.
-    /// A game that slept resumes its clock where it would be had it stayed awake.
-    /// Among replicas the game must be this replica's first: a lease released when the game
-    /// fell asleep (or handed over) is claimed again, and one another replica holds is `Moved`.
-    async fn load(&self, uuid: Uuid, id: &str) -> Result<Arc<Session>, HostError> {
-        let mut slept = None;
-        if let Some(cluster) = self.ctx.cluster.get() {
-            match cluster
-                .claim_to_load(uuid)
-                .await
-                .map_err(|e| HostError::store("finding the game's owner", e))?
-            {
-                cluster::ToLoad::Elsewhere => return Err(HostError::Moved(dawgref_engine::text::clip(id))),
-                cluster::ToLoad::Here { slept_ms } => slept = slept_ms,
-            }
-        }
-        self.ctx.metrics.games_loaded.inc();
-        let Replayed { core, last_ms, bot_delay_ms: delay } = self.replayed(uuid, id).await?;
-        // Its clock's reading as if it never slept: kept here, or (released) in the store.
-        let asleep = self.ctx.asleep.get(&uuid).map(|a| a.now_ms()).or(slept);
-        let base_ms = asleep.map_or(last_ms, |now_ms| last_ms.max(now_ms));
-        if core.game().is_over() {
-            self.ctx.forget_sleep(&uuid);
-            return Ok(Session::start(&self.ctx, uuid, base_ms, core, delay));
-        }
-        // Held by now after all (start-up recovery, say): that session stays the only one.
-        let session =
-            self.ctx.live.get_or_insert_with(uuid, || Session::start(&self.ctx, uuid, base_ms, core, delay));
-        session.touch();
-        // Woken: it slept here, or (released) elsewhere.
-        if self.ctx.forget_sleep(&uuid).is_some() || asleep.is_some() {
-            self.ctx.metrics.games_woken.inc();
-        }
-        Ok(session)
-    }
-
-    /// A game read from the store and replayed on the pool.
-    async fn replayed(&self, uuid: Uuid, id: &str) -> Result<Replayed, HostError> {
-        let id = dawgref_engine::text::clip(id);
-        let loaded = match self.ctx.store.load(uuid).await {
-            Err(e) => Loaded::Unreadable(e),
-            Ok(None) => Loaded::Missing,
-            Ok(Some(g)) => match g.quarantined {
-                Some(reason) => Loaded::Quarantined(reason),
-                None => {
-                    // Replaying a log is CPU work: on the pool.
-                    let ctx = self.ctx.clone();
-                    self.ctx
-                        .pool
-                        .run(move || {
-                            replay(&ctx.lexicons, &g)
-                                .map_or_else(Loaded::Unreplayable, |r| Loaded::Ready(Box::new(r)))
-                        })
-                        .await
-                        .ok_or_else(|| HostError::Internal(format!("loading game {id} failed")))?
-                }
-            },
-        };
-        match loaded {
-            Loaded::Ready(r) => Ok(*r),
-            Loaded::Missing => Err(HostError::NoGame(id)),
-            Loaded::Unreadable(e) => Err(HostError::store(format!("loading game {id}"), e)),
-            Loaded::Quarantined(reason) => Err(HostError::Unreplayable { id, reason, quarantined: true }),
-            Loaded::Unreplayable(reason) => Err(HostError::Unreplayable { id, reason, quarantined: false }),
-        }
-    }
-
-    /// A game asleep here as a reader sees it, without waking it: replayed from the store (every
-    /// acknowledged turn is in it), with its clock read as if it had never slept. `None` when it
-    /// is not asleep here: then it is read through its session. A listing of many sleeping games
-    /// shows them this way, so that paging through them does not fill memory with games nobody
-    /// plays.
-    pub async fn asleep_snapshot(&self, uuid: Uuid) -> Option<Result<(Arc<Snapshot>, u64), HostError>> {
-        let now_ms = self.ctx.asleep.get(&uuid).map(|a| a.now_ms())?;
-        let replayed = self.replayed(uuid, &uuid.to_string()).await;
-        Some(replayed.map(|r| (Arc::new(Snapshot::of(r.core)), r.last_ms.max(now_ms))))
-    }
-
-    /// The game as a reader sees it: its session's snapshot here, or, for a game another replica
-    /// owns, its durable state read from the store and replayed (every acknowledged turn is in
-    /// it), without serving the game here.
-    pub async fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, HostError> {
-        match self.route(id, false).await {
-            Ok(Route::Local(session)) => Ok(session.snapshot()),
-            Ok(Route::Remote(_)) => {
-                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
-            }
-            // The owner changed on the way: read the store.
-            Err(
-                HostError::Moved(_)
-                | HostError::Store { .. }
-                | HostError::ShuttingDown
-                | HostError::Reloading,
-            ) if self.ctx.cluster.get().is_some() => {
-                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
-            }
-            Err(e) => Err(e),
-        }
     }
 }

@@ -2,21 +2,17 @@
 //! game's `Core` and is the only thing that changes it, fed by a command channel; the handle
 //! sends it commands (`command`) and reads what it published. Readers never wait on the task:
 //! they read the last published [`Snapshot`]. Creation, start-up recovery and loading a game on
-//! demand all build a session through [`Session::start`], which starts the task (`actor::spawn`);
-//! a finished game gets no task (it changes no more) and answers reads only.
+//! demand all start a game through `actor::start`, which makes its task and its session (a
+//! finished game gets no task: it changes no more, and answers reads only). This module knows
+//! no `Context`: the handle is what the services hold, the task what the host runs.
 
-use super::actor::{self, Start};
 use super::command::*;
-use super::context::Context;
 use super::error::HostError;
-use super::state::{Asker, Core, Remembered, Snapshot, TokenHash};
-use super::switch::Switch;
+use super::state::{Asker, Remembered, Snapshot, TokenHash};
 use dawgref_engine::game::{Event, GameError};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
-use tokio::time::Instant;
 use uuid::Uuid;
 
 /// One live (or finished, read-only) game.
@@ -38,45 +34,21 @@ pub struct Session {
 }
 
 impl Session {
-    /// Serve a game from `core`, whose log is durable up to its `seq`. The clock reads
-    /// `base_ms` now. A live game gets its task (timers armed, bots set thinking); a finished
-    /// one is served read-only.
-    pub(crate) fn start(
-        ctx: &Arc<Context>,
+    /// A game's handle on its parts (`actor::start` makes them, and the task beside it):
+    /// `commands` None for a finished game, which has no task; `finished`, what a finished game
+    /// remembers of its answers.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
         id: Uuid,
-        base_ms: u64,
-        core: Core,
-        bot_delay_ms: u32,
-    ) -> Arc<Session> {
-        let clock = GameClock { started: Instant::now(), base_ms };
-        let (snapshot, snapshot_rx) = watch::channel(Arc::new(core.snapshot()));
-        // Watchers that fall further behind replay from the snapshot, so the channel stays small.
-        let events =
-            Arc::new(EventChannel { sender: OnceLock::new(), capacity: ctx.limits.event_buffer.max(1) });
-        static INSTANCES: AtomicU64 = AtomicU64::new(1);
-        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
-        let over = core.game().is_over();
-        let finished = if over { core.remembered_responses().clone() } else { Remembered::new() };
-        let activity = Arc::new(Activity {
-            watchers: AtomicUsize::new(0),
-            touched_ms: AtomicU64::new(0),
-            leave: Switch::default(),
-            gone: Switch::default(),
-        });
-        let commands = (!over).then(|| {
-            actor::spawn(Start {
-                ctx: ctx.clone(),
-                id,
-                instance,
-                clock,
-                core,
-                snapshot,
-                events: events.clone(),
-                activity: activity.clone(),
-                bot_delay: Duration::from_millis(u64::from(bot_delay_ms)),
-            })
-        });
-        Arc::new(Session { id, instance, clock, snapshot: snapshot_rx, commands, finished, events, activity })
+        instance: u64,
+        clock: GameClock,
+        snapshot: watch::Receiver<Arc<Snapshot>>,
+        commands: Option<mpsc::Sender<Box<Sent>>>,
+        finished: Remembered,
+        events: Arc<EventChannel>,
+        activity: Arc<Activity>,
+    ) -> Session {
+        Session { id, instance, clock, snapshot, commands, finished, events, activity }
     }
 
     pub fn id(&self) -> Uuid {

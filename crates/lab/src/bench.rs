@@ -156,12 +156,8 @@ pub enum BenchCommand {
     /// solved exactly within the budget, solve times, and the spread it gains over the strong
     /// bot's static play (the same position played out both ways against the strong bot).
     Endgame {
-        #[arg(long, default_value_t = 100)]
-        positions: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value = "english")]
-        ruleset: RulesetKind,
+        #[command(flatten)]
+        sample: crate::setup::Sample,
         /// Time per solve, in milliseconds.
         #[arg(long, default_value_t = 1000)]
         budget_ms: u64,
@@ -250,19 +246,26 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),
         BenchCommand::BestPlay(p) => best_play(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Bots { games, seed, ruleset } => bots(games, seed, ruleset),
-        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: false, .. } => {
-            endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000))
-        }
-        BenchCommand::Endgame { positions, seed, ruleset, budget_ms, solve_only: true, lines, each } => {
-            endgame_solves(
-                positions.clamp(1, 100_000),
-                seed,
-                ruleset,
-                budget_ms.clamp(1, 600_000),
-                lines.clamp(1, 20),
-                each,
-            )
-        }
+        BenchCommand::Endgame {
+            sample: crate::setup::Sample { positions, seed, ruleset },
+            budget_ms,
+            solve_only: false,
+            ..
+        } => endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000)),
+        BenchCommand::Endgame {
+            sample: crate::setup::Sample { positions, seed, ruleset },
+            budget_ms,
+            solve_only: true,
+            lines,
+            each,
+        } => endgame_solves(
+            positions.clamp(1, 100_000),
+            seed,
+            ruleset,
+            budget_ms.clamp(1, 600_000),
+            lines.clamp(1, 20),
+            each,
+        ),
         BenchCommand::Sim { positions, seed, ruleset, candidates, plies, iterations } => sim(
             positions.clamp(1, 10_000),
             seed,
@@ -388,11 +391,6 @@ fn positions(games: u64, seed: u64, lexicon: &Lexicon) -> Vec<(Board, Rack, Opti
     out
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
 fn summary(label: &str, times_us: &mut [f64], plays: &mut [f64], arcs: &[f64]) {
     if times_us.is_empty() {
         return;
@@ -404,11 +402,11 @@ fn summary(label: &str, times_us: &mut [f64], plays: &mut [f64], arcs: &[f64]) {
         "{label:<12} {:>9} {:>9.1} {:>7.0} | {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} | {:>10.0}",
         times_us.len(),
         plays.iter().sum::<f64>() / n,
-        percentile(plays, 0.5),
+        crate::setup::percentile(plays, 0.5),
         times_us.iter().sum::<f64>() / n,
-        percentile(times_us, 0.5),
-        percentile(times_us, 0.9),
-        percentile(times_us, 0.99),
+        crate::setup::percentile(times_us, 0.5),
+        crate::setup::percentile(times_us, 0.9),
+        crate::setup::percentile(times_us, 0.99),
         times_us[times_us.len() - 1],
         arcs.iter().sum::<f64>() / n,
     );
@@ -512,8 +510,7 @@ fn strong_vs_greedy(rules: Arc<Ruleset>, lexicon: Arc<Lexicon>, seed: u64) -> i3
 
 fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
     use dawgref::bot::BotLevel;
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(kind)?;
     let start = Instant::now();
     let spreads: Vec<i32> =
         (0..games).map(|g| strong_vs_greedy(rules.clone(), lexicon.clone(), seed + g)).collect();
@@ -585,8 +582,7 @@ fn play_endgame(
 fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliResult {
     use dawgref::budget::Budget;
     use dawgref::endgame::{EndgameLimits, Position, solve};
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(kind)?;
     let budget = Duration::from_millis(budget_ms);
     let (mut times_ms, mut gains, mut exact, mut nodes, mut seconds) =
         (Vec::new(), Vec::new(), 0u64, 0u64, 0.0);
@@ -618,8 +614,8 @@ fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliR
          spread gained over the strong bot's play {mean:+.2} ± {:.2} (1 s.e.)",
         seed + 1,
         100.0 * exact as f64 / n,
-        percentile(&times_ms, 0.5),
-        percentile(&times_ms, 0.9),
+        crate::setup::percentile(&times_ms, 0.5),
+        crate::setup::percentile(&times_ms, 0.9),
         nodes as f64 / seconds.max(1e-9),
         (var / n).sqrt(),
     );
@@ -639,8 +635,7 @@ fn endgame_solves(
 ) -> CliResult {
     use dawgref::budget::Budget;
     use dawgref::endgame::{EndgameLimits, PlayableWords, Position, solve};
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(kind)?;
     let budget = Duration::from_millis(budget_ms);
     let bar = dawgref::console::games_bar(positions);
     let (mut times_ms, mut exact, mut nodes, mut ratios) = (Vec::new(), 0u64, 0u64, Vec::new());
@@ -710,9 +705,9 @@ fn endgame_solves(
          (exact or not); {:.0} positions searched/s",
         seed + 1,
         100.0 * exact as f64 / n,
-        percentile(&sorted, 0.5),
-        percentile(&sorted, 0.9),
-        percentile(&sorted, 0.95),
+        crate::setup::percentile(&sorted, 0.5),
+        crate::setup::percentile(&sorted, 0.9),
+        crate::setup::percentile(&sorted, 0.95),
         sorted.last().copied().unwrap_or(0.0),
         within(100.0),
         within(1000.0),
@@ -724,8 +719,8 @@ fn endgame_solves(
         println!(
             "{lines} lines against 1, on the {} positions solved exactly: time ratio median {:.2}x, p90 {:.2}x",
             ratios.len(),
-            percentile(&ratios, 0.5),
-            percentile(&ratios, 0.9)
+            crate::setup::percentile(&ratios, 0.5),
+            crate::setup::percentile(&ratios, 0.9)
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -742,8 +737,7 @@ fn sim(
     use dawgref::bot::{BotLevel, play_while};
     use dawgref::game::{Game, GameConfig};
     use dawgref::sim::{Params, Setup, SimLimits, simulate};
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(kind)?;
     let (mut rates, mut lines) = (Vec::new(), 0u64);
     let mut g = seed;
     while (rates.len() as u64) < positions {
@@ -779,9 +773,9 @@ fn sim(
          plies, up to {iterations} iterations each, one core: iterations/s median {:.0}, p10 {:.0}, p90 {:.0} \
          ({lines} candidate lines played)",
         seed + 1,
-        percentile(&rates, 0.5),
-        percentile(&rates, 0.1),
-        percentile(&rates, 0.9),
+        crate::setup::percentile(&rates, 0.5),
+        crate::setup::percentile(&rates, 0.1),
+        crate::setup::percentile(&rates, 0.9),
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -843,12 +837,12 @@ fn best_play(games: u64, seed: u64, lexicon: &str, passes: usize) -> CliResult {
         println!(
             "{label:<14} full generation p50 {:.1} us p99 {:.1} us | best-first p50 {:.1} us p99 {:.1} us | \
              ratio of medians {:.2}x, median per-position ratio {:.2}x | means {:.1} / {:.1} us = {:.2}x",
-            percentile(&full_us, 0.5),
-            percentile(&full_us, 0.99),
-            percentile(&first_us, 0.5),
-            percentile(&first_us, 0.99),
-            percentile(&first_us, 0.5) / percentile(&full_us, 0.5),
-            percentile(&ratios, 0.5),
+            crate::setup::percentile(&full_us, 0.5),
+            crate::setup::percentile(&full_us, 0.99),
+            crate::setup::percentile(&first_us, 0.5),
+            crate::setup::percentile(&first_us, 0.99),
+            crate::setup::percentile(&first_us, 0.5) / crate::setup::percentile(&full_us, 0.5),
+            crate::setup::percentile(&ratios, 0.5),
             full_mean,
             first_mean,
             first_mean / full_mean,

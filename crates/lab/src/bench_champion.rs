@@ -13,7 +13,7 @@ use dawgref::bot::{BotLevel, ChampionOptions, champion_action, play_while};
 use dawgref::game::record::{ImportAsk, import_setup};
 use dawgref::game::{Action, ChallengeRule, EventKind, Game, GameConfig};
 use dawgref::infer::{self, Observation};
-use dawgref::lexicon::{Lexicon, catalog};
+use dawgref::lexicon::Lexicon;
 use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
 use std::path::PathBuf;
@@ -47,12 +47,8 @@ pub struct InferArgs {
 
 #[derive(Args, Debug)]
 pub struct PegArgs {
-    #[arg(long, default_value_t = 100)]
-    positions: u64,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    #[arg(long, default_value = "english")]
-    ruleset: RulesetKind,
+    #[command(flatten)]
+    sample: crate::setup::Sample,
     /// Tiles in the bag.
     #[arg(long, default_value_t = 1)]
     bag: usize,
@@ -69,12 +65,8 @@ pub struct PegArgs {
 
 #[derive(Args, Debug)]
 pub struct ThinkArgs {
-    #[arg(long, default_value_t = 100)]
-    positions: u64,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    #[arg(long, default_value = "english")]
-    ruleset: RulesetKind,
+    #[command(flatten)]
+    sample: crate::setup::Sample,
     #[arg(long, default_value_t = 1000)]
     budget_ms: u64,
     /// Think on the server's pool, as a live game's bot does (its threads' priority), instead of
@@ -107,19 +99,6 @@ impl Drop for Load {
             let _ = child.wait();
         }
     }
-}
-
-fn lexicon(kind: RulesetKind) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dyn std::error::Error>> {
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
-    Ok((rules, lexicon))
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[(((sorted.len() - 1) as f64) * p).round() as usize]
 }
 
 /// The figures of one set of explained plays.
@@ -192,8 +171,8 @@ impl Gains {
             (mean + se).exp(),
             100.0 * self.fits as f64 / n as f64,
             100.0 * self.exact as f64 / n as f64,
-            percentile(&self.ms, 0.5),
-            percentile(&self.ms, 0.9),
+            crate::setup::percentile(&self.ms, 0.5),
+            crate::setup::percentile(&self.ms, 0.9),
         );
     }
 }
@@ -204,7 +183,7 @@ fn nth_turn(game: &Game, turn: u32) -> Option<&dawgref::game::Event> {
 }
 
 pub fn infer(args: InferArgs) -> CliResult {
-    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
     // As InferRack judges them: the strong bot's plays by the static player's model, people's
     // by the default one; a parameter given here replaces both.
     let given = |model: infer::Params| infer::Params {
@@ -241,7 +220,7 @@ pub fn infer(args: InferArgs) -> CliResult {
     bar.finish_and_clear();
     bots.print(&format!("{} strong-bot plays (games from seed {})", args.ruleset, args.seed));
     if let Some(dir) = &args.gcg_dir {
-        let (_, lexicon) = self::lexicon(RulesetKind::English)?;
+        let (_, lexicon) = crate::setup::ruleset(RulesetKind::English)?;
         let mut people = Gains::default();
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -292,11 +271,11 @@ fn with_bag(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64, bag: usize)
 pub fn peg(args: PegArgs) -> CliResult {
     use dawgref::budget::Budget;
     use dawgref::pre_endgame::{PreEndgameLimits, Setup, solve};
-    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
     let (mut times, mut exact, mut outcomes, mut proven) = (Vec::new(), 0usize, 0usize, 0usize);
-    let bar = dawgref::console::games_bar(args.positions);
-    let mut g = args.seed;
-    while (times.len() as u64) < args.positions {
+    let bar = dawgref::console::games_bar(args.sample.positions);
+    let mut g = args.sample.seed;
+    while (times.len() as u64) < args.sample.positions {
         g += 1;
         let Some(game) = with_bag(&rules, &lexicon, g, args.bag) else { continue };
         let Some(setup) = Setup::from_game(&game, args.candidates) else { continue };
@@ -334,15 +313,15 @@ pub fn peg(args: PegArgs) -> CliResult {
     println!(
         "{}: {} positions with {} in the bag (strong-bot games from seed {}), {} candidates and the pass, budget {} ms: \
          every draw proven for every candidate {:.1}%; time p50 {:.0} ms, p90 {:.0} ms; outcomes proven {:.1}%",
-        args.ruleset,
+        args.sample.ruleset,
         times.len(),
         args.bag,
-        args.seed + 1,
+        args.sample.seed + 1,
         args.candidates,
         args.budget_ms,
         100.0 * exact as f64 / n,
-        percentile(&times, 0.5),
-        percentile(&times, 0.9),
+        crate::setup::percentile(&times, 0.5),
+        crate::setup::percentile(&times, 0.9),
         100.0 * proven as f64 / outcomes.max(1) as f64,
     );
     Ok(ExitCode::SUCCESS)
@@ -388,15 +367,15 @@ fn peg_position(game: &Game, setup: &dawgref::pre_endgame::Setup) -> String {
 }
 
 pub fn think(args: ThinkArgs) -> CliResult {
-    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut shares = Vec::new();
     let mut overruns = Vec::new();
     let pool = args.pool.then(|| dawgref::host::Pool::with_bot_nice(1, None, args.bot_nice));
     let _load = Load::start(args.load)?;
-    let bar = dawgref::console::games_bar(args.positions);
-    let mut g = args.seed;
-    while (shares.len() as u64) < args.positions {
+    let bar = dawgref::console::games_bar(args.sample.positions);
+    let mut g = args.sample.seed;
+    while (shares.len() as u64) < args.sample.positions {
         g += 1;
         let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), g))?;
         // Some turns in, with tiles still to draw: a decision the simulation makes.
@@ -448,11 +427,11 @@ pub fn think(args: ThinkArgs) -> CliResult {
     shares.sort_by(f64::total_cmp);
     println!(
         "{}: {} mid-game decisions (not forced), budget {} ms: mean think time {:.1}% of the budget, median {:.1}%",
-        args.ruleset,
+        args.sample.ruleset,
         shares.len(),
         args.budget_ms,
         100.0 * mean,
-        100.0 * percentile(&shares, 0.5)
+        100.0 * crate::setup::percentile(&shares, 0.5)
     );
     overruns.sort_by(f64::total_cmp);
     println!(
@@ -463,10 +442,10 @@ pub fn think(args: ThinkArgs) -> CliResult {
             "on this thread".into()
         },
         args.load,
-        percentile(&overruns, 0.5),
-        percentile(&overruns, 0.9),
-        percentile(&overruns, 0.99),
-        percentile(&overruns, 1.0)
+        crate::setup::percentile(&overruns, 0.5),
+        crate::setup::percentile(&overruns, 0.9),
+        crate::setup::percentile(&overruns, 0.99),
+        crate::setup::percentile(&overruns, 1.0)
     );
     println!("share of the budget used: count");
     for (i, c) in bins.iter().enumerate() {
@@ -494,7 +473,7 @@ pub struct WordsArgs {
 pub fn words(args: WordsArgs) -> CliResult {
     use dawgref::bag::SplitMix64;
     use dawgref::lexicon::study::{Order, Pattern, Query, find};
-    let (rules, lexicon) = lexicon(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
     let dawg = lexicon.dawg();
     let tiles: Vec<Option<dawgref::alphabet::Letter>> =
         rules.full_set().tiles().filter(|t| t.is_some()).collect();
@@ -537,11 +516,11 @@ pub fn words(args: WordsArgs) -> CliResult {
          ({:.0} words a rack); pattern *{q}* over the lexicon: median {:.2} ms ({matched} words)",
         args.ruleset,
         times.len(),
-        percentile(&times, 0.5),
-        percentile(&times, 0.9),
-        percentile(&times, 0.99),
+        crate::setup::percentile(&times, 0.5),
+        crate::setup::percentile(&times, 0.9),
+        crate::setup::percentile(&times, 0.99),
         found as f64 / times.len().max(1) as f64,
-        percentile(&pattern_times, 0.5),
+        crate::setup::percentile(&pattern_times, 0.5),
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -263,7 +263,7 @@ impl Server {
     /// Games awake and games asleep.
     async fn gauges(&self) -> Result<(usize, usize), Failure> {
         match self {
-            Server::InProcess { handle } => Ok((handle.host().live_games(), handle.host().asleep_games())),
+            Server::InProcess { handle } => Ok((handle.host().census().live, handle.host().census().asleep)),
             Server::Child { metrics, .. } => {
                 use tokio::io::{AsyncReadExt, AsyncWriteExt};
                 let mut conn = tokio::net::TcpStream::connect(metrics).await?;

@@ -60,15 +60,12 @@ mod tests {
     use super::*;
     use dawgref::bot::{BotLevel, CHAMPION_BUDGET, duel_within};
     use dawgref::game::ChallengeRule;
-    use dawgref::lexicon::catalog;
     use dawgref::rules::RulesetKind;
-    use std::sync::Arc;
 
     /// The strong bot's total spread against the classic one, seeds 1..=24 (strong in seat
     /// `seed % 2`), single challenge.
     fn strong_against_classic(kind: RulesetKind) -> i32 {
-        let rules = Arc::new(Ruleset::new(kind));
-        let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None).unwrap().lexicon);
+        let (rules, lexicon) = crate::setup::ruleset(kind).unwrap();
         (1..=24u64)
             .map(|seed| {
                 duel_within(

@@ -17,6 +17,7 @@ mod classic;
 mod fit;
 mod matches;
 mod otlp_sink;
+mod setup;
 mod train;
 
 use clap::{Parser, Subcommand};

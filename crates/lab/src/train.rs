@@ -17,7 +17,6 @@ use dawgref::console::games_bar;
 use dawgref::equity::{LeaveModel, static_action};
 use dawgref::game::{Game, GameConfig};
 use dawgref::leaves::{self, LeaveTable};
-use dawgref::lexicon::catalog;
 use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
 
@@ -114,8 +113,7 @@ fn game_samples(rules: &Arc<Ruleset>, lexicon: &Arc<dawgref::lexicon::Lexicon>, 
 }
 
 fn winprob(args: WinprobArgs) -> CliResult {
-    let rules = Arc::new(Ruleset::new(args.ruleset));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
     let bar = games_bar(games);
@@ -150,8 +148,7 @@ fn winprob(args: WinprobArgs) -> CliResult {
 }
 
 fn learn_leaves(args: LeavesArgs) -> CliResult {
-    let rules = Arc::new(Ruleset::new(args.ruleset));
-    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
     let games = args.games.clamp(1, 10_000_000);
     let generations = args.generations.clamp(1, 20);
     let mut table: Option<LeaveTable> = match &args.from {

@@ -1,0 +1,34 @@
+//! What the lab's benches and training start from and sum up with, in one place: a shipped
+//! ruleset with its default lexicon, and a percentile of sorted figures.
+
+use clap::Args;
+use dawgref::lexicon::{Lexicon, catalog};
+use dawgref::rules::{Ruleset, RulesetKind};
+use std::sync::Arc;
+
+/// A shipped ruleset and its default lexicon (compiled once, then read from the cache).
+pub fn ruleset(kind: RulesetKind) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dyn std::error::Error>> {
+    let rules = Arc::new(Ruleset::new(kind));
+    let lexicon = Arc::new(catalog::resolve(rules.default_lexicon, None)?.lexicon);
+    Ok((rules, lexicon))
+}
+
+/// The `p` quantile (0 to 1) of figures sorted ascending, by nearest rank; 0 for none.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[(((sorted.len() - 1) as f64) * p.clamp(0.0, 1.0)).round() as usize]
+}
+
+/// Which positions a bench measures: those of `positions` seeded games (seeds from `seed` on)
+/// of a ruleset, each bench picking its own kind of position from each game.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Sample {
+    #[arg(long, default_value_t = 100)]
+    pub positions: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value = "english")]
+    pub ruleset: RulesetKind,
+}
