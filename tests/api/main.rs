@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod docs_examples;
 mod example_bot;
 mod notation_cgp;
 mod privacy_audit;

@@ -1,0 +1,100 @@
+//! The guides' examples run as they are written: every block fenced as `sh tested` in
+//! `docs/*.md`, in order, by bash against the real binary (a fresh server per guide, with a
+//! director token), so that a renamed RPC, field or enum value fails here before a reader meets
+//! it. grpcurl is played by `tests/docs/grpcurl` over buf curl (pinned, `scripts/buf`); the
+//! examples read answers with jq, which `scripts/test` installs.
+
+use crate::common::binary::{serve, serve_on_free_port};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// The address the guides' examples name; the test's server is elsewhere.
+const DOCUMENTED: &str = "127.0.0.1:50051";
+const DIRECTOR_TOKEN: &str = "guide-director-token";
+
+/// The blocks fenced `sh tested` in a guide, in order.
+fn tested_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        match &mut open {
+            None if line.trim_end() == "```sh tested" => open = Some(String::new()),
+            None => {}
+            Some(_) if line.trim_end() == "```" => blocks.push(open.take().unwrap_or_default()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    assert!(open.is_none(), "a `sh tested` block is never closed");
+    blocks
+}
+
+/// Run a guide's tested blocks against a server of its own; what they printed.
+async fn run_guide(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs").join(format!("{name}.md"))).unwrap();
+    let blocks = tested_blocks(&text);
+    assert!(!blocks.is_empty(), "docs/{name}.md has no `sh tested` block");
+    assert!(
+        Command::new("jq").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success()),
+        "the guides' examples need jq (scripts/test installs it)"
+    );
+    let (mut server, port) = serve_on_free_port(|port| {
+        serve(port)
+            .args(["--data-dir", ":memory:"])
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR_TOKEN)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    })
+    .await;
+    let script =
+        format!("set -euo pipefail\n{}", blocks.concat()).replace(DOCUMENTED, &format!("127.0.0.1:{port}"));
+    let path = format!("{}:{}", root.join("tests/docs").display(), std::env::var("PATH").unwrap_or_default());
+    let buf = root.join("scripts/buf");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("bash")
+            .args(["-c", &script])
+            .env("PATH", path)
+            .env("DAWGREF_BUF", buf)
+            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR_TOKEN)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "docs/{name}.md's examples failed:\n{stdout}\n{stderr}");
+    stdout.into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_players_guide_plays_a_game_against_the_bot() {
+    let out = run_guide("players").await;
+    assert!(out.contains("dawgref.v1.GamesService"), "{out}");
+    // The play made, and the resignation that ended the game.
+    assert!(out.contains("\"turn\": 1"), "{out}");
+    assert!(out.contains("seat 0 resigned"), "{out}");
+    assert!(out.contains("#player1 "), "the game's record: {out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_directors_guide_runs_a_round_with_a_key() {
+    let out = run_guide("directors").await;
+    assert!(out.contains("[0,10]"), "the adjusted scores: {out}");
+    assert!(out.contains("ann") && out.contains("bob"), "the results: {out}");
+    assert!(out.trim_end().ends_with("spring-td"), "the revoked key: {out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_analysts_guide_judges_finds_and_generates() {
+    let out = run_guide("analysts").await;
+    assert!(out.contains(r#"{"word":"QUIXOTIC","valid":true}"#), "{out}");
+    assert!(out.contains(r#"{"word":"ZYZZYVAX","valid":false}"#), "{out}");
+    assert!(out.lines().any(|l| l == "NASTIER"), "the anagrams: {out}");
+    assert!(out.contains(r#"{"play":"8B ANESTRI","score":66}"#), "the best plays: {out}");
+}
