@@ -79,7 +79,8 @@ impl Context {
             self.metrics.games_asleep.set(self.asleep.len() as i64);
         }
         let session = self.live.remove_if(&id, |s| meant(s));
-        if let Some(session) = &session {
+        // A task letting its own game go is on its way out already: only another's is told.
+        if let Some(session) = session.as_ref().filter(|_| instance.is_none()) {
             session.leave();
         }
         if matches!(why, LetGo::Evicted | LetGo::HandedOver) {

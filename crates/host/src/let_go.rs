@@ -3,9 +3,10 @@
 
 use crate::sleep::Asleep;
 
-/// Why a game leaves this host's memory (`Context::let_go`). Every way out removes the
-/// game's session from the live map and tells its task to stop after the operation in hand;
-/// the reason decides what is kept of the game here and what becomes of its lease.
+/// Why a game leaves this host's memory (`Context::let_go`). Every way out removes the game's
+/// session from the live map and, unless its own task is the one letting it go, tells the task
+/// to stop after the operation in hand; the reason decides what is kept of the game here and
+/// what becomes of its lease.
 pub(crate) enum LetGo {
     /// Another replica owns it now (the heartbeat found its lease lost, or a call found a
     /// session here for a game this replica does not hold), or its caller dropped it: nothing

@@ -196,9 +196,10 @@ impl Pool {
         Pool::with_bot_nice(workers, None, BOT_NICE)
     }
 
-    /// A pool of `workers` slots (at least one), with a thread per slot in each lane, whose threads call `idle` each time they run out of jobs (the binaries
-    /// hand freed memory back to the system there), the bots' threads at niceness `bot_nice`
-    /// (0: the process's own; a thread can lower its priority, never raise it back).
+    /// A pool of `workers` slots (at least one), with a thread per slot in each lane, whose
+    /// threads call `idle` each time they run out of jobs (the binaries hand freed memory back
+    /// to the system there), the bots' threads at niceness `bot_nice` (0: the process's own; a
+    /// thread can lower its priority, never raise it back).
     pub fn with_bot_nice(workers: usize, idle: Option<fn()>, bot_nice: i32) -> Pool {
         let workers = workers.max(1);
         let queues = Arc::new(Queues {
