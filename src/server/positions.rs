@@ -1,8 +1,9 @@
-//! What every Analysis RPC starts from: the service's handle on the server's state, the
-//! position a request names (a live game as the caller sees it, or a CGP line, built on the pool
-//! and cached), and the rack a search uses. Searches are admitted through `caller`.
-//! The RPCs themselves are in `analysis.rs` and the modules beside it, which all import this one
-//! and none of each other.
+//! What every Analysis RPC starts from: the service (its handle on the server's state, and what
+//! only it uses: the cache of CGP positions, the reviews), the position a request names (a live
+//! game as the caller sees it, or a CGP line, built on the pool and cached), and the rack a
+//! search uses. Searches are admitted through `caller`. `analysis.rs` dispatches to the RPC
+//! modules beside it (`inference`, `pre_endgame`, `review`); they import this one, never
+//! `analysis` or each other.
 
 use super::errors;
 use super::state::AppState;

@@ -64,14 +64,14 @@ impl Cluster {
         self.forget_run(game);
     }
 
-    /// Release a sleeping game's lease, with its clock's reading and when its flag falls.
+    /// Release a sleeping game's lease, with its clock's reading and when its flag falls (its
+    /// count of forwarded calls went when it fell asleep: `Context::let_go`).
     pub(crate) async fn release(
         &self,
         game: Uuid,
         game_ms: u64,
         wake_in: Option<Duration>,
     ) -> Result<bool, StoreError> {
-        self.forget_run(&game);
         self.store.release(game, game_ms, wake_in).await
     }
 
