@@ -201,6 +201,16 @@ impl Handle {
         games::GamesService { state: self.state.clone() }
     }
 
+    /// The Directors service over this server's state, to call in process (tests on paused time).
+    pub fn directors_service(&self) -> directors::DirectorsService {
+        directors::DirectorsService { state: self.state.clone() }
+    }
+
+    /// The Analysis service over this server's state, to call in process (tests on paused time).
+    pub fn analysis_service(&self) -> analysis::AnalysisService {
+        analysis::AnalysisService::new(self.state.clone())
+    }
+
     /// Serve `/metrics` on `listener` in the background, for the process's life.
     pub fn spawn_metrics(&self, listener: TcpListener) {
         let state = self.state.clone();

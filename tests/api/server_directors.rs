@@ -9,6 +9,7 @@ use common::server::*;
 use dawgref::proto::v1 as pb;
 use std::collections::HashMap;
 use tonic::Code;
+use tonic::Request;
 
 const DIRECTOR: &str = "head-judge-token";
 
@@ -96,31 +97,41 @@ async fn only_the_directors_token_may_act() {
     );
 }
 
-#[tokio::test]
+/// On paused time, in process: an hour of game time passes while the game is paused.
+#[tokio::test(start_paused = true)]
 async fn a_pause_holds_every_turn_until_the_resume() {
-    let srv = start_directed(DIRECTOR).await;
-    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    use pb::directors_service_server::DirectorsService as _;
+    use pb::games_service_server::GamesService as _;
+    use tokio_stream::StreamExt;
+    let (handle, _) = lexicons_builder().director_token(DIRECTOR).start().await.unwrap();
+    let (g, d) = (handle.games_service(), handle.directors_service());
     let mut request =
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("a"), human("b")], 3);
     request.clock =
         Some(pb::ClockSpec { initial_ms: 600_000, max_overtime_ms: 60_000, ..Default::default() });
-    let c = g.create_game(request).await.unwrap().into_inner();
+    let c = g.create_game(Request::new(request)).await.unwrap().into_inner();
     let paused = d.pause_game(authed(pause(&c.game_id, "p1"), DIRECTOR)).await.unwrap().into_inner();
     assert!(paused.view.as_ref().unwrap().paused);
     assert!(paused.view.as_ref().unwrap().my_rack.is_empty(), "the director sees no rack");
     let e = g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
     assert!(e.message().contains("paused"), "{}", e.message());
-    let left = |v: &pb::GameView| v.seats[0].time_left_ms.unwrap();
-    let a = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let b = seen(&mut g, &c.game_id, &c.seat_tokens[0]).await;
-    assert_eq!(left(&a), left(&b), "the clock stands");
+    let left = async || {
+        let request = authed(pb::GetGameRequest { game_id: c.game_id.clone() }, &c.seat_tokens[0]);
+        g.get_game(request).await.unwrap().into_inner().view.unwrap().seats[0].time_left_ms.unwrap()
+    };
+    assert_eq!(left().await, 600_000);
+    tokio::time::advance(std::time::Duration::from_secs(3600)).await;
+    assert_eq!(left().await, 600_000, "the clock stands through an hour's pause");
     assert_eq!(code(d.pause_game(authed(pause(&c.game_id, "p2"), DIRECTOR)).await), Code::FailedPrecondition);
     d.resume_game(authed(resume(&c.game_id, "r1"), DIRECTOR)).await.unwrap();
+    tokio::time::advance(std::time::Duration::from_secs(1)).await;
+    assert_eq!(left().await, 599_000, "and runs again once resumed");
     g.submit_turn(authed(turn(&c.game_id, 0, pass()), &c.seat_tokens[0])).await.unwrap();
-    let events = watch_kinds(&mut g, &c.game_id).await;
-    assert_eq!(events, ["paused", "resumed", "pass"]);
+    let watch = pb::WatchGameRequest { game_id: c.game_id.clone(), from_event: 0 };
+    let events = g.watch_game(Request::new(watch)).await.unwrap().into_inner();
+    let kinds: Vec<String> = events.take(3).map(|e| e.unwrap().kind).collect().await;
+    assert_eq!(kinds, ["paused", "resumed", "pass"]);
 }
 
 async fn watch_kinds(
