@@ -211,6 +211,8 @@ pub enum BenchCommand {
     /// Many live games on one server: memory per game awake and asleep, SubmitTurn latency
     /// while they play, the time to wake a sleeping game.
     Livegames(super::bench_livegames::LiveGamesArgs),
+    /// Swiss pairing of large divisions round after round, and the standings after a result.
+    Pairing(super::bench_pairing::PairingArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -236,6 +238,7 @@ pub struct PositionArgs {
 pub fn run(cmd: BenchCommand) -> CliResult {
     match cmd {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
+        BenchCommand::Pairing(args) => super::bench_pairing::run(args),
         BenchCommand::Infer(args) => super::bench_champion::infer(args),
         BenchCommand::Peg(args) => super::bench_champion::peg(args),
         BenchCommand::Think(args) => super::bench_champion::think(args),

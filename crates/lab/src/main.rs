@@ -10,6 +10,7 @@ mod bench_champion;
 mod bench_flood;
 mod bench_forward;
 mod bench_livegames;
+mod bench_pairing;
 mod bench_review;
 mod bench_server;
 mod bench_store;

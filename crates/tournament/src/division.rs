@@ -1,0 +1,344 @@
+//! A division: its players (in seed order), its rounds (each with a method and, once paired,
+//! its pairings and their results) and its controls. Every change goes through a method that
+//! checks it first, so a division never holds a player twice in a round or a result for a
+//! pairing that is not there.
+
+use std::fmt;
+
+/// A player's place in the division's list: their seed, 0-based (TSH numbers them from 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PlayerId(pub u32);
+
+impl PlayerId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for PlayerId {
+    /// As directors number players: from 1.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "player {}", self.0 + 1)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Player {
+    pub name: String,
+    pub rating: u32,
+    /// Withdrawn players are paired no more; their past games still count.
+    pub withdrawn: bool,
+}
+
+/// How a round is paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Berger tables: each pair once a cycle (the `n`-th round-robin round of the division is
+    /// round `n mod (players - 1)` of cycle `n / (players - 1)`; a second cycle is a double round
+    /// robin). An odd count adds a bye.
+    RoundRobin,
+    /// The standings' score groups, by a minimum-cost perfect matching: no repeat that can be
+    /// avoided, then the smallest differences in wins, then the largest in spread.
+    Swiss,
+    /// 1 v 2, 3 v 4, … by standings.
+    KingOfTheHill,
+    /// The top `2f` by standings 1 v 1+f, 2 v 2+f, …; the rest as Swiss.
+    Factor(u32),
+    /// For the first `k` rounds (odd), groups of `k + 1` across the field by seed, each a round
+    /// robin; after them, Swiss.
+    InitialFontes(u32),
+    /// A shuffle drawn from the division's seed.
+    Random,
+    /// The director's own pairs ([`Division::set_pairings`]).
+    Manual,
+}
+
+impl Method {
+    /// Whether the pairings depend on the standings (and so on every earlier result).
+    pub fn needs_standings(self, round: usize) -> bool {
+        match self {
+            Method::Swiss | Method::KingOfTheHill | Method::Factor(_) => true,
+            Method::InitialFontes(k) => round >= k as usize,
+            Method::RoundRobin | Method::Random | Method::Manual => false,
+        }
+    }
+}
+
+/// A division's rules for byes, forfeits, spreads and the end of the event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Controls {
+    /// A bye's spread (a win).
+    pub bye_spread: i32,
+    /// A forfeit's spread: the winner's gain, the loser's loss.
+    pub forfeit_spread: i32,
+    /// At most this spread counts from one game (0: no cap).
+    pub spread_cap: u32,
+    /// Gibsonization, with its spread per round left (None: off).
+    pub gibson_spread: Option<u32>,
+    /// Places that win something: a Gibsonized leader meets the best-ranked player below them.
+    pub min_placement: u32,
+    /// Every draw (byes' ties, the random method, who goes first) comes from this.
+    pub seed: u64,
+}
+
+impl Default for Controls {
+    /// North American defaults: +50 a bye, ±50 a forfeit, no cap, no Gibsonization.
+    fn default() -> Controls {
+        Controls {
+            bye_spread: 50,
+            forfeit_spread: 50,
+            spread_cap: 0,
+            gibson_spread: None,
+            min_placement: 1,
+            seed: 0,
+        }
+    }
+}
+
+/// How a game between two players ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// Played: each seat's final score (first, second).
+    Scores([i32; 2]),
+    /// Not played: the seat that showed (0 first, 1 second) wins by the forfeit spread.
+    Forfeit { winner: usize },
+}
+
+/// One line of a round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pairing {
+    /// Two players; `first` goes first.
+    Game { first: PlayerId, second: PlayerId, result: Option<GameResult> },
+    /// No opponent: a bye (a positive spread, a win) or, as TSH writes an absence, a forfeit
+    /// loss (negative, a loss). A spread of 0 is a draw.
+    Bye { player: PlayerId, spread: i32 },
+}
+
+impl Pairing {
+    /// The players of this line, first then second.
+    pub fn players(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        let (a, b) = match *self {
+            Pairing::Game { first, second, .. } => (first, Some(second)),
+            Pairing::Bye { player, .. } => (player, None),
+        };
+        std::iter::once(a).chain(b)
+    }
+
+    /// Whether its result is in (a bye's always is).
+    pub fn is_done(&self) -> bool {
+        !matches!(self, Pairing::Game { result: None, .. })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    pub method: Method,
+    /// None until the round is paired.
+    pub pairings: Option<Vec<Pairing>>,
+}
+
+impl Round {
+    pub fn new(method: Method) -> Round {
+        Round { method, pairings: None }
+    }
+
+    /// Paired, and every result in.
+    pub fn is_complete(&self) -> bool {
+        self.pairings.as_ref().is_some_and(|p| p.iter().all(Pairing::is_done))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Division {
+    pub name: String,
+    /// In seed order: a player's [`PlayerId`] is their place here.
+    pub players: Vec<Player>,
+    pub rounds: Vec<Round>,
+    pub controls: Controls,
+}
+
+/// Why a change to a division was refused: each names what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("the division has {rounds} rounds: there is no round {round}")]
+    NoSuchRound { round: usize, rounds: usize },
+    #[error("the division has {players} players: there is no player {player}")]
+    NoSuchPlayer { player: u32, players: usize },
+    #[error("round {round} is paired already")]
+    PairedAlready { round: usize },
+    #[error("round {round} is not paired yet")]
+    NotPaired { round: usize },
+    #[error("round {round} cannot be paired before round {before}")]
+    OutOfOrder { round: usize, before: usize },
+    #[error("round {round} is paired by the standings, and round {unfinished} has results to come")]
+    ResultsToCome { round: usize, unfinished: usize },
+    #[error("round {round} is manual: the director sets its pairings")]
+    Manual { round: usize },
+    #[error("{player} is in two pairings of round {round}")]
+    PairedTwice { player: PlayerId, round: usize },
+    #[error("{player} has withdrawn and cannot be paired")]
+    Withdrawn { player: PlayerId },
+    #[error("{player} is active but not in round {round}'s pairings")]
+    Unpaired { player: PlayerId, round: usize },
+    #[error("round {round} has no pairing {pairing} (it has {pairings})")]
+    NoSuchPairing { round: usize, pairing: usize, pairings: usize },
+    #[error("round {round}'s pairing {pairing} is a bye: it has no result to enter")]
+    ByeResult { round: usize, pairing: usize },
+    #[error("round {round}'s pairing {pairing} has its result already")]
+    Finished { round: usize, pairing: usize },
+    #[error("a forfeit's winner is seat 0 or 1, not {winner}")]
+    NoSuchSeat { winner: usize },
+    #[error("{0}")]
+    Unpairable(String),
+}
+
+/// Rounds are numbered from 1 in messages, as directors count them.
+pub(crate) fn shown(round: usize) -> usize {
+    round + 1
+}
+
+impl Division {
+    pub fn new(
+        name: impl Into<String>,
+        players: Vec<Player>,
+        methods: &[Method],
+        controls: Controls,
+    ) -> Division {
+        let rounds = methods.iter().map(|&m| Round::new(m)).collect();
+        Division { name: name.into(), players, rounds, controls }
+    }
+
+    /// The players who may be paired.
+    pub fn active(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        self.players.iter().enumerate().filter(|(_, p)| !p.withdrawn).map(|(i, _)| PlayerId(i as u32))
+    }
+
+    pub(crate) fn round(&self, round: usize) -> Result<&Round, Error> {
+        self.rounds.get(round).ok_or(Error::NoSuchRound { round: shown(round), rounds: self.rounds.len() })
+    }
+
+    pub(crate) fn check_player(&self, player: PlayerId) -> Result<(), Error> {
+        match self.players.get(player.index()) {
+            Some(_) => Ok(()),
+            None => Err(Error::NoSuchPlayer { player: player.0 + 1, players: self.players.len() }),
+        }
+    }
+
+    /// Rounds paired so far: the first unpaired round's index.
+    pub fn rounds_paired(&self) -> usize {
+        self.rounds.iter().take_while(|r| r.pairings.is_some()).count()
+    }
+
+    /// Set (or replace, if no result is in yet) a round's pairings: the director's own, for a
+    /// manual round or to override any method. Every active player is in exactly one line;
+    /// withdrawn players in none. Earlier rounds must be paired.
+    pub fn set_pairings(&mut self, round: usize, pairings: Vec<Pairing>) -> Result<(), Error> {
+        let r = self.round(round)?;
+        if let Some(old) = &r.pairings
+            && old.iter().any(|p| matches!(p, Pairing::Game { result: Some(_), .. }))
+        {
+            return Err(Error::PairedAlready { round: shown(round) });
+        }
+        if self.rounds_paired() < round {
+            return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
+        }
+        let mut seen = vec![false; self.players.len()];
+        for p in &pairings {
+            if let Pairing::Game { result: Some(_), .. } = p {
+                return Err(Error::Unpairable("new pairings carry no results".into()));
+            }
+            for player in p.players() {
+                self.check_player(player)?;
+                if self.players[player.index()].withdrawn {
+                    return Err(Error::Withdrawn { player });
+                }
+                if std::mem::replace(&mut seen[player.index()], true) {
+                    return Err(Error::PairedTwice { player, round: shown(round) });
+                }
+            }
+        }
+        if let Some(player) = self.active().find(|p| !seen[p.index()]) {
+            return Err(Error::Unpaired { player, round: shown(round) });
+        }
+        self.rounds[round].pairings = Some(pairings);
+        Ok(())
+    }
+
+    /// Pair `round` by its method and keep the pairings: rounds in order, each once; a method
+    /// that reads the standings waits for every earlier result.
+    pub fn pair(&mut self, round: usize) -> Result<&[Pairing], Error> {
+        let r = self.round(round)?;
+        if r.pairings.is_some() {
+            return Err(Error::PairedAlready { round: shown(round) });
+        }
+        if self.rounds_paired() < round {
+            return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
+        }
+        if r.method == Method::Manual {
+            return Err(Error::Manual { round: shown(round) });
+        }
+        if r.method.needs_standings(round)
+            && let Some(unfinished) = (0..round).find(|&k| !self.rounds[k].is_complete())
+        {
+            return Err(Error::ResultsToCome { round: shown(round), unfinished: shown(unfinished) });
+        }
+        let pairings = crate::pairing::pair(self, round)?;
+        self.rounds[round].pairings = Some(pairings);
+        Ok(self.rounds[round].pairings.as_deref().unwrap_or_default())
+    }
+
+    /// Enter (or, with `correct`, replace) the result of one game of a paired round.
+    pub fn record(
+        &mut self,
+        round: usize,
+        pairing: usize,
+        result: GameResult,
+        correct: bool,
+    ) -> Result<(), Error> {
+        self.round(round)?;
+        let Some(lines) = self.rounds[round].pairings.as_mut() else {
+            return Err(Error::NotPaired { round: shown(round) });
+        };
+        let count = lines.len();
+        let line = lines.get_mut(pairing).ok_or(Error::NoSuchPairing {
+            round: shown(round),
+            pairing: pairing + 1,
+            pairings: count,
+        })?;
+        if let GameResult::Forfeit { winner } = result
+            && winner > 1
+        {
+            return Err(Error::NoSuchSeat { winner });
+        }
+        match line {
+            Pairing::Bye { .. } => Err(Error::ByeResult { round: shown(round), pairing: pairing + 1 }),
+            Pairing::Game { result: Some(_), .. } if !correct => {
+                Err(Error::Finished { round: shown(round), pairing: pairing + 1 })
+            }
+            Pairing::Game { result: slot, .. } => {
+                *slot = Some(result);
+                Ok(())
+            }
+        }
+    }
+
+    /// Withdraw a player: paired no more. (An unplayed game of theirs is the caller's to
+    /// forfeit: [`Division::record`] with [`GameResult::Forfeit`].)
+    pub fn withdraw(&mut self, player: PlayerId) -> Result<(), Error> {
+        self.check_player(player)?;
+        self.players[player.index()].withdrawn = true;
+        Ok(())
+    }
+
+    /// Add a player at the end of the seed list; paired from the next round paired.
+    pub fn add_player(&mut self, player: Player) -> PlayerId {
+        self.players.push(player);
+        PlayerId(self.players.len() as u32 - 1)
+    }
+
+    /// Where `player` is in `round`: the line's index and the line.
+    pub fn line_of(&self, round: usize, player: PlayerId) -> Option<(usize, &Pairing)> {
+        let lines = self.rounds.get(round)?.pairings.as_ref()?;
+        lines.iter().enumerate().find(|(_, l)| l.players().any(|p| p == player))
+    }
+}

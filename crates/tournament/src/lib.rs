@@ -1,0 +1,20 @@
+//! Tournaments as data and rules, with no I/O: a [`Division`] of players and rounds, each round
+//! paired by its [`Method`] ([`Division::pair`]), results entered as they come
+//! ([`Division::record`]), [`Standings`] by the North American order, and the division read from
+//! and written to TSH's `.t` files ([`tsh`]).
+//!
+//! What this crate owns: who plays whom, who goes first, who has the bye, who is Gibsonized, and
+//! how a result counts. What it does not: games, tokens, storage, time. The server holds a
+//! division behind its store and calls these functions; they are deterministic (a draw comes
+//! from the division's seed), so a replica or a restart pairs exactly as the first did.
+
+mod division;
+mod draw;
+mod matching;
+mod pairing;
+mod standings;
+pub mod tsh;
+
+pub use division::{Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Round};
+pub use matching::{SWISS_BLOCK, min_cost_pairs};
+pub use standings::{Standing, Standings};

@@ -1,0 +1,201 @@
+//! TSH's `.t` files, as TSH (the program NASPA and ABSP directors run) writes and reads them:
+//! a line a player, in seed order:
+//!
+//! ```text
+//! Name Surname 1520 3 0 2; 412 50 388; p12 1 0 2
+//! ```
+//!
+//! the name, the rating, each round's opponent by 1-based player number (0: none), `;`, the
+//! player's score in each round played (with no opponent: the spread, +50 a bye, −50 a forfeit
+//! lost), and `; p12` with 1 (went first), 2 (second) or 0 (no game) a round. Scores may lag
+//! the opponents (a round paired, not yet played). A forfeit between two players is written
+//! as TSH writes an absence: both without an opponent, ±the forfeit spread. Lines starting `#`
+//! and empty lines are skipped; other `;` fields are kept by TSH and ignored here.
+
+use crate::division::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId, Round};
+use std::fmt::Write;
+
+/// The division as a `.t` file.
+pub fn export(d: &Division) -> String {
+    let paired: Vec<&Vec<Pairing>> = d.rounds.iter().map_while(|r| r.pairings.as_ref()).collect();
+    let mut out = String::new();
+    for (i, player) in d.players.iter().enumerate() {
+        let me = PlayerId(i as u32);
+        let (mut opponents, mut scores, mut p12) = (Vec::new(), Vec::new(), Vec::new());
+        let mut scores_end = true;
+        for lines in &paired {
+            let Some(line) = lines.iter().find(|l| l.players().any(|p| p == me)) else {
+                // Not in the round (added later, or withdrawn): no game, no score.
+                opponents.push(0);
+                p12.push(0);
+                if scores_end {
+                    scores.push(0);
+                }
+                continue;
+            };
+            let (opponent, score, seat) = match *line {
+                Pairing::Bye { spread, .. } => (0, Some(spread), 0),
+                Pairing::Game { first, second, result } => {
+                    let seat = if first == me { 0 } else { 1 };
+                    let other = if seat == 0 { second } else { first };
+                    match result {
+                        Some(GameResult::Scores(s)) => (other.0 + 1, Some(s[seat]), seat as u8 + 1),
+                        Some(GameResult::Forfeit { winner }) => {
+                            let s = d.controls.forfeit_spread;
+                            (0, Some(if winner == seat { s } else { -s }), 0)
+                        }
+                        None => (other.0 + 1, None, seat as u8 + 1),
+                    }
+                }
+            };
+            opponents.push(opponent);
+            p12.push(seat);
+            match score {
+                Some(s) if scores_end => scores.push(s),
+                // A score after an unplayed round cannot be placed: TSH's scores are a prefix.
+                _ => scores_end = false,
+            }
+        }
+        let _ = write!(out, "{} {}", player.name, player.rating);
+        for o in &opponents {
+            let _ = write!(out, " {o}");
+        }
+        out.push(';');
+        for s in &scores {
+            let _ = write!(out, " {s}");
+        }
+        if !p12.is_empty() {
+            out.push_str("; p12");
+            for s in &p12 {
+                let _ = write!(out, " {s}");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Why a `.t` file was refused: the line (from 1) and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {what}")]
+pub struct TshError {
+    pub line: usize,
+    pub what: String,
+}
+
+struct Row {
+    line: usize,
+    opponents: Vec<u32>,
+    scores: Vec<i32>,
+    p12: Vec<u8>,
+}
+
+/// A division from a `.t` file: its players and the rounds already paired and played (each a
+/// manual round), then `more` rounds to come by their methods.
+pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Result<Division, TshError> {
+    let mut players = Vec::new();
+    let mut rows = Vec::new();
+    for (k, raw) in text.lines().enumerate() {
+        let line = k + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let err = |what: String| TshError { line, what };
+        let mut fields = trimmed.split(';');
+        let head: Vec<&str> = fields.next().unwrap_or_default().split_whitespace().collect();
+        // The name runs to the first number: the rating.
+        let Some(at) = head.iter().position(|w| w.parse::<u32>().is_ok()) else {
+            return Err(err("no rating after the name".into()));
+        };
+        if at == 0 {
+            return Err(err("no name before the rating".into()));
+        }
+        let rating = head[at].parse().map_err(|_| err("a bad rating".into()))?;
+        let opponents = head[at + 1..]
+            .iter()
+            .map(|w| w.parse::<u32>().map_err(|_| err(format!("opponent {w:?} is not a player number"))))
+            .collect::<Result<Vec<u32>, _>>()?;
+        let scores = fields
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
+            .collect::<Result<Vec<i32>, _>>()?;
+        let mut p12 = Vec::new();
+        for field in fields {
+            let mut words = field.split_whitespace();
+            if words.next() == Some("p12") {
+                p12 = words
+                    .map(|w| match w {
+                        "0" | "1" | "2" => Ok(w.as_bytes()[0] - b'0'),
+                        _ => Err(err(format!("p12 {w:?} is not 0, 1 or 2"))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+        }
+        if scores.len() > opponents.len() {
+            return Err(err(format!("{} scores for {} rounds", scores.len(), opponents.len())));
+        }
+        players.push(Player { name: head[..at].join(" "), rating, withdrawn: false });
+        rows.push(Row { line, opponents, scores, p12 });
+    }
+    let n = rows.len();
+    let rounds = rows.iter().map(|r| r.opponents.len()).max().unwrap_or(0);
+    let mut division = Division::new(name, players, &[], controls);
+    for round in 0..rounds {
+        let mut lines = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            let err = |what: String| TshError { line: row.line, what };
+            let Some(&opponent) = row.opponents.get(round) else {
+                return Err(err(format!(
+                    "no opponent for round {} (others have {rounds} rounds)",
+                    round + 1
+                )));
+            };
+            let score = row.scores.get(round).copied();
+            if opponent == 0 {
+                let spread =
+                    score.ok_or_else(|| err(format!("round {}: no opponent and no score", round + 1)))?;
+                lines.push(Pairing::Bye { player: PlayerId(i as u32), spread });
+                continue;
+            }
+            let o = opponent as usize - 1;
+            if o >= n || o == i {
+                return Err(err(format!("round {}: no player {opponent} to meet", round + 1)));
+            }
+            let theirs = &rows[o];
+            if theirs.opponents.get(round) != Some(&(i as u32 + 1)) {
+                return Err(err(format!(
+                    "round {}: player {opponent} does not name player {} back",
+                    round + 1,
+                    i + 1
+                )));
+            }
+            if o < i {
+                continue; // the pair's line is made from its lower number
+            }
+            // p12 names who went first; without it, the lower number.
+            let i_first = !matches!((row.p12.get(round), theirs.p12.get(round)), (Some(2), _) | (_, Some(1)));
+            let (first, second) = if i_first { (i, o) } else { (o, i) };
+            let result = match (rows[first].scores.get(round), rows[second].scores.get(round)) {
+                (Some(&a), Some(&b)) => Some(GameResult::Scores([a, b])),
+                (None, None) => None,
+                _ => {
+                    return Err(err(format!(
+                        "round {}: one score of the game with player {opponent}",
+                        round + 1
+                    )));
+                }
+            };
+            lines.push(Pairing::Game {
+                first: PlayerId(first as u32),
+                second: PlayerId(second as u32),
+                result,
+            });
+        }
+        division.rounds.push(Round { method: Method::Manual, pairings: Some(lines) });
+    }
+    division.rounds.extend(more.iter().map(|&m| Round::new(m)));
+    Ok(division)
+}

@@ -1,0 +1,515 @@
+//! Each pairing method's invariants, byes and Gibsonization, the standings' order, and TSH files
+//! both ways (with liwords' golden `.t` output as an outside reference for the format).
+
+use dawgref_tournament::tsh;
+use dawgref_tournament::{
+    Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Standings,
+};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+fn field(n: usize, methods: &[Method], controls: Controls) -> Division {
+    let players = (0..n).map(|i| Player {
+        name: format!("Player {}", letter(i)),
+        rating: 2000 - i as u32,
+        withdrawn: false,
+    });
+    Division::new("A", players.collect(), methods, controls)
+}
+
+fn letter(i: usize) -> String {
+    ((b'A' + (i % 26) as u8) as char).to_string().repeat(1 + i / 26)
+}
+
+fn p(i: u32) -> PlayerId {
+    PlayerId(i)
+}
+
+fn game(first: u32, second: u32) -> Pairing {
+    Pairing::Game { first: p(first), second: p(second), result: None }
+}
+
+/// Who meets whom in a round, as sorted pairs of 0-based ids (a bye: the player alone).
+fn meetings(d: &Division, round: usize) -> Vec<Vec<u32>> {
+    let mut m: Vec<Vec<u32>> = d.rounds[round]
+        .pairings
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let mut v: Vec<u32> = l.players().map(|p| p.0).collect();
+            v.sort();
+            v
+        })
+        .collect();
+    m.sort();
+    m
+}
+
+/// Every game of `round` played: the first-listed player wins by `margin(first, second)`.
+fn play(d: &mut Division, round: usize, margin: impl Fn(PlayerId, PlayerId) -> i32) {
+    let lines = d.rounds[round].pairings.clone().unwrap();
+    for (k, line) in lines.iter().enumerate() {
+        if let Pairing::Game { first, second, .. } = *line {
+            let m = margin(first, second);
+            d.record(round, k, GameResult::Scores([400 + m, 400]), false).unwrap();
+        }
+    }
+}
+
+#[test]
+fn round_robin_meets_every_pair_once_a_cycle_with_one_bye_each_for_an_odd_count() {
+    for n in 2..=13usize {
+        let seats = n + n % 2;
+        let cycle = seats - 1;
+        let mut d = field(n, &vec![Method::RoundRobin; 2 * cycle], Controls::default());
+        for round in 0..2 * cycle {
+            d.pair(round).unwrap();
+        }
+        for c in 0..2 {
+            let mut met: HashMap<Vec<u32>, usize> = HashMap::new();
+            for round in c * cycle..(c + 1) * cycle {
+                let lines = meetings(&d, round);
+                assert_eq!(
+                    lines.iter().map(Vec::len).sum::<usize>(),
+                    n,
+                    "n {n} round {round}: everyone once"
+                );
+                for m in lines {
+                    *met.entry(m).or_default() += 1;
+                }
+            }
+            let pairs = met.iter().filter(|(m, _)| m.len() == 2).count();
+            assert_eq!(pairs, n * (n - 1) / 2, "n {n} cycle {c}: every pair");
+            assert!(met.values().all(|&k| k == 1), "n {n} cycle {c}: each once");
+            let byes = met.keys().filter(|m| m.len() == 1).count();
+            assert_eq!(byes, n % 2 * n, "n {n} cycle {c}: a bye each for an odd count");
+        }
+    }
+}
+
+#[test]
+fn swiss_avoids_the_repeat_its_score_groups_would_make() {
+    // Round 3 by score groups would be A v B or A v C again: A meets D, B meets C.
+    let mut d = field(4, &[Method::Manual, Method::Swiss, Method::Swiss], Controls::default());
+    d.set_pairings(0, vec![game(0, 1), game(2, 3)]).unwrap();
+    play(&mut d, 0, |_, _| 50);
+    d.pair(1).unwrap();
+    assert_eq!(meetings(&d, 1), [vec![0, 2], vec![1, 3]], "the winners meet, and the losers");
+    // A beats C; B beats D.
+    play(&mut d, 1, |first, second| if first.0.min(second.0) == first.0 { 30 } else { -30 });
+    let s = Standings::of(&d);
+    assert_eq!(s.ranked, [p(0), p(2), p(1), p(3)]);
+    d.pair(2).unwrap();
+    assert_eq!(meetings(&d, 2), [vec![0, 3], vec![1, 2]]);
+}
+
+#[test]
+fn king_of_the_hill_pairs_1_v_2_and_3_v_4_by_the_standings() {
+    let mut d = field(6, &[Method::Manual, Method::KingOfTheHill], Controls::default());
+    d.set_pairings(0, vec![game(0, 5), game(1, 4), game(2, 3)]).unwrap();
+    // The higher seeds win, by 10, 20 and 30: D (+30) leads, then E, F.
+    for (k, m) in [10, 20, 30].into_iter().enumerate() {
+        d.record(0, k, GameResult::Scores([400, 400 + m]), false).unwrap();
+    }
+    assert_eq!(Standings::of(&d).ranked, [p(3), p(4), p(5), p(0), p(1), p(2)]);
+    d.pair(1).unwrap();
+    // D v E, F v A (a repeat: King of the Hill pairs by place alone), B v C.
+    assert_eq!(meetings(&d, 1), [vec![0, 5], vec![1, 2], vec![3, 4]]);
+    // Lines come in the standings' order: the leaders' game first.
+    let first_line: Vec<PlayerId> = d.rounds[1].pairings.as_ref().unwrap()[0].players().collect();
+    assert!(first_line.contains(&p(3)) && first_line.contains(&p(4)));
+}
+
+#[test]
+fn factor_pairs_1_v_1_plus_f_and_the_rest_swiss() {
+    let mut d = field(8, &[Method::Factor(2)], Controls::default());
+    d.pair(0).unwrap();
+    // Seeds 1 v 3, 2 v 4; 5-8 by Swiss (one score group, spread equal): top half v bottom half.
+    let m = meetings(&d, 0);
+    assert!(m.contains(&vec![0, 2]) && m.contains(&vec![1, 3]), "{m:?}");
+    assert_eq!(m.len(), 4);
+    let mut too_big = field(4, &[Method::Factor(3)], Controls::default());
+    assert!(matches!(too_big.pair(0), Err(Error::Unpairable(m)) if m.contains("factor 3")));
+}
+
+#[test]
+fn initial_fontes_plays_a_round_robin_in_groups_across_the_field_then_swiss() {
+    let mut d = field(8, &[Method::InitialFontes(3); 4], Controls::default());
+    for round in 0..3 {
+        d.pair(round).unwrap();
+        play(&mut d, round, |_, _| 10);
+    }
+    // Groups of 4 dealt by seed: {A, C, E, G} and {B, D, F, H}; each meets its group's three.
+    let mut opponents: Vec<Vec<u32>> = vec![Vec::new(); 8];
+    for round in 0..3 {
+        for m in meetings(&d, round) {
+            opponents[m[0] as usize].push(m[1]);
+            opponents[m[1] as usize].push(m[0]);
+        }
+    }
+    for (i, o) in opponents.iter_mut().enumerate() {
+        o.sort();
+        let group: Vec<u32> = (0..8).filter(|&j| j % 2 == i as u32 % 2 && j != i as u32).collect();
+        assert_eq!(*o, group, "player {i}");
+    }
+    // Round 4 is Swiss: by the standings, with no repeat.
+    d.pair(3).unwrap();
+    for m in meetings(&d, 3) {
+        assert_ne!(m[0] % 2, m[1] % 2, "no repeat: the groups meet");
+    }
+}
+
+#[test]
+fn initial_fontes_with_an_odd_count_gives_byes_within_a_larger_group() {
+    let mut d = field(9, &[Method::InitialFontes(3); 3], Controls::default());
+    let mut byes = Vec::new();
+    let mut met: HashMap<Vec<u32>, usize> = HashMap::new();
+    for round in 0..3 {
+        d.pair(round).unwrap();
+        for m in meetings(&d, round) {
+            if m.len() == 1 {
+                byes.push(m[0]);
+            } else {
+                *met.entry(m).or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(byes.len(), 3, "a bye a round");
+    assert!(met.values().all(|&k| k == 1), "no repeat within the groups: {met:?}");
+    let even = field(4, &[Method::InitialFontes(2)], Controls::default());
+    let mut even = even;
+    assert!(matches!(even.pair(0), Err(Error::Unpairable(m)) if m.contains("odd number of rounds")));
+}
+
+/// Four players, three rounds (the last King of the Hill): after two, A has won both (+110);
+/// C beat D by 10 in the first round (`played`), or both were absent (a bye of -50 each).
+fn gibson_field(gibson: Option<u32>, min_placement: u32, played: bool) -> Division {
+    let controls = Controls { gibson_spread: gibson, min_placement, ..Controls::default() };
+    let mut d = field(4, &[Method::Manual, Method::Manual, Method::KingOfTheHill], controls);
+    let absent = |i| Pairing::Bye { player: p(i), spread: -50 };
+    let first = if played { vec![game(0, 1), game(2, 3)] } else { vec![game(0, 1), absent(2), absent(3)] };
+    d.set_pairings(0, first).unwrap();
+    d.record(0, 0, GameResult::Scores([400, 300]), false).unwrap();
+    if played {
+        d.record(0, 1, GameResult::Scores([360, 350]), false).unwrap();
+    }
+    d.set_pairings(1, vec![game(0, 2), absent(1), absent(3)]).unwrap();
+    d.record(1, 0, GameResult::Scores([400, 390]), false).unwrap();
+    d
+}
+
+#[test]
+fn a_leader_ahead_by_more_than_two_points_a_round_left_is_gibsonized_whatever_the_spread() {
+    // A 4 points; B, C, D none: a lead of 4 > 2 x 1 round left.
+    let mut d = gibson_field(Some(10_000), 2, false);
+    let s = Standings::of(&d);
+    assert_eq!(s.ranked, [p(0), p(2), p(3), p(1)]);
+    assert_eq!((s.record(p(0)).win_points, s.record(p(2)).win_points), (4, 0));
+    d.pair(2).unwrap();
+    // Against the best-ranked player below the minimum placement (2): third place, D.
+    assert_eq!(meetings(&d, 2), [vec![0, 3], vec![1, 2]]);
+    // Without Gibsonization, King of the Hill: 1 v 2.
+    let mut off = gibson_field(None, 2, false);
+    off.pair(2).unwrap();
+    assert_eq!(meetings(&off, 2), [vec![0, 2], vec![1, 3]]);
+}
+
+#[test]
+fn a_leader_exactly_two_points_a_round_ahead_is_gibsonized_only_by_a_spread_lead_over_the_gibson_spread() {
+    // A 4 points (+110); C 2 (0), D and B none: a lead of 2 = 2 x 1 round left.
+    let d = gibson_field(Some(100), 2, true);
+    let s = Standings::of(&d);
+    assert_eq!(s.ranked, [p(0), p(2), p(3), p(1)]);
+    assert_eq!(s.record(p(0)).win_points - s.record(p(2)).win_points, 2);
+    assert_eq!(s.record(p(0)).spread - s.record(p(2)).spread, 110);
+    // 110 > 100 x 1: Gibsonized, against third place (D).
+    let mut over = d.clone();
+    over.pair(2).unwrap();
+    assert_eq!(meetings(&over, 2), [vec![0, 3], vec![1, 2]]);
+    // 110 is not over 110: King of the Hill as usual, A v C.
+    let mut level = gibson_field(Some(110), 2, true);
+    level.pair(2).unwrap();
+    assert_eq!(meetings(&level, 2), [vec![0, 2], vec![1, 3]]);
+}
+
+#[test]
+fn the_bye_goes_to_the_lowest_ranked_of_those_with_the_fewest_byes() {
+    let mut d = field(5, &[Method::Swiss; 3], Controls::default());
+    d.pair(0).unwrap();
+    assert_eq!(d.line_of(0, p(4)).unwrap().1, &Pairing::Bye { player: p(4), spread: 50 });
+    play(&mut d, 0, |_, _| -20);
+    // E's bye is a win (+50): E ranks first; the bye goes to the lowest ranked without one.
+    let s = Standings::of(&d);
+    assert_eq!(s.ranked[0], p(4));
+    let lowest_without = *s.ranked.iter().rev().find(|&&x| x != p(4)).unwrap();
+    d.pair(1).unwrap();
+    assert!(matches!(d.line_of(1, lowest_without).unwrap().1, Pairing::Bye { .. }));
+}
+
+#[test]
+fn standings_count_byes_and_forfeits_and_rank_by_wins_then_losses_then_spread_then_seed() {
+    let controls = Controls { spread_cap: 300, ..Controls::default() };
+    let mut d = field(6, &[Method::Manual, Method::Manual], controls);
+    d.set_pairings(0, vec![game(0, 1), game(2, 3), game(4, 5)]).unwrap();
+    d.record(0, 0, GameResult::Scores([300, 300]), false).unwrap(); // A, B draw
+    d.record(0, 1, GameResult::Scores([600, 100]), false).unwrap(); // C +500, capped +300
+    d.record(0, 2, GameResult::Forfeit { winner: 1 }, false).unwrap(); // F by forfeit +50
+    d.set_pairings(1, vec![game(0, 1), game(2, 4), game(3, 5)]).unwrap();
+    d.record(1, 0, GameResult::Scores([380, 380]), false).unwrap(); // A, B draw again
+    d.record(1, 1, GameResult::Scores([300, 340]), false).unwrap(); // E beats C by 40
+    d.record(1, 2, GameResult::Scores([420, 400]), false).unwrap(); // D beats F by 20
+    let s = Standings::of(&d);
+    let row = |i: u32| {
+        let r = s.record(p(i));
+        (r.win_points, r.losses, r.spread)
+    };
+    assert_eq!(row(2), (2, 1, 260), "C: the cap holds a game to 300");
+    assert_eq!(row(5), (2, 1, 30), "F: a forfeit won counts +50");
+    assert_eq!(row(4), (2, 1, -10), "E: a forfeit lost counts -50");
+    assert_eq!(row(0), (2, 0, 0));
+    assert_eq!(row(3), (2, 1, -280));
+    // Two draws (no loss) rank above a win and a loss; then spread; A and B level: by seed.
+    assert_eq!(s.ranked, [p(0), p(1), p(2), p(5), p(4), p(3)]);
+}
+
+#[test]
+fn who_goes_first_is_who_has_gone_first_fewer_times() {
+    let mut d = field(4, &[Method::RoundRobin; 3], Controls { seed: 9, ..Controls::default() });
+    for round in 0..3 {
+        d.pair(round).unwrap();
+        play(&mut d, round, |_, _| 1);
+    }
+    // Three games each: the first mover balances to at most 2 - 1.
+    let s = Standings::of(&d);
+    for i in 0..4 {
+        assert!((1..=2).contains(&s.record(p(i)).firsts), "player {i}: {}", s.record(p(i)).firsts);
+    }
+    // Round 2's games each put a player who went second in round 1 first, where one can.
+    let firsts_1: Vec<PlayerId> = d.rounds[0]
+        .pairings
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter_map(|l| match l {
+            Pairing::Game { first, .. } => Some(*first),
+            _ => None,
+        })
+        .collect();
+    for line in d.rounds[1].pairings.as_ref().unwrap() {
+        if let Pairing::Game { first, second, .. } = line
+            && firsts_1.contains(second)
+        {
+            assert!(firsts_1.contains(first), "{first} went second in round 1 yet second again");
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_pairs_the_same_way() {
+    let make = |seed| {
+        let mut d = field(10, &[Method::Random; 2], Controls { seed, ..Controls::default() });
+        d.pair(0).unwrap();
+        d.rounds[0].pairings.clone()
+    };
+    assert_eq!(make(5), make(5));
+    assert_ne!(make(5), make(6));
+}
+
+#[test]
+fn bad_changes_are_refused_with_what_was_wrong() {
+    let mut d = field(4, &[Method::Swiss, Method::Swiss, Method::Manual], Controls::default());
+    assert_eq!(d.pair(1), Err(Error::OutOfOrder { round: 2, before: 1 }));
+    assert_eq!(d.pair(5), Err(Error::NoSuchRound { round: 6, rounds: 3 }));
+    d.pair(0).unwrap();
+    assert_eq!(d.pair(0), Err(Error::PairedAlready { round: 1 }));
+    assert_eq!(d.pair(1), Err(Error::ResultsToCome { round: 2, unfinished: 1 }));
+    d.record(0, 0, GameResult::Scores([400, 300]), false).unwrap();
+    assert_eq!(
+        d.record(0, 0, GameResult::Scores([400, 301]), false),
+        Err(Error::Finished { round: 1, pairing: 1 })
+    );
+    d.record(0, 0, GameResult::Scores([400, 301]), true).unwrap();
+    assert_eq!(
+        d.record(0, 7, GameResult::Scores([1, 0]), false),
+        Err(Error::NoSuchPairing { round: 1, pairing: 8, pairings: 2 })
+    );
+    assert_eq!(
+        d.record(0, 1, GameResult::Forfeit { winner: 2 }, false),
+        Err(Error::NoSuchSeat { winner: 2 })
+    );
+    assert_eq!(d.record(1, 0, GameResult::Scores([1, 0]), false), Err(Error::NotPaired { round: 2 }));
+    assert_eq!(
+        d.set_pairings(1, vec![game(0, 1), game(1, 2)]),
+        Err(Error::PairedTwice { player: p(1), round: 2 })
+    );
+    assert_eq!(d.set_pairings(1, vec![game(0, 1)]), Err(Error::Unpaired { player: p(2), round: 2 }));
+    assert_eq!(
+        d.set_pairings(1, vec![game(0, 1), game(2, 9)]),
+        Err(Error::NoSuchPlayer { player: 10, players: 4 })
+    );
+    d.withdraw(p(3)).unwrap();
+    assert_eq!(d.set_pairings(1, vec![game(0, 1), game(2, 3)]), Err(Error::Withdrawn { player: p(3) }));
+    assert_eq!(
+        d.set_pairings(1, vec![game(0, 1), game(2, 3)]).unwrap_err().to_string(),
+        "player 4 has withdrawn and cannot be paired"
+    );
+    let mut m = field(2, &[Method::Manual], Controls::default());
+    assert_eq!(m.pair(0), Err(Error::Manual { round: 1 }));
+}
+
+#[test]
+fn a_withdrawn_player_is_paired_no_more() {
+    let mut d = field(5, &[Method::Swiss; 2], Controls::default());
+    d.pair(0).unwrap();
+    play(&mut d, 0, |_, _| 10);
+    d.withdraw(p(1)).unwrap();
+    d.pair(1).unwrap();
+    assert!(d.line_of(1, p(1)).is_none());
+    assert_eq!(meetings(&d, 1).len(), 2, "four left: two games, no bye");
+}
+
+/// A division with a bye, a forfeit, a capped game and a round paired but not played.
+fn played_division() -> Division {
+    let controls = Controls { spread_cap: 250, ..Controls::default() };
+    let mut d = field(5, &[Method::Swiss; 4], controls);
+    for round in 0..3 {
+        d.pair(round).unwrap();
+        let lines = d.rounds[round].pairings.clone().unwrap();
+        for (k, line) in lines.iter().enumerate() {
+            if let Pairing::Game { first, second, .. } = line {
+                let result = if round == 1 && k == 0 {
+                    GameResult::Forfeit { winner: 1 }
+                } else {
+                    GameResult::Scores([
+                        350 + 37 * first.0 as i32 + 90 * k as i32,
+                        330 + 41 * second.0 as i32,
+                    ])
+                };
+                d.record(round, k, result, false).unwrap();
+            }
+        }
+    }
+    d.pair(3).unwrap();
+    d
+}
+
+#[test]
+fn tsh_export_then_import_keeps_the_standings_and_the_file() {
+    let d = played_division();
+    let text = tsh::export(&d);
+    let back = tsh::import("A", &text, d.controls.clone(), &[]).unwrap();
+    let (a, b) = (Standings::of(&d), Standings::of(&back));
+    assert_eq!(a.ranked, b.ranked);
+    for i in 0..5 {
+        let (x, y) = (a.record(p(i)), b.record(p(i)));
+        assert_eq!((x.win_points, x.losses, x.spread), (y.win_points, y.losses, y.spread), "player {i}");
+    }
+    assert_eq!(tsh::export(&back), text);
+    // Four rounds paired, three played: four opponents, three scores (four with round 4's bye),
+    // four p12 entries a line.
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split(';').collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        let head: Vec<&str> = fields[0].split_whitespace().collect();
+        assert_eq!(head.len(), 2 + 1 + 4, "{line}"); // "Player X", rating, four opponents
+        let bye_last = head[6] == "0";
+        assert_eq!(fields[1].split_whitespace().count(), if bye_last { 4 } else { 3 }, "{line}");
+        assert_eq!(fields[2].split_whitespace().count(), 1 + 4, "{line}");
+    }
+}
+
+#[test]
+fn tsh_writes_a_known_division_exactly() {
+    let mut d = field(3, &[Method::Manual; 2], Controls::default());
+    d.set_pairings(0, vec![game(1, 0), Pairing::Bye { player: p(2), spread: 50 }]).unwrap();
+    d.record(0, 0, GameResult::Scores([420, 388]), false).unwrap();
+    d.set_pairings(1, vec![game(0, 2), Pairing::Bye { player: p(1), spread: 50 }]).unwrap();
+    assert_eq!(
+        tsh::export(&d),
+        "Player A 2000 2 3; 388; p12 2 1\nPlayer B 1999 1 0; 420 50; p12 1 0\nPlayer C 1998 0 1; 50; p12 0 2\n"
+    );
+}
+
+/// liwords' golden TSH output (pkg/tournament/testdata/wtf5-tsh.golden, its CSW division): a file
+/// another program wrote, without p12.
+const LIWORDS_CSW: &str = "\
+jellomochas 1111111 4 3 2 4; 473 561 478 460
+xeroexpert 239842 3 4 1 3; 258 251 358 170
+curtis_smith 8008 2 1 4 2; 359 294 393 370
+nchagti 90 1 2 3 1; 309 437 453 327
+";
+
+#[test]
+fn tsh_reads_liwords_golden_output() {
+    let d = tsh::import("CSW", LIWORDS_CSW, Controls::default(), &[Method::Swiss]).unwrap();
+    assert_eq!(d.players[0].name, "jellomochas");
+    assert_eq!(d.players[1].rating, 239842);
+    assert_eq!(d.rounds.len(), 5, "four played and one to come");
+    let s = Standings::of(&d);
+    let names: Vec<&str> = s.ranked.iter().map(|p| d.players[p.index()].name.as_str()).collect();
+    assert_eq!(names, ["jellomochas", "curtis_smith", "nchagti", "xeroexpert"]);
+    let rows: Vec<(u32, u32, i64)> = s
+        .ranked
+        .iter()
+        .map(|&p| (s.record(p).win_points / 2, s.record(p).losses, s.record(p).spread))
+        .collect();
+    assert_eq!(rows, [(4, 0, 684), (2, 2, -26), (2, 2, -51), (0, 4, -607)]);
+    // Written back: the same lines, with who went first (taken as the lower number) added.
+    let back = tsh::export(&d);
+    for (ours, theirs) in back.lines().zip(LIWORDS_CSW.lines()) {
+        assert!(ours.starts_with(&format!("{theirs}; p12 ")), "{ours}");
+    }
+}
+
+#[test]
+fn tsh_refuses_a_file_that_does_not_hold_together() {
+    let err = |t: &str| tsh::import("X", t, Controls::default(), &[]).unwrap_err().to_string();
+    assert_eq!(
+        err("Ann 1500 2; 400\nBo 1400 3; 300\nCy 1300 2; 0\n"),
+        "line 1: round 1: player 2 does not name player 1 back"
+    );
+    assert_eq!(err("Ann 1500 2; 400 380\nBo 1400 1; 300\n"), "line 1: 2 scores for 1 rounds");
+    assert_eq!(err("Ann; 400\n"), "line 1: no rating after the name");
+    assert_eq!(err("Ann 1500 x; 400\n"), "line 1: opponent \"x\" is not a player number");
+    assert_eq!(err("Ann 1500 2; 400\nBo 1400 1;\n"), "line 1: round 1: one score of the game with player 2");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// With as many players as twice the rounds, a Swiss division never needs a repeat, and
+    /// in its second round everyone meets their own score group or the next.
+    #[test]
+    fn swiss_makes_no_repeat_and_keeps_to_score_groups(
+        half in 3usize..8,
+        margins in proptest::collection::vec(-200i32..200, 64),
+    ) {
+        let n = 2 * half;
+        let rounds = half;
+        let mut d = field(n, &vec![Method::Swiss; rounds], Controls::default());
+        let mut k = 0;
+        for round in 0..rounds {
+            let standings = Standings::of(&d);
+            d.pair(round).unwrap();
+            for m in meetings(&d, round) {
+                prop_assert_eq!(standings.meetings(p(m[0]), p(m[1])), 0, "round {}: a repeat", round + 1);
+                if round == 1 {
+                    let mut groups: Vec<u32> = standings.records.iter().map(|r| r.win_points).collect();
+                    groups.sort_unstable_by(|a, b| b.cmp(a));
+                    groups.dedup();
+                    let g = |x: u32| groups.iter().position(|&w| w == standings.record(p(x)).win_points).unwrap();
+                    prop_assert!(g(m[0]).abs_diff(g(m[1])) <= 1, "round 2: {:?} more than a group apart", m);
+                }
+            }
+            let lines = d.rounds[round].pairings.clone().unwrap();
+            for (j, line) in lines.iter().enumerate() {
+                if matches!(line, Pairing::Game { .. }) {
+                    let m = margins[k % margins.len()];
+                    k += 1;
+                    d.record(round, j, GameResult::Scores([400 + m, 400]), false).unwrap();
+                }
+            }
+        }
+    }
+}
