@@ -11,6 +11,7 @@ const PROTOS: &[&str] = &[
     "proto/dawgref/v1/analysis.proto",
     "proto/dawgref/v1/lexicons.proto",
     "proto/dawgref/v1/directors.proto",
+    "proto/dawgref/v1/tournaments.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -12,6 +12,7 @@ pub use dawgref_engine::{
 
 pub use dawgref_host as host;
 pub use dawgref_store as store;
+pub use dawgref_tournament as tournament;
 
 pub mod console;
 pub mod memory;

@@ -92,7 +92,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         let session = self
             .state
             .host
-            .create(game, seats, Some(bot_delay_ms), None, labels)
+            .create(None, game, seats, Some(bot_delay_ms), None, labels)
             .await
             .map_err(errors::host)?;
         // The creator holds every token: its view is that of the first seat with one.
@@ -223,8 +223,12 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         let Imported { game, seats, tokens, report } = import(&self.state, &req).await?;
         let scores = game.scores().to_vec();
         // Imported seats are people: their bots' pace never matters.
-        let session =
-            self.state.host.create(game, seats, None, Some(req.gcg), labels).await.map_err(errors::host)?;
+        let session = self
+            .state
+            .host
+            .create(None, game, seats, None, Some(req.gcg), labels)
+            .await
+            .map_err(errors::host)?;
         let view = views::session_view(&session, Viewer::Watcher);
         Ok(Response::new(pb::ImportGcgResponse {
             ok: report.mismatches.is_empty(),

@@ -28,6 +28,7 @@ mod routing;
 pub mod state;
 pub mod status;
 pub mod tls;
+pub mod tournaments;
 pub mod views;
 mod watching;
 pub mod web;
@@ -38,6 +39,7 @@ use crate::proto::v1::analysis_service_server::AnalysisServiceServer;
 use crate::proto::v1::directors_service_server::DirectorsServiceServer;
 use crate::proto::v1::games_service_server::GamesServiceServer;
 use crate::proto::v1::lexicons_service_server::LexiconsServiceServer;
+use crate::proto::v1::tournaments_service_server::TournamentsServiceServer;
 use crate::store::GameStore;
 use crate::store::Leases;
 use crate::store::StoreError;
@@ -167,7 +169,10 @@ impl Builder {
         host.metrics().time_methods(crate::metrics::served_methods());
         let state = Arc::new(AppState::new(host, self.tls.map(Arc::new), self.director_token.as_deref()));
         let handle = Handle { state, shutdown: tx };
+        // Subscribed before recovery: a recovered game that ends at once is heard.
+        let ended = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
+        tokio::spawn(tournaments::follow_results(handle.state.clone(), ended));
         tokio::spawn(handle.state.host.clone().run_replica());
         tokio::spawn(handle.state.host.clone().run_alarms());
         Ok((handle, report))
@@ -204,6 +209,11 @@ impl Handle {
     /// The Directors service over this server's state, to call in process (tests on paused time).
     pub fn directors_service(&self) -> directors::DirectorsService {
         directors::DirectorsService { state: self.state.clone() }
+    }
+
+    /// The Tournaments service over this server's state, to call in process.
+    pub fn tournaments_service(&self) -> tournaments::TournamentsService {
+        tournaments::TournamentsService { state: self.state.clone() }
     }
 
     /// The Analysis service over this server's state, to call in process (tests on paused time).
@@ -315,6 +325,7 @@ async fn serve_on(
     reporter.set_serving::<AnalysisServiceServer<analysis::AnalysisService>>().await;
     reporter.set_serving::<LexiconsServiceServer<lexicons::LexiconsService>>().await;
     reporter.set_serving::<DirectorsServiceServer<directors::DirectorsService>>().await;
+    reporter.set_serving::<TournamentsServiceServer<tournaments::TournamentsService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -330,6 +341,8 @@ async fn serve_on(
     let lexicons = LexiconsServiceServer::new(lexicons::LexiconsService { state: state.clone() })
         .max_decoding_message_size(limit);
     let directors = DirectorsServiceServer::new(directors::DirectorsService { state: state.clone() })
+        .max_decoding_message_size(limit);
+    let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
         .max_decoding_message_size(limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
@@ -354,7 +367,8 @@ async fn serve_on(
         .add_service(games)
         .add_service(analysis)
         .add_service(lexicons)
-        .add_service(directors);
+        .add_service(directors)
+        .add_service(tournaments);
     match state.tls.clone() {
         Some(tls) => router.serve_with_incoming_shutdown(tls::incoming(listener, tls), stop).await?,
         None => {

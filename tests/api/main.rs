@@ -28,6 +28,7 @@ mod server_races;
 mod server_review;
 mod server_simulate;
 mod server_tls;
+mod server_tournaments;
 mod server_turn_actions;
 mod server_watch_ends;
 mod server_watch_privacy;

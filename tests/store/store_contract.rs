@@ -9,7 +9,9 @@ use common::postgres::Postgres;
 use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
-use dawgref::store::{DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError};
+use dawgref::store::{
+    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredTournament,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -164,6 +166,27 @@ async fn contract(store: Arc<dyn GameStore>) {
     ));
     let revoked = DirectorKey { revoked_unix_ms: Some(1_800_000_000_000), ..club };
     assert_eq!(store.director_keys().await.unwrap(), vec![revoked, spring]);
+
+    // Tournaments: written whole, each write one version after the one read.
+    let t = |slug: &str, version: u64, body: &[u8]| StoredTournament {
+        slug: slug.into(),
+        version,
+        body: body.to_vec(),
+    };
+    assert_eq!(store.tournaments().await.unwrap(), vec![]);
+    assert_eq!(store.tournament("spring".into()).await.unwrap(), None);
+    store.put_tournament(t("spring", 1, b"one")).wait().await.unwrap();
+    store.put_tournament(t("club", 1, b"c1")).wait().await.unwrap();
+    assert!(matches!(
+        store.put_tournament(t("spring", 1, b"again")).wait().await,
+        Err(StoreError::Stale(slug)) if slug == "spring"
+    ));
+    store.put_tournament(t("spring", 2, b"two")).wait().await.unwrap();
+    // A writer that read version 1 lost the race to the one that wrote 2.
+    assert!(matches!(store.put_tournament(t("spring", 2, b"late")).wait().await, Err(StoreError::Stale(_))));
+    assert!(matches!(store.put_tournament(t("spring", 4, b"ahead")).wait().await, Err(StoreError::Stale(_))));
+    assert_eq!(store.tournament("spring".into()).await.unwrap(), Some(t("spring", 2, b"two")));
+    assert_eq!(store.tournaments().await.unwrap(), vec![t("club", 1, b"c1"), t("spring", 2, b"two")]);
 }
 
 fn replica(lease_ms: u64) -> Replica {

@@ -10,7 +10,7 @@ use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
     DirectorKey, GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError,
-    StoredGame,
+    StoredGame, StoredTournament,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,6 +68,15 @@ impl GameStore for FlakyStore {
     }
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
         self.inner.director_keys()
+    }
+    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
+        self.inner.put_tournament(tournament)
+    }
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        self.inner.tournament(slug)
+    }
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
+        self.inner.tournaments()
     }
 }
 

@@ -58,6 +58,8 @@ pub struct Context {
     /// Games being loaded from the store, one lock each: however many requests name a game
     /// that is not in memory, it is loaded once.
     pub(super) loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
+    /// Each game that ends here, once its end is durable (`Host::ended_games`).
+    pub(super) ended: tokio::sync::broadcast::Sender<Uuid>,
 }
 
 impl Context {
@@ -85,6 +87,10 @@ impl Context {
         }
         if matches!(why, LetGo::Evicted | LetGo::HandedOver) {
             self.forget_sleep(&id);
+        }
+        if matches!(why, LetGo::Finished) {
+            // Nobody listening is no error: the listeners read finished games from the store too.
+            let _ = self.ended.send(id);
         }
         if let Some(cluster) = self.cluster.get() {
             match why {

@@ -23,6 +23,9 @@ pub enum HostError {
     BadId(String),
     #[error("no game {0}")]
     NoGame(String),
+    /// A game made with an id that is taken (made before, by an earlier call).
+    #[error("game {0} exists already")]
+    GameExists(String),
     /// The game changed owner while the request was on its way.
     #[error("game {0} moved to another replica")]
     Moved(String),
@@ -58,6 +61,9 @@ pub enum HostError {
     KeyExists(String),
     #[error("no director key named {0:?}")]
     NoKey(String),
+    /// A tournament changed by another writer since it was read.
+    #[error("tournament {0:?} changed at the same moment; call again")]
+    Stale(String),
     /// A failure of the host itself (a worker that died, a remembered response that is not one).
     #[error("{0}")]
     Internal(String),

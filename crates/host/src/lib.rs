@@ -26,6 +26,7 @@ mod session;
 mod sleep;
 mod state;
 mod switch;
+mod tournaments;
 pub mod trace;
 
 pub use cluster::Peers;
@@ -37,12 +38,13 @@ pub use error::HostError;
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
 pub use pool::{BOT_NICE, Pool};
 pub use privacy::{Viewer, gcg, reviewable};
-pub use recovery::{Lexicons, Replayed, replay};
+pub use recovery::{Lexicons, Replayed, replay, unix_ms};
 pub use search::{Grant, Reporter, SearchStream, SearchTicket};
 pub use session::{Session, WatchSlot};
 pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 use state::{Core, Remembered};
 pub use switch::{sleep_until, stopped};
+pub use tournaments::TournamentRecords;
 
 use context::Context;
 use dawgref_engine::game::Game;
@@ -106,6 +108,9 @@ pub fn parse_game_id(id: &str) -> Result<Uuid, HostError> {
     Uuid::parse_str(id).map_err(|_| HostError::BadId(id.to_string()))
 }
 
+/// Game ends a slow listener may fall behind by before it is told it lagged.
+const ENDED_BACKLOG: usize = 4096;
+
 impl Host {
     pub fn new(
         lexicons: Vec<Lexicon>,
@@ -136,8 +141,21 @@ impl Host {
             asleep: Default::default(),
             alarms: Default::default(),
             loading: Default::default(),
+            ended: tokio::sync::broadcast::channel(ENDED_BACKLOG).0,
         };
         Host { ctx: Arc::new(ctx) }
+    }
+
+    /// The tournaments' records in the store.
+    pub fn tournament_records(&self) -> TournamentRecords {
+        TournamentRecords { store: self.ctx.store.clone() }
+    }
+
+    /// The id of each game that ends on this host from now on (its end durable first): how
+    /// tournaments learn their results. A listener that falls more than a backlog behind is told
+    /// it lagged, and reads what it missed from the store.
+    pub fn ended_games(&self) -> tokio::sync::broadcast::Receiver<Uuid> {
+        self.ctx.ended.subscribe()
     }
 
     pub fn lexicons(&self) -> &Lexicons {
@@ -333,16 +351,19 @@ impl Host {
     /// Make a new game durable (its record and an empty first log row) before anyone hears of
     /// it, then give it its session (held in memory unless it is over already). `bot_delay_ms`:
     /// the bots' pace (None: the default for its seats); `imported_gcg`: the record it was
-    /// imported from, replayed to rebuild it.
+    /// imported from, replayed to rebuild it. `id`: the caller's, for a create that may be
+    /// asked again (a tournament's round: [`HostError::GameExists`] the second time); None: a
+    /// new one.
     pub async fn create(
         &self,
+        id: Option<Uuid>,
         game: Game,
         seats: Vec<Seat>,
         bot_delay_ms: Option<u32>,
         imported_gcg: Option<String>,
         labels: Vec<(String, String)>,
     ) -> Result<Arc<Session>, HostError> {
-        let id = Uuid::new_v4();
+        let id = id.unwrap_or_else(Uuid::new_v4);
         let created = recovery::unix_ms();
         let record = GameRecord {
             seats: seats.iter().map(Seat::record).collect(),
@@ -363,7 +384,10 @@ impl Host {
             .create(id, created, record.to_bytes(), first.to_bytes(), game.is_over(), labels.clone())
             .wait()
             .await
-            .map_err(|e| HostError::store("the game could not be stored", e))?;
+            .map_err(|e| match e {
+                StoreError::Conflict { game, seq: 0 } => HostError::GameExists(game.to_string()),
+                e => HostError::store("the game could not be stored", e),
+            })?;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
         let core = Core::new(game, seats, Remembered::new(), 1).with_labels(labels);
         let session = actor::start(&self.ctx, id, 0, core, delay);

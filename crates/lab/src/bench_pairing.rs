@@ -4,7 +4,7 @@
 
 use super::CliResult;
 use clap::Args;
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, Standings};
+use dawgref::tournament::{Controls, Division, GameResult, Method, Pairing, Player, Standings};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 

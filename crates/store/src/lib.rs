@@ -62,6 +62,9 @@ pub enum StoreError {
     KeyExists(String),
     #[error("storage: no director key named {0:?}")]
     NoKey(String),
+    /// A tournament written by another since this writer read it: read it again.
+    #[error("storage: tournament {0:?} changed since it was read")]
+    Stale(String),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -80,6 +83,15 @@ pub struct StoredGame {
     pub finished: bool,
     /// Why the game could not be replayed, once it has been quarantined.
     pub quarantined: Option<String>,
+}
+
+/// A tournament as kept: its slug, its version (1 for the first write, one more each write) and
+/// its state, opaque to the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredTournament {
+    pub slug: String,
+    pub version: u64,
+    pub body: Vec<u8>,
 }
 
 /// A game's labels (tournament, division, round, table, …): keys with their values.
@@ -239,6 +251,17 @@ pub trait GameStore: Send + Sync {
 
     /// Every director key, revoked ones included, by name.
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>>;
+
+    /// Write a tournament whole, as version `tournament.version`: it lands only if the stored
+    /// version is the one before (none, for version 1), else [`StoreError::Stale`]. So among
+    /// replicas a tournament has one writer at a time: the one whose read is the latest.
+    fn put_tournament(&self, tournament: StoredTournament) -> Pending;
+
+    /// A tournament by its slug, at its latest version.
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>>;
+
+    /// Every tournament, by slug.
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>>;
 }
 
 impl GameQuery {

@@ -2,7 +2,10 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
-use super::{DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame};
+use super::{
+    DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
+    StoredTournament,
+};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
@@ -14,6 +17,8 @@ pub struct MemoryStore {
     reviews: Mutex<HashMap<(Uuid, String), Vec<u8>>>,
     /// Director keys by name.
     keys: Mutex<std::collections::BTreeMap<String, DirectorKey>>,
+    /// Tournaments by slug.
+    tournaments: Mutex<std::collections::BTreeMap<String, StoredTournament>>,
 }
 
 impl MemoryStore {
@@ -126,5 +131,25 @@ impl GameStore for MemoryStore {
         let ids =
             ids.into_iter().filter(|id| query.after.is_none_or(|a| *id > a)).take(query.limit).collect();
         Box::pin(std::future::ready(Ok(GamePage { ids, total })))
+    }
+
+    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
+        let mut all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = all.get(&tournament.slug).map_or(0, |t| t.version);
+        if stored + 1 != tournament.version {
+            return Pending::ready(Err(StoreError::Stale(tournament.slug)));
+        }
+        all.insert(tournament.slug.clone(), tournament);
+        Pending::ready(Ok(()))
+    }
+
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).cloned();
+        Box::pin(std::future::ready(Ok(t)))
+    }
+
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
+        let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        Box::pin(std::future::ready(Ok(all)))
     }
 }

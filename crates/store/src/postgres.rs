@@ -30,6 +30,7 @@
 use super::queue::{self, Group, Groups, Queue};
 use super::{
     DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
+    StoredTournament,
 };
 use crate::lease::{Claim, LeaseFuture, Leases};
 use dashmap::DashMap;
@@ -113,6 +114,14 @@ CREATE TABLE director_keys (
     revoked_ms bigint
 );
 ",
+    // Tournaments: each written whole, its version checked (one writer at a time).
+    "
+CREATE TABLE tournaments (
+    slug    text PRIMARY KEY,
+    version bigint NOT NULL,
+    body    bytea NOT NULL
+);
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -185,6 +194,7 @@ enum Job {
         body: Vec<u8>,
     },
     AddKey(DirectorKey),
+    Tournament(StoredTournament),
     RevokeKey {
         name: String,
         at: u64,
@@ -641,6 +651,22 @@ async fn run(
                 .await?;
             Ok(if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) })
         }
+        Job::Tournament(t) => {
+            let n = if t.version == 1 {
+                tx.execute(
+                    "INSERT INTO tournaments (slug, version, body) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING",
+                    &[&t.slug, &t.body],
+                )
+                .await?
+            } else {
+                tx.execute(
+                    "UPDATE tournaments SET version = $2, body = $3 WHERE slug = $1 AND version = $2 - 1",
+                    &[&t.slug, &(t.version as i64), &t.body],
+                )
+                .await?
+            };
+            Ok(if n == 0 { Err(StoreError::Stale(t.slug.clone())) } else { Ok(()) })
+        }
     }
 }
 
@@ -714,6 +740,36 @@ impl GameStore for PgStore {
             rows.iter()
                 .map(|r| DirectorKey::from_row((r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))))
                 .collect()
+        })
+    }
+
+    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
+        self.writes.submit(Job::Tournament(tournament))
+    }
+
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row =
+                timed(client.query_opt("SELECT version, body FROM tournaments WHERE slug = $1", &[&slug]))
+                    .await?;
+            Ok(row.map(|r| StoredTournament { slug, version: r.get::<_, i64>(0) as u64, body: r.get(1) }))
+        })
+    }
+
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows =
+                timed(client.query("SELECT slug, version, body FROM tournaments ORDER BY slug", &[])).await?;
+            Ok(rows
+                .iter()
+                .map(|r| StoredTournament {
+                    slug: r.get(0),
+                    version: r.get::<_, i64>(1) as u64,
+                    body: r.get(2),
+                })
+                .collect())
         })
     }
 

@@ -11,11 +11,13 @@
 //! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
 //! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into;
-//! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`.
+//! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`;
+//! `tournaments(slug, version, body)`, each written whole, checked against its version.
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
     DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
+    StoredTournament,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -66,18 +68,24 @@ CREATE TABLE IF NOT EXISTS director_keys (
     created_ms INTEGER NOT NULL,
     revoked_ms INTEGER
 ) WITHOUT ROWID;
-PRAGMA user_version = 4;
+CREATE TABLE IF NOT EXISTS tournaments (
+    slug    TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    body    BLOB NOT NULL
+) WITHOUT ROWID;
+PRAGMA user_version = 5;
 ";
 
-/// The schema version this build writes (earlier ones, without labels, reviews or director
-/// keys, are upgraded in place).
-const VERSION: i64 = 4;
+/// The schema version this build writes (earlier ones, without labels, reviews, director keys
+/// or tournaments, are upgraded in place).
+const VERSION: i64 = 5;
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
     Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
     Quarantine { id: Uuid, reason: String },
     Review { id: Uuid, key: String, body: Vec<u8> },
+    Tournament(StoredTournament),
     AddKey(DirectorKey),
     RevokeKey { name: String, at: u64 },
 }
@@ -365,6 +373,20 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
                 .execute(params![name, *at as i64])?;
             if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) }
         }
+        Job::Tournament(t) => {
+            let n = if t.version == 1 {
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO tournaments (slug, version, body) VALUES (?1, 1, ?2)",
+                )?
+                .execute(params![t.slug, t.body])?
+            } else {
+                tx.prepare_cached(
+                    "UPDATE tournaments SET version = ?2, body = ?3 WHERE slug = ?1 AND version = ?2 - 1",
+                )?
+                .execute(params![t.slug, t.version as i64, t.body])?
+            };
+            if n == 0 { Err(StoreError::Stale(t.slug.clone())) } else { Ok(()) }
+        }
     }
 }
 
@@ -448,6 +470,34 @@ impl GameStore for SqliteStore {
 
     fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
         self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
+    }
+
+    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
+        self.writes.submit(Job::Tournament(tournament))
+    }
+
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        self.read(move |conn| {
+            Ok(conn
+                .query_row("SELECT version, body FROM tournaments WHERE slug = ?1", params![slug], |r| {
+                    Ok(StoredTournament {
+                        slug: slug.clone(),
+                        version: r.get::<_, i64>(0)? as u64,
+                        body: r.get(1)?,
+                    })
+                })
+                .optional()?)
+        })
+    }
+
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare("SELECT slug, version, body FROM tournaments ORDER BY slug")?;
+            let rows = stmt.query_map([], |r| {
+                Ok(StoredTournament { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
     }
 
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {

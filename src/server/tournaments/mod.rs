@@ -1,0 +1,435 @@
+//! TournamentsService: tournaments kept whole in the store (one record each, written against
+//! the version read, so replicas take turns), decided by `dawgref-tournament` (pairings,
+//! results, standings, TSH), their games made by StartRound with each seat bound to its
+//! player's token, and their results entered as the games end (`results`).
+
+mod create;
+mod record;
+mod results;
+
+use super::errors;
+use super::state::AppState;
+use crate::proto::v1 as pb;
+use record::Record;
+use std::pin::Pin;
+use std::sync::Arc;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+pub(crate) use results::follow_results;
+
+/// Tries at a change that races another replica's before it is answered ABORTED.
+const TRIES: usize = 3;
+
+/// Who hears that a tournament changed here (WatchTournament's streams), by slug.
+pub(crate) struct Changes(tokio::sync::broadcast::Sender<String>);
+
+impl Changes {
+    pub(crate) fn new() -> Changes {
+        Changes(tokio::sync::broadcast::channel(1024).0)
+    }
+}
+
+pub struct TournamentsService {
+    pub(crate) state: Arc<AppState>,
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournamentResponse, Status>> + Send>>;
+
+impl TournamentsService {
+    /// A tournament and the version read: NOT_FOUND for none.
+    async fn load(&self, slug: &str) -> Result<(Record, u64), Status> {
+        load(&self.state, slug).await
+    }
+
+    /// The director a call needs: the root, or a key whose labels are the tournament's.
+    async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<(), Status> {
+        let director = self.state.identity.director(metadata).await?;
+        director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)
+    }
+
+    /// A change by a director, made durable before it is answered.
+    async fn directed<R>(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        f: impl FnMut(&mut Record) -> Result<R, Status>,
+    ) -> Result<R, Status> {
+        self.director(metadata, slug).await?;
+        change(&self.state, slug, f).await
+    }
+}
+
+/// A tournament and the version read: NOT_FOUND for none.
+async fn load(state: &AppState, slug: &str) -> Result<(Record, u64), Status> {
+    let stored = state.host.tournament_records().get(slug).await.map_err(errors::host)?;
+    let stored =
+        stored.ok_or_else(|| Status::not_found(format!("no tournament {:?}", crate::text::clip(slug))))?;
+    let record = <Record as prost::Message>::decode(stored.body.as_slice())
+        .map_err(|e| errors::internal(format!("tournament {slug} cannot be read: {e}")))?;
+    Ok((record, stored.version))
+}
+
+/// Read, change and write back a tournament as its next version; a race lost to another writer
+/// is read again and tried again, up to [`TRIES`] times (then ABORTED). Watchers hear of it.
+async fn change<R>(
+    state: &AppState,
+    slug: &str,
+    mut f: impl FnMut(&mut Record) -> Result<R, Status>,
+) -> Result<R, Status> {
+    let mut tries = 0;
+    loop {
+        let (mut record, version) = load(state, slug).await?;
+        let answer = f(&mut record)?;
+        let stored = crate::store::StoredTournament {
+            slug: slug.to_string(),
+            version: version + 1,
+            body: prost::Message::encode_to_vec(&record),
+        };
+        match state.host.tournament_records().put(stored).await {
+            Ok(()) => {
+                let _ = state.tournaments.0.send(slug.to_string());
+                return Ok(answer);
+            }
+            Err(crate::host::HostError::Stale(_)) if tries + 1 < TRIES => tries += 1,
+            Err(e) => return Err(errors::host(e)),
+        }
+    }
+}
+
+/// A division as the wire shows it: with its standings.
+fn division_view(record: &Record, d: usize) -> pb::TournamentDivision {
+    let mut view = record.t().divisions[d].clone();
+    view.standings = record::standings(&record.pure(d));
+    view
+}
+
+/// The whole tournament as the wire shows it; `you`: the caller's player seat.
+fn tournament_view(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
+    let mut view = record.t().clone();
+    view.divisions = (0..view.divisions.len()).map(|d| division_view(record, d)).collect();
+    view.you = you;
+    view
+}
+
+/// The round (by 1-based number) of division `d` as the wire shows it.
+fn round_view(record: &Record, d: usize, k: usize) -> pb::TournamentRound {
+    record.t().divisions[d].rounds[k].clone()
+}
+
+#[tonic::async_trait]
+impl pb::tournaments_service_server::TournamentsService for TournamentsService {
+    async fn create_tournament(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        create::create(self, request).await.map(Response::new)
+    }
+
+    async fn get_tournament(
+        &self,
+        request: Request<pb::GetTournamentRequest>,
+    ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        let slug = request.get_ref().slug.clone();
+        results::reconcile(&self.state, &slug).await?;
+        let (record, _) = self.load(&slug).await?;
+        let you = match super::auth::bearer(request.metadata())? {
+            None => None,
+            Some(token) => match create::player_of(&record, &token) {
+                Some(seat) => Some(seat),
+                None => {
+                    // Not a player's: a director's, or nobody's (never silently a watcher).
+                    self.director(request.metadata(), &slug).await.map_err(|_| {
+                        errors::unauthenticated(
+                            "the token is no player's of this tournament and no director's",
+                        )
+                    })?;
+                    None
+                }
+            },
+        };
+        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament_view(&record, you)) }))
+    }
+
+    async fn list_tournaments(
+        &self,
+        _request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let all = self.state.host.tournament_records().all().await.map_err(errors::host)?;
+        let mut tournaments = Vec::with_capacity(all.len());
+        for stored in all {
+            let record = <Record as prost::Message>::decode(stored.body.as_slice())
+                .map_err(|e| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug)))?;
+            let t = record.t();
+            tournaments.push(pb::TournamentSummary {
+                slug: t.slug.clone(),
+                name: t.name.clone(),
+                divisions: t.divisions.iter().map(|d| d.name.clone()).collect(),
+            });
+        }
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+    }
+
+    async fn add_player(
+        &self,
+        request: Request<pb::AddPlayerRequest>,
+    ) -> Result<Response<pb::AddPlayerResponse>, Status> {
+        let r = request.get_ref().clone();
+        let spec = r.player.clone().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
+        create::check_player("player", &spec)?;
+        let (token, hash) = create::token_for(&spec)?;
+        let player = self
+            .directed(request.metadata(), &r.slug, |rec| {
+                let d = rec.division(&r.division)?;
+                let number = rec.t().divisions[d].players.len() as u32 + 1;
+                let player = create::player(number, &spec);
+                rec.t_mut().divisions[d].players.push(player.clone());
+                rec.hashes[d].players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
+                rec.event(
+                    "player_added",
+                    &r.division,
+                    0,
+                    0,
+                    format!("{} joins as player {number}", spec.name),
+                );
+                Ok(player)
+            })
+            .await?;
+        Ok(Response::new(pb::AddPlayerResponse { player: Some(player), token: token.unwrap_or_default() }))
+    }
+
+    async fn withdraw_player(
+        &self,
+        request: Request<pb::WithdrawPlayerRequest>,
+    ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
+        let r = request.get_ref().clone();
+        let division = self
+            .directed(request.metadata(), &r.slug, |rec| {
+                let d = rec.division(&r.division)?;
+                let players = rec.t().divisions[d].players.len();
+                if !(1..=players).contains(&(r.player as usize)) {
+                    return Err(errors::bad_field(
+                        "player",
+                        format!("{}: the division has players 1 to {players}", r.player),
+                    ));
+                }
+                let mut pure = rec.pure(d);
+                let me = dawgref_tournament::PlayerId(r.player - 1);
+                pure.withdraw(me).map_err(|e| errors::bad_field("player", e.to_string()))?;
+                rec.t_mut().divisions[d].players[me.index()].withdrawn = true;
+                // Their games of started rounds still to be played are forfeits.
+                for k in 0..pure.rounds.len() {
+                    if !rec.t().divisions[d].rounds[k].started {
+                        continue;
+                    }
+                    if let Some((i, dawgref_tournament::Pairing::Game { first, result: None, .. })) =
+                        pure.line_of(k, me).map(|(i, l)| (i, l.clone()))
+                    {
+                        let winner = usize::from(first == me);
+                        let _ = pure.record(k, i, dawgref_tournament::GameResult::Forfeit { winner }, false);
+                        rec.write_round(d, k, &pure);
+                        rec.event(
+                            "result",
+                            &r.division,
+                            k as u32 + 1,
+                            i as u32 + 1,
+                            format!("{} forfeits (withdrawn)", rec.name(d, r.player)),
+                        );
+                    }
+                }
+                let name = rec.name(d, r.player).to_string();
+                rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
+                Ok(division_view(rec, d))
+            })
+            .await?;
+        Ok(Response::new(pb::WithdrawPlayerResponse { division: Some(division) }))
+    }
+
+    async fn pair_round(
+        &self,
+        request: Request<pb::PairRoundRequest>,
+    ) -> Result<Response<pb::PairRoundResponse>, Status> {
+        let r = request.get_ref().clone();
+        self.director(request.metadata(), &r.slug).await?;
+        results::reconcile(&self.state, &r.slug).await?;
+        let round = change(&self.state, &r.slug, |rec| {
+            let d = rec.division(&r.division)?;
+            let k = rec.round(d, r.round)?;
+            let mut pure = rec.pure(d);
+            pure.pair(k).map_err(pairing_error)?;
+            rec.write_round(d, k, &pure);
+            rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
+            Ok(round_view(rec, d, k))
+        })
+        .await?;
+        Ok(Response::new(pb::PairRoundResponse { round: Some(round) }))
+    }
+
+    async fn set_pairings(
+        &self,
+        request: Request<pb::SetPairingsRequest>,
+    ) -> Result<Response<pb::SetPairingsResponse>, Status> {
+        let r = request.get_ref().clone();
+        let round = self
+            .directed(request.metadata(), &r.slug, |rec| {
+                let d = rec.division(&r.division)?;
+                let k = rec.round(d, r.round)?;
+                if rec.t().divisions[d].rounds[k].started {
+                    return Err(errors::precondition(format!(
+                        "round {} has started: its pairings stand",
+                        r.round
+                    )));
+                }
+                let players = rec.t().divisions[d].players.len() as u32;
+                let id = |field: String, n: u32| {
+                    if (1..=players).contains(&n) {
+                        Ok(dawgref_tournament::PlayerId(n - 1))
+                    } else {
+                        Err(errors::bad_field(
+                            &field,
+                            format!("{n}: the division has players 1 to {players}"),
+                        ))
+                    }
+                };
+                let mut lines = Vec::with_capacity(r.pairings.len());
+                for (i, p) in r.pairings.iter().enumerate() {
+                    let first = id(format!("pairings[{i}].first"), p.first)?;
+                    lines.push(match p.second {
+                        0 => dawgref_tournament::Pairing::Bye { player: first, spread: rec.bye_spread(d) },
+                        n => {
+                            let second = id(format!("pairings[{i}].second"), n)?;
+                            if second == first {
+                                return Err(errors::bad_field(
+                                    &format!("pairings[{i}]"),
+                                    "a player cannot meet themself",
+                                ));
+                            }
+                            dawgref_tournament::Pairing::Game { first, second, result: None }
+                        }
+                    });
+                }
+                let mut pure = rec.pure(d);
+                pure.set_pairings(k, lines).map_err(pairing_error)?;
+                rec.write_round(d, k, &pure);
+                rec.event(
+                    "pairings_made",
+                    &r.division,
+                    r.round,
+                    0,
+                    format!("round {} paired by the director", r.round),
+                );
+                Ok(round_view(rec, d, k))
+            })
+            .await?;
+        Ok(Response::new(pb::SetPairingsResponse { round: Some(round) }))
+    }
+
+    async fn start_round(
+        &self,
+        request: Request<pb::StartRoundRequest>,
+    ) -> Result<Response<pb::StartRoundResponse>, Status> {
+        let r = request.get_ref().clone();
+        self.director(request.metadata(), &r.slug).await?;
+        let round = create::start_round(&self.state, &r).await?;
+        Ok(Response::new(pb::StartRoundResponse { round: Some(round) }))
+    }
+
+    async fn record_result(
+        &self,
+        request: Request<pb::RecordResultRequest>,
+    ) -> Result<Response<pb::RecordResultResponse>, Status> {
+        let r = request.get_ref().clone();
+        let division = self
+            .directed(request.metadata(), &r.slug, |rec| {
+                let d = rec.division(&r.division)?;
+                let k = rec.round(d, r.round)?;
+                let line = rec.t().divisions[d].rounds[k]
+                    .pairings
+                    .get((r.pairing as usize).wrapping_sub(1))
+                    .cloned()
+                    .ok_or_else(|| {
+                        let n = rec.t().divisions[d].rounds[k].pairings.len();
+                        errors::bad_field(
+                            "pairing",
+                            format!("{}: round {} has pairings 1 to {n}", r.pairing, r.round),
+                        )
+                    })?;
+                let result = match r.result {
+                    Some(pb::record_result_request::Result::Scores(s)) => {
+                        dawgref_tournament::GameResult::Scores([s.first, s.second])
+                    }
+                    Some(pb::record_result_request::Result::ForfeitedBy(n))
+                        if n == line.first && line.second != 0 =>
+                    {
+                        dawgref_tournament::GameResult::Forfeit { winner: 1 }
+                    }
+                    Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.second && n != 0 => {
+                        dawgref_tournament::GameResult::Forfeit { winner: 0 }
+                    }
+                    Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
+                        return Err(errors::bad_field(
+                            "forfeited_by",
+                            format!(
+                                "{n}: pairing {} is players {} and {}",
+                                r.pairing, line.first, line.second
+                            ),
+                        ));
+                    }
+                    None => return Err(errors::bad_field("result", "scores or forfeited_by")),
+                };
+                let mut pure = rec.pure(d);
+                pure.record(k, r.pairing as usize - 1, result, r.correct).map_err(pairing_error)?;
+                rec.write_round(d, k, &pure);
+                let kind = if line.done { "result_corrected" } else { "result" };
+                let detail =
+                    results::detail(rec, d, &rec.t().divisions[d].rounds[k].pairings[r.pairing as usize - 1]);
+                rec.event(kind, &r.division, r.round, r.pairing, detail);
+                Ok(division_view(rec, d))
+            })
+            .await?;
+        Ok(Response::new(pb::RecordResultResponse { division: Some(division) }))
+    }
+
+    type WatchTournamentStream = EventStream;
+
+    async fn watch_tournament(
+        &self,
+        request: Request<pb::WatchTournamentRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let r = request.into_inner();
+        results::watch(&self.state, r.slug, r.from_event).await.map(Response::new)
+    }
+
+    async fn export_tsh(
+        &self,
+        request: Request<pb::ExportTshRequest>,
+    ) -> Result<Response<pb::ExportTshResponse>, Status> {
+        let r = request.into_inner();
+        results::reconcile(&self.state, &r.slug).await?;
+        let (record, _) = self.load(&r.slug).await?;
+        let d = record.division(&r.division)?;
+        Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(&record.pure(d)) }))
+    }
+
+    async fn import_tsh(
+        &self,
+        request: Request<pb::ImportTshRequest>,
+    ) -> Result<Response<pb::ImportTshResponse>, Status> {
+        create::import_tsh(self, request).await.map(Response::new)
+    }
+}
+
+/// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else
+/// FAILED_PRECONDITION naming what stands in the way.
+fn pairing_error(e: dawgref_tournament::Error) -> Status {
+    use dawgref_tournament::Error as E;
+    match e {
+        E::NoSuchRound { .. } => errors::bad_field("round", e.to_string()),
+        E::NoSuchPlayer { .. } | E::PairedTwice { .. } | E::Withdrawn { .. } | E::Unpaired { .. } => {
+            errors::bad_field("pairings", e.to_string())
+        }
+        E::NoSuchPairing { .. } => errors::bad_field("pairing", e.to_string()),
+        E::NoSuchSeat { .. } => errors::bad_field("forfeited_by", e.to_string()),
+        _ => errors::precondition(e.to_string()),
+    }
+}

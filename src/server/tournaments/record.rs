@@ -1,0 +1,227 @@
+//! A tournament as kept: the public messages that describe it (its divisions' players, rounds and
+//! pairings), each player's token hash, its seed and its events, encoded whole as one store
+//! record; and the pure [`Division`] of `dawgref-tournament` that a division's messages make,
+//! so that pairing, results and standings are decided there and written back here.
+
+use super::super::errors;
+use crate::proto::v1 as pb;
+use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId};
+use tonic::Status;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub(super) struct Record {
+    /// Divisions without standings (computed when shown), `you` unset.
+    #[prost(message, optional, tag = "1")]
+    pub tournament: Option<pb::Tournament>,
+    /// Per division, per player: the token's SHA-256 (empty for a bot).
+    #[prost(message, repeated, tag = "2")]
+    pub hashes: Vec<Hashes>,
+    #[prost(uint64, tag = "3")]
+    pub seed: u64,
+    #[prost(message, repeated, tag = "4")]
+    pub events: Vec<pb::WatchTournamentResponse>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub(super) struct Hashes {
+    #[prost(bytes = "vec", repeated, tag = "1")]
+    pub players: Vec<Vec<u8>>,
+}
+
+/// The default bye and forfeit spreads (North American play).
+const SPREAD: i32 = 50;
+
+impl Record {
+    pub fn t(&self) -> &pb::Tournament {
+        self.tournament.as_ref().expect("a record holds its tournament")
+    }
+
+    pub fn t_mut(&mut self) -> &mut pb::Tournament {
+        self.tournament.get_or_insert_with(Default::default)
+    }
+
+    /// A division's index by name: INVALID_ARGUMENT naming the divisions there are.
+    pub fn division(&self, name: &str) -> Result<usize, Status> {
+        let divisions = &self.t().divisions;
+        divisions.iter().position(|d| d.name == name).ok_or_else(|| {
+            let names: Vec<&str> = divisions.iter().map(|d| d.name.as_str()).collect();
+            errors::bad_field(
+                "division",
+                format!("{:?}: no such division (there are {})", crate::text::clip(name), names.join(", ")),
+            )
+        })
+    }
+
+    /// A round's index (from a 1-based number): INVALID_ARGUMENT when it is not there.
+    pub fn round(&self, d: usize, number: u32) -> Result<usize, Status> {
+        let rounds = self.t().divisions[d].rounds.len();
+        match number as usize {
+            n if (1..=rounds).contains(&n) => Ok(n - 1),
+            n => Err(errors::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
+        }
+    }
+
+    /// The pure division `d` makes, to pair, record and rank.
+    pub fn pure(&self, d: usize) -> Division {
+        let div = &self.t().divisions[d];
+        let players = div
+            .players
+            .iter()
+            .map(|p| Player { name: p.name.clone(), rating: p.rating, withdrawn: p.withdrawn })
+            .collect();
+        let methods: Vec<Method> = div.rounds.iter().map(|r| method(r.spec.as_ref())).collect();
+        let mut division = Division::new(div.name.clone(), players, &methods, controls(div, self.seed, d));
+        for (k, round) in div.rounds.iter().enumerate() {
+            if round.paired {
+                division.rounds[k].pairings = Some(round.pairings.iter().map(pure_pairing).collect());
+            }
+        }
+        division
+    }
+
+    /// Write a round's pairings from the pure division back, keeping each line's game.
+    pub fn write_round(&mut self, d: usize, k: usize, division: &Division) {
+        let lines = division.rounds[k].pairings.clone().unwrap_or_default();
+        let round = &mut self.t_mut().divisions[d].rounds[k];
+        let games: Vec<String> = round.pairings.iter().map(|p| p.game_id.clone()).collect();
+        round.paired = division.rounds[k].pairings.is_some();
+        round.pairings = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut p = wire_pairing(i, line);
+                p.game_id = games.get(i).cloned().unwrap_or_default();
+                p
+            })
+            .collect();
+    }
+
+    /// Note an event (numbered in order).
+    pub fn event(&mut self, kind: &str, division: &str, round: u32, pairing: u32, detail: String) {
+        let number = self.events.len() as u64;
+        self.events.push(pb::WatchTournamentResponse {
+            number,
+            kind: kind.into(),
+            division: division.into(),
+            round,
+            pairing,
+            detail,
+            unix_ms: crate::host::unix_ms(),
+        });
+        self.t_mut().events = self.events.len() as u64;
+    }
+
+    /// Division `d`'s bye spread.
+    pub fn bye_spread(&self, d: usize) -> i32 {
+        self.t().divisions[d].controls.as_ref().and_then(|c| c.bye_spread).unwrap_or(SPREAD)
+    }
+
+    /// A player's name by division and 1-based number, for event details.
+    pub fn name(&self, d: usize, number: u32) -> &str {
+        self.t().divisions[d].players.get(number as usize - 1).map_or("?", |p| p.name.as_str())
+    }
+}
+
+pub(super) fn method(spec: Option<&pb::RoundSpec>) -> Method {
+    let spec = spec.cloned().unwrap_or_default();
+    match pb::PairingMethod::try_from(spec.method).unwrap_or(pb::PairingMethod::Unspecified) {
+        pb::PairingMethod::Unspecified | pb::PairingMethod::Swiss => Method::Swiss,
+        pb::PairingMethod::RoundRobin => Method::RoundRobin,
+        pb::PairingMethod::KingOfTheHill => Method::KingOfTheHill,
+        pb::PairingMethod::Factor => Method::Factor(spec.factor),
+        pb::PairingMethod::InitialFontes => Method::InitialFontes(spec.fontes_rounds),
+        pb::PairingMethod::Random => Method::Random,
+        pb::PairingMethod::Manual => Method::Manual,
+    }
+}
+
+/// A division's controls: the division's own seed drawn from the tournament's.
+fn controls(div: &pb::TournamentDivision, seed: u64, d: usize) -> Controls {
+    let c = div.controls.unwrap_or_default();
+    Controls {
+        bye_spread: c.bye_spread.unwrap_or(SPREAD),
+        forfeit_spread: c.forfeit_spread.unwrap_or(SPREAD),
+        spread_cap: c.spread_cap,
+        gibson_spread: c.gibsonize.then_some(c.gibson_spread),
+        min_placement: c.min_placement.max(1),
+        seed: seed ^ (d as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    }
+}
+
+fn pure_pairing(p: &pb::TournamentPairing) -> Pairing {
+    let id = |n: u32| PlayerId(n.saturating_sub(1));
+    if p.second == 0 {
+        return Pairing::Bye { player: id(p.first), spread: p.bye_spread };
+    }
+    let result = p.done.then(|| match p.forfeited_by {
+        0 => GameResult::Scores([
+            p.scores.first().copied().unwrap_or(0),
+            p.scores.get(1).copied().unwrap_or(0),
+        ]),
+        absent => GameResult::Forfeit { winner: usize::from(absent == p.first) },
+    });
+    Pairing::Game { first: id(p.first), second: id(p.second), result }
+}
+
+fn wire_pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
+    let number = i as u32 + 1;
+    match *line {
+        Pairing::Bye { player, spread } => pb::TournamentPairing {
+            number,
+            first: player.0 + 1,
+            done: true,
+            bye_spread: spread,
+            ..Default::default()
+        },
+        Pairing::Game { first, second, result } => {
+            let (first, second) = (first.0 + 1, second.0 + 1);
+            let mut p =
+                pb::TournamentPairing { number, first, second, done: result.is_some(), ..Default::default() };
+            match result {
+                Some(GameResult::Scores(s)) => p.scores = s.to_vec(),
+                Some(GameResult::Forfeit { winner }) => {
+                    p.forfeited_by = if winner == 0 { second } else { first }
+                }
+                None => {}
+            }
+            p
+        }
+    }
+}
+
+/// The standings of a division as the wire shows them.
+pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
+    let s = dawgref_tournament::Standings::of(division);
+    s.ranked
+        .iter()
+        .enumerate()
+        .map(|(rank, &p)| {
+            let r = s.record(p);
+            pb::DivisionStanding {
+                rank: rank as u32 + 1,
+                player: p.0 + 1,
+                wins: r.wins(),
+                losses: r.losses,
+                spread: r.spread,
+                byes: r.byes,
+            }
+        })
+        .collect()
+}
+
+/// The result a finished game enters: its scores, unless its winner is not ahead (a
+/// resignation, a flag, a lost challenge, a director's forfeit): then a forfeit by the loser.
+/// None for a game with no winner to name (voided, or more than two seats).
+pub(super) fn game_result(outcome: &crate::game::Outcome) -> Option<GameResult> {
+    use crate::game::EndReason;
+    if outcome.scores.len() != 2 || outcome.reason == EndReason::Voided {
+        return None;
+    }
+    let (a, b) = (outcome.scores[0], outcome.scores[1]);
+    match outcome.winners.as_slice() {
+        [0, 1] if a == b => Some(GameResult::Scores([a, b])),
+        [w] if (*w == 0 && a > b) || (*w == 1 && b > a) => Some(GameResult::Scores([a, b])),
+        [w] => Some(GameResult::Forfeit { winner: *w }),
+        _ => None,
+    }
+}

@@ -1,0 +1,178 @@
+//! Results that enter by themselves: a game of a tournament that ends here is entered in its
+//! round at once (`follow_results`, from the host's ended games); one that ended elsewhere (on
+//! another replica, or while this server was down) is entered the next time the tournament is
+//! read for its standings (`reconcile`). Either way the game's end, durable in its log, is the
+//! fact, and its entry is made from it at most once (a pairing with its result is left alone).
+//! And WatchTournament's stream.
+
+use super::super::errors;
+use super::record::{self, Record};
+use super::{AppState, EventStream, change, load};
+use crate::host::Residence;
+use crate::proto::v1 as pb;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+use tonic::Status;
+
+/// How often an open WatchTournament stream reads its tournament again, for what another
+/// replica changed.
+const WATCH_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Enter the result of every tournament game that ends on this server, until shutdown.
+pub(crate) async fn follow_results(
+    state: Arc<AppState>,
+    mut ended: tokio::sync::broadcast::Receiver<uuid::Uuid>,
+) {
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        let id = tokio::select! {
+            id = ended.recv() => id,
+            _ = shutdown.changed() => return,
+        };
+        match id {
+            Ok(id) => {
+                if let Err(e) = enter_game(&state, id).await {
+                    tracing::warn!(game = %id, error = %e, "a tournament game's result waits for the next reading");
+                }
+            }
+            // Missed some: every tournament is reconciled when next read.
+            Err(RecvError::Lagged(n)) => {
+                tracing::warn!(missed = n, "tournament results wait for the next reading")
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Enter one ended game's result, if it is a tournament's.
+async fn enter_game(state: &AppState, id: uuid::Uuid) -> Result<(), Status> {
+    let snapshot = state.host.snapshot(&id.to_string()).await.map_err(errors::host)?;
+    let Some(slug) = snapshot.labels().iter().find(|(k, _)| k == "tournament").map(|(_, v)| v.clone()) else {
+        return Ok(());
+    };
+    let Some(result) = snapshot.game().outcome().and_then(record::game_result) else { return Ok(()) };
+    let id = id.to_string();
+    change(state, &slug, |rec| {
+        enter(rec, &id, result);
+        Ok(())
+    })
+    .await
+}
+
+/// Enter `result` for the pairing whose game is `game_id`, unless it has its result already.
+fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult) -> bool {
+    for d in 0..rec.t().divisions.len() {
+        for k in 0..rec.t().divisions[d].rounds.len() {
+            let found = rec.t().divisions[d].rounds[k].pairings.iter().position(|p| p.game_id == game_id);
+            let Some(i) = found else { continue };
+            if rec.t().divisions[d].rounds[k].pairings[i].done {
+                return false;
+            }
+            let mut pure = rec.pure(d);
+            if pure.record(k, i, result, false).is_err() {
+                return false;
+            }
+            rec.write_round(d, k, &pure);
+            let division = rec.t().divisions[d].name.clone();
+            let detail = detail(rec, d, &rec.t().divisions[d].rounds[k].pairings[i]);
+            rec.event("result", &division, k as u32 + 1, i as u32 + 1, detail);
+            return true;
+        }
+    }
+    false
+}
+
+/// Enter the results of the tournament's games that ended without this server hearing it: a
+/// game neither held here nor over yet is left alone.
+pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<(), Status> {
+    let (record, _) = load(state, slug).await?;
+    let mut found = Vec::new();
+    for division in &record.t().divisions {
+        for round in division.rounds.iter().filter(|r| r.started) {
+            for p in round.pairings.iter().filter(|p| !p.done && !p.game_id.is_empty()) {
+                let Ok(id) = uuid::Uuid::parse_str(&p.game_id) else { continue };
+                // A game held here tells of its end itself.
+                if state.host.residence(&id) == Residence::Live {
+                    continue;
+                }
+                let Ok(snapshot) = state.host.snapshot(&p.game_id).await else { continue };
+                if let Some(result) = snapshot.game().outcome().and_then(record::game_result) {
+                    found.push((p.game_id.clone(), result));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    change(state, slug, |rec| {
+        for (id, result) in &found {
+            enter(rec, id, *result);
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits", "Ann: a bye (+50)".
+pub(super) fn detail(rec: &Record, d: usize, p: &pb::TournamentPairing) -> String {
+    let (a, b) = (rec.name(d, p.first), if p.second == 0 { "" } else { rec.name(d, p.second) });
+    match (p.second, p.forfeited_by, p.scores.as_slice()) {
+        (0, _, _) => format!("{a}: a bye ({:+})", p.bye_spread),
+        (_, 0, [x, y]) => format!("{a} {x} – {b} {y}"),
+        (_, n, _) if n == p.first => format!("{a} forfeits to {b}"),
+        (_, n, _) if n != 0 => format!("{b} forfeits to {a}"),
+        _ => format!("{a} – {b}"),
+    }
+}
+
+/// WatchTournament: the events from `from`, then each as it comes (heard here, or read again
+/// every [`WATCH_POLL`] for another replica's), until the caller leaves or the server stops.
+pub(super) async fn watch(state: &Arc<AppState>, slug: String, from: u64) -> Result<EventStream, Status> {
+    // Subscribe before the first read, so no change falls between them.
+    let mut changes = state.tournaments.0.subscribe();
+    let (record, _) = load(state, &slug).await?;
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let state = state.clone();
+    tokio::spawn(async move {
+        let mut next = from as usize;
+        let mut record = Some(record);
+        let mut shutdown = state.shutdown.clone();
+        loop {
+            let events = match record.take() {
+                Some(r) => r.events,
+                None => match load(&state, &slug).await {
+                    Ok((r, _)) => r.events,
+                    Err(e) => {
+                        let _ = tx.send(Err(e)).await;
+                        return;
+                    }
+                },
+            };
+            for e in events.into_iter().skip(next) {
+                next = e.number as usize + 1;
+                if tx.send(Ok(e)).await.is_err() {
+                    return;
+                }
+            }
+            // Wait for a change to this tournament, the poll, the caller leaving or shutdown.
+            let wait = async {
+                loop {
+                    match changes.recv().await {
+                        Ok(s) if s == slug => return,
+                        Ok(_) => {}
+                        Err(RecvError::Lagged(_)) => return,
+                        Err(RecvError::Closed) => std::future::pending::<()>().await,
+                    }
+                }
+            };
+            tokio::select! {
+                _ = wait => {}
+                _ = tokio::time::sleep(WATCH_POLL) => {}
+                _ = tx.closed() => return,
+                _ = shutdown.changed() => return,
+            }
+        }
+    });
+    Ok(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx)))
+}
