@@ -10,3 +10,4 @@ mod replicas;
 mod store_contract;
 mod store_failure;
 mod store_recovery;
+mod tournament_kill9;
