@@ -8,6 +8,7 @@ import { renderBoard, tileElement, SIZE } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
 import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
+import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 
 const app = document.getElementById("app");
 
@@ -18,7 +19,8 @@ const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_a
 function frame() {
   document.documentElement.lang = lang;
   const nav = document.querySelector(".top nav");
-  nav.replaceChildren(h("a", { href: "/", text: t("Lobby") }), h("a", { href: "/director", text: t("Director") }),
+  nav.replaceChildren(h("a", { href: "/", text: t("Lobby") }), h("a", { href: "/tournaments", text: t("Tournaments") }),
+    h("a", { href: "/director", text: t("Director") }),
     h("span", { class: "lang-switch", role: "group", "aria-label": t("Language") },
       ...[["en", "English"], ["ru", "Русский"]].map(([code, name]) => h("button", {
         type: "button", class: `link${code === lang ? " current" : ""}`, id: `lang-${code}`, lang: code,
@@ -36,6 +38,8 @@ async function route() {
     if (path === "/" || path === "") await lobby();
     else if (review) await reviewPage(app, decodeURIComponent(review[1]));
     else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
+    else if (path === "/tournaments" || path === "/tournaments/") await tournamentsPage(app);
+    else if (path.startsWith("/tournaments/")) await tournamentPage(app, decodeURIComponent(path.slice(13).replace(/\/$/, "")));
     else if (path.startsWith("/director")) await director();
     else app.replaceChildren(h("p", { text: t("No such page.") }));
   } catch (e) {
@@ -678,7 +682,8 @@ async function director() {
   const go = h("button", { id: "director-go", type: "button", class: "primary", onclick: () => { page = 0; load(); } }, t("Show games"));
   query.addEventListener("input", () => { page = 0; pages.length = 1; load(); });
   app.replaceChildren(
-    h("section", { class: "hero" }, h("h1", { text: t("Tournament director") })),
+    h("section", { class: "hero" }, h("h1", { text: t("Tournament director") }),
+      h("p", { class: "sub" }, h("a", { href: "/tournaments", id: "to-tournaments", text: t("Tournaments: pairings, rounds and standings →") }))),
     h("div", { class: "panel director-bar" }, tokenInput, go, query, info, nav),
     h("div", { id: "manage-panel" }),
     list,

@@ -92,6 +92,20 @@ const RU = {
   "Upload or paste a GCG file: every score is replayed and each line that differs is shown.":
     "Загрузите или вставьте файл GCG: все очки пересчитываются, расхождения показываются построчно.",
   "Replay the record": "Пересчитать запись",
+  // tournaments
+  "Tournaments": "Турниры", "tournaments": "турниры", "tournament": "турнир", "No tournaments yet.": "Турниров пока нет.",
+  "player or director token": "токен игрока или судьи", "Use": "Применить",
+  "You are {name}, player {n} in division {division}.": "Вы — {name}, игрок {n} в группе {division}.",
+  "My game": "Моя партия", "No game of yours is in play.": "Сейчас у вас нет партии.",
+  "Directing this tournament.": "Вы судья этого турнира.",
+  "Watching. A player's or a director's token shows more.": "Просмотр. Токен игрока или судьи покажет больше.",
+  "bye": "без пары", "#": "№", "Wins": "Победы", "Losses": "Поражения", "Spread": "Разница", "Withdraw": "Снять", "withdrawn": "снят(а)",
+  "Round {n} paired": "Тур {n}: пары составлены", "Pair round {n}": "Составить пары тура {n}",
+  "Round {n} started": "Тур {n} начат", "Start round {n}": "Начать тур {n}", "Round {n}": "Тур {n}", "not started": "не начат",
+  "watch": "смотреть", "Division {name}": "Группа {name}", "bye (+{n})": "без пары (+{n})", "absent ({n})": "неявка ({n})",
+  "playing": "идёт", "forfeit": "техническое", "first's score": "счёт первого", "second's score": "счёт второго",
+  "result entered": "результат внесён", "Enter": "Внести",
+  "Tournaments: pairings, rounds and standings →": "Турниры: пары, туры и таблица →",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
   "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, 15 by 15: columns A to O, rows 1 to 15": "поле 15 на 15: столбцы A–O, строки 1–15",

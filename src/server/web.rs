@@ -1,5 +1,6 @@
 //! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`,
-//! `/games/<id>/review`, `/director`, all the same single page that routes itself), its modules and style (`/web/…`, embedded in the
+//! `/games/<id>/review`, `/director`, `/tournaments`, `/tournaments/<slug>`, all the same single
+//! page that routes itself), its modules and style (`/web/…`, embedded in the
 //! binary from `web/`), and two documents generated here so that the page has one source of
 //! truth with the server: `/web/schema.json` (every message of our protos, from the descriptor
 //! set the server was built with, for the page's protobuf codec) and `/web/rules.json` (boards,
@@ -70,6 +71,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("board.js", JS, include_str!("../../web/board.js")),
         file("i18n.js", JS, include_str!("../../web/i18n.js")),
         file("review.js", JS, include_str!("../../web/review.js")),
+        file("tournament.js", JS, include_str!("../../web/tournament.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
@@ -82,7 +84,13 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
 fn asset_for(path: &str) -> Option<&'static Asset> {
     let game_page = |id: &str| !id.is_empty() && !id.contains('/');
     let name = match path {
-        "/" | "/director" | "/director/" => "index.html",
+        "/" | "/director" | "/director/" | "/tournaments" | "/tournaments/" => "index.html",
+        p if p
+            .strip_prefix("/tournaments/")
+            .is_some_and(|slug| game_page(slug.strip_suffix('/').unwrap_or(slug))) =>
+        {
+            "index.html"
+        }
         p if p.strip_prefix("/games/").is_some_and(game_page) => "index.html",
         p if p
             .strip_prefix("/games/")
@@ -371,7 +379,13 @@ mod tests {
 
     #[test]
     fn the_three_routes_are_the_page_and_files_are_found_by_name() {
-        for path in ["/", "/director", "/games/0f9c6a8e-0000-4000-8000-000000000000"] {
+        for path in [
+            "/",
+            "/director",
+            "/games/0f9c6a8e-0000-4000-8000-000000000000",
+            "/tournaments",
+            "/tournaments/club",
+        ] {
             assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
         }
         assert_eq!(asset_for("/web/grpc.js").map(|a| a.content_type), Some(JS));

@@ -675,3 +675,98 @@ async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembere
     wait_text(&c, ".hero h1", "Сыграть партию").await;
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
+    let srv = start_directed("director-secret").await;
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let players = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"]
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
+        .collect();
+    let made = t
+        .create_tournament(authed(
+            pb::CreateTournamentRequest {
+                name: "Spring open".into(),
+                slug: "spring".into(),
+                game: Some(pb::TournamentGameSettings::default()),
+                divisions: vec![pb::DivisionSpec {
+                    name: "a".into(),
+                    players,
+                    rounds: vec![pb::RoundSpec {
+                        method: pb::PairingMethod::KingOfTheHill as i32,
+                        ..Default::default()
+                    }],
+                    controls: None,
+                }],
+                seed: Some(3),
+            },
+            "director-secret",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let ann = made.player_tokens.iter().find(|p| p.player == 1).unwrap().token.clone();
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    // From the lobby's link to the list, to the tournament.
+    c.goto(&srv.url).await.unwrap();
+    c.wait()
+        .for_element(Locator::Css(".top nav a[href='/tournaments']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.wait().for_element(Locator::Css("#tournament-list a")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#tournament-name", "Spring open").await;
+    wait_until("the standings", || async { Some(count(&c, "#standings-a tbody tr").await) }, |&n| n == 4)
+        .await;
+    // The director pairs round 1 and starts it.
+    c.find(Locator::Css("#tournament-token")).await.unwrap().send_keys("director-secret").await.unwrap();
+    c.find(Locator::Css("#use-token")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#who", "Directing this tournament.").await;
+    click(&c, "#pair-a").await;
+    wait_until(
+        "the pairings",
+        || async { Some(count(&c, "#round-a-1 tr[data-pairing]").await) },
+        |&n| n == 2,
+    )
+    .await;
+    click(&c, "#start-a").await;
+    wait_until("the games", || text(&c, "#round-a-1"), |t| t.matches("playing").count() == 2).await;
+    screenshot(&c, "tournament-director").await;
+    let round = t
+        .get_tournament(pb::GetTournamentRequest { slug: "spring".into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament
+        .unwrap()
+        .divisions[0]
+        .rounds[0]
+        .clone();
+    assert!(round.started);
+    let game = round.pairings.iter().find(|p| p.first == 1 || p.second == 1).unwrap().game_id.clone();
+    c.close().await.unwrap();
+
+    // Ann opens the page with her token and plays her own game from it.
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/spring#token={ann}", srv.url)).await.unwrap();
+    wait_until(
+        "who she is",
+        || text(&c, "#who"),
+        |t| t.starts_with("You are Ann Archer, player 1 in division a."),
+    )
+    .await;
+    click(&c, "#my-game").await;
+    let url =
+        wait_until("her game", || async { c.current_url().await.ok() }, |u| u.path().starts_with("/games/"))
+            .await;
+    assert_eq!(url.path(), format!("/games/{game}"));
+    wait_until("her rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+    screenshot(&c, "tournament-player").await;
+    c.close().await.unwrap();
+}

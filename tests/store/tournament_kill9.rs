@@ -80,7 +80,13 @@ async fn until_played(t: &mut TournamentsServiceClient<Channel>, round: u32) -> 
 async fn check_round(srv: &Server, division: &pb::TournamentDivision, round: u32) {
     let mut g = GamesServiceClient::connect(srv.url.clone()).await.unwrap();
     for p in &round_of(division, round).pairings {
-        let view = g.get_game(pb::GetGameRequest { game_id: p.game_id.clone() }).await.unwrap().into_inner().view.unwrap();
+        let view = g
+            .get_game(pb::GetGameRequest { game_id: p.game_id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         assert!(view.over, "round {round} pairing {}: its game is over", p.number);
         let scores: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
         if p.forfeited_by == 0 {
@@ -118,7 +124,10 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
     let mut t = client(&srv).await;
     let players = (0..PLAYERS)
         .map(|i| pb::TournamentPlayerSpec {
-            name: format!("Bot {}", ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel"][i as usize]),
+            name: format!(
+                "Bot {}",
+                ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel"][i as usize]
+            ),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
         })
@@ -131,14 +140,19 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
         divisions: vec![pb::DivisionSpec {
             name: "a".into(),
             players,
-            rounds: vec![pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() }; 2],
+            rounds: vec![
+                pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() };
+                2
+            ],
             controls: None,
         }],
         seed: Some(seed),
     };
     t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
-    let pair = |round| authed(pb::PairRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
-    let start = |round| authed(pb::StartRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
+    let pair =
+        |round| authed(pb::PairRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
+    let start =
+        |round| authed(pb::StartRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
 
     // Round 1: killed while its bots play.
     t.pair_round(pair(1)).await.unwrap();
@@ -168,7 +182,8 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
     check_round(&srv, &division, 2).await;
 
     // Each game counted once: one result a pairing, four games a round on the server.
-    let tournament = t.get_tournament(pb::GetTournamentRequest { slug: "k9".into() }).await.unwrap().into_inner();
+    let tournament =
+        t.get_tournament(pb::GetTournamentRequest { slug: "k9".into() }).await.unwrap().into_inner();
     let mut seen = results(&mut t, tournament.tournament.unwrap().events).await;
     seen.sort();
     let expected: Vec<(u32, u32)> = (1..=2).flat_map(|r| (1..=PLAYERS / 2).map(move |p| (r, p))).collect();

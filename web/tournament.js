@@ -1,0 +1,164 @@
+// The tournament pages: `/tournaments`, every tournament; `/tournaments/<slug>`, one: each
+// division's standings and each round's pairings with their scores (live games linked to watch),
+// kept current by WatchTournament. With a player's token the page names the player and opens
+// their game ("my game"); with a director's it pairs and starts rounds, enters results and
+// withdraws players. The token stays in this tab's sessionStorage (or arrives in the URL's
+// fragment, which browsers never send).
+
+import { call, stream } from "/web/grpc.js";
+import { t } from "/web/i18n.js";
+import { h, explain } from "/web/ui.js";
+
+const KEY = (slug) => `dawgref:tournament:${slug}`;
+
+export async function tournamentsPage(app) {
+  document.title = `dawgref — ${t("tournaments")}`;
+  const r = await call("TournamentsService", "ListTournaments", {});
+  app.replaceChildren(
+    h("section", { class: "hero" }, h("h1", { text: t("Tournaments") })),
+    h("section", { class: "panel" }, r.tournaments.length === 0
+      ? h("p", { class: "meta", id: "no-tournaments", text: t("No tournaments yet.") })
+      : h("ul", { class: "tournament-list", id: "tournament-list" }, r.tournaments.map((x) => h("li", {},
+        h("a", { href: `/tournaments/${encodeURIComponent(x.slug)}`, text: x.name }),
+        h("span", { class: "meta", text: ` · ${x.divisions.join(", ")}` }))))));
+}
+
+export async function tournamentPage(app, slug) {
+  document.title = `dawgref — ${t("tournament")}`;
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token")) {
+    sessionStorage.setItem(KEY(slug), fragment.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  const s = { slug, token: sessionStorage.getItem(KEY(slug)) || "", director: false, you: null, tournament: null };
+  const tokenInput = h("input", { id: "tournament-token", type: "password", placeholder: t("player or director token"), value: s.token });
+  const out = h("p", { class: "meta", id: "tournament-result", role: "status" });
+  const who = h("p", { class: "meta", id: "who" });
+  const body = h("div", { id: "tournament-body" });
+  const title = h("h1", { id: "tournament-name", text: slug });
+  const useToken = h("button", { id: "use-token", type: "button", class: "primary", onclick: async () => {
+    s.token = tokenInput.value.trim();
+    if (s.token) sessionStorage.setItem(KEY(slug), s.token); else sessionStorage.removeItem(KEY(slug));
+    await load();
+  } }, t("Use"));
+  app.replaceChildren(
+    h("section", { class: "hero" }, title),
+    h("div", { class: "panel tournament-bar" }, tokenInput, useToken, who, out),
+    body);
+
+  const act = async (method, request, what) => {
+    try {
+      await call("TournamentsService", method, { slug, ...request }, s.token);
+      out.textContent = `${what}: ${t("done")}.`;
+      out.className = "ok";
+      await load();
+    } catch (e) {
+      out.textContent = explain(e);
+      out.className = "bad";
+    }
+  };
+
+  const load = async () => {
+    let r;
+    try {
+      r = await call("TournamentsService", "GetTournament", { slug }, s.token || undefined);
+    } catch (e) {
+      if (e.codeName === "UNAUTHENTICATED" && s.token) {
+        out.textContent = explain(e);
+        out.className = "bad";
+        r = await call("TournamentsService", "GetTournament", { slug });
+        s.token = "";
+      } else throw e;
+    }
+    s.tournament = r.tournament;
+    s.you = r.tournament.you || null;
+    // A token that names no player but was accepted is a director's.
+    s.director = Boolean(s.token) && !s.you;
+    title.textContent = r.tournament.name;
+    document.title = `dawgref — ${r.tournament.name}`;
+    who.replaceChildren(...whoAmI(s));
+    body.replaceChildren(...r.tournament.divisions.map((d) => division(s, d, act)));
+  };
+  await load();
+  follow(s, load);
+}
+
+// Who the token makes the visitor, and their game.
+function whoAmI(s) {
+  if (s.you) {
+    const d = s.tournament.divisions.find((x) => x.name === s.you.division);
+    const me = d && d.players[s.you.player - 1];
+    const parts = [t("You are {name}, player {n} in division {division}.", { name: me ? me.name : "?", n: s.you.player, division: s.you.division })];
+    if (s.you.current_game_id) {
+      return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
+    }
+    return [...parts, " ", t("No game of yours is in play.")];
+  }
+  if (s.director) return [t("Directing this tournament.")];
+  return [t("Watching. A player's or a director's token shows more.")];
+}
+
+function division(s, d, act) {
+  const name = (n) => (n ? (d.players[n - 1] || {}).name || `#${n}` : t("bye"));
+  const standings = h("table", { class: "standings", id: `standings-${d.name}` },
+    h("thead", {}, h("tr", {}, [t("#"), t("Player"), t("Wins"), t("Losses"), t("Spread"), ""].map((x) => h("th", { text: x })))),
+    h("tbody", {}, d.standings.map((st) => {
+      const p = d.players[st.player - 1];
+      const withdraw = s.director && !p.withdrawn
+        ? h("button", { type: "button", class: "link", "data-withdraw": String(st.player), onclick: () => act("WithdrawPlayer", { division: d.name, player: st.player }, t("withdrawn")) }, t("Withdraw"))
+        : (p.withdrawn ? h("span", { class: "meta", text: t("withdrawn") }) : "");
+      const mine = s.you && s.you.division === d.name && s.you.player === st.player;
+      return h("tr", { class: mine ? "mine" : "" }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
+        h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
+        h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }), h("td", {}, withdraw));
+    })));
+  const next = d.rounds.find((r) => !r.paired);
+  const toStart = d.rounds.find((r) => r.paired && !r.started);
+  const controls = s.director ? h("div", { class: "row-controls" },
+    next ? h("button", { type: "button", id: `pair-${d.name}`, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} paired", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
+    toStart ? h("button", { type: "button", class: "primary", id: `start-${d.name}`, onclick: () => act("StartRound", { division: d.name, round: toStart.number }, t("Round {n} started", { n: toStart.number })) }, t("Start round {n}", { n: toStart.number })) : "") : "";
+  const rounds = d.rounds.filter((r) => r.paired).reverse().map((r) => h("div", { class: "round", id: `round-${d.name}-${r.number}` },
+    h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started ? "" : ` · ${t("not started")}`}` }),
+    h("table", { class: "pairings" }, h("tbody", {}, r.pairings.map((p) => h("tr", { "data-pairing": String(p.number) },
+      h("td", { text: name(p.first) }),
+      h("td", { class: "score", text: score(p) }),
+      h("td", { text: p.second ? name(p.second) : "" }),
+      h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") }) : ""),
+      h("td", {}, s.director && p.second && !p.done ? resultForm(d, r, p, act) : "")))))));
+  return h("section", { class: "panel division", id: `division-${d.name}` },
+    h("h2", { text: t("Division {name}", { name: d.name }) }), controls, standings, ...rounds);
+}
+
+function score(p) {
+  if (!p.second) return p.bye_spread >= 0 ? t("bye (+{n})", { n: p.bye_spread }) : t("absent ({n})", { n: p.bye_spread });
+  if (!p.done) return p.game_id ? t("playing") : "–";
+  if (p.forfeited_by) return t("forfeit");
+  return `${p.scores[0]} – ${p.scores[1]}`;
+}
+
+// A director's result entry for a game played over the board (or one to settle by hand).
+function resultForm(d, r, p, act) {
+  const a = h("input", { type: "number", class: "score-in", "aria-label": t("first's score"), id: `score-${d.name}-${r.number}-${p.number}-a` });
+  const b = h("input", { type: "number", class: "score-in", "aria-label": t("second's score"), id: `score-${d.name}-${r.number}-${p.number}-b` });
+  return h("span", { class: "result-form" }, a, b, h("button", { type: "button", id: `enter-${d.name}-${r.number}-${p.number}`, onclick: () =>
+    act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: Number(a.value), second: Number(b.value) } }, t("result entered")) }, t("Enter")));
+}
+
+// Reload on every event the tournament's stream brings (a burst of results: once).
+function follow(s, load) {
+  let from = Number(s.tournament.events || 0);
+  let timer = null;
+  const controller = new AbortController();
+  const onMessage = (e) => {
+    from = Number(e.number) + 1;
+    clearTimeout(timer);
+    // Drawn again only if the page does not show this event yet (an action's own reload may
+    // have): a redraw under the visitor's pointer would lose a click.
+    timer = setTimeout(() => { if (from > Number(s.tournament.events || 0)) load().catch(() => {}); }, 150);
+  };
+  const run = () => stream("TournamentsService", "WatchTournament", { slug: s.slug, from_event: from }, undefined, onMessage, controller.signal)
+    .catch(() => {})
+    .finally(() => { if (!controller.signal.aborted && location.pathname.startsWith("/tournaments/")) setTimeout(run, 1000); });
+  run();
+  addEventListener("popstate", () => controller.abort(), { once: true });
+}
