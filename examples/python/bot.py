@@ -3,8 +3,11 @@
     ./setup                     # once: .venv with grpcio, and the stubs in gen/
     .venv/bin/python bot.py --game http://127.0.0.1:50051/games/<id>    # joins the open seat
     .venv/bin/python bot.py --game <id> --token <seat token>           # or plays a seat it has
+    .venv/bin/python bot.py --tournament https://host/tournaments/<slug> --token <player token>
 
-Exit status: 0 when the game is over, 1 when the server stays unreachable, 2 on a refusal.
+The server is the link's (https: TLS, verified against --ca FILE, else the system's roots), or
+--server. Exit status: 0 when the game (or the player's tournament) is over, 1 when the server
+stays unreachable, 2 on a refusal.
 """
 
 import argparse
@@ -15,8 +18,9 @@ import time
 import grpc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"))
-from dawgref.v1 import analysis_pb2, common_pb2, games_pb2, lexicons_pb2  # noqa: E402
-from dawgref.v1 import analysis_pb2_grpc, games_pb2_grpc, lexicons_pb2_grpc  # noqa: E402
+from dawgref.v1 import analysis_pb2, common_pb2, games_pb2, lexicons_pb2, tournaments_pb2  # noqa: E402
+from dawgref.v1 import analysis_pb2_grpc, games_pb2_grpc, lexicons_pb2_grpc, tournaments_pb2_grpc  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
 
 # Calls the bot retries (the server restarting, a replica handing the game over): it waits,
 # then follows the game again from the last event it saw.
@@ -101,23 +105,27 @@ class Bot:
         return self.view()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", default="127.0.0.1:50051", help="host:port of dawgref")
-    parser.add_argument("--game", required=True, help="a game link (…/games/<id>) or its id")
-    parser.add_argument("--token", help="a seat's token; without one, join the game's open seat")
-    parser.add_argument("--name", default="pybot", help="the name to join with")
-    parser.add_argument("--patience", type=float, default=60, help="seconds to retry an unreachable server")
-    args = parser.parse_args()
-    game_id = args.game.split("/games/")[-1].split("/")[0].split("#")[0].split("?")[0]
-    channel = grpc.insecure_channel(args.server)
-    token = args.token
-    if token is None:
-        joined = games_pb2_grpc.GamesServiceStub(channel).JoinGame(
-            games_pb2.JoinGameRequest(game_id=game_id, name=args.name), timeout=10)
-        token = joined.token
-        print(f"joined game {game_id} in seat {joined.seat}")
-    bot = Bot(channel, game_id, token)
+def channel_for(link, server, ca):
+    """The channel to the server a link names (…/games/<id>, …/tournaments/<slug>): its host and
+    port, TLS for https. --server overrides the address."""
+    url = urlsplit(link if "://" in link else "")
+    tls = url.scheme == "https" or ca is not None
+    address = server or url.netloc or "127.0.0.1:50051"
+    if ":" not in address:
+        address += ":443" if tls else ":80"
+    if not tls:
+        return grpc.insecure_channel(address)
+    roots = open(ca, "rb").read() if ca else None  # None: the system's roots
+    return grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=roots))
+
+
+def last_part(link, after):
+    """The id or slug in a link (or the link itself when it is only that)."""
+    return link.split(after)[-1].split("/")[0].split("#")[0].split("?")[0]
+
+
+def follow_game(bot, patience):
+    """Play the game to its end, following it again after an outage (for `patience` seconds)."""
     unreachable_since = None
     while True:
         try:
@@ -125,18 +133,93 @@ def main():
             if view.over:
                 scores = " ".join(f"{s.name} {s.score}" for s in view.seats)
                 print(f"game over ({view.end_reason}): {scores}; winners {list(view.winners)}")
-                return 0
+                return view
             unreachable_since = None
         except grpc.RpcError as e:
             if e.code() not in RETRY:
-                print(f"refused: {e.code().name}: {e.details()}", file=sys.stderr)
-                return 2
+                raise
             unreachable_since = unreachable_since or time.monotonic()
-            if time.monotonic() - unreachable_since > args.patience:
-                print(f"the server stayed unreachable: {e.details()}", file=sys.stderr)
-                return 1
+            if time.monotonic() - unreachable_since > patience:
+                raise
             print(f"{e.code().name}: following again from event {bot.next_event}", file=sys.stderr)
             time.sleep(0.5)
+
+
+def play_tournament(channel, slug, token, patience):
+    """Play each of the player's games as its round starts, until their rounds are all over."""
+    stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
+    auth = [("authorization", f"Bearer {token}")]
+    played, unreachable_since = set(), None
+    while True:
+        try:
+            t = stub.GetTournament(tournaments_pb2.GetTournamentRequest(slug=slug), metadata=auth, timeout=10).tournament
+            unreachable_since = None
+        except grpc.RpcError as e:
+            unreachable_since = unreachable_since or time.monotonic()
+            if e.code() not in RETRY or time.monotonic() - unreachable_since > patience:
+                raise
+            time.sleep(0.5)
+            continue
+        you = t.you
+        if not you.division:
+            print(f"refused: the token is no player's of tournament {slug}", file=sys.stderr)
+            sys.exit(2)
+        game = you.current_game_id
+        if game and game not in played:
+            print(f"round game {game}")
+            follow_game(Bot(channel, game, token), patience)
+            played.add(game)
+            continue
+        division = next(d for d in t.divisions if d.name == you.division)
+        me = division.players[you.player - 1]
+        if me.withdrawn or all(r.started and all(p.done for p in r.pairings) for r in division.rounds):
+            place = next(s for s in division.standings if s.player == you.player)
+            print(f"tournament over: {me.name} placed {place.rank} with {place.wins:g} wins, spread {place.spread:+d}")
+            return
+        # Wait for the tournament's next event (a round started, a result), then look again.
+        watch = tournaments_pb2.WatchTournamentRequest(slug=slug, from_event=t.events)
+        try:
+            for _ in stub.WatchTournament(watch, metadata=auth):
+                break
+        except grpc.RpcError as e:
+            if e.code() not in RETRY:
+                raise
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", help="host:port of dawgref (default: the link's)")
+    parser.add_argument("--game", help="a game link (…/games/<id>) or its id")
+    parser.add_argument("--tournament", help="a tournament link (…/tournaments/<slug>) or its slug")
+    parser.add_argument("--token", help="a seat's or a player's token; without one, join the game's open seat")
+    parser.add_argument("--ca", help="the CA certificate (PEM) to verify the server's TLS with")
+    parser.add_argument("--name", default="pybot", help="the name to join with")
+    parser.add_argument("--patience", type=float, default=60, help="seconds to retry an unreachable server")
+    args = parser.parse_args()
+    if bool(args.game) == bool(args.tournament):
+        parser.error("give --game or --tournament")
+    if args.tournament and not args.token:
+        parser.error("--tournament needs the player's --token")
+    channel = channel_for(args.game or args.tournament, args.server, args.ca)
+    try:
+        if args.tournament:
+            play_tournament(channel, last_part(args.tournament, "/tournaments/"), args.token, args.patience)
+            return 0
+        game_id = last_part(args.game, "/games/")
+        token = args.token
+        if token is None:
+            joined = games_pb2_grpc.GamesServiceStub(channel).JoinGame(
+                games_pb2.JoinGameRequest(game_id=game_id, name=args.name), timeout=10)
+            token = joined.token
+            print(f"joined game {game_id} in seat {joined.seat}")
+        follow_game(Bot(channel, game_id, token), args.patience)
+        return 0
+    except grpc.RpcError as e:
+        if e.code() in RETRY:
+            print(f"the server stayed unreachable: {e.details()}", file=sys.stderr)
+            return 1
+        print(f"refused: {e.code().name}: {e.details()}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -32,8 +32,7 @@ async fn view(url: &str, id: &str) -> pb::GameView {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_bot_plays_a_whole_game_through_a_server_restart() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python");
-    let setup = Command::new(example.join("setup")).status().expect("examples/python/setup runs");
-    assert!(setup.success(), "examples/python/setup: {setup}");
+    set_up(&example);
     let dir = TempDir::new("python-bot");
     let log = dir.0.join("server.log");
     let (mut server, port) = serve_on_free_port(|port| start(port, &dir.0.join("data"), &log)).await;
@@ -97,4 +96,153 @@ async fn the_python_bot_plays_a_whole_game_through_a_server_restart() {
     assert_eq!(v.seats[0].name, "pybot");
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// `examples/python/setup`, once for the tests of this process (it makes `gen/` afresh: a test
+/// starting a bot must not meet another's setup halfway).
+fn set_up(example: &Path) {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let setup = Command::new(example.join("setup")).status().expect("examples/python/setup runs");
+        assert!(setup.success(), "examples/python/setup: {setup}");
+    });
+}
+
+/// The example bot's command for `args`, its output in `log`.
+fn python_bot(example: &Path, args: &[&str], log: &Path) -> Child {
+    let out = std::fs::File::create(log).unwrap();
+    Command::new(example.join(".venv/bin/python"))
+        .arg(example.join("bot.py"))
+        .args(args)
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("the example bot starts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
+    use common::tls::{TestCa, channel};
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    const DIRECTOR: &str = "pybot-director";
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python");
+    set_up(&example);
+    let dir = TempDir::new("python-tournament");
+    let ca = TestCa::new("bot test CA");
+    let tls = dawgref::server::tls::Tls::load(ca.server_files(&dir.0)).unwrap();
+    let (handle, _) = common::server::lexicons_builder().tls(tls).director_token(DIRECTOR).start().await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    handle.spawn(listener);
+    let mut t = TournamentsServiceClient::new(channel(&format!("127.0.0.1:{port}"), &ca.pem(), None).await.unwrap());
+    let spec = |name: &str, bot: Option<pb::BotLevel>| pb::TournamentPlayerSpec {
+        name: name.into(),
+        rating: 1500,
+        bot: bot.map(|b| b as i32),
+    };
+    let made = t
+        .create_tournament(common::server::authed(
+            pb::CreateTournamentRequest {
+                name: "Python club".into(),
+                slug: "pyclub".into(),
+                game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
+                divisions: vec![pb::DivisionSpec {
+                    name: "a".into(),
+                    players: vec![
+                        spec("Py Ann", None),
+                        spec("Py Bo", None),
+                        spec("Greedy Cy", Some(pb::BotLevel::Greedy)),
+                        spec("Greedy Di", Some(pb::BotLevel::Greedy)),
+                    ],
+                    rounds: vec![pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() }; 3],
+                    controls: None,
+                }],
+                seed: Some(5),
+            },
+            DIRECTOR,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let link = format!("https://localhost:{port}/tournaments/pyclub");
+    let ca_file = dir.0.join("ca.pem");
+    let mut bots: Vec<(Child, std::path::PathBuf)> = made
+        .player_tokens
+        .iter()
+        .map(|p| {
+            let log = dir.0.join(format!("bot{}.log", p.player));
+            let args = ["--tournament", &link, "--token", &p.token, "--ca", ca_file.to_str().unwrap()];
+            (python_bot(&example, &args, &log), log)
+        })
+        .collect();
+    let logs = |bots: &[(Child, std::path::PathBuf)]| {
+        bots.iter().map(|(_, log)| std::fs::read_to_string(log).unwrap_or_default()).collect::<Vec<_>>().join("\n---\n")
+    };
+    let started = Instant::now();
+    let mut from = 0;
+    for round in 1..=3 {
+        let pair = pb::PairRoundRequest { slug: "pyclub".into(), division: "a".into(), round };
+        t.pair_round(common::server::authed(pair, DIRECTOR)).await.unwrap();
+        let start = pb::StartRoundRequest { slug: "pyclub".into(), division: "a".into(), round };
+        t.start_round(common::server::authed(start, DIRECTOR)).await.unwrap();
+        // Both games of the round end, the bots' included.
+        let mut stream = t
+            .watch_tournament(pb::WatchTournamentRequest { slug: "pyclub".into(), from_event: from })
+            .await
+            .unwrap()
+            .into_inner();
+        let mut results = 0;
+        while results < 2 {
+            let e = tokio::time::timeout(Duration::from_secs(240), stream.message())
+                .await
+                .unwrap_or_else(|_| panic!("round {round} did not end\n{}", logs(&bots)))
+                .unwrap()
+                .unwrap();
+            from = e.number + 1;
+            results += usize::from(e.kind == "result");
+        }
+    }
+    for (bot, _) in &mut bots {
+        let status = loop {
+            if let Some(status) = bot.try_wait().unwrap() {
+                break status;
+            }
+            assert!(started.elapsed() < Duration::from_secs(300), "a bot did not finish\n{}", logs(&bots));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(status.success(), "{status}\n{}", logs(&bots));
+    }
+    for (_, log) in &bots {
+        let text = std::fs::read_to_string(log).unwrap();
+        assert_eq!(text.matches("round game ").count(), 3, "three games each\n{text}");
+        assert_eq!(text.matches("game over (").count(), 3, "{text}");
+        assert!(text.lines().last().unwrap().starts_with("tournament over: Py "), "{text}");
+    }
+    let division = t
+        .get_tournament(pb::GetTournamentRequest { slug: "pyclub".into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament
+        .unwrap()
+        .divisions
+        .remove(0);
+    assert_eq!(division.standings.iter().map(|s| s.wins).sum::<f64>(), 6.0);
+    handle.shutdown();
+}
+
+#[tokio::test]
+async fn the_python_bot_reports_an_unreachable_server_in_one_line() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python");
+    set_up(&example);
+    let dir = TempDir::new("python-unreachable");
+    let port = common::binary::free_port();
+    let log = dir.0.join("bot.log");
+    let link = format!("http://127.0.0.1:{port}/games/0f9c6a8e-0000-4000-8000-000000000000");
+    let status = python_bot(&example, &["--game", &link, "--patience", "1"], &log).wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(status.code(), Some(1), "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("the server stayed unreachable: "), "{text}");
 }
