@@ -213,6 +213,9 @@ pub enum BenchCommand {
     Livegames(super::bench_livegames::LiveGamesArgs),
     /// Swiss pairing of large divisions round after round, and the standings after a result.
     Pairing(super::bench_pairing::PairingArgs),
+    /// A director's calls on a large division over gRPC: PairRound, StartRound (every game made),
+    /// RecordResult answered with the standings, GetTournament.
+    Tournament(super::tournament::BenchTournamentArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -239,6 +242,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
     match cmd {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
         BenchCommand::Pairing(args) => super::bench_pairing::run(args),
+        BenchCommand::Tournament(args) => super::tournament::bench(args),
         BenchCommand::Infer(args) => super::bench_champion::infer(args),
         BenchCommand::Peg(args) => super::bench_champion::peg(args),
         BenchCommand::Think(args) => super::bench_champion::think(args),

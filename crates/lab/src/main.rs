@@ -19,6 +19,7 @@ mod fit;
 mod matches;
 mod otlp_sink;
 mod setup;
+mod tournament;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -82,6 +83,9 @@ enum Command {
     /// Two players against each other, seats alternating: the bot levels, the classic baseline,
     /// the strong bot by a leave table on trial.
     Match(matches::MatchArgs),
+    /// A division of the server's bots played to the end through TournamentsService: its
+    /// standings and wall time.
+    Tournament(tournament::TournamentArgs),
     /// An OTLP/gRPC trace receiver that counts spans and keeps none (what a server exports to
     /// while the cost of its traces is measured: `OTLP=1 scripts/h2load.sh`).
     OtlpSink(otlp_sink::SinkArgs),
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
         Command::Train(cmd) => train::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(args) => matches::run(args),
+        Command::Tournament(args) => tournament::run(args),
         Command::OtlpSink(args) => otlp_sink::run(args),
     };
     match result {
