@@ -29,8 +29,8 @@ pub(crate) struct AppState {
     pub(crate) creates: super::caller::CreateBuckets,
     /// The port's TLS, when it serves TLS (then forwarding to other replicas uses it too).
     pub(crate) tls: Option<Arc<super::tls::Tls>>,
-    /// Who hears that a tournament changed here.
-    pub(crate) tournaments: super::tournaments::Changes,
+    /// Each tournament changed here, by slug: WatchTournament's streams hear it at once.
+    pub(crate) tournament_changes: tokio::sync::broadcast::Sender<String>,
 }
 
 impl AppState {
@@ -44,7 +44,7 @@ impl AppState {
             forwarder: Forwarder::new(host.clone(), tls.clone()),
             tls,
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
-            tournaments: super::tournaments::Changes::new(),
+            tournament_changes: tokio::sync::broadcast::channel(1024).0,
             host,
         }
     }

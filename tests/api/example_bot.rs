@@ -131,11 +131,13 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
     let dir = TempDir::new("python-tournament");
     let ca = TestCa::new("bot test CA");
     let tls = dawgref::server::tls::Tls::load(ca.server_files(&dir.0)).unwrap();
-    let (handle, _) = common::server::lexicons_builder().tls(tls).director_token(DIRECTOR).start().await.unwrap();
+    let (handle, _) =
+        common::server::lexicons_builder().tls(tls).director_token(DIRECTOR).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     handle.spawn(listener);
-    let mut t = TournamentsServiceClient::new(channel(&format!("127.0.0.1:{port}"), &ca.pem(), None).await.unwrap());
+    let mut t =
+        TournamentsServiceClient::new(channel(&format!("127.0.0.1:{port}"), &ca.pem(), None).await.unwrap());
     let spec = |name: &str, bot: Option<pb::BotLevel>| pb::TournamentPlayerSpec {
         name: name.into(),
         rating: 1500,
@@ -155,7 +157,13 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
                         spec("Greedy Cy", Some(pb::BotLevel::Greedy)),
                         spec("Greedy Di", Some(pb::BotLevel::Greedy)),
                     ],
-                    rounds: vec![pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() }; 3],
+                    rounds: vec![
+                        pb::RoundSpec {
+                            method: pb::PairingMethod::RoundRobin as i32,
+                            ..Default::default()
+                        };
+                        3
+                    ],
                     controls: None,
                 }],
                 seed: Some(5),
@@ -177,7 +185,10 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
         })
         .collect();
     let logs = |bots: &[(Child, std::path::PathBuf)]| {
-        bots.iter().map(|(_, log)| std::fs::read_to_string(log).unwrap_or_default()).collect::<Vec<_>>().join("\n---\n")
+        bots.iter()
+            .map(|(_, log)| std::fs::read_to_string(log).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n---\n")
     };
     let started = Instant::now();
     let mut from = 0;

@@ -80,7 +80,9 @@ fn method(name: &str) -> Result<pb::PairingMethod, String> {
         "round-robin" => pb::PairingMethod::RoundRobin,
         "king-of-the-hill" => pb::PairingMethod::KingOfTheHill,
         "random" => pb::PairingMethod::Random,
-        other => return Err(format!("no pairing method {other:?} (swiss, round-robin, king-of-the-hill, random)")),
+        other => {
+            return Err(format!("no pairing method {other:?} (swiss, round-robin, king-of-the-hill, random)"));
+        }
     })
 }
 
@@ -98,7 +100,8 @@ where
         let english = catalog::load_shipped_cached(catalog::shipped("en").expect("shipped"), None)?;
         std::fs::create_dir_all(dir)?;
         let store = Arc::new(dawgref::store::SqliteStore::open(dir)?);
-        let (handle, _) = server::Builder::new(vec![english]).store(store).director_token(DIRECTOR).start().await?;
+        let (handle, _) =
+            server::Builder::new(vec![english]).store(store).director_token(DIRECTOR).start().await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
@@ -124,7 +127,11 @@ pub fn run(args: TournamentArgs) -> CliResult {
         let players = (0..args.players)
             .map(|i| {
                 let level = levels[i as usize % levels.len()];
-                let name = format!("{} {}", level.as_str_name().trim_start_matches("BOT_LEVEL_").to_lowercase(), seat_name(i));
+                let name = format!(
+                    "{} {}",
+                    level.as_str_name().trim_start_matches("BOT_LEVEL_").to_lowercase(),
+                    seat_name(i)
+                );
                 pb::TournamentPlayerSpec { name, rating: 1000, bot: Some(level as i32) }
             })
             .collect();
@@ -135,7 +142,10 @@ pub fn run(args: TournamentArgs) -> CliResult {
             divisions: vec![pb::DivisionSpec {
                 name: "bots".into(),
                 players,
-                rounds: vec![pb::RoundSpec { method: method as i32, ..Default::default() }; args.rounds as usize],
+                rounds: vec![
+                    pb::RoundSpec { method: method as i32, ..Default::default() };
+                    args.rounds as usize
+                ],
                 controls: None,
             }],
             seed: Some(args.seed),
@@ -154,7 +164,9 @@ pub fn run(args: TournamentArgs) -> CliResult {
             let watch = pb::WatchTournamentRequest { slug: "lab".into(), from_event: from };
             let mut events = t.watch_tournament(watch).await?.into_inner();
             while left > 0 {
-                let Some(e) = events.message().await? else { return Err("the tournament's events ended".into()) };
+                let Some(e) = events.message().await? else {
+                    return Err("the tournament's events ended".into());
+                };
                 from = e.number + 1;
                 if e.kind == "result" {
                     left -= 1;
@@ -166,8 +178,14 @@ pub fn run(args: TournamentArgs) -> CliResult {
         let wall = started.elapsed();
         bar.finish_and_clear();
         let get = pb::GetTournamentRequest { slug: "lab".into() };
-        let division = t.get_tournament(get).await?.into_inner().tournament.unwrap_or_default().divisions.remove(0);
-        println!("{} players, {} rounds ({games} games) in {:.1} s", args.players, args.rounds, wall.as_secs_f64());
+        let division =
+            t.get_tournament(get).await?.into_inner().tournament.unwrap_or_default().divisions.remove(0);
+        println!(
+            "{} players, {} rounds ({games} games) in {:.1} s",
+            args.players,
+            args.rounds,
+            wall.as_secs_f64()
+        );
         println!("rank  player                     wins  losses  spread");
         for s in division.standings.iter().take(20) {
             let name = &division.players[s.player as usize - 1].name;
@@ -198,7 +216,11 @@ fn seat_name(i: u32) -> String {
 pub fn bench(args: BenchTournamentArgs) -> CliResult {
     on_server(&args.dir.clone(), |mut t| async move {
         let players = (0..args.players)
-            .map(|i| pb::TournamentPlayerSpec { name: format!("Player {}", seat_name(i)), rating: 2000 - i % 1000, bot: None })
+            .map(|i| pb::TournamentPlayerSpec {
+                name: format!("Player {}", seat_name(i)),
+                rating: 2000 - i % 1000,
+                bot: None,
+            })
             .collect();
         let request = pb::CreateTournamentRequest {
             name: "Lab bench".into(),
@@ -207,7 +229,10 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
             divisions: vec![pb::DivisionSpec {
                 name: "big".into(),
                 players,
-                rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }; 10],
+                rounds: vec![
+                    pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() };
+                    10
+                ],
                 controls: None,
             }],
             seed: Some(args.seed),
@@ -253,7 +278,13 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
         results.sort();
         reads.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        println!("{} players: CreateTournament {:.0} ms, PairRound (Swiss) {:.0} ms, StartRound ({games} games) {:.0} ms", args.players, ms(created), ms(paired), ms(made));
+        println!(
+            "{} players: CreateTournament {:.0} ms, PairRound (Swiss) {:.0} ms, StartRound ({games} games) {:.0} ms",
+            args.players,
+            ms(created),
+            ms(paired),
+            ms(made)
+        );
         println!(
             "RecordResult (answered with the standings) p50 {:.1} ms  p99 {:.1} ms over {}; GetTournament p50 {:.1} ms",
             pct(&results, 0.5) / 1000.0,

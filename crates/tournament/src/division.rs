@@ -264,29 +264,6 @@ impl Division {
         Ok(())
     }
 
-    /// Pair `round` by its method and keep the pairings: rounds in order, each once; a method
-    /// that reads the standings waits for every earlier result.
-    pub fn pair(&mut self, round: usize) -> Result<&[Pairing], Error> {
-        let r = self.round(round)?;
-        if r.pairings.is_some() {
-            return Err(Error::PairedAlready { round: shown(round) });
-        }
-        if self.rounds_paired() < round {
-            return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
-        }
-        if r.method == Method::Manual {
-            return Err(Error::Manual { round: shown(round) });
-        }
-        if r.method.needs_standings(round)
-            && let Some(unfinished) = (0..round).find(|&k| !self.rounds[k].is_complete())
-        {
-            return Err(Error::ResultsToCome { round: shown(round), unfinished: shown(unfinished) });
-        }
-        let pairings = crate::pairing::pair(self, round)?;
-        self.rounds[round].pairings = Some(pairings);
-        Ok(self.rounds[round].pairings.as_deref().unwrap_or_default())
-    }
-
     /// Enter (or, with `correct`, replace) the result of one game of a paired round.
     pub fn record(
         &mut self,

@@ -13,9 +13,34 @@ type Paired = (Vec<(PlayerId, PlayerId)>, Option<PlayerId>);
 const DRAW_RANDOM: u64 = 1;
 const DRAW_FIRST: u64 = 2;
 
+impl Division {
+    /// Pair `round` by its method and keep the pairings: rounds in order, each once; a method
+    /// that reads the standings waits for every earlier result.
+    pub fn pair(&mut self, round: usize) -> Result<&[Pairing], Error> {
+        let r = self.round(round)?;
+        if r.pairings.is_some() {
+            return Err(Error::PairedAlready { round: shown(round) });
+        }
+        if self.rounds_paired() < round {
+            return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
+        }
+        if r.method == Method::Manual {
+            return Err(Error::Manual { round: shown(round) });
+        }
+        if r.method.needs_standings(round)
+            && let Some(unfinished) = (0..round).find(|&k| !self.rounds[k].is_complete())
+        {
+            return Err(Error::ResultsToCome { round: shown(round), unfinished: shown(unfinished) });
+        }
+        let pairings = pair(self, round)?;
+        self.rounds[round].pairings = Some(pairings);
+        Ok(self.rounds[round].pairings.as_deref().unwrap_or_default())
+    }
+}
+
 /// The pairings of `round` (unpaired, earlier rounds paired; checked by the caller): games in
 /// the order of their better-ranked player, then the bye.
-pub(crate) fn pair(d: &Division, round: usize) -> Result<Vec<Pairing>, Error> {
+fn pair(d: &Division, round: usize) -> Result<Vec<Pairing>, Error> {
     let standings = Standings::after(d, round);
     let ranked: Vec<PlayerId> =
         standings.ranked.iter().copied().filter(|p| !d.players[p.index()].withdrawn).collect();

@@ -21,15 +21,6 @@ pub(crate) use results::follow_results;
 /// Tries at a change that races another replica's before it is answered ABORTED.
 const TRIES: usize = 3;
 
-/// Who hears that a tournament changed here (WatchTournament's streams), by slug.
-pub(crate) struct Changes(tokio::sync::broadcast::Sender<String>);
-
-impl Changes {
-    pub(crate) fn new() -> Changes {
-        Changes(tokio::sync::broadcast::channel(1024).0)
-    }
-}
-
 pub struct TournamentsService {
     pub(crate) state: Arc<AppState>,
 }
@@ -88,7 +79,7 @@ async fn change<R>(
         };
         match state.host.tournament_records().put(stored).await {
             Ok(()) => {
-                let _ = state.tournaments.0.send(slug.to_string());
+                let _ = state.tournament_changes.send(slug.to_string());
                 return Ok(answer);
             }
             Err(crate::host::HostError::Stale(_)) if tries + 1 < TRIES => tries += 1,

@@ -130,7 +130,7 @@ pub(super) fn detail(rec: &Record, d: usize, p: &pb::TournamentPairing) -> Strin
 /// every [`WATCH_POLL`] for another replica's), until the caller leaves or the server stops.
 pub(super) async fn watch(state: &Arc<AppState>, slug: String, from: u64) -> Result<EventStream, Status> {
     // Subscribe before the first read, so no change falls between them.
-    let mut changes = state.tournaments.0.subscribe();
+    let mut changes = state.tournament_changes.subscribe();
     let (record, _) = load(state, &slug).await?;
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     let state = state.clone();
