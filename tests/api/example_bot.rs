@@ -193,9 +193,15 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
     let started = Instant::now();
     let mut from = 0;
     for round in 1..=3 {
-        let pair = pb::PairRoundRequest { slug: "pyclub".into(), division: "a".into(), round };
+        let pair =
+            pb::PairRoundRequest { slug: "pyclub".into(), division: "a".into(), round, ..Default::default() };
         t.pair_round(common::server::authed(pair, DIRECTOR)).await.unwrap();
-        let start = pb::StartRoundRequest { slug: "pyclub".into(), division: "a".into(), round };
+        let start = pb::StartRoundRequest {
+            slug: "pyclub".into(),
+            division: "a".into(),
+            round,
+            ..Default::default()
+        };
         t.start_round(common::server::authed(start, DIRECTOR)).await.unwrap();
         // Both games of the round end, the bots' included.
         let mut stream = t

@@ -53,11 +53,11 @@ fn club(
 }
 
 fn pair(slug: &str, round: u32) -> pb::PairRoundRequest {
-    pb::PairRoundRequest { slug: slug.into(), division: "a".into(), round }
+    pb::PairRoundRequest { slug: slug.into(), division: "a".into(), round, ..Default::default() }
 }
 
 fn start(slug: &str, round: u32) -> pb::StartRoundRequest {
-    pb::StartRoundRequest { slug: slug.into(), division: "a".into(), round }
+    pb::StartRoundRequest { slug: slug.into(), division: "a".into(), round, ..Default::default() }
 }
 
 async fn get(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> pb::Tournament {
@@ -395,6 +395,7 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
         pairing,
         result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second: 300 })),
         correct,
+        request_id: String::new(),
     };
     t.record_result(authed(result(1, 400, false), DIRECTOR)).await.unwrap();
     let e = refused(t.record_result(authed(result(1, 410, false), DIRECTOR)).await);
@@ -410,6 +411,7 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
         division: "a".into(),
         round: 3,
         pairings: pairings.into_iter().map(|(first, second)| pb::PairingSpec { first, second }).collect(),
+        request_id: String::new(),
     };
     let e = refused(t.set_pairings(authed(set(vec![(1, 2), (2, 3)]), DIRECTOR)).await);
     assert_eq!(e, (Code::InvalidArgument, "pairings: player 2 is in two pairings of round 3".into()));
@@ -459,7 +461,12 @@ async fn a_tsh_file_starts_a_division_with_its_rounds_played() {
     // Round 5 is King of the Hill by those standings: 1 v 3, 4 v 2.
     let round = t
         .pair_round(authed(
-            pb::PairRoundRequest { slug: "wtf".into(), division: "csw".into(), round: 5 },
+            pb::PairRoundRequest {
+                slug: "wtf".into(),
+                division: "csw".into(),
+                round: 5,
+                ..Default::default()
+            },
             DIRECTOR,
         ))
         .await
@@ -480,4 +487,41 @@ async fn a_tsh_file_starts_a_division_with_its_rounds_played() {
         let (head, rest) = theirs.split_once(';').unwrap();
         assert!(ours.starts_with(head) && ours.contains(&format!(";{rest}; p12 ")), "{ours}");
     }
+}
+
+#[tokio::test]
+async fn a_retried_request_answers_the_first_answer_and_changes_nothing() {
+    let srv = start_directed(DIRECTOR).await;
+    let mut t = tournaments(&srv).await;
+    let four = vec![player("Ann", 1500), player("Bo", 1400), player("Cy", 1300), player("Di", 1200)];
+    t.create_tournament(authed(club("retry", four, &[pb::PairingMethod::Random; 2]), DIRECTOR))
+        .await
+        .unwrap();
+    let pair = pb::PairRoundRequest {
+        slug: "retry".into(),
+        division: "a".into(),
+        round: 1,
+        request_id: "p1".into(),
+    };
+    let first = t.pair_round(authed(pair.clone(), DIRECTOR)).await.unwrap().into_inner();
+    let again = t.pair_round(authed(pair, DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(first, again, "a lost answer asked again");
+    let result = |first: i32| pb::RecordResultRequest {
+        slug: "retry".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second: 300 })),
+        correct: false,
+        request_id: "r1".into(),
+    };
+    let entered = t.record_result(authed(result(400), DIRECTOR)).await.unwrap().into_inner();
+    // The same id with other scores: the first answer, nothing changed.
+    let again = t.record_result(authed(result(500), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(entered, again);
+    let tournament = get(&mut t, "retry").await;
+    assert_eq!(tournament.divisions[0].rounds[0].pairings[0].scores, [400, 300]);
+    let results = await_events(&mut t, "retry", 0, "pairings_made", 1).await;
+    assert_eq!(results.len(), 2, "created, then paired once: {results:?}");
+    assert_eq!(tournament.events, 3, "created, paired, one result");
 }

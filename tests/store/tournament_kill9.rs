@@ -149,10 +149,18 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
         seed: Some(seed),
     };
     t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
-    let pair =
-        |round| authed(pb::PairRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
-    let start =
-        |round| authed(pb::StartRoundRequest { slug: "k9".into(), division: "a".into(), round }, DIRECTOR);
+    let pair = |round| {
+        authed(
+            pb::PairRoundRequest { slug: "k9".into(), division: "a".into(), round, ..Default::default() },
+            DIRECTOR,
+        )
+    };
+    let start = |round| {
+        authed(
+            pb::StartRoundRequest { slug: "k9".into(), division: "a".into(), round, ..Default::default() },
+            DIRECTOR,
+        )
+    };
 
     // Round 1: killed while its bots play.
     t.pair_round(pair(1)).await.unwrap();

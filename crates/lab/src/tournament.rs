@@ -81,7 +81,9 @@ fn method(name: &str) -> Result<pb::PairingMethod, String> {
         "king-of-the-hill" => pb::PairingMethod::KingOfTheHill,
         "random" => pb::PairingMethod::Random,
         other => {
-            return Err(format!("no pairing method {other:?} (swiss, round-robin, king-of-the-hill, random)"));
+            return Err(format!(
+                "no pairing method {other:?} (swiss, round-robin, king-of-the-hill, random)"
+            ));
         }
     })
 }
@@ -156,9 +158,19 @@ pub fn run(args: TournamentArgs) -> CliResult {
         let started = Instant::now();
         let mut from = 0;
         for round in 1..=args.rounds {
-            let pair = pb::PairRoundRequest { slug: "lab".into(), division: "bots".into(), round };
+            let pair = pb::PairRoundRequest {
+                slug: "lab".into(),
+                division: "bots".into(),
+                round,
+                ..Default::default()
+            };
             let paired = t.pair_round(authed(pair)).await?.into_inner().round.unwrap_or_default();
-            let start = pb::StartRoundRequest { slug: "lab".into(), division: "bots".into(), round };
+            let start = pb::StartRoundRequest {
+                slug: "lab".into(),
+                division: "bots".into(),
+                round,
+                ..Default::default()
+            };
             t.start_round(authed(start)).await?;
             let mut left = paired.pairings.iter().filter(|p| p.second != 0).count();
             let watch = pb::WatchTournamentRequest { slug: "lab".into(), from_event: from };
@@ -241,11 +253,21 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
         t.create_tournament(authed(request)).await?;
         let created = started.elapsed();
         let started = Instant::now();
-        let pair = pb::PairRoundRequest { slug: "bench".into(), division: "big".into(), round: 1 };
+        let pair = pb::PairRoundRequest {
+            slug: "bench".into(),
+            division: "big".into(),
+            round: 1,
+            ..Default::default()
+        };
         let round = t.pair_round(authed(pair)).await?.into_inner().round.unwrap_or_default();
         let paired = started.elapsed();
         let started = Instant::now();
-        let start = pb::StartRoundRequest { slug: "bench".into(), division: "big".into(), round: 1 };
+        let start = pb::StartRoundRequest {
+            slug: "bench".into(),
+            division: "big".into(),
+            round: 1,
+            ..Default::default()
+        };
         let round_started = t.start_round(authed(start)).await?.into_inner().round.unwrap_or_default();
         let made = started.elapsed();
         let games = round_started.pairings.iter().filter(|p| !p.game_id.is_empty()).count();
@@ -262,6 +284,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
                     second: 380,
                 })),
                 correct: false,
+                request_id: format!("result-{k}"),
             };
             let started = Instant::now();
             t.record_result(authed(request)).await?;

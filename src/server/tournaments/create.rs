@@ -270,18 +270,22 @@ fn game_id(slug: &str, division: &str, round: u32, p: &pb::TournamentPairing) ->
 }
 
 /// StartRound: every game of the round made (a game made by an earlier call is kept), then the
-/// round marked started with its games, durably.
+/// round marked started with its games, durably (once per request id).
 pub(super) async fn start_round(
     state: &super::AppState,
     r: &pb::StartRoundRequest,
-) -> Result<pb::TournamentRound, Status> {
+) -> Result<pb::StartRoundResponse, Status> {
     let (record, _) = super::load(state, &r.slug).await?;
+    if let Some(answer) = super::retry_key(("StartRound", &r.request_id)).and_then(|key| record.answer(&key))
+    {
+        return answer;
+    }
     let d = record.division(&r.division)?;
     let k = record.round(d, r.round)?;
     let division = &record.t().divisions[d];
     let round = &division.rounds[k];
     if round.started {
-        return Ok(round.clone());
+        return Ok(pb::StartRoundResponse { round: Some(round.clone()) });
     }
     if !round.paired {
         return Err(errors::precondition(format!("round {} is not paired yet", r.round)));
@@ -329,7 +333,7 @@ pub(super) async fn start_round(
             Err(e) => return Err(errors::host(e)),
         }
     }
-    let round = change(state, &r.slug, |rec| {
+    let answer = super::once(state, &r.slug, ("StartRound", &r.request_id), |rec| {
         let round = &mut rec.t_mut().divisions[d].rounds[k];
         if !round.started {
             for (number, id) in &made {
@@ -346,11 +350,11 @@ pub(super) async fn start_round(
                 format!("round {}: {} games", r.round, made.len()),
             );
         }
-        Ok(rec.t().divisions[d].rounds[k].clone())
+        Ok(pb::StartRoundResponse { round: Some(rec.t().divisions[d].rounds[k].clone()) })
     })
     .await?;
     tracing::info!(tournament = %r.slug, division = %r.division, round = r.round, games = made.len(), "round started");
-    Ok(round)
+    Ok(answer)
 }
 
 /// ImportTsh: a division from a `.t` file, its rounds played kept as manual rounds.

@@ -39,16 +39,55 @@ impl TournamentsService {
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)
     }
 
-    /// A change by a director, made durable before it is answered.
-    async fn directed<R>(
+    /// A change by a director, made durable before it is answered, once per request id: a
+    /// retry (the same method and `request_id`) answers the first answer and changes nothing.
+    async fn directed<R: prost::Message + Default>(
         &self,
         metadata: &tonic::metadata::MetadataMap,
         slug: &str,
+        retry: Retry<'_>,
         f: impl FnMut(&mut Record) -> Result<R, Status>,
     ) -> Result<R, Status> {
         self.director(metadata, slug).await?;
-        change(&self.state, slug, f).await
+        once(&self.state, slug, retry, f).await
     }
+}
+
+/// A call's method and request id (empty: no retry protection).
+type Retry<'a> = (&'a str, &'a str);
+
+/// The key a retry's answer is kept by.
+fn retry_key((method, request_id): Retry<'_>) -> Option<String> {
+    (!request_id.is_empty()).then(|| format!("{method}:{request_id}"))
+}
+
+/// [`change`], once per request id.
+async fn once<R: prost::Message + Default>(
+    state: &AppState,
+    slug: &str,
+    retry: Retry<'_>,
+    mut f: impl FnMut(&mut Record) -> Result<R, Status>,
+) -> Result<R, Status> {
+    let key = retry_key(retry);
+    if let Some(key) = &key {
+        let (record, _) = load(state, slug).await?;
+        if let Some(answer) = record.answer(key) {
+            return answer;
+        }
+    }
+    change(state, slug, |rec| {
+        if let Some(key) = &key
+            && let Some(answer) = rec.answer(key)
+        {
+            return answer;
+        }
+        let answer = f(rec)?;
+        if let Some(key) = &key {
+            rec.remember(key.clone(), answer.encode_to_vec());
+        }
+        Ok(answer)
+    })
+    .await
 }
 
 /// A tournament and the version read: NOT_FOUND for none.
@@ -169,8 +208,9 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let spec = r.player.clone().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
         create::check_player("player", &spec)?;
         let (token, hash) = create::token_for(&spec)?;
-        let player = self
-            .directed(request.metadata(), &r.slug, |rec| {
+        // No retry id: a player's token is shown once, and never kept to be answered again.
+        let answer = self
+            .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
                 let d = rec.division(&r.division)?;
                 let number = rec.t().divisions[d].players.len() as u32 + 1;
                 let player = create::player(number, &spec);
@@ -183,10 +223,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     0,
                     format!("{} joins as player {number}", spec.name),
                 );
-                Ok(player)
+                Ok(pb::AddPlayerResponse { player: Some(player), token: String::new() })
             })
             .await?;
-        Ok(Response::new(pb::AddPlayerResponse { player: Some(player), token: token.unwrap_or_default() }))
+        Ok(Response::new(pb::AddPlayerResponse { token: token.unwrap_or_default(), ..answer }))
     }
 
     async fn withdraw_player(
@@ -194,8 +234,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::WithdrawPlayerRequest>,
     ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
         let r = request.get_ref().clone();
-        let division = self
-            .directed(request.metadata(), &r.slug, |rec| {
+        let answer = self
+            .directed(request.metadata(), &r.slug, ("WithdrawPlayer", &r.request_id), |rec| {
                 let d = rec.division(&r.division)?;
                 let players = rec.t().divisions[d].players.len();
                 if !(1..=players).contains(&(r.player as usize)) {
@@ -230,10 +270,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 }
                 let name = rec.name(d, r.player).to_string();
                 rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
-                Ok(division_view(rec, d))
+                Ok(pb::WithdrawPlayerResponse { division: Some(division_view(rec, d)) })
             })
             .await?;
-        Ok(Response::new(pb::WithdrawPlayerResponse { division: Some(division) }))
+        Ok(Response::new(answer))
     }
 
     async fn pair_round(
@@ -243,17 +283,17 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.get_ref().clone();
         self.director(request.metadata(), &r.slug).await?;
         results::reconcile(&self.state, &r.slug).await?;
-        let round = change(&self.state, &r.slug, |rec| {
+        let answer = once(&self.state, &r.slug, ("PairRound", &r.request_id), |rec| {
             let d = rec.division(&r.division)?;
             let k = rec.round(d, r.round)?;
             let mut pure = rec.pure(d);
             pure.pair(k).map_err(pairing_error)?;
             rec.write_round(d, k, &pure);
             rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
-            Ok(round_view(rec, d, k))
+            Ok(pb::PairRoundResponse { round: Some(round_view(rec, d, k)) })
         })
         .await?;
-        Ok(Response::new(pb::PairRoundResponse { round: Some(round) }))
+        Ok(Response::new(answer))
     }
 
     async fn set_pairings(
@@ -261,8 +301,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::SetPairingsRequest>,
     ) -> Result<Response<pb::SetPairingsResponse>, Status> {
         let r = request.get_ref().clone();
-        let round = self
-            .directed(request.metadata(), &r.slug, |rec| {
+        let answer = self
+            .directed(request.metadata(), &r.slug, ("SetPairings", &r.request_id), |rec| {
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
                 if rec.t().divisions[d].rounds[k].started {
@@ -309,10 +349,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     0,
                     format!("round {} paired by the director", r.round),
                 );
-                Ok(round_view(rec, d, k))
+                Ok(pb::SetPairingsResponse { round: Some(round_view(rec, d, k)) })
             })
             .await?;
-        Ok(Response::new(pb::SetPairingsResponse { round: Some(round) }))
+        Ok(Response::new(answer))
     }
 
     async fn start_round(
@@ -321,8 +361,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::StartRoundResponse>, Status> {
         let r = request.get_ref().clone();
         self.director(request.metadata(), &r.slug).await?;
-        let round = create::start_round(&self.state, &r).await?;
-        Ok(Response::new(pb::StartRoundResponse { round: Some(round) }))
+        create::start_round(&self.state, &r).await.map(Response::new)
     }
 
     async fn record_result(
@@ -330,8 +369,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::RecordResultRequest>,
     ) -> Result<Response<pb::RecordResultResponse>, Status> {
         let r = request.get_ref().clone();
-        let division = self
-            .directed(request.metadata(), &r.slug, |rec| {
+        let answer = self
+            .directed(request.metadata(), &r.slug, ("RecordResult", &r.request_id), |rec| {
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
                 let line = rec.t().divisions[d].rounds[k]
@@ -375,10 +414,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 let detail =
                     results::detail(rec, d, &rec.t().divisions[d].rounds[k].pairings[r.pairing as usize - 1]);
                 rec.event(kind, &r.division, r.round, r.pairing, detail);
-                Ok(division_view(rec, d))
+                Ok(pb::RecordResultResponse { division: Some(division_view(rec, d)) })
             })
             .await?;
-        Ok(Response::new(pb::RecordResultResponse { division: Some(division) }))
+        Ok(Response::new(answer))
     }
 
     type WatchTournamentStream = EventStream;

@@ -20,7 +20,21 @@ pub(super) struct Record {
     pub seed: u64,
     #[prost(message, repeated, tag = "4")]
     pub events: Vec<pb::WatchTournamentResponse>,
+    /// The latest answers by request id (the method's name and the id), for retries.
+    #[prost(message, repeated, tag = "5")]
+    pub answers: Vec<Answer>,
 }
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub(super) struct Answer {
+    #[prost(string, tag = "1")]
+    pub key: String,
+    #[prost(bytes = "vec", tag = "2")]
+    pub body: Vec<u8>,
+}
+
+/// Answers kept for retries, the oldest let go first.
+const ANSWERS_KEPT: usize = 1024;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub(super) struct Hashes {
@@ -109,6 +123,23 @@ impl Record {
             unix_ms: crate::host::unix_ms(),
         });
         self.t_mut().events = self.events.len() as u64;
+    }
+
+    /// The answer a request id was given, if it was.
+    pub fn answer<R: prost::Message + Default>(&self, key: &str) -> Option<Result<R, Status>> {
+        let kept = self.answers.iter().find(|a| a.key == key)?;
+        Some(
+            R::decode(kept.body.as_slice())
+                .map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}"))),
+        )
+    }
+
+    /// Keep an answer for its request id's retries.
+    pub fn remember(&mut self, key: String, body: Vec<u8>) {
+        if self.answers.len() >= ANSWERS_KEPT {
+            self.answers.remove(0);
+        }
+        self.answers.push(Answer { key, body });
     }
 
     /// Division `d`'s bye spread.
