@@ -372,6 +372,14 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
     assert_eq!(e, (Code::InvalidArgument, "division: \"z\": no such division (there are a)".into()));
     let e = refused(t.pair_round(authed(pair("open", 2), DIRECTOR)).await);
     assert_eq!(e, (Code::FailedPrecondition, "round 2 cannot be paired before round 1".into()));
+    let withdraw = pb::WithdrawPlayerRequest {
+        slug: "open".into(),
+        division: "a".into(),
+        player: 9,
+        request_id: String::new(),
+    };
+    let e = refused(t.withdraw_player(authed(withdraw, DIRECTOR)).await);
+    assert_eq!(e, (Code::InvalidArgument, "player: 9: the division has players 1 to 4".into()));
     let e = refused(t.pair_round(authed(pair("open", 9), DIRECTOR)).await);
     assert_eq!(e, (Code::InvalidArgument, "round: 9: the division has rounds 1 to 3".into()));
     t.pair_round(authed(pair("open", 1), DIRECTOR)).await.unwrap();

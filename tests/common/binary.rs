@@ -59,3 +59,36 @@ pub async fn serve_on_free_port(mut spawn: impl FnMut(u16) -> Child) -> (Child, 
     }
     panic!("the server exited before it answered, each time: {exits:?}")
 }
+
+/// The binary serving the data in `dir` (SQLite in `dir/data`, the lexicon cache beside it)
+/// with `director` as the director's token, its output kept quiet: the server the kill -9 tests
+/// kill. Killed when dropped, so that a failing assertion leaves no server running.
+pub struct KillableServer {
+    pub child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for KillableServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start a [`KillableServer`] on `dir`'s data, on a free port.
+pub async fn serve_data(dir: &std::path::Path, director: &str) -> KillableServer {
+    let (child, port) = serve_on_free_port(|port| {
+        serve(port)
+            .arg("--data-dir")
+            .arg(dir.join("data"))
+            .arg("--lexicon-cache")
+            .arg(dir.join("lexicons"))
+            .env("DAWGREF_DIRECTOR_TOKEN", director)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the server binary starts")
+    })
+    .await;
+    KillableServer { child, url: format!("http://127.0.0.1:{port}") }
+}

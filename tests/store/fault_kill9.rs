@@ -7,12 +7,11 @@
 use crate::common;
 
 use common::Rng;
-use common::binary::{serve, serve_on_free_port};
+use common::binary::{KillableServer as Server, serve_data};
 use common::server::{TempDir, authed, pause, resume, undo, view_of};
 use dawgref::proto::v1 as pb;
 use pb::analysis_service_client::AnalysisServiceClient;
 use pb::games_service_client::GamesServiceClient;
-use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tonic::transport::Channel;
@@ -20,35 +19,9 @@ use tonic::transport::Channel;
 const GAMES: usize = 32;
 const ROUNDS: usize = 4;
 
-struct Server {
-    child: Child,
-    url: String,
-}
-
-/// A failing assertion must not leave a server running.
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A server on `dir`'s data, with the director's token, its output kept quiet.
+/// The binary on `dir`'s data, with the director's token.
 async fn spawn(dir: &std::path::Path) -> Server {
-    let (child, port) = serve_on_free_port(|port| {
-        serve(port)
-            .arg("--data-dir")
-            .arg(dir.join("data"))
-            .arg("--lexicon-cache")
-            .arg(dir.join("lexicons"))
-            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server binary starts")
-    })
-    .await;
-    Server { child, url: format!("http://127.0.0.1:{port}") }
+    serve_data(dir, DIRECTOR).await
 }
 
 /// What a client was told: seat, points and the seat's score after the turn.

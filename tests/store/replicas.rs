@@ -913,3 +913,92 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
+
+/// A tournament whose games' owner is killed mid-round: the surviving replica takes the games
+/// over, its bots play them out, and each game's end enters its round once (the survivor's
+/// listener and its reads of the tournament write one version after another).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed() {
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("tournament", 2).await;
+    let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let mut t = TournamentsServiceClient::new(channel(&first).await);
+    let players = ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir"]
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec {
+            name: format!("Bot {n}"),
+            rating: 1000,
+            bot: Some(pb::BotLevel::Greedy as i32),
+        })
+        .collect();
+    let request = pb::CreateTournamentRequest {
+        name: "Replicated".into(),
+        slug: "rep".into(),
+        game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(80), ..Default::default() }),
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds: vec![pb::RoundSpec {
+                method: pb::PairingMethod::RoundRobin as i32,
+                ..Default::default()
+            }],
+            controls: None,
+        }],
+        seed: Some(3),
+    };
+    t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
+    let pair =
+        pb::PairRoundRequest { slug: "rep".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, DIRECTOR)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "rep".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.start_round(authed(start, DIRECTOR)).await.unwrap();
+    // The first replica made, so owns, the round's three games: it dies a few moves in.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+    cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+    let mut t = TournamentsServiceClient::new(channel(&second).await);
+    let started = Instant::now();
+    let division = loop {
+        let get = pb::GetTournamentRequest { slug: "rep".into() };
+        let tournament = t.get_tournament(get).await.unwrap().into_inner().tournament.unwrap();
+        let division = tournament.divisions[0].clone();
+        if division.rounds[0].pairings.iter().all(|p| p.done) {
+            break (division, tournament.events);
+        }
+        assert!(started.elapsed() < Duration::from_secs(90), "the round never ended\n{}", cluster.logs());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (division, events) = division;
+    let mut stream = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: "rep".into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut results = Vec::new();
+    for _ in 0..events {
+        let e = stream.message().await.unwrap().unwrap();
+        if e.kind == "result" {
+            results.push(e.pairing);
+        }
+    }
+    results.sort();
+    assert_eq!(results, [1, 2, 3], "each game's end once\n{}", cluster.logs());
+    assert_eq!(division.standings.iter().map(|s| s.wins).sum::<f64>(), 3.0);
+    // Each result is its game's, as the survivor serves it.
+    let mut g = GamesServiceClient::new(channel(&second).await);
+    for p in &division.rounds[0].pairings {
+        let view = g
+            .get_game(pb::GetGameRequest { game_id: p.game_id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
+        assert!(view.over);
+        if p.forfeited_by == 0 {
+            assert_eq!(p.scores, view.seats.iter().map(|s| s.score).collect::<Vec<_>>());
+        }
+    }
+}

@@ -7,45 +7,20 @@
 use crate::common;
 
 use common::Rng;
-use common::binary::{serve, serve_on_free_port};
+use common::binary::{KillableServer as Server, serve_data};
 use common::server::{TempDir, authed};
 use dawgref::proto::v1 as pb;
 use pb::games_service_client::GamesServiceClient;
 use pb::tournaments_service_client::TournamentsServiceClient;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 
 const DIRECTOR: &str = "kill9-tournament-director";
 const PLAYERS: u32 = 8;
 
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// The binary on `dir`'s data, with the director's token.
 async fn spawn(dir: &std::path::Path) -> Server {
-    let (child, port) = serve_on_free_port(|port| {
-        serve(port)
-            .arg("--data-dir")
-            .arg(dir.join("data"))
-            .arg("--lexicon-cache")
-            .arg(dir.join("lexicons"))
-            .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server binary starts")
-    })
-    .await;
-    Server { child, url: format!("http://127.0.0.1:{port}") }
+    serve_data(dir, DIRECTOR).await
 }
 
 async fn client(srv: &Server) -> TournamentsServiceClient<Channel> {

@@ -660,7 +660,7 @@ async fn run(
                 .await?
             } else {
                 tx.execute(
-                    "UPDATE tournaments SET version = $2, body = $3 WHERE slug = $1 AND version = $2 - 1",
+                    "UPDATE tournaments SET version = $2::bigint, body = $3 WHERE slug = $1 AND version = $2::bigint - 1",
                     &[&t.slug, &(t.version as i64), &t.body],
                 )
                 .await?
