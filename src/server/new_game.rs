@@ -85,6 +85,16 @@ const MAX_THINK_MS: u32 = 60_000;
 /// The longest pause a game's bots may be asked to take before moving.
 const MAX_BOT_DELAY_MS: u32 = 60_000;
 
+/// The seed given, or one from the system's randomness (a game's bag, a tournament's draws).
+pub fn seed_or_random(given: Option<u64>) -> Result<u64, Status> {
+    if let Some(seed) = given {
+        return Ok(seed);
+    }
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
+    Ok(u64::from_le_bytes(b))
+}
+
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
     let kind = convert::ruleset_from(req.ruleset)?;
     let mut rules = Ruleset::new(kind);
@@ -176,14 +186,7 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         .zip(thinks)
         .map(|((name, kind), think)| Seat::new(name, kind).with_think_ms(think))
         .collect();
-    let seed = match req.seed {
-        Some(s) => s,
-        None => {
-            let mut b = [0u8; 8];
-            getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
-            u64::from_le_bytes(b)
-        }
-    };
+    let seed = seed_or_random(req.seed)?;
     let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
     config.challenge = convert::challenge_from(req.challenge_rule)?;
     config.bonus_per_word = !o.bonus_per_challenge;

@@ -57,7 +57,7 @@ fn pair(d: &Division, round: usize) -> Result<Vec<Pairing>, Error> {
             let nth = d.rounds[..round].iter().filter(|r| r.method == Method::RoundRobin).count();
             round_robin(&seeded(d), nth)
         }
-        Method::InitialFontes(k) if k % 2 == 0 || k == 0 => {
+        Method::InitialFontes(k) if k % 2 == 0 => {
             return Err(Error::Unpairable(format!("initial Fontes takes an odd number of rounds, not {k}")));
         }
         Method::InitialFontes(k) if round < k as usize => fontes(&seeded(d), k as usize, round)?,

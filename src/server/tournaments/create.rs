@@ -37,14 +37,7 @@ pub(super) async fn create(
     if !(1..=MAX_DIVISIONS).contains(&r.divisions.len()) {
         return Err(errors::bad_field("divisions", format!("{}: 1 to {MAX_DIVISIONS}", r.divisions.len())));
     }
-    let seed = match r.seed {
-        Some(s) => s,
-        None => {
-            let mut b = [0u8; 8];
-            getrandom::fill(&mut b).map_err(|e| errors::internal(format!("no randomness: {e}")))?;
-            u64::from_le_bytes(b)
-        }
-    };
+    let seed = new_game::seed_or_random(r.seed)?;
     let mut record = Record { seed, ..Default::default() };
     *record.t_mut() =
         pb::Tournament { slug: r.slug.clone(), name: r.name.clone(), game: Some(game), ..Default::default() };

@@ -28,11 +28,6 @@ pub struct TournamentsService {
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournamentResponse, Status>> + Send>>;
 
 impl TournamentsService {
-    /// A tournament and the version read: NOT_FOUND for none.
-    async fn load(&self, slug: &str) -> Result<(Record, u64), Status> {
-        load(&self.state, slug).await
-    }
-
     /// The director a call needs: the root, or a key whose labels are the tournament's.
     async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<(), Status> {
         let director = self.state.identity.director(metadata).await?;
@@ -95,9 +90,18 @@ async fn load(state: &AppState, slug: &str) -> Result<(Record, u64), Status> {
     let stored = state.host.tournament_records().get(slug).await.map_err(errors::host)?;
     let stored =
         stored.ok_or_else(|| Status::not_found(format!("no tournament {:?}", crate::text::clip(slug))))?;
+    Ok((decode(&stored)?, stored.version))
+}
+
+/// A stored tournament's record: INTERNAL when it cannot be read or holds no tournament (so
+/// that `Record::t` always finds one).
+fn decode(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
     let record = <Record as prost::Message>::decode(stored.body.as_slice())
-        .map_err(|e| errors::internal(format!("tournament {slug} cannot be read: {e}")))?;
-    Ok((record, stored.version))
+        .map_err(|e| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug)))?;
+    if record.tournament.is_none() {
+        return Err(errors::internal(format!("tournament {}'s record holds no tournament", stored.slug)));
+    }
+    Ok(record)
 }
 
 /// Read, change and write back a tournament as its next version; a race lost to another writer
@@ -161,8 +165,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
         let slug = request.get_ref().slug.clone();
-        results::reconcile(&self.state, &slug).await?;
-        let (record, _) = self.load(&slug).await?;
+        let record = results::reconcile(&self.state, &slug).await?;
         let you = match super::auth::bearer(request.metadata())? {
             None => None,
             Some(token) => match create::player_of(&record, &token) {
@@ -188,8 +191,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let all = self.state.host.tournament_records().all().await.map_err(errors::host)?;
         let mut tournaments = Vec::with_capacity(all.len());
         for stored in all {
-            let record = <Record as prost::Message>::decode(stored.body.as_slice())
-                .map_err(|e| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug)))?;
+            let record = decode(&stored)?;
             let t = record.t();
             tournaments.push(pb::TournamentSummary {
                 slug: t.slug.clone(),
@@ -435,8 +437,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::ExportTshRequest>,
     ) -> Result<Response<pb::ExportTshResponse>, Status> {
         let r = request.into_inner();
-        results::reconcile(&self.state, &r.slug).await?;
-        let (record, _) = self.load(&r.slug).await?;
+        let record = results::reconcile(&self.state, &r.slug).await?;
         let d = record.division(&r.division)?;
         Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(&record.pure(d)) }))
     }

@@ -46,6 +46,8 @@ pub(super) struct Hashes {
 const SPREAD: i32 = 50;
 
 impl Record {
+    /// The tournament: every record read holds one (`tournaments::decode` refuses one that does
+    /// not), and a new one is made with it.
     pub fn t(&self) -> &pb::Tournament {
         self.tournament.as_ref().expect("a record holds its tournament")
     }

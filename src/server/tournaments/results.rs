@@ -83,8 +83,8 @@ fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult
 }
 
 /// Enter the results of the tournament's games that ended without this server hearing it: a
-/// game neither held here nor over yet is left alone.
-pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<(), Status> {
+/// game neither held here nor over yet is left alone. The tournament as it then stands.
+pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, Status> {
     let (record, _) = load(state, slug).await?;
     let mut found = Vec::new();
     for division in &record.t().divisions {
@@ -103,13 +103,13 @@ pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<(), Status
         }
     }
     if found.is_empty() {
-        return Ok(());
+        return Ok(record);
     }
     change(state, slug, |rec| {
         for (id, result) in &found {
             enter(rec, id, *result);
         }
-        Ok(())
+        Ok(rec.clone())
     })
     .await
 }
