@@ -277,19 +277,8 @@ async fn a_round_of_bots_plays_itself_out_and_every_result_enters_once() {
         assert_eq!(met, (1..=4).filter(|&q| q != p).collect::<Vec<_>>());
     }
     let mut g = srv.games().await;
-    let listed = g
-        .list_games(authed(
-            pb::ListGamesRequest {
-                labels: [("tournament".into(), "bots".into())].into(),
-                state: pb::GameState::All as i32,
-                ..Default::default()
-            },
-            DIRECTOR,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(listed.total, 6, "StartRound asked twice made each game once");
+    let listed = tournament_games(&mut g, "bots", DIRECTOR).await;
+    assert_eq!(listed, 6, "StartRound asked twice made each game once");
 }
 
 #[tokio::test]

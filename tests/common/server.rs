@@ -240,3 +240,14 @@ pub async fn two_humans(
         .unwrap()
         .into_inner()
 }
+
+/// How many games, live or finished, tournament `slug` has on the server (ListGames by its
+/// label, with a director's token).
+pub async fn tournament_games(g: &mut GamesServiceClient<Channel>, slug: &str, director: &str) -> u32 {
+    let request = pb::ListGamesRequest {
+        labels: [("tournament".into(), slug.into())].into(),
+        state: pb::GameState::All as i32,
+        ..Default::default()
+    };
+    g.list_games(authed(request, director)).await.unwrap().into_inner().total
+}

@@ -919,6 +919,7 @@ fn hex(s: &str) -> Vec<u8> {
 /// listener and its reads of the tournament write one version after another).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed() {
+    use crate::tournament_kill9::{check_round, results, until_played};
     use pb::tournaments_service_client::TournamentsServiceClient;
     let _serial = SERIAL.lock().await;
     let mut cluster = Cluster::start("tournament", 2).await;
@@ -959,46 +960,11 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
     cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
     cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
     let mut t = TournamentsServiceClient::new(channel(&second).await);
-    let started = Instant::now();
-    let division = loop {
-        let get = pb::GetTournamentRequest { slug: "rep".into() };
-        let tournament = t.get_tournament(get).await.unwrap().into_inner().tournament.unwrap();
-        let division = tournament.divisions[0].clone();
-        if division.rounds[0].pairings.iter().all(|p| p.done) {
-            break (division, tournament.events);
-        }
-        assert!(started.elapsed() < Duration::from_secs(90), "the round never ended\n{}", cluster.logs());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let (division, events) = division;
-    let mut stream = t
-        .watch_tournament(pb::WatchTournamentRequest { slug: "rep".into(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let mut results = Vec::new();
-    for _ in 0..events {
-        let e = stream.message().await.unwrap().unwrap();
-        if e.kind == "result" {
-            results.push(e.pairing);
-        }
-    }
+    let (division, events) = until_played(&mut t, "rep", 1).await;
+    let mut results = results(&mut t, "rep", events).await;
     results.sort();
-    assert_eq!(results, [1, 2, 3], "each game's end once\n{}", cluster.logs());
+    assert_eq!(results, [(1, 1), (1, 2), (1, 3)], "each game's end once\n{}", cluster.logs());
     assert_eq!(division.standings.iter().map(|s| s.wins).sum::<f64>(), 3.0);
     // Each result is its game's, as the survivor serves it.
-    let mut g = GamesServiceClient::new(channel(&second).await);
-    for p in &division.rounds[0].pairings {
-        let view = g
-            .get_game(pb::GetGameRequest { game_id: p.game_id.clone() })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
-        assert!(view.over);
-        if p.forfeited_by == 0 {
-            assert_eq!(p.scores, view.seats.iter().map(|s| s.score).collect::<Vec<_>>());
-        }
-    }
+    check_round(&second, &division, 1).await;
 }

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::Rng;
 use common::binary::{KillableServer as Server, serve_data};
-use common::server::{TempDir, authed};
+use common::server::{TempDir, authed, tournament_games};
 use dawgref::proto::v1 as pb;
 use pb::games_service_client::GamesServiceClient;
 use pb::tournaments_service_client::TournamentsServiceClient;
@@ -31,29 +31,36 @@ fn round_of(division: &pb::TournamentDivision, round: u32) -> &pb::TournamentRou
     &division.rounds[round as usize - 1]
 }
 
-/// Wait (a hang guard of two minutes) until every pairing of `round` has its result; the division.
-async fn until_played(t: &mut TournamentsServiceClient<Channel>, round: u32) -> pb::TournamentDivision {
+/// Wait (a hang guard of two minutes) until every pairing of `round` of `slug`'s first division
+/// has its result; the division, and the tournament's events then.
+pub(crate) async fn until_played(
+    t: &mut TournamentsServiceClient<Channel>,
+    slug: &str,
+    round: u32,
+) -> (pb::TournamentDivision, u64) {
     let started = Instant::now();
     loop {
         let tournament = t
-            .get_tournament(pb::GetTournamentRequest { slug: "k9".into() })
+            .get_tournament(pb::GetTournamentRequest { slug: slug.into() })
             .await
             .unwrap()
             .into_inner()
             .tournament
             .unwrap();
+        let events = tournament.events;
         let division = tournament.divisions.into_iter().next().unwrap();
         if round_of(&division, round).pairings.iter().all(|p| p.done) {
-            return division;
+            return (division, events);
         }
         assert!(started.elapsed() < Duration::from_secs(120), "round {round} never finished");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
-/// Every game of `round`: over, and its final scores those of its pairing.
-async fn check_round(srv: &Server, division: &pb::TournamentDivision, round: u32) {
-    let mut g = GamesServiceClient::connect(srv.url.clone()).await.unwrap();
+/// Every game of `round`, as the server at `url` serves it: over, and its final scores those of
+/// its pairing.
+pub(crate) async fn check_round(url: &str, division: &pb::TournamentDivision, round: u32) {
+    let mut g = GamesServiceClient::connect(url.to_string()).await.unwrap();
     for p in &round_of(division, round).pairings {
         let view = g
             .get_game(pb::GetGameRequest { game_id: p.game_id.clone() })
@@ -70,10 +77,14 @@ async fn check_round(srv: &Server, division: &pb::TournamentDivision, round: u32
     }
 }
 
-/// Results entered, by round, from the tournament's events.
-async fn results(t: &mut TournamentsServiceClient<Channel>, events: u64) -> Vec<(u32, u32)> {
+/// The results entered (round, pairing), from the first `events` of `slug`'s events.
+pub(crate) async fn results(
+    t: &mut TournamentsServiceClient<Channel>,
+    slug: &str,
+    events: u64,
+) -> Vec<(u32, u32)> {
     let mut stream = t
-        .watch_tournament(pb::WatchTournamentRequest { slug: "k9".into(), from_event: 0 })
+        .watch_tournament(pb::WatchTournamentRequest { slug: slug.into(), from_event: 0 })
         .await
         .unwrap()
         .into_inner();
@@ -144,8 +155,8 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
     drop(srv);
     srv = spawn(&dir.0).await;
     let mut t = client(&srv).await;
-    let division = until_played(&mut t, 1).await;
-    check_round(&srv, &division, 1).await;
+    let (division, _) = until_played(&mut t, "k9", 1).await;
+    check_round(&srv.url, &division, 1).await;
 
     // Round 2: killed with StartRound on its way, then asked again.
     t.pair_round(pair(2)).await.unwrap();
@@ -161,30 +172,17 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
     let mut t = client(&srv).await;
     let round = t.start_round(start(2)).await.unwrap().into_inner().round.unwrap();
     assert_eq!(round.pairings.len(), PLAYERS as usize / 2);
-    let division = until_played(&mut t, 2).await;
-    check_round(&srv, &division, 2).await;
+    let (division, events) = until_played(&mut t, "k9", 2).await;
+    check_round(&srv.url, &division, 2).await;
 
     // Each game counted once: one result a pairing, four games a round on the server.
-    let tournament =
-        t.get_tournament(pb::GetTournamentRequest { slug: "k9".into() }).await.unwrap().into_inner();
-    let mut seen = results(&mut t, tournament.tournament.unwrap().events).await;
+    let mut seen = results(&mut t, "k9", events).await;
     seen.sort();
     let expected: Vec<(u32, u32)> = (1..=2).flat_map(|r| (1..=PLAYERS / 2).map(move |p| (r, p))).collect();
     assert_eq!(seen, expected, "seed {seed}");
     let wins: f64 = division.standings.iter().map(|s| s.wins).sum();
     assert_eq!(wins, f64::from(PLAYERS), "two rounds of four games, seed {seed}");
     let mut g = GamesServiceClient::connect(srv.url.clone()).await.unwrap();
-    let listed = g
-        .list_games(authed(
-            pb::ListGamesRequest {
-                labels: [("tournament".into(), "k9".into())].into(),
-                state: pb::GameState::All as i32,
-                ..Default::default()
-            },
-            DIRECTOR,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(listed.total, PLAYERS, "no game made twice, seed {seed}");
+    let listed = tournament_games(&mut g, "k9", DIRECTOR).await;
+    assert_eq!(listed, PLAYERS, "no game made twice, seed {seed}");
 }
