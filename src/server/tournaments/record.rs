@@ -151,7 +151,8 @@ impl Record {
 
     /// A player's name by division and 1-based number, for event details.
     pub fn name(&self, d: usize, number: u32) -> &str {
-        self.t().divisions[d].players.get(number as usize - 1).map_or("?", |p| p.name.as_str())
+        let player = (number as usize).checked_sub(1).and_then(|i| self.t().divisions[d].players.get(i));
+        player.map_or("?", |p| p.name.as_str())
     }
 }
 
