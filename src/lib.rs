@@ -7,7 +7,7 @@
 
 pub use dawgref_engine::{
     alphabet, bag, board, bot, budget, endgame, equity, game, infer, leaves, lexicon, movegen, notation,
-    play, pre_endgame, rack, review, rules, score, selfplay, sim, text, validate, winprob,
+    play, pre_endgame, rack, review, rulebook, rules, score, selfplay, sim, text, validate, winprob,
 };
 
 pub use dawgref_host as host;

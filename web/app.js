@@ -6,7 +6,7 @@
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement, SIZE } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
-import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames } from "/web/ui.js";
+import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, tileNotation } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 
@@ -54,6 +54,7 @@ async function lobby() {
   const [all, lexicons] = await Promise.all([rules(), call("LexiconsService", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
   const ruleset = h("select", { id: "ruleset", name: "ruleset" },
     Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
+  ruleset.value = "english";
   const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: t("the ruleset's own") }),
     lexicons.lexicons.map((l) => h("option", { value: l.name, text: `${l.name} (${count(l.words, "word")})` })));
   const challenge = h("select", { id: "challenge" },
@@ -88,7 +89,7 @@ async function lobby() {
     for (const s of seats.querySelectorAll(".seat-kind")) {
       spec.push(s.value === "open" ? { human: { name: "", open: true } } : { bot: s.value.slice(4) });
     }
-    const req = { ruleset: ruleset.value, lexicon: lexicon.value, challenge_rule: challenge.value, seats: spec };
+    const req = { ruleset_name: ruleset.value, lexicon: lexicon.value, challenge_rule: challenge.value, seats: spec };
     // `/?seed=N` deals a reproducible bag (for demonstrations and the page's own tests).
     const seed = new URLSearchParams(location.search).get("seed");
     if (seed && /^\d+$/.test(seed)) req.seed = Number(seed);
@@ -200,7 +201,7 @@ async function gamePage(id) {
       view = (await call("GamesService", "GetGame", { game_id: id })).view;
     } else throw e;
   }
-  g.rules = all[view.ruleset] || all.RULESET_ENGLISH;
+  g.rules = all[view.ruleset_name] || all.english;
   setView(g, view);
 
   // Letters arrive through a field kept out of sight but focused while one plays: a keyboard
@@ -240,7 +241,7 @@ async function refresh(g) {
     setView(g, (await call("GamesService", "GetGame", { game_id: g.id }, g.token)).view);
     // Tiles placed on squares the board now holds go back to the rack.
     const rows = g.view.board.rows;
-    g.pending = g.pending.filter((p) => [...rows[p.row]][p.col] === ".");
+    g.pending = g.pending.filter((p) => splitTiles(rows[p.row])[p.col] === ".");
     render(g);
     schedulePreview(g);
   } catch (e) {
@@ -276,11 +277,11 @@ function mySeat(g) {
 }
 
 function rackLetters(g) {
-  return [...(g.view.my_rack || "")];
+  return splitTiles(g.view.my_rack || "");
 }
 
 function occupied(g, r, c) {
-  return [...g.view.board.rows[r]][c] !== "." || g.pending.some((p) => p.row === r && p.col === c);
+  return splitTiles(g.view.board.rows[r])[c] !== "." || g.pending.some((p) => p.row === r && p.col === c);
 }
 
 function advance(g) {
@@ -288,7 +289,7 @@ function advance(g) {
   do {
     if (g.cursor.across) col++;
     else row++;
-  } while (row < SIZE && col < SIZE && [...g.view.board.rows[row]][col] !== ".");
+  } while (row < SIZE && col < SIZE && splitTiles(g.view.board.rows[row])[col] !== ".");
   if (row < SIZE && col < SIZE) g.cursor = { ...g.cursor, row, col };
 }
 
@@ -306,9 +307,10 @@ function freeIndex(g, ch) {
 }
 
 function typeLetter(g, key) {
-  const letter = key.toUpperCase();
+  // A key is a tile's label, or one of the other spellings the ruleset gives (Catalan's W for L·L).
+  const letter = g.rules.aliases[key.toUpperCase()] || key.toUpperCase();
   if (!g.rules.letters.includes(letter)) return false;
-  if ([...g.view.board.rows[g.cursor.row]][g.cursor.col] !== ".") advance(g);
+  if (splitTiles(g.view.board.rows[g.cursor.row])[g.cursor.col] !== ".") advance(g);
   let index = freeIndex(g, letter);
   let blankLetter = null;
   if (index < 0) {
@@ -431,7 +433,8 @@ function render(g) {
       if (!Number.isInteger(index) || g.pending.some((p) => p.rackIndex === index)) return;
       let blankLetter = null;
       if (rackLetters(g)[index] === "?") {
-        blankLetter = (prompt(t("Which letter does the blank stand for?")) || "").trim().toUpperCase();
+        blankLetter = (prompt(t("Which letter does the blank stand for?")) || "").trim().replace(/^\[(.*)\]$/, "$1").toUpperCase();
+        blankLetter = g.rules.aliases[blankLetter] || blankLetter;
         if (!g.rules.letters.includes(blankLetter)) return;
       }
       place(g, blankLetter, index, r, c, blankLetter);
@@ -567,7 +570,7 @@ function renderSide(g) {
 
   const parts = [v.paused ? h("p", { class: "paused", id: "paused", text: t("Paused by the director: turns wait.") }) : null,
     h("div", { class: "scores" }, seats),
-    h("p", { class: "meta" }, `${rulesetName(v.ruleset)} · ${v.lexicon} · ${t("{rule} challenge", { rule: challengeNames()[v.challenge_rule] || t("Single") })} · ${t("bag")} `,
+    h("p", { class: "meta" }, `${rulesetName(v.ruleset_name)} · ${v.lexicon} · ${t("{rule} challenge", { rule: challengeNames()[v.challenge_rule] || t("Single") })} · ${t("bag")} `,
       h("strong", { id: "bag", text: String(v.bag) }), ` · ${t("turn {n}", { n: v.turn })}`)];
 
   if (v.over) {
@@ -617,9 +620,10 @@ function controls(g) {
     g.exchanging
       ? b("exchange", t("Exchange {n}", { n: g.exchange.size }), () => {
         const rack = rackLetters(g);
-        const tiles = [...g.exchange].map((i) => rack[i]).join("");
+        const tiles = [...g.exchange].map((i) => tileNotation(rack[i])).join("");
+        const n = g.exchange.size;
         if (!tiles) { g.exchanging = false; render(g); return; }
-        submit(g, { exchange: tiles }, () => t("exchanged {n}", { n: tiles.length }));
+        submit(g, { exchange: tiles }, () => t("exchanged {n}", { n }));
       }, mine)
       : b("exchange", t("Exchange…"), () => { g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
     b("pass", v.awaiting_final_challenge ? t("Accept (pass)") : t("Pass"), () => submit(g, { pass: {} }, () => t("passed")), mine),
@@ -750,7 +754,7 @@ function manage(token, v) {
 }
 
 function table(all, v) {
-  const rules = all[v.ruleset] || all.RULESET_ENGLISH;
+  const rules = all[v.ruleset_name] || all.english;
   const mini = h("div", { class: "mini" });
   renderBoard(mini, { rules, rows: v.board.rows, small: true });
   return h("a", { class: "table-card", href: `/games/${v.game_id}`, "data-game": v.game_id },
@@ -760,7 +764,7 @@ function table(all, v) {
         h("span", { class: "name", text: s.name || (s.bot ? t("computer") : t("open seat")) }),
         h("span", { class: "score", text: String(s.score) }),
         s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null)),
-      h("div", { class: "meta", text: `${rulesetName(v.ruleset)} · ${t("turn {n}", { n: v.turn })} · ${t("bag")} ${v.bag}${v.paused ? ` · ${t("paused")}` : ""}` }),
+      h("div", { class: "meta", text: `${rulesetName(v.ruleset_name)} · ${t("turn {n}", { n: v.turn })} · ${t("bag")} ${v.bag}${v.paused ? ` · ${t("paused")}` : ""}` }),
       h("code", { class: "id", text: v.game_id.slice(0, 8) })));
 }
 
@@ -768,13 +772,13 @@ function importPanel(all) {
   const text = h("textarea", { id: "gcg-text", rows: "8", placeholder: "#player1 …\n#player2 …\n>…" });
   const file = h("input", { id: "gcg-file", type: "file", accept: ".gcg,text/plain" });
   file.addEventListener("change", async () => { if (file.files[0]) text.value = await file.files[0].text(); });
-  const ruleset = h("select", { id: "gcg-ruleset" }, h("option", { value: "RULESET_UNSPECIFIED", text: t("from the record") }),
+  const ruleset = h("select", { id: "gcg-ruleset" }, h("option", { value: "", text: t("from the record") }),
     Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
   const out = h("div", { id: "import-result" });
   const run = async (e) => {
     e.preventDefault();
     try {
-      const r = await call("GamesService", "ImportGcg", { gcg: text.value, ruleset: ruleset.value }, null);
+      const r = await call("GamesService", "ImportGcg", { gcg: text.value, ruleset_name: ruleset.value }, null);
       const rows = r.mismatches.map((m) => h("tr", {},
         h("td", { text: String(m.line) }), h("td", {}, h("code", { text: m.text })),
         h("td", { text: `${m.recorded_score} / ${m.recorded_total}` }),

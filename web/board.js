@@ -3,6 +3,7 @@
 // premium, so the board can be read by assistive technology and driven from the keyboard.
 
 import { t } from "/web/i18n.js";
+import { splitTiles } from "/web/ui.js";
 
 export const SIZE = 15;
 
@@ -85,7 +86,7 @@ export function renderBoard(el, opts) {
       sq.setAttribute("role", "gridcell");
       sq.dataset.row = r;
       sq.dataset.col = c;
-      const onBoard = rows && rows[r] ? [...rows[r]][c] : ".";
+      const onBoard = rows && rows[r] ? splitTiles(rows[r])[c] : ".";
       const mine = placed.get(`${r},${c}`);
       let content = t("empty");
       if (onBoard && onBoard !== ".") {

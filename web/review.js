@@ -7,7 +7,7 @@
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement } from "/web/board.js";
 import { t, count, lang } from "/web/i18n.js";
-import { h, svg, explain, rules, tokenFor } from "/web/ui.js";
+import { h, svg, explain, rules, tokenFor, splitTiles } from "/web/ui.js";
 
 const CLASSES = {
   TURN_CLASS_BEST: "best", TURN_CLASS_GOOD: "good", TURN_CLASS_INACCURACY: "inaccuracy",
@@ -44,7 +44,7 @@ export async function reviewPage(app, id) {
   const all = await rules();
   const { view } = await call("GamesService", "GetGame", { game_id: id }, tokenFor(id)).catch(() => call("GamesService", "GetGame", { game_id: id }));
   const r = {
-    id, view, rules: all[view.ruleset] || all.RULESET_ENGLISH, turns: new Map(), seats: [], at: null,
+    id, view, rules: all[view.ruleset_name] || all.english, turns: new Map(), seats: [], at: null,
     showBest: false, revealed: new Set(), done: false,
   };
   const names = view.seats.map((s, i) => s.name || t("seat {n}", { n: i + 1 }));
@@ -172,7 +172,7 @@ function drawBoard(r) {
   renderBoard(r.board, { rules: r.rules, rows: cgpRows(turn.position), pending });
   r.rack.replaceChildren(turn.rack
     ? h("div", { class: "rack small-rack", id: "review-rack-tiles", "aria-label": t("the rack") },
-      [...turn.rack].map((ch) => tileElement(ch, r.rules.values[ch] ?? 0, ch === "?")))
+      splitTiles(turn.rack).map((ch) => tileElement(ch, r.rules.values[ch] ?? 0, ch === "?")))
     : h("p", { class: "meta", text: t("The record does not show this rack.") }));
   r.toggle.textContent = showBest ? t("Show the play made") : hidden ? t("Show the answer") : t("Show the best play");
   r.toggle.disabled = !turn.analysable;

@@ -1,13 +1,36 @@
-// What every page shares: building elements, the toast, error and clock texts, the rules of the
-// three rulesets (fetched once) and their names.
+// What every page shares: building elements, the toast, error and clock texts, the rules of
+// every ruleset (fetched once) and their names, and how notation splits into tiles.
 
 import { GrpcError } from "/web/grpc.js";
 import { t } from "/web/i18n.js";
 
 let rulesets = null;
 
+// A ruleset's name for people: by its name (GameView's ruleset_name, rules.json's keys).
 export function rulesetName(k) {
-  return { RULESET_ENGLISH: t("English"), RULESET_RUSSIAN: t("Скрэббл (Russian)"), RULESET_ERUDIT: "Эрудит" }[k] || k;
+  const classic = { english: t("English"), russian: t("Скрэббл (Russian)"), erudit: "Эрудит" }[k];
+  return classic || (k ? k.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ") : k);
+}
+
+// Notation as tiles: a character each, and a tile of several letters in brackets ("[CH]",
+// "[l·l]") as one, without its brackets. Board rows and racks are written this way.
+export function splitTiles(text) {
+  const out = [];
+  for (let i = 0; i < (text || "").length;) {
+    if (text[i] === "[") {
+      const end = text.indexOf("]", i);
+      if (end > i) { out.push(text.slice(i + 1, end)); i = end + 1; continue; }
+    }
+    const ch = String.fromCodePoint(text.codePointAt(i));
+    out.push(ch);
+    i += ch.length;
+  }
+  return out;
+}
+
+// A tile as notation writes it: in brackets when it is more than one letter.
+export function tileNotation(label) {
+  return [...label].length > 1 ? `[${label}]` : label;
 }
 
 export function challengeNames() {

@@ -49,8 +49,11 @@ pub fn run(cmd: LexiconCommand) -> CliResult {
             let start = Instant::now();
             let text = std::fs::read(&words).map_err(|e| format!("cannot read {}: {e}", words.display()))?;
             let name = words.file_stem().and_then(|s| s.to_str()).unwrap_or("lexicon");
-            let (lexicon, report) =
-                dawgref::lexicon::Lexicon::compile(name, &String::from_utf8_lossy(&text), alphabet)?;
+            let (lexicon, report) = dawgref::lexicon::Lexicon::compile(
+                name,
+                &dawgref::lexicon::word_list_text(&text).0,
+                alphabet,
+            )?;
             let elapsed = start.elapsed();
             let bytes = lexicon.to_bytes();
             std::fs::write(&output, &bytes).map_err(|e| format!("cannot write {}: {e}", output.display()))?;

@@ -43,6 +43,15 @@ pub struct ServeArgs {
     /// Shipped lexicons to load.
     #[arg(long, env = "DAWGREF_LEXICONS", default_value = "en,ru,erudit", value_delimiter = ',')]
     lexicons: Vec<String>,
+    /// A ruleset file to add (repeatable): a `.ruleset` file (docs/rulesets.md), or a MAGPIE or
+    /// macondo letter distribution (`.csv`, on the standard board, named after the file).
+    #[arg(long = "ruleset", value_name = "FILE")]
+    rulesets: Vec<PathBuf>,
+    /// A word list to compile in a ruleset's alphabet (repeatable): NAME=RULESET:FILE. Words
+    /// are split into tiles by the longest label that fits; every word that cannot be is
+    /// reported (and listed in NAME.skipped.txt in the lexicon cache).
+    #[arg(long = "word-list", value_name = "NAME=RULESET:FILE")]
+    word_lists: Vec<server::wordlists::WordListSpec>,
     /// Where games are kept (an SQLite database, `games.sqlite3`); `:memory:` keeps them only
     /// while the process lives.
     #[arg(long, env = "DAWGREF_DATA_DIR", default_value = "data")]
@@ -190,6 +199,8 @@ pub fn run(args: ServeArgs) -> CliResult {
 fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
     let config = ServerConfig {
         lexicons: args.lexicons.clone(),
+        rulesets: args.rulesets.clone(),
+        word_lists: args.word_lists.clone(),
         lexicon_cache: match &args.lexicon_cache {
             Some(dir) if dir.as_os_str().is_empty() => None,
             Some(dir) => Some(dir.clone()),
@@ -248,7 +259,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
     // The bots' learned tables are read now rather than at a game's first bot move.
-    for kind in dawgref::rules::RulesetKind::ALL {
+    for kind in dawgref::rules::RulesetKind::classic() {
         let leaves = dawgref::leaves::LeaveTable::shipped(kind);
         let _ = dawgref::winprob::WinTable::shipped(kind);
         tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");

@@ -63,8 +63,10 @@ pub fn run(cmd: WordsCommand) -> CliResult {
     let lexicon = catalog::resolve(&options.lexicon, None)?.lexicon;
     let alphabet = lexicon.alphabet();
     let query = study::read_query(kind, &text, min, alphabet).map_err(|e| format!("{kind} {text:?}: {e}"))?;
-    let ruleset =
-        RulesetKind::ALL.into_iter().find(|k| k.alphabet() == alphabet).unwrap_or(RulesetKind::English);
+    let ruleset = RulesetKind::classic()
+        .into_iter()
+        .find(|k| k.alphabet() == alphabet)
+        .unwrap_or(RulesetKind::english());
     let order = match options.order {
         SortBy::Length => Order::Length,
         SortBy::Alphabet => Order::Alphabet,
@@ -73,8 +75,8 @@ pub fn run(cmd: WordsCommand) -> CliResult {
     let answers = study::find(lexicon.dawg(), &Ruleset::new(ruleset), &query, order, options.limit);
     for a in &answers.words {
         let hook = match a.hook {
-            Some((Side::Front, x)) => format!(" front {}", alphabet.char_of(x)),
-            Some((Side::Back, x)) => format!(" back {}", alphabet.char_of(x)),
+            Some((Side::Front, x)) => format!(" front {}", alphabet.label(x)),
+            Some((Side::Back, x)) => format!(" back {}", alphabet.label(x)),
             None => String::new(),
         };
         println!("{} {} {:.6}{hook}", study::with_blanks(a, alphabet), a.word.len(), a.probability);

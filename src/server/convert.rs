@@ -16,18 +16,42 @@ use tonic::Status;
 
 pub fn ruleset_from(v: i32) -> Result<RulesetKind, Status> {
     match pb::Ruleset::try_from(v) {
-        Ok(pb::Ruleset::Unspecified | pb::Ruleset::English) => Ok(RulesetKind::English),
-        Ok(pb::Ruleset::Russian) => Ok(RulesetKind::Russian),
-        Ok(pb::Ruleset::Erudit) => Ok(RulesetKind::Erudit),
+        Ok(pb::Ruleset::Unspecified | pb::Ruleset::English) => Ok(RulesetKind::english()),
+        Ok(pb::Ruleset::Russian) => Ok(RulesetKind::russian()),
+        Ok(pb::Ruleset::Erudit) => Ok(RulesetKind::erudit()),
         Err(_) => Err(errors::bad_field("ruleset", format!("unknown ruleset {v}"))),
     }
 }
 
+/// A request's ruleset: `ruleset_name` when given (it must agree with the enum when both are),
+/// else the enum. `field` names the enum's field in errors.
+pub fn ruleset_named(v: i32, name: &str, field: &str) -> Result<RulesetKind, Status> {
+    let by_enum = ruleset_from(v)?;
+    if name.is_empty() {
+        return Ok(by_enum);
+    }
+    let named = RulesetKind::by_name(name).ok_or_else(|| {
+        errors::bad_field(
+            &format!("{field}_name"),
+            format!("{} (ListRulesets)", crate::rules::UnknownRuleset(name.into())),
+        )
+    })?;
+    if v != 0 && named != by_enum {
+        return Err(errors::bad_field(
+            &format!("{field}_name"),
+            format!("{named} disagrees with {field} {by_enum}; give one, or the same ruleset twice"),
+        ));
+    }
+    Ok(named)
+}
+
+/// The enum of a ruleset: one of the three, else unspecified (its name says which).
 pub fn ruleset_to(k: RulesetKind) -> pb::Ruleset {
-    match k {
-        RulesetKind::English => pb::Ruleset::English,
-        RulesetKind::Russian => pb::Ruleset::Russian,
-        RulesetKind::Erudit => pb::Ruleset::Erudit,
+    match RulesetKind::classic().iter().position(|&c| c == k) {
+        Some(0) => pb::Ruleset::English,
+        Some(1) => pb::Ruleset::Russian,
+        Some(2) => pb::Ruleset::Erudit,
+        _ => pb::Ruleset::Unspecified,
     }
 }
 
@@ -90,7 +114,7 @@ pub fn board_to(board: &Board) -> pb::Board {
         for col in 0..SIZE {
             let t = board.get(row, col);
             grid.push(t);
-            s.push(a.tile_char(t));
+            s.push_str(a.tile_text(t));
         }
         rows.push(s);
     }
@@ -106,7 +130,7 @@ pub fn play_to(play: &Play, alphabet: Alphabet) -> pb::Play {
             .map(|p| pb::Tile {
                 row: p.row as u32,
                 col: p.col as u32,
-                letter: alphabet.char_of(tile_letter(p.tile)).to_string(),
+                letter: alphabet.label(tile_letter(p.tile)).to_string(),
                 blank: tile_is_blank(p.tile),
             })
             .collect(),
@@ -174,7 +198,7 @@ pub fn evaluation_to(play: &Play, e: &Evaluation, alphabet: Alphabet) -> pb::Eva
             .words
             .iter()
             .map(|w| pb::WordScore {
-                word: w.tiles.iter().map(|&t| alphabet.char_of(tile_letter(t))).collect(),
+                word: w.tiles.iter().map(|&t| alphabet.label(tile_letter(t))).collect(),
                 direction: direction_to(w.dir) as i32,
                 row: w.row as u32,
                 col: w.col as u32,
@@ -189,7 +213,7 @@ pub fn evaluation_to(play: &Play, e: &Evaluation, alphabet: Alphabet) -> pb::Eva
             .map(|t| pb::TileScore {
                 row: t.row as u32,
                 col: t.col as u32,
-                letter: alphabet.char_of(tile_letter(t.tile)).to_string(),
+                letter: alphabet.label(tile_letter(t.tile)).to_string(),
                 blank: tile_is_blank(t.tile),
                 new: t.new,
                 face: t.face,

@@ -59,7 +59,9 @@ pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Impo
         state.lexicon(&req.lexicon)?;
     }
     let ask = ImportAsk {
-        ruleset: (req.ruleset != 0).then(|| convert::ruleset_from(req.ruleset)).transpose()?,
+        ruleset: (req.ruleset != 0 || !req.ruleset_name.is_empty())
+            .then(|| convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset"))
+            .transpose()?,
         lexicon: words.then(|| req.lexicon.clone()),
         challenge: (req.challenge_rule != 0)
             .then(|| convert::challenge_from(req.challenge_rule))

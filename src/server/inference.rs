@@ -66,7 +66,7 @@ pub async fn infer_rack(
         .map_err(infer_error)?;
     let mut letters: Vec<pb::LetterChance> = (0..alphabet.len())
         .map(|l| pb::LetterChance {
-            letter: alphabet.char_of(l as Letter).to_string(),
+            letter: alphabet.label(l as Letter).to_string(),
             probability: inference.letters.get(l).copied().unwrap_or(0.0),
         })
         .collect();

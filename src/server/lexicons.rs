@@ -40,9 +40,22 @@ impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsServ
                 edges: l.dawg().edge_count(),
                 bytes: l.dawg().packed_bytes() as u64,
                 checksum: format!("{:016x}", l.checksum()),
+                rulesets: RulesetKind::all()
+                    .into_iter()
+                    .filter(|k| k.alphabet() == l.alphabet())
+                    .map(|k| k.name().to_string())
+                    .collect(),
             })
             .collect();
         Ok(Response::new(pb::ListLexiconsResponse { lexicons }))
+    }
+
+    async fn list_rulesets(
+        &self,
+        _: Request<pb::ListRulesetsRequest>,
+    ) -> Result<Response<pb::ListRulesetsResponse>, Status> {
+        let rulesets = RulesetKind::all().into_iter().map(ruleset_info).collect();
+        Ok(Response::new(pb::ListRulesetsResponse { rulesets }))
     }
 
     async fn judge_words(
@@ -91,9 +104,11 @@ impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsServ
         };
         let query = study::read_query(kind, text, req.min_length as usize, alphabet)
             .map_err(|e| errors::bad_field(kind, e.to_string()))?;
-        // The probabilities are of the bag of the ruleset that plays in this alphabet.
-        let kind =
-            RulesetKind::ALL.into_iter().find(|k| k.alphabet() == alphabet).unwrap_or(RulesetKind::English);
+        // The probabilities are of the bag of the first ruleset that plays in this alphabet.
+        let kind = RulesetKind::all()
+            .into_iter()
+            .find(|k| k.alphabet() == alphabet)
+            .unwrap_or(RulesetKind::english());
         let answers = self
             .state
             .host
@@ -107,7 +122,7 @@ impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsServ
                 let (hook, hook_letter) = match a.hook {
                     Some((side, x)) => (
                         if side == Side::Front { "front" } else { "back" }.to_string(),
-                        alphabet.char_of(x).to_string(),
+                        alphabet.label(x).to_string(),
                     ),
                     None => (String::new(), String::new()),
                 };
@@ -133,5 +148,44 @@ impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsServ
             valid: answers.valid,
         }));
         Ok(Response::new(Box::pin(tokio_stream::iter(updates))))
+    }
+}
+
+/// What a ruleset is, as ListRulesets says it.
+fn ruleset_info(kind: RulesetKind) -> pb::RulesetInfo {
+    let d = kind.definition();
+    let a = d.alphabet;
+    pb::RulesetInfo {
+        name: d.name.clone(),
+        aliases: d.aliases.clone(),
+        ruleset: super::convert::ruleset_to(kind) as i32,
+        alphabet: a.name().to_string(),
+        tiles: a
+            .specs()
+            .iter()
+            .enumerate()
+            .map(|(l, spec)| pb::TileInfo {
+                label: a.label(l as u8).to_string(),
+                blank_label: a.blank_label(l as u8).to_string(),
+                count: d.counts[l] as u32,
+                value: d.values[l],
+                vowel: spec.vowel,
+                aliases: spec.aliases.clone(),
+            })
+            .collect(),
+        blanks: d.blanks as u32,
+        rack_size: d.rack_size as u32,
+        bingo_bonus: d.bingo_bonus,
+        board_size: d.size as u32,
+        premiums: d.premiums.chunks(d.size).map(|row| row.iter().map(|p| p.symbol()).collect()).collect(),
+        start_row: d.start.0 as u32,
+        start_col: d.start.1 as u32,
+        default_lexicon: d.default_lexicon.clone(),
+        blank_scores_letter: d.options.blank_value == crate::rules::BlankValue::LetterValue,
+        no_repeated_words: d.options.no_repeated_words,
+        scoreless_turn_limit: d.options.scoreless_turn_limit.turns(2),
+        exchange_limit: d.options.exchange_limit,
+        source: d.source.clone(),
+        leaves: if RulesetKind::classic().contains(&kind) { "learned" } else { "fallback" }.to_string(),
     }
 }

@@ -32,6 +32,7 @@ pub mod tournaments;
 pub mod views;
 mod watching;
 pub mod web;
+pub mod wordlists;
 
 use crate::host::{Host, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
@@ -59,6 +60,10 @@ const TLS_FILES_LOOK: std::time::Duration = std::time::Duration::from_secs(30);
 pub struct ServerConfig {
     /// Shipped lexicons to load (en, ru, erudit).
     pub lexicons: Vec<String>,
+    /// Ruleset files to register before the word lists are compiled.
+    pub rulesets: Vec<PathBuf>,
+    /// Word lists to compile, each in its ruleset's alphabet.
+    pub word_lists: Vec<wordlists::WordListSpec>,
     /// Where compiled lexicons are cached (None: compile at every start).
     pub lexicon_cache: Option<PathBuf>,
     pub limits: Limits,
@@ -68,6 +73,8 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             lexicons: vec!["en".into(), "ru".into(), "erudit".into()],
+            rulesets: Vec::new(),
+            word_lists: Vec::new(),
             lexicon_cache: None,
             limits: Limits::default(),
         }
@@ -78,7 +85,8 @@ impl Default for ServerConfig {
 pub fn load_lexicons(
     config: &ServerConfig,
 ) -> Result<Vec<Lexicon>, Box<dyn std::error::Error + Send + Sync>> {
-    config
+    wordlists::register_rulesets(&config.rulesets)?;
+    let mut lexicons = config
         .lexicons
         .iter()
         .map(|name| {
@@ -86,7 +94,14 @@ pub fn load_lexicons(
                 .ok_or_else(|| format!("unknown lexicon {name:?} (shipped: en, ru, erudit)"))?;
             Ok(catalog::load_shipped_cached(shipped, config.lexicon_cache.as_deref())?)
         })
-        .collect()
+        .collect::<Result<Vec<Lexicon>, Box<dyn std::error::Error + Send + Sync>>>()?;
+    for spec in &config.word_lists {
+        if lexicons.iter().any(|l| l.name() == spec.name) {
+            return Err(format!("--word-list {}: a lexicon of that name is already loaded", spec.name).into());
+        }
+        lexicons.push(wordlists::compile(spec, config.lexicon_cache.as_deref())?.0);
+    }
+    Ok(lexicons)
 }
 
 /// How every server starts: `dawgref serve`, the benchmarks, the fuzzer and the tests all build

@@ -96,7 +96,7 @@ pub fn seed_or_random(given: Option<u64>) -> Result<u64, Status> {
 }
 
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
-    let kind = convert::ruleset_from(req.ruleset)?;
+    let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset")?;
     let mut rules = Ruleset::new(kind);
     let o = req.options.unwrap_or_default();
     if o.blank_scores_letter {
@@ -113,6 +113,15 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     }
     if let Some(n) = o.exchange_limit {
         rules.options.exchange_limit = n;
+    }
+    if req.lexicon.is_empty() && rules.default_lexicon.is_empty() {
+        return Err(errors::bad_field(
+            "lexicon",
+            format!(
+                "the {} ruleset has no lexicon of its own: name one of its alphabet (ListLexicons)",
+                rules.kind
+            ),
+        ));
     }
     let lexicon_name =
         if req.lexicon.is_empty() { rules.default_lexicon.to_string() } else { req.lexicon.clone() };

@@ -81,7 +81,9 @@ pub async fn analyze(
     }
     let key = format!("{FORMAT} seats={seats:?} ms={ms} seed={}", req.seed);
     // A review kept from the same request.
-    let memory_key = || format!("{key} ruleset={} lexicon={} gcg={}", req.ruleset, req.lexicon, req.gcg);
+    let memory_key = || {
+        format!("{key} ruleset={} {} lexicon={} gcg={}", req.ruleset, req.ruleset_name, req.lexicon, req.gcg)
+    };
     let keep = match source.stored {
         Some(id) => Kept::Store(id, key),
         None => Kept::Memory(memory_key()),
@@ -165,6 +167,7 @@ async fn by_record(state: &AppState, req: &pb::AnalyzeGameRequest) -> Result<Sou
     let import = pb::ImportGcgRequest {
         gcg: req.gcg.clone(),
         ruleset: req.ruleset,
+        ruleset_name: req.ruleset_name.clone(),
         lexicon: req.lexicon.clone(),
         ..Default::default()
     };

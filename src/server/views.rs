@@ -52,6 +52,7 @@ fn game_view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64)
     pb::GameView {
         game_id: id.to_string(),
         ruleset: ruleset_to(cfg.rules.kind) as i32,
+        ruleset_name: cfg.rules.kind.name().to_string(),
         lexicon: cfg.lexicon.name().to_string(),
         challenge_rule: challenge_to(cfg.challenge) as i32,
         board: Some(board_to(g.board())),

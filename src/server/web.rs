@@ -11,7 +11,7 @@
 //! requests are POSTs, and tonic-web refuses any other HTTP/1.1 request.
 
 use crate::alphabet::Alphabet;
-use crate::rules::{Premium, Ruleset, RulesetKind, SIZE};
+use crate::rules::{Ruleset, RulesetKind, SIZE};
 use axum::body::Bytes;
 use http::{HeaderValue, Method, StatusCode, header};
 use std::fmt::Write as _;
@@ -305,46 +305,50 @@ pub fn schema_json() -> String {
     format!("{{\"messages\":{{{messages}}},\"enums\":{{{enums}}},\"services\":{{{services}}}}}")
 }
 
-/// The three rulesets as the page draws them: `{"RULESET_ENGLISH": {"name", "letters": [..],
-/// "values": {"A": 1, …}, "blank_value": 0, "premiums": [15 rows of "T" triple word, "D" double
-/// word, "t" triple letter, "d" double letter, "." none]}, …}`, keyed by the proto's enum names.
+/// Every ruleset as the page draws it, keyed by its name (GameView's `ruleset_name`):
+/// `{"english": {"name", "enum": "RULESET_ENGLISH" (or "" for the others), "letters": [labels
+/// in letter order], "values": {"A": 1, …}, "premiums": [rows of "Q"/"T"/"D" quadruple, triple,
+/// double word, "q"/"t"/"d" letter, "." none]}, …}`.
 pub fn rules_json() -> String {
     let mut out = String::new();
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::all() {
         let rules = Ruleset::new(kind);
         let alphabet: Alphabet = kind.alphabet();
-        let letters: Vec<String> =
-            (0..alphabet.len() as u8).map(|l| alphabet.char_of(l).to_string()).collect();
+        let letters: Vec<&str> = (0..alphabet.len() as u8).map(|l| alphabet.label(l)).collect();
         let values: Vec<String> = (0..alphabet.len() as u8)
-            .map(|l| format!("{}:{}", json_string(&alphabet.char_of(l).to_string()), rules.letter_value(l)))
+            .map(|l| format!("{}:{}", json_string(alphabet.label(l)), rules.letter_value(l)))
             .collect();
         let rows: Vec<String> = (0..SIZE)
             .map(|r| {
-                let row: String = (0..SIZE)
-                    .map(|c| match rules.premium(r, c) {
-                        Premium::TripleWord => 'T',
-                        Premium::DoubleWord => 'D',
-                        Premium::TripleLetter => 't',
-                        Premium::DoubleLetter => 'd',
-                        Premium::None => '.',
-                    })
-                    .collect();
+                let row: String = (0..SIZE).map(|c| rules.premium(r, c).symbol()).collect();
                 json_string(&row)
             })
             .collect();
-        let key = match kind {
-            RulesetKind::English => "RULESET_ENGLISH",
-            RulesetKind::Russian => "RULESET_RUSSIAN",
-            RulesetKind::Erudit => "RULESET_ERUDIT",
+        // Single-character spellings a player may type for a tile (Catalan's W for L·L).
+        let aliases: Vec<String> = alphabet
+            .specs()
+            .iter()
+            .enumerate()
+            .flat_map(|(l, s)| s.aliases.iter().map(move |a| (l, a)))
+            .filter(|(_, a)| a.chars().count() == 1)
+            .map(|(l, a)| {
+                format!("{}:{}", json_string(&a.to_uppercase()), json_string(alphabet.label(l as u8)))
+            })
+            .collect();
+        let key = match super::convert::ruleset_to(kind) {
+            crate::proto::v1::Ruleset::Unspecified => "",
+            e => e.as_str_name(),
         };
         let _ = write!(
             out,
-            "{}{}:{{\"name\":{},\"letters\":[{}],\"values\":{{{}}},\"premiums\":[{}]}}",
+            "{}{}:{{\"name\":{},\"enum\":{},\"letters\":[{}],\"values\":{{{}}},\"aliases\":{{{}}},\"premiums\":[{}]}}",
             comma(&out),
-            json_string(key),
             json_string(kind.name()),
+            json_string(kind.name()),
+            json_string(key),
             letters.iter().map(|l| json_string(l)).collect::<Vec<_>>().join(","),
             values.join(","),
+            aliases.join(","),
             rows.join(",")
         );
     }
@@ -421,7 +425,16 @@ mod tests {
     #[test]
     fn rules_carry_each_rulesets_board_and_values() {
         let rules = rules_json();
-        assert!(rules.contains(r#""RULESET_ENGLISH":{"name":"english","letters":["A","B""#), "{rules}");
+        assert!(
+            rules.contains(r#""english":{"name":"english","enum":"RULESET_ENGLISH","letters":["A","B""#),
+            "{rules}"
+        );
+        // Catalan's digraphs are whole labels, and W types L·L.
+        assert!(
+            rules.contains(r#""catalan":{"name":"catalan","enum":"","letters":["A","B","C","Ç","D""#),
+            "{rules}"
+        );
+        assert!(rules.contains(r#""L·L":10"#) && rules.contains(r#""W":"L·L""#), "{rules}");
         assert!(rules.contains(r#""Q":10"#));
         assert!(rules.contains(r#""Ё":"#) || rules.contains(r#""Я":3"#));
         // English's first row: triple words at the corners and the middle.

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::{board_with, lexicon};
 use dawgref::notation::cgp::{self, CgpError, CgpErrorKind};
-use dawgref::rules::RulesetKind::{self, English, Erudit, Russian};
+use dawgref::rules::RulesetKind;
 use std::sync::Arc;
 
 const EMPTY_BOARD: &str = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15";
@@ -14,7 +14,7 @@ const EMPTY_BOARD: &str = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15";
 fn empty_board_example_from_rules_md() {
     let text = format!("{EMPTY_BOARD} AELNOQT/ 0/0 0 lex NWL18;");
     let c = cgp::parse(&text, None).unwrap();
-    assert_eq!(c.ruleset, English);
+    assert_eq!(c.ruleset, RulesetKind::english());
     assert_eq!(c.racks.len(), 2);
     assert_eq!(c.racks[0].len(), 7);
     assert!(c.racks[1].is_empty());
@@ -40,9 +40,19 @@ fn round_trip(kind: RulesetKind, setup: &[&str], racks: &str, tail: &str) {
 
 #[test]
 fn round_trips_in_every_alphabet() {
-    round_trip(English, &["8E I", "8D W.NDY", "H9 aXE"], "AEIQRT?/EEIOU", "120/-5 2 lex en; cr double;");
-    round_trip(Russian, &["8G ЁЖ", "G9 ОЛКА"], "АБВГДЕЁ/ЮЯ?", "16/0 0 lex ru; ld russian;");
-    round_trip(Erudit, &["8B ТЕЛЕФОН", "B9 лавка"], "АБ??/ЖЖ/Я", "35/0/4 1 ld erudit; bb 15; etl 7; mcnz 6;");
+    round_trip(
+        RulesetKind::english(),
+        &["8E I", "8D W.NDY", "H9 aXE"],
+        "AEIQRT?/EEIOU",
+        "120/-5 2 lex en; cr double;",
+    );
+    round_trip(RulesetKind::russian(), &["8G ЁЖ", "G9 ОЛКА"], "АБВГДЕЁ/ЮЯ?", "16/0 0 lex ru; ld russian;");
+    round_trip(
+        RulesetKind::erudit(),
+        &["8B ТЕЛЕФОН", "B9 лавка"],
+        "АБ??/ЖЖ/Я",
+        "35/0/4 1 ld erudit; bb 15; etl 7; mcnz 6;",
+    );
 }
 
 #[test]
@@ -87,8 +97,8 @@ fn malformed_cgp_says_where() {
     assert_eq!(e(&format!("{EMPTY_BOARD} A 0 0")).kind, CgpErrorKind::Players(1));
     assert_eq!(e(&format!("{EMPTY_BOARD} A/B 0/0 z")).kind, CgpErrorKind::Number("z".into()));
     assert_eq!(
-        e(&format!("{EMPTY_BOARD} A/B 0/0 0 ld german;")).kind,
-        CgpErrorKind::UnknownDistribution("german".into())
+        e(&format!("{EMPTY_BOARD} A/B 0/0 0 ld klingon;")).kind,
+        CgpErrorKind::UnknownDistribution("klingon".into())
     );
     assert_eq!(
         e(&format!("{EMPTY_BOARD} A/B 0/0 0 lex NWL18")).kind,
@@ -97,7 +107,7 @@ fn malformed_cgp_says_where() {
     assert_eq!(e(&format!("{EMPTY_BOARD} A/B 0/0 0 bb x;")).kind, CgpErrorKind::Number("x".into()));
     // Cyrillic on an English board when the ruleset is forced.
     assert_eq!(
-        cgp::parse(&format!("{EMPTY_BOARD} Ж/B 0/0 0"), Some(English)).unwrap_err().kind,
+        cgp::parse(&format!("{EMPTY_BOARD} Ж/B 0/0 0"), Some(RulesetKind::english())).unwrap_err().kind,
         CgpErrorKind::Foreign('Ж')
     );
     // Latin Ë is not Ё in a Russian position.
@@ -116,7 +126,7 @@ fn arbitrary_text_never_panics() {
         let len = rng.below(80);
         let s: String = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
         let _ = cgp::parse(&s, None);
-        let _ = dawgref::notation::parse_move(&s, dawgref::alphabet::Alphabet::Russian);
-        let _ = dawgref::notation::parse_move(&s, dawgref::alphabet::Alphabet::English);
+        let _ = dawgref::notation::parse_move(&s, dawgref::alphabet::Alphabet::russian());
+        let _ = dawgref::notation::parse_move(&s, dawgref::alphabet::Alphabet::english());
     }
 }

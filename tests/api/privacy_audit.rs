@@ -168,7 +168,7 @@ impl Audit {
 async fn phony(a: &Audit, g: &mut Games, seat: usize) -> pb::submit_turn_request::Action {
     let rack = a.view(g, seat).await.my_rack;
     let mut letters: Vec<char> = rack.chars().map(|c| if c == '?' { 'e' } else { c }).collect();
-    let lexicon = common::lexicon(RulesetKind::English);
+    let lexicon = common::lexicon(RulesetKind::english());
     for _ in 0..letters.len() {
         let word: String = letters.iter().collect();
         if !lexicon.contains_str(&word.to_uppercase()).unwrap() {
@@ -316,12 +316,13 @@ async fn analysis_of_a_game_uses_only_the_callers_rack() {
     for (seat, (token, rack)) in a.tokens.iter().zip(&racks).enumerate() {
         let mut stream = an.generate_moves(authed(req(50), token)).await.unwrap().into_inner();
         let rack: dawgref::rack::Rack =
-            dawgref::rack::Rack::parse(rack, dawgref::alphabet::Alphabet::English).unwrap();
+            dawgref::rack::Rack::parse(rack, dawgref::alphabet::Alphabet::english()).unwrap();
         while let Some(m) = stream.message().await.unwrap() {
             let mut left = rack;
             for t in m.play.unwrap().tiles {
                 let letter = if t.blank { "?".to_string() } else { t.letter.clone() };
-                let one = dawgref::rack::Rack::parse(&letter, dawgref::alphabet::Alphabet::English).unwrap();
+                let one =
+                    dawgref::rack::Rack::parse(&letter, dawgref::alphabet::Alphabet::english()).unwrap();
                 assert!(left.remove_all(&one), "seat {seat}'s move uses a tile not on its rack");
             }
         }

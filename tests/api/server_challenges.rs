@@ -58,7 +58,7 @@ impl Table {
                     continue;
                 }
                 let word: String = [rack[i], rack[j]].iter().collect();
-                if !common::lexicon(dawgref::rules::RulesetKind::English).contains_str(&word).unwrap() {
+                if !common::lexicon(dawgref::rules::RulesetKind::english()).contains_str(&word).unwrap() {
                     return format!("8H {word}");
                 }
             }

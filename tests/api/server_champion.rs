@@ -159,7 +159,7 @@ fn peg_request(line: &str, budget_ms: u32) -> pb::SolvePreEndgameRequest {
 async fn a_pre_endgame_streams_every_candidates_record_until_done() {
     let srv = start().await;
     let mut a = srv.analysis().await;
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let (_, line) = (1..60).find_map(|seed| with_bag(kind, seed, 1)).expect("one tile in the bag");
         let mut stream = a.solve_pre_endgame(peg_request(&line, 1500)).await.unwrap().into_inner();
         let mut updates = Vec::new();
@@ -194,11 +194,11 @@ async fn a_pre_endgame_streams_every_candidates_record_until_done() {
 async fn a_bag_too_full_or_empty_for_the_pre_endgame_is_refused() {
     let srv = start().await;
     let mut a = srv.analysis().await;
-    let (_, full) = (1..60).find_map(|seed| with_bag(RulesetKind::English, seed, 30)).unwrap();
+    let (_, full) = (1..60).find_map(|seed| with_bag(RulesetKind::english(), seed, 30)).unwrap();
     assert_eq!(code(a.solve_pre_endgame(peg_request(&full, 1000)).await), Code::FailedPrecondition);
-    let (_, empty) = (1..60).find_map(|seed| with_bag(RulesetKind::English, seed, 0)).unwrap();
+    let (_, empty) = (1..60).find_map(|seed| with_bag(RulesetKind::english(), seed, 0)).unwrap();
     assert_eq!(code(a.solve_pre_endgame(peg_request(&empty, 1000)).await), Code::FailedPrecondition);
-    let (_, one) = (1..60).find_map(|seed| with_bag(RulesetKind::English, seed, 1)).unwrap();
+    let (_, one) = (1..60).find_map(|seed| with_bag(RulesetKind::english(), seed, 1)).unwrap();
     assert_eq!(code(a.solve_pre_endgame(peg_request(&one, 60_001)).await), Code::InvalidArgument);
     let mut many = peg_request(&one, 1000);
     many.candidates = 31;
@@ -212,7 +212,7 @@ async fn a_bag_too_full_or_empty_for_the_pre_endgame_is_refused() {
 async fn an_endgame_answers_its_best_lines() {
     let srv = start().await;
     let mut a = srv.analysis().await;
-    let (_, line) = (1..60).find_map(|seed| with_bag(RulesetKind::English, seed, 0)).unwrap();
+    let (_, line) = (1..60).find_map(|seed| with_bag(RulesetKind::english(), seed, 0)).unwrap();
     let request =
         |lines| pb::SolveEndgameRequest { position: cgp(&line), rack: None, budget_ms: 3000, lines };
     let one = a.solve_endgame(request(0)).await.unwrap().into_inner();

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// A server serving TLS from `files`, and its address.
 async fn serve(files: TlsFiles) -> (Handle, String) {
-    let lexicons = RulesetKind::ALL.iter().map(|&k| common::lexicon(k).clone()).collect();
+    let lexicons = RulesetKind::classic().iter().map(|&k| common::lexicon(k).clone()).collect();
     let tls = Tls::load(files).unwrap();
     let (handle, _) = Builder::new(lexicons).tls(tls).start().await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -90,9 +90,14 @@ async fn the_schema_and_rules_are_served_as_json() {
     );
     let (_, _, body) = http(&srv, "GET", "/web/rules.json", "").await;
     let rules: serde_json::Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(rules["RULESET_RUSSIAN"]["letters"].as_array().unwrap().len(), 33);
-    assert_eq!(rules["RULESET_ENGLISH"]["values"]["Z"], 10);
-    assert_eq!(rules["RULESET_ERUDIT"]["premiums"].as_array().unwrap().len(), 15);
+    assert_eq!(rules["russian"]["letters"].as_array().unwrap().len(), 33);
+    assert_eq!(rules["russian"]["enum"], "RULESET_RUSSIAN");
+    assert_eq!(rules["english"]["values"]["Z"], 10);
+    assert_eq!(rules["erudit"]["premiums"].as_array().unwrap().len(), 15);
+    // Every shipped ruleset is drawn: Spanish's digraphs by their labels, typed as 1, 2, 3.
+    assert_eq!(rules["spanish"]["values"]["CH"], 5);
+    assert_eq!(rules["spanish"]["aliases"]["2"], "LL");
+    assert_eq!(rules["spanish"]["enum"], "");
 }
 
 #[tokio::test]

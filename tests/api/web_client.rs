@@ -94,7 +94,7 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     let srv = start().await;
     let mut driver = Driver::start().await;
     let player = driver.browser().await;
-    let id = create_from_lobby(&player, &srv.url, "RULESET_ENGLISH", 7).await;
+    let id = create_from_lobby(&player, &srv.url, "english", 7).await;
     screenshot(&player, "game-start").await;
     let token = token_in_page(&player, &id).await;
     assert!(!player.current_url().await.unwrap().as_str().contains(&token), "the token stays out of the URL");
@@ -156,7 +156,7 @@ async fn a_cyrillic_word_is_placed_and_scored() {
     let srv = start().await;
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
-    let id = create_from_lobby(&c, &srv.url, "RULESET_RUSSIAN", 11).await;
+    let id = create_from_lobby(&c, &srv.url, "russian", 11).await;
     let token = token_in_page(&c, &id).await;
     let best = first_play_without_blank(&srv, &id, &token).await;
     let play = best.play.as_ref().unwrap();
@@ -423,7 +423,7 @@ async fn a_tile_dragged_from_the_rack_lands_on_its_square_and_is_judged() {
     let srv = start().await;
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
-    create_from_lobby(&c, &srv.url, "RULESET_ENGLISH", 7).await;
+    create_from_lobby(&c, &srv.url, "english", 7).await;
     // HTML drag and drop, as the browser dispatches it (WebDriver cannot drag natively).
     let letter = script(
         &c,

@@ -50,7 +50,7 @@ pub async fn start_stored_directed(
 
 /// A builder with every ruleset's lexicon: the one way the tests configure a server.
 pub fn lexicons_builder() -> server::Builder {
-    server::Builder::new(RulesetKind::ALL.iter().map(|&k| super::lexicon(k).clone()).collect())
+    server::Builder::new(RulesetKind::classic().iter().map(|&k| super::lexicon(k).clone()).collect())
 }
 
 /// Start `builder` and serve it on a free port of the loopback.

@@ -49,7 +49,7 @@ impl Node {
         let me =
             Replica { id: uuid::Uuid::new_v4(), addr: addr.clone(), lease: Duration::from_millis(lease_ms) };
         let store = Arc::new(PgStore::open(url, me).await.unwrap());
-        let lexicon = common::lexicon(RulesetKind::English).clone();
+        let lexicon = common::lexicon(RulesetKind::english()).clone();
         let (handle, _) = Builder::new(vec![lexicon])
             .limits(limits)
             .director_token(DIRECTOR)
@@ -69,7 +69,7 @@ impl Node {
         let addr = listener.local_addr().unwrap().to_string();
         let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.clone(), lease: Duration::from_millis(3000) };
         let store = Arc::new(PgStore::open(url, me).await.unwrap());
-        let lexicon = common::lexicon(RulesetKind::English).clone();
+        let lexicon = common::lexicon(RulesetKind::english()).clone();
         let tls = dawgref::server::tls::Tls::load(files).unwrap();
         let (handle, _) = Builder::new(vec![lexicon])
             .limits(limits(None))

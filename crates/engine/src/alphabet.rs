@@ -1,11 +1,21 @@
-//! Letters ↔ indexes for each language, and the tile byte.
+//! Tiles ↔ letter indexes for any alphabet given as data, and the tile byte.
 //!
-//! A letter is a small index (`0..len`). On the board and in racks a tile is one byte: the
-//! letter index + 1 in the low six bits, bit 7 set for a blank standing for that letter, and
-//! `0` for an empty square. Parsing is case-insensitive; Эрудит folds Ё into Е on input because
-//! it has no Ё tile. Anything outside an alphabet is a typed error naming the character.
+//! An alphabet is a list of tile labels (`A`, `Ё`, `L·L`, `NY`: a label may be several
+//! characters), each with its blank form (lower case), its other spellings (aliases: Эрудит's
+//! `Ё` for `Е`, Catalan's `W` for `L·L`), and whether it is a vowel. A letter is a small index
+//! (`0..len`). On the board and in racks a tile is one byte: the letter index + 1 in the low six
+//! bits, bit 7 set for a blank standing for that letter, and `0` for an empty square.
+//!
+//! Text is read by the longest spelling that fits (as wolges reads word lists), case-insensitively,
+//! and `[CH]` in brackets is always one tile (macondo's and MAGPIE's notation); a lower-case
+//! spelling is a blank. Anything that is not a spelling is a typed error naming the character.
+//! Alphabets are interned: an [`Alphabet`] is a `Copy` handle, two alphabets with the same tiles
+//! are the same handle (Super English plays the English lexicon), and one made from a file lives
+//! as long as the process (a server reads a few, at start-up).
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
 
 /// A letter index within an alphabet (`0..Alphabet::len()`).
 pub type Letter = u8;
@@ -18,8 +28,12 @@ pub const EMPTY: Tile = 0;
 /// Bit 7 of a tile byte: the tile is a blank standing for the letter.
 pub const BLANK_BIT: Tile = 0x80;
 
-/// Largest alphabet (Russian, 33 letters); letter sets are `u64` bitsets.
+/// Largest alphabet (Russian, 33 letters); racks count this many letters, letter sets are `u64`.
 pub const MAX_LETTERS: usize = 33;
+/// Longest label or other spelling of a tile, in characters (wolges' longest is `L·L`).
+pub const MAX_LABEL: usize = 6;
+/// Longest notation of one tile: a label in brackets.
+pub const MAX_TILE_TEXT: usize = MAX_LABEL + 2;
 
 /// The tile byte for `letter`, as a blank when `blank`.
 #[inline]
@@ -39,100 +53,224 @@ pub const fn tile_is_blank(t: Tile) -> bool {
     t & BLANK_BIT != 0
 }
 
-const ENGLISH: &[char] = &[
-    'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M', 'N', 'O', 'P', 'Q', 'R', 'S', 'T', 'U',
-    'V', 'W', 'X', 'Y', 'Z',
-];
-
-const RUSSIAN: &[char] = &[
-    'А', 'Б', 'В', 'Г', 'Д', 'Е', 'Ё', 'Ж', 'З', 'И', 'Й', 'К', 'Л', 'М', 'Н', 'О', 'П', 'Р', 'С', 'Т', 'У',
-    'Ф', 'Х', 'Ц', 'Ч', 'Ш', 'Щ', 'Ъ', 'Ы', 'Ь', 'Э', 'Ю', 'Я',
-];
-
-const ERUDIT: &[char] = &[
-    'А', 'Б', 'В', 'Г', 'Д', 'Е', 'Ж', 'З', 'И', 'Й', 'К', 'Л', 'М', 'Н', 'О', 'П', 'Р', 'С', 'Т', 'У', 'Ф',
-    'Х', 'Ц', 'Ч', 'Ш', 'Щ', 'Ъ', 'Ы', 'Ь', 'Э', 'Ю', 'Я',
-];
-
-/// One of the three alphabets the referee knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Alphabet {
-    /// A–Z.
-    English,
-    /// А–Я with Ё (33 letters, Cyrillic code points only).
-    Russian,
-    /// А–Я without Ё (32 letters); Ё is folded to Е on input.
-    Erudit,
+/// One tile of an alphabet as a file gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TileSpec {
+    /// The label as printed on the tile, upper case (`A`, `L·L`).
+    pub label: String,
+    /// The blank's form (`a`, `l·l`); the label in lower case when not given.
+    pub blank_label: Option<String>,
+    /// Other spellings people type for the tile (upper case; their lower case is a blank).
+    pub aliases: Vec<String>,
+    pub vowel: bool,
 }
 
-/// A character outside the alphabet, or an empty word.
+impl TileSpec {
+    pub fn new(label: &str, vowel: bool) -> TileSpec {
+        TileSpec { label: label.to_string(), blank_label: None, aliases: Vec::new(), vowel }
+    }
+}
+
+/// The letters of one alphabet: what an [`Alphabet`] handle points to.
+#[derive(Debug)]
+struct Letters {
+    name: String,
+    specs: Vec<TileSpec>,
+    /// Upper-case labels, and their blank forms.
+    labels: Vec<String>,
+    blank_labels: Vec<String>,
+    /// How a tile is written in notation: the label, or `[L·L]` in brackets when it is more than
+    /// one character; the blank's forms after the letters'.
+    notation: Vec<String>,
+    vowels: u64,
+    /// Every spelling, upper-cased, to its letter.
+    spellings: HashMap<String, Letter>,
+    /// Single-character spellings (either case) to the letter and whether it is a blank's.
+    chars: HashMap<char, (Letter, bool)>,
+    /// The longest spelling, in characters.
+    longest: usize,
+    /// Lexicon file id of the three alphabets the format had before alphabets were data.
+    classic_id: Option<u8>,
+}
+
+/// A handle to an interned alphabet: `Copy`, compared by identity.
+#[derive(Clone, Copy)]
+pub struct Alphabet(&'static Letters);
+
+impl PartialEq for Alphabet {
+    fn eq(&self, other: &Alphabet) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+impl Eq for Alphabet {}
+impl std::hash::Hash for Alphabet {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.0 as *const Letters).hash(state)
+    }
+}
+impl fmt::Debug for Alphabet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Alphabet({})", self.0.name)
+    }
+}
+impl fmt::Display for Alphabet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.name)
+    }
+}
+
+/// A character outside the alphabet, or an alphabet that cannot be made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AlphabetError {
     #[error("character {ch:?} (U+{code:04X}) is not in the {alphabet} alphabet", code = *.ch as u32)]
     Foreign { ch: char, alphabet: Alphabet },
-    #[error("unknown alphabet {0:?} (expected en, ru or erudit)")]
+    #[error("[{text}] is not a tile of the {alphabet} alphabet")]
+    ForeignTile { text: String, alphabet: Alphabet },
+    #[error("unclosed [ in {0:?}")]
+    Bracket(String),
+    #[error("unknown alphabet {0:?}")]
     UnknownName(String),
+    #[error("alphabet {name}: {problem}")]
+    Invalid { name: String, problem: String },
 }
 
-impl fmt::Display for Alphabet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// Every alphabet made so far; an alphabet is made once and lives for the process.
+static INTERNED: Mutex<Vec<&'static Letters>> = Mutex::new(Vec::new());
+
+/// Upper case of a spelling, character by character (a character whose upper case is several,
+/// such as ß, is kept: labels are single code points per character).
+fn upper(s: &str) -> String {
+    s.chars().map(upper_char).collect()
+}
+
+fn upper_char(c: char) -> char {
+    let mut u = c.to_uppercase();
+    match (u.next(), u.next()) {
+        (Some(x), None) => x,
+        _ => c,
     }
 }
 
-impl std::str::FromStr for Alphabet {
-    type Err = AlphabetError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "en" | "english" => Ok(Alphabet::English),
-            "ru" | "russian" => Ok(Alphabet::Russian),
-            "erudit" => Ok(Alphabet::Erudit),
-            _ => Err(AlphabetError::UnknownName(crate::text::clip(s))),
-        }
-    }
+/// Lower-case form of an alphabet character (every alphabet letter has exactly one).
+pub fn lower(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
+}
+
+fn lower_str(s: &str) -> String {
+    s.chars().map(lower).collect()
 }
 
 impl Alphabet {
-    pub const ALL: [Alphabet; 3] = [Alphabet::English, Alphabet::Russian, Alphabet::Erudit];
-
-    /// Short name: `en`, `ru`, `erudit`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Alphabet::English => "en",
-            Alphabet::Russian => "ru",
-            Alphabet::Erudit => "erudit",
+    /// The alphabet of these tiles, made once: the same tiles give the same handle (and keep the
+    /// first name they were given). Refused: no tiles, more than [`MAX_LETTERS`], an empty or
+    /// bracketed label, a spelling given to two tiles.
+    pub fn new(name: &str, specs: Vec<TileSpec>) -> Result<Alphabet, AlphabetError> {
+        let invalid = |problem: String| AlphabetError::Invalid { name: name.to_string(), problem };
+        if specs.is_empty() {
+            return Err(invalid("it has no tiles".into()));
         }
-    }
-
-    /// Stable one-byte id used in the lexicon file format.
-    pub const fn id(self) -> u8 {
-        match self {
-            Alphabet::English => 1,
-            Alphabet::Russian => 2,
-            Alphabet::Erudit => 3,
+        if specs.len() > MAX_LETTERS {
+            return Err(invalid(format!("{} tiles, at most {MAX_LETTERS} are supported", specs.len())));
         }
-    }
-
-    pub const fn from_id(id: u8) -> Option<Alphabet> {
-        match id {
-            1 => Some(Alphabet::English),
-            2 => Some(Alphabet::Russian),
-            3 => Some(Alphabet::Erudit),
+        let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = interned.iter().find(|l| l.specs == specs) {
+            return Ok(Alphabet(found));
+        }
+        let mut spellings = HashMap::new();
+        let mut chars = HashMap::new();
+        let (mut labels, mut blank_labels, mut notation, mut vowels) = (vec![], vec![], vec![], 0u64);
+        for (i, spec) in specs.iter().enumerate() {
+            let letter = i as Letter;
+            let label = upper(&spec.label);
+            let blank = spec.blank_label.clone().unwrap_or_else(|| lower_str(&label));
+            if label.is_empty() || label.contains(['[', ']', '?', '.', '(', ')', ' ']) {
+                return Err(invalid(format!(
+                    "tile {:?} is not a label (empty, or holding [ ] ? . ( ) or a space)",
+                    spec.label
+                )));
+            }
+            for s in std::iter::once(&label).chain(&spec.aliases) {
+                let key = upper(s);
+                if key.is_empty()
+                    || key.chars().count() > MAX_LABEL
+                    || key.contains(['[', ']', '?', '*', '.'])
+                {
+                    return Err(invalid(format!(
+                        "tile {label}: {s:?} is not a spelling (1 to {MAX_LABEL} characters, none of [ ] ? * .)"
+                    )));
+                }
+                if let Some(&other) = spellings.get(&key)
+                    && other != letter
+                {
+                    return Err(invalid(format!(
+                        "{s} spells two tiles, {} and {label}",
+                        labels[other as usize]
+                    )));
+                }
+                spellings.insert(key.clone(), letter);
+                let mut cs = key.chars();
+                if let (Some(c), None) = (cs.next(), cs.next()) {
+                    chars.insert(c, (letter, false));
+                    let l = lower(c);
+                    if l != c {
+                        chars.insert(l, (letter, true));
+                    }
+                }
+            }
+            let bracket = |s: &str| if s.chars().count() > 1 { format!("[{s}]") } else { s.to_string() };
+            notation.push(bracket(&label));
+            blank_labels.push(blank);
+            labels.push(label);
+            if spec.vowel {
+                vowels |= 1 << i;
+            }
+        }
+        for b in &blank_labels {
+            notation.push(if b.chars().count() > 1 { format!("[{b}]") } else { b.clone() });
+        }
+        let longest = spellings.keys().map(|k| k.chars().count()).max().unwrap_or(1);
+        let classic_id = match labels.join("").as_str() {
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ" => Some(1),
+            "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" => Some(2),
+            "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" => Some(3),
             _ => None,
-        }
+        };
+        let letters = Letters {
+            name: name.to_string(),
+            specs,
+            labels,
+            blank_labels,
+            notation,
+            vowels,
+            spellings,
+            chars,
+            longest,
+            classic_id,
+        };
+        let leaked: &'static Letters = Box::leak(Box::new(letters));
+        interned.push(leaked);
+        Ok(Alphabet(leaked))
     }
 
-    fn letters(self) -> &'static [char] {
-        match self {
-            Alphabet::English => ENGLISH,
-            Alphabet::Russian => RUSSIAN,
-            Alphabet::Erudit => ERUDIT,
-        }
+    /// Its name: the first name it was made with (`en`, `ru`, `erudit`, `catalan`).
+    pub fn name(self) -> &'static str {
+        &self.0.name
+    }
+
+    /// The tiles as they were given.
+    pub fn specs(self) -> &'static [TileSpec] {
+        &self.0.specs
+    }
+
+    /// The lexicon file's one-byte id for the three alphabets that had one (English 1, Russian 2,
+    /// Эрудит 3), so that their compiled files and content checksums never change.
+    pub fn classic_id(self) -> Option<u8> {
+        self.0.classic_id
     }
 
     /// Number of letters.
     pub fn len(self) -> usize {
-        self.letters().len()
+        self.0.labels.len()
     }
 
     /// Never true; present for clippy's `len_without_is_empty`.
@@ -145,114 +283,191 @@ impl Alphabet {
         (1u64 << self.len()) - 1
     }
 
-    /// The upper-case character of a letter index. Panics only on an index the caller made up.
-    pub fn char_of(self, letter: Letter) -> char {
-        self.letters()[letter as usize]
+    /// Whether the letter is a vowel.
+    pub fn is_vowel(self, letter: Letter) -> bool {
+        self.0.vowels >> letter & 1 == 1
     }
 
-    /// The letter index of a character, case-insensitively (`Ё` → `Е` in Эрудит).
+    /// Whether every tile is one character (nothing in this alphabet needs brackets).
+    pub fn single_characters(self) -> bool {
+        self.0.labels.iter().all(|l| l.chars().count() == 1)
+    }
+
+    /// The label of a letter, upper case (`A`, `L·L`). Panics only on an index the caller made up.
+    pub fn label(self, letter: Letter) -> &'static str {
+        &self.0.labels[letter as usize]
+    }
+
+    /// The label of a blank standing for a letter (`a`, `l·l`).
+    pub fn blank_label(self, letter: Letter) -> &'static str {
+        &self.0.blank_labels[letter as usize]
+    }
+
+    /// How a tile is written in notation: its label, upper case for a tile and lower case for a
+    /// blank, in brackets when longer than a character (`[L·L]`); `.` for an empty square.
+    pub fn tile_text(self, t: Tile) -> &'static str {
+        if t == EMPTY {
+            return ".";
+        }
+        let l = tile_letter(t) as usize;
+        &self.0.notation[if tile_is_blank(t) { self.len() + l } else { l }]
+    }
+
+    /// A letter as notation writes it (upper case, brackets when longer than a character).
+    pub fn letter_text(self, letter: Letter) -> &'static str {
+        &self.0.notation[letter as usize]
+    }
+
+    /// The letter of one character, case-insensitively (`Ё` → `Е` in Эрудит, by its alias).
     pub fn index_of(self, ch: char) -> Result<Letter, AlphabetError> {
-        let foreign = || AlphabetError::Foreign { ch, alphabet: self };
-        match self {
-            Alphabet::English => match ch {
-                'A'..='Z' => Ok(ch as u8 - b'A'),
-                'a'..='z' => Ok(ch as u8 - b'a'),
-                _ => Err(foreign()),
-            },
-            Alphabet::Russian | Alphabet::Erudit => {
-                let upper = match ch {
-                    'а'..='я' => char::from_u32(ch as u32 - 0x20).ok_or_else(foreign)?,
-                    'ё' => 'Ё',
-                    _ => ch,
-                };
-                let index = |c: char| self.letters().iter().position(|&l| l == c);
-                let upper = if self == Alphabet::Erudit && upper == 'Ё' { 'Е' } else { upper };
-                index(upper).map(|i| i as Letter).ok_or_else(foreign)
+        self.0.chars.get(&ch).map(|&(l, _)| l).ok_or(AlphabetError::Foreign { ch, alphabet: self })
+    }
+
+    /// The first tile of `text`: its letter, whether it is written as a blank (lower case), and
+    /// the bytes it took. The longest spelling that fits wins; `[…]` is exactly one tile.
+    pub fn next_tile(self, text: &str) -> Result<(Letter, bool, usize), AlphabetError> {
+        let Some(first) = text.chars().next() else {
+            return Err(AlphabetError::Bracket(String::new()));
+        };
+        if first == '[' {
+            let close = text.find(']').ok_or_else(|| AlphabetError::Bracket(crate::text::clip(text)))?;
+            let inner = &text[1..close];
+            let blank = inner.chars().next().is_some_and(|c| lower(c) == c && upper_char(c) != c);
+            return match self.0.spellings.get(&upper(inner)) {
+                Some(&l) => Ok((l, blank, close + 1)),
+                None => Err(AlphabetError::ForeignTile { text: crate::text::clip(inner), alphabet: self }),
+            };
+        }
+        if self.0.longest > 1 {
+            let ends: Vec<usize> = text
+                .char_indices()
+                .skip(1)
+                .map(|(i, _)| i)
+                .chain([text.len()])
+                .take(self.0.longest)
+                .collect();
+            for &end in ends.iter().rev() {
+                if let Some(&l) = self.0.spellings.get(&upper(&text[..end])) {
+                    let blank = lower(first) == first && upper_char(first) != first;
+                    return Ok((l, blank, end));
+                }
             }
         }
-    }
-
-    /// Whether a character is a lower-case letter of this alphabet (the blank convention in
-    /// notation). Characters outside the alphabet are neither upper nor lower here.
-    pub fn is_lower(self, ch: char) -> bool {
-        match self {
-            Alphabet::English => ch.is_ascii_lowercase(),
-            Alphabet::Russian | Alphabet::Erudit => matches!(ch, 'а'..='я' | 'ё'),
+        match self.0.chars.get(&first) {
+            Some(&(l, blank)) => Ok((l, blank, first.len_utf8())),
+            None => Err(AlphabetError::Foreign { ch: first, alphabet: self }),
         }
     }
 
-    /// Parse a word into letter indexes.
+    /// Read text as tiles: each one's letter and whether it is written as a blank.
+    pub fn parse_tiles(self, text: &str) -> Result<Vec<(Letter, bool)>, AlphabetError> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (l, blank, used) = self.next_tile(rest)?;
+            out.push((l, blank));
+            rest = &rest[used..];
+        }
+        Ok(out)
+    }
+
+    /// Parse a word into letter indexes (case does not matter).
     pub fn parse_word(self, word: &str) -> Result<Vec<Letter>, AlphabetError> {
-        word.chars().map(|c| self.index_of(c)).collect()
-    }
-
-    /// Render letter indexes as an upper-case word.
-    pub fn word_string(self, letters: &[Letter]) -> String {
-        letters.iter().map(|&l| self.char_of(l)).collect()
-    }
-
-    /// Render a tile byte: upper case for a letter, lower case for a blank, `.` for empty.
-    pub fn tile_char(self, t: Tile) -> char {
-        if t == EMPTY {
-            return '.';
+        if self.0.longest == 1 && !word.contains('[') {
+            return word.chars().map(|c| self.index_of(c)).collect();
         }
-        let c = self.char_of(tile_letter(t));
-        if tile_is_blank(t) { lower(c) } else { c }
+        Ok(self.parse_tiles(word)?.into_iter().map(|(l, _)| l).collect())
     }
-}
 
-/// Lower-case form of an alphabet character (every alphabet letter has exactly one).
-pub fn lower(c: char) -> char {
-    c.to_lowercase().next().unwrap_or(c)
+    /// Render letter indexes as an upper-case word, in notation (`[CH]`).
+    pub fn word_string(self, letters: &[Letter]) -> String {
+        letters.iter().map(|&l| self.letter_text(l)).collect()
+    }
+
+    /// The alphabet as text, for a compiled lexicon to carry: its name, then a line per tile
+    /// (label, blank label, `1` for a vowel, aliases), tab-separated.
+    pub fn to_text(self) -> String {
+        let mut out = format!("{}\n", self.0.name);
+        for (i, spec) in self.0.specs.iter().enumerate() {
+            let vowel = if spec.vowel { 1 } else { 0 };
+            out +=
+                &format!("{}\t{}\t{vowel}\t{}\n", spec.label, self.0.blank_labels[i], spec.aliases.join(" "));
+        }
+        out
+    }
+
+    /// Read [`Alphabet::to_text`].
+    pub fn from_text(text: &str) -> Result<Alphabet, AlphabetError> {
+        let mut lines = text.lines();
+        let name = lines.next().unwrap_or_default();
+        let bad = || AlphabetError::Invalid {
+            name: crate::text::clip(name),
+            problem: "unreadable tile line".into(),
+        };
+        let mut specs = Vec::new();
+        for line in lines {
+            let f: Vec<&str> = line.split('\t').collect();
+            let [label, blank, vowel, aliases] = f[..] else { return Err(bad()) };
+            specs.push(TileSpec {
+                label: label.to_string(),
+                blank_label: (blank != lower_str(label)).then(|| blank.to_string()),
+                aliases: aliases.split_whitespace().map(str::to_string).collect(),
+                vowel: vowel == "1",
+            });
+        }
+        Alphabet::new(name, specs)
+    }
+
+    /// Render letter indexes by their labels, without brackets (`CHICO`), for people to read.
+    pub fn word_label(self, letters: &[Letter]) -> String {
+        letters.iter().map(|&l| self.label(l)).collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn sizes() {
-        assert_eq!(Alphabet::English.len(), 26);
-        assert_eq!(Alphabet::Russian.len(), 33);
-        assert_eq!(Alphabet::Erudit.len(), 32);
+    fn specs(labels: &[&str]) -> Vec<TileSpec> {
+        labels.iter().map(|l| TileSpec::new(l, false)).collect()
     }
 
     #[test]
-    fn round_trip_every_letter_both_cases() {
-        for a in Alphabet::ALL {
-            for i in 0..a.len() as Letter {
-                let c = a.char_of(i);
-                assert_eq!(a.index_of(c), Ok(i));
-                assert_eq!(a.index_of(lower(c)), Ok(i));
-                assert!(a.is_lower(lower(c)));
-                assert!(!a.is_lower(c));
-            }
-        }
+    fn the_same_tiles_are_the_same_alphabet() {
+        let a = Alphabet::new("t1", specs(&["A", "B"])).unwrap();
+        let b = Alphabet::new("t2", specs(&["A", "B"])).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(b.name(), "t1");
+        assert_ne!(a, Alphabet::new("t3", specs(&["A", "C"])).unwrap());
     }
 
     #[test]
-    fn yo_is_a_letter_in_russian_and_folded_in_erudit() {
-        assert_eq!(Alphabet::Russian.index_of('Ё'), Ok(6));
-        assert_eq!(Alphabet::Russian.index_of('ё'), Ok(6));
-        assert_eq!(Alphabet::Russian.index_of('Ж'), Ok(7));
-        assert_eq!(Alphabet::Erudit.index_of('Ё'), Ok(5));
-        assert_eq!(Alphabet::Erudit.index_of('ё'), Ok(5));
-        assert_eq!(Alphabet::Erudit.index_of('Е'), Ok(5));
-        assert_eq!(Alphabet::Erudit.index_of('Ж'), Ok(6));
+    fn longest_spelling_first_and_brackets_force_one_tile() {
+        let a = Alphabet::new("t-digraphs", specs(&["C", "CH", "H", "L", "LL", "A"])).unwrap();
+        let w = |s: &str| a.parse_tiles(s).unwrap();
+        assert_eq!(w("CHALLA"), vec![(1, false), (5, false), (4, false), (5, false)]);
+        assert_eq!(w("[C]HA"), vec![(0, false), (2, false), (5, false)]);
+        assert_eq!(w("cha"), vec![(1, true), (5, true)]);
+        assert_eq!(w("[ch]A"), vec![(1, true), (5, false)]);
+        assert_eq!(a.word_string(&[1, 5]), "[CH]A");
+        assert_eq!(a.word_label(&[1, 5]), "CHA");
+        assert_eq!(a.tile_text(tile(4, true)), "[ll]");
+        assert!(matches!(a.parse_tiles("[X]"), Err(AlphabetError::ForeignTile { .. })));
+        assert!(matches!(a.parse_tiles("[CH"), Err(AlphabetError::Bracket(_))));
+        assert!(matches!(a.parse_tiles("CZ"), Err(AlphabetError::Foreign { ch: 'Z', .. })));
     }
 
     #[test]
-    fn foreign_characters_are_named() {
-        // Latin Ë is not Cyrillic Ё.
-        let err = Alphabet::Russian.index_of('Ë').unwrap_err();
-        assert_eq!(err, AlphabetError::Foreign { ch: 'Ë', alphabet: Alphabet::Russian });
-        assert!(err.to_string().contains("U+00CB"), "{err}");
-        assert!(Alphabet::English.index_of('Ж').is_err());
-        assert!(Alphabet::Russian.index_of('A').is_err());
-        assert!(Alphabet::English.index_of('-').is_err());
+    fn refused_alphabets_say_why() {
+        let e = Alphabet::new("bad", specs(&["A", "A"])).unwrap_err();
+        assert_eq!(e.to_string(), "alphabet bad: A spells two tiles, A and A");
+        let e = Alphabet::new("bad", specs(&["[X]"])).unwrap_err();
+        assert!(e.to_string().contains("is not a label"), "{e}");
+        let many: Vec<String> = (0..40).map(|i| format!("X{i}")).collect();
+        let many: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
         assert_eq!(
-            Alphabet::English.parse_word("qu1xotic"),
-            Err(AlphabetError::Foreign { ch: '1', alphabet: Alphabet::English })
+            Alphabet::new("bad", specs(&many)).unwrap_err().to_string(),
+            "alphabet bad: 40 tiles, at most 33 are supported"
         );
     }
 
@@ -262,9 +477,5 @@ mod tests {
         assert_eq!(t, 26 | 0x80);
         assert_eq!(tile_letter(t), 25);
         assert!(tile_is_blank(t));
-        assert_eq!(Alphabet::English.tile_char(t), 'z');
-        assert_eq!(Alphabet::English.tile_char(tile(0, false)), 'A');
-        assert_eq!(Alphabet::Russian.tile_char(tile(6, true)), 'ё');
-        assert_eq!(Alphabet::English.tile_char(EMPTY), '.');
     }
 }

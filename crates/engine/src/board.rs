@@ -382,7 +382,7 @@ impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let a = self.rules.alphabet;
         for row in 0..SIZE {
-            let line: String = (0..SIZE).map(|col| a.tile_char(self.get(row, col))).collect();
+            let line: String = (0..SIZE).map(|col| a.tile_text(self.get(row, col))).collect();
             writeln!(f, "{line}")?;
         }
         Ok(())

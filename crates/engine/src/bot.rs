@@ -215,11 +215,10 @@ impl ChampionOptions {
     /// games at 250 ms) and without it won (52.8% ± 2.2, same deals; BENCHMARKS.md, issue 31).
     /// The inference model's parameters were fitted in English only.
     pub fn for_rules(rules: &crate::rules::Ruleset) -> ChampionOptions {
-        match rules.kind {
-            crate::rules::RulesetKind::Erudit => {
-                ChampionOptions { infer: None, ..ChampionOptions::default() }
-            }
-            _ => ChampionOptions::default(),
+        if rules.kind == crate::rules::RulesetKind::erudit() {
+            ChampionOptions { infer: None, ..ChampionOptions::default() }
+        } else {
+            ChampionOptions::default()
         }
     }
 }

@@ -615,7 +615,7 @@ mod tests {
 
     #[test]
     fn priors_of_every_leave_sum_to_one() {
-        let alphabet = crate::alphabet::Alphabet::English;
+        let alphabet = crate::alphabet::Alphabet::english();
         let pool = Rack::parse("AAEEIRST??", alphabet).unwrap();
         for size in 0..=4 {
             let mut all = Vec::new();

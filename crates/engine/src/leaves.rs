@@ -22,7 +22,7 @@ use crate::rack::Rack;
 use crate::rules::RulesetKind;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Tile codes in a key and the additive model: a letter is its index + 1, the blank this.
 pub const BLANK: usize = 63;
@@ -111,16 +111,16 @@ pub fn rack_of(k: u64) -> Rack {
     r
 }
 
-/// Whether a letter is a vowel, for the balance terms.
+/// Whether a letter is a vowel, for the balance terms (as its ruleset file says).
 pub fn is_vowel(alphabet: Alphabet, l: Letter) -> bool {
-    let c = alphabet.char_of(l);
-    matches!(c, 'A' | 'E' | 'I' | 'O' | 'U')
-        || (alphabet != Alphabet::English
-            && matches!(c, 'А' | 'Е' | 'Ё' | 'И' | 'О' | 'У' | 'Ы' | 'Э' | 'Ю' | 'Я'))
+    alphabet.is_vowel(l)
 }
 
-/// The shipped tables, by `RulesetKind as usize`.
+/// The shipped tables: English, Russian, Эрудит.
 static TABLES: OnceLock<[LeaveTable; 3]> = OnceLock::new();
+
+/// The fallback tables of rulesets without a learned one, made once each.
+static FALLBACKS: Mutex<Vec<(RulesetKind, &'static LeaveTable)>> = Mutex::new(Vec::new());
 
 /// Keys are already well mixed in their low bits only; one multiply spreads them (SipHash,
 /// the default, would cost more than the rest of a lookup).
@@ -158,14 +158,42 @@ pub struct LeaveTable {
 }
 
 impl LeaveTable {
-    /// The shipped table of a ruleset.
+    /// The shipped table of a ruleset; for a ruleset without a learned table, its fallback
+    /// ([`LeaveTable::fallback`]).
     pub fn shipped(kind: RulesetKind) -> &'static LeaveTable {
         let tables = TABLES.get_or_init(Self::shipped_tables);
-        match kind {
-            RulesetKind::English => &tables[0],
-            RulesetKind::Russian => &tables[1],
-            RulesetKind::Erudit => &tables[2],
+        if let Some(i) = RulesetKind::classic().iter().position(|&k| k == kind) {
+            return &tables[i];
         }
+        let mut fallbacks = FALLBACKS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = fallbacks.iter().find(|(k, _)| *k == kind) {
+            return t;
+        }
+        let table: &'static LeaveTable =
+            Box::leak(Box::new(LeaveTable::fallback(&crate::rules::Ruleset::new(kind))));
+        fallbacks.push((kind, table));
+        table
+    }
+
+    /// The documented fallback for a ruleset no table was learned for (docs/rulesets.md):
+    /// English's learned vowel/consonant balance, and per tile copy a value from its face value
+    /// alone: a blank +25, a letter `3 − value` (so a 1-point tile +2, a 10-point tile −7), each
+    /// further copy of the same letter 4 less than the one before. No leave is listed.
+    /// `dawgref-lab train leaves --ruleset NAME` learns a real one.
+    pub fn fallback(rules: &crate::rules::Ruleset) -> LeaveTable {
+        let english = LeaveTable::shipped(RulesetKind::english());
+        let mut t = LeaveTable::empty(rules.alphabet);
+        t.balance = english.balance;
+        for (k, v) in t.copies[BLANK].iter_mut().enumerate() {
+            *v = 25.0 - 13.0 * k as f32;
+        }
+        for l in 0..rules.alphabet.len() {
+            let first = 3.0 - rules.letter_value(l as Letter) as f32;
+            for (k, v) in t.copies[l + 1].iter_mut().enumerate() {
+                *v = first - 4.0 * k as f32;
+            }
+        }
+        t
     }
 
     fn shipped_tables() -> [LeaveTable; 3] {
@@ -173,9 +201,9 @@ impl LeaveTable {
             LeaveTable::parse(text, alphabet).unwrap_or_else(|e| panic!("a shipped leave table: {e}"))
         };
         [
-            parse(include_str!("../data/leaves/english.txt"), Alphabet::English),
-            parse(include_str!("../data/leaves/russian.txt"), Alphabet::Russian),
-            parse(include_str!("../data/leaves/erudit.txt"), Alphabet::Erudit),
+            parse(include_str!("../data/leaves/english.txt"), Alphabet::english()),
+            parse(include_str!("../data/leaves/russian.txt"), Alphabet::russian()),
+            parse(include_str!("../data/leaves/erudit.txt"), Alphabet::erudit()),
         ]
     }
 
@@ -223,7 +251,7 @@ impl LeaveTable {
     /// The table as text: the additive part, then every listed leave, one a line.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let name = |c: usize| if c == BLANK { '?' } else { self.alphabet.char_of((c - 1) as Letter) };
+        let name = |c: usize| if c == BLANK { "?" } else { self.alphabet.letter_text((c - 1) as Letter) };
         for c in (1..=self.alphabet.len()).chain([BLANK]) {
             let v = self.copies[c];
             let _ = writeln!(out, "copies {} {:.3} {:.3} {:.3}", name(c), v[0], v[1], v[2]);
@@ -268,11 +296,24 @@ impl LeaveTable {
     /// Read [`LeaveTable::to_text`]'s format (lines starting with `#` are comments).
     pub fn parse(text: &str, alphabet: Alphabet) -> Result<LeaveTable, String> {
         let mut t = LeaveTable::empty(alphabet);
-        let code = |ch: char| -> Result<usize, String> {
-            if ch == '?' {
-                return Ok(BLANK);
+        // A leave's tiles as codes: `?` the blank, else the alphabet's notation (`[L·L]`).
+        let codes_of = |mut text: &str| -> Result<Vec<usize>, String> {
+            let mut out = Vec::new();
+            while let Some(rest) = text.strip_prefix('?') {
+                out.push(BLANK);
+                text = rest;
             }
-            alphabet.index_of(ch).map(|l| l as usize + 1).map_err(|e| e.to_string())
+            while !text.is_empty() {
+                if let Some(rest) = text.strip_prefix('?') {
+                    out.push(BLANK);
+                    text = rest;
+                    continue;
+                }
+                let (l, _, used) = alphabet.next_tile(text).map_err(|e| e.to_string())?;
+                out.push(l as usize + 1);
+                text = &text[used..];
+            }
+            Ok(out)
         };
         let number = |s: Option<&str>, line: usize| -> Result<f32, String> {
             s.and_then(|s| s.parse::<f32>().ok()).ok_or_else(|| format!("line {line}: a number is missing"))
@@ -285,11 +326,10 @@ impl LeaveTable {
             let mut words = line.split_whitespace();
             match words.next() {
                 Some("copies") => {
-                    let mut chars = words.next().unwrap_or("").chars();
-                    let (Some(ch), None) = (chars.next(), chars.next()) else {
-                        return Err(format!("line {n}: one tile expected"));
+                    let c = match codes_of(words.next().unwrap_or(""))?[..] {
+                        [c] => c,
+                        _ => return Err(format!("line {n}: one tile expected")),
                     };
-                    let c = code(ch)?;
                     for k in 0..COPIES {
                         t.copies[c][k] = number(words.next(), n)?;
                     }
@@ -305,8 +345,8 @@ impl LeaveTable {
                 Some(tiles) => {
                     let mut rack = Rack::new();
                     if tiles != "-" {
-                        for ch in tiles.chars() {
-                            match code(ch)? {
+                        for c in codes_of(tiles)? {
+                            match c {
                                 BLANK => rack.add_blank(),
                                 c => rack.add((c - 1) as Letter),
                             }
@@ -330,7 +370,7 @@ mod tests {
     use super::*;
 
     fn rack(text: &str) -> Rack {
-        Rack::parse(text, Alphabet::English).unwrap()
+        Rack::parse(text, Alphabet::english()).unwrap()
     }
 
     #[test]
@@ -344,10 +384,10 @@ mod tests {
 
     #[test]
     fn the_shipped_tables_load_and_prefer_what_players_keep() {
-        let en = LeaveTable::shipped(RulesetKind::English);
+        let en = LeaveTable::shipped(RulesetKind::english());
         assert!(en.value(&rack("?")) > en.value(&rack("Q")));
         assert!(en.value(&rack("ERS")) > en.value(&rack("UUV")));
-        for kind in [RulesetKind::Russian, RulesetKind::Erudit] {
+        for kind in [RulesetKind::russian(), RulesetKind::erudit()] {
             assert!(LeaveTable::shipped(kind).listed() > 100, "{kind}");
         }
     }

@@ -22,6 +22,7 @@ pub mod play;
 pub mod pre_endgame;
 pub mod rack;
 pub mod review;
+pub mod rulebook;
 pub mod rules;
 pub mod score;
 pub mod selfplay;

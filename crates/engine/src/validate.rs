@@ -77,7 +77,7 @@ pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Prob
     });
     for p in new_tiles {
         if !left.take_tile(p.tile) {
-            missing.push(alphabet.tile_char(p.tile));
+            missing.push_str(alphabet.tile_text(p.tile));
         }
     }
     if missing.is_empty() { None } else { Some(Problem::NotOnRack { missing }) }

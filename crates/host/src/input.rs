@@ -103,16 +103,16 @@ pub fn play<'a>(
     }
     let mut placements = Vec::with_capacity(tiles.len());
     for (i, t) in tiles.enumerate() {
-        let mut chars = t.letter.chars();
-        let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(InputError::field(format!("play.tiles[{i}].letter"), "one letter expected"));
-        };
-        if c == '?' || c == '*' {
+        if t.letter == "?" || t.letter == "*" {
             return Err(InputError::problems(vec![Problem::BlankNotDesignated]));
         }
-        let l = alphabet
-            .index_of(c)
+        // One tile: its label ("A", "CH", "L·L", in either case), an alias, or "[CH]".
+        let one = alphabet
+            .parse_tiles(t.letter)
             .map_err(|error| InputError::Alphabet { field: format!("play.tiles[{i}].letter"), error })?;
+        let [(l, _)] = one[..] else {
+            return Err(InputError::field(format!("play.tiles[{i}].letter"), "one tile expected"));
+        };
         if t.row as usize >= SIZE || t.col as usize >= SIZE {
             return Err(InputError::problems(vec![Problem::OffBoard {
                 row: t.row as usize,
@@ -126,13 +126,22 @@ pub fn play<'a>(
 
 /// The tiles of an exchange, at most a rack of them, in the ruleset's letters.
 pub fn exchange(tiles: &str, rules: &Ruleset) -> Result<Rack, InputError> {
-    let count = tiles.chars().count();
-    if count > rules.rack_size {
+    // Counted before reading, so that no long text is read: a tile is written in at most
+    // `MAX_TILE_TEXT` characters (`[L·L]`), so more than that many a rack's worth is too long.
+    let chars = tiles.chars().count();
+    if chars > rules.rack_size * dawgref_engine::alphabet::MAX_TILE_TEXT {
         return Err(InputError::field(
             "exchange",
-            format!("{count} tiles: a rack holds {}", rules.rack_size),
+            format!("{chars} tiles: a rack holds {}", rules.rack_size),
         ));
     }
-    Rack::parse(tiles, rules.alphabet)
-        .map_err(|error| InputError::Alphabet { field: "exchange".into(), error })
+    let rack = Rack::parse(tiles, rules.alphabet)
+        .map_err(|error| InputError::Alphabet { field: "exchange".into(), error })?;
+    if rack.len() > rules.rack_size {
+        return Err(InputError::field(
+            "exchange",
+            format!("{} tiles: a rack holds {}", rack.len(), rules.rack_size),
+        ));
+    }
+    Ok(rack)
 }

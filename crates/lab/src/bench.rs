@@ -349,7 +349,7 @@ fn lexicon(runs: usize) -> CliResult {
         let mut lex = None;
         let (compile_med, compile_min) = time_runs(runs, || {
             lex = Some(
-                Lexicon::compile(shipped.name, shipped.text, shipped.alphabet)
+                Lexicon::compile(shipped.name, shipped.text, (shipped.alphabet)())
                     .expect("shipped list compiles")
                     .0,
             );
@@ -379,11 +379,7 @@ fn lexicon(runs: usize) -> CliResult {
 
 /// Every position of `games` greedy games: board, mover's rack, and the move chosen.
 fn positions(games: u64, seed: u64, lexicon: &Lexicon) -> Vec<(Board, Rack, Option<Play>)> {
-    let kind = match lexicon.alphabet() {
-        dawgref::alphabet::Alphabet::English => RulesetKind::English,
-        dawgref::alphabet::Alphabet::Russian => RulesetKind::Russian,
-        dawgref::alphabet::Alphabet::Erudit => RulesetKind::Erudit,
-    };
+    let kind = RulesetKind::of_alphabet(lexicon.alphabet()).unwrap_or(RulesetKind::english());
     let rules = Arc::new(Ruleset::new(kind));
     let mut out = Vec::new();
     for g in 0..games {

@@ -220,7 +220,7 @@ pub fn infer(args: InferArgs) -> CliResult {
     bar.finish_and_clear();
     bots.print(&format!("{} strong-bot plays (games from seed {})", args.ruleset, args.seed));
     if let Some(dir) = &args.gcg_dir {
-        let (_, lexicon) = crate::setup::ruleset(RulesetKind::English)?;
+        let (_, lexicon) = crate::setup::ruleset(RulesetKind::english())?;
         let mut people = Gains::default();
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -235,7 +235,7 @@ pub fn infer(args: InferArgs) -> CliResult {
             }
             // Set up as ImportGcg and `dawgref analyze` set a record up, in English with the
             // lexicon at hand whatever the record names.
-            let ask = ImportAsk { ruleset: Some(RulesetKind::English), ..ImportAsk::default() };
+            let ask = ImportAsk { ruleset: Some(RulesetKind::english()), ..ImportAsk::default() };
             let Ok(config) = import_setup(&record, &ask, |_| Some(lexicon.clone())) else { continue };
             let Ok(game) = dawgref::game::record::import_game(&record, config) else {
                 eprintln!("{}: does not replay, skipped", path.display());
@@ -352,7 +352,7 @@ fn peg_position(game: &Game, setup: &dawgref::pre_endgame::Setup) -> String {
                     .map(|i| {
                         let (row, col) = play.square(i);
                         let t = play.tiles()[i];
-                        alphabet.tile_char(if t == EMPTY { game.board().get(row, col) } else { t })
+                        alphabet.tile_text(if t == EMPTY { game.board().get(row, col) } else { t })
                     })
                     .collect();
                 let coordinate = format_play(play, alphabet);
@@ -496,7 +496,7 @@ pub fn words(args: WordsArgs) -> CliResult {
         found += answers.total;
     }
     times.sort_by(f64::total_cmp);
-    let q = rules.alphabet.char_of(if args.ruleset == RulesetKind::English {
+    let q = rules.alphabet.letter_text(if args.ruleset == RulesetKind::english() {
         16
     } else {
         rules.alphabet.len() as u8 - 1

@@ -72,9 +72,9 @@ pub fn run(args: ReviewArgs) -> CliResult {
             args.ms_per_turn, args.reads
         );
         for (kind, ruleset) in [
-            (RulesetKind::English, pb::Ruleset::English),
-            (RulesetKind::Russian, pb::Ruleset::Russian),
-            (RulesetKind::Erudit, pb::Ruleset::Erudit),
+            (RulesetKind::english(), pb::Ruleset::English),
+            (RulesetKind::russian(), pb::Ruleset::Russian),
+            (RulesetKind::erudit(), pb::Ruleset::Erudit),
         ] {
             let strong = || pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(pb::BotLevel::Strong as i32)), think_ms: None };
             let created = g

@@ -123,10 +123,10 @@ async fn finished_games(handle: Arc<Handle>, games: usize) -> Result<usize, Stri
             };
             let action = match action {
                 dawgref::game::Action::Play(p) => pb::submit_turn_request::Action::Play(
-                    server::convert::play_to(&p, dawgref::alphabet::Alphabet::English),
+                    server::convert::play_to(&p, dawgref::alphabet::Alphabet::english()),
                 ),
                 dawgref::game::Action::Exchange(r) => pb::submit_turn_request::Action::Exchange(
-                    r.to_string(dawgref::alphabet::Alphabet::English),
+                    r.to_string(dawgref::alphabet::Alphabet::english()),
                 ),
                 _ => pb::submit_turn_request::Action::Pass(pb::Pass {}),
             };

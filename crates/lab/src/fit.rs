@@ -252,7 +252,7 @@ mod tests {
     use dawgref::rack::Rack;
 
     fn rack(text: &str) -> Rack {
-        Rack::parse(text, Alphabet::English).unwrap()
+        Rack::parse(text, Alphabet::english()).unwrap()
     }
 
     #[test]
@@ -284,14 +284,14 @@ mod tests {
                 observations.push(PairedObservation { group, leave: k, value: level + truth(k) });
             }
         }
-        let t = leaves_paired(Alphabet::English, &observations, 3);
+        let t = leaves_paired(Alphabet::english(), &observations, 3);
         let v = |s: &str| t.value(&rack(s));
         assert!((v("S") - v("E") - 8.0).abs() < 0.5, "S over E: {}", v("S") - v("E"));
         assert!((v("Q") - v("E") + 7.0).abs() < 0.5, "Q under E: {}", v("Q") - v("E"));
         assert!((v("SQ") - v("") - 1.0).abs() < 0.5, "SQ over nothing: {}", v("SQ") - v(""));
         assert_eq!(t.listed(), leaves.len(), "every leave seen often is listed");
         // Text round trip.
-        let back = LeaveTable::parse(&t.to_text(), Alphabet::English).unwrap();
+        let back = LeaveTable::parse(&t.to_text(), Alphabet::english()).unwrap();
         assert!((back.value(&rack("SQ")) - t.value(&rack("SQ"))).abs() < 0.01);
         assert!((back.value(&rack("ZZ")) - t.value(&rack("ZZ"))).abs() < 0.01);
     }

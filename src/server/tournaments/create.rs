@@ -115,6 +115,7 @@ fn game_request(
 ) -> pb::CreateGameRequest {
     pb::CreateGameRequest {
         ruleset: game.ruleset,
+        ruleset_name: game.ruleset_name.clone(),
         lexicon: game.lexicon.clone(),
         challenge_rule: game.challenge_rule,
         options: game.options,

@@ -333,11 +333,10 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
 pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules::RulesetKind {
     use crate::rules::RulesetKind;
     if let Some(alphabet) = lexicon {
-        return match alphabet {
-            Alphabet::English => RulesetKind::English,
-            Alphabet::Russian => RulesetKind::Russian,
-            Alphabet::Erudit => RulesetKind::Erudit,
-        };
+        // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
+        if let Some(kind) = RulesetKind::all().into_iter().find(|k| k.alphabet() == alphabet) {
+            return kind;
+        }
     }
     let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
         let mut words = v.split_whitespace();
@@ -354,7 +353,7 @@ pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules
         };
         text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
     });
-    if cyrillic { RulesetKind::Russian } else { RulesetKind::English }
+    if cyrillic { RulesetKind::russian() } else { RulesetKind::english() }
 }
 
 /// The challenge rule a record was played under, when nobody says: 5pt or 10pt when it has a

@@ -13,7 +13,8 @@ use std::time::Instant;
 pub struct Shipped {
     /// Short name: `en`, `ru`, `erudit`.
     pub name: &'static str,
-    pub alphabet: Alphabet,
+    /// Its alphabet (a function: alphabets are made from the shipped ruleset files at first use).
+    pub alphabet: fn() -> Alphabet,
     pub text: &'static str,
     /// One line of provenance.
     pub source: &'static str,
@@ -26,19 +27,19 @@ const RU_TEXT: &str = include_str!("../../../../lexicons/ru.txt");
 pub const SHIPPED: &[Shipped] = &[
     Shipped {
         name: "en",
-        alphabet: Alphabet::English,
+        alphabet: Alphabet::english,
         text: EN_TEXT,
         source: "Letterpress word list (CC0), npm word-list 4.1.0, 2-15 letters",
     },
     Shipped {
         name: "ru",
-        alphabet: Alphabet::Russian,
+        alphabet: Alphabet::russian,
         text: RU_TEXT,
         source: "OpenCorpora common nouns (CC BY-SA 3.0) via pymorphy3-dicts-ru",
     },
     Shipped {
         name: "erudit",
-        alphabet: Alphabet::Erudit,
+        alphabet: Alphabet::erudit,
         text: RU_TEXT,
         source: "the ru list with Ё folded to Е",
     },
@@ -63,7 +64,7 @@ pub struct Resolved {
 pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, LexiconError> {
     if let Some(s) = shipped(spec) {
         let start = Instant::now();
-        let (lexicon, report) = Lexicon::compile(s.name, s.text, alphabet.unwrap_or(s.alphabet))?;
+        let (lexicon, report) = Lexicon::compile(s.name, s.text, alphabet.unwrap_or((s.alphabet)()))?;
         return Ok(Resolved { lexicon, kind: LoadKind::Compiled(start.elapsed()), report: Some(report) });
     }
     let path = Path::new(spec);
@@ -78,7 +79,7 @@ pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, Lexic
         let lexicon = Lexicon::load(name, &bytes, alphabet)?;
         return Ok(Resolved { lexicon, kind: LoadKind::Loaded(start.elapsed()), report: None });
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let (text, _) = super::word_list_text(&bytes);
     let alphabet = alphabet.unwrap_or_else(|| guess_alphabet(&text));
     let (lexicon, report) = Lexicon::compile(name, &text, alphabet)?;
     Ok(Resolved { lexicon, kind: LoadKind::Compiled(start.elapsed()), report: Some(report) })
@@ -88,8 +89,8 @@ pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, Lexic
 fn guess_alphabet(text: &str) -> Alphabet {
     let first = text.lines().filter_map(|l| l.split_whitespace().next()).find(|t| !t.starts_with('#'));
     match first.and_then(|w| w.chars().next()) {
-        Some(c) if ('\u{0400}'..='\u{04FF}').contains(&c) => Alphabet::Russian,
-        _ => Alphabet::English,
+        Some(c) if ('\u{0400}'..='\u{04FF}').contains(&c) => Alphabet::russian(),
+        _ => Alphabet::english(),
     }
 }
 
@@ -98,16 +99,16 @@ fn guess_alphabet(text: &str) -> Alphabet {
 /// Without a cache directory it is simply compiled.
 pub fn load_shipped_cached(s: &Shipped, cache_dir: Option<&Path>) -> Result<Lexicon, LexiconError> {
     let Some(dir) = cache_dir else {
-        return Ok(Lexicon::compile(s.name, s.text, s.alphabet)?.0);
+        return Ok(Lexicon::compile(s.name, s.text, (s.alphabet)())?.0);
     };
     let key = xxhash_rust::xxh3::xxh3_64(s.text.as_bytes());
     let path = dir.join(format!("{}-{key:016x}.dawg", s.name));
     if let Ok(bytes) = std::fs::read(&path)
-        && let Ok(lexicon) = Lexicon::load(s.name, &bytes, Some(s.alphabet))
+        && let Ok(lexicon) = Lexicon::load(s.name, &bytes, Some((s.alphabet)()))
     {
         return Ok(lexicon);
     }
-    let (lexicon, _) = Lexicon::compile(s.name, s.text, s.alphabet)?;
+    let (lexicon, _) = Lexicon::compile(s.name, s.text, (s.alphabet)())?;
     // A cache that cannot be written only costs the next start a compile.
     if std::fs::create_dir_all(dir).is_ok() {
         let tmp = path.with_extension("tmp");

@@ -4,7 +4,7 @@
 //! offset size  field
 //!      0    8  magic "DAWGREF\0"
 //!      8    4  format version (1)
-//!     12    1  alphabet id (1 en, 2 ru, 3 erudit)
+//!     12    1  alphabet id (1 en, 2 ru, 3 erudit; 0 in version 2)
 //!     13    3  reserved, zero
 //!     16    4  words
 //!     20    4  nodes
@@ -13,6 +13,9 @@
 //!     32  4×n  edges
 //!   32+4n   8  xxh3-64 of every byte before it
 //! ```
+//! Version 2 is for any other alphabet: after the header, the alphabet itself (`u32` length,
+//! then [`Alphabet::to_text`]), then the edges. The three classic alphabets are always written
+//! as version 1, so their files and content checksums (kept in every game record) never change.
 //! All integers little-endian. Loading checks every field, the checksum, and then the graph's
 //! structure ([`Dawg::from_parts`]), so no file, however made, yields a DAWG that misbehaves.
 
@@ -21,6 +24,8 @@ use crate::alphabet::Alphabet;
 
 pub const MAGIC: &[u8; 8] = b"DAWGREF\0";
 pub const VERSION: u32 = 1;
+/// The version of files whose alphabet is written out.
+pub const VERSION_WITH_ALPHABET: u32 = 2;
 const HEADER: usize = 32;
 const TRAILER: usize = 8;
 
@@ -39,6 +44,8 @@ pub enum FileError {
     Reserved,
     #[error("lexicon file names unknown alphabet id {0}")]
     UnknownAlphabet(u8),
+    #[error("lexicon file's alphabet cannot be read")]
+    BadAlphabet,
     #[error("lexicon is for the {found} alphabet, expected {expected}")]
     WrongAlphabet { expected: Alphabet, found: Alphabet },
     #[error("lexicon file checksum mismatch: stored {stored:016x}, computed {computed:016x}")]
@@ -63,12 +70,18 @@ pub fn write(alphabet: Alphabet, dawg: &Dawg) -> Vec<u8> {
     let edges = dawg.raw_edges();
     let mut out = Vec::with_capacity(HEADER + edges.len() * 4 + TRAILER);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&[alphabet.id(), 0, 0, 0]);
+    let id = alphabet.classic_id();
+    out.extend_from_slice(&id.map_or(VERSION_WITH_ALPHABET, |_| VERSION).to_le_bytes());
+    out.extend_from_slice(&[id.unwrap_or(0), 0, 0, 0]);
     out.extend_from_slice(&(dawg.word_count() as u32).to_le_bytes());
     out.extend_from_slice(&dawg.node_count().to_le_bytes());
     out.extend_from_slice(&(edges.len() as u32).to_le_bytes());
     out.extend_from_slice(&dawg.root().to_le_bytes());
+    if id.is_none() {
+        let text = alphabet.to_text();
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
     for e in edges {
         out.extend_from_slice(&e.to_le_bytes());
     }
@@ -93,11 +106,25 @@ pub fn read(bytes: &[u8], expected: Option<Alphabet>) -> Result<Loaded, FileErro
         return Err(FileError::Truncated { len: bytes.len(), expected: HEADER + TRAILER });
     }
     let version = u32_at(bytes, 8);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITH_ALPHABET {
         return Err(FileError::UnsupportedVersion(version));
     }
+    // Version 2 writes its alphabet between the header and the edges.
+    let (alphabet_text, edges_at) = if version == VERSION_WITH_ALPHABET {
+        if bytes.len() < HEADER + 4 {
+            return Err(FileError::Truncated { len: bytes.len(), expected: HEADER + 4 });
+        }
+        let len = u32_at(bytes, HEADER) as usize;
+        let end = (HEADER + 4).saturating_add(len);
+        if bytes.len() < end.saturating_add(TRAILER) {
+            return Err(FileError::Truncated { len: bytes.len(), expected: end.saturating_add(TRAILER) });
+        }
+        (Some(&bytes[HEADER + 4..end]), end)
+    } else {
+        (None, HEADER)
+    };
     let edge_len = u32_at(bytes, 24) as usize;
-    let expected_len = HEADER + edge_len * 4 + TRAILER;
+    let expected_len = edges_at.saturating_add(edge_len.saturating_mul(4)).saturating_add(TRAILER);
     if bytes.len() < expected_len {
         return Err(FileError::Truncated { len: bytes.len(), expected: expected_len });
     }
@@ -110,7 +137,17 @@ pub fn read(bytes: &[u8], expected: Option<Alphabet>) -> Result<Loaded, FileErro
     if stored != computed {
         return Err(FileError::Checksum { stored, computed });
     }
-    let alphabet = Alphabet::from_id(bytes[12]).ok_or(FileError::UnknownAlphabet(bytes[12]))?;
+    let alphabet = match (alphabet_text, bytes[12]) {
+        (None, 1) => Alphabet::english(),
+        (None, 2) => Alphabet::russian(),
+        (None, 3) => Alphabet::erudit(),
+        (None, id) => return Err(FileError::UnknownAlphabet(id)),
+        (Some(text), 0) => std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| Alphabet::from_text(t).ok())
+            .ok_or(FileError::BadAlphabet)?,
+        (Some(_), id) => return Err(FileError::UnknownAlphabet(id)),
+    };
     if let Some(expected) = expected
         && expected != alphabet
     {
@@ -124,7 +161,7 @@ pub fn read(bytes: &[u8], expected: Option<Alphabet>) -> Result<Loaded, FileErro
     let nodes = u32_at(bytes, 20);
     let root = u32_at(bytes, 28);
     let edges: Vec<u32> =
-        body[HEADER..].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect();
+        body[edges_at..].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect();
     let dawg = Dawg::from_parts(edges, root, alphabet.len(), Some(words as u64))?;
     if dawg.node_count() != nodes {
         return Err(FileError::NodeCount { declared: nodes, counted: dawg.node_count() });

@@ -58,6 +58,8 @@ pub struct CompileReport {
     pub too_short: u64,
     /// The first few foreign words, for the report.
     pub foreign_examples: Vec<String>,
+    /// Every word that could not be split into the alphabet's tiles, in the list's order.
+    pub unsplittable: Vec<String>,
 }
 
 impl CompileReport {
@@ -98,6 +100,15 @@ pub struct Lexicon {
     checksum: u64,
 }
 
+/// A word list's bytes as text: UTF-8, or else ISO-8859-1 (Latin-1, as several of Debian's
+/// lists are: every byte is the code point of its value). The flag says Latin-1 was used.
+pub fn word_list_text(bytes: &[u8]) -> (String, bool) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_string(), false),
+        Err(_) => (bytes.iter().map(|&b| b as char).collect(), true),
+    }
+}
+
 /// Parse a word list: one word per line (the first whitespace-separated token, so lists with
 /// definitions after the word work), `#` comments and blank lines ignored. Returns the sorted,
 /// deduplicated words and the report.
@@ -111,11 +122,12 @@ pub fn parse_word_list(text: &str, alphabet: Alphabet) -> (Vec<Vec<Letter>>, Com
         }
         report.lines += 1;
         match alphabet.parse_word(token) {
-            Err(AlphabetError::Foreign { .. }) | Err(AlphabetError::UnknownName(_)) => {
+            Err(_) => {
                 report.foreign += 1;
                 if report.foreign_examples.len() < 5 {
                     report.foreign_examples.push(token.to_string());
                 }
+                report.unsplittable.push(token.to_string());
             }
             Ok(w) if w.len() > MAX_WORD_LEN => report.too_long += 1,
             Ok(w) if w.len() < MIN_WORD_LEN => report.too_short += 1,
@@ -221,7 +233,7 @@ mod tests {
     #[test]
     fn word_list_parsing_counts_every_skip() {
         let text = "# comment\nAA a volcanic rock\naa\nqi\nx\nabcdefghijklmnop\nnaïve\n\nzyzzyva\n";
-        let (words, r) = parse_word_list(text, Alphabet::English);
+        let (words, r) = parse_word_list(text, Alphabet::english());
         assert_eq!(words.len(), 3);
         assert_eq!(
             r,
@@ -233,24 +245,25 @@ mod tests {
                 too_long: 1,
                 too_short: 1,
                 foreign_examples: vec!["naïve".into()],
+                unsplittable: vec!["naïve".into()],
             }
         );
     }
 
     #[test]
     fn erudit_folds_yo_and_dedups() {
-        let (words, r) = parse_word_list("ёж\nеж\nЁЛКА\n", Alphabet::Erudit);
+        let (words, r) = parse_word_list("ёж\nеж\nЁЛКА\n", Alphabet::erudit());
         assert_eq!(words.len(), 2);
         assert_eq!(r.duplicates, 1);
-        let (words, _) = parse_word_list("ёж\nеж\n", Alphabet::Russian);
+        let (words, _) = parse_word_list("ёж\nеж\n", Alphabet::russian());
         assert_eq!(words.len(), 2);
     }
 
     #[test]
     fn checksum_is_content_identity() {
-        let (a, _) = Lexicon::compile("a", "cat\ndog\n", Alphabet::English).unwrap();
-        let (b, _) = Lexicon::compile("b", "DOG\ncat\ncat\n", Alphabet::English).unwrap();
-        let (c, _) = Lexicon::compile("c", "cat\ndogs\n", Alphabet::English).unwrap();
+        let (a, _) = Lexicon::compile("a", "cat\ndog\n", Alphabet::english()).unwrap();
+        let (b, _) = Lexicon::compile("b", "DOG\ncat\ncat\n", Alphabet::english()).unwrap();
+        let (c, _) = Lexicon::compile("c", "cat\ndogs\n", Alphabet::english()).unwrap();
         assert_eq!(a.checksum(), b.checksum());
         assert_ne!(a.checksum(), c.checksum());
     }

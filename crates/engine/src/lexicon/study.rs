@@ -502,10 +502,7 @@ pub fn with_blanks(answer: &Answer, alphabet: Alphabet) -> String {
         .word
         .iter()
         .zip(&answer.blanks)
-        .map(|(&l, &b)| {
-            let c = alphabet.char_of(l);
-            if b { crate::alphabet::lower(c) } else { c }
-        })
+        .map(|(&l, &b)| alphabet.tile_text(crate::alphabet::tile(l, b)))
         .collect()
 }
 
@@ -517,17 +514,17 @@ mod tests {
 
     fn lexicon(words: &[&str]) -> Lexicon {
         let text = words.join("\n");
-        Lexicon::compile("t", &text, Alphabet::English).unwrap().0
+        Lexicon::compile("t", &text, Alphabet::english()).unwrap().0
     }
 
     fn text(words: &[Vec<Letter>]) -> Vec<String> {
-        words.iter().map(|w| Alphabet::English.word_string(w)).collect()
+        words.iter().map(|w| Alphabet::english().word_string(w)).collect()
     }
 
     #[test]
     fn a_blank_stands_in_only_where_no_tile_can() {
         let lex = lexicon(&["AE", "AT", "ATE", "EAT", "TEA", "TAE", "ZA"]);
-        let rack = Rack::parse("AT?", Alphabet::English).unwrap();
+        let rack = Rack::parse("AT?", Alphabet::english()).unwrap();
         let found = anagrams(lex.dawg(), &rack, 0, 100);
         let words: Vec<Vec<Letter>> = found.iter().map(|f| f.word.clone()).collect();
         assert_eq!(text(&words), ["ATE", "EAT", "TAE", "TEA"]);
@@ -541,27 +538,27 @@ mod tests {
     #[test]
     fn patterns_match_letters_sets_and_runs() {
         let lex = lexicon(&["QAT", "QI", "AQUA", "CAT", "COT", "CUT", "SCAT"]);
-        let p = |s: &str| Pattern::parse(s, Alphabet::English).unwrap();
+        let p = |s: &str| Pattern::parse(s, Alphabet::english()).unwrap();
         assert_eq!(text(&matching(lex.dawg(), &p("*Q*"), 100)), ["AQUA", "QAT", "QI"]);
         assert_eq!(text(&matching(lex.dawg(), &p("C[AO]T"), 100)), ["CAT", "COT"]);
         assert_eq!(text(&matching(lex.dawg(), &p("?AT"), 100)), ["CAT", "QAT"]);
         assert_eq!(text(&matching(lex.dawg(), &p("*AT"), 100)), ["CAT", "QAT", "SCAT"]);
         assert_eq!(text(&matching(lex.dawg(), &p("**T"), 1)), ["CAT"], "capped");
-        assert_eq!(Pattern::parse("C[AO", Alphabet::English), Err(StudyError::Unclosed));
-        assert_eq!(Pattern::parse("C[]", Alphabet::English), Err(StudyError::EmptySet));
-        assert_eq!(Pattern::parse("", Alphabet::English), Err(StudyError::Empty("pattern")));
+        assert_eq!(Pattern::parse("C[AO", Alphabet::english()), Err(StudyError::Unclosed));
+        assert_eq!(Pattern::parse("C[]", Alphabet::english()), Err(StudyError::EmptySet));
+        assert_eq!(Pattern::parse("", Alphabet::english()), Err(StudyError::Empty("pattern")));
         assert_eq!(
-            Pattern::parse("ABCDEFGHIJKLMNOP", Alphabet::English),
+            Pattern::parse("ABCDEFGHIJKLMNOP", Alphabet::english()),
             Err(StudyError::TooLong { len: 16 })
         );
-        assert_eq!(Pattern::parse("C1T", Alphabet::English), Err(StudyError::Letter('1')));
+        assert_eq!(Pattern::parse("C1T", Alphabet::english()), Err(StudyError::Letter('1')));
     }
 
     #[test]
     fn hooks_front_and_back() {
         let lex = lexicon(&["AT", "CAT", "HAT", "ATE", "ATT"]);
-        let word = Alphabet::English.parse_word("AT").unwrap();
-        let h = hooks(lex.dawg(), &word, Alphabet::English);
+        let word = Alphabet::english().parse_word("AT").unwrap();
+        let h = hooks(lex.dawg(), &word, Alphabet::english());
         assert!(h.valid);
         assert_eq!(text(std::slice::from_ref(&h.front)), ["CH"]);
         assert_eq!(text(std::slice::from_ref(&h.back)), ["ET"]);
@@ -571,7 +568,7 @@ mod tests {
     fn the_chance_of_drawing_a_word_counts_blanks() {
         let rules = Ruleset::english();
         // Two tiles from 100: A (9 tiles), then the blank (2) for either letter.
-        let word = Alphabet::English.parse_word("QI").unwrap();
+        let word = Alphabet::english().parse_word("QI").unwrap();
         // Q (1) and I (9), or a blank and the other, or two blanks.
         let ways = 1.0 * 9.0 + 2.0 * 9.0 + 2.0 * 1.0 + 1.0;
         assert!((probability(&rules, &word) - ways / 4950.0).abs() < 1e-12);

@@ -158,11 +158,9 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
     }
 
     let ruleset = match &ops.ld {
-        Some(ld) => match ld.to_lowercase().as_str() {
-            "english" => RulesetKind::English,
-            "russian" => RulesetKind::Russian,
-            "erudit" => RulesetKind::Erudit,
-            _ => {
+        Some(ld) => match RulesetKind::by_name(ld) {
+            Some(kind) => kind,
+            None => {
                 let at = text.find("ld ").map_or(0, |b| text[..b].chars().count());
                 return Err(err(5, at, CgpErrorKind::UnknownDistribution(clip(ld))));
             }
@@ -170,9 +168,9 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         None => default.unwrap_or_else(|| {
             let cyrillic = |s: &str| s.chars().any(|c| ('\u{0400}'..='\u{04FF}').contains(&c));
             if cyrillic(board_text) || cyrillic(racks_text) {
-                RulesetKind::Russian
+                RulesetKind::russian()
             } else {
-                RulesetKind::English
+                RulesetKind::english()
             }
         }),
     };
@@ -189,22 +187,30 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         let mut col = 0usize;
         let mut run = 0usize;
         let row_at = at;
-        for (i, ch) in row.chars().enumerate() {
+        // `i` counts characters (positions are reported in characters), `rest` is unread.
+        let (mut rest, mut i) = (*row, 0usize);
+        while let Some(ch) = rest.chars().next() {
             if let Some(d) = ch.to_digit(10) {
                 run = run * 10 + d as usize;
                 if run > SIZE {
                     return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + run }));
                 }
+                rest = &rest[1..];
+                i += 1;
                 continue;
             }
             col += run;
             run = 0;
-            let letter = alphabet.index_of(ch).map_err(|_| err(1, row_at + i, CgpErrorKind::Foreign(ch)))?;
+            // A tile of several letters is bracketed (`[CH]`), as MAGPIE and macondo write it.
+            let (letter, blank, used) =
+                alphabet.next_tile(rest).map_err(|_| err(1, row_at + i, CgpErrorKind::Foreign(ch)))?;
             if col >= SIZE {
                 return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + 1 }));
             }
-            grid[r * SIZE + col] = tile(letter, alphabet.is_lower(ch));
+            grid[r * SIZE + col] = tile(letter, blank);
             col += 1;
+            i += rest[..used].chars().count();
+            rest = &rest[used..];
         }
         col += run;
         if col != SIZE {
@@ -222,7 +228,7 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
                 let i = rack.chars().position(|c| c == ch).unwrap_or(0);
                 err(2, at + i, CgpErrorKind::Foreign(ch))
             }
-            crate::alphabet::AlphabetError::UnknownName(_) => err(2, at, CgpErrorKind::Missing),
+            _ => err(2, at, CgpErrorKind::Foreign('[')),
         })?;
         if r.len() > 7 {
             return Err(err(2, at, CgpErrorKind::RackTooLong(clip(rack))));
@@ -297,7 +303,7 @@ pub fn write(cgp: &Cgp) -> String {
                 s.push_str(&run.to_string());
                 run = 0;
             }
-            s.push(alphabet.tile_char(t));
+            s.push_str(alphabet.tile_text(t));
         }
         if run > 0 {
             s.push_str(&run.to_string());
@@ -317,7 +323,7 @@ pub fn write(cgp: &Cgp) -> String {
     match &o.ld {
         Some(v) => op("ld", v),
         // Without `ld` a reader guesses English or Russian from the letters: say which.
-        None if cgp.ruleset != RulesetKind::English => op("ld", cgp.ruleset.name()),
+        None if cgp.ruleset != RulesetKind::english() => op("ld", cgp.ruleset.name()),
         None => {}
     }
     if let Some(v) = &o.cr {

@@ -37,6 +37,8 @@ pub enum NotationError {
     MissingTiles,
     #[error("character {ch:?} at position {at} is not a letter of the {alphabet} alphabet")]
     Foreign { ch: char, at: usize, alphabet: Alphabet },
+    #[error("{text:?} at position {at} is not a tile of the {alphabet} alphabet")]
+    ForeignTile { text: String, at: usize, alphabet: Alphabet },
     #[error("a blank at position {at} must be written as the lower-case letter it stands for")]
     BlankNotDesignated { at: usize },
     #[error("the play has {len} squares; the board has {SIZE}")]
@@ -110,8 +112,10 @@ fn push_coordinate(out: &mut String, dir: Direction, row: usize, col: usize) {
 pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<Tile>, NotationError> {
     let mut out = Vec::new();
     let mut in_paren = None;
-    for (i, ch) in text.chars().enumerate() {
-        let at = offset + i;
+    // `rest` is what is left to read; `at` counts characters, as positions are reported.
+    let (mut rest, mut at) = (text, offset);
+    while let Some(ch) = rest.chars().next() {
+        let mut used = ch.len_utf8();
         match ch {
             '.' => out.push(EMPTY),
             '(' if in_paren.is_none() => in_paren = Some(at),
@@ -119,15 +123,24 @@ pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<
             '(' | ')' => return Err(NotationError::Parenthesis { at }),
             '?' | '*' => return Err(NotationError::BlankNotDesignated { at }),
             _ => {
-                let letter =
-                    alphabet.index_of(ch).map_err(|_| NotationError::Foreign { ch, at, alphabet })?;
+                let (letter, blank, n) = alphabet.next_tile(rest).map_err(|e| match e {
+                    AlphabetError::Foreign { ch, .. } => NotationError::Foreign { ch, at, alphabet },
+                    _ => NotationError::ForeignTile {
+                        text: clip(&rest[..rest.find(']').map_or(rest.len(), |i| i + 1)]),
+                        at,
+                        alphabet,
+                    },
+                })?;
+                used = n;
                 if in_paren.is_some() {
                     out.push(EMPTY);
                 } else {
-                    out.push(tile(letter, alphabet.is_lower(ch)));
+                    out.push(tile(letter, blank));
                 }
             }
         }
+        at += rest[..used].chars().count();
+        rest = &rest[used..];
         if out.len() > SIZE {
             return Err(NotationError::TooLong { len: text.chars().count() });
         }
@@ -169,7 +182,7 @@ pub fn format_play(play: &Play, alphabet: Alphabet) -> String {
     let mut out = String::with_capacity(4 + 2 * play.tiles().len());
     push_coordinate(&mut out, play.dir, play.row as usize, play.col as usize);
     out.push(' ');
-    out.extend(play.tiles().iter().map(|&t| alphabet.tile_char(t)));
+    out.extend(play.tiles().iter().map(|&t| alphabet.tile_text(t)));
     out
 }
 
@@ -203,7 +216,10 @@ pub fn parse_move(text: &str, alphabet: Alphabet) -> Result<Move, NotationError>
                 let i = letters.chars().position(|c| c == ch).unwrap_or(0);
                 NotationError::Foreign { ch, at: at + i, alphabet }
             }
-            AlphabetError::UnknownName(_) => NotationError::MissingTiles,
+            AlphabetError::ForeignTile { text, .. } | AlphabetError::Bracket(text) => {
+                NotationError::ForeignTile { text, at, alphabet }
+            }
+            AlphabetError::UnknownName(_) | AlphabetError::Invalid { .. } => NotationError::MissingTiles,
         });
     }
     parse_play(text, alphabet).map(Move::Play)
@@ -238,23 +254,23 @@ mod tests {
     #[test]
     fn plays_round_trip() {
         for (text, a) in [
-            ("8H WORD", Alphabet::English),
-            ("8D W.NDY", Alphabet::English),
-            ("H8 qUIz", Alphabet::English),
-            ("A1 ЁЖ", Alphabet::Russian),
-            ("15A ёлКА", Alphabet::Russian),
-            ("O1 ЖЕЛ.Е", Alphabet::Erudit),
+            ("8H WORD", Alphabet::english()),
+            ("8D W.NDY", Alphabet::english()),
+            ("H8 qUIz", Alphabet::english()),
+            ("A1 ЁЖ", Alphabet::russian()),
+            ("15A ёлКА", Alphabet::russian()),
+            ("O1 ЖЕЛ.Е", Alphabet::erudit()),
         ] {
             let p = parse_play(text, a).unwrap();
             assert_eq!(format_play(&p, a), text);
         }
-        let p = parse_play("8D W(I)NDY", Alphabet::English).unwrap();
-        assert_eq!(format_play(&p, Alphabet::English), "8D W.NDY");
+        let p = parse_play("8D W(I)NDY", Alphabet::english()).unwrap();
+        assert_eq!(format_play(&p, Alphabet::english()), "8D W.NDY");
     }
 
     #[test]
     fn malformed_plays() {
-        let en = Alphabet::English;
+        let en = Alphabet::english();
         assert_eq!(parse_play("", en), Err(NotationError::Empty));
         assert_eq!(parse_play("8H", en), Err(NotationError::MissingTiles));
         assert_eq!(parse_play("8H W?RD", en), Err(NotationError::BlankNotDesignated { at: 4 }));
@@ -268,7 +284,7 @@ mod tests {
 
     #[test]
     fn moves() {
-        let en = Alphabet::English;
+        let en = Alphabet::english();
         assert_eq!(parse_move("-", en), Ok(Move::Pass));
         assert_eq!(parse_move(" pass ", en), Ok(Move::Pass));
         let ex = Move::Exchange(Rack::parse("QO?", en).unwrap());

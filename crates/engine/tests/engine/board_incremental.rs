@@ -116,22 +116,22 @@ fn run(kind: RulesetKind, games: u64) {
 
 #[test]
 fn english_incremental_equals_scratch() {
-    run(RulesetKind::English, 60);
+    run(RulesetKind::english(), 60);
 }
 
 #[test]
 fn russian_incremental_equals_scratch() {
-    run(RulesetKind::Russian, 30);
+    run(RulesetKind::russian(), 30);
 }
 
 #[test]
 fn erudit_incremental_equals_scratch() {
-    run(RulesetKind::Erudit, 30);
+    run(RulesetKind::erudit(), 30);
 }
 
 #[test]
 fn empty_board_has_only_the_centre_anchor() {
-    let b = Board::new(rules(RulesetKind::English));
+    let b = Board::new(rules(RulesetKind::english()));
     for d in Direction::BOTH {
         for line in 0..SIZE {
             let expected = if line == 7 { 1 << 7 } else { 0 };
@@ -145,20 +145,20 @@ fn empty_board_has_only_the_centre_anchor() {
 #[test]
 fn cross_sets_and_sums_next_to_a_word() {
     // CAT across at 8G: a letter on 7H, above the A, forms ?A down.
-    let b = common::board_with(RulesetKind::English, &["8G CAT"]);
-    let a = dawgref_engine::alphabet::Alphabet::English;
+    let b = common::board_with(RulesetKind::english(), &["8G CAT"]);
+    let a = dawgref_engine::alphabet::Alphabet::english();
     let set = b.cross_set(Direction::Across, 6, 7);
-    let letters: String = (0..26u8).filter(|l| set >> l & 1 != 0).map(|l| a.char_of(l)).collect();
+    let letters: String = (0..26u8).filter(|l| set >> l & 1 != 0).map(|l| a.label(l)).collect();
     // ?A two-letter words in the shipped list.
     let expected: String = (0..26u8)
-        .filter(|&l| lexicon(RulesetKind::English).contains(&[l, 0]))
-        .map(|l| a.char_of(l))
+        .filter(|&l| lexicon(RulesetKind::english()).contains(&[l, 0]))
+        .map(|l| a.label(l))
         .collect();
     assert_eq!(letters, expected);
     assert_eq!(b.cross_sum(Direction::Across, 6, 7), 1);
     // Beside CAT in the down orientation (line = column, pos = row): ?CAT on the left (none in
     // the shipped list), CAT? on the right (CATS among them).
-    let lex = lexicon(RulesetKind::English);
+    let lex = lexicon(RulesetKind::english());
     let (c, t_) = (a.index_of('C').unwrap(), a.index_of('T').unwrap());
     let left: u64 = (0..26u8).filter(|&l| lex.contains(&[l, c, 0, t_])).map(|l| 1u64 << l).sum();
     let right: u64 = (0..26u8).filter(|&l| lex.contains(&[c, 0, t_, l])).map(|l| 1u64 << l).sum();
@@ -174,7 +174,7 @@ fn cross_sets_and_sums_next_to_a_word() {
 /// The same check over legal games: greedy self-play in every ruleset, every position.
 #[test]
 fn legal_games_incremental_equals_scratch() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let lex = lexicon(kind);
         for seed in 0..4 {
             let mut positions = 0;

@@ -26,7 +26,8 @@ fn spreads(kind: RulesetKind, levels: (BotLevel, BotLevel), rule: ChallengeRule)
 #[test]
 fn strong_against_greedy_in_english() {
     // As `dawgref-lab bench bots` plays them: double challenge.
-    let spreads = spreads(RulesetKind::English, (BotLevel::Strong, BotLevel::Greedy), ChallengeRule::Double);
+    let spreads =
+        spreads(RulesetKind::english(), (BotLevel::Strong, BotLevel::Greedy), ChallengeRule::Double);
     let wins = spreads.iter().filter(|&&s| s > 0).count();
     assert_eq!((spreads.iter().sum::<i32>(), wins), (EN_STRONG_GREEDY, EN_STRONG_GREEDY_WINS));
 }

@@ -43,7 +43,7 @@ fn state(g: &Game) -> String {
 
 #[test]
 fn an_undone_turn_leaves_the_game_as_it_was_and_the_bag_draws_the_same_next() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         for seed in 1..=3 {
             let mut g = game(kind, seed, true);
             let mut now = 0;
@@ -104,7 +104,7 @@ fn state_without_clocks(g: &Game) -> String {
 
 #[test]
 fn undoing_twice_takes_back_two_turns_and_nothing_is_undone_before_the_first() {
-    let mut g = game(RulesetKind::English, 9, false);
+    let mut g = game(RulesetKind::english(), 9, false);
     assert_eq!(g.undo_turn(None, 0), Err(GameError::NothingToUndo));
     let start = g.clone();
     let mut now = 0;
@@ -127,7 +127,7 @@ fn undoing_twice_takes_back_two_turns_and_nothing_is_undone_before_the_first() {
 
 #[test]
 fn a_pause_stops_both_clocks_and_every_action_until_resumed() {
-    let mut g = game(RulesetKind::Russian, 4, true);
+    let mut g = game(RulesetKind::russian(), 4, true);
     g.direct(DirectorAction::Pause, None, 10_000).unwrap();
     assert!(g.paused());
     assert_eq!(g.next_flag_fall(), None, "no clock runs");
@@ -149,7 +149,7 @@ fn a_pause_stops_both_clocks_and_every_action_until_resumed() {
 
 #[test]
 fn adjustments_count_and_results_end_the_game_with_their_reason() {
-    let mut g = game(RulesetKind::Erudit, 2, true);
+    let mut g = game(RulesetKind::erudit(), 2, true);
     g.direct(DirectorAction::AdjustScore { seat: 1, points: 15, reason: "miscount".into() }, None, 1000)
         .unwrap();
     assert_eq!(g.scores()[1], 15);
@@ -191,8 +191,8 @@ fn adjustments_count_and_results_end_the_game_with_their_reason() {
 
 #[test]
 fn a_correspondence_clock_gives_each_move_its_day() {
-    let lex = Arc::new(lexicon(RulesetKind::English).clone());
-    let mut config = GameConfig::new(rules(RulesetKind::English), lex, 3);
+    let lex = Arc::new(lexicon(RulesetKind::english()).clone());
+    let mut config = GameConfig::new(rules(RulesetKind::english()), lex, 3);
     let day = 86_400_000;
     config.clock = Some(ClockConfig::per_move(day));
     let mut g = Game::new(config).unwrap();
@@ -206,7 +206,7 @@ fn a_correspondence_clock_gives_each_move_its_day() {
 
 #[test]
 fn a_director_keys_actions_carry_its_name_into_the_history_and_the_record() {
-    let mut g = game(RulesetKind::English, 3, true);
+    let mut g = game(RulesetKind::english(), 3, true);
     let td = Some("spring-td".to_string());
     g.direct(DirectorAction::Pause, td.clone(), 1000).unwrap();
     g.direct(DirectorAction::Resume, None, 2000).unwrap();

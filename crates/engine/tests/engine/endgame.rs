@@ -49,7 +49,7 @@ fn replay(mut game: Game, pv: &[Move], value: i32, what: &str) {
 #[test]
 fn solver_equals_minimax_on_small_endgames_in_every_ruleset() {
     let mut checked = [0usize; 3];
-    for (k, kind) in RulesetKind::ALL.into_iter().enumerate() {
+    for (k, kind) in RulesetKind::classic().into_iter().enumerate() {
         let mut seed = 0;
         while checked[k] < 12 {
             seed += 1;
@@ -73,7 +73,7 @@ fn solver_equals_minimax_on_small_endgames_in_every_ruleset() {
 #[test]
 fn full_racks_searched_to_a_fixed_depth_answer_the_same_legal_move_twice() {
     let mut searched = 0;
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         for seed in 1..=3 {
             let Some(game) = endgame(kind, seed, 7) else { continue };
             let Some(position) = Position::from_game(&game) else { continue };
@@ -110,7 +110,7 @@ fn action(mv: Move) -> Action {
 
 #[test]
 fn a_spent_budget_answers_with_the_first_iteration() {
-    let game = endgame(RulesetKind::English, 3, 7).expect("seed 3 reaches an endgame");
+    let game = endgame(RulesetKind::english(), 3, 7).expect("seed 3 reaches an endgame");
     let position = Position::from_game(&game).unwrap();
     let budget = EndgameLimits { budget: Budget::until(Instant::now()), ..EndgameLimits::default() };
     let solution = solve(&position, game.config().lexicon.dawg(), budget);
@@ -123,7 +123,7 @@ fn a_spent_budget_answers_with_the_first_iteration() {
 
 #[test]
 fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
-    let game = endgame(RulesetKind::English, 1, 7).expect("seed 1 reaches an endgame");
+    let game = endgame(RulesetKind::english(), 1, 7).expect("seed 1 reaches an endgame");
     let position = Position::from_game(&game).unwrap();
     let stop = Arc::new(AtomicBool::new(true));
     let budget = EndgameLimits { budget: Budget::default().or_stop(Some(stop)), ..EndgameLimits::default() };
@@ -136,7 +136,7 @@ fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
 
 #[test]
 fn unseen_tiles_are_the_opponents_rack() {
-    let game = endgame(RulesetKind::Russian, 2, 7).expect("an endgame");
+    let game = endgame(RulesetKind::russian(), 2, 7).expect("an endgame");
     let me = game.to_move();
     let unseen = Position::unseen(game.board(), game.rack(me).unwrap()).unwrap();
     assert_eq!(&unseen, game.rack(1 - me).unwrap());
@@ -145,7 +145,7 @@ fn unseen_tiles_are_the_opponents_rack() {
 #[test]
 fn several_lines_are_best_first_each_to_the_end_and_the_first_is_the_one_line_answer() {
     let mut checked = 0;
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let mut seed = 0;
         let mut here = 0;
         while here < 4 {
@@ -192,7 +192,7 @@ fn plays(
 #[test]
 fn the_playable_words_generate_the_full_lexicons_plays_all_the_way_down() {
     let mut nodes = 0;
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         for seed in 1..=6 {
             let Some(game) = endgame(kind, seed, 7) else { continue };
             let Some(position) = Position::from_game(&game) else { continue };

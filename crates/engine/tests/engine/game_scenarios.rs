@@ -16,11 +16,11 @@ use dawgref_engine::rules::{Ruleset, RulesetKind};
 use std::sync::Arc;
 
 fn rack(s: &str) -> Rack {
-    Rack::parse(s, Alphabet::English).unwrap()
+    Rack::parse(s, Alphabet::english()).unwrap()
 }
 
 fn config(rule: ChallengeRule, seats: usize, tiles: Option<&str>) -> GameConfig {
-    let mut r: Ruleset = (*rules(RulesetKind::English)).clone();
+    let mut r: Ruleset = (*rules(RulesetKind::english())).clone();
     if let Some(tiles) = tiles {
         for l in 0..26 {
             r.set_letter_count(l, 0);
@@ -31,7 +31,7 @@ fn config(rule: ChallengeRule, seats: usize, tiles: Option<&str>) -> GameConfig 
             r.set_letter_count(l, r.letter_count(l) + 1);
         }
     }
-    let mut c = GameConfig::new(Arc::new(r), Arc::new(lexicon(RulesetKind::English).clone()), 1);
+    let mut c = GameConfig::new(Arc::new(r), Arc::new(lexicon(RulesetKind::english()).clone()), 1);
     c.challenge = rule;
     c.seats = seats;
     c
@@ -45,7 +45,7 @@ fn game(rule: ChallengeRule, seats: usize, tiles: Option<&str>, racks: &[&str]) 
 }
 
 fn play(g: &mut Game, seat: usize, text: &str) -> Result<(), GameError> {
-    let r = g.act(seat, Action::Play(parse_play(text, Alphabet::English).unwrap()), 0);
+    let r = g.act(seat, Action::Play(parse_play(text, Alphabet::english()).unwrap()), 0);
     g.check_invariants().unwrap();
     r
 }
@@ -70,7 +70,7 @@ fn single_phony_withdrawn() {
     let v = g.challenge(1, 0).unwrap();
     assert_eq!(v, Verdict { acceptable: false, invalid_words: None });
     assert_eq!(g.scores(), &[0, 0]);
-    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::English), "ACEGINT");
+    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::english()), "ACEGINT");
     assert_eq!(g.bag_len(), 86);
     assert!(g.board().is_empty());
     assert_eq!((g.to_move(), g.scoreless_turns()), (1, 1));
@@ -166,7 +166,7 @@ fn void_refuses_phonies_at_submission() {
         Err(GameError::InvalidPlay(vec![Problem::WordsNotInLexicon { words: vec!["GTAC".into()] }]))
     );
     assert!(g.history().is_empty());
-    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::English), "ACEGINT");
+    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::english()), "ACEGINT");
     play(&mut g, 0, "8H CAT").unwrap();
     assert_eq!(g.challenge(1, 0), Err(GameError::ChallengesNotAllowed));
 }
@@ -180,7 +180,7 @@ fn phony_bingo_withdrawn() {
     assert!(!g.challenge(1, 0).unwrap().acceptable);
     assert_eq!(g.scores(), &[0, 0]);
     assert_eq!(kinds(&g), ["0:Play:88", "0:Challenged:0", "0:PhonyWithdrawn:-88"]);
-    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::English), "ABCDEFG");
+    assert_eq!(g.rack(0).unwrap().to_string(Alphabet::english()), "ABCDEFG");
     assert_eq!(g.to_move(), 1);
 }
 
@@ -219,7 +219,7 @@ fn phony_going_out_is_withdrawn_and_the_game_goes_on() {
     assert!(!g.challenge(0, 0).unwrap().acceptable);
     assert!(!g.awaiting_final_challenge());
     assert_eq!((g.scores(), g.to_move()), (&[10, 0][..], 0));
-    assert_eq!(g.rack(1).unwrap().to_string(Alphabet::English), "DOS");
+    assert_eq!(g.rack(1).unwrap().to_string(Alphabet::english()), "DOS");
     g.act(0, Action::Pass, 0).unwrap();
     play(&mut g, 1, "K8 SOD").unwrap();
     // The final pass accepts the play that went out.
@@ -280,7 +280,7 @@ fn going_out_with_three_seats() {
 
 #[test]
 fn erudit_scoreless_limit_is_twice_the_players() {
-    let kind = RulesetKind::Erudit;
+    let kind = RulesetKind::erudit();
     let mut c = GameConfig::new(rules(kind), Arc::new(lexicon(kind).clone()), 3);
     c.seats = 3;
     let mut g = Game::new(c).unwrap();
@@ -304,9 +304,9 @@ fn overtime_costs_ten_points_per_started_minute() {
     });
     let mut g = Game::new(c).unwrap();
     g.stack_racks(&[rack("CATQXZJ"), rack("SOD")]).unwrap();
-    let cat = Action::Play(parse_play("8H CAT", Alphabet::English).unwrap());
+    let cat = Action::Play(parse_play("8H CAT", Alphabet::english()).unwrap());
     g.act(0, cat, 125_000).unwrap(); // 65 s into overtime
-    let sod = Action::Play(parse_play("K8 SOD", Alphabet::English).unwrap());
+    let sod = Action::Play(parse_play("K8 SOD", Alphabet::english()).unwrap());
     g.act(1, sod, 155_000).unwrap();
     g.act(0, Action::Pass, 160_000).unwrap(); // 70 s of overtime: two started minutes
     let o = g.outcome().unwrap();

@@ -31,9 +31,9 @@ fn read(name: &str) -> gcg::Record {
 
 #[test]
 fn real_games_replay_to_their_recorded_scores() {
-    let en = lexicon(RulesetKind::English);
+    let en = lexicon(RulesetKind::english());
     for (name, finals) in FILES {
-        let report = check_record(&read(name), rules(RulesetKind::English), en);
+        let report = check_record(&read(name), rules(RulesetKind::english()), en);
         assert_eq!(report.mismatches, vec![], "{name}");
         let got: Vec<(&str, i32)> = report.finals.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         assert_eq!(&got[..], *finals, "{name}");
@@ -42,8 +42,11 @@ fn real_games_replay_to_their_recorded_scores() {
 
 #[test]
 fn noah_vs_peter_replays_without_a_mismatch() {
-    let report =
-        check_record(&read("noah_vs_peter.gcg"), rules(RulesetKind::English), lexicon(RulesetKind::English));
+    let report = check_record(
+        &read("noah_vs_peter.gcg"),
+        rules(RulesetKind::english()),
+        lexicon(RulesetKind::english()),
+    );
     assert_eq!(report.mismatches, vec![]);
 }
 
@@ -52,7 +55,11 @@ fn a_doctored_score_is_reported_on_its_line() {
     let path = format!("{}/../../tests/data/gcg/doug_v_emely.gcg", env!("CARGO_MANIFEST_DIR"));
     let original = std::fs::read_to_string(path).unwrap();
     let check = |text: &str| {
-        check_record(&gcg::parse(text).unwrap(), rules(RulesetKind::English), lexicon(RulesetKind::English))
+        check_record(
+            &gcg::parse(text).unwrap(),
+            rules(RulesetKind::english()),
+            lexicon(RulesetKind::english()),
+        )
     };
     // The move's score alone is wrong: that line.
     let report = check(&original.replace("8D WINDY +32 32", "8D WINDY +34 32"));
@@ -69,7 +76,7 @@ fn a_doctored_score_is_reported_on_its_line() {
 
 #[test]
 fn bot_games_make_the_round_trip() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         for (seed, rule) in
             [(1, ChallengeRule::Double), (2, ChallengeRule::FivePoint), (3, ChallengeRule::Single)]
         {
@@ -96,10 +103,10 @@ fn bot_games_make_the_round_trip() {
 #[test]
 fn real_games_import_into_live_games() {
     use dawgref_engine::game::record::import_game;
-    let en = Arc::new(lexicon(RulesetKind::English).clone());
+    let en = Arc::new(lexicon(RulesetKind::english()).clone());
     for (name, finals) in FILES {
         let rec = read(name);
-        let mut c = GameConfig::new(rules(RulesetKind::English), en.clone(), 0);
+        let mut c = GameConfig::new(rules(RulesetKind::english()), en.clone(), 0);
         c.challenge = if rec.moves.iter().any(|m| m.kind == gcg::MoveKind::ChallengeBonus) {
             ChallengeRule::FivePoint
         } else {

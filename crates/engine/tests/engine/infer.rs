@@ -48,7 +48,7 @@ fn true_leave(e: &dawgref_engine::game::Event) -> Rack {
 
 #[test]
 fn probabilities_sum_to_one_and_the_strong_bots_true_leave_fits_its_play() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let game = strong_game(kind, 11);
         let dawg = game.config().lexicon.dawg();
         let mut checked = 0;
@@ -89,7 +89,7 @@ fn probabilities_sum_to_one_and_the_strong_bots_true_leave_fits_its_play() {
 fn a_leave_that_alone_fits_is_the_most_likely() {
     // The strong bot's plays keep the leave it judged best; among leaves of the same prior,
     // one that fits outweighs one that does not by 1 to the floor (or more).
-    let game = strong_game(RulesetKind::English, 3);
+    let game = strong_game(RulesetKind::english(), 3);
     let dawg = game.config().lexicon.dawg();
     let (turn, e) = turns(&game)
         .into_iter()
@@ -128,7 +128,7 @@ fn exchanges_and_passes_are_explained_too() {
     let mut exchanges = 0;
     let mut passes = 0;
     for seed in 1..40 {
-        let game = strong_game(RulesetKind::English, seed);
+        let game = strong_game(RulesetKind::english(), seed);
         let dawg = game.config().lexicon.dawg();
         for (turn, e) in turns(&game) {
             let kept = true_leave(&e);
@@ -142,7 +142,7 @@ fn exchanges_and_passes_are_explained_too() {
                     assert!(
                         inference.weight(&kept, dawg) > 0.0,
                         "{}",
-                        kept.to_string(alphabet_of(RulesetKind::English))
+                        kept.to_string(alphabet_of(RulesetKind::english()))
                     );
                     exchanges += 1;
                 }
@@ -167,7 +167,7 @@ fn exchanges_and_passes_are_explained_too() {
     }
     assert_eq!((exchanges, passes), (2, 1), "exchanges and a pass explained");
     // A turn not yet taken has nothing to explain.
-    let game = strong_game(RulesetKind::Russian, 2);
+    let game = strong_game(RulesetKind::russian(), 2);
     assert_eq!(
         Observation::from_game(&game, game.turn(), None).unwrap_err(),
         InferError::NoSuchTurn(game.turn())

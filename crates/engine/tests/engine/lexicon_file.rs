@@ -4,7 +4,7 @@ use dawgref_engine::alphabet::Alphabet;
 use dawgref_engine::lexicon::{FileError, Lexicon, LexiconError, StructureError};
 
 fn sample() -> Lexicon {
-    Lexicon::compile("sample", "cat\ncats\ndog\ndogs\nzyzzyva\nqi\n", Alphabet::English).unwrap().0
+    Lexicon::compile("sample", "cat\ncats\ndog\ndogs\nzyzzyva\nqi\n", Alphabet::english()).unwrap().0
 }
 
 fn file_error(bytes: &[u8], expected: Option<Alphabet>) -> FileError {
@@ -20,7 +20,7 @@ fn round_trip_preserves_everything() {
     let lex = sample();
     let bytes = lex.to_bytes();
     assert_eq!(bytes.len(), 32 + 4 * (lex.dawg().edge_count() as usize + 1) + 8);
-    let back = Lexicon::load("sample", &bytes, Some(Alphabet::English)).unwrap();
+    let back = Lexicon::load("sample", &bytes, Some(Alphabet::english())).unwrap();
     assert_eq!(back.checksum(), lex.checksum());
     assert_eq!(back.word_count(), 6);
     assert_eq!(back.dawg().raw_edges(), lex.dawg().raw_edges());
@@ -64,8 +64,8 @@ fn truncated_file() {
 fn foreign_files() {
     let bytes = sample().to_bytes();
     assert_eq!(
-        file_error(&bytes, Some(Alphabet::Russian)),
-        FileError::WrongAlphabet { expected: Alphabet::Russian, found: Alphabet::English }
+        file_error(&bytes, Some(Alphabet::russian())),
+        FileError::WrongAlphabet { expected: Alphabet::russian(), found: Alphabet::english() }
     );
     assert_eq!(file_error(b"aa\naah\naahed\n", None), FileError::BadMagic);
 }

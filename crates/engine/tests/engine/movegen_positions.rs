@@ -2,6 +2,7 @@
 //! counts, scores equal to Evaluate, and the direction modes.
 
 use crate::common;
+use dawgref_engine::rules::RulesetKind;
 
 use common::{board_with, lexicon};
 use dawgref_engine::alphabet::{Alphabet, EMPTY};
@@ -9,12 +10,12 @@ use dawgref_engine::board::Direction;
 use dawgref_engine::movegen::{Mode, all_plays, best_play, top_plays};
 use dawgref_engine::notation::format_play;
 use dawgref_engine::rack::Rack;
-use dawgref_engine::rules::RulesetKind::English;
+
 use dawgref_engine::score::evaluate;
 use std::collections::BTreeSet;
 
 fn rack(s: &str) -> Rack {
-    Rack::parse(s, Alphabet::English).unwrap()
+    Rack::parse(s, Alphabet::english()).unwrap()
 }
 
 #[test]
@@ -23,14 +24,14 @@ fn opening_retains() {
     // RETAINS RETINAS RETSINA STAINER STARNIE STEARIN). Every letter is worth 1, so a bingo
     // through the centre scores (7 + 1) × 2 + 50 = 66 when a letter lands on the 8D/8L double
     // letter (6 of the 7 starting squares), and 7 × 2 + 50 = 64 from 8E; the same down.
-    let board = board_with(English, &[]);
-    let plays = all_plays(&board, &rack("RETAINS"), lexicon(English).dawg(), Mode::Both);
+    let board = board_with(RulesetKind::english(), &[]);
+    let plays = all_plays(&board, &rack("RETAINS"), lexicon(RulesetKind::english()).dawg(), Mode::Both);
     assert_eq!(plays[0].score, 66);
     assert_eq!(plays.iter().filter(|p| p.score == 66).count(), 11 * 6 * 2);
     assert_eq!(plays.iter().filter(|p| p.score == 64).count(), 11 * 2);
     assert!(plays[11 * 6 * 2 + 11 * 2].score < 64);
     // Best first, ties in play order: across before down, then by square, then by tiles.
-    assert_eq!(format_play(&plays[0].play, Alphabet::English), "8B ANESTRI");
+    assert_eq!(format_play(&plays[0].play, Alphabet::english()), "8B ANESTRI");
     for p in &plays {
         assert_eq!(evaluate(&board, &p.play).unwrap().total, p.score, "{:?}", p.play);
     }
@@ -39,17 +40,17 @@ fn opening_retains() {
 #[test]
 fn a_lone_q() {
     // With AT at 8H the only Q play is QAT from 8G: 10 + 1 + 1.
-    let board = board_with(English, &["8H AT"]);
-    let plays = all_plays(&board, &rack("Q"), lexicon(English).dawg(), Mode::Both);
+    let board = board_with(RulesetKind::english(), &["8H AT"]);
+    let plays = all_plays(&board, &rack("Q"), lexicon(RulesetKind::english()).dawg(), Mode::Both);
     let shown: Vec<String> =
-        plays.iter().map(|p| format!("{} {}", format_play(&p.play, Alphabet::English), p.score)).collect();
+        plays.iter().map(|p| format!("{} {}", format_play(&p.play, Alphabet::english()), p.score)).collect();
     assert_eq!(shown, vec!["8G Q.. 12"]);
 }
 
 #[test]
 fn sinks_agree() {
-    let board = board_with(English, &["8D WINDY", "E7 AIL"]);
-    let dawg = lexicon(English).dawg();
+    let board = board_with(RulesetKind::english(), &["8D WINDY", "E7 AIL"]);
+    let dawg = lexicon(RulesetKind::english()).dawg();
     let r = rack("AEQRST?");
     let all = all_plays(&board, &r, dawg, Mode::Both);
     assert!(all.len() > 1000, "{}", all.len());
@@ -71,14 +72,14 @@ fn sinks_agree() {
 
 #[test]
 fn across_and_down_make_both() {
-    let dawg = lexicon(English).dawg();
+    let dawg = lexicon(RulesetKind::english()).dawg();
     for (setup, r) in [
         (vec!["8D WINDY", "E7 AIL"], "AEQRST?"),
         (vec!["8H AT"], "ESTONIA"),
         (vec!["8G CAT", "H9 OX", "10F BOXES"], "DEIRSU?"),
         (vec![], "QUIXOTC"),
     ] {
-        let board = board_with(English, &setup);
+        let board = board_with(RulesetKind::english(), &setup);
         let r = rack(r);
         let set = |m| {
             all_plays(&board, &r, dawg, m).into_iter().map(|p| (p.play, p.score)).collect::<BTreeSet<_>>()

@@ -32,7 +32,7 @@ fn capped(iterations: u32, workers: usize) -> SimLimits {
 
 #[test]
 fn every_candidate_meets_the_same_draw_and_the_same_seed_gives_the_same_answer() {
-    let game = midgame(RulesetKind::English, 3, 6);
+    let game = midgame(RulesetKind::english(), 3, 6);
     let dawg = game.config().lexicon.dawg();
     let params = Params { candidates: 6, plies: 2, seed: 42, reserve: 0 };
     let setup = Setup::from_game(&game, game.to_move(), params).unwrap();
@@ -53,7 +53,7 @@ fn every_candidate_meets_the_same_draw_and_the_same_seed_gives_the_same_answer()
 
 #[test]
 fn the_choice_is_a_move_the_game_accepts_in_every_ruleset() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         for seed in 0..3 {
             let game = midgame(kind, seed, 4 + seed);
             let me = game.to_move();
@@ -80,7 +80,7 @@ fn a_candidate_clearly_behind_is_ruled_out_and_progress_can_stop_the_search() {
     // others all fall at once, or none): the first such of a few seeded mid-games.
     let raced = (1..30)
         .map(|seed| {
-            let game = midgame(RulesetKind::English, seed, 8);
+            let game = midgame(RulesetKind::english(), seed, 8);
             let setup = Setup::from_game(
                 &game,
                 game.to_move(),
@@ -111,7 +111,7 @@ fn a_candidate_clearly_behind_is_ruled_out_and_progress_can_stop_the_search() {
 
 #[test]
 fn win_probabilities_rise_with_the_spread_and_are_final_with_no_tiles_left() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         assert!(win_probability(kind, 30.0, 50) > win_probability(kind, 10.0, 50));
         assert!(
             win_probability(kind, 30.0, 90) < win_probability(kind, 30.0, 10),
@@ -129,7 +129,7 @@ fn win_probabilities_rise_with_the_spread_and_are_final_with_no_tiles_left() {
 
 #[test]
 fn the_champion_plays_whole_games_in_every_ruleset() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let lex = Arc::new(lexicon(kind).clone());
         let mut game = Game::new(GameConfig::new(rules(kind), lex, 5)).unwrap();
         let levels = [BotLevel::Champion, BotLevel::Strong];
@@ -137,7 +137,7 @@ fn the_champion_plays_whole_games_in_every_ruleset() {
         assert!(game.is_over(), "{kind:?}");
     }
     // On an exhausted budget it still answers at once with a legal move (the static best).
-    let game = midgame(RulesetKind::Russian, 2, 3);
+    let game = midgame(RulesetKind::russian(), 2, 3);
     let me = game.to_move();
     let action = choose_action_within(&game, me, BotLevel::Champion, Duration::ZERO);
     assert!(matches!(action, Action::Play(_) | Action::Exchange(_)));
@@ -146,7 +146,7 @@ fn the_champion_plays_whole_games_in_every_ruleset() {
 
 #[test]
 fn the_static_best_is_kept_unless_the_simulation_clearly_prefers_another() {
-    let game = midgame(RulesetKind::English, 3, 6);
+    let game = midgame(RulesetKind::english(), 3, 6);
     let setup = Setup::from_game(&game, game.to_move(), Params::default()).unwrap();
     let n = setup.candidates.len();
     assert!(n >= 2);
@@ -197,8 +197,8 @@ fn the_static_best_is_kept_unless_the_simulation_clearly_prefers_another() {
 #[test]
 fn lines_long_enough_play_a_late_position_out_to_a_final_result() {
     // Strong bots until the next draw may empty the bag.
-    let lex = Arc::new(lexicon(RulesetKind::English).clone());
-    let mut game = Game::new(GameConfig::new(rules(RulesetKind::English), lex, 8)).unwrap();
+    let lex = Arc::new(lexicon(RulesetKind::english()).clone());
+    let mut game = Game::new(GameConfig::new(rules(RulesetKind::english()), lex, 8)).unwrap();
     play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > 7).unwrap();
     assert!((1..=7).contains(&game.bag_len()) && !game.is_over(), "bag {}", game.bag_len());
     let dawg = game.config().lexicon.dawg();
@@ -222,7 +222,7 @@ fn lines_long_enough_play_a_late_position_out_to_a_final_result() {
 
 #[test]
 fn a_line_ends_at_the_scoreless_turn_limit_as_the_game_does() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let game = midgame(kind, 3, 6);
         let dawg = game.config().lexicon.dawg();
         let me = game.to_move();

@@ -6,7 +6,7 @@ use common::{board_with, lexicon, play};
 use dawgref_engine::alphabet::Alphabet;
 use dawgref_engine::play::{Placement, Play, Problem};
 use dawgref_engine::rack::Rack;
-use dawgref_engine::rules::RulesetKind::{self, English, Erudit, Russian};
+use dawgref_engine::rules::RulesetKind;
 use dawgref_engine::validate::validate_play;
 
 fn check(kind: RulesetKind, setup: &[&str], rack: &str, text: &str) -> Result<i32, Vec<Problem>> {
@@ -17,39 +17,42 @@ fn check(kind: RulesetKind, setup: &[&str], rack: &str, text: &str) -> Result<i3
 
 #[test]
 fn a_legal_play_returns_its_score() {
-    assert_eq!(check(English, &[], "RETAINS", "8B RETAINS"), Ok(66));
-    assert_eq!(check(English, &["8E I"], "WNDYQ", "8D W.NDY"), Ok(32));
-    assert_eq!(check(English, &[], "AXEN?", "8D wAXEN"), Ok(22));
+    assert_eq!(check(RulesetKind::english(), &[], "RETAINS", "8B RETAINS"), Ok(66));
+    assert_eq!(check(RulesetKind::english(), &["8E I"], "WNDYQ", "8D W.NDY"), Ok(32));
+    assert_eq!(check(RulesetKind::english(), &[], "AXEN?", "8D wAXEN"), Ok(22));
 }
 
 #[test]
 fn first_play_rules() {
-    assert_eq!(check(English, &[], "QIZ", "7G QI"), Err(vec![Problem::FirstPlayNotOnCentre]));
-    assert_eq!(check(English, &[], "A", "8H A"), Err(vec![Problem::FirstPlayOneTile]));
+    assert_eq!(check(RulesetKind::english(), &[], "QIZ", "7G QI"), Err(vec![Problem::FirstPlayNotOnCentre]));
+    assert_eq!(check(RulesetKind::english(), &[], "A", "8H A"), Err(vec![Problem::FirstPlayOneTile]));
 }
 
 #[test]
 fn geometry_problems() {
     let setup = ["8G CAT"];
     assert_eq!(
-        check(English, &setup, "DOG", "8H DOG"),
+        check(RulesetKind::english(), &setup, "DOG", "8H DOG"),
         Err(vec![Problem::SquareTaken { row: 7, col: 7 }, Problem::SquareTaken { row: 7, col: 8 }])
     );
-    assert_eq!(check(English, &setup, "DOG", "1A DOG"), Err(vec![Problem::NotConnected]));
-    assert_eq!(check(English, &setup, "DOG", "9A D.G"), Err(vec![Problem::Gap { row: 8, col: 1 }]));
+    assert_eq!(check(RulesetKind::english(), &setup, "DOG", "1A DOG"), Err(vec![Problem::NotConnected]));
+    assert_eq!(
+        check(RulesetKind::english(), &setup, "DOG", "9A D.G"),
+        Err(vec![Problem::Gap { row: 8, col: 1 }])
+    );
     // Through tiles only: nothing placed.
-    assert_eq!(check(English, &setup, "DOG", "8G ..."), Err(vec![Problem::NoTiles]));
+    assert_eq!(check(RulesetKind::english(), &setup, "DOG", "8G ..."), Err(vec![Problem::NoTiles]));
 }
 
 #[test]
 fn rack_problems_name_the_missing_tiles() {
     assert_eq!(
-        check(English, &[], "RETAIN", "8B RETAINS"),
+        check(RulesetKind::english(), &[], "RETAIN", "8B RETAINS"),
         Err(vec![Problem::NotOnRack { missing: "S".into() }])
     );
     // A blank on the board needs a blank on the rack, not the letter.
     assert_eq!(
-        check(English, &[], "AXENW", "8D wAXEN"),
+        check(RulesetKind::english(), &[], "AXENW", "8D wAXEN"),
         Err(vec![Problem::NotOnRack { missing: "w".into() }])
     );
 }
@@ -57,12 +60,12 @@ fn rack_problems_name_the_missing_tiles() {
 #[test]
 fn words_not_in_the_lexicon_are_named() {
     assert_eq!(
-        check(English, &[], "QXZ", "8G QXZ"),
+        check(RulesetKind::english(), &[], "QXZ", "8G QXZ"),
         Err(vec![Problem::WordsNotInLexicon { words: vec!["QXZ".into()] }])
     );
     // The cross-word is judged too: ZAT down is not a word, ZA across is.
     assert_eq!(
-        check(English, &["F7 AT"], "ZA", "6E ZZ"),
+        check(RulesetKind::english(), &["F7 AT"], "ZA", "6E ZZ"),
         // Every reason: a missing tile does not stop the words being judged.
         Err(vec![
             Problem::NotOnRack { missing: "Z".into() },
@@ -70,25 +73,25 @@ fn words_not_in_the_lexicon_are_named() {
         ])
     );
     assert_eq!(
-        check(English, &["F7 AT"], "OZ", "6E OZ"),
+        check(RulesetKind::english(), &["F7 AT"], "OZ", "6E OZ"),
         Err(vec![Problem::WordsNotInLexicon { words: vec!["OZ".into(), "ZAT".into()] }])
     );
-    assert_eq!(check(English, &["F7 AT"], "OH", "6E OH"), Ok(27));
+    assert_eq!(check(RulesetKind::english(), &["F7 AT"], "OH", "6E OH"), Ok(27));
 }
 
 #[test]
 fn several_problems_at_once() {
     assert_eq!(
-        check(English, &[], "Q", "7A QUIZ"),
+        check(RulesetKind::english(), &[], "Q", "7A QUIZ"),
         Err(vec![Problem::FirstPlayNotOnCentre, Problem::NotOnRack { missing: "UIZ".into() }])
     );
 }
 
 #[test]
 fn russian_words() {
-    assert_eq!(check(Russian, &[], "ЁЖАБВГД", "8G ЁЖ"), Ok(16));
+    assert_eq!(check(RulesetKind::russian(), &[], "ЁЖАБВГД", "8G ЁЖ"), Ok(16));
     assert_eq!(
-        check(Russian, &[], "ЕЖАБВГД", "8G ЕЖ"),
+        check(RulesetKind::russian(), &[], "ЕЖАБВГД", "8G ЕЖ"),
         Err(vec![Problem::WordsNotInLexicon { words: vec!["ЕЖ".into()] }])
     );
 }
@@ -97,19 +100,19 @@ fn russian_words() {
 fn erudit_repeated_word() {
     // КОТ already stands at 8G; forming КОТ again down through its О is refused in Эрудит...
     let setup = ["8G КОТ"];
-    let r = check(Erudit, &setup, "КТАБВГД", "H7 К.Т");
+    let r = check(RulesetKind::erudit(), &setup, "КТАБВГД", "H7 К.Т");
     assert_eq!(r, Err(vec![Problem::RepeatedWords { words: vec!["КОТ".into()] }]));
     // ...but allowed in Скрэббл.
-    assert!(check(Russian, &setup, "КТАБВГД", "H7 К.Т").is_ok());
+    assert!(check(RulesetKind::russian(), &setup, "КТАБВГД", "H7 К.Т").is_ok());
 }
 
 #[test]
 fn placements_form_a_play() {
-    let b = board_with(English, &["8G CAT"]);
-    let t = |s: &str| play(Alphabet::English, &format!("1A {s}")).tiles()[0];
+    let b = board_with(RulesetKind::english(), &["8G CAT"]);
+    let t = |s: &str| play(Alphabet::english(), &format!("1A {s}")).tiles()[0];
     let ps = [Placement { row: 8, col: 8, tile: t("S") }, Placement { row: 6, col: 8, tile: t("A") }];
     let p = Play::from_placements(&b, &ps).unwrap();
-    assert_eq!(dawgref_engine::notation::format_play(&p, Alphabet::English), "I7 A.S");
+    assert_eq!(dawgref_engine::notation::format_play(&p, Alphabet::english()), "I7 A.S");
     let diagonal = [Placement { row: 6, col: 6, tile: t("A") }, Placement { row: 9, col: 9, tile: t("S") }];
     assert_eq!(Play::from_placements(&b, &diagonal), Err(vec![Problem::NotInLine]));
     let gap = [Placement { row: 9, col: 0, tile: t("A") }, Placement { row: 9, col: 2, tile: t("S") }];

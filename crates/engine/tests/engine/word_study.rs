@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 /// Every word of at most 15 letters, per lexicon.
 fn words(kind: RulesetKind) -> &'static Vec<Vec<Letter>> {
     static CELLS: [OnceLock<Vec<Vec<Letter>>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let i = RulesetKind::ALL.iter().position(|&k| k == kind).unwrap();
+    let i = RulesetKind::classic().iter().position(|&k| k == kind).unwrap();
     CELLS[i]
         .get_or_init(|| lexicon(kind).dawg().words().into_iter().filter(|w| w.len() <= MAX_WORD).collect())
 }
@@ -25,7 +25,7 @@ fn spells(rack: &Rack, word: &[Letter]) -> bool {
 }
 
 fn kinds() -> impl Strategy<Value = RulesetKind> {
-    prop_oneof![Just(RulesetKind::English), Just(RulesetKind::Russian), Just(RulesetKind::Erudit)]
+    prop_oneof![Just(RulesetKind::english()), Just(RulesetKind::russian()), Just(RulesetKind::erudit())]
 }
 
 /// A rack of 2 to 8 tiles drawn from the ruleset's bag (so, blanks included, often).
@@ -78,12 +78,12 @@ proptest! {
                 3 => { text.push('*'); regex_parts.push((1, 0)); }
                 4 => {
                     text.push('[');
-                    text.push(alphabet.char_of(l));
-                    text.push(alphabet.char_of(m));
+                    text.push_str(alphabet.label(l));
+                    text.push_str(alphabet.label(m));
                     text.push(']');
                     regex_parts.push((0, 1 << l | 1 << m));
                 }
-                _ => { text.push(alphabet.char_of(l)); regex_parts.push((0, 1 << l)); }
+                _ => { text.push_str(alphabet.label(l)); regex_parts.push((0, 1 << l)); }
             }
         }
         let pattern = Pattern::parse(&text, alphabet).unwrap();
@@ -105,7 +105,7 @@ fn fits(parts: &[(u8, u64)], word: &[Letter]) -> bool {
 
 #[test]
 fn hooks_are_the_scans_and_answers_come_sorted_and_limited() {
-    for kind in RulesetKind::ALL {
+    for kind in RulesetKind::classic() {
         let alphabet = kind.alphabet();
         let list = words(kind);
         // A short word with hooks on both sides, if the list has one; else any word.
@@ -144,7 +144,7 @@ fn hooks_are_the_scans_and_answers_come_sorted_and_limited() {
         }
     }
     // Bad queries.
-    let en = RulesetKind::English.alphabet();
+    let en = RulesetKind::english().alphabet();
     assert!(read_query("anagram", "", 0, en).is_err());
     assert!(read_query("anagram", &"A".repeat(50), 0, en).is_err());
     assert!(read_query("pattern", &"A".repeat(16), 0, en).is_err());
