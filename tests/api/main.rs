@@ -26,6 +26,7 @@ mod server_metrics;
 mod server_operations;
 mod server_races;
 mod server_review;
+mod server_rulesets;
 mod server_simulate;
 mod server_tls;
 mod server_tournaments;

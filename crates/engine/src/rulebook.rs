@@ -648,8 +648,11 @@ impl Builder {
         let [Some(row), Some(col)] = coords[..] else {
             return Err(err(1, format!("the first line is the start square as `row, col`, not {first:?}")));
         };
-        let rows: Vec<(usize, &str)> =
-            lines.map(|(i, l)| (i + 1, l)).filter(|(_, l)| !l.trim().is_empty()).collect();
+        // A row of spaces is a row of plain squares; only empty lines at the end are no rows.
+        let mut rows: Vec<(usize, &str)> = lines.map(|(i, l)| (i + 1, l)).collect();
+        while rows.last().is_some_and(|(_, l)| l.is_empty()) {
+            rows.pop();
+        }
         let size = rows.len();
         for (n, l) in rows {
             if l.chars().count() > size {

@@ -100,8 +100,13 @@ fn score(s: &str, line: usize) -> Result<i32, GcgError> {
     t.parse().map_err(|_| GcgError { line, kind: GcgErrorKind::Score(clip(s)) })
 }
 
+/// A rack: letters, `?` blanks, tiles of several letters in brackets (`[CH]`), and the other
+/// spellings some alphabets give in digits or signs (Spanish's 1 2 3, Catalan's L·L). A coordinate
+/// or a score is not one: it starts with a digit or a sign.
 fn is_rack(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_alphabetic() || c == '?')
+    let first = s.chars().next();
+    first.is_some_and(|c| c.is_alphabetic() || c == '?' || c == '[')
+        && s.chars().all(|c| c.is_alphabetic() || matches!(c, '?' | '[' | ']' | '·'))
 }
 
 /// Most players a record may name (the game has at most 4; a record naming `#player99999999`

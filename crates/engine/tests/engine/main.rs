@@ -18,6 +18,7 @@ mod movegen_oracle;
 mod movegen_positions;
 mod pre_endgame;
 mod review;
+mod rulesets;
 mod scoring;
 mod shipped_lexicons;
 mod sim;

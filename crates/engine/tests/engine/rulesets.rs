@@ -1,0 +1,381 @@
+//! Rulesets as data: the shipped files against their published totals, files refused by line,
+//! the other programs' formats read as they are, tiles of several letters split, scored and
+//! written, Debian's word lists compiled in their rulesets, and a bot game in every shipped
+//! ruleset replayed from its GCG to the same scores.
+
+use dawgref_engine::alphabet::{Alphabet, tile};
+use dawgref_engine::board::Board;
+use dawgref_engine::bot::{BotLevel, play_out};
+use dawgref_engine::game::record::{check_record, write_gcg};
+use dawgref_engine::game::{Game, GameConfig};
+use dawgref_engine::lexicon::{CompileReport, Lexicon, word_list_text};
+use dawgref_engine::notation::{cgp, format_play, gcg, parse_play};
+use dawgref_engine::rack::Rack;
+use dawgref_engine::rulebook::{self, Premium, RulesetKind};
+use dawgref_engine::rules::Ruleset;
+use dawgref_engine::score::evaluate;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+fn kind(name: &str) -> RulesetKind {
+    RulesetKind::by_name(name).unwrap_or_else(|| panic!("{name} is shipped"))
+}
+
+/// Letters, tiles (blanks included), blanks and face total of every shipped set. The counts and
+/// values of each were checked against wolges's alphabet and macondo's and MAGPIE-DATA's letter
+/// distributions where they have one (docs/rulesets.md, Sources).
+#[test]
+fn every_shipped_ruleset_has_its_published_totals() {
+    let expected = [
+        ("english", 26, 100, 2, 187),
+        ("russian", 33, 104, 2, 224),
+        ("erudit", 32, 131, 3, 315),
+        ("catalan", 26, 100, 2, 189),
+        ("dutch", 26, 102, 2, 230),
+        ("french", 26, 102, 2, 197),
+        ("german", 29, 102, 2, 202),
+        ("norwegian", 32, 100, 2, 202),
+        ("polish", 32, 100, 2, 190),
+        ("spanish", 28, 100, 2, 192),
+        ("swedish", 31, 100, 2, 194),
+    ];
+    let shipped: Vec<&str> = RulesetKind::all().iter().map(|k| k.name()).collect();
+    assert_eq!(shipped, expected.iter().map(|e| e.0).collect::<Vec<_>>());
+    for (name, letters, tiles, blanks, face) in expected {
+        let d = kind(name).definition();
+        assert_eq!(
+            (d.alphabet.len(), d.total_tiles(), d.blanks, d.face_total()),
+            (letters, tiles, blanks, face),
+            "{name}"
+        );
+        assert_eq!((d.size, d.start, d.rack_size), (15, (7, 7), 7), "{name}");
+    }
+    let catalan = kind("catalan").definition();
+    let ll = catalan.letter("L·L").unwrap();
+    assert_eq!(
+        (catalan.alphabet.label(ll), catalan.counts[ll as usize], catalan.values[ll as usize]),
+        ("L·L", 1, 10)
+    );
+    // Names and aliases, case-insensitively; CGP's `ld` takes the same names.
+    assert_eq!(kind("ES"), kind("spanish"));
+    assert_eq!(kind("Скрэббл"), RulesetKind::russian());
+    // Super English plays the English lexicon: two rulesets of one alphabet share it.
+    assert_eq!(Alphabet::by_name("en").unwrap(), Alphabet::english());
+}
+
+#[test]
+fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
+    let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/rulesets/english.ruleset"))
+        .unwrap();
+    let refused = |text: &str| rulebook::parse(text, "club.ruleset", None).unwrap_err().to_string();
+    // The file as shipped parses; each change below is one mistake.
+    assert_eq!(rulebook::parse(&good, "club.ruleset", None).unwrap().total_tiles(), 100);
+    let line_of = |needle: &str| good.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    let b = line_of("B 2 3");
+    assert_eq!(
+        refused(&good.replace("B 2 3", "A 2 3")),
+        format!("club.ruleset:{b}: duplicate label A (first on line {})", line_of("A 9 1"))
+    );
+    assert_eq!(
+        refused(&good.replace("Q 1 10", "Q 0 10")),
+        format!(
+            "club.ruleset:{}: tile Q has a count of 0 (write blank-only when only a blank may stand for it)",
+            line_of("Q 1 10")
+        )
+    );
+    let first_row = line_of("T..d...T...d..T");
+    assert_eq!(
+        refused(&good.replacen("T..d...T...d..T", "T..d...T...d..TD", 1)),
+        format!("club.ruleset:{first_row}: a row of 16 squares on a board of 15 rows")
+    );
+    assert_eq!(
+        refused(&good.replace('*', "D")),
+        "club.ruleset: no start square: mark it * or + on the board, or give a start line"
+    );
+    assert_eq!(
+        refused(&good.replace("bingo 50", "bingo fifty")),
+        format!("club.ruleset:{}: bingo must be a whole number, not \"fifty\"", line_of("bingo"))
+    );
+    assert_eq!(
+        refused(&good.replace("T..d...T...d..T", "T..d...T...d..X")),
+        format!("club.ruleset:{first_row}: square 'X' is not one of . d t q D T Q * +")
+    );
+    assert_eq!(
+        refused(&good.replace("rack 7", "rack 7\nsparkles on")),
+        format!(
+            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file)",
+            line_of("rack") + 1
+        )
+    );
+    // A name another ruleset holds is refused when registered.
+    let def = rulebook::parse(&good.replace("\nalso en", ""), "club.ruleset", None).unwrap();
+    let def =
+        rulebook::Definition { options: rulebook::RuleOptions { exchange_limit: 1, ..def.options }, ..def };
+    assert_eq!(
+        rulebook::register(def).unwrap_err().to_string(),
+        "club.ruleset: the name \"english\" is taken by the ruleset english (shipped)"
+    );
+}
+
+/// A scratch directory for files a test writes.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dawgref-rulesets-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn magpie_and_macondo_files_are_read_as_they_are() {
+    let dir = scratch("formats");
+    // MAGPIE: label, blank label, count, value, vowel; macondo: no blank label, [CH] brackets.
+    let magpie = "?,?,2,0,0\nA,a,30,1,1\nB,b,20,3,0\nL·L,l·l,10,10,0\nX,x,0,0,0\n";
+    let macondo = "?,2,0,0\nA,30,1,1\n[CH],20,5,0\nE,20,1,10\n";
+    std::fs::write(dir.join("tiny_magpie.csv"), magpie).unwrap();
+    std::fs::write(dir.join("tiny_macondo.csv"), macondo).unwrap();
+    let m = rulebook::read_file(&dir.join("tiny_magpie.csv")).unwrap();
+    assert_eq!((m.name.as_str(), m.total_tiles(), m.face_total(), m.size), ("tiny-magpie", 62, 190, 15));
+    assert_eq!(m.alphabet.blank_label(m.letter("L·L").unwrap()), "l·l");
+    assert_eq!(m.counts[m.letter("X").unwrap() as usize], 0, "a letter only a blank stands for");
+    let c = rulebook::read_file(&dir.join("tiny_macondo.csv")).unwrap();
+    let ch = c.letter("CH").unwrap();
+    assert_eq!((c.alphabet.label(ch), c.values[ch as usize]), ("CH", 5));
+    // macondo reads a vowel as `== 1`; its Catalan file's Ç says 10.
+    assert!(!c.alphabet.is_vowel(c.letter("E").unwrap()));
+    // A MAGPIE layout named from a ruleset file: quadruple squares are read, and a 15×15 with
+    // them plays.
+    let mut rows = vec![" ".repeat(15); 15];
+    rows[0] = "~      =      ^".into();
+    std::fs::write(dir.join("quad15.txt"), format!("7, 7\n{}\n", rows.join("\n"))).unwrap();
+    std::fs::write(
+        dir.join("quad.ruleset"),
+        "name quad\ntiles-file tiny_magpie.csv\nlayout-file quad15.txt\n",
+    )
+    .unwrap();
+    let q = rulebook::read_file(&dir.join("quad.ruleset")).unwrap();
+    assert_eq!(&q.premiums[..15], &{
+        let mut row = [Premium::None; 15];
+        row[0] = Premium::QuadrupleWord;
+        row[7] = Premium::TripleWord;
+        row[14] = Premium::QuadrupleLetter;
+        row
+    });
+    assert_eq!(q.start, (7, 7));
+    // The 21×21 board is read, and refused until the engine plays it.
+    let rows21 = vec![" ".repeat(21); 21];
+    std::fs::write(dir.join("super.txt"), format!("10, 10\n{}\n", rows21.join("\n"))).unwrap();
+    std::fs::write(
+        dir.join("super.ruleset"),
+        "name big\ntiles-file tiny_magpie.csv\nlayout-file super.txt\n",
+    )
+    .unwrap();
+    assert_eq!(
+        rulebook::read_file(&dir.join("super.ruleset")).unwrap_err().to_string(),
+        format!(
+            "{}: a 21×21 board: this build plays 15×15 boards only (21×21 is coming)",
+            dir.join("super.ruleset").display()
+        )
+    );
+    let e = rulebook::read_file(&dir.join("missing.csv")).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!("{}: cannot read it:", dir.join("missing.csv").display())),
+        "{e}"
+    );
+    std::fs::write(dir.join("bad.csv"), "?,2,0,0\nA,x,1,1\n").unwrap();
+    assert_eq!(
+        rulebook::read_file(&dir.join("bad.csv")).unwrap_err().to_string(),
+        format!("{}:2: count \"x\" is not a whole number", dir.join("bad.csv").display())
+    );
+}
+
+/// A lexicon of `words` in a shipped ruleset's alphabet.
+fn small_lexicon(ruleset: &str, words: &str) -> Arc<Lexicon> {
+    Arc::new(Lexicon::compile(ruleset, words, kind(ruleset).alphabet()).unwrap().0)
+}
+
+fn board(ruleset: &str, lexicon: &Lexicon, plays: &[&str]) -> Board {
+    let mut b = Board::new(Arc::new(Ruleset::new(kind(ruleset))));
+    for text in plays {
+        let p = parse_play(text, lexicon.alphabet()).unwrap().normalized(&b).unwrap();
+        let placements: Vec<_> = p.placements().map(|x| (x.row, x.col, x.tile)).collect();
+        b.place(&placements, lexicon.dawg());
+    }
+    b
+}
+
+/// Worked by hand: ALA on 8G–8I, then COL·LA down column G onto its A. C (2) on G5, O (1) on
+/// G6, L·L (10) on G7, a double letter: 20; the A (1) already there. 2 + 1 + 20 + 1 = 24.
+#[test]
+fn catalan_l_l_is_one_tile_scored_on_a_premium_square() {
+    let lex = small_lexicon("catalan", "ala\ncol·la\n");
+    let b = board("catalan", &lex, &["8G ALA"]);
+    let alphabet = lex.alphabet();
+    let play = parse_play("G5 COL·L.", alphabet).unwrap();
+    assert_eq!(play.tiles().len(), 4, "C, O, L·L and the A played through");
+    let e = evaluate(&b, &play).unwrap();
+    assert_eq!(e.total, 24);
+    let ll = e.tiles.iter().find(|t| (t.row, t.col) == (6, 6)).unwrap();
+    assert_eq!(
+        (ll.face, ll.letter_multiplier, alphabet.label(dawgref_engine::alphabet::tile_letter(ll.tile))),
+        (10, 2, "L·L")
+    );
+    assert_eq!(format_play(&play, alphabet), "G5 CO[L·L].");
+    // The other spellings: [L·L] in brackets, and wolges's W.
+    assert_eq!(parse_play("G5 CO[L·L].", alphabet).unwrap(), play);
+    assert_eq!(parse_play("G5 COW.", alphabet).unwrap(), play);
+    assert_eq!(
+        parse_play("G5 col·l.", alphabet).unwrap().tiles()[2],
+        tile(alphabet.parse_word("L·L").unwrap()[0], true)
+    );
+}
+
+/// A word list says how a word splits: by the longest label that fits, unless it brackets a
+/// tile. In a ruleset with N, Y and the tile NY, ANYS is A·NY·S and A[N]YS is A·N·Y·S.
+#[test]
+fn digraphs_split_by_the_longest_label_unless_the_word_list_brackets_them() {
+    let dir = scratch("ny");
+    std::fs::write(
+        dir.join("ny.ruleset"),
+        "name ny-test\ntiles\nA 10 1 vowel\nN 10 1\nNY 2 8\nS 10 1\nY 10 2\n",
+    )
+    .unwrap();
+    let def = rulebook::read_file(&dir.join("ny.ruleset")).unwrap();
+    let alphabet = def.alphabet;
+    let (lex, report) = Lexicon::compile("ny", "anys\na[n]ys\nnyn\n", alphabet).unwrap();
+    assert_eq!(report.kept, 3);
+    let word = |w: &str| alphabet.parse_word(w).unwrap();
+    assert_eq!(word("ANYS").len(), 3);
+    assert_eq!(word("A[N]YS").len(), 4);
+    assert!(lex.contains(&word("ANYS")) && lex.contains(&word("A[N]YS")));
+    assert_eq!(alphabet.word_string(&word("A[N]YS")), "ANYS");
+    assert_eq!(alphabet.word_string(&word("ANYS")), "A[NY]S");
+    // Spanish: CH, LL and RR are tiles, read from plain text and from FISE's 1, 2, 3.
+    let es = kind("spanish").alphabet();
+    let chillar = es.parse_word("chillar").unwrap();
+    assert_eq!(chillar.len(), 5);
+    assert_eq!(es.parse_word("1I2AR").unwrap(), chillar);
+    assert_eq!(es.word_string(&chillar), "[CH]I[LL]AR");
+    assert_eq!(es.word_label(&chillar), "CHILLAR");
+}
+
+/// Debian's word list for each shipped language, compiled in its ruleset once per process
+/// (`scripts/test` installs them), with its report.
+fn debian(ruleset: &str) -> Arc<(Lexicon, CompileReport)> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<(Lexicon, CompileReport)>>>> = OnceLock::new();
+    let file = match ruleset {
+        "catalan" => "catalan",
+        "spanish" => "spanish",
+        "polish" => "polish",
+        "french" => "french",
+        "german" => "ngerman",
+        "dutch" => "dutch",
+        "norwegian" => "bokmaal",
+        "swedish" => "swedish",
+        _ => panic!("no Debian list for {ruleset}"),
+    };
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(ruleset.to_string())
+        .or_insert_with(|| {
+            let path = format!("/usr/share/dict/{file}");
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("{path}: {e} (scripts/test installs Debian's word lists)"));
+            let (text, _) = word_list_text(&bytes);
+            Arc::new(Lexicon::compile(file, &text, kind(ruleset).alphabet()).unwrap())
+        })
+        .clone()
+}
+
+/// Each list keeps its words in tiles and reports every word it could not split: a letter the
+/// set has no tile for, or a hyphen. Digraphs are whole tiles, accents fold into their letter,
+/// and Latin-1 lists (Norwegian, Swedish) are read as such.
+#[test]
+fn debian_word_lists_compile_in_their_rulesets_with_every_skip_reported() {
+    let cases: [(&str, &[&str], &[&str]); 8] = [
+        ("catalan", &["col·lecció", "anys", "plaça", "què"], &["Alta-riba"]),
+        ("spanish", &["chico", "calle", "perro", "canción", "pingüino", "año"], &["cok"]),
+        ("polish", &["źdźbło", "żółw", "gęś"], &["abbé"]),
+        ("french", &["être", "garçon", "noël"], &["abat-jour"]),
+        ("german", &["Äpfel", "Übung", "Öl"], &["Abhörmaßnahme"]),
+        ("dutch", &["appel", "café"], &["06-nummer"]),
+        ("norwegian", &["blåbær", "smør"], &["A-aksje"]),
+        ("swedish", &["åka", "äpple", "öl", "armé"], &["A-aktie"]),
+    ];
+    for (ruleset, kept, skipped) in cases {
+        let compiled = debian(ruleset);
+        let (lex, report) = (&compiled.0, &compiled.1);
+        assert!(report.kept > 50_000, "{ruleset}: {report}");
+        assert_eq!(
+            report.unsplittable.len() as u64,
+            report.foreign,
+            "{ruleset}: every unsplit word is listed"
+        );
+        for w in kept {
+            assert_eq!(lex.contains_str(w), Ok(true), "{ruleset}: {w}");
+        }
+        for w in skipped {
+            assert!(report.unsplittable.iter().any(|u| u == w), "{ruleset}: {w} is reported");
+        }
+    }
+    // The digraph is one tile in the DAWG: COL·LECCIÓ is 8 tiles, CHICO 4.
+    assert_eq!(kind("catalan").alphabet().parse_word("col·lecció").unwrap().len(), 8);
+    assert_eq!(kind("spanish").alphabet().parse_word("chico").unwrap().len(), 4);
+}
+
+/// Every shipped ruleset: a game of bots to its end (the strong bot values leaves by the
+/// fallback where no table was learned), its GCG replayed to the same scores, and the record's
+/// ruleset found from its description.
+#[test]
+fn a_bot_game_in_every_shipped_ruleset_makes_the_gcg_round_trip() {
+    for ruleset in ["catalan", "dutch", "french", "german", "norwegian", "polish", "spanish", "swedish"] {
+        let compiled = debian(ruleset);
+        let lex = Arc::new(compiled.0.clone());
+        let rules = Arc::new(Ruleset::new(kind(ruleset)));
+        let mut g = Game::new(GameConfig::new(rules.clone(), lex.clone(), 11)).unwrap();
+        play_out(&mut g, &[BotLevel::Strong, BotLevel::Greedy], 1000, |g| g.check_invariants().unwrap())
+            .unwrap();
+        assert!(g.is_over(), "{ruleset}");
+        let text = write_gcg(&g, &["uno".to_string(), "dos".to_string()]);
+        let record = gcg::parse(&text).unwrap();
+        let report = check_record(&record, rules.clone(), &lex);
+        assert_eq!(report.mismatches, vec![], "{ruleset}\n{text}");
+        assert_eq!(report.finals.iter().map(|f| f.1).collect::<Vec<_>>(), g.scores(), "{ruleset}\n{text}");
+        assert_eq!(dawgref_engine::game::record::guess_ruleset(&record, None), kind(ruleset), "{ruleset}");
+        if ruleset == "spanish" || ruleset == "catalan" {
+            // Its digraphs are written as macondo writes them, in brackets.
+            let has_digraph = g.history().iter().any(|e| matches!(&e.kind,
+                dawgref_engine::game::EventKind::Play { play, .. }
+                    if play.tiles().iter().any(|&t| t != 0 && lex.alphabet().label(dawgref_engine::alphabet::tile_letter(t)).chars().count() > 1)));
+            assert_eq!(has_digraph, text.contains('['), "{ruleset}\n{text}");
+        }
+    }
+}
+
+#[test]
+fn a_lexicon_of_any_alphabet_is_written_and_read_back_whole() {
+    let lex = small_lexicon("catalan", "col·la\nanys\nplaça\n");
+    let bytes = lex.to_bytes();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2, "version 2 carries the alphabet");
+    let back = Lexicon::load("back", &bytes, None).unwrap();
+    assert_eq!(back.alphabet(), kind("catalan").alphabet());
+    assert_eq!(back.checksum(), lex.checksum());
+    assert_eq!(back.contains_str("COL·LA"), Ok(true));
+    // English is written as it always was: version 1, its checksum unchanged.
+    let en = Lexicon::compile("en", "aa\nqi\n", Alphabet::english()).unwrap().0;
+    assert_eq!(u32::from_le_bytes(en.to_bytes()[8..12].try_into().unwrap()), 1);
+}
+
+#[test]
+fn cgp_writes_and_reads_tiles_of_several_letters_in_brackets() {
+    let lex = small_lexicon("spanish", "chico\n");
+    let b = board("spanish", &lex, &["8H chICO"]);
+    let alphabet = lex.alphabet();
+    let racks = [Rack::parse("[LL]A?", alphabet).unwrap(), Rack::parse("2E", alphabet).unwrap()];
+    let c = cgp::from_board(&b, &racks, &[10, 0], 0, cgp::Ops::default());
+    let text = cgp::write(&c);
+    assert!(text.starts_with("15/15/15/15/15/15/15/7[ch]ICO4/15/"), "{text}");
+    assert!(text.contains(" A[LL]?/E[LL] 10/0 0 ld spanish;"), "{text}");
+    let back = cgp::parse(&text, None).unwrap();
+    assert_eq!(back.grid, c.grid);
+    assert_eq!(back.racks, c.racks);
+    assert_eq!(back.ruleset, kind("spanish"));
+}
