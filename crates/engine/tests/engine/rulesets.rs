@@ -259,8 +259,10 @@ fn digraphs_split_by_the_longest_label_unless_the_word_list_brackets_them() {
 
 /// Debian's word list for each shipped language, compiled in its ruleset once per process
 /// (`scripts/test` installs them), with its report.
-fn debian(ruleset: &str) -> Arc<(Lexicon, CompileReport)> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<(Lexicon, CompileReport)>>>> = OnceLock::new();
+type Compiled = Arc<(Lexicon, CompileReport)>;
+
+fn debian(ruleset: &str) -> Compiled {
+    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
     let file = match ruleset {
         "catalan" => "catalan",
         "spanish" => "spanish",
