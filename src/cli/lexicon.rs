@@ -14,7 +14,8 @@ pub enum LexiconCommand {
     Compile {
         /// The word list.
         words: PathBuf,
-        /// Alphabet of the list: en, ru or erudit (Ё folded to Е).
+        /// Alphabet of the list: en, ru, erudit (Ё folded to Е), or any ruleset's name (catalan,
+        /// spanish …: words are split into its tiles, docs/rulesets.md).
         #[arg(long, default_value = "en")]
         alphabet: Alphabet,
         /// Output file.

@@ -47,6 +47,9 @@ pub fn register_rulesets(files: &[PathBuf]) -> Result<Vec<RulesetKind>, String> 
         .map(|path| {
             let def = rulebook::read_file(path).map_err(|e| e.to_string())?;
             let kind = rulebook::register(def).map_err(|e| e.to_string())?;
+            if let Some(Err(e)) = crate::leaves::LeaveTable::of_file(kind) {
+                return Err(format!("{}: its leaves-file: {e}", path.display()));
+            }
             tracing::info!(ruleset = %kind, file = %path.display(), tiles = kind.alphabet().len(), "ruleset registered");
             Ok(kind)
         })

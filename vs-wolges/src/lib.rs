@@ -8,7 +8,7 @@ use dawgref_engine::rules::{Ruleset, RulesetKind};
 /// ascending order (0 the blank, a letter its index + 1, as on dawgref's board): 914,624
 /// leaves, each once.
 pub fn english_leaves() -> Vec<Vec<u8>> {
-    let rules = Ruleset::new(RulesetKind::English);
+    let rules = Ruleset::new(RulesetKind::english());
     let limits: Vec<u8> = std::iter::once(rules.blanks)
         .chain((0..rules.alphabet.len() as Letter).map(|l| rules.letter_count(l)))
         .collect();

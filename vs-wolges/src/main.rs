@@ -18,12 +18,18 @@
 //!
 //! Exchanges are left out on both sides. Usage: `cargo run --release -- [--games N] [--seed S]
 //! [--passes P]` in this directory.
+//!
+//! With `--ruleset NAME --words FILE` (any shipped ruleset wolges also has: Catalan and Spanish
+//! with their tiles of two letters, Dutch, French, German, Norwegian, Polish, Swedish), the word
+//! list is compiled in that ruleset, the positions are its greedy self-play, and on each the two
+//! engines' sets of plays must be identical, play for play (square, direction, tiles, blanks),
+//! and their best by score equal; every play's time is reported. Leaves are English-only here.
 
 use dawgref_engine::alphabet::Letter;
 use dawgref_engine::board::Board;
 use dawgref_engine::equity::LeaveModel;
 use dawgref_engine::leaves::LeaveTable;
-use dawgref_engine::lexicon::catalog;
+use dawgref_engine::lexicon::{Lexicon, catalog, word_list_text};
 use dawgref_engine::movegen::{CollectAll, Mode, best_by_equity, best_by_equity_full, generate};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
@@ -38,10 +44,12 @@ struct Args {
     games: u64,
     seed: u64,
     passes: usize,
+    ruleset: String,
+    words: Option<String>,
 }
 
 fn args() -> Result<Args, Error> {
-    let mut a = Args { games: 100, seed: 1, passes: 3 };
+    let mut a = Args { games: 100, seed: 1, passes: 3, ruleset: "english".into(), words: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -49,7 +57,9 @@ fn args() -> Result<Args, Error> {
             "--games" => a.games = value.parse()?,
             "--seed" => a.seed = value.parse()?,
             "--passes" => a.passes = value.parse::<usize>()?.max(1),
-            _ => return Err(format!("unknown flag {flag} (expected --games, --seed, --passes)").into()),
+            "--ruleset" => a.ruleset = value,
+            "--words" => a.words = Some(value),
+            _ => return Err(format!("unknown flag {flag} (expected --games, --seed, --passes, --ruleset, --words)").into()),
         }
     }
     Ok(a)
@@ -170,10 +180,13 @@ fn report(label: &str, times: &[[f64; 2]]) {
 
 fn main() -> Result<(), Error> {
     let args = args()?;
+    if args.ruleset != "english" {
+        return other_ruleset(&args);
+    }
     let lexicon = catalog::resolve("en", None)?.lexicon;
     let dawg = lexicon.dawg();
-    let rules = Arc::new(Ruleset::new(RulesetKind::English));
-    let table = LeaveTable::shipped(RulesetKind::English);
+    let rules = Arc::new(Ruleset::new(RulesetKind::english()));
+    let table = LeaveTable::shipped(RulesetKind::english());
 
     let start = Instant::now();
     let kwg = wolges_kwg(&dawg.words())?;
@@ -334,5 +347,147 @@ fn main() -> Result<(), Error> {
             mean(|t| t.by_equity) / mean(|t| t.ranked),
         );
     }
+    Ok(())
+}
+
+/// A play as both engines can write it: down or not, lane, index along it, and its tiles (0 a
+/// square played through, bit 7 a blank, else the letter's index + 1, which is wolges's tile).
+type Canonical = (bool, i8, i8, Vec<u8>);
+
+/// Another ruleset: both engines' plays, set against set, and the best by score.
+fn other_ruleset(args: &Args) -> Result<(), Error> {
+    let kind = RulesetKind::by_name(&args.ruleset).ok_or_else(|| format!("unknown ruleset {}", args.ruleset))?;
+    let path = args.words.as_ref().ok_or("--words FILE: the word list to compile in that ruleset")?;
+    let (text, _) = word_list_text(&std::fs::read(path)?);
+    let (lexicon, compiled) = Lexicon::compile(&args.ruleset, &text, kind.alphabet())?;
+    eprintln!("{path}: {compiled}");
+    let dawg = lexicon.dawg();
+    let rules = Arc::new(Ruleset::new(kind));
+    let config = match kind.name() {
+        "catalan" => game_config::make_catalan_game_config(),
+        "dutch" => game_config::make_dutch_game_config(),
+        "french" => game_config::make_french_game_config(),
+        "german" => game_config::make_german_game_config(),
+        "norwegian" => game_config::make_norwegian_game_config(),
+        "polish" => game_config::make_polish_game_config(),
+        "spanish" => game_config::make_spanish_game_config(),
+        "swedish" => game_config::make_swedish_game_config(),
+        other => return Err(format!("wolges has no {other} game config here").into()),
+    };
+    // The same tiles in the same order: wolges tile i + 1 is dawgref letter i.
+    let alphabet = kind.alphabet();
+    for l in 0..alphabet.len() as Letter {
+        let theirs = config.alphabet().of_board(l + 1).unwrap_or("").trim_matches(['[', ']']);
+        if theirs != alphabet.label(l) {
+            return Err(format!("tile {}: dawgref {}, wolges {theirs}", l + 1, alphabet.label(l)).into());
+        }
+    }
+    let start = Instant::now();
+    let kwg = wolges_kwg(&dawg.words())?;
+    let klv_empty = klv::Klv::<kwg::Node22>::from_bytes_alloc(klv::EMPTY_KLV_BYTES);
+    let mut generator = movegen::KurniaMoveGenerator::new(&config);
+    eprintln!("wolges GADDAG built in {:.1?}", start.elapsed());
+    let mut positions: Vec<(Board, Rack)> = Vec::new();
+    for g in 0..args.games {
+        greedy_game(rules.clone(), dawg, args.seed + g, |pos, _| {
+            let on_board = pos.board.tile_count() as u32;
+            let bag = rules.total_tiles() as i64 - i64::from(on_board) - 2 * rules.rack_size as i64;
+            if on_board > 0 && bag > 0 {
+                positions.push((pos.board.clone(), *pos.rack));
+            }
+        });
+    }
+    let zero = |_: &Rack| 0.0f32;
+    let mut all = vec![[f64::INFINITY; 2]; positions.len()];
+    let mut by_score = vec![[f64::INFINITY; 2]; positions.len()];
+    let (mut total, mut with_digraph) = (0usize, 0usize);
+    let mut plays = Vec::with_capacity(4096);
+    for pass in 0..args.passes {
+        let wolges_first = pass % 2 == 1;
+        for (i, (board, rack)) in positions.iter().enumerate() {
+            let tiles: Vec<u8> =
+                (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect();
+            let wrack = wolges_rack(rack);
+            let empty =
+                movegen::BoardSnapshot { board_tiles: &tiles, game_config: &config, kwg: &kwg, klv: &klv_empty };
+            plays.clear();
+            let mut sink = CollectAll(std::mem::take(&mut plays));
+            let us = timed(
+                wolges_first,
+                || {
+                    generate(board, rack, dawg, Mode::Both, &mut sink);
+                },
+                || generator.gen_moves_raw_all_unsorted(&empty, &wrack, i16::MAX, false),
+            );
+            fastest(&mut all[i], us);
+            plays = sink.0;
+            if pass == 0 {
+                let mut ours: Vec<Canonical> = plays
+                    .iter()
+                    .map(|p| {
+                        let p = &p.play;
+                        let down = p.dir == dawgref_engine::board::Direction::Down;
+                        let (lane, idx) = if down { (p.col, p.row) } else { (p.row, p.col) };
+                        (down, lane as i8, idx as i8, p.tiles().to_vec())
+                    })
+                    .collect();
+                let mut theirs: Vec<Canonical> = generator
+                    .plays
+                    .iter()
+                    .filter_map(|m| match &m.play {
+                        movegen::Play::Place { down, lane, idx, word, .. } => Some((*down, *lane, *idx, word.to_vec())),
+                        _ => None,
+                    })
+                    .collect();
+                ours.sort_unstable();
+                theirs.sort_unstable();
+                if ours != theirs {
+                    let only_ours = ours.iter().find(|p| theirs.binary_search(p).is_err());
+                    let only_theirs = theirs.iter().find(|p| ours.binary_search(p).is_err());
+                    return Err(format!(
+                        "position {i}: dawgref {} plays, wolges {}; only dawgref's: {only_ours:?}; only wolges's: {only_theirs:?}",
+                        ours.len(),
+                        theirs.len()
+                    )
+                    .into());
+                }
+                total += ours.len();
+                with_digraph += ours
+                    .iter()
+                    .filter(|p| p.3.iter().any(|&t| t != 0 && alphabet.label((t & 0x3f) - 1).chars().count() > 1))
+                    .count();
+            }
+            let mut best = None;
+            let us = timed(
+                wolges_first,
+                || best = best_by_equity(board, rack, dawg, Mode::Both, zero),
+                || {
+                    generator.gen_moves_unfiltered(&movegen::GenMovesParams {
+                        board_snapshot: &empty,
+                        rack: &wrack,
+                        max_gen: 1,
+                        num_exchanges_by_this_player: i16::MAX,
+                        always_include_pass: false,
+                        dynamic_leaves: None,
+                    })
+                },
+            );
+            fastest(&mut by_score[i], us);
+            if !agree(best.map(|(e, _)| e), generator.plays.first(), 0.0) {
+                return Err(format!("position {i}, best by score: dawgref {best:?}, wolges {:?}", generator.plays.first().map(|m| m.equity.as_f64())).into());
+            }
+        }
+    }
+    println!(
+        "{}: {} positions of {} greedy games (seed {}); {total} plays, {with_digraph} with a tile of several letters, \
+         the same set from both engines on every position; fastest of {} passes",
+        kind.name(),
+        positions.len(),
+        args.games,
+        args.seed,
+        args.passes
+    );
+    report("every play", &all);
+    report("best by score", &by_score);
     Ok(())
 }

@@ -164,7 +164,13 @@ impl Alphabet {
     /// The alphabet of these tiles, made once: the same tiles give the same handle (and keep the
     /// first name they were given). Refused: no tiles, more than [`MAX_LETTERS`], an empty or
     /// bracketed label, a spelling given to two tiles.
-    pub fn new(name: &str, specs: Vec<TileSpec>) -> Result<Alphabet, AlphabetError> {
+    pub fn new(name: &str, mut specs: Vec<TileSpec>) -> Result<Alphabet, AlphabetError> {
+        // One form for the same tiles: labels upper case, a blank's form only when it is not
+        // the label in lower case.
+        for spec in &mut specs {
+            spec.label = upper(&spec.label);
+            spec.blank_label = spec.blank_label.take().filter(|b| *b != lower_str(&spec.label));
+        }
         let invalid = |problem: String| AlphabetError::Invalid { name: name.to_string(), problem };
         if specs.is_empty() {
             return Err(invalid("it has no tiles".into()));

@@ -169,17 +169,29 @@ impl LeaveTable {
         if let Some((_, t)) = fallbacks.iter().find(|(k, _)| *k == kind) {
             return t;
         }
-        let table: &'static LeaveTable =
-            Box::leak(Box::new(LeaveTable::fallback(&crate::rules::Ruleset::new(kind))));
+        // A table its file names that does not parse was refused when the ruleset was added
+        // (`of_file`); the fallback stands in for it here.
+        let table = match LeaveTable::of_file(kind) {
+            Some(Ok(table)) => table,
+            _ => LeaveTable::fallback(&crate::rules::Ruleset::new(kind)),
+        };
+        let table: &'static LeaveTable = Box::leak(Box::new(table));
         fallbacks.push((kind, table));
         table
+    }
+
+    /// The learned table a ruleset's file names (`leaves-file`), parsed; `None` when it names
+    /// none.
+    pub fn of_file(kind: RulesetKind) -> Option<Result<LeaveTable, String>> {
+        kind.definition().leaves.as_ref().map(|text| LeaveTable::parse(text, kind.alphabet()))
     }
 
     /// The documented fallback for a ruleset no table was learned for (docs/rulesets.md):
     /// English's learned vowel/consonant balance, and per tile copy a value from its face value
     /// alone: a blank +25, a letter `3 − value` (so a 1-point tile +2, a 10-point tile −7), each
     /// further copy of the same letter 4 less than the one before. No leave is listed.
-    /// `dawgref-lab train leaves --ruleset NAME` learns a real one.
+    /// `dawgref-lab train leaves --ruleset NAME --words FILE` learns a real one, which the
+    /// ruleset's file names with `leaves-file`.
     pub fn fallback(rules: &crate::rules::Ruleset) -> LeaveTable {
         let english = LeaveTable::shipped(RulesetKind::english());
         let mut t = LeaveTable::empty(rules.alphabet);

@@ -135,6 +135,9 @@ pub struct Definition {
     pub options: RuleOptions,
     /// Where it came from: `shipped`, or the file it was read from.
     pub source: String,
+    /// A learned leave table's text (`leaves-file`, as `dawgref-lab train leaves` writes it);
+    /// none: the bots use the fallback (`leaves::LeaveTable::fallback`).
+    pub leaves: Option<String>,
 }
 
 /// A handle to a registered ruleset: `Copy`, compared by identity, named in requests, records
@@ -391,7 +394,7 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
             }
             "tiles" => section = Section::Tiles,
             "board" => section = Section::Board,
-            "tiles-file" | "layout-file" => {
+            "tiles-file" | "layout-file" | "leaves-file" => {
                 let dir = dir.ok_or_else(|| {
                     err(format!("{key} names a file, and this ruleset is not read from one"))
                 })?;
@@ -399,10 +402,10 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
                 let named = path.display().to_string();
                 let text =
                     std::fs::read_to_string(&path).map_err(|e| err(format!("cannot read {named}: {e}")))?;
-                if key == "tiles-file" {
-                    b.read_distribution(&text, &named)?;
-                } else {
-                    b.read_layout(&text, &named)?;
+                match key {
+                    "tiles-file" => b.read_distribution(&text, &named)?,
+                    "layout-file" => b.read_layout(&text, &named)?,
+                    _ => b.leaves = Some(text),
                 }
             }
             _ => return Err(err(format!("unknown line {key:?} (expected one of: {})", KEYS.join(", ")))),
@@ -428,6 +431,7 @@ const KEYS: &[&str] = &[
     "board",
     "tiles-file",
     "layout-file",
+    "leaves-file",
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -498,6 +502,7 @@ struct Builder {
     /// A start square marked on the board (`*` or `+`).
     marked_start: Option<(usize, usize)>,
     layout_given: bool,
+    leaves: Option<String>,
 }
 
 impl Builder {
@@ -522,6 +527,7 @@ impl Builder {
             rows: Vec::new(),
             marked_start: None,
             layout_given: false,
+            leaves: None,
         }
     }
 
@@ -801,6 +807,7 @@ impl Builder {
             default_lexicon: self.lexicon,
             options: self.options,
             source: self.file,
+            leaves: self.leaves,
         })
     }
 }

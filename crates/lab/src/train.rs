@@ -36,6 +36,10 @@ pub enum TrainCommand {
 pub struct LeavesArgs {
     #[arg(long, default_value = "english")]
     ruleset: RulesetKind,
+    /// The word list to play, compiled in the ruleset's alphabet (needed where the ruleset has
+    /// no lexicon of its own: Catalan, Polish …).
+    #[arg(long)]
+    words: Option<std::path::PathBuf>,
     /// Self-play games per generation (game `g` of generation `k` uses bag seed
     /// `seed + k * games + g`).
     #[arg(long, default_value_t = 8000)]
@@ -58,6 +62,9 @@ pub struct LeavesArgs {
 pub struct WinprobArgs {
     #[arg(long, default_value = "english")]
     ruleset: RulesetKind,
+    /// The word list to play, as `train leaves --words`.
+    #[arg(long)]
+    words: Option<std::path::PathBuf>,
     /// Self-play games (game `g` uses bag seed `seed + g`).
     #[arg(long, default_value_t = 4000)]
     games: u64,
@@ -113,7 +120,7 @@ fn game_samples(rules: &Arc<Ruleset>, lexicon: &Arc<dawgref::lexicon::Lexicon>, 
 }
 
 fn winprob(args: WinprobArgs) -> CliResult {
-    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset_with_words(args.ruleset, args.words.as_deref())?;
     let games = args.games.clamp(1, 1_000_000);
     let started = Instant::now();
     let bar = games_bar(games);
@@ -148,7 +155,7 @@ fn winprob(args: WinprobArgs) -> CliResult {
 }
 
 fn learn_leaves(args: LeavesArgs) -> CliResult {
-    let (rules, lexicon) = crate::setup::ruleset(args.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset_with_words(args.ruleset, args.words.as_deref())?;
     let games = args.games.clamp(1, 10_000_000);
     let generations = args.generations.clamp(1, 20);
     let mut table: Option<LeaveTable> = match &args.from {

@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         // dawgref's leave notation: the letters, then the blanks as `?`.
         let mut leave: String =
-            codes.iter().filter(|&&c| c > 0).map(|&c| Alphabet::English.char_of((c - 1) as Letter)).collect();
+            codes.iter().filter(|&&c| c > 0).map(|&c| Alphabet::english().label((c - 1) as Letter)).collect();
         leave.extend(std::iter::repeat_n('?', usize::from(tally[0])));
         let value = f64::from(table.leave_value_from_tally(&tally)) / 1000.0;
         writeln!(out, "{leave} {value:.3}").expect("writing to a String");

@@ -103,7 +103,7 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
     assert_eq!(
         refused(&good.replace("rack 7", "rack 7\nsparkles on")),
         format!(
-            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file)",
+            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file, leaves-file)",
             line_of("rack") + 1
         )
     );
@@ -175,6 +175,18 @@ fn magpie_and_macondo_files_are_read_as_they_are() {
             dir.join("super.ruleset").display()
         )
     );
+    // vs-magpie's English files, in MAGPIE's formats, are the English ruleset.
+    let vs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vs-magpie");
+    std::fs::write(
+        dir.join("magpie-english.ruleset"),
+        format!("name magpie-english\ntiles-file {vs}/english.csv\nlayout-file {vs}/standard15.txt\n"),
+    )
+    .unwrap();
+    let theirs = rulebook::read_file(&dir.join("magpie-english.ruleset")).unwrap();
+    let ours = RulesetKind::english().definition();
+    assert_eq!((&theirs.counts, &theirs.values, theirs.blanks), (&ours.counts, &ours.values, ours.blanks));
+    assert_eq!((&theirs.premiums, theirs.start), (&ours.premiums, ours.start));
+    assert_eq!(theirs.alphabet, Alphabet::english(), "the same tiles are the same alphabet");
     let e = rulebook::read_file(&dir.join("missing.csv")).unwrap_err();
     assert!(
         e.to_string().starts_with(&format!("{}: cannot read it:", dir.join("missing.csv").display())),
