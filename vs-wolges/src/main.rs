@@ -6,7 +6,7 @@
 //! board has tiles and wolges would count tiles in the bag (it switches to endgame valuation by
 //! the board's tile count). For each position, the fastest of `--passes` runs of:
 //! - every play, unsorted (dawgref `generate` into a reused vector; wolges
-//!   `gen_moves_raw_all_unsorted`), and the number of plays, which must agree;
+//!   `gen_moves_raw_all_unsorted`); the two sets of plays must be identical, play for play;
 //! - the best play by score (dawgref `best_by_equity` with a zero leave; wolges
 //!   `gen_moves_unfiltered` with `max_gen` 1 and an empty leave table);
 //! - the best play by score plus leave (the same, with dawgref's shipped English leave table;
@@ -276,13 +276,8 @@ fn main() -> Result<(), Error> {
             );
             fastest(&mut t.all, us);
             plays = sink.0;
-            let theirs =
-                generator.plays.iter().filter(|m| matches!(m.play, movegen::Play::Place { .. })).count();
-            if plays.len() != theirs {
-                return Err(format!("position {i}: dawgref {} plays, wolges {theirs}", plays.len()).into());
-            }
             if pass == 0 {
-                total_plays += theirs;
+                total_plays += same_plays(i, &plays, &generator)?.len();
             }
 
             // The best by score, then by score and leave.
@@ -327,7 +322,7 @@ fn main() -> Result<(), Error> {
             }
         }
     }
-    println!("{total_plays} plays in all, the same number from both engines on every position");
+    println!("{total_plays} plays in all, the same set from both engines on every position, play for play");
     report("every play", &times.iter().map(|t| t.all).collect::<Vec<_>>());
     report("best by score", &times.iter().map(|t| t.by_score).collect::<Vec<_>>());
     report("best, + leave", &times.iter().map(|t| t.by_equity).collect::<Vec<_>>());
@@ -353,6 +348,45 @@ fn main() -> Result<(), Error> {
 /// A play as both engines can write it: down or not, lane, index along it, and its tiles (0 a
 /// square played through, bit 7 a blank, else the letter's index + 1, which is wolges's tile).
 type Canonical = (bool, i8, i8, Vec<u8>);
+
+/// The two engines' plays on position `i`, set against set: an error naming a play only one
+/// found, else dawgref's plays in canonical form, sorted.
+fn same_plays(
+    i: usize,
+    plays: &[dawgref_engine::movegen::ScoredPlay],
+    generator: &movegen::KurniaMoveGenerator,
+) -> Result<Vec<Canonical>, Error> {
+    let mut ours: Vec<Canonical> = plays
+        .iter()
+        .map(|p| {
+            let p = &p.play;
+            let down = p.dir == dawgref_engine::board::Direction::Down;
+            let (lane, idx) = if down { (p.col, p.row) } else { (p.row, p.col) };
+            (down, lane as i8, idx as i8, p.tiles().to_vec())
+        })
+        .collect();
+    let mut theirs: Vec<Canonical> = generator
+        .plays
+        .iter()
+        .filter_map(|m| match &m.play {
+            movegen::Play::Place { down, lane, idx, word, .. } => Some((*down, *lane, *idx, word.to_vec())),
+            _ => None,
+        })
+        .collect();
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    if ours != theirs {
+        let only_ours = ours.iter().find(|p| theirs.binary_search(p).is_err());
+        let only_theirs = theirs.iter().find(|p| ours.binary_search(p).is_err());
+        return Err(format!(
+            "position {i}: dawgref {} plays, wolges {}; only dawgref's: {only_ours:?}; only wolges's: {only_theirs:?}",
+            ours.len(),
+            theirs.len()
+        )
+        .into());
+    }
+    Ok(ours)
+}
 
 /// Another ruleset: both engines' plays, set against set, and the best by score.
 fn other_ruleset(args: &Args) -> Result<(), Error> {
@@ -422,35 +456,7 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
             fastest(&mut all[i], us);
             plays = sink.0;
             if pass == 0 {
-                let mut ours: Vec<Canonical> = plays
-                    .iter()
-                    .map(|p| {
-                        let p = &p.play;
-                        let down = p.dir == dawgref_engine::board::Direction::Down;
-                        let (lane, idx) = if down { (p.col, p.row) } else { (p.row, p.col) };
-                        (down, lane as i8, idx as i8, p.tiles().to_vec())
-                    })
-                    .collect();
-                let mut theirs: Vec<Canonical> = generator
-                    .plays
-                    .iter()
-                    .filter_map(|m| match &m.play {
-                        movegen::Play::Place { down, lane, idx, word, .. } => Some((*down, *lane, *idx, word.to_vec())),
-                        _ => None,
-                    })
-                    .collect();
-                ours.sort_unstable();
-                theirs.sort_unstable();
-                if ours != theirs {
-                    let only_ours = ours.iter().find(|p| theirs.binary_search(p).is_err());
-                    let only_theirs = theirs.iter().find(|p| ours.binary_search(p).is_err());
-                    return Err(format!(
-                        "position {i}: dawgref {} plays, wolges {}; only dawgref's: {only_ours:?}; only wolges's: {only_theirs:?}",
-                        ours.len(),
-                        theirs.len()
-                    )
-                    .into());
-                }
+                let ours = same_plays(i, &plays, &generator)?;
                 total += ours.len();
                 with_digraph += ours
                     .iter()
