@@ -6,7 +6,6 @@ use crate::common;
 
 use common::binary::serve_on_free_port;
 use common::server::*;
-use dawgref::lexicon::Lexicon;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::lexicons_service_client::LexiconsServiceClient;
 use dawgref::rules::RulesetKind;
@@ -14,16 +13,6 @@ use tonic::Code;
 
 fn catalan() -> RulesetKind {
     RulesetKind::by_name("catalan").unwrap()
-}
-
-/// A server with the classic lexicons and a small Catalan one, `cat-test`.
-async fn start_catalan() -> TestServer {
-    let words = "ala\ncol·la\nanys\nplaça\n";
-    let cat = Lexicon::compile("cat-test", words, catalan().alphabet()).unwrap().0;
-    let mut lexicons: Vec<Lexicon> =
-        RulesetKind::classic().iter().map(|&k| common::lexicon(k).clone()).collect();
-    lexicons.push(cat);
-    serve(dawgref::server::Builder::new(lexicons)).await.0
 }
 
 #[tokio::test]

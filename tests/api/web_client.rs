@@ -770,3 +770,52 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     screenshot(&c, "tournament-player").await;
     c.close().await.unwrap();
 }
+
+/// Catalan's L·L is one tile: the rack and the board draw its whole label with its value, and
+/// typing W, its other spelling, places it.
+#[tokio::test]
+async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
+    let srv = start_catalan().await;
+    let mut g = srv.games().await;
+    // The first seed whose first rack holds the one L·L.
+    let mut found = None;
+    for seed in 0..500 {
+        let created = g
+            .create_game(pb::CreateGameRequest {
+                ruleset_name: "catalan".into(),
+                lexicon: "cat-test".into(),
+                ..create(
+                    pb::Ruleset::Unspecified,
+                    pb::ChallengeRule::Double,
+                    vec![human("Ana"), human("Bo")],
+                    seed,
+                )
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        if created.view.as_ref().unwrap().my_rack.contains("[L·L]") {
+            found = Some(created);
+            break;
+        }
+    }
+    let created = found.expect("a seed deals L·L in 500");
+    let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+    wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+    let labels =
+        script(&c, "return [...document.querySelectorAll('.rack-tile')].map((t) => t.textContent)").await;
+    assert!(labels.as_array().unwrap().iter().any(|t| t == "L·L10"), "{labels}");
+    c.find(Locator::Css("#sq-7-7")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#board-input")).await.unwrap().send_keys("w").await.unwrap();
+    wait_until(
+        "L·L on the centre",
+        || async { c.find(Locator::Css("#sq-7-7")).await.ok()?.text().await.ok() },
+        |t: &String| t == "L·L10",
+    )
+    .await;
+    screenshot(&c, "game-catalan").await;
+    c.close().await.unwrap();
+}

@@ -53,6 +53,19 @@ pub fn lexicons_builder() -> server::Builder {
     server::Builder::new(RulesetKind::classic().iter().map(|&k| super::lexicon(k).clone()).collect())
 }
 
+/// A server with every ruleset's lexicon and a small Catalan one, `cat-test` (ALA, COL·LA, ANYS,
+/// PLAÇA), for tiles of two letters.
+pub async fn start_catalan() -> TestServer {
+    let catalan = RulesetKind::by_name("catalan").unwrap();
+    let cat =
+        dawgref::lexicon::Lexicon::compile("cat-test", "ala\ncol·la\nanys\nplaça\n", catalan.alphabet())
+            .unwrap()
+            .0;
+    let mut lexicons: Vec<_> = RulesetKind::classic().iter().map(|&k| super::lexicon(k).clone()).collect();
+    lexicons.push(cat);
+    serve(server::Builder::new(lexicons)).await.0
+}
+
 /// Start `builder` and serve it on a free port of the loopback.
 pub async fn serve(builder: server::Builder) -> (TestServer, dawgref::host::RecoveryReport) {
     let (handle, report) = builder.start().await.unwrap();
