@@ -52,11 +52,19 @@ async function route() {
 async function lobby() {
   document.title = `dawgref — ${t("lobby")}`;
   const [all, lexicons] = await Promise.all([rules(), call("LexiconsService", "ListLexicons", {}).catch(() => ({ lexicons: [] }))]);
+  // A ruleset is offered when it has a lexicon of its own or the server holds one of its
+  // alphabet; the lexicons offered are those it can be played with.
+  const playsIn = (k) => lexicons.lexicons.filter((l) => (l.rulesets || []).includes(k));
   const ruleset = h("select", { id: "ruleset", name: "ruleset" },
-    Object.keys(all).map((k) => h("option", { value: k, text: rulesetName(k) })));
+    Object.keys(all).filter((k) => all[k].lexicon || playsIn(k).length)
+      .map((k) => h("option", { value: k, text: rulesetName(k) })));
   ruleset.value = "english";
-  const lexicon = h("select", { id: "lexicon" }, h("option", { value: "", text: t("the ruleset's own") }),
-    lexicons.lexicons.map((l) => h("option", { value: l.name, text: `${l.name} (${count(l.words, "word")})` })));
+  const lexicon = h("select", { id: "lexicon" });
+  const lexiconsFor = () => lexicon.replaceChildren(
+    ...(all[ruleset.value].lexicon ? [h("option", { value: "", text: t("the ruleset's own") })] : []),
+    ...playsIn(ruleset.value).map((l) => h("option", { value: l.name, text: `${l.name} (${count(l.words, "word")})` })));
+  lexiconsFor();
+  ruleset.addEventListener("change", lexiconsFor);
   const challenge = h("select", { id: "challenge" },
     Object.entries(challengeNames()).map(([k, v]) => h("option", { value: k, text: v })));
   const minutes = h("input", { id: "minutes", type: "number", min: "0", max: "600", value: "0" });

@@ -8,6 +8,8 @@ import { splitTiles } from "/web/ui.js";
 export const SIZE = 15;
 
 const PREMIUMS = {
+  Q: { cls: "qw", name: t("quadruple word"), short: t("QW") },
+  q: { cls: "ql", name: t("quadruple letter"), short: t("QL") },
   T: { cls: "tw", name: t("triple word"), short: t("TW") },
   D: { cls: "dw", name: t("double word"), short: t("DW") },
   t: { cls: "tl", name: t("triple letter"), short: t("TL") },
@@ -30,7 +32,7 @@ export function tileElement(letter, value, blank) {
   const tile = document.createElement("span");
   tile.className = "tile" + (blank ? " blank" : "");
   const l = document.createElement("span");
-  l.className = "letter";
+  l.className = [...letter].length > 1 ? "letter long" : "letter";
   l.textContent = letter === "?" ? "" : letter;
   tile.append(l);
   if (!blank && letter !== "?") {

@@ -8,8 +8,12 @@ let rulesets = null;
 
 // A ruleset's name for people: by its name (GameView's ruleset_name, rules.json's keys).
 export function rulesetName(k) {
-  const classic = { english: t("English"), russian: t("Скрэббл (Russian)"), erudit: "Эрудит" }[k];
-  return classic || (k ? k.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ") : k);
+  const named = {
+    english: t("English"), russian: t("Скрэббл (Russian)"), erudit: "Эрудит", catalan: t("Catalan"),
+    dutch: t("Dutch"), french: t("French"), german: t("German"), norwegian: t("Norwegian"),
+    polish: t("Polish"), spanish: t("Spanish"), swedish: t("Swedish"),
+  }[k];
+  return named || (k ? k.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ") : k);
 }
 
 // Notation as tiles: a character each, and a tile of several letters in brackets ("[CH]",

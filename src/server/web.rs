@@ -306,7 +306,8 @@ pub fn schema_json() -> String {
 }
 
 /// Every ruleset as the page draws it, keyed by its name (GameView's `ruleset_name`):
-/// `{"english": {"name", "enum": "RULESET_ENGLISH" (or "" for the others), "letters": [labels
+/// `{"english": {"name", "enum": "RULESET_ENGLISH" (or "" for the others), "lexicon": its own
+/// lexicon (or ""), "letters": [labels
 /// in letter order], "values": {"A": 1, …}, "premiums": [rows of "Q"/"T"/"D" quadruple, triple,
 /// double word, "q"/"t"/"d" letter, "." none]}, …}`.
 pub fn rules_json() -> String {
@@ -341,11 +342,12 @@ pub fn rules_json() -> String {
         };
         let _ = write!(
             out,
-            "{}{}:{{\"name\":{},\"enum\":{},\"letters\":[{}],\"values\":{{{}}},\"aliases\":{{{}}},\"premiums\":[{}]}}",
+            "{}{}:{{\"name\":{},\"enum\":{},\"lexicon\":{},\"letters\":[{}],\"values\":{{{}}},\"aliases\":{{{}}},\"premiums\":[{}]}}",
             comma(&out),
             json_string(kind.name()),
             json_string(kind.name()),
             json_string(key),
+            json_string(rules.default_lexicon),
             letters.iter().map(|l| json_string(l)).collect::<Vec<_>>().join(","),
             values.join(","),
             aliases.join(","),
@@ -426,12 +428,16 @@ mod tests {
     fn rules_carry_each_rulesets_board_and_values() {
         let rules = rules_json();
         assert!(
-            rules.contains(r#""english":{"name":"english","enum":"RULESET_ENGLISH","letters":["A","B""#),
+            rules.contains(
+                r#""english":{"name":"english","enum":"RULESET_ENGLISH","lexicon":"en","letters":["A","B""#
+            ),
             "{rules}"
         );
         // Catalan's digraphs are whole labels, and W types L·L.
         assert!(
-            rules.contains(r#""catalan":{"name":"catalan","enum":"","letters":["A","B","C","Ç","D""#),
+            rules.contains(
+                r#""catalan":{"name":"catalan","enum":"","lexicon":"","letters":["A","B","C","Ç","D""#
+            ),
             "{rules}"
         );
         assert!(rules.contains(r#""L·L":10"#) && rules.contains(r#""W":"L·L""#), "{rules}");
