@@ -60,8 +60,11 @@ impl Pattern {
     pub fn parse(text: &str, alphabet: Alphabet) -> Result<Pattern, StudyError> {
         let all = alphabet.all_letters();
         let mut parts = Vec::new();
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
+        // Letters are tiles, read by the longest spelling that fits (`L·L`, `CH`, or an alias),
+        // in a class as outside one: `[CHL]` is CH or L.
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            rest = &rest[c.len_utf8()..];
             let part = match c {
                 '?' | '.' => Part::One(all),
                 '*' => {
@@ -74,10 +77,17 @@ impl Pattern {
                 '[' => {
                     let mut set = 0u64;
                     loop {
-                        match chars.next() {
+                        match rest.chars().next() {
                             None => return Err(StudyError::Unclosed),
-                            Some(']') => break,
-                            Some(c) => set |= 1 << letter(alphabet, c)?,
+                            Some(']') => {
+                                rest = &rest[1..];
+                                break;
+                            }
+                            Some(c) => {
+                                let (l, used) = tile_at(alphabet, rest, c)?;
+                                set |= 1 << l;
+                                rest = &rest[used..];
+                            }
                         }
                     }
                     if set == 0 {
@@ -85,7 +95,13 @@ impl Pattern {
                     }
                     Part::One(set)
                 }
-                c => Part::One(1 << letter(alphabet, c)?),
+                c => {
+                    // The tile starts at `c`, already taken off `rest`.
+                    let whole = &text[text.len() - rest.len() - c.len_utf8()..];
+                    let (l, used) = tile_at(alphabet, whole, c)?;
+                    rest = &whole[used..];
+                    Part::One(1 << l)
+                }
             };
             parts.push(part);
         }
@@ -151,8 +167,30 @@ impl Pattern {
     }
 }
 
-fn letter(alphabet: Alphabet, c: char) -> Result<Letter, StudyError> {
-    alphabet.index_of(c).map_err(|_| StudyError::Letter(c))
+/// The tiles of a rack or a word (`None` a blank, `?` or `*`, where `blanks` allows).
+fn tiles_of(alphabet: Alphabet, text: &str, blanks: bool) -> Result<Vec<Option<Letter>>, StudyError> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if blanks && (c == '?' || c == '*') {
+            out.push(None);
+            rest = &rest[1..];
+            continue;
+        }
+        let (l, used) = tile_at(alphabet, rest, c)?;
+        out.push(Some(l));
+        rest = &rest[used..];
+    }
+    Ok(out)
+}
+
+/// The tile `text` starts with (its first character `c`, named when it is no tile) and the bytes
+/// it takes. A `[` here is no tile: classes do not nest.
+fn tile_at(alphabet: Alphabet, text: &str, c: char) -> Result<(Letter, usize), StudyError> {
+    if c == '[' {
+        return Err(StudyError::Letter(c));
+    }
+    alphabet.next_tile(text).map(|(l, _, used)| (l, used)).map_err(|_| StudyError::Letter(c))
 }
 
 /// A word found, with the letters that came from blanks (anagrams).
@@ -464,7 +502,16 @@ pub fn read_query(
     min_length: usize,
     alphabet: Alphabet,
 ) -> Result<Query, StudyError> {
-    let len = text.chars().count();
+    // Bounded before it is read: a tile is written in at most MAX_TILE_TEXT characters.
+    let chars = text.chars().count();
+    if chars > MAX_WORD * crate::alphabet::MAX_TILE_TEXT {
+        return Err(StudyError::TooLong { len: chars });
+    }
+    if kind == "pattern" {
+        return Ok(Query::Pattern(Pattern::parse(text, alphabet)?));
+    }
+    let tiles = tiles_of(alphabet, text, kind == "anagram")?;
+    let len = tiles.len();
     match kind {
         "anagram" => {
             if len == 0 {
@@ -474,15 +521,14 @@ pub fn read_query(
                 return Err(StudyError::TooLong { len });
             }
             let mut rack = Rack::new();
-            for c in text.chars() {
-                match c {
-                    '?' | '*' => rack.add_blank(),
-                    c => rack.add(letter(alphabet, c)?),
+            for t in tiles {
+                match t {
+                    None => rack.add_blank(),
+                    Some(l) => rack.add(l),
                 }
             }
             Ok(Query::Anagram { rack, min_length })
         }
-        "pattern" => Ok(Query::Pattern(Pattern::parse(text, alphabet)?)),
         _ => {
             if len == 0 {
                 return Err(StudyError::Empty("word"));
@@ -490,7 +536,8 @@ pub fn read_query(
             if len >= MAX_WORD {
                 return Err(StudyError::TooLong { len });
             }
-            let word = text.chars().map(|c| letter(alphabet, c)).collect::<Result<Vec<_>, _>>()?;
+            let word =
+                tiles.into_iter().map(|t| t.ok_or(StudyError::Letter('?'))).collect::<Result<Vec<_>, _>>()?;
             Ok(Query::Hooks(word))
         }
     }

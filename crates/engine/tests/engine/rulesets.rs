@@ -393,3 +393,29 @@ fn cgp_writes_and_reads_tiles_of_several_letters_in_brackets() {
     assert_eq!(back.racks, c.racks);
     assert_eq!(back.ruleset, kind("spanish"));
 }
+
+/// Word study reads tiles as plays do: COL·LA by its label or by W, in a pattern, an anagram and
+/// a word's hooks, and answers it in notation.
+#[test]
+fn word_study_reads_tiles_of_two_letters() {
+    use dawgref_engine::lexicon::study::{Order, find, read_query};
+    let lex = small_lexicon("catalan", "ala\ncol·la\ncol·les\nanys\n");
+    let rules = Ruleset::new(kind("catalan"));
+    let alphabet = lex.alphabet();
+    let words = |kind: &str, text: &str| -> Vec<String> {
+        let q = read_query(kind, text, 0, alphabet).unwrap();
+        find(lex.dawg(), &rules, &q, Order::Alphabet, 10)
+            .words
+            .iter()
+            .map(|a| alphabet.word_string(&a.word))
+            .collect()
+    };
+    assert_eq!(words("pattern", "COL·L*"), ["CO[L·L]A", "CO[L·L]ES"]);
+    assert_eq!(words("pattern", "CO[WX]A"), ["CO[L·L]A"]);
+    assert_eq!(words("anagram", "ALOCW"), Vec::<String>::new(), "five tiles: A L O C L·L");
+    assert_eq!(words("anagram", "ACOW"), ["CO[L·L]A"]);
+    assert_eq!(words("anagram", "A?L·LC"), ["CO[L·L]A"]);
+    assert!(read_query("pattern", "CO[L·L", 0, alphabet).is_err());
+    let q = read_query("hooks", "col·l", 0, alphabet).unwrap();
+    assert!(!find(lex.dawg(), &rules, &q, Order::Alphabet, 10).valid);
+}
