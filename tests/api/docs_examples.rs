@@ -33,6 +33,11 @@ fn tested_blocks(text: &str) -> Vec<String> {
 
 /// Run a guide's tested blocks against a server of its own; what they printed.
 async fn run_guide(name: &str) -> String {
+    run_guide_with(name, &[]).await
+}
+
+/// [`run_guide`], the server started with `args` beside the usual ones.
+async fn run_guide_with(name: &str, args: &[&str]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("docs").join(format!("{name}.md"))).unwrap();
     let blocks = tested_blocks(&text);
@@ -44,6 +49,7 @@ async fn run_guide(name: &str) -> String {
     let (mut server, port) = serve_on_free_port(|port| {
         serve(port)
             .args(["--data-dir", ":memory:"])
+            .args(args)
             .env("DAWGREF_DIRECTOR_TOKEN", DIRECTOR_TOKEN)
             .stdout(Stdio::null())
             .spawn()
@@ -115,4 +121,21 @@ async fn the_analysts_guide_judges_finds_and_generates() {
     assert!(out.contains(r#"{"word":"ZYZZYVAX","valid":false}"#), "{out}");
     assert!(out.lines().any(|l| l == "NASTIER"), "the anagrams: {out}");
     assert!(out.contains(r#"{"play":"8B ANESTRI","score":66}"#), "the best plays: {out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_rulesets_guide_plays_catalan_from_a_word_list() {
+    let out = run_guide_with("rulesets", &["--word-list", "dicc=catalan:/usr/share/dict/catalan"]).await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "L·L 1 10 W",
+            "dicc",
+            "catalan dicc 86",
+            "invalid_argument: ruleset_name: unknown ruleset \"klingon\" (known: english, russian, erudit, \
+             catalan, dutch, french, german, norwegian, polish, spanish, swedish) (ListRulesets)"
+        ],
+        "{out}"
+    );
 }
