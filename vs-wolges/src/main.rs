@@ -59,7 +59,12 @@ fn args() -> Result<Args, Error> {
             "--passes" => a.passes = value.parse::<usize>()?.max(1),
             "--ruleset" => a.ruleset = value,
             "--words" => a.words = Some(value),
-            _ => return Err(format!("unknown flag {flag} (expected --games, --seed, --passes, --ruleset, --words)").into()),
+            _ => {
+                return Err(format!(
+                    "unknown flag {flag} (expected --games, --seed, --passes, --ruleset, --words)"
+                )
+                .into());
+            }
         }
     }
     Ok(a)
@@ -265,17 +270,10 @@ fn main() -> Result<(), Error> {
             };
 
             // Every play, into a vector kept between positions.
-            plays.clear();
-            let mut sink = CollectAll(std::mem::take(&mut plays));
-            let us = timed(
-                wolges_first,
-                || {
-                    generate(board, rack, dawg, Mode::Both, &mut sink);
-                },
-                || generator.gen_moves_raw_all_unsorted(&empty, &wrack, i16::MAX, false),
+            fastest(
+                &mut t.all,
+                every_play(wolges_first, board, rack, dawg, &mut generator, &empty, &wrack, &mut plays),
             );
-            fastest(&mut t.all, us);
-            plays = sink.0;
             if pass == 0 {
                 total_plays += same_plays(i, &plays, &generator)?.len();
             }
@@ -349,6 +347,32 @@ fn main() -> Result<(), Error> {
 /// square played through, bit 7 a blank, else the letter's index + 1, which is wolges's tile).
 type Canonical = (bool, i8, i8, Vec<u8>);
 
+/// Every play of both engines, unsorted, timed (µs): dawgref's into `plays` (a vector kept
+/// between positions), wolges's into its generator.
+#[allow(clippy::too_many_arguments)]
+fn every_play(
+    wolges_first: bool,
+    board: &Board,
+    rack: &Rack,
+    dawg: &dawgref_engine::lexicon::Dawg,
+    generator: &mut movegen::KurniaMoveGenerator,
+    snapshot: &movegen::BoardSnapshot<'_, kwg::Node22, kwg::Node22>,
+    wrack: &[u8],
+    plays: &mut Vec<dawgref_engine::movegen::ScoredPlay>,
+) -> [f64; 2] {
+    plays.clear();
+    let mut sink = CollectAll(std::mem::take(plays));
+    let us = timed(
+        wolges_first,
+        || {
+            generate(board, rack, dawg, Mode::Both, &mut sink);
+        },
+        || generator.gen_moves_raw_all_unsorted(snapshot, wrack, i16::MAX, false),
+    );
+    *plays = sink.0;
+    us
+}
+
 /// The two engines' plays on position `i`, set against set: an error naming a play only one
 /// found, else dawgref's plays in canonical form, sorted.
 fn same_plays(
@@ -390,7 +414,8 @@ fn same_plays(
 
 /// Another ruleset: both engines' plays, set against set, and the best by score.
 fn other_ruleset(args: &Args) -> Result<(), Error> {
-    let kind = RulesetKind::by_name(&args.ruleset).ok_or_else(|| format!("unknown ruleset {}", args.ruleset))?;
+    let kind =
+        RulesetKind::by_name(&args.ruleset).ok_or_else(|| format!("unknown ruleset {}", args.ruleset))?;
     let path = args.words.as_ref().ok_or("--words FILE: the word list to compile in that ruleset")?;
     let (text, _) = word_list_text(&std::fs::read(path)?);
     let (lexicon, compiled) = Lexicon::compile(&args.ruleset, &text, kind.alphabet())?;
@@ -442,25 +467,24 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
             let tiles: Vec<u8> =
                 (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect();
             let wrack = wolges_rack(rack);
-            let empty =
-                movegen::BoardSnapshot { board_tiles: &tiles, game_config: &config, kwg: &kwg, klv: &klv_empty };
-            plays.clear();
-            let mut sink = CollectAll(std::mem::take(&mut plays));
-            let us = timed(
-                wolges_first,
-                || {
-                    generate(board, rack, dawg, Mode::Both, &mut sink);
-                },
-                || generator.gen_moves_raw_all_unsorted(&empty, &wrack, i16::MAX, false),
+            let empty = movegen::BoardSnapshot {
+                board_tiles: &tiles,
+                game_config: &config,
+                kwg: &kwg,
+                klv: &klv_empty,
+            };
+            fastest(
+                &mut all[i],
+                every_play(wolges_first, board, rack, dawg, &mut generator, &empty, &wrack, &mut plays),
             );
-            fastest(&mut all[i], us);
-            plays = sink.0;
             if pass == 0 {
                 let ours = same_plays(i, &plays, &generator)?;
                 total += ours.len();
                 with_digraph += ours
                     .iter()
-                    .filter(|p| p.3.iter().any(|&t| t != 0 && alphabet.label((t & 0x3f) - 1).chars().count() > 1))
+                    .filter(|p| {
+                        p.3.iter().any(|&t| t != 0 && alphabet.label((t & 0x3f) - 1).chars().count() > 1)
+                    })
                     .count();
             }
             let mut best = None;
@@ -480,7 +504,11 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
             );
             fastest(&mut by_score[i], us);
             if !agree(best.map(|(e, _)| e), generator.plays.first(), 0.0) {
-                return Err(format!("position {i}, best by score: dawgref {best:?}, wolges {:?}", generator.plays.first().map(|m| m.equity.as_f64())).into());
+                return Err(format!(
+                    "position {i}, best by score: dawgref {best:?}, wolges {:?}",
+                    generator.plays.first().map(|m| m.equity.as_f64())
+                )
+                .into());
             }
         }
     }
