@@ -9,9 +9,9 @@
 //! Text is read by the longest spelling that fits (as wolges reads word lists), case-insensitively,
 //! and `[CH]` in brackets is always one tile (macondo's and MAGPIE's notation); a lower-case
 //! spelling is a blank. Anything that is not a spelling is a typed error naming the character.
-//! Alphabets are interned: an [`Alphabet`] is a `Copy` handle, two alphabets with the same tiles
-//! are the same handle (Super English plays the English lexicon), and one made from a file lives
-//! as long as the process (a server reads a few, at start-up).
+//! Alphabets are interned: an [`Alphabet`] is a `Copy` handle, and two alphabets with the same
+//! tiles are the same handle (a ruleset of English's tiles plays the English lexicon). One made
+//! from a file lives as long as the process (a server reads a few, at start-up).
 
 use std::collections::HashMap;
 use std::fmt;

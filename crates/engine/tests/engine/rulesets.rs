@@ -59,7 +59,7 @@ fn every_shipped_ruleset_has_its_published_totals() {
     // Names and aliases, case-insensitively; CGP's `ld` takes the same names.
     assert_eq!(kind("ES"), kind("spanish"));
     assert_eq!(kind("Скрэббл"), RulesetKind::russian());
-    // Super English plays the English lexicon: two rulesets of one alphabet share it.
+    // An alphabet is found by its name or a ruleset's; rulesets of one alphabet share lexicons.
     assert_eq!(Alphabet::by_name("en").unwrap(), Alphabet::english());
 }
 
