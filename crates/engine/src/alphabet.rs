@@ -89,6 +89,9 @@ struct Letters {
     chars: HashMap<char, (Letter, bool)>,
     /// The longest spelling, in characters.
     longest: usize,
+    /// The first characters (upper case) of spellings longer than one character: only text
+    /// starting with one of them is tried against those (most letters of a word are not).
+    starts_long: Vec<char>,
     /// Lexicon file id of the three alphabets the format had before alphabets were data.
     classic_id: Option<u8>,
 }
@@ -235,6 +238,10 @@ impl Alphabet {
             notation.push(if b.chars().count() > 1 { format!("[{b}]") } else { b.clone() });
         }
         let longest = spellings.keys().map(|k| k.chars().count()).max().unwrap_or(1);
+        let mut starts_long: Vec<char> =
+            spellings.keys().filter(|k| k.chars().count() > 1).filter_map(|k| k.chars().next()).collect();
+        starts_long.sort_unstable();
+        starts_long.dedup();
         let classic_id = match labels.join("").as_str() {
             "ABCDEFGHIJKLMNOPQRSTUVWXYZ" => Some(1),
             "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" => Some(2),
@@ -251,6 +258,7 @@ impl Alphabet {
             spellings,
             chars,
             longest,
+            starts_long,
             classic_id,
         };
         let leaked: &'static Letters = Box::leak(Box::new(letters));
@@ -344,15 +352,15 @@ impl Alphabet {
                 None => Err(AlphabetError::ForeignTile { text: crate::text::clip(inner), alphabet: self }),
             };
         }
-        if self.0.longest > 1 {
-            let ends: Vec<usize> = text
-                .char_indices()
-                .skip(1)
-                .map(|(i, _)| i)
-                .chain([text.len()])
-                .take(self.0.longest)
-                .collect();
-            for &end in ends.iter().rev() {
+        if self.0.starts_long.contains(&upper_char(first)) {
+            // The ends of the first 2, 3 … `longest` characters, tried longest first.
+            let mut ends = [0usize; MAX_LABEL];
+            let mut n = 0;
+            for end in text.char_indices().skip(1).map(|(i, _)| i).chain([text.len()]).take(self.0.longest) {
+                ends[n] = end;
+                n += 1;
+            }
+            for &end in ends[..n].iter().rev() {
                 if let Some(&l) = self.0.spellings.get(&upper(&text[..end])) {
                     let blank = lower(first) == first && upper_char(first) != first;
                     return Ok((l, blank, end));
