@@ -385,6 +385,24 @@ impl Alphabet {
         Ok(out)
     }
 
+    /// Read text as a rack's tiles: `?` or `*` a blank (`None`), else a letter, case aside (a
+    /// lower-case letter on a rack is that letter). The one reading of racks, leaves and anagrams.
+    pub fn parse_rack(self, text: &str) -> Result<Vec<Option<Letter>>, AlphabetError> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(ch) = rest.chars().next() {
+            if ch == '?' || ch == '*' {
+                out.push(None);
+                rest = &rest[1..];
+            } else {
+                let (l, _, used) = self.next_tile(rest)?;
+                out.push(Some(l));
+                rest = &rest[used..];
+            }
+        }
+        Ok(out)
+    }
+
     /// Parse a word into letter indexes (case does not matter).
     pub fn parse_word(self, word: &str) -> Result<Vec<Letter>, AlphabetError> {
         if self.0.longest == 1 && !word.contains('[') {

@@ -309,23 +309,9 @@ impl LeaveTable {
     pub fn parse(text: &str, alphabet: Alphabet) -> Result<LeaveTable, String> {
         let mut t = LeaveTable::empty(alphabet);
         // A leave's tiles as codes: `?` the blank, else the alphabet's notation (`[L·L]`).
-        let codes_of = |mut text: &str| -> Result<Vec<usize>, String> {
-            let mut out = Vec::new();
-            while let Some(rest) = text.strip_prefix('?') {
-                out.push(BLANK);
-                text = rest;
-            }
-            while !text.is_empty() {
-                if let Some(rest) = text.strip_prefix('?') {
-                    out.push(BLANK);
-                    text = rest;
-                    continue;
-                }
-                let (l, _, used) = alphabet.next_tile(text).map_err(|e| e.to_string())?;
-                out.push(l as usize + 1);
-                text = &text[used..];
-            }
-            Ok(out)
+        let codes_of = |text: &str| -> Result<Vec<usize>, String> {
+            let tiles = alphabet.parse_rack(text).map_err(|e| e.to_string())?;
+            Ok(tiles.into_iter().map(|t| t.map_or(BLANK, |l| l as usize + 1)).collect())
         };
         let number = |s: Option<&str>, line: usize| -> Result<f32, String> {
             s.and_then(|s| s.parse::<f32>().ok()).ok_or_else(|| format!("line {line}: a number is missing"))

@@ -24,15 +24,10 @@ impl Rack {
     /// empty rack.
     pub fn parse(text: &str, alphabet: Alphabet) -> Result<Rack, AlphabetError> {
         let mut r = Rack::new();
-        let mut rest = text;
-        while let Some(ch) = rest.chars().next() {
-            if ch == '?' || ch == '*' {
-                r.add_blank();
-                rest = &rest[1..];
-            } else {
-                let (letter, _, used) = alphabet.next_tile(rest)?;
-                r.add(letter);
-                rest = &rest[used..];
+        for t in alphabet.parse_rack(text)? {
+            match t {
+                None => r.add_blank(),
+                Some(l) => r.add(l),
             }
         }
         Ok(r)

@@ -167,23 +167,6 @@ impl Pattern {
     }
 }
 
-/// The tiles of a rack or a word (`None` a blank, `?` or `*`, where `blanks` allows).
-fn tiles_of(alphabet: Alphabet, text: &str, blanks: bool) -> Result<Vec<Option<Letter>>, StudyError> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if blanks && (c == '?' || c == '*') {
-            out.push(None);
-            rest = &rest[1..];
-            continue;
-        }
-        let (l, used) = tile_at(alphabet, rest, c)?;
-        out.push(Some(l));
-        rest = &rest[used..];
-    }
-    Ok(out)
-}
-
 /// The tile `text` starts with (its first character `c`, named when it is no tile) and the bytes
 /// it takes. A `[` here is no tile: classes do not nest.
 fn tile_at(alphabet: Alphabet, text: &str, c: char) -> Result<(Letter, usize), StudyError> {
@@ -510,37 +493,28 @@ pub fn read_query(
     if kind == "pattern" {
         return Ok(Query::Pattern(Pattern::parse(text, alphabet)?));
     }
-    let tiles = tiles_of(alphabet, text, kind == "anagram")?;
-    let len = tiles.len();
-    match kind {
-        "anagram" => {
-            if len == 0 {
-                return Err(StudyError::Empty("rack"));
-            }
-            if len > MAX_WORD {
-                return Err(StudyError::TooLong { len });
-            }
-            let mut rack = Rack::new();
-            for t in tiles {
-                match t {
-                    None => rack.add_blank(),
-                    Some(l) => rack.add(l),
-                }
-            }
-            Ok(Query::Anagram { rack, min_length })
+    let foreign = |e: crate::alphabet::AlphabetError| match e {
+        crate::alphabet::AlphabetError::Foreign { ch, .. } => StudyError::Letter(ch),
+        _ => StudyError::Letter('['),
+    };
+    if kind == "anagram" {
+        let rack = Rack::parse(text, alphabet).map_err(foreign)?;
+        if rack.is_empty() {
+            return Err(StudyError::Empty("rack"));
         }
-        _ => {
-            if len == 0 {
-                return Err(StudyError::Empty("word"));
-            }
-            if len >= MAX_WORD {
-                return Err(StudyError::TooLong { len });
-            }
-            let word =
-                tiles.into_iter().map(|t| t.ok_or(StudyError::Letter('?'))).collect::<Result<Vec<_>, _>>()?;
-            Ok(Query::Hooks(word))
+        if rack.len() > MAX_WORD {
+            return Err(StudyError::TooLong { len: rack.len() });
         }
+        return Ok(Query::Anagram { rack, min_length });
     }
+    let word = alphabet.parse_word(text).map_err(foreign)?;
+    if word.is_empty() {
+        return Err(StudyError::Empty("word"));
+    }
+    if word.len() >= MAX_WORD {
+        return Err(StudyError::TooLong { len: word.len() });
+    }
+    Ok(Query::Hooks(word))
 }
 
 /// A word with the letters blanks stand for in lower case.
