@@ -63,10 +63,8 @@ pub fn run(cmd: WordsCommand) -> CliResult {
     let lexicon = catalog::resolve(&options.lexicon, None)?.lexicon;
     let alphabet = lexicon.alphabet();
     let query = study::read_query(kind, &text, min, alphabet).map_err(|e| format!("{kind} {text:?}: {e}"))?;
-    let ruleset = RulesetKind::classic()
-        .into_iter()
-        .find(|k| k.alphabet() == alphabet)
-        .unwrap_or(RulesetKind::english());
+    // The probabilities are of the bag of the first ruleset that plays in this alphabet.
+    let ruleset = RulesetKind::of_alphabet(alphabet).unwrap_or(RulesetKind::english());
     let order = match options.order {
         SortBy::Length => Order::Length,
         SortBy::Alphabet => Order::Alphabet,

@@ -6,7 +6,6 @@
 use dawgref::alphabet::{Alphabet, Letter};
 use dawgref::bot::Player;
 use dawgref::equity::LeaveModel;
-use dawgref::leaves::is_vowel;
 use dawgref::rack::Rack;
 use dawgref::rules::Ruleset;
 
@@ -29,7 +28,7 @@ pub fn leave(rules: &Ruleset, left: &Rack) -> f32 {
         }
         value += n as f32 * letter_leave(rules, l);
         value -= (n as f32 - 1.0).max(0.0) * 3.5;
-        if is_vowel(alphabet, l) {
+        if alphabet.is_vowel(l) {
             vowels += n as i32;
         } else {
             consonants += n as i32;

@@ -4,7 +4,7 @@
 //! likelihood). Training only: the engine reads tables and never fits one.
 
 use dawgref::alphabet::{Alphabet, Letter};
-use dawgref::leaves::{BLANK, COPIES, LeaveTable, MAX_LISTED, MAX_TILES, codes, is_vowel};
+use dawgref::leaves::{BLANK, COPIES, LeaveTable, MAX_LISTED, MAX_TILES, codes};
 use dawgref::winprob::{BAND, BANDS, WinTable, normal_cdf};
 use std::collections::BTreeMap;
 
@@ -71,7 +71,7 @@ fn features(alphabet: Alphabet, k: u64, out: &mut Vec<usize>) {
         last = (c, copy);
         out.push(c * COPIES + copy.min(COPIES - 1));
         if c != BLANK {
-            if is_vowel(alphabet, (c - 1) as Letter) {
+            if alphabet.is_vowel((c - 1) as Letter) {
                 vowels += 1;
             } else {
                 consonants += 1;

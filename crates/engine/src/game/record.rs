@@ -334,7 +334,7 @@ pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules
     use crate::rules::RulesetKind;
     if let Some(alphabet) = lexicon {
         // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
-        if let Some(kind) = RulesetKind::all().into_iter().find(|k| k.alphabet() == alphabet) {
+        if let Some(kind) = RulesetKind::of_alphabet(alphabet) {
             return kind;
         }
     }
