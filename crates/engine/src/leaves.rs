@@ -90,7 +90,7 @@ impl<F: Fn(&Rack) -> f32> LeaveValue for F {
 
 /// The tile codes of `alphabet`'s vowels, as a bit set.
 fn vowel_codes(alphabet: Alphabet) -> u64 {
-    (0..alphabet.len()).filter(|&l| is_vowel(alphabet, l as Letter)).fold(0, |set, l| set | 1 << (l + 1))
+    (0..alphabet.len()).filter(|&l| alphabet.is_vowel(l as Letter)).fold(0, |set, l| set | 1 << (l + 1))
 }
 
 /// The tile codes of a key, ascending.
@@ -109,11 +109,6 @@ pub fn rack_of(k: u64) -> Rack {
         if c == BLANK { r.add_blank() } else { r.add((c - 1) as Letter) }
     }
     r
-}
-
-/// Whether a letter is a vowel, for the balance terms (as its ruleset file says).
-pub fn is_vowel(alphabet: Alphabet, l: Letter) -> bool {
-    alphabet.is_vowel(l)
 }
 
 /// The shipped tables: English, Russian, Эрудит.
@@ -169,21 +164,14 @@ impl LeaveTable {
         if let Some((_, t)) = fallbacks.iter().find(|(k, _)| *k == kind) {
             return t;
         }
-        // A table its file names that does not parse was refused when the ruleset was added
-        // (`of_file`); the fallback stands in for it here.
-        let table = match LeaveTable::of_file(kind) {
-            Some(Ok(table)) => table,
-            _ => LeaveTable::fallback(&crate::rules::Ruleset::new(kind)),
-        };
+        // The table its file names (`leaves-file`). One that does not parse is refused before
+        // its ruleset is registered (the server's `--ruleset`); were it not, the fallback stands.
+        let learned =
+            kind.definition().leaves.as_ref().and_then(|text| LeaveTable::parse(text, kind.alphabet()).ok());
+        let table = learned.unwrap_or_else(|| LeaveTable::fallback(&crate::rules::Ruleset::new(kind)));
         let table: &'static LeaveTable = Box::leak(Box::new(table));
         fallbacks.push((kind, table));
         table
-    }
-
-    /// The learned table a ruleset's file names (`leaves-file`), parsed; `None` when it names
-    /// none.
-    pub fn of_file(kind: RulesetKind) -> Option<Result<LeaveTable, String>> {
-        kind.definition().leaves.as_ref().map(|text| LeaveTable::parse(text, kind.alphabet()))
     }
 
     /// The documented fallback for a ruleset no table was learned for (docs/rulesets.md):

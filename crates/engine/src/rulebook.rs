@@ -451,26 +451,6 @@ fn parse_square(s: &str) -> Option<(usize, usize)> {
     (c.is_ascii_uppercase() && row >= 1).then(|| (row - 1, (c as u8 - b'A') as usize))
 }
 
-/// The standard 15×15 board (the start square a double word), for a letter distribution read
-/// alone.
-const STANDARD_BOARD: [&str; 15] = [
-    "T..d...T...d..T",
-    ".D...t...t...D.",
-    "..D...d.d...D..",
-    "d..D...d...D..d",
-    "....D.....D....",
-    ".t...t...t...t.",
-    "..d...d.d...d..",
-    "T..d...D...d..T",
-    "..d...d.d...d..",
-    ".t...t...t...t.",
-    "....D.....D....",
-    "d..D...d...D..d",
-    "..D...d.d...D..",
-    ".D...t...t...D.",
-    "T..d...T...d..T",
-];
-
 /// A premium by its board character (`Q q T t D d`, anything else none).
 fn board_symbol(ch: char) -> Premium {
     match ch {
@@ -732,7 +712,9 @@ impl Builder {
             });
         }
         let premiums = if self.rows.is_empty() {
-            STANDARD_BOARD.iter().flat_map(|row| row.chars()).map(board_symbol).collect()
+            // The standard board is English's, as its shipped file draws it (every shipped file
+            // has a board, so this is never asked while the shipped files are read).
+            RulesetKind::english().definition().premiums.clone()
         } else {
             let mut p = Vec::with_capacity(size * size);
             for (row, n) in &self.rows {
