@@ -75,6 +75,11 @@ fn wolges_rack(rack: &Rack) -> Vec<u8> {
     rack.tiles().map(|t| t.map_or(0, |l| l + 1)).collect()
 }
 
+/// wolges's board: the tile bytes row by row, as dawgref's (0 empty, bit 7 a blank).
+fn wolges_board(board: &Board) -> Vec<u8> {
+    (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect()
+}
+
 /// The dawgref words as wolges's GADDAG.
 fn wolges_kwg(words: &[Vec<Letter>]) -> Result<kwg::Kwg<kwg::Node22>, Error> {
     let mut machine: Vec<bites::Bites> =
@@ -243,8 +248,7 @@ fn main() -> Result<(), Error> {
         let wolges_first = pass % 2 == 1;
         for (i, (board, rack)) in positions.iter().enumerate() {
             let t = &mut times[i];
-            let tiles: Vec<u8> =
-                (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect();
+            let tiles = wolges_board(board);
             let wrack = wolges_rack(rack);
             let empty = movegen::BoardSnapshot {
                 board_tiles: &tiles,
@@ -464,8 +468,7 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
     for pass in 0..args.passes {
         let wolges_first = pass % 2 == 1;
         for (i, (board, rack)) in positions.iter().enumerate() {
-            let tiles: Vec<u8> =
-                (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect();
+            let tiles = wolges_board(board);
             let wrack = wolges_rack(rack);
             let empty = movegen::BoardSnapshot {
                 board_tiles: &tiles,
