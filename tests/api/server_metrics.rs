@@ -29,6 +29,7 @@ async fn every_rpc_is_timed_with_its_code() {
     let _ = g.submit_turn(authed(turn(&id, 9, pass.clone()), &c.seat_tokens[0])).await.unwrap_err();
     g.submit_turn(authed(turn(&id, 0, pass), &c.seat_tokens[0])).await.unwrap();
     l.list_lexicons(pb::ListLexiconsRequest {}).await.unwrap();
+    l.list_rulesets(pb::ListRulesetsRequest {}).await.unwrap();
     // A method we do not have: UNIMPLEMENTED, counted under `other`.
     let channel = tonic::transport::Channel::from_shared(srv.url.clone()).unwrap().connect().await.unwrap();
     let mut grpc = tonic::client::Grpc::new(channel);
@@ -46,6 +47,7 @@ async fn every_rpc_is_timed_with_its_code() {
     assert_eq!(count(&body, "SubmitTurn", "Aborted"), 1, "{body}");
     assert_eq!(count(&body, "SubmitTurn", "OK"), 1, "{body}");
     assert_eq!(count(&body, "ListLexicons", "OK"), 1, "{body}");
+    assert_eq!(count(&body, "ListRulesets", "OK"), 1, "{body}");
     assert_eq!(count(&body, "other", "Unimplemented"), 1, "{body}");
     assert!(!body.contains("method=\"Bogus\""), "{body}");
 }
