@@ -10,7 +10,7 @@ use crate::host::{PlayInput, TileInput, TileRef};
 use crate::notation::format_play;
 use crate::play::{Play, Problem};
 use crate::proto::v1 as pb;
-use crate::rules::{RulesetKind, SIZE};
+use crate::rules::RulesetKind;
 use crate::score::Evaluation;
 use tonic::Status;
 
@@ -107,11 +107,12 @@ fn direction_to(d: Direction) -> pb::Direction {
 
 pub fn board_to(board: &Board) -> pb::Board {
     let a = board.rules().alphabet;
-    let mut rows = Vec::with_capacity(SIZE);
-    let mut grid = Vec::with_capacity(SIZE * SIZE);
-    for row in 0..SIZE {
-        let mut s = String::with_capacity(SIZE);
-        for col in 0..SIZE {
+    let n = board.size();
+    let mut rows = Vec::with_capacity(n);
+    let mut grid = Vec::with_capacity(n * n);
+    for row in 0..n {
+        let mut s = String::with_capacity(n);
+        for col in 0..n {
             let t = board.get(row, col);
             grid.push(t);
             s.push_str(a.tile_text(t));

@@ -11,7 +11,7 @@
 //! requests are POSTs, and tonic-web refuses any other HTTP/1.1 request.
 
 use crate::alphabet::Alphabet;
-use crate::rules::{Ruleset, RulesetKind, SIZE};
+use crate::rules::{Ruleset, RulesetKind};
 use axum::body::Bytes;
 use http::{HeaderValue, Method, StatusCode, header};
 use std::fmt::Write as _;
@@ -319,9 +319,10 @@ pub fn rules_json() -> String {
         let values: Vec<String> = (0..alphabet.len() as u8)
             .map(|l| format!("{}:{}", json_string(alphabet.label(l)), rules.letter_value(l)))
             .collect();
-        let rows: Vec<String> = (0..SIZE)
+        let n = rules.size();
+        let rows: Vec<String> = (0..n)
             .map(|r| {
-                let row: String = (0..SIZE).map(|c| rules.premium(r, c).symbol()).collect();
+                let row: String = (0..n).map(|c| rules.premium(r, c).symbol()).collect();
                 json_string(&row)
             })
             .collect();

@@ -73,14 +73,14 @@ fn malformed_cgp_says_where() {
     assert_eq!(e(""), CgpError { field: 1, at: 0, kind: CgpErrorKind::Missing });
     assert_eq!(e(EMPTY_BOARD).kind, CgpErrorKind::Missing);
     assert_eq!(e(EMPTY_BOARD).field, 2);
-    assert_eq!(e(&format!("{rows14} A/B 0/0 0")).kind, CgpErrorKind::Rows(14));
+    assert_eq!(e(&format!("{rows14} A/B 0/0 0")).kind, CgpErrorKind::Rows { rows: 14, size: 15 });
     assert_eq!(
         e(&format!("14/{} A/B 0/0 0", &EMPTY_BOARD[3..])),
-        CgpError { field: 1, at: 0, kind: CgpErrorKind::RowLength { row: 1, len: 14 } }
+        CgpError { field: 1, at: 0, kind: CgpErrorKind::RowLength { row: 1, len: 14, size: 15 } }
     );
     assert_eq!(
         e(&format!("15/7A8/{} A/B 0/0 0", &EMPTY_BOARD[6..])).kind,
-        CgpErrorKind::RowLength { row: 2, len: 16 }
+        CgpErrorKind::RowLength { row: 2, len: 16, size: 15 }
     );
     assert_eq!(
         e(&format!("15/7$7/{} A/B 0/0 0", &EMPTY_BOARD[6..])),

@@ -422,7 +422,7 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
         RulesetKind::by_name(&args.ruleset).ok_or_else(|| format!("unknown ruleset {}", args.ruleset))?;
     let path = args.words.as_ref().ok_or("--words FILE: the word list to compile in that ruleset")?;
     let (text, _) = word_list_text(&std::fs::read(path)?);
-    let (lexicon, compiled) = Lexicon::compile(&args.ruleset, &text, kind.alphabet())?;
+    let (lexicon, compiled) = Lexicon::compile_up_to(&args.ruleset, &text, kind.alphabet(), kind.definition().size)?;
     eprintln!("{path}: {compiled}");
     let dawg = lexicon.dawg();
     let rules = Arc::new(Ruleset::new(kind));

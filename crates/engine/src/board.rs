@@ -4,14 +4,19 @@
 //! Everything is stored twice, once per [`Direction`]: orientation `Across` is the grid as it is,
 //! orientation `Down` its transpose, so a down play is an across play on the transpose (AJ88
 //! §3.1) and the move generator only ever walks rows. In orientation `d`, square `(line, pos)`
-//! has index `line * SIZE + pos`; for `Across` that is `(row, col)`, for `Down` `(col, row)`.
+//! has index `line * size + pos`; for `Across` that is `(row, col)`, for `Down` `(col, row)`.
+//!
+//! The side is the ruleset's, 15 to 21, chosen once per game: the planes are allocated at that
+//! size, so a 15×15 board holds what it always held, and scratch buffers elsewhere are
+//! [`MAX_SIZE`] long.
 //!
 //! For an empty square in orientation `d`:
 //! - the **cross-set** is the set of letters that form a word with the tiles directly above and
 //!   below it in that orientation (all letters if there are none; AJ88 §3.1.1);
 //! - the **cross-sum** is the value of those perpendicular tiles ([`NO_CROSS`] if there are
 //!   none), so a move is scored in one dimension (AJ88 §3.5);
-//! - it is an **anchor** when a tile is orthogonally adjacent (on an empty board: the centre).
+//! - it is an **anchor** when a tile is orthogonally adjacent (on an empty board: the start
+//!   square).
 //!
 //! Invariant: after every [`Board::place`] these equal a from-scratch [`Board::recompute_all`].
 //! Placing a tile changes only the squares at the two ends of the perpendicular runs through it,
@@ -19,7 +24,7 @@
 
 use crate::alphabet::{EMPTY, Letter, Tile, tile_letter};
 use crate::lexicon::Dawg;
-use crate::rules::{CENTRE, Ruleset, SIZE, SQUARES};
+use crate::rules::{MAX_SIZE, Ruleset};
 use std::fmt;
 use std::sync::Arc;
 
@@ -70,11 +75,15 @@ pub const NO_CROSS: i16 = -1;
 #[derive(Clone, PartialEq, Eq)]
 pub struct Board {
     rules: Arc<Ruleset>,
-    grid: [[Tile; SQUARES]; 2],
-    cross_sets: [[u64; SQUARES]; 2],
-    cross_sums: [[i16; SQUARES]; 2],
+    /// The side, the ruleset's (kept here: every index is computed from it).
+    size: usize,
+    /// Per orientation, `size * size` squares each: orientation `d`'s plane starts at
+    /// `d.index() * size * size`.
+    grid: Box<[Tile]>,
+    cross_sets: Box<[u64]>,
+    cross_sums: Box<[i16]>,
     /// Bit `pos` of `anchors[d][line]`.
-    anchors: [[u16; SIZE]; 2],
+    anchors: [[u32; MAX_SIZE]; 2],
     tile_count: u16,
 }
 
@@ -82,17 +91,41 @@ impl Board {
     /// An empty board: every cross-set is every letter, the only anchor is the centre.
     pub fn new(rules: Arc<Ruleset>) -> Board {
         let all = rules.alphabet.all_letters();
+        let size = rules.size();
+        let planes = 2 * size * size;
+        let (row, col) = rules.start();
         let mut b = Board {
             rules,
-            grid: [[EMPTY; SQUARES]; 2],
-            cross_sets: [[all; SQUARES]; 2],
-            cross_sums: [[NO_CROSS; SQUARES]; 2],
-            anchors: [[0; SIZE]; 2],
+            size,
+            grid: vec![EMPTY; planes].into_boxed_slice(),
+            cross_sets: vec![all; planes].into_boxed_slice(),
+            cross_sums: vec![NO_CROSS; planes].into_boxed_slice(),
+            anchors: [[0; MAX_SIZE]; 2],
             tile_count: 0,
         };
-        b.anchors[0][CENTRE / SIZE] = 1 << (CENTRE % SIZE);
-        b.anchors[1][CENTRE % SIZE] = 1 << (CENTRE / SIZE);
+        b.anchors[0][row] = 1 << col;
+        b.anchors[1][col] = 1 << row;
         b
+    }
+
+    /// The side: 15 on the standard board, up to 21.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Index of `(line, pos)` of orientation `d` in the planes.
+    #[inline]
+    fn index(&self, d: Direction, line: usize, pos: usize) -> usize {
+        debug_assert!(line < self.size && pos < self.size);
+        (d.index() * self.size + line) * self.size + pos
+    }
+
+    /// The squares of `line` of orientation `d` in the planes.
+    #[inline]
+    fn line_range(&self, d: Direction, line: usize) -> std::ops::Range<usize> {
+        let start = self.index(d, line, 0);
+        start..start + self.size
     }
 
     pub fn rules(&self) -> &Arc<Ruleset> {
@@ -102,48 +135,48 @@ impl Board {
     /// Tile at `(row, col)`, `EMPTY` if none.
     #[inline]
     pub fn get(&self, row: usize, col: usize) -> Tile {
-        self.grid[0][row * SIZE + col]
+        self.grid[self.index(Direction::Across, row, col)]
     }
 
     /// Tile at `(line, pos)` of orientation `d`.
     #[inline]
     pub fn at(&self, d: Direction, line: usize, pos: usize) -> Tile {
-        self.grid[d.index()][line * SIZE + pos]
+        self.grid[self.index(d, line, pos)]
     }
 
-    /// Row `line` of orientation `d` (a column of the board for `Down`).
+    /// Row `line` of orientation `d` (a column of the board for `Down`): [`Board::size`] tiles.
     #[inline]
-    pub fn line(&self, d: Direction, line: usize) -> &[Tile; SIZE] {
-        self.grid[d.index()][line * SIZE..(line + 1) * SIZE].try_into().expect("SIZE tiles")
+    pub fn line(&self, d: Direction, line: usize) -> &[Tile] {
+        &self.grid[self.line_range(d, line)]
     }
 
     /// Cross-set of `(line, pos)` in orientation `d` (meaningless on a filled square: 0).
     #[inline]
     pub fn cross_set(&self, d: Direction, line: usize, pos: usize) -> u64 {
-        self.cross_sets[d.index()][line * SIZE + pos]
+        self.cross_sets[self.index(d, line, pos)]
     }
 
     /// Cross-sum of `(line, pos)` in orientation `d`, or [`NO_CROSS`].
     #[inline]
     pub fn cross_sum(&self, d: Direction, line: usize, pos: usize) -> i16 {
-        self.cross_sums[d.index()][line * SIZE + pos]
+        self.cross_sums[self.index(d, line, pos)]
     }
 
     /// The whole cross-set row of `line` in orientation `d`.
     #[inline]
     pub fn cross_set_line(&self, d: Direction, line: usize) -> &[u64] {
-        &self.cross_sets[d.index()][line * SIZE..(line + 1) * SIZE]
+        &self.cross_sets[self.line_range(d, line)]
     }
 
     /// The whole cross-sum row of `line` in orientation `d`.
     #[inline]
     pub fn cross_sum_line(&self, d: Direction, line: usize) -> &[i16] {
-        &self.cross_sums[d.index()][line * SIZE..(line + 1) * SIZE]
+        &self.cross_sums[self.line_range(d, line)]
     }
 
     /// Anchor bits of `line` in orientation `d` (bit `pos`).
     #[inline]
-    pub fn anchor_bits(&self, d: Direction, line: usize) -> u16 {
+    pub fn anchor_bits(&self, d: Direction, line: usize) -> u32 {
         self.anchors[d.index()][line]
     }
 
@@ -164,9 +197,9 @@ impl Board {
     /// Whether `(row, col)` has a tile orthogonally adjacent.
     pub fn has_neighbour(&self, row: usize, col: usize) -> bool {
         (row > 0 && self.get(row - 1, col) != EMPTY)
-            || (row + 1 < SIZE && self.get(row + 1, col) != EMPTY)
+            || (row + 1 < self.size && self.get(row + 1, col) != EMPTY)
             || (col > 0 && self.get(row, col - 1) != EMPTY)
-            || (col + 1 < SIZE && self.get(row, col + 1) != EMPTY)
+            || (col + 1 < self.size && self.get(row, col + 1) != EMPTY)
     }
 
     /// Place tiles on empty squares and bring the derived data up to date, recomputing only the
@@ -175,10 +208,13 @@ impl Board {
     pub fn place(&mut self, placements: &[(usize, usize, Tile)], dawg: &Dawg) {
         let was_empty = self.is_empty();
         for &(row, col, t) in placements {
-            assert!(row < SIZE && col < SIZE && t != EMPTY, "placement ({row},{col}) off board or empty");
+            let n = self.size;
+            assert!(row < n && col < n && t != EMPTY, "placement ({row},{col}) off board or empty");
             assert_eq!(self.get(row, col), EMPTY, "square ({row},{col}) already taken");
-            self.grid[0][row * SIZE + col] = t;
-            self.grid[1][col * SIZE + row] = t;
+            let (across, down) =
+                (self.index(Direction::Across, row, col), self.index(Direction::Down, col, row));
+            self.grid[across] = t;
+            self.grid[down] = t;
             self.tile_count += 1;
         }
         // The squares closing the perpendicular runs through the new tiles, each once: tiles of
@@ -187,9 +223,9 @@ impl Board {
         for &(row, col, _) in placements {
             for d in Direction::BOTH {
                 let (line, pos) = d.from_board(row, col);
-                let i = line * SIZE + pos;
-                self.cross_sets[d.index()][i] = 0;
-                self.cross_sums[d.index()][i] = NO_CROSS;
+                let i = self.index(d, line, pos);
+                self.cross_sets[i] = 0;
+                self.cross_sums[i] = NO_CROSS;
                 let mut up = line;
                 while up > 0 && self.at(d, up - 1, pos) != EMPTY {
                     up -= 1;
@@ -198,10 +234,10 @@ impl Board {
                     dirty.push((d, up - 1, pos));
                 }
                 let mut down = line;
-                while down + 1 < SIZE && self.at(d, down + 1, pos) != EMPTY {
+                while down + 1 < self.size && self.at(d, down + 1, pos) != EMPTY {
                     down += 1;
                 }
-                if down + 1 < SIZE && !dirty.contains(&(d, down + 1, pos)) {
+                if down + 1 < self.size && !dirty.contains(&(d, down + 1, pos)) {
                     dirty.push((d, down + 1, pos));
                 }
             }
@@ -209,13 +245,13 @@ impl Board {
             if row > 0 {
                 self.compute_anchor(row - 1, col);
             }
-            if row + 1 < SIZE {
+            if row + 1 < self.size {
                 self.compute_anchor(row + 1, col);
             }
             if col > 0 {
                 self.compute_anchor(row, col - 1);
             }
-            if col + 1 < SIZE {
+            if col + 1 < self.size {
                 self.compute_anchor(row, col + 1);
             }
         }
@@ -223,16 +259,19 @@ impl Board {
             self.compute_cross(d, line, pos, dawg);
         }
         if was_empty {
-            self.compute_anchor(CENTRE / SIZE, CENTRE % SIZE);
+            let (row, col) = self.rules.start();
+            self.compute_anchor(row, col);
         }
     }
 
     /// Take tiles off the board (a withdrawn play) and recompute everything. Rare, so simple.
     pub fn remove(&mut self, squares: &[(usize, usize)], dawg: &Dawg) {
         for &(row, col) in squares {
-            if row < SIZE && col < SIZE && self.get(row, col) != EMPTY {
-                self.grid[0][row * SIZE + col] = EMPTY;
-                self.grid[1][col * SIZE + row] = EMPTY;
+            if row < self.size && col < self.size && self.get(row, col) != EMPTY {
+                let (across, down) =
+                    (self.index(Direction::Across, row, col), self.index(Direction::Down, col, row));
+                self.grid[across] = EMPTY;
+                self.grid[down] = EMPTY;
                 self.tile_count -= 1;
             }
         }
@@ -242,14 +281,14 @@ impl Board {
     /// Recompute every cross-set, cross-sum and anchor from the tiles alone.
     pub fn recompute_all(&mut self, dawg: &Dawg) {
         for d in Direction::BOTH {
-            for line in 0..SIZE {
-                for pos in 0..SIZE {
+            for line in 0..self.size {
+                for pos in 0..self.size {
                     self.compute_cross(d, line, pos, dawg);
                 }
             }
         }
-        for row in 0..SIZE {
-            for col in 0..SIZE {
+        for row in 0..self.size {
+            for col in 0..self.size {
                 self.compute_anchor(row, col);
             }
         }
@@ -263,28 +302,28 @@ impl Board {
             top -= 1;
         }
         let mut bottom = line + 1;
-        while bottom < SIZE && self.at(d, bottom, pos) != EMPTY {
+        while bottom < self.size && self.at(d, bottom, pos) != EMPTY {
             bottom += 1;
         }
         (top, bottom)
     }
 
     fn compute_cross(&mut self, d: Direction, line: usize, pos: usize, dawg: &Dawg) {
-        let i = line * SIZE + pos;
-        if self.at(d, line, pos) != EMPTY {
-            self.cross_sets[d.index()][i] = 0;
-            self.cross_sums[d.index()][i] = NO_CROSS;
+        let i = self.index(d, line, pos);
+        if self.grid[i] != EMPTY {
+            self.cross_sets[i] = 0;
+            self.cross_sums[i] = NO_CROSS;
             return;
         }
         let (top, bottom) = self.perpendicular_runs(d, line, pos);
         if top == line && bottom == line + 1 {
-            self.cross_sets[d.index()][i] = self.rules.alphabet.all_letters();
-            self.cross_sums[d.index()][i] = NO_CROSS;
+            self.cross_sets[i] = self.rules.alphabet.all_letters();
+            self.cross_sums[i] = NO_CROSS;
             return;
         }
         let mut sum = 0i32;
-        let mut above: [Letter; SIZE] = [0; SIZE];
-        let mut below: [Letter; SIZE] = [0; SIZE];
+        let mut above: [Letter; MAX_SIZE] = [0; MAX_SIZE];
+        let mut below: [Letter; MAX_SIZE] = [0; MAX_SIZE];
         for (k, l) in (top..line).enumerate() {
             let t = self.at(d, l, pos);
             above[k] = tile_letter(t);
@@ -315,14 +354,14 @@ impl Board {
                 }
             }
         }
-        self.cross_sets[d.index()][i] = set;
-        self.cross_sums[d.index()][i] = sum as i16;
+        self.cross_sets[i] = set;
+        self.cross_sums[i] = sum as i16;
     }
 
     fn compute_anchor(&mut self, row: usize, col: usize) {
         let anchor = self.get(row, col) == EMPTY
-            && (self.has_neighbour(row, col) || (self.is_empty() && row * SIZE + col == CENTRE));
-        let set = |bits: &mut u16, pos: usize| {
+            && (self.has_neighbour(row, col) || (self.is_empty() && (row, col) == self.rules.start()));
+        let set = |bits: &mut u32, pos: usize| {
             if anchor {
                 *bits |= 1 << pos;
             } else {
@@ -335,11 +374,16 @@ impl Board {
 
     /// The same position transposed: every down play becomes an across play.
     pub fn transposed(&self) -> Board {
+        let half = self.size * self.size;
+        fn swap<T: Copy>(planes: &[T], half: usize) -> Box<[T]> {
+            [&planes[half..], &planes[..half]].concat().into_boxed_slice()
+        }
         Board {
             rules: self.rules.clone(),
-            grid: [self.grid[1], self.grid[0]],
-            cross_sets: [self.cross_sets[1], self.cross_sets[0]],
-            cross_sums: [self.cross_sums[1], self.cross_sums[0]],
+            size: self.size,
+            grid: swap(&self.grid, half),
+            cross_sets: swap(&self.cross_sets, half),
+            cross_sums: swap(&self.cross_sums, half),
             anchors: [self.anchors[1], self.anchors[0]],
             tile_count: self.tile_count,
         }
@@ -349,16 +393,16 @@ impl Board {
     pub fn words_on_board(&self) -> Vec<Vec<Letter>> {
         let mut out = Vec::new();
         for d in Direction::BOTH {
-            for line in 0..SIZE {
+            for line in 0..self.size {
                 let row = self.line(d, line);
                 let mut pos = 0;
-                while pos < SIZE {
+                while pos < self.size {
                     if row[pos] == EMPTY {
                         pos += 1;
                         continue;
                     }
                     let start = pos;
-                    while pos < SIZE && row[pos] != EMPTY {
+                    while pos < self.size && row[pos] != EMPTY {
                         pos += 1;
                     }
                     if pos - start >= 2 {
@@ -378,11 +422,11 @@ impl fmt::Debug for Board {
 }
 
 impl fmt::Display for Board {
-    /// The grid as 15 lines: letters, lower case for blanks, `.` for empty squares.
+    /// The grid as [`Board::size`] lines: letters, lower case for blanks, `.` for empty squares.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let a = self.rules.alphabet;
-        for row in 0..SIZE {
-            let line: String = (0..SIZE).map(|col| a.tile_text(self.get(row, col))).collect();
+        for row in 0..self.size {
+            let line: String = (0..self.size).map(|col| a.tile_text(self.get(row, col))).collect();
             writeln!(f, "{line}")?;
         }
         Ok(())

@@ -39,7 +39,7 @@ use crate::game::{Action, EventKind, Game};
 use crate::lexicon::Dawg;
 use crate::movegen::{Mode, best_by_equity_above};
 use crate::rack::Rack;
-use crate::rules::{Ruleset, SIZE};
+use crate::rules::Ruleset;
 use crate::score::evaluate_normalized;
 use std::collections::HashMap;
 
@@ -168,8 +168,8 @@ impl Observation {
         };
         let on_racks: usize = (0..game.config().seats).map(|s| rack_at(s).len()).sum();
         let mut unseen = rules.full_set();
-        for row in 0..SIZE {
-            for col in 0..SIZE {
+        for row in 0..board.size() {
+            for col in 0..board.size() {
                 let t = board.get(row, col);
                 if t != crate::alphabet::EMPTY {
                     unseen.take_tile(t);

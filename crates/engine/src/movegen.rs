@@ -24,7 +24,7 @@ use crate::board::{Board, Direction, NO_CROSS};
 use crate::lexicon::{Dawg, Node};
 use crate::play::Play;
 use crate::rack::Rack;
-use crate::rules::SIZE;
+use crate::rules::MAX_SIZE;
 use crate::score::evaluate_normalized;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
@@ -225,7 +225,7 @@ fn generate_unfiltered(
     for &dir in mode.directions() {
         g.dir = dir;
         g.skip_double_singles = mode == Mode::Both && dir == Direction::Down;
-        for line in 0..SIZE {
+        for line in 0..board.size() {
             let anchors = board.anchor_bits(dir, line);
             if anchors == 0 {
                 continue;
@@ -275,7 +275,7 @@ const MAX_LEFT: usize = 7;
 /// The anchors of a line (`anchors`, one bit per square), left to right, each with the square
 /// after the line's previous anchor: left parts do not reach back past it, so that each play is
 /// generated at one anchor only.
-fn line_anchors(mut anchors: u16) -> impl Iterator<Item = (usize, usize)> {
+fn line_anchors(mut anchors: u32) -> impl Iterator<Item = (usize, usize)> {
     let mut searched_from = 0;
     std::iter::from_fn(move || {
         if anchors == 0 {
@@ -292,7 +292,7 @@ fn line_anchors(mut anchors: u16) -> impl Iterator<Item = (usize, usize)> {
 /// Most rack tiles a left part may put on the empty squares before `anchor` of `tiles` (the
 /// square before it being empty): not past `searched_from`, not over a tile, at most the rack
 /// less the tile on the anchor.
-fn left_limit(tiles: &[Tile; SIZE], anchor: usize, searched_from: usize, rack_len: usize) -> usize {
+fn left_limit(tiles: &[Tile], anchor: usize, searched_from: usize, rack_len: usize) -> usize {
     let mut free_start = anchor;
     while free_start > 0 && tiles[free_start - 1] == EMPTY {
         free_start -= 1;
@@ -327,14 +327,17 @@ struct Gen<'a, S: PlaySink> {
     bingo: i32,
     dir: Direction,
     line: usize,
+    /// The board's side: the line buffers below are [`MAX_SIZE`] long, and only their first
+    /// `size` squares are the line.
+    size: usize,
     // The current line in the current orientation.
-    tiles: [Tile; SIZE],
-    cross_sets: [u64; SIZE],
-    cross_sums: [i16; SIZE],
-    letter_mult: [i32; SIZE],
-    word_mult: [i32; SIZE],
+    tiles: [Tile; MAX_SIZE],
+    cross_sets: [u64; MAX_SIZE],
+    cross_sums: [i16; MAX_SIZE],
+    letter_mult: [i32; MAX_SIZE],
+    word_mult: [i32; MAX_SIZE],
     /// The play being built, by position (`EMPTY` = a board tile played through).
-    word: [Tile; SIZE],
+    word: [Tile; MAX_SIZE],
     /// Every left part the rack can make, by level (`left_levels[k]` = range of `k`-tile parts).
     left_parts: Vec<LeftPart>,
     left_levels: Vec<(usize, usize)>,
@@ -374,12 +377,13 @@ impl<'a, S: PlaySink> Gen<'a, S> {
             bingo: rules.bingo_bonus,
             dir: Direction::Across,
             line: 0,
-            tiles: [EMPTY; SIZE],
-            cross_sets: [0; SIZE],
-            cross_sums: [NO_CROSS; SIZE],
-            letter_mult: [1; SIZE],
-            word_mult: [1; SIZE],
-            word: [EMPTY; SIZE],
+            size: board.size(),
+            tiles: [EMPTY; MAX_SIZE],
+            cross_sets: [0; MAX_SIZE],
+            cross_sums: [NO_CROSS; MAX_SIZE],
+            letter_mult: [1; MAX_SIZE],
+            word_mult: [1; MAX_SIZE],
+            word: [EMPTY; MAX_SIZE],
             left_parts: Vec::new(),
             left_levels: Vec::new(),
             anchor: 0,
@@ -394,10 +398,11 @@ impl<'a, S: PlaySink> Gen<'a, S> {
     fn load_line(&mut self, board: &Board, dir: Direction, line: usize) {
         let rules = board.rules();
         self.line = line;
-        self.tiles = *board.line(dir, line);
-        self.cross_sets.copy_from_slice(board.cross_set_line(dir, line));
-        self.cross_sums.copy_from_slice(board.cross_sum_line(dir, line));
-        for pos in 0..SIZE {
+        let n = self.size;
+        self.tiles[..n].copy_from_slice(board.line(dir, line));
+        self.cross_sets[..n].copy_from_slice(board.cross_set_line(dir, line));
+        self.cross_sums[..n].copy_from_slice(board.cross_sum_line(dir, line));
+        for pos in 0..n {
             let (row, col) = dir.to_board(line, pos);
             let p = rules.premium(row, col);
             self.letter_mult[pos] = p.letter_multiplier();
@@ -411,7 +416,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         if self.blanks > 0 { self.all } else { self.rack_set }
     }
 
-    fn line_anchors(&mut self, anchors: u16) {
+    fn line_anchors(&mut self, anchors: u32) {
         for (anchor, searched_from) in line_anchors(anchors) {
             self.at_anchor(anchor, searched_from);
         }
@@ -645,7 +650,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         cross: i32,
     ) {
         // Tiles already on the board: follow them while they last.
-        while pos < SIZE && self.tiles[pos] != EMPTY {
+        while pos < self.size && self.tiles[pos] != EMPTY {
             let t = self.tiles[pos];
             let l = tile_letter(t);
             if set >> l & 1 == 0 {
@@ -661,7 +666,7 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         if terminal && pos > self.anchor {
             self.record(pos, main * wm + cross);
         }
-        if pos < SIZE && self.placed < self.rack_len {
+        if pos < self.size && self.placed < self.rack_len {
             let candidates = set & self.cross_sets[pos] & self.available();
             if candidates != 0 {
                 self.place_at(node, set, candidates, pos, main, wm, cross);
@@ -687,8 +692,8 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         let wm = wm * sq_wm;
         // What the square after this one needs (an over-approximation of the rack is enough to
         // prove a dead end).
-        let next_filled = pos + 1 < SIZE && self.tiles[pos + 1] != EMPTY;
-        let next_cross = if pos + 1 < SIZE { self.cross_sets[pos + 1] } else { 0 };
+        let next_filled = pos + 1 < self.size && self.tiles[pos + 1] != EMPTY;
+        let next_cross = if pos + 1 < self.size { self.cross_sets[pos + 1] } else { 0 };
         let avail = self.available();
         while candidates != 0 {
             let l = candidates.trailing_zeros() as Letter;

@@ -1,6 +1,7 @@
 //! A play (tiles in one line from a start square) and its geometry against a board.
 //!
-//! [`Play`] is a small `Copy` value: direction, start square and up to 15 tile bytes, where `0`
+//! [`Play`] is a small `Copy` value: direction, start square and up to [`MAX_SIZE`] (21) tile
+//! bytes, a line of the largest board, where `0`
 //! marks a square already holding a tile (played through; `.` in notation). The move generator
 //! emits plays without allocating; validation, scoring and notation all speak this type.
 //! [`Problem`] is every reason a play can be refused, shared by geometry, rack and dictionary
@@ -8,7 +9,7 @@
 
 use crate::alphabet::{Alphabet, EMPTY, Tile, tile_letter};
 use crate::board::{Board, Direction};
-use crate::rules::{CENTRE, SIZE};
+use crate::rules::MAX_SIZE;
 use std::fmt;
 
 /// A play: tiles from `(row, col)` in `dir`; tile `0` = a tile already on the board.
@@ -20,7 +21,7 @@ pub struct Play {
     pub row: u8,
     pub col: u8,
     len: u8,
-    tiles: [Tile; SIZE],
+    tiles: [Tile; MAX_SIZE],
 }
 
 /// A newly placed tile on a board square.
@@ -32,15 +33,16 @@ pub struct Placement {
 }
 
 impl Play {
-    /// A play of `tiles` (at most 15; `0` = played through) from `(row, col)`.
+    /// A play of `tiles` (`0` = played through) from `(row, col)`, fitting the largest board
+    /// ([`MAX_SIZE`]); whether it fits a game's board is [`Play::normalized`]'s question.
     pub fn new(dir: Direction, row: usize, col: usize, tiles: &[Tile]) -> Result<Play, Problem> {
         if tiles.is_empty() {
             return Err(Problem::NoTiles);
         }
-        if row >= SIZE || col >= SIZE || tiles.len() > SIZE {
+        if row >= MAX_SIZE || col >= MAX_SIZE || tiles.len() > MAX_SIZE {
             return Err(Problem::OffBoard { row, col });
         }
-        let mut t = [EMPTY; SIZE];
+        let mut t = [EMPTY; MAX_SIZE];
         t[..tiles.len()].copy_from_slice(tiles);
         Ok(Play { dir, row: row as u8, col: col as u8, len: tiles.len() as u8, tiles: t })
     }
@@ -50,7 +52,7 @@ impl Play {
     #[inline]
     pub(crate) fn from_line(dir: Direction, line: usize, start: usize, tiles: &[Tile]) -> Play {
         let (row, col) = dir.to_board(line, start);
-        let mut t = [EMPTY; SIZE];
+        let mut t = [EMPTY; MAX_SIZE];
         t[..tiles.len()].copy_from_slice(tiles);
         Play { dir, row: row as u8, col: col as u8, len: tiles.len() as u8, tiles: t }
     }
@@ -63,7 +65,7 @@ impl Play {
         }
         let mut problems = Vec::new();
         for p in &ps {
-            if p.row >= SIZE || p.col >= SIZE {
+            if !board.rules().on_board(p.row, p.col) {
                 problems.push(Problem::OffBoard { row: p.row, col: p.col });
             }
         }
@@ -77,8 +79,8 @@ impl Play {
             // One tile: call it across if it has a horizontal neighbour, else down.
             (true, true) => {
                 let (r, c) = (ps[0].row, ps[0].col);
-                let horizontal =
-                    (c > 0 && board.get(r, c - 1) != EMPTY) || (c + 1 < SIZE && board.get(r, c + 1) != EMPTY);
+                let horizontal = (c > 0 && board.get(r, c - 1) != EMPTY)
+                    || (c + 1 < board.size() && board.get(r, c + 1) != EMPTY);
                 if horizontal || board.is_empty() { Direction::Across } else { Direction::Down }
             }
             (true, false) => Direction::Across,
@@ -173,8 +175,13 @@ impl Play {
     pub fn normalized(&self, board: &Board) -> Result<Play, Vec<Problem>> {
         let mut problems = Vec::new();
         let (line, start) = self.line_start();
-        if start + self.len() > SIZE {
-            let (row, col) = self.dir.to_board(line, SIZE);
+        let size = board.size();
+        if line >= size || start >= size {
+            problems.push(Problem::OffBoard { row: self.row as usize, col: self.col as usize });
+            return Err(problems);
+        }
+        if start + self.len() > size {
+            let (row, col) = self.dir.to_board(line, size);
             problems.push(Problem::OffBoard { row, col });
             return Err(problems);
         }
@@ -203,12 +210,13 @@ impl Play {
         if problems.is_empty() { Ok(out) } else { Err(problems) }
     }
 
-    /// Connectivity: on an empty board the play covers the centre with at least two tiles; on
-    /// any other it touches a tile already there. `self` must be normalized.
+    /// Connectivity: on an empty board the play covers the start square (the centre) with at
+    /// least two tiles; on any other it touches a tile already there. `self` must be normalized.
     pub fn check_connection(&self, board: &Board) -> Vec<Problem> {
         let mut problems = Vec::new();
         if board.is_empty() {
-            if !self.placements().any(|p| p.row * SIZE + p.col == CENTRE) {
+            let start = board.rules().start();
+            if !self.placements().any(|p| (p.row, p.col) == start) {
                 problems.push(Problem::FirstPlayNotOnCentre);
             }
             if self.tiles_placed() < 2 {

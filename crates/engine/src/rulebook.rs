@@ -16,11 +16,11 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{LazyLock, RwLock};
 
-/// Sides of the boards a ruleset file may give.
+/// Sides of the boards a ruleset file may give (square boards only).
 pub const MIN_SIZE: usize = 15;
 pub const MAX_SIZE: usize = 21;
-/// The board side the engine plays today.
-pub const PLAYED_SIZE: usize = 15;
+/// The side of the standard board, a letter distribution's board when none is given.
+const STANDARD_SIZE: usize = 15;
 
 /// A square's premium.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,6 +255,7 @@ pub const SHIPPED_FILES: &[(&str, &str)] = &[
     ("polish.ruleset", include_str!("../data/rulesets/polish.ruleset")),
     ("spanish.ruleset", include_str!("../data/rulesets/spanish.ruleset")),
     ("swedish.ruleset", include_str!("../data/rulesets/swedish.ruleset")),
+    ("super-english.ruleset", include_str!("../data/rulesets/super-english.ruleset")),
 ];
 
 struct Shipped([RulesetKind; 3]);
@@ -700,7 +701,7 @@ impl Builder {
         if self.tiles.is_empty() {
             return Err(whole("no tiles".into()));
         }
-        let size = if self.rows.is_empty() { PLAYED_SIZE } else { self.rows.len() };
+        let size = if self.rows.is_empty() { STANDARD_SIZE } else { self.rows.len() };
         let last_line = self.rows.last().map(|r| r.1);
         if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
             return Err(RulebookError {
@@ -746,16 +747,6 @@ impl Builder {
                 start.0 + 1,
                 start.1 + 1
             )));
-        }
-        if size != PLAYED_SIZE {
-            return Err(whole(format!(
-                "a {size}×{size} board: this build plays {PLAYED_SIZE}×{PLAYED_SIZE} boards only (21×21 is coming)"
-            )));
-        }
-        if start != (size / 2, size / 2) {
-            return Err(whole(
-                "a start square off the centre: this build starts every game on the centre".into(),
-            ));
         }
         if self.rack == 0 || self.rack > 7 {
             return Err(whole(format!("a rack of {}: racks hold 1 to 7 tiles", self.rack)));

@@ -8,12 +8,11 @@
 
 use crate::alphabet::{Alphabet, Letter, MAX_LETTERS, Tile, tile_is_blank, tile_letter};
 
-/// Board side: every ruleset the engine plays today is 15×15.
-pub const SIZE: usize = 15;
-/// Squares on the board.
-pub const SQUARES: usize = SIZE * SIZE;
-/// The centre square (8H), row 7, column 7 counting from 0.
-pub const CENTRE: usize = 7 * SIZE + 7;
+/// Squares on the largest board (21×21): fixed scratch buffers are this long, so that no board
+/// a ruleset may give is too large for them.
+pub const MAX_SQUARES: usize = MAX_SIZE * MAX_SIZE;
+
+pub use crate::rulebook::{MAX_SIZE, MIN_SIZE};
 
 pub use crate::rulebook::{BlankValue, Premium, RuleOptions, RulesetKind, ScorelessLimit, UnknownRuleset};
 
@@ -22,8 +21,12 @@ pub use crate::rulebook::{BlankValue, Premium, RuleOptions, RulesetKind, Scorele
 pub struct Ruleset {
     pub kind: RulesetKind,
     pub alphabet: Alphabet,
-    /// Premium of every square, row-major.
-    premiums: [Premium; SQUARES],
+    /// Board side, `MIN_SIZE..=MAX_SIZE`, chosen once per game with its ruleset.
+    size: usize,
+    /// The start square, `row * size + col`.
+    start: usize,
+    /// Premium of every square, row-major (`size * size` of them).
+    premiums: Box<[Premium]>,
     /// Tiles of each letter in the full set.
     counts: [u8; 64],
     /// Face value of each letter.
@@ -42,11 +45,7 @@ impl Ruleset {
     /// A ruleset with its default options, as its definition gives it.
     pub fn new(kind: RulesetKind) -> Ruleset {
         let def = kind.definition();
-        let mut premiums = [Premium::None; SQUARES];
-        // The rulebook admits only boards of SIZE; a larger one is refused where it is read.
-        for (p, d) in premiums.iter_mut().zip(&def.premiums) {
-            *p = *d;
-        }
+        debug_assert!((MIN_SIZE..=MAX_SIZE).contains(&def.size) && def.premiums.len() == def.size * def.size);
         let mut counts = [0u8; 64];
         let mut values = [0i32; 64];
         counts[..def.counts.len()].copy_from_slice(&def.counts);
@@ -54,7 +53,9 @@ impl Ruleset {
         Ruleset {
             kind,
             alphabet: def.alphabet,
-            premiums,
+            size: def.size,
+            start: def.start.0 * def.size + def.start.1,
+            premiums: def.premiums.clone().into_boxed_slice(),
             counts,
             values,
             blanks: def.blanks,
@@ -77,10 +78,34 @@ impl Ruleset {
         Ruleset::new(RulesetKind::erudit())
     }
 
+    /// Board side: 15 for the standard board, up to 21.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Squares on the board.
+    #[inline]
+    pub fn squares(&self) -> usize {
+        self.size * self.size
+    }
+
+    /// The start square, `(row, col)` from 0: the first play covers it.
+    #[inline]
+    pub fn start(&self) -> (usize, usize) {
+        (self.start / self.size, self.start % self.size)
+    }
+
+    /// Whether `(row, col)` is on the board.
+    #[inline]
+    pub fn on_board(&self, row: usize, col: usize) -> bool {
+        row < self.size && col < self.size
+    }
+
     /// Premium of square `(row, col)` (0-based).
     #[inline]
     pub fn premium(&self, row: usize, col: usize) -> Premium {
-        self.premiums[row * SIZE + col]
+        self.premiums[row * self.size + col]
     }
 
     /// Face value of a letter.
@@ -157,8 +182,8 @@ mod tests {
 
     fn premium_counts(r: &Ruleset) -> [usize; 4] {
         let mut n = [0; 4];
-        for row in 0..SIZE {
-            for col in 0..SIZE {
+        for row in 0..r.size() {
+            for col in 0..r.size() {
                 match r.premium(row, col) {
                     Premium::TripleWord => n[0] += 1,
                     Premium::DoubleWord => n[1] += 1,
@@ -224,10 +249,11 @@ mod tests {
     fn boards_are_symmetric_under_transposition() {
         for kind in RulesetKind::classic() {
             let r = Ruleset::new(kind);
-            for row in 0..SIZE {
-                for col in 0..SIZE {
+            let n = r.size();
+            for row in 0..n {
+                for col in 0..n {
                     assert_eq!(r.premium(row, col), r.premium(col, row));
-                    assert_eq!(r.premium(row, col), r.premium(SIZE - 1 - row, col));
+                    assert_eq!(r.premium(row, col), r.premium(n - 1 - row, col));
                 }
             }
         }

@@ -9,7 +9,6 @@
 use crate::alphabet::{EMPTY, Tile};
 use crate::board::{Board, Direction};
 use crate::play::{Play, Problem};
-use crate::rules::SIZE;
 
 /// One word formed by a play.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +79,7 @@ pub fn evaluate_normalized(board: &Board, play: &Play) -> Evaluation {
         first -= 1;
     }
     let mut last = start + play.len() - 1;
-    while last + 1 < SIZE && board.at(d, line, last + 1) != EMPTY {
+    while last + 1 < board.size() && board.at(d, line, last + 1) != EMPTY {
         last += 1;
     }
 
@@ -124,7 +123,7 @@ pub fn evaluate_normalized(board: &Board, play: &Play) -> Evaluation {
             top -= 1;
         }
         let mut bottom = cpos;
-        while bottom + 1 < SIZE && board.at(cross, cline, bottom + 1) != EMPTY {
+        while bottom + 1 < board.size() && board.at(cross, cline, bottom + 1) != EMPTY {
             bottom += 1;
         }
         if bottom == top {

@@ -7,7 +7,7 @@ use crate::board::Board;
 use crate::lexicon::{Dawg, Lexicon};
 use crate::play::{Play, Problem};
 use crate::rack::Rack;
-use crate::rules::SIZE;
+use crate::rules::MAX_SIZE;
 use crate::score::{Evaluation, evaluate_normalized};
 
 /// What to check beyond geometry.
@@ -70,8 +70,8 @@ pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Prob
     // off the board or over letters already there).
     // Tiles that are no letter of the alphabet are the geometry check's BadTile.
     let new_tiles = play.placements().filter(|p| {
-        p.row < SIZE
-            && p.col < SIZE
+        p.row < board.size()
+            && p.col < board.size()
             && board.get(p.row, p.col) == EMPTY
             && (tile_letter(p.tile) as usize) < alphabet.len()
     });
@@ -90,10 +90,10 @@ pub fn word_problems(board: &Board, eval: &Evaluation, dawg: &Dawg) -> Vec<Probl
     let letters = |tiles: &[u8]| -> Vec<Letter> { tiles.iter().map(|&t| tile_letter(t)).collect() };
     let mut problems = Vec::new();
     // A word is at most a line long: its letters fit on the stack (this runs on every play).
-    let mut word = [0 as Letter; SIZE];
+    let mut word = [0 as Letter; MAX_SIZE];
     let mut invalid: Vec<String> = Vec::new();
     for w in &eval.words {
-        let n = w.tiles.len().min(SIZE);
+        let n = w.tiles.len().min(MAX_SIZE);
         for (l, &t) in word.iter_mut().zip(&w.tiles) {
             *l = tile_letter(t);
         }

@@ -5,10 +5,10 @@
 
 use dawgref_engine::alphabet::{AlphabetError, tile};
 use dawgref_engine::board::Board;
-use dawgref_engine::notation::{NotationError, parse_play};
+use dawgref_engine::notation::{NotationError, parse_play_on};
 use dawgref_engine::play::{Placement, Play, Problem};
 use dawgref_engine::rack::Rack;
-use dawgref_engine::rules::{Ruleset, SIZE};
+use dawgref_engine::rules::Ruleset;
 
 /// A play as a client wrote it: its notation (`8D WINDY`), or else its tiles.
 #[derive(Clone, Debug, Default)]
@@ -89,16 +89,17 @@ pub fn play<'a>(
 ) -> Result<Play, InputError> {
     let alphabet = board.rules().alphabet;
     if !notation.trim().is_empty() {
-        return parse_play(notation, alphabet)
+        return parse_play_on(notation, alphabet, board.size())
             .map_err(|error| InputError::Notation { field: "play.notation", error });
     }
     if tiles.len() == 0 {
         return Err(InputError::problems(vec![Problem::NoTiles]));
     }
-    if tiles.len() > SIZE {
+    let size = board.size();
+    if tiles.len() > size {
         return Err(InputError::field(
             "play.tiles",
-            format!("{} tiles: a play places at most {SIZE}", tiles.len()),
+            format!("{} tiles: a play places at most {size}", tiles.len()),
         ));
     }
     let mut placements = Vec::with_capacity(tiles.len());
@@ -113,7 +114,7 @@ pub fn play<'a>(
         let [(l, _)] = one[..] else {
             return Err(InputError::field(format!("play.tiles[{i}].letter"), "one tile expected"));
         };
-        if t.row as usize >= SIZE || t.col as usize >= SIZE {
+        if t.row as usize >= size || t.col as usize >= size {
             return Err(InputError::problems(vec![Problem::OffBoard {
                 row: t.row as usize,
                 col: t.col as usize,

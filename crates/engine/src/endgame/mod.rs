@@ -41,7 +41,7 @@ use crate::lexicon::Dawg;
 use crate::movegen::{CollectAll, Mode, ScoredPlay, generate};
 use crate::play::Play;
 use crate::rack::Rack;
-use crate::rules::{Ruleset, SQUARES};
+use crate::rules::{MAX_SQUARES, Ruleset};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,8 +104,9 @@ impl Position {
     pub fn unseen(board: &Board, rack: &Rack) -> Option<Rack> {
         let rules = board.rules();
         let mut unseen = rules.full_set();
-        for sq in 0..SQUARES {
-            let t = board.get(sq / crate::rules::SIZE, sq % crate::rules::SIZE);
+        let n = board.size();
+        for sq in 0..n * n {
+            let t = board.get(sq / n, sq % n);
             if t != crate::alphabet::EMPTY && !unseen.take_tile(t) {
                 return None;
             }
@@ -176,7 +177,7 @@ impl Default for EndgameLimits {
 
 impl EndgameLimits {
     /// The table's size: as asked, or by the time the search has (about a million positions a
-    /// second reach it; 2^22 entries, 160 MiB, for 5 s), or 2^21 without a deadline.
+    /// second reach it; 2^22 entries, 192 MiB, for 5 s), or 2^21 without a deadline.
     fn bits(&self) -> u32 {
         if self.table_bits > 0 {
             return self.table_bits.clamp(8, 26);
@@ -385,7 +386,8 @@ fn draw(mut rack: Rack, placed: usize, bag: &[Option<Letter>], bag_len: usize) -
 }
 
 fn board_tiles(board: &Board) -> Vec<Tile> {
-    (0..SQUARES).map(|sq| board.get(sq / crate::rules::SIZE, sq % crate::rules::SIZE)).collect()
+    let n = board.size();
+    (0..n * n).map(|sq| board.get(sq / n, sq % n)).collect()
 }
 
 const INFINITY: i32 = 1 << 20;
@@ -401,8 +403,9 @@ enum Bound {
     Upper,
 }
 
-// The table's memory is its entries: 40 bytes each (2^22 of them, 160 MiB, for a 5 s solve).
-const _: () = assert!(std::mem::size_of::<Entry>() == 40);
+// The table's memory is its entries: 48 bytes each (2^22 of them, 192 MiB, for a 5 s solve).
+// A best move holds a line of the largest board (21 tiles); it was 40 bytes when plays held 15.
+const _: () = assert!(std::mem::size_of::<Entry>() == 48);
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -765,7 +768,7 @@ impl Search<'_> {
             Move::Play { play, .. } => play,
         };
         let (line, start) = play.line_start();
-        if start + play.len() > crate::rules::SIZE {
+        if line >= node.board.size() || start + play.len() > node.board.size() {
             return None;
         }
         let mut left = node.racks[0];
@@ -866,7 +869,7 @@ impl Search<'_> {
                 let mut board = node.board.clone();
                 let placements: Vec<_> = play.placements().map(|p| (p.row, p.col, p.tile)).collect();
                 for &(r, col, t) in &placements {
-                    hash ^= z.square(r * crate::rules::SIZE + col, t);
+                    hash ^= z.square(r * node.board.size() + col, t);
                 }
                 board.place(&placements, self.dawg);
                 hash ^= z.zeros[0];
@@ -954,7 +957,7 @@ impl Zobrist {
     fn new() -> Zobrist {
         let mut rng = SplitMix64::new(0x5eed_e11d_9a3e_0001);
         Zobrist {
-            squares: (0..SQUARES * KINDS).map(|_| rng.next_u64()).collect(),
+            squares: (0..MAX_SQUARES * KINDS).map(|_| rng.next_u64()).collect(),
             copies: {
                 let keys: Vec<u64> = (0..2 * KINDS * COPIES).map(|_| rng.next_u64()).collect();
                 let mut copies = vec![0; keys.len()];

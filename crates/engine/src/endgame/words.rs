@@ -22,9 +22,9 @@
 
 use crate::alphabet::{Letter, MAX_LETTERS, tile_letter};
 use crate::board::{Board, Direction};
-use crate::lexicon::{Dawg, LEAF, MAX_WORD_LEN, Node, build_sorted};
+use crate::lexicon::{Dawg, LEAF, Node, build_sorted};
 use crate::rack::Rack;
-use crate::rules::SIZE;
+use crate::rules::MAX_SIZE;
 
 /// The lexicon restricted to the words an endgame's tiles can still form on its board.
 pub struct PlayableWords {
@@ -35,11 +35,14 @@ impl PlayableWords {
     /// The words of `lexicon` that the tiles of `tiles` (blanks standing for any letter) can form
     /// on `board` and on any board reached from it by placing some of them.
     pub fn new(board: &Board, tiles: &Rack, lexicon: &Dawg) -> PlayableWords {
-        let mut lines = Vec::with_capacity(2 * SIZE);
+        let size = board.size();
+        let mut lines = Vec::with_capacity(2 * size);
         for d in Direction::BOTH {
-            for line in 0..SIZE {
-                let letters =
-                    board.line(d, line).map(|t| (t != crate::alphabet::EMPTY).then(|| tile_letter(t)));
+            for line in 0..size {
+                let mut letters = [None; MAX_SIZE];
+                for (l, &t) in letters.iter_mut().zip(board.line(d, line)) {
+                    *l = (t != crate::alphabet::EMPTY).then(|| tile_letter(t));
+                }
                 if letters.iter().any(Option::is_some) {
                     lines.push(letters);
                 }
@@ -47,16 +50,17 @@ impl PlayableWords {
         }
         let mut walk = Walk {
             lexicon,
+            size,
             lines: &lines,
             starts: Vec::new(),
             followers: Vec::new(),
             words: Vec::new(),
-            word: Vec::with_capacity(MAX_WORD_LEN),
+            word: Vec::with_capacity(size),
         };
         walk.index_starts(tiles.len());
         // Words that start on a letter already on the board.
         for (l, line) in lines.iter().enumerate() {
-            for f in 0..SIZE {
+            for f in 0..size {
                 if line[f].is_some() && (f == 0 || line[f - 1].is_none()) {
                     walk.through(l, f, lexicon.root(), *tiles, false);
                 }
@@ -67,7 +71,7 @@ impl PlayableWords {
         let Walk { mut words, .. } = walk;
         words.sort_unstable();
         words.dedup();
-        // Sorted, distinct words of a checked lexicon, two to fifteen letters each below
+        // Sorted, distinct words of a checked lexicon, two letters or more, each below
         // MAX_LETTERS (what `Dawg::from_parts` holds every lexicon to): nothing to refuse.
         let dawg = build_sorted(MAX_LETTERS, words.iter().map(Vec::as_slice))
             .expect("a sorted set of a lexicon's words builds");
@@ -91,7 +95,9 @@ struct Start {
 
 struct Walk<'a> {
     lexicon: &'a Dawg,
-    lines: &'a [[Option<Letter>; SIZE]],
+    /// The board's side: each line holds `size` squares (the rest of its array is `None`).
+    size: usize,
+    lines: &'a [[Option<Letter>; MAX_SIZE]],
     /// `starts[k][letter]`: where a prefix of `k` tiles can be followed by `letter` on the board.
     starts: Vec<Vec<Vec<Start>>>,
     /// `followers[k]`: the letters with some start after a prefix of `k` tiles.
@@ -105,11 +111,11 @@ impl Walk<'_> {
     /// prefix's first square must have an empty square or the edge before it, or the word
     /// would run on.
     fn index_starts(&mut self, most: usize) {
-        let most = most.min(MAX_WORD_LEN);
+        let most = most.min(self.size);
         self.starts = vec![vec![Vec::new(); MAX_LETTERS]; most + 1];
         for (l, line) in self.lines.iter().enumerate() {
             let mut previous: Option<usize> = None;
-            for f in 0..SIZE {
+            for f in 0..self.size {
                 let Some(letter) = line[f] else { continue };
                 if f > 0 && line[f - 1].is_none() {
                     // The empty squares before `f`; a prefix may not touch the letter before them.
@@ -148,7 +154,7 @@ impl Walk<'_> {
                 }
             }
         }
-        if k >= MAX_WORD_LEN || tiles.is_empty() {
+        if k >= self.size || tiles.is_empty() {
             return;
         }
         for edge in self.lexicon.edges(node) {
@@ -177,13 +183,14 @@ impl Walk<'_> {
 
     fn through_from(
         &mut self,
-        line: &[Option<Letter>; SIZE],
+        line: &[Option<Letter>; MAX_SIZE],
         at: usize,
         node: Node,
         tiles: &mut Rack,
         placed: bool,
     ) {
-        let ends = |pos: usize| pos + 1 == SIZE || line[pos + 1].is_none();
+        let size = self.size;
+        let ends = |pos: usize| pos + 1 == size || line[pos + 1].is_none();
         match line[at] {
             Some(letter) => {
                 let Some(edge) = self.lexicon.child(node, letter) else { return };
@@ -191,7 +198,7 @@ impl Walk<'_> {
                 if edge.terminal && placed && ends(at) {
                     self.words.push(self.word.clone());
                 }
-                if edge.target != LEAF && at + 1 < SIZE {
+                if edge.target != LEAF && at + 1 < self.size {
                     self.through_from(line, at + 1, edge.target, tiles, placed);
                 }
                 self.word.pop();
@@ -206,7 +213,7 @@ impl Walk<'_> {
                     if edge.terminal && ends(at) {
                         self.words.push(self.word.clone());
                     }
-                    if edge.target != LEAF && at + 1 < SIZE {
+                    if edge.target != LEAF && at + 1 < self.size {
                         self.through_from(line, at + 1, edge.target, tiles, true);
                     }
                     self.word.pop();

@@ -1104,8 +1104,8 @@ impl Game {
         for r in &self.racks {
             all.add_all(r);
         }
-        for row in 0..crate::rules::SIZE {
-            for col in 0..crate::rules::SIZE {
+        for row in 0..self.board.size() {
+            for col in 0..self.board.size() {
                 let t = self.board.get(row, col);
                 if t != crate::alphabet::EMPTY {
                     if crate::alphabet::tile_is_blank(t) {

@@ -21,7 +21,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Longest word a 15×15 board holds; longer words are skipped when compiling.
+/// Longest word a 15×15 board holds: longer words are skipped when compiling, unless a list is
+/// compiled for a larger board ([`Lexicon::compile_up_to`]). The shipped lexicons keep this
+/// limit, so their contents (and the checksums game records carry) do not depend on the boards
+/// the server plays.
 pub const MAX_WORD_LEN: usize = 15;
 /// Shortest playable word.
 pub const MIN_WORD_LEN: usize = 2;
@@ -52,8 +55,10 @@ pub struct CompileReport {
     pub duplicates: u64,
     /// Words with a character outside the alphabet.
     pub foreign: u64,
-    /// Words longer than [`MAX_WORD_LEN`].
+    /// Words longer than `longest`.
     pub too_long: u64,
+    /// The longest word kept: [`MAX_WORD_LEN`], or a larger board's side.
+    pub longest: usize,
     /// One-letter words (no play can form them).
     pub too_short: u64,
     /// The first few foreign words, for the report.
@@ -79,7 +84,7 @@ impl fmt::Display for CompileReport {
             self.duplicates,
             self.skipped(),
             self.foreign,
-            MAX_WORD_LEN,
+            self.longest,
             self.too_long,
             MIN_WORD_LEN,
             self.too_short
@@ -111,9 +116,9 @@ pub fn word_list_text(bytes: &[u8]) -> (String, bool) {
 
 /// Parse a word list: one word per line (the first whitespace-separated token, so lists with
 /// definitions after the word work), `#` comments and blank lines ignored. Returns the sorted,
-/// deduplicated words and the report.
-pub fn parse_word_list(text: &str, alphabet: Alphabet) -> (Vec<Vec<Letter>>, CompileReport) {
-    let mut report = CompileReport::default();
+/// deduplicated words of at most `longest` tiles, and the report.
+pub fn parse_word_list(text: &str, alphabet: Alphabet, longest: usize) -> (Vec<Vec<Letter>>, CompileReport) {
+    let mut report = CompileReport { longest, ..CompileReport::default() };
     let mut words = Vec::new();
     for line in text.lines() {
         let Some(token) = line.split_whitespace().next() else { continue };
@@ -129,7 +134,7 @@ pub fn parse_word_list(text: &str, alphabet: Alphabet) -> (Vec<Vec<Letter>>, Com
                 }
                 report.unsplittable.push(token.to_string());
             }
-            Ok(w) if w.len() > MAX_WORD_LEN => report.too_long += 1,
+            Ok(w) if w.len() > longest => report.too_long += 1,
             Ok(w) if w.len() < MIN_WORD_LEN => report.too_short += 1,
             Ok(w) => words.push(w),
         }
@@ -143,13 +148,24 @@ pub fn parse_word_list(text: &str, alphabet: Alphabet) -> (Vec<Vec<Letter>>, Com
 }
 
 impl Lexicon {
-    /// Compile a word list.
+    /// Compile a word list for the standard board (words of at most [`MAX_WORD_LEN`] tiles).
     pub fn compile(
         name: &str,
         text: &str,
         alphabet: Alphabet,
     ) -> Result<(Lexicon, CompileReport), LexiconError> {
-        let (words, report) = parse_word_list(text, alphabet);
+        Lexicon::compile_up_to(name, text, alphabet, MAX_WORD_LEN)
+    }
+
+    /// Compile a word list keeping words of at most `longest` tiles: a ruleset's board side, so
+    /// a list compiled for a 21×21 board keeps the words that only it can hold.
+    pub fn compile_up_to(
+        name: &str,
+        text: &str,
+        alphabet: Alphabet,
+        longest: usize,
+    ) -> Result<(Lexicon, CompileReport), LexiconError> {
+        let (words, report) = parse_word_list(text, alphabet, longest);
         if words.is_empty() {
             return Err(LexiconError::NoWords(report));
         }
@@ -233,7 +249,7 @@ mod tests {
     #[test]
     fn word_list_parsing_counts_every_skip() {
         let text = "# comment\nAA a volcanic rock\naa\nqi\nx\nabcdefghijklmnop\nnaïve\n\nzyzzyva\n";
-        let (words, r) = parse_word_list(text, Alphabet::english());
+        let (words, r) = parse_word_list(text, Alphabet::english(), MAX_WORD_LEN);
         assert_eq!(words.len(), 3);
         assert_eq!(
             r,
@@ -244,18 +260,22 @@ mod tests {
                 foreign: 1,
                 too_long: 1,
                 too_short: 1,
+                longest: 15,
                 foreign_examples: vec!["naïve".into()],
                 unsplittable: vec!["naïve".into()],
             }
         );
+        // Compiled for a 21×21 board, the 16-letter word is kept.
+        let (words, r) = parse_word_list(text, Alphabet::english(), 21);
+        assert_eq!((words.len(), r.too_long, r.longest), (4, 0, 21));
     }
 
     #[test]
     fn erudit_folds_yo_and_dedups() {
-        let (words, r) = parse_word_list("ёж\nеж\nЁЛКА\n", Alphabet::erudit());
+        let (words, r) = parse_word_list("ёж\nеж\nЁЛКА\n", Alphabet::erudit(), MAX_WORD_LEN);
         assert_eq!(words.len(), 2);
         assert_eq!(r.duplicates, 1);
-        let (words, _) = parse_word_list("ёж\nеж\n", Alphabet::russian());
+        let (words, _) = parse_word_list("ёж\nеж\n", Alphabet::russian(), MAX_WORD_LEN);
         assert_eq!(words.len(), 2);
     }
 

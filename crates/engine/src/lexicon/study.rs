@@ -18,10 +18,10 @@ use super::Dawg;
 use super::Node;
 use crate::alphabet::{Alphabet, Letter, MAX_LETTERS};
 use crate::rack::Rack;
-use crate::rules::{Ruleset, SIZE};
+use crate::rules::Ruleset;
 
 /// The longest word a board can hold: longer words of a list are never found.
-pub const MAX_WORD: usize = SIZE;
+pub const MAX_WORD: usize = crate::lexicon::MAX_WORD_LEN;
 
 /// Why a query cannot be asked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -44,7 +44,7 @@ use crate::leaves::{self, LeaveTable, LeaveValue, MAX_TILES};
 use crate::lexicon::{Anagrams, Dawg, MIN_INDEXED, key_of, letter_code};
 use crate::play::Play;
 use crate::rack::Rack;
-use crate::rules::SIZE;
+use crate::rules::MAX_SIZE;
 use std::collections::HashSet;
 
 /// The play with the highest `score + leave(tiles kept)`, ties to full generation's first
@@ -74,8 +74,8 @@ pub fn best_by_equity_above(
     if rack.is_empty() {
         return None;
     }
-    if rack.len() > SIZE {
-        // No game deals such a rack; the bounds below count at most a line of tiles.
+    if rack.len() > MOST_TILES {
+        // No game deals such a rack; the leaves below index at most `MOST_TILES` tiles.
         return best_by_equity_full(board, rack, dawg, mode, leave).filter(|(e, _)| *e > floor);
     }
     let leaves = Leaves::new(rack, &leave);
@@ -85,7 +85,7 @@ pub fn best_by_equity_above(
     // the best found rise before the long left parts of the first anchors are reached.
     let mut tasks = Vec::with_capacity(256);
     for &dir in mode.directions() {
-        for line in 0..SIZE {
+        for line in 0..board.size() {
             for (anchor, searched_from) in line_anchors(board.anchor_bits(dir, line)) {
                 let task =
                     |bound, rack_left| Task { bound, dir, line: line as u8, anchor: anchor as u8, rack_left };
@@ -228,6 +228,10 @@ struct Fill<'a, L> {
     kept: Rack,
 }
 
+/// The most tiles [`Leaves`] indexes: its index is a `u16`, and 15 distinct tiles make 2^15
+/// leaves. A longer rack (no game deals one) is searched in full.
+const MOST_TILES: usize = 15;
+
 /// The value of every sub-multiset of the rack, computed once: a leave is indexed in mixed
 /// radix by how many of each of the rack's distinct tiles it keeps, so the leave of a play is
 /// the whole rack's index less each placed tile's weight. At most 2^n entries for n tiles (128
@@ -239,7 +243,7 @@ struct Leaves {
     whole: u16,
     values: Vec<f32>,
     /// `keep[n]`: the best value of any `n` of the rack's tiles.
-    keep: [f32; SIZE + 1],
+    keep: [f32; MAX_SIZE + 1],
 }
 
 impl Leaves {
@@ -262,7 +266,7 @@ impl Leaves {
             blank_weight,
             whole,
             values: vec![0.0; usize::from(radix)],
-            keep: [f32::NEG_INFINITY; SIZE + 1],
+            keep: [f32::NEG_INFINITY; MAX_SIZE + 1],
         };
         // Keys are built one tile at a time while they fit one (a rack of more than seven
         // tiles, which no game deals, is valued leave by leave).
@@ -282,7 +286,7 @@ impl Leaves {
                 None => f.leave.value(&f.kept),
             };
             self.values[usize::from(index)] = value;
-            let size = size.min(SIZE);
+            let size = size.min(MAX_SIZE);
             self.keep[size] = self.keep[size].max(value);
             return;
         };
@@ -330,7 +334,7 @@ impl Leaves {
 /// What an anchor's bound needs of the rack.
 struct Bounds<'a> {
     /// `prefix[k]`: the sum of the rack's `k` highest tile values.
-    prefix: [i32; SIZE + 1],
+    prefix: [i32; MAX_SIZE + 1],
     /// The rack's letters with their values, highest first.
     letters: Vec<(Letter, i32)>,
     /// What a blank on the rack may score (`None`: no blank).
@@ -341,7 +345,7 @@ struct Bounds<'a> {
     rack_size: usize,
     bingo: i32,
     /// `keep[n]`: the best leave value of any `n` of the rack's tiles.
-    keep: [f32; SIZE + 1],
+    keep: [f32; MAX_SIZE + 1],
     anagrams: &'a Anagrams,
     /// The multiset key ([`key_of`]) of the rack's letters; `None` with more than one blank.
     rack_key: Option<u64>,
@@ -365,8 +369,8 @@ impl<'a> Bounds<'a> {
             })
             .collect();
         values.sort_unstable_by(|a, b| b.cmp(a));
-        let mut prefix = [0; SIZE + 1];
-        for k in 1..=SIZE {
+        let mut prefix = [0; MAX_SIZE + 1];
+        for k in 1..=MAX_SIZE {
             prefix[k] = prefix[k - 1] + values.get(k - 1).copied().unwrap_or(0);
         }
         let mut by_value: Vec<(Letter, i32)> = Vec::new();
@@ -474,10 +478,11 @@ impl<'a> Bounds<'a> {
         };
         // The spans from the anchor rightwards that may end a word, walked once; each start
         // then joins them to its left part.
-        let mut ends = [Span::default(); SIZE];
+        let size = tiles.len();
+        let mut ends = [Span::default(); MAX_SIZE];
         let mut n_ends = 0;
         let mut right = Span::default();
-        for pos in anchor..SIZE {
+        for pos in anchor..size {
             if tiles[pos] != EMPTY {
                 right.board_tile(value(tiles[pos]), tiles[pos]);
             } else {
@@ -487,7 +492,7 @@ impl<'a> Bounds<'a> {
                 right.place(premium(pos), cross_sums[pos], self.top(cross_sets[pos]));
             }
             // A word may end here when the next square is empty or the edge.
-            if pos + 1 == SIZE || tiles[pos + 1] == EMPTY {
+            if pos + 1 == size || tiles[pos + 1] == EMPTY {
                 ends[n_ends] = right;
                 n_ends += 1;
             }

@@ -1,6 +1,6 @@
 //! CGP positions (a FEN-like line): `BOARD RACKS SCORES ZEROS [opcode value;]…`.
 //!
-//! The board is 15 rows joined by `/`; digits are runs of empty squares, upper-case letters
+//! The board is its ruleset's rows (15, or up to 21 on a larger board) joined by `/`; digits are runs of empty squares, upper-case letters
 //! tiles, lower-case letters blanks. Racks and scores are `/`-separated, the player to move
 //! first; `?` is a blank on a rack. Known opcodes: `lex`, `ld` (letter distribution: english,
 //! russian, erudit), `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz`
@@ -10,7 +10,7 @@ use crate::alphabet::{Alphabet, EMPTY, Tile, tile};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
-use crate::rules::{Ruleset, RulesetKind, SIZE, SQUARES, ScorelessLimit};
+use crate::rules::{Ruleset, RulesetKind, ScorelessLimit};
 use crate::text::clip;
 use std::sync::Arc;
 
@@ -18,8 +18,10 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cgp {
     pub ruleset: RulesetKind,
-    /// Row-major tile bytes.
-    pub grid: [Tile; SQUARES],
+    /// Board side: the ruleset's.
+    pub size: usize,
+    /// Row-major tile bytes, `size * size` of them.
+    pub grid: Vec<Tile>,
     /// Racks, the player to move first.
     pub racks: Vec<Rack>,
     pub scores: Vec<i32>,
@@ -55,10 +57,10 @@ pub struct CgpError {
 pub enum CgpErrorKind {
     #[error("missing field")]
     Missing,
-    #[error("the board has {0} rows, expected 15")]
-    Rows(usize),
-    #[error("row {row} has {len} squares, expected 15")]
-    RowLength { row: usize, len: usize },
+    #[error("the board has {rows} rows, expected {size}")]
+    Rows { rows: usize, size: usize },
+    #[error("row {row} has {len} squares, expected {size}")]
+    RowLength { row: usize, len: usize, size: usize },
     #[error("character {0:?} is not a letter of the position's alphabet")]
     Foreign(char),
     #[error("not a number: {0:?}")]
@@ -177,11 +179,12 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
     let alphabet = ruleset.alphabet();
 
     // Board.
+    let size = ruleset.definition().size;
     let rows: Vec<&str> = board_text.split('/').collect();
-    if rows.len() != SIZE {
-        return Err(err(1, board_at, CgpErrorKind::Rows(rows.len())));
+    if rows.len() != size {
+        return Err(err(1, board_at, CgpErrorKind::Rows { rows: rows.len(), size }));
     }
-    let mut grid = [EMPTY; SQUARES];
+    let mut grid = vec![EMPTY; size * size];
     let mut at = board_at;
     for (r, row) in rows.iter().enumerate() {
         let mut col = 0usize;
@@ -192,8 +195,8 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         while let Some(ch) = rest.chars().next() {
             if let Some(d) = ch.to_digit(10) {
                 run = run * 10 + d as usize;
-                if run > SIZE {
-                    return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + run }));
+                if run > size {
+                    return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + run, size }));
                 }
                 rest = &rest[1..];
                 i += 1;
@@ -204,17 +207,17 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
             // A tile of several letters is bracketed (`[CH]`), as MAGPIE and macondo write it.
             let (letter, blank, used) =
                 alphabet.next_tile(rest).map_err(|_| err(1, row_at + i, CgpErrorKind::Foreign(ch)))?;
-            if col >= SIZE {
-                return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + 1 }));
+            if col >= size {
+                return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col + 1, size }));
             }
-            grid[r * SIZE + col] = tile(letter, blank);
+            grid[r * size + col] = tile(letter, blank);
             col += 1;
             i += rest[..used].chars().count();
             rest = &rest[used..];
         }
         col += run;
-        if col != SIZE {
-            return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col }));
+        if col != size {
+            return Err(err(1, row_at, CgpErrorKind::RowLength { row: r + 1, len: col, size }));
         }
         at += row.chars().count() + 1;
     }
@@ -255,7 +258,7 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         return Err(err(2, racks_at, CgpErrorKind::Players(racks.len())));
     }
     let zeros = number(zeros_text, 4, zeros_at)?;
-    Ok(Cgp { ruleset, grid, racks, scores, zeros, ops })
+    Ok(Cgp { ruleset, size, grid, racks, scores, zeros, ops })
 }
 
 impl Cgp {
@@ -277,10 +280,9 @@ impl Cgp {
     /// The board, its cross-sets computed with `dawg`.
     pub fn board(&self, rules: Arc<Ruleset>, dawg: &Dawg) -> Board {
         let mut board = Board::new(rules);
-        let placements: Vec<(usize, usize, Tile)> = (0..SQUARES)
-            .filter(|&i| self.grid[i] != EMPTY)
-            .map(|i| (i / SIZE, i % SIZE, self.grid[i]))
-            .collect();
+        let n = self.size;
+        let placements: Vec<(usize, usize, Tile)> =
+            (0..n * n).filter(|&i| self.grid[i] != EMPTY).map(|i| (i / n, i % n, self.grid[i])).collect();
         board.place(&placements, dawg);
         board
     }
@@ -289,12 +291,13 @@ impl Cgp {
 /// Write a position as a CGP line.
 pub fn write(cgp: &Cgp) -> String {
     let alphabet: Alphabet = cgp.ruleset.alphabet();
-    let mut rows = Vec::with_capacity(SIZE);
-    for r in 0..SIZE {
+    let n = cgp.size;
+    let mut rows = Vec::with_capacity(n);
+    for r in 0..n {
         let mut s = String::new();
         let mut run = 0;
-        for c in 0..SIZE {
-            let t = cgp.grid[r * SIZE + c];
+        for c in 0..n {
+            let t = cgp.grid[r * n + c];
             if t == EMPTY {
                 run += 1;
                 continue;
@@ -346,9 +349,15 @@ pub fn write(cgp: &Cgp) -> String {
 
 /// A CGP line for a board and racks (the player to move first).
 pub fn from_board(board: &Board, racks: &[Rack], scores: &[i32], zeros: u32, ops: Ops) -> Cgp {
-    let mut grid = [EMPTY; SQUARES];
-    for (i, g) in grid.iter_mut().enumerate() {
-        *g = board.get(i / SIZE, i % SIZE);
+    let n = board.size();
+    let grid = (0..n * n).map(|i| board.get(i / n, i % n)).collect();
+    Cgp {
+        ruleset: board.rules().kind,
+        size: n,
+        grid,
+        racks: racks.to_vec(),
+        scores: scores.to_vec(),
+        zeros,
+        ops,
     }
-    Cgp { ruleset: board.rules().kind, grid, racks: racks.to_vec(), scores: scores.to_vec(), zeros, ops }
 }

@@ -12,7 +12,7 @@ use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Tile, tile};
 use crate::board::Direction;
 use crate::play::Play;
 use crate::rack::Rack;
-use crate::rules::SIZE;
+use crate::rules::MAX_SIZE;
 use crate::text::clip;
 
 /// A turn as notation describes it.
@@ -30,9 +30,10 @@ pub enum NotationError {
     #[error("empty move text")]
     Empty,
     #[error(
-        "bad coordinate {0:?}: expected row-first (8H) for across or column-first (H8) for down, rows 1-15, columns A-O"
+        "bad coordinate {text:?}: expected row-first (8H) for across or column-first (H8) for down, rows 1-{size}, columns A-{}",
+        column_name(*size - 1)
     )]
-    BadCoordinate(String),
+    BadCoordinate { text: String, size: usize },
     #[error("missing tiles after the coordinate")]
     MissingTiles,
     #[error("character {ch:?} at position {at} is not a letter of the {alphabet} alphabet")]
@@ -41,8 +42,8 @@ pub enum NotationError {
     ForeignTile { text: String, at: usize, alphabet: Alphabet },
     #[error("a blank at position {at} must be written as the lower-case letter it stands for")]
     BlankNotDesignated { at: usize },
-    #[error("the play has {len} squares; the board has {SIZE}")]
-    TooLong { len: usize },
+    #[error("the play has {len} squares; the board has {size}")]
+    TooLong { len: usize, size: usize },
     #[error("the play runs off the board")]
     OffBoard,
     #[error("unbalanced parenthesis at position {at}")]
@@ -51,20 +52,32 @@ pub enum NotationError {
     Trailing { at: usize },
 }
 
-/// Parse a coordinate: `8H`/`8h` (across) or `H8` (down). Returns `(dir, row, col)`, 0-based.
+/// The letter of column `col` (0-based): `A` to `U` on the largest board.
+fn column_name(col: usize) -> char {
+    (b'A' + col as u8) as char
+}
+
+/// Parse a coordinate on the largest board (21×21): `8H`/`8h` (across) or `H8` (down). Returns
+/// `(dir, row, col)`, 0-based. A game's board may be smaller: [`parse_coordinate_on`].
 pub fn parse_coordinate(text: &str) -> Result<(Direction, usize, usize), NotationError> {
-    let bad = || NotationError::BadCoordinate(clip(text));
+    parse_coordinate_on(text, MAX_SIZE)
+}
+
+/// Parse a coordinate on a board of side `size` (rows 1 to `size`, columns A onwards).
+pub fn parse_coordinate_on(text: &str, size: usize) -> Result<(Direction, usize, usize), NotationError> {
+    let size = size.min(MAX_SIZE);
+    let bad = || NotationError::BadCoordinate { text: clip(text), size };
     if !text.is_ascii() || text.len() < 2 || text.len() > 3 {
         return Err(bad());
     }
     let b = text.as_bytes();
     let col_of = |c: u8| -> Option<usize> {
         let c = c.to_ascii_uppercase();
-        (b'A'..b'A' + SIZE as u8).contains(&c).then(|| (c - b'A') as usize)
+        (b'A'..b'A' + size as u8).contains(&c).then(|| (c - b'A') as usize)
     };
     let row_of = |digits: &str| -> Option<usize> {
         let n: usize = digits.parse().ok()?;
-        (1..=SIZE).contains(&n).then(|| n - 1)
+        (1..=size).contains(&n).then(|| n - 1)
     };
     if b[0].is_ascii_digit() {
         let col = col_of(b[b.len() - 1]).ok_or_else(bad)?;
@@ -87,8 +100,8 @@ pub fn format_coordinate(dir: Direction, row: usize, col: usize) -> String {
 /// [`format_coordinate`] onto `out`, without the formatting machinery: plays are written on
 /// every analysis answer.
 fn push_coordinate(out: &mut String, dir: Direction, row: usize, col: usize) {
-    let column = (b'A' + col as u8) as char;
-    let number = row + 1; // at most SIZE: one or two digits
+    let column = column_name(col);
+    let number = row + 1; // at most MAX_SIZE: one or two digits
     let push_number = |out: &mut String| {
         if number >= 10 {
             out.push((b'0' + (number / 10) as u8) as char);
@@ -107,9 +120,14 @@ fn push_coordinate(out: &mut String, dir: Direction, row: usize, col: usize) {
     }
 }
 
-/// Parse play tiles: letters (lower case = blank), `.` or `(LETTERS)` for tiles on the board.
-/// `offset` is added to reported positions.
+/// Parse play tiles: letters (lower case = blank), `.` or `(LETTERS)` for tiles on the board,
+/// at most a line of the largest board. `offset` is added to reported positions.
 pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<Tile>, NotationError> {
+    tiles_on(text, alphabet, offset, MAX_SIZE)
+}
+
+/// [`parse_tiles`], at most `size` of them.
+fn tiles_on(text: &str, alphabet: Alphabet, offset: usize, size: usize) -> Result<Vec<Tile>, NotationError> {
     let mut out = Vec::new();
     let mut in_paren = None;
     // `rest` is what is left to read; `at` counts characters, as positions are reported.
@@ -141,8 +159,8 @@ pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<
         }
         at += rest[..used].chars().count();
         rest = &rest[used..];
-        if out.len() > SIZE {
-            return Err(NotationError::TooLong { len: text.chars().count() });
+        if out.len() > size {
+            return Err(NotationError::TooLong { len: text.chars().count(), size });
         }
     }
     if let Some(at) = in_paren {
@@ -154,8 +172,16 @@ pub fn parse_tiles(text: &str, alphabet: Alphabet, offset: usize) -> Result<Vec<
     Ok(out)
 }
 
-/// Parse `8H WORD` / `H8 WORD`.
+/// Parse `8H WORD` / `H8 WORD` on the largest board: whether a play fits a game's board is
+/// [`parse_play_on`]'s, or [`Play::normalized`]'s, question.
 pub fn parse_play(text: &str, alphabet: Alphabet) -> Result<Play, NotationError> {
+    parse_play_on(text, alphabet, MAX_SIZE)
+}
+
+/// Parse `8H WORD` / `H8 WORD` on a board of side `size`: a coordinate off it, or a word
+/// running off it, is refused here.
+pub fn parse_play_on(text: &str, alphabet: Alphabet, size: usize) -> Result<Play, NotationError> {
+    let size = size.min(MAX_SIZE);
     let trimmed = text.trim_start();
     let lead = text.chars().count() - trimmed.chars().count();
     let mut parts = trimmed.split_whitespace();
@@ -167,11 +193,11 @@ pub fn parse_play(text: &str, alphabet: Alphabet) -> Result<Play, NotationError>
         let at = lead + word_byte + word.len();
         return Err(NotationError::Trailing { at });
     }
-    let (dir, row, col) = parse_coordinate(coord)?;
+    let (dir, row, col) = parse_coordinate_on(coord, size)?;
     let word_at = lead + trimmed[..word_byte].chars().count();
-    let tiles = parse_tiles(word, alphabet, word_at)?;
+    let tiles = tiles_on(word, alphabet, word_at, size)?;
     let (_, start) = dir.from_board(row, col);
-    if start + tiles.len() > SIZE {
+    if start + tiles.len() > size {
         return Err(NotationError::OffBoard);
     }
     Play::new(dir, row, col, &tiles).map_err(|_| NotationError::OffBoard)
@@ -187,8 +213,13 @@ pub fn format_play(play: &Play, alphabet: Alphabet) -> String {
 }
 
 /// Parse a move: a play, `-` (pass), `-LETTERS` (exchange; `?` for a blank), `pass`, or
-/// `exchange LETTERS` / `exch LETTERS`.
+/// `exchange LETTERS` / `exch LETTERS`. A play is read on the largest board.
 pub fn parse_move(text: &str, alphabet: Alphabet) -> Result<Move, NotationError> {
+    parse_move_on(text, alphabet, MAX_SIZE)
+}
+
+/// [`parse_move`] on a board of side `size` ([`parse_play_on`]).
+pub fn parse_move_on(text: &str, alphabet: Alphabet, size: usize) -> Result<Move, NotationError> {
     let t = text.trim();
     if t.is_empty() {
         return Err(NotationError::Empty);
@@ -222,7 +253,7 @@ pub fn parse_move(text: &str, alphabet: Alphabet) -> Result<Move, NotationError>
             AlphabetError::UnknownName(_) | AlphabetError::Invalid { .. } => NotationError::MissingTiles,
         });
     }
-    parse_play(text, alphabet).map(Move::Play)
+    parse_play_on(text, alphabet, size).map(Move::Play)
 }
 
 /// Text of a move, in the same convention `parse_move` reads.
@@ -246,9 +277,20 @@ mod tests {
         assert_eq!(parse_coordinate("15O"), Ok((Direction::Across, 14, 14)));
         assert_eq!(parse_coordinate("a1"), Ok((Direction::Down, 0, 0)));
         for bad in ["", "8", "H", "16A", "0A", "8P", "P8", "88", "HH", "8Ж", "1234", "8HH"] {
-            assert!(parse_coordinate(bad).is_err(), "{bad}");
+            assert!(parse_coordinate_on(bad, 15).is_err(), "{bad}");
         }
         assert_eq!(format_coordinate(Direction::Down, 14, 0), "A15");
+        // The largest board runs to 21 and U.
+        assert_eq!(parse_coordinate("21U"), Ok((Direction::Across, 20, 20)));
+        assert_eq!(parse_coordinate("P16"), Ok((Direction::Down, 15, 15)));
+        assert_eq!(format_coordinate(Direction::Across, 20, 20), "21U");
+        for bad in ["22A", "8V", "V8"] {
+            assert!(parse_coordinate(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_coordinate_on("8P", 15).unwrap_err().to_string(),
+            "bad coordinate \"8P\": expected row-first (8H) for across or column-first (H8) for down, rows 1-15, columns A-O"
+        );
     }
 
     #[test]
@@ -275,11 +317,16 @@ mod tests {
         assert_eq!(parse_play("8H", en), Err(NotationError::MissingTiles));
         assert_eq!(parse_play("8H W?RD", en), Err(NotationError::BlankNotDesignated { at: 4 }));
         assert_eq!(parse_play("8H WÖRD", en), Err(NotationError::Foreign { ch: 'Ö', at: 4, alphabet: en }));
-        assert_eq!(parse_play("8K WORDSS", en), Err(NotationError::OffBoard));
+        assert_eq!(parse_play_on("8K WORDSS", en, 15), Err(NotationError::OffBoard));
+        assert!(parse_play("8K WORDSS", en).is_ok());
+        assert_eq!(parse_play("8Q WORDSS", en), Err(NotationError::OffBoard));
         assert_eq!(parse_play("8H WORD X", en), Err(NotationError::Trailing { at: 7 }));
         assert_eq!(parse_play("8H W(ORD", en), Err(NotationError::Parenthesis { at: 4 }));
-        assert!(matches!(parse_play("8H ABCDEFGHIJKLMNOP", en), Err(NotationError::TooLong { .. })));
-        assert!(matches!(parse_play("Z9 WORD", en), Err(NotationError::BadCoordinate(_))));
+        assert!(matches!(
+            parse_play_on("8A ABCDEFGHIJKLMNOP", en, 15),
+            Err(NotationError::TooLong { len: 16, size: 15 })
+        ));
+        assert!(matches!(parse_play("Z9 WORD", en), Err(NotationError::BadCoordinate { .. })));
     }
 
     #[test]

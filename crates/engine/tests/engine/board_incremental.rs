@@ -9,19 +9,20 @@ use dawgref_engine::alphabet::{EMPTY, tile};
 use dawgref_engine::board::{Board, Direction, NO_CROSS};
 use dawgref_engine::play::Play;
 use dawgref_engine::rules::RulesetKind;
-use dawgref_engine::rules::SIZE;
 use dawgref_engine::score::evaluate;
 
-/// A random line of 1-6 new tiles touching the board (or covering the centre on an empty board).
+/// A random line of 1-6 new tiles touching the board (or covering the start on an empty board).
 /// Letters are drawn from words of the lexicon's alphabet so that cross-sets are often non-trivial.
 fn random_placements(board: &Board, rng: &mut Rng, letters: usize) -> Vec<(usize, usize, u8)> {
+    let size = board.size();
+    let centre = board.rules().start();
     for _ in 0..200 {
         let dir = if rng.below(2) == 0 { Direction::Across } else { Direction::Down };
         let (line, start) = if board.is_empty() {
-            (7, 7 - rng.below(4))
+            (centre.0, centre.1 - rng.below(4))
         } else {
             let (row, col) = loop {
-                let (r, c) = (rng.below(SIZE), rng.below(SIZE));
+                let (r, c) = (rng.below(size), rng.below(size));
                 if board.get(r, c) == EMPTY && board.has_neighbour(r, c) {
                     break (r, c);
                 }
@@ -32,7 +33,7 @@ fn random_placements(board: &Board, rng: &mut Rng, letters: usize) -> Vec<(usize
         let want = 1 + rng.below(6);
         let mut out = Vec::new();
         let mut pos = start;
-        while pos < SIZE && out.len() < want {
+        while pos < size && out.len() < want {
             let (row, col) = dir.to_board(line, pos);
             if board.get(row, col) == EMPTY {
                 let letter = rng.below(letters) as u8;
@@ -40,7 +41,7 @@ fn random_placements(board: &Board, rng: &mut Rng, letters: usize) -> Vec<(usize
             }
             pos += 1;
         }
-        let touches = out.iter().any(|&(r, c, _)| board.has_neighbour(r, c) || (r, c) == (7, 7));
+        let touches = out.iter().any(|&(r, c, _)| board.has_neighbour(r, c) || (r, c) == centre);
         if !out.is_empty() && touches {
             return out;
         }
@@ -52,8 +53,8 @@ fn assert_matches_scratch(board: &Board, dawg: &dawgref_engine::lexicon::Dawg, c
     let mut scratch = board.clone();
     scratch.recompute_all(dawg);
     for d in Direction::BOTH {
-        for line in 0..SIZE {
-            for pos in 0..SIZE {
+        for line in 0..board.size() {
+            for pos in 0..board.size() {
                 assert_eq!(
                     (
                         board.cross_set(d, line, pos),
@@ -130,11 +131,24 @@ fn erudit_incremental_equals_scratch() {
 }
 
 #[test]
+fn super_english_incremental_equals_scratch() {
+    run(RulesetKind::by_name("super-english").unwrap(), 30);
+}
+
+#[test]
 fn empty_board_has_only_the_centre_anchor() {
     let b = Board::new(rules(RulesetKind::english()));
     for d in Direction::BOTH {
-        for line in 0..SIZE {
+        for line in 0..15 {
             let expected = if line == 7 { 1 << 7 } else { 0 };
+            assert_eq!(b.anchor_bits(d, line), expected);
+        }
+    }
+    let b = Board::new(rules(RulesetKind::by_name("super-english").unwrap()));
+    assert_eq!(b.size(), 21);
+    for d in Direction::BOTH {
+        for line in 0..21 {
+            let expected = if line == 10 { 1 << 10 } else { 0 };
             assert_eq!(b.anchor_bits(d, line), expected);
         }
     }
@@ -174,7 +188,8 @@ fn cross_sets_and_sums_next_to_a_word() {
 /// The same check over legal games: greedy self-play in every ruleset, every position.
 #[test]
 fn legal_games_incremental_equals_scratch() {
-    for kind in RulesetKind::classic() {
+    let kinds = RulesetKind::classic().into_iter().chain(RulesetKind::by_name("super-english"));
+    for kind in kinds {
         let lex = lexicon(kind);
         for seed in 0..4 {
             let mut positions = 0;

@@ -22,5 +22,6 @@ mod rulesets;
 mod scoring;
 mod shipped_lexicons;
 mod sim;
+mod super_board;
 mod validate_play;
 mod word_study;

@@ -12,7 +12,7 @@ use dawgref_engine::lexicon::Lexicon;
 use dawgref_engine::movegen::{Mode, all_plays};
 use dawgref_engine::play::Play;
 use dawgref_engine::rack::Rack;
-use dawgref_engine::rules::{RulesetKind, SIZE};
+use dawgref_engine::rules::RulesetKind;
 use dawgref_engine::validate::validate_play;
 use std::collections::BTreeSet;
 
@@ -45,15 +45,16 @@ fn oracle(
         Mode::Down => &[Direction::Down],
         Mode::Both => &Direction::BOTH,
     };
+    let size = board.size();
     for &dir in dirs {
-        for line in 0..SIZE {
-            for start in 0..SIZE {
+        for line in 0..size {
+            for start in 0..size {
                 if start > 0 && board.at(dir, line, start - 1) != EMPTY {
                     continue;
                 }
                 for w in words {
                     let end = start + w.len();
-                    if end > SIZE || (end < SIZE && board.at(dir, line, end) != EMPTY) {
+                    if end > size || (end < size && board.at(dir, line, end) != EMPTY) {
                         continue;
                     }
                     let mut tiles = Vec::with_capacity(w.len());
@@ -90,7 +91,7 @@ fn oracle(
                                 && play.tiles_placed() == 1
                                 && play.placements().all(|p| {
                                     (p.col > 0 && board.get(p.row, p.col - 1) != EMPTY)
-                                        || (p.col + 1 < SIZE && board.get(p.row, p.col + 1) != EMPTY)
+                                        || (p.col + 1 < size && board.get(p.row, p.col + 1) != EMPTY)
                                 });
                             if !single_both_ways {
                                 out.insert((play, e.total));
@@ -222,4 +223,12 @@ fn russian_matches_brute_force() {
 #[test]
 fn erudit_matches_brute_force() {
     assert!(play_games(RulesetKind::erudit(), 6, 40) >= 100);
+}
+
+/// The 21×21 board: its edges, its start square and its lines of 21 squares.
+#[test]
+fn super_english_matches_brute_force() {
+    let kind = RulesetKind::by_name("super-english").unwrap();
+    assert_eq!(kind.definition().size, 21);
+    assert!(play_games(kind, 4, 150) >= 80);
 }

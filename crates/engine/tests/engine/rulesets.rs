@@ -38,6 +38,7 @@ fn every_shipped_ruleset_has_its_published_totals() {
         ("polish", 32, 100, 2, 190),
         ("spanish", 28, 100, 2, 192),
         ("swedish", 31, 100, 2, 194),
+        ("super-english", 26, 200, 4, 381),
     ];
     let shipped: Vec<&str> = RulesetKind::all().iter().map(|k| k.name()).collect();
     assert_eq!(shipped, expected.iter().map(|e| e.0).collect::<Vec<_>>());
@@ -48,7 +49,8 @@ fn every_shipped_ruleset_has_its_published_totals() {
             (letters, tiles, blanks, face),
             "{name}"
         );
-        assert_eq!((d.size, d.start, d.rack_size), (15, (7, 7), 7), "{name}");
+        let (size, start) = if name == "super-english" { (21, (10, 10)) } else { (15, (7, 7)) };
+        assert_eq!((d.size, d.start, d.rack_size), (size, start, 7), "{name}");
     }
     let catalan = kind("catalan").definition();
     let ll = catalan.letter("L·L").unwrap();
@@ -160,21 +162,18 @@ fn magpie_and_macondo_files_are_read_as_they_are() {
         row
     });
     assert_eq!(q.start, (7, 7));
-    // The 21×21 board is read, and refused until the engine plays it.
-    let rows21 = vec![" ".repeat(21); 21];
-    std::fs::write(dir.join("super.txt"), format!("10, 10\n{}\n", rows21.join("\n"))).unwrap();
+    // A 21×21 layout, its start off the centre as MAGPIE's test layouts have it.
+    let mut rows21 = vec![" ".repeat(21); 21];
+    rows21[0] = format!("~{}^", " ".repeat(19));
+    std::fs::write(dir.join("super.txt"), format!("0, 3\n{}\n", rows21.join("\n"))).unwrap();
     std::fs::write(
         dir.join("super.ruleset"),
         "name big\ntiles-file tiny_magpie.csv\nlayout-file super.txt\n",
     )
     .unwrap();
-    assert_eq!(
-        rulebook::read_file(&dir.join("super.ruleset")).unwrap_err().to_string(),
-        format!(
-            "{}: a 21×21 board: this build plays 15×15 boards only (21×21 is coming)",
-            dir.join("super.ruleset").display()
-        )
-    );
+    let big = rulebook::read_file(&dir.join("super.ruleset")).unwrap();
+    assert_eq!((big.size, big.start, big.premiums.len()), (21, (0, 3), 441));
+    assert_eq!((big.premiums[0], big.premiums[20]), (Premium::QuadrupleWord, Premium::QuadrupleLetter));
     // vs-magpie's English files, in MAGPIE's formats, are the English ruleset.
     let vs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vs-magpie");
     std::fs::write(
