@@ -4,7 +4,7 @@
 // send); nothing here writes them anywhere else.
 
 import { call, stream } from "/web/grpc.js";
-import { renderBoard, tileElement, SIZE } from "/web/board.js";
+import { renderBoard, tileElement, boardSize } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
 import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, tileNotation } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
@@ -210,6 +210,8 @@ async function gamePage(id) {
     } else throw e;
   }
   g.rules = all[view.ruleset_name] || all.english;
+  const [startRow, startCol] = g.rules.start || [7, 7];
+  g.cursor = { row: startRow, col: startCol, across: true };
   setView(g, view);
 
   // Letters arrive through a field kept out of sight but focused while one plays: a keyboard
@@ -293,12 +295,13 @@ function occupied(g, r, c) {
 }
 
 function advance(g) {
+  const n = boardSize(g.rules);
   let { row, col } = g.cursor;
   do {
     if (g.cursor.across) col++;
     else row++;
-  } while (row < SIZE && col < SIZE && splitTiles(g.view.board.rows[row])[col] !== ".");
-  if (row < SIZE && col < SIZE) g.cursor = { ...g.cursor, row, col };
+  } while (row < n && col < n && splitTiles(g.view.board.rows[row])[col] !== ".");
+  if (row < n && col < n) g.cursor = { ...g.cursor, row, col };
 }
 
 function place(g, letter, rackIndex, r = g.cursor.row, c = g.cursor.col, blankLetter = null) {
@@ -342,7 +345,8 @@ function onKey(g, e) {
   const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   if (moves[e.key]) {
     const [dr, dc] = moves[e.key];
-    g.cursor = { ...g.cursor, row: Math.max(0, Math.min(SIZE - 1, g.cursor.row + dr)), col: Math.max(0, Math.min(SIZE - 1, g.cursor.col + dc)) };
+    const last = boardSize(g.rules) - 1;
+    g.cursor = { ...g.cursor, row: Math.max(0, Math.min(last, g.cursor.row + dr)), col: Math.max(0, Math.min(last, g.cursor.col + dc)) };
     render(g);
   } else if (e.key === " ") {
     g.cursor = { ...g.cursor, across: !g.cursor.across };

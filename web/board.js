@@ -5,7 +5,16 @@
 import { t } from "/web/i18n.js";
 import { splitTiles } from "/web/ui.js";
 
-export const SIZE = 15;
+/** The board's side: 15, or up to 21 (Super Scrabble), as many as its ruleset's rows. */
+export function boardSize(rules) {
+  return rules.premiums.length;
+}
+
+/** Whether (row, col) is the ruleset's start square. */
+export function isStart(rules, row, col) {
+  const [r, c] = rules.start || [7, 7];
+  return r === row && c === col;
+}
 
 const PREMIUMS = {
   Q: { cls: "qw", name: t("quadruple word"), short: t("QW") },
@@ -17,7 +26,7 @@ const PREMIUMS = {
   ".": { cls: "", name: "", short: "" },
 };
 
-/** Column letter (A–O) of a 0-based column. */
+/** Column letter (A–O, A–U on a 21×21 board) of a 0-based column. */
 export function colName(col) {
   return String.fromCharCode(65 + col);
 }
@@ -54,10 +63,11 @@ export function tileElement(letter, value, blank) {
 export function renderBoard(el, opts) {
   const { rules, rows, pending = [], cursor = null, small = false, recent = new Set() } = opts;
   const placed = new Map(pending.map((p) => [`${p.row},${p.col}`, p]));
+  const SIZE = boardSize(rules);
   const grid = document.createElement("div");
-  grid.className = "board" + (small ? " small" : "");
+  grid.className = "board" + (small ? " small" : "") + (SIZE > 15 ? " large" : "");
   grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", small ? t("board") : t("board, 15 by 15: columns A to O, rows 1 to 15"));
+  grid.setAttribute("aria-label", small ? t("board") : t("board, {n} by {n}: columns A to {last}, rows 1 to {n}", { n: SIZE, last: colName(SIZE - 1) }));
   if (!small) {
     const head = document.createElement("div");
     head.className = "axis-row";
@@ -104,7 +114,7 @@ export function renderBoard(el, opts) {
         if (mine.label) content = `${mine.label} ${mine.blank ? t("blank as {letter}", { letter: mine.letter }) : mine.letter}`;
         else content = mine.blank ? t("your blank as {letter}", { letter: mine.letter }) : t("your {letter}", { letter: mine.letter });
       } else if (!small) {
-        if (r === 7 && c === 7) {
+        if (isStart(rules, r, c)) {
           sq.classList.add("centre");
           sq.append(Object.assign(document.createElement("span"), { className: "mark", textContent: "★" }));
         } else if (premium.short) {
@@ -113,7 +123,7 @@ export function renderBoard(el, opts) {
       }
       const label = [`${squareName(r, c)}: ${content}`];
       if (premium.name) label.push(premium.name);
-      if (r === 7 && c === 7) label.push(t("centre"));
+      if (isStart(rules, r, c)) label.push(t("centre"));
       sq.setAttribute("aria-label", label.join(", "));
       if (cursor && cursor.row === r && cursor.col === c) {
         sq.classList.add("cursor", cursor.across ? "across" : "down");

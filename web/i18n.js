@@ -111,7 +111,7 @@ const RU = {
   "Tournaments: pairings, rounds and standings →": "Турниры: пары, туры и таблица →",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
-  "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, 15 by 15: columns A to O, rows 1 to 15": "поле 15 на 15: столбцы A–O, строки 1–15",
+  "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, {n} by {n}: columns A to {last}, rows 1 to {n}": "поле {n} на {n}: столбцы A–{last}, строки 1–{n}",
   "empty": "пусто", "blank as {letter}": "пустышка как {letter}", "your {letter}": "ваша {letter}", "your blank as {letter}": "ваша пустышка как {letter}", "centre": "центр",
   // the review
   "Game review": "Разбор партии", "the game": "партия", "first turn": "первый ход", "previous turn": "предыдущий ход",

@@ -309,7 +309,8 @@ pub fn schema_json() -> String {
 /// `{"english": {"name", "enum": "RULESET_ENGLISH" (or "" for the others), "lexicon": its own
 /// lexicon (or ""), "letters": [labels
 /// in letter order], "values": {"A": 1, …}, "premiums": [rows of "Q"/"T"/"D" quadruple, triple,
-/// double word, "q"/"t"/"d" letter, "." none]}, …}`.
+/// double word, "q"/"t"/"d" letter, "." none], "start": [row, col] from 0}, …}`: the board's side
+/// is the number of rows.
 pub fn rules_json() -> String {
     let mut out = String::new();
     for kind in RulesetKind::all() {
@@ -343,7 +344,7 @@ pub fn rules_json() -> String {
         };
         let _ = write!(
             out,
-            "{}{}:{{\"name\":{},\"enum\":{},\"lexicon\":{},\"letters\":[{}],\"values\":{{{}}},\"aliases\":{{{}}},\"premiums\":[{}]}}",
+            "{}{}:{{\"name\":{},\"enum\":{},\"lexicon\":{},\"letters\":[{}],\"values\":{{{}}},\"aliases\":{{{}}},\"premiums\":[{}],\"start\":[{},{}]}}",
             comma(&out),
             json_string(kind.name()),
             json_string(kind.name()),
@@ -352,7 +353,9 @@ pub fn rules_json() -> String {
             letters.iter().map(|l| json_string(l)).collect::<Vec<_>>().join(","),
             values.join(","),
             aliases.join(","),
-            rows.join(",")
+            rows.join(","),
+            rules.start().0,
+            rules.start().1
         );
     }
     format!("{{{out}}}")

@@ -77,7 +77,27 @@ fn wolges_rack(rack: &Rack) -> Vec<u8> {
 
 /// wolges's board: the tile bytes row by row, as dawgref's (0 empty, bit 7 a blank).
 fn wolges_board(board: &Board) -> Vec<u8> {
-    (0..15).flat_map(|r| (0..15).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect()
+    let n = board.size();
+    (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect()
+}
+
+/// An error unless wolges's board layout is dawgref's: the side, the start square, and every
+/// square's letter and word multipliers.
+fn same_layout(rules: &Ruleset, config: &game_config::GameConfig) -> Result<(), Error> {
+    let layout = config.board_layout();
+    let n = rules.size();
+    let theirs = (layout.dim().rows as usize, layout.star_row() as usize, layout.star_col() as usize);
+    if theirs != (n, rules.start().0, rules.start().1) {
+        return Err(format!("board: dawgref {n}×{n} starting at {:?}, wolges {theirs:?}", rules.start()).into());
+    }
+    for (i, p) in layout.premiums().iter().enumerate() {
+        let ours = rules.premium(i / n, i % n);
+        let ours = (ours.word_multiplier() as i8, ours.letter_multiplier() as i8);
+        if ours != (p.word_multiplier, p.tile_multiplier) {
+            return Err(format!("square {i}: dawgref {ours:?}, wolges {:?}", (p.word_multiplier, p.tile_multiplier)).into());
+        }
+    }
+    Ok(())
 }
 
 /// The dawgref words as wolges's GADDAG.
@@ -435,8 +455,10 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
         "polish" => game_config::make_polish_game_config(),
         "spanish" => game_config::make_spanish_game_config(),
         "swedish" => game_config::make_swedish_game_config(),
+        "super-english" => game_config::make_super_english_game_config(),
         other => return Err(format!("wolges has no {other} game config here").into()),
     };
+    same_layout(&rules, &config)?;
     // The same tiles in the same order: wolges tile i + 1 is dawgref letter i.
     let alphabet = kind.alphabet();
     for l in 0..alphabet.len() as Letter {

@@ -71,6 +71,39 @@ impl Direction {
 /// Cross-sum of a square with no perpendicular tiles.
 pub const NO_CROSS: i16 = -1;
 
+/// A square's cross-set and cross-sum in one word: the set in the low 48 bits (an alphabet has
+/// at most 33 letters), the sum in the high 16. One plane of these is one allocation, close to
+/// the allocator's size classes (3,600 bytes on 15×15, where two planes wasted a seventh).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Cross(u64);
+
+impl Cross {
+    const SET: u64 = (1 << 48) - 1;
+
+    #[inline]
+    const fn new(set: u64, sum: i16) -> Cross {
+        Cross(set & Cross::SET | (sum as u16 as u64) << 48)
+    }
+
+    /// The letters that may go on the square (0 on a filled square).
+    #[inline]
+    pub const fn set(self) -> u64 {
+        self.0 & Cross::SET
+    }
+
+    /// The value of the perpendicular tiles, or [`NO_CROSS`].
+    #[inline]
+    pub const fn sum(self) -> i16 {
+        (self.0 >> 48) as u16 as i16
+    }
+}
+
+impl fmt::Debug for Cross {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Cross({:#x}, {})", self.set(), self.sum())
+    }
+}
+
 /// The board with its derived per-square data.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Board {
@@ -80,8 +113,7 @@ pub struct Board {
     /// Per orientation, `size * size` squares each: orientation `d`'s plane starts at
     /// `d.index() * size * size`.
     grid: Box<[Tile]>,
-    cross_sets: Box<[u64]>,
-    cross_sums: Box<[i16]>,
+    crosses: Box<[Cross]>,
     /// Bit `pos` of `anchors[d][line]`.
     anchors: [[u32; MAX_SIZE]; 2],
     tile_count: u16,
@@ -98,8 +130,7 @@ impl Board {
             rules,
             size,
             grid: vec![EMPTY; planes].into_boxed_slice(),
-            cross_sets: vec![all; planes].into_boxed_slice(),
-            cross_sums: vec![NO_CROSS; planes].into_boxed_slice(),
+            crosses: vec![Cross::new(all, NO_CROSS); planes].into_boxed_slice(),
             anchors: [[0; MAX_SIZE]; 2],
             tile_count: 0,
         };
@@ -153,25 +184,19 @@ impl Board {
     /// Cross-set of `(line, pos)` in orientation `d` (meaningless on a filled square: 0).
     #[inline]
     pub fn cross_set(&self, d: Direction, line: usize, pos: usize) -> u64 {
-        self.cross_sets[self.index(d, line, pos)]
+        self.crosses[self.index(d, line, pos)].set()
     }
 
     /// Cross-sum of `(line, pos)` in orientation `d`, or [`NO_CROSS`].
     #[inline]
     pub fn cross_sum(&self, d: Direction, line: usize, pos: usize) -> i16 {
-        self.cross_sums[self.index(d, line, pos)]
+        self.crosses[self.index(d, line, pos)].sum()
     }
 
-    /// The whole cross-set row of `line` in orientation `d`.
+    /// The cross-sets and cross-sums of `line` in orientation `d`.
     #[inline]
-    pub fn cross_set_line(&self, d: Direction, line: usize) -> &[u64] {
-        &self.cross_sets[self.line_range(d, line)]
-    }
-
-    /// The whole cross-sum row of `line` in orientation `d`.
-    #[inline]
-    pub fn cross_sum_line(&self, d: Direction, line: usize) -> &[i16] {
-        &self.cross_sums[self.line_range(d, line)]
+    pub fn cross_line(&self, d: Direction, line: usize) -> &[Cross] {
+        &self.crosses[self.line_range(d, line)]
     }
 
     /// Anchor bits of `line` in orientation `d` (bit `pos`).
@@ -224,8 +249,7 @@ impl Board {
             for d in Direction::BOTH {
                 let (line, pos) = d.from_board(row, col);
                 let i = self.index(d, line, pos);
-                self.cross_sets[i] = 0;
-                self.cross_sums[i] = NO_CROSS;
+                self.crosses[i] = Cross::new(0, NO_CROSS);
                 let mut up = line;
                 while up > 0 && self.at(d, up - 1, pos) != EMPTY {
                     up -= 1;
@@ -311,14 +335,12 @@ impl Board {
     fn compute_cross(&mut self, d: Direction, line: usize, pos: usize, dawg: &Dawg) {
         let i = self.index(d, line, pos);
         if self.grid[i] != EMPTY {
-            self.cross_sets[i] = 0;
-            self.cross_sums[i] = NO_CROSS;
+            self.crosses[i] = Cross::new(0, NO_CROSS);
             return;
         }
         let (top, bottom) = self.perpendicular_runs(d, line, pos);
         if top == line && bottom == line + 1 {
-            self.cross_sets[i] = self.rules.alphabet.all_letters();
-            self.cross_sums[i] = NO_CROSS;
+            self.crosses[i] = Cross::new(self.rules.alphabet.all_letters(), NO_CROSS);
             return;
         }
         let mut sum = 0i32;
@@ -354,8 +376,7 @@ impl Board {
                 }
             }
         }
-        self.cross_sets[i] = set;
-        self.cross_sums[i] = sum as i16;
+        self.crosses[i] = Cross::new(set, sum as i16);
     }
 
     fn compute_anchor(&mut self, row: usize, col: usize) {
@@ -382,8 +403,7 @@ impl Board {
             rules: self.rules.clone(),
             size: self.size,
             grid: swap(&self.grid, half),
-            cross_sets: swap(&self.cross_sets, half),
-            cross_sums: swap(&self.cross_sums, half),
+            crosses: swap(&self.crosses, half),
             anchors: [self.anchors[1], self.anchors[0]],
             tile_count: self.tile_count,
         }

@@ -400,8 +400,10 @@ impl<'a, S: PlaySink> Gen<'a, S> {
         self.line = line;
         let n = self.size;
         self.tiles[..n].copy_from_slice(board.line(dir, line));
-        self.cross_sets[..n].copy_from_slice(board.cross_set_line(dir, line));
-        self.cross_sums[..n].copy_from_slice(board.cross_sum_line(dir, line));
+        for (pos, cross) in board.cross_line(dir, line).iter().enumerate() {
+            self.cross_sets[pos] = cross.set();
+            self.cross_sums[pos] = cross.sum();
+        }
         for pos in 0..n {
             let (row, col) = dir.to_board(line, pos);
             let p = rules.premium(row, col);

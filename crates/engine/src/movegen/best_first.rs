@@ -454,9 +454,8 @@ impl<'a> Bounds<'a> {
         searched_from: usize,
     ) -> Option<AnchorBound> {
         let tiles = board.line(dir, line);
-        let cross_sets = board.cross_set_line(dir, line);
-        let cross_sums = board.cross_sum_line(dir, line);
-        if cross_sets[anchor] & self.available == 0 {
+        let crosses = board.cross_line(dir, line);
+        if crosses[anchor].set() & self.available == 0 {
             return None;
         }
         let rules = board.rules();
@@ -486,10 +485,10 @@ impl<'a> Bounds<'a> {
             if tiles[pos] != EMPTY {
                 right.board_tile(value(tiles[pos]), tiles[pos]);
             } else {
-                if right.placed == self.rack_len || cross_sets[pos] & self.available == 0 {
+                if right.placed == self.rack_len || crosses[pos].set() & self.available == 0 {
                     break;
                 }
-                right.place(premium(pos), cross_sums[pos], self.top(cross_sets[pos]));
+                right.place(premium(pos), crosses[pos].sum(), self.top(crosses[pos].set()));
             }
             // A word may end here when the next square is empty or the edge.
             if pos + 1 == size || tiles[pos + 1] == EMPTY {
@@ -509,10 +508,10 @@ impl<'a> Bounds<'a> {
         for start in (first..=last).rev() {
             if !fixed && start < anchor {
                 // A rack tile on `start`, which must take some letter the rack has.
-                if cross_sets[start] & self.available == 0 {
+                if crosses[start].set() & self.available == 0 {
                     break;
                 }
-                left.place(premium(start), cross_sums[start], self.top(cross_sets[start]));
+                left.place(premium(start), crosses[start].sum(), self.top(crosses[start].set()));
             }
             let mut from_start = f32::NEG_INFINITY;
             for end in &ends[..n_ends] {
