@@ -26,7 +26,7 @@ const RU = {
   "Lobby": "Лобби", "Director": "Судья", "Language": "Язык", "No such page.": "Такой страницы нет.",
   "Something went wrong": "Что-то пошло не так", "lobby": "лобби", "game": "партия", "director": "судья", "review": "разбор",
   "English": "Английский", "Скрэббл (Russian)": "Скрэббл (русский)",
-  "Catalan": "Каталанский", "Dutch": "Нидерландский", "French": "Французский", "German": "Немецкий",
+  "Super Scrabble (English, 21×21)": "Супер-скрэббл (английский, 21×21)", "Catalan": "Каталанский", "Dutch": "Нидерландский", "French": "Французский", "German": "Немецкий",
   "Norwegian": "Норвежский", "Polish": "Польский", "Spanish": "Испанский", "Swedish": "Шведский",
   "quadruple word": "учетверение слова", "quadruple letter": "учетверение буквы", "QW": "С×4", "QL": "Б×4",
   "Single": "одинарный", "Double": "двойной", "Void": "без вызова", "5 points": "5 очков", "10 points": "10 очков", "Triple": "тройной",

@@ -12,6 +12,7 @@ export function rulesetName(k) {
     english: t("English"), russian: t("Скрэббл (Russian)"), erudit: "Эрудит", catalan: t("Catalan"),
     dutch: t("Dutch"), french: t("French"), german: t("German"), norwegian: t("Norwegian"),
     polish: t("Polish"), spanish: t("Spanish"), swedish: t("Swedish"),
+    "super-english": t("Super Scrabble (English, 21×21)"),
   }[k];
   return named || (k ? k.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ") : k);
 }

@@ -134,7 +134,8 @@ async fn the_rulesets_guide_plays_catalan_from_a_word_list() {
             "dicc",
             "catalan dicc 86",
             "invalid_argument: ruleset_name: unknown ruleset \"klingon\" (known: english, russian, erudit, \
-             catalan, dutch, french, german, norwegian, polish, spanish, swedish) (ListRulesets)"
+             catalan, dutch, french, german, norwegian, polish, spanish, swedish, super-english) \
+             (ListRulesets)"
         ],
         "{out}"
     );

@@ -28,6 +28,7 @@ mod server_races;
 mod server_review;
 mod server_rulesets;
 mod server_simulate;
+mod server_super_board;
 mod server_tls;
 mod server_tournaments;
 mod server_turn_actions;

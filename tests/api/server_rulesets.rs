@@ -34,7 +34,8 @@ async fn list_rulesets_says_what_each_ruleset_is() {
             "norwegian",
             "polish",
             "spanish",
-            "swedish"
+            "swedish",
+            "super-english"
         ]
     );
     let en = &all[0];
@@ -67,7 +68,8 @@ async fn list_rulesets_says_what_each_ruleset_is() {
     // ListLexicons says which rulesets each lexicon plays in.
     let lexicons = l.list_lexicons(pb::ListLexiconsRequest {}).await.unwrap().into_inner().lexicons;
     let rulesets_of = |name: &str| lexicons.iter().find(|x| x.name == name).unwrap().rulesets.clone();
-    assert_eq!(rulesets_of("en"), ["english"]);
+    // Super English has English's tiles, so it plays English's lexicon.
+    assert_eq!(rulesets_of("en"), ["english", "super-english"]);
     assert_eq!(rulesets_of("cat-test"), ["catalan"]);
     srv.stop().await;
 }

@@ -214,12 +214,8 @@ async fn the_director_lists_games_opens_one_and_checks_a_record() {
     c.find(Locator::Css("#query")).await.unwrap().send_keys("alic").await.unwrap();
     wait_text(&c, "#list-info", "1 live game").await;
     screenshot(&c, "director").await;
-    c.find(Locator::Css(&format!(".table-card[data-game='{}']", game.game_id)))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    // The list redraws as it refreshes: `click` finds the card again if it was redrawn.
+    click(&c, &format!(".table-card[data-game='{}']", game.game_id)).await;
     assert_eq!(game_id_of(&c).await, game.game_id);
     wait_until("the board", || async { Some(count(&c, "[role=gridcell]").await) }, |&n| n == 225).await;
     assert_eq!(count(&c, ".rack-tile").await, 0, "the director sees no rack");
@@ -828,5 +824,33 @@ async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
     )
     .await;
     screenshot(&c, "game-catalan").await;
+    c.close().await.unwrap();
+}
+
+/// Super English from the lobby: the page draws its 21×21 board (columns to U, the quadruple
+/// squares, the start square at 11K where the cursor starts), a play is typed past column O,
+/// and the server scores it as the preview did.
+#[tokio::test]
+async fn the_super_board_is_drawn_21_by_21_and_played_from_the_page() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    let id = create_from_lobby(&c, &srv.url, "super-english", 5).await;
+    wait_until("the board", || async { Some(count(&c, "[role=gridcell]").await) }, |&n| n == 441).await;
+    let label = script(&c, "return document.querySelector('.board').getAttribute('aria-label')").await;
+    assert_eq!(label, serde_json::json!("board, 21 by 21: columns A to U, rows 1 to 21"));
+    let classes = |css: &str| format!("return document.querySelector('{css}').className");
+    assert_eq!(script(&c, &classes("#sq-0-0")).await, serde_json::json!("sq qw"));
+    assert_eq!(script(&c, &classes("#sq-2-5")).await, serde_json::json!("sq ql"));
+    assert_eq!(script(&c, &classes("#sq-10-10")).await, serde_json::json!("sq dw centre cursor across"));
+    let corner = script(&c, "return document.querySelector('#sq-20-20').getAttribute('aria-label')").await;
+    assert_eq!(corner, serde_json::json!("U21: empty, quadruple word"));
+    let token = token_in_page(&c, &id).await;
+    let best = first_play_without_blank(&srv, &id, &token).await;
+    type_play(&c, best.play.as_ref().unwrap()).await;
+    wait_text(&c, "#preview-score", &best.score.to_string()).await;
+    c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    wait_text(&c, "#score-0", &best.score.to_string()).await;
+    screenshot(&c, "game-super").await;
     c.close().await.unwrap();
 }
