@@ -88,13 +88,19 @@ fn same_layout(rules: &Ruleset, config: &game_config::GameConfig) -> Result<(), 
     let n = rules.size();
     let theirs = (layout.dim().rows as usize, layout.star_row() as usize, layout.star_col() as usize);
     if theirs != (n, rules.start().0, rules.start().1) {
-        return Err(format!("board: dawgref {n}×{n} starting at {:?}, wolges {theirs:?}", rules.start()).into());
+        return Err(
+            format!("board: dawgref {n}×{n} starting at {:?}, wolges {theirs:?}", rules.start()).into()
+        );
     }
     for (i, p) in layout.premiums().iter().enumerate() {
         let ours = rules.premium(i / n, i % n);
         let ours = (ours.word_multiplier() as i8, ours.letter_multiplier() as i8);
         if ours != (p.word_multiplier, p.tile_multiplier) {
-            return Err(format!("square {i}: dawgref {ours:?}, wolges {:?}", (p.word_multiplier, p.tile_multiplier)).into());
+            return Err(format!(
+                "square {i}: dawgref {ours:?}, wolges {:?}",
+                (p.word_multiplier, p.tile_multiplier)
+            )
+            .into());
         }
     }
     Ok(())
@@ -367,9 +373,10 @@ fn main() -> Result<(), Error> {
     Ok(())
 }
 
-/// A play as both engines can write it: down or not, lane, index along it, and its tiles (0 a
-/// square played through, bit 7 a blank, else the letter's index + 1, which is wolges's tile).
-type Canonical = (bool, i8, i8, Vec<u8>);
+/// A play as both engines can write it: down or not, lane, index along it, its tiles (0 a
+/// square played through, bit 7 a blank, else the letter's index + 1, which is wolges's tile),
+/// and its score in thousandths of a point (wolges's unit).
+type Canonical = (bool, i8, i8, Vec<u8>, i32);
 
 /// Every play of both engines, unsorted, timed (µs): dawgref's into `plays` (a vector kept
 /// between positions), wolges's into its generator.
@@ -407,17 +414,18 @@ fn same_plays(
     let mut ours: Vec<Canonical> = plays
         .iter()
         .map(|p| {
-            let p = &p.play;
-            let down = p.dir == dawgref_engine::board::Direction::Down;
-            let (lane, idx) = if down { (p.col, p.row) } else { (p.row, p.col) };
-            (down, lane as i8, idx as i8, p.tiles().to_vec())
+            let down = p.play.dir == dawgref_engine::board::Direction::Down;
+            let (lane, idx) = if down { (p.play.col, p.play.row) } else { (p.play.row, p.play.col) };
+            (down, lane as i8, idx as i8, p.play.tiles().to_vec(), p.score * 1000)
         })
         .collect();
     let mut theirs: Vec<Canonical> = generator
         .plays
         .iter()
         .filter_map(|m| match &m.play {
-            movegen::Play::Place { down, lane, idx, word, .. } => Some((*down, *lane, *idx, word.to_vec())),
+            movegen::Play::Place { down, lane, idx, word, score } => {
+                Some((*down, *lane, *idx, word.to_vec(), *score))
+            }
             _ => None,
         })
         .collect();
@@ -442,7 +450,8 @@ fn other_ruleset(args: &Args) -> Result<(), Error> {
         RulesetKind::by_name(&args.ruleset).ok_or_else(|| format!("unknown ruleset {}", args.ruleset))?;
     let path = args.words.as_ref().ok_or("--words FILE: the word list to compile in that ruleset")?;
     let (text, _) = word_list_text(&std::fs::read(path)?);
-    let (lexicon, compiled) = Lexicon::compile_up_to(&args.ruleset, &text, kind.alphabet(), kind.definition().size)?;
+    let (lexicon, compiled) =
+        Lexicon::compile_up_to(&args.ruleset, &text, kind.alphabet(), kind.definition().size)?;
     eprintln!("{path}: {compiled}");
     let dawg = lexicon.dawg();
     let rules = Arc::new(Ruleset::new(kind));

@@ -435,11 +435,13 @@ impl<'a> Bounds<'a> {
         }
     }
 
-    /// Letter premiums (3, 2, 1 counts) of `k` placed tiles, filled with the highest values.
-    fn placed_value(&self, triple: usize, double: usize, k: usize) -> i32 {
-        let t = triple.min(k);
-        let d = (triple + double).min(k);
-        3 * self.prefix[t] + 2 * (self.prefix[d] - self.prefix[t]) + (self.prefix[k] - self.prefix[d])
+    /// Letter premiums (4, 3, 2, 1 counts) of `k` placed tiles, filled with the highest values.
+    fn placed_value(&self, s: &Span, k: usize) -> i32 {
+        let q = s.quadruple.min(k);
+        let t = (s.quadruple + s.triple).min(k);
+        let d = (s.quadruple + s.triple + s.double).min(k);
+        let p = &self.prefix;
+        4 * p[q] + 3 * (p[t] - p[q]) + 2 * (p[d] - p[t]) + (p[k] - p[d])
     }
 
     /// The bound of the plays generated at `anchor` of `line` (by length of left part when it
@@ -532,7 +534,7 @@ impl<'a> Bounds<'a> {
         }
         // Two bounds on the placed tiles' letter points: the rack's best values on the best
         // premiums, and each square's best fitting value; both hold, so the smaller does.
-        let placed = self.placed_value(s.triple, s.double, s.placed).min(s.fitting);
+        let placed = self.placed_value(s, s.placed).min(s.fitting);
         let main = s.word_mult * (s.board + placed);
         let bingo = if s.placed == self.rack_size { self.bingo } else { 0 };
         (main + s.cross + bingo) as f32 + self.keep[self.rack_len - s.placed]
@@ -547,6 +549,8 @@ struct Span {
     board_tiles: usize,
     letters: u64,
     placed: usize,
+    /// Placed squares by letter premium: a quadruple letter is on Super Scrabble's board.
+    quadruple: usize,
     triple: usize,
     double: usize,
     word_mult: i32,
@@ -563,6 +567,7 @@ impl Default for Span {
             board_tiles: 0,
             letters: 0,
             placed: 0,
+            quadruple: 0,
             triple: 0,
             double: 0,
             word_mult: 1,
@@ -581,6 +586,7 @@ impl Span {
             board_tiles: self.board_tiles + right.board_tiles,
             letters: self.letters.wrapping_add(right.letters),
             placed: self.placed + right.placed,
+            quadruple: self.quadruple + right.quadruple,
             triple: self.triple + right.triple,
             double: self.double + right.double,
             word_mult: self.word_mult * right.word_mult,
@@ -599,6 +605,7 @@ impl Span {
         self.placed += 1;
         let lm = premium.letter_multiplier();
         match lm {
+            4 => self.quadruple += 1,
             3 => self.triple += 1,
             2 => self.double += 1,
             _ => {}

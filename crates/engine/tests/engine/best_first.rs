@@ -54,14 +54,24 @@ fn erudit() {
     ten_thousand_positions(RulesetKind::erudit());
 }
 
+/// The 21×21 board: its quadruple letter squares count in the bound.
+#[test]
+fn super_english() {
+    positions(RulesetKind::by_name("super-english").unwrap(), 3_000);
+}
+
 fn ten_thousand_positions(kind: RulesetKind) {
+    positions(kind, 10_000);
+}
+
+fn positions(kind: RulesetKind, count: usize) {
     {
         let rules = rules(kind);
         let dawg = lexicon(kind).dawg();
         let mut rng = Rng(kind.ordinal() as u64 + 11);
         let mut positions = Vec::new();
         let mut seed = 0;
-        while positions.len() < 10_000 {
+        while positions.len() < count {
             seed += 1;
             greedy_game(rules.clone(), dawg, seed, |pos, _| {
                 for rack in variants(pos.rack, &rules, &mut rng) {
@@ -94,7 +104,7 @@ fn ten_thousand_positions(kind: RulesetKind) {
             compared += 1;
         }
         assert!(
-            positions.len() >= 10_000 && with_blanks >= 3_000,
+            positions.len() >= count && with_blanks >= count * 3 / 10,
             "{kind}: {} positions, {with_blanks} with blanks",
             positions.len()
         );
