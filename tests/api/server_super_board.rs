@@ -138,3 +138,52 @@ async fn a_play_past_column_o_is_legal_on_21_by_21_and_refused_on_15_by_15() {
     assert!(refused.message().contains("rows 1-15, columns A-O"), "{}", refused.message());
     srv.stop().await;
 }
+
+/// A live Super English game in the SQLite store is recovered by the next server on the same
+/// data directory: its 21×21 board, scores and racks as they were, and it plays on.
+#[tokio::test]
+async fn a_live_super_english_game_is_recovered_from_the_store() {
+    let dir = TempDir::new("super-store");
+    let (srv, _) = start_stored(&dir.0).await;
+    let (mut g, mut a) = (srv.games().await, srv.analysis().await);
+    let created = g.create_game(super_game(vec![human("ann"), human("bo")], 11)).await.unwrap().into_inner();
+    let id = created.game_id.clone();
+    for seat in 0..2 {
+        let token = &created.seat_tokens[seat];
+        let best = best_move(&mut a, &id, token).await.expect("a play");
+        g.submit_turn(authed(
+            turn(&id, seat as u32, Some(pb::submit_turn_request::Action::Play(best.play.unwrap()))),
+            token,
+        ))
+        .await
+        .unwrap();
+    }
+    let before =
+        view_of(&mut g, authed(pb::GetGameRequest { game_id: id.clone() }, &created.seat_tokens[0])).await;
+    srv.stop().await;
+
+    let (srv, report) = start_stored(&dir.0).await;
+    assert_eq!((report.loaded, report.quarantined.len()), (1, 0), "{report:?}");
+    let (mut g, mut a) = (srv.games().await, srv.analysis().await);
+    let after =
+        view_of(&mut g, authed(pb::GetGameRequest { game_id: id.clone() }, &created.seat_tokens[0])).await;
+    assert_eq!(after.board, before.board);
+    assert_eq!(after.board.as_ref().unwrap().rows.len(), 21);
+    assert_eq!(
+        (after.turn, &after.my_rack, after.ruleset_name.as_str()),
+        (2, &before.my_rack, "super-english")
+    );
+    assert_eq!(
+        after.seats.iter().map(|s| s.score).collect::<Vec<_>>(),
+        before.seats.iter().map(|s| s.score).collect::<Vec<_>>()
+    );
+    let token = &created.seat_tokens[0];
+    let best = best_move(&mut a, &id, token).await.expect("a play");
+    g.submit_turn(authed(
+        turn(&id, 2, Some(pb::submit_turn_request::Action::Play(best.play.unwrap()))),
+        token,
+    ))
+    .await
+    .unwrap();
+    srv.stop().await;
+}
