@@ -177,7 +177,7 @@ impl Default for EndgameLimits {
 
 impl EndgameLimits {
     /// The table's size: as asked, or by the time the search has (about a million positions a
-    /// second reach it; 2^22 entries, 192 MiB, for 5 s), or 2^21 without a deadline.
+    /// second reach it; 2^22 entries, 128 MiB, for 5 s), or 2^21 without a deadline.
     fn bits(&self) -> u32 {
         if self.table_bits > 0 {
             return self.table_bits.clamp(8, 26);
@@ -403,9 +403,10 @@ enum Bound {
     Upper,
 }
 
-// The table's memory is its entries: 48 bytes each (2^22 of them, 192 MiB, for a 5 s solve).
-// A best move holds a line of the largest board (21 tiles); it was 40 bytes when plays held 15.
-const _: () = assert!(std::mem::size_of::<Entry>() == 48);
+// The table's memory is its entries: 32 bytes each (2^22 of them, 128 MiB, for a 5 s solve).
+// A best move is kept by the tiles it places, not as a `Play` (a line of the largest board,
+// 21 tiles), which made an entry 48 bytes.
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -414,7 +415,76 @@ struct Entry {
     depth: u8,
     bound: Bound,
     /// The best move found here.
-    best: Option<Move>,
+    best: TableMove,
+}
+
+/// Most tiles a play places: a rack's (the rulebook refuses racks of more than 7).
+const MOST_PLACED: usize = 7;
+
+/// A move as the table keeps it: a play by its start, length and the tiles it places, the
+/// squares it plays through read back from the position's board ([`TableMove::on`]).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct TableMove {
+    /// 0 no move, 1 a pass, else 2 + the play's direction, row and column (5 bits each).
+    at: u16,
+    len: u8,
+    placed: [Tile; MOST_PLACED],
+    score: i32,
+}
+
+impl TableMove {
+    fn of(mv: Option<Move>) -> TableMove {
+        match mv {
+            None => TableMove::default(),
+            Some(Move::Pass) => TableMove { at: 1, ..TableMove::default() },
+            Some(Move::Play { play, score }) => {
+                let mut placed = [0; MOST_PLACED];
+                for (n, p) in play.placements().enumerate() {
+                    let Some(slot) = placed.get_mut(n) else { return TableMove::default() };
+                    *slot = p.tile;
+                }
+                let at =
+                    2 + ((play.dir.index() as u16) << 10 | u16::from(play.row) << 5 | u16::from(play.col));
+                TableMove { at, len: play.len() as u8, placed, score }
+            }
+        }
+    }
+
+    /// The move on `board`, the position it was stored for: its placed tiles on the empty
+    /// squares from its start, the filled ones played through. None when it does not fit (a
+    /// position whose key collided); [`Solver::replayed`] checks the rest.
+    fn on(self, board: &Board) -> Option<Move> {
+        let (dir, row, col) = match self.at {
+            0 => return None,
+            1 => return Some(Move::Pass),
+            at => {
+                let at = at - 2;
+                let dir = if at >> 10 & 1 == 0 {
+                    crate::board::Direction::Across
+                } else {
+                    crate::board::Direction::Down
+                };
+                (dir, usize::from(at >> 5 & 31), usize::from(at & 31))
+            }
+        };
+        let (line, start) = dir.from_board(row, col);
+        let len = usize::from(self.len);
+        if line >= board.size() || start + len > board.size() {
+            return None;
+        }
+        let mut tiles = [crate::alphabet::EMPTY; crate::rules::MAX_SIZE];
+        let mut placed = self.placed.iter().take_while(|&&t| t != crate::alphabet::EMPTY);
+        for (i, t) in tiles[..len].iter_mut().enumerate() {
+            if board.at(dir, line, start + i) == crate::alphabet::EMPTY {
+                *t = *placed.next()?;
+            }
+        }
+        if placed.next().is_some() {
+            return None;
+        }
+        let play = Play::new(dir, row, col, &tiles[..len]).ok()?;
+        Some(Move::Play { play, score: self.score })
+    }
 }
 
 #[derive(Clone)]
@@ -495,7 +565,7 @@ impl Search<'_> {
             self.pv.push(Vec::new());
         }
         let (own, opp) = (self.rules.rack_total(&root.racks[0]), self.rules.rack_total(&root.racks[1]));
-        let table_move = self.probe(root.hash).and_then(|e| e.best);
+        let table_move = self.probe(root.hash).and_then(|e| e.best.on(&root.board));
         let mut moves = self.candidates(root, table_move, own, opp, 0);
         // The last iteration's lines first, in their order.
         for (rank, mv) in first.iter().enumerate() {
@@ -551,7 +621,7 @@ impl Search<'_> {
                 value: best.value,
                 depth: stored_depth,
                 bound: Bound::Exact,
-                best: best.pv.first().copied(),
+                best: TableMove::of(best.pv.first().copied()),
             });
         }
         (lines, proven)
@@ -591,7 +661,7 @@ impl Search<'_> {
             // The horizon: tiles still held will count against their holder.
             return (opp - own, false);
         }
-        let table_move = if hit { entry.best } else { None };
+        let table_move = if hit { entry.best.on(&node.board) } else { None };
         let early = self.early(node, table_move, own, opp, ply);
         let mut moves = Vec::new();
         let mut generated = false;
@@ -682,7 +752,13 @@ impl Search<'_> {
             Bound::Exact
         };
         let stored_depth = if proven { PROVEN } else { depth.min(PROVEN as u32 - 1) as u8 };
-        self.store(Entry { key: node.hash, value: best_value, depth: stored_depth, bound, best: best_move });
+        self.store(Entry {
+            key: node.hash,
+            value: best_value,
+            depth: stored_depth,
+            bound,
+            best: TableMove::of(best_move),
+        });
         (best_value, proven)
     }
 
@@ -1013,4 +1089,44 @@ impl Zobrist {
 fn zobrist() -> &'static Zobrist {
     static Z: OnceLock<Zobrist> = OnceLock::new();
     Z.get_or_init(Zobrist::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabet::EMPTY;
+    use crate::notation::parse_play;
+    use crate::rules::RulesetKind;
+    use std::sync::Arc;
+
+    /// A table move is the play it was made from, on the board it was stored for: through the
+    /// board's tiles, with blanks, on both boards' sides; and nothing where it does not fit.
+    #[test]
+    fn a_table_move_is_read_back_on_its_board() {
+        for kind in [RulesetKind::english(), RulesetKind::by_name("super-english").unwrap()] {
+            let lexicon =
+                crate::lexicon::Lexicon::compile("t", "cat\ncats\nscat\n", kind.alphabet()).unwrap().0;
+            let mut board = Board::new(Arc::new(Ruleset::new(kind)));
+            let a = kind.alphabet();
+            let (row, col) = board.rules().start();
+            let cat = parse_play(&format!("{}{} CAT", row + 1, (b'A' + col as u8) as char), a).unwrap();
+            let placements: Vec<_> = cat.placements().map(|p| (p.row, p.col, p.tile)).collect();
+            board.place(&placements, lexicon.dawg());
+            // sCAT. across through CAT, with a blank S, then the S of CATS as a play of one tile.
+            let through = Play::new(
+                crate::board::Direction::Across,
+                row,
+                col - 1,
+                &[crate::alphabet::tile(a.index_of('S').unwrap(), true), EMPTY, EMPTY, EMPTY],
+            )
+            .unwrap();
+            for mv in [Move::Play { play: through, score: 5 }, Move::Pass] {
+                assert_eq!(TableMove::of(Some(mv)).on(&board), Some(mv));
+            }
+            assert_eq!(TableMove::of(None).on(&board), None);
+            // On another board (a key that collided), the same tiles do not fit.
+            let empty = Board::new(board.rules().clone());
+            assert_eq!(TableMove::of(Some(Move::Play { play: through, score: 5 })).on(&empty), None);
+        }
+    }
 }
