@@ -107,19 +107,9 @@ fn direction_to(d: Direction) -> pb::Direction {
 
 pub fn board_to(board: &Board) -> pb::Board {
     let a = board.rules().alphabet;
-    let n = board.size();
-    let mut rows = Vec::with_capacity(n);
-    let mut grid = Vec::with_capacity(n * n);
-    for row in 0..n {
-        let mut s = String::with_capacity(n);
-        for col in 0..n {
-            let t = board.get(row, col);
-            grid.push(t);
-            s.push_str(a.tile_text(t));
-        }
-        rows.push(s);
-    }
-    pb::Board { rows, grid }
+    let grid = board.grid();
+    let rows = grid.chunks(board.size()).map(|row| row.iter().map(|&t| a.tile_text(t)).collect()).collect();
+    pb::Board { rows, grid: grid.to_vec() }
 }
 
 /// A play as notation plus its new tiles.

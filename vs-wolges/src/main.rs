@@ -77,8 +77,7 @@ fn wolges_rack(rack: &Rack) -> Vec<u8> {
 
 /// wolges's board: the tile bytes row by row, as dawgref's (0 empty, bit 7 a blank).
 fn wolges_board(board: &Board) -> Vec<u8> {
-    let n = board.size();
-    (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).map(|(r, c)| board.get(r, c)).collect()
+    board.grid().to_vec()
 }
 
 /// An error unless wolges's board layout is dawgref's: the side, the start square, and every

@@ -120,7 +120,7 @@ pub struct Board {
 }
 
 impl Board {
-    /// An empty board: every cross-set is every letter, the only anchor is the centre.
+    /// An empty board: every cross-set is every letter, the only anchor is the start square.
     pub fn new(rules: Arc<Ruleset>) -> Board {
         let all = rules.alphabet.all_letters();
         let size = rules.size();
@@ -173,6 +173,13 @@ impl Board {
     #[inline]
     pub fn at(&self, d: Direction, line: usize, pos: usize) -> Tile {
         self.grid[self.index(d, line, pos)]
+    }
+
+    /// Every square's tile, row by row (`EMPTY` for an empty square): orientation `Across`'s
+    /// plane, `size * size` tiles.
+    #[inline]
+    pub fn grid(&self) -> &[Tile] {
+        &self.grid[..self.size * self.size]
     }
 
     /// Row `line` of orientation `d` (a column of the board for `Down`): [`Board::size`] tiles.

@@ -168,12 +168,9 @@ impl Observation {
         };
         let on_racks: usize = (0..game.config().seats).map(|s| rack_at(s).len()).sum();
         let mut unseen = rules.full_set();
-        for row in 0..board.size() {
-            for col in 0..board.size() {
-                let t = board.get(row, col);
-                if t != crate::alphabet::EMPTY {
-                    unseen.take_tile(t);
-                }
+        for &t in board.grid() {
+            if t != crate::alphabet::EMPTY {
+                unseen.take_tile(t);
             }
         }
         let bag = unseen.len().saturating_sub(on_racks);

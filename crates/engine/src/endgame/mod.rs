@@ -104,9 +104,7 @@ impl Position {
     pub fn unseen(board: &Board, rack: &Rack) -> Option<Rack> {
         let rules = board.rules();
         let mut unseen = rules.full_set();
-        let n = board.size();
-        for sq in 0..n * n {
-            let t = board.get(sq / n, sq % n);
+        for &t in board.grid() {
             if t != crate::alphabet::EMPTY && !unseen.take_tile(t) {
                 return None;
             }
@@ -335,7 +333,7 @@ struct Plain<'a> {
 
 impl Plain<'_> {
     fn value(&mut self, board: &Board, racks: [Rack; 2], zeros: u32, bag_len: usize) -> Option<i32> {
-        let key: MemoKey = (board_tiles(board), racks, zeros, bag_len);
+        let key: MemoKey = (board.grid().to_vec(), racks, zeros, bag_len);
         if let Some(&v) = self.memo.get(&key) {
             return Some(v);
         }
@@ -383,11 +381,6 @@ fn draw(mut rack: Rack, placed: usize, bag: &[Option<Letter>], bag_len: usize) -
         }
     }
     (rack, bag_len - drawn)
-}
-
-fn board_tiles(board: &Board) -> Vec<Tile> {
-    let n = board.size();
-    (0..n * n).map(|sq| board.get(sq / n, sq % n)).collect()
 }
 
 const INFINITY: i32 = 1 << 20;
@@ -1077,7 +1070,7 @@ impl Zobrist {
             ^ self.rack(1, &racks[1])
             ^ self.zeros[zeros.min(15) as usize]
             ^ self.bag[bag_len.min(15)];
-        for (sq, t) in board_tiles(board).into_iter().enumerate() {
+        for (sq, &t) in board.grid().iter().enumerate() {
             if t != crate::alphabet::EMPTY {
                 h ^= self.square(sq, t);
             }

@@ -1104,15 +1104,12 @@ impl Game {
         for r in &self.racks {
             all.add_all(r);
         }
-        for row in 0..self.board.size() {
-            for col in 0..self.board.size() {
-                let t = self.board.get(row, col);
-                if t != crate::alphabet::EMPTY {
-                    if crate::alphabet::tile_is_blank(t) {
-                        all.add_blank();
-                    } else {
-                        all.add(tile_letter(t));
-                    }
+        for &t in self.board.grid() {
+            if t != crate::alphabet::EMPTY {
+                if crate::alphabet::tile_is_blank(t) {
+                    all.add_blank();
+                } else {
+                    all.add(tile_letter(t));
                 }
             }
         }

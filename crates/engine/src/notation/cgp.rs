@@ -1,10 +1,11 @@
 //! CGP positions (a FEN-like line): `BOARD RACKS SCORES ZEROS [opcode value;]…`.
 //!
-//! The board is its ruleset's rows (15, or up to 21 on a larger board) joined by `/`; digits are runs of empty squares, upper-case letters
-//! tiles, lower-case letters blanks. Racks and scores are `/`-separated, the player to move
-//! first; `?` is a blank on a rack. Known opcodes: `lex`, `ld` (letter distribution: english,
-//! russian, erudit), `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz`
-//! (scoreless turns that end the game). Others are kept verbatim.
+//! The board is its ruleset's rows (15, or up to 21 on a larger board) joined by `/`; digits
+//! are runs of empty squares, upper-case letters tiles, lower-case letters blanks. Racks and
+//! scores are `/`-separated, the player to move first; `?` is a blank on a rack. Known opcodes:
+//! `lex`, `ld` (letter distribution: a ruleset's name, e.g. english, catalan, super-english),
+//! `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz` (scoreless turns
+//! that end the game). Others are kept verbatim.
 
 use crate::alphabet::{Alphabet, EMPTY, Tile, tile};
 use crate::board::Board;
@@ -18,9 +19,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cgp {
     pub ruleset: RulesetKind,
-    /// Board side: the ruleset's.
-    pub size: usize,
-    /// Row-major tile bytes, `size * size` of them.
+    /// Row-major tile bytes, [`Cgp::size`] squared of them.
     pub grid: Vec<Tile>,
     /// Racks, the player to move first.
     pub racks: Vec<Rack>,
@@ -258,10 +257,15 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         return Err(err(2, racks_at, CgpErrorKind::Players(racks.len())));
     }
     let zeros = number(zeros_text, 4, zeros_at)?;
-    Ok(Cgp { ruleset, size, grid, racks, scores, zeros, ops })
+    Ok(Cgp { ruleset, grid, racks, scores, zeros, ops })
 }
 
 impl Cgp {
+    /// Board side: the ruleset's.
+    pub fn size(&self) -> usize {
+        self.ruleset.definition().size
+    }
+
     /// The ruleset with the position's `bb`, `etl` and `mcnz` applied.
     pub fn rules(&self) -> Ruleset {
         let mut r = Ruleset::new(self.ruleset);
@@ -280,7 +284,7 @@ impl Cgp {
     /// The board, its cross-sets computed with `dawg`.
     pub fn board(&self, rules: Arc<Ruleset>, dawg: &Dawg) -> Board {
         let mut board = Board::new(rules);
-        let n = self.size;
+        let n = self.size();
         let placements: Vec<(usize, usize, Tile)> =
             (0..n * n).filter(|&i| self.grid[i] != EMPTY).map(|i| (i / n, i % n, self.grid[i])).collect();
         board.place(&placements, dawg);
@@ -291,7 +295,7 @@ impl Cgp {
 /// Write a position as a CGP line.
 pub fn write(cgp: &Cgp) -> String {
     let alphabet: Alphabet = cgp.ruleset.alphabet();
-    let n = cgp.size;
+    let n = cgp.size();
     let mut rows = Vec::with_capacity(n);
     for r in 0..n {
         let mut s = String::new();
@@ -349,12 +353,9 @@ pub fn write(cgp: &Cgp) -> String {
 
 /// A CGP line for a board and racks (the player to move first).
 pub fn from_board(board: &Board, racks: &[Rack], scores: &[i32], zeros: u32, ops: Ops) -> Cgp {
-    let n = board.size();
-    let grid = (0..n * n).map(|i| board.get(i / n, i % n)).collect();
     Cgp {
         ruleset: board.rules().kind,
-        size: n,
-        grid,
+        grid: board.grid().to_vec(),
         racks: racks.to_vec(),
         scores: scores.to_vec(),
         zeros,
