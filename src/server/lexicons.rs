@@ -174,7 +174,7 @@ fn ruleset_info(kind: RulesetKind) -> pb::RulesetInfo {
         rack_size: d.rack_size as u32,
         bingo_bonus: d.bingo_bonus,
         board_size: d.size as u32,
-        premiums: d.premiums.chunks(d.size).map(|row| row.iter().map(|p| p.symbol()).collect()).collect(),
+        premiums: d.premium_rows(),
         start_row: d.start.0 as u32,
         start_col: d.start.1 as u32,
         default_lexicon: d.default_lexicon.clone(),

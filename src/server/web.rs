@@ -320,13 +320,7 @@ pub fn rules_json() -> String {
         let values: Vec<String> = (0..alphabet.len() as u8)
             .map(|l| format!("{}:{}", json_string(alphabet.label(l)), rules.letter_value(l)))
             .collect();
-        let n = rules.size();
-        let rows: Vec<String> = (0..n)
-            .map(|r| {
-                let row: String = (0..n).map(|c| rules.premium(r, c).symbol()).collect();
-                json_string(&row)
-            })
-            .collect();
+        let rows: Vec<String> = kind.definition().premium_rows().iter().map(|r| json_string(r)).collect();
         // Single-character spellings a player may type for a tile (Catalan's W for L·L).
         let aliases: Vec<String> = alphabet
             .specs()

@@ -786,6 +786,12 @@ impl Builder {
 }
 
 impl Definition {
+    /// The board as rows of premium symbols, top to bottom ([`Premium::symbol`]): what
+    /// ListRulesets and the web client draw.
+    pub fn premium_rows(&self) -> Vec<String> {
+        self.premiums.chunks(self.size).map(|row| row.iter().map(|p| p.symbol()).collect()).collect()
+    }
+
     /// Tiles in the full set.
     pub fn total_tiles(&self) -> u32 {
         self.counts.iter().map(|&c| c as u32).sum::<u32>() + self.blanks as u32
