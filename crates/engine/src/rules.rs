@@ -12,9 +12,9 @@ use crate::alphabet::{Alphabet, Letter, MAX_LETTERS, Tile, tile_is_blank, tile_l
 /// a ruleset may give is too large for them.
 pub const MAX_SQUARES: usize = MAX_SIZE * MAX_SIZE;
 
-pub use crate::rulebook::{MAX_SIZE, MIN_SIZE};
-
-pub use crate::rulebook::{BlankValue, Premium, RuleOptions, RulesetKind, ScorelessLimit, UnknownRuleset};
+pub use crate::rulebook::{
+    BlankValue, MAX_SIZE, MIN_SIZE, Premium, RuleOptions, RulesetKind, ScorelessLimit, UnknownRuleset,
+};
 
 /// A complete ruleset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,8 +23,8 @@ pub struct Ruleset {
     pub alphabet: Alphabet,
     /// Board side, `MIN_SIZE..=MAX_SIZE`, chosen once per game with its ruleset.
     size: usize,
-    /// The start square, `row * size + col`.
-    start: usize,
+    /// The start square, `(row, col)` from 0.
+    start: (usize, usize),
     /// Premium of every square, row-major (`size * size` of them).
     premiums: Box<[Premium]>,
     /// Tiles of each letter in the full set.
@@ -54,7 +54,7 @@ impl Ruleset {
             kind,
             alphabet: def.alphabet,
             size: def.size,
-            start: def.start.0 * def.size + def.start.1,
+            start: def.start,
             premiums: def.premiums.clone().into_boxed_slice(),
             counts,
             values,
@@ -84,16 +84,10 @@ impl Ruleset {
         self.size
     }
 
-    /// Squares on the board.
-    #[inline]
-    pub fn squares(&self) -> usize {
-        self.size * self.size
-    }
-
     /// The start square, `(row, col)` from 0: the first play covers it.
     #[inline]
     pub fn start(&self) -> (usize, usize) {
-        (self.start / self.size, self.start % self.size)
+        self.start
     }
 
     /// Whether `(row, col)` is on the board.

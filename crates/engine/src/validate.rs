@@ -70,8 +70,7 @@ pub fn missing_from_rack(board: &Board, rack: &Rack, play: &Play) -> Option<Prob
     // off the board or over letters already there).
     // Tiles that are no letter of the alphabet are the geometry check's BadTile.
     let new_tiles = play.placements().filter(|p| {
-        p.row < board.size()
-            && p.col < board.size()
+        board.rules().on_board(p.row, p.col)
             && board.get(p.row, p.col) == EMPTY
             && (tile_letter(p.tile) as usize) < alphabet.len()
     });

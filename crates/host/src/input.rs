@@ -114,7 +114,7 @@ pub fn play<'a>(
         let [(l, _)] = one[..] else {
             return Err(InputError::field(format!("play.tiles[{i}].letter"), "one tile expected"));
         };
-        if t.row as usize >= size || t.col as usize >= size {
+        if !board.rules().on_board(t.row as usize, t.col as usize) {
             return Err(InputError::problems(vec![Problem::OffBoard {
                 row: t.row as usize,
                 col: t.col as usize,
