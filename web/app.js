@@ -196,7 +196,7 @@ async function gamePage(id) {
   const all = await rules();
   const g = {
     id, token: tokenFor(id), view: null, fetchedAt: 0, events: [], pending: [],
-    cursor: { row: 7, col: 7, across: true }, exchange: new Set(), exchanging: false, preview: null,
+    cursor: null, exchange: new Set(), exchanging: false, preview: null,
     previewSeq: 0, rules: null, alive: true,
   };
   let view;
@@ -210,8 +210,8 @@ async function gamePage(id) {
     } else throw e;
   }
   g.rules = all[view.ruleset_name] || all.english;
-  const [startRow, startCol] = g.rules.start || [7, 7];
-  g.cursor = { row: startRow, col: startCol, across: true };
+  // The cursor starts on the start square.
+  g.cursor = { row: g.rules.start[0], col: g.rules.start[1], across: true };
   setView(g, view);
 
   // Letters arrive through a field kept out of sight but focused while one plays: a keyboard

@@ -10,10 +10,9 @@ export function boardSize(rules) {
   return rules.premiums.length;
 }
 
-/** Whether (row, col) is the ruleset's start square. */
+/** Whether (row, col) is the ruleset's start square (rules.json's `start`). */
 export function isStart(rules, row, col) {
-  const [r, c] = rules.start || [7, 7];
-  return r === row && c === col;
+  return rules.start[0] === row && rules.start[1] === col;
 }
 
 const PREMIUMS = {

@@ -32,9 +32,9 @@
 //! [`minimax`] is the plain reference (every move, no pruning, exact values remembered by the
 //! whole position): what the tests hold the solver to on small endgames.
 
-use crate::alphabet::{BLANK_BIT, Letter, Tile, tile_is_blank};
+use crate::alphabet::{BLANK_BIT, EMPTY, Letter, Tile, tile_is_blank};
 use crate::bag::SplitMix64;
-use crate::board::Board;
+use crate::board::{Board, Direction};
 use crate::budget::Budget;
 use crate::game::Game;
 use crate::lexicon::Dawg;
@@ -105,7 +105,7 @@ impl Position {
         let rules = board.rules();
         let mut unseen = rules.full_set();
         for &t in board.grid() {
-            if t != crate::alphabet::EMPTY && !unseen.take_tile(t) {
+            if t != EMPTY && !unseen.take_tile(t) {
                 return None;
             }
         }
@@ -452,11 +452,7 @@ impl TableMove {
             1 => return Some(Move::Pass),
             at => {
                 let at = at - 2;
-                let dir = if at >> 10 & 1 == 0 {
-                    crate::board::Direction::Across
-                } else {
-                    crate::board::Direction::Down
-                };
+                let dir = if at >> 10 & 1 == 0 { Direction::Across } else { Direction::Down };
                 (dir, usize::from(at >> 5 & 31), usize::from(at & 31))
             }
         };
@@ -465,10 +461,10 @@ impl TableMove {
         if line >= board.size() || start + len > board.size() {
             return None;
         }
-        let mut tiles = [crate::alphabet::EMPTY; crate::rules::MAX_SIZE];
-        let mut placed = self.placed.iter().take_while(|&&t| t != crate::alphabet::EMPTY);
+        let mut tiles = [EMPTY; crate::rules::MAX_SIZE];
+        let mut placed = self.placed.iter().take_while(|&&t| t != EMPTY);
         for (i, t) in tiles[..len].iter_mut().enumerate() {
-            if board.at(dir, line, start + i) == crate::alphabet::EMPTY {
+            if board.at(dir, line, start + i) == EMPTY {
                 *t = *placed.next()?;
             }
         }
@@ -843,11 +839,7 @@ impl Search<'_> {
         let mut left = node.racks[0];
         for (i, &t) in play.tiles().iter().enumerate() {
             let here = node.board.at(play.dir, line, start + i);
-            let fits = if t == crate::alphabet::EMPTY {
-                here != crate::alphabet::EMPTY
-            } else {
-                here == crate::alphabet::EMPTY && left.take_tile(t)
-            };
+            let fits = if t == EMPTY { here != EMPTY } else { here == EMPTY && left.take_tile(t) };
             if !fits {
                 return None;
             }
@@ -1071,7 +1063,7 @@ impl Zobrist {
             ^ self.zeros[zeros.min(15) as usize]
             ^ self.bag[bag_len.min(15)];
         for (sq, &t) in board.grid().iter().enumerate() {
-            if t != crate::alphabet::EMPTY {
+            if t != EMPTY {
                 h ^= self.square(sq, t);
             }
         }
@@ -1087,7 +1079,6 @@ fn zobrist() -> &'static Zobrist {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alphabet::EMPTY;
     use crate::notation::parse_play;
     use crate::rules::RulesetKind;
     use std::sync::Arc;
@@ -1107,7 +1098,7 @@ mod tests {
             board.place(&placements, lexicon.dawg());
             // sCAT. across through CAT, with a blank S, then the S of CATS as a play of one tile.
             let through = Play::new(
-                crate::board::Direction::Across,
+                Direction::Across,
                 row,
                 col - 1,
                 &[crate::alphabet::tile(a.index_of('S').unwrap(), true), EMPTY, EMPTY, EMPTY],
