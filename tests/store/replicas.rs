@@ -858,13 +858,22 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     }
 
     let wanted = hex(trace_id);
+    let path = "dawgref.v1.GamesService/SubmitTurn";
+    // Each instance exports its spans in its own batches, so the trace is complete only once
+    // every span the assertions name is in: B's call and forward, A's call, command, decision
+    // and move, and two commits (the pass's and the bot's move's).
+    let expected = [(path, b.port), ("forward", b.port), (path, a.port), ("command", a.port)]
+        .into_iter()
+        .chain([("bot decision", a.port), ("bot move", a.port)]);
+    let expected: Vec<(&str, String)> =
+        expected.map(|(name, port)| (name, format!("127.0.0.1:{port}"))).collect();
     let started = Instant::now();
     let spans = loop {
         let spans: Vec<Received> =
             collector.spans().into_iter().filter(|r| r.span.trace_id == wanted).collect();
-        if spans.iter().any(|r| r.span.name == "bot move")
-            && spans.iter().any(|r| r.span.name == "store commit")
-        {
+        let has = |name: &str, at: &str| spans.iter().any(|r| r.span.name == name && r.instance.contains(at));
+        let commits = spans.iter().filter(|r| r.span.name == "store commit").count();
+        if expected.iter().all(|(name, at)| has(name, at)) && commits >= 2 {
             break spans;
         }
         assert!(
@@ -882,7 +891,6 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
         assert_eq!(found.len(), 1, "one {name:?} at {at}: {spans:#?}");
         found[0].clone()
     };
-    let path = "dawgref.v1.GamesService/SubmitTurn";
     let rpc_b = one(path, b.port);
     let forward = one("forward", b.port);
     let rpc_a = one(path, a.port);
