@@ -158,7 +158,7 @@ pub fn problem_to(p: &Problem) -> pb::Problem {
         Problem::DuplicateSquare { row, col } => (C::DuplicateSquare, Some((*row, *col))),
         Problem::BadTile { row, col } => (C::BadTile, Some((*row, *col))),
         Problem::NotConnected => (C::NotConnected, None),
-        Problem::FirstPlayNotOnCentre => (C::FirstPlayNotOnCentre, None),
+        Problem::FirstPlayNotOnStart { row, col } => (C::FirstPlayNotOnCentre, Some((*row, *col))),
         Problem::FirstPlayOneTile => (C::FirstPlayOneTile, None),
         Problem::NotOnRack { missing } => {
             out.tiles = missing.clone();

@@ -78,6 +78,7 @@ async fn validate_and_evaluate() {
     assert!(!bad.valid);
     let codes: Vec<i32> = bad.problems.iter().map(|p| p.code).collect();
     assert_eq!(codes, vec![pb::ProblemCode::FirstPlayNotOnCentre as i32, pb::ProblemCode::NotOnRack as i32]);
+    assert_eq!((bad.problems[0].row, bad.problems[0].col), (Some(7), Some(7)), "the start square, 8H");
     assert_eq!(bad.problems[1].tiles, "Z");
     // Evaluate: the tile breakdown of WINDY through an I, as in the example.
     let board = "15/15/15/15/15/15/15/4I10/15/15/15/15/15/15/15 WNDY/ 0/0 0";

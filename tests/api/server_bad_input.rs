@@ -59,7 +59,7 @@ async fn the_table() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let v = e.get_details_bad_request().unwrap().field_violations;
     assert!(v.len() >= 2, "{v:?}");
-    assert!(v.iter().any(|f| f.description.contains("centre")));
+    assert!(v.iter().any(|f| f.description == "the first play must cover the start square, 8H"), "{v:?}");
     // An exchange of tiles not held; no action at all.
     assert_eq!(
         code(

@@ -179,7 +179,7 @@ async fn validate_play_lists_every_problem_evaluate_refuses_unconnected_plays() 
         .evaluate(pb::EvaluateRequest { position: cgp(empty), play: notation_play("1A QI") })
         .await
         .unwrap_err();
-    assert_eq!(e.message(), "invalid play: the first play must cover the centre square");
+    assert_eq!(e.message(), "invalid play: the first play must cover the start square, 8H");
     // A connected play still scores, as before.
     let r = a
         .evaluate(pb::EvaluateRequest { position: cgp(WINDY), play: notation_play("9D AT") })

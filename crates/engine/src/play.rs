@@ -210,14 +210,14 @@ impl Play {
         if problems.is_empty() { Ok(out) } else { Err(problems) }
     }
 
-    /// Connectivity: on an empty board the play covers the start square (the centre) with at
-    /// least two tiles; on any other it touches a tile already there. `self` must be normalized.
+    /// Connectivity: on an empty board the play covers the ruleset's start square with at least
+    /// two tiles; on any other it touches a tile already there. `self` must be normalized.
     pub fn check_connection(&self, board: &Board) -> Vec<Problem> {
         let mut problems = Vec::new();
         if board.is_empty() {
             let start = board.rules().start();
             if !self.placements().any(|p| (p.row, p.col) == start) {
-                problems.push(Problem::FirstPlayNotOnCentre);
+                problems.push(Problem::FirstPlayNotOnStart { row: start.0, col: start.1 });
             }
             if self.tiles_placed() < 2 {
                 problems.push(Problem::FirstPlayOneTile);
@@ -257,8 +257,10 @@ pub enum Problem {
     BadTile { row: usize, col: usize },
     #[error("the play does not touch any tile on the board")]
     NotConnected,
-    #[error("the first play must cover the centre square")]
-    FirstPlayNotOnCentre,
+    /// The square is the ruleset's start square: the centre on every shipped board, but a
+    /// ruleset file may put it anywhere.
+    #[error("the first play must cover the start square, {}", square_name(*row, *col))]
+    FirstPlayNotOnStart { row: usize, col: usize },
     #[error("the first play must place at least two tiles")]
     FirstPlayOneTile,
     #[error("tiles not on the rack: {missing}")]

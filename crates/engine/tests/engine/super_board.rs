@@ -103,7 +103,9 @@ fn the_first_play_covers_the_start_square() {
     let tiles: Vec<_> = rack.tiles().flatten().take(2).collect();
     let word = a.word_string(&tiles);
     let problems = game.check_play(0, &parse_play(&format!("8H {word}"), a).unwrap()).unwrap_err();
-    assert!(problems.contains(&Problem::FirstPlayNotOnCentre), "{problems:?}");
+    assert!(problems.contains(&Problem::FirstPlayNotOnStart { row: 10, col: 10 }), "{problems:?}");
+    let named = problems.iter().find(|p| matches!(p, Problem::FirstPlayNotOnStart { .. })).unwrap();
+    assert_eq!(named.to_string(), "the first play must cover the start square, 11K");
     // Every play the generator offers on the empty board covers 11K.
     let plays = all_plays(game.board(), &rack, lexicon(super_english()).dawg(), Mode::Both);
     assert!(!plays.is_empty());

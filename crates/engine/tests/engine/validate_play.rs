@@ -24,7 +24,10 @@ fn a_legal_play_returns_its_score() {
 
 #[test]
 fn first_play_rules() {
-    assert_eq!(check(RulesetKind::english(), &[], "QIZ", "7G QI"), Err(vec![Problem::FirstPlayNotOnCentre]));
+    assert_eq!(
+        check(RulesetKind::english(), &[], "QIZ", "7G QI"),
+        Err(vec![Problem::FirstPlayNotOnStart { row: 7, col: 7 }])
+    );
     assert_eq!(check(RulesetKind::english(), &[], "A", "8H A"), Err(vec![Problem::FirstPlayOneTile]));
 }
 
@@ -83,7 +86,10 @@ fn words_not_in_the_lexicon_are_named() {
 fn several_problems_at_once() {
     assert_eq!(
         check(RulesetKind::english(), &[], "Q", "7A QUIZ"),
-        Err(vec![Problem::FirstPlayNotOnCentre, Problem::NotOnRack { missing: "UIZ".into() }])
+        Err(vec![
+            Problem::FirstPlayNotOnStart { row: 7, col: 7 },
+            Problem::NotOnRack { missing: "UIZ".into() }
+        ])
     );
 }
 
