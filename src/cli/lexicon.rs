@@ -3,7 +3,8 @@
 use super::CliResult;
 use clap::Subcommand;
 use dawgref::alphabet::Alphabet;
-use dawgref::lexicon::{LoadKind, catalog};
+use dawgref::lexicon::{Lexicon, LoadKind, MAX_WORD_LEN, catalog};
+use dawgref::rules::RulesetKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -15,9 +16,10 @@ pub enum LexiconCommand {
         /// The word list.
         words: PathBuf,
         /// Alphabet of the list: en, ru, erudit (Ё folded to Е), or any ruleset's name (catalan,
-        /// spanish …: words are split into its tiles, docs/rulesets.md).
+        /// spanish …: words are split into its tiles, docs/rulesets.md). A ruleset's name keeps
+        /// words as long as its board's side (21 letters for super-english); else 15.
         #[arg(long, default_value = "en")]
-        alphabet: Alphabet,
+        alphabet: String,
         /// Output file.
         #[arg(short, long)]
         output: PathBuf,
@@ -50,11 +52,10 @@ pub fn run(cmd: LexiconCommand) -> CliResult {
             let start = Instant::now();
             let text = std::fs::read(&words).map_err(|e| format!("cannot read {}: {e}", words.display()))?;
             let name = words.file_stem().and_then(|s| s.to_str()).unwrap_or("lexicon");
-            let (lexicon, report) = dawgref::lexicon::Lexicon::compile(
-                name,
-                &dawgref::lexicon::word_list_text(&text).0,
-                alphabet,
-            )?;
+            let longest = RulesetKind::by_name(&alphabet).map_or(MAX_WORD_LEN, |k| k.definition().size);
+            let alphabet = Alphabet::by_name(&alphabet)?;
+            let (lexicon, report) =
+                Lexicon::compile_up_to(name, &dawgref::lexicon::word_list_text(&text).0, alphabet, longest)?;
             let elapsed = start.elapsed();
             let bytes = lexicon.to_bytes();
             std::fs::write(&output, &bytes).map_err(|e| format!("cannot write {}: {e}", output.display()))?;

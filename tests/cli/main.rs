@@ -3,5 +3,6 @@
 
 mod cli_analyze;
 mod cli_gen;
+mod cli_lexicon;
 mod cli_match;
 mod cli_words;

@@ -20,15 +20,16 @@ use crate::alphabet::{Alphabet, Letter, MAX_LETTERS};
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 
-/// The longest word a board can hold: longer words of a list are never found.
-pub const MAX_WORD: usize = crate::lexicon::MAX_WORD_LEN;
+/// The longest word the largest board (21×21) can hold. A lexicon holds no longer word, and one
+/// compiled for the standard board none longer than 15, so this bounds a query, not an answer.
+pub const MAX_WORD: usize = crate::rulebook::MAX_SIZE;
 
 /// Why a query cannot be asked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StudyError {
     #[error("an empty {0}")]
     Empty(&'static str),
-    #[error("{len} letters: a word on the board has at most {MAX_WORD}")]
+    #[error("{len} letters: a word on the largest board has at most {MAX_WORD}")]
     TooLong { len: usize },
     #[error("{0:?} is not a letter of the alphabet")]
     Letter(char),

@@ -10,7 +10,7 @@ use dawgref_engine::rules::RulesetKind;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
-/// Every word of at most 15 letters, per lexicon.
+/// Every word of a lexicon (at most 15 letters: the shipped lists are compiled for 15×15).
 fn words(kind: RulesetKind) -> &'static Vec<Vec<Letter>> {
     static CELLS: [OnceLock<Vec<Vec<Letter>>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let i = RulesetKind::classic().iter().position(|&k| k == kind).unwrap();
@@ -147,7 +147,13 @@ fn hooks_are_the_scans_and_answers_come_sorted_and_limited() {
     let en = RulesetKind::english().alphabet();
     assert!(read_query("anagram", "", 0, en).is_err());
     assert!(read_query("anagram", &"A".repeat(50), 0, en).is_err());
-    assert!(read_query("pattern", &"A".repeat(16), 0, en).is_err());
+    // A pattern as long as the largest board is read, and finds no word in a list compiled for
+    // 15×15; one longer is refused.
+    assert!(read_query("pattern", &"?".repeat(21), 0, en).is_ok());
+    assert_eq!(
+        read_query("pattern", &"A".repeat(22), 0, en).unwrap_err().to_string(),
+        "22 letters: a word on the largest board has at most 21"
+    );
     assert!(read_query("hooks", "", 0, en).is_err());
     assert!(read_query("anagram", "AB1", 0, en).is_err());
 }
