@@ -73,7 +73,7 @@ async fn bad_queries_are_refused() {
     let bad = [
         query("en", Query::Anagram(String::new())),
         query("en", Query::Anagram("A".repeat(50))),
-        query("en", Query::Pattern("ABCDEFGHIJKLMNOP".into())),
+        query("en", Query::Pattern("ABCDEFGHIJKLMNOPQRSTUV".into())),
         query("en", Query::Pattern("C[AT".into())),
         query("en", Query::Hooks("WÖRD".into())),
         query("xx", Query::Hooks("WORD".into())),
@@ -82,6 +82,11 @@ async fn bad_queries_are_refused() {
     for r in bad {
         assert_eq!(code(find(&mut l, r.clone()).await), Code::InvalidArgument, "{r:?}");
     }
+    let e = find(&mut l, query("en", Query::Pattern("ABCDEFGHIJKLMNOPQRSTUV".into()))).await.unwrap_err();
+    assert_eq!(e.message(), "pattern: 22 letters: a word on the largest board has at most 21");
+    // A pattern as long as the largest board is asked, and finds nothing in a 15×15 list.
+    let (words, last) = find(&mut l, query("en", Query::Pattern("?".repeat(16)))).await.unwrap();
+    assert_eq!((words.len(), last.total, last.complete), (0, 0, true));
     // A limit above the most sent (10000) is served as the most (AIP-158), not refused.
     let many = pb::FindWordsRequest { limit: 100_000, ..query("en", Query::Pattern("?????".into())) };
     let (words, last) = find(&mut l, many).await.unwrap();

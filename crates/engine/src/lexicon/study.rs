@@ -570,8 +570,8 @@ mod tests {
         assert_eq!(Pattern::parse("C[]", Alphabet::english()), Err(StudyError::EmptySet));
         assert_eq!(Pattern::parse("", Alphabet::english()), Err(StudyError::Empty("pattern")));
         assert_eq!(
-            Pattern::parse("ABCDEFGHIJKLMNOP", Alphabet::english()),
-            Err(StudyError::TooLong { len: 16 })
+            Pattern::parse("ABCDEFGHIJKLMNOPQRSTUV", Alphabet::english()),
+            Err(StudyError::TooLong { len: 22 })
         );
         assert_eq!(Pattern::parse("C1T", Alphabet::english()), Err(StudyError::Letter('1')));
     }
