@@ -2,16 +2,7 @@
 //! and a summary per player, or the whole result as JSON; a record that does not replay is
 //! refused with its reason.
 
-use std::process::Command;
-
-fn dawgref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dawgref")).args(args).output().expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::dawgref;
 
 fn record(name: &str) -> String {
     format!("{}/tests/data/gcg/{name}", env!("CARGO_MANIFEST_DIR"))

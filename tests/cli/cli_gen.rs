@@ -1,16 +1,7 @@
 //! `dawgref gen` and `dawgref selfplay` as a user runs them: exact output for a known position,
 //! `--cgp-file` blocks, and self-play positions that `gen` reads back.
 
-use std::process::Command;
-
-fn dawgref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dawgref")).args(args).output().expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::dawgref;
 
 /// A position from greedy self-play (seed 1, move 10); the mover holds LLRRTWZ.
 const POSITION: &str = "11KATI/9H3U1/2U5CATGUT1/2N6R3O1/2F6I3Y1/2IT5J3E1/2XI5A3R1/3MIDNOON3S1/3E1EYEN6/3WAVE8/3O11/3R11/3N11/15/15 LLRRTWZ/ 168/297 0 lex en; ld english;";

@@ -1,16 +1,7 @@
 //! `dawgref lexicon compile` as a user runs it: the report, and words as long as the board of
 //! the ruleset named.
 
-use std::process::Command;
-
-fn dawgref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dawgref")).args(args).output().expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::dawgref;
 
 /// INCOMPREHENSIBLES has 17 letters: kept for Super English's 21×21 board, not for 15×15;
 /// the 34-letter word is kept for neither.

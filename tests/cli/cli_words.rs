@@ -1,16 +1,7 @@
 //! `dawgref words` as a user runs it: a word a line (blanks in lower case, the length, the
 //! chance of drawing it), hooks with their side, and a typed refusal of a bad query.
 
-use std::process::Command;
-
-fn dawgref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dawgref")).args(args).output().expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::dawgref;
 
 #[test]
 fn anagrams_patterns_and_hooks_print_a_word_a_line() {
