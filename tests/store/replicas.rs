@@ -862,18 +862,24 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
     // Each instance exports its spans in its own batches, so the trace is complete only once
     // every span the assertions name is in: B's call and forward, A's call, command, decision
     // and move, and two commits (the pass's and the bot's move's).
-    let expected = [(path, b.port), ("forward", b.port), (path, a.port), ("command", a.port)]
-        .into_iter()
-        .chain([("bot decision", a.port), ("bot move", a.port)]);
-    let expected: Vec<(&str, String)> =
-        expected.map(|(name, port)| (name, format!("127.0.0.1:{port}"))).collect();
+    let expected = [
+        (path, b.port),
+        ("forward", b.port),
+        (path, a.port),
+        ("command", a.port),
+        ("bot decision", a.port),
+        ("bot move", a.port),
+    ];
+    let at = |port: u16| format!("127.0.0.1:{port}");
     let started = Instant::now();
     let spans = loop {
         let spans: Vec<Received> =
             collector.spans().into_iter().filter(|r| r.span.trace_id == wanted).collect();
-        let has = |name: &str, at: &str| spans.iter().any(|r| r.span.name == name && r.instance.contains(at));
+        let has = |name: &str, port: u16| {
+            spans.iter().any(|r| r.span.name == name && r.instance.contains(&at(port)))
+        };
         let commits = spans.iter().filter(|r| r.span.name == "store commit").count();
-        if expected.iter().all(|(name, at)| has(name, at)) && commits >= 2 {
+        if expected.iter().all(|&(name, port)| has(name, port)) && commits >= 2 {
             break spans;
         }
         assert!(
@@ -884,8 +890,8 @@ async fn one_trace_follows_a_forwarded_turn_to_the_owner_and_its_bot() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let one = |name: &str, instance_port: u16| -> Received {
-        let at = format!("127.0.0.1:{instance_port}");
+    let one = |name: &str, port: u16| -> Received {
+        let at = at(port);
         let found: Vec<&Received> =
             spans.iter().filter(|r| r.span.name == name && r.instance.contains(&at)).collect();
         assert_eq!(found.len(), 1, "one {name:?} at {at}: {spans:#?}");
