@@ -26,8 +26,7 @@ pub fn run(args: PairingArgs) -> CliResult {
         "players  rounds  pairing per round (ms): median  max   standings after a result (ms): median  max"
     );
     for &n in &args.players {
-        let players =
-            (0..n).map(|i| Player { name: format!("P{i}"), rating: 2000, withdrawn: false }).collect();
+        let players = (0..n).map(|i| Player::new(format!("P{i}"), 2000)).collect();
         let controls = Controls { seed: args.seed, ..Controls::default() };
         let mut d = Division::new("bench", players, &vec![Method::Swiss; args.rounds], controls);
         let bar = dawgref::console::progress_bar(args.rounds as u64, "rounds");

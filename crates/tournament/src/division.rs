@@ -28,6 +28,15 @@ pub struct Player {
     pub rating: u32,
     /// Withdrawn players are paired no more; their past games still count.
     pub withdrawn: bool,
+    /// A server bot that plays as this player: its level's name (`strong`); None for a person.
+    pub bot: Option<String>,
+}
+
+impl Player {
+    /// A person with a name and rating, active.
+    pub fn new(name: impl Into<String>, rating: u32) -> Player {
+        Player { name: name.into(), rating, withdrawn: false, bot: None }
+    }
 }
 
 /// How a round is paired.
@@ -166,6 +175,8 @@ pub enum Error {
     NoSuchPlayer { player: u32, players: usize },
     #[error("round {round} is paired already")]
     PairedAlready { round: usize },
+    #[error("round {round} has results in: its pairings stand")]
+    HasResults { round: usize },
     #[error("round {round} is not paired yet")]
     NotPaired { round: usize },
     #[error("round {round} cannot be paired before round {before}")]
@@ -237,7 +248,7 @@ impl Division {
         if let Some(old) = &r.pairings
             && old.iter().any(|p| matches!(p, Pairing::Game { result: Some(_), .. }))
         {
-            return Err(Error::PairedAlready { round: shown(round) });
+            return Err(Error::HasResults { round: shown(round) });
         }
         if self.rounds_paired() < round {
             return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
@@ -299,12 +310,24 @@ impl Division {
         }
     }
 
-    /// Withdraw a player: paired no more. (An unplayed game of theirs is the caller's to
-    /// forfeit: [`Division::record`] with [`GameResult::Forfeit`].)
-    pub fn withdraw(&mut self, player: PlayerId) -> Result<(), Error> {
+    /// Withdraw a player: paired no more, and every game of theirs paired and still to be
+    /// played is a forfeit to their opponent. The forfeits made, as (round, line) indices: the
+    /// caller ends a game in play there with the same result.
+    pub fn withdraw(&mut self, player: PlayerId) -> Result<Vec<(usize, usize)>, Error> {
         self.check_player(player)?;
         self.players[player.index()].withdrawn = true;
-        Ok(())
+        let mut forfeits = Vec::new();
+        for (k, round) in self.rounds.iter_mut().enumerate() {
+            for (i, line) in round.pairings.iter_mut().flatten().enumerate() {
+                if let Pairing::Game { first, second, result: result @ None } = line
+                    && (*first == player || *second == player)
+                {
+                    *result = Some(GameResult::Forfeit { winner: usize::from(*first == player) });
+                    forfeits.push((k, i));
+                }
+            }
+        }
+        Ok(forfeits)
     }
 
     /// Add a player at the end of the seed list; paired from the next round paired.

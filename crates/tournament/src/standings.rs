@@ -13,6 +13,8 @@ pub struct Standing {
     pub draws: u32,
     /// Capped per game by the spread cap.
     pub spread: i64,
+    /// Byes received (a line with no opponent and a spread of 0 or more); an absence (a
+    /// negative spread, as TSH writes a forfeit lost) is a loss, not a bye.
     pub byes: u32,
     /// Games in which the player went first or will (paired, not yet played); not forfeits.
     pub firsts: u32,
@@ -56,7 +58,9 @@ impl Standings {
                 match *line {
                     Pairing::Bye { player, spread } => {
                         count(&mut records[player.index()], i64::from(spread), None);
-                        records[player.index()].byes += 1;
+                        if spread >= 0 {
+                            records[player.index()].byes += 1;
+                        }
                     }
                     Pairing::Game { first, second, result: Some(result) } => {
                         let spread = match result {

@@ -10,10 +10,50 @@
 //! lost), and `; p12` with 1 (went first), 2 (second) or 0 (no game) a round. Scores may lag
 //! the opponents (a round paired, not yet played). A forfeit between two players is written
 //! as TSH writes an absence: both without an opponent, ±the forfeit spread. Lines starting `#`
-//! and empty lines are skipped; other `;` fields are kept by TSH and ignored here.
+//! and empty lines are skipped; a byte-order mark before the first line is no part of it.
+//!
+//! TSH keeps the `;` fields it does not know, and so does this reader. What TSH's own fields
+//! cannot say is written in four of them, so that a file written here reads back as the same
+//! division (`export` then `import`; the property tests hold it):
+//! - `off N`: the player has withdrawn (TSH's own field; N, the spread TSH would give them);
+//! - `bot LEVEL`: the server's bot of that level plays as this player;
+//! - `forfeit …`: per round, `0`, or `N/S/W` for a forfeit against player N in which this player
+//!   held seat S (1 first, 2 second) and won (W 1) or lost (W 0), where the opponent and score
+//!   fields say "absence";
+//! - `unpaired …`: per round, `1` where the player was in no line of it (withdrawn, or added
+//!   later), where the opponent and score fields say 0;
+//! - `late …`: per round, a score the score field cannot hold (TSH's scores are a prefix: a
+//!   result in while an earlier round's is still to come), else `-`.
 
 use crate::division::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId, Round};
 use std::fmt::Write;
+
+/// Why a name cannot stand in a `.t` file, if it cannot: TSH reads a line's name up to its
+/// first word that starts with a digit (the rating; `1.5` and `1+2` too), a `;` ends the field,
+/// and a line starting `#` is a comment.
+pub fn name_problem(name: &str) -> Option<&'static str> {
+    let starts_number = |w: &str| {
+        let mut c = w.chars();
+        match c.next() {
+            Some(d) if d.is_ascii_digit() => true,
+            Some('+' | '-') => c.next().is_some_and(|d| d.is_ascii_digit()),
+            _ => false,
+        }
+    };
+    if name.trim().is_empty() {
+        Some("a player has a name")
+    } else if name.contains(';') {
+        Some("no ';' in a name (TSH's field separator)")
+    } else if name.trim_start().starts_with('#') {
+        Some("a name does not start with '#' (TSH reads the line as a comment)")
+    } else if name.chars().any(char::is_control) || name.starts_with('\u{feff}') {
+        Some("no control characters in a name")
+    } else if name.split_whitespace().any(starts_number) {
+        Some("no word of a name starts with a digit (TSH reads it as the rating)")
+    } else {
+        None
+    }
+}
 
 /// The division as a `.t` file.
 pub fn export(d: &Division) -> String {
@@ -22,17 +62,23 @@ pub fn export(d: &Division) -> String {
     for (i, player) in d.players.iter().enumerate() {
         let me = PlayerId(i as u32);
         let (mut opponents, mut scores, mut p12) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new());
         let mut scores_end = true;
         for lines in &paired {
             let Some(line) = lines.iter().find(|l| l.players().any(|p| p == me)) else {
                 // Not in the round (added later, or withdrawn): no game, no score.
+                late.push(None);
                 opponents.push(0);
                 p12.push(0);
+                forfeits.push(String::from("0"));
+                unpaired.push(1);
                 if scores_end {
                     scores.push(0);
                 }
                 continue;
             };
+            unpaired.push(0);
+            let mut forfeit = String::from("0");
             let (opponent, score, seat) = match *line {
                 Pairing::Bye { spread, .. } => (0, Some(spread), 0),
                 Pairing::Game { first, second, result } => {
@@ -41,6 +87,7 @@ pub fn export(d: &Division) -> String {
                     match result {
                         Some(GameResult::Scores(s)) => (other.0 + 1, Some(s[seat]), seat as u8 + 1),
                         Some(GameResult::Forfeit { winner }) => {
+                            forfeit = format!("{}/{}/{}", other.0 + 1, seat + 1, u8::from(winner == seat));
                             let s = d.controls.forfeit_spread;
                             (0, Some(if winner == seat { s } else { -s }), 0)
                         }
@@ -48,8 +95,10 @@ pub fn export(d: &Division) -> String {
                     }
                 }
             };
+            forfeits.push(forfeit);
             opponents.push(opponent);
             p12.push(seat);
+            late.push(if scores_end || score.is_none() { None } else { score });
             match score {
                 Some(s) if scores_end => scores.push(s),
                 // A score after an unplayed round cannot be placed: TSH's scores are a prefix.
@@ -70,6 +119,32 @@ pub fn export(d: &Division) -> String {
                 let _ = write!(out, " {s}");
             }
         }
+        if forfeits.iter().any(|f| f != "0") {
+            let _ = write!(out, "; forfeit {}", forfeits.join(" "));
+        }
+        if unpaired.contains(&1) {
+            out.push_str("; unpaired");
+            for u in &unpaired {
+                let _ = write!(out, " {u}");
+            }
+        }
+        if late.iter().any(Option::is_some) {
+            out.push_str("; late");
+            for b in &late {
+                match b {
+                    Some(spread) => {
+                        let _ = write!(out, " {spread}");
+                    }
+                    None => out.push_str(" -"),
+                }
+            }
+        }
+        if player.withdrawn {
+            let _ = write!(out, "; off {}", -d.controls.forfeit_spread);
+        }
+        if let Some(level) = &player.bot {
+            let _ = write!(out, "; bot {level}");
+        }
         out.push('\n');
     }
     out
@@ -88,6 +163,19 @@ struct Row {
     opponents: Vec<u32>,
     scores: Vec<i32>,
     p12: Vec<u8>,
+    /// Per round: a forfeit's opponent (from 1), this player's seat (0 first) and whether
+    /// they won it, or None.
+    forfeits: Vec<Option<(u32, usize, bool)>>,
+    unpaired: Vec<bool>,
+    /// Per round: a score the score field could not hold.
+    late: Vec<Option<i32>>,
+}
+
+impl Row {
+    /// The player's score in a round: in the score field, or else in `late`.
+    fn score(&self, round: usize) -> Option<i32> {
+        self.scores.get(round).copied().or(self.late.get(round).copied().flatten())
+    }
 }
 
 /// A division from a `.t` file: its players and the rounds already paired and played (each a
@@ -95,6 +183,7 @@ struct Row {
 pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Result<Division, TshError> {
     let mut players = Vec::new();
     let mut rows = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
         let trimmed = raw.trim();
@@ -122,23 +211,74 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
             .split_whitespace()
             .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
             .collect::<Result<Vec<i32>, _>>()?;
-        let mut p12 = Vec::new();
+        let (mut p12, mut forfeits, mut unpaired, mut late) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut withdrawn, mut bot) = (false, None);
         for field in fields {
             let mut words = field.split_whitespace();
-            if words.next() == Some("p12") {
-                p12 = words
-                    .map(|w| match w {
-                        "0" | "1" | "2" => Ok(w.as_bytes()[0] - b'0'),
-                        _ => Err(err(format!("p12 {w:?} is not 0, 1 or 2"))),
-                    })
-                    .collect::<Result<_, _>>()?;
+            match words.next() {
+                Some("p12") => {
+                    p12 = words
+                        .map(|w| match w {
+                            "0" | "1" | "2" => Ok(w.as_bytes()[0] - b'0'),
+                            _ => Err(err(format!("p12 {w:?} is not 0, 1 or 2"))),
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                Some("forfeit") => {
+                    forfeits = words
+                        .map(|w| {
+                            let bad = || err(format!("forfeit {w:?} is not 0 or N/S/W (S 1 or 2, W 0 or 1)"));
+                            if w == "0" {
+                                return Ok(None);
+                            }
+                            let parts: Vec<&str> = w.split('/').collect();
+                            match parts[..] {
+                                [o, s @ ("1" | "2"), won @ ("0" | "1")] => match o.parse::<u32>() {
+                                    Ok(o) if o > 0 => Ok(Some((o, usize::from(s == "2"), won == "1"))),
+                                    _ => Err(bad()),
+                                },
+                                _ => Err(bad()),
+                            }
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                Some("unpaired") => {
+                    unpaired = words
+                        .map(|w| match w {
+                            "0" | "1" => Ok(w == "1"),
+                            _ => Err(err(format!("unpaired {w:?} is not 0 or 1"))),
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                Some("late") => {
+                    late = words
+                        .map(|w| match w {
+                            "-" => Ok(None),
+                            _ => w
+                                .parse::<i32>()
+                                .map(Some)
+                                .map_err(|_| err(format!("late {w:?} is not - or a score"))),
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                Some("off") => withdrawn = true,
+                Some("bot") => {
+                    let level = words.next().ok_or_else(|| err("bot names no level".into()))?;
+                    bot = Some(level.to_string());
+                }
+                _ => {}
             }
         }
         if scores.len() > opponents.len() {
             return Err(err(format!("{} scores for {} rounds", scores.len(), opponents.len())));
         }
-        players.push(Player { name: head[..at].join(" "), rating, withdrawn: false });
-        rows.push(Row { line, opponents, scores, p12 });
+        let name = head[..at].join(" ");
+        if let Some(why) = name_problem(&name) {
+            return Err(err(format!("{name:?}: {why}")));
+        }
+        players.push(Player { name, rating, withdrawn, bot });
+        rows.push(Row { line, opponents, scores, p12, forfeits, unpaired, late });
     }
     let n = rows.len();
     let rounds = rows.iter().map(|r| r.opponents.len()).max().unwrap_or(0);
@@ -153,7 +293,36 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
                     round + 1
                 )));
             };
-            let score = row.scores.get(round).copied();
+            let score = row.score(round);
+            if row.unpaired.get(round) == Some(&true) {
+                if opponent != 0 {
+                    return Err(err(format!("round {}: unpaired, yet meets player {opponent}", round + 1)));
+                }
+                continue;
+            }
+            if let Some(&Some((o, seat, won))) = row.forfeits.get(round) {
+                let theirs = rows.get(o as usize - 1).filter(|_| o as usize - 1 != i);
+                let Some(theirs) = theirs else {
+                    return Err(err(format!("round {}: no player {o} to forfeit with", round + 1)));
+                };
+                if theirs.forfeits.get(round) != Some(&Some((i as u32 + 1, 1 - seat, !won))) {
+                    return Err(err(format!(
+                        "round {}: player {o} does not name this forfeit back",
+                        round + 1
+                    )));
+                }
+                if opponent != 0 {
+                    return Err(err(format!("round {}: a forfeit, yet meets player {opponent}", round + 1)));
+                }
+                if (o as usize - 1) < i {
+                    continue; // the pair's line is made from its lower number
+                }
+                let (me, them) = (PlayerId(i as u32), PlayerId(o - 1));
+                let (first, second) = if seat == 0 { (me, them) } else { (them, me) };
+                let winner = if won { seat } else { 1 - seat };
+                lines.push(Pairing::Game { first, second, result: Some(GameResult::Forfeit { winner }) });
+                continue;
+            }
             if opponent == 0 {
                 let spread =
                     score.ok_or_else(|| err(format!("round {}: no opponent and no score", round + 1)))?;
@@ -178,8 +347,8 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
             // p12 names who went first; without it, the lower number.
             let i_first = !matches!((row.p12.get(round), theirs.p12.get(round)), (Some(2), _) | (_, Some(1)));
             let (first, second) = if i_first { (i, o) } else { (o, i) };
-            let result = match (rows[first].scores.get(round), rows[second].scores.get(round)) {
-                (Some(&a), Some(&b)) => Some(GameResult::Scores([a, b])),
+            let result = match (rows[first].score(round), rows[second].score(round)) {
+                (Some(a), Some(b)) => Some(GameResult::Scores([a, b])),
                 (None, None) => None,
                 _ => {
                     return Err(err(format!(
