@@ -79,6 +79,16 @@ pub fn challenge_to(r: ChallengeRule) -> pb::ChallengeRule {
     }
 }
 
+/// A bot level as the wire names it.
+pub fn bot_to(level: BotLevel) -> pb::BotLevel {
+    match level {
+        BotLevel::Weak => pb::BotLevel::Weak,
+        BotLevel::Greedy => pb::BotLevel::Greedy,
+        BotLevel::Strong => pb::BotLevel::Strong,
+        BotLevel::Champion => pb::BotLevel::Champion,
+    }
+}
+
 pub fn bot_from(v: i32) -> Result<BotLevel, Status> {
     match pb::BotLevel::try_from(v) {
         Ok(pb::BotLevel::Unspecified | pb::BotLevel::Strong) => Ok(BotLevel::Strong),

@@ -75,6 +75,32 @@ impl DirectorsService {
     }
 }
 
+/// End a tournament's game with the result its director entered for its pairing (RecordResult,
+/// a withdrawal's forfeit), as SetResult does, with the director's own token (checked again at
+/// the game's owner): an event and a line in its GCG. `request_id` keeps a retry from ending it
+/// twice. A game that ended already gets the director's end after its own, as SetResult gives.
+pub(crate) async fn end_tournament_game(
+    state: Arc<AppState>,
+    metadata: &tonic::metadata::MetadataMap,
+    game_id: &str,
+    result: pb::set_result_request::Result,
+    reason: &str,
+    request_id: String,
+) -> Result<(), Status> {
+    use crate::proto::v1::directors_service_server::DirectorsService as _;
+    let request = Request::from_parts(
+        metadata.clone(),
+        Default::default(),
+        pb::SetResultRequest {
+            game_id: game_id.to_string(),
+            request_id,
+            result: Some(result),
+            reason: reason.to_string(),
+        },
+    );
+    DirectorsService { state }.set_result(request).await.map(|_| ())
+}
+
 #[tonic::async_trait]
 impl crate::proto::v1::directors_service_server::DirectorsService for DirectorsService {
     async fn pause_game(

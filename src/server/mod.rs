@@ -357,8 +357,9 @@ async fn serve_on(
         .max_decoding_message_size(limit);
     let directors = DirectorsServiceServer::new(directors::DirectorsService { state: state.clone() })
         .max_decoding_message_size(limit);
+    // ImportTsh takes a `.t` file of up to 1 MiB, whatever the other services' limit.
     let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
-        .max_decoding_message_size(limit);
+        .max_decoding_message_size(limit.max(tournaments::MAX_REQUEST_BYTES));
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
         tokio::select! {

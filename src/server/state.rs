@@ -31,6 +31,9 @@ pub(crate) struct AppState {
     pub(crate) tls: Option<Arc<super::tls::Tls>>,
     /// Each tournament changed here, by slug: WatchTournament's streams hear it at once.
     pub(crate) tournament_changes: tokio::sync::broadcast::Sender<String>,
+    /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
+    /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
+    pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
 }
 
 impl AppState {
@@ -45,6 +48,7 @@ impl AppState {
             tls,
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
             tournament_changes: tokio::sync::broadcast::channel(1024).0,
+            tournament_locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
             host,
         }
     }

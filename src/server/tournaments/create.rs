@@ -14,16 +14,14 @@ const NAME_CHARS: usize = 200;
 const MAX_DIVISIONS: usize = 20;
 const MAX_PLAYERS: usize = 5000;
 const MAX_ROUNDS: usize = 100;
-const MAX_TSH_BYTES: usize = 1 << 20;
+pub(super) const MAX_TSH_BYTES: usize = 1 << 20;
 
 pub(super) async fn create(
     service: &TournamentsService,
     request: Request<pb::CreateTournamentRequest>,
 ) -> Result<pb::CreateTournamentResponse, Status> {
     let r = request.get_ref();
-    if !new_game::is_name(&r.slug) {
-        return Err(errors::bad_field("slug", "1 to 40 characters of a-z, 0-9, '_', '-' and '.'"));
-    }
+    check_slug("slug", &r.slug)?;
     service.director(request.metadata(), &r.slug).await?;
     let chars = r.name.chars().count();
     if !(1..=NAME_CHARS).contains(&chars) || r.name.chars().any(char::is_control) {
@@ -34,9 +32,7 @@ pub(super) async fn create(
     }
     let game = r.game.clone().unwrap_or_default();
     check_game(service, &game)?;
-    if !(1..=MAX_DIVISIONS).contains(&r.divisions.len()) {
-        return Err(errors::bad_field("divisions", format!("{}: 1 to {MAX_DIVISIONS}", r.divisions.len())));
-    }
+    check_divisions("divisions", r.divisions.len())?;
     let seed = new_game::seed_or_random(r.seed)?;
     let mut record = Record { seed, ..Default::default() };
     *record.t_mut() =
@@ -45,12 +41,7 @@ pub(super) async fn create(
     for (i, spec) in r.divisions.iter().enumerate() {
         let field = format!("divisions[{i}]");
         check_division_name(&record, &format!("{field}.name"), &spec.name)?;
-        if !(2..=MAX_PLAYERS).contains(&spec.players.len()) {
-            return Err(errors::bad_field(
-                &format!("{field}.players"),
-                format!("{}: 2 to {MAX_PLAYERS}", spec.players.len()),
-            ));
-        }
+        check_players(&format!("{field}.players"), spec.players.len())?;
         let rounds = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
         let mut division = pb::TournamentDivision {
             name: spec.name.clone(),
@@ -127,10 +118,43 @@ fn game_request(
     }
 }
 
-fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), Status> {
-    if !new_game::is_name(name) {
-        return Err(errors::bad_field(field, "1 to 40 characters of a-z, 0-9, '_', '-' and '.'"));
+/// A slug or a division's name: a path segment of the tournament's pages, so never `.` or `..`.
+fn check_slug(field: &str, name: &str) -> Result<(), Status> {
+    if !new_game::is_name(name) || name.chars().all(|c| c == '.') {
+        return Err(errors::bad_field(
+            field,
+            "1 to 40 characters of a-z, 0-9, '_', '-' and '.', not only dots",
+        ));
     }
+    Ok(())
+}
+
+/// Room for `more` players in a division of `players`: the same bound at every way in.
+pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
+    if !(2..=MAX_PLAYERS).contains(&players) {
+        return Err(errors::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}")));
+    }
+    Ok(())
+}
+
+/// A tournament's divisions: the same bound at creation and at ImportTsh.
+fn check_divisions(field: &str, divisions: usize) -> Result<(), Status> {
+    if !(1..=MAX_DIVISIONS).contains(&divisions) {
+        return Err(errors::bad_field(field, format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}")));
+    }
+    Ok(())
+}
+
+/// A division's rounds, played and to come: the same bound at creation and at ImportTsh.
+fn check_round_count(field: &str, rounds: usize) -> Result<(), Status> {
+    if !(1..=MAX_ROUNDS).contains(&rounds) {
+        return Err(errors::bad_field(field, format!("{rounds} rounds: a division has 1 to {MAX_ROUNDS}")));
+    }
+    Ok(())
+}
+
+fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), Status> {
+    check_slug(field, name)?;
     if record.t().divisions.iter().any(|d| d.name == name) {
         return Err(errors::bad_field(
             field,
@@ -141,9 +165,7 @@ fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), S
 }
 
 fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<pb::TournamentRound>, Status> {
-    if !(1..=MAX_ROUNDS).contains(&specs.len()) {
-        return Err(errors::bad_field(field, format!("{} rounds: 1 to {MAX_ROUNDS}", specs.len())));
-    }
+    check_round_count(field, specs.len())?;
     let mut rounds = Vec::with_capacity(specs.len());
     for (k, spec) in specs.iter().enumerate() {
         let at = format!("{field}[{k}]");
@@ -154,13 +176,16 @@ fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<pb::Tourname
             ));
         }
         match method(Some(spec)) {
-            dawgref_tournament::Method::Factor(0) => {
-                return Err(errors::bad_field(&format!("{at}.factor"), "at least 1"));
+            dawgref_tournament::Method::Factor(f) if f == 0 || f as usize > MAX_PLAYERS / 2 => {
+                return Err(errors::bad_field(
+                    &format!("{at}.factor"),
+                    format!("{f}: 1 to {} (half the most players a division has)", MAX_PLAYERS / 2),
+                ));
             }
-            dawgref_tournament::Method::InitialFontes(n) if n % 2 == 0 => {
+            dawgref_tournament::Method::InitialFontes(n) if n % 2 == 0 || n as usize > MAX_ROUNDS => {
                 return Err(errors::bad_field(
                     &format!("{at}.fontes_rounds"),
-                    format!("{n}: an odd number of rounds"),
+                    format!("{n}: an odd number of rounds, at most {MAX_ROUNDS}"),
                 ));
             }
             _ => {}
@@ -185,18 +210,13 @@ fn check_controls(field: &str, c: pb::DivisionControls) -> Result<pb::DivisionCo
     Ok(pb::DivisionControls { min_placement: c.min_placement.max(1), ..c })
 }
 
-/// A player as given: a display name no word of which is a number (TSH reads the first number
-/// as the rating), and a bot level that is one.
+/// A player as given: a display name a `.t` file can hold (`tsh::name_problem`: TSH reads the
+/// first word that starts with a digit as the rating, `;` ends its field, `#` starts a comment),
+/// and a bot level that is one.
 pub(super) fn check_player(field: &str, p: &pb::TournamentPlayerSpec) -> Result<(), Status> {
     let name = new_game::display_name(&format!("{field}.name"), &p.name)?;
-    if name.trim().is_empty() {
-        return Err(errors::bad_field(&format!("{field}.name"), "a player has a name"));
-    }
-    if name.split_whitespace().any(|w| w.parse::<u64>().is_ok()) {
-        return Err(errors::bad_field(
-            &format!("{field}.name"),
-            "no word of a name is a number (TSH reads it as the rating)",
-        ));
+    if let Some(why) = dawgref_tournament::tsh::name_problem(&name) {
+        return Err(errors::bad_field(&format!("{field}.name"), why));
     }
     if let Some(level) = p.bot {
         super::super::convert::bot_from(level)?;
@@ -264,14 +284,19 @@ fn game_id(slug: &str, division: &str, round: u32, p: &pb::TournamentPairing) ->
 }
 
 /// StartRound: every game of the round made (a game made by an earlier call is kept), then the
-/// round marked started with its games, durably (once per request id).
+/// round marked started with each game bound to the pair it was made for, durably (once per
+/// request id). The tournament is held throughout, so no change of this replica's falls between
+/// the pairs read and the games bound; pairs another replica changed meanwhile are refused
+/// (ABORTED) and the games made for the old pairs voided.
 pub(super) async fn start_round(
-    state: &super::AppState,
+    state: &std::sync::Arc<super::AppState>,
+    metadata: &tonic::metadata::MetadataMap,
     r: &pb::StartRoundRequest,
 ) -> Result<pb::StartRoundResponse, Status> {
-    let (record, _) = super::load(state, &r.slug).await?;
-    if let Some(answer) = super::retry_key(("StartRound", &r.request_id)).and_then(|key| record.answer(&key))
-    {
+    let retry = ("StartRound", r.request_id.as_str());
+    let held = super::hold(state, &r.slug).await;
+    let (record, kept) = super::kept(state, &held, retry).await?;
+    if let Some(answer) = kept {
         return answer;
     }
     let d = record.division(&r.division)?;
@@ -285,19 +310,16 @@ pub(super) async fn start_round(
         return Err(errors::precondition(format!("round {} is not paired yet", r.round)));
     }
     let settings = record.t().game.clone().unwrap_or_default();
-    let mut made = Vec::new();
+    // (number, first, second) → the game made for that pair.
+    let mut made: Vec<((u32, u32, u32), String)> = Vec::new();
     for p in round.pairings.iter().filter(|p| p.second != 0 && !p.done) {
         let id = game_id(&r.slug, &r.division, r.round, p);
-        let seats: Vec<pb::SeatSpec> = [p.first, p.second]
+        let players = [p.first, p.second].map(|n| &division.players[n as usize - 1]);
+        let seats: Vec<pb::SeatSpec> = players
             .iter()
-            .map(|&n| {
-                let player = &division.players[n as usize - 1];
-                match player.bot {
-                    Some(level) => {
-                        pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level)), think_ms: None }
-                    }
-                    None => human_spec(&player.name),
-                }
+            .map(|player| match player.bot {
+                Some(level) => pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level)), think_ms: None },
+                None => human_spec(&player.name),
             })
             .collect();
         let labels = [
@@ -309,30 +331,42 @@ pub(super) async fn start_round(
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
         let request = game_request(&settings, seats, seed, labels);
         let (config, seats, _tokens, delay, labels) = new_game::new_game(state, &request)?;
-        // Each human seat is its player's: the player's token is the seat's.
+        // Every seat carries its player's name; each human seat is its player's: the player's
+        // token is the seat's.
         let seats: Vec<Seat> = seats
             .into_iter()
             .zip([p.first, p.second])
-            .map(|(seat, n)| match seat.kind() {
+            .zip(players)
+            .map(|((seat, n), player)| match seat.kind() {
                 SeatKind::Human { .. } => {
                     let hash = <[u8; 32]>::try_from(record.hashes[d].players[n as usize - 1].as_slice()).ok();
-                    Seat::new(seat.name().to_string(), SeatKind::Human { token: hash })
+                    Seat::new(player.name.clone(), SeatKind::Human { token: hash })
                 }
-                _ => seat,
+                kind => Seat::new(player.name.clone(), kind.clone()),
             })
             .collect();
         let game = crate::game::Game::new(config).map_err(errors::game)?;
         match state.host.create(Some(id), game, seats, Some(delay), None, labels).await {
-            Ok(_) | Err(HostError::GameExists(_)) => made.push((p.number, id.to_string())),
+            Ok(_) | Err(HostError::GameExists(_)) => made.push(((p.number, p.first, p.second), id.to_string())),
             Err(e) => return Err(errors::host(e)),
         }
     }
-    let answer = super::once(state, &r.slug, ("StartRound", &r.request_id), |rec| {
+    // The pairs as the write found them, when they were not the pairs the games were made for.
+    let mut changed: Option<Vec<(u32, u32, u32)>> = None;
+    let bound = super::once(state, &held, retry, |rec| {
         let round = &mut rec.t_mut().divisions[d].rounds[k];
         if !round.started {
-            for (number, id) in &made {
-                if let Some(p) = round.pairings.iter_mut().find(|p| p.number == *number) {
-                    p.game_id = id.clone();
+            changed = None;
+            for p in round.pairings.iter_mut().filter(|p| p.second != 0 && !p.done) {
+                match made.iter().find(|(pair, _)| *pair == (p.number, p.first, p.second)) {
+                    Some((_, id)) => p.game_id = id.clone(),
+                    None => {
+                        changed = Some(round.pairings.iter().map(|p| (p.number, p.first, p.second)).collect());
+                        return Err(Status::aborted(format!(
+                            "round {}'s pairings changed on another replica while it started: ask again",
+                            r.round
+                        )));
+                    }
                 }
             }
             round.started = true;
@@ -346,7 +380,30 @@ pub(super) async fn start_round(
         }
         Ok(pb::StartRoundResponse { round: Some(rec.t().divisions[d].rounds[k].clone()) })
     })
-    .await?;
+    .await;
+    // A game made here that no pairing holds (its pair changed, or the round was started
+    // elsewhere with other games) is voided: no live game is without its pairing.
+    // (Any other failure leaves them: the call asked again binds them.)
+    let orphans: Vec<&String> = match (&bound, &changed) {
+        (Ok(answer), _) => {
+            let held: Vec<&String> =
+                answer.round.iter().flat_map(|r| r.pairings.iter().map(|p| &p.game_id)).collect();
+            made.iter().map(|(_, id)| id).filter(|id| !held.contains(id)).collect()
+        }
+        (Err(_), Some(pairs)) => made.iter().filter(|(pair, _)| !pairs.contains(pair)).map(|(_, id)| id).collect(),
+        (Err(_), None) => Vec::new(),
+    };
+    for id in orphans {
+        let void = pb::set_result_request::Result::Void(pb::Void {});
+        let reason = "its tournament pairing changed before the round started";
+        if let Err(e) =
+            super::super::directors::end_tournament_game(state.clone(), metadata, id, void, reason, String::new())
+                .await
+        {
+            tracing::warn!(game = %id, error = %e, "a game made for a changed pairing was not voided");
+        }
+    }
+    let answer = bound?;
     tracing::info!(tournament = %r.slug, division = %r.division, round = r.round, games = made.len(), "round started");
     Ok(answer)
 }
@@ -367,39 +424,52 @@ pub(super) async fn import_tsh(
         check_rounds("rounds_to_come", &r.rounds_to_come)?
     };
     let controls = check_controls("controls", r.controls.unwrap_or_default())?;
-    let division = dawgref_tournament::tsh::import(&r.division, &r.text, Default::default(), &[])
+    let text = r.text.strip_prefix('\u{feff}').unwrap_or(&r.text);
+    let division = dawgref_tournament::tsh::import(&r.division, text, Default::default(), &[])
         .map_err(|e| errors::bad_field("text", e.to_string()))?;
-    if !(2..=MAX_PLAYERS).contains(&division.players.len()) {
-        return Err(errors::bad_field(
-            "text",
-            format!("{} players: 2 to {MAX_PLAYERS}", division.players.len()),
-        ));
-    }
+    check_players("text", division.players.len())?;
+    let played = division.rounds.len();
+    check_round_count("rounds_to_come", played + to_come.len())?;
     let mut players = Vec::new();
     let mut tokens = Vec::new();
     let mut hashes = Hashes::default();
     for (j, p) in division.players.iter().enumerate() {
-        let spec = pb::TournamentPlayerSpec { name: p.name.clone(), rating: p.rating, bot: None };
+        let bot = match &p.bot {
+            None => None,
+            Some(level) => Some(
+                level
+                    .parse::<crate::bot::BotLevel>()
+                    .map(|l| super::super::convert::bot_to(l) as i32)
+                    .map_err(|e| errors::bad_field("text", format!("player {}: {e}", j + 1)))?,
+            ),
+        };
+        let spec = pb::TournamentPlayerSpec { name: p.name.clone(), rating: p.rating, bot };
         check_player(&format!("text: player {}", j + 1), &spec)?;
         let (token, hash) = token_for(&spec)?;
-        players.push(player(j as u32 + 1, &spec));
+        players.push(pb::TournamentPlayer { withdrawn: p.withdrawn, ..player(j as u32 + 1, &spec) });
         hashes.players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
-        tokens.push(pb::PlayerToken {
-            division: r.division.clone(),
-            player: j as u32 + 1,
-            token: token.unwrap_or_default(),
-        });
+        if let Some(token) = token {
+            tokens.push(pb::PlayerToken { division: r.division.clone(), player: j as u32 + 1, token });
+        }
     }
-    let played = division.rounds.len();
-    let view = change(&service.state, &r.slug, |rec| {
+    let held = super::hold(&service.state, &r.slug).await;
+    let view = change(&service.state, &held, |rec| {
         check_division_name(rec, "division", &r.division)?;
+        check_divisions("division", rec.t().divisions.len() + 1)?;
+        // A round with every game still to play is paired and not started (StartRound makes its
+        // games); one with a result in has started, its other results to be entered by hand.
         let mut rounds: Vec<pb::TournamentRound> = (0..played)
-            .map(|k| pb::TournamentRound {
-                number: k as u32 + 1,
-                spec: Some(pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }),
-                paired: true,
-                started: true,
-                pairings: Vec::new(),
+            .map(|k| {
+                let lines = division.rounds[k].pairings.as_deref().unwrap_or_default();
+                let started = lines.iter().any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
+                    || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
+                pb::TournamentRound {
+                    number: k as u32 + 1,
+                    spec: Some(pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }),
+                    paired: true,
+                    started,
+                    pairings: Vec::new(),
+                }
             })
             .collect();
         rounds.extend(

@@ -11,12 +11,17 @@ use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
 use record::Record;
+use dawgref_tournament::GameResult;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 pub(crate) use results::follow_results;
+
+/// The largest request the service reads: ImportTsh's `.t` file of up to 1 MiB, and room for
+/// its other fields.
+pub(crate) const MAX_REQUEST_BYTES: usize = create::MAX_TSH_BYTES + 64 * 1024;
 
 /// Tries at a change that races another replica's before it is answered ABORTED.
 const TRIES: usize = 3;
@@ -44,8 +49,27 @@ impl TournamentsService {
         f: impl FnMut(&mut Record) -> Result<R, Status>,
     ) -> Result<R, Status> {
         self.director(metadata, slug).await?;
-        once(&self.state, slug, retry, f).await
+        let held = hold(&self.state, slug).await;
+        once(&self.state, &held, retry, f).await
     }
+}
+
+/// A tournament held for one change at a time on this replica: every change is made through
+/// one ([`change`] takes it), so a replica's own calls queue rather than race, and a call that
+/// reads, acts on games and then writes (StartRound, RecordResult, WithdrawPlayer) sees no
+/// change of this replica's between its read and its write.
+pub(super) struct Held<'a> {
+    slug: String,
+    _guard: tokio::sync::MutexGuard<'a, ()>,
+}
+
+/// Hold `slug` (waiting for the call that holds it).
+pub(super) async fn hold<'a>(state: &'a AppState, slug: &str) -> Held<'a> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    slug.hash(&mut h);
+    let stripe = &state.tournament_locks[h.finish() as usize % state.tournament_locks.len()];
+    Held { slug: slug.to_string(), _guard: stripe.lock().await }
 }
 
 /// A call's method and request id (empty: no retry protection).
@@ -59,18 +83,12 @@ fn retry_key((method, request_id): Retry<'_>) -> Option<String> {
 /// [`change`], once per request id.
 async fn once<R: prost::Message + Default>(
     state: &AppState,
-    slug: &str,
+    held: &Held<'_>,
     retry: Retry<'_>,
     mut f: impl FnMut(&mut Record) -> Result<R, Status>,
 ) -> Result<R, Status> {
     let key = retry_key(retry);
-    if let Some(key) = &key {
-        let (record, _) = load(state, slug).await?;
-        if let Some(answer) = record.answer(key) {
-            return answer;
-        }
-    }
-    change(state, slug, |rec| {
+    change(state, held, |rec| {
         if let Some(key) = &key
             && let Some(answer) = rec.answer(key)
         {
@@ -83,6 +101,17 @@ async fn once<R: prost::Message + Default>(
         Ok(answer)
     })
     .await
+}
+
+/// The answer kept for a retried request, read under the hold (before a call acts on games).
+async fn kept<R: prost::Message + Default>(
+    state: &AppState,
+    held: &Held<'_>,
+    retry: Retry<'_>,
+) -> Result<(Record, Option<Result<R, Status>>), Status> {
+    let (record, _) = load(state, &held.slug).await?;
+    let answer = retry_key(retry).and_then(|key| record.answer(&key));
+    Ok((record, answer))
 }
 
 /// A tournament and the version read: NOT_FOUND for none.
@@ -104,13 +133,15 @@ fn decode(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
     Ok(record)
 }
 
-/// Read, change and write back a tournament as its next version; a race lost to another writer
-/// is read again and tried again, up to [`TRIES`] times (then ABORTED). Watchers hear of it.
+/// Read, change and write back a tournament as its next version, holding it; a race lost to
+/// another replica is read again and tried again, up to [`TRIES`] times (then ABORTED).
+/// Watchers hear of it.
 async fn change<R>(
     state: &AppState,
-    slug: &str,
+    held: &Held<'_>,
     mut f: impl FnMut(&mut Record) -> Result<R, Status>,
 ) -> Result<R, Status> {
+    let slug = held.slug.as_str();
     let mut tries = 0;
     loop {
         let (mut record, version) = load(state, slug).await?;
@@ -215,6 +246,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
                 let d = rec.division(&r.division)?;
                 let number = rec.t().divisions[d].players.len() as u32 + 1;
+                create::check_players("player", number as usize)?;
                 let player = create::player(number, &spec);
                 rec.t_mut().divisions[d].players.push(player.clone());
                 rec.hashes[d].players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
@@ -236,45 +268,57 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::WithdrawPlayerRequest>,
     ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
         let r = request.get_ref().clone();
-        let answer = self
-            .directed(request.metadata(), &r.slug, ("WithdrawPlayer", &r.request_id), |rec| {
-                let d = rec.division(&r.division)?;
-                let players = rec.t().divisions[d].players.len();
-                if !(1..=players).contains(&(r.player as usize)) {
-                    return Err(errors::bad_field(
-                        "player",
-                        format!("{}: the division has players 1 to {players}", r.player),
-                    ));
+        self.director(request.metadata(), &r.slug).await?;
+        let retry = ("WithdrawPlayer", r.request_id.as_str());
+        let held = hold(&self.state, &r.slug).await;
+        let (rec, kept) = kept(&self.state, &held, retry).await?;
+        if let Some(answer) = kept {
+            return answer.map(Response::new);
+        }
+        let d = rec.division(&r.division)?;
+        rec.player(d, r.player)?;
+        // Their games paired and not played: one that ended already counts as it ended; one in
+        // play ends as the forfeit the division enters.
+        let mut ended = Vec::new();
+        for (k, i) in rec.clone().withdraw(d, r.player)? {
+            let line = &rec.t().divisions[d].rounds[k].pairings[i];
+            let Ok(id) = uuid::Uuid::parse_str(&line.game_id) else { continue };
+            let outcome = match self.state.host.snapshot(&line.game_id).await {
+                Ok(snapshot) => snapshot.game().outcome().cloned(),
+                Err(_) => None,
+            };
+            match outcome {
+                Some(o) => ended.extend(record::game_result(&o).map(|result| (k, i, result))),
+                None => {
+                    let seat = u32::from(line.first != r.player);
+                    let end = pb::set_result_request::Result::Forfeit(seat);
+                    let rid = derived_request_id(&r.slug, &["withdraw", &r.division, &id.to_string(), &r.request_id]);
+                    super::directors::end_tournament_game(
+                        self.state.clone(),
+                        request.metadata(),
+                        &line.game_id,
+                        end,
+                        "the player withdrew from the tournament",
+                        rid,
+                    )
+                    .await?;
                 }
-                let mut pure = rec.pure(d);
-                let me = dawgref_tournament::PlayerId(r.player - 1);
-                pure.withdraw(me).map_err(|e| errors::bad_field("player", e.to_string()))?;
-                rec.t_mut().divisions[d].players[me.index()].withdrawn = true;
-                // Their games of started rounds still to be played are forfeits.
-                for k in 0..pure.rounds.len() {
-                    if !rec.t().divisions[d].rounds[k].started {
-                        continue;
-                    }
-                    if let Some((i, dawgref_tournament::Pairing::Game { first, result: None, .. })) =
-                        pure.line_of(k, me).map(|(i, l)| (i, l.clone()))
-                    {
-                        let winner = usize::from(first == me);
-                        let _ = pure.record(k, i, dawgref_tournament::GameResult::Forfeit { winner }, false);
-                        rec.write_round(d, k, &pure);
-                        rec.event(
-                            "result",
-                            &r.division,
-                            k as u32 + 1,
-                            i as u32 + 1,
-                            format!("{} forfeits (withdrawn)", rec.name(d, r.player)),
-                        );
-                    }
+            }
+        }
+        let answer = once(&self.state, &held, retry, |rec| {
+            let d = rec.division(&r.division)?;
+            rec.player(d, r.player)?;
+            for &(k, i, result) in &ended {
+                if !rec.t().divisions[d].rounds[k].pairings[i].done {
+                    rec.enter_result(d, k, i, result, false, "")?;
                 }
-                let name = rec.name(d, r.player).to_string();
-                rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
-                Ok(pb::WithdrawPlayerResponse { division: Some(division_view(rec, d)) })
-            })
-            .await?;
+            }
+            rec.withdraw(d, r.player)?;
+            let name = rec.name(d, r.player).to_string();
+            rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
+            Ok(pb::WithdrawPlayerResponse { division: Some(division_view(rec, d)) })
+        })
+        .await?;
         Ok(Response::new(answer))
     }
 
@@ -285,7 +329,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.get_ref().clone();
         self.director(request.metadata(), &r.slug).await?;
         results::reconcile(&self.state, &r.slug).await?;
-        let answer = once(&self.state, &r.slug, ("PairRound", &r.request_id), |rec| {
+        let held = hold(&self.state, &r.slug).await;
+        let answer = once(&self.state, &held, ("PairRound", &r.request_id), |rec| {
             let d = rec.division(&r.division)?;
             let k = rec.round(d, r.round)?;
             let mut pure = rec.pure(d);
@@ -363,7 +408,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::StartRoundResponse>, Status> {
         let r = request.get_ref().clone();
         self.director(request.metadata(), &r.slug).await?;
-        create::start_round(&self.state, &r).await.map(Response::new)
+        create::start_round(&self.state, request.metadata(), &r).await.map(Response::new)
     }
 
     async fn record_result(
@@ -371,54 +416,42 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::RecordResultRequest>,
     ) -> Result<Response<pb::RecordResultResponse>, Status> {
         let r = request.get_ref().clone();
-        let answer = self
-            .directed(request.metadata(), &r.slug, ("RecordResult", &r.request_id), |rec| {
-                let d = rec.division(&r.division)?;
-                let k = rec.round(d, r.round)?;
-                let line = rec.t().divisions[d].rounds[k]
-                    .pairings
-                    .get((r.pairing as usize).wrapping_sub(1))
-                    .cloned()
-                    .ok_or_else(|| {
-                        let n = rec.t().divisions[d].rounds[k].pairings.len();
-                        errors::bad_field(
-                            "pairing",
-                            format!("{}: round {} has pairings 1 to {n}", r.pairing, r.round),
-                        )
-                    })?;
-                let result = match r.result {
-                    Some(pb::record_result_request::Result::Scores(s)) => {
-                        dawgref_tournament::GameResult::Scores([s.first, s.second])
-                    }
-                    Some(pb::record_result_request::Result::ForfeitedBy(n))
-                        if n == line.first && line.second != 0 =>
-                    {
-                        dawgref_tournament::GameResult::Forfeit { winner: 1 }
-                    }
-                    Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.second && n != 0 => {
-                        dawgref_tournament::GameResult::Forfeit { winner: 0 }
-                    }
-                    Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
-                        return Err(errors::bad_field(
-                            "forfeited_by",
-                            format!(
-                                "{n}: pairing {} is players {} and {}",
-                                r.pairing, line.first, line.second
-                            ),
-                        ));
-                    }
-                    None => return Err(errors::bad_field("result", "scores or forfeited_by")),
-                };
-                let mut pure = rec.pure(d);
-                pure.record(k, r.pairing as usize - 1, result, r.correct).map_err(pairing_error)?;
-                rec.write_round(d, k, &pure);
-                let kind = if line.done { "result_corrected" } else { "result" };
-                let detail =
-                    results::detail(rec, d, &rec.t().divisions[d].rounds[k].pairings[r.pairing as usize - 1]);
-                rec.event(kind, &r.division, r.round, r.pairing, detail);
-                Ok(pb::RecordResultResponse { division: Some(division_view(rec, d)) })
-            })
+        self.director(request.metadata(), &r.slug).await?;
+        let retry = ("RecordResult", r.request_id.as_str());
+        let held = hold(&self.state, &r.slug).await;
+        let (rec, kept) = kept(&self.state, &held, retry).await?;
+        if let Some(answer) = kept {
+            return answer.map(Response::new);
+        }
+        let (d, k, i, result) = hand_result(&rec, &r)?;
+        // Checked on a copy first: a result the division refuses ends no game.
+        rec.clone().enter_result(d, k, i, result, r.correct, "")?;
+        // A pairing's game ends with the director's result, so the two say the same.
+        let game_id = rec.t().divisions[d].rounds[k].pairings[i].game_id.clone();
+        if !game_id.is_empty() {
+            let end = match result {
+                GameResult::Scores([a, b]) => {
+                    pb::set_result_request::Result::Adjudicated(pb::Adjudicated { scores: vec![a, b] })
+                }
+                GameResult::Forfeit { winner } => pb::set_result_request::Result::Forfeit(1 - winner as u32),
+            };
+            let rid = derived_request_id(&r.slug, &["record", &r.division, &game_id, &r.request_id]);
+            super::directors::end_tournament_game(
+                self.state.clone(),
+                request.metadata(),
+                &game_id,
+                end,
+                "the result the tournament's director entered",
+                rid,
+            )
             .await?;
+        }
+        let answer = once(&self.state, &held, retry, |rec| {
+            let (d, k, i, result) = hand_result(rec, &r)?;
+            rec.enter_result(d, k, i, result, r.correct, "")?;
+            Ok(pb::RecordResultResponse { division: Some(division_view(rec, d)) })
+        })
+        .await?;
         Ok(Response::new(answer))
     }
 
@@ -448,6 +481,62 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::ImportTshResponse>, Status> {
         create::import_tsh(self, request).await.map(Response::new)
     }
+}
+
+/// A request id for the game call a tournament call makes, drawn from the tournament call's own
+/// (so its retry is the game call's retry); empty for a call without one.
+fn derived_request_id(slug: &str, parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    if parts.last().is_none_or(|id| id.is_empty()) {
+        return String::new();
+    }
+    let digest = Sha256::digest(format!("{slug}\n{}", parts.join("\n")));
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("tournament-{hex}")
+}
+
+/// RecordResult's division, round, line and result, checked against the record: INVALID_ARGUMENT
+/// naming the field for what is not there or out of bounds.
+fn hand_result(rec: &Record, r: &pb::RecordResultRequest) -> Result<(usize, usize, usize, GameResult), Status> {
+    let d = rec.division(&r.division)?;
+    let k = rec.round(d, r.round)?;
+    let round = &rec.t().divisions[d].rounds[k];
+    let line = round.pairings.get((r.pairing as usize).wrapping_sub(1)).ok_or_else(|| {
+        if round.paired {
+            errors::bad_field(
+                "pairing",
+                format!("{}: round {} has pairings 1 to {}", r.pairing, r.round, round.pairings.len()),
+            )
+        } else {
+            errors::precondition(format!("round {} is not paired yet", r.round))
+        }
+    })?;
+    let result = match r.result {
+        Some(pb::record_result_request::Result::Scores(s)) => {
+            let action = crate::game::DirectorAction::SetResult(crate::game::ResultKind::Adjudicated {
+                scores: vec![s.first, s.second],
+                reason: String::new(),
+            });
+            if let Some(why) = action.out_of_range() {
+                return Err(errors::bad_field("scores", why.replace("an adjudicated score", "a score")));
+            }
+            GameResult::Scores([s.first, s.second])
+        }
+        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.first && line.second != 0 => {
+            GameResult::Forfeit { winner: 1 }
+        }
+        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.second && n != 0 => {
+            GameResult::Forfeit { winner: 0 }
+        }
+        Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
+            return Err(errors::bad_field(
+                "forfeited_by",
+                format!("{n}: pairing {} is players {} and {}", r.pairing, line.first, line.second),
+            ));
+        }
+        None => return Err(errors::bad_field("result", "scores or forfeited_by")),
+    };
+    Ok((d, k, r.pairing as usize - 1, result))
 }
 
 /// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else

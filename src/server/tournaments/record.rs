@@ -77,13 +77,28 @@ impl Record {
         }
     }
 
+    /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
+    pub fn player(&self, d: usize, number: u32) -> Result<(), Status> {
+        let players = self.t().divisions[d].players.len();
+        if (1..=players).contains(&(number as usize)) {
+            Ok(())
+        } else {
+            Err(errors::bad_field("player", format!("{number}: the division has players 1 to {players}")))
+        }
+    }
+
     /// The pure division `d` makes, to pair, record and rank.
     pub fn pure(&self, d: usize) -> Division {
         let div = &self.t().divisions[d];
         let players = div
             .players
             .iter()
-            .map(|p| Player { name: p.name.clone(), rating: p.rating, withdrawn: p.withdrawn })
+            .map(|p| Player {
+                name: p.name.clone(),
+                rating: p.rating,
+                withdrawn: p.withdrawn,
+                bot: p.bot.and_then(|l| super::super::convert::bot_from(l).ok()).map(|l| l.name().to_string()),
+            })
             .collect();
         let methods: Vec<Method> = div.rounds.iter().map(|r| method(r.spec.as_ref())).collect();
         let mut division = Division::new(div.name.clone(), players, &methods, controls(div, self.seed, d));
@@ -110,6 +125,53 @@ impl Record {
                 p
             })
             .collect();
+    }
+
+    /// Enter a result for round `k`'s line `i` of division `d` (with `correct`, replacing the
+    /// one in): the one way a result enters a tournament, whoever enters it (a game's end, a
+    /// director's RecordResult, a withdrawal's forfeit). The caller has made the line's game, if
+    /// it has one, end with this result first: the game and the pairing say the same.
+    pub fn enter_result(
+        &mut self,
+        d: usize,
+        k: usize,
+        i: usize,
+        result: GameResult,
+        correct: bool,
+        why: &str,
+    ) -> Result<(), Status> {
+        let mut pure = self.pure(d);
+        let was_done = self.t().divisions[d].rounds[k].pairings.get(i).is_some_and(|p| p.done);
+        pure.record(k, i, result, correct).map_err(super::pairing_error)?;
+        self.write_round(d, k, &pure);
+        self.noted_result(d, k, i, was_done, why);
+        Ok(())
+    }
+
+    /// The event of a result entered in round `k`'s line `i`.
+    fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, why: &str) {
+        let kind = if corrected { "result_corrected" } else { "result" };
+        let mut detail = super::results::detail(self, d, &self.t().divisions[d].rounds[k].pairings[i]);
+        if !why.is_empty() {
+            detail = format!("{detail} ({why})");
+        }
+        let division = self.t().divisions[d].name.clone();
+        self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
+    }
+
+    /// Withdraw player `number` (from 1) of division `d`: paired no more, and each of their
+    /// games paired and not played a forfeit, entered as [`Record::enter_result`] enters one.
+    /// The forfeits made, as (round, line) indices.
+    pub fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
+        let mut pure = self.pure(d);
+        let forfeits =
+            pure.withdraw(PlayerId(number - 1)).map_err(|e| errors::bad_field("player", e.to_string()))?;
+        self.t_mut().divisions[d].players[number as usize - 1].withdrawn = true;
+        for &(k, i) in &forfeits {
+            self.write_round(d, k, &pure);
+            self.noted_result(d, k, i, false, "withdrawn");
+        }
+        Ok(forfeits)
     }
 
     /// Note an event (numbered in order).
@@ -243,13 +305,20 @@ pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
         .collect()
 }
 
-/// The result a finished game enters: its scores, unless its winner is not ahead (a
-/// resignation, a flag, a lost challenge, a director's forfeit): then a forfeit by the loser.
+/// The result a finished game enters: a director's forfeit as a forfeit; else its scores,
+/// unless its winner is not ahead (a resignation, a flag, a lost challenge): then a forfeit by
+/// the loser.
 /// None for a game with no winner to name (voided, or more than two seats).
 pub(super) fn game_result(outcome: &crate::game::Outcome) -> Option<GameResult> {
     use crate::game::EndReason;
     if outcome.scores.len() != 2 || outcome.reason == EndReason::Voided {
         return None;
+    }
+    // A director's forfeit is a forfeit whatever the scores stood at.
+    if let EndReason::Forfeit(seat) = outcome.reason
+        && seat < 2
+    {
+        return Some(GameResult::Forfeit { winner: 1 - seat });
     }
     let (a, b) = (outcome.scores[0], outcome.scores[1]);
     match outcome.winners.as_slice() {

@@ -44,7 +44,7 @@ pub(crate) async fn follow_results(
     }
 }
 
-/// Enter one ended game's result, if it is a tournament's.
+/// Enter one ended game's result, if it is a tournament's and its pairing has none yet.
 async fn enter_game(state: &AppState, id: uuid::Uuid) -> Result<(), Status> {
     let snapshot = state.host.snapshot(&id.to_string()).await.map_err(errors::host)?;
     let Some(slug) = snapshot.labels().iter().find(|(k, _)| k == "tournament").map(|(_, v)| v.clone()) else {
@@ -52,34 +52,37 @@ async fn enter_game(state: &AppState, id: uuid::Uuid) -> Result<(), Status> {
     };
     let Some(result) = snapshot.game().outcome().and_then(record::game_result) else { return Ok(()) };
     let id = id.to_string();
-    change(state, &slug, |rec| {
-        enter(rec, &id, result);
-        Ok(())
-    })
-    .await
+    let held = super::hold(state, &slug).await;
+    let (record, _) = load(state, &slug).await?;
+    if !waits_for(&record, &id) {
+        return Ok(());
+    }
+    change(state, &held, |rec| enter(rec, &id, result).map(|_| ())).await
+}
+
+/// Whether the pairing whose game is `game_id` waits for its result.
+fn waits_for(rec: &Record, game_id: &str) -> bool {
+    rec.t()
+        .divisions
+        .iter()
+        .flat_map(|d| d.rounds.iter().flat_map(|r| r.pairings.iter()))
+        .any(|p| p.game_id == game_id && !p.done)
 }
 
 /// Enter `result` for the pairing whose game is `game_id`, unless it has its result already.
-fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult) -> bool {
+fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult) -> Result<bool, Status> {
     for d in 0..rec.t().divisions.len() {
         for k in 0..rec.t().divisions[d].rounds.len() {
             let found = rec.t().divisions[d].rounds[k].pairings.iter().position(|p| p.game_id == game_id);
             let Some(i) = found else { continue };
             if rec.t().divisions[d].rounds[k].pairings[i].done {
-                return false;
+                return Ok(false);
             }
-            let mut pure = rec.pure(d);
-            if pure.record(k, i, result, false).is_err() {
-                return false;
-            }
-            rec.write_round(d, k, &pure);
-            let division = rec.t().divisions[d].name.clone();
-            let detail = detail(rec, d, &rec.t().divisions[d].rounds[k].pairings[i]);
-            rec.event("result", &division, k as u32 + 1, i as u32 + 1, detail);
-            return true;
+            rec.enter_result(d, k, i, result, false, "")?;
+            return Ok(true);
         }
     }
-    false
+    Ok(false)
 }
 
 /// Enter the results of the tournament's games that ended without this server hearing it: a
@@ -105,9 +108,10 @@ pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, St
     if found.is_empty() {
         return Ok(record);
     }
-    change(state, slug, |rec| {
+    let held = super::hold(state, slug).await;
+    change(state, &held, |rec| {
         for (id, result) in &found {
-            enter(rec, id, *result);
+            enter(rec, id, *result)?;
         }
         Ok(rec.clone())
     })
