@@ -342,7 +342,7 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
         e,
         (
             Code::InvalidArgument,
-            "divisions[0].players[1].name: no word of a name is a number (TSH reads it as the rating)".into()
+            "divisions[0].players[1].name: no word of a name starts with a digit (TSH reads it as the rating)".into()
         )
     );
     let mut fontes = club("other", four(), &methods);
@@ -351,7 +351,10 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
     let e = refused(t.create_tournament(authed(fontes, DIRECTOR)).await);
     assert_eq!(
         e,
-        (Code::InvalidArgument, "divisions[0].rounds[0].fontes_rounds: 2: an odd number of rounds".into())
+        (
+            Code::InvalidArgument,
+            "divisions[0].rounds[0].fontes_rounds: 2: an odd number of rounds, at most 100".into()
+        )
     );
     let e = refused(t.get_tournament(pb::GetTournamentRequest { slug: "nope".into() }).await);
     assert_eq!(e, (Code::NotFound, "no tournament \"nope\"".into()));

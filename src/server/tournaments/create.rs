@@ -132,7 +132,10 @@ fn check_slug(field: &str, name: &str) -> Result<(), Status> {
 /// Room for `more` players in a division of `players`: the same bound at every way in.
 pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
     if !(2..=MAX_PLAYERS).contains(&players) {
-        return Err(errors::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}")));
+        return Err(errors::bad_field(
+            field,
+            format!("{players} players: a division has 2 to {MAX_PLAYERS}"),
+        ));
     }
     Ok(())
 }
@@ -140,7 +143,10 @@ pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
 /// A tournament's divisions: the same bound at creation and at ImportTsh.
 fn check_divisions(field: &str, divisions: usize) -> Result<(), Status> {
     if !(1..=MAX_DIVISIONS).contains(&divisions) {
-        return Err(errors::bad_field(field, format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}")));
+        return Err(errors::bad_field(
+            field,
+            format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}"),
+        ));
     }
     Ok(())
 }
@@ -347,7 +353,9 @@ pub(super) async fn start_round(
             .collect();
         let game = crate::game::Game::new(config).map_err(errors::game)?;
         match state.host.create(Some(id), game, seats, Some(delay), None, labels).await {
-            Ok(_) | Err(HostError::GameExists(_)) => made.push(((p.number, p.first, p.second), id.to_string())),
+            Ok(_) | Err(HostError::GameExists(_)) => {
+                made.push(((p.number, p.first, p.second), id.to_string()))
+            }
             Err(e) => return Err(errors::host(e)),
         }
     }
@@ -361,7 +369,8 @@ pub(super) async fn start_round(
                 match made.iter().find(|(pair, _)| *pair == (p.number, p.first, p.second)) {
                     Some((_, id)) => p.game_id = id.clone(),
                     None => {
-                        changed = Some(round.pairings.iter().map(|p| (p.number, p.first, p.second)).collect());
+                        changed =
+                            Some(round.pairings.iter().map(|p| (p.number, p.first, p.second)).collect());
                         return Err(Status::aborted(format!(
                             "round {}'s pairings changed on another replica while it started: ask again",
                             r.round
@@ -390,15 +399,23 @@ pub(super) async fn start_round(
                 answer.round.iter().flat_map(|r| r.pairings.iter().map(|p| &p.game_id)).collect();
             made.iter().map(|(_, id)| id).filter(|id| !held.contains(id)).collect()
         }
-        (Err(_), Some(pairs)) => made.iter().filter(|(pair, _)| !pairs.contains(pair)).map(|(_, id)| id).collect(),
+        (Err(_), Some(pairs)) => {
+            made.iter().filter(|(pair, _)| !pairs.contains(pair)).map(|(_, id)| id).collect()
+        }
         (Err(_), None) => Vec::new(),
     };
     for id in orphans {
         let void = pb::set_result_request::Result::Void(pb::Void {});
         let reason = "its tournament pairing changed before the round started";
-        if let Err(e) =
-            super::super::directors::end_tournament_game(state.clone(), metadata, id, void, reason, String::new())
-                .await
+        if let Err(e) = super::super::directors::end_tournament_game(
+            state.clone(),
+            metadata,
+            id,
+            void,
+            reason,
+            String::new(),
+        )
+        .await
         {
             tracing::warn!(game = %id, error = %e, "a game made for a changed pairing was not voided");
         }
@@ -461,11 +478,16 @@ pub(super) async fn import_tsh(
         let mut rounds: Vec<pb::TournamentRound> = (0..played)
             .map(|k| {
                 let lines = division.rounds[k].pairings.as_deref().unwrap_or_default();
-                let started = lines.iter().any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
+                let started = lines
+                    .iter()
+                    .any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
                     || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
                 pb::TournamentRound {
                     number: k as u32 + 1,
-                    spec: Some(pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }),
+                    spec: Some(pb::RoundSpec {
+                        method: pb::PairingMethod::Manual as i32,
+                        ..Default::default()
+                    }),
                     paired: true,
                     started,
                     pairings: Vec::new(),

@@ -10,8 +10,8 @@ mod results;
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
-use record::Record;
 use dawgref_tournament::GameResult;
+use record::Record;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::Stream;
@@ -292,7 +292,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 None => {
                     let seat = u32::from(line.first != r.player);
                     let end = pb::set_result_request::Result::Forfeit(seat);
-                    let rid = derived_request_id(&r.slug, &["withdraw", &r.division, &id.to_string(), &r.request_id]);
+                    let rid = derived_request_id(
+                        &r.slug,
+                        &["withdraw", &r.division, &id.to_string(), &r.request_id],
+                    );
                     super::directors::end_tournament_game(
                         self.state.clone(),
                         request.metadata(),
@@ -426,9 +429,19 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let (d, k, i, result) = hand_result(&rec, &r)?;
         // Checked on a copy first: a result the division refuses ends no game.
         rec.clone().enter_result(d, k, i, result, r.correct, "")?;
-        // A pairing's game ends with the director's result, so the two say the same.
+        // A pairing's game in play ends with the director's result, so the two say the same. A
+        // game over is final: its own result is the pairing's until a director corrects it, and
+        // a correction is the tournament's alone.
         let game_id = rec.t().divisions[d].rounds[k].pairings[i].game_id.clone();
-        if !game_id.is_empty() {
+        let over = !game_id.is_empty()
+            && self.state.host.snapshot(&game_id).await.is_ok_and(|s| s.game().outcome().is_some());
+        if over && !r.correct {
+            return Err(errors::precondition(format!(
+                "round {}'s pairing {}: its game is over and its result enters from it (correct replaces it)",
+                r.round, r.pairing
+            )));
+        }
+        if !game_id.is_empty() && !over {
             let end = match result {
                 GameResult::Scores([a, b]) => {
                     pb::set_result_request::Result::Adjudicated(pb::Adjudicated { scores: vec![a, b] })
@@ -497,7 +510,10 @@ fn derived_request_id(slug: &str, parts: &[&str]) -> String {
 
 /// RecordResult's division, round, line and result, checked against the record: INVALID_ARGUMENT
 /// naming the field for what is not there or out of bounds.
-fn hand_result(rec: &Record, r: &pb::RecordResultRequest) -> Result<(usize, usize, usize, GameResult), Status> {
+fn hand_result(
+    rec: &Record,
+    r: &pb::RecordResultRequest,
+) -> Result<(usize, usize, usize, GameResult), Status> {
     let d = rec.division(&r.division)?;
     let k = rec.round(d, r.round)?;
     let round = &rec.t().divisions[d].rounds[k];

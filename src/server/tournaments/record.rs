@@ -97,7 +97,10 @@ impl Record {
                 name: p.name.clone(),
                 rating: p.rating,
                 withdrawn: p.withdrawn,
-                bot: p.bot.and_then(|l| super::super::convert::bot_from(l).ok()).map(|l| l.name().to_string()),
+                bot: p
+                    .bot
+                    .and_then(|l| super::super::convert::bot_from(l).ok())
+                    .map(|l| l.name().to_string()),
             })
             .collect();
         let methods: Vec<Method> = div.rounds.iter().map(|r| method(r.spec.as_ref())).collect();
