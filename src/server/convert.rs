@@ -118,7 +118,7 @@ fn direction_to(d: Direction) -> pb::Direction {
 pub fn board_to(board: &Board) -> pb::Board {
     let a = board.rules().alphabet;
     let grid = board.grid();
-    let rows = grid.chunks(board.size()).map(|row| row.iter().map(|&t| a.tile_text(t)).collect()).collect();
+    let rows = grid.chunks(board.size()).map(|row| a.write_tiles(row.iter().copied())).collect();
     pb::Board { rows, grid: grid.to_vec() }
 }
 

@@ -411,9 +411,33 @@ impl Alphabet {
         Ok(self.parse_tiles(word)?.into_iter().map(|(l, _)| l).collect())
     }
 
-    /// Render letter indexes as an upper-case word, in notation (`[CH]`).
+    /// Render letter indexes as an upper-case word, in notation (`[CH]`), read back as the same
+    /// letters ([`Alphabet::write_tiles`]).
     pub fn word_string(self, letters: &[Letter]) -> String {
-        letters.iter().map(|&l| self.letter_text(l)).collect()
+        self.write_tiles(letters.iter().map(|&l| tile(l, false)))
+    }
+
+    /// Tiles as notation (`.` for an empty square or a tile played through), written so that
+    /// reading the text back gives the same tiles: a tile of one character is bracketed where
+    /// it and the text after it would read as a longer tile (Spanish `R` then `R` is `[R]R`, not
+    /// the tile `RR`; Catalan `N` then `Y` is `[N]Y`). Alphabets whose tiles are all one character
+    /// and have no longer spelling write each tile as it is.
+    pub fn write_tiles(self, tiles: impl IntoIterator<Item = Tile>) -> String {
+        let texts: Vec<&'static str> = tiles.into_iter().map(|t| self.tile_text(t)).collect();
+        if self.0.longest == 1 {
+            return texts.concat();
+        }
+        // Right to left, so that each tile is judged against the text that really follows it.
+        let mut suffix = String::new();
+        for &text in texts.iter().rev() {
+            let single = text != "." && text.chars().count() == 1;
+            let joined = format!("{text}{suffix}");
+            let merges = single
+                && self.0.starts_long.contains(&upper_char(text.chars().next().unwrap_or(' ')))
+                && self.next_tile(&joined).is_ok_and(|(_, _, used)| used != text.len());
+            suffix = if merges { format!("[{text}]{suffix}") } else { format!("{text}{suffix}") };
+        }
+        suffix
     }
 
     /// The alphabet as text, for a compiled lexicon to carry: its name, then a line per tile

@@ -280,5 +280,5 @@ pub fn square_name(row: usize, col: usize) -> String {
 
 /// Render a play's tiles as notation letters (`.` for played-through).
 pub fn tiles_text(alphabet: Alphabet, tiles: &[Tile]) -> String {
-    tiles.iter().map(|&t| alphabet.tile_text(t)).collect()
+    alphabet.write_tiles(tiles.iter().copied())
 }

@@ -298,22 +298,15 @@ pub fn write(cgp: &Cgp) -> String {
     let n = cgp.size();
     let mut rows = Vec::with_capacity(n);
     for r in 0..n {
+        // Runs of empty squares as their counts, runs of tiles written to read back as themselves.
         let mut s = String::new();
-        let mut run = 0;
-        for c in 0..n {
-            let t = cgp.grid[r * n + c];
-            if t == EMPTY {
-                run += 1;
-                continue;
+        let row = &cgp.grid[r * n..(r + 1) * n];
+        for run in row.chunk_by(|a, b| (*a == EMPTY) == (*b == EMPTY)) {
+            if run[0] == EMPTY {
+                s.push_str(&run.len().to_string());
+            } else {
+                s.push_str(&alphabet.write_tiles(run.iter().copied()));
             }
-            if run > 0 {
-                s.push_str(&run.to_string());
-                run = 0;
-            }
-            s.push_str(alphabet.tile_text(t));
-        }
-        if run > 0 {
-            s.push_str(&run.to_string());
         }
         rows.push(s);
     }

@@ -208,7 +208,7 @@ pub fn format_play(play: &Play, alphabet: Alphabet) -> String {
     let mut out = String::with_capacity(4 + 2 * play.tiles().len());
     push_coordinate(&mut out, play.dir, play.row as usize, play.col as usize);
     out.push(' ');
-    out.extend(play.tiles().iter().map(|&t| alphabet.tile_text(t)));
+    out.push_str(&alphabet.write_tiles(play.tiles().iter().copied()));
     out
 }
 

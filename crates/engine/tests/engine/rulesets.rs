@@ -14,6 +14,7 @@ use dawgref_engine::rack::Rack;
 use dawgref_engine::rulebook::{self, Premium, RulesetKind};
 use dawgref_engine::rules::Ruleset;
 use dawgref_engine::score::evaluate;
+use proptest::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -257,14 +258,23 @@ fn digraphs_split_by_the_longest_label_unless_the_word_list_brackets_them() {
     assert_eq!(word("ANYS").len(), 3);
     assert_eq!(word("A[N]YS").len(), 4);
     assert!(lex.contains(&word("ANYS")) && lex.contains(&word("A[N]YS")));
-    assert_eq!(alphabet.word_string(&word("A[N]YS")), "ANYS");
+    // Written to read back as the same tiles: N then Y bracketed, the tile NY too.
+    assert_eq!(alphabet.word_string(&word("A[N]YS")), "A[N]YS");
     assert_eq!(alphabet.word_string(&word("ANYS")), "A[NY]S");
+    for w in ["A[N]YS", "ANYS", "NYN", "[N]Y[N]"] {
+        assert_eq!(word(&alphabet.word_string(&word(w))), word(w), "{w}");
+    }
     // Spanish: CH, LL and RR are tiles, read from plain text and from FISE's 1, 2, 3.
     let es = kind("spanish").alphabet();
     let chillar = es.parse_word("chillar").unwrap();
     assert_eq!(chillar.len(), 5);
     assert_eq!(es.parse_word("1I2AR").unwrap(), chillar);
     assert_eq!(es.word_string(&chillar), "[CH]I[LL]AR");
+    // Two single R tiles, a C before an H, an L before an L: bracketed, so they read back alone.
+    let singles = es.parse_word("[R][R]A[C]H[L]L").unwrap();
+    assert_eq!(singles.len(), 7);
+    assert_eq!(es.word_string(&singles), "[R]RA[C]H[L]L");
+    assert_eq!(es.parse_word(&es.word_string(&singles)).unwrap(), singles);
     assert_eq!(es.word_label(&chillar), "CHILLAR");
 }
 
@@ -417,4 +427,42 @@ fn word_study_reads_tiles_of_two_letters() {
     assert!(read_query("pattern", "CO[L·L", 0, alphabet).is_err());
     let q = read_query("hooks", "col·l", 0, alphabet).unwrap();
     assert!(!find(lex.dawg(), &rules, &q, Order::Alphabet, 10).valid);
+}
+
+/// A ruleset's tiles, blanks among them, as tile bytes.
+fn tiles_of(kind: RulesetKind) -> impl Strategy<Value = Vec<u8>> {
+    let letters = kind.alphabet().len() as u8;
+    prop::collection::vec((0..letters, prop::bool::weighted(0.2)), 0..24)
+        .prop_map(|v| v.into_iter().map(|(l, b)| tile(l, b)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Every run of tiles the server writes (a play, a rack, a word, a CGP row) reads back as the
+    /// same tiles, in every shipped ruleset: where one tile's text and the next's would spell a
+    /// longer tile (Spanish R R, C H, L L; Catalan N Y, L·L), the first is bracketed.
+    #[test]
+    fn every_run_of_tiles_written_reads_back_as_the_same_tiles(
+        ruleset in 0usize..64,
+        seed_tiles in tiles_of(kind("spanish")),
+        catalan in tiles_of(kind("catalan")),
+        any_tiles in prop::collection::vec((0u8..64, any::<bool>()), 0..24),
+    ) {
+        let all = RulesetKind::all();
+        let chosen = all[ruleset % all.len()];
+        let letters = chosen.alphabet().len() as u8;
+        let mixed: Vec<u8> = any_tiles.iter().map(|&(l, b)| tile(l % letters, b)).collect();
+        for (kind, tiles) in [(kind("spanish"), seed_tiles), (kind("catalan"), catalan), (chosen, mixed)] {
+            let a = kind.alphabet();
+            let text = a.write_tiles(tiles.iter().copied());
+            let back: Vec<u8> = a
+                .parse_tiles(&text)
+                .unwrap()
+                .into_iter()
+                .map(|(l, b)| tile(l, b))
+                .collect();
+            prop_assert_eq!(&back, &tiles, "{} {:?}", kind, text);
+        }
+    }
 }
