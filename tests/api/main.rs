@@ -19,6 +19,7 @@ mod server_directors;
 mod server_endgame;
 mod server_finished_games;
 mod server_gcg_round_trip;
+mod server_gcg_views;
 mod server_human_vs_bot;
 mod server_import;
 mod server_list_games;

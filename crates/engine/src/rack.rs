@@ -35,7 +35,8 @@ impl Rack {
 
     /// Upper-case letters in alphabet order, then `?` per blank.
     pub fn to_string(&self, alphabet: Alphabet) -> String {
-        let letters = (0..alphabet.len()).flat_map(|l| std::iter::repeat_n(l as Letter, self.counts[l] as usize));
+        let letters =
+            (0..alphabet.len()).flat_map(|l| std::iter::repeat_n(l as Letter, self.counts[l] as usize));
         let mut s = alphabet.word_string(&letters.collect::<Vec<Letter>>());
         for _ in 0..self.blanks {
             s.push('?');

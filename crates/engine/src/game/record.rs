@@ -145,6 +145,9 @@ fn director_note(e: &super::Event, nick: &str, alphabet: Alphabet, verdicts: boo
         }
         EventKind::TurnUndone { .. } => format!("{director} the last turn was taken back"),
         EventKind::Note { text } => format!("{director} {}", one_line(text)),
+        // GCG has no move line for these; a reader of ours takes the resignation back in.
+        EventKind::Resign => format!("{nick} resigned"),
+        EventKind::OutOfTime => format!("{nick} lost on time"),
         EventKind::Challenged { acceptable, words, .. } => {
             let verdict = if *acceptable { "acceptable" } else { "not acceptable" };
             if verdicts {
@@ -332,19 +335,23 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
 /// Эрудит).
 pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules::RulesetKind {
     use crate::rules::RulesetKind;
-    if let Some(alphabet) = lexicon {
-        // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
-        if let Some(kind) = RulesetKind::of_alphabet(alphabet) {
-            return kind;
-        }
-    }
+    // The record's own word first (Super English and English share a lexicon: only the record
+    // can tell them apart), when it agrees with the lexicon's tiles.
     let described = record.pragmas.iter().filter(|(k, _)| k == "description").find_map(|(_, v)| {
         let mut words = v.split_whitespace();
         words.find(|w| *w == "ruleset")?;
         words.next()?.parse::<RulesetKind>().ok()
     });
-    if let Some(kind) = described {
+    if let Some(kind) = described
+        && lexicon.is_none_or(|a| a == kind.alphabet())
+    {
         return kind;
+    }
+    if let Some(alphabet) = lexicon {
+        // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
+        if let Some(kind) = RulesetKind::of_alphabet(alphabet) {
+            return kind;
+        }
     }
     let cyrillic = record.moves.iter().any(|m| {
         let text = match &m.kind {
@@ -480,6 +487,9 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
         match &m.kind {
             MoveKind::Play { coordinate, word } => {
                 let play = replay_play(game.board(), alphabet, coordinate, word).map_err(fail)?;
+                if m.rack.is_none() {
+                    rack_for_hidden(&mut game, seat, &play).map_err(fail)?;
+                }
                 game.act(seat, Action::Play(play), now).map_err(|e| fail(e.to_string()))?;
             }
             MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| fail(e.to_string()))?,
@@ -519,5 +529,48 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
             MoveKind::EndRack { .. } | MoveKind::TimePenalty => {}
         }
     }
+    if let Some(nick) = &rec.resigned
+        && !game.is_over()
+    {
+        let fail = |reason: String| ImportError { line: rec.moves.last().map_or(0, |m| m.line), reason };
+        let seat = seat_of(nick)
+            .ok_or_else(|| fail(format!("unknown player {:?} resigned", crate::text::clip(nick))))?;
+        game.act(seat, Action::Resign, now + 1000).map_err(|e| fail(e.to_string()))?;
+    }
     Ok(game)
+}
+
+/// The tiles a play lays, as a rack (a blank as a blank).
+fn laid_of(play: &Play) -> Rack {
+    let mut laid = Rack::new();
+    for &t in play.tiles().iter().filter(|&&t| t != crate::alphabet::EMPTY) {
+        laid.add_tile(t);
+    }
+    laid
+}
+
+/// A play's line that shows no rack (a player's or a watcher's record: the others' racks are
+/// hidden): the rack it was played from is unknown, so the seat is given the tiles the play
+/// lays, kept beside as many of its current tiles as still fit. The bag's tiles stay counted.
+fn rack_for_hidden(game: &mut Game, seat: usize, play: &Play) -> Result<(), String> {
+    let alphabet = game.config().rules.alphabet;
+    let laid = laid_of(play);
+    let mut rest = game.rack(seat).copied().unwrap_or_default();
+    if rest.contains(&laid) {
+        return Ok(());
+    }
+    for &t in play.tiles().iter().filter(|&&t| t != crate::alphabet::EMPTY) {
+        rest.take_tile(t);
+    }
+    let mut rack = laid;
+    for t in rest.tiles() {
+        if rack.len() >= game.config().rules.rack_size {
+            break;
+        }
+        match t {
+            Some(l) => rack.add(l),
+            None => rack.add_blank(),
+        }
+    }
+    game.stack_rack(seat, &rack).map_err(|e| format!("{e} (the play {})", format_play(play, alphabet)))
 }

@@ -26,6 +26,9 @@ pub struct Record {
     /// Other `#` lines, kept in order (`#note` lines excluded).
     pub pragmas: Vec<(String, String)>,
     pub moves: Vec<MoveLine>,
+    /// The player a `#note NICK resigned` line names (dawgref writes it where a game ended by
+    /// resignation; GCG has no move line for it).
+    pub resigned: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +145,11 @@ pub fn parse(text: &str) -> Result<Record, GcgError> {
                 rec.players[n - 1] = Player { nick, name };
             } else if key == "lexicon" {
                 rec.lexicon = Some(value);
-            } else if key != "note" {
+            } else if key == "note" {
+                if let [nick, "resigned"] = value.split_whitespace().collect::<Vec<_>>()[..] {
+                    rec.resigned = Some(nick.to_string());
+                }
+            } else {
                 rec.pragmas.push((key, value));
             }
             continue;
