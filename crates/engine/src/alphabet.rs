@@ -242,10 +242,28 @@ impl Alphabet {
             spellings.keys().filter(|k| k.chars().count() > 1).filter_map(|k| k.chars().next()).collect();
         starts_long.sort_unstable();
         starts_long.dedup();
-        let classic_id = match labels.join("").as_str() {
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZ" => Some(1),
-            "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" => Some(2),
-            "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" => Some(3),
+        // A classic alphabet is all of it (labels, vowels, other spellings, blank forms), not
+        // its labels: French's A–Z with É for E is not English, and its files say so.
+        let whole: Vec<String> = specs
+            .iter()
+            .map(|s| {
+                let mut t = s.label.clone();
+                if s.vowel {
+                    t.push('*');
+                }
+                if !s.aliases.is_empty() {
+                    t += &format!("({})", s.aliases.join(" "));
+                }
+                if let Some(b) = &s.blank_label {
+                    t += &format!("{{{b}}}");
+                }
+                t
+            })
+            .collect();
+        let classic_id = match whole.join(" ").as_str() {
+            "A* B C D E* F G H I* J K L M N O* P Q R S T U* V W X Y Z" => Some(1),
+            "А* Б В Г Д Е* Ё* Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => Some(2),
+            "А* Б В Г Д Е*(Ё) Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => Some(3),
             _ => None,
         };
         let letters = Letters {

@@ -466,3 +466,29 @@ proptest! {
         }
     }
 }
+
+/// Every shipped ruleset's compiled lexicon file reads back in that ruleset's alphabet (all of
+/// it: French's A–Z with É is not English's) and with the same words; only the classic three are
+/// written as version 1.
+#[test]
+fn every_rulesets_lexicon_file_reads_back_in_its_own_alphabet() {
+    for kind in RulesetKind::all() {
+        let a = kind.alphabet();
+        let labels: Vec<&str> = (0..a.len() as u8).map(|l| a.label(l)).collect();
+        let words: Vec<String> = labels.windows(3).map(|w| w.concat().to_lowercase()).collect();
+        let text: String = words.iter().map(|w| format!("{w}\n")).collect();
+        let (lex, _) = Lexicon::compile("x", &text, a).unwrap();
+        let bytes = lex.to_bytes();
+        let back = Lexicon::load("x", &bytes, None).unwrap();
+        assert_eq!(back.alphabet(), a, "{kind}");
+        assert_eq!(back.checksum(), lex.checksum(), "{kind}");
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let classic = RulesetKind::classic().contains(&kind) || a == Alphabet::english();
+        assert_eq!(version, if classic { 1 } else { 2 }, "{kind}");
+    }
+    let fr = kind("french").alphabet();
+    let (lex, _) = Lexicon::compile("fr", "été\nmême\n", fr).unwrap();
+    let back = Lexicon::load("fr", &lex.to_bytes(), None).unwrap();
+    assert_eq!(back.alphabet().name(), "french");
+    assert_eq!(back.contains_str("ÉTÉ"), Ok(true));
+}
