@@ -20,9 +20,11 @@ pub enum GcgCommand {
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Ruleset of the records (english, russian, erudit).
-        #[arg(long, default_value = "english")]
-        ruleset: RulesetKind,
+        /// Ruleset of the records, by any shipped ruleset's name (english, russian, erudit,
+        /// catalan, dutch, french, german, norwegian, polish, spanish, swedish, super-english).
+        /// Default: the one each record names, else the one its letters are.
+        #[arg(long)]
+        ruleset: Option<RulesetKind>,
         /// Also look every word up in this lexicon and list those it lacks.
         #[arg(long, conflicts_with = "no_words")]
         lexicon: Option<String>,
@@ -52,15 +54,35 @@ pub enum GcgCommand {
 
 fn lexicon_for(spec: Option<&str>, kind: RulesetKind) -> Result<Lexicon, Box<dyn std::error::Error>> {
     let rules = Ruleset::new(kind);
-    Ok(catalog::resolve(spec.unwrap_or(rules.default_lexicon), Some(kind.alphabet()))?.lexicon)
+    let name = match spec {
+        Some(name) => name,
+        None if rules.default_lexicon.is_empty() => {
+            return Err(
+                format!("the {kind} ruleset has no lexicon of its own: name one with --lexicon").into()
+            );
+        }
+        None => rules.default_lexicon,
+    };
+    Ok(catalog::resolve(name, Some(kind.alphabet()))?.lexicon)
+}
+
+/// The lexicon a record is checked against: the one named, else its ruleset's. A ruleset with
+/// none (its words are not looked up then) gets a stand-in of one word in its tiles: the replay
+/// keeps cross-sets with a lexicon, and scores do not depend on which.
+fn check_lexicon(spec: Option<&str>, kind: RulesetKind) -> Result<Lexicon, Box<dyn std::error::Error>> {
+    if spec.is_none() && Ruleset::new(kind).default_lexicon.is_empty() {
+        let a = kind.alphabet();
+        let word = a.word_string(&[0, 0]).to_lowercase();
+        return Ok(Lexicon::compile("none", &word, a)?.0);
+    }
+    lexicon_for(spec, kind)
 }
 
 pub fn run(cmd: GcgCommand) -> CliResult {
     match cmd {
         GcgCommand::Check { files, ruleset, lexicon, no_words } => {
             let words = lexicon.is_some() && !no_words;
-            let lex = lexicon_for(lexicon.as_deref(), ruleset)?;
-            let rules = Arc::new(Ruleset::new(ruleset));
+            let mut lexicons: Vec<(RulesetKind, Lexicon)> = Vec::new();
             let mut all_ok = true;
             for f in &files {
                 let text = match std::fs::read_to_string(f) {
@@ -79,7 +101,16 @@ pub fn run(cmd: GcgCommand) -> CliResult {
                         continue;
                     }
                 };
-                let report = check_record_with(&rec, rules.clone(), &lex, words);
+                let kind = ruleset.unwrap_or_else(|| dawgref::game::record::guess_ruleset(&rec, None));
+                let at = match lexicons.iter().position(|(k, _)| *k == kind) {
+                    Some(at) => at,
+                    None => {
+                        lexicons.push((kind, check_lexicon(lexicon.as_deref(), kind)?));
+                        lexicons.len() - 1
+                    }
+                };
+                let lex = &lexicons[at].1;
+                let report = check_record_with(&rec, Arc::new(Ruleset::new(kind)), lex, words);
                 if report.mismatches.is_empty() {
                     let finals: Vec<String> = report.finals.iter().map(|(n, s)| format!("{n} {s}")).collect();
                     println!("{} ok {}", f.display(), finals.join(" "));

@@ -71,8 +71,9 @@ pub struct ServeArgs {
     lease_ms: u64,
     /// Cache of compiled lexicons ("" to compile at every start; default: `lexicons` in the data
     /// directory, none with `:memory:`).
-    #[arg(long, env = "DAWGREF_LEXICON_CACHE")]
-    lexicon_cache: Option<PathBuf>,
+    // Read as an OsString: clap's path parser refuses the empty value this option documents.
+    #[arg(long, env = "DAWGREF_LEXICON_CACHE", value_parser = clap::value_parser!(std::ffi::OsString))]
+    lexicon_cache: Option<std::ffi::OsString>,
     /// Live games held at most.
     #[arg(long, env = "DAWGREF_MAX_GAMES", default_value_t = 100_000)]
     max_games: usize,
@@ -202,8 +203,8 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
         rulesets: args.rulesets.clone(),
         word_lists: args.word_lists.clone(),
         lexicon_cache: match &args.lexicon_cache {
-            Some(dir) if dir.as_os_str().is_empty() => None,
-            Some(dir) => Some(dir.clone()),
+            Some(dir) if dir.is_empty() => None,
+            Some(dir) => Some(PathBuf::from(dir)),
             None if args.data_dir.as_os_str() == ":memory:" => None,
             None => Some(args.data_dir.join("lexicons")),
         },

@@ -2,6 +2,7 @@
 //! One test binary of several modules (a cold `scripts/test` links a handful of binaries).
 
 mod cli_analyze;
+mod cli_gcg;
 mod cli_gen;
 mod cli_lexicon;
 mod cli_match;

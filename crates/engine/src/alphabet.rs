@@ -262,8 +262,12 @@ impl Alphabet {
             .collect();
         let classic_id = match whole.join(" ").as_str() {
             "A* B C D E* F G H I* J K L M N O* P Q R S T U* V W X Y Z" => Some(1),
-            "А* Б В Г Д Е* Ё* Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => Some(2),
-            "А* Б В Г Д Е*(Ё) Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => Some(3),
+            "А* Б В Г Д Е* Ё* Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => {
+                Some(2)
+            }
+            "А* Б В Г Д Е*(Ё) Ж З И* Й К Л М Н О* П Р С Т У* Ф Х Ц Ч Ш Щ Ъ Ы* Ь Э* Ю* Я*" => {
+                Some(3)
+            }
             _ => None,
         };
         let letters = Letters {
