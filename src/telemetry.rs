@@ -65,7 +65,10 @@ pub fn init(json: bool, otlp_endpoint: Option<&str>, sample_ratio: f64) -> Resul
     let lines = if json {
         tracing_subscriber::fmt::layer().json().with_filter(filter).boxed()
     } else {
-        tracing_subscriber::fmt::layer().with_filter(filter).boxed()
+        // Colours only for a person's terminal: a log written to a file or a pipe is plain text.
+        use std::io::IsTerminal;
+        let ansi = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        tracing_subscriber::fmt::layer().with_ansi(ansi).with_filter(filter).boxed()
     };
     let Some(endpoint) = otlp_endpoint else {
         tracing_subscriber::registry().with(lines).try_init().map_err(|e| e.to_string())?;

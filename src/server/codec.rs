@@ -16,7 +16,7 @@ use prost::Message;
 use prost::bytes::BufMut;
 use std::marker::PhantomData;
 use tonic::Status;
-use tonic::codec::{BufferSettings, Codec, EncodeBuf, Encoder};
+use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
 /// The first size of each call's encode and decode buffers.
 const BUFFER_BYTES: usize = 1024;
@@ -53,14 +53,38 @@ where
     type Encode = T;
     type Decode = U;
     type Encoder = ProstEncoder<T>;
-    type Decoder = tonic_prost::ProstDecoder<U>;
+    type Decoder = ProstDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
         ProstEncoder(PhantomData)
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        tonic_prost::ProstDecoder::new(buffer_settings())
+        ProstDecoder(PhantomData)
+    }
+}
+
+/// Decodes a `U`. Bytes that are not a `U` (a string that is not UTF-8, a truncated field) are
+/// the sender's mistake: INVALID_ARGUMENT, naming the field prost stopped at
+/// (`GetGameRequest.game_id: invalid string value: data is not UTF-8 encoded`), where
+/// tonic-prost answers INTERNAL.
+#[derive(Debug, Clone)]
+pub struct ProstDecoder<U>(PhantomData<U>);
+
+impl<U: Message + Default> Decoder for ProstDecoder<U> {
+    type Item = U;
+    type Error = Status;
+
+    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
+        U::decode(buf).map(Some).map_err(|e| {
+            let why = e.to_string();
+            let why = why.strip_prefix("failed to decode Protobuf message: ").unwrap_or(&why);
+            Status::invalid_argument(format!("the message is not valid protobuf: {why}"))
+        })
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        buffer_settings()
     }
 }
 

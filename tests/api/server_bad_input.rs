@@ -210,3 +210,31 @@ async fn the_game_header_is_only_a_hint() {
     let view = view_of(&mut g, pb::GetGameRequest { game_id: other }).await;
     assert_eq!(view.turn, 0, "the game the header named is untouched");
 }
+
+/// GetGameRequest's wire shape with its `game_id` as raw bytes, to send what is not UTF-8.
+#[derive(Clone, PartialEq, prost::Message)]
+struct RawGetGame {
+    #[prost(bytes = "vec", tag = "1")]
+    game_id: Vec<u8>,
+}
+
+/// Bytes that are not the request's message are the client's mistake: INVALID_ARGUMENT naming
+/// the field, never INTERNAL.
+#[tokio::test]
+async fn a_request_that_is_not_valid_protobuf_is_invalid_argument_naming_the_field() {
+    let srv = start().await;
+    let channel = tonic::transport::Channel::from_shared(srv.url.clone()).unwrap().connect().await.unwrap();
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/dawgref.v1.GamesService/GetGame");
+    let codec = tonic_prost::ProstCodec::<RawGetGame, pb::GetGameResponse>::default();
+    let request = tonic::Request::new(RawGetGame { game_id: vec![0xff, 0xfe, b'a'] });
+    let e = grpc.unary(request, path, codec).await.unwrap_err();
+    assert_eq!(
+        (e.code(), e.message()),
+        (
+            tonic::Code::InvalidArgument,
+            "the message is not valid protobuf: GetGameRequest.game_id: invalid string value: data is not UTF-8 encoded"
+        )
+    );
+}

@@ -109,3 +109,26 @@ async fn shutdown_ends_open_streams() {
         Ok(Some(e)) => panic!("unexpected event {e:?}"),
     }
 }
+
+/// The server's log written to a file is plain text: no terminal colour codes.
+#[tokio::test]
+async fn the_log_written_to_a_file_has_no_colour_codes() {
+    let dir = TempDir::new("plain-log");
+    let log = dir.0.join("server.log");
+    let (mut child, _) = common::binary::serve_on_free_port(|port| {
+        common::binary::serve(port)
+            .args(["--data-dir", ":memory:"])
+            .env("RUST_LOG", "info")
+            .env_remove("NO_COLOR")
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the server binary starts")
+    })
+    .await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("INFO"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+}

@@ -923,7 +923,7 @@ impl Search<'_> {
         // relative to the mover, so rehash both.
         hash ^= z.rack(0, &node.racks[0]) ^ z.rack(1, &node.racks[1]);
         hash ^= z.rack(0, &node.racks[1]) ^ z.rack(1, &c.left);
-        hash ^= z.zeros[node.zeros.min(15) as usize];
+        hash ^= z.zeros_key(node.zeros);
         hash ^= z.bag[node.bag_len.min(15)] ^ z.bag[c.bag_len.min(15)];
         match c.mv {
             Move::Play { play, .. } => {
@@ -933,12 +933,12 @@ impl Search<'_> {
                     hash ^= z.square(r * node.board.size() + col, t);
                 }
                 board.place(&placements, self.dawg);
-                hash ^= z.zeros[0];
+                hash ^= z.zeros_key(0);
                 Node { board, racks: [node.racks[1], c.left], zeros: 0, bag_len: c.bag_len, hash }
             }
             Move::Pass => {
                 let zeros = node.zeros + 1;
-                hash ^= z.zeros[zeros.min(15) as usize];
+                hash ^= z.zeros_key(zeros);
                 Node {
                     board: node.board.clone(),
                     racks: [node.racks[1], node.racks[0]],
@@ -1034,6 +1034,15 @@ impl Zobrist {
         }
     }
 
+    /// The key of a count of scoreless turns: a ruleset's limit has no upper bound, so a count
+    /// past the table's gets a key of its own drawn from it (never shared with another count).
+    fn zeros_key(&self, zeros: u32) -> u64 {
+        match self.zeros.get(zeros as usize) {
+            Some(&key) => key,
+            None => SplitMix64::new(self.zeros[0] ^ u64::from(zeros).rotate_left(32)).next_u64(),
+        }
+    }
+
     fn kind(t: Tile) -> usize {
         (t & !BLANK_BIT) as usize % 34 + if tile_is_blank(t) { 34 } else { 0 }
     }
@@ -1060,7 +1069,7 @@ impl Zobrist {
     fn position(&self, board: &Board, racks: &[Rack; 2], zeros: u32, bag_len: usize) -> u64 {
         let mut h = self.rack(0, &racks[0])
             ^ self.rack(1, &racks[1])
-            ^ self.zeros[zeros.min(15) as usize]
+            ^ self.zeros_key(zeros)
             ^ self.bag[bag_len.min(15)];
         for (sq, &t) in board.grid().iter().enumerate() {
             if t != EMPTY {
@@ -1112,5 +1121,14 @@ mod tests {
             let empty = Board::new(board.rules().clone());
             assert_eq!(TableMove::of(Some(Move::Play { play: through, score: 5 })).on(&empty), None);
         }
+    }
+
+    /// Scoreless-turn counts each have their own key, past 15 too (a ruleset's limit is
+    /// unbounded): positions that differ only there never share a table entry.
+    #[test]
+    fn every_count_of_scoreless_turns_has_its_own_key() {
+        let z = zobrist();
+        let keys: std::collections::HashSet<u64> = (0..1000).map(|n| z.zeros_key(n)).collect();
+        assert_eq!(keys.len(), 1000);
     }
 }
