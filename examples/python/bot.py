@@ -149,7 +149,7 @@ def play_tournament(channel, slug, token, patience):
     """Play each of the player's games as its round starts, until their rounds are all over."""
     stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
     auth = [("authorization", f"Bearer {token}")]
-    played, unreachable_since = set(), None
+    played, unreachable_since, last_waiting = set(), None, None
     while True:
         try:
             t = stub.GetTournament(tournaments_pb2.GetTournamentRequest(slug=slug), metadata=auth, timeout=10).tournament
@@ -176,7 +176,12 @@ def play_tournament(channel, slug, token, patience):
             place = next(s for s in division.standings if s.player == you.player)
             print(f"tournament over: {me.name} placed {place.rank} with {place.wins:g} wins, spread {place.spread:+d}")
             return
-        # Wait for the tournament's next event (a round started, a result), then look again.
+        # Say what it waits for (once each), then wait for the tournament's next event (a round
+        # started, a result) and look again.
+        waiting = next((r.number for r in division.rounds if not r.started), None)
+        if waiting is not None and waiting != last_waiting:
+            print(f"waiting for round {waiting} of division {you.division} (player {you.player}, {me.name})")
+            last_waiting = waiting
         watch = tournaments_pb2.WatchTournamentRequest(slug=slug, from_event=t.events)
         try:
             for _ in stub.WatchTournament(watch, metadata=auth):
@@ -187,6 +192,10 @@ def play_tournament(channel, slug, token, patience):
 
 
 def main():
+    # A line at a time, to a terminal or a log file alike: a bot's log shows what it does as it
+    # does it, not when it exits.
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", help="host:port of dawgref (default: the link's)")
     parser.add_argument("--game", help="a game link (…/games/<id>) or its id")

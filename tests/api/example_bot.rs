@@ -191,6 +191,18 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
             .join("\n---\n")
     };
     let started = Instant::now();
+    // Before round 1 each bot says what it waits for, in its log while it runs (a line at a
+    // time, not when it exits).
+    for (bot, log) in &mut bots {
+        while !std::fs::read_to_string(&*log)
+            .unwrap_or_default()
+            .contains("waiting for round 1 of division a (player ")
+        {
+            assert!(bot.try_wait().unwrap().is_none(), "a bot exited before round 1");
+            assert!(started.elapsed() < Duration::from_secs(120), "a bot's log is silent before round 1");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
     let mut from = 0;
     for round in 1..=3 {
         let pair =
