@@ -336,6 +336,7 @@ pub fn read_file(path: &Path) -> Result<Definition, RulebookError> {
 /// Parse a ruleset file's text. `dir` is where the files it names are read from (none: it may
 /// name none).
 pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, RulebookError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut b = Builder::new(file);
     let mut section = Section::Header;
     for (i, raw) in text.lines().enumerate() {
@@ -355,42 +356,76 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
             b.tile_line(line, n)?;
             continue;
         }
-        let number = |what: &str| -> Result<u32, RulebookError> {
-            rest.parse().map_err(|_| err(format!("{what} must be a whole number, not {rest:?}")))
+        let shown = crate::text::clip(rest);
+        let number = |what: &str, range: std::ops::RangeInclusive<u32>| -> Result<u32, RulebookError> {
+            let n: u32 =
+                rest.parse().map_err(|_| err(format!("{what} must be a whole number, not {shown:?}")))?;
+            if !range.contains(&n) {
+                return Err(err(format!("{what} {n}: {} to {}", range.start(), range.end())));
+            }
+            Ok(n)
+        };
+        // A value given twice is refused: the second line would silently replace the first.
+        if let Some(&once) = KEYS.iter().find(|k| **k == key)
+            && !matches!(once, "tiles" | "board" | "tiles-file" | "layout-file" | "leaves-file")
+        {
+            if let Some(first) = b.line_of(once) {
+                return Err(err(format!("a second {once} line (the first is line {first})")));
+            }
+            b.seen.push((once, n));
+        }
+        let word = |what: &str, w: &str| -> Result<String, RulebookError> {
+            if w.is_empty() || w.chars().count() > MAX_NAME_CHARS || w.chars().any(char::is_control) {
+                return Err(err(format!(
+                    "{what} {:?}: 1 to {MAX_NAME_CHARS} characters, no control characters",
+                    crate::text::clip(w)
+                )));
+            }
+            Ok(w.to_string())
         };
         match key {
-            "name" => b.name = Some(rest.to_lowercase()),
-            "also" => b.aliases.extend(rest.split_whitespace().map(str::to_lowercase)),
-            "alphabet" => b.alphabet_name = Some(rest.to_string()),
-            "lexicon" => b.lexicon = rest.to_string(),
-            "rack" => b.rack = number("rack")? as usize,
-            "bingo" => b.bingo = number("bingo")? as i32,
-            "blanks" => b.blanks = Some(number("blanks")?.min(255) as u8),
-            "exchange-minimum" => b.options.exchange_limit = number("exchange-minimum")?,
+            "name" => b.name = Some(word("name", rest)?.to_lowercase()),
+            "also" => {
+                let also: Vec<&str> = rest.split_whitespace().collect();
+                if also.len() > MAX_RULESET_ALIASES {
+                    return Err(err(format!("{} other names: at most {MAX_RULESET_ALIASES}", also.len())));
+                }
+                for a in also {
+                    b.aliases.push(word("also", a)?.to_lowercase());
+                }
+            }
+            "alphabet" => b.alphabet_name = Some(word("alphabet", rest)?),
+            "lexicon" => b.lexicon = word("lexicon", rest)?,
+            "rack" => b.rack = number("rack", 1..=7)? as usize,
+            "bingo" => b.bingo = number("bingo", 0..=MAX_BINGO)? as i32,
+            "blanks" => b.blanks = Some(number("blanks", 0..=MAX_BLANKS)? as u8),
+            "exchange-minimum" => {
+                b.options.exchange_limit = number("exchange-minimum", 0..=MAX_EXCHANGE_MINIMUM)?
+            }
             "scoreless-turns" => {
                 b.options.scoreless_turn_limit = match rest {
                     "twice-per-player" => ScorelessLimit::TwicePerPlayer,
-                    _ => ScorelessLimit::Turns(number("scoreless-turns")?),
+                    _ => ScorelessLimit::Turns(number("scoreless-turns", 1..=MAX_SCORELESS_TURNS)?),
                 }
             }
             "blank-value" => {
                 b.options.blank_value = match rest {
                     "zero" => BlankValue::Zero,
                     "letter" => BlankValue::LetterValue,
-                    _ => return Err(err(format!("blank-value is zero or letter, not {rest:?}"))),
+                    _ => return Err(err(format!("blank-value is zero or letter, not {shown:?}"))),
                 }
             }
             "repeated-words" => {
                 b.options.no_repeated_words = match rest {
                     "allowed" => false,
                     "refused" => true,
-                    _ => return Err(err(format!("repeated-words is allowed or refused, not {rest:?}"))),
+                    _ => return Err(err(format!("repeated-words is allowed or refused, not {shown:?}"))),
                 }
             }
             "start" => {
                 b.start = Some(
                     parse_square(rest)
-                        .ok_or_else(|| err(format!("start {rest:?} is not a square like 8H")))?,
+                        .ok_or_else(|| err(format!("start {shown:?} is not a square like 8H")))?,
                 )
             }
             "tiles" => section = Section::Tiles,
@@ -409,7 +444,13 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
                     _ => b.leaves = Some(text),
                 }
             }
-            _ => return Err(err(format!("unknown line {key:?} (expected one of: {})", KEYS.join(", ")))),
+            _ => {
+                return Err(err(format!(
+                    "unknown line {:?} (expected one of: {})",
+                    crate::text::clip(key),
+                    KEYS.join(", ")
+                )));
+            }
         }
     }
     b.finish()
@@ -484,9 +525,25 @@ struct Builder {
     marked_start: Option<(usize, usize)>,
     layout_given: bool,
     leaves: Option<String>,
+    /// The line each header key was given on (each is given once).
+    seen: Vec<(&'static str, usize)>,
 }
 
+/// Bounds of a ruleset file's values: every value is bounded, and every refusal names its line.
+const MAX_BLANKS: u32 = 20;
+const MAX_BINGO: u32 = 1000;
+const MAX_EXCHANGE_MINIMUM: u32 = 100;
+const MAX_SCORELESS_TURNS: u32 = 1000;
+/// Other names a ruleset may go by, and each one's length in characters.
+const MAX_RULESET_ALIASES: usize = 16;
+const MAX_NAME_CHARS: usize = 40;
+
 impl Builder {
+    /// The line `key` was first given on, if it was.
+    fn line_of(&self, key: &str) -> Option<usize> {
+        self.seen.iter().find(|(k, _)| *k == key).map(|&(_, n)| n)
+    }
+
     fn new(file: &str) -> Builder {
         Builder {
             file: file.to_string(),
@@ -509,6 +566,7 @@ impl Builder {
             marked_start: None,
             layout_given: false,
             leaves: None,
+            seen: Vec::new(),
         }
     }
 
@@ -562,12 +620,36 @@ impl Builder {
 
     /// Add a tile; an error is the message for its line.
     fn tile(&mut self, spec: TileSpec, count: i64, value: i64, n: usize) -> Result<(), String> {
+        let label = crate::text::clip(&spec.label);
         if !(0..=255).contains(&count) || !(0..=1000).contains(&value) {
-            return Err(format!("tile {}: count {count} or value {value} out of range", spec.label));
+            return Err(format!("tile {label}: count {count} or value {value} out of range"));
+        }
+        // What the alphabet would refuse, refused here, where the line is known.
+        for s in std::iter::once(&spec.label).chain(&spec.aliases).chain(&spec.blank_label) {
+            if s.is_empty()
+                || s.chars().count() > crate::alphabet::MAX_LABEL
+                || s.chars().any(|c| c.is_control() || c.is_whitespace() || "[]?*.()".contains(c))
+            {
+                return Err(format!(
+                    "tile {label}: {:?} is not a spelling (1 to {} characters, no control characters, none of [ ] ? * . ( ))",
+                    crate::text::clip(s),
+                    crate::alphabet::MAX_LABEL
+                ));
+            }
         }
         let upper: String = spec.label.to_uppercase();
         if let Some((_, _, _, first)) = self.tiles.iter().find(|(s, ..)| s.label.to_uppercase() == upper) {
-            return Err(format!("duplicate label {} (first on line {first})", spec.label));
+            return Err(format!("duplicate label {label} (first on line {first})"));
+        }
+        for s in std::iter::once(&spec.label).chain(&spec.aliases) {
+            let key = s.to_uppercase();
+            let taken = self
+                .tiles
+                .iter()
+                .find(|(t, ..)| std::iter::once(&t.label).chain(&t.aliases).any(|o| o.to_uppercase() == key));
+            if let Some((t, _, _, first)) = taken {
+                return Err(format!("{s} spells two tiles, {} (line {first}) and {label}", t.label));
+            }
         }
         if self.tiles.len() == MAX_LETTERS {
             return Err(format!("more than {MAX_LETTERS} tiles"));
@@ -580,6 +662,7 @@ impl Builder {
     /// letter distribution; `[CH]` brackets are taken off, `?` is the blank, a count of 0 is a
     /// letter only a blank can stand for.
     fn read_distribution(&mut self, text: &str, file: &str) -> Result<(), RulebookError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let err = |message: String| RulebookError { file: file.to_string(), line: Some(n), message };
@@ -607,7 +690,10 @@ impl Builder {
                 if self.blanks.is_some() {
                     return Err(err("a second blank line".into()));
                 }
-                self.blanks = Some(count.clamp(0, 255) as u8);
+                if !(0..=i64::from(MAX_BLANKS)).contains(&count) {
+                    return Err(err(format!("{count} blanks: 0 to {MAX_BLANKS}")));
+                }
+                self.blanks = Some(count as u8);
                 continue;
             }
             let spec = TileSpec {
@@ -729,7 +815,8 @@ impl Builder {
         };
         let start = match (self.marked_start, self.start) {
             (Some(_), Some(_)) if !self.layout_given => {
-                return Err(whole(
+                return Err(self.err(
+                    self.line_of("start"),
                     "the start square is given twice: by a start line and on the board".into(),
                 ));
             }
@@ -742,15 +829,16 @@ impl Builder {
             }
         };
         if start.0 >= size || start.1 >= size {
-            return Err(whole(format!(
-                "the start square (row {}, column {}) is off the {size}×{size} board",
-                start.0 + 1,
-                start.1 + 1
-            )));
+            return Err(self.err(
+                self.line_of("start"),
+                format!(
+                    "the start square (row {}, column {}) is off the {size}×{size} board",
+                    start.0 + 1,
+                    start.1 + 1
+                ),
+            ));
         }
-        if self.rack == 0 || self.rack > 7 {
-            return Err(whole(format!("a rack of {}: racks hold 1 to 7 tiles", self.rack)));
-        }
+        // (A rack line is bounded where it is read: 1 to 7.)
         let specs: Vec<TileSpec> = self.tiles.iter().map(|t| t.0.clone()).collect();
         let alphabet_name = self.alphabet_name.clone().unwrap_or_else(|| name.clone());
         let alphabet = Alphabet::new(&alphabet_name, specs).map_err(|e| whole(e.to_string()))?;

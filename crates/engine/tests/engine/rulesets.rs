@@ -110,6 +110,56 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
             line_of("rack") + 1
         )
     );
+    // Every value bounded, every repeat refused, every refusal one short line naming its line.
+    let blanks = line_of("blanks");
+    let rack = line_of("rack");
+    for (change, expected) in [
+        (good.replace("blanks 2", "blanks 1000"), format!("club.ruleset:{blanks}: blanks 1000: 0 to 20")),
+        (good.replace("rack 7", "rack 0"), format!("club.ruleset:{rack}: rack 0: 1 to 7")),
+        (good.replace("rack 7", "rack 8"), format!("club.ruleset:{rack}: rack 8: 1 to 7")),
+        (
+            good.replace("blanks 2", "blanks 2\nblanks 3"),
+            format!("club.ruleset:{}: a second blanks line (the first is line {blanks})", blanks + 1),
+        ),
+        (
+            good.replace("rack 7", "rack 7\nname other"),
+            format!("club.ruleset:{}: a second name line (the first is line {})", rack + 1, line_of("name")),
+        ),
+        (
+            good.replace("B 2 3", "BBBBBBB 2 3"),
+            format!(
+                "club.ruleset:{b}: tile BBBBBBB: \"BBBBBBB\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
+            ),
+        ),
+        (
+            good.replace("B 2 3", "B\u{0} 2 3"),
+            format!(
+                "club.ruleset:{b}: tile B\u{0}: \"B\\0\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
+            ),
+        ),
+        (
+            good.replace("C 2 3", "C 2 3 aka B"),
+            format!("club.ruleset:{}: B spells two tiles, B (line {b}) and C", line_of("C 2 3")),
+        ),
+        (
+            good.replace("rack 7", "rack 7\nstart 16A").replace('*', "D"),
+            format!("club.ruleset:{}: the start square (row 16, column 1) is off the 15×15 board", rack + 1),
+        ),
+        (
+            good.replace("also en", &format!("also {}", "x".repeat(1 << 20))),
+            format!(
+                "club.ruleset:{}: also {:?}: 1 to 40 characters, no control characters",
+                line_of("also"),
+                dawgref_engine::text::clip(&"x".repeat(1 << 20))
+            ),
+        ),
+    ] {
+        let got = refused(&change);
+        assert_eq!(got, expected);
+        assert!(got.len() < 300, "{got}");
+    }
+    // A byte-order mark before the first line is no part of it.
+    assert_eq!(rulebook::parse(&format!("\u{feff}{good}"), "club.ruleset", None).unwrap().total_tiles(), 100);
     // A name another ruleset holds is refused when registered.
     let def = rulebook::parse(&good.replace("\nalso en", ""), "club.ruleset", None).unwrap();
     let def =
