@@ -6,7 +6,7 @@
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement, boardSize } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
-import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, tileNotation } from "/web/ui.js";
+import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, writeTiles } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 
@@ -318,9 +318,30 @@ function freeIndex(g, ch) {
 }
 
 function typeLetter(g, key) {
-  // A key is a tile's label, or one of the other spellings the ruleset gives (Catalan's W for L·L).
+  // A key is a tile's label, or one of the other spellings the ruleset gives (Catalan's W for L·L,
+  // FISE's 1 for CH). Letters toward a tile of several (Spanish C then H, R then R) are held while
+  // a tile on the rack could still be spelled, then place the tile they spell: typing a tile's
+  // letters places that tile when the rack holds it.
   const letter = g.rules.aliases[key.toUpperCase()] || key.toUpperCase();
-  if (!g.rules.letters.includes(letter)) return false;
+  const labels = g.rules.letters;
+  const held = g.typed || "";
+  const text = held + letter;
+  const onRack = (label) => freeIndex(g, label) >= 0;
+  if (labels.some((l) => l.length > text.length && l.startsWith(text) && onRack(l))) {
+    g.typed = text;
+    return true;
+  }
+  g.typed = "";
+  if (labels.includes(text)) return placeTile(g, text);
+  if (held) {
+    // The held letters and this one spell no tile: the held ones are a tile of their own.
+    if (labels.includes(held)) placeTile(g, held);
+    return typeLetter(g, key);
+  }
+  return false;
+}
+
+function placeTile(g, letter) {
   if (splitTiles(g.view.board.rows[g.cursor.row])[g.cursor.col] !== ".") advance(g);
   let index = freeIndex(g, letter);
   let blankLetter = null;
@@ -352,10 +373,12 @@ function onKey(g, e) {
     g.cursor = { ...g.cursor, across: !g.cursor.across };
     render(g);
   } else if (e.key === "Backspace") {
+    g.typed = "";
     const last = g.pending.pop();
     if (last) g.cursor = { ...g.cursor, row: last.row, col: last.col };
     changed(g);
   } else if (e.key === "Escape") {
+    g.typed = "";
     g.pending = [];
     changed(g);
   } else if (e.key === "Enter") {
@@ -632,7 +655,7 @@ function controls(g) {
     g.exchanging
       ? b("exchange", t("Exchange {n}", { n: g.exchange.size }), () => {
         const rack = rackLetters(g);
-        const tiles = [...g.exchange].map((i) => tileNotation(rack[i])).join("");
+        const tiles = writeTiles([...g.exchange].map((i) => rack[i]), [...g.rules.letters, ...Object.keys(g.rules.aliases)]);
         const n = g.exchange.size;
         if (!tiles) { g.exchanging = false; render(g); return; }
         submit(g, { exchange: tiles }, () => t("exchanged {n}", { n }));

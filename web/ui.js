@@ -38,6 +38,21 @@ export function tileNotation(label) {
   return [...label].length > 1 ? `[${label}]` : label;
 }
 
+// Tiles as notation that reads back as the same tiles, as the server writes them: a tile of one
+// letter is bracketed where it and the text after it would read as a longer tile (Spanish [R]R,
+// [C]H). `spellings`: every label and other spelling of the ruleset.
+export function writeTiles(labels, spellings) {
+  const long = spellings.filter((k) => [...k].length > 1).map((k) => k.toUpperCase());
+  let out = "";
+  for (let i = labels.length - 1; i >= 0; i--) {
+    const label = labels[i];
+    const joined = (label + out).toUpperCase();
+    const merges = [...label].length === 1 && label !== "?" && long.some((k) => joined.startsWith(k));
+    out = (merges ? `[${label}]` : tileNotation(label)) + out;
+  }
+  return out;
+}
+
 export function challengeNames() {
   return {
     CHALLENGE_RULE_SINGLE: t("Single"), CHALLENGE_RULE_DOUBLE: t("Double"), CHALLENGE_RULE_VOID: t("Void"),

@@ -827,6 +827,75 @@ async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
     c.close().await.unwrap();
 }
 
+/// A server with every ruleset's lexicon and a small Spanish one, `es-test`.
+async fn start_spanish() -> TestServer {
+    let spanish = dawgref::rules::RulesetKind::by_name("spanish").unwrap();
+    let es = dawgref::lexicon::Lexicon::compile("es-test", "chorro\ncarro\nchico\n", spanish.alphabet())
+        .unwrap()
+        .0;
+    let mut lexicons: Vec<_> =
+        dawgref::rules::RulesetKind::classic().iter().map(|&k| common::lexicon(k).clone()).collect();
+    lexicons.push(es);
+    serve(dawgref::server::Builder::new(lexicons)).await.0
+}
+
+/// A Spanish player types a tile of two letters by its letters: C then H places the CH on the
+/// rack, R then R the RR; where the rack holds two R tiles of one letter instead, R then R
+/// places them both.
+#[tokio::test]
+async fn a_spanish_player_types_a_tile_of_two_letters_by_its_letters() {
+    let srv = start_spanish().await;
+    let mut g = srv.games().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    // (what the first rack holds, what is typed, what the squares from the centre then show)
+    let cases: [(&str, &str, &[&str]); 3] =
+        [("[CH]", "ch", &["CH"]), ("[RR]", "rr", &["RR"]), ("[R]R", "rr", &["R", "R"])];
+    for (holds, typed, placed) in cases {
+        let mut found = None;
+        for seed in 0..2000 {
+            let created = g
+                .create_game(pb::CreateGameRequest {
+                    ruleset_name: "spanish".into(),
+                    lexicon: "es-test".into(),
+                    ..create(
+                        pb::Ruleset::Unspecified,
+                        pb::ChallengeRule::Double,
+                        vec![human("Lola"), human("Bo")],
+                        seed,
+                    )
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let rack = created.view.as_ref().unwrap().my_rack.clone();
+            let fits = rack.contains(holds) && (holds != "[R]R" || !rack.contains("[RR]"));
+            if fits {
+                found = Some(created);
+                break;
+            }
+        }
+        let created = found.unwrap_or_else(|| panic!("a seed deals {holds} in 2000"));
+        let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+        c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+        wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+        // The cursor starts on the start square, across (a click there would turn it down).
+        c.find(Locator::Css("#board-input")).await.unwrap().send_keys(typed).await.unwrap();
+        for (k, label) in placed.iter().enumerate() {
+            let square = format!("#sq-7-{}", 7 + k);
+            wait_until(
+                &format!("{label} on {square} ({holds})"),
+                || async { c.find(Locator::Css(&square)).await.ok()?.text().await.ok() },
+                |t: &String| t.split_whitespace().next() == Some(label),
+            )
+            .await;
+        }
+        let toasts = script(&c, "return document.getElementById('toast')?.textContent || ''").await;
+        assert!(!toasts.to_string().contains("not on your rack"), "{holds}: {toasts}");
+    }
+    c.close().await.unwrap();
+}
+
 /// Super English from the lobby: the page draws its 21×21 board (columns to U, the quadruple
 /// squares, the start square at 11K where the cursor starts), a play is typed past column O,
 /// and the server scores it as the preview did.
