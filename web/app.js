@@ -191,7 +191,7 @@ async function gamePage(id) {
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("token")) {
     sessionStorage.setItem(`dawgref:token:${id}`, fragment.get("token"));
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", location.pathname + location.search);
   }
   const all = await rules();
   const g = {
@@ -603,7 +603,12 @@ function renderSide(g) {
   s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
   h("span", { class: "racksize", text: count(s.rack_size, "tile") })));
 
-  const parts = [v.paused ? h("p", { class: "paused", id: "paused", text: t("Paused by the director: turns wait.") }) : null,
+  // Opened from a tournament's page: the way back to it, naming the round.
+  const from = new URLSearchParams(location.search);
+  const tournament = from.get("tournament");
+  const back = tournament ? h("p", { class: "back" }, h("a", { id: "back-to-tournament", href: `/tournaments/${encodeURIComponent(tournament)}`,
+    text: `← ${from.get("round") ? t("{tournament}, round {n}", { tournament, n: from.get("round") }) : tournament}` })) : null;
+  const parts = [back, v.paused ? h("p", { class: "paused", id: "paused", text: t("Paused by the director: turns wait.") }) : null,
     h("div", { class: "scores" }, seats),
     h("p", { class: "meta" }, `${rulesetName(v.ruleset_name)} · ${v.lexicon} · ${t("{rule} challenge", { rule: challengeNames()[v.challenge_rule] || t("Single") })} · ${t("bag")} `,
       h("strong", { id: "bag", text: String(v.bag) }), ` · ${t("turn {n}", { n: v.turn })}`)];

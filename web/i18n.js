@@ -108,6 +108,9 @@ const RU = {
   "watch": "смотреть", "Division {name}": "Группа {name}", "bye (+{n})": "без пары (+{n})", "absent ({n})": "неявка ({n})",
   "playing": "идёт", "forfeit": "техническое", "first's score": "счёт первого", "second's score": "счёт второго",
   "result entered": "результат внесён", "Enter": "Внести",
+  "{name}'s score": "счёт: {name}", "Rounds to come": "Туры впереди", "The division is over: {name} wins.": "Группа завершена: побеждает {name}.",
+  "Swiss": "швейцарская", "round robin": "круговая", "King of the Hill": "«царь горы»", "factor {n}": "фактор {n}",
+  "initial Fontes": "начальная Фонтеса", "random": "жребий", "by hand": "вручную", "{tournament}, round {n}": "{tournament}, тур {n}",
   "Tournaments: pairings, rounds and standings →": "Турниры: пары, туры и таблица →",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",

@@ -84,13 +84,21 @@ export async function tournamentPage(app, slug) {
 }
 
 // Who the token makes the visitor, and their game.
+// The query that leads a player's game page back here, naming the game's round.
+function myRound(s) {
+  const id = s.you.current_game_id;
+  const d = s.tournament.divisions.find((x) => x.name === s.you.division);
+  const r = d && d.rounds.find((x) => x.pairings.some((p) => p.game_id === id));
+  return `tournament=${encodeURIComponent(s.slug)}${r ? `&round=${r.number}` : ""}`;
+}
+
 function whoAmI(s) {
   if (s.you) {
     const d = s.tournament.divisions.find((x) => x.name === s.you.division);
     const me = d && d.players[s.you.player - 1];
     const parts = [t("You are {name}, player {n} in division {division}.", { name: me ? me.name : "?", n: s.you.player, division: s.you.division })];
     if (s.you.current_game_id) {
-      return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
+      return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}?${myRound(s)}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
     }
     return [...parts, " ", t("No game of yours is in play.")];
   }
@@ -112,21 +120,43 @@ function division(s, d, act) {
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
         h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }), h("td", {}, withdraw));
     })));
+  // The next round is offered for pairing only once every round before it has started.
   const next = d.rounds.find((r) => !r.paired);
+  const pairable = next && d.rounds.every((r) => r.number >= next.number || r.started);
   const toStart = d.rounds.find((r) => r.paired && !r.started);
-  const controls = s.director ? h("div", { class: "row-controls" },
-    next ? h("button", { type: "button", id: `pair-${d.name}`, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} paired", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
+  const over = d.rounds.every((r) => r.paired && r.pairings.every((p) => p.done));
+  const leader = d.standings.length ? d.players[d.standings[0].player - 1] : null;
+  const controls = s.director && !over ? h("div", { class: "row-controls" },
+    pairable ? h("button", { type: "button", id: `pair-${d.name}`, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} paired", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
     toStart ? h("button", { type: "button", class: "primary", id: `start-${d.name}`, onclick: () => act("StartRound", { division: d.name, round: toStart.number }, t("Round {n} started", { n: toStart.number })) }, t("Start round {n}", { n: toStart.number })) : "") : "";
+  const back = (r) => `?tournament=${encodeURIComponent(s.slug)}&division=${encodeURIComponent(d.name)}&round=${r.number}`;
+  const toCome = d.rounds.filter((r) => !r.paired).map((r) => h("li", { "data-round": String(r.number),
+    text: `${t("Round {n}", { n: r.number })} · ${methodName(r.spec)}` }));
   const rounds = d.rounds.filter((r) => r.paired).reverse().map((r) => h("div", { class: "round", id: `round-${d.name}-${r.number}` },
     h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started ? "" : ` · ${t("not started")}`}` }),
     h("table", { class: "pairings" }, h("tbody", {}, r.pairings.map((p) => h("tr", { "data-pairing": String(p.number) },
       h("td", { text: name(p.first) }),
       h("td", { class: "score", text: score(p) }),
       h("td", { text: p.second ? name(p.second) : "" }),
-      h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") }) : ""),
-      h("td", {}, s.director && p.second && !p.done ? resultForm(d, r, p, act) : "")))))));
+      h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}${back(r)}`, text: p.done ? t("game") : t("watch") }) : ""),
+      h("td", {}, s.director && p.second && !p.done ? resultForm(d, r, p, act, name) : "")))))));
   return h("section", { class: "panel division", id: `division-${d.name}` },
-    h("h2", { text: t("Division {name}", { name: d.name }) }), controls, standings, ...rounds);
+    h("h2", { text: t("Division {name}", { name: d.name }) }),
+    over ? h("p", { class: "over", id: `over-${d.name}`, text: t("The division is over: {name} wins.", { name: leader ? leader.name : "" }) }) : null,
+    controls, standings,
+    toCome.length ? h("div", { class: "to-come", id: `to-come-${d.name}` }, h("h3", { text: t("Rounds to come") }), h("ul", {}, toCome)) : null,
+    ...rounds);
+}
+
+// A round's pairing method, as directors name it.
+function methodName(spec) {
+  const m = (spec && spec.method) || "PAIRING_METHOD_SWISS";
+  const names = {
+    PAIRING_METHOD_SWISS: t("Swiss"), PAIRING_METHOD_UNSPECIFIED: t("Swiss"), PAIRING_METHOD_ROUND_ROBIN: t("round robin"),
+    PAIRING_METHOD_KING_OF_THE_HILL: t("King of the Hill"), PAIRING_METHOD_FACTOR: t("factor {n}", { n: (spec && spec.factor) || 0 }),
+    PAIRING_METHOD_INITIAL_FONTES: t("initial Fontes"), PAIRING_METHOD_RANDOM: t("random"), PAIRING_METHOD_MANUAL: t("by hand"),
+  };
+  return names[m] || m;
 }
 
 function score(p) {
@@ -137,9 +167,14 @@ function score(p) {
 }
 
 // A director's result entry for a game played over the board (or one to settle by hand).
-function resultForm(d, r, p, act) {
-  const a = h("input", { type: "number", class: "score-in", "aria-label": t("first's score"), id: `score-${d.name}-${r.number}-${p.number}-a` });
-  const b = h("input", { type: "number", class: "score-in", "aria-label": t("second's score"), id: `score-${d.name}-${r.number}-${p.number}-b` });
+function resultForm(d, r, p, act, name) {
+  // Each box says whose score it is, on the page and to a screen reader.
+  const box = (n, side) => {
+    const label = t("{name}'s score", { name: name(n) });
+    return h("input", { type: "number", class: "score-in", placeholder: label, title: label, "aria-label": label, id: `score-${d.name}-${r.number}-${p.number}-${side}` });
+  };
+  const a = box(p.first, "a");
+  const b = box(p.second, "b");
   return h("span", { class: "result-form" }, a, b, h("button", { type: "button", id: `enter-${d.name}-${r.number}-${p.number}`, onclick: () =>
     act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: Number(a.value), second: Number(b.value) } }, t("result entered")) }, t("Enter")));
 }

@@ -690,10 +690,13 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
                 divisions: vec![pb::DivisionSpec {
                     name: "a".into(),
                     players,
-                    rounds: vec![pb::RoundSpec {
-                        method: pb::PairingMethod::KingOfTheHill as i32,
-                        ..Default::default()
-                    }],
+                    rounds: vec![
+                        pb::RoundSpec {
+                            method: pb::PairingMethod::KingOfTheHill as i32,
+                            ..Default::default()
+                        },
+                        pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() },
+                    ],
                     controls: None,
                 }],
                 seed: Some(3),
@@ -731,8 +734,16 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
         |&n| n == 2,
     )
     .await;
+    // Round 2 is to come, and not offered for pairing before round 1 has started.
+    wait_until("the rounds to come", || text(&c, "#to-come-a"), |t| t.contains("Round 2 · Swiss")).await;
+    assert_eq!(count(&c, "#pair-a").await, 0, "round 2 is not offered before round 1 starts");
     click(&c, "#start-a").await;
     wait_until("the games", || text(&c, "#round-a-1"), |t| t.matches("playing").count() == 2).await;
+    // Each score box says whose score it is.
+    let first = script(&c, "return document.getElementById('score-a-1-1-a').placeholder").await;
+    let second = script(&c, "return document.getElementById('score-a-1-1-b').placeholder").await;
+    assert!(first.as_str().unwrap().ends_with("'s score") && second.as_str().unwrap().ends_with("'s score"));
+    assert_ne!(first, second);
     screenshot(&c, "tournament-director").await;
     let round = t
         .get_tournament(pb::GetTournamentRequest { slug: "spring".into() })
@@ -763,7 +774,43 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
             .await;
     assert_eq!(url.path(), format!("/games/{game}"));
     wait_until("her rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+    // The way back names the tournament and the round.
+    wait_text(&c, "#back-to-tournament", "← spring, round 1").await;
     screenshot(&c, "tournament-player").await;
+    c.close().await.unwrap();
+
+    // Every result in, by hand: the page says the division is over, and who won.
+    for (round, pairing) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
+        if round == 2 && pairing == 1 {
+            t.pair_round(authed(
+                pb::PairRoundRequest {
+                    slug: "spring".into(),
+                    division: "a".into(),
+                    round: 2,
+                    ..Default::default()
+                },
+                "director-secret",
+            ))
+            .await
+            .unwrap();
+        }
+        let result = pb::RecordResultRequest {
+            slug: "spring".into(),
+            division: "a".into(),
+            round,
+            pairing,
+            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores {
+                first: 400,
+                second: 300,
+            })),
+            correct: false,
+            request_id: String::new(),
+        };
+        t.record_result(authed(result, "director-secret")).await.unwrap();
+    }
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/spring", srv.url)).await.unwrap();
+    wait_until("the end", || text(&c, "#over-a"), |t| t.starts_with("The division is over: ")).await;
     c.close().await.unwrap();
 }
 
