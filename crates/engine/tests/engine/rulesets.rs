@@ -542,3 +542,80 @@ fn every_rulesets_lexicon_file_reads_back_in_its_own_alphabet() {
     assert_eq!(back.alphabet().name(), "french");
     assert_eq!(back.contains_str("ÉTÉ"), Ok(true));
 }
+
+/// Games per ruleset in [`every_record_and_position_written_reads_back_in_every_ruleset`]:
+/// `DAWGREF_ROUND_TRIPS` (BENCHMARKS.md has the long run's figure), else a few for CI.
+fn round_trips() -> u64 {
+    std::env::var("DAWGREF_ROUND_TRIPS").ok().and_then(|n| n.parse().ok()).unwrap_or(3)
+}
+
+/// Bot games in every shipped ruleset (all twelve), each written as GCG for every viewer (the
+/// director, each player, a watcher: the others' racks hidden) and as CGP at every turn, and
+/// read back: the record imports, without being told its ruleset, to the same board, scores and
+/// end, and each position to the same board, racks and scores. Spanish and Catalan games are
+/// where single tiles spell longer ones side by side.
+#[test]
+fn every_record_and_position_written_reads_back_in_every_ruleset() {
+    use dawgref_engine::game::record::{ImportAsk, import_game, import_setup, write_gcg_for};
+    let games = round_trips();
+    let started = std::time::Instant::now();
+    let mut checked = 0;
+    for kind in RulesetKind::all() {
+        let name = kind.to_string();
+        let lex: Arc<Lexicon> = match kind.definition().default_lexicon.as_str() {
+            "" => Arc::new(debian(&name).0.clone()),
+            _ => Arc::new(crate::common::lexicon(kind).clone()),
+        };
+        let rules = Arc::new(Ruleset::new(kind));
+        let levels = [BotLevel::Greedy, BotLevel::Weak];
+        for seed in 0..games {
+            let mut g = Game::new(GameConfig::new(rules.clone(), lex.clone(), 500 + seed)).unwrap();
+            play_out(&mut g, &levels, 1000, |g| {
+                let racks: Vec<Rack> =
+                    (0..2).map(|s| g.rack((g.to_move() + s) % 2).copied().unwrap()).collect();
+                let scores: Vec<i32> = (0..2).map(|s| g.scores()[(g.to_move() + s) % 2]).collect();
+                let ops = cgp::Ops { ld: Some(name.clone()), ..Default::default() };
+                let c = cgp::from_board(g.board(), &racks, &scores, 0, ops);
+                let text = cgp::write(&c);
+                let back = cgp::parse(&text, None).unwrap_or_else(|e| panic!("{kind}: {e}\n{text}"));
+                assert_eq!(
+                    (&back.grid, &back.racks, &back.scores),
+                    (&c.grid, &c.racks, &c.scores),
+                    "{kind}\n{text}"
+                );
+                assert_eq!(back.ruleset, kind, "{text}");
+            })
+            .unwrap();
+            assert!(g.is_over(), "{kind} seed {seed}");
+            // The same game stopped half way, as a player or a watcher downloads it while it is
+            // on (a finished game's record shows every rack to everyone).
+            let mut half = Game::new(GameConfig::new(rules.clone(), lex.clone(), 500 + seed)).unwrap();
+            let turns = g.history().len() / 2;
+            dawgref_engine::bot::play_while(&mut half, &levels, 1000, |h| h.history().len() < turns).unwrap();
+            assert!(!half.is_over(), "{kind} seed {seed}");
+            let names = ["uno".to_string(), "dos".to_string()];
+            let views: [(&str, &Game, &dyn Fn(usize) -> bool); 4] = [
+                ("director", &g, &|_| true),
+                ("seat 0", &half, &|s| s == 0),
+                ("seat 1", &half, &|s| s == 1),
+                ("watcher", &half, &|_| false),
+            ];
+            for (who, g, shown) in views {
+                let text = write_gcg_for(&g, &names, shown, true);
+                let record = gcg::parse(&text).unwrap_or_else(|e| panic!("{kind} {who}: {e}\n{text}"));
+                let find = |n: &str| (n == lex.name()).then(|| lex.clone());
+                let config = import_setup(&record, &ImportAsk::default(), find)
+                    .unwrap_or_else(|e| panic!("{kind} {who}: {e}\n{text}"));
+                assert_eq!(config.rules.kind, kind, "{who}: the record names its ruleset\n{text}");
+                let back =
+                    import_game(&record, config).unwrap_or_else(|e| panic!("{kind} {who}: {e}\n{text}"));
+                assert_eq!(back.board().grid(), g.board().grid(), "{kind} {who}\n{text}");
+                assert_eq!(back.scores(), g.scores(), "{kind} {who}\n{text}");
+                assert_eq!(back.is_over(), g.is_over(), "{kind} {who}\n{text}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 4 * games as usize * RulesetKind::all().len());
+    eprintln!("{checked} records read back in {:.1} s", started.elapsed().as_secs_f64());
+}
