@@ -265,37 +265,49 @@ async fn one_replicas_concurrent_calls_queue_and_none_is_aborted() {
     assert!(a.rounds[0].pairings.iter().all(|p| p.done));
 }
 
+/// Pairings over the active players as they stand, each with the next (`flip`: the other seat
+/// first), the last alone with a bye.
+fn pairs_of(d: &pb::TournamentDivision, flip: bool) -> Vec<pb::PairingSpec> {
+    let active: Vec<u32> = d.players.iter().filter(|p| !p.withdrawn).map(|p| p.number).collect();
+    let mut out: Vec<pb::PairingSpec> = active
+        .chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| {
+            if flip {
+                pb::PairingSpec { first: c[1], second: c[0] }
+            } else {
+                pb::PairingSpec { first: c[0], second: c[1] }
+            }
+        })
+        .collect();
+    if active.len() % 2 == 1 {
+        out.push(pb::PairingSpec { first: active[active.len() - 1], second: 0 });
+    }
+    out
+}
+
+/// Every round of StartRound, RecordResult, SetPairings and WithdrawPlayer racing from many
+/// clients, then the invariants: every player in at most one pairing a round, no withdrawn
+/// player with a game to play, every pairing exactly one of a game, a hand result, a bye or a
+/// forfeit, every game its own pair's and its outcome the pairing's result, no live game
+/// without its pairing, the standings a recomputation from the results, and the `.t` file the
+/// same division read back.
 #[tokio::test]
-async fn start_round_racing_results_and_pairings_binds_every_game_to_its_pair() {
+async fn start_round_racing_results_pairings_and_withdrawals_keeps_one_truth() {
     let srv = start_directed(DIRECTOR).await;
     let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
     let methods = [pb::PairingMethod::Manual; 3];
     t.create_tournament(authed(event("race", people(64), &methods), DIRECTOR)).await.unwrap();
     for round in 1..=3u32 {
-        // The director's pairs, then set again while StartRound and RecordResult race.
-        let set = |shift: u32| pb::SetPairingsRequest {
+        let set = |pairings: Vec<pb::PairingSpec>| pb::SetPairingsRequest {
             slug: "race".into(),
             division: "a".into(),
             round,
-            pairings: (0..32)
-                .map(|i| pb::PairingSpec { first: 2 * i + 1, second: (2 * i + 1 + shift + round) % 64 + 1 })
-                .map(
-                    |p| {
-                        if p.first == p.second {
-                            pb::PairingSpec { second: p.second % 64 + 1, ..p }
-                        } else {
-                            p
-                        }
-                    },
-                )
-                .collect(),
+            pairings,
             request_id: String::new(),
         };
-        let first = pb::SetPairingsRequest {
-            pairings: (0..32).map(|i| pb::PairingSpec { first: 2 * i + 1, second: 2 * i + 2 }).collect(),
-            ..set(0)
-        };
-        t.set_pairings(authed(first, DIRECTOR)).await.unwrap();
+        let now = division(&mut t, "race").await;
+        t.set_pairings(authed(set(pairs_of(&now, false)), DIRECTOR)).await.unwrap();
         let mut calls = Vec::new();
         for i in 0..16u32 {
             let mut c = t.clone();
@@ -309,33 +321,55 @@ async fn start_round_racing_results_and_pairings_binds_every_game_to_its_pair() 
                     .map(|_| ())
             }));
         }
-        let mut c = t.clone();
-        let _ = set;
-        calls.push(tokio::spawn(async move {
-            let again = pb::SetPairingsRequest {
-                pairings: (0..32).map(|i| pb::PairingSpec { first: 2 * i + 2, second: 2 * i + 1 }).collect(),
-                ..pb::SetPairingsRequest {
-                    slug: "race".into(),
-                    division: "a".into(),
-                    round,
-                    ..Default::default()
+        for (k, flip) in [(0, true), (1, false)] {
+            let mut c = t.clone();
+            let again = set(pairs_of(&now, flip));
+            calls.push(tokio::spawn(async move {
+                if k == 1 {
+                    tokio::task::yield_now().await;
                 }
+                c.set_pairings(authed(again, DIRECTOR)).await.map(|_| ())
+            }));
+        }
+        let mut c = t.clone();
+        let quitter = 10 * round + 3;
+        calls.push(tokio::spawn(async move {
+            let withdraw = pb::WithdrawPlayerRequest {
+                slug: "race".into(),
+                division: "a".into(),
+                player: quitter,
+                request_id: String::new(),
             };
-            c.set_pairings(authed(again, DIRECTOR)).await.map(|_| ())
+            c.withdraw_player(authed(withdraw, DIRECTOR)).await.map(|_| ())
         }));
         for call in calls {
             match call.await.unwrap() {
                 Ok(()) => {}
-                // Refused for what the order of the calls made true: never ABORTED on one replica.
-                Err(e) => assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}"),
+                // Refused for what the order of the calls made true (a started round's pairs, a
+                // result in, a withdrawn player in new pairs): never ABORTED on one replica.
+                Err(e) => {
+                    assert!(matches!(e.code(), Code::FailedPrecondition | Code::InvalidArgument), "{e:?}")
+                }
             }
         }
         let a = division(&mut t, "race").await;
         let r = &a.rounds[round as usize - 1];
         assert!(r.started);
-        // Every pairing holds exactly one of: a game, or a hand result with no game.
+        assert!(a.players[quitter as usize - 1].withdrawn);
+        let mut seen = std::collections::HashSet::new();
         let mut bound = Vec::new();
         for p in &r.pairings {
+            for n in [p.first, p.second].into_iter().filter(|&n| n != 0) {
+                assert!(seen.insert(n), "round {round}: player {n} twice");
+                assert!(
+                    p.done || !a.players[n as usize - 1].withdrawn,
+                    "round {round}: withdrawn {n} to play"
+                );
+            }
+            if p.second == 0 {
+                assert!(p.done && p.game_id.is_empty(), "a bye is done and has no game");
+                continue;
+            }
             if p.game_id.is_empty() {
                 assert!(p.done, "round {round}: pairing {} has no game and no result", p.number);
                 continue;
@@ -348,11 +382,17 @@ async fn start_round_racing_results_and_pairings_binds_every_game_to_its_pair() 
             assert_eq!(names, expected, "round {round}: pairing {}'s game is its own pair's", p.number);
             if p.done {
                 assert!(view.over, "a pairing with its result has no live game");
-                assert_eq!(view.seats.iter().map(|s| s.score).collect::<Vec<_>>(), p.scores);
+                match p.forfeited_by {
+                    0 => assert_eq!(view.seats.iter().map(|s| s.score).collect::<Vec<_>>(), p.scores),
+                    n => assert_eq!(
+                        view.winners,
+                        [u32::from(n == p.first)],
+                        "the forfeit's winner won the game"
+                    ),
+                }
             }
             bound.push(p.game_id.clone());
         }
-        // No live game of the round that no pairing holds.
         let listed = g
             .list_games(authed(
                 pb::ListGamesRequest {
@@ -381,6 +421,50 @@ async fn start_round_racing_results_and_pairings_binds_every_game_to_its_pair() 
             t.record_result(authed(scores("race", round, p.number, 380, 360), DIRECTOR)).await.unwrap();
         }
     }
+    // The standings, recomputed from the results (a forfeit or a bye ±50).
+    let a = division(&mut t, "race").await;
+    let mut expected = std::collections::HashMap::<u32, (u32, u32, i64)>::new();
+    for p in a.rounds.iter().flat_map(|r| r.pairings.iter()) {
+        let spread = match (p.second, p.forfeited_by, p.scores.as_slice()) {
+            (0, _, _) => i64::from(p.bye_spread),
+            (_, 0, [x, y]) => i64::from(x - y),
+            (_, n, _) if n == p.first => -50,
+            _ => 50,
+        };
+        for (n, s) in [(p.first, spread), (p.second, -spread)] {
+            if n != 0 {
+                let e = expected.entry(n).or_default();
+                e.0 += u32::from(s > 0);
+                e.1 += u32::from(s < 0);
+                e.2 += s;
+            }
+        }
+    }
+    for st in &a.standings {
+        let (w, l, sp) = expected.get(&st.player).copied().unwrap_or_default();
+        assert_eq!((st.wins, st.losses, st.spread), (f64::from(w), l, sp), "player {}", st.player);
+    }
+    // The file read back is the same division.
+    let text = t
+        .export_tsh(pb::ExportTshRequest { slug: "race".into(), division: "a".into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .text;
+    let import = pb::ImportTshRequest {
+        slug: "race".into(),
+        division: "back".into(),
+        text: text.clone(),
+        ..Default::default()
+    };
+    t.import_tsh(authed(import, DIRECTOR)).await.unwrap();
+    let back = t
+        .export_tsh(pb::ExportTshRequest { slug: "race".into(), division: "back".into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .text;
+    assert_eq!(back, text);
 }
 
 #[tokio::test]
