@@ -565,9 +565,8 @@ impl Game {
         Ok(())
     }
 
-    /// Give one seat a chosen rack (replaying a record that shows only the mover's rack): the
-    /// seat's rack goes back to the bag and it takes its tiles; only when the bag cannot supply
-    /// them do the others' racks go back too, and draw afresh.
+    /// Give one seat a chosen rack (replaying a record that shows only the mover's rack): every
+    /// rack goes back to the bag, the seat takes its tiles, the others draw afresh.
     pub fn stack_rack(&mut self, seat: usize, rack: &Rack) -> Result<(), GameError> {
         let before = self.history.len();
         self.stack_rack_inner(seat, rack)?;
@@ -584,14 +583,7 @@ impl Game {
         if !pool.contains(rack) {
             return Err(GameError::NotInBag(crate::text::clip(&rack.to_string(self.config.rules.alphabet))));
         }
-        // The others keep their racks when the bag and this seat's old rack hold the tiles (a
-        // record that shows each rack as its seat moves then replays the others' racks too, and
-        // a game that ends on scoreless turns counts the racks the record shows).
-        let mut own = self.bag.contents();
-        own.add_all(&self.racks[seat]);
-        let others: Vec<usize> =
-            if own.contains(rack) { vec![seat] } else { (0..self.config.seats).collect() };
-        for &s in &others {
+        for s in 0..self.config.seats {
             let old = std::mem::take(&mut self.racks[s]);
             self.bag.put_back(&old);
         }
@@ -599,7 +591,7 @@ impl Game {
         debug_assert!(taken, "the pool was checked");
         self.racks[seat] = *rack;
         let size = self.config.rules.rack_size;
-        for s in others.into_iter().filter(|&s| s != seat) {
+        for s in (0..self.config.seats).filter(|&s| s != seat) {
             self.bag.refill(&mut self.racks[s], size);
         }
         Ok(())
