@@ -2,7 +2,7 @@
 //! `integer-blossom` crate), with the cost liwords' `weighSwiss` weighs by, made lexicographic:
 //! first the repeats (so none is made that can be avoided), then the squared difference in win
 //! points (so players meet their own score group, or the next), then the largest spread
-//! difference, then, among players alike in all of that (round 1, say), the top half of their
+//! difference; in a score group whose spreads are all alike (round 1, say), the top half of the
 //! group against its bottom half by rank: 1 v 5, 2 v 6, … in a group of eight, never 1 v 2.
 //!
 //! The algorithm is O(n³) in time and O(n²) in memory; a division larger than [`SWISS_BLOCK`]
@@ -82,29 +82,36 @@ fn swiss_block(players: &[PlayerId], standings: &Standings) -> Vec<(PlayerId, Pl
     let points: Vec<i128> = (0..n).map(|i| i128::from(rec(i).win_points)).collect();
     let spread: Vec<i128> = (0..n).map(|i| i128::from(rec(i).spread)).collect();
     // Each player's score group (players are ranked: a group is a run of equal points) as its
-    // first index and its size.
-    let mut group = vec![(0usize, 0usize); n];
+    // first index and its size, when every spread in it is the same (round 1, say): there the
+    // spread term cannot tell pairs apart, and the top half meets the bottom half by rank.
+    let mut alike = vec![None; n];
     let mut start = 0;
     for i in 1..=n {
         if i == n || points[i] != points[start] {
-            group[start..i].fill((start, i - start));
+            if spread[start..i].iter().all(|&s| s == spread[start]) {
+                alike[start..i].fill(Some((start, i - start)));
+            }
             start = i;
         }
     }
     let (lo, hi) = (points.iter().min().copied().unwrap_or(0), points.iter().max().copied().unwrap_or(0));
-    // Each term outweighs every smaller term summed over the block's n / 2 pairs.
-    let rank_unit = n as i128 / 2 + 1;
-    let spread_unit = rank_unit * (n as i128 + 1);
-    let win_unit = rank_unit * (SPREAD_MAX + 1) * spread_unit;
-    let repeat_unit = rank_unit * ((hi - lo) * (hi - lo) * win_unit + (SPREAD_MAX + 1) * spread_unit);
+    // Each term outweighs every smaller term summed over the block's n / 2 pairs (the halves
+    // term only varies inside a group of alike spreads, where the spread term does not).
+    let per_pair = SPREAD_MAX + n as i128 / 2 + 1;
+    let win_unit = (n as i128 / 2 + 1) * per_pair;
+    let repeat_unit = (n as i128 / 2 + 1) * ((hi - lo) * (hi - lo) * win_unit + per_pair);
     let cost = |a: usize, b: usize| {
         let repeats = standings.meetings(players[a], players[b]) as i128;
         let wins = points[a] - points[b];
         let spread = (spread[a] - spread[b]).abs().min(SPREAD_MAX);
-        // Within a group, how far the pair is from "a v a + half the group".
-        let (first, size) = group[a];
-        let halves = if group[b].0 == first { ((b - a) as i128 - (size / 2) as i128).abs() } else { 0 };
-        repeats * repeat_unit + wins * wins * win_unit + (SPREAD_MAX - spread) * spread_unit + halves
+        // How far the pair is from "a v a + half the group", inside a group of alike spreads.
+        let halves = match (alike[a], alike[b]) {
+            (Some((first, size)), Some((other, _))) if first == other => {
+                ((b - a) as i128 - (size / 2) as i128).abs()
+            }
+            _ => 0,
+        };
+        repeats * repeat_unit + wins * wins * win_unit + (SPREAD_MAX - spread) + halves
     };
     min_cost_pairs(n, cost).into_iter().map(|(a, b)| (players[a], players[b])).collect()
 }
