@@ -543,6 +543,9 @@ fn every_rulesets_lexicon_file_reads_back_in_its_own_alphabet() {
     assert_eq!(back.contains_str("ÉTÉ"), Ok(true));
 }
 
+/// A viewer of a record: who, the game as it stood, whose racks they see.
+type View<'a> = (&'a str, &'a Game, &'a dyn Fn(usize) -> bool);
+
 /// Games per ruleset in [`every_record_and_position_written_reads_back_in_every_ruleset`]:
 /// `DAWGREF_ROUND_TRIPS` (BENCHMARKS.md has the long run's figure), else a few for CI.
 fn round_trips() -> u64 {
@@ -594,14 +597,14 @@ fn every_record_and_position_written_reads_back_in_every_ruleset() {
             dawgref_engine::bot::play_while(&mut half, &levels, 1000, |h| h.history().len() < turns).unwrap();
             assert!(!half.is_over(), "{kind} seed {seed}");
             let names = ["uno".to_string(), "dos".to_string()];
-            let views: [(&str, &Game, &dyn Fn(usize) -> bool); 4] = [
+            let views: [View; 4] = [
                 ("director", &g, &|_| true),
                 ("seat 0", &half, &|s| s == 0),
                 ("seat 1", &half, &|s| s == 1),
                 ("watcher", &half, &|_| false),
             ];
             for (who, g, shown) in views {
-                let text = write_gcg_for(&g, &names, shown, true);
+                let text = write_gcg_for(g, &names, shown, true);
                 let record = gcg::parse(&text).unwrap_or_else(|e| panic!("{kind} {who}: {e}\n{text}"));
                 let find = |n: &str| (n == lex.name()).then(|| lex.clone());
                 let config = import_setup(&record, &ImportAsk::default(), find)
