@@ -151,10 +151,29 @@ impl Record {
         Ok(())
     }
 
+    /// Whether [`Record::enter_result`] would take this result, asked before a game is ended
+    /// with it (the pure division alone, the record untouched).
+    pub fn check_result(
+        &self,
+        d: usize,
+        k: usize,
+        i: usize,
+        result: GameResult,
+        correct: bool,
+    ) -> Result<(), Status> {
+        self.pure(d).record(k, i, result, correct).map_err(super::pairing_error)
+    }
+
+    /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
+    /// untouched.
+    pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
+        self.pure(d).withdraw(PlayerId(number - 1)).map_err(|e| errors::bad_field("player", e.to_string()))
+    }
+
     /// The event of a result entered in round `k`'s line `i`.
     fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, why: &str) {
         let kind = if corrected { "result_corrected" } else { "result" };
-        let mut detail = super::results::detail(self, d, &self.t().divisions[d].rounds[k].pairings[i]);
+        let mut detail = detail(self, d, &self.t().divisions[d].rounds[k].pairings[i]);
         if !why.is_empty() {
             detail = format!("{detail} ({why})");
         }
@@ -285,6 +304,18 @@ fn wire_pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
             }
             p
         }
+    }
+}
+
+/// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits", "Ann: a bye (+50)".
+fn detail(rec: &Record, d: usize, p: &pb::TournamentPairing) -> String {
+    let (a, b) = (rec.name(d, p.first), if p.second == 0 { "" } else { rec.name(d, p.second) });
+    match (p.second, p.forfeited_by, p.scores.as_slice()) {
+        (0, _, _) => format!("{a}: a bye ({:+})", p.bye_spread),
+        (_, 0, [x, y]) => format!("{a} {x} – {b} {y}"),
+        (_, n, _) if n == p.first => format!("{a} forfeits to {b}"),
+        (_, n, _) if n != 0 => format!("{b} forfeits to {a}"),
+        _ => format!("{a} – {b}"),
     }
 }
 

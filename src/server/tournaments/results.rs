@@ -9,7 +9,6 @@ use super::super::errors;
 use super::record::{self, Record};
 use super::{AppState, EventStream, change, load};
 use crate::host::Residence;
-use crate::proto::v1 as pb;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use tonic::Status;
@@ -116,18 +115,6 @@ pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, St
         Ok(rec.clone())
     })
     .await
-}
-
-/// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits", "Ann: a bye (+50)".
-pub(super) fn detail(rec: &Record, d: usize, p: &pb::TournamentPairing) -> String {
-    let (a, b) = (rec.name(d, p.first), if p.second == 0 { "" } else { rec.name(d, p.second) });
-    match (p.second, p.forfeited_by, p.scores.as_slice()) {
-        (0, _, _) => format!("{a}: a bye ({:+})", p.bye_spread),
-        (_, 0, [x, y]) => format!("{a} {x} – {b} {y}"),
-        (_, n, _) if n == p.first => format!("{a} forfeits to {b}"),
-        (_, n, _) if n != 0 => format!("{b} forfeits to {a}"),
-        _ => format!("{a} – {b}"),
-    }
 }
 
 /// WatchTournament: the events from `from`, then each as it comes (heard here, or read again
