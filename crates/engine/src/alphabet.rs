@@ -457,7 +457,7 @@ impl Alphabet {
             let merges = single
                 && self.0.starts_long.contains(&upper_char(text.chars().next().unwrap_or(' ')))
                 && self.next_tile(&joined).is_ok_and(|(_, _, used)| used != text.len());
-            suffix = if merges { format!("[{text}]{suffix}") } else { format!("{text}{suffix}") };
+            suffix = if merges { format!("[{text}]{suffix}") } else { joined };
         }
         suffix
     }
