@@ -470,7 +470,7 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
     wait_text(&c, "#list-info", "1 live game").await;
     c.find(Locator::Css(&format!("[data-manage='{}']", c0.game_id))).await.unwrap().click().await.unwrap();
-    c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
+    click(&c, "#manage #pause").await;
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
     let view = view_of(&mut g, pb::GetGameRequest { game_id: c0.game_id.clone() }).await;
     assert!(view.paused);
@@ -534,7 +534,7 @@ async fn a_director_key_manages_its_own_games_from_the_page() {
         .click()
         .await
         .unwrap();
-    c.wait().for_element(Locator::Css("#manage #pause")).await.unwrap().click().await.unwrap();
+    click(&c, "#manage #pause").await;
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
     let view = view_of(&mut g, pb::GetGameRequest { game_id: spring.game_id.clone() }).await;
     assert!(view.paused);
@@ -712,14 +712,8 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     let c = driver.browser().await;
     // From the lobby's link to the list, to the tournament.
     c.goto(&srv.url).await.unwrap();
-    c.wait()
-        .for_element(Locator::Css(".top nav a[href='/tournaments']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.wait().for_element(Locator::Css("#tournament-list a")).await.unwrap().click().await.unwrap();
+    click(&c, ".top nav a[href='/tournaments']").await;
+    click(&c, "#tournament-list a").await;
     wait_text(&c, "#tournament-name", "Spring open").await;
     wait_until("the standings", || async { Some(count(&c, "#standings-a tbody tr").await) }, |&n| n == 4)
         .await;
