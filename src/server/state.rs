@@ -34,6 +34,8 @@ pub(crate) struct AppState {
     /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
     /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
     pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
+    /// Each tournament's state as last read or written here, with its version.
+    pub(crate) tournament_cache: super::tournaments::Cache,
 }
 
 impl AppState {
@@ -49,6 +51,7 @@ impl AppState {
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
             tournament_changes: tokio::sync::broadcast::channel(1024).0,
             tournament_locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
+            tournament_cache: Default::default(),
             host,
         }
     }

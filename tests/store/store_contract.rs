@@ -10,7 +10,7 @@ use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{
-    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredTournament,
+    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredTournament, TournamentChange,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -167,26 +167,74 @@ async fn contract(store: Arc<dyn GameStore>) {
     let revoked = DirectorKey { revoked_unix_ms: Some(1_800_000_000_000), ..club };
     assert_eq!(store.director_keys().await.unwrap(), vec![revoked, spring]);
 
-    // Tournaments: written whole, each write one version after the one read.
+    // Tournaments: each state written whole, one version after the one read, with the events
+    // and answers that version adds.
     let t = |slug: &str, version: u64, body: &[u8]| StoredTournament {
         slug: slug.into(),
         version,
         body: body.to_vec(),
     };
+    let put = |tournament: StoredTournament, events: &[u64], answers: &[&str]| TournamentChange {
+        events: events.iter().map(|&n| (n, format!("event {n}").into_bytes())).collect(),
+        answers: answers
+            .iter()
+            .map(|k| (k.to_string(), format!("{k} at {}", tournament.version).into_bytes()))
+            .collect(),
+        tournament,
+    };
+    let answer = |store: &Arc<dyn GameStore>, slug: &str, key: &str| {
+        let store = store.clone();
+        let (slug, key) = (slug.to_string(), key.to_string());
+        async move { store.tournament_answer(slug, key).await.unwrap().map(|b| String::from_utf8(b).unwrap()) }
+    };
     assert_eq!(store.tournaments().await.unwrap(), vec![]);
     assert_eq!(store.tournament("spring".into()).await.unwrap(), None);
-    store.put_tournament(t("spring", 1, b"one")).wait().await.unwrap();
-    store.put_tournament(t("club", 1, b"c1")).wait().await.unwrap();
+    assert_eq!(store.tournament_events("spring".into(), 0).await.unwrap(), vec![]);
+    store.put_tournament(put(t("spring", 1, b"one"), &[0], &[])).wait().await.unwrap();
+    store.put_tournament(put(t("club", 1, b"c1"), &[0, 1], &["Add:x"])).wait().await.unwrap();
     assert!(matches!(
-        store.put_tournament(t("spring", 1, b"again")).wait().await,
+        store.put_tournament(put(t("spring", 1, b"again"), &[0], &[])).wait().await,
         Err(StoreError::Stale(slug)) if slug == "spring"
     ));
-    store.put_tournament(t("spring", 2, b"two")).wait().await.unwrap();
-    // A writer that read version 1 lost the race to the one that wrote 2.
-    assert!(matches!(store.put_tournament(t("spring", 2, b"late")).wait().await, Err(StoreError::Stale(_))));
-    assert!(matches!(store.put_tournament(t("spring", 4, b"ahead")).wait().await, Err(StoreError::Stale(_))));
+    store.put_tournament(put(t("spring", 2, b"two"), &[1, 2], &["Pair:a"])).wait().await.unwrap();
+    // A writer that read version 1 lost the race to the one that wrote 2, and wrote nothing.
+    assert!(matches!(
+        store.put_tournament(put(t("spring", 2, b"late"), &[3], &["Pair:b"])).wait().await,
+        Err(StoreError::Stale(_))
+    ));
+    assert!(matches!(
+        store.put_tournament(put(t("spring", 4, b"ahead"), &[3], &["Pair:b"])).wait().await,
+        Err(StoreError::Stale(_))
+    ));
     assert_eq!(store.tournament("spring".into()).await.unwrap(), Some(t("spring", 2, b"two")));
     assert_eq!(store.tournaments().await.unwrap(), vec![t("club", 1, b"c1"), t("spring", 2, b"two")]);
+    assert_eq!(store.tournament_version("spring".into()).await.unwrap(), Some(2));
+    assert_eq!(store.tournament_version("club".into()).await.unwrap(), Some(1));
+    assert_eq!(store.tournament_version("autumn".into()).await.unwrap(), None);
+    let events = |from: u64| {
+        let store = store.clone();
+        async move {
+            let rows = store.tournament_events("spring".into(), from).await.unwrap();
+            rows.into_iter().map(|(n, b)| (n, String::from_utf8(b).unwrap())).collect::<Vec<_>>()
+        }
+    };
+    let event = |n: u64| (n, format!("event {n}"));
+    assert_eq!(events(0).await, vec![event(0), event(1), event(2)]);
+    assert_eq!(events(2).await, vec![event(2)]);
+    assert_eq!(events(3).await, vec![]);
+    assert_eq!(answer(&store, "spring", "Pair:a").await.as_deref(), Some("Pair:a at 2"));
+    assert_eq!(answer(&store, "spring", "Pair:b").await, None);
+    assert_eq!(answer(&store, "spring", "Add:x").await, None, "answers are the tournament's own");
+    assert_eq!(answer(&store, "club", "Add:x").await.as_deref(), Some("Add:x at 1"));
+    // Answers reach back TOURNAMENT_ANSWERS_KEPT versions: the oldest let go first.
+    let kept = dawgref::store::TOURNAMENT_ANSWERS_KEPT;
+    for version in 3..=kept + 2 {
+        store.put_tournament(put(t("spring", version, b"on"), &[], &[&format!("k{version}")])).wait().await.unwrap();
+    }
+    assert_eq!(answer(&store, "spring", "Pair:a").await, None, "version 2's answer let go");
+    assert_eq!(answer(&store, "spring", "k3").await.as_deref(), Some("k3 at 3"));
+    assert_eq!(answer(&store, "spring", &format!("k{}", kept + 2)).await, Some(format!("k{} at {}", kept + 2, kept + 2)));
+    assert_eq!(events(0).await.len(), 3, "events are never let go");
 }
 
 fn replica(lease_ms: u64) -> Replica {

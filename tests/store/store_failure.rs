@@ -10,7 +10,7 @@ use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
     DirectorKey, GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError,
-    StoredGame, StoredTournament,
+    StoredGame, StoredTournament, TournamentChange,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,8 +69,17 @@ impl GameStore for FlakyStore {
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
         self.inner.director_keys()
     }
-    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
-        self.inner.put_tournament(tournament)
+    fn put_tournament(&self, change: TournamentChange) -> Pending {
+        self.inner.put_tournament(change)
+    }
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        self.inner.tournament_version(slug)
+    }
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        self.inner.tournament_events(slug, from)
+    }
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.inner.tournament_answer(slug, key)
     }
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
         self.inner.tournament(slug)

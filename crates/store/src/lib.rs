@@ -94,6 +94,23 @@ pub struct StoredTournament {
     pub body: Vec<u8>,
 }
 
+/// A tournament's next version and what it adds beside its state: its new events and the answer
+/// a request was given. Events and answers are rows of their own, each written once, so that a
+/// change writes what changed and not every event and answer there ever was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentChange {
+    pub tournament: StoredTournament,
+    /// The events this version adds, by number (each number written once).
+    pub events: Vec<(u64, Vec<u8>)>,
+    /// Answers by request key, kept while they are among the latest [`TOURNAMENT_ANSWERS_KEPT`]
+    /// versions' (a key answered again replaces its answer).
+    pub answers: Vec<(String, Vec<u8>)>,
+}
+
+/// How many versions back a tournament's kept answers reach: a retry later than that is a new
+/// request.
+pub const TOURNAMENT_ANSWERS_KEPT: u64 = 1024;
+
 /// A game's labels (tournament, division, round, table, …): keys with their values.
 pub type Labels = Vec<(String, String)>;
 
@@ -252,13 +269,24 @@ pub trait GameStore: Send + Sync {
     /// Every director key, revoked ones included, by name.
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>>;
 
-    /// Write a tournament whole, as version `tournament.version`: it lands only if the stored
-    /// version is the one before (none, for version 1), else [`StoreError::Stale`]. So among
+    /// Write a tournament's state as version `change.tournament.version`, with the events and
+    /// answers it adds, in one transaction: it lands only if the stored version is the one
+    /// before (none, for version 1), else [`StoreError::Stale`] and nothing is written. So among
     /// replicas a tournament has one writer at a time: the one whose read is the latest.
-    fn put_tournament(&self, tournament: StoredTournament) -> Pending;
+    fn put_tournament(&self, change: TournamentChange) -> Pending;
+
+    /// A tournament's events numbered `from` on, in order.
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>>;
+
+    /// The answer kept for a request key of a tournament, if it is still kept.
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>>;
 
     /// A tournament by its slug, at its latest version.
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>>;
+
+    /// A tournament's latest version (none: no such tournament), without its state: how a
+    /// replica finds whether the state it holds is still the latest.
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>>;
 
     /// Every tournament, by slug.
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>>;

@@ -4,7 +4,7 @@
 
 use super::{
     DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament,
+    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -17,8 +17,16 @@ pub struct MemoryStore {
     reviews: Mutex<HashMap<(Uuid, String), Vec<u8>>>,
     /// Director keys by name.
     keys: Mutex<std::collections::BTreeMap<String, DirectorKey>>,
-    /// Tournaments by slug.
-    tournaments: Mutex<std::collections::BTreeMap<String, StoredTournament>>,
+    /// Tournaments by slug, with their events and kept answers.
+    tournaments: Mutex<std::collections::BTreeMap<String, Tournament>>,
+}
+
+/// A tournament's state, its events by number and its answers by key (with the version that
+/// kept each).
+struct Tournament {
+    state: StoredTournament,
+    events: std::collections::BTreeMap<u64, Vec<u8>>,
+    answers: HashMap<String, (u64, Vec<u8>)>,
 }
 
 impl MemoryStore {
@@ -133,23 +141,53 @@ impl GameStore for MemoryStore {
         Box::pin(std::future::ready(Ok(GamePage { ids, total })))
     }
 
-    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
+    fn put_tournament(&self, change: TournamentChange) -> Pending {
         let mut all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
-        let stored = all.get(&tournament.slug).map_or(0, |t| t.version);
-        if stored + 1 != tournament.version {
+        let TournamentChange { tournament, events, answers } = change;
+        let version = tournament.version;
+        let stored = all.get(&tournament.slug).map_or(0, |t| t.state.version);
+        if stored + 1 != version {
             return Pending::ready(Err(StoreError::Stale(tournament.slug)));
         }
-        all.insert(tournament.slug.clone(), tournament);
+        let t = all.entry(tournament.slug.clone()).or_insert_with(|| Tournament {
+            state: tournament.clone(),
+            events: Default::default(),
+            answers: Default::default(),
+        });
+        t.state = tournament;
+        t.events.extend(events);
+        t.answers.extend(answers.into_iter().map(|(key, body)| (key, (version, body))));
+        t.answers.retain(|_, (kept, _)| *kept + TOURNAMENT_ANSWERS_KEPT > version);
         Pending::ready(Ok(()))
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).cloned();
+        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.clone());
         Box::pin(std::future::ready(Ok(t)))
     }
 
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        let v = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.version);
+        Box::pin(std::future::ready(Ok(v)))
+    }
+
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
+        let events = all.get(&slug).map_or_else(Vec::new, |t| {
+            t.events.range(from..).map(|(n, body)| (*n, body.clone())).collect()
+        });
+        Box::pin(std::future::ready(Ok(events)))
+    }
+
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
+        let answer = all.get(&slug).and_then(|t| t.answers.get(&key)).map(|(_, body)| body.clone());
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
-        let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        let all =
+            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).values().map(|t| t.state.clone()).collect();
         Box::pin(std::future::ready(Ok(all)))
     }
 }

@@ -30,7 +30,7 @@
 use super::queue::{self, Group, Groups, Queue};
 use super::{
     DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament,
+    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use crate::lease::{Claim, LeaseFuture, Leases};
 use dashmap::DashMap;
@@ -122,6 +122,23 @@ CREATE TABLE tournaments (
     body    bytea NOT NULL
 );
 ",
+    // A tournament's events and kept answers: rows of their own, each written once.
+    "
+CREATE TABLE tournament_events (
+    slug   text NOT NULL,
+    number bigint NOT NULL,
+    body   bytea NOT NULL,
+    PRIMARY KEY (slug, number)
+);
+CREATE TABLE tournament_answers (
+    slug    text NOT NULL,
+    key     text NOT NULL,
+    version bigint NOT NULL,
+    body    bytea NOT NULL,
+    PRIMARY KEY (slug, key)
+);
+CREATE INDEX tournament_answers_by_version ON tournament_answers (slug, version);
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -194,7 +211,7 @@ enum Job {
         body: Vec<u8>,
     },
     AddKey(DirectorKey),
-    Tournament(StoredTournament),
+    Tournament(TournamentChange),
     RevokeKey {
         name: String,
         at: u64,
@@ -651,7 +668,8 @@ async fn run(
                 .await?;
             Ok(if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) })
         }
-        Job::Tournament(t) => {
+        Job::Tournament(change) => {
+            let t = &change.tournament;
             let n = if t.version == 1 {
                 tx.execute(
                     "INSERT INTO tournaments (slug, version, body) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING",
@@ -665,7 +683,33 @@ async fn run(
                 )
                 .await?
             };
-            Ok(if n == 0 { Err(StoreError::Stale(t.slug.clone())) } else { Ok(()) })
+            if n == 0 {
+                return Ok(Err(StoreError::Stale(t.slug.clone())));
+            }
+            // The version written is this writer's alone, so its events' numbers are too.
+            for (number, body) in &change.events {
+                tx.execute(
+                    "INSERT INTO tournament_events (slug, number, body) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    &[&t.slug, &(*number as i64), body],
+                )
+                .await?;
+            }
+            for (key, body) in &change.answers {
+                tx.execute(
+                    "INSERT INTO tournament_answers (slug, key, version, body) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (slug, key) DO UPDATE SET version = EXCLUDED.version, body = EXCLUDED.body",
+                    &[&t.slug, key, &(t.version as i64), body],
+                )
+                .await?;
+            }
+            if t.version > TOURNAMENT_ANSWERS_KEPT {
+                tx.execute(
+                    "DELETE FROM tournament_answers WHERE slug = $1 AND version <= $2",
+                    &[&t.slug, &((t.version - TOURNAMENT_ANSWERS_KEPT) as i64)],
+                )
+                .await?;
+            }
+            Ok(Ok(()))
         }
     }
 }
@@ -743,8 +787,8 @@ impl GameStore for PgStore {
         })
     }
 
-    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
-        self.writes.submit(Job::Tournament(tournament))
+    fn put_tournament(&self, change: TournamentChange) -> Pending {
+        self.writes.submit(Job::Tournament(change))
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
@@ -754,6 +798,39 @@ impl GameStore for PgStore {
                 timed(client.query_opt("SELECT version, body FROM tournaments WHERE slug = $1", &[&slug]))
                     .await?;
             Ok(row.map(|r| StoredTournament { slug, version: r.get::<_, i64>(0) as u64, body: r.get(1) }))
+        })
+    }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row =
+                timed(client.query_opt("SELECT version FROM tournaments WHERE slug = $1", &[&slug])).await?;
+            Ok(row.map(|r| r.get::<_, i64>(0) as u64))
+        })
+    }
+
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = timed(client.query(
+                "SELECT number, body FROM tournament_events WHERE slug = $1 AND number >= $2 ORDER BY number",
+                &[&slug, &(from as i64)],
+            ))
+            .await?;
+            Ok(rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get(1))).collect())
+        })
+    }
+
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row = timed(client.query_opt(
+                "SELECT body FROM tournament_answers WHERE slug = $1 AND key = $2",
+                &[&slug, &key],
+            ))
+            .await?;
+            Ok(row.map(|r| r.get(0)))
         })
     }
 

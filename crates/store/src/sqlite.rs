@@ -12,12 +12,14 @@
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
 //! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into;
 //! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`;
-//! `tournaments(slug, version, body)`, each written whole, checked against its version.
+//! `tournaments(slug, version, body)`, each state written whole, checked against its version,
+//! with `tournament_events(slug, number, body)` (only ever inserted into) and
+//! `tournament_answers(slug, key, version, body)` (the latest versions' answers).
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
     DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament,
+    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -73,19 +75,34 @@ CREATE TABLE IF NOT EXISTS tournaments (
     version INTEGER NOT NULL,
     body    BLOB NOT NULL
 ) WITHOUT ROWID;
-PRAGMA user_version = 5;
+CREATE TABLE IF NOT EXISTS tournament_events (
+    slug   TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    body   BLOB NOT NULL,
+    PRIMARY KEY (slug, number)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tournament_answers (
+    slug    TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    body    BLOB NOT NULL,
+    PRIMARY KEY (slug, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tournament_answers_by_version ON tournament_answers (slug, version);
+PRAGMA user_version = 6;
 ";
 
 /// The schema version this build writes (earlier ones, without labels, reviews, director keys
-/// or tournaments, are upgraded in place).
-const VERSION: i64 = 5;
+/// or tournaments, or with a tournament's events and answers inside its state, are upgraded in
+/// place).
+const VERSION: i64 = 6;
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
     Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
     Quarantine { id: Uuid, reason: String },
     Review { id: Uuid, key: String, body: Vec<u8> },
-    Tournament(StoredTournament),
+    Tournament(TournamentChange),
     AddKey(DirectorKey),
     RevokeKey { name: String, at: u64 },
 }
@@ -373,19 +390,42 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
                 .execute(params![name, *at as i64])?;
             if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) }
         }
-        Job::Tournament(t) => {
+        Job::Tournament(change) => {
+            // The state, its events and its answer, or none of them.
+            let sp = tx.savepoint()?;
+            let t = &change.tournament;
             let n = if t.version == 1 {
-                tx.prepare_cached(
+                sp.prepare_cached(
                     "INSERT OR IGNORE INTO tournaments (slug, version, body) VALUES (?1, 1, ?2)",
                 )?
                 .execute(params![t.slug, t.body])?
             } else {
-                tx.prepare_cached(
+                sp.prepare_cached(
                     "UPDATE tournaments SET version = ?2, body = ?3 WHERE slug = ?1 AND version = ?2 - 1",
                 )?
                 .execute(params![t.slug, t.version as i64, t.body])?
             };
-            if n == 0 { Err(StoreError::Stale(t.slug.clone())) } else { Ok(()) }
+            if n == 0 {
+                return Err(StoreError::Stale(t.slug.clone()));
+            }
+            let mut event =
+                sp.prepare_cached("INSERT INTO tournament_events (slug, number, body) VALUES (?1, ?2, ?3)")?;
+            for (number, body) in &change.events {
+                event.execute(params![t.slug, *number as i64, body])?;
+            }
+            let mut answer = sp.prepare_cached(
+                "INSERT OR REPLACE INTO tournament_answers (slug, key, version, body) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (key, body) in &change.answers {
+                answer.execute(params![t.slug, key, t.version as i64, body])?;
+            }
+            drop((event, answer));
+            if t.version > TOURNAMENT_ANSWERS_KEPT {
+                sp.prepare_cached("DELETE FROM tournament_answers WHERE slug = ?1 AND version <= ?2")?
+                    .execute(params![t.slug, (t.version - TOURNAMENT_ANSWERS_KEPT) as i64])?;
+            }
+            sp.commit()?;
+            Ok(())
         }
     }
 }
@@ -472,8 +512,8 @@ impl GameStore for SqliteStore {
         self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
     }
 
-    fn put_tournament(&self, tournament: StoredTournament) -> Pending {
-        self.writes.submit(Job::Tournament(tournament))
+    fn put_tournament(&self, change: TournamentChange) -> Pending {
+        self.writes.submit(Job::Tournament(change))
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
@@ -486,6 +526,34 @@ impl GameStore for SqliteStore {
                         body: r.get(1)?,
                     })
                 })
+                .optional()?)
+        })
+    }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        self.read(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT version FROM tournaments WHERE slug = ?1")?
+                .query_row(params![slug], |r| Ok(r.get::<_, i64>(0)? as u64))
+                .optional()?)
+        })
+    }
+
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT number, body FROM tournament_events WHERE slug = ?1 AND number >= ?2 ORDER BY number",
+            )?;
+            let rows = stmt.query_map(params![slug, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.read(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT body FROM tournament_answers WHERE slug = ?1 AND key = ?2")?
+                .query_row(params![slug, key], |r| r.get(0))
                 .optional()?)
         })
     }

@@ -1,11 +1,13 @@
 //! How a tournament changes: held on this replica while it changes (`Held`, from `hold`), read
 //! from the store and written back as its next version (`change`, a race lost to another
-//! replica read again), once per request id (`once`, `kept`), and the request ids of the game
+//! replica read again) with the events and kept answer it adds as rows of their own
+//! (`written`, `events`), once per request id (`once`, `kept`), and the request ids of the game
 //! calls a tournament call makes (`derived_request_id`).
 
 use super::super::errors;
 use super::AppState;
 use super::record::Record;
+use crate::proto::v1 as pb;
 use tonic::Status;
 
 /// Tries at a change that races another replica's before it is answered ABORTED.
@@ -37,7 +39,8 @@ pub(super) fn retry_key((method, request_id): Retry<'_>) -> Option<String> {
     (!request_id.is_empty()).then(|| format!("{method}:{request_id}"))
 }
 
-/// [`change`], once per request id.
+/// [`change`], once per request id: a repeated id answers with the answer kept for it, read
+/// afresh at every try (so a retry that raced its first attempt on another replica finds it).
 pub(super) async fn once<R: prost::Message + Default>(
     state: &AppState,
     held: &Held<'_>,
@@ -45,12 +48,10 @@ pub(super) async fn once<R: prost::Message + Default>(
     mut f: impl FnMut(&mut Record) -> Result<R, Status>,
 ) -> Result<R, Status> {
     let key = retry_key(retry);
-    change(state, held, |rec| {
-        if let Some(key) = &key
-            && let Some(answer) = rec.answer(key)
-        {
-            return answer;
-        }
+    let decode = |body: &[u8]| {
+        R::decode(body).map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
+    };
+    write(state, held, key.as_deref(), decode, |rec| {
         let answer = f(rec)?;
         if let Some(key) = &key {
             rec.remember(key.clone(), answer.encode_to_vec());
@@ -67,16 +68,87 @@ pub(super) async fn kept<R: prost::Message + Default>(
     retry: Retry<'_>,
 ) -> Result<(Record, Option<Result<R, Status>>), Status> {
     let (record, _) = load(state, &held.slug).await?;
-    let answer = retry_key(retry).and_then(|key| record.answer(&key));
+    let answer = match retry_key(retry) {
+        Some(key) => kept_answer(state, &held.slug, &record, &key).await?.map(|body| {
+            R::decode(body.as_slice()).map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
+        }),
+        None => None,
+    };
     Ok((record, answer))
+}
+
+/// The answer kept for `key`: in the store's rows, or in a record written before answers had
+/// rows of their own (moved to rows by its next change).
+async fn kept_answer(state: &AppState, slug: &str, record: &Record, key: &str) -> Result<Option<Vec<u8>>, Status> {
+    if let Some(body) = record.unwritten_answer(key) {
+        return Ok(Some(body.to_vec()));
+    }
+    state.host.tournament_records().answer(slug, key).await.map_err(errors::host)
+}
+
+/// A tournament's events numbered `from` on: the store's rows, and those of a record written
+/// before events had rows of their own.
+pub(super) async fn events(
+    state: &AppState,
+    slug: &str,
+    from: u64,
+) -> Result<Vec<pb::WatchTournamentResponse>, Status> {
+    let (record, _) = load(state, slug).await?;
+    let rows = state.host.tournament_records().events(slug, from).await.map_err(errors::host)?;
+    let mut events = Vec::with_capacity(rows.len());
+    for (number, body) in rows {
+        let event = <pb::WatchTournamentResponse as prost::Message>::decode(body.as_slice()).map_err(|e| {
+            errors::internal(format!("tournament {slug}'s event {number} cannot be read: {e}"))
+        })?;
+        events.push(event);
+    }
+    events.extend(record.events.into_iter().filter(|e| e.number >= from));
+    events.sort_by_key(|e| e.number);
+    events.dedup_by_key(|e| e.number);
+    Ok(events)
+}
+
+/// The state last read or written on this replica, by slug, with its version: a read that finds
+/// the store's version unchanged reads and decodes nothing more (another replica's write is a
+/// new version, so it is never missed).
+#[derive(Default)]
+pub(crate) struct Cache(std::sync::Mutex<std::collections::HashMap<String, (u64, Record)>>);
+
+/// Tournaments kept in the cache before it starts afresh.
+const CACHED: usize = 256;
+
+impl Cache {
+    fn get(&self, slug: &str, version: u64) -> Option<Record> {
+        let cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        cached.get(slug).filter(|(v, _)| *v == version).map(|(_, r)| r.clone())
+    }
+
+    fn put(&self, slug: &str, version: u64, record: Record) {
+        let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.len() >= CACHED && !cached.contains_key(slug) {
+            cached.clear();
+        }
+        match cached.get(slug) {
+            Some((v, _)) if *v > version => {}
+            _ => {
+                cached.insert(slug.to_string(), (version, record));
+            }
+        }
+    }
 }
 
 /// A tournament and the version read: NOT_FOUND for none.
 pub(super) async fn load(state: &AppState, slug: &str) -> Result<(Record, u64), Status> {
-    let stored = state.host.tournament_records().get(slug).await.map_err(errors::host)?;
-    let stored =
-        stored.ok_or_else(|| Status::not_found(format!("no tournament {:?}", crate::text::clip(slug))))?;
-    Ok((decode(&stored)?, stored.version))
+    let records = state.host.tournament_records();
+    let not_found = || Status::not_found(format!("no tournament {:?}", crate::text::clip(slug)));
+    let version = records.version(slug).await.map_err(errors::host)?.ok_or_else(not_found)?;
+    if let Some(record) = state.tournament_cache.get(slug, version) {
+        return Ok((record, version));
+    }
+    let stored = records.get(slug).await.map_err(errors::host)?.ok_or_else(not_found)?;
+    let record = decode(&stored)?;
+    state.tournament_cache.put(slug, stored.version, record.clone());
+    Ok((record, stored.version))
 }
 
 /// A stored tournament's record: INTERNAL when it cannot be read or holds no tournament (so
@@ -90,26 +162,56 @@ pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, 
     Ok(record)
 }
 
+/// What writing `record` as `version` stores: its state, with the events and answers not yet
+/// written taken out of it as rows of their own.
+pub(super) fn written(record: &mut Record, slug: &str, version: u64) -> crate::store::TournamentChange {
+    use prost::Message;
+    let events = std::mem::take(&mut record.events).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
+    let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();
+    crate::store::TournamentChange {
+        tournament: crate::store::StoredTournament {
+            slug: slug.to_string(),
+            version,
+            body: record.encode_to_vec(),
+        },
+        events,
+        answers,
+    }
+}
+
 /// Read, change and write back a tournament as its next version, holding it; a race lost to
 /// another replica is read again and tried again, up to [`TRIES`] times (then ABORTED).
 /// Watchers hear of it.
 pub(super) async fn change<R>(
     state: &AppState,
     held: &Held<'_>,
+    f: impl FnMut(&mut Record) -> Result<R, Status>,
+) -> Result<R, Status> {
+    let no_answer = |_: &[u8]| Err(errors::internal("a change without a request id has no kept answer"));
+    write(state, held, None, no_answer, f).await
+}
+
+/// [`change`], answering with the answer kept for `key` when there is one at a try.
+async fn write<R>(
+    state: &AppState,
+    held: &Held<'_>,
+    key: Option<&str>,
+    decode: impl Fn(&[u8]) -> Result<R, Status>,
     mut f: impl FnMut(&mut Record) -> Result<R, Status>,
 ) -> Result<R, Status> {
     let slug = held.slug.as_str();
     let mut tries = 0;
     loop {
         let (mut record, version) = load(state, slug).await?;
+        if let Some(key) = key
+            && let Some(body) = kept_answer(state, slug, &record, key).await?
+        {
+            return decode(&body);
+        }
         let answer = f(&mut record)?;
-        let stored = crate::store::StoredTournament {
-            slug: slug.to_string(),
-            version: version + 1,
-            body: prost::Message::encode_to_vec(&record),
-        };
-        match state.host.tournament_records().put(stored).await {
+        match state.host.tournament_records().put(written(&mut record, slug, version + 1)).await {
             Ok(()) => {
+                state.tournament_cache.put(slug, version + 1, record);
                 let _ = state.tournament_changes.send(slug.to_string());
                 return Ok(answer);
             }

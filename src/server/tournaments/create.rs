@@ -63,11 +63,7 @@ pub(super) async fn create(
         record.hashes.push(hashes);
     }
     record.event("created", "", 0, 0, format!("{} made", r.name));
-    let stored = crate::store::StoredTournament {
-        slug: r.slug.clone(),
-        version: 1,
-        body: prost::Message::encode_to_vec(&record),
-    };
+    let stored = super::change::written(&mut record, &r.slug, 1);
     match service.state.host.tournament_records().put(stored).await {
         Ok(()) => {}
         Err(HostError::Stale(_)) => {

@@ -12,6 +12,7 @@ mod start;
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
+pub(crate) use change::Cache;
 use change::{Retry, change, decode, derived_request_id, hold, kept, load, once};
 use dawgref_tournament::GameResult;
 use record::Record;

@@ -1,6 +1,6 @@
 //! A tournament as kept: the public messages that describe it (its divisions' players, rounds and
-//! pairings), each player's token hash, its seed and its events, encoded whole as one store
-//! record; and the pure [`Division`] of `dawgref-tournament` that a division's messages make,
+//! pairings), each player's token hash and its seed, encoded whole as one store record (its
+//! events and kept answers are rows of their own, carried here only until they are written); and the pure [`Division`] of `dawgref-tournament` that a division's messages make,
 //! so that pairing, results and standings are decided there and written back here.
 
 use super::super::errors;
@@ -18,9 +18,11 @@ pub(super) struct Record {
     pub hashes: Vec<Hashes>,
     #[prost(uint64, tag = "3")]
     pub seed: u64,
+    /// Events not yet written: those of this change (taken out as rows of their own when it is
+    /// written), or every event of a record written before events had rows.
     #[prost(message, repeated, tag = "4")]
     pub events: Vec<pb::WatchTournamentResponse>,
-    /// The latest answers by request id (the method's name and the id), for retries.
+    /// Answers by request id (the method's name and the id) not yet written, likewise.
     #[prost(message, repeated, tag = "5")]
     pub answers: Vec<Answer>,
 }
@@ -32,9 +34,6 @@ pub(super) struct Answer {
     #[prost(bytes = "vec", tag = "2")]
     pub body: Vec<u8>,
 }
-
-/// Answers kept for retries, the oldest let go first.
-const ANSWERS_KEPT: usize = 1024;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub(super) struct Hashes {
@@ -196,9 +195,9 @@ impl Record {
         Ok(forfeits)
     }
 
-    /// Note an event (numbered in order).
+    /// Note an event (numbered in order), to be written with this change.
     pub fn event(&mut self, kind: &str, division: &str, round: u32, pairing: u32, detail: String) {
-        let number = self.events.len() as u64;
+        let number = self.t().events;
         self.events.push(pb::WatchTournamentResponse {
             number,
             kind: kind.into(),
@@ -208,23 +207,16 @@ impl Record {
             detail,
             unix_ms: crate::host::unix_ms(),
         });
-        self.t_mut().events = self.events.len() as u64;
+        self.t_mut().events = number + 1;
     }
 
-    /// The answer a request id was given, if it was.
-    pub fn answer<R: prost::Message + Default>(&self, key: &str) -> Option<Result<R, Status>> {
-        let kept = self.answers.iter().find(|a| a.key == key)?;
-        Some(
-            R::decode(kept.body.as_slice())
-                .map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}"))),
-        )
+    /// The answer a request key was given, if this record holds it unwritten.
+    pub fn unwritten_answer(&self, key: &str) -> Option<&[u8]> {
+        self.answers.iter().rev().find(|a| a.key == key).map(|a| a.body.as_slice())
     }
 
-    /// Keep an answer for its request id's retries.
+    /// Keep an answer for its request id's retries (written with this change).
     pub fn remember(&mut self, key: String, body: Vec<u8>) {
-        if self.answers.len() >= ANSWERS_KEPT {
-            self.answers.remove(0);
-        }
         self.answers.push(Answer { key, body });
     }
 

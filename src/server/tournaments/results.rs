@@ -122,26 +122,27 @@ pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, St
 pub(super) async fn watch(state: &Arc<AppState>, slug: String, from: u64) -> Result<EventStream, Status> {
     // Subscribe before the first read, so no change falls between them.
     let mut changes = state.tournament_changes.subscribe();
-    let (record, _) = load(state, &slug).await?;
+    let first = super::change::events(state, &slug, from).await?;
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     let state = state.clone();
     tokio::spawn(async move {
-        let mut next = from as usize;
-        let mut record = Some(record);
+        let mut next = from;
+        let mut first = Some(first);
         let mut shutdown = state.shutdown.clone();
         loop {
-            let events = match record.take() {
-                Some(r) => r.events,
-                None => match load(&state, &slug).await {
-                    Ok((r, _)) => r.events,
+            let events = match first.take() {
+                Some(events) => events,
+                None => match super::change::events(&state, &slug, next).await {
+                    Ok(events) => events,
                     Err(e) => {
                         let _ = tx.send(Err(e)).await;
                         return;
                     }
                 },
             };
-            for e in events.into_iter().skip(next) {
-                next = e.number as usize + 1;
+            let from = next;
+            for e in events.into_iter().filter(|e| e.number >= from) {
+                next = e.number + 1;
                 if tx.send(Ok(e)).await.is_err() {
                     return;
                 }
