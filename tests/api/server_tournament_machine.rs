@@ -33,14 +33,32 @@ const SLUG: &str = "machine";
 enum Op {
     Pair,
     /// SetPairings on the next unpaired round: the active players in a rotated order.
-    SetPairings { rotate: usize },
+    SetPairings {
+        rotate: usize,
+    },
     Start,
-    Record { pick: usize, first: i32, second: i32 },
-    Forfeit { pick: usize, by_first: bool },
-    Correct { pick: usize, first: i32, second: i32 },
+    Record {
+        pick: usize,
+        first: i32,
+        second: i32,
+    },
+    Forfeit {
+        pick: usize,
+        by_first: bool,
+    },
+    Correct {
+        pick: usize,
+        first: i32,
+        second: i32,
+    },
     /// A live game's player resigns.
-    Resign { pick: usize, first: bool },
-    Withdraw { player: usize },
+    Resign {
+        pick: usize,
+        first: bool,
+    },
+    Withdraw {
+        player: usize,
+    },
     Add,
     /// The call before, again, with its request id.
     Retry,
@@ -137,7 +155,10 @@ impl World {
                 players: (0..players)
                     .map(|i| pb::TournamentPlayerSpec { name: name(i), rating: 1500 - i as u32, bot: None })
                     .collect(),
-                rounds: methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect(),
+                rounds: methods
+                    .iter()
+                    .map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() })
+                    .collect(),
                 controls: None,
             }],
             seed: Some(5),
@@ -211,7 +232,11 @@ impl World {
                     e.code(),
                     e.message()
                 );
-                ensure!(self.tournament().await == before, "step {}: a refused call changed the tournament", self.step);
+                ensure!(
+                    self.tournament().await == before,
+                    "step {}: a refused call changed the tournament",
+                    self.step
+                );
                 self.refused += 1;
                 Ok(false)
             }
@@ -229,19 +254,30 @@ impl World {
     async fn apply(&mut self, op: &Op) -> Result<(), TestCaseError> {
         self.step += 1;
         let d = self.tournament().await.divisions.remove(0);
-        let next_unpaired = d.rounds.iter().position(|r| !r.paired).map_or(d.rounds.len() as u32 + 1, |k| k as u32 + 1);
+        let next_unpaired =
+            d.rounds.iter().position(|r| !r.paired).map_or(d.rounds.len() as u32 + 1, |k| k as u32 + 1);
         let next_unstarted =
             d.rounds.iter().position(|r| !r.started).map_or(d.rounds.len() as u32 + 1, |k| k as u32 + 1);
         let all = Self::pairings(&d);
         let request_id = self.request_id();
         match *op {
             Op::Pair => {
-                let r = pb::PairRoundRequest { slug: SLUG.into(), division: "a".into(), round: next_unpaired, request_id };
+                let r = pb::PairRoundRequest {
+                    slug: SLUG.into(),
+                    division: "a".into(),
+                    round: next_unpaired,
+                    request_id,
+                };
                 self.director(Call::Pair(r)).await?;
             }
             Op::SetPairings { rotate } => {
-                let mut active: Vec<u32> =
-                    d.players.iter().enumerate().filter(|(_, p)| !p.withdrawn).map(|(i, _)| i as u32 + 1).collect();
+                let mut active: Vec<u32> = d
+                    .players
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| !p.withdrawn)
+                    .map(|(i, _)| i as u32 + 1)
+                    .collect();
                 if !active.is_empty() {
                     let by = rotate % active.len();
                     active.rotate_left(by);
@@ -260,7 +296,12 @@ impl World {
                 self.director(Call::Set(r)).await?;
             }
             Op::Start => {
-                let r = pb::StartRoundRequest { slug: SLUG.into(), division: "a".into(), round: next_unstarted, request_id };
+                let r = pb::StartRoundRequest {
+                    slug: SLUG.into(),
+                    division: "a".into(),
+                    round: next_unstarted,
+                    request_id,
+                };
                 self.director(Call::Start(r)).await?;
             }
             Op::Record { pick, first, second } | Op::Correct { pick, first, second } => {
@@ -273,7 +314,10 @@ impl World {
                     division: "a".into(),
                     round,
                     pairing: p.number,
-                    result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
+                    result: Some(pb::record_result_request::Result::Scores(pb::FinalScores {
+                        first,
+                        second,
+                    })),
                     correct,
                     request_id,
                 };
@@ -290,7 +334,11 @@ impl World {
                     division: "a".into(),
                     round,
                     pairing: p.number,
-                    result: Some(pb::record_result_request::Result::ForfeitedBy(if by_first { p.first } else { p.second })),
+                    result: Some(pb::record_result_request::Result::ForfeitedBy(if by_first {
+                        p.first
+                    } else {
+                        p.second
+                    })),
                     correct: false,
                     request_id,
                 };
@@ -310,7 +358,11 @@ impl World {
                 };
                 let token = self.tokens[&player].clone();
                 if let Err(e) = self.g.submit_turn(authed(request, &token)).await {
-                    ensure!(e.code() == Code::FailedPrecondition, "step {}: resign refused: {e:?}", self.step);
+                    ensure!(
+                        e.code() == Code::FailedPrecondition,
+                        "step {}: resign refused: {e:?}",
+                        self.step
+                    );
                     return Ok(());
                 }
                 // The game's end enters the result as soon as it is durable.
@@ -348,16 +400,27 @@ impl World {
                             "step {}: AddPlayer refused: {e:?}",
                             self.step
                         );
-                        ensure!(self.tournament().await == before, "step {}: a refused AddPlayer changed it", self.step);
+                        ensure!(
+                            self.tournament().await == before,
+                            "step {}: a refused AddPlayer changed it",
+                            self.step
+                        );
                     }
                 }
             }
             Op::Retry => {
                 let Some((call, answer)) = self.last.clone() else { return Ok(()) };
                 let before = self.tournament().await;
-                let again = self.call(&call).await.map_err(|e| fail(format!("step {}: a retry refused: {e:?}", self.step)))?;
+                let again = self
+                    .call(&call)
+                    .await
+                    .map_err(|e| fail(format!("step {}: a retry refused: {e:?}", self.step)))?;
                 ensure!(again == answer, "step {}: a retry answered another answer", self.step);
-                ensure!(self.tournament().await == before, "step {}: a retry changed the tournament", self.step);
+                ensure!(
+                    self.tournament().await == before,
+                    "step {}: a retry changed the tournament",
+                    self.step
+                );
                 self.retried += 1;
             }
             Op::Restart => {
@@ -380,7 +443,10 @@ impl World {
             for p in &r.pairings {
                 for n in [p.first, p.second].into_iter().filter(|&n| n != 0) {
                     ensure!(seen.insert(n), "step {step}: round {round} has player {n} twice");
-                    ensure!(p.done || !d.players[n as usize - 1].withdrawn, "step {step}: withdrawn {n} to play");
+                    ensure!(
+                        p.done || !d.players[n as usize - 1].withdrawn,
+                        "step {step}: withdrawn {n} to play"
+                    );
                 }
                 if p.second == 0 {
                     ensure!(p.done && p.game_id.is_empty(), "step {step}: a bye is done and has no game");
@@ -393,16 +459,34 @@ impl World {
                 let request = authed(pb::GetGameRequest { game_id: p.game_id.clone() }, DIRECTOR);
                 let view = view_of(&mut self.g, request).await;
                 let names: Vec<&str> = view.seats.iter().map(|s| s.name.as_str()).collect();
-                let pair: Vec<&str> = [p.first, p.second].iter().map(|&n| d.players[n as usize - 1].name.as_str()).collect();
-                ensure!(names == pair, "step {step}: round {round} pairing {}'s game is another pair's", p.number);
-                ensure!(view.over == p.done, "step {step}: round {round} pairing {}: game over {} but done {}", p.number, view.over, p.done);
+                let pair: Vec<&str> =
+                    [p.first, p.second].iter().map(|&n| d.players[n as usize - 1].name.as_str()).collect();
+                ensure!(
+                    names == pair,
+                    "step {step}: round {round} pairing {}'s game is another pair's",
+                    p.number
+                );
+                ensure!(
+                    view.over == p.done,
+                    "step {step}: round {round} pairing {}: game over {} but done {}",
+                    p.number,
+                    view.over,
+                    p.done
+                );
                 if p.done && !self.corrected.contains(&(round, p.number)) {
                     match p.forfeited_by {
                         0 => {
                             let seats: Vec<i32> = view.seats.iter().map(|s| s.score).collect();
-                            ensure!(seats == p.scores, "step {step}: the game ended {seats:?}, the pairing says {:?}", p.scores);
+                            ensure!(
+                                seats == p.scores,
+                                "step {step}: the game ended {seats:?}, the pairing says {:?}",
+                                p.scores
+                            );
                         }
-                        n => ensure!(view.winners == [u32::from(n == p.first)], "step {step}: the forfeit's winner lost the game"),
+                        n => ensure!(
+                            view.winners == [u32::from(n == p.first)],
+                            "step {step}: the forfeit's winner lost the game"
+                        ),
                     }
                 }
             }
@@ -411,7 +495,12 @@ impl World {
         let live = self
             .g
             .list_games(authed(
-                pb::ListGamesRequest { labels, state: pb::GameState::Live as i32, page_size: 100, ..Default::default() },
+                pb::ListGamesRequest {
+                    labels,
+                    state: pb::GameState::Live as i32,
+                    page_size: 100,
+                    ..Default::default()
+                },
                 DIRECTOR,
             ))
             .await
@@ -432,7 +521,13 @@ impl World {
             for (n, s) in [(p.first, spread), (p.second, -spread)] {
                 if n != 0 {
                     let e = expected.entry(n).or_default();
-                    e.0 += if s > 0 { 1.0 } else if s == 0 { 0.5 } else { 0.0 };
+                    e.0 += if s > 0 {
+                        1.0
+                    } else if s == 0 {
+                        0.5
+                    } else {
+                        0.0
+                    };
                     e.1 += u32::from(s < 0);
                     e.2 += s;
                 }
@@ -440,7 +535,11 @@ impl World {
         }
         for s in &d.standings {
             let want = expected.get(&s.player).copied().unwrap_or_default();
-            ensure!((s.wins, s.losses, s.spread) == want, "step {step}: player {}'s standing {s:?}, recomputed {want:?}", s.player);
+            ensure!(
+                (s.wins, s.losses, s.spread) == want,
+                "step {step}: player {}'s standing {s:?}, recomputed {want:?}",
+                s.player
+            );
         }
         // The events: each number once, in order, up to the count.
         let mut stream = self
@@ -459,7 +558,10 @@ impl World {
 
     /// ExportTsh → ImportTsh (into a tournament of its own) → ExportTsh: the same file.
     async fn check_file(&mut self) -> Result<(), TestCaseError> {
-        let export = |slug: &str, division: &str| pb::ExportTshRequest { slug: slug.into(), division: division.into() };
+        let export = |slug: &str, division: &str| pb::ExportTshRequest {
+            slug: slug.into(),
+            division: division.into(),
+        };
         let text = self.t.export_tsh(export(SLUG, "a")).await.unwrap().into_inner().text;
         self.files += 1;
         let slug = format!("back-{}", self.files);
@@ -469,7 +571,9 @@ impl World {
             game: Some(pb::TournamentGameSettings::default()),
             divisions: vec![pb::DivisionSpec {
                 name: "holder".into(),
-                players: (0..2).map(|i| pb::TournamentPlayerSpec { name: name(i), rating: 1500, bot: None }).collect(),
+                players: (0..2)
+                    .map(|i| pb::TournamentPlayerSpec { name: name(i), rating: 1500, bot: None })
+                    .collect(),
                 rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }],
                 controls: None,
             }],
@@ -481,13 +585,15 @@ impl World {
             slug: slug.clone(),
             division: "a".into(),
             text: text.clone(),
-            rounds_to_come: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }],
+            rounds_to_come: vec![pb::RoundSpec {
+                method: pb::PairingMethod::Swiss as i32,
+                ..Default::default()
+            }],
             ..Default::default()
         };
-        self.t
-            .import_tsh(authed(import, DIRECTOR))
-            .await
-            .map_err(|e| fail(format!("step {}: the exported file does not import: {e:?}\n{text}", self.step)))?;
+        self.t.import_tsh(authed(import, DIRECTOR)).await.map_err(|e| {
+            fail(format!("step {}: the exported file does not import: {e:?}\n{text}", self.step))
+        })?;
         let back = self.t.export_tsh(export(&slug, "a")).await.unwrap().into_inner().text;
         ensure!(back == text, "step {}: the file read back differs:\n{text}\n---\n{back}", self.step);
         Ok(())
@@ -523,7 +629,8 @@ fn generated_director_calls_games_retries_and_restarts_keep_one_truth() {
     let started = std::time::Instant::now();
     let totals = std::sync::Mutex::new([0usize; 6]);
     let result = runner.run(&strategy, |(players, methods, ops)| {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         runtime.block_on(async {
             let mut world = World::new(players, &methods).await;
             world.check().await?;
@@ -533,7 +640,8 @@ fn generated_director_calls_games_retries_and_restarts_keep_one_truth() {
             }
             world.check_file().await?;
             let mut t = totals.lock().unwrap();
-            let counts = [ops.len(), world.answered, world.refused, world.resigned, world.retried, world.restarts];
+            let counts =
+                [ops.len(), world.answered, world.refused, world.resigned, world.retried, world.restarts];
             for (total, n) in t.iter_mut().zip(counts) {
                 *total += n;
             }

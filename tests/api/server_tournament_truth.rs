@@ -640,3 +640,101 @@ async fn a_tsh_file_read_back_is_the_same_division() {
         assert_eq!(lines(&back, k), lines(&original, k), "round {}\n{text}", k + 1);
     }
 }
+
+/// The events and kept answers of a tournament written before they had rows of their own (carried
+/// inside its state, tags 4 and 5 of the record), as an earlier build left them.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Carried {
+    #[prost(message, repeated, tag = "4")]
+    events: Vec<pb::WatchTournamentResponse>,
+    #[prost(message, repeated, tag = "5")]
+    answers: Vec<CarriedAnswer>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct CarriedAnswer {
+    #[prost(string, tag = "1")]
+    key: String,
+    #[prost(bytes = "vec", tag = "2")]
+    body: Vec<u8>,
+}
+
+async fn event_numbers(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> Vec<(u64, String)> {
+    let mut stream = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: slug.into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen = Vec::new();
+    while let Ok(Ok(Some(e))) =
+        tokio::time::timeout(std::time::Duration::from_millis(300), stream.message()).await
+    {
+        seen.push((e.number, e.kind));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_tournament_kept_by_an_earlier_build_upgrades_in_place() {
+    use prost::Message;
+    let dir = TempDir::new("tournament-upgrade");
+    let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
+    let mut t = tournaments(&srv).await;
+    let methods =
+        [pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin];
+    t.create_tournament(authed(event("old", people(4), &methods), DIRECTOR)).await.unwrap();
+    let mut first = pair("old", 1);
+    first.request_id = "pair-1".into();
+    let paired = t.pair_round(authed(first.clone(), DIRECTOR)).await.unwrap().into_inner();
+    let events = event_numbers(&mut t, "old").await;
+    assert_eq!(events.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1]);
+    srv.stop().await;
+
+    // Back as an earlier build kept it: the events and answers inside the state, no rows.
+    {
+        let db = rusqlite::Connection::open(dir.0.join(dawgref::store::sqlite::FILE_NAME)).unwrap();
+        let state: Vec<u8> =
+            db.query_row("SELECT body FROM tournaments WHERE slug = 'old'", [], |r| r.get(0)).unwrap();
+        let mut carried = Carried::default();
+        let mut rows =
+            db.prepare("SELECT body FROM tournament_events WHERE slug = 'old' ORDER BY number").unwrap();
+        for body in rows.query_map([], |r| r.get::<_, Vec<u8>>(0)).unwrap() {
+            carried.events.push(pb::WatchTournamentResponse::decode(body.unwrap().as_slice()).unwrap());
+        }
+        let mut rows = db.prepare("SELECT key, body FROM tournament_answers WHERE slug = 'old'").unwrap();
+        for row in rows.query_map([], |r| Ok(CarriedAnswer { key: r.get(0)?, body: r.get(1)? })).unwrap() {
+            carried.answers.push(row.unwrap());
+        }
+        assert_eq!((carried.events.len(), carried.answers.len()), (2, 1));
+        // A message's fields, appended, are read as its own: the state with them carried inside.
+        let old = [state, carried.encode_to_vec()].concat();
+        db.execute("UPDATE tournaments SET body = ?1 WHERE slug = 'old'", [old]).unwrap();
+        db.execute_batch(
+            "DELETE FROM tournament_events; DELETE FROM tournament_answers; PRAGMA user_version = 5;",
+        )
+        .unwrap();
+    }
+
+    let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
+    let mut t = tournaments(&srv).await;
+    // Read as they were: the events, the retry's first answer.
+    assert_eq!(event_numbers(&mut t, "old").await, events);
+    let again = t.pair_round(authed(first.clone(), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(again, paired);
+    // The next change moves them to rows; nothing is lost or numbered twice.
+    t.start_round(authed(start("old", 1), DIRECTOR)).await.unwrap();
+    let after = event_numbers(&mut t, "old").await;
+    assert_eq!(after.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(after[..2], events[..]);
+    assert_eq!(t.pair_round(authed(first, DIRECTOR)).await.unwrap().into_inner(), paired);
+    srv.stop().await;
+    let db = rusqlite::Connection::open(dir.0.join(dawgref::store::sqlite::FILE_NAME)).unwrap();
+    let rows: (i64, i64) = db
+        .query_row(
+            "SELECT (SELECT count(*) FROM tournament_events), (SELECT count(*) FROM tournament_answers)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(rows, (3, 1), "the carried events and answer are rows now");
+}

@@ -229,11 +229,18 @@ async fn contract(store: Arc<dyn GameStore>) {
     // Answers reach back TOURNAMENT_ANSWERS_KEPT versions: the oldest let go first.
     let kept = dawgref::store::TOURNAMENT_ANSWERS_KEPT;
     for version in 3..=kept + 2 {
-        store.put_tournament(put(t("spring", version, b"on"), &[], &[&format!("k{version}")])).wait().await.unwrap();
+        store
+            .put_tournament(put(t("spring", version, b"on"), &[], &[&format!("k{version}")]))
+            .wait()
+            .await
+            .unwrap();
     }
     assert_eq!(answer(&store, "spring", "Pair:a").await, None, "version 2's answer let go");
     assert_eq!(answer(&store, "spring", "k3").await.as_deref(), Some("k3 at 3"));
-    assert_eq!(answer(&store, "spring", &format!("k{}", kept + 2)).await, Some(format!("k{} at {}", kept + 2, kept + 2)));
+    assert_eq!(
+        answer(&store, "spring", &format!("k{}", kept + 2)).await,
+        Some(format!("k{} at {}", kept + 2, kept + 2))
+    );
     assert_eq!(events(0).await.len(), 3, "events are never let go");
 }
 

@@ -162,20 +162,22 @@ impl GameStore for MemoryStore {
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.clone());
+        let t =
+            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.clone());
         Box::pin(std::future::ready(Ok(t)))
     }
 
     fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
-        let v = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.version);
+        let v =
+            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.version);
         Box::pin(std::future::ready(Ok(v)))
     }
 
     fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
         let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
-        let events = all.get(&slug).map_or_else(Vec::new, |t| {
-            t.events.range(from..).map(|(n, body)| (*n, body.clone())).collect()
-        });
+        let events = all
+            .get(&slug)
+            .map_or_else(Vec::new, |t| t.events.range(from..).map(|(n, body)| (*n, body.clone())).collect());
         Box::pin(std::future::ready(Ok(events)))
     }
 
@@ -186,8 +188,13 @@ impl GameStore for MemoryStore {
     }
 
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
-        let all =
-            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).values().map(|t| t.state.clone()).collect();
+        let all = self
+            .tournaments
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .map(|t| t.state.clone())
+            .collect();
         Box::pin(std::future::ready(Ok(all)))
     }
 }

@@ -544,7 +544,8 @@ impl GameStore for SqliteStore {
             let mut stmt = conn.prepare_cached(
                 "SELECT number, body FROM tournament_events WHERE slug = ?1 AND number >= ?2 ORDER BY number",
             )?;
-            let rows = stmt.query_map(params![slug, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
+            let rows =
+                stmt.query_map(params![slug, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
     }

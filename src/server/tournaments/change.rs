@@ -70,7 +70,8 @@ pub(super) async fn kept<R: prost::Message + Default>(
     let (record, _) = load(state, &held.slug).await?;
     let answer = match retry_key(retry) {
         Some(key) => kept_answer(state, &held.slug, &record, &key).await?.map(|body| {
-            R::decode(body.as_slice()).map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
+            R::decode(body.as_slice())
+                .map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
         }),
         None => None,
     };
@@ -79,7 +80,12 @@ pub(super) async fn kept<R: prost::Message + Default>(
 
 /// The answer kept for `key`: in the store's rows, or in a record written before answers had
 /// rows of their own (moved to rows by its next change).
-async fn kept_answer(state: &AppState, slug: &str, record: &Record, key: &str) -> Result<Option<Vec<u8>>, Status> {
+async fn kept_answer(
+    state: &AppState,
+    slug: &str,
+    record: &Record,
+    key: &str,
+) -> Result<Option<Vec<u8>>, Status> {
     if let Some(body) = record.unwritten_answer(key) {
         return Ok(Some(body.to_vec()));
     }
@@ -97,9 +103,10 @@ pub(super) async fn events(
     let rows = state.host.tournament_records().events(slug, from).await.map_err(errors::host)?;
     let mut events = Vec::with_capacity(rows.len());
     for (number, body) in rows {
-        let event = <pb::WatchTournamentResponse as prost::Message>::decode(body.as_slice()).map_err(|e| {
-            errors::internal(format!("tournament {slug}'s event {number} cannot be read: {e}"))
-        })?;
+        let event =
+            <pb::WatchTournamentResponse as prost::Message>::decode(body.as_slice()).map_err(|e| {
+                errors::internal(format!("tournament {slug}'s event {number} cannot be read: {e}"))
+            })?;
         events.push(event);
     }
     events.extend(record.events.into_iter().filter(|e| e.number >= from));
@@ -166,7 +173,8 @@ pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, 
 /// written taken out of it as rows of their own.
 pub(super) fn written(record: &mut Record, slug: &str, version: u64) -> crate::store::TournamentChange {
     use prost::Message;
-    let events = std::mem::take(&mut record.events).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
+    let events =
+        std::mem::take(&mut record.events).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
     let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();
     crate::store::TournamentChange {
         tournament: crate::store::StoredTournament {
