@@ -460,8 +460,32 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
         });
     let mut game = Game::new(config).map_err(|e| ImportError { line: 0, reason: e.to_string() })?;
     let seat_of = |nick: &str| rec.players.iter().position(|p| p.nick == nick);
+    // The racks the end counts, as the record's penalty lines after its last move name them: a
+    // replay would otherwise count the fresh racks it drew for the seats whose racks no move line
+    // showed since (a game that ends on scoreless turns, or a loser's rack where each counts its
+    // own). Each other seat is given its rack before that last move.
+    let last_move = rec.moves.iter().rposition(|m| {
+        matches!(
+            m.kind,
+            MoveKind::Play { .. }
+                | MoveKind::Pass
+                | MoveKind::Exchange { .. }
+                | MoveKind::Withdrawn
+                | MoveKind::ChallengeBonus
+        )
+    });
+    let counted: Vec<(usize, &str)> = match last_move {
+        Some(i) => rec.moves[i + 1..]
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MoveKind::EndRack { rack } if m.score < 0 => seat_of(&m.nick).map(|s| (s, rack.as_str())),
+                _ => None,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let mut now = 0u64;
-    for m in &rec.moves {
+    for (i, m) in rec.moves.iter().enumerate() {
         let fail = |reason: String| ImportError { line: m.line, reason };
         let seat = seat_of(&m.nick)
             .ok_or_else(|| fail(format!("unknown player {:?}", crate::text::clip(&m.nick))))?;
@@ -483,6 +507,20 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
         if is_move && let Some(rack) = &m.rack {
             let r = Rack::parse(rack, alphabet).map_err(|e| fail(e.to_string()))?;
             game.stack_rack(seat, &r).map_err(|e| fail(e.to_string()))?;
+        }
+        if Some(i) == last_move && counted.iter().any(|(s, _)| *s != seat) {
+            // Every rack at once (giving one seat its rack draws the others afresh), the mover's
+            // as it stands. Racks the tiles left cannot make (a record typed by hand) are not
+            // given: the end then counts the racks drawn, and the import's check names the total
+            // that differs.
+            let mut racks: Vec<Rack> =
+                (0..seats).map(|s| game.rack(s).copied().unwrap_or_default()).collect();
+            for &(other, rack) in counted.iter().filter(|(s, _)| *s != seat) {
+                if let Ok(r) = Rack::parse(rack, alphabet) {
+                    racks[other] = r;
+                }
+            }
+            game.stack_racks(&racks).ok();
         }
         match &m.kind {
             MoveKind::Play { coordinate, word } => {
