@@ -420,6 +420,11 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
         e,
         (Code::InvalidArgument, "pairings: player 3 is active but not in round 3's pairings".into())
     );
+    let e = refused(t.set_pairings(authed(set(vec![(1, 2), (3, 3), (4, 0)]), DIRECTOR)).await);
+    assert_eq!(
+        e,
+        (Code::InvalidArgument, "pairings: round 3's pairing 2 pairs player 3 with themself".into())
+    );
     let e = refused(t.pair_round(authed(pair("open", 3), DIRECTOR)).await);
     assert_eq!(e.0, Code::FailedPrecondition, "{e:?}");
     t.set_pairings(authed(set(vec![(1, 4), (2, 3)]), DIRECTOR)).await.unwrap();

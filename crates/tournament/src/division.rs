@@ -62,7 +62,27 @@ pub enum Method {
     Manual,
 }
 
+/// The most players a division has.
+pub const MAX_PLAYERS: usize = 5000;
+/// The most rounds a division has (played and to come).
+pub const MAX_ROUNDS: usize = 100;
+
 impl Method {
+    /// What makes this method one no division can pair by, if anything: a factor of none or of
+    /// more than half the most players, or an even count of initial Fontes rounds (or more than
+    /// a division has).
+    pub fn problem(self) -> Option<String> {
+        match self {
+            Method::Factor(f) if f == 0 || f as usize > MAX_PLAYERS / 2 => {
+                Some(format!("{f}: 1 to {} (half the most players a division has)", MAX_PLAYERS / 2))
+            }
+            Method::InitialFontes(n) if n % 2 == 0 || n as usize > MAX_ROUNDS => {
+                Some(format!("{n}: an odd number of rounds, at most {MAX_ROUNDS}"))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the pairings depend on the standings (and so on every earlier result).
     pub fn needs_standings(self, round: usize) -> bool {
         match self {
@@ -187,6 +207,12 @@ pub enum Error {
     Manual { round: usize },
     #[error("{player} is in two pairings of round {round}")]
     PairedTwice { player: PlayerId, round: usize },
+    #[error("round {round}'s pairing {pairing} pairs {player} with themself")]
+    MeetsThemself { player: PlayerId, round: usize, pairing: usize },
+    #[error("the division has {MAX_PLAYERS} players, the most a division has")]
+    Full,
+    #[error("{0}")]
+    Name(String),
     #[error("{player} has withdrawn and cannot be paired")]
     Withdrawn { player: PlayerId },
     #[error("{player} is active but not in round {round}'s pairings")]
@@ -254,9 +280,14 @@ impl Division {
             return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
         }
         let mut seen = vec![false; self.players.len()];
-        for p in &pairings {
+        for (i, p) in pairings.iter().enumerate() {
             if let Pairing::Game { result: Some(_), .. } = p {
                 return Err(Error::Unpairable("new pairings carry no results".into()));
+            }
+            if let Pairing::Game { first, second, .. } = *p
+                && first == second
+            {
+                return Err(Error::MeetsThemself { player: first, round: shown(round), pairing: i + 1 });
             }
             for player in p.players() {
                 self.check_player(player)?;
@@ -330,10 +361,18 @@ impl Division {
         Ok(forfeits)
     }
 
-    /// Add a player at the end of the seed list; paired from the next round paired.
-    pub fn add_player(&mut self, player: Player) -> PlayerId {
+    /// Add a player at the end of the seed list; paired from the next round paired. Refused for
+    /// a division that has [`MAX_PLAYERS`] already, or a name a `.t` file cannot hold
+    /// ([`crate::tsh::name_problem`]).
+    pub fn add_player(&mut self, player: Player) -> Result<PlayerId, Error> {
+        if self.players.len() >= MAX_PLAYERS {
+            return Err(Error::Full);
+        }
+        if let Some(why) = crate::tsh::name_problem(&player.name) {
+            return Err(Error::Name(why.to_string()));
+        }
         self.players.push(player);
-        PlayerId(self.players.len() as u32 - 1)
+        Ok(PlayerId(self.players.len() as u32 - 1))
     }
 
     /// Where `player` is in `round`: the line's index and the line.

@@ -15,6 +15,8 @@ mod pairing;
 mod standings;
 pub mod tsh;
 
-pub use division::{Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Round};
+pub use division::{
+    Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round,
+};
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
 pub use standings::{Standing, Standings};

@@ -85,6 +85,31 @@ fn round_robin_meets_every_pair_once_a_cycle_with_one_bye_each_for_an_odd_count(
 }
 
 #[test]
+fn a_division_refuses_a_player_meeting_themself_a_name_a_file_cannot_hold_and_one_player_too_many() {
+    let mut d = field(4, &[Method::Manual], Controls::default());
+    let e = d.set_pairings(0, vec![game(0, 1), game(2, 2), game(3, 3)]).unwrap_err();
+    assert_eq!(e.to_string(), "round 1's pairing 2 pairs player 3 with themself");
+    assert!(d.rounds[0].pairings.is_none(), "refused, the round is as it was");
+    let e = d.add_player(Player::new("Bo;Baker", 1500)).unwrap_err();
+    assert!(matches!(e, Error::Name(_)), "{e:?}");
+    assert_eq!(d.players.len(), 4);
+    while d.players.len() < dawgref_tournament::MAX_PLAYERS {
+        d.players.push(Player::new("Filler", 1000));
+    }
+    assert_eq!(d.add_player(Player::new("One More", 1000)), Err(Error::Full));
+    assert_eq!(d.players.len(), dawgref_tournament::MAX_PLAYERS);
+    assert_eq!(
+        Method::Factor(0).problem().as_deref(),
+        Some("0: 1 to 2500 (half the most players a division has)")
+    );
+    assert_eq!(
+        Method::InitialFontes(2).problem().as_deref(),
+        Some("2: an odd number of rounds, at most 100")
+    );
+    assert_eq!(Method::InitialFontes(3).problem(), None);
+}
+
+#[test]
 fn swiss_avoids_the_repeat_its_score_groups_would_make() {
     // Round 3 by score groups would be A v B or A v C again: A meets D, B meets C.
     let mut d = field(4, &[Method::Manual, Method::Swiss, Method::Swiss], Controls::default());
@@ -614,8 +639,7 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
         Op::Withdraw(n) => d.withdraw(PlayerId(n)).map(|_| ()),
         Op::Add => {
             let n = d.players.len();
-            d.add_player(Player::new(format!("Late {}", letter(n)), 1200));
-            Ok(())
+            d.add_player(Player::new(format!("Late {}", letter(n)), 1200)).map(|_| ())
         }
     }
 }

@@ -11,8 +11,7 @@ use tonic::{Request, Status};
 
 const NAME_CHARS: usize = 200;
 const MAX_DIVISIONS: usize = 20;
-const MAX_PLAYERS: usize = 5000;
-const MAX_ROUNDS: usize = 100;
+use dawgref_tournament::{MAX_PLAYERS, MAX_ROUNDS};
 pub(super) const MAX_TSH_BYTES: usize = 1 << 20;
 
 pub(super) async fn create(
@@ -176,20 +175,13 @@ fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<pb::Tourname
                 format!("{}: no such method", spec.method),
             ));
         }
-        match method(Some(spec)) {
-            dawgref_tournament::Method::Factor(f) if f == 0 || f as usize > MAX_PLAYERS / 2 => {
-                return Err(errors::bad_field(
-                    &format!("{at}.factor"),
-                    format!("{f}: 1 to {} (half the most players a division has)", MAX_PLAYERS / 2),
-                ));
-            }
-            dawgref_tournament::Method::InitialFontes(n) if n % 2 == 0 || n as usize > MAX_ROUNDS => {
-                return Err(errors::bad_field(
-                    &format!("{at}.fontes_rounds"),
-                    format!("{n}: an odd number of rounds, at most {MAX_ROUNDS}"),
-                ));
-            }
-            _ => {}
+        let m = method(Some(spec));
+        if let Some(why) = m.problem() {
+            let field = match m {
+                dawgref_tournament::Method::Factor(_) => "factor",
+                _ => "fontes_rounds",
+            };
+            return Err(errors::bad_field(&format!("{at}.{field}"), why));
         }
         rounds.push(pb::TournamentRound { number: k as u32 + 1, spec: Some(*spec), ..Default::default() });
     }

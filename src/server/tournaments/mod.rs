@@ -139,8 +139,17 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
                 let d = rec.division(&r.division)?;
                 let number = rec.t().divisions[d].players.len() as u32 + 1;
-                create::check_players("player", number as usize)?;
                 let player = create::player(number, &spec);
+                // The division's own rules for a newcomer (the most players, a name a `.t` file
+                // can hold), on the pure division.
+                let newcomer = dawgref_tournament::Player::new(player.name.clone(), player.rating);
+                rec.pure(d).add_player(newcomer).map_err(|e| match e {
+                    dawgref_tournament::Error::Full => errors::bad_field(
+                        "player",
+                        format!("{number} players: a division has 2 to {}", dawgref_tournament::MAX_PLAYERS),
+                    ),
+                    other => errors::bad_field("player.name", other.to_string()),
+                })?;
                 rec.t_mut().divisions[d].players.push(player.clone());
                 rec.hashes[d].players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
                 rec.event(
@@ -272,12 +281,6 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                         0 => dawgref_tournament::Pairing::Bye { player: first, spread: rec.bye_spread(d) },
                         n => {
                             let second = id(format!("pairings[{i}].second"), n)?;
-                            if second == first {
-                                return Err(errors::bad_field(
-                                    &format!("pairings[{i}]"),
-                                    "a player cannot meet themself",
-                                ));
-                            }
                             dawgref_tournament::Pairing::Game { first, second, result: None }
                         }
                     });
@@ -442,9 +445,11 @@ fn pairing_error(e: dawgref_tournament::Error) -> Status {
     use dawgref_tournament::Error as E;
     match e {
         E::NoSuchRound { .. } => errors::bad_field("round", e.to_string()),
-        E::NoSuchPlayer { .. } | E::PairedTwice { .. } | E::Withdrawn { .. } | E::Unpaired { .. } => {
-            errors::bad_field("pairings", e.to_string())
-        }
+        E::NoSuchPlayer { .. }
+        | E::PairedTwice { .. }
+        | E::MeetsThemself { .. }
+        | E::Withdrawn { .. }
+        | E::Unpaired { .. } => errors::bad_field("pairings", e.to_string()),
         E::NoSuchPairing { .. } => errors::bad_field("pairing", e.to_string()),
         E::NoSuchSeat { .. } => errors::bad_field("forfeited_by", e.to_string()),
         _ => errors::precondition(e.to_string()),

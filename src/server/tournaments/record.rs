@@ -41,9 +41,6 @@ pub(super) struct Hashes {
     pub players: Vec<Vec<u8>>,
 }
 
-/// The default bye and forfeit spreads (North American play).
-const SPREAD: i32 = 50;
-
 impl Record {
     /// The tournament: every record read holds one (`tournaments::decode` refuses one that does
     /// not), and a new one is made with it.
@@ -222,7 +219,8 @@ impl Record {
 
     /// Division `d`'s bye spread.
     pub fn bye_spread(&self, d: usize) -> i32 {
-        self.t().divisions[d].controls.as_ref().and_then(|c| c.bye_spread).unwrap_or(SPREAD)
+        let unset = Controls::default().bye_spread;
+        self.t().divisions[d].controls.as_ref().and_then(|c| c.bye_spread).unwrap_or(unset)
     }
 
     /// A player's name by division and 1-based number, for event details.
@@ -248,9 +246,11 @@ pub(super) fn method(spec: Option<&pb::RoundSpec>) -> Method {
 /// A division's controls: the division's own seed drawn from the tournament's.
 fn controls(div: &pb::TournamentDivision, seed: u64, d: usize) -> Controls {
     let c = div.controls.unwrap_or_default();
+    // Unset spreads are the crate's defaults (North American play).
+    let unset = Controls::default();
     Controls {
-        bye_spread: c.bye_spread.unwrap_or(SPREAD),
-        forfeit_spread: c.forfeit_spread.unwrap_or(SPREAD),
+        bye_spread: c.bye_spread.unwrap_or(unset.bye_spread),
+        forfeit_spread: c.forfeit_spread.unwrap_or(unset.forfeit_spread),
         spread_cap: c.spread_cap,
         gibson_spread: c.gibsonize.then_some(c.gibson_spread),
         min_placement: c.min_placement.max(1),
