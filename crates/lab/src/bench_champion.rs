@@ -80,6 +80,11 @@ pub struct ThinkArgs {
     /// keeping the cores busy.
     #[arg(long, default_value_t = 0)]
     load: usize,
+    /// Every move of this many whole games of the champion against itself (seeds from
+    /// `--seed`), by where each decision is made, instead of mid-game positions: where the
+    /// budget goes unspent.
+    #[arg(long, default_value_t = 0)]
+    games: u64,
 }
 
 /// Busy shell loops, killed when dropped.
@@ -366,7 +371,114 @@ fn peg_position(game: &Game, setup: &dawgref::pre_endgame::Setup) -> String {
     format!("{cgp}; {}", candidates.join(","))
 }
 
+/// Where a champion's decision is made, by the position before it (the champion's own order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    /// One sensible move or none: a forced decision.
+    Forced,
+    /// The bag empty: the exact endgame.
+    Endgame,
+    /// One or two tiles in the bag: the pre-endgame.
+    PreEndgame,
+    /// Seven tiles or fewer: simulation with lines played to the end.
+    PlayOut,
+    /// Simulation of two plies.
+    Simulation,
+}
+
+impl Phase {
+    fn of(game: &Game, rack: &Rack) -> Phase {
+        let plays = dawgref::movegen::all_plays(
+            game.board(),
+            rack,
+            game.config().lexicon.dawg(),
+            dawgref::movegen::Mode::Both,
+        );
+        match game.bag_len() {
+            _ if plays.len() <= 1 => Phase::Forced,
+            0 => Phase::Endgame,
+            n if n <= dawgref::bot::PRE_ENDGAME_BAG => Phase::PreEndgame,
+            n if n <= 7 => Phase::PlayOut,
+            _ => Phase::Simulation,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Forced => "forced (one play or none)",
+            Phase::Endgame => "endgame (bag empty)",
+            Phase::PreEndgame => "pre-endgame (1-2 in the bag)",
+            Phase::PlayOut => "simulation played out (3-7)",
+            Phase::Simulation => "simulation (8 or more)",
+        }
+    }
+}
+
+/// `bench think --games N`: every move of whole champion games, by phase.
+fn think_whole_games(args: &ThinkArgs) -> CliResult {
+    let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
+    let budget = Duration::from_millis(args.budget_ms);
+    let bar = dawgref::console::games_bar(args.games);
+    let mut moves: Vec<(Phase, f64)> = Vec::new();
+    for g in 0..args.games {
+        let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), args.sample.seed + g))?;
+        let mut now = 0;
+        while !game.is_over() {
+            let me = game.to_move();
+            let rack: Rack = *game.rack(me).expect("a seat");
+            let phase = Phase::of(&game, &rack);
+            let started = Instant::now();
+            let action = champion_action(&game, me, budget, &ChampionOptions::default());
+            moves.push((phase, started.elapsed().as_secs_f64() / budget.as_secs_f64()));
+            now += 1000;
+            game.act(me, action, now)?;
+            if game.awaiting_final_challenge() {
+                now += 1000;
+                game.act(game.to_move(), Action::Pass, now)?;
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let all: Vec<f64> = moves.iter().map(|m| m.1).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let under = |v: &[f64], x: f64| v.iter().filter(|&&s| s < x).count();
+    println!(
+        "{}: {} games, {} decisions, budget {} ms: mean {:.1}% of the budget; {} ({:.1}%) under 24%",
+        args.sample.ruleset,
+        args.games,
+        all.len(),
+        args.budget_ms,
+        100.0 * mean(&all),
+        under(&all, 0.24),
+        100.0 * under(&all, 0.24) as f64 / all.len().max(1) as f64
+    );
+    let choices: Vec<f64> = moves.iter().filter(|m| m.0 != Phase::Forced).map(|m| m.1).collect();
+    println!("  with more than one play: mean {:.1}% over {}", 100.0 * mean(&choices), choices.len());
+    println!("phase                              decisions  mean share  median  under 24%  under 95%");
+    for phase in [Phase::Forced, Phase::Endgame, Phase::PreEndgame, Phase::PlayOut, Phase::Simulation] {
+        let mut v: Vec<f64> = moves.iter().filter(|m| m.0 == phase).map(|m| m.1).collect();
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            continue;
+        }
+        println!(
+            "{:<34} {:>9}  {:>9.1}%  {:>5.1}%  {:>9}  {:>9}",
+            phase.name(),
+            v.len(),
+            100.0 * mean(&v),
+            100.0 * crate::setup::percentile(&v, 0.5),
+            under(&v, 0.24),
+            under(&v, 0.95)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn think(args: ThinkArgs) -> CliResult {
+    if args.games > 0 {
+        return think_whole_games(&args);
+    }
     let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut shares = Vec::new();
