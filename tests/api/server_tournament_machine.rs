@@ -639,13 +639,11 @@ fn generated_director_calls_games_retries_and_restarts_keep_one_truth() {
                 world.check().await?;
             }
             world.check_file().await?;
-            let mut t = totals.lock().unwrap();
             let counts =
                 [ops.len(), world.answered, world.refused, world.resigned, world.retried, world.restarts];
-            for (total, n) in t.iter_mut().zip(counts) {
+            for (total, n) in totals.lock().unwrap().iter_mut().zip(counts) {
                 *total += n;
             }
-            drop(t);
             if let Some(srv) = world.srv.take() {
                 srv.stop().await;
             }
