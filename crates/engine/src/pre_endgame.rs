@@ -351,6 +351,12 @@ pub fn solve(
         }
         let mut results = Vec::with_capacity(setup.candidates.len());
         for c in &setup.candidates {
+            // Past the first scenario, a scenario the budget cuts is left out whole (every
+            // candidate is compared on the same draws), and left at once: waiting for the rest
+            // of its searches overran the budget by each one's first iteration.
+            if report.scenarios_done > 0 && spent() {
+                break;
+            }
             // An equal share of the time left for each search still to make.
             let deadline = limits.budget.deadline.map(|d| {
                 let left = d.saturating_duration_since(Instant::now());
@@ -403,6 +409,9 @@ pub fn solve(
                 }
             };
             results.push((spread, exact));
+        }
+        if results.len() < setup.candidates.len() {
+            break;
         }
         for (record, (spread, exact)) in report.records.iter_mut().zip(results) {
             record.add(scenario.weight, spread, exact);
