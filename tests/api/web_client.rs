@@ -49,7 +49,7 @@ async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> 
     let select = c.wait().for_element(Locator::Css("#ruleset")).await.unwrap();
     select.select_by_value(ruleset).await.unwrap();
     c.find(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
-    c.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    click(&c, "#create").await;
     let id = game_id_of(c).await;
     wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == 7).await;
     id
@@ -59,7 +59,7 @@ async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> 
 async fn type_play(c: &Client, play: &pb::Play) {
     let first = &play.tiles[0];
     let across = play.tiles.iter().all(|t| t.row == first.row);
-    c.find(Locator::Css(&format!("#sq-{}-{}", first.row, first.col))).await.unwrap().click().await.unwrap();
+    click(&c, &format!("#sq-{}-{}", first.row, first.col)).await;
     let want = if across { "across" } else { "down" };
     // A click can land on a button the page is just redrawing (a watched event arrived): it is
     // lost, as a user's would be, so the toggle is clicked again until the page shows the way.
@@ -104,7 +104,7 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     // The preview's score is the server's.
     wait_text(&player, "#preview-score", &best.score.to_string()).await;
     screenshot(&player, "game-preview").await;
-    player.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    click(&player, "#submit").await;
     wait_text(&player, "#score-0", &best.score.to_string()).await;
     // The bot answers: its score changes and two plays are listed.
     let bot_score = wait_until("the bot's answer", || text(&player, "#score-1"), |s| s != "0").await;
@@ -124,13 +124,13 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     let rack = script(&watcher, "return sessionStorage.length").await;
     assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
     // The player exchanges two tiles: marked by clicking them, then sent.
-    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
+    click(&player, "#exchange").await;
     for i in 0..2 {
         let tile = format!(".rack-tile[data-index='{i}']");
-        player.find(Locator::Css(&tile)).await.unwrap().click().await.unwrap();
+        click(&player, &tile).await;
     }
     wait_text(&player, "#exchange", "Exchange 2").await;
-    player.find(Locator::Css("#exchange")).await.unwrap().click().await.unwrap();
+    click(&player, "#exchange").await;
     wait_until(
         "the exchange and the bot's answer, live",
         || async { Some(count(&watcher, "#moves li").await) },
@@ -163,7 +163,7 @@ async fn a_cyrillic_word_is_placed_and_scored() {
     assert!(play.tiles.iter().all(|t| t.letter.chars().all(|ch| ('А'..='Я').contains(&ch) || ch == 'Ё')));
     type_play(&c, play).await;
     wait_text(&c, "#preview-score", &best.score.to_string()).await;
-    c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    click(&c, "#submit").await;
     wait_text(&c, "#score-0", &best.score.to_string()).await;
     let first = &play.tiles[0];
     // The board is drawn again when the bot's reply arrives: a square found just before may be
@@ -205,7 +205,7 @@ async fn the_director_lists_games_opens_one_and_checks_a_record() {
         .send_keys("director-secret")
         .await
         .unwrap();
-    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    click(&c, "#director-go").await;
     wait_text(&c, "#list-info", "2 live games").await;
     assert_eq!(count(&c, &format!(".table-card[data-game='{}']", other.game_id)).await, 1);
     let alice = format!(".table-card[data-game='{}'] .name", game.game_id);
@@ -244,7 +244,7 @@ async fn the_director_lists_games_opens_one_and_checks_a_record() {
     let file = c.wait().for_element(Locator::Css("#gcg-file")).await.unwrap();
     file.send_keys(path.to_str().unwrap()).await.unwrap();
     wait_until("the record in the page", || script_text(&c, "#gcg-text"), |t| t.starts_with('#')).await;
-    c.find(Locator::Css("#import")).await.unwrap().click().await.unwrap();
+    click(&c, "#import").await;
     let rows =
         wait_until("the mismatches", || async { Some(count(&c, "#mismatches tbody tr").await) }, |&n| n > 0)
             .await;
@@ -272,7 +272,7 @@ async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() 
     let minutes = host.find(Locator::Css("#minutes")).await.unwrap();
     minutes.clear().await.unwrap();
     minutes.send_keys("10").await.unwrap();
-    host.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    click(&host, "#create").await;
     let id = game_id_of(&host).await;
     let link = wait_until(
         "the invitation",
@@ -294,7 +294,7 @@ async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() 
     let friend = driver.browser().await;
     friend.goto(&link).await.unwrap();
     friend.wait().for_element(Locator::Css("#join-name")).await.unwrap().send_keys("Bea").await.unwrap();
-    friend.find(Locator::Css(".join button")).await.unwrap().click().await.unwrap();
+    click(&friend, ".join button").await;
     wait_until("the friend's rack", || async { Some(count(&friend, ".rack-tile").await) }, |&n| n == 7).await;
     wait_until(
         "the friend's name on the host's page",
@@ -304,7 +304,7 @@ async fn a_friend_joins_by_link_and_a_resignation_ends_the_game_on_both_pages() 
     .await;
     assert_eq!(count(&host, "#invite-link").await, 0, "no seat is open any more");
 
-    friend.find(Locator::Css("#resign")).await.unwrap().click().await.unwrap();
+    click(&friend, "#resign").await;
     friend.accept_alert().await.unwrap();
     for page in [&host, &friend] {
         let over =
@@ -467,9 +467,9 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
         .send_keys("director-secret")
         .await
         .unwrap();
-    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    click(&c, "#director-go").await;
     wait_text(&c, "#list-info", "1 live game").await;
-    c.find(Locator::Css(&format!("[data-manage='{}']", c0.game_id))).await.unwrap().click().await.unwrap();
+    click(&c, &format!("[data-manage='{}']", c0.game_id)).await;
     click(&c, "#manage #pause").await;
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
     let view = view_of(&mut g, pb::GetGameRequest { game_id: c0.game_id.clone() }).await;
@@ -477,17 +477,17 @@ async fn the_director_pauses_adjusts_and_undoes_from_the_page() {
     // A score adjustment needs a reason; with one it counts.
     c.find(Locator::Css("#adjust-points")).await.unwrap().clear().await.unwrap();
     c.find(Locator::Css("#adjust-points")).await.unwrap().send_keys("7").await.unwrap();
-    c.find(Locator::Css("#adjust")).await.unwrap().click().await.unwrap();
+    click(&c, "#adjust").await;
     wait_until("the refusal", || text(&c, "#manage-result"), |t| t.contains("INVALID_ARGUMENT")).await;
     c.find(Locator::Css("#adjust-reason")).await.unwrap().send_keys("miscounted").await.unwrap();
-    c.find(Locator::Css("#adjust")).await.unwrap().click().await.unwrap();
+    click(&c, "#adjust").await;
     wait_until("the adjustment", || text(&c, "#manage-result"), |t| t.contains("score adjusted")).await;
     // Undo asks first: one click arms it, the second takes the pass back.
-    c.find(Locator::Css("#resume")).await.unwrap().click().await.unwrap();
+    click(&c, "#resume").await;
     wait_until("the resume", || text(&c, "#manage-result"), |t| t.contains("resumed")).await;
-    c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
+    click(&c, "#undo").await;
     assert_eq!(text(&c, "#undo").await.unwrap(), "Undo the last turn: sure?");
-    c.find(Locator::Css("#undo")).await.unwrap().click().await.unwrap();
+    click(&c, "#undo").await;
     wait_until("the undo", || text(&c, "#manage-result"), |t| t.contains("last turn undone")).await;
     let view = view_of(&mut g, pb::GetGameRequest { game_id: c0.game_id.clone() }).await;
     assert_eq!((view.turn, view.seats[0].score, view.paused), (0, 7, false));
@@ -524,16 +524,11 @@ async fn a_director_key_manages_its_own_games_from_the_page() {
     let c = driver.browser().await;
     c.goto(&format!("{}/director", srv.url)).await.unwrap();
     c.wait().for_element(Locator::Css("#director-token")).await.unwrap().send_keys(&key.token).await.unwrap();
-    c.find(Locator::Css("#director-go")).await.unwrap().click().await.unwrap();
+    click(&c, "#director-go").await;
     // The key's page lists its game only.
     wait_text(&c, "#list-info", "1 live game").await;
     assert_eq!(count(&c, &format!("[data-manage='{}']", other.game_id)).await, 0);
-    c.find(Locator::Css(&format!("[data-manage='{}']", spring.game_id)))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, &format!("[data-manage='{}']", spring.game_id)).await;
     click(&c, "#manage #pause").await;
     wait_until("the pause", || text(&c, "#manage-result"), |t| t.contains("paused")).await;
     let view = view_of(&mut g, pb::GetGameRequest { game_id: spring.game_id.clone() }).await;
@@ -551,7 +546,7 @@ async fn word_study_finds_anagrams_in_the_lobby() {
     let c = driver.browser().await;
     c.goto(&srv.url).await.unwrap();
     c.wait().for_element(Locator::Css("#study-text")).await.unwrap().send_keys("AEINRST").await.unwrap();
-    c.find(Locator::Css("#study-go")).await.unwrap().click().await.unwrap();
+    click(&c, "#study-go").await;
     let n = wait_until("the words", || async { Some(count(&c, "#study-words li").await) }, |&n| n > 0).await;
     let words: Vec<String> = {
         let mut l = srv.lexicons().await;
@@ -719,7 +714,7 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
         .await;
     // The director pairs round 1 and starts it.
     c.find(Locator::Css("#tournament-token")).await.unwrap().send_keys("director-secret").await.unwrap();
-    c.find(Locator::Css("#use-token")).await.unwrap().click().await.unwrap();
+    click(&c, "#use-token").await;
     wait_text(&c, "#who", "Directing this tournament.").await;
     click(&c, "#pair-a").await;
     wait_until(
@@ -856,7 +851,7 @@ async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
     let labels =
         script(&c, "return [...document.querySelectorAll('.rack-tile')].map((t) => t.textContent)").await;
     assert!(labels.as_array().unwrap().iter().any(|t| t == "L·L10"), "{labels}");
-    c.find(Locator::Css("#sq-7-7")).await.unwrap().click().await.unwrap();
+    click(&c, "#sq-7-7").await;
     c.find(Locator::Css("#board-input")).await.unwrap().send_keys("w").await.unwrap();
     wait_until(
         "L·L on the centre",
@@ -959,7 +954,7 @@ async fn the_super_board_is_drawn_21_by_21_and_played_from_the_page() {
     let best = first_play_without_blank(&srv, &id, &token).await;
     type_play(&c, best.play.as_ref().unwrap()).await;
     wait_text(&c, "#preview-score", &best.score.to_string()).await;
-    c.find(Locator::Css("#submit")).await.unwrap().click().await.unwrap();
+    click(&c, "#submit").await;
     wait_text(&c, "#score-0", &best.score.to_string()).await;
     screenshot(&c, "game-super").await;
     c.close().await.unwrap();
