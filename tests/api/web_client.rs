@@ -49,7 +49,7 @@ async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> 
     let select = c.wait().for_element(Locator::Css("#ruleset")).await.unwrap();
     select.select_by_value(ruleset).await.unwrap();
     c.find(Locator::Css("#name")).await.unwrap().send_keys("Ada").await.unwrap();
-    click(&c, "#create").await;
+    click(c, "#create").await;
     let id = game_id_of(c).await;
     wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == 7).await;
     id
@@ -59,7 +59,7 @@ async fn create_from_lobby(c: &Client, base: &str, ruleset: &str, seed: u64) -> 
 async fn type_play(c: &Client, play: &pb::Play) {
     let first = &play.tiles[0];
     let across = play.tiles.iter().all(|t| t.row == first.row);
-    click(&c, &format!("#sq-{}-{}", first.row, first.col)).await;
+    click(c, &format!("#sq-{}-{}", first.row, first.col)).await;
     let want = if across { "across" } else { "down" };
     // A click can land on a button the page is just redrawing (a watched event arrived): it is
     // lost, as a user's would be, so the toggle is clicked again until the page shows the way.
