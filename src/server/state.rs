@@ -35,7 +35,7 @@ pub(crate) struct AppState {
     /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
     pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
     /// Each tournament's state as last read or written here, with its version.
-    pub(crate) tournament_cache: super::tournaments::Cache,
+    pub(crate) tournament_cache: super::tournaments::cache::Cache,
 }
 
 impl AppState {

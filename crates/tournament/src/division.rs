@@ -363,12 +363,12 @@ impl Division {
 
     /// Add a player at the end of the seed list; paired from the next round paired. Refused for
     /// a division that has [`MAX_PLAYERS`] already, or a name a `.t` file cannot hold
-    /// ([`crate::tsh::name_problem`]).
+    /// ([`crate::tsh::name_problem`], whose home is `name.rs`).
     pub fn add_player(&mut self, player: Player) -> Result<PlayerId, Error> {
         if self.players.len() >= MAX_PLAYERS {
             return Err(Error::Full);
         }
-        if let Some(why) = crate::tsh::name_problem(&player.name) {
+        if let Some(why) = crate::name::name_problem(&player.name) {
             return Err(Error::Name(why.to_string()));
         }
         self.players.push(player);

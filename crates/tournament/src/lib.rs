@@ -11,6 +11,7 @@
 mod division;
 mod draw;
 mod matching;
+mod name;
 mod pairing;
 mod standings;
 pub mod tsh;

@@ -3,6 +3,7 @@
 //! results, standings, TSH), their games made by StartRound with each seat bound to its
 //! player's token, and their results entered as the games end (`results`).
 
+pub(crate) mod cache;
 mod change;
 mod create;
 mod record;
@@ -12,10 +13,9 @@ mod start;
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
-pub(crate) use change::Cache;
 use change::{Retry, change, decode, derived_request_id, hold, kept, load, once};
 use dawgref_tournament::GameResult;
-use record::Record;
+use record::{Record, pairing_error};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::Stream;
@@ -437,21 +437,4 @@ fn hand_result(
         None => return Err(errors::bad_field("result", "scores or forfeited_by")),
     };
     Ok((d, k, r.pairing as usize - 1, result))
-}
-
-/// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else
-/// FAILED_PRECONDITION naming what stands in the way.
-fn pairing_error(e: dawgref_tournament::Error) -> Status {
-    use dawgref_tournament::Error as E;
-    match e {
-        E::NoSuchRound { .. } => errors::bad_field("round", e.to_string()),
-        E::NoSuchPlayer { .. }
-        | E::PairedTwice { .. }
-        | E::MeetsThemself { .. }
-        | E::Withdrawn { .. }
-        | E::Unpaired { .. } => errors::bad_field("pairings", e.to_string()),
-        E::NoSuchPairing { .. } => errors::bad_field("pairing", e.to_string()),
-        E::NoSuchSeat { .. } => errors::bad_field("forfeited_by", e.to_string()),
-        _ => errors::precondition(e.to_string()),
-    }
 }

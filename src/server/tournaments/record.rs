@@ -141,7 +141,7 @@ impl Record {
     ) -> Result<(), Status> {
         let mut pure = self.pure(d);
         let was_done = self.t().divisions[d].rounds[k].pairings.get(i).is_some_and(|p| p.done);
-        pure.record(k, i, result, correct).map_err(super::pairing_error)?;
+        pure.record(k, i, result, correct).map_err(pairing_error)?;
         self.write_round(d, k, &pure);
         self.noted_result(d, k, i, was_done, why);
         Ok(())
@@ -157,7 +157,7 @@ impl Record {
         result: GameResult,
         correct: bool,
     ) -> Result<(), Status> {
-        self.pure(d).record(k, i, result, correct).map_err(super::pairing_error)
+        self.pure(d).record(k, i, result, correct).map_err(pairing_error)
     }
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
@@ -352,5 +352,22 @@ pub(super) fn game_result(outcome: &crate::game::Outcome) -> Option<GameResult> 
         [w] if (*w == 0 && a > b) || (*w == 1 && b > a) => Some(GameResult::Scores([a, b])),
         [w] => Some(GameResult::Forfeit { winner: *w }),
         _ => None,
+    }
+}
+
+/// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else
+/// FAILED_PRECONDITION naming what stands in the way.
+pub(super) fn pairing_error(e: dawgref_tournament::Error) -> Status {
+    use dawgref_tournament::Error as E;
+    match e {
+        E::NoSuchRound { .. } => errors::bad_field("round", e.to_string()),
+        E::NoSuchPlayer { .. }
+        | E::PairedTwice { .. }
+        | E::MeetsThemself { .. }
+        | E::Withdrawn { .. }
+        | E::Unpaired { .. } => errors::bad_field("pairings", e.to_string()),
+        E::NoSuchPairing { .. } => errors::bad_field("pairing", e.to_string()),
+        E::NoSuchSeat { .. } => errors::bad_field("forfeited_by", e.to_string()),
+        _ => errors::precondition(e.to_string()),
     }
 }

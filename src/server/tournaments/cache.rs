@@ -1,0 +1,33 @@
+//! Each replica's last read or written state of each tournament, by version (its own file, so
+//! that the server's state holds it without a circle through the service).
+
+use super::record::Record;
+
+/// The state last read or written on this replica, by slug, with its version: a read that finds
+/// the store's version unchanged reads and decodes nothing more (another replica's write is a
+/// new version, so it is never missed).
+#[derive(Default)]
+pub(crate) struct Cache(std::sync::Mutex<std::collections::HashMap<String, (u64, Record)>>);
+
+/// Tournaments kept in the cache before it starts afresh.
+const CACHED: usize = 256;
+
+impl Cache {
+    pub(super) fn get(&self, slug: &str, version: u64) -> Option<Record> {
+        let cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        cached.get(slug).filter(|(v, _)| *v == version).map(|(_, r)| r.clone())
+    }
+
+    pub(super) fn put(&self, slug: &str, version: u64, record: Record) {
+        let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.len() >= CACHED && !cached.contains_key(slug) {
+            cached.clear();
+        }
+        match cached.get(slug) {
+            Some((v, _)) if *v > version => {}
+            _ => {
+                cached.insert(slug.to_string(), (version, record));
+            }
+        }
+    }
+}
