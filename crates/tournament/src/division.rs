@@ -212,7 +212,7 @@ pub enum Error {
     #[error("the division has {MAX_PLAYERS} players, the most a division has")]
     Full,
     #[error("{0}")]
-    Name(String),
+    Name(&'static str),
     #[error("{player} has withdrawn and cannot be paired")]
     Withdrawn { player: PlayerId },
     #[error("{player} is active but not in round {round}'s pairings")]
@@ -369,7 +369,7 @@ impl Division {
             return Err(Error::Full);
         }
         if let Some(why) = crate::name::name_problem(&player.name) {
-            return Err(Error::Name(why.to_string()));
+            return Err(Error::Name(why));
         }
         self.players.push(player);
         Ok(PlayerId(self.players.len() as u32 - 1))

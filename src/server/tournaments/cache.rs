@@ -23,11 +23,9 @@ impl Cache {
         if cached.len() >= CACHED && !cached.contains_key(slug) {
             cached.clear();
         }
-        match cached.get(slug) {
-            Some((v, _)) if *v > version => {}
-            _ => {
-                cached.insert(slug.to_string(), (version, record));
-            }
+        // Never a later version replaced by an earlier one (a read that raced a write).
+        if cached.get(slug).is_none_or(|(v, _)| *v <= version) {
+            cached.insert(slug.to_string(), (version, record));
         }
     }
 }

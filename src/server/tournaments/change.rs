@@ -48,10 +48,7 @@ pub(super) async fn once<R: prost::Message + Default>(
     mut f: impl FnMut(&mut Record) -> Result<R, Status>,
 ) -> Result<R, Status> {
     let key = retry_key(retry);
-    let decode = |body: &[u8]| {
-        R::decode(body).map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
-    };
-    write(state, held, key.as_deref(), decode, |rec| {
+    write(state, held, key.as_deref(), decode_answer::<R>, |rec| {
         let answer = f(rec)?;
         if let Some(key) = &key {
             rec.remember(key.clone(), answer.encode_to_vec());
@@ -69,13 +66,15 @@ pub(super) async fn kept<R: prost::Message + Default>(
 ) -> Result<(Record, Option<Result<R, Status>>), Status> {
     let (record, _) = load(state, &held.slug).await?;
     let answer = match retry_key(retry) {
-        Some(key) => kept_answer(state, &held.slug, &record, &key).await?.map(|body| {
-            R::decode(body.as_slice())
-                .map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
-        }),
+        Some(key) => kept_answer(state, &held.slug, &record, &key).await?.map(|body| decode_answer(&body)),
         None => None,
     };
     Ok((record, answer))
+}
+
+/// A kept answer, read: INTERNAL when it cannot be.
+fn decode_answer<R: prost::Message + Default>(body: &[u8]) -> Result<R, Status> {
+    R::decode(body).map_err(|e| errors::internal(format!("a kept answer cannot be read: {e}")))
 }
 
 /// The answer kept for `key`: in the store's rows, or in a record written before answers had

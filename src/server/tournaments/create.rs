@@ -126,12 +126,14 @@ fn check_slug(field: &str, name: &str) -> Result<(), Status> {
 /// Room for `more` players in a division of `players`: the same bound at every way in.
 pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
     if !(2..=MAX_PLAYERS).contains(&players) {
-        return Err(errors::bad_field(
-            field,
-            format!("{players} players: a division has 2 to {MAX_PLAYERS}"),
-        ));
+        return Err(players_refused(field, players));
     }
     Ok(())
+}
+
+/// A division of `players` refused: the bound's one message, whoever finds it broken.
+pub(super) fn players_refused(field: &str, players: usize) -> Status {
+    errors::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
 }
 
 /// A tournament's divisions: the same bound at creation and at ImportTsh.

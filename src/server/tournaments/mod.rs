@@ -144,10 +144,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 // can hold), on the pure division.
                 let newcomer = dawgref_tournament::Player::new(player.name.clone(), player.rating);
                 rec.pure(d).add_player(newcomer).map_err(|e| match e {
-                    dawgref_tournament::Error::Full => errors::bad_field(
-                        "player",
-                        format!("{number} players: a division has 2 to {}", dawgref_tournament::MAX_PLAYERS),
-                    ),
+                    dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
                     other => errors::bad_field("player.name", other.to_string()),
                 })?;
                 rec.t_mut().divisions[d].players.push(player.clone());

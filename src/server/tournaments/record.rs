@@ -1,7 +1,8 @@
 //! A tournament as kept: the public messages that describe it (its divisions' players, rounds and
 //! pairings), each player's token hash and its seed, encoded whole as one store record (its
-//! events and kept answers are rows of their own, carried here only until they are written); and the pure [`Division`] of `dawgref-tournament` that a division's messages make,
-//! so that pairing, results and standings are decided there and written back here.
+//! events and kept answers are rows of their own, carried here only until they are written);
+//! and the pure [`Division`] of `dawgref-tournament` that a division's messages make, so that
+//! pairing, results and standings are decided there and written back here.
 
 use super::super::errors;
 use crate::proto::v1 as pb;
