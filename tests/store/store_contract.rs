@@ -10,7 +10,8 @@ use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{
-    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredTournament, TournamentChange,
+    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredBroadcast, StoredTournament,
+    TournamentChange,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -242,6 +243,29 @@ async fn contract(store: Arc<dyn GameStore>) {
         Some(format!("k{} at {}", kept + 2, kept + 2))
     );
     assert_eq!(events(0).await.len(), 3, "events are never let go");
+
+    // Broadcasts: each written whole against its version, one writer at a time.
+    let b = |slug: &str, version: u64, body: &[u8]| StoredBroadcast {
+        slug: slug.to_string(),
+        version,
+        body: body.to_vec(),
+    };
+    assert_eq!(store.broadcasts().await.unwrap(), vec![]);
+    store.put_broadcast(b("spring-live", 1, b"one")).wait().await.unwrap();
+    store.put_broadcast(b("club-live", 1, b"c")).wait().await.unwrap();
+    assert!(matches!(
+        store.put_broadcast(b("spring-live", 1, b"again")).wait().await,
+        Err(StoreError::BroadcastStale(slug)) if slug == "spring-live"
+    ));
+    store.put_broadcast(b("spring-live", 2, b"two")).wait().await.unwrap();
+    for stale in [2, 4] {
+        assert!(matches!(
+            store.put_broadcast(b("spring-live", stale, b"late")).wait().await,
+            Err(StoreError::BroadcastStale(_))
+        ));
+    }
+    assert_eq!(store.broadcasts().await.unwrap(), vec![b("club-live", 1, b"c"), b("spring-live", 2, b"two")]);
+    assert_eq!(store.tournaments().await.unwrap().len(), 2, "broadcasts are not tournaments");
 }
 
 fn replica(lease_ms: u64) -> Replica {

@@ -10,7 +10,7 @@ use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
     DirectorKey, GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError,
-    StoredGame, StoredTournament, TournamentChange,
+    StoredBroadcast, StoredGame, StoredTournament, TournamentChange,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,6 +86,12 @@ impl GameStore for FlakyStore {
     }
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         self.inner.tournaments()
+    }
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
+        self.inner.put_broadcast(broadcast)
+    }
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
+        self.inner.broadcasts()
     }
 }
 

@@ -6,6 +6,9 @@
 //! `revoke_director_key`): a key's token's hash, never the token, with its name and the labels
 //! whose games it directs, so that every replica and every restart knows them.
 //!
+//! Beside the tournaments the store keeps the broadcasts (`put_broadcast`, `broadcasts`): each
+//! one's settings, written whole against its version.
+//!
 //! Beside its log a game may keep reviews (`save_review`, `review`): the whole-game analyses
 //! a client asked for, by their options, so that asking again answers at once.
 //!
@@ -65,6 +68,9 @@ pub enum StoreError {
     /// A tournament written by another since this writer read it: read it again.
     #[error("storage: tournament {0:?} changed since it was read")]
     Stale(String),
+    /// A broadcast written by another since this writer read it: read it again.
+    #[error("storage: broadcast {0:?} changed since it was read")]
+    BroadcastStale(String),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -105,6 +111,15 @@ pub struct TournamentChange {
     /// Answers by request key, kept while they are among the latest [`TOURNAMENT_ANSWERS_KEPT`]
     /// versions' (a key answered again replaces its answer).
     pub answers: Vec<(String, Vec<u8>)>,
+}
+
+/// A broadcast as kept: its slug, its version (1 for the first write, one more each write) and
+/// its settings, opaque to the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBroadcast {
+    pub slug: String,
+    pub version: u64,
+    pub body: Vec<u8>,
 }
 
 /// How many versions back a tournament's kept answers reach: a retry later than that is a new
@@ -290,6 +305,14 @@ pub trait GameStore: Send + Sync {
 
     /// Every tournament, by slug.
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>>;
+
+    /// Write a broadcast as version `broadcast.version`: it lands only if the stored version is
+    /// the one before (none, for version 1), else [`StoreError::BroadcastStale`] and nothing is
+    /// written.
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending;
+
+    /// Every broadcast, ended ones included, by slug.
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>>;
 }
 
 impl GameQuery {

@@ -3,8 +3,8 @@
 //! durable store is measured against.
 
 use super::{
-    DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
+    DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredBroadcast,
+    StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,6 +19,8 @@ pub struct MemoryStore {
     keys: Mutex<std::collections::BTreeMap<String, DirectorKey>>,
     /// Tournaments by slug, with their events and kept answers.
     tournaments: Mutex<std::collections::BTreeMap<String, Tournament>>,
+    /// Broadcasts by slug.
+    broadcasts: Mutex<std::collections::BTreeMap<String, StoredBroadcast>>,
 }
 
 /// A tournament's state, its events by number and its answers by key (with the version that
@@ -195,6 +197,21 @@ impl GameStore for MemoryStore {
             .values()
             .map(|t| t.state.clone())
             .collect();
+        Box::pin(std::future::ready(Ok(all)))
+    }
+
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
+        let mut all = self.broadcasts.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = all.get(&broadcast.slug).map_or(0, |b| b.version);
+        if stored + 1 != broadcast.version {
+            return Pending::ready(Err(StoreError::BroadcastStale(broadcast.slug)));
+        }
+        all.insert(broadcast.slug.clone(), broadcast);
+        Pending::ready(Ok(()))
+    }
+
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
+        let all = self.broadcasts.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         Box::pin(std::future::ready(Ok(all)))
     }
 }

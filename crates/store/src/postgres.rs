@@ -29,8 +29,8 @@
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
-    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
+    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError,
+    StoredBroadcast, StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use crate::lease::{Claim, LeaseFuture, Leases};
 use dashmap::DashMap;
@@ -139,6 +139,14 @@ CREATE TABLE tournament_answers (
 );
 CREATE INDEX tournament_answers_by_version ON tournament_answers (slug, version);
 ",
+    // Broadcasts: each written whole, its version checked.
+    "
+CREATE TABLE broadcasts (
+    slug    text PRIMARY KEY,
+    version bigint NOT NULL,
+    body    bytea NOT NULL
+);
+",
 ];
 
 /// A lease row is this replica's at `epoch`.
@@ -212,6 +220,7 @@ enum Job {
     },
     AddKey(DirectorKey),
     Tournament(TournamentChange),
+    Broadcast(StoredBroadcast),
     RevokeKey {
         name: String,
         at: u64,
@@ -711,6 +720,22 @@ async fn run(
             }
             Ok(Ok(()))
         }
+        Job::Broadcast(b) => {
+            let n = if b.version == 1 {
+                tx.execute(
+                    "INSERT INTO broadcasts (slug, version, body) VALUES ($1, 1, $2) ON CONFLICT DO NOTHING",
+                    &[&b.slug, &b.body],
+                )
+                .await?
+            } else {
+                tx.execute(
+                    "UPDATE broadcasts SET version = $2::bigint, body = $3 WHERE slug = $1 AND version = $2::bigint - 1",
+                    &[&b.slug, &(b.version as i64), &b.body],
+                )
+                .await?
+            };
+            Ok(if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) })
+        }
     }
 }
 
@@ -842,6 +867,26 @@ impl GameStore for PgStore {
             Ok(rows
                 .iter()
                 .map(|r| StoredTournament {
+                    slug: r.get(0),
+                    version: r.get::<_, i64>(1) as u64,
+                    body: r.get(2),
+                })
+                .collect())
+        })
+    }
+
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
+        self.writes.submit(Job::Broadcast(broadcast))
+    }
+
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows =
+                timed(client.query("SELECT slug, version, body FROM broadcasts ORDER BY slug", &[])).await?;
+            Ok(rows
+                .iter()
+                .map(|r| StoredBroadcast {
                     slug: r.get(0),
                     version: r.get::<_, i64>(1) as u64,
                     body: r.get(2),

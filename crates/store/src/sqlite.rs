@@ -14,12 +14,13 @@
 //! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`;
 //! `tournaments(slug, version, body)`, each state written whole, checked against its version,
 //! with `tournament_events(slug, number, body)` (only ever inserted into) and
-//! `tournament_answers(slug, key, version, body)` (the latest versions' answers).
+//! `tournament_answers(slug, key, version, body)` (the latest versions' answers);
+//! `broadcasts(slug, version, body)`, each written whole against its version.
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
-    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError, StoredGame,
-    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
+    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError,
+    StoredBroadcast, StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -89,13 +90,18 @@ CREATE TABLE IF NOT EXISTS tournament_answers (
     PRIMARY KEY (slug, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tournament_answers_by_version ON tournament_answers (slug, version);
-PRAGMA user_version = 6;
+CREATE TABLE IF NOT EXISTS broadcasts (
+    slug    TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    body    BLOB NOT NULL
+) WITHOUT ROWID;
+PRAGMA user_version = 7;
 ";
 
 /// The schema version this build writes (earlier ones, without labels, reviews, director keys
-/// or tournaments, or with a tournament's events and answers inside its state, are upgraded in
-/// place).
-const VERSION: i64 = 6;
+/// or tournaments, or with a tournament's events and answers inside its state, or without
+/// broadcasts, are upgraded in place).
+const VERSION: i64 = 7;
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
@@ -103,6 +109,7 @@ enum Job {
     Quarantine { id: Uuid, reason: String },
     Review { id: Uuid, key: String, body: Vec<u8> },
     Tournament(TournamentChange),
+    Broadcast(StoredBroadcast),
     AddKey(DirectorKey),
     RevokeKey { name: String, at: u64 },
 }
@@ -427,6 +434,20 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             sp.commit()?;
             Ok(())
         }
+        Job::Broadcast(b) => {
+            let n = if b.version == 1 {
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO broadcasts (slug, version, body) VALUES (?1, 1, ?2)",
+                )?
+                .execute(params![b.slug, b.body])?
+            } else {
+                tx.prepare_cached(
+                    "UPDATE broadcasts SET version = ?2, body = ?3 WHERE slug = ?1 AND version = ?2 - 1",
+                )?
+                .execute(params![b.slug, b.version as i64, b.body])?
+            };
+            if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) }
+        }
     }
 }
 
@@ -564,6 +585,20 @@ impl GameStore for SqliteStore {
             let mut stmt = conn.prepare("SELECT slug, version, body FROM tournaments ORDER BY slug")?;
             let rows = stmt.query_map([], |r| {
                 Ok(StoredTournament { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
+        self.writes.submit(Job::Broadcast(broadcast))
+    }
+
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare("SELECT slug, version, body FROM broadcasts ORDER BY slug")?;
+            let rows = stmt.query_map([], |r| {
+                Ok(StoredBroadcast { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
