@@ -351,6 +351,41 @@ impl Game {
         None
     }
 
+    /// The game as it stood at game time `ms` (None: as it was made, before its first call):
+    /// rebuilt from its configuration and every call of its journal made by then (a rack stacked
+    /// by an import goes with the call after it). What a broadcast's delay shows a spectator. The
+    /// game itself when nothing happened after `ms`. A turn taken back later is absent from the
+    /// rebuilt game, as it is from the game.
+    pub fn as_of(&self, ms: Option<u64>) -> Game {
+        let time = |op: &Op| match op {
+            Op::Act(_, _, t)
+            | Op::Challenge(_, _, t)
+            | Op::Tick(t)
+            | Op::TimePenalty(_, _, t)
+            | Op::Director(_, _, t) => Some(*t),
+            Op::Undone { to_ms, .. } => Some(*to_ms),
+            Op::StackRacks(_) | Op::StackRack(..) => None,
+        };
+        // Each call's time: its own, or for a stacked rack the next timed call's.
+        let mut times = vec![None; self.journal.len()];
+        let mut next = None;
+        for (i, (op, _)) in self.journal.iter().enumerate().rev() {
+            next = time(op).or(next);
+            times[i] = next;
+        }
+        let by = |t: u64| ms.is_some_and(|ms| t <= ms);
+        let kept = times.iter().take_while(|t| t.is_none_or(by)).count();
+        let later = self.history.iter().any(|e| !by(e.time_ms));
+        if kept == self.journal.len() && !later {
+            return self.clone();
+        }
+        let Ok(mut game) = Game::new(self.config.clone()) else { return self.clone() };
+        for (op, _) in &self.journal[..kept] {
+            let _ = game.replay(op);
+        }
+        game
+    }
+
     /// Do `op` again, as a rebuild after an undo does.
     fn replay(&mut self, op: &Op) -> Result<(), GameError> {
         match op {

@@ -230,3 +230,58 @@ fn a_director_keys_actions_carry_its_name_into_the_history_and_the_record() {
     assert!(gcg.contains("#note director (spring-td): the last turn was taken back\n"), "{gcg}");
     g.check_invariants().unwrap();
 }
+
+#[test]
+fn a_game_as_of_any_moment_is_the_game_as_it_stood_then() {
+    // Whole games of greedy bots with director actions between turns: the game as of each
+    // moment (a broadcast's delayed view) is the game as it was then, its history the events
+    // made by then.
+    for kind in RulesetKind::classic() {
+        for seed in 1..=4 {
+            let mut g = game(kind, seed, true);
+            let mut seen: Vec<(u64, Game)> = vec![(0, g.clone())];
+            play_while(&mut g, &[BotLevel::Greedy], 1_000, |g| {
+                seen.push((g.history().last().map_or(0, |e| e.time_ms), g.clone()));
+                true
+            })
+            .unwrap();
+            assert!(g.is_over());
+            let end = g.history().last().unwrap().time_ms;
+            for (at, then) in &seen {
+                let past = g.as_of(Some(*at));
+                assert_eq!(state(&past), state(then), "{kind:?} seed {seed} at {at} ms");
+                assert_eq!(past.history(), then.history(), "{kind:?} seed {seed} at {at} ms");
+                // Between two moments, the earlier stands.
+                if *at > 0 && *at < end {
+                    assert_eq!(
+                        state(&g.as_of(Some(at + 999))),
+                        state(then),
+                        "{kind:?} seed {seed} at {at}+999 ms"
+                    );
+                }
+            }
+            assert_eq!(g.as_of(Some(end)).history(), g.history());
+            assert_eq!(g.as_of(Some(u64::MAX)).history(), g.history());
+            // Before anything: the game as it was made.
+            assert_eq!(state(&g.as_of(None)), state(&seen[0].1));
+            assert!(g.as_of(None).history().is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_director_action_shows_as_of_its_time_and_not_before() {
+    let mut g = game(RulesetKind::english(), 7, true);
+    play_while(&mut g, &[BotLevel::Greedy], 1_000, |g| g.turn() < 4).unwrap();
+    let turn_ms = g.history().last().unwrap().time_ms;
+    g.direct(
+        DirectorAction::AdjustScore { seat: 0, points: 10, reason: "a tile miscounted".into() },
+        None,
+        turn_ms + 5_000,
+    )
+    .unwrap();
+    let before = g.as_of(Some(turn_ms + 4_999));
+    assert_eq!(before.scores()[0] + 10, g.scores()[0]);
+    assert_eq!(before.history().len() + 1, g.history().len());
+    assert_eq!(g.as_of(Some(turn_ms + 5_000)).scores(), g.scores());
+}
