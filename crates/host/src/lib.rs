@@ -7,6 +7,7 @@
 //! The layers, one way: engine → host → store and cluster → services → binary.
 
 mod actor;
+mod broadcasts;
 mod cluster;
 mod command;
 mod config;
@@ -29,6 +30,7 @@ mod switch;
 mod tournaments;
 pub mod trace;
 
+pub use broadcasts::BroadcastRecords;
 pub use cluster::Peers;
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
 pub use config::{Callbacks, CreateRate, Limits};
@@ -144,6 +146,11 @@ impl Host {
             ended: tokio::sync::broadcast::channel(ENDED_BACKLOG).0,
         };
         Host { ctx: Arc::new(ctx) }
+    }
+
+    /// The broadcasts' records in the store.
+    pub fn broadcast_records(&self) -> BroadcastRecords {
+        BroadcastRecords { store: self.ctx.store.clone() }
     }
 
     /// The tournaments' records in the store.

@@ -140,20 +140,26 @@ impl crate::Host {
     /// owns, its durable state read from the store and replayed (every acknowledged turn is in
     /// it), without serving the game here.
     pub async fn snapshot(&self, id: &str) -> Result<Arc<Snapshot>, HostError> {
+        self.snapshot_at(id).await.map(|(snapshot, _)| snapshot)
+    }
+
+    /// [`Host::snapshot`], with the game clock's reading: now, for a game held here; for one
+    /// read from the store, its last logged reading (never ahead of the game's own clock).
+    pub async fn snapshot_at(&self, id: &str) -> Result<(Arc<Snapshot>, u64), HostError> {
+        let replayed = async |this: &Self| {
+            let r = this.replayed(parse_game_id(id)?, id).await?;
+            Ok::<_, HostError>((Arc::new(Snapshot::of(r.core)), r.last_ms))
+        };
         match self.route(id, false).await {
-            Ok(Route::Local(session)) => Ok(session.snapshot()),
-            Ok(Route::Remote(_)) => {
-                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
-            }
+            Ok(Route::Local(session)) => Ok((session.snapshot(), session.now_ms())),
+            Ok(Route::Remote(_)) => replayed(self).await,
             // The owner changed on the way: read the store.
             Err(
                 HostError::Moved(_)
                 | HostError::Store { .. }
                 | HostError::ShuttingDown
                 | HostError::Reloading,
-            ) if self.ctx.cluster.get().is_some() => {
-                Ok(Arc::new(Snapshot::of(self.replayed(parse_game_id(id)?, id).await?.core)))
-            }
+            ) if self.ctx.cluster.get().is_some() => replayed(self).await,
             Err(e) => Err(e),
         }
     }

@@ -25,6 +25,10 @@ pub enum Viewer {
     /// The holder of the server's director token: no racks while the game is on (a director
     /// judges, and does not coach), every challenge's word verdicts.
     Director,
+    /// A broadcast's spectator while the broadcast reveals racks: every seat's rack and
+    /// exchanged tiles. Given only to what a broadcast shows through its delay (the broadcasts
+    /// service's feed), never to a request about a game.
+    Revealed,
 }
 
 impl Viewer {
@@ -32,7 +36,7 @@ impl Viewer {
     pub fn seat(self) -> Option<usize> {
         match self {
             Viewer::Seat(s) => Some(s),
-            Viewer::Watcher | Viewer::Director => None,
+            Viewer::Watcher | Viewer::Director | Viewer::Revealed => None,
         }
     }
 
@@ -44,7 +48,13 @@ impl Viewer {
 
     /// Whether `seat`'s rack and exchanged tiles are shown in a live view or event.
     pub fn sees_rack_of(self, seat: usize) -> bool {
-        self == Viewer::Seat(seat)
+        self == Viewer::Seat(seat) || self == Viewer::Revealed
+    }
+
+    /// Whether a broadcast's delay holds the game back from this viewer: from anyone who is
+    /// neither a player of the game nor its director.
+    pub fn delayed(self) -> bool {
+        matches!(self, Viewer::Watcher | Viewer::Revealed)
     }
 
     /// Whether `seat`'s racks are written into the game's record: once the game is over, all.

@@ -343,6 +343,19 @@ impl Snapshot {
         Snapshot { game: core.game, seats: core.seats, labels: core.labels }
     }
 
+    /// The game as it stood at game time `ms` (None: as it was made; see `Game::as_of`), with
+    /// the same seats and labels: this snapshot itself when no event has happened since.
+    pub fn as_of(self: &Arc<Snapshot>, ms: Option<u64>) -> Arc<Snapshot> {
+        if self.game.history().last().is_none_or(|e| ms.is_some_and(|ms| e.time_ms <= ms)) {
+            return self.clone();
+        }
+        Arc::new(Snapshot {
+            game: Arc::new(self.game.as_of(ms)),
+            seats: self.seats.clone(),
+            labels: self.labels.clone(),
+        })
+    }
+
     /// The game's labels, in key order.
     pub fn labels(&self) -> &[(String, String)] {
         &self.labels
