@@ -12,6 +12,7 @@ const PROTOS: &[&str] = &[
     "proto/dawgref/v1/lexicons.proto",
     "proto/dawgref/v1/directors.proto",
     "proto/dawgref/v1/tournaments.proto",
+    "proto/dawgref/v1/broadcasts.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -174,10 +174,9 @@ impl crate::proto::v1::analysis_service_server::AnalysisService for AnalysisServ
             };
             // The caller on its turn knows its own rack, and the inference may use it; anyone
             // else's inference sees only what was public.
-            let snapshot = self.state.snapshot(id).await?;
+            let (snapshot, viewer) = self.state.seen_game(id, request.metadata()).await?;
             let game = snapshot.game();
-            let own = self.state.identity.viewer(request.metadata(), &snapshot).await?.seat()
-                == Some(game.to_move());
+            let own = viewer.seat() == Some(game.to_move());
             observation = crate::infer::Observation::last_of_opponent(game, game.to_move(), own);
         }
         let alphabet = r.board.rules().alphabet;

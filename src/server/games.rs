@@ -147,8 +147,10 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
         self.state
             .serve(&id, request, call, async |session, request| {
-                let viewer = self.state.identity.viewer(request.metadata(), &session.snapshot()).await?;
-                Ok(pb::GetGameResponse { view: Some(views::session_view(&session, viewer)) })
+                let snapshot = session.snapshot();
+                let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
+                let (seen, now_ms) = self.state.seen(snapshot, viewer, session.now_ms());
+                Ok(pb::GetGameResponse { view: Some(views::snapshot_view(&session, &seen, viewer, now_ms)) })
             })
             .await
     }
@@ -207,7 +209,8 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
             .serve(&id, request, call, async |session, request| {
                 let snapshot = session.snapshot();
                 let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
-                Ok(pb::ExportGcgResponse { gcg: crate::host::gcg(snapshot.game(), snapshot.seats(), viewer) })
+                let (seen, _) = self.state.seen(snapshot, viewer, session.now_ms());
+                Ok(pb::ExportGcgResponse { gcg: crate::host::gcg(seen.game(), seen.seats(), viewer) })
             })
             .await
     }

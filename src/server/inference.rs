@@ -29,7 +29,7 @@ pub async fn infer_rack(
     let limit = convert::page_size(req.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let (observation, lexicon, seat, params) = match (req.game_id.is_empty(), req.cgp.is_empty()) {
         (false, true) => {
-            let snapshot = service.state.snapshot(&req.game_id).await?;
+            let (snapshot, _) = service.state.seen_game(&req.game_id, request.metadata()).await?;
             let game = snapshot.game();
             let turn = req.turn;
             if turn >= game.turn() {

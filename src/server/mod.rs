@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub mod broadcasts;
 pub mod caller;
 pub(crate) mod codec;
 pub mod convert;
@@ -37,6 +38,7 @@ pub mod wordlists;
 use crate::host::{Host, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_service_server::AnalysisServiceServer;
+use crate::proto::v1::broadcasts_service_server::BroadcastsServiceServer;
 use crate::proto::v1::directors_service_server::DirectorsServiceServer;
 use crate::proto::v1::games_service_server::GamesServiceServer;
 use crate::proto::v1::lexicons_service_server::LexiconsServiceServer;
@@ -188,6 +190,12 @@ impl Builder {
         let ended = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
         tokio::spawn(tournaments::follow_results(handle.state.clone(), ended));
+        // Every broadcast known before the first call is answered: no game shown early.
+        let records = handle.state.host.broadcast_records();
+        handle.state.broadcasts.load(&records).await.map_err(|e| StoreError::Io(e.to_string()))?;
+        if handle.state.host.peers().is_some() {
+            tokio::spawn(broadcasts::refresh(handle.state.clone()));
+        }
         tokio::spawn(handle.state.host.clone().run_replica());
         tokio::spawn(handle.state.host.clone().run_alarms());
         Ok((handle, report))
@@ -229,6 +237,11 @@ impl Handle {
     /// The Tournaments service over this server's state, to call in process.
     pub fn tournaments_service(&self) -> tournaments::TournamentsService {
         tournaments::TournamentsService { state: self.state.clone() }
+    }
+
+    /// The Broadcasts service over this server's state, to call in process (tests on paused time).
+    pub fn broadcasts_service(&self) -> broadcasts::BroadcastsService {
+        broadcasts::BroadcastsService { state: self.state.clone() }
     }
 
     /// The Analysis service over this server's state, to call in process (tests on paused time).
@@ -341,6 +354,7 @@ async fn serve_on(
     reporter.set_serving::<LexiconsServiceServer<lexicons::LexiconsService>>().await;
     reporter.set_serving::<DirectorsServiceServer<directors::DirectorsService>>().await;
     reporter.set_serving::<TournamentsServiceServer<tournaments::TournamentsService>>().await;
+    reporter.set_serving::<BroadcastsServiceServer<broadcasts::BroadcastsService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -360,6 +374,8 @@ async fn serve_on(
     // ImportTsh takes a `.t` file of up to 1 MiB, whatever the other services' limit.
     let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
         .max_decoding_message_size(limit.max(tournaments::MAX_REQUEST_BYTES));
+    let broadcasts = BroadcastsServiceServer::new(broadcasts::BroadcastsService { state: state.clone() })
+        .max_decoding_message_size(limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
         tokio::select! {
@@ -384,7 +400,8 @@ async fn serve_on(
         .add_service(analysis)
         .add_service(lexicons)
         .add_service(directors)
-        .add_service(tournaments);
+        .add_service(tournaments)
+        .add_service(broadcasts);
     match state.tls.clone() {
         Some(tls) => router.serve_with_incoming_shutdown(tls::incoming(listener, tls), stop).await?,
         None => {

@@ -47,6 +47,18 @@ pub fn is_name(text: &str) -> bool {
 }
 
 /// Labels as a request gives them (CreateGame, ListGames), checked: in key order.
+/// A slug (a tournament's, a broadcast's) or a division's name: a path segment of the pages, so
+/// never `.` or `..`.
+pub fn check_slug(field: &str, name: &str) -> Result<(), Status> {
+    if !is_name(name) || name.chars().all(|c| c == '.') {
+        return Err(errors::bad_field(
+            field,
+            "1 to 40 characters of a-z, 0-9, '_', '-' and '.', not only dots",
+        ));
+    }
+    Ok(())
+}
+
 pub fn labels(
     field: &str,
     given: &std::collections::HashMap<String, String>,

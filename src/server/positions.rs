@@ -97,8 +97,7 @@ impl AnalysisService {
         let p = position.ok_or_else(|| errors::bad_field("position", "a game_id or a cgp is required"))?;
         match &p.source {
             Some(pb::position::Source::GameId(id)) => {
-                let snapshot = self.state.snapshot(id).await?;
-                let viewer = self.state.identity.viewer(metadata, &snapshot).await?;
+                let (snapshot, viewer) = self.state.seen_game(id, metadata).await?;
                 let game = snapshot.game();
                 let (to_move, scores) = (game.to_move(), game.scores());
                 Ok(Arc::new(AnalysisPosition {

@@ -52,6 +52,7 @@ pub async fn analyze(
 ) -> Result<Response<ReviewStream>, Status> {
     let state = &service.state;
     let caller = super::caller::Caller::of(&request);
+    let metadata = request.metadata().clone();
     let req = request.into_inner();
     let ms = errors::bounded("ms_per_turn", req.ms_per_turn, DEFAULT_MS, MAX_MS)?;
     if ms < MIN_MS {
@@ -60,7 +61,7 @@ pub async fn analyze(
     let source = match (req.game_id.is_empty(), req.gcg.is_empty()) {
         (false, false) => return Err(errors::bad_field("gcg", "give a game_id or a gcg record, not both")),
         (true, true) => return Err(errors::bad_field("game_id", "a game_id or a gcg record is required")),
-        (false, true) => by_id(state, &req.game_id).await?,
+        (false, true) => by_id(state, &req.game_id, &metadata).await?,
         (true, false) => by_record(state, &req).await?,
     };
     let players = source.game.config().seats;
@@ -141,10 +142,15 @@ pub async fn analyze(
     Ok(Response::new(Box::pin(stream)))
 }
 
-/// A finished game by id.
-async fn by_id(state: &AppState, id: &str) -> Result<Source, Status> {
+/// A finished game by id (finished as its caller sees it: a broadcast's spectator waits for its
+/// end to be shown).
+async fn by_id(
+    state: &AppState,
+    id: &str,
+    metadata: &tonic::metadata::MetadataMap,
+) -> Result<Source, Status> {
     let uuid = crate::host::parse_game_id(id).map_err(errors::host)?;
-    let snapshot = state.snapshot(id).await?;
+    let (snapshot, _) = state.seen_game(id, metadata).await?;
     crate::host::reviewable(snapshot.game()).map_err(errors::precondition)?;
     let shown = match state.host.imported_record(uuid).await.map_err(errors::host)? {
         Some(text) => Some(

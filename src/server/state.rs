@@ -36,6 +36,11 @@ pub(crate) struct AppState {
     pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
     /// Each tournament's state as last read or written here, with its version.
     pub(crate) tournament_cache: super::tournaments::cache::Cache,
+    /// Every broadcast, as last read or written here: how long a spectator's view of a game is
+    /// held back.
+    pub(crate) broadcasts: super::broadcasts::registry::Registry,
+    /// WatchBroadcast's feeds, one per broadcast watched here.
+    pub(crate) feeds: super::broadcasts::feed::Feeds,
 }
 
 impl AppState {
@@ -52,6 +57,8 @@ impl AppState {
             tournament_changes: tokio::sync::broadcast::channel(1024).0,
             tournament_locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
             tournament_cache: Default::default(),
+            broadcasts: Default::default(),
+            feeds: Default::default(),
             host,
         }
     }

@@ -41,6 +41,8 @@ impl GamesService {
         // Everything of a finished game is in its snapshot: the backlog is all there will be.
         let over = snapshot.game().is_over();
         let verdicts = viewer.sees_verdicts(snapshot.game());
+        // A spectator of a broadcast game gets each event once the delay has passed.
+        let held_back = viewer.delayed().then(|| (self.state.clone(), snapshot.labels().to_vec()));
         drop(snapshot);
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.state.shutdown.clone();
@@ -49,6 +51,15 @@ impl GamesService {
             let mut next = from;
             let send = |e: &crate::game::Event| views::event(e, alphabet, viewer, verdicts);
             for e in &backlog {
+                if let Some((state, labels)) = &held_back
+                    && let Err(end) =
+                        due(state, labels, slot.session(), e, &tx, &mut shutdown, deadline).await
+                {
+                    if let Some(status) = end.status(e.number) {
+                        let _ = tx.send(Err(status)).await;
+                    }
+                    return;
+                }
                 if tx.send(Ok(send(e))).await.is_err() {
                     return;
                 }
@@ -94,6 +105,15 @@ impl GamesService {
                     if e.number < next {
                         continue;
                     }
+                    if let Some((state, labels)) = &held_back
+                        && let Err(end) =
+                            due(state, labels, slot.session(), &e, &tx, &mut shutdown, deadline).await
+                    {
+                        if let Some(status) = end.status(e.number) {
+                            let _ = tx.send(Err(status)).await;
+                        }
+                        return;
+                    }
                     next = e.number + 1;
                     let over = matches!(e.kind, crate::game::EventKind::GameOver { .. });
                     if tx.send(Ok(send(&e))).await.is_err() {
@@ -107,7 +127,56 @@ impl GamesService {
         });
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
     }
+}
 
+/// Why a held-back event was never sent.
+enum Cut {
+    /// The client went away.
+    Gone,
+    ShuttingDown,
+    Deadline,
+}
+
+impl Cut {
+    /// The stream's last word, naming the event to resume from.
+    fn status(&self, next: usize) -> Option<Status> {
+        match self {
+            Cut::Gone => None,
+            Cut::ShuttingDown => Some(errors::shutting_down_from(next)),
+            Cut::Deadline => Some(errors::deadline_passed_from(next)),
+        }
+    }
+}
+
+/// Wait until event `e` of a broadcast game may be shown to a spectator: the game's clock past
+/// its time plus the delay of the broadcasts that cover the game (looked at again at least every
+/// second, so a changed delay holds at once).
+async fn due(
+    state: &super::state::AppState,
+    labels: &[(String, String)],
+    session: &crate::host::Session,
+    e: &crate::game::Event,
+    tx: &tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+    deadline: Option<tokio::time::Instant>,
+) -> Result<(), Cut> {
+    loop {
+        let due = e.time_ms.saturating_add(state.broadcasts.delay_ms(labels));
+        let now = session.now_ms();
+        if now >= due {
+            return Ok(());
+        }
+        let wait = std::time::Duration::from_millis(due - now).min(super::broadcasts::registry::REFRESH);
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = tx.closed() => return Err(Cut::Gone),
+            () = stopped(shutdown) => return Err(Cut::ShuttingDown),
+            () = sleep_until(deadline) => return Err(Cut::Deadline),
+        }
+    }
+}
+
+impl GamesService {
     /// A watch of a game owned by another replica: the owner's stream, passed on. If the owner
     /// goes away mid-stream, the stream ends with UNAVAILABLE naming the event to resume from.
     async fn watch_remote(

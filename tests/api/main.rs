@@ -12,6 +12,7 @@ mod server_admission;
 mod server_analysis;
 mod server_bad_input;
 mod server_bounded_errors;
+mod server_broadcasts;
 mod server_challenges;
 mod server_champion;
 mod server_director_keys;

@@ -117,6 +117,14 @@ impl TestServer {
         DirectorsServiceClient::connect(self.url.clone()).await.unwrap()
     }
 
+    pub async fn broadcasts(
+        &self,
+    ) -> dawgref::proto::v1::broadcasts_service_client::BroadcastsServiceClient<Channel> {
+        dawgref::proto::v1::broadcasts_service_client::BroadcastsServiceClient::connect(self.url.clone())
+            .await
+            .unwrap()
+    }
+
     pub async fn lexicons(&self) -> LexiconsServiceClient<Channel> {
         LexiconsServiceClient::connect(self.url.clone()).await.unwrap()
     }

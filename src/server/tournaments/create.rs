@@ -19,7 +19,7 @@ pub(super) async fn create(
     request: Request<pb::CreateTournamentRequest>,
 ) -> Result<pb::CreateTournamentResponse, Status> {
     let r = request.get_ref();
-    check_slug("slug", &r.slug)?;
+    new_game::check_slug("slug", &r.slug)?;
     service.director(request.metadata(), &r.slug).await?;
     let chars = r.name.chars().count();
     if !(1..=NAME_CHARS).contains(&chars) || r.name.chars().any(char::is_control) {
@@ -112,17 +112,6 @@ pub(super) fn game_request(
     }
 }
 
-/// A slug or a division's name: a path segment of the tournament's pages, so never `.` or `..`.
-fn check_slug(field: &str, name: &str) -> Result<(), Status> {
-    if !new_game::is_name(name) || name.chars().all(|c| c == '.') {
-        return Err(errors::bad_field(
-            field,
-            "1 to 40 characters of a-z, 0-9, '_', '-' and '.', not only dots",
-        ));
-    }
-    Ok(())
-}
-
 /// Room for `more` players in a division of `players`: the same bound at every way in.
 pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
     if !(2..=MAX_PLAYERS).contains(&players) {
@@ -156,7 +145,7 @@ fn check_round_count(field: &str, rounds: usize) -> Result<(), Status> {
 }
 
 fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), Status> {
-    check_slug(field, name)?;
+    new_game::check_slug(field, name)?;
     if record.t().divisions.iter().any(|d| d.name == name) {
         return Err(errors::bad_field(
             field,

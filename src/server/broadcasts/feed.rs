@@ -1,0 +1,400 @@
+//! WatchBroadcast's feed: one per broadcast on each replica, however many watch it. It finds the
+//! broadcast's games as they start (every [`REFRESH`]: the store's live games with its labels),
+//! follows each (here on its session, or on its owner replica through WatchGame, which holds a
+//! spectator back by the same delay there), and releases each event once the game's clock has
+//! passed the event's time plus the delay, into a log every stream reads from its start and then
+//! live. An event is written down twice, as a watcher sees it and with every rack; a stream
+//! sends the one the broadcast allows at the moment it sends it.
+
+use super::registry::REFRESH;
+use crate::game::{Event, EventKind};
+use crate::host::{Route, Session, Viewer, stopped};
+use crate::proto::v1 as pb;
+use crate::proto::v1::games_service_client::GamesServiceClient;
+use crate::server::state::AppState;
+use crate::server::views;
+use crate::store::{GameQuery, GameState};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, watch};
+use tonic::Status;
+use tonic::transport::Channel;
+use uuid::Uuid;
+
+/// Most games one broadcast follows.
+const MAX_GAMES: usize = 1000;
+/// Items a stream may fall behind the feed before it reads the rest from the log.
+const BACKLOG: usize = 1024;
+
+/// One thing a feed released, in both forms.
+struct Item {
+    seq: u64,
+    game: Uuid,
+    /// As a watcher sees it.
+    hidden: pb::WatchBroadcastResponse,
+    /// With every seat's rack and exchanged tiles.
+    revealed: pb::WatchBroadcastResponse,
+}
+
+#[derive(Default)]
+struct Log {
+    items: Vec<Arc<Item>>,
+    /// None once the feed has ended: streams end when they have read the log.
+    tx: Option<broadcast::Sender<Arc<Item>>>,
+}
+
+pub(crate) struct Feed {
+    slug: String,
+    log: Mutex<Log>,
+    /// Raised when the broadcast changed here (ended, say): the feed looks at once.
+    wake: tokio::sync::Notify,
+}
+
+impl Feed {
+    fn publish(&self, game: Uuid, hidden: pb::WatchBroadcastResponse, revealed: pb::WatchBroadcastResponse) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let item = Arc::new(Item { seq: log.items.len() as u64, game, hidden, revealed });
+        log.items.push(item.clone());
+        if let Some(tx) = &log.tx {
+            let _ = tx.send(item);
+        }
+    }
+
+    /// The log from `from` on, and the live items after it (None: the feed has ended).
+    fn read(&self, from: u64, subscribe: bool) -> (Vec<Arc<Item>>, Option<broadcast::Receiver<Arc<Item>>>) {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let items = log.items.get(from as usize..).map_or_else(Vec::new, <[_]>::to_vec);
+        (items, if subscribe { log.tx.as_ref().map(|tx| tx.subscribe()) } else { None })
+    }
+
+    fn close(&self) {
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).tx = None;
+    }
+}
+
+/// The feeds of this replica, by broadcast.
+#[derive(Default)]
+pub(crate) struct Feeds {
+    all: Mutex<HashMap<String, Arc<Feed>>>,
+}
+
+impl Feeds {
+    /// The broadcast's feed, started on its first stream.
+    fn get_or_start(&self, state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
+        let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(feed) = all.get(slug) {
+            return feed.clone();
+        }
+        let feed = Arc::new(Feed {
+            slug: slug.to_string(),
+            log: Mutex::new(Log { items: Vec::new(), tx: Some(broadcast::channel(BACKLOG).0) }),
+            wake: Default::default(),
+        });
+        all.insert(slug.to_string(), feed.clone());
+        tokio::spawn(run(state.clone(), feed.clone()));
+        feed
+    }
+
+    /// A broadcast changed here: its feed looks again at once.
+    pub(crate) fn changed(&self, slug: &str) {
+        if let Some(feed) = self.all.lock().unwrap_or_else(|e| e.into_inner()).get(slug) {
+            feed.wake.notify_one();
+        }
+    }
+}
+
+/// A stream of the broadcast `kept` (only `game`'s items, when given): the feed's log from its
+/// start, then live; it ends when the broadcast ends, the server stops or `deadline` passes.
+pub(super) fn watch(
+    state: &Arc<AppState>,
+    kept: &super::registry::Kept,
+    game: Option<Uuid>,
+    deadline: Option<tokio::time::Instant>,
+) -> Result<super::BroadcastStream, Status> {
+    let slug = kept.broadcast.slug.clone();
+    let feed = if kept.is_on() {
+        state.feeds.get_or_start(state, &slug)
+    } else {
+        // Ended: what this replica released, if anything; nothing more comes.
+        match state.feeds.all.lock().unwrap_or_else(|e| e.into_inner()).get(&slug) {
+            Some(feed) => feed.clone(),
+            None => return Ok(Box::pin(tokio_stream::empty())),
+        }
+    };
+    let (tx, out) = mpsc::channel(16);
+    let state = state.clone();
+    tokio::spawn(async move {
+        let mut shutdown = state.shutdown.clone();
+        let (mut items, mut rx) = feed.read(0, true);
+        let mut next = 0u64;
+        loop {
+            for item in items.drain(..) {
+                if item.seq < next {
+                    continue;
+                }
+                next = item.seq + 1;
+                if game.is_some_and(|g| g != item.game) {
+                    continue;
+                }
+                // Racks as the broadcast says now: turned off, never sent again.
+                let reveal = state.broadcasts.get(&slug).is_some_and(|k| k.broadcast.reveal_racks);
+                let message = if reveal { item.revealed.clone() } else { item.hidden.clone() };
+                if tx.send(Ok(message)).await.is_err() {
+                    return;
+                }
+            }
+            let Some(live) = rx.as_mut() else { return };
+            tokio::select! {
+                received = live.recv() => match received {
+                    Ok(item) => items.push(item),
+                    // Fallen behind: the rest from the log.
+                    Err(broadcast::error::RecvError::Lagged(_)) => items = feed.read(next, false).0,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        items = feed.read(next, false).0;
+                        rx = None;
+                    }
+                },
+                _ = tx.closed() => return,
+                () = stopped(&mut shutdown) => {
+                    let _ = tx.send(Err(crate::server::errors::shutting_down())).await;
+                    return;
+                }
+                () = crate::host::sleep_until(deadline) => {
+                    let _ = tx.send(Err(Status::deadline_exceeded("the call's deadline passed: watch again"))).await;
+                    return;
+                }
+            }
+        }
+    });
+    Ok(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out)))
+}
+
+/// Where a game stands for its feed.
+enum Following {
+    /// Found: followed from its view as the delay shows it.
+    New,
+    /// Its follower is at work.
+    Running,
+    /// Its follower stopped before the game's end (the game went to sleep, to another replica):
+    /// followed again from this event.
+    From(usize),
+    /// Every event of the game is out.
+    Done,
+}
+
+/// The feed's task: find the broadcast's games and follow them, until the broadcast ends or the
+/// server stops.
+async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
+    let mut shutdown = state.shutdown.clone();
+    let (stop_tx, stop) = watch::channel(false);
+    let (done_tx, mut done) = mpsc::unbounded_channel::<(Uuid, Option<usize>)>();
+    let mut games: HashMap<Uuid, Following> = HashMap::new();
+    while let Some(kept) = state.broadcasts.get(&feed.slug).filter(|k| k.is_on()) {
+        let query =
+            GameQuery { labels: kept.labels.clone(), state: GameState::Live, after: None, limit: MAX_GAMES };
+        match state.host.stored_games(query).await {
+            Ok(page) => {
+                for id in page.ids {
+                    games.entry(id).or_insert(Following::New);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(broadcast = %feed.slug, error = %e, "a broadcast's games could not be listed")
+            }
+        }
+        for (id, following) in games.iter_mut() {
+            let from = match *following {
+                Following::New => None,
+                Following::From(n) => Some(n),
+                Following::Running | Following::Done => continue,
+            };
+            {
+                *following = Following::Running;
+                let (state, feed, stop, done) = (state.clone(), feed.clone(), stop.clone(), done_tx.clone());
+                let id = *id;
+                tokio::spawn(async move {
+                    let resume = follow(&state, &feed, id, from, stop).await;
+                    let _ = done.send((id, resume));
+                });
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(REFRESH) => {}
+            () = feed.wake.notified() => {}
+            Some((id, resume)) = done.recv() => {
+                games.insert(id, resume.map_or(Following::Done, Following::From));
+            }
+            () = stopped(&mut shutdown) => break,
+        }
+    }
+    let _ = stop_tx.send(true);
+    feed.close();
+}
+
+/// Follow one game from event `from` (None: first its view as the delay shows it), publishing
+/// each event when it is due. Answers where to follow it again from, or None when its last
+/// event is out.
+async fn follow(
+    state: &Arc<AppState>,
+    feed: &Feed,
+    id: Uuid,
+    from: Option<usize>,
+    stop: watch::Receiver<bool>,
+) -> Option<usize> {
+    let resume = from.unwrap_or(0);
+    match state.host.route(&id.to_string(), false).await {
+        Ok(Route::Local(session)) => follow_here(state, feed, id, session, from, stop).await,
+        Ok(Route::Remote(addr)) => follow_there(state, feed, id, &addr, from, stop).await,
+        Err(e) => {
+            tracing::debug!(game = %id, error = %e, "a broadcast game could not be reached; tried again");
+            tokio::time::sleep(REFRESH).await;
+            Some(resume)
+        }
+    }
+}
+
+/// Unix time of game time `ms` of a session: its clock read now, less the time since.
+fn unix_of(session: &Session, ms: u64) -> u64 {
+    crate::host::unix_ms().saturating_sub(session.now_ms().saturating_sub(ms))
+}
+
+fn message(id: Uuid, unix_ms: u64, item: pb::watch_broadcast_response::Item) -> pb::WatchBroadcastResponse {
+    pb::WatchBroadcastResponse { game_id: id.to_string(), happened_unix_ms: unix_ms, item: Some(item) }
+}
+
+/// A game held here: its events from its session, each released when due.
+async fn follow_here(
+    state: &Arc<AppState>,
+    feed: &Feed,
+    id: Uuid,
+    session: Arc<Session>,
+    from: Option<usize>,
+    mut stop: watch::Receiver<bool>,
+) -> Option<usize> {
+    let mut rx = session.subscribe();
+    let snapshot = session.snapshot();
+    let labels = snapshot.labels().to_vec();
+    let alphabet = snapshot.game().config().rules.alphabet;
+    // Word verdicts as a watcher sees them during the game (the game's end is not shown yet).
+    let verdicts = snapshot.game().config().reveal_invalid_words;
+    let delay = || state.broadcasts.delay_ms(&labels);
+    let mut next = match from {
+        Some(n) => n,
+        None => {
+            let shown_at = session.now_ms().checked_sub(delay());
+            let past = snapshot.as_of(shown_at);
+            let shown_at = shown_at.unwrap_or(0);
+            let view = views::view(&id.to_string(), &past, Viewer::Watcher, shown_at);
+            let game =
+                message(id, unix_of(&session, shown_at), pb::watch_broadcast_response::Item::Game(view));
+            feed.publish(id, game.clone(), game);
+            past.game().history().len()
+        }
+    };
+    let mut pending: VecDeque<Arc<Event>> =
+        snapshot.game().history().iter().skip(next).cloned().map(Arc::new).collect();
+    drop(snapshot);
+    let mut listening = true;
+    loop {
+        // Out with what is due.
+        while let Some(e) = pending.front() {
+            if session.now_ms() < e.time_ms.saturating_add(delay()) {
+                break;
+            }
+            let e = pending.pop_front().expect("looked at");
+            let unix = unix_of(&session, e.time_ms);
+            let seen = |viewer| {
+                let event = views::event(&e, alphabet, viewer, verdicts);
+                message(id, unix, pb::watch_broadcast_response::Item::Event(event))
+            };
+            feed.publish(id, seen(Viewer::Watcher), seen(Viewer::Revealed));
+            next = e.number + 1;
+            if matches!(e.kind, EventKind::GameOver { .. }) {
+                return None;
+            }
+        }
+        if !listening && pending.is_empty() {
+            return Some(next);
+        }
+        // Until the next is due, or a second (a delay made shorter shows sooner).
+        let wait = pending.front().map_or(REFRESH, |e| {
+            let due = e.time_ms.saturating_add(delay());
+            Duration::from_millis(due.saturating_sub(session.now_ms())).min(REFRESH)
+        });
+        tokio::select! {
+            received = rx.recv(), if listening => match received {
+                Ok(e) => {
+                    let last = pending.back().map_or(next, |p| p.number + 1);
+                    if e.number >= last {
+                        pending.push_back(e);
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let last = pending.back().map_or(next, |p| p.number + 1);
+                    let snapshot = session.snapshot();
+                    pending.extend(snapshot.game().history().iter().skip(last).cloned().map(Arc::new));
+                }
+                Err(broadcast::error::RecvError::Closed) => listening = false,
+            },
+            () = tokio::time::sleep(wait) => {}
+            // Asleep or gone to another replica: what was heard goes out, then it is found again.
+            () = session.gone(), if listening => listening = false,
+            _ = stop.changed() => return Some(next),
+        }
+    }
+}
+
+/// A game held by another replica: its owner's view and WatchGame for a watcher, which the owner
+/// holds back by the same delay (without racks: those stay on the replica that holds the game).
+async fn follow_there(
+    state: &Arc<AppState>,
+    feed: &Feed,
+    id: Uuid,
+    addr: &str,
+    from: Option<usize>,
+    mut stop: watch::Receiver<bool>,
+) -> Option<usize> {
+    let game_id = id.to_string();
+    let mut next = match from {
+        Some(n) => n,
+        None => {
+            let request = tonic::Request::new(pb::GetGameRequest { game_id: game_id.clone() });
+            let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
+            let Ok(view) = state.forwarder.forward(&game_id, addr, request, call).await else {
+                tokio::time::sleep(REFRESH).await;
+                return from;
+            };
+            let Some(view) = view.into_inner().view else { return from };
+            let n = view.events as usize;
+            let game = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Game(view));
+            feed.publish(id, game.clone(), game);
+            n
+        }
+    };
+    let request =
+        tonic::Request::new(pb::WatchGameRequest { game_id: game_id.clone(), from_event: next as u64 });
+    let call = |mut c: GamesServiceClient<Channel>, r| async move { c.watch_game(r).await };
+    let Ok(upstream) = state.forwarder.forward(&game_id, addr, request, call).await else {
+        tokio::time::sleep(REFRESH).await;
+        return Some(next);
+    };
+    let mut upstream = upstream.into_inner();
+    loop {
+        tokio::select! {
+            m = upstream.message() => match m {
+                Ok(Some(e)) => {
+                    next = e.number as usize + 1;
+                    let over = e.kind == "game_over";
+                    let m = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Event(e));
+                    feed.publish(id, m.clone(), m);
+                    if over {
+                        return None;
+                    }
+                }
+                Ok(None) | Err(_) => return Some(next),
+            },
+            _ = stop.changed() => return Some(next),
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The Broadcasts service: a labelled set of games shown to everyone outside the hall through a
+//! delay. A broadcast's settings are one store record written whole against its version, known
+//! to every door of a game through the [`registry`] (GetGame, WatchGame, ExportGcg and the
+//! Analysis calls ask it how long a spectator's view is held back); WatchBroadcast's streams
+//! share one [`feed`] per broadcast, which follows its games and releases each event when its
+//! delay has passed.
+
+pub(crate) mod feed;
+pub(crate) mod registry;
+
+use super::{errors, new_game};
+use crate::host::{HostError, Snapshot, Viewer};
+use crate::proto::v1 as pb;
+use crate::proto::v1::broadcasts_service_server::BroadcastsService as Broadcasts;
+use registry::Kept;
+use std::pin::Pin;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+/// The longest delay a broadcast may have: an hour.
+pub(crate) const MAX_DELAY_SECONDS: u32 = 3600;
+const NAME_CHARS: usize = 200;
+/// How many times a change lost to another replica is read and made again before ABORTED.
+const ATTEMPTS: usize = 4;
+
+pub struct BroadcastsService {
+    pub(crate) state: Arc<super::state::AppState>,
+}
+
+pub type BroadcastStream =
+    Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::WatchBroadcastResponse, Status>> + Send + 'static>>;
+
+fn check_name(name: &str) -> Result<(), Status> {
+    let chars = name.chars().count();
+    if !(1..=NAME_CHARS).contains(&chars) || name.chars().any(char::is_control) {
+        return Err(errors::bad_field(
+            "name",
+            format!("1 to {NAME_CHARS} characters, no control characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_delay(delay: u32) -> Result<(), Status> {
+    if delay > MAX_DELAY_SECONDS {
+        return Err(errors::bad_field(
+            "delay_seconds",
+            format!("{delay}: a delay is 0 to {MAX_DELAY_SECONDS} seconds"),
+        ));
+    }
+    Ok(())
+}
+
+fn no_broadcast(slug: &str) -> Status {
+    Status::not_found(format!("no broadcast {:?}", crate::text::clip(slug)))
+}
+
+impl BroadcastsService {
+    /// A broadcast as this replica knows it, read again from the store when it knows none of
+    /// that slug (made on another replica a moment ago).
+    async fn find(&self, slug: &str) -> Result<Kept, Status> {
+        if let Some(kept) = self.state.broadcasts.get(slug) {
+            return Ok(kept);
+        }
+        self.state.broadcasts.load(&self.state.host.broadcast_records()).await.map_err(errors::host)?;
+        self.state.broadcasts.get(slug).ok_or_else(|| no_broadcast(slug))
+    }
+
+    /// Change a broadcast by `f` (checked against the caller's key), durable before it is
+    /// answered; a change lost to another replica's is made again on what it wrote.
+    async fn change(
+        &self,
+        request_metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        f: impl Fn(&mut pb::Broadcast) -> Result<(), Status>,
+    ) -> Result<pb::Broadcast, Status> {
+        let director = self.state.identity.director(request_metadata).await?;
+        for _ in 0..ATTEMPTS {
+            let kept = self.find(slug).await?;
+            director.check_covers(&kept.labels).map_err(errors::host)?;
+            let mut broadcast = kept.broadcast.clone();
+            f(&mut broadcast)?;
+            let next = Kept::new(kept.version + 1, broadcast);
+            match self.state.host.broadcast_records().put(next.stored()).await {
+                Ok(()) => {
+                    self.state.broadcasts.note(next.clone());
+                    self.state.feeds.changed(slug);
+                    return Ok(next.broadcast);
+                }
+                Err(HostError::BroadcastStale(_)) => {
+                    let records = self.state.host.broadcast_records();
+                    self.state.broadcasts.load(&records).await.map_err(errors::host)?;
+                }
+                Err(e) => return Err(errors::host(e)),
+            }
+        }
+        Err(errors::host(HostError::BroadcastStale(slug.to_string())))
+    }
+}
+
+/// Among replicas: the broadcasts read again every [`registry::REFRESH`], so that one made or
+/// changed on another replica holds here within that, until the server stops.
+pub(crate) async fn refresh(state: Arc<super::state::AppState>) {
+    let mut shutdown = state.shutdown.clone();
+    let records = state.host.broadcast_records();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(registry::REFRESH) => {}
+            () = crate::host::stopped(&mut shutdown) => return,
+        }
+        if let Err(e) = state.broadcasts.load(&records).await {
+            tracing::warn!(error = %e, "the broadcasts could not be read again; tried again in a second");
+        }
+    }
+}
+
+impl super::state::AppState {
+    /// The game as `viewer` may see it at game time `now_ms`: as it stood a broadcast's delay
+    /// ago for a spectator ([`Viewer::delayed`]), else as it is; with the game time it shows. The
+    /// one place the delay holds a game back, whichever door it is asked through.
+    pub(crate) fn seen(&self, snapshot: Arc<Snapshot>, viewer: Viewer, now_ms: u64) -> (Arc<Snapshot>, u64) {
+        if !viewer.delayed() {
+            return (snapshot, now_ms);
+        }
+        match self.broadcasts.delay_ms(snapshot.labels()) {
+            0 => (snapshot, now_ms),
+            // Before the delay has passed since the game was made: the game as made.
+            delay => {
+                let at = now_ms.checked_sub(delay);
+                (snapshot.as_of(at), at.unwrap_or(0))
+            }
+        }
+    }
+
+    /// The game a request names, as its caller may see it (see [`AppState::seen`]), and who the
+    /// caller is to it.
+    pub(crate) async fn seen_game(
+        &self,
+        id: &str,
+        metadata: &tonic::metadata::MetadataMap,
+    ) -> Result<(Arc<Snapshot>, Viewer), Status> {
+        let (snapshot, now_ms) = self.host.snapshot_at(id).await.map_err(errors::host)?;
+        let viewer = self.identity.viewer(metadata, &snapshot).await?;
+        Ok((self.seen(snapshot, viewer, now_ms).0, viewer))
+    }
+}
+
+fn not_ended(b: &pb::Broadcast) -> Result<(), Status> {
+    if b.ended_unix_ms != 0 {
+        return Err(Status::failed_precondition(format!("broadcast {:?} has ended", b.slug)));
+    }
+    Ok(())
+}
+
+#[tonic::async_trait]
+impl Broadcasts for BroadcastsService {
+    async fn create_broadcast(
+        &self,
+        request: Request<pb::CreateBroadcastRequest>,
+    ) -> Result<Response<pb::CreateBroadcastResponse>, Status> {
+        let r = request.get_ref();
+        new_game::check_slug("slug", &r.slug)?;
+        check_name(&r.name)?;
+        let labels = new_game::labels("labels", &r.labels)?;
+        if labels.is_empty() {
+            return Err(errors::bad_field(
+                "labels",
+                "none: a broadcast covers the games carrying every one of its labels (say tournament=<slug>)",
+            ));
+        }
+        check_delay(r.delay_seconds)?;
+        let director = self.state.identity.director(request.metadata()).await?;
+        director.check_covers(&labels).map_err(errors::host)?;
+        let exists = || Status::already_exists(format!("a broadcast {:?} exists already", r.slug));
+        if self.state.broadcasts.get(&r.slug).is_some() {
+            return Err(exists());
+        }
+        let broadcast = pb::Broadcast {
+            slug: r.slug.clone(),
+            name: r.name.clone(),
+            labels: labels.iter().cloned().collect(),
+            delay_seconds: r.delay_seconds,
+            reveal_racks: r.reveal_racks,
+            created_unix_ms: crate::host::unix_ms(),
+            ended_unix_ms: 0,
+        };
+        let kept = Kept::new(1, broadcast);
+        match self.state.host.broadcast_records().put(kept.stored()).await {
+            Ok(()) => {}
+            // Version 1 written by another: the slug was taken on another replica.
+            Err(HostError::BroadcastStale(_)) => return Err(exists()),
+            Err(e) => return Err(errors::host(e)),
+        }
+        self.state.broadcasts.note(kept.clone());
+        Ok(Response::new(pb::CreateBroadcastResponse { broadcast: Some(kept.broadcast) }))
+    }
+
+    async fn get_broadcast(
+        &self,
+        request: Request<pb::GetBroadcastRequest>,
+    ) -> Result<Response<pb::GetBroadcastResponse>, Status> {
+        let kept = self.find(&request.get_ref().slug).await?;
+        Ok(Response::new(pb::GetBroadcastResponse { broadcast: Some(kept.broadcast) }))
+    }
+
+    async fn list_broadcasts(
+        &self,
+        _request: Request<pb::ListBroadcastsRequest>,
+    ) -> Result<Response<pb::ListBroadcastsResponse>, Status> {
+        let broadcasts = self.state.broadcasts.all().into_iter().map(|k| k.broadcast).collect();
+        Ok(Response::new(pb::ListBroadcastsResponse { broadcasts }))
+    }
+
+    async fn update_broadcast(
+        &self,
+        request: Request<pb::UpdateBroadcastRequest>,
+    ) -> Result<Response<pb::UpdateBroadcastResponse>, Status> {
+        let r = request.get_ref();
+        if let Some(name) = &r.name {
+            check_name(name)?;
+        }
+        if let Some(delay) = r.delay_seconds {
+            check_delay(delay)?;
+        }
+        let broadcast = self
+            .change(request.metadata(), &r.slug, |b| {
+                not_ended(b)?;
+                if let Some(name) = &r.name {
+                    b.name = name.clone();
+                }
+                if let Some(delay) = r.delay_seconds {
+                    b.delay_seconds = delay;
+                }
+                if let Some(reveal) = r.reveal_racks {
+                    b.reveal_racks = reveal;
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(Response::new(pb::UpdateBroadcastResponse { broadcast: Some(broadcast) }))
+    }
+
+    async fn end_broadcast(
+        &self,
+        request: Request<pb::EndBroadcastRequest>,
+    ) -> Result<Response<pb::EndBroadcastResponse>, Status> {
+        let slug = &request.get_ref().slug;
+        let kept = self.find(slug).await?;
+        if !kept.is_on() {
+            // Ended before (a retry, say): answered as it is, after the same check of the key.
+            let director = self.state.identity.director(request.metadata()).await?;
+            director.check_covers(&kept.labels).map_err(errors::host)?;
+            return Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(kept.broadcast) }));
+        }
+        let now = crate::host::unix_ms();
+        let broadcast = self
+            .change(request.metadata(), slug, |b| {
+                if b.ended_unix_ms == 0 {
+                    b.ended_unix_ms = now.max(1);
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(broadcast) }))
+    }
+
+    type WatchBroadcastStream = BroadcastStream;
+
+    async fn watch_broadcast(
+        &self,
+        request: Request<pb::WatchBroadcastRequest>,
+    ) -> Result<Response<BroadcastStream>, Status> {
+        let r = request.get_ref();
+        let kept = self.find(&r.slug).await?;
+        let game = match r.game_id.as_str() {
+            "" => None,
+            id => Some(crate::host::parse_game_id(id).map_err(errors::host)?),
+        };
+        let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
+        let stream = feed::watch(&self.state, &kept, game, deadline)?;
+        Ok(Response::new(stream))
+    }
+}

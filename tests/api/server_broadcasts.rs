@@ -1,0 +1,403 @@
+//! Broadcasts: a spectator sees a covered game only as it stood the delay ago, through every
+//! door (GetGame, WatchGame, ExportGcg, the Analysis calls that name the game, WatchBroadcast);
+//! its players and its director see it now; racks reach spectators only while the broadcast
+//! reveals them and only through the delay; every call checked, scoped keys held to their own
+//! games, broadcasts kept through a restart.
+
+use crate::common;
+
+use common::server::*;
+use dawgref::proto::v1 as pb;
+use dawgref::proto::v1::analysis_service_server::AnalysisService as _;
+use dawgref::proto::v1::broadcasts_service_server::BroadcastsService as _;
+use dawgref::proto::v1::games_service_server::GamesService as _;
+use std::time::Duration;
+use tokio::time::Instant;
+use tokio_stream::StreamExt;
+use tonic::{Code, Request};
+
+const ROOT: &str = "broadcast-root";
+
+fn open_labels() -> std::collections::HashMap<String, String> {
+    [("tournament".to_string(), "open".to_string())].into()
+}
+
+/// A two-person English game of the `open` tournament.
+fn open_game(seed: u64) -> pb::CreateGameRequest {
+    let mut req =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("Ann"), human("Bo")], seed);
+    req.labels = open_labels();
+    req
+}
+
+fn broadcast(slug: &str, delay_seconds: u32, reveal_racks: bool) -> pb::CreateBroadcastRequest {
+    pb::CreateBroadcastRequest {
+        slug: slug.into(),
+        name: "The Open, live".into(),
+        labels: open_labels(),
+        delay_seconds,
+        reveal_racks,
+    }
+}
+
+/// A server in this process, on the test's (paused) time, its games never put to sleep.
+async fn paused_server() -> dawgref::server::Handle {
+    let limits = dawgref::server::state::Limits { idle_after: None, ..Default::default() };
+    lexicons_builder().limits(limits).director_token(ROOT).start().await.unwrap().0
+}
+
+fn get(id: &str) -> pb::GetGameRequest {
+    pb::GetGameRequest { game_id: id.into() }
+}
+
+async fn view(handle: &dawgref::server::Handle, request: Request<pb::GetGameRequest>) -> pb::GameView {
+    handle.games_service().get_game(request).await.unwrap().into_inner().view.unwrap()
+}
+
+/// The caller's best play in a live game.
+async fn best_play(handle: &dawgref::server::Handle, id: &str, token: &str) -> pb::Play {
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(id.into())),
+            lexicon: String::new(),
+        }),
+        limit: 1,
+        ..Default::default()
+    };
+    let mut moves = handle.analysis_service().generate_moves(authed(req, token)).await.unwrap().into_inner();
+    moves.next().await.unwrap().unwrap().play.unwrap()
+}
+
+fn gcg_moves(gcg: &str) -> usize {
+    gcg.lines().filter(|l| l.starts_with('>')).count()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_spectator_sees_a_broadcast_game_as_it_stood_the_delay_ago_through_every_door() {
+    let handle = paused_server().await;
+    let games = handle.games_service();
+    let c = games.create_game(authed(open_game(5), ROOT)).await.unwrap().into_inner();
+    let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
+    handle
+        .broadcasts_service()
+        .create_broadcast(authed(broadcast("open-live", 60, false), ROOT))
+        .await
+        .unwrap();
+    let mut watch = games
+        .watch_game(Request::new(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }))
+        .await
+        .unwrap()
+        .into_inner();
+    let play = best_play(&handle, &id, &tokens[0]).await;
+    let played_at = Instant::now();
+    games
+        .submit_turn(authed(turn(&id, 0, Some(pb::submit_turn_request::Action::Play(play))), &tokens[0]))
+        .await
+        .unwrap();
+
+    // The spectator: the game as it stood before the play. Its players and its director: now.
+    let spectator = view(&handle, Request::new(get(&id))).await;
+    assert_eq!((spectator.turn, spectator.events, spectator.to_move), (0, 0, 0));
+    assert!(spectator.board.unwrap().rows.iter().all(|r| r.chars().all(|c| c == '.')));
+    for token in [tokens[0].as_str(), tokens[1].as_str(), ROOT] {
+        let v = view(&handle, authed(get(&id), token)).await;
+        assert_eq!((v.turn, v.events, v.to_move), (1, 1, 1), "{token}");
+    }
+    let gcg = |request| async { games.export_gcg(request).await.unwrap().into_inner().gcg };
+    let request = |token: Option<&str>| {
+        let r = pb::ExportGcgRequest { game_id: id.clone() };
+        token.map_or_else(|| Request::new(r.clone()), |t| authed(r.clone(), t))
+    };
+    assert_eq!(gcg_moves(&gcg(request(None)).await), 0, "the spectator's record: no move yet");
+    assert_eq!(gcg_moves(&gcg(request(Some(ROOT))).await), 1);
+    assert_eq!(gcg_moves(&gcg(request(Some(&tokens[1]))).await), 1);
+    // The Analysis calls that name the game see what the spectator sees.
+    let infer = |token: Option<&str>| {
+        let r = pb::InferRackRequest { game_id: id.clone(), turn: 0, budget_ms: 50, ..Default::default() };
+        let r = token.map_or_else(|| Request::new(r.clone()), |t| authed(r.clone(), t));
+        async { handle.analysis_service().infer_rack(r).await }
+    };
+    let refused = infer(None).await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert_eq!(refused.message(), "turn 0 has not been taken: the game has taken 0");
+
+    // WatchGame: the play comes once the delay has passed, not a moment before. (Paused time
+    // jumps while a call waits for the thinking threads: the director's InferRack comes after.)
+    let almost = played_at + Duration::from_millis(59_999);
+    assert!(tokio::time::timeout_at(almost, watch.next()).await.is_err(), "nothing before the delay");
+    let e = watch.next().await.unwrap().unwrap();
+    assert_eq!((e.number, e.kind.as_str(), e.rack.as_str()), (0, "play", ""));
+    assert!(played_at.elapsed() >= Duration::from_secs(60), "shown after {:?}", played_at.elapsed());
+    let spectator = view(&handle, Request::new(get(&id))).await;
+    let director = view(&handle, authed(get(&id), ROOT)).await;
+    assert_eq!((spectator.turn, spectator.events), (1, 1));
+    assert_eq!(spectator.board, director.board);
+    assert_eq!(gcg_moves(&gcg(request(None)).await), 1);
+    infer(None).await.unwrap();
+    infer(Some(ROOT)).await.unwrap();
+
+    // Ended, the broadcast holds nothing back.
+    handle
+        .broadcasts_service()
+        .end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-live".into() }, ROOT))
+        .await
+        .unwrap();
+    games
+        .submit_turn(authed(
+            turn(&id, 1, Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))),
+            &tokens[1],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(view(&handle, Request::new(get(&id))).await.turn, 2);
+}
+
+/// The next message of a broadcast stream.
+async fn next(stream: &mut dawgref::server::broadcasts::BroadcastStream) -> pb::WatchBroadcastResponse {
+    stream.next().await.expect("the stream is open").expect("no error")
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_broadcast_holds_each_event_back_and_shows_racks_only_while_revealed() {
+    let handle = paused_server().await;
+    let (games, broadcasts) = (handle.games_service(), handle.broadcasts_service());
+    let c = games.create_game(authed(open_game(8), ROOT)).await.unwrap().into_inner();
+    let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
+    broadcasts.create_broadcast(authed(broadcast("open-racks", 30, true), ROOT)).await.unwrap();
+    let watch = |game_id: &str| {
+        let r = pb::WatchBroadcastRequest { slug: "open-racks".into(), game_id: game_id.into() };
+        async { broadcasts.watch_broadcast(Request::new(r)).await.unwrap().into_inner() }
+    };
+    let mut all = watch("").await;
+    let mut one = watch(&id).await;
+    // First, each game as it stands (nothing played).
+    for stream in [&mut all, &mut one] {
+        let first = next(stream).await;
+        assert_eq!(first.game_id, id);
+        let Some(pb::watch_broadcast_response::Item::Game(v)) = first.item else { panic!("{first:?}") };
+        assert_eq!((v.turn, v.events, v.my_rack.as_str()), (0, 0, ""));
+    }
+    // Ann exchanges two tiles; Bo's token never learns which, his stream never has her rack.
+    let ann = view(&handle, authed(get(&id), &tokens[0])).await.my_rack;
+    let swapped: String = ann.chars().take(2).collect();
+    let exchanged_at = Instant::now();
+    games
+        .submit_turn(authed(
+            turn(&id, 0, Some(pb::submit_turn_request::Action::Exchange(swapped.clone()))),
+            &tokens[0],
+        ))
+        .await
+        .unwrap();
+    let mut bo = games
+        .watch_game(authed(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }, &tokens[1]))
+        .await
+        .unwrap()
+        .into_inner();
+    let heard = bo.next().await.unwrap().unwrap();
+    assert_eq!(
+        (heard.kind.as_str(), heard.rack.as_str(), heard.tiles.as_str(), heard.tile_count),
+        ("exchange", "", "", 2)
+    );
+    assert!(exchanged_at.elapsed() < Duration::from_secs(1), "a player's own game is never held back");
+
+    for stream in [&mut all, &mut one] {
+        let m = next(stream).await;
+        assert!(
+            exchanged_at.elapsed() >= Duration::from_secs(30),
+            "shown after {:?}",
+            exchanged_at.elapsed()
+        );
+        let Some(pb::watch_broadcast_response::Item::Event(e)) = m.item else { panic!("{m:?}") };
+        assert_eq!(
+            (e.kind.as_str(), e.seat, e.rack.as_str(), e.tiles.as_str()),
+            ("exchange", 0, ann.as_str(), swapped.as_str())
+        );
+        assert!(m.happened_unix_ms > 0);
+    }
+    // Racks turned off: the next event carries none.
+    broadcasts
+        .update_broadcast(authed(
+            pb::UpdateBroadcastRequest {
+                slug: "open-racks".into(),
+                reveal_racks: Some(false),
+                ..Default::default()
+            },
+            ROOT,
+        ))
+        .await
+        .unwrap();
+    games
+        .submit_turn(authed(
+            turn(&id, 1, Some(pb::submit_turn_request::Action::Pass(pb::Pass {}))),
+            &tokens[1],
+        ))
+        .await
+        .unwrap();
+    let m = next(&mut all).await;
+    let Some(pb::watch_broadcast_response::Item::Event(e)) = m.item else { panic!("{m:?}") };
+    assert_eq!((e.kind.as_str(), e.seat, e.rack.as_str()), ("pass", 1, ""));
+    // Ended: the streams end.
+    broadcasts
+        .end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-racks".into() }, ROOT))
+        .await
+        .unwrap();
+    assert!(all.next().await.is_none());
+    let rest: Vec<_> = one.collect().await;
+    assert_eq!(rest.len(), 1, "the pass, then the end: {rest:?}");
+}
+
+#[tokio::test]
+async fn every_broadcast_call_is_checked_and_a_key_reaches_only_its_own_games() {
+    let srv = start_directed(ROOT).await;
+    let mut b = srv.broadcasts().await;
+    let mut d = srv.directors().await;
+    let key = |name: &str, tournament: &str| pb::CreateDirectorKeyRequest {
+        name: name.into(),
+        labels: [("tournament".to_string(), tournament.to_string())].into(),
+    };
+    let open_key =
+        d.create_director_key(authed(key("open-td", "open"), ROOT)).await.unwrap().into_inner().token;
+    let other_key =
+        d.create_director_key(authed(key("club-td", "club"), ROOT)).await.unwrap().into_inner().token;
+
+    let refused = |r: Result<tonic::Response<pb::CreateBroadcastResponse>, tonic::Status>| {
+        let s = r.unwrap_err();
+        (s.code(), s.message().to_string())
+    };
+    assert_eq!(refused(b.create_broadcast(broadcast("open-live", 60, false)).await).0, Code::Unauthenticated);
+    assert_eq!(
+        refused(b.create_broadcast(authed(broadcast("open-live", 60, false), &other_key)).await),
+        (
+            Code::PermissionDenied,
+            "director key \"club-td\" directs only the games labelled tournament=club".into()
+        )
+    );
+    let mut bad = broadcast("..", 60, false);
+    assert_eq!(refused(b.create_broadcast(authed(bad.clone(), ROOT)).await).0, Code::InvalidArgument);
+    bad = broadcast("open-live", 3601, false);
+    let (code, message) = refused(b.create_broadcast(authed(bad, ROOT)).await);
+    assert_eq!(
+        (code, message.as_str()),
+        (Code::InvalidArgument, "delay_seconds: 3601: a delay is 0 to 3600 seconds")
+    );
+    bad = broadcast("open-live", 60, false);
+    bad.labels.clear();
+    assert_eq!(refused(b.create_broadcast(authed(bad, ROOT)).await).0, Code::InvalidArgument);
+    bad = broadcast("open-live", 60, false);
+    bad.name = String::new();
+    assert_eq!(refused(b.create_broadcast(authed(bad, ROOT)).await).0, Code::InvalidArgument);
+
+    // The open's key may broadcast the open, and one round of it.
+    let made =
+        b.create_broadcast(authed(broadcast("open-live", 60, false), &open_key)).await.unwrap().into_inner();
+    let made = made.broadcast.unwrap();
+    assert_eq!(
+        (made.slug.as_str(), made.delay_seconds, made.reveal_racks, made.ended_unix_ms),
+        ("open-live", 60, false, 0)
+    );
+    assert!(made.created_unix_ms > 0);
+    let mut round = broadcast("open-r3", 0, true);
+    round.labels.insert("round".into(), "3".into());
+    b.create_broadcast(authed(round, &open_key)).await.unwrap();
+    assert_eq!(
+        refused(b.create_broadcast(authed(broadcast("open-live", 10, false), ROOT)).await).0,
+        Code::AlreadyExists
+    );
+
+    // Another tournament's key can neither change nor end it.
+    let update = |token: &str, delay: u32| {
+        authed(
+            pb::UpdateBroadcastRequest {
+                slug: "open-live".into(),
+                delay_seconds: Some(delay),
+                ..Default::default()
+            },
+            token,
+        )
+    };
+    assert_eq!(b.update_broadcast(update(&other_key, 0)).await.unwrap_err().code(), Code::PermissionDenied);
+    let end = |token: &str, slug: &str| authed(pb::EndBroadcastRequest { slug: slug.into() }, token);
+    assert_eq!(
+        b.end_broadcast(end(&other_key, "open-live")).await.unwrap_err().code(),
+        Code::PermissionDenied
+    );
+    assert_eq!(b.update_broadcast(update(&open_key, 3601)).await.unwrap_err().code(), Code::InvalidArgument);
+    let changed = b.update_broadcast(update(&open_key, 120)).await.unwrap().into_inner().broadcast.unwrap();
+    assert_eq!((changed.delay_seconds, changed.name.as_str()), (120, "The Open, live"));
+    assert_eq!(b.end_broadcast(end(ROOT, "nowhere")).await.unwrap_err().code(), Code::NotFound);
+    let ended = b.end_broadcast(end(&open_key, "open-live")).await.unwrap().into_inner().broadcast.unwrap();
+    assert!(ended.ended_unix_ms >= ended.created_unix_ms);
+    // Ended twice: answered as it is; changed after: refused.
+    let again = b.end_broadcast(end(ROOT, "open-live")).await.unwrap().into_inner().broadcast.unwrap();
+    assert_eq!(again, ended);
+    let late = b.update_broadcast(update(ROOT, 5)).await.unwrap_err();
+    assert_eq!(
+        (late.code(), late.message()),
+        (Code::FailedPrecondition, "broadcast \"open-live\" has ended")
+    );
+
+    let got =
+        b.get_broadcast(pb::GetBroadcastRequest { slug: "open-live".into() }).await.unwrap().into_inner();
+    assert_eq!(got.broadcast.unwrap(), ended);
+    assert_eq!(
+        b.get_broadcast(pb::GetBroadcastRequest { slug: "nope".into() }).await.unwrap_err().code(),
+        Code::NotFound
+    );
+    let listed = b.list_broadcasts(pb::ListBroadcastsRequest {}).await.unwrap().into_inner().broadcasts;
+    assert_eq!(listed.iter().map(|b| b.slug.as_str()).collect::<Vec<_>>(), vec!["open-live", "open-r3"]);
+    let watched = b
+        .watch_broadcast(pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: "not-a-game".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(watched.code(), Code::InvalidArgument);
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn a_broadcast_is_kept_through_a_restart_and_holds_its_games_back_at_once() {
+    let dir = TempDir::new("broadcast-restart");
+    let (srv, _) = start_stored_directed(&dir.0, ROOT).await;
+    let mut g = srv.games().await;
+    let c = g.create_game(authed(open_game(3), ROOT)).await.unwrap().into_inner();
+    let mut b = srv.broadcasts().await;
+    let made =
+        b.create_broadcast(authed(broadcast("open-live", 3600, true), ROOT)).await.unwrap().into_inner();
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&c.game_id, 0, pass), &c.seat_tokens[0])).await.unwrap();
+    srv.stop().await;
+
+    let (srv, _) = start_stored_directed(&dir.0, ROOT).await;
+    let mut b = srv.broadcasts().await;
+    let got =
+        b.get_broadcast(pb::GetBroadcastRequest { slug: "open-live".into() }).await.unwrap().into_inner();
+    assert_eq!(got.broadcast, made.broadcast);
+    let mut g = srv.games().await;
+    let spectator = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
+    let director = view_of(&mut g, authed(pb::GetGameRequest { game_id: c.game_id.clone() }, ROOT)).await;
+    assert_eq!((spectator.turn, director.turn), (0, 1));
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn over_a_socket_a_broadcast_event_arrives_no_sooner_than_its_delay() {
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let c = g.create_game(authed(open_game(4), ROOT)).await.unwrap().into_inner();
+    let mut b = srv.broadcasts().await;
+    b.create_broadcast(authed(broadcast("open-live", 1, false), ROOT)).await.unwrap();
+    let mut stream = b
+        .watch_broadcast(pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = stream.message().await.unwrap().unwrap();
+    assert!(matches!(first.item, Some(pb::watch_broadcast_response::Item::Game(_))));
+    let passed_at = std::time::Instant::now();
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&c.game_id, 0, pass), &c.seat_tokens[0])).await.unwrap();
+    let m = stream.message().await.unwrap().unwrap();
+    assert!(passed_at.elapsed() >= Duration::from_secs(1), "shown after {:?}", passed_at.elapsed());
+    let Some(pb::watch_broadcast_response::Item::Event(e)) = m.item else { panic!("{m:?}") };
+    assert_eq!((e.number, e.kind.as_str()), (0, "pass"));
+    srv.stop().await;
+}
