@@ -386,7 +386,7 @@ fn move_to(j: &review::Judged, alphabet: Alphabet) -> pb::AnalyzedMove {
     m
 }
 
-fn turn_to(r: &TurnReview, alphabet: Alphabet) -> pb::TurnAnalysis {
+pub(crate) fn turn_to(r: &TurnReview, alphabet: Alphabet) -> pb::TurnAnalysis {
     let judged = r.analysable;
     pb::TurnAnalysis {
         turn: r.turn,

@@ -37,6 +37,7 @@ fn broadcast(slug: &str, delay_seconds: u32, reveal_racks: bool) -> pb::CreateBr
         labels: open_labels(),
         delay_seconds,
         reveal_racks,
+        ..Default::default()
     }
 }
 
@@ -284,6 +285,13 @@ async fn every_broadcast_call_is_checked_and_a_key_reaches_only_its_own_games() 
     bad.labels.clear();
     assert_eq!(refused(b.create_broadcast(authed(bad, ROOT)).await).0, Code::InvalidArgument);
     bad = broadcast("open-live", 60, false);
+    bad.analysis_ms = 50;
+    let (code, message) = refused(b.create_broadcast(authed(bad, ROOT)).await);
+    assert_eq!(
+        (code, message.as_str()),
+        (Code::InvalidArgument, "analysis_ms: 50: the engine's time per move is 100 to 30000 ms (0: 2000)")
+    );
+    bad = broadcast("open-live", 60, false);
     bad.name = String::new();
     assert_eq!(refused(b.create_broadcast(authed(bad, ROOT)).await).0, Code::InvalidArgument);
 
@@ -399,5 +407,100 @@ async fn over_a_socket_a_broadcast_event_arrives_no_sooner_than_its_delay() {
     assert!(passed_at.elapsed() >= Duration::from_secs(1), "shown after {:?}", passed_at.elapsed());
     let Some(pb::watch_broadcast_response::Item::Event(e)) = m.item else { panic!("{m:?}") };
     assert_eq!((e.number, e.kind.as_str()), (0, "pass"));
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn each_move_is_judged_once_for_fifty_spectators_and_shown_with_its_move() {
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let mut a = srv.analysis().await;
+    let c = g.create_game(authed(open_game(6), ROOT)).await.unwrap().into_inner();
+    let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
+    let mut b = srv.broadcasts().await;
+    let mut request = broadcast("open-live", 2, true);
+    (request.analysis, request.analysis_ms) = (true, 150);
+    let made = b.create_broadcast(authed(request, ROOT)).await.unwrap().into_inner().broadcast.unwrap();
+    assert_eq!((made.analysis, made.analysis_ms), (true, 150));
+    let mut streams = Vec::new();
+    for _ in 0..50 {
+        let r = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() };
+        streams.push(b.watch_broadcast(r).await.unwrap().into_inner());
+    }
+    // Every stream has the game before the first move.
+    for s in &mut streams {
+        let first = s.message().await.unwrap().unwrap();
+        assert!(matches!(first.item, Some(pb::watch_broadcast_response::Item::Game(_))), "{first:?}");
+    }
+    let play = best_move(&mut a, &id, &tokens[0]).await.unwrap().play.unwrap();
+    g.submit_turn(authed(turn(&id, 0, Some(pb::submit_turn_request::Action::Play(play))), &tokens[0]))
+        .await
+        .unwrap();
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&id, 1, pass), &tokens[1])).await.unwrap();
+
+    // Each stream: the play, its analysis, the pass, its analysis — each analysis right after its
+    // move (ready within the delay), the same on every stream.
+    use pb::watch_broadcast_response::Item;
+    let mut first: Option<Vec<pb::WatchBroadcastResponse>> = None;
+    for s in &mut streams {
+        let mut got = Vec::new();
+        for _ in 0..4 {
+            got.push(s.message().await.unwrap().unwrap());
+        }
+        let shape: Vec<String> = got
+            .iter()
+            .map(|m| match &m.item {
+                Some(Item::Event(e)) => format!("{} {}", e.kind, e.number),
+                Some(Item::Analysis(x)) => format!("analysis {} turn {}", x.event, x.turn),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(shape, ["play 0", "analysis 0 turn 0", "pass 1", "analysis 1 turn 1"]);
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert_eq!(&got, f, "every spectator is shown the same"),
+        }
+    }
+    assert_eq!(srv.handle.metrics().broadcast_analyses.get(), 2, "judged once per move");
+    let got = first.unwrap();
+    let Some(Item::Analysis(played)) = &got[1].item else { unreachable!() };
+    assert_eq!(played.win_percent.len(), 2);
+    assert!((played.win_percent[0] + played.win_percent[1] - 100.0).abs() < 1e-6, "{played:?}");
+    let review = played.review.as_ref().expect("racks revealed: the review");
+    assert!(review.analysable && review.win_lost >= 0.0, "{review:?}");
+    // The best play found is legal and scored as Evaluate scores it.
+    let best = review.best.as_ref().unwrap();
+    let position = pb::Position {
+        source: Some(pb::position::Source::Cgp(review.position.clone())),
+        lexicon: String::new(),
+    };
+    let evaluated = a
+        .evaluate(pb::EvaluateRequest { position: Some(position), play: best.play.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .evaluation
+        .unwrap();
+    assert_eq!(evaluated.total, best.score);
+    // Racks hidden: the public chance only, no review.
+    b.update_broadcast(authed(
+        pb::UpdateBroadcastRequest {
+            slug: "open-live".into(),
+            reveal_racks: Some(false),
+            ..Default::default()
+        },
+        ROOT,
+    ))
+    .await
+    .unwrap();
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&id, 2, pass), &tokens[0])).await.unwrap();
+    let s = &mut streams[0];
+    let e = s.message().await.unwrap().unwrap();
+    assert!(matches!(e.item, Some(Item::Event(_))), "{e:?}");
+    let m = s.message().await.unwrap().unwrap();
+    let Some(Item::Analysis(hidden)) = m.item else { panic!("{m:?}") };
+    assert_eq!((hidden.turn, hidden.review.is_none(), hidden.win_percent.len()), (2, true, 2));
     srv.stop().await;
 }

@@ -37,6 +37,8 @@ pub struct Metrics {
     pub leases_lost: IntCounter,
     pub handovers: IntCounter,
     pub forwarded: IntCounter,
+    /// Moves the engine judged for broadcasts' spectators (once per move, however many watch).
+    pub broadcast_analyses: IntCounter,
 }
 
 const BUCKETS: &[f64] =
@@ -125,6 +127,13 @@ impl Metrics {
                 IntCounter::new(
                     "dawgref_forwarded_calls_total",
                     "Calls forwarded to the replica owning the game",
+                ),
+            ),
+            broadcast_analyses: register(
+                r,
+                IntCounter::new(
+                    "dawgref_broadcast_analyses_total",
+                    "Moves the engine judged for broadcasts' spectators",
                 ),
             ),
             registry,

@@ -263,7 +263,8 @@ fn message(id: Uuid, unix_ms: u64, item: pb::watch_broadcast_response::Item) -> 
     pb::WatchBroadcastResponse { game_id: id.to_string(), happened_unix_ms: unix_ms, item: Some(item) }
 }
 
-/// A game held here: its events from its session, each released when due.
+/// A game held here: its events from its session, each released when due, each turn's analysis
+/// (when the broadcast has it) computed as the turn is heard and released with it.
 async fn follow_here(
     state: &Arc<AppState>,
     feed: &Feed,
@@ -292,10 +293,16 @@ async fn follow_here(
             past.game().history().len()
         }
     };
-    let mut pending: VecDeque<Arc<Event>> =
-        snapshot.game().history().iter().skip(next).cloned().map(Arc::new).collect();
+    let mut analyses = Analyses::new(state, &feed.slug);
+    let mut pending: VecDeque<Arc<Event>> = VecDeque::new();
+    for e in snapshot.game().history().iter().skip(next) {
+        let e = Arc::new(e.clone());
+        analyses.ask(&snapshot, &e);
+        pending.push_back(e);
+    }
     drop(snapshot);
     let mut listening = true;
+    let mut over = false;
     loop {
         // Out with what is due.
         while let Some(e) = pending.front() {
@@ -309,12 +316,17 @@ async fn follow_here(
                 message(id, unix, pb::watch_broadcast_response::Item::Event(event))
             };
             feed.publish(id, seen(Viewer::Watcher), seen(Viewer::Revealed));
+            analyses.released(feed, id, e.number, unix);
             next = e.number + 1;
             if matches!(e.kind, EventKind::GameOver { .. }) {
-                return None;
+                over = true;
+                pending.clear();
             }
         }
-        if !listening && pending.is_empty() {
+        if over && analyses.awaited.is_empty() {
+            return None;
+        }
+        if !listening && pending.is_empty() && analyses.awaited.is_empty() {
             return Some(next);
         }
         // Until the next is due, or a second (a delay made shorter shows sooner).
@@ -323,26 +335,160 @@ async fn follow_here(
             Duration::from_millis(due.saturating_sub(session.now_ms())).min(REFRESH)
         });
         tokio::select! {
-            received = rx.recv(), if listening => match received {
-                Ok(e) => {
+            received = rx.recv(), if listening && !over => {
+                let heard: Vec<Arc<Event>> = match received {
+                    Ok(e) => vec![e],
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        let last = pending.back().map_or(next, |p| p.number + 1);
+                        let snapshot = session.snapshot();
+                        snapshot.game().history().iter().skip(last).cloned().map(Arc::new).collect()
+                    }
+                    Err(broadcast::error::RecvError::Closed) => {
+                        listening = false;
+                        Vec::new()
+                    }
+                };
+                let snapshot = session.snapshot();
+                for e in heard {
                     let last = pending.back().map_or(next, |p| p.number + 1);
                     if e.number >= last {
+                        analyses.ask(&snapshot, &e);
                         pending.push_back(e);
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let last = pending.back().map_or(next, |p| p.number + 1);
-                    let snapshot = session.snapshot();
-                    pending.extend(snapshot.game().history().iter().skip(last).cloned().map(Arc::new));
-                }
-                Err(broadcast::error::RecvError::Closed) => listening = false,
-            },
+            }
+            Some((event, judged)) = analyses.done.recv() => analyses.judged(feed, id, event, judged),
             () = tokio::time::sleep(wait) => {}
             // Asleep or gone to another replica: what was heard goes out, then it is found again.
             () = session.gone(), if listening => listening = false,
             _ = stop.changed() => return Some(next),
         }
     }
+}
+
+/// One turn judged for the spectators, in both forms: as a watcher may see it, and with the
+/// mover's rack.
+struct Judged {
+    hidden: pb::MoveAnalysis,
+    revealed: pb::MoveAnalysis,
+}
+
+/// A followed game's analyses: asked as each turn is heard, released with the turn's event.
+struct Analyses {
+    state: Arc<AppState>,
+    slug: String,
+    done: mpsc::UnboundedReceiver<(usize, Option<Judged>)>,
+    tx: mpsc::UnboundedSender<(usize, Option<Judged>)>,
+    /// Judged before their event was released, by event number.
+    ready: HashMap<usize, Option<Judged>>,
+    /// Asked and not yet judged, by event number.
+    asked: std::collections::HashSet<usize>,
+    /// Events released whose analysis is still being judged, with the time they happened.
+    awaited: HashMap<usize, u64>,
+}
+
+impl Analyses {
+    fn new(state: &Arc<AppState>, slug: &str) -> Analyses {
+        let (tx, done) = mpsc::unbounded_channel();
+        Analyses {
+            state: state.clone(),
+            slug: slug.to_string(),
+            done,
+            tx,
+            ready: HashMap::new(),
+            asked: Default::default(),
+            awaited: HashMap::new(),
+        }
+    }
+
+    /// Judge the turn event `e` took, if it took one and the broadcast has analysis: on the
+    /// background lane, from `snapshot` (the game with `e` in it).
+    fn ask(&mut self, snapshot: &Arc<crate::host::Snapshot>, e: &Event) {
+        let Some(kept) = self.state.broadcasts.get(&self.slug) else { return };
+        let judged_kind =
+            matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass);
+        if !kept.broadcast.analysis || !judged_kind || e.undone || !self.asked.insert(e.number) {
+            return;
+        }
+        let (snapshot, tx, metrics) = (snapshot.clone(), self.tx.clone(), self.state.metrics.clone());
+        let (number, ms) = (e.number, kept.broadcast.analysis_ms);
+        self.state.host.think_in_background(move || {
+            let judged = judge(snapshot.game(), number, Duration::from_millis(u64::from(ms)));
+            metrics.broadcast_analyses.inc();
+            let _ = tx.send((number, judged));
+        });
+    }
+
+    /// Event `number` is out: its analysis follows it now if it is ready, else when it is.
+    fn released(&mut self, feed: &Feed, id: Uuid, number: usize, unix_ms: u64) {
+        if let Some(judged) = self.ready.remove(&number) {
+            publish_analysis(feed, id, unix_ms, judged);
+        } else if self.asked.contains(&number) {
+            self.awaited.insert(number, unix_ms);
+        }
+    }
+
+    /// The analysis of event `number`'s turn is done.
+    fn judged(&mut self, feed: &Feed, id: Uuid, number: usize, judged: Option<Judged>) {
+        self.asked.remove(&number);
+        match self.awaited.remove(&number) {
+            Some(unix_ms) => publish_analysis(feed, id, unix_ms, judged),
+            None => {
+                self.ready.insert(number, judged);
+            }
+        }
+    }
+}
+
+fn publish_analysis(feed: &Feed, id: Uuid, unix_ms: u64, judged: Option<Judged>) {
+    let Some(j) = judged else { return };
+    let item = |a| message(id, unix_ms, pb::watch_broadcast_response::Item::Analysis(a));
+    feed.publish(id, item(j.hidden), item(j.revealed));
+}
+
+/// Judge the turn that event `number` of `game` took, within `per_turn`: each side's chance after
+/// it from the scores and tiles left (public), and the review of the turn with the mover's rack.
+fn judge(game: &crate::game::Game, number: usize, per_turn: Duration) -> Option<Judged> {
+    let history = game.history();
+    let e = history.get(number)?;
+    let turn = history[..number].iter().filter(|f| !f.undone && f.kind.takes_turn()).count() as u32;
+    let after = game.as_of(Some(e.time_ms));
+    let seats = after.config().seats;
+    let two = |mover_win: f64| {
+        if seats != 2 || !mover_win.is_finite() {
+            return Vec::new();
+        }
+        let mut w = vec![0.0; 2];
+        w[e.seat] = 100.0 * mover_win;
+        w[1 - e.seat] = 100.0 - 100.0 * mover_win;
+        w
+    };
+    // In public: the side to move after the turn, by its lead and the tiles still to be played.
+    let to_move = after.to_move();
+    let scores = after.scores();
+    let tiles_left =
+        after.bag_len() + (0..seats).filter_map(|s| after.rack(s)).map(|r| r.len()).sum::<usize>();
+    let table = crate::winprob::WinTable::shipped(after.config().rules.kind);
+    let p = table.probability(f64::from(scores[to_move] - scores[(to_move + 1) % seats]), tiles_left);
+    let public_mover = if to_move == e.seat { p } else { 1.0 - p };
+    let hidden = pb::MoveAnalysis {
+        turn,
+        seat: e.seat as u32,
+        event: number as u64,
+        win_percent: two(public_mover),
+        review: None,
+    };
+    let options = crate::review::Options { per_turn, ..Default::default() };
+    let review = crate::review::review_turn(game, turn, true, &options).filter(|r| r.analysable);
+    let revealed = match &review {
+        Some(r) => pb::MoveAnalysis {
+            win_percent: two(r.played.win),
+            review: Some(crate::server::review::turn_to(r, game.config().rules.alphabet)),
+            ..hidden.clone()
+        },
+        None => hidden.clone(),
+    };
+    Some(Judged { hidden, revealed })
 }
 
 /// A game held by another replica: its owner's view and WatchGame for a watcher, which the owner

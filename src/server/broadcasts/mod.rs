@@ -20,6 +20,10 @@ use tonic::{Request, Response, Status};
 /// The longest delay a broadcast may have: an hour.
 pub(crate) const MAX_DELAY_SECONDS: u32 = 3600;
 const NAME_CHARS: usize = 200;
+/// The engine's time per move for spectators: the default, and the bounds.
+const ANALYSIS_MS: u32 = 2000;
+const MIN_ANALYSIS_MS: u32 = 100;
+const MAX_ANALYSIS_MS: u32 = 30_000;
 /// How many times a change lost to another replica is read and made again before ABORTED.
 const ATTEMPTS: usize = 4;
 
@@ -49,6 +53,19 @@ fn check_delay(delay: u32) -> Result<(), Status> {
         ));
     }
     Ok(())
+}
+
+fn check_analysis_ms(ms: u32) -> Result<u32, Status> {
+    match ms {
+        0 => Ok(ANALYSIS_MS),
+        MIN_ANALYSIS_MS..=MAX_ANALYSIS_MS => Ok(ms),
+        _ => Err(errors::bad_field(
+            "analysis_ms",
+            format!(
+                "{ms}: the engine's time per move is {MIN_ANALYSIS_MS} to {MAX_ANALYSIS_MS} ms (0: {ANALYSIS_MS})"
+            ),
+        )),
+    }
 }
 
 fn no_broadcast(slug: &str) -> Status {
@@ -169,6 +186,7 @@ impl Broadcasts for BroadcastsService {
             ));
         }
         check_delay(r.delay_seconds)?;
+        let analysis_ms = check_analysis_ms(r.analysis_ms)?;
         let director = self.state.identity.director(request.metadata()).await?;
         director.check_covers(&labels).map_err(errors::host)?;
         let exists = || Status::already_exists(format!("a broadcast {:?} exists already", r.slug));
@@ -183,6 +201,8 @@ impl Broadcasts for BroadcastsService {
             reveal_racks: r.reveal_racks,
             created_unix_ms: crate::host::unix_ms(),
             ended_unix_ms: 0,
+            analysis: r.analysis,
+            analysis_ms,
         };
         let kept = Kept::new(1, broadcast);
         match self.state.host.broadcast_records().put(kept.stored()).await {
@@ -222,6 +242,10 @@ impl Broadcasts for BroadcastsService {
         if let Some(delay) = r.delay_seconds {
             check_delay(delay)?;
         }
+        if r.analysis_ms == Some(0) {
+            return Err(errors::bad_field("analysis_ms", "0: give the time per move, or leave it unset"));
+        }
+        let analysis_ms = r.analysis_ms.map(check_analysis_ms).transpose()?;
         let broadcast = self
             .change(request.metadata(), &r.slug, |b| {
                 not_ended(b)?;
@@ -233,6 +257,12 @@ impl Broadcasts for BroadcastsService {
                 }
                 if let Some(reveal) = r.reveal_racks {
                     b.reveal_racks = reveal;
+                }
+                if let Some(analysis) = r.analysis {
+                    b.analysis = analysis;
+                }
+                if let Some(ms) = analysis_ms {
+                    b.analysis_ms = ms;
                 }
                 Ok(())
             })
