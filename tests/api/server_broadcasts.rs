@@ -175,8 +175,13 @@ async fn watch_broadcast_holds_each_event_back_and_shows_racks_only_while_reveal
     for stream in [&mut all, &mut one] {
         let first = next(stream).await;
         assert_eq!(first.game_id, id);
-        let Some(pb::watch_broadcast_response::Item::Game(v)) = first.item else { panic!("{first:?}") };
+        let Some(pb::watch_broadcast_response::Item::Game(v)) = &first.item else { panic!("{first:?}") };
         assert_eq!((v.turn, v.events, v.my_rack.as_str()), (0, 0, ""));
+        let mut racks = Vec::new();
+        for token in &tokens {
+            racks.push(view(&handle, authed(get(&id), token)).await.my_rack);
+        }
+        assert_eq!(first.racks, racks, "revealed: every rack");
     }
     // Ann exchanges two tiles; Bo's token never learns which, his stream never has her rack.
     let ann = view(&handle, authed(get(&id), &tokens[0])).await.my_rack;
@@ -235,8 +240,8 @@ async fn watch_broadcast_holds_each_event_back_and_shows_racks_only_while_reveal
         .await
         .unwrap();
     let m = next(&mut all).await;
-    let Some(pb::watch_broadcast_response::Item::Event(e)) = m.item else { panic!("{m:?}") };
-    assert_eq!((e.kind.as_str(), e.seat, e.rack.as_str()), ("pass", 1, ""));
+    let Some(pb::watch_broadcast_response::Item::Event(e)) = &m.item else { panic!("{m:?}") };
+    assert_eq!((e.kind.as_str(), e.seat, e.rack.as_str(), m.racks.len()), ("pass", 1, "", 0));
     // Ended: the streams end.
     broadcasts
         .end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-racks".into() }, ROOT))

@@ -260,7 +260,20 @@ fn unix_of(session: &Session, ms: u64) -> u64 {
 }
 
 fn message(id: Uuid, unix_ms: u64, item: pb::watch_broadcast_response::Item) -> pb::WatchBroadcastResponse {
-    pb::WatchBroadcastResponse { game_id: id.to_string(), happened_unix_ms: unix_ms, item: Some(item) }
+    pb::WatchBroadcastResponse {
+        game_id: id.to_string(),
+        happened_unix_ms: unix_ms,
+        item: Some(item),
+        racks: Vec::new(),
+    }
+}
+
+/// Every seat's rack in `game`, by seat, as text.
+fn racks_of(game: &crate::game::Game) -> Vec<String> {
+    let alphabet = game.config().rules.alphabet;
+    (0..game.config().seats)
+        .map(|s| game.rack(s).map(|r| r.to_string(alphabet)).unwrap_or_default())
+        .collect()
 }
 
 /// A game held here: its events from its session, each released when due, each turn's analysis
@@ -289,7 +302,8 @@ async fn follow_here(
             let view = views::view(&id.to_string(), &past, Viewer::Watcher, shown_at);
             let game =
                 message(id, unix_of(&session, shown_at), pb::watch_broadcast_response::Item::Game(view));
-            feed.publish(id, game.clone(), game);
+            let revealed = pb::WatchBroadcastResponse { racks: racks_of(past.game()), ..game.clone() };
+            feed.publish(id, game, revealed);
             past.game().history().len()
         }
     };
@@ -315,7 +329,13 @@ async fn follow_here(
                 let event = views::event(&e, alphabet, viewer, verdicts);
                 message(id, unix, pb::watch_broadcast_response::Item::Event(event))
             };
-            feed.publish(id, seen(Viewer::Watcher), seen(Viewer::Revealed));
+            // The racks after the event: the game as of its moment.
+            let racks = racks_of(session.snapshot().as_of(Some(e.time_ms)).game());
+            feed.publish(
+                id,
+                seen(Viewer::Watcher),
+                pb::WatchBroadcastResponse { racks, ..seen(Viewer::Revealed) },
+            );
             analyses.released(feed, id, e.number, unix);
             next = e.number + 1;
             if matches!(e.kind, EventKind::GameOver { .. }) {
