@@ -9,6 +9,7 @@ import { t, count, lang, setLang } from "/web/i18n.js";
 import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, writeTiles } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
+import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 
 const app = document.getElementById("app");
 
@@ -20,7 +21,7 @@ function frame() {
   document.documentElement.lang = lang;
   const nav = document.querySelector(".top nav");
   nav.replaceChildren(h("a", { href: "/", text: t("Lobby") }), h("a", { href: "/tournaments", text: t("Tournaments") }),
-    h("a", { href: "/director", text: t("Director") }),
+    h("a", { href: "/broadcasts", text: t("Broadcasts") }), h("a", { href: "/director", text: t("Director") }),
     h("span", { class: "lang-switch", role: "group", "aria-label": t("Language") },
       ...[["en", "English"], ["ru", "Русский"]].map(([code, name]) => h("button", {
         type: "button", class: `link${code === lang ? " current" : ""}`, id: `lang-${code}`, lang: code,
@@ -35,11 +36,15 @@ async function route() {
   const path = location.pathname;
   try {
     const review = path.match(/^\/games\/([^/]+)\/review\/?$/);
+    const overlay = path.match(/^\/broadcasts\/([^/]+)\/games\/([^/]+)\/overlay\/?$/);
     if (path === "/" || path === "") await lobby();
     else if (review) await reviewPage(app, decodeURIComponent(review[1]));
     else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
     else if (path === "/tournaments" || path === "/tournaments/") await tournamentsPage(app);
     else if (path.startsWith("/tournaments/")) await tournamentPage(app, decodeURIComponent(path.slice(13).replace(/\/$/, "")));
+    else if (path === "/broadcasts" || path === "/broadcasts/") await broadcastsPage(app);
+    else if (overlay) await overlayPage(app, decodeURIComponent(overlay[1]), decodeURIComponent(overlay[2]));
+    else if (path.startsWith("/broadcasts/")) await broadcastPage(app, decodeURIComponent(path.slice(12).replace(/\/$/, "")));
     else if (path.startsWith("/director")) await director();
     else app.replaceChildren(h("p", { text: t("No such page.") }));
   } catch (e) {

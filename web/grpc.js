@@ -93,6 +93,14 @@ export function encode(typeName, obj) {
   for (const [number, name, type, repeated, fieldType, oneof] of fields) {
     const value = obj[name];
     if (value === undefined || value === null) continue;
+    if (type === "map") {
+      // A map: an entry message per key, in the object's order.
+      for (const [key, v] of Object.entries(value)) {
+        w.key(number, 2);
+        w.lengthDelimited(encode(fieldType, { key, value: v }));
+      }
+      continue;
+    }
     const values = repeated ? value : [value];
     if (repeated && values.length === 0) continue;
     if (!repeated && !oneof && type !== "message" && isDefault(type, value)) continue;
@@ -200,7 +208,7 @@ export function decode(typeName, bytes) {
   for (const field of fields) {
     const [number, name, type, repeated, fieldType, oneof] = field;
     byNumber.set(number, field);
-    obj[name] = repeated ? [] : oneof ? undefined : defaultOf(type, fieldType);
+    obj[name] = type === "map" ? {} : repeated ? [] : oneof ? undefined : defaultOf(type, fieldType);
   }
   const r = new Reader(bytes);
   while (!r.done()) {
@@ -221,10 +229,21 @@ export function decode(typeName, bytes) {
       } else {
         put(fromVarint(type, fieldType, r.varint()));
       }
+    } else if (wire === 2 && (type === "double" || type === "float")) {
+      // A packed repeated double or float: the values end to end.
+      const bytes = r.take(Number(r.varint()));
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      const width = type === "double" ? 8 : 4;
+      for (let at = 0; at + width <= bytes.length; at += width) {
+        put(width === 8 ? view.getFloat64(at, true) : view.getFloat32(at, true));
+      }
     } else if (wire === 2) {
       const bytes = r.take(Number(r.varint()));
       if (type === "string") put(textDecoder.decode(bytes));
-      else if (type === "bytes") put(bytes.slice());
+      else if (type === "map") {
+        const entry = decode(fieldType, bytes);
+        obj[name][entry.key] = entry.value;
+      } else if (type === "bytes") put(bytes.slice());
       else if (type === "message") put(decode(fieldType, bytes));
       else throw new Error(`${typeName}.${name}: the page does not decode ${type}`);
     } else if ((type === "double" && wire === 1) || (type === "float" && wire === 5)) {

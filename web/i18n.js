@@ -95,6 +95,13 @@ const RU = {
   "Upload or paste a GCG file: every score is replayed and each line that differs is shown.":
     "Загрузите или вставьте файл GCG: все очки пересчитываются, расхождения показываются построчно.",
   "Replay the record": "Пересчитать запись",
+  // broadcasts
+  "Broadcasts": "Трансляции", "broadcasts": "трансляции", "broadcast": "трансляция", "overlay": "оверлей",
+  "No broadcasts on now.": "Сейчас трансляций нет.", "{n} s behind the hall": "на {n} с позже зала", "live": "без задержки",
+  "no estimate yet": "оценки пока нет", "chance to win: {a}% – {b}%": "шансы на победу: {a}% – {b}%",
+  "best: {play} ({score})": "лучше: {play} ({score})", "lost {n}%": "потеряно {n}%", "phony": "несуществующее слово",
+  "missed a bingo": "упущено «бинго»", "Overlay for streaming": "Оверлей для стрима", "The broadcast has ended.": "Трансляция окончена.",
+  "Broadcast: ": "Трансляция: ", "Broadcast this tournament": "Транслировать турнир",
   // tournaments
   "Tournaments": "Турниры", "tournaments": "турниры", "tournament": "турнир", "No tournaments yet.": "Турниров пока нет.",
   "player or director token": "токен игрока или судьи", "Use": "Применить",

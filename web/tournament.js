@@ -78,7 +78,32 @@ export async function tournamentPage(app, slug) {
     document.title = `dawgref — ${r.tournament.name}`;
     who.replaceChildren(...whoAmI(s));
     body.replaceChildren(...r.tournament.divisions.map((d) => division(s, d, act)));
+    await showBroadcast();
   };
+  // The tournament's broadcast, linked; a director without one makes one in a click (a quarter
+  // of an hour behind the hall, racks shown, the engine's line on each move).
+  const broadcastBar = h("p", { class: "meta", id: "tournament-broadcast-bar" });
+  const showBroadcast = async () => {
+    const all = await call("BroadcastsService", "ListBroadcasts", {}).catch(() => ({ broadcasts: [] }));
+    const mine = all.broadcasts.find((b) => (b.labels || {}).tournament === slug && !Number(b.ended_unix_ms || 0));
+    if (mine) {
+      broadcastBar.replaceChildren(t("Broadcast: "), h("a", { id: "tournament-broadcast", href: `/broadcasts/${encodeURIComponent(mine.slug)}`, text: mine.name }));
+    } else if (s.director) {
+      broadcastBar.replaceChildren(h("button", { type: "button", id: "broadcast-tournament", onclick: async () => {
+        try {
+          await call("BroadcastsService", "CreateBroadcast", {
+            slug: `${slug.slice(0, 35)}-live`, name: `${s.tournament.name} — ${t("live")}`, labels: { tournament: slug },
+            delay_seconds: 900, reveal_racks: true, analysis: true,
+          }, s.token);
+          await showBroadcast();
+        } catch (e) {
+          out.textContent = explain(e);
+          out.className = "bad";
+        }
+      } }, t("Broadcast this tournament")));
+    } else broadcastBar.replaceChildren();
+  };
+  app.querySelector(".tournament-bar").append(broadcastBar);
   await load();
   follow(s, load);
 }

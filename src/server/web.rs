@@ -72,6 +72,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("i18n.js", JS, include_str!("../../web/i18n.js")),
         file("review.js", JS, include_str!("../../web/review.js")),
         file("tournament.js", JS, include_str!("../../web/tournament.js")),
+        file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
@@ -92,6 +93,17 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
             "index.html"
         }
         p if p.strip_prefix("/games/").is_some_and(game_page) => "index.html",
+        "/broadcasts" | "/broadcasts/" => "index.html",
+        p if p.strip_prefix("/broadcasts/").is_some_and(|rest| {
+            let rest = rest.strip_suffix('/').unwrap_or(rest);
+            game_page(rest)
+                || rest.split_once("/games/").is_some_and(|(slug, game)| {
+                    game_page(slug) && game.strip_suffix("/overlay").is_some_and(game_page)
+                })
+        }) =>
+        {
+            "index.html"
+        }
         p if p
             .strip_prefix("/games/")
             .and_then(|rest| rest.strip_suffix("/review").or_else(|| rest.strip_suffix("/review/")))
@@ -211,8 +223,9 @@ where
 /// `{"messages": {"dawgref.v1.Tile": [[number, "name", "type", repeated, "type name", "oneof"], …]},
 ///   "enums": {"dawgref.v1.Ruleset": {"RULESET_ENGLISH": 1, …}},
 ///   "services": {"dawgref.v1.GamesService": {"WatchGame": ["request type", "response type", streams]}}}`.
-/// Types are the proto scalar names, `message` or `enum`; a proto3 `optional` is its own
-/// synthetic oneof, named with a leading `_`.
+/// Types are the proto scalar names, `message`, `enum`, or `map` (its type name the map's entry
+/// message, `key` and `value`); a proto3 `optional` is its own synthetic oneof, named with a
+/// leading `_`.
 pub fn schema_json() -> String {
     use prost::Message as _;
     use prost_types::field_descriptor_proto::{Label, Type};
@@ -225,9 +238,26 @@ pub fn schema_json() -> String {
             e.value.iter().map(|v| format!("{}:{}", json_string(v.name()), v.number())).collect();
         let _ = write!(enums, "{}{}:{{{}}}", comma(&enums), json_string(full), values.join(","));
     };
+    // The map fields' entry messages, by full name.
+    fn entries(prefix: &str, m: &prost_types::DescriptorProto, out: &mut Vec<String>) {
+        let full = format!("{prefix}.{}", m.name());
+        for nested in &m.nested_type {
+            if nested.options.as_ref().and_then(|o| o.map_entry) == Some(true) {
+                out.push(format!("{full}.{}", nested.name()));
+            }
+            entries(&full, nested, out);
+        }
+    }
+    let mut maps = Vec::new();
+    for file in set.file.iter().filter(|f| f.package() == "dawgref.v1") {
+        for m in &file.message_type {
+            entries(file.package(), m, &mut maps);
+        }
+    }
     fn walk(
         prefix: &str,
         m: &prost_types::DescriptorProto,
+        maps: &[String],
         messages: &mut String,
         add_enum: &mut dyn FnMut(&str, &prost_types::EnumDescriptorProto),
     ) {
@@ -237,6 +267,7 @@ pub fn schema_json() -> String {
             .iter()
             .map(|f| {
                 let ty = match f.r#type() {
+                    Type::Message if maps.iter().any(|e| e == f.type_name().trim_start_matches('.')) => "map",
                     Type::Message => "message",
                     Type::Enum => "enum",
                     Type::String => "string",
@@ -270,7 +301,7 @@ pub fn schema_json() -> String {
             .collect();
         let _ = write!(messages, "{}{}:[{}]", comma(messages), json_string(&full), fields.join(","));
         for nested in &m.nested_type {
-            walk(&full, nested, messages, add_enum);
+            walk(&full, nested, maps, messages, add_enum);
         }
         for e in &m.enum_type {
             add_enum(&format!("{full}.{}", e.name()), e);
@@ -299,7 +330,7 @@ pub fn schema_json() -> String {
             add_enum(&format!("{}.{}", file.package(), e.name()), e);
         }
         for m in &file.message_type {
-            walk(file.package(), m, &mut messages, &mut add_enum);
+            walk(file.package(), m, &maps, &mut messages, &mut add_enum);
         }
     }
     format!("{{\"messages\":{{{messages}}},\"enums\":{{{enums}}},\"services\":{{{services}}}}}")
@@ -389,6 +420,9 @@ mod tests {
             "/games/0f9c6a8e-0000-4000-8000-000000000000",
             "/tournaments",
             "/tournaments/club",
+            "/broadcasts",
+            "/broadcasts/open-live",
+            "/broadcasts/open-live/games/0f9c6a8e-0000-4000-8000-000000000000/overlay",
         ] {
             assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
         }

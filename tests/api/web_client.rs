@@ -364,8 +364,18 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
         request_id: String::new(),
         action: Some(pb::submit_turn_request::Action::Pass(pb::Pass {})),
     };
+    // Packed repeated doubles (a broadcast's chances to win), as prost writes them.
+    let analysis =
+        pb::MoveAnalysis { turn: 3, seat: 1, event: 7, win_percent: vec![61.25, 38.75], review: None };
+    // A map (labels), read as an object and written back as its entries.
+    let labelled = pb::CreateBroadcastRequest {
+        slug: "open-live".into(),
+        labels: [("tournament".to_string(), "open".to_string()), ("round".to_string(), "3".to_string())]
+            .into(),
+        ..Default::default()
+    };
     let js = r#"
-        const [eventBytes, turnBytes, wordBytes, done] = arguments;
+        const [eventBytes, turnBytes, wordBytes, analysisBytes, labelledBytes, done] = arguments;
         import("/web/grpc.js").then(async (m) => {
           await m.loadSchema();
           const w = m.decode("dawgref.v1.FoundWord", Uint8Array.from(wordBytes));
@@ -375,7 +385,11 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
           const turn = Array.from(m.encode("dawgref.v1.SubmitTurnRequest",
             { game_id: "g", expected_turn: 0, pass: {} }));
           const t = m.decode("dawgref.v1.SubmitTurnRequest", Uint8Array.from(turnBytes));
-          done({ e, back, turn, action: t.action, expected: t.expected_turn, w, wordBack });
+          const a = m.decode("dawgref.v1.MoveAnalysis", Uint8Array.from(analysisBytes));
+          const analysisBack = Array.from(m.encode("dawgref.v1.MoveAnalysis", a));
+          const l = m.decode("dawgref.v1.CreateBroadcastRequest", Uint8Array.from(labelledBytes));
+          const labelledBack = Array.from(m.encode("dawgref.v1.CreateBroadcastRequest", l));
+          done({ e, back, turn, action: t.action, expected: t.expected_turn, w, wordBack, a, analysisBack, l, labelledBack });
         }).catch((err) => done({ error: String(err) }));
     "#;
     let out = c
@@ -385,6 +399,8 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
                 serde_json::json!(event.encode_to_vec()),
                 serde_json::json!(turn.encode_to_vec()),
                 serde_json::json!(word.encode_to_vec()),
+                serde_json::json!(analysis.encode_to_vec()),
+                serde_json::json!(labelled.encode_to_vec()),
             ],
         )
         .await
@@ -411,6 +427,20 @@ async fn the_pages_codec_reads_and_writes_what_prost_does() {
     assert_eq!(out["w"]["probability"].as_f64(), Some(word.probability), "a double read exactly");
     let word_back: Vec<u8> = serde_json::from_value(out["wordBack"].clone()).unwrap();
     assert_eq!(pb::FoundWord::decode(word_back.as_slice()).unwrap(), word, "and written back");
+    assert_eq!(out["a"]["win_percent"], serde_json::json!([61.25, 38.75]), "packed doubles read");
+    let analysis_back: Vec<u8> = serde_json::from_value(out["analysisBack"].clone()).unwrap();
+    assert_eq!(pb::MoveAnalysis::decode(analysis_back.as_slice()).unwrap(), analysis, "and written back");
+    assert_eq!(
+        out["l"]["labels"],
+        serde_json::json!({"tournament": "open", "round": "3"}),
+        "a map read as an object"
+    );
+    let labelled_back: Vec<u8> = serde_json::from_value(out["labelledBack"].clone()).unwrap();
+    assert_eq!(
+        pb::CreateBroadcastRequest::decode(labelled_back.as_slice()).unwrap(),
+        labelled,
+        "and written back"
+    );
     c.close().await.unwrap();
 }
 
@@ -716,6 +746,22 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     c.find(Locator::Css("#tournament-token")).await.unwrap().send_keys("director-secret").await.unwrap();
     click(&c, "#use-token").await;
     wait_text(&c, "#who", "Directing this tournament.").await;
+    // One click broadcasts the tournament: a quarter of an hour late, racks and the engine shown.
+    click(&c, "#broadcast-tournament").await;
+    wait_text(&c, "#tournament-broadcast", "Spring open — live").await;
+    let mut b = srv.broadcasts().await;
+    let live =
+        b.get_broadcast(pb::GetBroadcastRequest { slug: "spring-live".into() }).await.unwrap().into_inner();
+    let live = live.broadcast.unwrap();
+    assert_eq!(
+        (
+            live.labels.get("tournament").map(String::as_str),
+            live.delay_seconds,
+            live.reveal_racks,
+            live.analysis
+        ),
+        (Some("spring"), 900, true, true)
+    );
     click(&c, "#pair-a").await;
     wait_until(
         "the pairings",
@@ -958,4 +1004,81 @@ async fn the_super_board_is_drawn_21_by_21_and_played_from_the_page() {
     wait_text(&c, "#score-0", &best.score.to_string()).await;
     screenshot(&c, "game-super").await;
     c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_board_in_both_languages() {
+    const ROOT: &str = "web-broadcast-root";
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let mut request =
+        create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("Ann"), human("Bo")], 17);
+    request.labels = [("tournament".to_string(), "open".to_string())].into();
+    let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
+    let mut b = srv.broadcasts().await;
+    b.create_broadcast(authed(
+        pb::CreateBroadcastRequest {
+            slug: "open-live".into(),
+            name: "The Open, live".into(),
+            labels: [("tournament".to_string(), "open".to_string())].into(),
+            delay_seconds: 1,
+            reveal_racks: true,
+            analysis: true,
+            analysis_ms: 150,
+        },
+        ROOT,
+    ))
+    .await
+    .unwrap();
+    let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    let w = driver.browser().await;
+    w.goto(&format!("{}/broadcasts", srv.url)).await.unwrap();
+    wait_text(&w, "#broadcast-list a", "The Open, live").await;
+    click(&w, "#broadcast-list a").await;
+    wait_text(&w, "#bc-name", "The Open, live").await;
+    wait_text(&w, "#bc-status", "1 s behind the hall").await;
+    // The board of the game, its first play shown once the delay has passed, then its bar.
+    let score = best.score.to_string();
+    wait_until("Ann's score on the card", || text(&w, ".bc-card .bc-score"), |s| *s == score).await;
+    wait_until("the bar", || count_of(&w, ".bc-card .win-first"), |n| *n == 1).await;
+    assert_eq!(count(&w, ".bc-card .board.small").await, 1);
+    click(&w, ".bc-card").await;
+    wait_until("both racks, large", || count_of(&w, "#bc-open .bc-rack"), |n| *n == 2).await;
+    let line = wait_until("the engine's line", || text(&w, "#bc-moves li"), |l| l.contains("best:")).await;
+    assert!(line.starts_with(&format!("Ann: {}", best.play.as_ref().unwrap().notation)), "{line}");
+    screenshot(&w, "broadcast").await;
+    // The overlay: one board, the racks and the bar, on a transparent page.
+    click(&w, "#bc-overlay-link").await;
+    wait_until("the overlay's racks", || count_of(&w, "#bc-overlay .bc-rack"), |n| *n == 2).await;
+    assert_eq!(count(&w, "#bc-overlay .board").await, 1);
+    assert_eq!(count(&w, "#bc-overlay .win-first").await, 1);
+    let background = script(&w, "return getComputedStyle(document.body).backgroundColor").await;
+    assert_eq!(background, "rgba(0, 0, 0, 0)");
+    screenshot(&w, "broadcast-overlay").await;
+    w.close().await.unwrap();
+
+    let r = driver.browser_in("ru").await;
+    r.goto(&format!("{}/broadcasts", srv.url)).await.unwrap();
+    wait_text(&r, ".hero h1", "Трансляции").await;
+    r.goto(&format!("{}/broadcasts/open-live", srv.url)).await.unwrap();
+    wait_text(&r, "#bc-status", "на 1 с позже зала").await;
+    r.goto(&format!("{}/broadcasts/open-live/games/{}/overlay", srv.url, c.game_id)).await.unwrap();
+    let bar = wait_until(
+        "the overlay's bar, in Russian",
+        || async { r.find(Locator::Css("#bc-overlay .win-bar")).await.ok()?.attr("aria-label").await.ok()? },
+        |l: &String| l.starts_with("шансы на победу"),
+    )
+    .await;
+    assert!(bar.contains('%'), "{bar}");
+    screenshot(&r, "broadcast-overlay-ru").await;
+    r.close().await.unwrap();
+}
+
+/// How many elements match `css`, as a reading `wait_until` polls.
+async fn count_of(c: &Client, css: &str) -> Option<usize> {
+    Some(count(c, css).await)
 }

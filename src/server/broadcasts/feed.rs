@@ -293,28 +293,34 @@ async fn follow_here(
     // Word verdicts as a watcher sees them during the game (the game's end is not shown yet).
     let verdicts = snapshot.game().config().reveal_invalid_words;
     let delay = || state.broadcasts.delay_ms(&labels);
-    let mut next = match from {
+    // A game new to the feed: as it was made, then every event, each when due (those past the
+    // delay at once), so a spectator who joins late still gets every move.
+    let next = match from {
         Some(n) => n,
         None => {
-            let shown_at = session.now_ms().checked_sub(delay());
-            let past = snapshot.as_of(shown_at);
-            let shown_at = shown_at.unwrap_or(0);
-            let view = views::view(&id.to_string(), &past, Viewer::Watcher, shown_at);
-            let game =
-                message(id, unix_of(&session, shown_at), pb::watch_broadcast_response::Item::Game(view));
-            let revealed = pb::WatchBroadcastResponse { racks: racks_of(past.game()), ..game.clone() };
+            let made = snapshot.as_of(None);
+            let view = views::view(&id.to_string(), &made, Viewer::Watcher, 0);
+            let game = message(id, unix_of(&session, 0), pb::watch_broadcast_response::Item::Game(view));
+            let revealed = pb::WatchBroadcastResponse { racks: racks_of(made.game()), ..game.clone() };
             feed.publish(id, game, revealed);
-            past.game().history().len()
+            0
         }
     };
     let mut analyses = Analyses::new(state, &feed.slug);
-    let mut pending: VecDeque<Arc<Event>> = VecDeque::new();
-    for e in snapshot.game().history().iter().skip(next) {
-        let e = Arc::new(e.clone());
-        analyses.ask(&snapshot, &e);
-        pending.push_back(e);
+    let mut pending: VecDeque<Arc<Event>> =
+        snapshot.game().history().iter().skip(next).cloned().map(Arc::new).collect();
+    // Turns still within the delay are judged; of those past it, only the last (the bar of a
+    // game joined late), or a feed started mid-round would judge whole games.
+    let now = session.now_ms();
+    let due = |e: &Event| e.time_ms.saturating_add(delay()) <= now;
+    if let Some(e) = pending.iter().rev().find(|e| due(e) && Analyses::judges(e)) {
+        analyses.ask(&snapshot, e);
+    }
+    for e in pending.iter().filter(|e| !due(e)) {
+        analyses.ask(&snapshot, e);
     }
     drop(snapshot);
+    let mut next = next;
     let mut listening = true;
     let mut over = false;
     loop {
@@ -419,6 +425,11 @@ impl Analyses {
             asked: Default::default(),
             awaited: HashMap::new(),
         }
+    }
+
+    /// Whether `e` took a turn the engine judges: a play, an exchange or a pass.
+    fn judges(e: &Event) -> bool {
+        !e.undone && matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass)
     }
 
     /// Judge the turn event `e` took, if it took one and the broadcast has analysis: on the

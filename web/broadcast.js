@@ -1,0 +1,213 @@
+// The broadcast pages, for everyone outside the hall: `/broadcasts`, every broadcast;
+// `/broadcasts/<slug>`, every board at a glance (a small board, the names, the scores, a bar of
+// each side's chance to win), the tournament's standings, and one board opened large with its
+// moves, the racks when the broadcast reveals them and the engine's line on each move;
+// `/broadcasts/<slug>/games/<id>/overlay`, one board made to be a streaming program's browser
+// source (a transparent page, readable at 1080p). Everything comes from WatchBroadcast, which
+// the server holds back by the broadcast's delay: these pages never see a move sooner.
+
+import { call, stream } from "/web/grpc.js";
+import { renderBoard } from "/web/board.js";
+import { t } from "/web/i18n.js";
+import { h, rules, splitTiles } from "/web/ui.js";
+
+export async function broadcastsPage(app) {
+  document.title = `dawgref — ${t("broadcasts")}`;
+  const r = await call("BroadcastsService", "ListBroadcasts", {});
+  const on = r.broadcasts.filter((b) => !Number(b.ended_unix_ms || 0));
+  app.replaceChildren(
+    h("section", { class: "hero" }, h("h1", { text: t("Broadcasts") })),
+    h("section", { class: "panel" }, on.length === 0
+      ? h("p", { class: "meta", id: "no-broadcasts", text: t("No broadcasts on now.") })
+      : h("ul", { class: "tournament-list", id: "broadcast-list" }, on.map((b) => h("li", {},
+        h("a", { href: `/broadcasts/${encodeURIComponent(b.slug)}`, text: b.name }),
+        h("span", { class: "meta", text: ` · ${delayText(b.delay_seconds || 0)}` }))))));
+}
+
+function delayText(seconds) {
+  return seconds ? t("{n} s behind the hall", { n: seconds }) : t("live");
+}
+
+// A game as the broadcast has shown it so far.
+function gameState(view) {
+  return {
+    view,
+    rows: view.board.rows.map((r) => splitTiles(r)),
+    racks: [],
+    win: null,
+    moves: [],
+    analyses: new Map(),
+    recent: new Set(),
+  };
+}
+
+// What an event changes on the board and the scores.
+function apply(g, e, racks) {
+  if (racks && racks.length) g.racks = racks;
+  if (e.kind === "play" && e.play) {
+    g.recent = new Set();
+    for (const x of e.play.tiles) {
+      g.rows[x.row][x.col] = x.blank ? x.letter.toLowerCase() : x.letter;
+      g.recent.add(`${x.row},${x.col}`);
+    }
+  }
+  if (e.kind === "phony_withdrawn" && e.play) {
+    for (const x of e.play.tiles) g.rows[x.row][x.col] = ".";
+    g.recent = new Set();
+  }
+  const seat = g.view.seats[e.seat];
+  if (seat && (e.points || e.kind === "play")) seat.score = e.cumulative || 0;
+  if (e.kind === "game_over") g.view.over = true;
+  g.moves.push(e);
+}
+
+function rowsText(g) {
+  return g.rows.map((cells) => cells.map((c) => (c.length > 1 ? `[${c}]` : c)).join(""));
+}
+
+function winBar(g) {
+  const bar = h("div", { class: "win-bar", role: "img" });
+  if (!g.win || g.win.length !== 2) {
+    bar.classList.add("unknown");
+    bar.setAttribute("aria-label", t("no estimate yet"));
+    return bar;
+  }
+  const first = Math.round(g.win[0]);
+  bar.setAttribute("aria-label", t("chance to win: {a}% – {b}%", { a: first, b: 100 - first }));
+  bar.append(h("span", { class: "win-first", style: `width:${first}%` }), h("span", { class: "win-second" }));
+  return bar;
+}
+
+function seatsLine(g, big) {
+  return h("div", { class: big ? "bc-seats big" : "bc-seats" }, g.view.seats.map((s, i) => h("div", { class: "bc-seat" },
+    h("span", { class: "bc-name", text: s.name }),
+    h("span", { class: "bc-score", text: String(s.score || 0) }),
+    g.racks[i] ? h("span", { class: "bc-rack", "aria-label": t("rack"), text: g.racks[i] }) : "")));
+}
+
+function moveText(g, e) {
+  const who = (g.view.seats[e.seat] || {}).name || "";
+  switch (e.kind) {
+    case "play": return `${who}: ${e.play.notation} ${e.points}`;
+    case "pass": return `${who}: ${t("pass")}`;
+    case "exchange": return `${who}: ${t("exchange {tiles}", { tiles: e.tiles || e.tile_count })}`;
+    case "game_over": return e.end_reason;
+    default: return `${who}: ${e.kind.replace(/_/g, " ")}${e.points ? ` ${e.points}` : ""}`;
+  }
+}
+
+function analysisText(a) {
+  const r = a.review;
+  if (!r) return "";
+  const parts = [];
+  if (r.best) {
+    const best = r.best.play ? r.best.play.notation : r.best.exchange ? t("exchange {tiles}", { tiles: r.best.exchange }) : t("pass");
+    parts.push(t("best: {play} ({score})", { play: best, score: r.best.score || 0 }));
+  }
+  if (r.win_lost > 0.05) parts.push(t("lost {n}%", { n: r.win_lost.toFixed(1) }));
+  if (r.phony) parts.push(t("phony"));
+  if (r.bingo_missed) parts.push(t("missed a bingo"));
+  return parts.join(" · ");
+}
+
+// One board, large: the board, the names and scores, the racks, the bar, and (not in an overlay)
+// the moves with the engine's line.
+function bigBoard(el, g, all, overlay) {
+  const rulesOf = all[g.view.ruleset_name] || all.english;
+  const board = h("div", { class: "bc-big-board" });
+  renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
+  const children = [seatsLine(g, true), winBar(g), board];
+  if (!overlay) {
+    children.push(h("ol", { class: "bc-moves", id: "bc-moves" }, g.moves.map((e) => {
+      const a = g.analyses.get(Number(e.number));
+      return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
+    })));
+  }
+  el.replaceChildren(...children);
+}
+
+// Follow a broadcast (or one game of it): `onChange(game id)` after each message.
+async function follow(slug, gameId, games, onChange, onEnd) {
+  const handle = (m) => {
+    const id = m.game_id;
+    if (m.game) games.set(id, gameState(m.game));
+    const g = games.get(id);
+    if (!g) return;
+    if (m.game && m.racks && m.racks.length) g.racks = m.racks;
+    if (m.event) apply(g, m.event, m.racks);
+    if (m.analysis) {
+      g.analyses.set(Number(m.analysis.event), m.analysis);
+      if (m.analysis.win_percent && m.analysis.win_percent.length === 2) g.win = m.analysis.win_percent;
+    }
+    onChange(id, m);
+  };
+  try {
+    await stream("BroadcastsService", "WatchBroadcast", { slug, game_id: gameId || "" }, undefined, handle);
+  } finally {
+    onEnd();
+  }
+}
+
+export async function broadcastPage(app, slug) {
+  document.title = `dawgref — ${t("broadcast")}`;
+  const [all, got] = await Promise.all([rules(), call("BroadcastsService", "GetBroadcast", { slug })]);
+  const b = got.broadcast;
+  document.title = `dawgref — ${b.name}`;
+  const games = new Map();
+  let open = null;
+  const grid = h("div", { class: "bc-grid", id: "bc-grid" });
+  const big = h("section", { class: "panel bc-open", id: "bc-open", hidden: true });
+  const standings = h("section", { class: "panel", id: "bc-standings", hidden: true });
+  const status = h("p", { class: "meta", id: "bc-status", text: delayText(b.delay_seconds || 0) });
+  app.replaceChildren(h("section", { class: "hero" }, h("h1", { id: "bc-name", text: b.name }), status), big, h("section", { class: "panel" }, grid), standings);
+
+  const tournament = (b.labels || {}).tournament;
+  const loadStandings = async () => {
+    if (!tournament) return;
+    try {
+      const r = await call("TournamentsService", "GetTournament", { slug: tournament });
+      standings.hidden = false;
+      standings.replaceChildren(h("h2", {}, h("a", { href: `/tournaments/${encodeURIComponent(tournament)}`, text: r.tournament.name })),
+        ...r.tournament.divisions.map((d) => h("table", { class: "standings bc-standings" },
+          h("caption", { text: d.name }),
+          h("tr", {}, ...[t("Player"), t("Wins"), t("Spread")].map((x) => h("th", { text: x }))),
+          ...(d.standings || []).map((s) => h("tr", {},
+            h("td", { text: (d.players[s.player - 1] || {}).name || `#${s.player}` }),
+            h("td", { text: String(s.wins) }), h("td", { text: s.spread > 0 ? `+${s.spread}` : String(s.spread) }))))));
+    } catch { /* no such tournament: no standings */ }
+  };
+
+  const drawCard = (id) => {
+    const g = games.get(id);
+    let card = grid.querySelector(`[data-game="${id}"]`);
+    if (!card) {
+      card = h("button", { type: "button", class: "bc-card", "data-game": id, onclick: () => { open = id; drawOpen(); } });
+      grid.append(card);
+    }
+    const board = h("div", {});
+    renderBoard(board, { rules: all[g.view.ruleset_name] || all.english, rows: rowsText(g), small: true, recent: g.recent });
+    card.replaceChildren(board, seatsLine(g, false), winBar(g));
+  };
+  const drawOpen = () => {
+    if (!open || !games.has(open)) return;
+    big.hidden = false;
+    bigBoard(big, games.get(open), all, false);
+    big.prepend(h("p", { class: "meta" }, h("a", { href: `/broadcasts/${encodeURIComponent(slug)}/games/${open}/overlay`, id: "bc-overlay-link", text: t("Overlay for streaming") })));
+  };
+  await loadStandings();
+  follow(slug, "", games, (id, m) => {
+    drawCard(id);
+    if (id === open) drawOpen();
+    if (m.event && m.event.kind === "game_over") loadStandings();
+  }, () => { status.textContent = t("The broadcast has ended."); });
+}
+
+export async function overlayPage(app, slug, gameId) {
+  document.body.classList.add("overlay");
+  document.title = `dawgref — ${t("overlay")}`;
+  const all = await rules();
+  const games = new Map();
+  const el = h("div", { class: "bc-overlay", id: "bc-overlay" });
+  app.replaceChildren(el);
+  follow(slug, gameId, games, (id) => bigBoard(el, games.get(id), all, true), () => {});
+}
