@@ -74,7 +74,10 @@ function winBar(g) {
   }
   const first = Math.round(g.win[0]);
   bar.setAttribute("aria-label", t("chance to win: {a}% – {b}%", { a: first, b: 100 - first }));
-  bar.append(h("span", { class: "win-first", style: `width:${first}%` }), h("span", { class: "win-second" }));
+  // Sized through CSSOM: the page's content security policy refuses style attributes.
+  const part = h("span", { class: "win-first" });
+  part.style.width = `${first}%`;
+  bar.append(part, h("span", { class: "win-second" }));
   return bar;
 }
 
@@ -116,14 +119,15 @@ function bigBoard(el, g, all, overlay) {
   const rulesOf = all[g.view.ruleset_name] || all.english;
   const board = h("div", { class: "bc-big-board" });
   renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
-  const children = [seatsLine(g, true), winBar(g), board];
-  if (!overlay) {
-    children.push(h("ol", { class: "bc-moves", id: "bc-moves" }, g.moves.map((e) => {
-      const a = g.analyses.get(Number(e.number));
-      return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
-    })));
+  if (overlay) {
+    el.replaceChildren(seatsLine(g, true), winBar(g), board);
+    return;
   }
-  el.replaceChildren(...children);
+  const moves = h("ol", { class: "bc-moves", id: "bc-moves" }, g.moves.map((e) => {
+    const a = g.analyses.get(Number(e.number));
+    return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
+  }));
+  el.replaceChildren(seatsLine(g, true), winBar(g), h("div", { class: "bc-large" }, board, moves));
 }
 
 // Follow a broadcast (or one game of it): `onChange(game id)` after each message.

@@ -1074,6 +1074,17 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
     )
     .await;
     assert!(bar.contains('%'), "{bar}");
+    // The bar is drawn to its figure (the page's CSP refuses style attributes: set through CSSOM).
+    let width =
+        script(&r, "return document.querySelector('#bc-overlay .win-first').getBoundingClientRect().width")
+            .await;
+    let whole =
+        script(&r, "return document.querySelector('#bc-overlay .win-bar').getBoundingClientRect().width")
+            .await;
+    let first: f64 =
+        bar.split(": ").nth(1).and_then(|x| x.split('%').next()).unwrap().trim().parse().unwrap();
+    let drawn = 100.0 * width.as_f64().unwrap() / whole.as_f64().unwrap();
+    assert!((drawn - first).abs() < 1.5, "the bar's first part is {drawn:.1}% of it, for {first}%");
     screenshot(&r, "broadcast-overlay-ru").await;
     r.close().await.unwrap();
 }
