@@ -52,7 +52,7 @@ impl Game {
 }
 
 /// CPU time a process has used (user + system), from `/proc/<pid>/stat`; zero where there is none.
-fn cpu(pid: &str) -> std::time::Duration {
+pub(super) fn cpu(pid: &str) -> std::time::Duration {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return Default::default() };
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();

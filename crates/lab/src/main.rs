@@ -6,6 +6,7 @@
 mod baseline;
 mod bench;
 mod bench_balancer;
+mod bench_broadcast;
 mod bench_champion;
 mod bench_flood;
 mod bench_forward;

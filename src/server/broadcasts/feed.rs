@@ -138,7 +138,7 @@ pub(super) fn watch(
                     continue;
                 }
                 // Racks as the broadcast says now: turned off, never sent again.
-                let reveal = state.broadcasts.get(&slug).is_some_and(|k| k.broadcast.reveal_racks);
+                let reveal = state.broadcasts.reveals(&slug);
                 let message = if reveal { item.revealed.clone() } else { item.hidden.clone() };
                 if tx.send(Ok(message)).await.is_err() {
                     return;

@@ -70,6 +70,12 @@ impl Registry {
         self.read().get(slug).cloned()
     }
 
+    /// Whether the broadcast shows every rack now (read without a copy: every stream asks it of
+    /// every message it sends).
+    pub(crate) fn reveals(&self, slug: &str) -> bool {
+        self.all.read().unwrap_or_else(|e| e.into_inner()).get(slug).is_some_and(|k| k.broadcast.reveal_racks)
+    }
+
     pub(crate) fn all(&self) -> Vec<Kept> {
         self.read().values().cloned().collect()
     }

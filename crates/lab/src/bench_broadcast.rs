@@ -1,0 +1,184 @@
+//! `dawgref-lab bench broadcast`: one broadcast of `--boards` games of the server's bots, watched
+//! by `--spectators` WatchBroadcast streams on an in-process server: how late each event reaches
+//! each spectator after its due time (the moment it happened plus the delay; never before it),
+//! the process's CPU time and the moves the engine judged (once each, however many watch), and
+//! the resident memory each open stream adds.
+
+use super::CliResult;
+use super::bench_balancer::cpu;
+use super::bench_server::rss_bytes;
+use clap::Args;
+use dawgref::lexicon::catalog;
+use dawgref::proto::v1 as pb;
+use dawgref::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
+use dawgref::proto::v1::games_service_client::GamesServiceClient;
+use dawgref::server;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tonic::transport::Channel;
+
+const DIRECTOR: &str = "lab-director";
+
+#[derive(Args, Debug)]
+pub struct BroadcastArgs {
+    /// Spectators, each a WatchBroadcast stream of the whole broadcast.
+    #[arg(long, default_value_t = 1000)]
+    spectators: usize,
+    /// Games in the broadcast, each two strong bots.
+    #[arg(long, default_value_t = 12)]
+    boards: usize,
+    /// The broadcast's delay.
+    #[arg(long, default_value_t = 5)]
+    delay_seconds: u32,
+    /// The engine's time per move for the spectators (0: no analysis).
+    #[arg(long, default_value_t = 200)]
+    analysis_ms: u32,
+    /// Least time between two moves of a game.
+    #[arg(long, default_value_t = 3000)]
+    pace_ms: u32,
+    /// How long the spectators watch.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Client channels the streams share (HTTP/2 connections).
+    #[arg(long, default_value_t = 8)]
+    channels: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn authed<T>(message: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(message);
+    r.metadata_mut().insert("authorization", format!("Bearer {DIRECTOR}").parse().expect("ascii"));
+    r
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// What the spectators saw: each event's lateness past its due time (ms; negative: early).
+#[derive(Default)]
+struct Seen {
+    late_ms: Vec<i64>,
+    analyses: usize,
+}
+
+pub fn run(args: BroadcastArgs) -> CliResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let english = catalog::load_shipped_cached(catalog::shipped("en").expect("shipped"), None)?;
+        let (handle, _) = server::Builder::new(vec![english]).director_token(DIRECTOR).start().await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        handle.spawn(listener);
+        let mut channels = Vec::new();
+        for _ in 0..args.channels.max(1) {
+            channels.push(tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?);
+        }
+        let channel: Channel = channels[0].clone();
+        let mut broadcasts = BroadcastsServiceClient::new(channel.clone());
+        let labels: std::collections::HashMap<String, String> = [("tournament".into(), "bench".into())].into();
+        broadcasts
+            .create_broadcast(authed(pb::CreateBroadcastRequest {
+                slug: "bench-live".into(),
+                name: "Lab bench".into(),
+                labels: labels.clone(),
+                delay_seconds: args.delay_seconds,
+                reveal_racks: true,
+                analysis: args.analysis_ms > 0,
+                analysis_ms: args.analysis_ms.max(100),
+            }))
+            .await?;
+        // The spectators, before the games: each stream open, then the memory they take.
+        let before = rss_bytes();
+        let delay_ms = u64::from(args.delay_seconds) * 1000;
+        let mut watchers = Vec::new();
+        for i in 0..args.spectators {
+            let mut client = BroadcastsServiceClient::new(channels[i % channels.len()].clone());
+            let request = pb::WatchBroadcastRequest { slug: "bench-live".into(), game_id: String::new() };
+            let mut stream = client.watch_broadcast(request).await?.into_inner();
+            // Each spectator keeps its own figures (no lock shared by a thousand streams).
+            watchers.push(tokio::spawn(async move {
+                let mut seen = Seen::default();
+                while let Ok(Some(m)) = stream.message().await {
+                    let now = unix_ms();
+                    match m.item {
+                        Some(pb::watch_broadcast_response::Item::Event(_)) => {
+                            seen.late_ms.push(now as i64 - (m.happened_unix_ms + delay_ms) as i64);
+                        }
+                        Some(pb::watch_broadcast_response::Item::Analysis(_)) => seen.analyses += 1,
+                        _ => {}
+                    }
+                }
+                seen
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let per_stream = rss_bytes().saturating_sub(before) / args.spectators.max(1) as u64;
+        let mut games = GamesServiceClient::new(channel);
+        let cpu_before = cpu("self");
+        let started = Instant::now();
+        for b in 0..args.boards {
+            let bot = |level: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)), think_ms: None };
+            games
+                .create_game(authed(pb::CreateGameRequest {
+                    seats: vec![bot(pb::BotLevel::Strong), bot(pb::BotLevel::Strong)],
+                    seed: Some(args.seed + b as u64),
+                    bot_delay_ms: Some(args.pace_ms),
+                    labels: labels.clone(),
+                    ..Default::default()
+                }))
+                .await?;
+        }
+        let bar = dawgref::console::progress_bar(args.seconds, "s");
+        for _ in 0..args.seconds {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let cpu_used = cpu("self").saturating_sub(cpu_before);
+        let wall = started.elapsed();
+        let judged = handle.metrics().broadcast_analyses.get();
+        broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: "bench-live".into() })).await?;
+        let mut seen = Seen::default();
+        for w in watchers {
+            if let Ok(Ok(one)) = tokio::time::timeout(Duration::from_secs(5), w).await {
+                seen.late_ms.extend(one.late_ms);
+                seen.analyses += one.analyses;
+            }
+        }
+        let mut late = seen.late_ms.clone();
+        late.sort_unstable();
+        let at = |p: f64| late.get(((late.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(0);
+        let early = late.iter().filter(|&&l| l < -1).count();
+        println!(
+            "{} spectators of {} boards, delay {} s, analysis {} ms, moves every {} ms at most, {:.0} s",
+            args.spectators,
+            args.boards,
+            args.delay_seconds,
+            args.analysis_ms,
+            args.pace_ms,
+            wall.as_secs_f64()
+        );
+        println!(
+            "events delivered {} ({} per spectator); late past due: p50 {} ms, p99 {} ms, max {} ms; early (more than 1 ms): {early}",
+            late.len(),
+            late.len() / args.spectators.max(1),
+            at(0.5),
+            at(0.99),
+            late.last().copied().unwrap_or(0)
+        );
+        println!(
+            "moves judged {judged} (analyses delivered {}, {} per spectator); process CPU {:.1} s over {:.0} s",
+            seen.analyses,
+            seen.analyses / args.spectators.max(1),
+            cpu_used.as_secs_f64(),
+            wall.as_secs_f64()
+        );
+        println!("resident memory per open stream (server and client in one process): {} bytes", per_stream);
+        handle.shutdown();
+        handle.drain(Duration::from_secs(5)).await;
+        Ok::<_, Box<dyn std::error::Error>>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
