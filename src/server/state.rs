@@ -40,7 +40,7 @@ pub(crate) struct AppState {
     /// held back.
     pub(crate) broadcasts: super::broadcasts::registry::Registry,
     /// WatchBroadcast's feeds, one per broadcast watched here.
-    pub(crate) feeds: super::broadcasts::feed::Feeds,
+    pub(crate) feeds: super::broadcasts::feeds::Feeds,
 }
 
 impl AppState {

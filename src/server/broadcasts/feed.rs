@@ -6,6 +6,7 @@
 //! live. An event is written down twice, as a watcher sees it and with every rack; a stream
 //! sends the one the broadcast allows at the moment it sends it.
 
+use super::feeds::Feed;
 use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
 use crate::host::{Route, Session, Viewer, stopped};
@@ -15,7 +16,7 @@ use crate::server::state::AppState;
 use crate::server::views;
 use crate::store::{GameQuery, GameState};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, watch};
 use tonic::Status;
@@ -24,84 +25,13 @@ use uuid::Uuid;
 
 /// Most games one broadcast follows.
 const MAX_GAMES: usize = 1000;
-/// Items a stream may fall behind the feed before it reads the rest from the log.
-const BACKLOG: usize = 1024;
-
-/// One thing a feed released, in both forms.
-struct Item {
-    seq: u64,
-    game: Uuid,
-    /// As a watcher sees it.
-    hidden: pb::WatchBroadcastResponse,
-    /// With every seat's rack and exchanged tiles.
-    revealed: pb::WatchBroadcastResponse,
-}
-
-#[derive(Default)]
-struct Log {
-    items: Vec<Arc<Item>>,
-    /// None once the feed has ended: streams end when they have read the log.
-    tx: Option<broadcast::Sender<Arc<Item>>>,
-}
-
-pub(crate) struct Feed {
-    slug: String,
-    log: Mutex<Log>,
-    /// Raised when the broadcast changed here (ended, say): the feed looks at once.
-    wake: tokio::sync::Notify,
-}
-
-impl Feed {
-    fn publish(&self, game: Uuid, hidden: pb::WatchBroadcastResponse, revealed: pb::WatchBroadcastResponse) {
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        let item = Arc::new(Item { seq: log.items.len() as u64, game, hidden, revealed });
-        log.items.push(item.clone());
-        if let Some(tx) = &log.tx {
-            let _ = tx.send(item);
-        }
-    }
-
-    /// The log from `from` on, and the live items after it (None: the feed has ended).
-    fn read(&self, from: u64, subscribe: bool) -> (Vec<Arc<Item>>, Option<broadcast::Receiver<Arc<Item>>>) {
-        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        let items = log.items.get(from as usize..).map_or_else(Vec::new, <[_]>::to_vec);
-        (items, if subscribe { log.tx.as_ref().map(|tx| tx.subscribe()) } else { None })
-    }
-
-    fn close(&self) {
-        self.log.lock().unwrap_or_else(|e| e.into_inner()).tx = None;
-    }
-}
-
-/// The feeds of this replica, by broadcast.
-#[derive(Default)]
-pub(crate) struct Feeds {
-    all: Mutex<HashMap<String, Arc<Feed>>>,
-}
-
-impl Feeds {
-    /// The broadcast's feed, started on its first stream.
-    fn get_or_start(&self, state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
-        let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(feed) = all.get(slug) {
-            return feed.clone();
-        }
-        let feed = Arc::new(Feed {
-            slug: slug.to_string(),
-            log: Mutex::new(Log { items: Vec::new(), tx: Some(broadcast::channel(BACKLOG).0) }),
-            wake: Default::default(),
-        });
-        all.insert(slug.to_string(), feed.clone());
+/// The broadcast's feed, started on its first stream.
+fn start(state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
+    let (feed, new) = state.feeds.get_or_make(slug);
+    if new {
         tokio::spawn(run(state.clone(), feed.clone()));
-        feed
     }
-
-    /// A broadcast changed here: its feed looks again at once.
-    pub(crate) fn changed(&self, slug: &str) {
-        if let Some(feed) = self.all.lock().unwrap_or_else(|e| e.into_inner()).get(slug) {
-            feed.wake.notify_one();
-        }
-    }
+    feed
 }
 
 /// A stream of the broadcast `kept` (only `game`'s items, when given): the feed's log from its
@@ -114,11 +44,11 @@ pub(super) fn watch(
 ) -> Result<super::BroadcastStream, Status> {
     let slug = kept.broadcast.slug.clone();
     let feed = if kept.is_on() {
-        state.feeds.get_or_start(state, &slug)
+        start(state, &slug)
     } else {
         // Ended: what this replica released, if anything; nothing more comes.
-        match state.feeds.all.lock().unwrap_or_else(|e| e.into_inner()).get(&slug) {
-            Some(feed) => feed.clone(),
+        match state.feeds.get(&slug) {
+            Some(feed) => feed,
             None => return Ok(Box::pin(tokio_stream::empty())),
         }
     };

@@ -6,6 +6,7 @@
 //! delay has passed.
 
 pub(crate) mod feed;
+pub(crate) mod feeds;
 pub(crate) mod registry;
 
 use super::{errors, new_game};
