@@ -6,6 +6,7 @@
 //! live. An event is written down twice, as a watcher sees it and with every rack; a stream
 //! sends the one the broadcast allows at the moment it sends it.
 
+use super::analysis::Analyses;
 use super::feeds::Feed;
 use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
@@ -25,6 +26,7 @@ use uuid::Uuid;
 
 /// Most games one broadcast follows.
 const MAX_GAMES: usize = 1000;
+
 /// The broadcast's feed, started on its first stream.
 fn start(state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
     let (feed, new) = state.feeds.get_or_make(slug);
@@ -102,7 +104,7 @@ pub(super) fn watch(
 
 /// Where a game stands for its feed.
 enum Following {
-    /// Found: followed from its view as the delay shows it.
+    /// Found, and nothing of it published yet: followed from the start.
     New,
     /// Its follower is at work.
     Running,
@@ -118,7 +120,7 @@ enum Following {
 async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     let mut shutdown = state.shutdown.clone();
     let (stop_tx, stop) = watch::channel(false);
-    let (done_tx, mut done) = mpsc::unbounded_channel::<(Uuid, Option<usize>)>();
+    let (done_tx, mut done) = mpsc::unbounded_channel::<(Uuid, Following)>();
     let mut games: HashMap<Uuid, Following> = HashMap::new();
     while let Some(kept) = state.broadcasts.get(&feed.slug).filter(|k| k.is_on()) {
         let query =
@@ -139,21 +141,19 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
                 Following::From(n) => Some(n),
                 Following::Running | Following::Done => continue,
             };
-            {
-                *following = Following::Running;
-                let (state, feed, stop, done) = (state.clone(), feed.clone(), stop.clone(), done_tx.clone());
-                let id = *id;
-                tokio::spawn(async move {
-                    let resume = follow(&state, &feed, id, from, stop).await;
-                    let _ = done.send((id, resume));
-                });
-            }
+            *following = Following::Running;
+            let (state, feed, stop, done) = (state.clone(), feed.clone(), stop.clone(), done_tx.clone());
+            let id = *id;
+            tokio::spawn(async move {
+                let next = follow(&state, &feed, id, from, stop).await;
+                let _ = done.send((id, next));
+            });
         }
         tokio::select! {
             () = tokio::time::sleep(REFRESH) => {}
             () = feed.wake.notified() => {}
-            Some((id, resume)) = done.recv() => {
-                games.insert(id, resume.map_or(Following::Done, Following::From));
+            Some((id, next)) = done.recv() => {
+                games.insert(id, next);
             }
             () = stopped(&mut shutdown) => break,
         }
@@ -162,26 +162,30 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     feed.close();
 }
 
-/// Follow one game from event `from` (None: first its view as the delay shows it), publishing
-/// each event when it is due. Answers where to follow it again from, or None when its last
-/// event is out.
+/// Follow one game from event `from` (None: from the start, its `game` item first), publishing
+/// each event when it is due. Answers where the game stands when it stops: done, or to be
+/// followed again from where it got to (from the start, when nothing of it went out).
 async fn follow(
     state: &Arc<AppState>,
     feed: &Feed,
     id: Uuid,
     from: Option<usize>,
     stop: watch::Receiver<bool>,
-) -> Option<usize> {
-    let resume = from.unwrap_or(0);
+) -> Following {
     match state.host.route(&id.to_string(), false).await {
         Ok(Route::Local(session)) => follow_here(state, feed, id, session, from, stop).await,
         Ok(Route::Remote(addr)) => follow_there(state, feed, id, &addr, from, stop).await,
         Err(e) => {
             tracing::debug!(game = %id, error = %e, "a broadcast game could not be reached; tried again");
-            tokio::time::sleep(REFRESH).await;
-            Some(resume)
+            again(from).await
         }
     }
+}
+
+/// A game that could not be followed now: followed again a moment later from where it was.
+async fn again(from: Option<usize>) -> Following {
+    tokio::time::sleep(REFRESH).await;
+    from.map_or(Following::New, Following::From)
 }
 
 /// Unix time of game time `ms` of a session: its clock read now, less the time since.
@@ -189,7 +193,11 @@ fn unix_of(session: &Session, ms: u64) -> u64 {
     crate::host::unix_ms().saturating_sub(session.now_ms().saturating_sub(ms))
 }
 
-fn message(id: Uuid, unix_ms: u64, item: pb::watch_broadcast_response::Item) -> pb::WatchBroadcastResponse {
+pub(super) fn message(
+    id: Uuid,
+    unix_ms: u64,
+    item: pb::watch_broadcast_response::Item,
+) -> pb::WatchBroadcastResponse {
     pb::WatchBroadcastResponse {
         game_id: id.to_string(),
         happened_unix_ms: unix_ms,
@@ -206,6 +214,20 @@ fn racks_of(game: &crate::game::Game) -> Vec<String> {
         .collect()
 }
 
+/// Every seat's rack right after event `number` of `game`, by seat: read off the history (each
+/// event carries its seat's rack before it; a seat with no later event holds its rack now), so
+/// that no game is rebuilt on the runtime for each event.
+fn racks_after(game: &crate::game::Game, number: usize) -> Vec<String> {
+    let alphabet = game.config().rules.alphabet;
+    let later = game.history().get(number + 1..).unwrap_or_default();
+    (0..game.config().seats)
+        .map(|s| match later.iter().find(|f| f.seat == s) {
+            Some(f) => f.rack.to_string(alphabet),
+            None => game.rack(s).map(|r| r.to_string(alphabet)).unwrap_or_default(),
+        })
+        .collect()
+}
+
 /// A game held here: its events from its session, each released when due, each turn's analysis
 /// (when the broadcast has it) computed as the turn is heard and released with it.
 async fn follow_here(
@@ -215,7 +237,7 @@ async fn follow_here(
     session: Arc<Session>,
     from: Option<usize>,
     mut stop: watch::Receiver<bool>,
-) -> Option<usize> {
+) -> Following {
     let mut rx = session.subscribe();
     let snapshot = session.snapshot();
     let labels = snapshot.labels().to_vec();
@@ -225,7 +247,7 @@ async fn follow_here(
     let delay = || state.broadcasts.delay_ms(&labels);
     // A game new to the feed: as it was made, then every event, each when due (those past the
     // delay at once), so a spectator who joins late still gets every move.
-    let next = match from {
+    let mut next = match from {
         Some(n) => n,
         None => {
             let made = snapshot.as_of(None);
@@ -250,23 +272,18 @@ async fn follow_here(
         analyses.ask(&snapshot, e);
     }
     drop(snapshot);
-    let mut next = next;
     let mut listening = true;
     let mut over = false;
     loop {
         // Out with what is due.
-        while let Some(e) = pending.front() {
-            if session.now_ms() < e.time_ms.saturating_add(delay()) {
-                break;
-            }
-            let e = pending.pop_front().expect("looked at");
+        while pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay())) {
+            let Some(e) = pending.pop_front() else { break };
             let unix = unix_of(&session, e.time_ms);
             let seen = |viewer| {
                 let event = views::event(&e, alphabet, viewer, verdicts);
                 message(id, unix, pb::watch_broadcast_response::Item::Event(event))
             };
-            // The racks after the event: the game as of its moment.
-            let racks = racks_of(session.snapshot().as_of(Some(e.time_ms)).game());
+            let racks = racks_after(session.snapshot().game(), e.number);
             feed.publish(
                 id,
                 seen(Viewer::Watcher),
@@ -280,10 +297,10 @@ async fn follow_here(
             }
         }
         if over && analyses.awaited.is_empty() {
-            return None;
+            return Following::Done;
         }
         if !listening && pending.is_empty() && analyses.awaited.is_empty() {
-            return Some(next);
+            return Following::From(next);
         }
         // Until the next is due, or a second (a delay made shorter shows sooner).
         let wait = pending.front().map_or(REFRESH, |e| {
@@ -317,139 +334,9 @@ async fn follow_here(
             () = tokio::time::sleep(wait) => {}
             // Asleep or gone to another replica: what was heard goes out, then it is found again.
             () = session.gone(), if listening => listening = false,
-            _ = stop.changed() => return Some(next),
+            _ = stop.changed() => return Following::From(next),
         }
     }
-}
-
-/// One turn judged for the spectators, in both forms: as a watcher may see it, and with the
-/// mover's rack.
-struct Judged {
-    hidden: pb::MoveAnalysis,
-    revealed: pb::MoveAnalysis,
-}
-
-/// A followed game's analyses: asked as each turn is heard, released with the turn's event.
-struct Analyses {
-    state: Arc<AppState>,
-    slug: String,
-    done: mpsc::UnboundedReceiver<(usize, Option<Judged>)>,
-    tx: mpsc::UnboundedSender<(usize, Option<Judged>)>,
-    /// Judged before their event was released, by event number.
-    ready: HashMap<usize, Option<Judged>>,
-    /// Asked and not yet judged, by event number.
-    asked: std::collections::HashSet<usize>,
-    /// Events released whose analysis is still being judged, with the time they happened.
-    awaited: HashMap<usize, u64>,
-}
-
-impl Analyses {
-    fn new(state: &Arc<AppState>, slug: &str) -> Analyses {
-        let (tx, done) = mpsc::unbounded_channel();
-        Analyses {
-            state: state.clone(),
-            slug: slug.to_string(),
-            done,
-            tx,
-            ready: HashMap::new(),
-            asked: Default::default(),
-            awaited: HashMap::new(),
-        }
-    }
-
-    /// Whether `e` took a turn the engine judges: a play, an exchange or a pass.
-    fn judges(e: &Event) -> bool {
-        !e.undone && matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass)
-    }
-
-    /// Judge the turn event `e` took, if it took one and the broadcast has analysis: on the
-    /// background lane, from `snapshot` (the game with `e` in it).
-    fn ask(&mut self, snapshot: &Arc<crate::host::Snapshot>, e: &Event) {
-        let Some(kept) = self.state.broadcasts.get(&self.slug) else { return };
-        let judged_kind =
-            matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass);
-        if !kept.broadcast.analysis || !judged_kind || e.undone || !self.asked.insert(e.number) {
-            return;
-        }
-        let (snapshot, tx, metrics) = (snapshot.clone(), self.tx.clone(), self.state.metrics.clone());
-        let (number, ms) = (e.number, kept.broadcast.analysis_ms);
-        self.state.host.think_in_background(move || {
-            let judged = judge(snapshot.game(), number, Duration::from_millis(u64::from(ms)));
-            metrics.broadcast_analyses.inc();
-            let _ = tx.send((number, judged));
-        });
-    }
-
-    /// Event `number` is out: its analysis follows it now if it is ready, else when it is.
-    fn released(&mut self, feed: &Feed, id: Uuid, number: usize, unix_ms: u64) {
-        if let Some(judged) = self.ready.remove(&number) {
-            publish_analysis(feed, id, unix_ms, judged);
-        } else if self.asked.contains(&number) {
-            self.awaited.insert(number, unix_ms);
-        }
-    }
-
-    /// The analysis of event `number`'s turn is done.
-    fn judged(&mut self, feed: &Feed, id: Uuid, number: usize, judged: Option<Judged>) {
-        self.asked.remove(&number);
-        match self.awaited.remove(&number) {
-            Some(unix_ms) => publish_analysis(feed, id, unix_ms, judged),
-            None => {
-                self.ready.insert(number, judged);
-            }
-        }
-    }
-}
-
-fn publish_analysis(feed: &Feed, id: Uuid, unix_ms: u64, judged: Option<Judged>) {
-    let Some(j) = judged else { return };
-    let item = |a| message(id, unix_ms, pb::watch_broadcast_response::Item::Analysis(a));
-    feed.publish(id, item(j.hidden), item(j.revealed));
-}
-
-/// Judge the turn that event `number` of `game` took, within `per_turn`: each side's chance after
-/// it from the scores and tiles left (public), and the review of the turn with the mover's rack.
-fn judge(game: &crate::game::Game, number: usize, per_turn: Duration) -> Option<Judged> {
-    let history = game.history();
-    let e = history.get(number)?;
-    let turn = history[..number].iter().filter(|f| !f.undone && f.kind.takes_turn()).count() as u32;
-    let after = game.as_of(Some(e.time_ms));
-    let seats = after.config().seats;
-    let two = |mover_win: f64| {
-        if seats != 2 || !mover_win.is_finite() {
-            return Vec::new();
-        }
-        let mut w = vec![0.0; 2];
-        w[e.seat] = 100.0 * mover_win;
-        w[1 - e.seat] = 100.0 - 100.0 * mover_win;
-        w
-    };
-    // In public: the side to move after the turn, by its lead and the tiles still to be played.
-    let to_move = after.to_move();
-    let scores = after.scores();
-    let tiles_left =
-        after.bag_len() + (0..seats).filter_map(|s| after.rack(s)).map(|r| r.len()).sum::<usize>();
-    let table = crate::winprob::WinTable::shipped(after.config().rules.kind);
-    let p = table.probability(f64::from(scores[to_move] - scores[(to_move + 1) % seats]), tiles_left);
-    let public_mover = if to_move == e.seat { p } else { 1.0 - p };
-    let hidden = pb::MoveAnalysis {
-        turn,
-        seat: e.seat as u32,
-        event: number as u64,
-        win_percent: two(public_mover),
-        review: None,
-    };
-    let options = crate::review::Options { per_turn, ..Default::default() };
-    let review = crate::review::review_turn(game, turn, true, &options).filter(|r| r.analysable);
-    let revealed = match &review {
-        Some(r) => pb::MoveAnalysis {
-            win_percent: two(r.played.win),
-            review: Some(crate::server::review::turn_to(r, game.config().rules.alphabet)),
-            ..hidden.clone()
-        },
-        None => hidden.clone(),
-    };
-    Some(Judged { hidden, revealed })
 }
 
 /// A game held by another replica: its owner's view and WatchGame for a watcher, which the owner
@@ -461,18 +348,18 @@ async fn follow_there(
     addr: &str,
     from: Option<usize>,
     mut stop: watch::Receiver<bool>,
-) -> Option<usize> {
+) -> Following {
     let game_id = id.to_string();
     let mut next = match from {
         Some(n) => n,
         None => {
             let request = tonic::Request::new(pb::GetGameRequest { game_id: game_id.clone() });
             let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
-            let Ok(view) = state.forwarder.forward(&game_id, addr, request, call).await else {
-                tokio::time::sleep(REFRESH).await;
-                return from;
+            let Ok(Some(view)) =
+                state.forwarder.forward(&game_id, addr, request, call).await.map(|v| v.into_inner().view)
+            else {
+                return again(from).await;
             };
-            let Some(view) = view.into_inner().view else { return from };
             let n = view.events as usize;
             let game = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Game(view));
             feed.publish(id, game.clone(), game);
@@ -483,8 +370,7 @@ async fn follow_there(
         tonic::Request::new(pb::WatchGameRequest { game_id: game_id.clone(), from_event: next as u64 });
     let call = |mut c: GamesServiceClient<Channel>, r| async move { c.watch_game(r).await };
     let Ok(upstream) = state.forwarder.forward(&game_id, addr, request, call).await else {
-        tokio::time::sleep(REFRESH).await;
-        return Some(next);
+        return again(Some(next)).await;
     };
     let mut upstream = upstream.into_inner();
     loop {
@@ -496,12 +382,12 @@ async fn follow_there(
                     let m = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Event(e));
                     feed.publish(id, m.clone(), m);
                     if over {
-                        return None;
+                        return Following::Done;
                     }
                 }
-                Ok(None) | Err(_) => return Some(next),
+                Ok(None) | Err(_) => return Following::From(next),
             },
-            _ = stop.changed() => return Some(next),
+            _ = stop.changed() => return Following::From(next),
         }
     }
 }

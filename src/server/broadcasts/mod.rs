@@ -5,6 +5,7 @@
 //! share one [`feed`] per broadcast, which follows its games and releases each event when its
 //! delay has passed.
 
+mod analysis;
 pub(crate) mod feed;
 pub(crate) mod feeds;
 pub(crate) mod registry;
