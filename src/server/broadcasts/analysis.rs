@@ -2,7 +2,7 @@
 //! the turn, judged once on the thinking threads' background lane (however many watch), and
 //! released right after the turn's event, or as soon as it is judged when that is later.
 
-use super::feeds::Feed;
+use super::feeds::{Feed, message};
 use crate::game::{Event, EventKind};
 use crate::proto::v1 as pb;
 use crate::server::state::AppState;
@@ -91,7 +91,7 @@ impl Analyses {
 
 fn publish_analysis(feed: &Feed, id: Uuid, unix_ms: u64, judged: Option<Judged>) {
     let Some(j) = judged else { return };
-    let item = |a| super::feed::message(id, unix_ms, pb::watch_broadcast_response::Item::Analysis(a));
+    let item = |a| message(id, unix_ms, pb::watch_broadcast_response::Item::Analysis(a));
     feed.publish(id, item(j.hidden), item(j.revealed));
 }
 

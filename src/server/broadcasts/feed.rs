@@ -7,7 +7,7 @@
 //! sends the one the broadcast allows at the moment it sends it.
 
 use super::analysis::Analyses;
-use super::feeds::Feed;
+use super::feeds::{Feed, message};
 use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
 use crate::host::{Route, Session, Viewer, stopped};
@@ -191,19 +191,6 @@ async fn again(from: Option<usize>) -> Following {
 /// Unix time of game time `ms` of a session: its clock read now, less the time since.
 fn unix_of(session: &Session, ms: u64) -> u64 {
     crate::host::unix_ms().saturating_sub(session.now_ms().saturating_sub(ms))
-}
-
-pub(super) fn message(
-    id: Uuid,
-    unix_ms: u64,
-    item: pb::watch_broadcast_response::Item,
-) -> pb::WatchBroadcastResponse {
-    pb::WatchBroadcastResponse {
-        game_id: id.to_string(),
-        happened_unix_ms: unix_ms,
-        item: Some(item),
-        racks: Vec::new(),
-    }
 }
 
 /// Every seat's rack in `game`, by seat, as text.

@@ -98,3 +98,18 @@ impl Feeds {
         }
     }
 }
+
+/// One message of a stream about game `id`, for what happened at `unix_ms` (racks added by the
+/// caller when it shows them).
+pub(super) fn message(
+    id: Uuid,
+    unix_ms: u64,
+    item: pb::watch_broadcast_response::Item,
+) -> pb::WatchBroadcastResponse {
+    pb::WatchBroadcastResponse {
+        game_id: id.to_string(),
+        happened_unix_ms: unix_ms,
+        item: Some(item),
+        racks: Vec::new(),
+    }
+}
