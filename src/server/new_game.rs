@@ -46,7 +46,6 @@ pub fn is_name(text: &str) -> bool {
         && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'))
 }
 
-/// Labels as a request gives them (CreateGame, ListGames), checked: in key order.
 /// A slug (a tournament's, a broadcast's) or a division's name: a path segment of the pages, so
 /// never `.` or `..`.
 pub fn check_slug(field: &str, name: &str) -> Result<(), Status> {
@@ -59,6 +58,23 @@ pub fn check_slug(field: &str, name: &str) -> Result<(), Status> {
     Ok(())
 }
 
+/// The longest name of an event (a tournament's, a broadcast's), in characters.
+const TITLE_CHARS: usize = 200;
+
+/// An event's name for people (a tournament's, a broadcast's): 1 to [`TITLE_CHARS`] characters,
+/// no control characters.
+pub fn check_title(field: &str, title: &str) -> Result<(), Status> {
+    let chars = title.chars().count();
+    if !(1..=TITLE_CHARS).contains(&chars) || title.chars().any(char::is_control) {
+        return Err(errors::bad_field(
+            field,
+            format!("1 to {TITLE_CHARS} characters, no control characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// Labels as a request gives them (CreateGame, ListGames), checked: in key order.
 pub fn labels(
     field: &str,
     given: &std::collections::HashMap<String, String>,

@@ -20,8 +20,7 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 /// The longest delay a broadcast may have: an hour.
-pub(crate) const MAX_DELAY_SECONDS: u32 = 3600;
-const NAME_CHARS: usize = 200;
+const MAX_DELAY_SECONDS: u32 = 3600;
 /// The engine's time per move for spectators: the default, and the bounds.
 const ANALYSIS_MS: u32 = 2000;
 const MIN_ANALYSIS_MS: u32 = 100;
@@ -35,17 +34,6 @@ pub struct BroadcastsService {
 
 pub type BroadcastStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::WatchBroadcastResponse, Status>> + Send + 'static>>;
-
-fn check_name(name: &str) -> Result<(), Status> {
-    let chars = name.chars().count();
-    if !(1..=NAME_CHARS).contains(&chars) || name.chars().any(char::is_control) {
-        return Err(errors::bad_field(
-            "name",
-            format!("1 to {NAME_CHARS} characters, no control characters"),
-        ));
-    }
-    Ok(())
-}
 
 fn check_delay(delay: u32) -> Result<(), Status> {
     if delay > MAX_DELAY_SECONDS {
@@ -179,7 +167,7 @@ impl Broadcasts for BroadcastsService {
     ) -> Result<Response<pb::CreateBroadcastResponse>, Status> {
         let r = request.get_ref();
         new_game::check_slug("slug", &r.slug)?;
-        check_name(&r.name)?;
+        new_game::check_title("name", &r.name)?;
         let labels = new_game::labels("labels", &r.labels)?;
         if labels.is_empty() {
             return Err(errors::bad_field(
@@ -239,7 +227,7 @@ impl Broadcasts for BroadcastsService {
     ) -> Result<Response<pb::UpdateBroadcastResponse>, Status> {
         let r = request.get_ref();
         if let Some(name) = &r.name {
-            check_name(name)?;
+            new_game::check_title("name", name)?;
         }
         if let Some(delay) = r.delay_seconds {
             check_delay(delay)?;

@@ -9,7 +9,6 @@ use crate::host::HostError;
 use crate::proto::v1 as pb;
 use tonic::{Request, Status};
 
-const NAME_CHARS: usize = 200;
 const MAX_DIVISIONS: usize = 20;
 use dawgref_tournament::{MAX_PLAYERS, MAX_ROUNDS};
 pub(super) const MAX_TSH_BYTES: usize = 1 << 20;
@@ -21,13 +20,7 @@ pub(super) async fn create(
     let r = request.get_ref();
     new_game::check_slug("slug", &r.slug)?;
     service.director(request.metadata(), &r.slug).await?;
-    let chars = r.name.chars().count();
-    if !(1..=NAME_CHARS).contains(&chars) || r.name.chars().any(char::is_control) {
-        return Err(errors::bad_field(
-            "name",
-            format!("1 to {NAME_CHARS} characters, no control characters"),
-        ));
-    }
+    new_game::check_title("name", &r.name)?;
     let game = r.game.clone().unwrap_or_default();
     check_game(service, &game)?;
     check_divisions("divisions", r.divisions.len())?;
