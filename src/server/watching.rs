@@ -51,13 +51,7 @@ impl GamesService {
             let mut next = from;
             let send = |e: &crate::game::Event| views::event(e, alphabet, viewer, verdicts);
             for e in &backlog {
-                if let Some((state, labels)) = &held_back
-                    && let Err(end) =
-                        due(state, labels, slot.session(), e, &tx, &mut shutdown, deadline).await
-                {
-                    if let Some(status) = end.status(e.number) {
-                        let _ = tx.send(Err(status)).await;
-                    }
+                if !shown(&held_back, slot.session(), e, &tx, &mut shutdown, deadline).await {
                     return;
                 }
                 if tx.send(Ok(send(e))).await.is_err() {
@@ -105,13 +99,7 @@ impl GamesService {
                     if e.number < next {
                         continue;
                     }
-                    if let Some((state, labels)) = &held_back
-                        && let Err(end) =
-                            due(state, labels, slot.session(), &e, &tx, &mut shutdown, deadline).await
-                    {
-                        if let Some(status) = end.status(e.number) {
-                            let _ = tx.send(Err(status)).await;
-                        }
+                    if !shown(&held_back, slot.session(), &e, &tx, &mut shutdown, deadline).await {
                         return;
                     }
                     next = e.number + 1;
@@ -127,56 +115,7 @@ impl GamesService {
         });
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
     }
-}
 
-/// Why a held-back event was never sent.
-enum Cut {
-    /// The client went away.
-    Gone,
-    ShuttingDown,
-    Deadline,
-}
-
-impl Cut {
-    /// The stream's last word, naming the event to resume from.
-    fn status(&self, next: usize) -> Option<Status> {
-        match self {
-            Cut::Gone => None,
-            Cut::ShuttingDown => Some(errors::shutting_down_from(next)),
-            Cut::Deadline => Some(errors::deadline_passed_from(next)),
-        }
-    }
-}
-
-/// Wait until event `e` of a broadcast game may be shown to a spectator: the game's clock past
-/// its time plus the delay of the broadcasts that cover the game (looked at again at least every
-/// second, so a changed delay holds at once).
-async fn due(
-    state: &super::state::AppState,
-    labels: &[(String, String)],
-    session: &crate::host::Session,
-    e: &crate::game::Event,
-    tx: &tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>,
-    shutdown: &mut tokio::sync::watch::Receiver<bool>,
-    deadline: Option<tokio::time::Instant>,
-) -> Result<(), Cut> {
-    loop {
-        let due = e.time_ms.saturating_add(state.broadcasts.delay_ms(labels));
-        let now = session.now_ms();
-        if now >= due {
-            return Ok(());
-        }
-        let wait = std::time::Duration::from_millis(due - now).min(super::broadcasts::registry::REFRESH);
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            _ = tx.closed() => return Err(Cut::Gone),
-            () = stopped(shutdown) => return Err(Cut::ShuttingDown),
-            () = sleep_until(deadline) => return Err(Cut::Deadline),
-        }
-    }
-}
-
-impl GamesService {
     /// A watch of a game owned by another replica: the owner's stream, passed on. If the owner
     /// goes away mid-stream, the stream ends with UNAVAILABLE naming the event to resume from.
     async fn watch_remote(
@@ -230,5 +169,41 @@ impl GamesService {
             }
         });
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
+    }
+}
+
+/// What holds a spectator's events back: the server's state and the game's labels (None: a
+/// viewer the broadcasts' delay does not hold back).
+type HeldBack = Option<(std::sync::Arc<super::state::AppState>, Vec<(String, String)>)>;
+
+/// Wait until event `e` may be shown: at once for a viewer not held back; for a broadcast's
+/// spectator, once the game's clock is past the event's time plus the delay of the broadcasts
+/// that cover the game (looked at again at least every second, so a changed delay holds at
+/// once). False when the stream ends first (the client gone, shutdown, the caller's deadline:
+/// its last word sent, naming this event to resume from).
+async fn shown(
+    held_back: &HeldBack,
+    session: &crate::host::Session,
+    e: &crate::game::Event,
+    tx: &tokio::sync::mpsc::Sender<Result<pb::WatchGameResponse, Status>>,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+    deadline: Option<tokio::time::Instant>,
+) -> bool {
+    let Some((state, labels)) = held_back else { return true };
+    loop {
+        let due = e.time_ms.saturating_add(state.broadcasts.delay_ms(labels));
+        let now = session.now_ms();
+        if now >= due {
+            return true;
+        }
+        let wait = std::time::Duration::from_millis(due - now).min(super::broadcasts::registry::REFRESH);
+        let last = tokio::select! {
+            () = tokio::time::sleep(wait) => continue,
+            _ = tx.closed() => return false,
+            () = stopped(shutdown) => errors::shutting_down_from(e.number),
+            () = sleep_until(deadline) => errors::deadline_passed_from(e.number),
+        };
+        let _ = tx.send(Err(last)).await;
+        return false;
     }
 }
