@@ -238,30 +238,18 @@ pub fn schema_json() -> String {
             e.value.iter().map(|v| format!("{}:{}", json_string(v.name()), v.number())).collect();
         let _ = write!(enums, "{}{}:{{{}}}", comma(&enums), json_string(full), values.join(","));
     };
-    // The map fields' entry messages, by full name.
-    fn entries(prefix: &str, m: &prost_types::DescriptorProto, out: &mut Vec<String>) {
-        let full = format!("{prefix}.{}", m.name());
-        for nested in &m.nested_type {
-            if nested.options.as_ref().and_then(|o| o.map_entry) == Some(true) {
-                out.push(format!("{full}.{}", nested.name()));
-            }
-            entries(&full, nested, out);
-        }
-    }
-    let mut maps = Vec::new();
-    for file in set.file.iter().filter(|f| f.package() == "dawgref.v1") {
-        for m in &file.message_type {
-            entries(file.package(), m, &mut maps);
-        }
-    }
     fn walk(
         prefix: &str,
         m: &prost_types::DescriptorProto,
-        maps: &[String],
         messages: &mut String,
         add_enum: &mut dyn FnMut(&str, &prost_types::EnumDescriptorProto),
     ) {
         let full = format!("{prefix}.{}", m.name());
+        // A map field's entry message is one of its message's own nested types.
+        let maps: Vec<String> = (m.nested_type.iter())
+            .filter(|n| n.options.as_ref().and_then(|o| o.map_entry) == Some(true))
+            .map(|n| format!("{full}.{}", n.name()))
+            .collect();
         let fields: Vec<String> = m
             .field
             .iter()
@@ -301,7 +289,7 @@ pub fn schema_json() -> String {
             .collect();
         let _ = write!(messages, "{}{}:[{}]", comma(messages), json_string(&full), fields.join(","));
         for nested in &m.nested_type {
-            walk(&full, nested, maps, messages, add_enum);
+            walk(&full, nested, messages, add_enum);
         }
         for e in &m.enum_type {
             add_enum(&format!("{full}.{}", e.name()), e);
@@ -330,7 +318,7 @@ pub fn schema_json() -> String {
             add_enum(&format!("{}.{}", file.package(), e.name()), e);
         }
         for m in &file.message_type {
-            walk(file.package(), m, &maps, &mut messages, &mut add_enum);
+            walk(file.package(), m, &mut messages, &mut add_enum);
         }
     }
     format!("{{\"messages\":{{{messages}}},\"enums\":{{{enums}}},\"services\":{{{services}}}}}")
