@@ -42,8 +42,9 @@ function gameState(view) {
 }
 
 // What an event changes on the board and the scores.
+// The racks are those the message shows (none once the broadcast stops revealing them).
 function apply(g, e, racks) {
-  if (racks && racks.length) g.racks = racks;
+  g.racks = racks || [];
   if (e.kind === "play" && e.play) {
     g.recent = new Set();
     for (const x of e.play.tiles) {
@@ -137,7 +138,7 @@ async function follow(slug, gameId, games, onChange, onEnd) {
     if (m.game) games.set(id, gameState(m.game));
     const g = games.get(id);
     if (!g) return;
-    if (m.game && m.racks && m.racks.length) g.racks = m.racks;
+    if (m.game) g.racks = m.racks || [];
     if (m.event) apply(g, m.event, m.racks);
     if (m.analysis) {
       g.analyses.set(Number(m.analysis.event), m.analysis);
