@@ -7,7 +7,9 @@
 use super::CliResult;
 use super::bench_balancer::cpu;
 use super::bench_server::rss_bytes;
+use super::tournament::{DIRECTOR, authed};
 use clap::Args;
+use dawgref::host::unix_ms;
 use dawgref::lexicon::catalog;
 use dawgref::proto::v1 as pb;
 use dawgref::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
@@ -16,8 +18,6 @@ use dawgref::server;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
-
-const DIRECTOR: &str = "lab-director";
 
 #[derive(Args, Debug)]
 pub struct BroadcastArgs {
@@ -44,16 +44,6 @@ pub struct BroadcastArgs {
     channels: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-}
-
-fn authed<T>(message: T) -> tonic::Request<T> {
-    let mut r = tonic::Request::new(message);
-    r.metadata_mut().insert("authorization", format!("Bearer {DIRECTOR}").parse().expect("ascii"));
-    r
-}
-
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// What the spectators saw: each event's lateness past its due time (ms; negative: early).

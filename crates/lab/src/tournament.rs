@@ -20,7 +20,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 
-const DIRECTOR: &str = "lab-director";
+/// The director token of the lab's in-process servers.
+pub(super) const DIRECTOR: &str = "lab-director";
 
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
@@ -58,7 +59,8 @@ pub struct BenchTournamentArgs {
     dir: std::path::PathBuf,
 }
 
-fn authed<T>(message: T) -> tonic::Request<T> {
+/// A request with the lab's director token.
+pub(super) fn authed<T>(message: T) -> tonic::Request<T> {
     let mut r = tonic::Request::new(message);
     r.metadata_mut().insert("authorization", format!("Bearer {DIRECTOR}").parse().expect("ascii"));
     r
