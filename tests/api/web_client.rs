@@ -1093,3 +1093,83 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
 async fn count_of(c: &Client, css: &str) -> Option<usize> {
     Some(count(c, css).await)
 }
+
+#[tokio::test]
+async fn the_pages_codec_round_trips_generated_maps_and_packed_doubles() {
+    use prost::Message;
+    // Seeded cases (SplitMix64): label maps of 0 to 4 entries (Cyrillic and accented text among
+    // them) and lists of 0 to 5 doubles of every sign and size, each decoded and written back by
+    // the page, then read by prost.
+    let mut state = 0x5eed_u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let words = ["tournament", "round", "открытый", "ñandú", "r3", "a", "division", "Ёж"];
+    let mut requests = Vec::new();
+    let mut analyses = Vec::new();
+    for _ in 0..200 {
+        let mut labels = std::collections::HashMap::new();
+        for _ in 0..next() % 5 {
+            labels.insert(words[(next() % 8) as usize].to_string(), words[(next() % 8) as usize].to_string());
+        }
+        requests.push(pb::CreateBroadcastRequest {
+            slug: words[(next() % 8) as usize].to_string(),
+            labels,
+            delay_seconds: (next() % 4000) as u32,
+            reveal_racks: next() % 2 == 0,
+            analysis: next() % 2 == 0,
+            analysis_ms: (next() % 40_000) as u32,
+            ..Default::default()
+        });
+        let win_percent = (0..next() % 6)
+            .map(|_| {
+                let x = f64::from_bits(next());
+                if x.is_finite() { x } else { (next() % 10_000) as f64 / 100.0 }
+            })
+            .collect();
+        analyses.push(pb::MoveAnalysis {
+            turn: (next() % 60) as u32,
+            seat: (next() % 2) as u32,
+            event: next() % 1000,
+            win_percent,
+            review: None,
+        });
+    }
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/director", srv.url)).await.unwrap();
+    let js = r#"
+        const [requests, analyses, done] = arguments;
+        import("/web/grpc.js").then(async (m) => {
+          await m.loadSchema();
+          const back = (type, all) => all.map((b) => Array.from(m.encode(type, m.decode(type, Uint8Array.from(b)))));
+          done({ requests: back("dawgref.v1.CreateBroadcastRequest", requests),
+                 analyses: back("dawgref.v1.MoveAnalysis", analyses) });
+        }).catch((err) => done({ error: String(err) }));
+    "#;
+    let bytes = |all: Vec<Vec<u8>>| serde_json::json!(all);
+    let out = c
+        .execute_async(
+            js,
+            vec![
+                bytes(requests.iter().map(|r| r.encode_to_vec()).collect()),
+                bytes(analyses.iter().map(|a| a.encode_to_vec()).collect()),
+            ],
+        )
+        .await
+        .unwrap();
+    assert!(out.get("error").is_none(), "{out}");
+    let read = |key: &str| -> Vec<Vec<u8>> { serde_json::from_value(out[key].clone()).unwrap() };
+    for (i, b) in read("requests").iter().enumerate() {
+        assert_eq!(pb::CreateBroadcastRequest::decode(b.as_slice()).unwrap(), requests[i], "case {i}");
+    }
+    for (i, b) in read("analyses").iter().enumerate() {
+        assert_eq!(pb::MoveAnalysis::decode(b.as_slice()).unwrap(), analyses[i], "case {i}");
+    }
+    c.close().await.unwrap();
+}
