@@ -5,6 +5,7 @@
 use super::errors;
 use super::owner;
 use crate::host::{Host, Peers};
+use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
 use crate::proto::v1::directors_service_client::DirectorsServiceClient;
 use crate::proto::v1::games_service_client::GamesServiceClient;
 use dashmap::DashMap;
@@ -151,6 +152,12 @@ pub trait PeerClient {
 impl PeerClient for GamesServiceClient<Channel> {
     fn over(channel: Channel) -> Self {
         GamesServiceClient::new(channel)
+    }
+}
+
+impl PeerClient for BroadcastsServiceClient<Channel> {
+    fn over(channel: Channel) -> Self {
+        BroadcastsServiceClient::new(channel)
     }
 }
 

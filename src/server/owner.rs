@@ -115,6 +115,9 @@ where
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         let Some(peers) = self.host.peers() else {
+            // No replicas: no call is a replica's.
+            request.headers_mut().remove(FORWARDED);
+            request.headers_mut().remove(PROOF);
             return Box::pin(self.inner.call(request));
         };
         // Only a replica can mark a call as forwarded: a mark without the proof goes, and the

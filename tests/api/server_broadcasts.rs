@@ -423,7 +423,9 @@ async fn each_move_is_judged_once_for_fifty_spectators_and_shown_with_its_move()
     let c = g.create_game(authed(open_game(6), ROOT)).await.unwrap().into_inner();
     let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
     let mut b = srv.broadcasts().await;
-    let mut request = broadcast("open-live", 2, true);
+    // A delay well past the budget: each judgement (a debug build's, on a busy machine) is ready
+    // before its move is shown.
+    let mut request = broadcast("open-live", 5, true);
     (request.analysis, request.analysis_ms) = (true, 150);
     let made = b.create_broadcast(authed(request, ROOT)).await.unwrap().into_inner().broadcast.unwrap();
     assert_eq!((made.analysis, made.analysis_ms), (true, 150));
@@ -513,5 +515,33 @@ async fn each_move_is_judged_once_for_fifty_spectators_and_shown_with_its_move()
     let m = s.message().await.unwrap().unwrap();
     let Some(Item::Analysis(hidden)) = m.item else { panic!("{m:?}") };
     assert_eq!((hidden.turn, hidden.review.is_none(), hidden.win_percent.len()), (2, true, 2));
+    srv.stop().await;
+}
+
+/// A client that marks its WatchBroadcast as a replica's (the replicas' header, without their
+/// secret) is answered as a spectator: one form of each message, no racks the broadcast hides.
+#[tokio::test]
+async fn a_client_passing_for_a_replica_gets_no_racks() {
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let c = g.create_game(authed(open_game(8), ROOT)).await.unwrap().into_inner();
+    let mut b = srv.broadcasts().await;
+    b.create_broadcast(authed(broadcast("open-live", 0, false), ROOT)).await.unwrap();
+    let mut forged =
+        Request::new(pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: c.game_id.clone() });
+    forged.metadata_mut().insert("x-dawgref-forwarded", "127.0.0.1:1".parse().unwrap());
+    forged.metadata_mut().insert("x-dawgref-forwarded-proof", "guess".parse().unwrap());
+    let mut stream = b.watch_broadcast(forged).await.unwrap().into_inner();
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&c.game_id, 0, pass), &c.seat_tokens[0])).await.unwrap();
+    use pb::watch_broadcast_response::Item;
+    let shape = |m: &pb::WatchBroadcastResponse| match &m.item {
+        Some(Item::Game(_)) => ("game".to_string(), m.racks.len()),
+        Some(Item::Event(e)) => (e.kind.clone(), m.racks.len()),
+        other => (format!("{other:?}"), m.racks.len()),
+    };
+    let first = stream.message().await.unwrap().unwrap();
+    let second = stream.message().await.unwrap().unwrap();
+    assert_eq!([shape(&first), shape(&second)], [("game".to_string(), 0), ("pass".to_string(), 0)]);
     srv.stop().await;
 }

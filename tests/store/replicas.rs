@@ -982,3 +982,146 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
     // Each result is its game's, as the survivor serves it.
     check_round(&second, &division, 1).await;
 }
+
+/// A broadcast of a tournament whose games' owner is killed mid-round: a spectator on the
+/// survivor gets, for each game, the game as made, then every event once and in order, none
+/// before the delay after it happened, each with both racks, and each turn's analysis once, after
+/// its event (judged on the owner and relayed, then on the survivor, which judges again what the
+/// lost owner had in hand).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() {
+    use pb::broadcasts_service_client::BroadcastsServiceClient;
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    use pb::watch_broadcast_response::Item;
+    const DELAY_MS: u64 = 3000;
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("broadcast", 2).await;
+    let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let mut t = TournamentsServiceClient::new(channel(&first).await);
+    let players = ["Ash", "Birch", "Cedar", "Dogwood"]
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec {
+            name: format!("Bot {n}"),
+            rating: 1000,
+            bot: Some(pb::BotLevel::Greedy as i32),
+        })
+        .collect();
+    let request = pb::CreateTournamentRequest {
+        name: "Broadcast".into(),
+        slug: "cast".into(),
+        game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(300), ..Default::default() }),
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds: vec![pb::RoundSpec {
+                method: pb::PairingMethod::RoundRobin as i32,
+                ..Default::default()
+            }],
+            controls: None,
+        }],
+        seed: Some(5),
+    };
+    t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
+    let mut b = BroadcastsServiceClient::new(channel(&first).await);
+    let create = pb::CreateBroadcastRequest {
+        slug: "cast-live".into(),
+        name: "Broadcast live".into(),
+        labels: [("tournament".to_string(), "cast".to_string())].into(),
+        delay_seconds: (DELAY_MS / 1000) as u32,
+        reveal_racks: true,
+        analysis: true,
+        analysis_ms: 100,
+    };
+    b.create_broadcast(authed(create, DIRECTOR)).await.unwrap();
+    // The spectator is on the second replica (which knows the broadcast within a second).
+    let mut watcher = BroadcastsServiceClient::new(
+        Endpoint::from_shared(second.clone()).unwrap().connect_timeout(Duration::from_secs(1)).connect_lazy(),
+    );
+    let watch = pb::WatchBroadcastRequest { slug: "cast-live".into(), game_id: String::new() };
+    let mut stream = loop {
+        match watcher.watch_broadcast(watch.clone()).await {
+            Ok(s) => break s.into_inner(),
+            Err(e) if e.code() == Code::NotFound => tokio::time::sleep(Duration::from_millis(200)).await,
+            Err(e) => panic!("{e:?}"),
+        }
+    };
+    let heard = Arc::new(Mutex::new(Vec::<(u64, pb::WatchBroadcastResponse)>::new()));
+    let listener = {
+        let heard = heard.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(m)) = stream.message().await {
+                heard.lock().unwrap().push((dawgref::host::unix_ms(), m));
+            }
+        })
+    };
+    let pair =
+        pb::PairRoundRequest { slug: "cast".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, DIRECTOR)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "cast".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.start_round(authed(start, DIRECTOR)).await.unwrap();
+    // The first replica made, so holds, both games: it dies once some of their moves are out.
+    tokio::time::sleep(Duration::from_millis(DELAY_MS + 2000)).await;
+    let before = heard.lock().unwrap().len();
+    cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+    cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+    let mut t = TournamentsServiceClient::new(channel(&second).await);
+    let (division, _) = crate::tournament_kill9::until_played(&mut t, "cast", 1).await;
+    // Every game's end shown, and the analyses after it.
+    tokio::time::sleep(Duration::from_millis(DELAY_MS + 2000)).await;
+    listener.abort();
+    let heard = heard.lock().unwrap().clone();
+    let logs = cluster.logs();
+    assert!(before > 2, "some of the games went out before the kill: {before}\n{logs}");
+    let games: Vec<String> = division.rounds[0].pairings.iter().map(|p| p.game_id.clone()).collect();
+    assert_eq!(games.len(), 2);
+    let mut g = GamesServiceClient::new(channel(&second).await);
+    for id in &games {
+        // As its director sees it: the game now, not held back.
+        let get = authed(pb::GetGameRequest { game_id: id.clone() }, DIRECTOR);
+        let view = g.get_game(get).await.unwrap().into_inner().view.unwrap();
+        assert!(view.over);
+        let mine: Vec<&(u64, pb::WatchBroadcastResponse)> =
+            heard.iter().filter(|(_, m)| &m.game_id == id).collect();
+        assert!(matches!(mine[0].1.item, Some(Item::Game(_))), "the game as made first\n{logs}");
+        assert_eq!(mine[0].1.racks.len(), 2, "with both racks");
+        let events: Vec<(u64, &pb::WatchBroadcastResponse, &pb::WatchGameResponse)> = mine
+            .iter()
+            .filter_map(|(at, m)| match &m.item {
+                Some(Item::Event(e)) => Some((*at, m, e)),
+                _ => None,
+            })
+            .collect();
+        let numbers: Vec<u64> = events.iter().map(|(_, _, e)| e.number).collect();
+        assert_eq!(numbers, (0..view.events).collect::<Vec<_>>(), "every event once, in order\n{logs}");
+        assert_eq!(events.last().unwrap().2.kind, "game_over");
+        for (at, m, e) in &events {
+            assert!(
+                *at >= m.happened_unix_ms + DELAY_MS,
+                "event {} shown {} ms after it happened",
+                e.number,
+                at.saturating_sub(m.happened_unix_ms)
+            );
+            assert_eq!(m.racks.len(), 2, "event {}: both racks", e.number);
+        }
+        // Each turn's analysis once, after its event.
+        let turns: Vec<u64> = events
+            .iter()
+            .filter(|(_, _, e)| matches!(e.kind.as_str(), "play" | "exchange" | "pass"))
+            .map(|(_, _, e)| e.number)
+            .collect();
+        assert!(turns.len() > 10, "{turns:?}");
+        let mut analysed: Vec<u64> = Vec::new();
+        for (i, (_, m)) in mine.iter().enumerate() {
+            let Some(Item::Analysis(a)) = &m.item else { continue };
+            let at =
+                mine.iter().position(|(_, n)| matches!(&n.item, Some(Item::Event(e)) if e.number == a.event));
+            assert!(at.is_some_and(|at| at < i), "the analysis of event {} after its event", a.event);
+            assert_eq!(a.win_percent.len(), 2, "event {}: {a:?}", a.event);
+            assert!(a.review.is_some(), "event {}: reviewed with the mover's rack", a.event);
+            analysed.push(a.event);
+        }
+        analysed.sort();
+        assert_eq!(analysed, turns, "each turn's analysis once\n{logs}");
+    }
+}

@@ -131,7 +131,8 @@ fn judge(game: &crate::game::Game, number: usize, per_turn: Duration) -> Option<
     let review = crate::review::review_turn(game, turn, true, &options).filter(|r| r.analysable);
     let revealed = match &review {
         Some(r) => pb::MoveAnalysis {
-            win_percent: two(r.played.win),
+            // A turn the review gives no chance for (its one move, say): the public figure.
+            win_percent: two(if r.played.win.is_finite() { r.played.win } else { public_mover }),
             review: Some(crate::server::review::turn_to(r, game.config().rules.alphabet)),
             ..hidden.clone()
         },

@@ -1,18 +1,20 @@
 //! WatchBroadcast's feed: one per broadcast on each replica, however many watch it. It finds the
 //! broadcast's games as they start (every [`REFRESH`]: the store's live games with its labels),
-//! follows each (here on its session, or on its owner replica through WatchGame, which holds a
-//! spectator back by the same delay there), and releases each event once the game's clock has
-//! passed the event's time plus the delay, into a log every stream reads from its start and then
-//! live. An event is written down twice, as a watcher sees it and with every rack; a stream
-//! sends the one the broadcast allows at the moment it sends it.
+//! follows each, and puts what is due into a log every stream reads from its start and then live.
+//! A game held here is followed on its session: each event goes out once the game's clock has
+//! passed its time plus the delay, its turn's analysis with it. A game held by another replica is
+//! followed through that replica's own feed (WatchBroadcast for that game, replica to replica),
+//! so racks and analysis are computed once, where the game is held, and a new holder judges again
+//! what the lost one had in hand. A message is written down twice, as a watcher sees it and with
+//! every rack; a stream sends the one the broadcast allows at the moment it sends it.
 
 use super::analysis::Analyses;
-use super::feeds::{Feed, message};
+use super::feeds::{Feed, Said, message};
 use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
 use crate::host::{Route, Session, Viewer, stopped};
 use crate::proto::v1 as pb;
-use crate::proto::v1::games_service_client::GamesServiceClient;
+use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
 use crate::server::state::AppState;
 use crate::server::views;
 use crate::store::{GameQuery, GameState};
@@ -38,10 +40,15 @@ fn start(state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
 
 /// A stream of the broadcast `kept` (only `game`'s items, when given): the feed's log from its
 /// start, then live; it ends when the broadcast ends, the server stops or `deadline` passes.
+///
+/// To another replica (`peer`, with `game`: its feed follows a game this replica holds), each
+/// message goes in both forms, the watcher's then the revealed, and the game's end is told by a
+/// message with no item ([`done_marker`]), after which the stream ends.
 pub(super) fn watch(
     state: &Arc<AppState>,
     kept: &super::registry::Kept,
     game: Option<Uuid>,
+    peer: bool,
     deadline: Option<tokio::time::Instant>,
 ) -> Result<super::BroadcastStream, Status> {
     let slug = kept.broadcast.slug.clone();
@@ -69,10 +76,24 @@ pub(super) fn watch(
                 if game.is_some_and(|g| g != item.game) {
                     continue;
                 }
-                // Racks as the broadcast says now: turned off, never sent again.
-                let reveal = state.broadcasts.reveals(&slug);
-                let message = if reveal { item.revealed.clone() } else { item.hidden.clone() };
-                if tx.send(Ok(message)).await.is_err() {
+                let sent = match (&item.said, peer) {
+                    // To a replica: both forms, the one as a watcher sees it first.
+                    (Said::Message { hidden, revealed }, true) => {
+                        tx.send(Ok(hidden.clone())).await.is_ok()
+                            && tx.send(Ok(revealed.clone())).await.is_ok()
+                    }
+                    (Said::Message { hidden, revealed }, false) => {
+                        // Racks as the broadcast says now: turned off, never sent again.
+                        let reveal = state.broadcasts.reveals(&slug);
+                        tx.send(Ok(if reveal { revealed.clone() } else { hidden.clone() })).await.is_ok()
+                    }
+                    (Said::Done, true) => {
+                        let _ = tx.send(Ok(done_marker(item.game))).await;
+                        return;
+                    }
+                    (Said::Done, false) => true,
+                };
+                if !sent {
                     return;
                 }
             }
@@ -102,18 +123,26 @@ pub(super) fn watch(
     Ok(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out)))
 }
 
-/// Where a game stands for its feed.
+/// Where a game stands for its feed (what of it is out, the feed's log knows).
 enum Following {
-    /// Found, and nothing of it published yet: followed from the start.
-    New,
+    /// To be followed: found, or its follower stopped before the game's end (the game went to
+    /// sleep, to another replica, its owner was lost).
+    Waiting,
     /// Its follower is at work.
     Running,
-    /// Its follower stopped before the game's end (the game went to sleep, to another replica):
-    /// followed again from this event.
-    From(usize),
-    /// Every event of the game is out.
+    /// Everything of the game is out.
     Done,
 }
+
+/// To another replica, in a game's stream: everything of the game is out (a message with no
+/// item).
+fn done_marker(game: Uuid) -> pb::WatchBroadcastResponse {
+    pb::WatchBroadcastResponse { game_id: game.to_string(), ..Default::default() }
+}
+
+/// Analyses of turns already out judged again by a game's new holder (the old one was lost with
+/// them in hand): at most these, the latest first.
+const JUDGED_AGAIN: usize = 8;
 
 /// The feed's task: find the broadcast's games and follow them, until the broadcast ends or the
 /// server stops.
@@ -128,7 +157,7 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
         match state.host.stored_games(query).await {
             Ok(page) => {
                 for id in page.ids {
-                    games.entry(id).or_insert(Following::New);
+                    games.entry(id).or_insert(Following::Waiting);
                 }
             }
             Err(e) => {
@@ -136,16 +165,17 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
             }
         }
         for (id, following) in games.iter_mut() {
-            let from = match *following {
-                Following::New => None,
-                Following::From(n) => Some(n),
-                Following::Running | Following::Done => continue,
-            };
+            if !matches!(following, Following::Waiting) {
+                continue;
+            }
             *following = Following::Running;
             let (state, feed, stop, done) = (state.clone(), feed.clone(), stop.clone(), done_tx.clone());
             let id = *id;
             tokio::spawn(async move {
-                let next = follow(&state, &feed, id, from, stop).await;
+                let next = follow(&state, &feed, id, stop).await;
+                if matches!(next, Following::Done) {
+                    feed.done(id);
+                }
                 let _ = done.send((id, next));
             });
         }
@@ -162,30 +192,24 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     feed.close();
 }
 
-/// Follow one game from event `from` (None: from the start, its `game` item first), publishing
-/// each event when it is due. Answers where the game stands when it stops: done, or to be
-/// followed again from where it got to (from the start, when nothing of it went out).
-async fn follow(
-    state: &Arc<AppState>,
-    feed: &Feed,
-    id: Uuid,
-    from: Option<usize>,
-    stop: watch::Receiver<bool>,
-) -> Following {
+/// Follow one game from where the feed's log has it (the game as made first), publishing each
+/// event when it is due. Answers where the game stands when it stops: done, or to be followed
+/// again.
+async fn follow(state: &Arc<AppState>, feed: &Feed, id: Uuid, stop: watch::Receiver<bool>) -> Following {
     match state.host.route(&id.to_string(), false).await {
-        Ok(Route::Local(session)) => follow_here(state, feed, id, session, from, stop).await,
-        Ok(Route::Remote(addr)) => follow_there(state, feed, id, &addr, from, stop).await,
+        Ok(Route::Local(session)) => follow_here(state, feed, id, session, stop).await,
+        Ok(Route::Remote(addr)) => follow_there(state, feed, id, &addr, stop).await,
         Err(e) => {
             tracing::debug!(game = %id, error = %e, "a broadcast game could not be reached; tried again");
-            again(from).await
+            again().await
         }
     }
 }
 
-/// A game that could not be followed now: followed again a moment later from where it was.
-async fn again(from: Option<usize>) -> Following {
+/// A game that could not be followed now: followed again a moment later.
+async fn again() -> Following {
     tokio::time::sleep(REFRESH).await;
-    from.map_or(Following::New, Following::From)
+    Following::Waiting
 }
 
 /// Unix time of game time `ms` of a session: its clock read now, less the time since.
@@ -222,7 +246,6 @@ async fn follow_here(
     feed: &Feed,
     id: Uuid,
     session: Arc<Session>,
-    from: Option<usize>,
     mut stop: watch::Receiver<bool>,
 ) -> Following {
     let mut rx = session.subscribe();
@@ -234,28 +257,37 @@ async fn follow_here(
     let delay = || state.broadcasts.delay_ms(&labels);
     // A game new to the feed: as it was made, then every event, each when due (those past the
     // delay at once), so a spectator who joins late still gets every move.
-    let mut next = match from {
-        Some(n) => n,
-        None => {
-            let made = snapshot.as_of(None);
-            let view = views::view(&id.to_string(), &made, Viewer::Watcher, 0);
-            let game = message(id, unix_of(&session, 0), pb::watch_broadcast_response::Item::Game(view));
-            let revealed = pb::WatchBroadcastResponse { racks: racks_of(made.game()), ..game.clone() };
-            feed.publish(id, game, revealed);
-            0
-        }
-    };
+    let (known, mut next) = feed.shown(id);
+    if !known {
+        let made = snapshot.as_of(None);
+        let view = views::view(&id.to_string(), &made, Viewer::Watcher, 0);
+        let game = message(id, unix_of(&session, 0), pb::watch_broadcast_response::Item::Game(view));
+        let revealed = pb::WatchBroadcastResponse { racks: racks_of(made.game()), ..game.clone() };
+        feed.publish(id, game, revealed);
+    }
     let mut analyses = Analyses::new(state, &feed.slug);
-    let mut pending: VecDeque<Arc<Event>> =
-        snapshot.game().history().iter().skip(next).cloned().map(Arc::new).collect();
-    // Turns still within the delay are judged; of those past it, only the last (the bar of a
-    // game joined late), or a feed started mid-round would judge whole games.
+    // Turns out whose analysis is not (it was being judged where the game was held before):
+    // judged again here, and out as soon as they are.
+    let history = snapshot.game().history();
+    let out = history.get(..next).unwrap_or_default();
+    for e in out.iter().rev().filter(|e| Analyses::judges(e)).take(JUDGED_AGAIN) {
+        if feed.analysed(id, e.number) {
+            break;
+        }
+        analyses.ask(&snapshot, e);
+        analyses.released(feed, id, e.number, unix_of(&session, e.time_ms));
+    }
+    let mut pending: VecDeque<Arc<Event>> = history.iter().skip(next).cloned().map(Arc::new).collect();
+    // Of a game new to the feed, turns still within the delay are judged, and of those past it
+    // only the last (the bar of a game joined late), or a feed started mid-round would judge
+    // whole games. A game the feed followed before (held elsewhere until now) is judged from
+    // where it left off: its spectators have seen each turn of it with its analysis so far.
     let now = session.now_ms();
     let due = |e: &Event| e.time_ms.saturating_add(delay()) <= now;
-    if let Some(e) = pending.iter().rev().find(|e| due(e) && Analyses::judges(e)) {
+    if !known && let Some(e) = pending.iter().rev().find(|e| due(e) && Analyses::judges(e)) {
         analyses.ask(&snapshot, e);
     }
-    for e in pending.iter().filter(|e| !due(e)) {
+    for e in pending.iter().filter(|e| known || !due(e)) {
         analyses.ask(&snapshot, e);
     }
     drop(snapshot);
@@ -287,7 +319,7 @@ async fn follow_here(
             return Following::Done;
         }
         if !listening && pending.is_empty() && analyses.awaited.is_empty() {
-            return Following::From(next);
+            return Following::Waiting;
         }
         // Until the next is due, or a second (a delay made shorter shows sooner).
         let wait = pending.front().map_or(REFRESH, |e| {
@@ -321,60 +353,47 @@ async fn follow_here(
             () = tokio::time::sleep(wait) => {}
             // Asleep or gone to another replica: what was heard goes out, then it is found again.
             () = session.gone(), if listening => listening = false,
-            _ = stop.changed() => return Following::From(next),
+            _ = stop.changed() => return Following::Waiting,
         }
     }
 }
 
-/// A game held by another replica: its owner's view and WatchGame for a watcher, which the owner
-/// holds back by the same delay (without racks: those stay on the replica that holds the game).
+/// A game held by another replica: what its owner's feed releases of it, relayed in both
+/// forms, racks and analysis included (each computed once, where the game is held). The owner
+/// holds it back by the broadcast's delay; the log here drops what it has already (the owner's
+/// stream starts from the game as made each time).
 async fn follow_there(
     state: &Arc<AppState>,
     feed: &Feed,
     id: Uuid,
     addr: &str,
-    from: Option<usize>,
     mut stop: watch::Receiver<bool>,
 ) -> Following {
     let game_id = id.to_string();
-    let mut next = match from {
-        Some(n) => n,
-        None => {
-            let request = tonic::Request::new(pb::GetGameRequest { game_id: game_id.clone() });
-            let call = |mut c: GamesServiceClient<Channel>, r| async move { c.get_game(r).await };
-            let Ok(Some(view)) =
-                state.forwarder.forward(&game_id, addr, request, call).await.map(|v| v.into_inner().view)
-            else {
-                return again(from).await;
-            };
-            let n = view.events as usize;
-            let game = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Game(view));
-            feed.publish(id, game.clone(), game);
-            n
-        }
-    };
     let request =
-        tonic::Request::new(pb::WatchGameRequest { game_id: game_id.clone(), from_event: next as u64 });
-    let call = |mut c: GamesServiceClient<Channel>, r| async move { c.watch_game(r).await };
+        tonic::Request::new(pb::WatchBroadcastRequest { slug: feed.slug.clone(), game_id: game_id.clone() });
+    let call = |mut c: BroadcastsServiceClient<Channel>, r| async move { c.watch_broadcast(r).await };
     let Ok(upstream) = state.forwarder.forward(&game_id, addr, request, call).await else {
-        return again(Some(next)).await;
+        return again().await;
     };
     let mut upstream = upstream.into_inner();
     loop {
+        let pair = async {
+            let Some(hidden) = upstream.message().await? else { return Ok(None) };
+            if hidden.item.is_none() {
+                return Ok(Some((hidden, None)));
+            }
+            let Some(revealed) = upstream.message().await? else { return Ok(None) };
+            Ok::<_, Status>(Some((hidden, Some(revealed))))
+        };
         tokio::select! {
-            m = upstream.message() => match m {
-                Ok(Some(e)) => {
-                    next = e.number as usize + 1;
-                    let over = e.kind == "game_over";
-                    let m = message(id, crate::host::unix_ms(), pb::watch_broadcast_response::Item::Event(e));
-                    feed.publish(id, m.clone(), m);
-                    if over {
-                        return Following::Done;
-                    }
-                }
-                Ok(None) | Err(_) => return Following::From(next),
+            pair = pair => match pair {
+                Ok(Some((hidden, Some(revealed)))) => feed.publish(id, hidden, revealed),
+                Ok(Some((_, None))) => return Following::Done,
+                // Ended without the game's end (the owner stopped, the game moved): found again.
+                Ok(_) | Err(_) => return again().await,
             },
-            _ = stop.changed() => return Following::From(next),
+            _ = stop.changed() => return Following::Waiting,
         }
     }
 }

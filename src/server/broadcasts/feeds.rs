@@ -1,9 +1,14 @@
 //! The feeds' logs, by broadcast: what each feed released, in order, in both forms, and the
 //! channel its live streams hear. The map and the log only: the feeds' work is `feed`'s (this file
 //! knows nothing of the server's state, so the state can hold it).
+//!
+//! The log holds each fact of a game once, whoever offers it: the game as made, each event (in
+//! order of its number: one offered again, or behind the last, is dropped), each turn's analysis,
+//! and the game's end. So a game whose follower starts again (the game moved between replicas,
+//! its owner was lost) may offer what went out before, and no stream sees it twice.
 
 use crate::proto::v1 as pb;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use uuid::Uuid;
@@ -11,20 +16,64 @@ use uuid::Uuid;
 /// Items a stream may fall behind the feed before it reads the rest from the log.
 const BACKLOG: usize = 1024;
 
-/// One thing a feed released, in both forms.
+/// One thing a feed released.
 pub(super) struct Item {
     pub(super) seq: u64,
     pub(super) game: Uuid,
-    /// As a watcher sees it.
-    pub(super) hidden: pb::WatchBroadcastResponse,
-    /// With every seat's rack and exchanged tiles.
-    pub(super) revealed: pb::WatchBroadcastResponse,
+    pub(super) said: Said,
+}
+
+// Every item is one allocation already (an `Arc` the log and each live stream share); boxing the
+// message would add a second for each, to save the space of the rare `Done`.
+#[expect(clippy::large_enum_variant)]
+pub(super) enum Said {
+    /// A message, in both forms.
+    Message {
+        /// As a watcher sees it.
+        hidden: pb::WatchBroadcastResponse,
+        /// With every seat's rack and exchanged tiles.
+        revealed: pb::WatchBroadcastResponse,
+    },
+    /// Everything of the game is out: its end and its last analysis.
+    Done,
+}
+
+/// What of one game the log holds.
+#[derive(Default)]
+struct Shown {
+    made: bool,
+    /// The next event number the log takes.
+    next_event: u64,
+    analysed: HashSet<u64>,
+    done: bool,
 }
 
 struct Log {
     items: Vec<Arc<Item>>,
+    games: HashMap<Uuid, Shown>,
     /// None once the feed has ended: streams end when they have read the log.
     tx: Option<broadcast::Sender<Arc<Item>>>,
+}
+
+impl Log {
+    /// Whether the log takes `said` about `game`: the first time it hears each fact.
+    fn takes(&mut self, game: Uuid, said: &Said) -> bool {
+        use pb::watch_broadcast_response::Item as I;
+        let shown = self.games.entry(game).or_default();
+        match said {
+            Said::Done => !std::mem::replace(&mut shown.done, true),
+            Said::Message { hidden, .. } => match &hidden.item {
+                Some(I::Game(_)) => !std::mem::replace(&mut shown.made, true),
+                Some(I::Event(e)) if e.number >= shown.next_event => {
+                    shown.next_event = e.number + 1;
+                    true
+                }
+                Some(I::Event(_)) => false,
+                Some(I::Analysis(a)) => shown.analysed.insert(a.event),
+                None => false,
+            },
+        }
+    }
 }
 
 pub(crate) struct Feed {
@@ -35,18 +84,43 @@ pub(crate) struct Feed {
 }
 
 impl Feed {
+    /// Out with a message about `game`, in both forms, unless the log has it already.
     pub(super) fn publish(
         &self,
         game: Uuid,
         hidden: pb::WatchBroadcastResponse,
         revealed: pb::WatchBroadcastResponse,
     ) {
+        self.say(game, Said::Message { hidden, revealed });
+    }
+
+    /// Everything of `game` is out.
+    pub(super) fn done(&self, game: Uuid) {
+        self.say(game, Said::Done);
+    }
+
+    fn say(&self, game: Uuid, said: Said) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        let item = Arc::new(Item { seq: log.items.len() as u64, game, hidden, revealed });
+        if !log.takes(game, &said) {
+            return;
+        }
+        let item = Arc::new(Item { seq: log.items.len() as u64, game, said });
         log.items.push(item.clone());
         if let Some(tx) = &log.tx {
             let _ = tx.send(item);
         }
+    }
+
+    /// What of `game` is out: whether the game as made is, and the number of the next event.
+    pub(super) fn shown(&self, game: Uuid) -> (bool, usize) {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.games.get(&game).map_or((false, 0), |s| (s.made, s.next_event as usize))
+    }
+
+    /// Whether the analysis of `game`'s event `number` is out.
+    pub(super) fn analysed(&self, game: Uuid, number: usize) -> bool {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.games.get(&game).is_some_and(|s| s.analysed.contains(&(number as u64)))
     }
 
     /// The log from `from` on, and the live items after it (None: the feed has ended).
@@ -80,7 +154,11 @@ impl Feeds {
         }
         let feed = Arc::new(Feed {
             slug: slug.to_string(),
-            log: Mutex::new(Log { items: Vec::new(), tx: Some(broadcast::channel(BACKLOG).0) }),
+            log: Mutex::new(Log {
+                items: Vec::new(),
+                games: HashMap::new(),
+                tx: Some(broadcast::channel(BACKLOG).0),
+            }),
             wake: Default::default(),
         });
         all.insert(slug.to_string(), feed.clone());

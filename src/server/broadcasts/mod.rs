@@ -296,8 +296,17 @@ impl Broadcasts for BroadcastsService {
             "" => None,
             id => Some(crate::host::parse_game_id(id).map_err(errors::host)?),
         };
+        // Another replica's feed following a game: answered only where the game is held (else
+        // UNAVAILABLE, and it asks the store who holds it), with both forms of each message.
+        let peer = super::forward::forwarded(&request) && game.is_some();
+        if peer {
+            match self.state.host.route(&r.game_id, true).await.map_err(errors::host)? {
+                crate::host::Route::Local(_) => {}
+                crate::host::Route::Remote(_) => return Err(errors::moved(&r.game_id)),
+            }
+        }
         let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
-        let stream = feed::watch(&self.state, &kept, game, deadline)?;
+        let stream = feed::watch(&self.state, &kept, game, peer, deadline)?;
         Ok(Response::new(stream))
     }
 }
