@@ -36,6 +36,8 @@ pub(crate) struct AppState {
     pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
     /// Each tournament's state as last read or written here, with its version.
     pub(crate) tournament_cache: super::tournaments::cache::Cache,
+    /// When each tournament result came in, as read here: what a broadcast's delay holds back.
+    pub(crate) result_times: super::tournaments::held::ResultTimes,
     /// Every broadcast, as last read or written here: how long a spectator's view of a game is
     /// held back.
     pub(crate) broadcasts: super::broadcasts::registry::Registry,
@@ -57,6 +59,7 @@ impl AppState {
             tournament_changes: tokio::sync::broadcast::channel(1024).0,
             tournament_locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
             tournament_cache: Default::default(),
+            result_times: Default::default(),
             broadcasts: Default::default(),
             feeds: Default::default(),
             host,

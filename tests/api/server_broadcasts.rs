@@ -545,3 +545,86 @@ async fn a_client_passing_for_a_replica_gets_no_racks() {
     assert_eq!([shape(&first), shape(&second)], [("game".to_string(), 0), ("pass".to_string(), 0)]);
     srv.stop().await;
 }
+
+/// A tournament's result reaches anyone but its directors and the game's players no sooner than
+/// the broadcast's delay after it came in: GetTournament (the pairing and the standings),
+/// ExportTsh and WatchTournament alike.
+#[tokio::test]
+async fn a_tournament_result_reaches_spectators_through_the_delay() {
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    const DELAY_MS: u64 = 2000;
+    let srv = start_directed(ROOT).await;
+    let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let person = |name: &str| pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None };
+    let create = pb::CreateTournamentRequest {
+        name: "The Open".into(),
+        slug: "open".into(),
+        game: None,
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players: vec![person("Ann Lee"), person("Bo Ray")],
+            rounds: vec![pb::RoundSpec {
+                method: pb::PairingMethod::RoundRobin as i32,
+                ..Default::default()
+            }],
+            controls: None,
+        }],
+        seed: Some(3),
+    };
+    let made = t.create_tournament(authed(create, ROOT)).await.unwrap().into_inner();
+    let mut b = srv.broadcasts().await;
+    b.create_broadcast(authed(broadcast("open-live", (DELAY_MS / 1000) as u32, false), ROOT)).await.unwrap();
+    let pair =
+        pb::PairRoundRequest { slug: "open".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, ROOT)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "open".into(), division: "a".into(), round: 1, ..Default::default() };
+    let line =
+        t.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap().pairings[0].clone();
+    let mut anyone = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: "open".into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let record = pb::RecordResultRequest {
+        slug: "open".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first: 412, second: 388 })),
+        correct: false,
+        request_id: String::new(),
+    };
+    t.record_result(authed(record, ROOT)).await.unwrap();
+
+    let get = pb::GetTournamentRequest { slug: "open".into() };
+    let seen = |r: tonic::Response<pb::GetTournamentResponse>| {
+        let d = r.into_inner().tournament.unwrap().divisions.remove(0);
+        let p = d.rounds[0].pairings[0].clone();
+        let wins: f64 = d.standings.iter().map(|s| s.wins).sum();
+        (p.done, p.scores, wins, p.game_id == line.game_id)
+    };
+    let none = (false, vec![], 0.0, true);
+    let all = (true, vec![412, 388], 1.0, true);
+    assert_eq!(seen(t.get_tournament(get.clone()).await.unwrap()), none, "a spectator: not yet");
+    assert_eq!(seen(t.get_tournament(authed(get.clone(), ROOT)).await.unwrap()), all, "its director: now");
+    let first = &made.player_tokens.iter().find(|p| p.player == line.first).unwrap().token;
+    assert_eq!(seen(t.get_tournament(authed(get.clone(), first)).await.unwrap()), all, "its player: now");
+    let tsh = pb::ExportTshRequest { slug: "open".into(), division: "a".into() };
+    let text = |r: tonic::Response<pb::ExportTshResponse>| r.into_inner().text;
+    assert!(!text(t.export_tsh(tsh.clone()).await.unwrap()).contains("412"));
+    assert!(text(t.export_tsh(authed(tsh.clone(), ROOT)).await.unwrap()).contains("412"));
+
+    // The stream: the result no sooner than the delay after it came in.
+    let result = loop {
+        let e = anyone.message().await.unwrap().unwrap();
+        if e.kind == "result" {
+            break e;
+        }
+    };
+    let shown = dawgref::host::unix_ms();
+    assert!(shown >= result.unix_ms + DELAY_MS, "shown {} ms after", shown - result.unix_ms);
+    assert_eq!(seen(t.get_tournament(get).await.unwrap()), all, "past the delay: in");
+    assert!(text(t.export_tsh(tsh).await.unwrap()).contains("412"));
+    srv.stop().await;
+}

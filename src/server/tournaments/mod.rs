@@ -6,6 +6,7 @@
 pub(crate) mod cache;
 mod change;
 mod create;
+pub(crate) mod held;
 mod record;
 mod results;
 mod start;
@@ -35,6 +36,15 @@ type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournamentResponse,
 
 impl TournamentsService {
     /// The director a call needs: the root, or a key whose labels are the tournament's.
+    /// Whether the caller directs the tournament (these calls need no token: anyone else, a
+    /// player's token or none, is answered as a spectator).
+    async fn directs(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<bool, Status> {
+        if super::auth::bearer(metadata)?.is_none() {
+            return Ok(false);
+        }
+        Ok(self.director(metadata, slug).await.is_ok())
+    }
+
     async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<(), Status> {
         let director = self.state.identity.director(metadata).await?;
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)
@@ -90,10 +100,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
         let slug = request.get_ref().slug.clone();
         let record = results::reconcile(&self.state, &slug).await?;
-        let you = match super::auth::bearer(request.metadata())? {
-            None => None,
+        let (you, director) = match super::auth::bearer(request.metadata())? {
+            None => (None, false),
             Some(token) => match create::player_of(&record, &token) {
-                Some(seat) => Some(seat),
+                Some(seat) => (Some(seat), false),
                 None => {
                     // Not a player's: a director's, or nobody's (never silently a watcher).
                     self.director(request.metadata(), &slug).await.map_err(|_| {
@@ -101,10 +111,13 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                             "the token is no player's of this tournament and no director's",
                         )
                     })?;
-                    None
+                    (None, true)
                 }
             },
         };
+        // A director sees it now; anyone else as a broadcast holds its games back.
+        let record =
+            if director { record } else { held::spectators(&self.state, record, you.as_ref()).await? };
         Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament_view(&record, you)) }))
     }
 
@@ -367,16 +380,21 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::WatchTournamentRequest>,
     ) -> Result<Response<EventStream>, Status> {
+        let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
         let r = request.into_inner();
-        results::watch(&self.state, r.slug, r.from_event).await.map(Response::new)
+        results::watch(&self.state, r.slug, r.from_event, !directed).await.map(Response::new)
     }
 
     async fn export_tsh(
         &self,
         request: Request<pb::ExportTshRequest>,
     ) -> Result<Response<pb::ExportTshResponse>, Status> {
+        let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
         let r = request.into_inner();
-        let record = results::reconcile(&self.state, &r.slug).await?;
+        let mut record = results::reconcile(&self.state, &r.slug).await?;
+        if !directed {
+            record = held::spectators(&self.state, record, None).await?;
+        }
         let d = record.division(&r.division)?;
         Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(&record.pure(d)) }))
     }

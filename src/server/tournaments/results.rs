@@ -10,6 +10,7 @@ use super::record::{self, Record};
 use super::{AppState, EventStream, change, load};
 use crate::host::Residence;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tonic::Status;
 
@@ -118,8 +119,15 @@ pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, St
 }
 
 /// WatchTournament: the events from `from`, then each as it comes (heard here, or read again
-/// every [`WATCH_POLL`] for another replica's), until the caller leaves or the server stops.
-pub(super) async fn watch(state: &Arc<AppState>, slug: String, from: u64) -> Result<EventStream, Status> {
+/// every [`WATCH_POLL`] for another replica's), until the caller leaves or the server stops. To a
+/// spectator (`held`), a result comes no sooner than a broadcast's delay of its games after it
+/// came in (and what follows it, after it).
+pub(super) async fn watch(
+    state: &Arc<AppState>,
+    slug: String,
+    from: u64,
+    held: bool,
+) -> Result<EventStream, Status> {
     // Subscribe before the first read, so no change falls between them.
     let mut changes = state.tournament_changes.subscribe();
     let first = super::change::events(state, &slug, from).await?;
@@ -142,6 +150,15 @@ pub(super) async fn watch(state: &Arc<AppState>, slug: String, from: u64) -> Res
             };
             let from = next;
             for e in events.into_iter().filter(|e| e.number >= from) {
+                let delay = if held { super::held::delay_of(&state, &slug, &e) } else { 0 };
+                let wait = e.unix_ms.saturating_add(delay).saturating_sub(crate::host::unix_ms());
+                if wait > 0 {
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                        _ = tx.closed() => return,
+                        _ = shutdown.changed() => return,
+                    }
+                }
                 next = e.number + 1;
                 if tx.send(Ok(e)).await.is_err() {
                     return;
