@@ -1,5 +1,6 @@
 //! `dawgref-lab bench broadcast`: one broadcast of `--boards` games of the server's bots, watched
-//! by `--spectators` WatchBroadcast streams on an in-process server: how late each event reaches
+//! by `--spectators` WatchBroadcast streams on an in-process server (the clients on a runtime of
+//! their own unless `--one-runtime`): how late each event reaches
 //! each spectator after its due time (the moment it happened plus the delay; never before it),
 //! the process's CPU time and the moves the engine judged (once each, however many watch), and
 //! the resident memory each open stream adds.
@@ -44,6 +45,15 @@ pub struct BroadcastArgs {
     channels: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run the spectators' clients on the server's own runtime (by default they have one of
+    /// their own, as clients in another process would: the server's tasks never wait behind
+    /// theirs).
+    #[arg(long)]
+    one_runtime: bool,
+    /// The bots' threads' niceness (as `serve --bot-nice`): above 0, the server's own tasks
+    /// (the spectators' streams) come before a bot's thinking on a busy core.
+    #[arg(long, default_value_t = dawgref::host::BOT_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
+    bot_nice: i32,
 }
 
 /// What the spectators saw: each event's lateness past its due time (ms; negative: early).
@@ -55,12 +65,23 @@ struct Seen {
 
 pub fn run(args: BroadcastArgs) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async {
+    let apart = if args.one_runtime {
+        None
+    } else {
+        Some(tokio::runtime::Builder::new_multi_thread().thread_name("bench-server").enable_all().build()?)
+    };
+    let serving = apart.as_ref().map_or_else(|| runtime.handle().clone(), |r| r.handle().clone());
+    let (handle, url) = serving.block_on(async {
         let english = catalog::load_shipped_cached(catalog::shipped("en").expect("shipped"), None)?;
-        let (handle, _) = server::Builder::new(vec![english]).director_token(DIRECTOR).start().await?;
+        let limits = dawgref::host::Limits { bot_nice: args.bot_nice, ..Default::default() };
+        let (handle, _) =
+            server::Builder::new(vec![english]).director_token(DIRECTOR).limits(limits).start().await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
+        Ok::<_, Box<dyn std::error::Error>>((handle, url))
+    })?;
+    runtime.block_on(async {
         let mut channels = Vec::new();
         for _ in 0..args.channels.max(1) {
             channels.push(tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?);
@@ -83,7 +104,10 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let before = rss_bytes();
         let delay_ms = u64::from(args.delay_seconds) * 1000;
         let mut watchers = Vec::new();
+        // Raised before the broadcast ends: what comes after (no longer held back) is not counted.
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         for i in 0..args.spectators {
+            let ended = ended.clone();
             let mut client = BroadcastsServiceClient::new(channels[i % channels.len()].clone());
             let request = pb::WatchBroadcastRequest { slug: "bench-live".into(), game_id: String::new() };
             let mut stream = client.watch_broadcast(request).await?.into_inner();
@@ -92,6 +116,9 @@ pub fn run(args: BroadcastArgs) -> CliResult {
                 let mut seen = Seen::default();
                 while let Ok(Some(m)) = stream.message().await {
                     let now = unix_ms();
+                    if ended.load(std::sync::atomic::Ordering::Relaxed) {
+                        continue;
+                    }
                     match m.item {
                         Some(pb::watch_broadcast_response::Item::Event(_)) => {
                             seen.late_ms.push(now as i64 - (m.happened_unix_ms + delay_ms) as i64);
@@ -129,6 +156,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let cpu_used = cpu("self").saturating_sub(cpu_before);
         let wall = started.elapsed();
         let judged = handle.metrics().broadcast_analyses.get();
+        ended.store(true, std::sync::atomic::Ordering::Relaxed);
         broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: "bench-live".into() })).await?;
         let mut seen = Seen::default();
         for w in watchers {
@@ -166,9 +194,9 @@ pub fn run(args: BroadcastArgs) -> CliResult {
             wall.as_secs_f64()
         );
         println!("resident memory per open stream (server and client in one process): {} bytes", per_stream);
-        handle.shutdown();
-        handle.drain(Duration::from_secs(5)).await;
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;
+    handle.shutdown();
+    serving.block_on(handle.drain(Duration::from_secs(5)));
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@
 //! every rack; a stream sends the one the broadcast allows at the moment it sends it.
 
 use super::analysis::Analyses;
-use super::feeds::{Feed, Said, message};
+use super::feeds::{Feed, Item, Said, message};
 use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
 use crate::host::{Route, Session, Viewer, stopped};
@@ -61,66 +61,114 @@ pub(super) fn watch(
             None => return Ok(Box::pin(tokio_stream::empty())),
         }
     };
-    let (tx, out) = mpsc::channel(16);
-    let state = state.clone();
-    tokio::spawn(async move {
-        let mut shutdown = state.shutdown.clone();
-        let (mut items, mut rx) = feed.read(0, true);
-        let mut next = 0u64;
+    let (items, rx) = feed.read(0, true);
+    let reader = Reader {
+        shutdown: state.shutdown.clone(),
+        state: state.clone(),
+        feed,
+        slug,
+        game,
+        peer,
+        deadline,
+        items: items.into(),
+        rx,
+        next: 0,
+        out: VecDeque::new(),
+        finished: false,
+    };
+    // The stream reads the log itself, as the response is sent: no task and no queue of its own
+    // between the feed and the connection (a thousand streams are a thousand fewer hops).
+    Ok(Box::pin(futures_util::stream::unfold(reader, |mut r| async move {
+        let message = r.next_message().await?;
+        Some((message, r))
+    })))
+}
+
+/// One stream's place in its feed's log (see [`watch`]).
+struct Reader {
+    state: Arc<AppState>,
+    feed: Arc<Feed>,
+    slug: String,
+    game: Option<Uuid>,
+    peer: bool,
+    deadline: Option<tokio::time::Instant>,
+    shutdown: watch::Receiver<bool>,
+    /// Read from the log, not yet sent.
+    items: VecDeque<Arc<Item>>,
+    /// The feed's live items (None: the feed has ended; the stream ends with the log).
+    rx: Option<broadcast::Receiver<Arc<Item>>>,
+    /// The next item of the log this stream takes.
+    next: u64,
+    /// Messages made, not yet sent (a replica's two forms).
+    out: VecDeque<Result<pb::WatchBroadcastResponse, Status>>,
+    finished: bool,
+}
+
+impl Reader {
+    async fn next_message(&mut self) -> Option<Result<pb::WatchBroadcastResponse, Status>> {
         loop {
-            for item in items.drain(..) {
-                if item.seq < next {
-                    continue;
-                }
-                next = item.seq + 1;
-                if game.is_some_and(|g| g != item.game) {
-                    continue;
-                }
-                let sent = match (&item.said, peer) {
-                    // To a replica: both forms, the one as a watcher sees it first.
-                    (Said::Message { hidden, revealed }, true) => {
-                        tx.send(Ok(hidden.clone())).await.is_ok()
-                            && tx.send(Ok(revealed.clone())).await.is_ok()
-                    }
-                    (Said::Message { hidden, revealed }, false) => {
-                        // Racks as the broadcast says now: turned off, never sent again.
-                        let reveal = state.broadcasts.reveals(&slug);
-                        tx.send(Ok(if reveal { revealed.clone() } else { hidden.clone() })).await.is_ok()
-                    }
-                    (Said::Done, true) => {
-                        let _ = tx.send(Ok(done_marker(item.game))).await;
-                        return;
-                    }
-                    (Said::Done, false) => true,
-                };
-                if !sent {
-                    return;
-                }
+            if let Some(m) = self.out.pop_front() {
+                return Some(m);
             }
-            let Some(live) = rx.as_mut() else { return };
+            if self.finished {
+                return None;
+            }
+            if let Some(item) = self.items.pop_front() {
+                self.take(&item);
+                continue;
+            }
+            let live = self.rx.as_mut()?;
             tokio::select! {
                 received = live.recv() => match received {
-                    Ok(item) => items.push(item),
+                    Ok(item) => self.items.push_back(item),
                     // Fallen behind: the rest from the log.
-                    Err(broadcast::error::RecvError::Lagged(_)) => items = feed.read(next, false).0,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        self.items = self.feed.read(self.next, false).0.into();
+                    }
                     Err(broadcast::error::RecvError::Closed) => {
-                        items = feed.read(next, false).0;
-                        rx = None;
+                        self.items = self.feed.read(self.next, false).0.into();
+                        self.rx = None;
                     }
                 },
-                _ = tx.closed() => return,
-                () = stopped(&mut shutdown) => {
-                    let _ = tx.send(Err(crate::server::errors::shutting_down())).await;
-                    return;
+                () = stopped(&mut self.shutdown) => {
+                    self.out.push_back(Err(crate::server::errors::shutting_down()));
+                    self.finished = true;
                 }
-                () = crate::host::sleep_until(deadline) => {
-                    let _ = tx.send(Err(Status::deadline_exceeded("the call's deadline passed: watch again"))).await;
-                    return;
+                () = crate::host::sleep_until(self.deadline) => {
+                    self.out.push_back(Err(Status::deadline_exceeded("the call's deadline passed: watch again")));
+                    self.finished = true;
                 }
             }
         }
-    });
-    Ok(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out)))
+    }
+
+    /// The messages `item` makes for this stream.
+    fn take(&mut self, item: &Item) {
+        if item.seq < self.next {
+            return;
+        }
+        self.next = item.seq + 1;
+        if self.game.is_some_and(|g| g != item.game) {
+            return;
+        }
+        match (&item.said, self.peer) {
+            // To a replica: both forms, the one as a watcher sees it first.
+            (Said::Message { hidden, revealed }, true) => {
+                self.out.push_back(Ok(hidden.clone()));
+                self.out.push_back(Ok(revealed.clone()));
+            }
+            (Said::Message { hidden, revealed }, false) => {
+                // Racks as the broadcast says now: turned off, never sent again.
+                let reveal = self.state.broadcasts.reveals(&self.slug);
+                self.out.push_back(Ok(if reveal { revealed.clone() } else { hidden.clone() }));
+            }
+            (Said::Done, true) => {
+                self.out.push_back(Ok(done_marker(item.game)));
+                self.finished = true;
+            }
+            (Said::Done, false) => {}
+        }
+    }
 }
 
 /// Where a game stands for its feed (what of it is out, the feed's log knows).
