@@ -37,7 +37,7 @@ pub(crate) struct AppState {
     /// Each tournament's state as last read or written here, with its version.
     pub(crate) tournament_cache: super::tournaments::cache::Cache,
     /// When each tournament result came in, as read here: what a broadcast's delay holds back.
-    pub(crate) result_times: super::tournaments::held::ResultTimes,
+    pub(crate) result_times: super::tournaments::result_times::ResultTimes,
     /// Every broadcast, as last read or written here: how long a spectator's view of a game is
     /// held back.
     pub(crate) broadcasts: super::broadcasts::registry::Registry,

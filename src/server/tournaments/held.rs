@@ -4,32 +4,13 @@
 //! it now; a player sees the results of their own games now.
 //!
 //! When a result came in is its `result` (or `result_corrected`) event's time; the times are read
-//! once per replica and tournament, each event once (see [`ResultTimes`]).
+//! once per replica and tournament, each event once (kept in [`ResultTimes`]).
 
 use super::record::Record;
+use super::result_times::{ResultTimes, Times};
 use crate::proto::v1 as pb;
 use crate::server::state::AppState;
-use std::collections::HashMap;
-use std::sync::Mutex;
 use tonic::Status;
-
-/// A pairing: its division, round and number.
-type PairingKey = (String, u32, u32);
-
-/// When each pairing's result last came in (unix ms), by tournament: each replica's own, read on
-/// from the last event it read.
-#[derive(Default)]
-pub(crate) struct ResultTimes(Mutex<HashMap<String, Times>>);
-
-#[derive(Clone, Default)]
-struct Times {
-    /// The next event to read.
-    next: u64,
-    at: HashMap<PairingKey, u64>,
-}
-
-/// Tournaments whose result times a replica keeps before it starts afresh.
-const KEPT: usize = 256;
 
 /// Whether an event tells of a result.
 fn is_result(e: &pb::WatchTournamentResponse) -> bool {
@@ -108,23 +89,14 @@ pub(super) async fn spectators(
 
 /// The tournament's result times, read on from where this replica last read them.
 async fn times(state: &AppState, slug: &str) -> Result<Times, Status> {
-    let mut times = {
-        let kept = state.result_times.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.get(slug).cloned().unwrap_or_default()
-    };
+    let kept: &ResultTimes = &state.result_times;
+    let mut times = kept.get(slug);
     for e in super::change::events(state, slug, times.next).await? {
         times.next = times.next.max(e.number + 1);
         if is_result(&e) {
             times.at.insert((e.division.clone(), e.round, e.pairing), e.unix_ms);
         }
     }
-    let mut kept = state.result_times.0.lock().unwrap_or_else(|e| e.into_inner());
-    if kept.len() >= KEPT && !kept.contains_key(slug) {
-        kept.clear();
-    }
-    // Never a later read replaced by an earlier one (two reads that raced).
-    if kept.get(slug).is_none_or(|k| k.next <= times.next) {
-        kept.insert(slug.to_string(), times.clone());
-    }
+    kept.put(slug, &times);
     Ok(times)
 }

@@ -6,8 +6,9 @@
 pub(crate) mod cache;
 mod change;
 mod create;
-pub(crate) mod held;
+mod held;
 mod record;
+pub(crate) mod result_times;
 mod results;
 mod start;
 
