@@ -51,12 +51,12 @@ pub(super) fn watch(
     peer: bool,
     deadline: Option<tokio::time::Instant>,
 ) -> Result<super::BroadcastStream, Status> {
-    let slug = kept.broadcast.slug.clone();
+    let slug = &kept.broadcast.slug;
     let feed = if kept.is_on() {
-        start(state, &slug)
+        start(state, slug)
     } else {
         // Ended: what this replica released, if anything; nothing more comes.
-        match state.feeds.get(&slug) {
+        match state.feeds.get(slug) {
             Some(feed) => feed,
             None => return Ok(Box::pin(tokio_stream::empty())),
         }
@@ -66,7 +66,6 @@ pub(super) fn watch(
         shutdown: state.shutdown.clone(),
         state: state.clone(),
         feed,
-        slug,
         game,
         peer,
         deadline,
@@ -88,7 +87,6 @@ pub(super) fn watch(
 struct Reader {
     state: Arc<AppState>,
     feed: Arc<Feed>,
-    slug: String,
     game: Option<Uuid>,
     peer: bool,
     deadline: Option<tokio::time::Instant>,
@@ -159,7 +157,7 @@ impl Reader {
             }
             (Said::Message { hidden, revealed }, false) => {
                 // Racks as the broadcast says now: turned off, never sent again.
-                let reveal = self.state.broadcasts.reveals(&self.slug);
+                let reveal = self.state.broadcasts.reveals(&self.feed.slug);
                 self.out.push_back(Ok(if reveal { revealed.clone() } else { hidden.clone() }));
             }
             (Said::Done, true) => {

@@ -8,6 +8,7 @@
 
 use super::record::Record;
 use super::result_times::{ResultTimes, Times};
+use super::start::game_labels;
 use crate::proto::v1 as pb;
 use crate::server::state::AppState;
 use tonic::Status;
@@ -15,16 +16,6 @@ use tonic::Status;
 /// Whether an event tells of a result.
 fn is_result(e: &pb::WatchTournamentResponse) -> bool {
     matches!(e.kind.as_str(), "result" | "result_corrected") && e.pairing > 0
-}
-
-/// The labels a tournament game of division `division`, round `round` carries (as `start` gives
-/// them): what a broadcast's labels are matched against.
-fn game_labels(slug: &str, division: &str, round: u32) -> Vec<(String, String)> {
-    vec![
-        ("tournament".to_string(), slug.to_string()),
-        ("division".to_string(), division.to_string()),
-        ("round".to_string(), round.to_string()),
-    ]
 }
 
 /// How long a spectator waits for event `e` of tournament `slug` (0: not held).
@@ -35,14 +26,6 @@ pub(super) fn delay_of(state: &AppState, slug: &str, e: &pb::WatchTournamentResp
     state.broadcasts.delay_ms(&game_labels(slug, &e.division, e.round))
 }
 
-/// Whether any broadcast with a delay covers some game of the tournament.
-fn any_delay(state: &AppState, record: &Record) -> bool {
-    let t = record.t();
-    t.divisions.iter().any(|d| {
-        (1..=d.rounds.len() as u32).any(|r| state.broadcasts.delay_ms(&game_labels(&t.slug, &d.name, r)) > 0)
-    })
-}
-
 /// `record` as someone who is not its director sees it now (`you`: their seat, if a player): each
 /// result of a game that a broadcast still holds back is not in yet.
 pub(super) async fn spectators(
@@ -50,21 +33,26 @@ pub(super) async fn spectators(
     record: Record,
     you: Option<&pb::TournamentSeat>,
 ) -> Result<Record, Status> {
-    if !any_delay(state, &record) {
+    // Each round's delay, by division: with none, nothing is held and no event is read.
+    let slug = record.t().slug.clone();
+    let delays: Vec<Vec<u64>> = (record.t().divisions.iter())
+        .map(|d| {
+            d.rounds
+                .iter()
+                .map(|r| state.broadcasts.delay_ms(&game_labels(&slug, &d.name, r.number)))
+                .collect()
+        })
+        .collect();
+    if delays.iter().flatten().all(|&delay| delay == 0) {
         return Ok(record);
     }
-    let slug = record.t().slug.clone();
     let times = times(state, &slug).await?;
     let now = crate::host::unix_ms();
     let mut held = record;
     let t = held.t_mut();
-    for d in &mut t.divisions {
+    for (d, delays) in t.divisions.iter_mut().zip(&delays) {
         let mine = you.filter(|y| y.division == d.name).map(|y| y.player);
-        for round in &mut d.rounds {
-            let delay = state.broadcasts.delay_ms(&game_labels(&slug, &d.name, round.number));
-            if delay == 0 {
-                continue;
-            }
+        for (round, &delay) in d.rounds.iter_mut().zip(delays).filter(|(_, delay)| **delay > 0) {
             for p in round.pairings.iter_mut().filter(|p| p.done && !p.game_id.is_empty()) {
                 if mine.is_some_and(|m| m == p.first || m == p.second) {
                     continue;

@@ -36,7 +36,6 @@ pub struct TournamentsService {
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournamentResponse, Status>> + Send>>;
 
 impl TournamentsService {
-    /// The director a call needs: the root, or a key whose labels are the tournament's.
     /// Whether the caller directs the tournament (these calls need no token: anyone else, a
     /// player's token or none, is answered as a spectator).
     async fn directs(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<bool, Status> {
@@ -46,6 +45,7 @@ impl TournamentsService {
         Ok(self.director(metadata, slug).await.is_ok())
     }
 
+    /// The director a call needs: the root, or a key whose labels are the tournament's.
     async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<(), Status> {
         let director = self.state.identity.director(metadata).await?;
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)

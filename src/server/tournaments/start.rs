@@ -59,12 +59,7 @@ pub(super) async fn start_round(
                 None => human_spec(&player.name),
             })
             .collect();
-        let labels = [
-            ("tournament".to_string(), r.slug.clone()),
-            ("division".to_string(), r.division.clone()),
-            ("round".to_string(), r.round.to_string()),
-        ]
-        .into();
+        let labels = game_labels(&r.slug, &r.division, r.round).into();
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
         let request = game_request(&settings, seats, seed, labels);
         let (config, seats, _tokens, delay, labels) = new_game::new_game(state, &request)?;
@@ -154,4 +149,14 @@ pub(super) async fn start_round(
     let answer = bound?;
     tracing::info!(tournament = %r.slug, division = %r.division, round = r.round, games = made.len(), "round started");
     Ok(answer)
+}
+
+/// The labels a tournament's game carries: its tournament, division and round (what ListGames,
+/// ExportResults and a broadcast's labels select it by).
+pub(super) fn game_labels(slug: &str, division: &str, round: u32) -> [(String, String); 3] {
+    [
+        ("tournament".to_string(), slug.to_string()),
+        ("division".to_string(), division.to_string()),
+        ("round".to_string(), round.to_string()),
+    ]
 }
