@@ -6,10 +6,8 @@
 //! throughput through the balancer next to clients connected straight to each game's owner
 //! (learned from `x-dawgref-owner`), in the same run.
 
-#[path = "../../../tests/common/balancer.rs"]
-mod balancer;
-
 use super::CliResult;
+use super::balancer;
 use super::bench_forward::replica;
 use super::bench_server::load;
 use super::bench_store::{authed, endless};

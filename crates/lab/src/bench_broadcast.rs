@@ -1,5 +1,6 @@
 //! `dawgref-lab bench broadcast`: one broadcast of `--boards` games of the server's bots, watched
-//! by `--spectators` WatchBroadcast streams on an in-process server (the clients on a runtime of
+//! by `--spectators` WatchBroadcast streams on an in-process server, or on `--replicas` of them
+//! on one PostgreSQL behind the deployment's HAProxy (`--database-url`; the clients on a runtime of
 //! their own unless `--one-runtime`): how late each event reaches
 //! each spectator after its due time (the moment it happened plus the delay; never before it),
 //! the process's CPU time and the moves the engine judged (once each, however many watch), and
@@ -54,6 +55,65 @@ pub struct BroadcastArgs {
     /// (the spectators' streams) come before a bot's thinking on a busy core.
     #[arg(long, default_value_t = dawgref::host::BOT_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
     bot_nice: i32,
+    /// Start every board at once. The bots keep their pace, so every board then moves within the
+    /// same few milliseconds for the whole run: the worst case. By default board `k` starts `k`
+    /// twelfths (of `--boards`) of a pace after the first, as a round's games move apart.
+    #[arg(long)]
+    lockstep: bool,
+    /// PostgreSQL for `--replicas` servers on it, behind HAProxy as deployed (`deploy/haproxy`):
+    /// the broadcast, the games and the spectators' streams made through the balancer.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Replicas behind the balancer, with `--database-url`.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=8))]
+    replicas: u32,
+}
+
+/// HAProxy takes at most 100 streams at once on one client connection (its
+/// `tune.h2.max-concurrent-streams`): through it, the spectators open a connection per hundred.
+const STREAMS_PER_BALANCED_CONNECTION: usize = 100;
+
+/// The servers the spectators watch: one, or replicas behind HAProxy.
+struct Served {
+    handles: Vec<dawgref::server::Handle>,
+    url: String,
+    /// HAProxy and its directory, with replicas.
+    proxy: Option<(super::balancer::Balancer, std::path::PathBuf)>,
+}
+
+async fn serve(args: &BroadcastArgs) -> Result<Served, Box<dyn std::error::Error>> {
+    let limits = dawgref::host::Limits { bot_nice: args.bot_nice, create_rate: None, ..Default::default() };
+    let Some(database) = &args.database_url else {
+        let english = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no en lexicon")?, None)?;
+        let (handle, _) =
+            server::Builder::new(vec![english]).director_token(DIRECTOR).limits(limits).start().await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        handle.spawn(listener);
+        return Ok(Served { handles: vec![handle], url, proxy: None });
+    };
+    let mut handles = Vec::new();
+    let mut ports = Vec::new();
+    for _ in 0..args.replicas {
+        let (handle, _, addr) = super::bench_forward::replica_with(database, limits.clone()).await?;
+        handles.push(handle);
+        ports.push(addr.port());
+    }
+    let dir = std::env::temp_dir().join(format!("dawgref-broadcast-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let proxy = super::balancer::Balancer::start(&dir, port, &ports)?;
+    let url = proxy.url();
+    // HAProxy takes a moment to listen.
+    let endpoint = tonic::transport::Endpoint::from_shared(url.clone())?;
+    for tried in 0.. {
+        match endpoint.connect().await {
+            Ok(_) => break,
+            Err(_) if tried < 100 => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Served { handles, url, proxy: Some((proxy, dir)) })
 }
 
 /// What the spectators saw: each event's lateness past its due time (ms; negative: early).
@@ -61,6 +121,26 @@ pub struct BroadcastArgs {
 struct Seen {
     late_ms: Vec<i64>,
     analyses: usize,
+}
+
+/// This process's CPU time by thread, grouped: the servers' runtime, the engine's threads (the
+/// bots' and the thinking threads: the bots' moves and the spectators' analysis, which share
+/// them), and the rest (the spectators' clients).
+fn cpu_by_part() -> [Duration; 3] {
+    let mut parts = [Duration::ZERO; 3];
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return parts };
+    for task in tasks.flatten() {
+        let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        let part = if name.starts_with("bench-server") {
+            0
+        } else if name.starts_with("dawgref-bot") || name.starts_with("dawgref-think") {
+            1
+        } else {
+            2
+        };
+        parts[part] += cpu(&format!("self/task/{}", task.file_name().to_string_lossy()));
+    }
+    parts
 }
 
 pub fn run(args: BroadcastArgs) -> CliResult {
@@ -71,27 +151,27 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         Some(tokio::runtime::Builder::new_multi_thread().thread_name("bench-server").enable_all().build()?)
     };
     let serving = apart.as_ref().map_or_else(|| runtime.handle().clone(), |r| r.handle().clone());
-    let (handle, url) = serving.block_on(async {
-        let english = catalog::load_shipped_cached(catalog::shipped("en").expect("shipped"), None)?;
-        let limits = dawgref::host::Limits { bot_nice: args.bot_nice, ..Default::default() };
-        let (handle, _) =
-            server::Builder::new(vec![english]).director_token(DIRECTOR).limits(limits).start().await?;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}", listener.local_addr()?);
-        handle.spawn(listener);
-        Ok::<_, Box<dyn std::error::Error>>((handle, url))
-    })?;
+    let served = serving.block_on(serve(&args)).map_err(|e| e.to_string())?;
+    let url = served.url.clone();
+    let handles = &served.handles;
     runtime.block_on(async {
         let mut channels = Vec::new();
-        for _ in 0..args.channels.max(1) {
+        let connections = match served.proxy {
+            Some(_) => args.channels.max(args.spectators.div_ceil(STREAMS_PER_BALANCED_CONNECTION)),
+            None => args.channels,
+        };
+        for _ in 0..connections.max(1) {
             channels.push(tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?);
         }
-        let channel: Channel = channels[0].clone();
+        // The director's calls on a connection of their own: the spectators' may be full (HAProxy).
+        let channel: Channel = tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?;
         let mut broadcasts = BroadcastsServiceClient::new(channel.clone());
-        let labels: std::collections::HashMap<String, String> = [("tournament".into(), "bench".into())].into();
+        // A store kept between runs (PostgreSQL) holds the broadcasts of those before.
+        let slug = format!("bench-{}", std::process::id());
+        let labels: std::collections::HashMap<String, String> = [("tournament".into(), slug.clone())].into();
         broadcasts
             .create_broadcast(authed(pb::CreateBroadcastRequest {
-                slug: "bench-live".into(),
+                slug: slug.clone(),
                 name: "Lab bench".into(),
                 labels: labels.clone(),
                 delay_seconds: args.delay_seconds,
@@ -109,7 +189,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         for i in 0..args.spectators {
             let ended = ended.clone();
             let mut client = BroadcastsServiceClient::new(channels[i % channels.len()].clone());
-            let request = pb::WatchBroadcastRequest { slug: "bench-live".into(), game_id: String::new() };
+            let request = pb::WatchBroadcastRequest { slug: slug.clone(), game_id: String::new() };
             let mut stream = client.watch_broadcast(request).await?.into_inner();
             // Each spectator keeps its own figures (no lock shared by a thousand streams).
             watchers.push(tokio::spawn(async move {
@@ -133,9 +213,15 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let per_stream = rss_bytes().saturating_sub(before) / args.spectators.max(1) as u64;
         let mut games = GamesServiceClient::new(channel);
-        let cpu_before = cpu("self");
+        let haproxy = served.proxy.as_ref().map(|(p, _)| p.pid().to_string());
+        let cpu_before = cpu("self") + haproxy.as_deref().map_or(Duration::ZERO, cpu);
+        let (parts_before, haproxy_before) = (cpu_by_part(), haproxy.as_deref().map_or(Duration::ZERO, cpu));
         let started = Instant::now();
         for b in 0..args.boards {
+            if !args.lockstep && b > 0 {
+                let apart = u64::from(args.pace_ms) / args.boards as u64;
+                tokio::time::sleep(Duration::from_millis(apart)).await;
+            }
             let bot = |level: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)), think_ms: None };
             games
                 .create_game(authed(pb::CreateGameRequest {
@@ -153,11 +239,15 @@ pub fn run(args: BroadcastArgs) -> CliResult {
             bar.inc(1);
         }
         bar.finish_and_clear();
-        let cpu_used = cpu("self").saturating_sub(cpu_before);
+        let cpu_used =
+            (cpu("self") + haproxy.as_deref().map_or(Duration::ZERO, cpu)).saturating_sub(cpu_before);
+        let parts: Vec<f64> =
+            cpu_by_part().iter().zip(parts_before).map(|(a, b)| a.saturating_sub(b).as_secs_f64()).collect();
+        let haproxy_used = haproxy.as_deref().map_or(Duration::ZERO, cpu).saturating_sub(haproxy_before);
         let wall = started.elapsed();
-        let judged = handle.metrics().broadcast_analyses.get();
+        let judged: u64 = handles.iter().map(|h| h.metrics().broadcast_analyses.get()).sum();
         ended.store(true, std::sync::atomic::Ordering::Relaxed);
-        broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: "bench-live".into() })).await?;
+        broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: slug.clone() })).await?;
         let mut seen = Seen::default();
         for w in watchers {
             if let Ok(Ok(one)) = tokio::time::timeout(Duration::from_secs(5), w).await {
@@ -169,10 +259,15 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         late.sort_unstable();
         let at = |p: f64| late.get(((late.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(0);
         let early = late.iter().filter(|&&l| l < -1).count();
+        let on = match args.database_url {
+            Some(_) => format!("{} replicas behind HAProxy", args.replicas),
+            None => "one server".to_string(),
+        };
         println!(
-            "{} spectators of {} boards, delay {} s, analysis {} ms, moves every {} ms at most, {:.0} s",
+            "{} spectators on {on} over {connections} connections, {} boards{}, delay {} s, analysis {} ms, moves every {} ms at most, {:.0} s",
             args.spectators,
             args.boards,
+            if args.lockstep { " in lockstep" } else { "" },
             args.delay_seconds,
             args.analysis_ms,
             args.pace_ms,
@@ -187,16 +282,35 @@ pub fn run(args: BroadcastArgs) -> CliResult {
             late.last().copied().unwrap_or(0)
         );
         println!(
-            "moves judged {judged} (analyses delivered {}, {} per spectator); process CPU {:.1} s over {:.0} s",
+            "moves judged {judged} (analyses delivered {}, {} per spectator); CPU {:.1} s over {:.0} s (this process{})",
             seen.analyses,
             seen.analyses / args.spectators.max(1),
             cpu_used.as_secs_f64(),
-            wall.as_secs_f64()
+            wall.as_secs_f64(),
+            if haproxy.is_some() { " and HAProxy" } else { "" }
         );
+        if apart.is_some() {
+            println!(
+                "CPU by part: the server{} {:.1} s, the engine (bots and analysis) {:.1} s, the spectators' clients {:.1} s, HAProxy {:.1} s",
+                if args.database_url.is_some() { "s' runtime" } else { "'s runtime" },
+                parts[0],
+                parts[1],
+                parts[2],
+                haproxy_used.as_secs_f64()
+            );
+        }
         println!("resident memory per open stream (server and client in one process): {} bytes", per_stream);
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;
-    handle.shutdown();
-    serving.block_on(handle.drain(Duration::from_secs(5)));
+    for handle in &served.handles {
+        handle.shutdown();
+    }
+    for handle in &served.handles {
+        serving.block_on(handle.drain(Duration::from_secs(5)));
+    }
+    if let Some((proxy, dir)) = served.proxy {
+        drop(proxy);
+        let _ = std::fs::remove_dir_all(dir);
+    }
     Ok(ExitCode::SUCCESS)
 }

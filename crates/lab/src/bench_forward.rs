@@ -23,14 +23,26 @@ use tonic::transport::Channel;
 pub(super) async fn replica(
     url: &str,
 ) -> Result<(Handle, Channel, std::net::SocketAddr), Box<dyn std::error::Error>> {
+    // One client (the bench, or the balancer in front) creates every game.
+    replica_with(url, server::state::Limits { create_rate: None, ..Default::default() }).await
+}
+
+/// [`replica`] with `limits`, and the lab's director token.
+pub(super) async fn replica_with(
+    url: &str,
+    limits: server::state::Limits,
+) -> Result<(Handle, Channel, std::net::SocketAddr), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let me = Replica { id: uuid::Uuid::new_v4(), addr: addr.to_string(), lease: Duration::from_secs(3) };
     let store = Arc::new(PgStore::open(url, me).await?);
     let lexicon = catalog::load_shipped_cached(catalog::shipped("en").ok_or("no en lexicon")?, None)?;
-    // One client (the bench, or the balancer in front) creates every game.
-    let limits = server::state::Limits { create_rate: None, ..Default::default() };
-    let (handle, _) = server::Builder::new(vec![lexicon]).limits(limits).replica(store).start().await?;
+    let (handle, _) = server::Builder::new(vec![lexicon])
+        .limits(limits)
+        .director_token(super::tournament::DIRECTOR)
+        .replica(store)
+        .start()
+        .await?;
     handle.spawn(listener);
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?.connect().await?;
     Ok((handle, channel, addr))

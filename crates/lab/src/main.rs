@@ -3,6 +3,9 @@
 //! baselines and tables on trial against the bots (`match`), through the same
 //! library and the same server `Builder` users run; none of it ships in the `dawgref` binary.
 
+// HAProxy in front of replicas, as the deployment runs it (shared with the replica tests).
+#[path = "../../../tests/common/balancer.rs"]
+mod balancer;
 mod baseline;
 mod bench;
 mod bench_balancer;
