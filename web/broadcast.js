@@ -203,7 +203,8 @@ export async function broadcastPage(app, slug) {
   follow(slug, "", games, (id, m) => {
     drawCard(id);
     if (id === open) drawOpen();
-    if (m.event && m.event.kind === "game_over") loadStandings();
+    // The standings as spectators see them once a game's result is in for them.
+    if (m.standings) loadStandings();
   }, () => { status.textContent = t("The broadcast has ended."); });
 }
 

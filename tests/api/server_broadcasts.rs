@@ -548,7 +548,7 @@ async fn a_client_passing_for_a_replica_gets_no_racks() {
 
 /// A tournament's result reaches anyone but its directors and the game's players no sooner than
 /// the broadcast's delay after it came in: GetTournament (the pairing and the standings),
-/// ExportTsh and WatchTournament alike.
+/// ExportTsh and WatchTournament alike; and the broadcast brings the division's standings with it.
 #[tokio::test]
 async fn a_tournament_result_reaches_spectators_through_the_delay() {
     use pb::tournaments_service_client::TournamentsServiceClient;
@@ -586,6 +586,8 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
         .await
         .unwrap()
         .into_inner();
+    let watch = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() };
+    let mut spectator = b.watch_broadcast(watch).await.unwrap().into_inner();
     let record = pb::RecordResultRequest {
         slug: "open".into(),
         division: "a".into(),
@@ -626,5 +628,39 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
     assert!(shown >= result.unix_ms + DELAY_MS, "shown {} ms after", shown - result.unix_ms);
     assert_eq!(seen(t.get_tournament(get).await.unwrap()), all, "past the delay: in");
     assert!(text(t.export_tsh(tsh).await.unwrap()).contains("412"));
+
+    // The broadcast: the game's end, then the division's standings with its result, once, as of
+    // the game's end, no sooner than the delay after the result came in.
+    use pb::watch_broadcast_response::Item;
+    let mut ended = None;
+    let (standings, at) = loop {
+        let m = spectator.message().await.unwrap().unwrap();
+        assert_eq!(m.game_id, line.game_id);
+        match m.item.unwrap() {
+            Item::Event(e) if e.kind == "game_over" => ended = Some(m.happened_unix_ms),
+            Item::Standings(s) => break (s, m.happened_unix_ms),
+            _ => {}
+        }
+    };
+    assert!(dawgref::host::unix_ms() >= result.unix_ms + DELAY_MS);
+    assert_eq!(Some(at), ended, "as of the game's end, which came before it");
+    let row = |player, wins, losses, spread| pb::DivisionStanding {
+        rank: 0,
+        player,
+        wins,
+        losses,
+        spread,
+        byes: 0,
+    };
+    let ranked = |mut rows: Vec<pb::DivisionStanding>| {
+        rows.iter_mut().for_each(|r| r.rank = 0);
+        rows
+    };
+    assert_eq!((standings.tournament.as_str(), standings.division.as_str()), ("open", "a"));
+    assert_eq!(standings.standings.iter().map(|r| r.rank).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(ranked(standings.standings), [row(line.first, 1.0, 0, 24), row(line.second, 0.0, 1, -24)]);
+    // Nothing more of the game: the broadcast ends, and so does the stream.
+    b.end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-live".into() }, ROOT)).await.unwrap();
+    assert_eq!(spectator.message().await.unwrap(), None);
     srv.stop().await;
 }

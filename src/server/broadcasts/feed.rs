@@ -339,6 +339,8 @@ async fn follow_here(
     drop(snapshot);
     let mut listening = true;
     let mut over = false;
+    // When the game ended (the time its last event shows).
+    let mut ended_unix = 0;
     loop {
         // Out with what is due.
         while pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay())) {
@@ -360,10 +362,12 @@ async fn follow_here(
             next = e.number + 1;
             if matches!(e.kind, EventKind::GameOver { .. }) {
                 over = true;
+                ended_unix = unix;
                 pending.clear();
             }
         }
         if over && analyses.awaited.is_empty() {
+            standings(state, feed, id, &labels, ended_unix, &mut stop).await;
             return Following::Done;
         }
         if !listening && pending.is_empty() && analyses.awaited.is_empty() {
@@ -402,6 +406,50 @@ async fn follow_here(
             // Asleep or gone to another replica: what was heard goes out, then it is found again.
             () = session.gone(), if listening => listening = false,
             _ = stop.changed() => return Following::Waiting,
+        }
+    }
+}
+
+/// How often a tournament game's feed looks, after the game's end, whether spectators see its
+/// result yet (it came in a moment after the game's last event, and is held back as long).
+const STANDINGS_POLL: Duration = Duration::from_millis(250);
+/// How long it looks before it gives up (a result not entered by then is in the standings the
+/// next game's end brings, and in GetTournament's).
+const STANDINGS_WAIT: Duration = Duration::from_secs(30);
+
+/// After the end of a tournament's game (its labels name the `tournament` and `division`): the
+/// division's standings as spectators see them once the game's result is in for them.
+async fn standings(
+    state: &Arc<AppState>,
+    feed: &Feed,
+    id: Uuid,
+    labels: &[(String, String)],
+    ended_unix: u64,
+    stop: &mut watch::Receiver<bool>,
+) {
+    let label = |key: &str| labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let (Some(slug), Some(division)) = (label("tournament"), label("division")) else { return };
+    let give_up = tokio::time::Instant::now() + STANDINGS_WAIT;
+    loop {
+        match crate::server::tournaments::standings_with(state, &slug, &division, &id.to_string()).await {
+            Ok(Some(standings)) => {
+                let item = pb::BroadcastStandings { tournament: slug, division, standings };
+                let shown = message(id, ended_unix, pb::watch_broadcast_response::Item::Standings(item));
+                feed.publish(id, shown.clone(), shown);
+                return;
+            }
+            Ok(None) => {}
+            // Labels that name no tournament here: a game labelled by hand.
+            Err(e) if e.code() == tonic::Code::NotFound => return,
+            Err(e) => tracing::debug!(game = %id, error = %e, "a game's standings are not read yet"),
+        }
+        if tokio::time::Instant::now() >= give_up {
+            tracing::warn!(game = %id, tournament = %slug, "the game's result is not in its standings: no standings in its broadcast");
+            return;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(STANDINGS_POLL) => {}
+            _ = stop.changed() => return,
         }
     }
 }

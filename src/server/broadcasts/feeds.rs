@@ -4,7 +4,7 @@
 //!
 //! The log holds each fact of a game once, whoever offers it: the game as made, each event (in
 //! order of its number: one offered again, or behind the last, is dropped), each turn's analysis,
-//! and the game's end. So a game whose follower starts again (the game moved between replicas,
+//! the standings its result brought, and the game's end. So a game whose follower starts again (the game moved between replicas,
 //! its owner was lost) may offer what went out before, and no stream sees it twice.
 
 use crate::proto::v1 as pb;
@@ -45,6 +45,7 @@ struct Shown {
     /// The next event number the log takes.
     next_event: u64,
     analysed: HashSet<u64>,
+    standings: bool,
     done: bool,
 }
 
@@ -70,6 +71,7 @@ impl Log {
                 }
                 Some(I::Event(_)) => false,
                 Some(I::Analysis(a)) => shown.analysed.insert(a.event),
+                Some(I::Standings(_)) => !std::mem::replace(&mut shown.standings, true),
                 None => false,
             },
         }

@@ -73,6 +73,22 @@ fn division_view(record: &Record, d: usize) -> pb::TournamentDivision {
     view
 }
 
+/// Division `division` of tournament `slug` as spectators see it now: its standings, once the
+/// result of `game` is in them (None: not yet, or no such tournament or division).
+pub(crate) async fn standings_with(
+    state: &AppState,
+    slug: &str,
+    division: &str,
+    game: &str,
+) -> Result<Option<Vec<pb::DivisionStanding>>, Status> {
+    let record = results::reconcile(state, slug).await?;
+    let held = held::spectators(state, record, None).await?;
+    let Some(d) = held.t().divisions.iter().position(|x| x.name == division) else { return Ok(None) };
+    let view = division_view(&held, d);
+    let done = view.rounds.iter().flat_map(|r| &r.pairings).any(|p| p.done && p.game_id == game);
+    Ok(done.then_some(view.standings))
+}
+
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
 fn tournament_view(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
     let mut view = record.t().clone();
