@@ -101,6 +101,22 @@ async fn play(
     Ok((calls, owners))
 }
 
+/// A channel to the balancer at `url`, once it listens (HAProxy takes a moment to start).
+pub(super) async fn connect_when_listening(url: &str) -> Result<Channel, Error> {
+    let endpoint = tonic::transport::Endpoint::from_shared(url.to_string())?;
+    let mut waited = 0;
+    loop {
+        match endpoint.connect().await {
+            Ok(c) => return Ok(c),
+            Err(_) if waited < 100 => {
+                waited += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
@@ -113,18 +129,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         std::fs::create_dir_all(&dir)?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let proxy = balancer::Balancer::start(&dir, port, &ports)?;
-        let through = tonic::transport::Endpoint::from_shared(proxy.url())?;
-        let mut waited = 0;
-        let through = loop {
-            match through.connect().await {
-                Ok(c) => break c,
-                Err(_) if waited < 100 => {
-                    waited += 1;
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        };
+        let through = connect_when_listening(&proxy.url()).await?;
         println!("three replicas in this process on one PostgreSQL, behind HAProxy ({})", proxy.url());
 
         let mut created = Vec::new();

@@ -104,15 +104,7 @@ async fn serve(args: &BroadcastArgs) -> Result<Served, Box<dyn std::error::Error
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let proxy = super::balancer::Balancer::start(&dir, port, &ports)?;
     let url = proxy.url();
-    // HAProxy takes a moment to listen.
-    let endpoint = tonic::transport::Endpoint::from_shared(url.clone())?;
-    for tried in 0.. {
-        match endpoint.connect().await {
-            Ok(_) => break,
-            Err(_) if tried < 100 => tokio::time::sleep(Duration::from_millis(50)).await,
-            Err(e) => return Err(e.into()),
-        }
-    }
+    super::bench_balancer::connect_when_listening(&url).await?;
     Ok(Served { handles, url, proxy: Some((proxy, dir)) })
 }
 
