@@ -356,8 +356,6 @@ async fn follow_here(
                 seen(Viewer::Watcher),
                 pb::WatchBroadcastResponse { racks, ..seen(Viewer::Revealed) },
             );
-            // The event reaches every stream before its analysis takes a turn on the runtime.
-            tokio::task::yield_now().await;
             analyses.released(feed, id, e.number, unix);
             next = e.number + 1;
             if matches!(e.kind, EventKind::GameOver { .. }) {
