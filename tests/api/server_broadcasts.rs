@@ -546,14 +546,17 @@ async fn a_client_passing_for_a_replica_gets_no_racks() {
     srv.stop().await;
 }
 
-/// A tournament's result reaches anyone but its directors and the game's players no sooner than
-/// the broadcast's delay after it came in: GetTournament (the pairing and the standings),
-/// ExportTsh and WatchTournament alike; and the broadcast brings the division's standings with it.
-#[tokio::test]
-async fn a_tournament_result_reaches_spectators_through_the_delay() {
+/// The Open (Ann Lee and Bo Ray, one round) broadcast as `open-live` with `delay_seconds`, its
+/// round started: the tournaments client, what CreateTournament answered, and the round's pairing.
+async fn open_round_broadcast(
+    srv: &TestServer,
+    delay_seconds: u32,
+) -> (
+    pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>,
+    pb::CreateTournamentResponse,
+    pb::TournamentPairing,
+) {
     use pb::tournaments_service_client::TournamentsServiceClient;
-    const DELAY_MS: u64 = 2000;
-    let srv = start_directed(ROOT).await;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let person = |name: &str| pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None };
     let create = pb::CreateTournamentRequest {
@@ -573,7 +576,7 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
     };
     let made = t.create_tournament(authed(create, ROOT)).await.unwrap().into_inner();
     let mut b = srv.broadcasts().await;
-    b.create_broadcast(authed(broadcast("open-live", (DELAY_MS / 1000) as u32, false), ROOT)).await.unwrap();
+    b.create_broadcast(authed(broadcast("open-live", delay_seconds, false), ROOT)).await.unwrap();
     let pair =
         pb::PairRoundRequest { slug: "open".into(), division: "a".into(), round: 1, ..Default::default() };
     t.pair_round(authed(pair, ROOT)).await.unwrap();
@@ -581,14 +584,12 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
         pb::StartRoundRequest { slug: "open".into(), division: "a".into(), round: 1, ..Default::default() };
     let line =
         t.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap().pairings[0].clone();
-    let mut anyone = t
-        .watch_tournament(pb::WatchTournamentRequest { slug: "open".into(), from_event: 0 })
-        .await
-        .unwrap()
-        .into_inner();
-    let watch = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() };
-    let mut spectator = b.watch_broadcast(watch).await.unwrap().into_inner();
-    let record = pb::RecordResultRequest {
+    (t, made, line)
+}
+
+/// The director enters 412–388 for the Open's first pairing.
+fn open_result() -> pb::RecordResultRequest {
+    pb::RecordResultRequest {
         slug: "open".into(),
         division: "a".into(),
         round: 1,
@@ -596,8 +597,26 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
         result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first: 412, second: 388 })),
         correct: false,
         request_id: String::new(),
-    };
-    t.record_result(authed(record, ROOT)).await.unwrap();
+    }
+}
+
+/// A tournament's result reaches anyone but its directors and the game's players no sooner than
+/// the broadcast's delay after it came in: GetTournament (the pairing and the standings),
+/// ExportTsh and WatchTournament alike; and the broadcast brings the division's standings with it.
+#[tokio::test]
+async fn a_tournament_result_reaches_spectators_through_the_delay() {
+    const DELAY_MS: u64 = 2000;
+    let srv = start_directed(ROOT).await;
+    let (mut t, made, line) = open_round_broadcast(&srv, (DELAY_MS / 1000) as u32).await;
+    let mut b = srv.broadcasts().await;
+    let mut anyone = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: "open".into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let watch = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() };
+    let mut spectator = b.watch_broadcast(watch).await.unwrap().into_inner();
+    t.record_result(authed(open_result(), ROOT)).await.unwrap();
 
     let get = pb::GetTournamentRequest { slug: "open".into() };
     let seen = |r: tonic::Response<pb::GetTournamentResponse>| {
@@ -662,5 +681,35 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
     // Nothing more of the game: the broadcast ends, and so does the stream.
     b.end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-live".into() }, ROOT)).await.unwrap();
     assert_eq!(spectator.message().await.unwrap(), None);
+    srv.stop().await;
+}
+
+/// A result WatchTournament holds back comes out as soon as the broadcast that held it ends, not
+/// when the delay it had would have passed.
+#[tokio::test]
+async fn ending_a_broadcast_releases_the_result_it_held_back() {
+    let srv = start_directed(ROOT).await;
+    let (mut t, _, _) = open_round_broadcast(&srv, 3600).await;
+    let mut anyone = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: "open".into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    t.record_result(authed(open_result(), ROOT)).await.unwrap();
+    // Everything before the result comes, the result does not (an hour's delay).
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(2), anyone.message()).await;
+        match next {
+            Ok(m) => assert_ne!(m.unwrap().unwrap().kind, "result", "held back an hour"),
+            Err(_) => break,
+        }
+    }
+    let mut b = srv.broadcasts().await;
+    b.end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-live".into() }, ROOT)).await.unwrap();
+    let e = tokio::time::timeout(Duration::from_secs(10), anyone.message())
+        .await
+        .expect("out once the broadcast ended");
+    let e = e.unwrap().unwrap();
+    assert_eq!((e.kind.as_str(), e.round, e.pairing), ("result", 1, 1));
     srv.stop().await;
 }

@@ -14,6 +14,10 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tonic::Status;
 
+/// How often an open WatchTournament stream looks again at the delay of a result it holds back
+/// (a broadcast changes on every replica within a second).
+const HELD_LOOK: Duration = Duration::from_secs(1);
+
 /// How often an open WatchTournament stream reads its tournament again, for what another
 /// replica changed.
 const WATCH_POLL: std::time::Duration = std::time::Duration::from_secs(2);
@@ -150,11 +154,16 @@ pub(super) async fn watch(
             };
             let from = next;
             for e in events.into_iter().filter(|e| e.number >= from) {
-                let delay = if held { super::held::delay_of(&state, &slug, &e) } else { 0 };
-                let wait = e.unix_ms.saturating_add(delay).saturating_sub(crate::host::unix_ms());
-                if wait > 0 {
+                // The delay as it stands each time it is looked at: a broadcast ended or made
+                // shorter releases what it held at once.
+                loop {
+                    let delay = if held { super::held::delay_of(&state, &slug, &e) } else { 0 };
+                    let wait = e.unix_ms.saturating_add(delay).saturating_sub(crate::host::unix_ms());
+                    if wait == 0 {
+                        break;
+                    }
                     tokio::select! {
-                        () = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                        () = tokio::time::sleep(Duration::from_millis(wait).min(HELD_LOOK)) => {}
                         _ = tx.closed() => return,
                         _ = shutdown.changed() => return,
                     }
