@@ -8,7 +8,7 @@
 
 use super::CliResult;
 use super::balancer;
-use super::bench_forward::replica;
+use super::bench_forward::replica_with;
 use super::bench_server::load;
 use super::bench_store::{authed, endless};
 use dawgref::proto::v1 as pb;
@@ -101,35 +101,62 @@ async fn play(
     Ok((calls, owners))
 }
 
-/// A channel to the balancer at `url`, once it listens (HAProxy takes a moment to start).
-pub(super) async fn connect_when_listening(url: &str) -> Result<Channel, Error> {
-    let endpoint = tonic::transport::Endpoint::from_shared(url.to_string())?;
-    let mut waited = 0;
-    loop {
-        match endpoint.connect().await {
-            Ok(c) => return Ok(c),
-            Err(_) if waited < 100 => {
-                waited += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+/// Replicas on one PostgreSQL behind HAProxy as deployed, in this process: each replica's handle,
+/// a channel straight to it and its address, HAProxy, and a channel through it. HAProxy is
+/// stopped and its directory removed on drop.
+pub(super) struct Balanced {
+    pub(super) replicas: Vec<(dawgref::server::Handle, Channel, std::net::SocketAddr)>,
+    pub(super) proxy: balancer::Balancer,
+    pub(super) through: Channel,
+    dir: std::path::PathBuf,
 }
 
-pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) -> CliResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
+impl Balanced {
+    /// `n` replicas with `limits` on the PostgreSQL at `url`, behind HAProxy once it listens.
+    pub(super) async fn start(
+        url: &str,
+        n: usize,
+        limits: dawgref::server::state::Limits,
+    ) -> Result<Balanced, Error> {
         let mut replicas = Vec::new();
-        for _ in 0..3 {
-            replicas.push(replica(url).await?);
+        for _ in 0..n {
+            replicas.push(replica_with(url, limits.clone()).await?);
         }
         let ports: Vec<u16> = replicas.iter().map(|(_, _, addr)| addr.port()).collect();
         let dir = std::env::temp_dir().join(format!("dawgref-balancer-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let proxy = balancer::Balancer::start(&dir, port, &ports)?;
-        let through = connect_when_listening(&proxy.url()).await?;
+        // HAProxy takes a moment to listen.
+        let endpoint = tonic::transport::Endpoint::from_shared(proxy.url())?;
+        let mut waited = 0;
+        let through = loop {
+            match endpoint.connect().await {
+                Ok(c) => break c,
+                Err(_) if waited < 100 => {
+                    waited += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        Ok(Balanced { replicas, proxy, through, dir })
+    }
+}
+
+impl Drop for Balanced {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) -> CliResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        // One client (the bench, through the balancer) creates every game.
+        let limits = dawgref::server::state::Limits { create_rate: None, ..Default::default() };
+        let balanced = Balanced::start(url, 3, limits).await?;
+        let (replicas, proxy, through) = (&balanced.replicas, &balanced.proxy, balanced.through.clone());
         println!("three replicas in this process on one PostgreSQL, behind HAProxy ({})", proxy.url());
 
         let mut created = Vec::new();
@@ -146,18 +173,18 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
             rs.iter().map(|(h, _, _)| h.metrics().handovers.get()).sum::<u64>()
         };
         let (first, _) = play(&through, &games, 0, 2, clients).await?;
-        let (f0, m0) = (forwarded(&replicas), moved(&replicas));
+        let (f0, m0) = (forwarded(replicas), moved(replicas));
         println!(
             "first two turns of {} games: {first} calls, {f0} forwarded, {m0} games handed over",
             games.len()
         );
         let (calls, owners) = play(&through, &games, 2, turns.max(3), clients).await?;
-        let f1 = forwarded(&replicas) - f0;
+        let f1 = forwarded(replicas) - f0;
         println!(
             "turns 3-{}: {calls} calls, {f1} forwarded: {:.2}% served by the owner without a forward ({} more hand-overs)",
             turns.max(3),
             100.0 * (1.0 - f1 as f64 / calls.max(1) as f64),
-            moved(&replicas) - m0
+            moved(replicas) - m0
         );
 
         // GetGame: through the balancer, then straight to each game's owner, over as many
@@ -180,7 +207,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
         .await;
         let (me1, hp1) = (cpu("self"), cpu(&haproxy));
         let mut by_addr: HashMap<String, Vec<Channel>> = HashMap::new();
-        for (_, _, addr) in &replicas {
+        for (_, _, addr) in replicas {
             let channels = (0..clients).map(|_| connect(format!("http://{addr}"))).collect::<Result<_, _>>()?;
             by_addr.insert(addr.to_string(), channels);
         }
@@ -206,9 +233,7 @@ pub fn run(url: &str, games: usize, turns: u32, seconds: f64, clients: usize) ->
             per_call(me2 - me1, straight)
         );
         println!("GetGame through the balancer / straight to the owner: {:.2}", balanced / straight.max(1.0));
-        drop(proxy);
-        let _ = std::fs::remove_dir_all(&dir);
-        for (h, _, _) in &replicas {
+        for (h, _, _) in replicas {
             h.shutdown();
         }
         Ok::<_, Error>(())

@@ -77,8 +77,8 @@ const STREAMS_PER_BALANCED_CONNECTION: usize = 100;
 struct Served {
     handles: Vec<dawgref::server::Handle>,
     url: String,
-    /// HAProxy and its directory, with replicas.
-    proxy: Option<(super::balancer::Balancer, std::path::PathBuf)>,
+    /// The replicas' HAProxy, with replicas.
+    balanced: Option<super::bench_balancer::Balanced>,
 }
 
 async fn serve(args: &BroadcastArgs) -> Result<Served, Box<dyn std::error::Error>> {
@@ -90,22 +90,12 @@ async fn serve(args: &BroadcastArgs) -> Result<Served, Box<dyn std::error::Error
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
-        return Ok(Served { handles: vec![handle], url, proxy: None });
+        return Ok(Served { handles: vec![handle], url, balanced: None });
     };
-    let mut handles = Vec::new();
-    let mut ports = Vec::new();
-    for _ in 0..args.replicas {
-        let (handle, _, addr) = super::bench_forward::replica_with(database, limits.clone()).await?;
-        handles.push(handle);
-        ports.push(addr.port());
-    }
-    let dir = std::env::temp_dir().join(format!("dawgref-broadcast-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let proxy = super::balancer::Balancer::start(&dir, port, &ports)?;
-    let url = proxy.url();
-    super::bench_balancer::connect_when_listening(&url).await?;
-    Ok(Served { handles, url, proxy: Some((proxy, dir)) })
+    let mut balanced =
+        super::bench_balancer::Balanced::start(database, args.replicas as usize, limits).await?;
+    let handles = std::mem::take(&mut balanced.replicas).into_iter().map(|(h, _, _)| h).collect();
+    Ok(Served { handles, url: balanced.proxy.url(), balanced: Some(balanced) })
 }
 
 /// What the spectators saw: each event's lateness past its due time (ms; negative: early).
@@ -148,7 +138,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
     let handles = &served.handles;
     runtime.block_on(async {
         let mut channels = Vec::new();
-        let connections = match served.proxy {
+        let connections = match served.balanced {
             Some(_) => args.channels.max(args.spectators.div_ceil(STREAMS_PER_BALANCED_CONNECTION)),
             None => args.channels,
         };
@@ -205,7 +195,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let per_stream = rss_bytes().saturating_sub(before) / args.spectators.max(1) as u64;
         let mut games = GamesServiceClient::new(channel);
-        let haproxy = served.proxy.as_ref().map(|(p, _)| p.pid().to_string());
+        let haproxy = served.balanced.as_ref().map(|b| b.proxy.pid().to_string());
         let cpu_before = cpu("self") + haproxy.as_deref().map_or(Duration::ZERO, cpu);
         let (parts_before, haproxy_before) = (cpu_by_part(), haproxy.as_deref().map_or(Duration::ZERO, cpu));
         let started = Instant::now();
@@ -299,10 +289,6 @@ pub fn run(args: BroadcastArgs) -> CliResult {
     }
     for handle in &served.handles {
         serving.block_on(handle.drain(Duration::from_secs(5)));
-    }
-    if let Some((proxy, dir)) = served.proxy {
-        drop(proxy);
-        let _ = std::fs::remove_dir_all(dir);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -20,7 +20,7 @@ const HELD_LOOK: Duration = Duration::from_secs(1);
 
 /// How often an open WatchTournament stream reads its tournament again, for what another
 /// replica changed.
-const WATCH_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+const WATCH_POLL: Duration = Duration::from_secs(2);
 
 /// Enter the result of every tournament game that ends on this server, until shutdown.
 pub(crate) async fn follow_results(
