@@ -2,7 +2,8 @@
 //! watcher's record of a game in play (the other racks hidden) imports with those racks unknown;
 //! a resignation is in the record and imports as one; a Super English record imports as Super
 //! English without the importer naming it; Spanish bot games, whose racks and plays hold single
-//! tiles that spell longer ones side by side (R R, C H, L L), import as themselves.
+//! tiles that spell longer ones side by side (R R, C H, L L), import as themselves; and in every
+//! shipped ruleset, generated games read back from every view.
 
 use crate::common;
 
@@ -112,12 +113,10 @@ async fn a_super_english_record_imports_as_super_english_unasked() {
     assert_eq!(scores(&v), scores(&now));
 }
 
-/// A server with Debian's Spanish word list as `es` (`scripts/test` installs it).
+/// A server with Debian's Spanish word list as `spanish` (`scripts/test` installs it).
 async fn spanish_server() -> TestServer {
     let spanish = dawgref::rules::RulesetKind::by_name("spanish").unwrap();
-    let words = std::fs::read_to_string("/usr/share/dict/spanish")
-        .expect("Debian's wspanish (scripts/test installs it)");
-    let es = dawgref::lexicon::Lexicon::compile("es", &words, spanish.alphabet()).unwrap().0;
+    let es = common::debian_lexicon(spanish).0.clone();
     let mut lexicons: Vec<_> =
         dawgref::rules::RulesetKind::classic().iter().map(|&k| common::lexicon(k).clone()).collect();
     lexicons.push(es);
@@ -132,7 +131,7 @@ async fn spanish_bot_games_export_records_that_import_as_themselves() {
     for seed in 1..=4u64 {
         let request = pb::CreateGameRequest {
             ruleset_name: "spanish".into(),
-            lexicon: "es".into(),
+            lexicon: "spanish".into(),
             bot_delay_ms: Some(0),
             ..create(
                 pb::Ruleset::Unspecified,
@@ -154,4 +153,85 @@ async fn spanish_bot_games_export_records_that_import_as_themselves() {
         assert_eq!(scores(&v), scores(&end), "seed {seed}");
     }
     assert!(spelled > 0, "some game held single tiles that spell a longer one side by side");
+}
+
+/// Games per ruleset of the generated round trip (`DAWGREF_ROUND_TRIPS`, as the engine's).
+fn round_trips() -> u64 {
+    std::env::var("DAWGREF_ROUND_TRIPS").ok().and_then(|n| n.parse().ok()).unwrap_or(1)
+}
+
+/// In every shipped ruleset (all twelve; the nine without a lexicon of their own on Debian's
+/// word lists), over the API: a finished bot game's record, and a game in play's records as each
+/// player and a watcher download them (the others' racks hidden), import without being told the
+/// ruleset to the same board and scores, the finished one to the same end.
+#[tokio::test]
+async fn every_rulesets_records_read_back_through_the_api_from_every_view() {
+    use dawgref::rules::RulesetKind;
+    let kinds: Vec<RulesetKind> =
+        RulesetKind::all().into_iter().filter(|k| k.definition().source == "shipped").collect();
+    assert_eq!(kinds.len(), 12);
+    let mut lexicons: Vec<_> = RulesetKind::classic().iter().map(|&k| common::lexicon(k).clone()).collect();
+    for kind in &kinds {
+        if kind.definition().default_lexicon.is_empty() {
+            lexicons.push(common::debian_lexicon(*kind).0.clone());
+        }
+    }
+    let names: Vec<(RulesetKind, String)> = kinds
+        .iter()
+        .map(|&k| {
+            let own = &k.definition().default_lexicon;
+            let lex = lexicons
+                .iter()
+                .find(|l| if own.is_empty() { l.alphabet() == k.alphabet() } else { l.name() == own });
+            (k, lex.unwrap_or_else(|| panic!("{k}: no lexicon")).name().to_string())
+        })
+        .collect();
+    let srv = serve(dawgref::server::Builder::new(lexicons)).await.0;
+    let mut g = srv.games().await;
+    let (mut finished, mut views) = (0, 0);
+    for (kind, lexicon) in names {
+        for seed in 0..round_trips() {
+            let game = |seats| pb::CreateGameRequest {
+                ruleset_name: kind.to_string(),
+                lexicon: lexicon.clone(),
+                ..create(pb::Ruleset::Unspecified, pb::ChallengeRule::Single, seats, 900 + seed)
+            };
+            // A finished game, as anyone downloads it: every rack shown.
+            let seats = vec![bot(pb::BotLevel::Strong), bot(pb::BotLevel::Greedy)];
+            let c = g.create_game(game(seats)).await.unwrap().into_inner();
+            watch_to_end(&mut g, &c.game_id, 0).await;
+            let end = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
+            assert!(end.over, "{kind} seed {seed}");
+            let gcg = export(&mut g, &c.game_id, None).await;
+            let r = import(&mut g, &gcg).await;
+            assert!(r.ok, "{kind} seed {seed}: {:?}\n{gcg}", r.mismatches);
+            let v = r.view.unwrap();
+            assert_eq!(v.ruleset_name, kind.name(), "{gcg}");
+            assert_eq!((&v.board, scores(&v)), (&end.board, scores(&end)), "{kind} seed {seed}\n{gcg}");
+            assert_eq!((v.over, &v.end_reason, &v.winners), (true, &end.end_reason, &end.winners), "{kind}");
+            finished += 1;
+            // A game in play, as each player and a watcher download it.
+            let c = g.create_game(game(vec![human("uno"), human("dos")])).await.unwrap().into_inner();
+            let now = play_turns(&srv, &mut g, &c, 6).await;
+            for (who, token) in [Some(c.seat_tokens[0].as_str()), Some(c.seat_tokens[1].as_str()), None]
+                .into_iter()
+                .enumerate()
+            {
+                let gcg = export(&mut g, &c.game_id, token).await;
+                let r = import(&mut g, &gcg).await;
+                assert!(r.ok, "{kind} seed {seed} view {who}: {:?}\n{gcg}", r.mismatches);
+                let v = r.view.unwrap();
+                assert_eq!(v.ruleset_name, kind.name(), "{gcg}");
+                assert_eq!(
+                    (&v.board, scores(&v)),
+                    (&now.board, scores(&now)),
+                    "{kind} seed {seed} view {who}\n{gcg}"
+                );
+                assert_eq!((v.over, v.turn), (now.over, now.turn), "{kind} seed {seed} view {who}");
+                views += 1;
+            }
+        }
+    }
+    assert_eq!((finished, views), (12 * round_trips(), 36 * round_trips()));
+    srv.stop().await;
 }

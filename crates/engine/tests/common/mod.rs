@@ -4,11 +4,12 @@
 
 use dawgref_engine::alphabet::Alphabet;
 use dawgref_engine::board::Board;
-use dawgref_engine::lexicon::{Lexicon, catalog};
+use dawgref_engine::lexicon::{CompileReport, Lexicon, catalog, word_list_text};
 use dawgref_engine::notation::parse_play;
 use dawgref_engine::play::Play;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub fn lexicon(kind: RulesetKind) -> &'static Lexicon {
     static EN: OnceLock<Lexicon> = OnceLock::new();
@@ -22,6 +23,36 @@ pub fn lexicon(kind: RulesetKind) -> &'static Lexicon {
         _ => panic!("the shared fixtures hold the classic three lexicons, not {kind}'s"),
     };
     cell.get_or_init(|| catalog::resolve(name, None).expect("shipped lexicon").lexicon)
+}
+
+/// A word list compiled, with its report.
+pub type Compiled = Arc<(Lexicon, CompileReport)>;
+
+/// Debian's word list of a shipped ruleset without a lexicon of its own (`scripts/test`
+/// installs them), compiled once per test binary in its tiles, with its report.
+pub fn debian_lexicon(kind: RulesetKind) -> Compiled {
+    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+    let file = match kind.name() {
+        "catalan" => "catalan",
+        "spanish" => "spanish",
+        "polish" => "polish",
+        "french" => "french",
+        "german" => "ngerman",
+        "dutch" => "dutch",
+        "norwegian" => "bokmaal",
+        "swedish" => "swedish",
+        other => panic!("no Debian list for {other}"),
+    };
+    // Compiled outside the lock: another ruleset's list may compile beside it.
+    if let Some(c) = CACHE.get_or_init(Default::default).lock().unwrap().get(file) {
+        return c.clone();
+    }
+    let path = format!("/usr/share/dict/{file}");
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (scripts/test installs Debian's word lists)"));
+    let (text, _) = word_list_text(&bytes);
+    let compiled = Arc::new(Lexicon::compile(file, &text, kind.alphabet()).unwrap());
+    CACHE.get_or_init(Default::default).lock().unwrap().entry(file.to_string()).or_insert(compiled).clone()
 }
 
 pub fn rules(kind: RulesetKind) -> Arc<Ruleset> {
