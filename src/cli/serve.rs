@@ -260,7 +260,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
     // The bots' learned tables are read now rather than at a game's first bot move.
-    for kind in dawgref::rules::RulesetKind::classic() {
+    for kind in dawgref::rules::RulesetKind::all() {
         let leaves = dawgref::leaves::LeaveTable::shipped(kind);
         let _ = dawgref::winprob::WinTable::shipped(kind);
         tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");

@@ -183,11 +183,6 @@ fn ruleset_info(kind: RulesetKind) -> pb::RulesetInfo {
         scoreless_turn_limit: d.options.scoreless_turn_limit.turns(2),
         exchange_limit: d.options.exchange_limit,
         source: d.source.clone(),
-        leaves: if RulesetKind::classic().contains(&kind) || d.leaves.is_some() {
-            "learned"
-        } else {
-            "fallback"
-        }
-        .to_string(),
+        leaves: if d.leaves.is_some() { "learned" } else { "fallback" }.to_string(),
     }
 }

@@ -46,10 +46,14 @@ pub fn register_rulesets(files: &[PathBuf]) -> Result<Vec<RulesetKind>, String> 
         .iter()
         .map(|path| {
             let def = rulebook::read_file(path).map_err(|e| e.to_string())?;
-            // A leave table that does not parse is refused before the ruleset is registered.
+            // A table that does not parse is refused before the ruleset is registered.
             if let Some(text) = &def.leaves {
                 crate::leaves::LeaveTable::parse(text, def.alphabet)
                     .map_err(|e| format!("{}: its leaves-file: {e}", path.display()))?;
+            }
+            if let Some(text) = &def.winprob {
+                crate::winprob::WinTable::parse(text)
+                    .map_err(|e| format!("{}: its winprob-file: {e}", path.display()))?;
             }
             let kind = rulebook::register(def).map_err(|e| e.to_string())?;
             tracing::info!(ruleset = %kind, file = %path.display(), tiles = kind.alphabet().len(), "ruleset registered");

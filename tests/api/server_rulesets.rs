@@ -50,7 +50,13 @@ async fn list_rulesets_says_what_each_ruleset_is() {
     assert_eq!((erudit.no_repeated_words, erudit.scoreless_turn_limit, erudit.bingo_bonus), (true, 4, 15));
     assert_eq!(erudit.premiums[7], "T..d.......d..T");
     let ca = &all[3];
-    assert_eq!((ca.ruleset, ca.default_lexicon.as_str(), ca.leaves.as_str()), (0, "", "fallback"));
+    // Every shipped ruleset plays by a learned table (issue 60).
+    assert_eq!((ca.ruleset, ca.default_lexicon.as_str(), ca.leaves.as_str()), (0, "", "learned"));
+    assert!(
+        all.iter().all(|r| r.leaves == "learned"),
+        "{:?}",
+        all.iter().map(|r| &r.leaves).collect::<Vec<_>>()
+    );
     assert_eq!((ca.alphabet.as_str(), ca.tiles.len(), ca.source.as_str()), ("catalan", 26, "shipped"));
     let ll = ca.tiles.iter().find(|t| t.label == "L·L").unwrap();
     assert_eq!(
@@ -189,6 +195,8 @@ async fn the_binary_adds_a_ruleset_file_and_a_word_list() {
     let rulesets = l.list_rulesets(pb::ListRulesetsRequest {}).await.unwrap().into_inner().rulesets;
     let club = rulesets.iter().find(|r| r.name == "club-tiles").unwrap();
     assert_eq!(club.source, csv.display().to_string());
+    // A letter distribution names no leave table: its bots play by the fallback.
+    assert_eq!(club.leaves, "fallback");
     assert_eq!(club.tiles.iter().map(|t| t.label.as_str()).collect::<Vec<_>>(), ["A", "B", "CH", "O"]);
     let lexicons = l.list_lexicons(pb::ListLexiconsRequest {}).await.unwrap().into_inner().lexicons;
     let lex = lexicons.iter().find(|x| x.name == "club").unwrap();

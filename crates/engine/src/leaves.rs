@@ -22,7 +22,7 @@ use crate::rack::Rack;
 use crate::rules::RulesetKind;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Mutex, OnceLock};
+use std::sync::RwLock;
 
 /// Tile codes in a key and the additive model: a letter is its index + 1, the blank this.
 pub const BLANK: usize = 63;
@@ -111,11 +111,8 @@ pub fn rack_of(k: u64) -> Rack {
     r
 }
 
-/// The shipped tables: English, Russian, Эрудит.
-static TABLES: OnceLock<[LeaveTable; 3]> = OnceLock::new();
-
-/// The fallback tables of rulesets without a learned one, made once each.
-static FALLBACKS: Mutex<Vec<(RulesetKind, &'static LeaveTable)>> = Mutex::new(Vec::new());
+/// Each ruleset's table, made once ([`LeaveTable::shipped`]).
+static TABLES: RwLock<Vec<(RulesetKind, &'static LeaveTable)>> = RwLock::new(Vec::new());
 
 /// Keys are already well mixed in their low bits only; one multiply spreads them (SipHash,
 /// the default, would cost more than the rest of a lookup).
@@ -153,24 +150,26 @@ pub struct LeaveTable {
 }
 
 impl LeaveTable {
-    /// The shipped table of a ruleset; for a ruleset without a learned table, its fallback
-    /// ([`LeaveTable::fallback`]).
+    /// The table a ruleset's file names (`leaves-file`: every shipped ruleset names one); for
+    /// a ruleset that names none, its fallback ([`LeaveTable::fallback`]). Made once a ruleset.
     pub fn shipped(kind: RulesetKind) -> &'static LeaveTable {
-        let tables = TABLES.get_or_init(Self::shipped_tables);
-        if let Some(i) = RulesetKind::classic().iter().position(|&k| k == kind) {
-            return &tables[i];
-        }
-        let mut fallbacks = FALLBACKS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = fallbacks.iter().find(|(k, _)| *k == kind) {
+        if let Some((_, t)) =
+            TABLES.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == kind)
+        {
             return t;
         }
-        // The table its file names (`leaves-file`). One that does not parse is refused before
-        // its ruleset is registered (the server's `--ruleset`); were it not, the fallback stands.
+        // Made before the lock is taken: the fallback reads English's table.
+        // A table that does not parse is refused before its ruleset is registered (the shipped
+        // ones by a test, a server's `--ruleset` at start); were it not, the fallback stands.
         let learned =
             kind.definition().leaves.as_ref().and_then(|text| LeaveTable::parse(text, kind.alphabet()).ok());
         let table = learned.unwrap_or_else(|| LeaveTable::fallback(&crate::rules::Ruleset::new(kind)));
+        let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = tables.iter().find(|(k, _)| *k == kind) {
+            return t;
+        }
         let table: &'static LeaveTable = Box::leak(Box::new(table));
-        fallbacks.push((kind, table));
+        tables.push((kind, table));
         table
     }
 
@@ -194,17 +193,6 @@ impl LeaveTable {
             }
         }
         t
-    }
-
-    fn shipped_tables() -> [LeaveTable; 3] {
-        let parse = |text: &str, alphabet| {
-            LeaveTable::parse(text, alphabet).unwrap_or_else(|e| panic!("a shipped leave table: {e}"))
-        };
-        [
-            parse(include_str!("../data/leaves/english.txt"), Alphabet::english()),
-            parse(include_str!("../data/leaves/russian.txt"), Alphabet::russian()),
-            parse(include_str!("../data/leaves/erudit.txt"), Alphabet::erudit()),
-        ]
     }
 
     /// The value of keeping `leave` (with tiles still to draw).
@@ -373,8 +361,13 @@ mod tests {
         let en = LeaveTable::shipped(RulesetKind::english());
         assert!(en.value(&rack("?")) > en.value(&rack("Q")));
         assert!(en.value(&rack("ERS")) > en.value(&rack("UUV")));
-        for kind in [RulesetKind::russian(), RulesetKind::erudit()] {
-            assert!(LeaveTable::shipped(kind).listed() > 100, "{kind}");
+        // Every shipped ruleset names a table that parses (a shipped one that did not would
+        // fall back without a word), and its table lists what self-play kept.
+        for kind in RulesetKind::all().into_iter().filter(|k| k.definition().source == "shipped") {
+            let text = kind.definition().leaves.as_deref().unwrap_or_else(|| panic!("{kind} names no table"));
+            let table = LeaveTable::parse(text, kind.alphabet()).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert!(table.listed() > 100, "{kind}");
+            assert_eq!(LeaveTable::shipped(kind).listed(), table.listed(), "{kind}");
         }
     }
 }

@@ -138,6 +138,9 @@ pub struct Definition {
     /// A learned leave table's text (`leaves-file`, as `dawgref-lab train leaves` writes it);
     /// none: the bots use the fallback (`leaves::LeaveTable::fallback`).
     pub leaves: Option<String>,
+    /// A fitted win-probability table's text (`winprob-file`, as `dawgref-lab train winprob`
+    /// writes it); none: the champion reads English's (`winprob::WinTable::shipped`).
+    pub winprob: Option<String>,
 }
 
 /// A handle to a registered ruleset: `Copy`, compared by identity, named in requests, records
@@ -242,6 +245,36 @@ impl RulesetKind {
     }
 }
 
+/// The files the shipped rulesets name (`leaves-file`, `winprob-file`), by the path they name
+/// them by: their place beside `data/rulesets/` in the source tree, so a shipped file copied
+/// with them reads the same from disk.
+const SHIPPED_NAMED: &[(&str, &str)] = &[
+    ("../leaves/english.txt", include_str!("../data/leaves/english.txt")),
+    ("../leaves/russian.txt", include_str!("../data/leaves/russian.txt")),
+    ("../leaves/erudit.txt", include_str!("../data/leaves/erudit.txt")),
+    ("../leaves/catalan.txt", include_str!("../data/leaves/catalan.txt")),
+    ("../leaves/dutch.txt", include_str!("../data/leaves/dutch.txt")),
+    ("../leaves/french.txt", include_str!("../data/leaves/french.txt")),
+    ("../leaves/german.txt", include_str!("../data/leaves/german.txt")),
+    ("../leaves/norwegian.txt", include_str!("../data/leaves/norwegian.txt")),
+    ("../leaves/polish.txt", include_str!("../data/leaves/polish.txt")),
+    ("../leaves/spanish.txt", include_str!("../data/leaves/spanish.txt")),
+    ("../leaves/swedish.txt", include_str!("../data/leaves/swedish.txt")),
+    ("../leaves/super-english.txt", include_str!("../data/leaves/super-english.txt")),
+    ("../winprob/english.txt", include_str!("../data/winprob/english.txt")),
+    ("../winprob/russian.txt", include_str!("../data/winprob/russian.txt")),
+    ("../winprob/erudit.txt", include_str!("../data/winprob/erudit.txt")),
+    ("../winprob/catalan.txt", include_str!("../data/winprob/catalan.txt")),
+    ("../winprob/dutch.txt", include_str!("../data/winprob/dutch.txt")),
+    ("../winprob/french.txt", include_str!("../data/winprob/french.txt")),
+    ("../winprob/german.txt", include_str!("../data/winprob/german.txt")),
+    ("../winprob/norwegian.txt", include_str!("../data/winprob/norwegian.txt")),
+    ("../winprob/polish.txt", include_str!("../data/winprob/polish.txt")),
+    ("../winprob/spanish.txt", include_str!("../data/winprob/spanish.txt")),
+    ("../winprob/swedish.txt", include_str!("../data/winprob/swedish.txt")),
+    ("../winprob/super-english.txt", include_str!("../data/winprob/super-english.txt")),
+];
+
 /// The shipped ruleset files, by file name.
 pub const SHIPPED_FILES: &[(&str, &str)] = &[
     ("english.ruleset", include_str!("../data/rulesets/english.ruleset")),
@@ -266,7 +299,7 @@ static REGISTRY: RwLock<Vec<RulesetKind>> = RwLock::new(Vec::new());
 static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
     let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
     for (file, text) in SHIPPED_FILES {
-        let def = parse(text, file, None).unwrap_or_else(|e| panic!("a shipped ruleset: {e}"));
+        let def = parse_in(text, file, Named::Shipped).unwrap_or_else(|e| panic!("a shipped ruleset: {e}"));
         let def = Definition { source: "shipped".into(), ..def };
         registry.push(RulesetKind(Box::leak(Box::new(def))));
     }
@@ -336,6 +369,41 @@ pub fn read_file(path: &Path) -> Result<Definition, RulebookError> {
 /// Parse a ruleset file's text. `dir` is where the files it names are read from (none: it may
 /// name none).
 pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, RulebookError> {
+    parse_in(text, file, dir.map_or(Named::Nowhere, Named::Dir))
+}
+
+/// Where the files a ruleset names are read from.
+#[derive(Clone, Copy)]
+enum Named<'a> {
+    /// It may name none.
+    Nowhere,
+    /// Relative to this directory.
+    Dir(&'a Path),
+    /// From the shipped data built in ([`SHIPPED_NAMED`]).
+    Shipped,
+}
+
+impl Named<'_> {
+    /// The text of the file a `key` line names `rest`, and how to name it in an error.
+    fn read(self, key: &str, rest: &str) -> Result<(String, String), String> {
+        match self {
+            Named::Nowhere => Err(format!("{key} names a file, and this ruleset is not read from one")),
+            Named::Dir(dir) => {
+                let path = dir.join(rest);
+                let named = path.display().to_string();
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {named}: {e}"))?;
+                Ok((text, named))
+            }
+            Named::Shipped => SHIPPED_NAMED
+                .iter()
+                .find(|(name, _)| *name == rest)
+                .map(|(name, text)| (text.to_string(), name.to_string()))
+                .ok_or_else(|| format!("{key} names {rest:?}, which is not shipped")),
+        }
+    }
+}
+
+fn parse_in(text: &str, file: &str, named: Named) -> Result<Definition, RulebookError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut b = Builder::new(file);
     let mut section = Section::Header;
@@ -367,7 +435,7 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
         };
         // A value given twice is refused: the second line would silently replace the first.
         if let Some(&once) = KEYS.iter().find(|k| **k == key)
-            && !matches!(once, "tiles" | "board" | "tiles-file" | "layout-file" | "leaves-file")
+            && !matches!(once, "tiles" | "board" | "tiles-file" | "layout-file")
         {
             if let Some(first) = b.line_of(once) {
                 return Err(err(format!("a second {once} line (the first is line {first})")));
@@ -430,18 +498,13 @@ pub fn parse(text: &str, file: &str, dir: Option<&Path>) -> Result<Definition, R
             }
             "tiles" => section = Section::Tiles,
             "board" => section = Section::Board,
-            "tiles-file" | "layout-file" | "leaves-file" => {
-                let dir = dir.ok_or_else(|| {
-                    err(format!("{key} names a file, and this ruleset is not read from one"))
-                })?;
-                let path = dir.join(rest);
-                let named = path.display().to_string();
-                let text =
-                    std::fs::read_to_string(&path).map_err(|e| err(format!("cannot read {named}: {e}")))?;
+            "tiles-file" | "layout-file" | "leaves-file" | "winprob-file" => {
+                let (text, named) = named.read(key, rest).map_err(err)?;
                 match key {
                     "tiles-file" => b.read_distribution(&text, &named)?,
                     "layout-file" => b.read_layout(&text, &named)?,
-                    _ => b.leaves = Some(text),
+                    "leaves-file" => b.leaves = Some(text),
+                    _ => b.winprob = Some(text),
                 }
             }
             _ => {
@@ -474,6 +537,7 @@ const KEYS: &[&str] = &[
     "tiles-file",
     "layout-file",
     "leaves-file",
+    "winprob-file",
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -525,6 +589,7 @@ struct Builder {
     marked_start: Option<(usize, usize)>,
     layout_given: bool,
     leaves: Option<String>,
+    winprob: Option<String>,
     /// The line each header key was given on (each is given once).
     seen: Vec<(&'static str, usize)>,
 }
@@ -566,6 +631,7 @@ impl Builder {
             marked_start: None,
             layout_given: false,
             leaves: None,
+            winprob: None,
             seen: Vec::new(),
         }
     }
@@ -869,6 +935,7 @@ impl Builder {
             options: self.options,
             source: self.file,
             leaves: self.leaves,
+            winprob: self.winprob,
         })
     }
 }

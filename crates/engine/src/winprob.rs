@@ -10,12 +10,15 @@
 
 use crate::rules::RulesetKind;
 use std::fmt::Write as _;
-use std::sync::OnceLock;
+use std::sync::RwLock;
 
 /// Tiles per band of the table.
 pub const BAND: usize = 4;
 /// Bands: up to 143 tiles left, more than any ruleset's set (Эрудит has 131).
 pub const BANDS: usize = 36;
+
+/// Each ruleset's table, made once ([`WinTable::shipped`]).
+static TABLES: RwLock<Vec<(RulesetKind, &'static WinTable)>> = RwLock::new(Vec::new());
 
 /// The fitted model of one ruleset.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,21 +28,32 @@ pub struct WinTable {
 }
 
 impl WinTable {
-    /// The shipped table of a ruleset.
+    /// The table a ruleset's file names (`winprob-file`); for a ruleset that names none,
+    /// English's: the model is of a lead against the tiles still to be played, which depends
+    /// little on the language (docs/rulesets.md). Made once a ruleset.
     pub fn shipped(kind: RulesetKind) -> &'static WinTable {
-        static TABLES: OnceLock<[WinTable; 3]> = OnceLock::new();
-        let tables = TABLES.get_or_init(|| {
-            let parse = |text: &str| WinTable::parse(text).expect("the shipped win tables parse");
-            [
-                parse(include_str!("../data/winprob/english.txt")),
-                parse(include_str!("../data/winprob/russian.txt")),
-                parse(include_str!("../data/winprob/erudit.txt")),
-            ]
-        });
-        // A ruleset without a fitted table reads English's: the model is of a lead against the
-        // tiles still to be played, which depends little on the language (docs/rulesets.md).
-        let i = RulesetKind::classic().iter().position(|&k| k == kind).unwrap_or(0);
-        &tables[i]
+        if let Some((_, t)) =
+            TABLES.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == kind)
+        {
+            return t;
+        }
+        // Read before the lock is taken: the fallback reads English's. A table that does not
+        // parse is refused before its ruleset is registered (the shipped ones by a test, a
+        // server's `--ruleset` at start); were it not, English's stands.
+        let fitted = kind.definition().winprob.as_ref().and_then(|text| WinTable::parse(text).ok());
+        let table = match fitted {
+            Some(table) => table,
+            // English's shipped file names its table (held by the test below).
+            None if kind == RulesetKind::english() => panic!("English's shipped ruleset names no win table"),
+            None => WinTable::shipped(RulesetKind::english()).clone(),
+        };
+        let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = tables.iter().find(|(k, _)| *k == kind) {
+            return t;
+        }
+        let table: &'static WinTable = Box::leak(Box::new(table));
+        tables.push((kind, table));
+        table
     }
 
     /// The chance that the side to move, ahead by `spread`, wins with `tiles_left` tiles still
@@ -119,7 +133,12 @@ mod tests {
 
     #[test]
     fn shipped_tables_load_and_behave() {
-        for kind in RulesetKind::classic() {
+        // Every shipped ruleset names a table that parses (one that did not would read
+        // English's without a word).
+        for kind in RulesetKind::all().into_iter().filter(|k| k.definition().source == "shipped") {
+            let text =
+                kind.definition().winprob.as_deref().unwrap_or_else(|| panic!("{kind} names no table"));
+            assert_eq!(WinTable::parse(text).as_ref(), Ok(WinTable::shipped(kind)), "{kind}");
             let t = WinTable::shipped(kind);
             assert!(t.probability(30.0, 50) > t.probability(10.0, 50), "{kind:?}");
             assert!(

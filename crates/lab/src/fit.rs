@@ -182,6 +182,21 @@ fn solve(a: &mut [f64], m: usize) -> Vec<f64> {
 
 /// Fit every band to `samples` by maximum likelihood (a grid search over sigma and bias);
 /// a band with too few samples takes its neighbour's figures.
+/// The mean log loss (in nats) of `table`'s win probabilities against how the games went, over
+/// the positions with tiles still to play (with none the outcome is known): lower is better.
+pub fn log_loss(table: &WinTable, samples: &[Sample]) -> f64 {
+    let judged: Vec<&Sample> = samples.iter().filter(|s| s.tiles_left > 0).collect();
+    let total: f64 = judged
+        .iter()
+        .map(|s| {
+            let p = table.probability(f64::from(s.spread), s.tiles_left).clamp(1e-9, 1.0 - 1e-9);
+            let o = f64::from(s.outcome);
+            -(o * p.ln() + (1.0 - o) * (1.0 - p).ln())
+        })
+        .sum();
+    total / judged.len().max(1) as f64
+}
+
 pub fn winprob(samples: &[Sample]) -> WinTable {
     let (mut sigmas, mut biases) = ([0.0f32; BANDS], [0.0f32; BANDS]);
     let mut fitted = [false; BANDS];

@@ -1,7 +1,7 @@
 //! `dawgref-lab match`: the product's `dawgref match`, with the lab's players too: the frozen
-//! `classic` baseline, and the strong bot playing by a leave table on trial (`--leaves`, the
-//! output of `train leaves`) instead of the shipped one. How BENCHMARKS.md measures a table
-//! before it ships.
+//! `classic` baseline, the strong bot by the ruleset's `fallback` leave values, and the strong
+//! bot playing by a leave table on trial (`--leaves`, the output of `train leaves`) instead of
+//! the shipped one. How BENCHMARKS.md measures a table before it ships.
 
 use super::CliResult;
 use clap::Args;
@@ -9,13 +9,15 @@ use dawgref::bot::{BotLevel, Player};
 use dawgref::console::{MatchOptions, play_match};
 use dawgref::equity::LeaveModel;
 use dawgref::leaves::LeaveTable;
+use dawgref::rules::Ruleset;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// Two players, `A,B`: weak, greedy, strong, champion, classic (the strong bot by the
-    /// hand-tuned leave values it had before the learned ones) or baseline (the champion as it
-    /// thought on 2026-11-24, frozen). A is named first in the result.
+    /// hand-tuned leave values it had before the learned ones), fallback (the strong bot by the
+    /// values a ruleset without a learned table gets, from its tiles' faces) or baseline (the
+    /// champion as it thought on 2026-11-24, frozen). A is named first in the result.
     #[arg(long)]
     bots: String,
     #[command(flatten)]
@@ -26,11 +28,18 @@ pub struct MatchArgs {
     leaves: Option<std::path::PathBuf>,
 }
 
-/// A player by name; `strong` plays by `table` when one is on trial.
-fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, String> {
+/// A player by name; `strong` plays by `table` when one is on trial, `fallback` by `fallback`.
+fn player<'a>(
+    name: &str,
+    table: Option<&'a LeaveTable>,
+    fallback: &'a LeaveTable,
+) -> Result<Player<'a>, String> {
     let name = name.trim();
     if name.eq_ignore_ascii_case("classic") {
         return Ok(super::classic::PLAYER);
+    }
+    if name.eq_ignore_ascii_case("fallback") {
+        return Ok(Player::Static(LeaveModel::Learned(fallback)));
     }
     if name.eq_ignore_ascii_case("baseline") {
         return Ok(super::baseline::PLAYER);
@@ -38,7 +47,7 @@ fn player<'a>(name: &str, table: Option<&'a LeaveTable>) -> Result<Player<'a>, S
     if let Some(variant) = name.strip_prefix("champion+") {
         return champion_variant(variant);
     }
-    let level: BotLevel = name.parse().map_err(|e| format!("{e}, classic or baseline"))?;
+    let level: BotLevel = name.parse().map_err(|e| format!("{e}, classic, fallback or baseline"))?;
     Ok(match (level, table) {
         (BotLevel::Strong, Some(table)) => Player::Static(LeaveModel::Learned(table)),
         (level, _) => Player::Bot(level),
@@ -58,7 +67,8 @@ pub fn run(args: MatchArgs) -> CliResult {
     let [a, b] = names.as_slice() else {
         return Err(format!("--bots {:?}: expected two players, A,B (e.g. strong,classic)", args.bots).into());
     };
-    let players = (player(a, table.as_ref())?, player(b, table.as_ref())?);
+    let fallback = LeaveTable::fallback(&Ruleset::new(args.options.ruleset));
+    let players = (player(a, table.as_ref(), &fallback)?, player(b, table.as_ref(), &fallback)?);
     let result = play_match(&args.options, players)?;
     println!("{}", result.summary(a, b));
     Ok(ExitCode::SUCCESS)

@@ -2,7 +2,7 @@
 //! ruleset with its default lexicon, and a percentile of sorted figures.
 
 use clap::Args;
-use dawgref::lexicon::{Lexicon, catalog};
+use dawgref::lexicon::Lexicon;
 use dawgref::rules::{Ruleset, RulesetKind};
 use std::sync::Arc;
 
@@ -11,29 +11,7 @@ pub fn ruleset(kind: RulesetKind) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dy
     ruleset_with_words(kind, None)
 }
 
-/// A ruleset with a word list compiled in its alphabet (`words`), else its default lexicon; a
-/// ruleset that has none (Catalan, Polish …) needs the word list.
-pub fn ruleset_with_words(
-    kind: RulesetKind,
-    words: Option<&std::path::Path>,
-) -> Result<(Arc<Ruleset>, Arc<Lexicon>), Box<dyn std::error::Error>> {
-    let rules = Arc::new(Ruleset::new(kind));
-    let lexicon = match words {
-        Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let (text, _) = dawgref::lexicon::word_list_text(&bytes);
-            let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("words");
-            let (lexicon, report) = Lexicon::compile_up_to(name, &text, kind.alphabet(), rules.size())?;
-            eprintln!("{}: {report}", path.display());
-            lexicon
-        }
-        None if rules.default_lexicon.is_empty() => {
-            return Err(format!("the {kind} ruleset has no lexicon of its own: give --words FILE").into());
-        }
-        None => catalog::resolve(rules.default_lexicon, None)?.lexicon,
-    };
-    Ok((rules, Arc::new(lexicon)))
-}
+pub use dawgref::console::ruleset_with_words;
 
 /// The `p` quantile (0 to 1) of figures sorted ascending, by nearest rank; 0 for none.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {

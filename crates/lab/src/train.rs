@@ -19,6 +19,7 @@ use dawgref::game::{Game, GameConfig};
 use dawgref::leaves::{self, LeaveTable};
 use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
+use dawgref::winprob::WinTable;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,7 +35,8 @@ pub enum TrainCommand {
 
 #[derive(Args, Debug)]
 pub struct LeavesArgs {
-    #[arg(long, default_value = "english")]
+    /// A ruleset's name, or a ruleset file.
+    #[arg(long, default_value = "english", value_parser = dawgref::console::ruleset_arg)]
     ruleset: RulesetKind,
     /// The word list to play, compiled in the ruleset's alphabet (needed where the ruleset has
     /// no lexicon of its own: Catalan, Polish …).
@@ -60,7 +62,8 @@ pub struct LeavesArgs {
 
 #[derive(Args, Debug)]
 pub struct WinprobArgs {
-    #[arg(long, default_value = "english")]
+    /// A ruleset's name, or a ruleset file.
+    #[arg(long, default_value = "english", value_parser = dawgref::console::ruleset_arg)]
     ruleset: RulesetKind,
     /// The word list to play, as `train leaves --words`.
     #[arg(long)]
@@ -70,6 +73,11 @@ pub struct WinprobArgs {
     games: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Games played after the training ones (seeds `seed + games` on) to judge the new table
+    /// against the ruleset's current one and English's: the mean log loss of each over their
+    /// positions, on standard error. 0: none.
+    #[arg(long, default_value_t = 1000)]
+    held_out: u64,
     /// Write the table here (default: standard output).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
@@ -139,10 +147,34 @@ fn winprob(args: WinprobArgs) -> CliResult {
         samples.len(),
         started.elapsed().as_secs_f64() - played
     );
+    let held_out = args.held_out.min(1_000_000);
+    if held_out > 0 {
+        let bar = games_bar(held_out);
+        let first = args.seed.wrapping_add(games);
+        let (judged, _) = dawgref::selfplay::by_game_observed(
+            held_out,
+            |g| game_samples(&rules, &lexicon, first.wrapping_add(g)),
+            || bar.inc(1),
+        );
+        bar.finish_and_clear();
+        let judged: Vec<Sample> = judged.into_iter().flatten().collect();
+        let current = WinTable::shipped(args.ruleset);
+        let english = WinTable::shipped(RulesetKind::english());
+        eprintln!(
+            "{}: mean log loss over {} positions of {held_out} held-out games (seeds {first} on): \
+             the new table {:.4}, the ruleset's current {:.4}, English's {:.4}",
+            args.ruleset,
+            judged.len(),
+            fit::log_loss(&table, &judged),
+            fit::log_loss(current, &judged),
+            fit::log_loss(english, &judged),
+        );
+    }
     let text = format!(
-        "# dawgref-lab train winprob --ruleset {} --games {games} --seed {}\n\
+        "# dawgref-lab train winprob --ruleset {}{} --games {games} --seed {}\n\
          # {} positions of strong-bot self-play; per band of tiles left: <tiles> <sigma> <bias>\n{}",
         args.ruleset,
+        words_arg(args.words.as_deref()),
         args.seed,
         samples.len(),
         table.to_text()
@@ -201,10 +233,11 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
     }
     let Some(table) = table else { return Err("no generation ran".into()) };
     let text = format!(
-        "# dawgref-lab train leaves --ruleset {} --games {games} --seed {} --generations {generations}{}\n\
+        "# dawgref-lab train leaves --ruleset {}{} --games {games} --seed {} --generations {generations}{}\n\
          # {total} leaves valued at positions of static-bot self-play. `copies <tile> <1st> <2nd> <3rd+>` and\n\
          # `balance <vowels> <consonants> <value>` are the additive part; then `<leave> <value>`.\n{}",
         args.ruleset,
+        words_arg(args.words.as_deref()),
         args.seed,
         args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display())),
         table.to_text()
@@ -310,4 +343,9 @@ fn paired_samples(
         }
     }
     out
+}
+
+/// ` --words FILE` as a table's first line repeats its command (nothing without a word list).
+fn words_arg(words: Option<&std::path::Path>) -> String {
+    words.map_or(String::new(), |p| format!(" --words {}", p.display()))
 }

@@ -8,15 +8,14 @@ use dawgref_engine::board::Board;
 use dawgref_engine::bot::{BotLevel, play_out};
 use dawgref_engine::game::record::{check_record, write_gcg};
 use dawgref_engine::game::{Game, GameConfig};
-use dawgref_engine::lexicon::{CompileReport, Lexicon, word_list_text};
+use dawgref_engine::lexicon::Lexicon;
 use dawgref_engine::notation::{cgp, format_play, gcg, parse_play};
 use dawgref_engine::rack::Rack;
 use dawgref_engine::rulebook::{self, Premium, RulesetKind};
 use dawgref_engine::rules::Ruleset;
 use dawgref_engine::score::evaluate;
 use proptest::prelude::*;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 fn kind(name: &str) -> RulesetKind {
     RulesetKind::by_name(name).unwrap_or_else(|| panic!("{name} is shipped"))
@@ -68,11 +67,24 @@ fn every_shipped_ruleset_has_its_published_totals() {
 
 #[test]
 fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
-    let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/rulesets/english.ruleset"))
-        .unwrap();
-    let refused = |text: &str| rulebook::parse(text, "club.ruleset", None).unwrap_err().to_string();
-    // The file as shipped parses; each change below is one mistake.
-    assert_eq!(rulebook::parse(&good, "club.ruleset", None).unwrap().total_tiles(), 100);
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/rulesets"));
+    let good = std::fs::read_to_string(dir.join("english.ruleset")).unwrap();
+    let refused = |text: &str| rulebook::parse(text, "club.ruleset", Some(dir)).unwrap_err().to_string();
+    // The file as shipped parses, from disk as built in: the tables it names beside it are the
+    // ones built in. Each change below is one mistake.
+    let from_disk = rulebook::parse(&good, "club.ruleset", Some(dir)).unwrap();
+    assert_eq!(from_disk.total_tiles(), 100);
+    assert_eq!(
+        rulebook::Definition { source: "shipped".into(), ..from_disk },
+        *RulesetKind::english().definition()
+    );
+    assert_eq!(
+        rulebook::parse(&good, "club.ruleset", None).unwrap_err().to_string(),
+        format!(
+            "club.ruleset:{}: leaves-file names a file, and this ruleset is not read from one",
+            good.lines().position(|l| l.starts_with("leaves-file")).unwrap() + 1
+        )
+    );
     let line_of = |needle: &str| good.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
     let b = line_of("B 2 3");
     assert_eq!(
@@ -106,7 +118,7 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
     assert_eq!(
         refused(&good.replace("rack 7", "rack 7\nsparkles on")),
         format!(
-            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file, leaves-file)",
+            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file, leaves-file, winprob-file)",
             line_of("rack") + 1
         )
     );
@@ -120,6 +132,25 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
         (
             good.replace("blanks 2", "blanks 2\nblanks 3"),
             format!("club.ruleset:{}: a second blanks line (the first is line {blanks})", blanks + 1),
+        ),
+        (
+            good.replace(
+                "winprob-file ../winprob/english.txt",
+                "winprob-file ../winprob/english.txt\nwinprob-file ../winprob/russian.txt",
+            ),
+            format!(
+                "club.ruleset:{}: a second winprob-file line (the first is line {})",
+                line_of("winprob-file") + 1,
+                line_of("winprob-file")
+            ),
+        ),
+        (
+            good.replace("rack 7", "rack 7\nleaves-file nowhere.txt"),
+            format!(
+                "club.ruleset:{}: cannot read {}: No such file or directory (os error 2)",
+                rack + 1,
+                dir.join("nowhere.txt").display()
+            ),
         ),
         (
             good.replace("rack 7", "rack 7\nname other"),
@@ -159,9 +190,12 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
         assert!(got.len() < 300, "{got}");
     }
     // A byte-order mark before the first line is no part of it.
-    assert_eq!(rulebook::parse(&format!("\u{feff}{good}"), "club.ruleset", None).unwrap().total_tiles(), 100);
+    assert_eq!(
+        rulebook::parse(&format!("\u{feff}{good}"), "club.ruleset", Some(dir)).unwrap().total_tiles(),
+        100
+    );
     // A name another ruleset holds is refused when registered.
-    let def = rulebook::parse(&good.replace("\nalso en", ""), "club.ruleset", None).unwrap();
+    let def = rulebook::parse(&good.replace("\nalso en", ""), "club.ruleset", Some(dir)).unwrap();
     let def =
         rulebook::Definition { options: rulebook::RuleOptions { exchange_limit: 1, ..def.options }, ..def };
     assert_eq!(
@@ -328,34 +362,9 @@ fn digraphs_split_by_the_longest_label_unless_the_word_list_brackets_them() {
     assert_eq!(es.word_label(&chillar), "CHILLAR");
 }
 
-/// Debian's word list for each shipped language, compiled in its ruleset once per process
-/// (`scripts/test` installs them), with its report.
-type Compiled = Arc<(Lexicon, CompileReport)>;
-
-fn debian(ruleset: &str) -> Compiled {
-    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
-    let file = match ruleset {
-        "catalan" => "catalan",
-        "spanish" => "spanish",
-        "polish" => "polish",
-        "french" => "french",
-        "german" => "ngerman",
-        "dutch" => "dutch",
-        "norwegian" => "bokmaal",
-        "swedish" => "swedish",
-        _ => panic!("no Debian list for {ruleset}"),
-    };
-    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
-    cache
-        .entry(ruleset.to_string())
-        .or_insert_with(|| {
-            let path = format!("/usr/share/dict/{file}");
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("{path}: {e} (scripts/test installs Debian's word lists)"));
-            let (text, _) = word_list_text(&bytes);
-            Arc::new(Lexicon::compile(file, &text, kind(ruleset).alphabet()).unwrap())
-        })
-        .clone()
+/// Debian's word list of a ruleset, compiled once in its tiles (the shared fixtures').
+fn debian(ruleset: &str) -> crate::common::Compiled {
+    crate::common::debian_lexicon(kind(ruleset))
 }
 
 /// Each list keeps its words in tiles and reports every word it could not split: a letter the
