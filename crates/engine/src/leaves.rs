@@ -19,10 +19,10 @@
 
 use crate::alphabet::{Alphabet, Letter};
 use crate::rack::Rack;
+use crate::rulebook::PerRuleset;
 use crate::rules::RulesetKind;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::RwLock;
 
 /// Tile codes in a key and the additive model: a letter is its index + 1, the blank this.
 pub const BLANK: usize = 63;
@@ -112,7 +112,7 @@ pub fn rack_of(k: u64) -> Rack {
 }
 
 /// Each ruleset's table, made once ([`LeaveTable::shipped`]).
-static TABLES: RwLock<Vec<(RulesetKind, &'static LeaveTable)>> = RwLock::new(Vec::new());
+static TABLES: PerRuleset<LeaveTable> = PerRuleset::new();
 
 /// Keys are already well mixed in their low bits only; one multiply spreads them (SipHash,
 /// the default, would cost more than the rest of a lookup).
@@ -153,24 +153,16 @@ impl LeaveTable {
     /// The table a ruleset's file names (`leaves-file`: every shipped ruleset names one); for
     /// a ruleset that names none, its fallback ([`LeaveTable::fallback`]). Made once a ruleset.
     pub fn shipped(kind: RulesetKind) -> &'static LeaveTable {
-        if let Some((_, t)) =
-            TABLES.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == kind)
-        {
-            return t;
-        }
-        // Made before the lock is taken: the fallback reads English's table.
         // A table that does not parse is refused before its ruleset is registered (the shipped
         // ones by a test, a server's `--ruleset` at start); were it not, the fallback stands.
-        let learned =
-            kind.definition().leaves.as_ref().and_then(|text| LeaveTable::parse(text, kind.alphabet()).ok());
-        let table = learned.unwrap_or_else(|| LeaveTable::fallback(&crate::rules::Ruleset::new(kind)));
-        let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = tables.iter().find(|(k, _)| *k == kind) {
-            return t;
-        }
-        let table: &'static LeaveTable = Box::leak(Box::new(table));
-        tables.push((kind, table));
-        table
+        TABLES.get(kind, || {
+            let learned = kind
+                .definition()
+                .leaves
+                .as_ref()
+                .and_then(|text| LeaveTable::parse(text, kind.alphabet()).ok());
+            learned.unwrap_or_else(|| LeaveTable::fallback(&crate::rules::Ruleset::new(kind)))
+        })
     }
 
     /// The documented fallback for a ruleset no table was learned for (docs/rulesets.md):

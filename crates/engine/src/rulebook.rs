@@ -275,6 +275,41 @@ const SHIPPED_NAMED: &[(&str, &str)] = &[
     ("../winprob/super-english.txt", include_str!("../data/winprob/super-english.txt")),
 ];
 
+/// What is made once a ruleset and kept for the process (its bots' tables): a value per
+/// registered ruleset, made on first use. Rulesets are never unregistered, so a value lives as
+/// long as its ruleset.
+pub struct PerRuleset<T: 'static>(RwLock<Vec<(RulesetKind, &'static T)>>);
+
+impl<T: 'static> PerRuleset<T> {
+    pub const fn new() -> PerRuleset<T> {
+        PerRuleset(RwLock::new(Vec::new()))
+    }
+
+    /// `kind`'s value, made by `make` the first time (outside the lock, so `make` may read
+    /// another ruleset's; of two made at once, the first kept wins).
+    pub fn get(&self, kind: RulesetKind, make: impl FnOnce() -> T) -> &'static T {
+        let find =
+            |made: &[(RulesetKind, &'static T)]| made.iter().find(|(k, _)| *k == kind).map(|(_, v)| *v);
+        if let Some(v) = find(&self.0.read().unwrap_or_else(|e| e.into_inner())) {
+            return v;
+        }
+        let value = make();
+        let mut made = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = find(&made) {
+            return v;
+        }
+        let value: &'static T = Box::leak(Box::new(value));
+        made.push((kind, value));
+        value
+    }
+}
+
+impl<T: 'static> Default for PerRuleset<T> {
+    fn default() -> PerRuleset<T> {
+        PerRuleset::new()
+    }
+}
+
 /// The shipped ruleset files, by file name.
 pub const SHIPPED_FILES: &[(&str, &str)] = &[
     ("english.ruleset", include_str!("../data/rulesets/english.ruleset")),
@@ -992,5 +1027,27 @@ impl Alphabet {
             .find(|a| a.name() == wanted)
             .or_else(|| RulesetKind::by_name(&wanted).map(|k| k.alphabet()))
             .ok_or_else(|| crate::alphabet::AlphabetError::UnknownName(crate::text::clip(name)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value is made once a ruleset, and each ruleset has its own.
+    #[test]
+    fn per_ruleset_values_are_made_once_each() {
+        static MADE: PerRuleset<String> = PerRuleset::new();
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = |kind: RulesetKind| {
+            MADE.get(kind, || {
+                made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                kind.name().to_string()
+            })
+        };
+        let first = make(RulesetKind::english());
+        assert!(std::ptr::eq(first, make(RulesetKind::english())));
+        assert_eq!((first.as_str(), make(RulesetKind::russian()).as_str()), ("english", "russian"));
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 }

@@ -8,9 +8,9 @@
 //! (`crates/engine/data/winprob/<ruleset>.txt`, with the command that made it).
 //! With no tile left the spread is final: 1, ½ or 0.
 
+use crate::rulebook::PerRuleset;
 use crate::rules::RulesetKind;
 use std::fmt::Write as _;
-use std::sync::RwLock;
 
 /// Tiles per band of the table.
 pub const BAND: usize = 4;
@@ -18,7 +18,7 @@ pub const BAND: usize = 4;
 pub const BANDS: usize = 36;
 
 /// Each ruleset's table, made once ([`WinTable::shipped`]).
-static TABLES: RwLock<Vec<(RulesetKind, &'static WinTable)>> = RwLock::new(Vec::new());
+static TABLES: PerRuleset<WinTable> = PerRuleset::new();
 
 /// The fitted model of one ruleset.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,28 +32,18 @@ impl WinTable {
     /// English's: the model is of a lead against the tiles still to be played, which depends
     /// little on the language (docs/rulesets.md). Made once a ruleset.
     pub fn shipped(kind: RulesetKind) -> &'static WinTable {
-        if let Some((_, t)) =
-            TABLES.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == kind)
-        {
-            return t;
-        }
-        // Read before the lock is taken: the fallback reads English's. A table that does not
-        // parse is refused before its ruleset is registered (the shipped ones by a test, a
-        // server's `--ruleset` at start); were it not, English's stands.
-        let fitted = kind.definition().winprob.as_ref().and_then(|text| WinTable::parse(text).ok());
-        let table = match fitted {
-            Some(table) => table,
-            // English's shipped file names its table (held by the test below).
-            None if kind == RulesetKind::english() => panic!("English's shipped ruleset names no win table"),
-            None => WinTable::shipped(RulesetKind::english()).clone(),
-        };
-        let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = tables.iter().find(|(k, _)| *k == kind) {
-            return t;
-        }
-        let table: &'static WinTable = Box::leak(Box::new(table));
-        tables.push((kind, table));
-        table
+        // A table that does not parse is refused before its ruleset is registered (the shipped
+        // ones by a test, a server's `--ruleset` at start); were it not, English's stands.
+        TABLES.get(kind, || {
+            match kind.definition().winprob.as_ref().and_then(|text| WinTable::parse(text).ok()) {
+                Some(table) => table,
+                // English's shipped file names its table (held by the test below).
+                None if kind == RulesetKind::english() => {
+                    panic!("English's shipped ruleset names no win table")
+                }
+                None => WinTable::shipped(RulesetKind::english()).clone(),
+            }
+        })
     }
 
     /// The chance that the side to move, ahead by `spread`, wins with `tiles_left` tiles still
