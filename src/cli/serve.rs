@@ -259,8 +259,12 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
         );
     }
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
-    // The bots' learned tables are read now rather than at a game's first bot move.
-    for kind in dawgref::rules::RulesetKind::all() {
+    // The bots' learned tables are read now rather than at a game's first bot move: those of
+    // the rulesets this server has a lexicon for (a ruleset plays its alphabet's lexicons).
+    let playable = dawgref::rules::RulesetKind::all()
+        .into_iter()
+        .filter(|k| lexicons.iter().any(|l| l.alphabet() == k.alphabet()));
+    for kind in playable {
         let leaves = dawgref::leaves::LeaveTable::shipped(kind);
         let _ = dawgref::winprob::WinTable::shipped(kind);
         tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");

@@ -180,8 +180,6 @@ fn solve(a: &mut [f64], m: usize) -> Vec<f64> {
     x
 }
 
-/// Fit every band to `samples` by maximum likelihood (a grid search over sigma and bias);
-/// a band with too few samples takes its neighbour's figures.
 /// The mean log loss (in nats) of `table`'s win probabilities against how the games went, over
 /// the positions with tiles still to play (with none the outcome is known): lower is better.
 pub fn log_loss(table: &WinTable, samples: &[Sample]) -> f64 {
@@ -197,6 +195,8 @@ pub fn log_loss(table: &WinTable, samples: &[Sample]) -> f64 {
     total / judged.len().max(1) as f64
 }
 
+/// Fit every band to `samples` by maximum likelihood (a grid search over sigma and bias);
+/// a band with too few samples takes its neighbour's figures.
 pub fn winprob(samples: &[Sample]) -> WinTable {
     let (mut sigmas, mut biases) = ([0.0f32; BANDS], [0.0f32; BANDS]);
     let mut fitted = [false; BANDS];

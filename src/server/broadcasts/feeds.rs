@@ -4,8 +4,9 @@
 //!
 //! The log holds each fact of a game once, whoever offers it: the game as made, each event (in
 //! order of its number: one offered again, or behind the last, is dropped), each turn's analysis,
-//! the standings its result brought, and the game's end. So a game whose follower starts again (the game moved between replicas,
-//! its owner was lost) may offer what went out before, and no stream sees it twice.
+//! the standings its result brought, and the game's end. So a game whose follower starts again
+//! (the game moved between replicas, its owner was lost) may offer what went out before, and no
+//! stream sees it twice.
 
 use crate::proto::v1 as pb;
 use std::collections::{HashMap, HashSet};
