@@ -641,18 +641,31 @@ async fn a_tsh_file_read_back_is_the_same_division() {
     }
 }
 
-/// The events and kept answers of a tournament written before they had rows of their own (carried
-/// inside its state, tags 4 and 5 of the record), as an earlier build left them.
+/// A tournament as an earlier build kept it: the wire's `Tournament` (without standings) as its
+/// state, each player's token hash and the seed, with its events and kept answers carried inside
+/// (before they had rows of their own).
 #[derive(Clone, PartialEq, prost::Message)]
-struct Carried {
+struct Legacy {
+    #[prost(message, optional, tag = "1")]
+    tournament: Option<pb::Tournament>,
+    #[prost(message, repeated, tag = "2")]
+    hashes: Vec<LegacyHashes>,
+    #[prost(uint64, tag = "3")]
+    seed: u64,
     #[prost(message, repeated, tag = "4")]
     events: Vec<pb::WatchTournamentResponse>,
     #[prost(message, repeated, tag = "5")]
-    answers: Vec<CarriedAnswer>,
+    answers: Vec<LegacyAnswer>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-struct CarriedAnswer {
+struct LegacyHashes {
+    #[prost(bytes = "vec", repeated, tag = "1")]
+    players: Vec<Vec<u8>>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct LegacyAnswer {
     #[prost(string, tag = "1")]
     key: String,
     #[prost(bytes = "vec", tag = "2")]
@@ -677,38 +690,73 @@ async fn event_numbers(t: &mut TournamentsServiceClient<Channel>, slug: &str) ->
 #[tokio::test]
 async fn a_tournament_kept_by_an_earlier_build_upgrades_in_place() {
     use prost::Message;
+    use sha2::Digest;
     let dir = TempDir::new("tournament-upgrade");
     let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
     let mut t = tournaments(&srv).await;
     let methods =
         [pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin];
-    t.create_tournament(authed(event("old", people(4), &methods), DIRECTOR)).await.unwrap();
+    let mut players = people(4);
+    players[3].bot = Some(pb::BotLevel::Greedy as i32);
+    let made =
+        t.create_tournament(authed(event("old", players, &methods), DIRECTOR)).await.unwrap().into_inner();
     let mut first = pair("old", 1);
     first.request_id = "pair-1".into();
     let paired = t.pair_round(authed(first.clone(), DIRECTOR)).await.unwrap().into_inner();
+    t.start_round(authed(start("old", 1), DIRECTOR)).await.unwrap();
+    let line =
+        paired.round.as_ref().unwrap().pairings.iter().find(|p| p.first != 4 && p.second != 4).unwrap();
+    t.record_result(authed(scores("old", 1, line.number, 420, 380), DIRECTOR)).await.unwrap();
+    let get = |t: &mut TournamentsServiceClient<Channel>, token: String| {
+        let mut t = t.clone();
+        async move {
+            t.get_tournament(authed(pb::GetTournamentRequest { slug: "old".into() }, &token))
+                .await
+                .unwrap()
+                .into_inner()
+                .tournament
+                .unwrap()
+        }
+    };
+    let before = get(&mut t, DIRECTOR.to_string()).await;
+    let token = made.player_tokens[0].token.clone();
+    let seen_by_player = get(&mut t, token.clone()).await;
+    assert_eq!(seen_by_player.you.as_ref().map(|y| y.player), Some(1));
     let events = event_numbers(&mut t, "old").await;
-    assert_eq!(events.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(events.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
     srv.stop().await;
 
-    // Back as an earlier build kept it: the events and answers inside the state, no rows.
+    // Back as an earlier build kept it: the wire's messages as its state, the events and answers
+    // inside it, no rows.
     {
         let db = rusqlite::Connection::open(dir.0.join(dawgref::store::sqlite::FILE_NAME)).unwrap();
-        let state: Vec<u8> =
+        let body: Vec<u8> =
             db.query_row("SELECT body FROM tournaments WHERE slug = 'old'", [], |r| r.get(0)).unwrap();
-        let mut carried = Carried::default();
+        assert_eq!(body.first(), Some(&b'{'), "this build keeps the crate's own types");
+        let mut state = before.clone();
+        for d in &mut state.divisions {
+            d.standings.clear();
+        }
+        let hashes = (made.player_tokens.iter().map(|p| sha2::Sha256::digest(p.token.as_bytes()).to_vec()))
+            .chain([Vec::new()])
+            .collect();
+        let mut old = Legacy {
+            tournament: Some(state),
+            hashes: vec![LegacyHashes { players: hashes }],
+            seed: 11,
+            ..Default::default()
+        };
         let mut rows =
             db.prepare("SELECT body FROM tournament_events WHERE slug = 'old' ORDER BY number").unwrap();
         for body in rows.query_map([], |r| r.get::<_, Vec<u8>>(0)).unwrap() {
-            carried.events.push(pb::WatchTournamentResponse::decode(body.unwrap().as_slice()).unwrap());
+            old.events.push(pb::WatchTournamentResponse::decode(body.unwrap().as_slice()).unwrap());
         }
         let mut rows = db.prepare("SELECT key, body FROM tournament_answers WHERE slug = 'old'").unwrap();
-        for row in rows.query_map([], |r| Ok(CarriedAnswer { key: r.get(0)?, body: r.get(1)? })).unwrap() {
-            carried.answers.push(row.unwrap());
+        for row in rows.query_map([], |r| Ok(LegacyAnswer { key: r.get(0)?, body: r.get(1)? })).unwrap() {
+            old.answers.push(row.unwrap());
         }
-        assert_eq!((carried.events.len(), carried.answers.len()), (2, 1));
-        // A message's fields, appended, are read as its own: the state with them carried inside.
-        let old = [state, carried.encode_to_vec()].concat();
-        db.execute("UPDATE tournaments SET body = ?1 WHERE slug = 'old'", [old]).unwrap();
+        assert_eq!((old.events.len(), old.answers.len()), (4, 1));
+        db.execute("UPDATE tournaments SET body = ?1 WHERE slug = 'old'", [old.encode_to_vec()]).unwrap();
         db.execute_batch(
             "DELETE FROM tournament_events; DELETE FROM tournament_answers; PRAGMA user_version = 5;",
         )
@@ -717,24 +765,39 @@ async fn a_tournament_kept_by_an_earlier_build_upgrades_in_place() {
 
     let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
     let mut t = tournaments(&srv).await;
-    // Read as they were: the events, the retry's first answer.
+    // Read as they were: the tournament, a player's view, the events, the retry's first answer.
+    assert_eq!(get(&mut t, DIRECTOR.to_string()).await, before);
+    assert_eq!(get(&mut t, token.clone()).await, seen_by_player);
     assert_eq!(event_numbers(&mut t, "old").await, events);
     let again = t.pair_round(authed(first.clone(), DIRECTOR)).await.unwrap().into_inner();
     assert_eq!(again, paired);
-    // The next change moves them to rows; nothing is lost or numbered twice.
-    t.start_round(authed(start("old", 1), DIRECTOR)).await.unwrap();
+    // The next change moves them to rows and the state to this build's; nothing is lost or
+    // numbered twice.
+    let other = before.divisions[0].rounds[0].pairings.iter().find(|p| !p.done && p.second != 0).unwrap();
+    let mut corrected = scores("old", 1, line.number, 430, 380);
+    corrected.correct = true;
+    t.record_result(authed(corrected, DIRECTOR)).await.unwrap();
     let after = event_numbers(&mut t, "old").await;
-    assert_eq!(after.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(after[..2], events[..]);
+    assert_eq!(after.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    assert_eq!(after[..4], events[..]);
     assert_eq!(t.pair_round(authed(first, DIRECTOR)).await.unwrap().into_inner(), paired);
+    let now = get(&mut t, DIRECTOR.to_string()).await;
+    assert_eq!(now.divisions[0].rounds[0].pairings[line.number as usize - 1].scores, [430, 380]);
+    assert_eq!(
+        now.divisions[0].rounds[0].pairings[other.number as usize - 1],
+        *other,
+        "the bot's game as it was"
+    );
     srv.stop().await;
     let db = rusqlite::Connection::open(dir.0.join(dawgref::store::sqlite::FILE_NAME)).unwrap();
-    let rows: (i64, i64) = db
+    let rows: (i64, i64, Vec<u8>) = db
         .query_row(
-            "SELECT (SELECT count(*) FROM tournament_events), (SELECT count(*) FROM tournament_answers)",
+            "SELECT (SELECT count(*) FROM tournament_events), (SELECT count(*) FROM tournament_answers), \
+             (SELECT body FROM tournaments WHERE slug = 'old')",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    assert_eq!(rows, (3, 1), "the carried events and answer are rows now");
+    assert_eq!((rows.0, rows.1), (5, 1), "the carried events and answer are rows now");
+    assert_eq!(rows.2.first(), Some(&b'{'), "written back as this build keeps it");
 }

@@ -168,12 +168,13 @@ async fn contract(store: Arc<dyn GameStore>) {
     let revoked = DirectorKey { revoked_unix_ms: Some(1_800_000_000_000), ..club };
     assert_eq!(store.director_keys().await.unwrap(), vec![revoked, spring]);
 
-    // Tournaments: each state written whole, one version after the one read, with the events
-    // and answers that version adds.
+    // Tournaments: each state written one version after the one read, with the events and
+    // answers that version adds.
     let t = |slug: &str, version: u64, body: &[u8]| StoredTournament {
         slug: slug.into(),
         version,
         body: body.to_vec(),
+        parts: Vec::new(),
     };
     let put = |tournament: StoredTournament, events: &[u64], answers: &[&str]| TournamentChange {
         events: events.iter().map(|&n| (n, format!("event {n}").into_bytes())).collect(),
@@ -244,6 +245,30 @@ async fn contract(store: Arc<dyn GameStore>) {
     );
     assert_eq!(events(0).await.len(), 3, "events are never let go");
 
+    // A tournament's parts: each version writes those it changed; a read has every part, by key
+    // (in byte order); a write that lost its race writes none.
+    let parted = |version: u64, parts: &[(&str, &str)]| StoredTournament {
+        parts: parts.iter().map(|(k, b)| (k.to_string(), b.as_bytes().to_vec())).collect(),
+        ..t("parted", version, format!("head {version}").as_bytes())
+    };
+    store
+        .put_tournament(put(parted(1, &[("0", "a1"), ("0.10", "b1"), ("0.2", "c1")]), &[], &[]))
+        .wait()
+        .await
+        .unwrap();
+    store.put_tournament(put(parted(2, &[("0.10", "b2"), ("1", "d2")]), &[], &[])).wait().await.unwrap();
+    assert!(matches!(
+        store.put_tournament(put(parted(2, &[("0", "lost"), ("2", "lost")]), &[], &[])).wait().await,
+        Err(StoreError::Stale(_))
+    ));
+    store.put_tournament(put(parted(3, &[]), &[], &[])).wait().await.unwrap();
+    let whole = parted(3, &[("0", "a1"), ("0.10", "b2"), ("0.2", "c1"), ("1", "d2")]);
+    assert_eq!(store.tournament("parted".into()).await.unwrap(), Some(whole.clone()));
+    let all = store.tournaments().await.unwrap();
+    assert_eq!(all.iter().map(|t| t.slug.as_str()).collect::<Vec<_>>(), ["club", "parted", "spring"]);
+    assert_eq!(all[1], whole);
+    assert_eq!(all[0], t("club", 1, b"c1"), "no parts: none read");
+
     // Broadcasts: each written whole against its version, one writer at a time.
     let b = |slug: &str, version: u64, body: &[u8]| StoredBroadcast {
         slug: slug.to_string(),
@@ -265,7 +290,7 @@ async fn contract(store: Arc<dyn GameStore>) {
         ));
     }
     assert_eq!(store.broadcasts().await.unwrap(), vec![b("club-live", 1, b"c"), b("spring-live", 2, b"two")]);
-    assert_eq!(store.tournaments().await.unwrap().len(), 2, "broadcasts are not tournaments");
+    assert_eq!(store.tournaments().await.unwrap().len(), 3, "broadcasts are not tournaments");
 }
 
 fn replica(lease_ms: u64) -> Replica {

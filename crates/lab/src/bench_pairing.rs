@@ -40,7 +40,7 @@ pub fn run(args: PairingArgs) -> CliResult {
                 return Ok(ExitCode::FAILURE);
             }
             pairing.push(started.elapsed());
-            let lines = d.rounds[round].pairings.clone().unwrap_or_default();
+            let lines = d.rounds()[round].pairings.clone().unwrap_or_default();
             for (k, line) in lines.iter().enumerate() {
                 if let Pairing::Game { .. } = line {
                     state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

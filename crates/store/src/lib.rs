@@ -92,12 +92,16 @@ pub struct StoredGame {
 }
 
 /// A tournament as kept: its slug, its version (1 for the first write, one more each write) and
-/// its state, opaque to the store.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// its state, opaque to the store: a body and parts beside it by key, so that a change writes
+/// the parts it changed and not the whole state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoredTournament {
     pub slug: String,
     pub version: u64,
     pub body: Vec<u8>,
+    /// Read: every part, by key in byte order. Written: the parts this version writes (a key's part
+    /// replaces the one kept; the others stay as they are).
+    pub parts: Vec<(String, Vec<u8>)>,
 }
 
 /// A tournament's next version and what it adds beside its state: its new events and the answer

@@ -26,9 +26,18 @@ pub struct MemoryStore {
 /// A tournament's state, its events by number and its answers by key (with the version that
 /// kept each).
 struct Tournament {
+    /// Its version and body (its parts kept apart, by key).
     state: StoredTournament,
+    parts: std::collections::BTreeMap<String, Vec<u8>>,
     events: std::collections::BTreeMap<u64, Vec<u8>>,
     answers: HashMap<String, (u64, Vec<u8>)>,
+}
+
+impl Tournament {
+    /// The state as a read gives it: with every part.
+    fn read(&self) -> StoredTournament {
+        StoredTournament { parts: self.parts.clone().into_iter().collect(), ..self.state.clone() }
+    }
 }
 
 impl MemoryStore {
@@ -153,10 +162,13 @@ impl GameStore for MemoryStore {
         }
         let t = all.entry(tournament.slug.clone()).or_insert_with(|| Tournament {
             state: tournament.clone(),
+            parts: Default::default(),
             events: Default::default(),
             answers: Default::default(),
         });
-        t.state = tournament;
+        let StoredTournament { parts, .. } = &tournament;
+        t.parts.extend(parts.iter().cloned());
+        t.state = StoredTournament { parts: Vec::new(), ..tournament };
         t.events.extend(events);
         t.answers.extend(answers.into_iter().map(|(key, body)| (key, (version, body))));
         t.answers.retain(|_, (kept, _)| *kept + TOURNAMENT_ANSWERS_KEPT > version);
@@ -164,8 +176,7 @@ impl GameStore for MemoryStore {
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        let t =
-            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.clone());
+        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(Tournament::read);
         Box::pin(std::future::ready(Ok(t)))
     }
 
@@ -195,7 +206,7 @@ impl GameStore for MemoryStore {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .values()
-            .map(|t| t.state.clone())
+            .map(Tournament::read)
             .collect();
         Box::pin(std::future::ready(Ok(all)))
     }

@@ -147,7 +147,43 @@ CREATE TABLE broadcasts (
     body    bytea NOT NULL
 );
 ",
+    // A tournament's state in parts beside its body: a change writes the parts it changed.
+    "
+CREATE TABLE tournament_parts (
+    slug text NOT NULL,
+    key  text NOT NULL,
+    body bytea NOT NULL,
+    PRIMARY KEY (slug, key)
+);
+",
 ];
+
+/// A tournament and its parts, read in one statement (one snapshot: a part is never of another
+/// version than the state): a row per part, or one with no part.
+const TOURNAMENT_WITH_PARTS: &str = "SELECT t.slug, t.version, t.body, p.key, p.body FROM tournaments t
+     LEFT JOIN tournament_parts p ON p.slug = t.slug WHERE t.slug = $1 ORDER BY p.key COLLATE \"C\"";
+const TOURNAMENTS_WITH_PARTS: &str = "SELECT t.slug, t.version, t.body, p.key, p.body FROM tournaments t
+     LEFT JOIN tournament_parts p ON p.slug = t.slug ORDER BY t.slug COLLATE \"C\", p.key COLLATE \"C\"";
+
+/// Rows of [`TOURNAMENT_WITH_PARTS`] by slug as tournaments with their parts.
+fn with_parts(rows: &[tokio_postgres::Row]) -> Vec<StoredTournament> {
+    let mut all: Vec<StoredTournament> = Vec::new();
+    for r in rows {
+        let slug: String = r.get(0);
+        if all.last().is_none_or(|last| last.slug != slug) {
+            all.push(StoredTournament {
+                slug,
+                version: r.get::<_, i64>(1) as u64,
+                body: r.get(2),
+                parts: Vec::new(),
+            });
+        }
+        if let (Some(last), Some(key)) = (all.last_mut(), r.get::<_, Option<String>>(3)) {
+            last.parts.push((key, r.get(4)));
+        }
+    }
+    all
+}
 
 /// A lease row is this replica's at `epoch`.
 const APPEND: &str = "
@@ -695,6 +731,14 @@ async fn run(
             if n == 0 {
                 return Ok(Err(StoreError::Stale(t.slug.clone())));
             }
+            for (key, body) in &t.parts {
+                tx.execute(
+                    "INSERT INTO tournament_parts (slug, key, body) VALUES ($1, $2, $3)
+                     ON CONFLICT (slug, key) DO UPDATE SET body = EXCLUDED.body",
+                    &[&t.slug, key, body],
+                )
+                .await?;
+            }
             // The version written is this writer's alone, so its events' numbers are too.
             for (number, body) in &change.events {
                 tx.execute(
@@ -819,10 +863,8 @@ impl GameStore for PgStore {
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
         Box::pin(async move {
             let client = self.client().await?;
-            let row =
-                timed(client.query_opt("SELECT version, body FROM tournaments WHERE slug = $1", &[&slug]))
-                    .await?;
-            Ok(row.map(|r| StoredTournament { slug, version: r.get::<_, i64>(0) as u64, body: r.get(1) }))
+            let rows = timed(client.query(TOURNAMENT_WITH_PARTS, &[&slug])).await?;
+            Ok(with_parts(&rows).pop())
         })
     }
 
@@ -862,16 +904,8 @@ impl GameStore for PgStore {
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         Box::pin(async move {
             let client = self.client().await?;
-            let rows =
-                timed(client.query("SELECT slug, version, body FROM tournaments ORDER BY slug", &[])).await?;
-            Ok(rows
-                .iter()
-                .map(|r| StoredTournament {
-                    slug: r.get(0),
-                    version: r.get::<_, i64>(1) as u64,
-                    body: r.get(2),
-                })
-                .collect())
+            let rows = timed(client.query(TOURNAMENTS_WITH_PARTS, &[])).await?;
+            Ok(with_parts(&rows))
         })
     }
 

@@ -76,6 +76,12 @@ CREATE TABLE IF NOT EXISTS tournaments (
     version INTEGER NOT NULL,
     body    BLOB NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tournament_parts (
+    slug TEXT NOT NULL,
+    key  TEXT NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (slug, key)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tournament_events (
     slug   TEXT NOT NULL,
     number INTEGER NOT NULL,
@@ -95,13 +101,51 @@ CREATE TABLE IF NOT EXISTS broadcasts (
     version INTEGER NOT NULL,
     body    BLOB NOT NULL
 ) WITHOUT ROWID;
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 ";
 
 /// The schema version this build writes (earlier ones, without labels, reviews, director keys
 /// or tournaments, or with a tournament's events and answers inside its state, or without
-/// broadcasts, are upgraded in place).
-const VERSION: i64 = 7;
+/// broadcasts, or with each tournament's state written whole, are upgraded in place).
+const VERSION: i64 = 8;
+
+/// A tournament and its parts, read in one statement (so a part is never of another version than
+/// the state): a row per part, or one with no part.
+const TOURNAMENT_WITH_PARTS: &str = "SELECT t.slug, t.version, t.body, p.key, p.body FROM tournaments t \
+     LEFT JOIN tournament_parts p ON p.slug = t.slug WHERE t.slug = ?1 ORDER BY p.key";
+const TOURNAMENTS_WITH_PARTS: &str = "SELECT t.slug, t.version, t.body, p.key, p.body FROM tournaments t \
+     LEFT JOIN tournament_parts p ON p.slug = t.slug ORDER BY t.slug, p.key";
+
+/// A row of [`TOURNAMENT_WITH_PARTS`]: the tournament, and one part if it has any.
+type TournamentRow = (StoredTournament, Option<(String, Vec<u8>)>);
+
+fn tournament_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TournamentRow> {
+    let t = StoredTournament {
+        slug: r.get(0)?,
+        version: r.get::<_, i64>(1)? as u64,
+        body: r.get(2)?,
+        parts: Vec::new(),
+    };
+    let part = match r.get::<_, Option<String>>(3)? {
+        Some(key) => Some((key, r.get(4)?)),
+        None => None,
+    };
+    Ok((t, part))
+}
+
+/// Rows of tournaments by slug, each with its parts, as tournaments with their parts.
+fn with_parts(rows: Vec<TournamentRow>) -> Vec<StoredTournament> {
+    let mut all: Vec<StoredTournament> = Vec::new();
+    for (t, part) in rows {
+        if all.last().is_none_or(|last| last.slug != t.slug) {
+            all.push(t);
+        }
+        if let (Some(last), Some(part)) = (all.last_mut(), part) {
+            last.parts.push(part);
+        }
+    }
+    all
+}
 
 enum Job {
     Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
@@ -415,6 +459,13 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             if n == 0 {
                 return Err(StoreError::Stale(t.slug.clone()));
             }
+            let mut part = sp.prepare_cached(
+                "INSERT OR REPLACE INTO tournament_parts (slug, key, body) VALUES (?1, ?2, ?3)",
+            )?;
+            for (key, body) in &t.parts {
+                part.execute(params![t.slug, key, body])?;
+            }
+            drop(part);
             let mut event =
                 sp.prepare_cached("INSERT INTO tournament_events (slug, number, body) VALUES (?1, ?2, ?3)")?;
             for (number, body) in &change.events {
@@ -539,15 +590,9 @@ impl GameStore for SqliteStore {
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
         self.read(move |conn| {
-            Ok(conn
-                .query_row("SELECT version, body FROM tournaments WHERE slug = ?1", params![slug], |r| {
-                    Ok(StoredTournament {
-                        slug: slug.clone(),
-                        version: r.get::<_, i64>(0)? as u64,
-                        body: r.get(1)?,
-                    })
-                })
-                .optional()?)
+            let mut stmt = conn.prepare_cached(TOURNAMENT_WITH_PARTS)?;
+            let rows = stmt.query_map(params![slug], tournament_row)?;
+            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?).pop())
         })
     }
 
@@ -582,11 +627,9 @@ impl GameStore for SqliteStore {
 
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         self.read(|conn| {
-            let mut stmt = conn.prepare("SELECT slug, version, body FROM tournaments ORDER BY slug")?;
-            let rows = stmt.query_map([], |r| {
-                Ok(StoredTournament { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
-            })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let mut stmt = conn.prepare(TOURNAMENTS_WITH_PARTS)?;
+            let rows = stmt.query_map([], tournament_row)?;
+            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?))
         })
     }
 

@@ -3,10 +3,12 @@
 //! checks it first, so a division never holds a player twice in a round or a result for a
 //! pairing that is not there.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A player's place in the division's list: their seed, 0-based (TSH numbers them from 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct PlayerId(pub u32);
 
 impl PlayerId {
@@ -22,7 +24,7 @@ impl fmt::Display for PlayerId {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Player {
     pub name: String,
     pub rating: u32,
@@ -40,7 +42,7 @@ impl Player {
 }
 
 /// How a round is paired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Method {
     /// Berger tables: each pair once a cycle (the `n`-th round-robin round of the division is
     /// round `n mod (players - 1)` of cycle `n / (players - 1)`; a second cycle is a double round
@@ -94,7 +96,7 @@ impl Method {
 }
 
 /// A division's rules for byes, forfeits, spreads and the end of the event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Controls {
     /// A bye's spread (a win).
     pub bye_spread: i32,
@@ -125,7 +127,7 @@ impl Default for Controls {
 }
 
 /// How a game between two players ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GameResult {
     /// Played: each seat's final score (first, second).
     Scores([i32; 2]),
@@ -134,7 +136,7 @@ pub enum GameResult {
 }
 
 /// One line of a round.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pairing {
     /// Two players; `first` goes first.
     Game { first: PlayerId, second: PlayerId, result: Option<GameResult> },
@@ -159,7 +161,7 @@ impl Pairing {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Round {
     pub method: Method,
     /// None until the round is paired.
@@ -177,13 +179,33 @@ impl Round {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Its fields are read through its methods and changed only by its checked ones; one read back
+/// (serde, as the server keeps it) is checked as [`Division::restore`] checks one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "Parts")]
 pub struct Division {
-    pub name: String,
+    pub(crate) name: String,
     /// In seed order: a player's [`PlayerId`] is their place here.
-    pub players: Vec<Player>,
-    pub rounds: Vec<Round>,
-    pub controls: Controls,
+    pub(crate) players: Vec<Player>,
+    pub(crate) rounds: Vec<Round>,
+    pub(crate) controls: Controls,
+}
+
+/// A division's fields as written, before [`Division::restore`] has checked them.
+#[derive(Deserialize)]
+struct Parts {
+    name: String,
+    players: Vec<Player>,
+    rounds: Vec<Round>,
+    controls: Controls,
+}
+
+impl TryFrom<Parts> for Division {
+    type Error = Error;
+
+    fn try_from(p: Parts) -> Result<Division, Error> {
+        Division::restore(p.name, p.players, p.rounds, p.controls)
+    }
 }
 
 /// Why a change to a division was refused: each names what was wrong.
@@ -227,6 +249,8 @@ pub enum Error {
     NoSuchSeat { winner: usize },
     #[error("{0}")]
     Unpairable(String),
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// Rounds are numbered from 1 in messages, as directors count them.
@@ -243,6 +267,94 @@ impl Division {
     ) -> Division {
         let rounds = methods.iter().map(|&m| Round::new(m)).collect();
         Division { name: name.into(), players, rounds, controls }
+    }
+
+    /// A division as it was kept (its rounds paired and results in), checked as its methods
+    /// would have left it: at most [`MAX_PLAYERS`] players and [`MAX_ROUNDS`] rounds, rounds
+    /// paired in order, every line's players there, none twice in a round or paired with
+    /// themself, and a forfeit's winner a seat.
+    pub fn restore(
+        name: impl Into<String>,
+        players: Vec<Player>,
+        rounds: Vec<Round>,
+        controls: Controls,
+    ) -> Result<Division, Error> {
+        let division = Division { name: name.into(), players, rounds, controls };
+        division.check()?;
+        Ok(division)
+    }
+
+    /// What [`Division::restore`] checks.
+    fn check(&self) -> Result<(), Error> {
+        if self.players.len() > MAX_PLAYERS {
+            return Err(Error::Full);
+        }
+        if self.rounds.len() > MAX_ROUNDS {
+            return Err(Error::Invalid(format!(
+                "{} rounds: a division has at most {MAX_ROUNDS}",
+                self.rounds.len()
+            )));
+        }
+        if let Some(later) = self.rounds.iter().skip(self.rounds_paired()).position(|r| r.pairings.is_some())
+        {
+            let round = self.rounds_paired() + later;
+            return Err(Error::OutOfOrder { round: shown(round), before: shown(self.rounds_paired()) });
+        }
+        for (k, round) in self.rounds.iter().enumerate() {
+            let mut seen = vec![false; self.players.len()];
+            for (i, line) in round.pairings.iter().flatten().enumerate() {
+                if let Pairing::Game { first, second, result } = *line {
+                    if first == second {
+                        return Err(Error::MeetsThemself { player: first, round: shown(k), pairing: i + 1 });
+                    }
+                    if let Some(GameResult::Forfeit { winner }) = result
+                        && winner > 1
+                    {
+                        return Err(Error::NoSuchSeat { winner });
+                    }
+                }
+                for player in line.players() {
+                    self.check_player(player)?;
+                    if std::mem::replace(&mut seen[player.index()], true) {
+                        return Err(Error::PairedTwice { player, round: shown(k) });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The division's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its players in seed order: a player's [`PlayerId`] is their place here.
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+
+    /// Its rounds, played and to come.
+    pub fn rounds(&self) -> &[Round] {
+        &self.rounds
+    }
+
+    pub fn controls(&self) -> &Controls {
+        &self.controls
+    }
+
+    /// This division as it stood before the results of `lines` (round, line) came in: what a
+    /// spectator sees while those results are held back. A line with no result, or none there,
+    /// is left as it is.
+    pub fn without_results(&self, lines: &[(usize, usize)]) -> Division {
+        let mut before = self.clone();
+        for &(k, i) in lines {
+            let line = before.rounds.get_mut(k).and_then(|r| r.pairings.as_mut()).and_then(|p| p.get_mut(i));
+            if let Some(Pairing::Game { result, .. }) = line {
+                *result = None;
+            }
+        }
+        before
     }
 
     /// The players who may be paired.

@@ -27,7 +27,7 @@ fn game(first: u32, second: u32) -> Pairing {
 
 /// Who meets whom in a round, as sorted pairs of 0-based ids (a bye: the player alone).
 fn meetings(d: &Division, round: usize) -> Vec<Vec<u32>> {
-    let mut m: Vec<Vec<u32>> = d.rounds[round]
+    let mut m: Vec<Vec<u32>> = d.rounds()[round]
         .pairings
         .as_ref()
         .unwrap()
@@ -44,7 +44,7 @@ fn meetings(d: &Division, round: usize) -> Vec<Vec<u32>> {
 
 /// Every game of `round` played: the first-listed player wins by `margin(first, second)`.
 fn play(d: &mut Division, round: usize, margin: impl Fn(PlayerId, PlayerId) -> i32) {
-    let lines = d.rounds[round].pairings.clone().unwrap();
+    let lines = d.rounds()[round].pairings.clone().unwrap();
     for (k, line) in lines.iter().enumerate() {
         if let Pairing::Game { first, second, .. } = *line {
             let m = margin(first, second);
@@ -89,15 +89,15 @@ fn a_division_refuses_a_player_meeting_themself_a_name_a_file_cannot_hold_and_on
     let mut d = field(4, &[Method::Manual], Controls::default());
     let e = d.set_pairings(0, vec![game(0, 1), game(2, 2), game(3, 3)]).unwrap_err();
     assert_eq!(e.to_string(), "round 1's pairing 2 pairs player 3 with themself");
-    assert!(d.rounds[0].pairings.is_none(), "refused, the round is as it was");
+    assert!(d.rounds()[0].pairings.is_none(), "refused, the round is as it was");
     let e = d.add_player(Player::new("Bo;Baker", 1500)).unwrap_err();
     assert!(matches!(e, Error::Name(_)), "{e:?}");
-    assert_eq!(d.players.len(), 4);
-    while d.players.len() < dawgref_tournament::MAX_PLAYERS {
-        d.players.push(Player::new("Filler", 1000));
+    assert_eq!(d.players().len(), 4);
+    while d.players().len() < dawgref_tournament::MAX_PLAYERS {
+        d.add_player(Player::new("Filler", 1000)).unwrap();
     }
     assert_eq!(d.add_player(Player::new("One More", 1000)), Err(Error::Full));
-    assert_eq!(d.players.len(), dawgref_tournament::MAX_PLAYERS);
+    assert_eq!(d.players().len(), dawgref_tournament::MAX_PLAYERS);
     assert_eq!(
         Method::Factor(0).problem().as_deref(),
         Some("0: 1 to 2500 (half the most players a division has)")
@@ -138,7 +138,7 @@ fn king_of_the_hill_pairs_1_v_2_and_3_v_4_by_the_standings() {
     // D v E, F v A (a repeat: King of the Hill pairs by place alone), B v C.
     assert_eq!(meetings(&d, 1), [vec![0, 5], vec![1, 2], vec![3, 4]]);
     // Lines come in the standings' order: the leaders' game first.
-    let first_line: Vec<PlayerId> = d.rounds[1].pairings.as_ref().unwrap()[0].players().collect();
+    let first_line: Vec<PlayerId> = d.rounds()[1].pairings.as_ref().unwrap()[0].players().collect();
     assert!(first_line.contains(&p(3)) && first_line.contains(&p(4)));
 }
 
@@ -307,7 +307,7 @@ fn who_goes_first_is_who_has_gone_first_fewer_times() {
         assert!((1..=2).contains(&s.record(p(i)).firsts), "player {i}: {}", s.record(p(i)).firsts);
     }
     // Round 2's games each put a player who went second in round 1 first, where one can.
-    let firsts_1: Vec<PlayerId> = d.rounds[0]
+    let firsts_1: Vec<PlayerId> = d.rounds()[0]
         .pairings
         .as_ref()
         .unwrap()
@@ -317,7 +317,7 @@ fn who_goes_first_is_who_has_gone_first_fewer_times() {
             _ => None,
         })
         .collect();
-    for line in d.rounds[1].pairings.as_ref().unwrap() {
+    for line in d.rounds()[1].pairings.as_ref().unwrap() {
         if let Pairing::Game { first, second, .. } = line
             && firsts_1.contains(second)
         {
@@ -331,7 +331,7 @@ fn the_same_seed_pairs_the_same_way() {
     let make = |seed| {
         let mut d = field(10, &[Method::Random; 2], Controls { seed, ..Controls::default() });
         d.pair(0).unwrap();
-        d.rounds[0].pairings.clone()
+        d.rounds()[0].pairings.clone()
     };
     assert_eq!(make(5), make(5));
     assert_ne!(make(5), make(6));
@@ -396,7 +396,7 @@ fn played_division() -> Division {
     let mut d = field(5, &[Method::Swiss; 4], controls);
     for round in 0..3 {
         d.pair(round).unwrap();
-        let lines = d.rounds[round].pairings.clone().unwrap();
+        let lines = d.rounds()[round].pairings.clone().unwrap();
         for (k, line) in lines.iter().enumerate() {
             if let Pairing::Game { first, second, .. } = line {
                 let result = if round == 1 && k == 0 {
@@ -419,7 +419,7 @@ fn played_division() -> Division {
 fn tsh_export_then_import_keeps_the_standings_and_the_file() {
     let d = played_division();
     let text = tsh::export(&d);
-    let back = tsh::import("A", &text, d.controls.clone(), &[]).unwrap();
+    let back = tsh::import("A", &text, d.controls().clone(), &[]).unwrap();
     let (a, b) = (Standings::of(&d), Standings::of(&back));
     assert_eq!(a.ranked, b.ranked);
     for i in 0..5 {
@@ -465,11 +465,11 @@ nchagti 90 1 2 3 1; 309 437 453 327
 #[test]
 fn tsh_reads_liwords_golden_output() {
     let d = tsh::import("CSW", LIWORDS_CSW, Controls::default(), &[Method::Swiss]).unwrap();
-    assert_eq!(d.players[0].name, "jellomochas");
-    assert_eq!(d.players[1].rating, 239842);
-    assert_eq!(d.rounds.len(), 5, "four played and one to come");
+    assert_eq!(d.players()[0].name, "jellomochas");
+    assert_eq!(d.players()[1].rating, 239842);
+    assert_eq!(d.rounds().len(), 5, "four played and one to come");
     let s = Standings::of(&d);
-    let names: Vec<&str> = s.ranked.iter().map(|p| d.players[p.index()].name.as_str()).collect();
+    let names: Vec<&str> = s.ranked.iter().map(|p| d.players()[p.index()].name.as_str()).collect();
     assert_eq!(names, ["jellomochas", "curtis_smith", "nchagti", "xeroexpert"]);
     let rows: Vec<(u32, u32, i64)> = s
         .ranked
@@ -524,7 +524,7 @@ proptest! {
                     prop_assert!(g(m[0]).abs_diff(g(m[1])) <= 1, "round 2: {:?} more than a group apart", m);
                 }
             }
-            let lines = d.rounds[round].pairings.clone().unwrap();
+            let lines = d.rounds()[round].pairings.clone().unwrap();
             for (j, line) in lines.iter().enumerate() {
                 if matches!(line, Pairing::Game { .. }) {
                     let m = margins[k % margins.len()];
@@ -584,7 +584,7 @@ fn method() -> impl Strategy<Value = Method> {
 /// Every (round, line) of a game: played (`done`) or to be played.
 fn games(d: &Division, done: bool) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    for (k, r) in d.rounds.iter().enumerate() {
+    for (k, r) in d.rounds().iter().enumerate() {
         for (i, l) in r.pairings.iter().flatten().enumerate() {
             if let Pairing::Game { result, .. } = l
                 && result.is_some() == done
@@ -638,7 +638,7 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
         }
         Op::Withdraw(n) => d.withdraw(PlayerId(n)).map(|_| ()),
         Op::Add => {
-            let n = d.players.len();
+            let n = d.players().len();
             d.add_player(Player::new(format!("Late {}", letter(n)), 1200)).map(|_| ())
         }
     }
@@ -648,7 +648,7 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
 /// 1; a bye with a spread of 0 or more is a bye, a negative one an absence lost; a forfeit
 /// ±the forfeit spread), beside the crate's own.
 fn recomputed(d: &Division) -> Vec<(u32, u32, i64, u32)> {
-    let mut r = vec![(0u32, 0u32, 0i64, 0u32); d.players.len()];
+    let mut r = vec![(0u32, 0u32, 0i64, 0u32); d.players().len()];
     let mut add = |p: PlayerId, spread: i64, bye: bool| {
         let e = &mut r[p.index()];
         e.0 += if spread > 0 {
@@ -662,14 +662,14 @@ fn recomputed(d: &Division) -> Vec<(u32, u32, i64, u32)> {
         e.2 += spread;
         e.3 += u32::from(bye);
     };
-    for l in d.rounds.iter().flat_map(|r| r.pairings.iter().flatten()) {
+    for l in d.rounds().iter().flat_map(|r| r.pairings.iter().flatten()) {
         match *l {
             Pairing::Bye { player, spread } => add(player, i64::from(spread), spread >= 0),
             Pairing::Game { first, second, result: Some(result) } => {
                 let s = match result {
                     GameResult::Scores([a, b]) => i64::from(a - b),
-                    GameResult::Forfeit { winner: 0 } => i64::from(d.controls.forfeit_spread),
-                    GameResult::Forfeit { .. } => -i64::from(d.controls.forfeit_spread),
+                    GameResult::Forfeit { winner: 0 } => i64::from(d.controls().forfeit_spread),
+                    GameResult::Forfeit { .. } => -i64::from(d.controls().forfeit_spread),
                 };
                 add(first, s, false);
                 add(second, -s, false);
@@ -683,7 +683,7 @@ fn recomputed(d: &Division) -> Vec<(u32, u32, i64, u32)> {
 /// A division's paired rounds as sets of lines (a `.t` file keeps who met whom, not the order of
 /// a round's lines).
 fn canonical(d: &Division) -> Vec<Vec<String>> {
-    d.rounds
+    d.rounds()
         .iter()
         .map_while(|r| r.pairings.as_ref())
         .map(|lines| {
@@ -695,16 +695,20 @@ fn canonical(d: &Division) -> Vec<Vec<String>> {
 }
 
 fn check_invariants(d: &Division) {
-    for (k, r) in d.rounds.iter().enumerate() {
-        let mut seen = vec![false; d.players.len()];
+    for (k, r) in d.rounds().iter().enumerate() {
+        let mut seen = vec![false; d.players().len()];
         for p in r.pairings.iter().flatten().flat_map(|l| l.players()) {
             assert!(!std::mem::replace(&mut seen[p.index()], true), "{p} twice in round {}", k + 1);
         }
     }
     for (k, i) in games(d, false) {
-        let line = &d.rounds[k].pairings.as_ref().unwrap()[i];
+        let line = &d.rounds()[k].pairings.as_ref().unwrap()[i];
         for p in line.players() {
-            assert!(!d.players[p.index()].withdrawn, "{p} withdrawn, yet a game to play in round {}", k + 1);
+            assert!(
+                !d.players()[p.index()].withdrawn,
+                "{p} withdrawn, yet a game to play in round {}",
+                k + 1
+            );
         }
     }
     let s = Standings::of(d);
@@ -712,8 +716,9 @@ fn check_invariants(d: &Division) {
         s.records.iter().map(|r| (r.win_points, r.losses, r.spread, r.byes)).collect();
     assert_eq!(mine, recomputed(d), "standings against a recomputation");
     let text = tsh::export(d);
-    let back = tsh::import(&d.name, &text, d.controls.clone(), &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(back.players, d.players, "{text}");
+    let back =
+        tsh::import(d.name(), &text, d.controls().clone(), &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.players(), d.players(), "{text}");
     assert_eq!(canonical(&back), canonical(d), "{text}");
     assert_eq!(tsh::export(&back), text);
 }
@@ -732,20 +737,50 @@ proptest! {
         bots in prop::collection::vec(any::<bool>(), 11),
         ops in prop::collection::vec(op(), 1..40),
     ) {
-        let mut d = field(n, &methods, Controls { seed: 3, forfeit_spread: 75, ..Controls::default() });
-        for (i, p) in d.players.iter_mut().enumerate() {
-            if bots[i] {
-                p.bot = Some("strong".into());
-            }
-        }
+        let players = (0..n).map(|i| Player {
+            bot: bots[i].then(|| "strong".to_string()),
+            ..Player::new(format!("Player {}", letter(i)), 2000 - i as u32)
+        });
+        let controls = Controls { seed: 3, forfeit_spread: 75, ..Controls::default() };
+        let mut d = Division::new("A", players.collect(), &methods, controls);
         for op in &ops {
             let before = d.clone();
             if apply(&mut d, op).is_err() {
                 prop_assert_eq!(&d, &before, "a refused {:?} changed the division", op);
             }
             check_invariants(&d);
+            let kept = serde_json::to_string(&d).unwrap();
+            prop_assert_eq!(&serde_json::from_str::<Division>(&kept).unwrap(), &d, "kept as {}", kept);
         }
     }
+}
+
+/// A division kept as text (as the server keeps it) reads back checked: one its methods could not
+/// have made is refused, naming what is wrong.
+#[test]
+fn a_kept_division_that_breaks_its_rules_is_refused_by_name() {
+    let mut d = field(4, &[Method::Manual, Method::Manual], Controls::default());
+    d.set_pairings(0, vec![game(0, 1), game(2, 3)]).unwrap();
+    d.record(0, 1, GameResult::Forfeit { winner: 0 }, false).unwrap();
+    let kept = serde_json::to_string(&d).unwrap();
+    assert_eq!(serde_json::from_str::<Division>(&kept).unwrap(), d);
+    let refused = |from: &str, to: &str| {
+        assert!(kept.contains(from), "{kept}");
+        let e = serde_json::from_str::<Division>(&kept.replacen(from, to, 1)).unwrap_err();
+        e.to_string().split(" at line").next().unwrap_or_default().to_string()
+    };
+    assert_eq!(refused(r#""second":1"#, r#""second":0"#), "round 1's pairing 1 pairs player 1 with themself");
+    assert_eq!(refused(r#""second":1"#, r#""second":2"#), "player 3 is in two pairings of round 1");
+    assert_eq!(
+        refused(r#""second":1"#, r#""second":9"#),
+        "the division has 4 players: there is no player 10"
+    );
+    assert_eq!(refused(r#""winner":0"#, r#""winner":2"#), "a forfeit's winner is seat 0 or 1, not 2");
+    let unpaired =
+        serde_json::to_string(&field(4, &[Method::Manual, Method::Manual], Controls::default())).unwrap();
+    let (head, tail) = unpaired.rsplit_once(r#""pairings":null"#).unwrap();
+    let e = serde_json::from_str::<Division>(&format!(r#"{head}"pairings":[]{tail}"#)).unwrap_err();
+    assert!(e.to_string().starts_with("round 2 cannot be paired before round 1"), "{e}");
 }
 
 #[test]
@@ -764,7 +799,7 @@ fn an_absence_is_a_loss_and_no_bye() {
     assert_eq!((s.record(p(2)).byes, s.record(p(2)).losses, s.record(p(2)).spread), (0, 1, -50));
     // So the next bye is still theirs to have: the lowest ranked of the fewest byes.
     d.pair(1).unwrap();
-    assert!(d.rounds[1].pairings.as_ref().unwrap().contains(&Pairing::Bye { player: p(2), spread: 50 }));
+    assert!(d.rounds()[1].pairings.as_ref().unwrap().contains(&Pairing::Bye { player: p(2), spread: 50 }));
 }
 
 #[test]
@@ -774,7 +809,7 @@ fn withdrawing_forfeits_the_games_paired_and_not_played() {
     d.record(0, 1, GameResult::Scores([400, 300]), false).unwrap();
     assert_eq!(d.withdraw(p(0)), Ok(vec![(0, 0)]));
     assert_eq!(
-        d.rounds[0].pairings.as_ref().unwrap()[0],
+        d.rounds()[0].pairings.as_ref().unwrap()[0],
         Pairing::Game { first: p(0), second: p(1), result: Some(GameResult::Forfeit { winner: 1 }) }
     );
     assert_eq!(d.set_pairings(0, vec![game(1, 2)]), Err(Error::HasResults { round: 1 }));
@@ -790,7 +825,7 @@ fn tsh_names_it_cannot_hold_are_named() {
     }
     let text = "\u{feff}Ann Archer 1500 2; 400\nBo Baker 1400 1; 300\n";
     let d = tsh::import("A", text, Controls::default(), &[]).unwrap();
-    assert_eq!(d.players[0].name, "Ann Archer");
+    assert_eq!(d.players()[0].name, "Ann Archer");
     let err = tsh::import("A", "Di 1.5 1500 0; 50\n", Controls::default(), &[]).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -108,7 +108,7 @@ pub(super) async fn events(
             })?;
         events.push(event);
     }
-    events.extend(record.events.into_iter().filter(|e| e.number >= from));
+    events.extend(record.unwritten.into_iter().filter(|e| e.number >= from));
     events.sort_by_key(|e| e.number);
     events.dedup_by_key(|e| e.number);
     Ok(events)
@@ -123,38 +123,19 @@ pub(super) async fn load(state: &AppState, slug: &str) -> Result<(Record, u64), 
         return Ok((record, version));
     }
     let stored = records.get(slug).await.map_err(errors::host)?.ok_or_else(not_found)?;
-    let record = decode(&stored)?;
+    let record = super::stored::decode(&stored)?;
     state.tournament_cache.put(slug, stored.version, record.clone());
     Ok((record, stored.version))
 }
 
-/// A stored tournament's record: INTERNAL when it cannot be read or holds no tournament (so
-/// that `Record::t` always finds one).
-pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
-    let record = <Record as prost::Message>::decode(stored.body.as_slice())
-        .map_err(|e| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug)))?;
-    if record.tournament.is_none() {
-        return Err(errors::internal(format!("tournament {}'s record holds no tournament", stored.slug)));
-    }
-    Ok(record)
-}
-
-/// What writing `record` as `version` stores: its state, with the events and answers not yet
-/// written taken out of it as rows of their own.
-pub(super) fn written(record: &mut Record, slug: &str, version: u64) -> crate::store::TournamentChange {
+/// What writing `record` as `version` stores: its state (the parts of it that changed), with the
+/// events and answers not yet written taken out of it as rows of their own.
+pub(super) fn written(record: &mut Record, version: u64) -> crate::store::TournamentChange {
     use prost::Message;
     let events =
-        std::mem::take(&mut record.events).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
+        std::mem::take(&mut record.unwritten).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
     let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();
-    crate::store::TournamentChange {
-        tournament: crate::store::StoredTournament {
-            slug: slug.to_string(),
-            version,
-            body: record.encode_to_vec(),
-        },
-        events,
-        answers,
-    }
+    crate::store::TournamentChange { tournament: super::stored::written(record, version), events, answers }
 }
 
 /// Read, change and write back a tournament as its next version, holding it; a race lost to
@@ -187,7 +168,7 @@ async fn write<R>(
             return decode(&body);
         }
         let answer = f(&mut record)?;
-        match state.host.tournament_records().put(written(&mut record, slug, version + 1)).await {
+        match state.host.tournament_records().put(written(&mut record, version + 1)).await {
             Ok(()) => {
                 state.tournament_cache.put(slug, version + 1, record);
                 let _ = state.tournament_changes.send(slug.to_string());

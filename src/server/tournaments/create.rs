@@ -3,8 +3,8 @@
 //! what they are, so a second call makes none twice).
 
 use super::super::{auth, errors, new_game};
-use super::record::{Hashes, Record, method};
-use super::{TournamentsService, change, tournament_view};
+use super::record::{DivisionRecord, Record, controls, method};
+use super::{TournamentsService, change, view};
 use crate::host::HostError;
 use crate::proto::v1 as pb;
 use tonic::{Request, Status};
@@ -25,37 +25,31 @@ pub(super) async fn create(
     check_game(service, &game)?;
     check_divisions("divisions", r.divisions.len())?;
     let seed = new_game::seed_or_random(r.seed)?;
-    let mut record = Record { seed, ..Default::default() };
-    *record.t_mut() =
-        pb::Tournament { slug: r.slug.clone(), name: r.name.clone(), game: Some(game), ..Default::default() };
+    let mut record = Record::new(&r.slug, &r.name, game, seed);
     let mut tokens = Vec::new();
     for (i, spec) in r.divisions.iter().enumerate() {
         let field = format!("divisions[{i}]");
         check_division_name(&record, &format!("{field}.name"), &spec.name)?;
         check_players(&format!("{field}.players"), spec.players.len())?;
-        let rounds = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
-        let mut division = pb::TournamentDivision {
-            name: spec.name.clone(),
-            controls: Some(check_controls(&format!("{field}.controls"), spec.controls.unwrap_or_default())?),
-            rounds,
-            ..Default::default()
-        };
-        let mut hashes = Hashes::default();
+        let methods = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
+        let given = check_controls(&format!("{field}.controls"), spec.controls.unwrap_or_default())?;
+        let mut players = Vec::with_capacity(spec.players.len());
+        let mut hashes = Vec::with_capacity(spec.players.len());
         for (j, p) in spec.players.iter().enumerate() {
             check_player(&format!("{field}.players[{j}]"), p)?;
             let (token, hash) = token_for(p)?;
-            let number = j as u32 + 1;
-            division.players.push(player(number, p));
-            hashes.players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
+            players.push(player(p));
+            hashes.push(hash);
             if let Some(token) = token {
-                tokens.push(pb::PlayerToken { division: spec.name.clone(), player: number, token });
+                tokens.push(pb::PlayerToken { division: spec.name.clone(), player: j as u32 + 1, token });
             }
         }
-        record.t_mut().divisions.push(division);
-        record.hashes.push(hashes);
+        let controls = controls(&given, record.division_seed(i));
+        let division = dawgref_tournament::Division::new(spec.name.clone(), players, &methods, controls);
+        record.divisions.push(DivisionRecord::new(division, hashes));
     }
     record.event("created", "", 0, 0, format!("{} made", r.name));
-    let stored = super::change::written(&mut record, &r.slug, 1);
+    let stored = super::change::written(&mut record, 1);
     match service.state.host.tournament_records().put(stored).await {
         Ok(()) => {}
         Err(HostError::Stale(_)) => {
@@ -65,7 +59,7 @@ pub(super) async fn create(
     }
     tracing::info!(tournament = %r.slug, "tournament created");
     Ok(pb::CreateTournamentResponse {
-        tournament: Some(tournament_view(&record, None)),
+        tournament: Some(view::tournament(&record, None)),
         player_tokens: tokens,
     })
 }
@@ -139,7 +133,7 @@ fn check_round_count(field: &str, rounds: usize) -> Result<(), Status> {
 
 fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), Status> {
     new_game::check_slug(field, name)?;
-    if record.t().divisions.iter().any(|d| d.name == name) {
+    if record.divisions.iter().any(|d| d.division.name() == name) {
         return Err(errors::bad_field(
             field,
             format!("{name:?}: the tournament has a division of that name"),
@@ -148,9 +142,10 @@ fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), S
     Ok(())
 }
 
-fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<pb::TournamentRound>, Status> {
+/// A division's rounds as given: their count bounded, each method one a division can pair by.
+fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<dawgref_tournament::Method>, Status> {
     check_round_count(field, specs.len())?;
-    let mut rounds = Vec::with_capacity(specs.len());
+    let mut methods = Vec::with_capacity(specs.len());
     for (k, spec) in specs.iter().enumerate() {
         let at = format!("{field}[{k}]");
         if pb::PairingMethod::try_from(spec.method).is_err() {
@@ -167,9 +162,9 @@ fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<pb::Tourname
             };
             return Err(errors::bad_field(&format!("{at}.{field}"), why));
         }
-        rounds.push(pb::TournamentRound { number: k as u32 + 1, spec: Some(*spec), ..Default::default() });
+        methods.push(m);
     }
-    Ok(rounds)
+    Ok(methods)
 }
 
 fn check_controls(field: &str, c: pb::DivisionControls) -> Result<pb::DivisionControls, Status> {
@@ -212,36 +207,34 @@ pub(super) fn token_for(
     Ok((Some(token), Some(hash)))
 }
 
-pub(super) fn player(number: u32, p: &pb::TournamentPlayerSpec) -> pb::TournamentPlayer {
-    pb::TournamentPlayer {
-        number,
-        name: p.name.trim().to_string(),
-        rating: p.rating,
-        bot: p.bot,
-        withdrawn: false,
+/// A player as given (checked by [`check_player`]), as the division keeps them.
+pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player {
+    dawgref_tournament::Player {
+        bot: p
+            .bot
+            .and_then(|level| super::super::convert::bot_from(level).ok())
+            .map(|l| l.name().to_string()),
+        ..dawgref_tournament::Player::new(p.name.trim(), p.rating)
     }
 }
 
 /// The player a token is (compared with every player's hash), and their current game.
 pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSeat> {
-    for (d, hashes) in record.hashes.iter().enumerate() {
-        let seats: Vec<Option<auth::TokenHash>> =
-            hashes.players.iter().map(|h| <[u8; 32]>::try_from(h.as_slice()).ok()).collect();
-        if let Some(i) = auth::find_seat(token, &seats) {
-            let number = i as u32 + 1;
-            let division = &record.t().divisions[d];
-            let current = division
-                .rounds
-                .iter()
+    for entry in &record.divisions {
+        if let Some(i) = auth::find_seat(token, &entry.tokens) {
+            let me = dawgref_tournament::PlayerId(i as u32);
+            let current = (0..entry.division.rounds().len())
                 .rev()
-                .filter(|r| r.started)
-                .flat_map(|r| r.pairings.iter())
-                .find(|p| !p.done && !p.game_id.is_empty() && (p.first == number || p.second == number))
-                .map(|p| p.game_id.clone())
+                .filter(|&k| entry.started(k))
+                .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(j, line)| (k, j, line)))
+                .find(|(k, j, line)| {
+                    !line.is_done() && !entry.game_id(*k, *j).is_empty() && line.players().any(|p| p == me)
+                })
+                .map(|(k, j, _)| entry.game_id(k, j).to_string())
                 .unwrap_or_default();
             return Some(pb::TournamentSeat {
-                division: division.name.clone(),
-                player: number,
+                division: entry.division.name().to_string(),
+                player: i as u32 + 1,
                 current_game_id: current,
             });
         }
@@ -259,36 +252,37 @@ pub(super) async fn import_tsh(
     if r.text.len() > MAX_TSH_BYTES {
         return Err(errors::bad_field("text", format!("{} bytes: at most {MAX_TSH_BYTES}", r.text.len())));
     }
-    let to_come = if r.rounds_to_come.is_empty() {
+    let to_come: Vec<dawgref_tournament::Method> = if r.rounds_to_come.is_empty() {
         Vec::new()
     } else {
         check_rounds("rounds_to_come", &r.rounds_to_come)?
     };
-    let controls = check_controls("controls", r.controls.unwrap_or_default())?;
+    let given = check_controls("controls", r.controls.unwrap_or_default())?;
     let text = r.text.strip_prefix('\u{feff}').unwrap_or(&r.text);
-    let division = dawgref_tournament::tsh::import(&r.division, text, Default::default(), &[])
-        .map_err(|e| errors::bad_field("text", e.to_string()))?;
-    check_players("text", division.players.len())?;
-    let played = division.rounds.len();
-    check_round_count("rounds_to_come", played + to_come.len())?;
-    let mut players = Vec::new();
+    let import = |seed: u64| {
+        dawgref_tournament::tsh::import(&r.division, text, controls(&given, seed), &to_come)
+            .map_err(|e| errors::bad_field("text", e.to_string()))
+    };
+    let division = import(0)?;
+    check_players("text", division.players().len())?;
+    let played = division.rounds().len() - to_come.len();
+    check_round_count("rounds_to_come", division.rounds().len())?;
     let mut tokens = Vec::new();
-    let mut hashes = Hashes::default();
-    for (j, p) in division.players.iter().enumerate() {
+    let mut hashes = Vec::new();
+    for (j, p) in division.players().iter().enumerate() {
         let bot = match &p.bot {
             None => None,
             Some(level) => Some(
                 level
                     .parse::<crate::bot::BotLevel>()
-                    .map(|l| super::super::convert::bot_to(l) as i32)
+                    .map(view::bot)
                     .map_err(|e| errors::bad_field("text", format!("player {}: {e}", j + 1)))?,
             ),
         };
         let spec = pb::TournamentPlayerSpec { name: p.name.clone(), rating: p.rating, bot };
         check_player(&format!("text: player {}", j + 1), &spec)?;
         let (token, hash) = token_for(&spec)?;
-        players.push(pb::TournamentPlayer { withdrawn: p.withdrawn, ..player(j as u32 + 1, &spec) });
-        hashes.players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
+        hashes.push(hash);
         if let Some(token) = token {
             tokens.push(pb::PlayerToken { division: r.division.clone(), player: j as u32 + 1, token });
         }
@@ -296,54 +290,31 @@ pub(super) async fn import_tsh(
     let held = super::hold(&service.state, &r.slug).await;
     let view = change(&service.state, &held, |rec| {
         check_division_name(rec, "division", &r.division)?;
-        check_divisions("division", rec.t().divisions.len() + 1)?;
+        check_divisions("division", rec.divisions.len() + 1)?;
+        // The division's own seed, as a division made at creation in its place has.
+        let division = import(rec.division_seed(rec.divisions.len()))?;
+        let players = division.players().len();
+        let mut entry = DivisionRecord::new(division, hashes.clone());
         // A round with every game still to play is paired and not started (StartRound makes its
         // games); one with a result in has started, its other results to be entered by hand.
-        let mut rounds: Vec<pb::TournamentRound> = (0..played)
-            .map(|k| {
-                let lines = division.rounds[k].pairings.as_deref().unwrap_or_default();
-                let started = lines
-                    .iter()
-                    .any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
-                    || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
-                pb::TournamentRound {
-                    number: k as u32 + 1,
-                    spec: Some(pb::RoundSpec {
-                        method: pb::PairingMethod::Manual as i32,
-                        ..Default::default()
-                    }),
-                    paired: true,
-                    started,
-                    pairings: Vec::new(),
-                }
-            })
-            .collect();
-        rounds.extend(
-            to_come
-                .iter()
-                .enumerate()
-                .map(|(i, round)| pb::TournamentRound { number: (played + i) as u32 + 1, ..round.clone() }),
-        );
-        rec.t_mut().divisions.push(pb::TournamentDivision {
-            name: r.division.clone(),
-            players: players.clone(),
-            rounds,
-            controls: Some(controls),
-            standings: Vec::new(),
-        });
-        rec.hashes.push(hashes.clone());
-        let d = rec.t().divisions.len() - 1;
         for k in 0..played {
-            rec.write_round(d, k, &division);
+            let lines = entry.lines(k);
+            let started =
+                lines.iter().any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
+                    || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
+            if started {
+                entry.games[k] = Some(vec![String::new(); lines.len()]);
+            }
         }
+        rec.divisions.push(entry);
         rec.event(
             "division_imported",
             &r.division,
             0,
             0,
-            format!("{} players, {played} rounds played", players.len()),
+            format!("{players} players, {played} rounds played"),
         );
-        Ok(super::division_view(rec, d))
+        Ok(view::division(rec, rec.divisions.len() - 1))
     })
     .await?;
     Ok(pb::ImportTshResponse { division: Some(view), player_tokens: tokens })

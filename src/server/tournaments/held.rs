@@ -34,12 +34,11 @@ pub(super) async fn spectators(
     you: Option<&pb::TournamentSeat>,
 ) -> Result<Record, Status> {
     // Each round's delay, by division: with none, nothing is held and no event is read.
-    let slug = record.t().slug.clone();
-    let delays: Vec<Vec<u64>> = (record.t().divisions.iter())
-        .map(|d| {
-            d.rounds
-                .iter()
-                .map(|r| state.broadcasts.delay_ms(&game_labels(&slug, &d.name, r.number)))
+    let slug = record.slug.clone();
+    let delays: Vec<Vec<u64>> = (record.divisions.iter())
+        .map(|entry| {
+            (0..entry.division.rounds().len())
+                .map(|k| state.broadcasts.delay_ms(&game_labels(&slug, entry.division.name(), k as u32 + 1)))
                 .collect()
         })
         .collect();
@@ -49,27 +48,28 @@ pub(super) async fn spectators(
     let times = times(state, &slug).await?;
     let now = crate::host::unix_ms();
     let mut held = record;
-    let t = held.t_mut();
-    for (d, delays) in t.divisions.iter_mut().zip(&delays) {
-        let mine = you.filter(|y| y.division == d.name).map(|y| y.player);
-        for (round, &delay) in d.rounds.iter_mut().zip(delays).filter(|(_, delay)| **delay > 0) {
-            for p in round.pairings.iter_mut().filter(|p| p.done && !p.game_id.is_empty()) {
-                if mine.is_some_and(|m| m == p.first || m == p.second) {
+    for (entry, delays) in held.divisions.iter_mut().zip(&delays) {
+        let name = entry.division.name().to_string();
+        let mine = you.filter(|y| y.division == name).map(|y| dawgref_tournament::PlayerId(y.player - 1));
+        let mut holding = Vec::new();
+        for (k, &delay) in delays.iter().enumerate().filter(|(_, delay)| **delay > 0) {
+            for (i, line) in entry.lines(k).iter().enumerate() {
+                if !line.is_done() || entry.game_id(k, i).is_empty() {
                     continue;
                 }
-                let key = (d.name.clone(), round.number, p.number);
+                if mine.is_some_and(|m| line.players().any(|p| p == m)) {
+                    continue;
+                }
+                let key = (name.clone(), k as u32 + 1, i as u32 + 1);
                 // (A result with no event of its own time is shown: every way a result comes in
                 // writes one.)
                 if times.at.get(&key).is_some_and(|at| at.saturating_add(delay) > now) {
-                    *p = pb::TournamentPairing {
-                        number: p.number,
-                        first: p.first,
-                        second: p.second,
-                        game_id: std::mem::take(&mut p.game_id),
-                        ..Default::default()
-                    };
+                    holding.push((k, i));
                 }
             }
+        }
+        if !holding.is_empty() {
+            entry.division = entry.division.without_results(&holding);
         }
     }
     Ok(held)

@@ -1,21 +1,25 @@
-//! TournamentsService: tournaments kept whole in the store (one record each, written against
-//! the version read, so replicas take turns), decided by `dawgref-tournament` (pairings,
-//! results, standings, TSH), their games made by StartRound with each seat bound to its
-//! player's token, and their results entered as the games end (`results`).
+//! TournamentsService: tournaments kept in the store as `dawgref-tournament`'s own divisions (one
+//! record each, written against the version read, so replicas take turns; `record`), decided by
+//! that crate (pairings, results, standings, TSH), shown as the wire's messages made from them
+//! once per answer (`view`), their games made by StartRound with each seat bound to its player's
+//! token, and their results entered as the games end (`results`).
 
 pub(crate) mod cache;
 mod change;
 mod create;
 mod held;
+mod legacy;
 mod record;
 pub(crate) mod result_times;
 mod results;
 mod start;
+mod stored;
+mod view;
 
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
-use change::{Retry, change, decode, derived_request_id, hold, kept, load, once};
+use change::{Retry, change, derived_request_id, hold, kept, load, once};
 use dawgref_tournament::GameResult;
 use record::{Record, pairing_error};
 use std::pin::Pin;
@@ -66,13 +70,6 @@ impl TournamentsService {
     }
 }
 
-/// A division as the wire shows it: with its standings.
-fn division_view(record: &Record, d: usize) -> pb::TournamentDivision {
-    let mut view = record.t().divisions[d].clone();
-    view.standings = record::standings(&record.pure(d));
-    view
-}
-
 /// Division `division` of tournament `slug` as spectators see it now: its standings, once the
 /// result of `game` is in them (None: not yet, or no such tournament or division).
 pub(crate) async fn standings_with(
@@ -83,23 +80,10 @@ pub(crate) async fn standings_with(
 ) -> Result<Option<Vec<pb::DivisionStanding>>, Status> {
     let record = results::reconcile(state, slug).await?;
     let held = held::spectators(state, record, None).await?;
-    let Some(d) = held.t().divisions.iter().position(|x| x.name == division) else { return Ok(None) };
-    let view = division_view(&held, d);
+    let Ok(d) = held.division(division) else { return Ok(None) };
+    let view = view::division(&held, d);
     let done = view.rounds.iter().flat_map(|r| &r.pairings).any(|p| p.done && p.game_id == game);
     Ok(done.then_some(view.standings))
-}
-
-/// The whole tournament as the wire shows it; `you`: the caller's player seat.
-fn tournament_view(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
-    let mut view = record.t().clone();
-    view.divisions = (0..view.divisions.len()).map(|d| division_view(record, d)).collect();
-    view.you = you;
-    view
-}
-
-/// The round (by 1-based number) of division `d` as the wire shows it.
-fn round_view(record: &Record, d: usize, k: usize) -> pb::TournamentRound {
-    record.t().divisions[d].rounds[k].clone()
 }
 
 #[tonic::async_trait]
@@ -135,7 +119,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         // A director sees it now; anyone else as a broadcast holds its games back.
         let record =
             if director { record } else { held::spectators(&self.state, record, you.as_ref()).await? };
-        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament_view(&record, you)) }))
+        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(view::tournament(&record, you)) }))
     }
 
     async fn list_tournaments(
@@ -145,12 +129,11 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let all = self.state.host.tournament_records().all().await.map_err(errors::host)?;
         let mut tournaments = Vec::with_capacity(all.len());
         for stored in all {
-            let record = decode(&stored)?;
-            let t = record.t();
+            let record = stored::decode(&stored)?;
             tournaments.push(pb::TournamentSummary {
-                slug: t.slug.clone(),
-                name: t.name.clone(),
-                divisions: t.divisions.iter().map(|d| d.name.clone()).collect(),
+                divisions: record.divisions.iter().map(|d| d.division.name().to_string()).collect(),
+                slug: record.slug,
+                name: record.name,
             });
         }
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
@@ -168,17 +151,16 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let answer = self
             .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
                 let d = rec.division(&r.division)?;
-                let number = rec.t().divisions[d].players.len() as u32 + 1;
-                let player = create::player(number, &spec);
+                let number = rec.d(d).players().len() as u32 + 1;
                 // The division's own rules for a newcomer (the most players, a name a `.t` file
-                // can hold), on the pure division.
-                let newcomer = dawgref_tournament::Player::new(player.name.clone(), player.rating);
-                rec.pure(d).add_player(newcomer).map_err(|e| match e {
+                // can hold).
+                let entry = &mut rec.divisions[d];
+                let id = entry.division.add_player(create::player(&spec)).map_err(|e| match e {
                     dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
                     other => errors::bad_field("player.name", other.to_string()),
                 })?;
-                rec.t_mut().divisions[d].players.push(player.clone());
-                rec.hashes[d].players.push(hash.map(|h| h.to_vec()).unwrap_or_default());
+                entry.tokens.push(hash);
+                let player = view::player(number, &entry.division.players()[id.index()]);
                 rec.event(
                     "player_added",
                     &r.division,
@@ -210,16 +192,17 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         // play ends as the forfeit the division enters.
         let mut ended = Vec::new();
         for (k, i) in rec.forfeits_of(d, r.player)? {
-            let line = &rec.t().divisions[d].rounds[k].pairings[i];
-            let Ok(id) = uuid::Uuid::parse_str(&line.game_id) else { continue };
-            let outcome = match self.state.host.snapshot(&line.game_id).await {
+            let game_id = rec.divisions[d].game_id(k, i).to_string();
+            let Ok(id) = uuid::Uuid::parse_str(&game_id) else { continue };
+            let outcome = match self.state.host.snapshot(&game_id).await {
                 Ok(snapshot) => snapshot.game().outcome().cloned(),
                 Err(_) => None,
             };
             match outcome {
                 Some(o) => ended.extend(record::game_result(&o).map(|result| (k, i, result))),
                 None => {
-                    let seat = u32::from(line.first != r.player);
+                    let first = rec.divisions[d].line(k, i).and_then(|l| l.players().next());
+                    let seat = u32::from(first != Some(dawgref_tournament::PlayerId(r.player - 1)));
                     let end = pb::set_result_request::Result::Forfeit(seat);
                     let rid = derived_request_id(
                         &r.slug,
@@ -228,7 +211,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     super::directors::end_tournament_game(
                         self.state.clone(),
                         request.metadata(),
-                        &line.game_id,
+                        &game_id,
                         end,
                         "the player withdrew from the tournament",
                         rid,
@@ -241,14 +224,14 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             let d = rec.division(&r.division)?;
             rec.player(d, r.player)?;
             for &(k, i, result) in &ended {
-                if !rec.t().divisions[d].rounds[k].pairings[i].done {
+                if !rec.divisions[d].line(k, i).is_some_and(dawgref_tournament::Pairing::is_done) {
                     rec.enter_result(d, k, i, result, false, "")?;
                 }
             }
             rec.withdraw(d, r.player)?;
             let name = rec.name(d, r.player).to_string();
             rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
-            Ok(pb::WithdrawPlayerResponse { division: Some(division_view(rec, d)) })
+            Ok(pb::WithdrawPlayerResponse { division: Some(view::division(rec, d)) })
         })
         .await?;
         Ok(Response::new(answer))
@@ -265,11 +248,9 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let answer = once(&self.state, &held, ("PairRound", &r.request_id), |rec| {
             let d = rec.division(&r.division)?;
             let k = rec.round(d, r.round)?;
-            let mut pure = rec.pure(d);
-            pure.pair(k).map_err(pairing_error)?;
-            rec.write_round(d, k, &pure);
+            rec.divisions[d].division.pair(k).map_err(pairing_error)?;
             rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
-            Ok(pb::PairRoundResponse { round: Some(round_view(rec, d, k)) })
+            Ok(pb::PairRoundResponse { round: Some(view::round(&rec.divisions[d], k)) })
         })
         .await?;
         Ok(Response::new(answer))
@@ -284,13 +265,13 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             .directed(request.metadata(), &r.slug, ("SetPairings", &r.request_id), |rec| {
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
-                if rec.t().divisions[d].rounds[k].started {
+                if rec.divisions[d].started(k) {
                     return Err(errors::precondition(format!(
                         "round {} has started: its pairings stand",
                         r.round
                     )));
                 }
-                let players = rec.t().divisions[d].players.len() as u32;
+                let players = rec.d(d).players().len() as u32;
                 let id = |field: String, n: u32| {
                     if (1..=players).contains(&n) {
                         Ok(dawgref_tournament::PlayerId(n - 1))
@@ -305,16 +286,17 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 for (i, p) in r.pairings.iter().enumerate() {
                     let first = id(format!("pairings[{i}].first"), p.first)?;
                     lines.push(match p.second {
-                        0 => dawgref_tournament::Pairing::Bye { player: first, spread: rec.bye_spread(d) },
+                        0 => dawgref_tournament::Pairing::Bye {
+                            player: first,
+                            spread: rec.d(d).controls().bye_spread,
+                        },
                         n => {
                             let second = id(format!("pairings[{i}].second"), n)?;
                             dawgref_tournament::Pairing::Game { first, second, result: None }
                         }
                     });
                 }
-                let mut pure = rec.pure(d);
-                pure.set_pairings(k, lines).map_err(pairing_error)?;
-                rec.write_round(d, k, &pure);
+                rec.divisions[d].division.set_pairings(k, lines).map_err(pairing_error)?;
                 rec.event(
                     "pairings_made",
                     &r.division,
@@ -322,7 +304,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     0,
                     format!("round {} paired by the director", r.round),
                 );
-                Ok(pb::SetPairingsResponse { round: Some(round_view(rec, d, k)) })
+                Ok(pb::SetPairingsResponse { round: Some(view::round(&rec.divisions[d], k)) })
             })
             .await?;
         Ok(Response::new(answer))
@@ -355,7 +337,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         // A pairing's game in play ends with the director's result, so the two say the same. A
         // game over is final: its own result is the pairing's until a director corrects it, and
         // a correction is the tournament's alone.
-        let game_id = rec.t().divisions[d].rounds[k].pairings[i].game_id.clone();
+        let game_id = rec.divisions[d].game_id(k, i).to_string();
         let over = !game_id.is_empty()
             && self.state.host.snapshot(&game_id).await.is_ok_and(|s| s.game().outcome().is_some());
         if over && !r.correct {
@@ -385,7 +367,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let answer = once(&self.state, &held, retry, |rec| {
             let (d, k, i, result) = hand_result(rec, &r)?;
             rec.enter_result(d, k, i, result, r.correct, "")?;
-            Ok(pb::RecordResultResponse { division: Some(division_view(rec, d)) })
+            Ok(pb::RecordResultResponse { division: Some(view::division(rec, d)) })
         })
         .await?;
         Ok(Response::new(answer))
@@ -413,7 +395,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             record = held::spectators(&self.state, record, None).await?;
         }
         let d = record.division(&r.division)?;
-        Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(&record.pure(d)) }))
+        Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(record.d(d)) }))
     }
 
     async fn import_tsh(
@@ -432,17 +414,20 @@ fn hand_result(
 ) -> Result<(usize, usize, usize, GameResult), Status> {
     let d = rec.division(&r.division)?;
     let k = rec.round(d, r.round)?;
-    let round = &rec.t().divisions[d].rounds[k];
-    let line = round.pairings.get((r.pairing as usize).wrapping_sub(1)).ok_or_else(|| {
-        if round.paired {
+    let entry = &rec.divisions[d];
+    let line = entry.line(k, (r.pairing as usize).wrapping_sub(1)).ok_or_else(|| {
+        if entry.division.rounds()[k].pairings.is_some() {
             errors::bad_field(
                 "pairing",
-                format!("{}: round {} has pairings 1 to {}", r.pairing, r.round, round.pairings.len()),
+                format!("{}: round {} has pairings 1 to {}", r.pairing, r.round, entry.lines(k).len()),
             )
         } else {
             errors::precondition(format!("round {} is not paired yet", r.round))
         }
     })?;
+    // The line's players by number (from 1): `second` 0 for a bye.
+    let mut players = line.players().map(|p| p.0 + 1);
+    let (first, second) = (players.next().unwrap_or(0), players.next().unwrap_or(0));
     let result = match r.result {
         Some(pb::record_result_request::Result::Scores(s)) => {
             let action = crate::game::DirectorAction::SetResult(crate::game::ResultKind::Adjudicated {
@@ -454,16 +439,16 @@ fn hand_result(
             }
             GameResult::Scores([s.first, s.second])
         }
-        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.first && line.second != 0 => {
+        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == first && second != 0 => {
             GameResult::Forfeit { winner: 1 }
         }
-        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == line.second && n != 0 => {
+        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == second && n != 0 => {
             GameResult::Forfeit { winner: 0 }
         }
         Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
             return Err(errors::bad_field(
                 "forfeited_by",
-                format!("{n}: pairing {} is players {} and {}", r.pairing, line.first, line.second),
+                format!("{n}: pairing {} is players {first} and {second}", r.pairing),
             ));
         }
         None => return Err(errors::bad_field("result", "scores or forfeited_by")),

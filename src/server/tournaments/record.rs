@@ -1,63 +1,147 @@
-//! A tournament as kept: the public messages that describe it (its divisions' players, rounds and
-//! pairings), each player's token hash and its seed, encoded whole as one store record (its
-//! events and kept answers are rows of their own, carried here only until they are written);
-//! and the pure [`Division`] of `dawgref-tournament` that a division's messages make, so that
-//! pairing, results and standings are decided there and written back here.
+//! A tournament as kept: its name, its games' settings and seed, and each division as
+//! `dawgref-tournament`'s own [`Division`] (changed only by its checked methods) with what the
+//! server keeps beside it: each round's games once started, and each player's token hash. How it
+//! is written to the store and read back checked is `stored`'s (a record an earlier build wrote,
+//! the wire messages themselves, is `legacy`'s). Its events and kept answers are rows of their
+//! own, carried here only until they are written. The wire messages are made from it once, for
+//! an answer (`view`).
 
 use super::super::errors;
 use crate::proto::v1 as pb;
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId};
+use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, PlayerId};
 use tonic::Status;
 
-#[derive(Clone, PartialEq, prost::Message)]
+#[derive(Clone)]
 pub(super) struct Record {
-    /// Divisions without standings (computed when shown), `you` unset.
-    #[prost(message, optional, tag = "1")]
-    pub tournament: Option<pb::Tournament>,
-    /// Per division, per player: the token's SHA-256 (empty for a bot).
-    #[prost(message, repeated, tag = "2")]
-    pub hashes: Vec<Hashes>,
-    #[prost(uint64, tag = "3")]
+    pub slug: String,
+    pub name: String,
+    /// The settings every game of the tournament is made with.
+    pub game: pb::TournamentGameSettings,
+    /// Every draw: the divisions' seeds and the games' bags come from it.
     pub seed: u64,
+    /// Events so far: the next event's number.
+    pub events: u64,
+    pub divisions: Vec<DivisionRecord>,
     /// Events not yet written: those of this change (taken out as rows of their own when it is
-    /// written), or every event of a record written before events had rows.
-    #[prost(message, repeated, tag = "4")]
-    pub events: Vec<pb::WatchTournamentResponse>,
+    /// written), or those a record of an earlier build carried inside it.
+    pub unwritten: Vec<pb::WatchTournamentResponse>,
     /// Answers by request id (the method's name and the id) not yet written, likewise.
-    #[prost(message, repeated, tag = "5")]
     pub answers: Vec<Answer>,
+    /// Each stored part's hash as the store holds it at the version read (`stored`: a change
+    /// writes only the parts whose text differs).
+    pub stored: std::collections::HashMap<String, u64>,
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
+/// A division and what the server keeps beside it.
+#[derive(Clone)]
+pub(super) struct DivisionRecord {
+    pub division: Division,
+    /// Per round: None until it has started; then each line's game id (empty for a bye, or a
+    /// result entered before the round started).
+    pub games: Vec<Option<Vec<String>>>,
+    /// Per player: their token's SHA-256 (None for a bot, who has no token).
+    pub tokens: Vec<Option<crate::host::TokenHash>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Answer {
-    #[prost(string, tag = "1")]
     pub key: String,
-    #[prost(bytes = "vec", tag = "2")]
     pub body: Vec<u8>,
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
-pub(super) struct Hashes {
-    #[prost(bytes = "vec", repeated, tag = "1")]
-    pub players: Vec<Vec<u8>>,
+impl DivisionRecord {
+    /// A division not started, with its players' token hashes.
+    pub fn new(division: Division, tokens: Vec<Option<crate::host::TokenHash>>) -> DivisionRecord {
+        DivisionRecord { games: vec![None; division.rounds().len()], division, tokens }
+    }
+
+    /// Whether round `k` has started.
+    pub fn started(&self, k: usize) -> bool {
+        self.games.get(k).is_some_and(Option::is_some)
+    }
+
+    /// The game id of round `k`'s line `i` (empty: none).
+    pub fn game_id(&self, k: usize, i: usize) -> &str {
+        self.games.get(k).and_then(Option::as_ref).and_then(|g| g.get(i)).map_or("", String::as_str)
+    }
+
+    /// Round `k`'s line `i`, if there is one.
+    pub fn line(&self, k: usize, i: usize) -> Option<&Pairing> {
+        self.division.rounds().get(k)?.pairings.as_ref()?.get(i)
+    }
+
+    /// Round `k`'s lines (none before it is paired).
+    pub fn lines(&self, k: usize) -> &[Pairing] {
+        self.division.rounds().get(k).and_then(|r| r.pairings.as_deref()).unwrap_or_default()
+    }
+
+    /// What a record must be to be read: a game list for each round, one game id for each line of
+    /// a started round (which is paired), a token hash for each player.
+    pub fn check(&self) -> Result<(), String> {
+        let name = self.division.name();
+        if self.games.len() != self.division.rounds().len() {
+            return Err(format!(
+                "division {name}: {} rounds, games for {}",
+                self.division.rounds().len(),
+                self.games.len()
+            ));
+        }
+        for (k, games) in self.games.iter().enumerate() {
+            if let Some(games) = games {
+                let Some(lines) = &self.division.rounds()[k].pairings else {
+                    return Err(format!("division {name}: round {} started and not paired", k + 1));
+                };
+                if games.len() != lines.len() {
+                    return Err(format!(
+                        "division {name}: round {} has {} lines and {} games",
+                        k + 1,
+                        lines.len(),
+                        games.len()
+                    ));
+                }
+            }
+        }
+        if self.tokens.len() != self.division.players().len() {
+            return Err(format!(
+                "division {name}: {} players and {} tokens",
+                self.division.players().len(),
+                self.tokens.len()
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Record {
-    /// The tournament: every record read holds one (`tournaments::decode` refuses one that does
-    /// not), and a new one is made with it.
-    pub fn t(&self) -> &pb::Tournament {
-        self.tournament.as_ref().expect("a record holds its tournament")
+    /// A new tournament, with no divisions yet.
+    pub fn new(slug: &str, name: &str, game: pb::TournamentGameSettings, seed: u64) -> Record {
+        Record {
+            slug: slug.to_string(),
+            name: name.to_string(),
+            game,
+            seed,
+            events: 0,
+            divisions: Vec::new(),
+            unwritten: Vec::new(),
+            answers: Vec::new(),
+            stored: Default::default(),
+        }
     }
 
-    pub fn t_mut(&mut self) -> &mut pb::Tournament {
-        self.tournament.get_or_insert_with(Default::default)
+    /// Division `d`'s own seed, drawn from the tournament's.
+    pub fn division_seed(&self, d: usize) -> u64 {
+        self.seed ^ (d as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Division `d`.
+    pub fn d(&self, d: usize) -> &Division {
+        &self.divisions[d].division
     }
 
     /// A division's index by name: INVALID_ARGUMENT naming the divisions there are.
     pub fn division(&self, name: &str) -> Result<usize, Status> {
-        let divisions = &self.t().divisions;
-        divisions.iter().position(|d| d.name == name).ok_or_else(|| {
-            let names: Vec<&str> = divisions.iter().map(|d| d.name.as_str()).collect();
+        self.divisions.iter().position(|d| d.division.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = self.divisions.iter().map(|d| d.division.name()).collect();
             errors::bad_field(
                 "division",
                 format!("{:?}: no such division (there are {})", crate::text::clip(name), names.join(", ")),
@@ -67,7 +151,7 @@ impl Record {
 
     /// A round's index (from a 1-based number): INVALID_ARGUMENT when it is not there.
     pub fn round(&self, d: usize, number: u32) -> Result<usize, Status> {
-        let rounds = self.t().divisions[d].rounds.len();
+        let rounds = self.d(d).rounds().len();
         match number as usize {
             n if (1..=rounds).contains(&n) => Ok(n - 1),
             n => Err(errors::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
@@ -76,55 +160,12 @@ impl Record {
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
     pub fn player(&self, d: usize, number: u32) -> Result<(), Status> {
-        let players = self.t().divisions[d].players.len();
+        let players = self.d(d).players().len();
         if (1..=players).contains(&(number as usize)) {
             Ok(())
         } else {
             Err(errors::bad_field("player", format!("{number}: the division has players 1 to {players}")))
         }
-    }
-
-    /// The pure division `d` makes, to pair, record and rank.
-    pub fn pure(&self, d: usize) -> Division {
-        let div = &self.t().divisions[d];
-        let players = div
-            .players
-            .iter()
-            .map(|p| Player {
-                name: p.name.clone(),
-                rating: p.rating,
-                withdrawn: p.withdrawn,
-                bot: p
-                    .bot
-                    .and_then(|l| super::super::convert::bot_from(l).ok())
-                    .map(|l| l.name().to_string()),
-            })
-            .collect();
-        let methods: Vec<Method> = div.rounds.iter().map(|r| method(r.spec.as_ref())).collect();
-        let mut division = Division::new(div.name.clone(), players, &methods, controls(div, self.seed, d));
-        for (k, round) in div.rounds.iter().enumerate() {
-            if round.paired {
-                division.rounds[k].pairings = Some(round.pairings.iter().map(pure_pairing).collect());
-            }
-        }
-        division
-    }
-
-    /// Write a round's pairings from the pure division back, keeping each line's game.
-    pub fn write_round(&mut self, d: usize, k: usize, division: &Division) {
-        let lines = division.rounds[k].pairings.clone().unwrap_or_default();
-        let round = &mut self.t_mut().divisions[d].rounds[k];
-        let games: Vec<String> = round.pairings.iter().map(|p| p.game_id.clone()).collect();
-        round.paired = division.rounds[k].pairings.is_some();
-        round.pairings = lines
-            .iter()
-            .enumerate()
-            .map(|(i, line)| {
-                let mut p = wire_pairing(i, line);
-                p.game_id = games.get(i).cloned().unwrap_or_default();
-                p
-            })
-            .collect();
     }
 
     /// Enter a result for round `k`'s line `i` of division `d` (with `correct`, replacing the
@@ -140,16 +181,14 @@ impl Record {
         correct: bool,
         why: &str,
     ) -> Result<(), Status> {
-        let mut pure = self.pure(d);
-        let was_done = self.t().divisions[d].rounds[k].pairings.get(i).is_some_and(|p| p.done);
-        pure.record(k, i, result, correct).map_err(pairing_error)?;
-        self.write_round(d, k, &pure);
+        let was_done = self.divisions[d].line(k, i).is_some_and(Pairing::is_done);
+        self.divisions[d].division.record(k, i, result, correct).map_err(pairing_error)?;
         self.noted_result(d, k, i, was_done, why);
         Ok(())
     }
 
     /// Whether [`Record::enter_result`] would take this result, asked before a game is ended
-    /// with it (the pure division alone, the record untouched).
+    /// with it (on a copy of the division, the record untouched).
     pub fn check_result(
         &self,
         d: usize,
@@ -158,23 +197,26 @@ impl Record {
         result: GameResult,
         correct: bool,
     ) -> Result<(), Status> {
-        self.pure(d).record(k, i, result, correct).map_err(pairing_error)
+        self.d(d).clone().record(k, i, result, correct).map_err(pairing_error)
     }
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
     pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
-        self.pure(d).withdraw(PlayerId(number - 1)).map_err(|e| errors::bad_field("player", e.to_string()))
+        self.d(d)
+            .clone()
+            .withdraw(PlayerId(number - 1))
+            .map_err(|e| errors::bad_field("player", e.to_string()))
     }
 
     /// The event of a result entered in round `k`'s line `i`.
     fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, why: &str) {
         let kind = if corrected { "result_corrected" } else { "result" };
-        let mut detail = detail(self, d, &self.t().divisions[d].rounds[k].pairings[i]);
+        let mut detail = self.divisions[d].line(k, i).map(|line| detail(self.d(d), line)).unwrap_or_default();
         if !why.is_empty() {
             detail = format!("{detail} ({why})");
         }
-        let division = self.t().divisions[d].name.clone();
+        let division = self.d(d).name().to_string();
         self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
     }
 
@@ -182,12 +224,9 @@ impl Record {
     /// games paired and not played a forfeit, entered as [`Record::enter_result`] enters one.
     /// The forfeits made, as (round, line) indices.
     pub fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
-        let mut pure = self.pure(d);
-        let forfeits =
-            pure.withdraw(PlayerId(number - 1)).map_err(|e| errors::bad_field("player", e.to_string()))?;
-        self.t_mut().divisions[d].players[number as usize - 1].withdrawn = true;
+        let forfeits = (self.divisions[d].division.withdraw(PlayerId(number - 1)))
+            .map_err(|e| errors::bad_field("player", e.to_string()))?;
         for &(k, i) in &forfeits {
-            self.write_round(d, k, &pure);
             self.noted_result(d, k, i, false, "withdrawn");
         }
         Ok(forfeits)
@@ -195,8 +234,8 @@ impl Record {
 
     /// Note an event (numbered in order), to be written with this change.
     pub fn event(&mut self, kind: &str, division: &str, round: u32, pairing: u32, detail: String) {
-        let number = self.t().events;
-        self.events.push(pb::WatchTournamentResponse {
+        let number = self.events;
+        self.unwritten.push(pb::WatchTournamentResponse {
             number,
             kind: kind.into(),
             division: division.into(),
@@ -205,7 +244,7 @@ impl Record {
             detail,
             unix_ms: crate::host::unix_ms(),
         });
-        self.t_mut().events = number + 1;
+        self.events = number + 1;
     }
 
     /// The answer a request key was given, if this record holds it unwritten.
@@ -218,19 +257,14 @@ impl Record {
         self.answers.push(Answer { key, body });
     }
 
-    /// Division `d`'s bye spread.
-    pub fn bye_spread(&self, d: usize) -> i32 {
-        let unset = Controls::default().bye_spread;
-        self.t().divisions[d].controls.as_ref().and_then(|c| c.bye_spread).unwrap_or(unset)
-    }
-
     /// A player's name by division and 1-based number, for event details.
     pub fn name(&self, d: usize, number: u32) -> &str {
-        let player = (number as usize).checked_sub(1).and_then(|i| self.t().divisions[d].players.get(i));
+        let player = (number as usize).checked_sub(1).and_then(|i| self.d(d).players().get(i));
         player.map_or("?", |p| p.name.as_str())
     }
 }
 
+/// A round's method as the wire gives it (unspecified: Swiss).
 pub(super) fn method(spec: Option<&pb::RoundSpec>) -> Method {
     let spec = spec.cloned().unwrap_or_default();
     match pb::PairingMethod::try_from(spec.method).unwrap_or(pb::PairingMethod::Unspecified) {
@@ -244,10 +278,9 @@ pub(super) fn method(spec: Option<&pb::RoundSpec>) -> Method {
     }
 }
 
-/// A division's controls: the division's own seed drawn from the tournament's.
-fn controls(div: &pb::TournamentDivision, seed: u64, d: usize) -> Controls {
-    let c = div.controls.unwrap_or_default();
-    // Unset spreads are the crate's defaults (North American play).
+/// A division's controls as the wire gives them, with its own `seed`: unset spreads are the
+/// crate's defaults (North American play).
+pub(super) fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
     let unset = Controls::default();
     Controls {
         bye_spread: c.bye_spread.unwrap_or(unset.bye_spread),
@@ -255,81 +288,25 @@ fn controls(div: &pb::TournamentDivision, seed: u64, d: usize) -> Controls {
         spread_cap: c.spread_cap,
         gibson_spread: c.gibsonize.then_some(c.gibson_spread),
         min_placement: c.min_placement.max(1),
-        seed: seed ^ (d as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        seed,
     }
 }
 
-fn pure_pairing(p: &pb::TournamentPairing) -> Pairing {
-    let id = |n: u32| PlayerId(n.saturating_sub(1));
-    if p.second == 0 {
-        return Pairing::Bye { player: id(p.first), spread: p.bye_spread };
-    }
-    let result = p.done.then(|| match p.forfeited_by {
-        0 => GameResult::Scores([
-            p.scores.first().copied().unwrap_or(0),
-            p.scores.get(1).copied().unwrap_or(0),
-        ]),
-        absent => GameResult::Forfeit { winner: usize::from(absent == p.first) },
-    });
-    Pairing::Game { first: id(p.first), second: id(p.second), result }
-}
-
-fn wire_pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
-    let number = i as u32 + 1;
+/// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits to Ann", "Ann: a bye (+50)".
+fn detail(d: &Division, line: &Pairing) -> String {
+    let name = |p: PlayerId| d.players().get(p.index()).map_or("?", |p| p.name.as_str());
     match *line {
-        Pairing::Bye { player, spread } => pb::TournamentPairing {
-            number,
-            first: player.0 + 1,
-            done: true,
-            bye_spread: spread,
-            ..Default::default()
-        },
+        Pairing::Bye { player, spread } => format!("{}: a bye ({spread:+})", name(player)),
         Pairing::Game { first, second, result } => {
-            let (first, second) = (first.0 + 1, second.0 + 1);
-            let mut p =
-                pb::TournamentPairing { number, first, second, done: result.is_some(), ..Default::default() };
+            let (a, b) = (name(first), name(second));
             match result {
-                Some(GameResult::Scores(s)) => p.scores = s.to_vec(),
-                Some(GameResult::Forfeit { winner }) => {
-                    p.forfeited_by = if winner == 0 { second } else { first }
-                }
-                None => {}
+                Some(GameResult::Scores([x, y])) => format!("{a} {x} – {b} {y}"),
+                Some(GameResult::Forfeit { winner: 1 }) => format!("{a} forfeits to {b}"),
+                Some(GameResult::Forfeit { .. }) => format!("{b} forfeits to {a}"),
+                None => format!("{a} – {b}"),
             }
-            p
         }
     }
-}
-
-/// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits", "Ann: a bye (+50)".
-fn detail(rec: &Record, d: usize, p: &pb::TournamentPairing) -> String {
-    let (a, b) = (rec.name(d, p.first), if p.second == 0 { "" } else { rec.name(d, p.second) });
-    match (p.second, p.forfeited_by, p.scores.as_slice()) {
-        (0, _, _) => format!("{a}: a bye ({:+})", p.bye_spread),
-        (_, 0, [x, y]) => format!("{a} {x} – {b} {y}"),
-        (_, n, _) if n == p.first => format!("{a} forfeits to {b}"),
-        (_, n, _) if n != 0 => format!("{b} forfeits to {a}"),
-        _ => format!("{a} – {b}"),
-    }
-}
-
-/// The standings of a division as the wire shows them.
-pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
-    let s = dawgref_tournament::Standings::of(division);
-    s.ranked
-        .iter()
-        .enumerate()
-        .map(|(rank, &p)| {
-            let r = s.record(p);
-            pb::DivisionStanding {
-                rank: rank as u32 + 1,
-                player: p.0 + 1,
-                wins: r.wins(),
-                losses: r.losses,
-                spread: r.spread,
-                byes: r.byes,
-            }
-        })
-        .collect()
 }
 
 /// The result a finished game enters: a director's forfeit as a forfeit; else its scores,

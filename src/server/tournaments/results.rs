@@ -9,6 +9,7 @@ use super::super::errors;
 use super::record::{self, Record};
 use super::{AppState, EventStream, change, load};
 use crate::host::Residence;
+use dawgref_tournament::Pairing;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -64,29 +65,29 @@ async fn enter_game(state: &AppState, id: uuid::Uuid) -> Result<(), Status> {
     change(state, &held, |rec| enter(rec, &id, result).map(|_| ())).await
 }
 
+/// Where the game `game_id` is paired: (division, round, line).
+fn line_of(rec: &Record, game_id: &str) -> Option<(usize, usize, usize)> {
+    rec.divisions.iter().enumerate().find_map(|(d, entry)| {
+        entry.games.iter().enumerate().find_map(|(k, games)| {
+            let i = games.as_ref()?.iter().position(|g| g == game_id)?;
+            Some((d, k, i))
+        })
+    })
+}
+
 /// Whether the pairing whose game is `game_id` waits for its result.
 fn waits_for(rec: &Record, game_id: &str) -> bool {
-    rec.t()
-        .divisions
-        .iter()
-        .flat_map(|d| d.rounds.iter().flat_map(|r| r.pairings.iter()))
-        .any(|p| p.game_id == game_id && !p.done)
+    line_of(rec, game_id).is_some_and(|(d, k, i)| !rec.divisions[d].line(k, i).is_some_and(Pairing::is_done))
 }
 
 /// Enter `result` for the pairing whose game is `game_id`, unless it has its result already.
 fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult) -> Result<bool, Status> {
-    for d in 0..rec.t().divisions.len() {
-        for k in 0..rec.t().divisions[d].rounds.len() {
-            let found = rec.t().divisions[d].rounds[k].pairings.iter().position(|p| p.game_id == game_id);
-            let Some(i) = found else { continue };
-            if rec.t().divisions[d].rounds[k].pairings[i].done {
-                return Ok(false);
-            }
-            rec.enter_result(d, k, i, result, false, "")?;
-            return Ok(true);
-        }
+    if !waits_for(rec, game_id) {
+        return Ok(false);
     }
-    Ok(false)
+    let Some((d, k, i)) = line_of(rec, game_id) else { return Ok(false) };
+    rec.enter_result(d, k, i, result, false, "")?;
+    Ok(true)
 }
 
 /// Enter the results of the tournament's games that ended without this server hearing it: a
@@ -94,17 +95,22 @@ fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult
 pub(super) async fn reconcile(state: &AppState, slug: &str) -> Result<Record, Status> {
     let (record, _) = load(state, slug).await?;
     let mut found = Vec::new();
-    for division in &record.t().divisions {
-        for round in division.rounds.iter().filter(|r| r.started) {
-            for p in round.pairings.iter().filter(|p| !p.done && !p.game_id.is_empty()) {
-                let Ok(id) = uuid::Uuid::parse_str(&p.game_id) else { continue };
+    for entry in &record.divisions {
+        for (k, games) in entry.games.iter().enumerate() {
+            let waiting = games
+                .iter()
+                .flatten()
+                .enumerate()
+                .filter(|(i, game)| !game.is_empty() && !entry.line(k, *i).is_some_and(Pairing::is_done));
+            for (_, game) in waiting {
+                let Ok(id) = uuid::Uuid::parse_str(game) else { continue };
                 // A game held here tells of its end itself.
                 if state.host.residence(&id) == Residence::Live {
                     continue;
                 }
-                let Ok(snapshot) = state.host.snapshot(&p.game_id).await else { continue };
+                let Ok(snapshot) = state.host.snapshot(game).await else { continue };
                 if let Some(result) = snapshot.game().outcome().and_then(record::game_result) {
-                    found.push((p.game_id.clone(), result));
+                    found.push((game.clone(), result));
                 }
             }
         }

@@ -6,18 +6,29 @@ use super::super::{errors, new_game};
 use super::create::{game_request, human_spec};
 use crate::host::{HostError, Seat, SeatKind};
 use crate::proto::v1 as pb;
+use dawgref_tournament::Pairing;
 use sha2::{Digest, Sha256};
 use tonic::Status;
 
-/// The id of a pairing's game: drawn from the tournament, division, round, pairing and players,
-/// so that StartRound asked again (after a crash between its games and its record, say) names
-/// the same games and makes none twice.
-fn game_id(slug: &str, division: &str, round: u32, p: &pb::TournamentPairing) -> uuid::Uuid {
-    let digest =
-        Sha256::digest(format!("{slug}\n{division}\n{round}\n{}\n{}\n{}", p.number, p.first, p.second));
+/// The id of a pairing's game: drawn from the tournament, division, round, pairing and players
+/// (all numbered from 1), so that StartRound asked again (after a crash between its games and
+/// its record, say) names the same games and makes none twice.
+fn game_id(slug: &str, division: &str, round: u32, (number, first, second): Pair) -> uuid::Uuid {
+    let digest = Sha256::digest(format!("{slug}\n{division}\n{round}\n{number}\n{first}\n{second}"));
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
     uuid::Builder::from_random_bytes(bytes).into_uuid()
+}
+
+/// A line of a round as its game is made for it: its number, first and second player (from 1).
+type Pair = (u32, u32, u32);
+
+/// The games a round's lines are to have: each line with a game to play, as its pair.
+fn pairs(lines: &[Pairing]) -> impl Iterator<Item = (usize, Pair)> + '_ {
+    lines.iter().enumerate().filter_map(|(i, line)| match *line {
+        Pairing::Game { first, second, result: None } => Some((i, (i as u32 + 1, first.0 + 1, second.0 + 1))),
+        _ => None,
+    })
 }
 
 /// StartRound: every game of the round made (a game made by an earlier call is kept), then the
@@ -38,40 +49,41 @@ pub(super) async fn start_round(
     }
     let d = record.division(&r.division)?;
     let k = record.round(d, r.round)?;
-    let division = &record.t().divisions[d];
-    let round = &division.rounds[k];
-    if round.started {
-        return Ok(pb::StartRoundResponse { round: Some(round.clone()) });
+    let entry = &record.divisions[d];
+    if entry.started(k) {
+        return Ok(pb::StartRoundResponse { round: Some(super::view::round(entry, k)) });
     }
-    if !round.paired {
+    if entry.division.rounds()[k].pairings.is_none() {
         return Err(errors::precondition(format!("round {} is not paired yet", r.round)));
     }
-    let settings = record.t().game.clone().unwrap_or_default();
-    // (number, first, second) → the game made for that pair.
-    let mut made: Vec<((u32, u32, u32), String)> = Vec::new();
-    for p in round.pairings.iter().filter(|p| p.second != 0 && !p.done) {
-        let id = game_id(&r.slug, &r.division, r.round, p);
-        let players = [p.first, p.second].map(|n| &division.players[n as usize - 1]);
+    // Each pair → the game made for it.
+    let mut made: Vec<(Pair, String)> = Vec::new();
+    for (_, pair) in pairs(entry.lines(k)) {
+        let id = game_id(&r.slug, &r.division, r.round, pair);
+        let players = [pair.1, pair.2].map(|n| &entry.division.players()[n as usize - 1]);
         let seats: Vec<pb::SeatSpec> = players
             .iter()
-            .map(|player| match player.bot {
-                Some(level) => pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level)), think_ms: None },
+            .map(|player| match super::view::level(player) {
+                Some(level) => pb::SeatSpec {
+                    kind: Some(pb::seat_spec::Kind::Bot(super::view::bot(level))),
+                    think_ms: None,
+                },
                 None => human_spec(&player.name),
             })
             .collect();
         let labels = game_labels(&r.slug, &r.division, r.round).into();
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
-        let request = game_request(&settings, seats, seed, labels);
+        let request = game_request(&record.game, seats, seed, labels);
         let (config, seats, _tokens, delay, labels) = new_game::new_game(state, &request)?;
         // Every seat carries its player's name; each human seat is its player's: the player's
         // token is the seat's.
         let seats: Vec<Seat> = seats
             .into_iter()
-            .zip([p.first, p.second])
+            .zip([pair.1, pair.2])
             .zip(players)
             .map(|((seat, n), player)| match seat.kind() {
                 SeatKind::Human { .. } => {
-                    let hash = <[u8; 32]>::try_from(record.hashes[d].players[n as usize - 1].as_slice()).ok();
+                    let hash = entry.tokens[n as usize - 1];
                     Seat::new(player.name.clone(), SeatKind::Human { token: hash })
                 }
                 kind => Seat::new(player.name.clone(), kind.clone()),
@@ -79,24 +91,23 @@ pub(super) async fn start_round(
             .collect();
         let game = crate::game::Game::new(config).map_err(errors::game)?;
         match state.host.create(Some(id), game, seats, Some(delay), None, labels).await {
-            Ok(_) | Err(HostError::GameExists(_)) => {
-                made.push(((p.number, p.first, p.second), id.to_string()))
-            }
+            Ok(_) | Err(HostError::GameExists(_)) => made.push((pair, id.to_string())),
             Err(e) => return Err(errors::host(e)),
         }
     }
     // The pairs as the write found them, when they were not the pairs the games were made for.
-    let mut changed: Option<Vec<(u32, u32, u32)>> = None;
+    let mut changed: Option<Vec<Pair>> = None;
     let bound = super::once(state, &held, retry, |rec| {
-        let round = &mut rec.t_mut().divisions[d].rounds[k];
-        if !round.started {
+        let entry = &mut rec.divisions[d];
+        if !entry.started(k) {
             changed = None;
-            for p in round.pairings.iter_mut().filter(|p| p.second != 0 && !p.done) {
-                match made.iter().find(|(pair, _)| *pair == (p.number, p.first, p.second)) {
-                    Some((_, id)) => p.game_id = id.clone(),
+            let lines = entry.lines(k);
+            let mut games = vec![String::new(); lines.len()];
+            for (i, pair) in pairs(lines) {
+                match made.iter().find(|(p, _)| *p == pair) {
+                    Some((_, id)) => games[i] = id.clone(),
                     None => {
-                        changed =
-                            Some(round.pairings.iter().map(|p| (p.number, p.first, p.second)).collect());
+                        changed = Some(pairs(lines).map(|(_, p)| p).collect());
                         return Err(Status::aborted(format!(
                             "round {}'s pairings changed on another replica while it started: ask again",
                             r.round
@@ -104,7 +115,7 @@ pub(super) async fn start_round(
                     }
                 }
             }
-            round.started = true;
+            entry.games[k] = Some(games);
             rec.event(
                 "round_started",
                 &r.division,
@@ -113,7 +124,7 @@ pub(super) async fn start_round(
                 format!("round {}: {} games", r.round, made.len()),
             );
         }
-        Ok(pb::StartRoundResponse { round: Some(rec.t().divisions[d].rounds[k].clone()) })
+        Ok(pb::StartRoundResponse { round: Some(super::view::round(&rec.divisions[d], k)) })
     })
     .await;
     // A game made here that no pairing holds (its pair changed, or the round was started

@@ -1,0 +1,317 @@
+//! How a tournament's record is written to the store and read back: a head (its name, games'
+//! settings, seed, event count and divisions' names) as the state's body, and parts beside it,
+//! each JSON: a division's players, token hashes and controls (`<d>`), and each of its rounds,
+//! the crate's own `Round` with its games (`<d>.<k>`). A change writes the head and the parts
+//! whose text differs from what the store holds (a result writes its round, not every player);
+//! a read puts the crate's `Division` back together through `Division::restore`, which checks
+//! it. A body that is not this build's is an earlier build's (`legacy`).
+
+use super::super::errors;
+use super::record::{DivisionRecord, Record};
+use crate::host::TokenHash;
+use crate::proto::v1 as pb;
+use dawgref_tournament::{Controls, Division, Player, Round};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use tonic::Status;
+
+/// The state's body.
+#[derive(Serialize, Deserialize)]
+struct Head<'a> {
+    slug: Cow<'a, str>,
+    name: Cow<'a, str>,
+    /// The games' settings as their prost bytes, in hex.
+    game: String,
+    seed: u64,
+    events: u64,
+    /// The divisions' names, in order (each division's parts are keyed by its place).
+    divisions: Vec<Cow<'a, str>>,
+}
+
+/// A division's part: all of it but its rounds.
+#[derive(Serialize, Deserialize)]
+struct DivisionPart<'a> {
+    name: Cow<'a, str>,
+    controls: Cow<'a, Controls>,
+    players: Cow<'a, [Player]>,
+    /// Each player's token hash in hex ("" for a bot).
+    tokens: Vec<String>,
+    /// Its rounds, each a part of its own.
+    rounds: usize,
+}
+
+/// A round's part: the crate's round, and its games once started.
+#[derive(Serialize, Deserialize)]
+struct RoundPart<'a> {
+    round: Cow<'a, Round>,
+    games: Cow<'a, Option<Vec<String>>>,
+}
+
+/// A part of the state, by where it is.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Division `d`, all of it but its rounds.
+    Division(usize),
+    /// Division `d`'s round `k`.
+    Round(usize, usize),
+}
+
+impl Part {
+    fn key(self) -> String {
+        match self {
+            Part::Division(d) => d.to_string(),
+            Part::Round(d, k) => format!("{d}.{k}"),
+        }
+    }
+
+    /// What this part of `record` holds, hashed (not its text: telling an unchanged part costs
+    /// no encoding).
+    fn hash(self, record: &Record) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+        match self {
+            Part::Division(d) => {
+                let entry = &record.divisions[d];
+                let div = &entry.division;
+                (div.name(), div.controls(), div.players(), &entry.tokens, div.rounds().len()).hash(&mut h);
+            }
+            Part::Round(d, k) => {
+                let entry = &record.divisions[d];
+                (&entry.division.rounds()[k], &entry.games[k]).hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
+    /// This part of `record` as written.
+    fn text(self, record: &Record) -> Vec<u8> {
+        match self {
+            Part::Division(d) => {
+                let entry = &record.divisions[d];
+                let div = &entry.division;
+                json(&DivisionPart {
+                    name: Cow::Borrowed(div.name()),
+                    controls: Cow::Borrowed(div.controls()),
+                    players: Cow::Borrowed(div.players()),
+                    tokens: entry.tokens.iter().map(|t| t.map(|t| hex(&t)).unwrap_or_default()).collect(),
+                    rounds: div.rounds().len(),
+                })
+            }
+            Part::Round(d, k) => {
+                let entry = &record.divisions[d];
+                json(&RoundPart {
+                    round: Cow::Borrowed(&entry.division.rounds()[k]),
+                    games: Cow::Borrowed(&entry.games[k]),
+                })
+            }
+        }
+    }
+}
+
+/// Every part of `record`.
+fn parts(record: &Record) -> impl Iterator<Item = Part> + '_ {
+    record.divisions.iter().enumerate().flat_map(|(d, entry)| {
+        let rounds = (0..entry.division.rounds().len()).map(move |k| Part::Round(d, k));
+        std::iter::once(Part::Division(d)).chain(rounds)
+    })
+}
+
+/// The state `record` is at `version`: its head, and the parts that differ from those the store
+/// holds (all of them for a record the store has not held in parts). `record.stored` becomes
+/// what the store holds once this is written.
+pub(super) fn written(record: &mut Record, version: u64) -> crate::store::StoredTournament {
+    let changed: Vec<(Part, u64)> = parts(record)
+        .map(|part| (part, part.hash(record)))
+        .filter(|(part, hash)| record.stored.get(&part.key()) != Some(hash))
+        .collect();
+    let mut written = Vec::with_capacity(changed.len());
+    for (part, hash) in changed {
+        written.push((part.key(), part.text(record)));
+        record.stored.insert(part.key(), hash);
+    }
+    let head = Head {
+        slug: Cow::Borrowed(&record.slug),
+        name: Cow::Borrowed(&record.name),
+        game: hex(&prost::Message::encode_to_vec(&record.game)),
+        seed: record.seed,
+        events: record.events,
+        divisions: record.divisions.iter().map(|d| Cow::Borrowed(d.division.name())).collect(),
+    };
+    crate::store::StoredTournament { slug: record.slug.clone(), version, body: json(&head), parts: written }
+}
+
+fn json<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("a record's parts all write as JSON")
+}
+
+/// A stored tournament's record: INTERNAL naming what is wrong when it cannot be read (as this
+/// build writes it, or as an earlier build did) or breaks the rules it was made by.
+pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
+    let unreadable = |e: String| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug));
+    let record = if stored.body.first() == Some(&b'{') {
+        read(stored)?
+    } else {
+        super::legacy::upgrade(&stored.body).map_err(unreadable)?
+    };
+    record.divisions.iter().try_for_each(DivisionRecord::check).map_err(unreadable)?;
+    Ok(record)
+}
+
+/// This build's head and parts, as a record.
+fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
+    let slug = &stored.slug;
+    let unreadable =
+        |what: &str, e: String| errors::internal(format!("tournament {slug}'s {what} cannot be read: {e}"));
+    let head: Head = serde_json::from_slice(&stored.body).map_err(|e| unreadable("state", e.to_string()))?;
+    let game = unhex(&head.game)
+        .and_then(|bytes| <pb::TournamentGameSettings as prost::Message>::decode(bytes.as_slice()).ok())
+        .ok_or_else(|| unreadable("state", "its games' settings are not theirs".into()))?;
+    let mut record = Record::new(&head.slug, &head.name, game, head.seed);
+    record.events = head.events;
+    let bodies: std::collections::HashMap<&str, &[u8]> =
+        stored.parts.iter().map(|(key, body)| (key.as_str(), body.as_slice())).collect();
+    for d in 0..head.divisions.len() {
+        let part = |key: &str| {
+            bodies.get(key).copied().ok_or_else(|| unreadable(&format!("part {key}"), "missing".into()))
+        };
+        let key = Part::Division(d).key();
+        let division: DivisionPart = serde_json::from_slice(part(&key)?)
+            .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
+        let mut rounds = Vec::with_capacity(division.rounds);
+        let mut games = Vec::with_capacity(division.rounds);
+        for k in 0..division.rounds {
+            let key = Part::Round(d, k).key();
+            let round: RoundPart = serde_json::from_slice(part(&key)?)
+                .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
+            rounds.push(round.round.into_owned());
+            games.push(round.games.into_owned());
+        }
+        let tokens = (division.tokens.iter())
+            .map(|t| match t.as_str() {
+                "" => Ok(None),
+                t => unhex(t).and_then(|b| TokenHash::try_from(b.as_slice()).ok()).map(Some).ok_or(()),
+            })
+            .collect::<Result<Vec<_>, ()>>()
+            .map_err(|()| unreadable(&format!("part {key}"), "a token hash is not one".into()))?;
+        let name = division.name.into_owned();
+        let division =
+            Division::restore(&name, division.players.into_owned(), rounds, division.controls.into_owned())
+                .map_err(|e| unreadable(&format!("division {name}"), e.to_string()))?;
+        record.divisions.push(DivisionRecord { division, games, tokens });
+    }
+    // What the store holds, part by part.
+    record.stored = parts(&record).map(|part| (part.key(), part.hash(&record))).collect();
+    Ok(record)
+}
+
+/// Bytes as lower-case hex, and back (None for what is not hex).
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        text.push(char::from(DIGITS[usize::from(b >> 4)]));
+        text.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    text
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dawgref_tournament::{GameResult, Method};
+
+    /// A tournament of one 6-player division over three manual rounds, round 1 paired.
+    fn record() -> Record {
+        let players =
+            (0..6).map(|i| Player::new(format!("Player {}", ["A", "B", "C", "D", "E", "F"][i]), 1500));
+        let mut d = Division::new("open", players.collect(), &[Method::Manual; 3], Controls::default());
+        let game = |a: u32, b: u32| dawgref_tournament::Pairing::Game {
+            first: dawgref_tournament::PlayerId(a),
+            second: dawgref_tournament::PlayerId(b),
+            result: None,
+        };
+        d.set_pairings(0, vec![game(0, 1), game(2, 3), game(4, 5)]).unwrap();
+        let mut record = Record::new("spring", "Spring", pb::TournamentGameSettings::default(), 7);
+        let tokens = (0..6).map(|i| (i != 5).then_some([i as u8; 32])).collect();
+        record.divisions.push(DivisionRecord::new(d, tokens));
+        record.divisions[0].games[0] = Some(vec!["g1".into(), "g2".into(), String::new()]);
+        record
+    }
+
+    fn keys(stored: &crate::store::StoredTournament) -> Vec<&str> {
+        stored.parts.iter().map(|(key, _)| key.as_str()).collect()
+    }
+
+    /// What a write holds, read back as the store would give it: every part written so far.
+    fn read_back(
+        all: &mut std::collections::BTreeMap<String, Vec<u8>>,
+        stored: &crate::store::StoredTournament,
+    ) -> Record {
+        all.extend(stored.parts.iter().cloned());
+        let whole =
+            crate::store::StoredTournament { parts: all.clone().into_iter().collect(), ..stored.clone() };
+        decode(&whole).unwrap()
+    }
+
+    #[test]
+    fn a_change_writes_the_parts_it_changed_and_reads_back_whole() {
+        let mut all = std::collections::BTreeMap::new();
+        let mut rec = record();
+        let first = written(&mut rec, 1);
+        assert_eq!(keys(&first), ["0", "0.0", "0.1", "0.2"], "a new record writes every part");
+        let back = read_back(&mut all, &first);
+        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+        assert_eq!(back.divisions[0].tokens, rec.divisions[0].tokens);
+
+        // A result writes its round, and nothing else but the head.
+        let mut rec = back;
+        rec.enter_result(0, 0, 1, GameResult::Scores([420, 380]), false, "").unwrap();
+        let result = written(&mut rec, 2);
+        assert_eq!(keys(&result), ["0.0"]);
+        // Nothing changed: no part.
+        assert_eq!(keys(&written(&mut rec.clone(), 3)), Vec::<&str>::new());
+        let back = read_back(&mut all, &result);
+        assert_eq!(back.d(0), rec.d(0));
+        assert_eq!(back.events, 1, "the result's event counted in the head");
+
+        // A withdrawal changes the players (their part) and forfeits the games paired.
+        let mut rec = back;
+        assert_eq!(rec.withdraw(0, 1).unwrap(), [(0, 0)]);
+        let withdrawn = written(&mut rec, 3);
+        assert_eq!(keys(&withdrawn), ["0", "0.0"]);
+        let back = read_back(&mut all, &withdrawn);
+        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+    }
+
+    #[test]
+    fn a_part_that_breaks_the_divisions_rules_is_refused_by_name() {
+        let mut rec = record();
+        let stored = written(&mut rec, 1);
+        let mut broken = stored.clone();
+        let round = broken.parts.iter_mut().find(|(key, _)| key == "0.0").unwrap();
+        round.1 = String::from_utf8(round.1.clone())
+            .unwrap()
+            .replacen("\"second\":1", "\"second\":2", 1)
+            .into_bytes();
+        let e = decode(&broken).err().unwrap();
+        assert_eq!(e.code(), tonic::Code::Internal);
+        assert!(
+            e.message().starts_with(
+                "tournament spring's division open cannot be read: player 3 is in two pairings of round 1"
+            ),
+            "{}",
+            e.message()
+        );
+        let mut missing = stored;
+        missing.parts.retain(|(key, _)| key != "0.2");
+        let e = decode(&missing).err().unwrap();
+        assert_eq!(e.message(), "tournament spring's part 0.2 cannot be read: missing");
+    }
+}

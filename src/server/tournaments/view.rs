@@ -1,0 +1,144 @@
+//! The wire messages made from a kept record, once, for an answer: a tournament, a division with
+//! its standings, a round with its games, a player. The only place a division's lines become
+//! the wire's sentinels (a `second` of 0 for a bye, a `forfeited_by` of 0 for none).
+
+use super::record::{DivisionRecord, Record};
+use crate::proto::v1 as pb;
+use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player};
+
+/// The whole tournament as the wire shows it; `you`: the caller's player seat.
+pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
+    pb::Tournament {
+        slug: record.slug.clone(),
+        name: record.name.clone(),
+        game: Some(record.game.clone()),
+        divisions: (0..record.divisions.len()).map(|d| division(record, d)).collect(),
+        events: record.events,
+        you,
+    }
+}
+
+/// Division `d` as the wire shows it: with its standings.
+pub(super) fn division(record: &Record, d: usize) -> pb::TournamentDivision {
+    let entry = &record.divisions[d];
+    let div = &entry.division;
+    pb::TournamentDivision {
+        name: div.name().to_string(),
+        players: (div.players().iter().enumerate()).map(|(i, p)| player(i as u32 + 1, p)).collect(),
+        rounds: (0..div.rounds().len()).map(|k| round(entry, k)).collect(),
+        controls: Some(controls(div.controls())),
+        standings: standings(div),
+    }
+}
+
+/// Round `k` (0-based) of a division as the wire shows it, each line with its game.
+pub(super) fn round(entry: &DivisionRecord, k: usize) -> pb::TournamentRound {
+    let round = &entry.division.rounds()[k];
+    pb::TournamentRound {
+        number: k as u32 + 1,
+        spec: Some(spec(round.method)),
+        paired: round.pairings.is_some(),
+        started: entry.started(k),
+        pairings: (entry.lines(k).iter().enumerate())
+            .map(|(i, line)| pb::TournamentPairing {
+                game_id: entry.game_id(k, i).to_string(),
+                ..pairing(i, line)
+            })
+            .collect(),
+    }
+}
+
+/// Player `number` (from 1).
+pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
+    pb::TournamentPlayer {
+        number,
+        name: p.name.clone(),
+        rating: p.rating,
+        bot: level(p).map(bot),
+        withdrawn: p.withdrawn,
+    }
+}
+
+/// The level of the server bot that plays `p`, if one does.
+pub(super) fn level(p: &Player) -> Option<crate::bot::BotLevel> {
+    p.bot.as_deref().and_then(|level| level.parse().ok())
+}
+
+/// A bot level as the wire numbers it.
+pub(super) fn bot(level: crate::bot::BotLevel) -> i32 {
+    super::super::convert::bot_to(level) as i32
+}
+
+fn spec(method: Method) -> pb::RoundSpec {
+    let of = |m: pb::PairingMethod| pb::RoundSpec { method: m as i32, ..Default::default() };
+    match method {
+        Method::RoundRobin => of(pb::PairingMethod::RoundRobin),
+        Method::Swiss => of(pb::PairingMethod::Swiss),
+        Method::KingOfTheHill => of(pb::PairingMethod::KingOfTheHill),
+        Method::Factor(factor) => pb::RoundSpec { factor, ..of(pb::PairingMethod::Factor) },
+        Method::InitialFontes(fontes_rounds) => {
+            pb::RoundSpec { fontes_rounds, ..of(pb::PairingMethod::InitialFontes) }
+        }
+        Method::Random => of(pb::PairingMethod::Random),
+        Method::Manual => of(pb::PairingMethod::Manual),
+    }
+}
+
+/// The controls as they apply (a spread left unset shows the default it is).
+fn controls(c: &Controls) -> pb::DivisionControls {
+    pb::DivisionControls {
+        bye_spread: Some(c.bye_spread),
+        forfeit_spread: Some(c.forfeit_spread),
+        spread_cap: c.spread_cap,
+        gibsonize: c.gibson_spread.is_some(),
+        gibson_spread: c.gibson_spread.unwrap_or(0),
+        min_placement: c.min_placement,
+    }
+}
+
+/// Line `i` of a round, without its game.
+fn pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
+    let number = i as u32 + 1;
+    match *line {
+        Pairing::Bye { player, spread } => pb::TournamentPairing {
+            number,
+            first: player.0 + 1,
+            done: true,
+            bye_spread: spread,
+            ..Default::default()
+        },
+        Pairing::Game { first, second, result } => {
+            let (first, second) = (first.0 + 1, second.0 + 1);
+            let mut p =
+                pb::TournamentPairing { number, first, second, done: result.is_some(), ..Default::default() };
+            match result {
+                Some(GameResult::Scores(s)) => p.scores = s.to_vec(),
+                Some(GameResult::Forfeit { winner }) => {
+                    p.forfeited_by = if winner == 0 { second } else { first }
+                }
+                None => {}
+            }
+            p
+        }
+    }
+}
+
+/// The standings of a division as the wire shows them.
+pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
+    let s = dawgref_tournament::Standings::of(division);
+    s.ranked
+        .iter()
+        .enumerate()
+        .map(|(rank, &p)| {
+            let r = s.record(p);
+            pb::DivisionStanding {
+                rank: rank as u32 + 1,
+                player: p.0 + 1,
+                wins: r.wins(),
+                losses: r.losses,
+                spread: r.spread,
+                byes: r.byes,
+            }
+        })
+        .collect()
+}
