@@ -15,9 +15,21 @@ pub use crate::host::TokenHash;
 pub fn new_token() -> Result<(String, TokenHash), Status> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| super::errors::internal(format!("no randomness: {e}")))?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let token = hex(&bytes);
     let hash = hash(&token);
     Ok((token, hash))
+}
+
+/// Bytes in lower-case hex: how the server writes tokens, their hashes and the ids drawn from
+/// them.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        text.push(char::from(DIGITS[usize::from(b >> 4)]));
+        text.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    text
 }
 
 pub fn hash(token: &str) -> TokenHash {

@@ -16,7 +16,7 @@ use tonic::{Request, Status};
 pub fn client_key<T>(request: &Request<T>) -> String {
     if let Ok(Some(token)) = auth::bearer(request.metadata()) {
         let hash = auth::hash(&token);
-        return hash[..8].iter().map(|b| format!("{b:02x}")).collect::<String>() + "@token";
+        return auth::hex(&hash[..8]) + "@token";
     }
     match request.remote_addr() {
         Some(addr) => addr.ip().to_string(),

@@ -188,6 +188,6 @@ pub(super) fn derived_request_id(slug: &str, parts: &[&str]) -> String {
         return String::new();
     }
     let digest = Sha256::digest(format!("{slug}\n{}", parts.join("\n")));
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = super::super::auth::hex(&digest[..16]);
     format!("tournament-{hex}")
 }

@@ -151,7 +151,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let answer = self
             .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
                 let d = rec.division(&r.division)?;
-                let number = rec.d(d).players().len() as u32 + 1;
+                let number = rec.division_at(d).players().len() as u32 + 1;
                 // The division's own rules for a newcomer (the most players, a name a `.t` file
                 // can hold).
                 let entry = &mut rec.divisions[d];
@@ -271,7 +271,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                         r.round
                     )));
                 }
-                let players = rec.d(d).players().len() as u32;
+                let players = rec.division_at(d).players().len() as u32;
                 let id = |field: String, n: u32| {
                     if (1..=players).contains(&n) {
                         Ok(dawgref_tournament::PlayerId(n - 1))
@@ -288,7 +288,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     lines.push(match p.second {
                         0 => dawgref_tournament::Pairing::Bye {
                             player: first,
-                            spread: rec.d(d).controls().bye_spread,
+                            spread: rec.division_at(d).controls().bye_spread,
                         },
                         n => {
                             let second = id(format!("pairings[{i}].second"), n)?;
@@ -395,7 +395,9 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             record = held::spectators(&self.state, record, None).await?;
         }
         let d = record.division(&r.division)?;
-        Ok(Response::new(pb::ExportTshResponse { text: dawgref_tournament::tsh::export(record.d(d)) }))
+        Ok(Response::new(pb::ExportTshResponse {
+            text: dawgref_tournament::tsh::export(record.division_at(d)),
+        }))
     }
 
     async fn import_tsh(

@@ -134,7 +134,7 @@ impl Record {
     }
 
     /// Division `d`.
-    pub fn d(&self, d: usize) -> &Division {
+    pub fn division_at(&self, d: usize) -> &Division {
         &self.divisions[d].division
     }
 
@@ -151,7 +151,7 @@ impl Record {
 
     /// A round's index (from a 1-based number): INVALID_ARGUMENT when it is not there.
     pub fn round(&self, d: usize, number: u32) -> Result<usize, Status> {
-        let rounds = self.d(d).rounds().len();
+        let rounds = self.division_at(d).rounds().len();
         match number as usize {
             n if (1..=rounds).contains(&n) => Ok(n - 1),
             n => Err(errors::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
@@ -160,7 +160,7 @@ impl Record {
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
     pub fn player(&self, d: usize, number: u32) -> Result<(), Status> {
-        let players = self.d(d).players().len();
+        let players = self.division_at(d).players().len();
         if (1..=players).contains(&(number as usize)) {
             Ok(())
         } else {
@@ -197,13 +197,13 @@ impl Record {
         result: GameResult,
         correct: bool,
     ) -> Result<(), Status> {
-        self.d(d).clone().record(k, i, result, correct).map_err(pairing_error)
+        self.division_at(d).clone().record(k, i, result, correct).map_err(pairing_error)
     }
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
     pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
-        self.d(d)
+        self.division_at(d)
             .clone()
             .withdraw(PlayerId(number - 1))
             .map_err(|e| errors::bad_field("player", e.to_string()))
@@ -212,11 +212,12 @@ impl Record {
     /// The event of a result entered in round `k`'s line `i`.
     fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, why: &str) {
         let kind = if corrected { "result_corrected" } else { "result" };
-        let mut detail = self.divisions[d].line(k, i).map(|line| detail(self.d(d), line)).unwrap_or_default();
+        let mut detail =
+            self.divisions[d].line(k, i).map(|line| detail(self.division_at(d), line)).unwrap_or_default();
         if !why.is_empty() {
             detail = format!("{detail} ({why})");
         }
-        let division = self.d(d).name().to_string();
+        let division = self.division_at(d).name().to_string();
         self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
     }
 
@@ -259,7 +260,7 @@ impl Record {
 
     /// A player's name by division and 1-based number, for event details.
     pub fn name(&self, d: usize, number: u32) -> &str {
-        let player = (number as usize).checked_sub(1).and_then(|i| self.d(d).players().get(i));
+        let player = (number as usize).checked_sub(1).and_then(|i| self.division_at(d).players().get(i));
         player.map_or("?", |p| p.name.as_str())
     }
 }

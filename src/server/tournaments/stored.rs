@@ -6,6 +6,7 @@
 //! a read puts the crate's `Division` back together through `Division::restore`, which checks
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
+use super::super::auth::hex;
 use super::super::errors;
 use super::record::{DivisionRecord, Record};
 use crate::host::TokenHash;
@@ -204,17 +205,7 @@ fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
     Ok(record)
 }
 
-/// Bytes as lower-case hex, and back (None for what is not hex).
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        text.push(char::from(DIGITS[usize::from(b >> 4)]));
-        text.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    text
-}
-
+/// Hex (as `auth::hex` writes it) as bytes; None for what is not hex.
 fn unhex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
@@ -278,7 +269,7 @@ mod tests {
         // Nothing changed: no part.
         assert_eq!(keys(&written(&mut rec.clone(), 3)), Vec::<&str>::new());
         let back = read_back(&mut all, &result);
-        assert_eq!(back.d(0), rec.d(0));
+        assert_eq!(back.division_at(0), rec.division_at(0));
         assert_eq!(back.events, 1, "the result's event counted in the head");
 
         // A withdrawal changes the players (their part) and forfeits the games paired.
