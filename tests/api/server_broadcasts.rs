@@ -391,6 +391,43 @@ async fn a_broadcast_is_kept_through_a_restart_and_holds_its_games_back_at_once(
     srv.stop().await;
 }
 
+/// A finished game read back from the store (here after a restart) is held back from its end as
+/// the calendar has it, not from when it was loaded: one that ended more than the delay ago is
+/// shown ended at once; one that ended just before is still held until the delay has passed.
+#[tokio::test]
+async fn a_finished_game_read_back_is_held_back_from_its_end_not_from_its_loading() {
+    let dir = TempDir::new("broadcast-ended-reload");
+    let (srv, _) = start_stored_directed(&dir.0, ROOT).await;
+    let mut g = srv.games().await;
+    let mut b = srv.broadcasts().await;
+    b.create_broadcast(authed(broadcast("open-live", 2, false), ROOT)).await.unwrap();
+    let resign = || Some(pb::submit_turn_request::Action::Resign(pb::Resign {}));
+    let spectator = |id: &str| pb::GetGameRequest { game_id: id.into() };
+    let early = g.create_game(authed(open_game(5), ROOT)).await.unwrap().into_inner();
+    g.submit_turn(authed(turn(&early.game_id, 0, resign()), &early.seat_tokens[0])).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(view_of(&mut g, spectator(&early.game_id)).await.over);
+    let late = g.create_game(authed(open_game(6), ROOT)).await.unwrap().into_inner();
+    g.submit_turn(authed(turn(&late.game_id, 0, resign()), &late.seat_tokens[0])).await.unwrap();
+    let late_end = std::time::Instant::now();
+    srv.stop().await;
+
+    let (srv, _) = start_stored_directed(&dir.0, ROOT).await;
+    let mut g = srv.games().await;
+    assert!(view_of(&mut g, spectator(&early.game_id)).await.over, "ended more than the delay ago");
+    loop {
+        let over = view_of(&mut g, spectator(&late.game_id)).await.over;
+        let since = late_end.elapsed();
+        if over {
+            assert!(since >= Duration::from_secs(2), "shown {since:?} after its end");
+            break;
+        }
+        assert!(since < Duration::from_secs(4), "still held {since:?} after its end");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn over_a_socket_a_broadcast_event_arrives_no_sooner_than_its_delay() {
     let srv = start_directed(ROOT).await;

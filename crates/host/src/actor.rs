@@ -276,7 +276,7 @@ impl Actor {
             return Ok(());
         }
         let (seq, steps) = self.core.take_steps();
-        let batch = Batch { steps, done };
+        let batch = Batch { steps, done, unix_ms: crate::unix_ms() };
         let started = std::time::Instant::now();
         let over = self.core.game().is_over();
         let result = self

@@ -384,7 +384,7 @@ impl Host {
             ..GameRecord::new(game.config())
         };
         let delay = bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
-        let first = Batch { steps: Vec::new(), done: None };
+        let first = Batch { steps: Vec::new(), done: None, unix_ms: created };
         let started = Instant::now();
         self.ctx
             .store

@@ -66,7 +66,8 @@ pub struct Replayed {
     pub(crate) core: Core,
     /// The last clock reading in the log (time the server was down is nobody's); for a
     /// correspondence clock, the time since the game was created, whichever is later (its moves'
-    /// deadlines are on the calendar).
+    /// deadlines are on the calendar); for a finished game, the last reading plus the calendar's
+    /// time since its last row.
     pub(crate) last_ms: u64,
     pub(crate) bot_delay_ms: u32,
 }
@@ -101,6 +102,8 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
     };
     let mut done = Remembered::new();
     let mut last_ms = 0;
+    // The last row's time on the calendar, if it was kept.
+    let mut last_unix_ms = 0;
     for (i, (seq, row)) in stored.log.iter().enumerate() {
         if *seq != i as u64 {
             return Err(format!("log row {i} is missing (next stored row is {seq})"));
@@ -113,6 +116,7 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
         if let Some(d) = batch.done {
             done.insert((Asker::from_row(d.seat), d.request_id), d.response);
         }
+        last_unix_ms = batch.unix_ms;
     }
     if stored.log.is_empty() {
         return Err("the log has no rows".into());
@@ -122,6 +126,13 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
     if game.config().clock.is_some_and(|c| c.per_move) && record.created_unix_ms > 0 {
         let since = unix_ms().saturating_sub(record.created_unix_ms);
         last_ms = last_ms.max(since);
+    }
+    // A finished game's clock charges nobody: it reads as the calendar has moved since its last
+    // row, so that a reader holding it back (a broadcast's delay) counts from when it ended, not
+    // from when it was loaded. (Its last row was written no sooner than its last reading, so
+    // every event reads as no earlier than it happened.)
+    if game.is_over() && last_unix_ms > 0 {
+        last_ms = last_ms.saturating_add(unix_ms().saturating_sub(last_unix_ms));
     }
     let labels = record.labels.iter().map(|l| (l.key.clone(), l.value.clone())).collect();
     let core = Core::new(game, seats, done, stored.log.len() as u64).with_labels(labels);

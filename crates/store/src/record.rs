@@ -183,6 +183,10 @@ pub struct Batch {
     /// The request's idempotency key, when it had one, and the response it got.
     #[prost(message, optional, tag = "2")]
     pub done: Option<Done>,
+    /// When the row was written: ms since the Unix epoch (0 in the rows of earlier builds). What
+    /// ties the game's clock, which stops while the server is down, to the calendar.
+    #[prost(uint64, tag = "3")]
+    pub unix_ms: u64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
