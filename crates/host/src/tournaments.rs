@@ -1,6 +1,6 @@
-//! The tournaments' records, for the service that runs them: each state read and written whole
-//! against the version read, with the events and answers a version adds written beside it as
-//! rows of their own; listed. The host keeps the store; [`TournamentRecords`] is the door to this
+//! The tournaments' records, for the service that runs them: each state read whole and written
+//! against the version read (its body and the parts it changed), with the events and answers a
+//! version adds written beside it as rows of their own; listed. The host keeps the store; [`TournamentRecords`] is the door to this
 //! part of it (what a record means is the service's: the host keeps bytes).
 
 use crate::error::HostError;

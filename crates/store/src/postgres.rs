@@ -114,7 +114,7 @@ CREATE TABLE director_keys (
     revoked_ms bigint
 );
 ",
-    // Tournaments: each written whole, its version checked (one writer at a time).
+    // Tournaments: each state's body, its version checked (one writer at a time).
     "
 CREATE TABLE tournaments (
     slug    text PRIMARY KEY,

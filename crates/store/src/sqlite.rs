@@ -12,8 +12,9 @@
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
 //! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into;
 //! `director_keys(name, token_hash, labels, created_ms, revoked_ms)`;
-//! `tournaments(slug, version, body)`, each state written whole, checked against its version,
-//! with `tournament_events(slug, number, body)` (only ever inserted into) and
+//! `tournaments(slug, version, body)`, each state's body checked against its version, with its
+//! parts in `tournament_parts(slug, key, body)` (a version writes those it changed),
+//! `tournament_events(slug, number, body)` (only ever inserted into) and
 //! `tournament_answers(slug, key, version, body)` (the latest versions' answers);
 //! `broadcasts(slug, version, body)`, each written whole against its version.
 
