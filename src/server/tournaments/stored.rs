@@ -1,8 +1,9 @@
 //! How a tournament's record is written to the store and read back: a head (its name, games'
 //! settings, seed, event count and divisions' names) as the state's body, and parts beside it,
-//! each JSON: a division's players, token hashes and controls (`<d>`), and each of its rounds,
-//! the crate's own `Round` with its games (`<d>.<k>`). A change writes the head and the parts
-//! whose text differs from what the store holds (a result writes its round, not every player);
+//! each JSON: a division's players, token hashes and controls (`<d>`), each of its rounds'
+//! method and state (`<d>.<k>`), and the round's lines, the crate's own, with their games, 64 a
+//! part (`<d>.<k>.<c>`). A change writes the head and the parts whose contents differ from what
+//! the store holds (a result writes its 64 lines, not its round or every player);
 //! a read puts the crate's `Division` back together through `Division::restore`, which checks
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
@@ -11,7 +12,7 @@ use super::super::errors;
 use super::record::{DivisionRecord, Record};
 use crate::host::TokenHash;
 use crate::proto::v1 as pb;
-use dawgref_tournament::{Controls, Division, Player, Round};
+use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use tonic::Status;
@@ -41,20 +42,36 @@ struct DivisionPart<'a> {
     rounds: usize,
 }
 
-/// A round's part: the crate's round, and its games once started.
+/// A round's part: its method, whether it is paired and started, and how many parts its lines
+/// take ([`LINES_A_PART`] each).
 #[derive(Serialize, Deserialize)]
-struct RoundPart<'a> {
-    round: Cow<'a, Round>,
-    games: Cow<'a, Option<Vec<String>>>,
+struct RoundPart {
+    method: Method,
+    paired: bool,
+    started: bool,
+    parts: usize,
 }
+
+/// Some of a round's lines, the crate's own, with their games once started.
+#[derive(Serialize, Deserialize)]
+struct LinesPart<'a> {
+    lines: Cow<'a, [Pairing]>,
+    games: Option<Cow<'a, [String]>>,
+}
+
+/// A round's lines are kept in parts of this many, so that a result writes its own part (about
+/// 7 KB) and not the whole round (a 1,000-player round's 500 lines are about 52 KB).
+const LINES_A_PART: usize = 64;
 
 /// A part of the state, by where it is.
 #[derive(Clone, Copy)]
 enum Part {
     /// Division `d`, all of it but its rounds.
     Division(usize),
-    /// Division `d`'s round `k`.
+    /// Division `d`'s round `k`, but its lines.
     Round(usize, usize),
+    /// Division `d`'s round `k`'s lines from `c` × [`LINES_A_PART`].
+    Lines(usize, usize, usize),
 }
 
 impl Part {
@@ -62,6 +79,7 @@ impl Part {
         match self {
             Part::Division(d) => d.to_string(),
             Part::Round(d, k) => format!("{d}.{k}"),
+            Part::Lines(d, k, c) => format!("{d}.{k}.{c}"),
         }
     }
 
@@ -76,9 +94,10 @@ impl Part {
                 let div = &entry.division;
                 (div.name(), div.controls(), div.players(), &entry.tokens, div.rounds().len()).hash(&mut h);
             }
-            Part::Round(d, k) => {
-                let entry = &record.divisions[d];
-                (&entry.division.rounds()[k], &entry.games[k]).hash(&mut h);
+            Part::Round(d, k) => round_part(&record.divisions[d], k).hash(&mut h),
+            Part::Lines(d, k, c) => {
+                let (lines, games) = lines_part(&record.divisions[d], k, c);
+                (lines, games).hash(&mut h);
             }
         }
         h.finish()
@@ -99,20 +118,38 @@ impl Part {
                 })
             }
             Part::Round(d, k) => {
-                let entry = &record.divisions[d];
-                json(&RoundPart {
-                    round: Cow::Borrowed(&entry.division.rounds()[k]),
-                    games: Cow::Borrowed(&entry.games[k]),
-                })
+                let (method, paired, started, parts) = round_part(&record.divisions[d], k);
+                json(&RoundPart { method, paired, started, parts })
+            }
+            Part::Lines(d, k, c) => {
+                let (lines, games) = lines_part(&record.divisions[d], k, c);
+                json(&LinesPart { lines: Cow::Borrowed(lines), games: games.map(Cow::Borrowed) })
             }
         }
     }
 }
 
+/// What round `k`'s own part holds: its method, whether it is paired and started, its parts of
+/// lines.
+fn round_part(entry: &DivisionRecord, k: usize) -> (Method, bool, bool, usize) {
+    let round = &entry.division.rounds()[k];
+    (round.method, round.pairings.is_some(), entry.started(k), entry.lines(k).len().div_ceil(LINES_A_PART))
+}
+
+/// Round `k`'s lines in part `c`, with their games once started.
+fn lines_part(entry: &DivisionRecord, k: usize, c: usize) -> (&[Pairing], Option<&[String]>) {
+    let lines = entry.lines(k);
+    let range = c * LINES_A_PART..((c + 1) * LINES_A_PART).min(lines.len());
+    (&lines[range.clone()], entry.games[k].as_ref().map(|g| &g[range]))
+}
+
 /// Every part of `record`.
 fn parts(record: &Record) -> impl Iterator<Item = Part> + '_ {
     record.divisions.iter().enumerate().flat_map(|(d, entry)| {
-        let rounds = (0..entry.division.rounds().len()).map(move |k| Part::Round(d, k));
+        let rounds = (0..entry.division.rounds().len()).flat_map(move |k| {
+            let lines = (0..entry.lines(k).len().div_ceil(LINES_A_PART)).map(move |c| Part::Lines(d, k, c));
+            std::iter::once(Part::Round(d, k)).chain(lines)
+        });
         std::iter::once(Part::Division(d)).chain(rounds)
     })
 }
@@ -184,8 +221,23 @@ fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
             let key = Part::Round(d, k).key();
             let round: RoundPart = serde_json::from_slice(part(&key)?)
                 .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
-            rounds.push(round.round.into_owned());
-            games.push(round.games.into_owned());
+            let (mut lines, mut kept_games) = (Vec::new(), Vec::new());
+            for c in 0..round.parts {
+                let key = Part::Lines(d, k, c).key();
+                let part: LinesPart = serde_json::from_slice(part(&key)?)
+                    .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
+                let fits = match &part.games {
+                    Some(g) => round.started && g.len() == part.lines.len(),
+                    None => !round.started,
+                };
+                if !fits {
+                    return Err(unreadable(&format!("part {key}"), "its games are not its lines'".into()));
+                }
+                lines.extend(part.lines.iter().cloned());
+                kept_games.extend(part.games.iter().flat_map(|g| g.iter().cloned()));
+            }
+            rounds.push(Round { method: round.method, pairings: round.paired.then_some(lines) });
+            games.push(round.started.then_some(kept_games));
         }
         let tokens = (division.tokens.iter())
             .map(|t| match t.as_str() {
@@ -256,7 +308,7 @@ mod tests {
         let mut all = std::collections::BTreeMap::new();
         let mut rec = record();
         let first = written(&mut rec, 1);
-        assert_eq!(keys(&first), ["0", "0.0", "0.1", "0.2"], "a new record writes every part");
+        assert_eq!(keys(&first), ["0", "0.0", "0.0.0", "0.1", "0.2"], "a new record writes every part");
         let back = read_back(&mut all, &first);
         assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
         assert_eq!(back.divisions[0].tokens, rec.divisions[0].tokens);
@@ -265,7 +317,7 @@ mod tests {
         let mut rec = back;
         rec.enter_result(0, 0, 1, GameResult::Scores([420, 380]), false, "").unwrap();
         let result = written(&mut rec, 2);
-        assert_eq!(keys(&result), ["0.0"]);
+        assert_eq!(keys(&result), ["0.0.0"]);
         // Nothing changed: no part.
         assert_eq!(keys(&written(&mut rec.clone(), 3)), Vec::<&str>::new());
         let back = read_back(&mut all, &result);
@@ -276,9 +328,35 @@ mod tests {
         let mut rec = back;
         assert_eq!(rec.withdraw(0, 1).unwrap(), [(0, 0)]);
         let withdrawn = written(&mut rec, 3);
-        assert_eq!(keys(&withdrawn), ["0", "0.0"]);
+        assert_eq!(keys(&withdrawn), ["0", "0.0.0"]);
         let back = read_back(&mut all, &withdrawn);
         assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+    }
+
+    #[test]
+    fn a_result_in_a_round_of_many_lines_writes_its_own_part_of_them() {
+        let players = (0..200)
+            .map(|i| Player::new(format!("Player {}{}", ["A", "B", "C"][i % 3], "x".repeat(i / 3)), 1500));
+        let mut d = Division::new("big", players.collect(), &[Method::Manual], Controls::default());
+        let game = |a: u32| dawgref_tournament::Pairing::Game {
+            first: dawgref_tournament::PlayerId(a),
+            second: dawgref_tournament::PlayerId(a + 100),
+            result: None,
+        };
+        d.set_pairings(0, (0..100).map(game).collect()).unwrap();
+        let mut rec = Record::new("big", "Big", pb::TournamentGameSettings::default(), 7);
+        rec.divisions.push(DivisionRecord::new(d, vec![None; 200]));
+        rec.divisions[0].games[0] = Some((0..100).map(|i| format!("game {i}")).collect());
+        let mut all = std::collections::BTreeMap::new();
+        let first = written(&mut rec, 1);
+        assert_eq!(keys(&first), ["0", "0.0", "0.0.0", "0.0.1"], "100 lines in parts of 64");
+        read_back(&mut all, &first);
+        rec.enter_result(0, 0, 70, GameResult::Forfeit { winner: 1 }, false, "").unwrap();
+        let result = written(&mut rec, 2);
+        assert_eq!(keys(&result), ["0.0.1"], "line 71 is in the second part");
+        let back = read_back(&mut all, &result);
+        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+        assert_eq!(back.divisions[0].games, rec.divisions[0].games);
     }
 
     #[test]
@@ -286,7 +364,7 @@ mod tests {
         let mut rec = record();
         let stored = written(&mut rec, 1);
         let mut broken = stored.clone();
-        let round = broken.parts.iter_mut().find(|(key, _)| key == "0.0").unwrap();
+        let round = broken.parts.iter_mut().find(|(key, _)| key == "0.0.0").unwrap();
         round.1 = String::from_utf8(round.1.clone())
             .unwrap()
             .replacen("\"second\":1", "\"second\":2", 1)
