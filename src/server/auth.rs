@@ -32,6 +32,14 @@ pub fn hex(bytes: &[u8]) -> String {
     text
 }
 
+/// Hex as [`hex`] writes it, as bytes; None for what is not hex.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok()).collect()
+}
+
 pub fn hash(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()
 }

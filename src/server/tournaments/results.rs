@@ -82,10 +82,10 @@ fn waits_for(rec: &Record, game_id: &str) -> bool {
 
 /// Enter `result` for the pairing whose game is `game_id`, unless it has its result already.
 fn enter(rec: &mut Record, game_id: &str, result: dawgref_tournament::GameResult) -> Result<bool, Status> {
-    if !waits_for(rec, game_id) {
+    let Some((d, k, i)) = line_of(rec, game_id) else { return Ok(false) };
+    if rec.divisions[d].line(k, i).is_some_and(Pairing::is_done) {
         return Ok(false);
     }
-    let Some((d, k, i)) = line_of(rec, game_id) else { return Ok(false) };
     rec.enter_result(d, k, i, result, false, "")?;
     Ok(true)
 }

@@ -7,7 +7,7 @@
 //! a read puts the crate's `Division` back together through `Division::restore`, which checks
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
-use super::super::auth::hex;
+use super::super::auth::{hex, unhex};
 use super::super::errors;
 use super::record::{DivisionRecord, Record};
 use crate::host::TokenHash;
@@ -226,15 +226,9 @@ fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
                 let key = Part::Lines(d, k, c).key();
                 let part: LinesPart = serde_json::from_slice(part(&key)?)
                     .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
-                let fits = match &part.games {
-                    Some(g) => round.started && g.len() == part.lines.len(),
-                    None => !round.started,
-                };
-                if !fits {
-                    return Err(unreadable(&format!("part {key}"), "its games are not its lines'".into()));
-                }
-                lines.extend(part.lines.iter().cloned());
-                kept_games.extend(part.games.iter().flat_map(|g| g.iter().cloned()));
+                // (Games that do not fit their lines are refused with the division: `check`.)
+                lines.extend(part.lines.into_owned());
+                kept_games.extend(part.games.map(Cow::into_owned).unwrap_or_default());
             }
             rounds.push(Round { method: round.method, pairings: round.paired.then_some(lines) });
             games.push(round.started.then_some(kept_games));
@@ -255,14 +249,6 @@ fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
     // What the store holds, part by part.
     record.stored = parts(&record).map(|part| (part.key(), part.hash(&record))).collect();
     Ok(record)
-}
-
-/// Hex (as `auth::hex` writes it) as bytes; None for what is not hex.
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok()).collect()
 }
 
 #[cfg(test)]
