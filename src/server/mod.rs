@@ -374,8 +374,7 @@ async fn serve_on(
     // ImportTsh takes a `.t` file of up to 1 MiB, whatever the other services' limit.
     let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
         .max_decoding_message_size(limit.max(tournaments::MAX_REQUEST_BYTES));
-    let broadcasts = BroadcastsServiceServer::new(broadcasts::BroadcastsService { state: state.clone() })
-        .max_decoding_message_size(limit);
+    let broadcasts = broadcasts::served(broadcasts::BroadcastsService { state: state.clone() }, limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
         tokio::select! {

@@ -250,6 +250,11 @@ async fn watch_broadcast_holds_each_event_back_and_shows_racks_only_while_reveal
     assert!(all.next().await.is_none());
     let rest: Vec<_> = one.collect().await;
     assert_eq!(rest.len(), 1, "the pass, then the end: {rest:?}");
+    // Watched after its end: nothing, the stream ends at once (the feed is gone with its log).
+    for game_id in ["", id.as_str()] {
+        let late: Vec<_> = watch(game_id).await.collect().await;
+        assert!(late.is_empty(), "{game_id:?}: {late:?}");
+    }
 }
 
 #[tokio::test]

@@ -18,6 +18,8 @@ use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
 use crate::server::state::AppState;
 use crate::server::views;
 use crate::store::{GameQuery, GameState};
+use prost::Message;
+use prost::bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,17 +52,12 @@ pub(super) fn watch(
     game: Option<Uuid>,
     peer: bool,
     deadline: Option<tokio::time::Instant>,
-) -> Result<super::BroadcastStream, Status> {
-    let slug = &kept.broadcast.slug;
-    let feed = if kept.is_on() {
-        start(state, slug)
-    } else {
-        // Ended: what this replica released, if anything; nothing more comes.
-        match state.feeds.get(slug) {
-            Some(feed) => feed,
-            None => return Ok(Box::pin(tokio_stream::empty())),
-        }
-    };
+) -> Result<super::EncodedStream, Status> {
+    if !kept.is_on() {
+        // Ended: nothing more comes, on any replica.
+        return Ok(Box::pin(tokio_stream::empty()));
+    }
+    let feed = start(state, &kept.broadcast.slug);
     let (items, rx) = feed.read(0, true);
     let reader = Reader {
         shutdown: state.shutdown.clone(),
@@ -97,13 +94,13 @@ struct Reader {
     rx: Option<broadcast::Receiver<Arc<Item>>>,
     /// The next item of the log this stream takes.
     next: u64,
-    /// Messages made, not yet sent (a replica's two forms).
-    out: VecDeque<Result<pb::WatchBroadcastResponse, Status>>,
+    /// Messages made, not yet sent (a replica's two forms), as the feed encoded them.
+    out: VecDeque<Result<Bytes, Status>>,
     finished: bool,
 }
 
 impl Reader {
-    async fn next_message(&mut self) -> Option<Result<pb::WatchBroadcastResponse, Status>> {
+    async fn next_message(&mut self) -> Option<Result<Bytes, Status>> {
         loop {
             if let Some(m) = self.out.pop_front() {
                 return Some(m);
@@ -161,7 +158,7 @@ impl Reader {
                 self.out.push_back(Ok(if reveal { revealed.clone() } else { hidden.clone() }));
             }
             (Said::Done, true) => {
-                self.out.push_back(Ok(done_marker(item.game)));
+                self.out.push_back(Ok(done_marker(item.game).encode_to_vec().into()));
                 self.finished = true;
             }
             (Said::Done, false) => {}
@@ -236,6 +233,7 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     }
     let _ = stop_tx.send(true);
     feed.close();
+    state.feeds.forget(&feed);
 }
 
 /// Follow one game from where the feed's log has it (the game as made first), publishing each
@@ -433,7 +431,7 @@ async fn standings(
             Ok(Some(standings)) => {
                 let item = pb::BroadcastStandings { tournament: slug, division, standings };
                 let shown = message(id, ended_unix, pb::watch_broadcast_response::Item::Standings(item));
-                feed.publish(id, shown.clone(), shown);
+                feed.publish_one(id, shown);
                 return;
             }
             Ok(None) => {}

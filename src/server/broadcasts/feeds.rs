@@ -9,6 +9,8 @@
 //! stream sees it twice.
 
 use crate::proto::v1 as pb;
+use prost::Message;
+use prost::bytes::Bytes;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -24,19 +26,37 @@ pub(super) struct Item {
     pub(super) said: Said,
 }
 
-// Every item is one allocation already (an `Arc` the log and each live stream share); boxing the
-// message would add a second for each, to save the space of the rare `Done`.
-#[expect(clippy::large_enum_variant)]
 pub(super) enum Said {
-    /// A message, in both forms.
+    /// A message, in both forms, each encoded once for every stream that sends it.
     Message {
         /// As a watcher sees it.
-        hidden: pb::WatchBroadcastResponse,
+        hidden: Bytes,
         /// With every seat's rack and exchanged tiles.
-        revealed: pb::WatchBroadcastResponse,
+        revealed: Bytes,
     },
     /// Everything of the game is out: its end and its last analysis.
     Done,
+}
+
+/// Which fact of a game a message tells (what the log takes once).
+enum Fact {
+    Made,
+    Event(u64),
+    Analysis(u64),
+    Standings,
+    Done,
+}
+
+impl Fact {
+    fn of(message: &pb::WatchBroadcastResponse) -> Option<Fact> {
+        use pb::watch_broadcast_response::Item as I;
+        Some(match message.item.as_ref()? {
+            I::Game(_) => Fact::Made,
+            I::Event(e) => Fact::Event(e.number),
+            I::Analysis(a) => Fact::Analysis(a.event),
+            I::Standings(_) => Fact::Standings,
+        })
+    }
 }
 
 /// What of one game the log holds.
@@ -58,23 +78,19 @@ struct Log {
 }
 
 impl Log {
-    /// Whether the log takes `said` about `game`: the first time it hears each fact.
-    fn takes(&mut self, game: Uuid, said: &Said) -> bool {
-        use pb::watch_broadcast_response::Item as I;
+    /// Whether the log takes `fact` about `game`: the first time it hears it.
+    fn takes(&mut self, game: Uuid, fact: Fact) -> bool {
         let shown = self.games.entry(game).or_default();
-        match said {
-            Said::Done => !std::mem::replace(&mut shown.done, true),
-            Said::Message { hidden, .. } => match &hidden.item {
-                Some(I::Game(_)) => !std::mem::replace(&mut shown.made, true),
-                Some(I::Event(e)) if e.number >= shown.next_event => {
-                    shown.next_event = e.number + 1;
-                    true
-                }
-                Some(I::Event(_)) => false,
-                Some(I::Analysis(a)) => shown.analysed.insert(a.event),
-                Some(I::Standings(_)) => !std::mem::replace(&mut shown.standings, true),
-                None => false,
-            },
+        match fact {
+            Fact::Done => !std::mem::replace(&mut shown.done, true),
+            Fact::Made => !std::mem::replace(&mut shown.made, true),
+            Fact::Event(number) if number >= shown.next_event => {
+                shown.next_event = number + 1;
+                true
+            }
+            Fact::Event(_) => false,
+            Fact::Analysis(event) => shown.analysed.insert(event),
+            Fact::Standings => !std::mem::replace(&mut shown.standings, true),
         }
     }
 }
@@ -94,17 +110,30 @@ impl Feed {
         hidden: pb::WatchBroadcastResponse,
         revealed: pb::WatchBroadcastResponse,
     ) {
-        self.say(game, Said::Message { hidden, revealed });
+        let Some(fact) = Fact::of(&hidden) else { return };
+        let said = Said::Message {
+            hidden: hidden.encode_to_vec().into(),
+            revealed: revealed.encode_to_vec().into(),
+        };
+        self.say(game, fact, said);
+    }
+
+    /// Out with a message about `game` that is the same in both forms (a division's
+    /// standings): encoded, and kept, once.
+    pub(super) fn publish_one(&self, game: Uuid, message: pb::WatchBroadcastResponse) {
+        let Some(fact) = Fact::of(&message) else { return };
+        let bytes: Bytes = message.encode_to_vec().into();
+        self.say(game, fact, Said::Message { hidden: bytes.clone(), revealed: bytes });
     }
 
     /// Everything of `game` is out.
     pub(super) fn done(&self, game: Uuid) {
-        self.say(game, Said::Done);
+        self.say(game, Fact::Done, Said::Done);
     }
 
-    fn say(&self, game: Uuid, said: Said) {
+    fn say(&self, game: Uuid, fact: Fact, said: Said) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        if !log.takes(game, &said) {
+        if !log.takes(game, fact) {
             return;
         }
         let item = Arc::new(Item { seq: log.items.len() as u64, game, said });
@@ -166,6 +195,15 @@ impl Feeds {
         });
         all.insert(slug.to_string(), feed.clone());
         (feed, true)
+    }
+
+    /// The feed of an ended broadcast (or a server stopping) is forgotten: the streams reading
+    /// it finish what it released, and nothing else keeps it.
+    pub(super) fn forget(&self, feed: &Arc<Feed>) {
+        let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        if all.get(&feed.slug).is_some_and(|kept| Arc::ptr_eq(kept, feed)) {
+            all.remove(&feed.slug);
+        }
     }
 
     pub(super) fn get(&self, slug: &str) -> Option<Arc<Feed>> {

@@ -13,7 +13,7 @@ pub(crate) mod registry;
 use super::{errors, new_game};
 use crate::host::{HostError, Snapshot, Viewer};
 use crate::proto::v1 as pb;
-use crate::proto::v1::broadcasts_service_server::BroadcastsService as Broadcasts;
+use crate::proto::v1::broadcasts_service_server::{BroadcastsService as Broadcasts, BroadcastsServiceServer};
 use registry::Kept;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -34,6 +34,9 @@ pub struct BroadcastsService {
 
 pub type BroadcastStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::WatchBroadcastResponse, Status>> + Send + 'static>>;
+/// WatchBroadcast's messages as the feed encoded them, once for every stream ([`served`]).
+pub type EncodedStream =
+    Pin<Box<dyn tokio_stream::Stream<Item = Result<prost::bytes::Bytes, Status>> + Send + 'static>>;
 
 fn check_delay(delay: u32) -> Result<(), Status> {
     if delay > MAX_DELAY_SECONDS {
@@ -286,10 +289,28 @@ impl Broadcasts for BroadcastsService {
 
     type WatchBroadcastStream = BroadcastStream;
 
+    /// Served as [`watch`](BroadcastsService::watch) encoded it ([`served`]): this is the same
+    /// stream decoded, for a caller of the trait itself.
     async fn watch_broadcast(
         &self,
         request: Request<pb::WatchBroadcastRequest>,
     ) -> Result<Response<BroadcastStream>, Status> {
+        use prost::Message;
+        use tokio_stream::StreamExt;
+        let stream = self.watch(request).await?.into_inner().map(|m| {
+            pb::WatchBroadcastResponse::decode(m?)
+                .map_err(|e| Status::internal(format!("a broadcast's message did not decode: {e}")))
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+impl BroadcastsService {
+    /// WatchBroadcast: the feed's messages as it encoded them.
+    async fn watch(
+        &self,
+        request: Request<pb::WatchBroadcastRequest>,
+    ) -> Result<Response<EncodedStream>, Status> {
         let r = request.get_ref();
         let kept = self.find(&r.slug).await?;
         let game = match r.game_id.as_str() {
@@ -308,5 +329,65 @@ impl Broadcasts for BroadcastsService {
         let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
         let stream = feed::watch(&self.state, &kept, game, peer, deadline)?;
         Ok(Response::new(stream))
+    }
+}
+
+/// The Broadcasts service as served: WatchBroadcast through [`EncodedCodec`](super::codec::EncodedCodec)
+/// (each message goes out as the bytes the feed encoded once for every stream), every other
+/// call through the generated server.
+pub fn served(service: BroadcastsService, max_decoding: usize) -> Served {
+    let service = Arc::new(service);
+    let generated =
+        BroadcastsServiceServer::from_arc(service.clone()).max_decoding_message_size(max_decoding);
+    Served { service, generated, max_decoding }
+}
+
+const WATCH_PATH: &str = "/dawgref.v1.BroadcastsService/WatchBroadcast";
+
+#[derive(Clone)]
+pub struct Served {
+    service: Arc<BroadcastsService>,
+    generated: BroadcastsServiceServer<BroadcastsService>,
+    max_decoding: usize,
+}
+
+impl tonic::server::NamedService for Served {
+    const NAME: &'static str =
+        <BroadcastsServiceServer<BroadcastsService> as tonic::server::NamedService>::NAME;
+}
+
+/// WatchBroadcast's handler for tonic's server-streaming call.
+struct Watch(Arc<BroadcastsService>);
+
+impl tonic::server::ServerStreamingService<pb::WatchBroadcastRequest> for Watch {
+    type Response = prost::bytes::Bytes;
+    type ResponseStream = EncodedStream;
+    type Future = Pin<Box<dyn std::future::Future<Output = Result<Response<EncodedStream>, Status>> + Send>>;
+
+    fn call(&mut self, request: Request<pb::WatchBroadcastRequest>) -> Self::Future {
+        let service = self.0.clone();
+        Box::pin(async move { service.watch(request).await })
+    }
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for Served {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        if request.uri().path() != WATCH_PATH {
+            return Box::pin(self.generated.call(request));
+        }
+        let (service, max_decoding) = (self.service.clone(), self.max_decoding);
+        Box::pin(async move {
+            let mut grpc = tonic::server::Grpc::new(super::codec::EncodedCodec::default())
+                .apply_max_message_size_config(Some(max_decoding), None);
+            Ok(grpc.server_streaming(Watch(service), request).await)
+        })
     }
 }
