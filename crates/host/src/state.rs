@@ -326,7 +326,12 @@ impl Core {
     }
 
     pub(super) fn snapshot(&self) -> Snapshot {
-        Snapshot { game: self.game.clone(), seats: self.seats.clone(), labels: self.labels.clone() }
+        Snapshot {
+            game: self.game.clone(),
+            seats: self.seats.clone(),
+            labels: self.labels.clone(),
+            earlier: Default::default(),
+        }
     }
 }
 
@@ -335,12 +340,16 @@ pub struct Snapshot {
     game: Arc<Game>,
     seats: Vec<Seat>,
     labels: Arc<Vec<(String, String)>>,
+    /// The last game [`Snapshot::as_of`] rebuilt from this one, by the journal's calls it holds:
+    /// every spectator held back by the same delay asks for the same one until the next move
+    /// is due, and only the first pays for the rebuild.
+    earlier: std::sync::Mutex<Option<(usize, Arc<Snapshot>)>>,
 }
 
 impl Snapshot {
     /// A game's state as a snapshot, for a reader of a game not served here.
     pub fn of(core: Core) -> Snapshot {
-        Snapshot { game: core.game, seats: core.seats, labels: core.labels }
+        Snapshot { game: core.game, seats: core.seats, labels: core.labels, earlier: Default::default() }
     }
 
     /// The game as it stood at game time `ms` (None: as it was made; see `Game::as_of`), with
@@ -349,11 +358,21 @@ impl Snapshot {
         if self.game.history().last().is_none_or(|e| ms.is_some_and(|ms| e.time_ms <= ms)) {
             return self.clone();
         }
-        Arc::new(Snapshot {
-            game: Arc::new(self.game.as_of(ms)),
+        let Some(calls) = self.game.calls_by(ms) else { return self.clone() };
+        let mut earlier = self.earlier.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((kept, snapshot)) = earlier.as_ref()
+            && *kept == calls
+        {
+            return snapshot.clone();
+        }
+        let snapshot = Arc::new(Snapshot {
+            game: Arc::new(self.game.with_calls(calls)),
             seats: self.seats.clone(),
             labels: self.labels.clone(),
-        })
+            earlier: Default::default(),
+        });
+        *earlier = Some((calls, snapshot.clone()));
+        snapshot
     }
 
     /// The game's labels, in key order.
@@ -372,5 +391,37 @@ impl Snapshot {
     /// The hash of each seat's token (None: a bot or an open seat), in seat order.
     pub fn tokens(&self) -> Vec<Option<TokenHash>> {
         self.seats.iter().map(Seat::token).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dawgref_engine::game::{Action, GameConfig};
+    use dawgref_engine::lexicon::Lexicon;
+    use dawgref_engine::rules::Ruleset;
+
+    #[test]
+    fn readers_held_back_to_the_same_moment_share_one_rebuild() {
+        let rules = Arc::new(Ruleset::english());
+        let (lexicon, _) = Lexicon::compile("tiny", "CAT\nDOG\n", rules.alphabet).unwrap();
+        let mut game = Game::new(GameConfig::new(rules, Arc::new(lexicon), 7)).unwrap();
+        game.act(0, Action::Pass, 1_000).unwrap();
+        game.act(1, Action::Pass, 2_000).unwrap();
+        let open = || SeatKind::Human { token: None };
+        let seats = vec![Seat::new("ann".into(), open()), Seat::new("bo".into(), open())];
+        let snapshot = Arc::new(Snapshot::of(Core::new(game, seats, Remembered::new(), 0)));
+        // Nothing after the moment: the snapshot itself.
+        assert!(Arc::ptr_eq(&snapshot.as_of(Some(2_000)), &snapshot));
+        // Two readers at moments between the same two events: one game, rebuilt once.
+        let first = snapshot.as_of(Some(1_200));
+        assert_eq!(first.game().history().len(), 1);
+        assert!(Arc::ptr_eq(&snapshot.as_of(Some(1_900)), &first));
+        // Another moment, another game; and back again, rebuilt anew (one is kept).
+        let made = snapshot.as_of(None);
+        assert!(made.game().history().is_empty());
+        let again = snapshot.as_of(Some(1_500));
+        assert!(!Arc::ptr_eq(&again, &first));
+        assert_eq!(again.game().history(), first.game().history());
     }
 }

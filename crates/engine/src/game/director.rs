@@ -357,6 +357,16 @@ impl Game {
     /// game itself when nothing happened after `ms`. A turn taken back later is absent from the
     /// rebuilt game, as it is from the game.
     pub fn as_of(&self, ms: Option<u64>) -> Game {
+        match self.calls_by(ms) {
+            None => self.clone(),
+            Some(kept) => self.with_calls(kept),
+        }
+    }
+
+    /// How many of the journal's first calls [`Game::as_of`] rebuilds the game from at `ms`;
+    /// None when it is the game itself (nothing happened after `ms`). Two times with the same
+    /// answer show the same game, so a reader may keep one rebuild for both.
+    pub fn calls_by(&self, ms: Option<u64>) -> Option<usize> {
         let time = |op: &Op| match op {
             Op::Act(_, _, t)
             | Op::Challenge(_, _, t)
@@ -376,11 +386,14 @@ impl Game {
         let by = |t: u64| ms.is_some_and(|ms| t <= ms);
         let kept = times.iter().take_while(|t| t.is_none_or(by)).count();
         let later = self.history.iter().any(|e| !by(e.time_ms));
-        if kept == self.journal.len() && !later {
-            return self.clone();
-        }
+        (kept != self.journal.len() || later).then_some(kept)
+    }
+
+    /// The game rebuilt from its configuration and the journal's first `calls` calls (see
+    /// [`Game::calls_by`]).
+    pub fn with_calls(&self, calls: usize) -> Game {
         let Ok(mut game) = Game::new(self.config.clone()) else { return self.clone() };
-        for (op, _) in &self.journal[..kept] {
+        for (op, _) in &self.journal[..calls.min(self.journal.len())] {
             let _ = game.replay(op);
         }
         game

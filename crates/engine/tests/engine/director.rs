@@ -251,17 +251,29 @@ fn a_game_as_of_any_moment_is_the_game_as_it_stood_then() {
                 let past = g.as_of(Some(*at));
                 assert_eq!(state(&past), state(then), "{kind:?} seed {seed} at {at} ms");
                 assert_eq!(past.history(), then.history(), "{kind:?} seed {seed} at {at} ms");
-                // Between two moments, the earlier stands.
+                // Between two moments, the earlier stands, rebuilt from the same calls (what a
+                // reader keeps one rebuild for).
                 if *at > 0 && *at < end {
                     assert_eq!(
                         state(&g.as_of(Some(at + 999))),
                         state(then),
                         "{kind:?} seed {seed} at {at}+999 ms"
                     );
+                    let calls = g.calls_by(Some(*at));
+                    assert_eq!(g.calls_by(Some(at + 999)), calls, "{kind:?} seed {seed} at {at}+999 ms");
+                    let rebuilt = g.with_calls(calls.expect("a later event"));
+                    assert_eq!(state(&rebuilt), state(then), "{kind:?} seed {seed} at {at} ms");
                 }
             }
             assert_eq!(g.as_of(Some(end)).history(), g.history());
             assert_eq!(g.as_of(Some(u64::MAX)).history(), g.history());
+            assert_eq!(g.calls_by(Some(u64::MAX)), None, "nothing after: the game itself");
+            // A later moment is rebuilt from no fewer calls.
+            let calls: Vec<_> = seen.iter().map(|(at, _)| g.calls_by(Some(*at))).collect();
+            assert!(
+                calls.windows(2).all(|w| w[0] <= w[1] || w[1].is_none()),
+                "{kind:?} seed {seed}: {calls:?}"
+            );
             // Before anything: the game as it was made.
             assert_eq!(state(&g.as_of(None)), state(&seen[0].1));
             assert!(g.as_of(None).history().is_empty());
