@@ -22,7 +22,11 @@
 //! [`Race::min_iterations`]. The
 //! search stops early only when one candidate is left: while two are within error it goes
 //! on until the budget (time, or an iteration cap the caller sets) is spent. So the budget goes
-//! to close decisions, and a clear one ends at once.
+//! to close decisions, and a clear one ends at once. A race won with time to spare first takes
+//! on candidates from the reserve ([`Params::reserve`]); with none left, one asked to go on
+//! until spent ([`Race::until_spent`], the champion's) tightens its error tenfold and takes back
+//! the candidates it ruled out, again until it is decided at [`MIN_ERROR`]: the time left goes
+//! to confirming the decision against the candidates closest to the leader.
 //!
 //! **The opponent's rack**: by default a blind draw from the unseen tiles. A setup may be given
 //! the leaves the opponent is likely to have kept ([`Setup::with_opponent_leaves`], from
@@ -58,11 +62,20 @@ pub struct Race {
     /// `error` is for the whole race, shared over the comparisons (Bonferroni); false: for each
     /// comparison alone (the champion's rule before 2026-11-25, kept for the lab's baseline).
     pub shared: bool,
+    /// A race won with time to spare (and no reserve left to enter it) goes on until the budget
+    /// is spent: at an error ten times smaller, down to [`MIN_ERROR`], with the candidates it
+    /// ruled out back in, so the time left goes to the ones closest to the leader. False: it
+    /// stops there.
+    pub until_spent: bool,
 }
+
+/// The smallest error a race that goes on ([`Race::until_spent`]) tightens to: a candidate still
+/// ruled out at it is behind by some five standard errors or more, and the race stops.
+pub const MIN_ERROR: f64 = 1e-6;
 
 impl Default for Race {
     fn default() -> Race {
-        Race { min_iterations: 48, error: 0.01, shared: true }
+        Race { min_iterations: 48, error: 0.01, shared: true, until_spent: false }
     }
 }
 
@@ -703,6 +716,14 @@ impl Tally {
         self.figures.iter().filter(|f| !f.out).count() <= 1
     }
 
+    /// Every candidate ruled out comes back into the race (its figures kept: it goes on from the
+    /// draws it met).
+    pub fn readmit(&mut self) {
+        for f in self.figures.iter_mut().filter(|f| !f.waiting) {
+            f.out = false;
+        }
+    }
+
     /// Candidates still in the race.
     pub fn live(&self) -> usize {
         self.figures.iter().filter(|f| !f.out).count()
@@ -750,6 +771,7 @@ pub fn simulate(
     }
     let workers = limits.workers.max(1);
     let batch = (8 * workers) as u32;
+    let mut race = limits.race;
     while tally.iterations < limits.max_iterations && !limits.spent() {
         let start = tally.iterations;
         let count = batch.min(limits.max_iterations - start);
@@ -788,10 +810,20 @@ pub fn simulate(
         for values in &results {
             tally.add(values);
         }
-        let mut decided = tally.prune(&limits.race);
-        // A race won with time to spare: the reserve's next candidates take on the winner.
-        if decided && limits.budget.deadline.is_some() && !limits.spent() && tally.enter(WIDEN) > 0 {
-            decided = false;
+        let mut decided = tally.prune(&race);
+        // A race won with time to spare: the reserve's next candidates take on the winner; with
+        // none left, a race that goes on until spent tightens its error and takes back the
+        // candidates it ruled out (those still clearly behind at once out again).
+        if decided && limits.budget.deadline.is_some() && !limits.spent() {
+            if tally.enter(WIDEN) > 0 {
+                decided = false;
+            } else if race.until_spent {
+                while decided && race.error > MIN_ERROR {
+                    race.error = (race.error / 10.0).max(MIN_ERROR);
+                    tally.readmit();
+                    decided = tally.prune(&race);
+                }
+            }
         }
         if !progress(&tally) || decided {
             break;

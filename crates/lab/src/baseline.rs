@@ -13,7 +13,7 @@ use dawgref::sim::Race;
 pub const OPTIONS: ChampionOptions = ChampionOptions {
     candidates: 6,
     reserve: 0,
-    race: Race { min_iterations: 16, error: 0.01, shared: false },
+    race: Race { min_iterations: 16, error: 0.01, shared: false, until_spent: false },
     max_iterations: 2_000,
     infer: None,
     pre_endgame_bag: 0,

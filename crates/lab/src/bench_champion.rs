@@ -85,6 +85,10 @@ pub struct ThinkArgs {
     /// budget goes unspent.
     #[arg(long, default_value_t = 0)]
     games: u64,
+    /// With --games: the champion's options changed as `match`'s `champion+…` players are
+    /// (`spend`, `noreserve`, …, joined by `+`).
+    #[arg(long)]
+    champion: Option<String>,
 }
 
 /// Busy shell loops, killed when dropped.
@@ -418,6 +422,10 @@ impl Phase {
 fn think_whole_games(args: &ThinkArgs) -> CliResult {
     let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
     let budget = Duration::from_millis(args.budget_ms);
+    let options = match &args.champion {
+        Some(variant) => super::matches::champion_options(variant)?,
+        None => ChampionOptions::default(),
+    };
     let bar = dawgref::console::games_bar(args.games);
     let mut moves: Vec<(Phase, f64)> = Vec::new();
     for g in 0..args.games {
@@ -428,7 +436,7 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
             let rack: Rack = *game.rack(me).expect("a seat");
             let phase = Phase::of(&game, &rack);
             let started = Instant::now();
-            let action = champion_action(&game, me, budget, &ChampionOptions::default());
+            let action = champion_action(&game, me, budget, &options);
             moves.push((phase, started.elapsed().as_secs_f64() / budget.as_secs_f64()));
             now += 1000;
             game.act(me, action, now)?;

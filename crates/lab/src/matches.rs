@@ -75,14 +75,23 @@ pub fn run(args: MatchArgs) -> CliResult {
 }
 
 /// The champion with some of its options changed, for trying them: `champion+` and any of
-/// `nopeg`, `noinfer`, `noreserve`, `oldrace`, `cN` (N candidates), joined by `+`.
+/// `nopeg`, `noinfer`, `noreserve`, `spend` or `nospend` (the race goes on until the budget is
+/// spent, or not: [`dawgref::sim::Race::until_spent`]), `oldrace`, `cN` (N candidates), joined
+/// by `+`.
 fn champion_variant(variant: &str) -> Result<Player<'static>, String> {
+    champion_options(variant).map(Player::Champion)
+}
+
+/// The champion's options with `variant`'s changes (see [`champion_variant`]).
+pub fn champion_options(variant: &str) -> Result<dawgref::bot::ChampionOptions, String> {
     let mut options = dawgref::bot::ChampionOptions::default();
     for part in variant.split('+') {
         match part {
             "nopeg" => options.pre_endgame_bag = 0,
             "noinfer" => options.infer = None,
             "noreserve" => options.reserve = 0,
+            "spend" => options.race.until_spent = true,
+            "nospend" => options.race.until_spent = false,
             "oldrace" => options.race = super::baseline::OPTIONS.race,
             _ if part.starts_with("inf=") => {
                 let v: Vec<f64> = part[4..].split('/').filter_map(|x| x.parse().ok()).collect();
@@ -94,11 +103,11 @@ fn champion_variant(variant: &str) -> Result<Player<'static>, String> {
                 Some(n) if (1..=50).contains(&n) => options.candidates = n,
                 _ => {
                     return Err(format!(
-                        "champion option {part:?}: nopeg, noinfer, noreserve, oldrace or cN"
+                        "champion option {part:?}: nopeg, noinfer, noreserve, spend, nospend, oldrace or cN"
                     ));
                 }
             },
         }
     }
-    Ok(Player::Champion(options))
+    Ok(options)
 }

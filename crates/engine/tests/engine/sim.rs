@@ -6,11 +6,12 @@ use crate::common;
 
 use common::{lexicon, rules};
 use dawgref_engine::bot::{BotLevel, choose_action_within, play_while, play_while_within};
+use dawgref_engine::budget::Budget;
 use dawgref_engine::game::{Action, Game, GameConfig};
 use dawgref_engine::rules::RulesetKind;
-use dawgref_engine::sim::{Params, Setup, SimLimits, Tally, choice, simulate, win_probability};
+use dawgref_engine::sim::{Params, Race, Setup, SimLimits, Tally, choice, simulate, win_probability};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A two-seat game `turns` actions in (strong bots), with the bag still holding tiles.
 fn midgame(kind: RulesetKind, seed: u64, turns: u64) -> Game {
@@ -253,4 +254,40 @@ fn a_line_ends_at_the_scoreless_turn_limit_as_the_game_does() {
         }
         assert!(differ > iterations as usize / 2, "{kind}: {differ} of {iterations} lines went on");
     }
+}
+
+#[test]
+fn a_race_won_with_time_to_spare_goes_on_at_a_stricter_error_when_asked() {
+    // Positions whose race at 1% leaves one candidate before the cap, under a deadline far off
+    // (the cap ends the search): a race asked to go on until spent takes back what it ruled
+    // out and goes further, and stops before the cap only when it is decided again (at the
+    // strictest error, `sim::MIN_ERROR`).
+    const CAP: u32 = 480;
+    let limits = |until_spent| SimLimits {
+        budget: Budget::until(Instant::now() + Duration::from_secs(3600)),
+        max_iterations: CAP,
+        race: Race { until_spent, ..Race::default() },
+        ..SimLimits::default()
+    };
+    let mut went_further = 0;
+    let mut won_early = 0;
+    for seed in 1..12 {
+        let game = midgame(RulesetKind::english(), seed, 8);
+        let dawg = game.config().lexicon.dawg();
+        let params = Params { candidates: 6, plies: 2, seed: 1, reserve: 0 };
+        let setup = Setup::from_game(&game, game.to_move(), params).unwrap();
+        let won = simulate(&setup, dawg, &limits(false), |_| true);
+        if won.iterations >= CAP || won.live() != 1 {
+            continue;
+        }
+        won_early += 1;
+        let went_on = simulate(&setup, dawg, &limits(true), |_| true);
+        assert!(went_on.iterations >= won.iterations, "seed {seed}");
+        if went_on.iterations > won.iterations {
+            went_further += 1;
+        }
+        // Stopped before the cap: decided (at the strictest error, the only one it stops at).
+        assert!(went_on.iterations == CAP || went_on.live() == 1, "seed {seed}");
+    }
+    assert!(won_early > 0 && went_further > 0, "{won_early} races won early, {went_further} went on");
 }
