@@ -8,6 +8,9 @@ pub mod auth;
 pub mod broadcasts;
 pub mod caller;
 pub(crate) mod codec;
+/// The codec of every generated service and client, for a client that reads a call's messages as
+/// a type of its own (the lab's broadcast spectators read only each message's time).
+pub use codec::ProstCodec;
 pub mod convert;
 mod director_keys;
 pub mod directors;
