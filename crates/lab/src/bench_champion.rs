@@ -428,6 +428,8 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
     };
     let bar = dawgref::console::games_bar(args.games);
     let mut moves: Vec<(Phase, f64)> = Vec::new();
+    // The slowest decision: its share, game seed and turn, to look at again.
+    let mut slowest = (0.0f64, 0u64, 0u32, Phase::Forced);
     for g in 0..args.games {
         let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), args.sample.seed + g))?;
         let mut now = 0;
@@ -437,7 +439,11 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
             let phase = Phase::of(&game, &rack);
             let started = Instant::now();
             let action = champion_action(&game, me, budget, &options);
-            moves.push((phase, started.elapsed().as_secs_f64() / budget.as_secs_f64()));
+            let share = started.elapsed().as_secs_f64() / budget.as_secs_f64();
+            moves.push((phase, share));
+            if share > slowest.0 {
+                slowest = (share, args.sample.seed + g, game.turn(), phase);
+            }
             now += 1000;
             game.act(me, action, now)?;
             if game.awaiting_final_challenge() {
@@ -463,7 +469,7 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
     );
     let choices: Vec<f64> = moves.iter().filter(|m| m.0 != Phase::Forced).map(|m| m.1).collect();
     println!("  with more than one play: mean {:.1}% over {}", 100.0 * mean(&choices), choices.len());
-    println!("phase                              decisions  mean share  median  under 24%  under 95%");
+    println!("phase                              decisions  mean share  median  under 24%  under 95%    max");
     for phase in [Phase::Forced, Phase::Endgame, Phase::PreEndgame, Phase::PlayOut, Phase::Simulation] {
         let mut v: Vec<f64> = moves.iter().filter(|m| m.0 == phase).map(|m| m.1).collect();
         v.sort_by(f64::total_cmp);
@@ -471,15 +477,23 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
             continue;
         }
         println!(
-            "{:<34} {:>9}  {:>9.1}%  {:>5.1}%  {:>9}  {:>9}",
+            "{:<34} {:>9}  {:>9.1}%  {:>5.1}%  {:>9}  {:>9}  {:>5.0}%",
             phase.name(),
             v.len(),
             100.0 * mean(&v),
             100.0 * crate::setup::percentile(&v, 0.5),
             under(&v, 0.24),
-            under(&v, 0.95)
+            under(&v, 0.95),
+            100.0 * v.last().copied().unwrap_or(0.0)
         );
     }
+    println!(
+        "slowest: {:.0}% of the budget, game seed {} turn {} ({})",
+        100.0 * slowest.0,
+        slowest.1,
+        slowest.2,
+        slowest.3.name()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

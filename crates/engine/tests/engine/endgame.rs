@@ -134,6 +134,37 @@ fn a_raised_stop_flag_ends_the_search_after_the_first_iteration() {
     assert!(!solution.pv.is_empty());
 }
 
+/// The budget is asked by the nodes searched since it was last asked, not at multiples of a
+/// count: a node above the horizon counts its leaves, which once let a depth-2 iteration run
+/// 2.3 s past a 250 ms budget without the count landing on a multiple.
+#[test]
+fn a_stopped_search_ends_in_its_second_iteration_in_every_endgame() {
+    let mut searched = 0;
+    for kind in RulesetKind::classic() {
+        for seed in 1..=8 {
+            let Some(game) = endgame(kind, seed, 7) else { continue };
+            let Some(position) = Position::from_game(&game) else { continue };
+            let dawg = game.config().lexicon.dawg();
+            let first = solve(&position, dawg, EndgameLimits { max_depth: 1, ..EndgameLimits::default() });
+            if first.exact {
+                continue;
+            }
+            let stop = Arc::new(AtomicBool::new(true));
+            let limits =
+                EndgameLimits { budget: Budget::default().or_stop(Some(stop)), ..EndgameLimits::default() };
+            let stopped = solve(&position, dawg, limits);
+            assert_eq!((stopped.depth, stopped.exact), (1, false), "{kind} seed {seed}");
+            assert_eq!(
+                stopped.pv.first(),
+                first.pv.first(),
+                "{kind} seed {seed}: the first iteration's move"
+            );
+            searched += 1;
+        }
+    }
+    assert!(searched >= 12, "{searched} endgames");
+}
+
 #[test]
 fn unseen_tiles_are_the_opponents_rack() {
     let game = endgame(RulesetKind::russian(), 2, 7).expect("an endgame");
