@@ -24,7 +24,8 @@
 //! on until the budget (time, or an iteration cap the caller sets) is spent. So the budget goes
 //! to close decisions, and a clear one ends at once. A race won with time to spare first takes
 //! on candidates from the reserve ([`Params::reserve`]); with none left, one asked to go on
-//! until spent ([`Race::until_spent`], the champion's) tightens its error tenfold and takes back
+//! until spent ([`Race::until_spent`]; the lab's, not the champion's: it measured no stronger)
+//! tightens its error tenfold and takes back
 //! the candidates it ruled out, again until it is decided at [`MIN_ERROR`]: the time left goes
 //! to confirming the decision against the candidates closest to the leader.
 //!

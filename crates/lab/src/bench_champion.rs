@@ -427,9 +427,9 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
         None => ChampionOptions::default(),
     };
     let bar = dawgref::console::games_bar(args.games);
-    let mut moves: Vec<(Phase, f64)> = Vec::new();
-    // The slowest decision: its share, game seed and turn, to look at again.
-    let mut slowest = (0.0f64, 0u64, 0u32, Phase::Forced);
+    // Each decision: its phase, its share of the budget, and its game's seed and turn (to look
+    // at the slowest again).
+    let mut moves: Vec<(Phase, f64, u64, u32)> = Vec::new();
     for g in 0..args.games {
         let mut game = Game::new(GameConfig::new(rules.clone(), lexicon.clone(), args.sample.seed + g))?;
         let mut now = 0;
@@ -440,10 +440,7 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
             let started = Instant::now();
             let action = champion_action(&game, me, budget, &options);
             let share = started.elapsed().as_secs_f64() / budget.as_secs_f64();
-            moves.push((phase, share));
-            if share > slowest.0 {
-                slowest = (share, args.sample.seed + g, game.turn(), phase);
-            }
+            moves.push((phase, share, args.sample.seed + g, game.turn()));
             now += 1000;
             game.act(me, action, now)?;
             if game.awaiting_final_challenge() {
@@ -487,13 +484,13 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
             100.0 * v.last().copied().unwrap_or(0.0)
         );
     }
-    println!(
-        "slowest: {:.0}% of the budget, game seed {} turn {} ({})",
-        100.0 * slowest.0,
-        slowest.1,
-        slowest.2,
-        slowest.3.name()
-    );
+    if let Some((phase, share, seed, turn)) = moves.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        println!(
+            "slowest: {:.0}% of the budget, game seed {seed} turn {turn} ({})",
+            100.0 * share,
+            phase.name()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
