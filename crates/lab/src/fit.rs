@@ -6,10 +6,31 @@
 use dawgref::alphabet::{Alphabet, Letter};
 use dawgref::leaves::{BLANK, COPIES, LeaveTable, MAX_LISTED, MAX_TILES, codes};
 use dawgref::winprob::{BAND, BANDS, WinTable, normal_cdf};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// Samples a leave needs before it is listed.
-const MIN_SAMPLES: u32 = 8;
+/// How a fit lists leaves beyond the additive part: which it lists, and what a leave's own mean
+/// is shrunk towards. The default is how the shipped tables were made.
+#[derive(Clone, Copy, Debug)]
+pub struct Listing {
+    /// Samples a leave needs before it is listed.
+    pub min_samples: u32,
+    pub prior: Prior,
+}
+
+impl Default for Listing {
+    fn default() -> Listing {
+        Listing { min_samples: 8, prior: Prior::Additive }
+    }
+}
+
+/// What a listed leave's residual over the additive part is shrunk towards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Prior {
+    /// Zero: the leave is the additive part plus its own mean residual, shrunk.
+    Additive,
+    /// What its sub-leaves say (see [`shrunk_residuals`]).
+    SubLeaves,
+}
 /// The residual's shrinkage: a leave seen `n` times keeps `n / (n + SHRINK)` of its own mean.
 const SHRINK: f64 = 20.0;
 /// Ridge penalty of the additive fit, per unit of sample weight.
@@ -37,7 +58,12 @@ pub struct Sample {
 /// on the same board with the same draws. A leave's value is what it adds to its group's
 /// mean, so whatever makes a position rich or poor cancels out: each round takes each
 /// group's level as its mean less the table's values, and fits the table to the rest.
-pub fn leaves_paired(alphabet: Alphabet, observations: &[PairedObservation], rounds: usize) -> LeaveTable {
+pub fn leaves_paired(
+    alphabet: Alphabet,
+    observations: &[PairedObservation],
+    rounds: usize,
+    listing: Listing,
+) -> LeaveTable {
     let groups = observations.iter().map(|o| o.group as usize + 1).max().unwrap_or(0);
     let leaves: Vec<u64> = observations.iter().map(|o| o.leave).collect();
     let mut table: Option<LeaveTable> = None;
@@ -56,9 +82,9 @@ pub fn leaves_paired(alphabet: Alphabet, observations: &[PairedObservation], rou
                 o.value as f64 - sum / n.max(1) as f64
             })
             .collect();
-        table = Some(fit_once(alphabet, &leaves, &targets));
+        table = Some(fit_once(alphabet, &leaves, &targets, listing));
     }
-    table.unwrap_or_else(|| fit_once(alphabet, &[], &[]))
+    table.unwrap_or_else(|| fit_once(alphabet, &[], &[], listing))
 }
 
 /// The additive features of a leave: (copy feature indexes, balance feature index).
@@ -82,7 +108,7 @@ fn features(alphabet: Alphabet, k: u64, out: &mut Vec<usize>) {
 }
 
 /// One least-squares fit of the additive part, then the listed leaves' shrunk residuals.
-fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64]) -> LeaveTable {
+fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64], listing: Listing) -> LeaveTable {
     const N: usize = 64 * COPIES + (MAX_TILES + 1) * (MAX_TILES + 1);
     // Normal equations (XᵀX + λ·n·I) w = Xᵀy over the features used, dense: a few hundred.
     let mut xtx = vec![0.0f64; N * N];
@@ -136,11 +162,64 @@ fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64]) -> LeaveTable {
         e.0 += y - additive.value_of_key(leave) as f64;
         e.1 += 1;
     }
+    let shrunk = shrunk_residuals(&residual, listing.prior);
     let listed = residual
-        .into_iter()
-        .filter(|&(_, (_, n))| n >= MIN_SAMPLES)
-        .map(|(k, (sum, n))| (k, (additive.value_of_key(k) as f64 + sum / (n as f64 + SHRINK)) as f32));
+        .iter()
+        .filter(|&(_, &(_, n))| n >= listing.min_samples)
+        .map(|(&k, _)| (k, (additive.value_of_key(k) as f64 + shrunk[&k]) as f32));
     LeaveTable::from_parts(alphabet, copies, balance, listed)
+}
+
+/// Each observed leave's residual over the additive part, shrunk by its sample count towards
+/// zero, or (`Prior::SubLeaves`) towards what its sub-leaves say: the residuals of the leaves one tile smaller, summed and divided by
+/// `tiles − 2`, which is exactly the leave's residual where residuals are sums over its pairs of
+/// tiles (a synergy such as QU's, carried into QUE and QUEST). A leave of one or two tiles is
+/// shrunk towards zero. Few leaves of five or six tiles are seen often, and their own means are
+/// mostly noise; their smaller parts are seen far more often.
+fn shrunk_residuals(residual: &BTreeMap<u64, (f64, u32)>, prior: Prior) -> HashMap<u64, f64> {
+    let mut by_size: Vec<u64> = residual.keys().copied().collect();
+    by_size.sort_by_key(|&k| (codes(k).count(), k));
+    let mut shrunk: HashMap<u64, f64> = HashMap::with_capacity(by_size.len());
+    for k in by_size {
+        let prior = match prior {
+            Prior::Additive => 0.0,
+            Prior::SubLeaves => prior_of(k, &mut shrunk),
+        };
+        let (sum, n) = residual[&k];
+        shrunk.insert(k, prior + (sum - n as f64 * prior) / (n as f64 + SHRINK));
+    }
+    shrunk
+}
+
+/// The residual a leave's sub-leaves predict for it (see [`shrunk_residuals`]). `known` holds
+/// the smaller leaves' residuals; a sub-leave not seen has the residual its own sub-leaves
+/// predict, kept there once worked out.
+fn prior_of(k: u64, known: &mut HashMap<u64, f64>) -> f64 {
+    let tiles = codes(k).count();
+    if tiles < 3 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for i in 0..tiles {
+        let sub = without(k, i);
+        sum += match known.get(&sub) {
+            Some(v) => *v,
+            None => {
+                let v = prior_of(sub, known);
+                known.insert(sub, v);
+                v
+            }
+        };
+    }
+    sum / (tiles - 2) as f64
+}
+
+/// The key of leave `k` without its `i`-th tile (keys list their tiles in ascending order, six
+/// bits each, so the rest stays in order).
+fn without(k: u64, i: usize) -> u64 {
+    let low = k & ((1u64 << (6 * i)) - 1);
+    let high = k >> (6 * (i + 1));
+    low | high << (6 * i)
 }
 
 /// Solve the `m`×`m` system in `a` (rows of `m + 1`, the right-hand side last) by Gaussian
@@ -299,7 +378,7 @@ mod tests {
                 observations.push(PairedObservation { group, leave: k, value: level + truth(k) });
             }
         }
-        let t = leaves_paired(Alphabet::english(), &observations, 3);
+        let t = leaves_paired(Alphabet::english(), &observations, 3, Listing::default());
         let v = |s: &str| t.value(&rack(s));
         assert!((v("S") - v("E") - 8.0).abs() < 0.5, "S over E: {}", v("S") - v("E"));
         assert!((v("Q") - v("E") + 7.0).abs() < 0.5, "Q under E: {}", v("Q") - v("E"));
@@ -309,6 +388,50 @@ mod tests {
         let back = LeaveTable::parse(&t.to_text(), Alphabet::english()).unwrap();
         assert!((back.value(&rack("SQ")) - t.value(&rack("SQ"))).abs() < 0.01);
         assert!((back.value(&rack("ZZ")) - t.value(&rack("ZZ"))).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_pair_seen_often_carries_its_synergy_into_a_leave_seen_seldom() {
+        // Truth: a leave holding both Q and U is worth 10 more; nothing else is worth anything.
+        // QU and its single tiles are seen in every position, QUE in two.
+        let (q, u) = (17, 21);
+        let truth = |k: u64| if codes(k).any(|c| c == q) && codes(k).any(|c| c == u) { 10.0 } else { 0.0 };
+        let often =
+            ["", "Q", "U", "E", "S", "T", "QU", "ES", "ST", "ET", "EST"].map(|t| key(&rack(t)).unwrap());
+        let mut observations = Vec::new();
+        for group in 0..400u32 {
+            let level = (group * 37 % 90) as f32;
+            let mut seen = often.to_vec();
+            if group < 2 {
+                seen.push(key(&rack("QUE")).unwrap());
+            }
+            observations.extend(seen.into_iter().map(|k| PairedObservation {
+                group,
+                leave: k,
+                value: level + truth(k),
+            }));
+        }
+        let synergy = |prior: Prior, leave: &str, rest: &str| {
+            let t = leaves_paired(Alphabet::english(), &observations, 3, Listing { min_samples: 1, prior });
+            (t.value(&rack(leave)) - t.value(&rack(rest))) - (t.value(&rack("QU")) - t.value(&rack("")))
+        };
+        // What QU adds on top of E is what it adds on its own: by its sub-leaves the seldom leave
+        // has it; by its own two samples, shrunk towards the additive part (which took some of QU's
+        // worth into Q's and U's), it has less.
+        let by_sub_leaves = synergy(Prior::SubLeaves, "QUE", "E");
+        let by_additive = synergy(Prior::Additive, "QUE", "E");
+        assert!(by_sub_leaves.abs() < 0.5, "QUE by its sub-leaves: {by_sub_leaves}");
+        assert!(by_additive < -1.5, "QUE by the additive part: {by_additive}");
+    }
+
+    #[test]
+    fn a_leave_without_one_tile_keeps_the_others_in_order() {
+        let k = key(&rack("AEQST?")).unwrap();
+        let back = |k: u64| dawgref::leaves::rack_of(k).to_string(Alphabet::english());
+        assert_eq!(
+            (0..6).map(|i| back(without(k, i))).collect::<Vec<_>>(),
+            ["EQST?", "AQST?", "AEST?", "AEQT?", "AEQS?", "AEQST"]
+        );
     }
 
     #[test]

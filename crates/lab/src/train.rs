@@ -7,7 +7,9 @@
 //! `train leaves` plays the static bot against itself, generation after generation (the first
 //! with the hand-tuned leave values, each next one with the table the one before learned),
 //! values leaves in pairs at its positions and fits `dawgref::leaves` to them; its output is
-//! `crates/engine/data/leaves/<ruleset>.txt`.
+//! `crates/engine/data/leaves/<ruleset>.txt`. `--samples` keeps the first generation's
+//! observations in a file, so that another fit of them (`--prior`, `--list-from`) takes a second
+//! instead of the games again.
 
 use super::CliResult;
 use super::fit::{self, PairedObservation, Sample};
@@ -58,6 +60,17 @@ pub struct LeavesArgs {
     /// Write the table here (default: standard output).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    /// The first generation's observations: read from this file if it exists (an earlier run
+    /// with the same ruleset, words, games, seed and `--from` wrote it; another's is refused),
+    /// else played and written there. To try another fit without playing the games again.
+    #[arg(long)]
+    samples: Option<std::path::PathBuf>,
+    /// What a listed leave's own mean is shrunk towards (the shipped tables: additive).
+    #[arg(long, value_enum, default_value = "additive")]
+    prior: fit::Prior,
+    /// Samples a leave needs before it is listed (the shipped tables: 8).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    list_from: u32,
 }
 
 #[derive(Args, Debug)]
@@ -202,29 +215,35 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         let started = Instant::now();
         let model = table.as_ref().map_or(super::classic::LEAVES, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
-        let bar = games_bar(games);
-        bar.set_message(format!("generation {} of {generations}", k + 1));
-        let (per_game, _) = dawgref::selfplay::by_game_observed(
-            games,
-            |g| paired_samples(&rules, &lexicon, first.wrapping_add(g), model),
-            || bar.inc(1),
+        // What the observations are of, as the file keeps it.
+        let of = format!(
+            "--ruleset {}{} --games {games} --seed {}{}",
+            args.ruleset,
+            words_arg(args.words.as_deref()),
+            args.seed,
+            args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display()))
         );
-        bar.finish_and_clear();
-        // Positions are numbered across the games, in game order.
-        let mut samples = Vec::new();
-        let mut positions = 0;
-        for game in per_game {
-            let n = game.iter().map(|o| o.group + 1).max().unwrap_or(0);
-            samples.extend(game.into_iter().map(|o| PairedObservation { group: o.group + positions, ..o }));
-            positions += n;
-        }
+        let cached = args.samples.as_deref().filter(|p| k == 0 && p.exists());
+        let samples = match cached {
+            Some(path) => read_observations(path, &of)?,
+            None => {
+                let samples = play_paired(games, &rules, &lexicon, first, model, k + 1, generations);
+                if let Some(path) = args.samples.as_deref().filter(|_| k == 0) {
+                    write_observations(path, &of, &samples)?;
+                }
+                samples
+            }
+        };
+        let positions = samples.iter().map(|o| o.group as usize + 1).max().unwrap_or(0);
         let played = started.elapsed().as_secs_f64();
-        let fitted = fit::leaves_paired(rules.alphabet, &samples, 3);
+        let listing = fit::Listing { min_samples: args.list_from, prior: args.prior };
+        let fitted = fit::leaves_paired(rules.alphabet, &samples, 3, listing);
         eprintln!(
-            "{} generation {}: {games} games, {positions} positions, {} leaves valued, played in {played:.1} s, fitted in {:.1} s, {} leaves listed",
+            "{} generation {}: {games} games, {positions} positions, {} leaves valued, {} in {played:.1} s, fitted in {:.1} s, {} leaves listed",
             args.ruleset,
             k + 1,
             samples.len(),
+            if cached.is_some() { "read" } else { "played" },
             started.elapsed().as_secs_f64() - played,
             fitted.listed()
         );
@@ -233,13 +252,14 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
     }
     let Some(table) = table else { return Err("no generation ran".into()) };
     let text = format!(
-        "# dawgref-lab train leaves --ruleset {}{} --games {games} --seed {} --generations {generations}{}\n\
+        "# dawgref-lab train leaves --ruleset {}{} --games {games} --seed {} --generations {generations}{}{}\n\
          # {total} leaves valued at positions of static-bot self-play. `copies <tile> <1st> <2nd> <3rd+>` and\n\
          # `balance <vowels> <consonants> <value>` are the additive part; then `<leave> <value>`.\n{}",
         args.ruleset,
         words_arg(args.words.as_deref()),
         args.seed,
         args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display())),
+        listing_args(&args),
         table.to_text()
     );
     match args.out {
@@ -247,6 +267,79 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The paired observations of `games` self-play games from bag seed `first`, numbered by
+/// position across the games in game order.
+fn play_paired(
+    games: u64,
+    rules: &Arc<Ruleset>,
+    lexicon: &Arc<dawgref::lexicon::Lexicon>,
+    first: u64,
+    model: LeaveModel,
+    generation: u64,
+    generations: u64,
+) -> Vec<PairedObservation> {
+    let bar = games_bar(games);
+    bar.set_message(format!("generation {generation} of {generations}"));
+    let (per_game, _) = dawgref::selfplay::by_game_observed(
+        games,
+        |g| paired_samples(rules, lexicon, first.wrapping_add(g), model),
+        || bar.inc(1),
+    );
+    bar.finish_and_clear();
+    let mut samples = Vec::new();
+    let mut positions = 0;
+    for game in per_game {
+        let n = game.iter().map(|o| o.group + 1).max().unwrap_or(0);
+        samples.extend(game.into_iter().map(|o| PairedObservation { group: o.group + positions, ..o }));
+        positions += n;
+    }
+    samples
+}
+
+/// The first line of a file of observations; the second says what they are of (`train
+/// leaves`'s arguments), then 16 bytes each, little-endian: group (u32), leave key (u64), value
+/// (f32).
+const OBSERVATIONS: &str = "dawgref paired observations 1";
+
+fn write_observations(path: &std::path::Path, of: &str, samples: &[PairedObservation]) -> Result<(), String> {
+    let mut bytes = format!("{OBSERVATIONS}\n{of}\n").into_bytes();
+    for o in samples {
+        bytes.extend_from_slice(&o.group.to_le_bytes());
+        bytes.extend_from_slice(&o.leave.to_le_bytes());
+        bytes.extend_from_slice(&o.value.to_le_bytes());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_observations(path: &std::path::Path, of: &str) -> Result<Vec<PairedObservation>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let refused = |why: String| Err(format!("{}: {why}", path.display()));
+    let mut lines = bytes.splitn(3, |&b| b == b'\n');
+    let (Some(magic), Some(theirs), Some(body)) = (lines.next(), lines.next(), lines.next()) else {
+        return refused("not a file of observations".into());
+    };
+    if magic != OBSERVATIONS.as_bytes() {
+        return refused("not a file of observations".into());
+    }
+    if theirs != of.as_bytes() {
+        return refused(format!(
+            "holds the observations of `{}`, not of `{of}`",
+            String::from_utf8_lossy(theirs)
+        ));
+    }
+    if body.len() % 16 != 0 {
+        return refused(format!("torn: {} bytes of observations, not a multiple of 16", body.len()));
+    }
+    Ok(body
+        .chunks_exact(16)
+        .map(|c| PairedObservation {
+            group: u32::from_le_bytes(c[0..4].try_into().unwrap_or_default()),
+            leave: u64::from_le_bytes(c[4..12].try_into().unwrap_or_default()),
+            value: f32::from_le_bytes(c[12..16].try_into().unwrap_or_default()),
+        })
+        .collect())
 }
 
 /// Leaves per position valued in the paired method, besides the one the bot kept.
@@ -345,7 +438,55 @@ fn paired_samples(
     out
 }
 
+/// The listing's options as a table's first line repeats them (nothing where they are the
+/// shipped tables' defaults).
+fn listing_args(args: &LeavesArgs) -> String {
+    let default = fit::Listing::default();
+    let mut out = String::new();
+    if args.prior != default.prior {
+        out += " --prior sub-leaves";
+    }
+    if args.list_from != default.min_samples {
+        out += &format!(" --list-from {}", args.list_from);
+    }
+    out
+}
+
 /// ` --words FILE` as a table's first line repeats its command (nothing without a word list).
 fn words_arg(words: Option<&std::path::Path>) -> String {
     words.map_or(String::new(), |p| format!(" --words {}", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observations_read_back_as_written_and_another_runs_or_a_torn_file_are_refused() {
+        let path = std::env::temp_dir().join(format!("dawgref-observations-{}", std::process::id()));
+        let of = "--ruleset english --games 100 --seed 1";
+        let written: Vec<PairedObservation> = (0..100u32)
+            .map(|i| PairedObservation {
+                group: i / 9,
+                leave: u64::from(i) * 0x0104_1041 + 1,
+                value: i as f32 * -1.25,
+            })
+            .collect();
+        write_observations(&path, of, &written).unwrap();
+        let read = read_observations(&path, of).unwrap();
+        let fields =
+            |o: &[PairedObservation]| o.iter().map(|o| (o.group, o.leave, o.value)).collect::<Vec<_>>();
+        assert_eq!(fields(&read), fields(&written));
+        let other = read_observations(&path, "--ruleset english --games 100 --seed 2").unwrap_err();
+        assert!(other.ends_with("holds the observations of `--ruleset english --games 100 --seed 1`, not of `--ruleset english --games 100 --seed 2`"), "{other}");
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.pop();
+        std::fs::write(&path, bytes).unwrap();
+        let torn = read_observations(&path, of).unwrap_err();
+        assert!(torn.ends_with("torn: 1599 bytes of observations, not a multiple of 16"), "{torn}");
+        std::fs::write(&path, "a table\n").unwrap();
+        let not = read_observations(&path, of).unwrap_err();
+        assert!(not.ends_with("not a file of observations"), "{not}");
+        std::fs::remove_file(&path).unwrap();
+    }
 }
