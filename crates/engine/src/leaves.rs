@@ -4,8 +4,9 @@
 //! The model, per ruleset: an additive part (a value for the first, second and third-or-more
 //! copy of each letter and of the blank, and one for each vowel/consonant count of the leave),
 //! fitted by ridge least squares; and, for each leave of up to six tiles seen often enough, the
-//! learned value itself (the additive part plus the leave's own residual, shrunk towards zero by
-//! its sample count). A leave the table does not list gets the additive part.
+//! learned value itself (the additive part plus the leave's own residual, shrunk by its sample
+//! count towards zero, or, where the table's command says `--prior sub-leaves`, towards what the
+//! leaves one tile smaller say). A leave the table does not list gets the additive part.
 //!
 //! The engine only reads tables; fitting one is the lab's (`dawgref-lab train leaves`, in
 //! `crates/lab/src/fit.rs`). What a leave is worth is measured in pairs: at positions of
