@@ -31,6 +31,7 @@ pub enum Prior {
     /// What its sub-leaves say (see [`shrunk_residuals`]).
     SubLeaves,
 }
+
 /// The residual's shrinkage: a leave seen `n` times keeps `n / (n + SHRINK)` of its own mean.
 const SHRINK: f64 = 20.0;
 /// Ridge penalty of the additive fit, per unit of sample weight.
@@ -171,9 +172,10 @@ fn fit_once(alphabet: Alphabet, leaves: &[u64], targets: &[f64], listing: Listin
 }
 
 /// Each observed leave's residual over the additive part, shrunk by its sample count towards
-/// zero, or (`Prior::SubLeaves`) towards what its sub-leaves say: the residuals of the leaves one tile smaller, summed and divided by
-/// `tiles − 2`, which is exactly the leave's residual where residuals are sums over its pairs of
-/// tiles (a synergy such as QU's, carried into QUE and QUEST). A leave of one or two tiles is
+/// zero, or (`Prior::SubLeaves`) towards what its sub-leaves say: the residuals of the leaves
+/// one tile smaller, summed and divided by `tiles − 2`, which is exactly the leave's residual
+/// where residuals are sums over its pairs of tiles (a synergy such as QU's, carried into QUE
+/// and QUEST). A leave of one or two tiles is
 /// shrunk towards zero. Few leaves of five or six tiles are seen often, and their own means are
 /// mostly noise; their smaller parts are seen far more often.
 fn shrunk_residuals(residual: &BTreeMap<u64, (f64, u32)>, prior: Prior) -> HashMap<u64, f64> {
