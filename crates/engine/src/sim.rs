@@ -25,9 +25,9 @@
 //! to close decisions, and a clear one ends at once. A race won with time to spare first takes
 //! on candidates from the reserve ([`Params::reserve`]); with none left, one asked to go on
 //! until spent ([`Race::until_spent`]; the lab's, not the champion's: it measured no stronger)
-//! tightens its error tenfold and takes back
-//! the candidates it ruled out, again until it is decided at [`MIN_ERROR`]: the time left goes
-//! to confirming the decision against the candidates closest to the leader.
+//! tightens its error tenfold and takes back the candidates it ruled out, again until it is
+//! decided at [`MIN_ERROR`]: the time left goes to confirming the decision against the
+//! candidates closest to the leader.
 //!
 //! **The opponent's rack**: by default a blind draw from the unseen tiles. A setup may be given
 //! the leaves the opponent is likely to have kept ([`Setup::with_opponent_leaves`], from

@@ -210,19 +210,16 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         }
         None => None,
     };
+    let words = words_arg(args.words.as_deref());
+    let from = args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display()));
+    // What the first generation's observations are of, as a file of them keeps it.
+    let of = format!("--ruleset {}{words} --games {games} --seed {}{from}", args.ruleset, args.seed);
+    let listing = fit::Listing { min_samples: args.list_from, prior: args.prior };
     let mut total = 0;
     for k in 0..generations {
         let started = Instant::now();
         let model = table.as_ref().map_or(super::classic::LEAVES, LeaveModel::Learned);
         let first = args.seed.wrapping_add(k * games);
-        // What the observations are of, as the file keeps it.
-        let of = format!(
-            "--ruleset {}{} --games {games} --seed {}{}",
-            args.ruleset,
-            words_arg(args.words.as_deref()),
-            args.seed,
-            args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display()))
-        );
         let cached = args.samples.as_deref().filter(|p| k == 0 && p.exists());
         let samples = match cached {
             Some(path) => read_observations(path, &of)?,
@@ -236,7 +233,6 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
         };
         let positions = samples.iter().map(|o| o.group as usize + 1).max().unwrap_or(0);
         let played = started.elapsed().as_secs_f64();
-        let listing = fit::Listing { min_samples: args.list_from, prior: args.prior };
         let fitted = fit::leaves_paired(rules.alphabet, &samples, 3, listing);
         eprintln!(
             "{} generation {}: {games} games, {positions} positions, {} leaves valued, {} in {played:.1} s, fitted in {:.1} s, {} leaves listed",
@@ -252,13 +248,11 @@ fn learn_leaves(args: LeavesArgs) -> CliResult {
     }
     let Some(table) = table else { return Err("no generation ran".into()) };
     let text = format!(
-        "# dawgref-lab train leaves --ruleset {}{} --games {games} --seed {} --generations {generations}{}{}\n\
+        "# dawgref-lab train leaves --ruleset {}{words} --games {games} --seed {} --generations {generations}{from}{}\n\
          # {total} leaves valued at positions of static-bot self-play. `copies <tile> <1st> <2nd> <3rd+>` and\n\
          # `balance <vowels> <consonants> <value>` are the additive part; then `<leave> <value>`.\n{}",
         args.ruleset,
-        words_arg(args.words.as_deref()),
         args.seed,
-        args.from.as_ref().map_or(String::new(), |p| format!(" --from {}", p.display())),
         listing_args(&args),
         table.to_text()
     );
