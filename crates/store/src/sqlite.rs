@@ -442,50 +442,7 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
                 .execute(params![name, *at as i64])?;
             if n == 0 { Err(StoreError::NoKey(name.clone())) } else { Ok(()) }
         }
-        Job::Tournament(change) => {
-            // The state, its events and its answer, or none of them.
-            let sp = tx.savepoint()?;
-            let t = &change.tournament;
-            let n = if t.version == 1 {
-                sp.prepare_cached(
-                    "INSERT OR IGNORE INTO tournaments (slug, version, body) VALUES (?1, 1, ?2)",
-                )?
-                .execute(params![t.slug, t.body])?
-            } else {
-                sp.prepare_cached(
-                    "UPDATE tournaments SET version = ?2, body = ?3 WHERE slug = ?1 AND version = ?2 - 1",
-                )?
-                .execute(params![t.slug, t.version as i64, t.body])?
-            };
-            if n == 0 {
-                return Err(StoreError::Stale(t.slug.clone()));
-            }
-            let mut part = sp.prepare_cached(
-                "INSERT OR REPLACE INTO tournament_parts (slug, key, body) VALUES (?1, ?2, ?3)",
-            )?;
-            for (key, body) in &t.parts {
-                part.execute(params![t.slug, key, body])?;
-            }
-            drop(part);
-            let mut event =
-                sp.prepare_cached("INSERT INTO tournament_events (slug, number, body) VALUES (?1, ?2, ?3)")?;
-            for (number, body) in &change.events {
-                event.execute(params![t.slug, *number as i64, body])?;
-            }
-            let mut answer = sp.prepare_cached(
-                "INSERT OR REPLACE INTO tournament_answers (slug, key, version, body) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (key, body) in &change.answers {
-                answer.execute(params![t.slug, key, t.version as i64, body])?;
-            }
-            drop((event, answer));
-            if t.version > TOURNAMENT_ANSWERS_KEPT {
-                sp.prepare_cached("DELETE FROM tournament_answers WHERE slug = ?1 AND version <= ?2")?
-                    .execute(params![t.slug, (t.version - TOURNAMENT_ANSWERS_KEPT) as i64])?;
-            }
-            sp.commit()?;
-            Ok(())
-        }
+        Job::Tournament(change) => write_tournament(tx, change),
         Job::Broadcast(b) => {
             let n = if b.version == 1 {
                 tx.prepare_cached(
@@ -501,6 +458,50 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) }
         }
     }
+}
+
+/// A tournament's change: its state against its version, its parts, and the events and answers
+/// the version adds.
+fn write_tournament(tx: &mut rusqlite::Transaction<'_>, change: &TournamentChange) -> Result<(), StoreError> {
+    // The state, its events and its answer, or none of them.
+    let sp = tx.savepoint()?;
+    let t = &change.tournament;
+    let n = if t.version == 1 {
+        sp.prepare_cached("INSERT OR IGNORE INTO tournaments (slug, version, body) VALUES (?1, 1, ?2)")?
+            .execute(params![t.slug, t.body])?
+    } else {
+        sp.prepare_cached(
+            "UPDATE tournaments SET version = ?2, body = ?3 WHERE slug = ?1 AND version = ?2 - 1",
+        )?
+        .execute(params![t.slug, t.version as i64, t.body])?
+    };
+    if n == 0 {
+        return Err(StoreError::Stale(t.slug.clone()));
+    }
+    let mut part =
+        sp.prepare_cached("INSERT OR REPLACE INTO tournament_parts (slug, key, body) VALUES (?1, ?2, ?3)")?;
+    for (key, body) in &t.parts {
+        part.execute(params![t.slug, key, body])?;
+    }
+    drop(part);
+    let mut event =
+        sp.prepare_cached("INSERT INTO tournament_events (slug, number, body) VALUES (?1, ?2, ?3)")?;
+    for (number, body) in &change.events {
+        event.execute(params![t.slug, *number as i64, body])?;
+    }
+    let mut answer = sp.prepare_cached(
+        "INSERT OR REPLACE INTO tournament_answers (slug, key, version, body) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (key, body) in &change.answers {
+        answer.execute(params![t.slug, key, t.version as i64, body])?;
+    }
+    drop((event, answer));
+    if t.version > TOURNAMENT_ANSWERS_KEPT {
+        sp.prepare_cached("DELETE FROM tournament_answers WHERE slug = ?1 AND version <= ?2")?
+            .execute(params![t.slug, (t.version - TOURNAMENT_ANSWERS_KEPT) as i64])?;
+    }
+    sp.commit()?;
+    Ok(())
 }
 
 fn uuid_of(bytes: Vec<u8>) -> Result<Uuid, StoreError> {
