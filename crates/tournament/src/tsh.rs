@@ -164,181 +164,183 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let err = |what: String| TshError { line, what };
-        let mut fields = trimmed.split(';');
-        let head: Vec<&str> = fields.next().unwrap_or_default().split_whitespace().collect();
-        // The name runs to the first number: the rating.
-        let Some(at) = head.iter().position(|w| w.parse::<u32>().is_ok()) else {
-            return Err(err("no rating after the name".into()));
-        };
-        if at == 0 {
-            return Err(err("no name before the rating".into()));
-        }
-        let rating = head[at].parse().map_err(|_| err("a bad rating".into()))?;
-        let opponents = head[at + 1..]
-            .iter()
-            .map(|w| w.parse::<u32>().map_err(|_| err(format!("opponent {w:?} is not a player number"))))
-            .collect::<Result<Vec<u32>, _>>()?;
-        let scores = fields
-            .next()
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
-            .collect::<Result<Vec<i32>, _>>()?;
-        let (mut p12, mut forfeits, mut unpaired, mut late) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut withdrawn, mut bot) = (false, None);
-        for field in fields {
-            let mut words = field.split_whitespace();
-            match words.next() {
-                Some("p12") => {
-                    p12 = words
-                        .map(|w| match w {
-                            "0" | "1" | "2" => Ok(w.as_bytes()[0] - b'0'),
-                            _ => Err(err(format!("p12 {w:?} is not 0, 1 or 2"))),
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                Some("forfeit") => {
-                    forfeits = words
-                        .map(|w| {
-                            let bad = || err(format!("forfeit {w:?} is not 0 or N/S/W (S 1 or 2, W 0 or 1)"));
-                            if w == "0" {
-                                return Ok(None);
-                            }
-                            let parts: Vec<&str> = w.split('/').collect();
-                            match parts[..] {
-                                [o, s @ ("1" | "2"), won @ ("0" | "1")] => match o.parse::<u32>() {
-                                    Ok(o) if o > 0 => Ok(Some((o, usize::from(s == "2"), won == "1"))),
-                                    _ => Err(bad()),
-                                },
-                                _ => Err(bad()),
-                            }
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                Some("unpaired") => {
-                    unpaired = words
-                        .map(|w| match w {
-                            "0" | "1" => Ok(w == "1"),
-                            _ => Err(err(format!("unpaired {w:?} is not 0 or 1"))),
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                Some("late") => {
-                    late = words
-                        .map(|w| match w {
-                            "-" => Ok(None),
-                            _ => w
-                                .parse::<i32>()
-                                .map(Some)
-                                .map_err(|_| err(format!("late {w:?} is not - or a score"))),
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                Some("off") => withdrawn = true,
-                Some("bot") => {
-                    let level = words.next().ok_or_else(|| err("bot names no level".into()))?;
-                    bot = Some(level.to_string());
-                }
-                _ => {}
-            }
-        }
-        if scores.len() > opponents.len() {
-            return Err(err(format!("{} scores for {} rounds", scores.len(), opponents.len())));
-        }
-        let name = head[..at].join(" ");
-        if let Some(why) = name_problem(&name) {
-            return Err(err(format!("{name:?}: {why}")));
-        }
-        players.push(Player { name, rating, withdrawn, bot });
-        rows.push(Row { line, opponents, scores, p12, forfeits, unpaired, late });
+        let (player, row) = read_player(line, trimmed)?;
+        players.push(player);
+        rows.push(row);
     }
-    let n = rows.len();
     let rounds = rows.iter().map(|r| r.opponents.len()).max().unwrap_or(0);
     let mut division = Division::new(name, players, &[], controls);
     for round in 0..rounds {
-        let mut lines = Vec::new();
-        for (i, row) in rows.iter().enumerate() {
-            let err = |what: String| TshError { line: row.line, what };
-            let Some(&opponent) = row.opponents.get(round) else {
-                return Err(err(format!(
-                    "no opponent for round {} (others have {rounds} rounds)",
-                    round + 1
-                )));
-            };
-            let score = row.score(round);
-            if row.unpaired.get(round) == Some(&true) {
-                if opponent != 0 {
-                    return Err(err(format!("round {}: unpaired, yet meets player {opponent}", round + 1)));
-                }
-                continue;
-            }
-            if let Some(&Some((o, seat, won))) = row.forfeits.get(round) {
-                let theirs = rows.get(o as usize - 1).filter(|_| o as usize - 1 != i);
-                let Some(theirs) = theirs else {
-                    return Err(err(format!("round {}: no player {o} to forfeit with", round + 1)));
-                };
-                if theirs.forfeits.get(round) != Some(&Some((i as u32 + 1, 1 - seat, !won))) {
-                    return Err(err(format!(
-                        "round {}: player {o} does not name this forfeit back",
-                        round + 1
-                    )));
-                }
-                if opponent != 0 {
-                    return Err(err(format!("round {}: a forfeit, yet meets player {opponent}", round + 1)));
-                }
-                if (o as usize - 1) < i {
-                    continue; // the pair's line is made from its lower number
-                }
-                let (me, them) = (PlayerId(i as u32), PlayerId(o - 1));
-                let (first, second) = if seat == 0 { (me, them) } else { (them, me) };
-                let winner = if won { seat } else { 1 - seat };
-                lines.push(Pairing::Game { first, second, result: Some(GameResult::Forfeit { winner }) });
-                continue;
-            }
-            if opponent == 0 {
-                let spread =
-                    score.ok_or_else(|| err(format!("round {}: no opponent and no score", round + 1)))?;
-                lines.push(Pairing::Bye { player: PlayerId(i as u32), spread });
-                continue;
-            }
-            let o = opponent as usize - 1;
-            if o >= n || o == i {
-                return Err(err(format!("round {}: no player {opponent} to meet", round + 1)));
-            }
-            let theirs = &rows[o];
-            if theirs.opponents.get(round) != Some(&(i as u32 + 1)) {
-                return Err(err(format!(
-                    "round {}: player {opponent} does not name player {} back",
-                    round + 1,
-                    i + 1
-                )));
-            }
-            if o < i {
-                continue; // the pair's line is made from its lower number
-            }
-            // p12 names who went first; without it, the lower number.
-            let i_first = !matches!((row.p12.get(round), theirs.p12.get(round)), (Some(2), _) | (_, Some(1)));
-            let (first, second) = if i_first { (i, o) } else { (o, i) };
-            let result = match (rows[first].score(round), rows[second].score(round)) {
-                (Some(a), Some(b)) => Some(GameResult::Scores([a, b])),
-                (None, None) => None,
-                _ => {
-                    return Err(err(format!(
-                        "round {}: one score of the game with player {opponent}",
-                        round + 1
-                    )));
-                }
-            };
-            lines.push(Pairing::Game {
-                first: PlayerId(first as u32),
-                second: PlayerId(second as u32),
-                result,
-            });
-        }
+        let lines = read_round(&rows, round, rounds)?;
         division.rounds.push(Round { method: Method::Manual, pairings: Some(lines) });
     }
     division.rounds.extend(more.iter().map(|&m| Round::new(m)));
     Ok(division)
+}
+
+/// A player's line: the player, and the row their rounds are read from.
+fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
+    let err = |what: String| TshError { line, what };
+    let mut fields = trimmed.split(';');
+    let head: Vec<&str> = fields.next().unwrap_or_default().split_whitespace().collect();
+    // The name runs to the first number: the rating.
+    let Some(at) = head.iter().position(|w| w.parse::<u32>().is_ok()) else {
+        return Err(err("no rating after the name".into()));
+    };
+    if at == 0 {
+        return Err(err("no name before the rating".into()));
+    }
+    let rating = head[at].parse().map_err(|_| err("a bad rating".into()))?;
+    let opponents = head[at + 1..]
+        .iter()
+        .map(|w| w.parse::<u32>().map_err(|_| err(format!("opponent {w:?} is not a player number"))))
+        .collect::<Result<Vec<u32>, _>>()?;
+    let scores = fields
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
+        .collect::<Result<Vec<i32>, _>>()?;
+    let (mut p12, mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut withdrawn, mut bot) = (false, None);
+    for field in fields {
+        let mut words = field.split_whitespace();
+        match words.next() {
+            Some("p12") => {
+                p12 = words
+                    .map(|w| match w {
+                        "0" | "1" | "2" => Ok(w.as_bytes()[0] - b'0'),
+                        _ => Err(err(format!("p12 {w:?} is not 0, 1 or 2"))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            Some("forfeit") => {
+                forfeits = words
+                    .map(|w| {
+                        let bad = || err(format!("forfeit {w:?} is not 0 or N/S/W (S 1 or 2, W 0 or 1)"));
+                        if w == "0" {
+                            return Ok(None);
+                        }
+                        let parts: Vec<&str> = w.split('/').collect();
+                        match parts[..] {
+                            [o, s @ ("1" | "2"), won @ ("0" | "1")] => match o.parse::<u32>() {
+                                Ok(o) if o > 0 => Ok(Some((o, usize::from(s == "2"), won == "1"))),
+                                _ => Err(bad()),
+                            },
+                            _ => Err(bad()),
+                        }
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            Some("unpaired") => {
+                unpaired = words
+                    .map(|w| match w {
+                        "0" | "1" => Ok(w == "1"),
+                        _ => Err(err(format!("unpaired {w:?} is not 0 or 1"))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            Some("late") => {
+                late = words
+                    .map(|w| match w {
+                        "-" => Ok(None),
+                        _ => w
+                            .parse::<i32>()
+                            .map(Some)
+                            .map_err(|_| err(format!("late {w:?} is not - or a score"))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            Some("off") => withdrawn = true,
+            Some("bot") => {
+                let level = words.next().ok_or_else(|| err("bot names no level".into()))?;
+                bot = Some(level.to_string());
+            }
+            _ => {}
+        }
+    }
+    if scores.len() > opponents.len() {
+        return Err(err(format!("{} scores for {} rounds", scores.len(), opponents.len())));
+    }
+    let name = head[..at].join(" ");
+    if let Some(why) = name_problem(&name) {
+        return Err(err(format!("{name:?}: {why}")));
+    }
+    let player = Player { name, rating, withdrawn, bot };
+    Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late }))
+}
+
+/// A round's lines, from every player's row (a pair's line made once, from its lower number).
+fn read_round(rows: &[Row], round: usize, rounds: usize) -> Result<Vec<Pairing>, TshError> {
+    let n = rows.len();
+    let mut lines = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let err = |what: String| TshError { line: row.line, what };
+        let Some(&opponent) = row.opponents.get(round) else {
+            return Err(err(format!("no opponent for round {} (others have {rounds} rounds)", round + 1)));
+        };
+        let score = row.score(round);
+        if row.unpaired.get(round) == Some(&true) {
+            if opponent != 0 {
+                return Err(err(format!("round {}: unpaired, yet meets player {opponent}", round + 1)));
+            }
+            continue;
+        }
+        if let Some(&Some((o, seat, won))) = row.forfeits.get(round) {
+            let theirs = rows.get(o as usize - 1).filter(|_| o as usize - 1 != i);
+            let Some(theirs) = theirs else {
+                return Err(err(format!("round {}: no player {o} to forfeit with", round + 1)));
+            };
+            if theirs.forfeits.get(round) != Some(&Some((i as u32 + 1, 1 - seat, !won))) {
+                return Err(err(format!("round {}: player {o} does not name this forfeit back", round + 1)));
+            }
+            if opponent != 0 {
+                return Err(err(format!("round {}: a forfeit, yet meets player {opponent}", round + 1)));
+            }
+            if (o as usize - 1) < i {
+                continue; // the pair's line is made from its lower number
+            }
+            let (me, them) = (PlayerId(i as u32), PlayerId(o - 1));
+            let (first, second) = if seat == 0 { (me, them) } else { (them, me) };
+            let winner = if won { seat } else { 1 - seat };
+            lines.push(Pairing::Game { first, second, result: Some(GameResult::Forfeit { winner }) });
+            continue;
+        }
+        if opponent == 0 {
+            let spread =
+                score.ok_or_else(|| err(format!("round {}: no opponent and no score", round + 1)))?;
+            lines.push(Pairing::Bye { player: PlayerId(i as u32), spread });
+            continue;
+        }
+        let o = opponent as usize - 1;
+        if o >= n || o == i {
+            return Err(err(format!("round {}: no player {opponent} to meet", round + 1)));
+        }
+        let theirs = &rows[o];
+        if theirs.opponents.get(round) != Some(&(i as u32 + 1)) {
+            return Err(err(format!(
+                "round {}: player {opponent} does not name player {} back",
+                round + 1,
+                i + 1
+            )));
+        }
+        if o < i {
+            continue; // the pair's line is made from its lower number
+        }
+        // p12 names who went first; without it, the lower number.
+        let i_first = !matches!((row.p12.get(round), theirs.p12.get(round)), (Some(2), _) | (_, Some(1)));
+        let (first, second) = if i_first { (i, o) } else { (o, i) };
+        let result = match (rows[first].score(round), rows[second].score(round)) {
+            (Some(a), Some(b)) => Some(GameResult::Scores([a, b])),
+            (None, None) => None,
+            _ => {
+                return Err(err(format!(
+                    "round {}: one score of the game with player {opponent}",
+                    round + 1
+                )));
+            }
+        };
+        lines.push(Pairing::Game { first: PlayerId(first as u32), second: PlayerId(second as u32), result });
+    }
+    Ok(lines)
 }
