@@ -2,11 +2,11 @@
 //! Quackle's — recomputing every score, so that a record whose written figures differ from the
 //! rules is reported line by line instead of being accepted.
 
-use super::{EventKind, Game, MAX_TIME_PENALTY};
+use super::{Action, EventKind, Game, MAX_TIME_PENALTY};
 use crate::alphabet::Alphabet;
 use crate::board::Board;
 use crate::lexicon::Lexicon;
-use crate::notation::gcg::{MoveKind, Record};
+use crate::notation::gcg::{MoveKind, MoveLine, Record};
 use crate::notation::{format_play, parse_coordinate, parse_tiles};
 use crate::play::Play;
 use crate::rack::Rack;
@@ -445,45 +445,13 @@ pub struct ImportError {
 /// penalty lines are left to the engine. The result is the finished game, or one that can be
 /// resumed from where the record stops. `config.seats` must equal the record's players.
 pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, ImportError> {
-    use super::Action;
     let alphabet = config.rules.alphabet;
     let seats = config.seats;
     let mut config = config;
-    // A two-player record that gives the player who went out twice the other rack keeps its
-    // own totals: the game counts the end the same way.
-    config.doubled_end_rack = seats == 2
-        && rec.moves.iter().any(|m| match &m.kind {
-            MoveKind::EndRack { rack } if m.score > 0 => {
-                Rack::parse(rack, alphabet).is_ok_and(|r| m.score == 2 * config.rules.rack_total(&r))
-            }
-            _ => false,
-        });
+    config.doubled_end_rack = seats == 2 && doubles_end_rack(rec, &config.rules);
     let mut game = Game::new(config).map_err(|e| ImportError { line: 0, reason: e.to_string() })?;
     let seat_of = |nick: &str| rec.players.iter().position(|p| p.nick == nick);
-    // The racks the end counts, as the record's penalty lines after its last move name them: a
-    // replay would otherwise count the fresh racks it drew for the seats whose racks no move line
-    // showed since (a game that ends on scoreless turns, or a loser's rack where each counts its
-    // own). Each other seat is given its rack before that last move.
-    let last_move = rec.moves.iter().rposition(|m| {
-        matches!(
-            m.kind,
-            MoveKind::Play { .. }
-                | MoveKind::Pass
-                | MoveKind::Exchange { .. }
-                | MoveKind::Withdrawn
-                | MoveKind::ChallengeBonus
-        )
-    });
-    let counted: Vec<(usize, &str)> = match last_move {
-        Some(i) => rec.moves[i + 1..]
-            .iter()
-            .filter_map(|m| match &m.kind {
-                MoveKind::EndRack { rack } if m.score < 0 => seat_of(&m.nick).map(|s| (s, rack.as_str())),
-                _ => None,
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let (last_move, counted) = end_counted_racks(rec, seat_of);
     let mut now = 0u64;
     for (i, m) in rec.moves.iter().enumerate() {
         let fail = |reason: String| ImportError { line: m.line, reason };
@@ -509,63 +477,9 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
             game.stack_rack(seat, &r).map_err(|e| fail(e.to_string()))?;
         }
         if Some(i) == last_move && counted.iter().any(|(s, _)| *s != seat) {
-            // Every rack at once (giving one seat its rack draws the others afresh), the mover's
-            // as it stands. Racks the tiles left cannot make (a record typed by hand) are not
-            // given: the end then counts the racks drawn, and the import's check names the total
-            // that differs.
-            let mut racks: Vec<Rack> =
-                (0..seats).map(|s| game.rack(s).copied().unwrap_or_default()).collect();
-            for &(other, rack) in counted.iter().filter(|(s, _)| *s != seat) {
-                if let Ok(r) = Rack::parse(rack, alphabet) {
-                    racks[other] = r;
-                }
-            }
-            game.stack_racks(&racks).ok();
+            give_counted_racks(&mut game, seat, &counted);
         }
-        match &m.kind {
-            MoveKind::Play { coordinate, word } => {
-                let play = replay_play(game.board(), alphabet, coordinate, word).map_err(fail)?;
-                if m.rack.is_none() {
-                    rack_for_hidden(&mut game, seat, &play).map_err(fail)?;
-                }
-                game.act(seat, Action::Play(play), now).map_err(|e| fail(e.to_string()))?;
-            }
-            MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| fail(e.to_string()))?,
-            MoveKind::Exchange { tiles } => {
-                let rack = game.rack(seat).copied().unwrap_or_default();
-                let throw = match exchange_count(tiles) {
-                    Some(n) if !(1..=rack.len()).contains(&n) => {
-                        return Err(fail(format!("an exchange of {n} tiles from a rack of {}", rack.len())));
-                    }
-                    // Only a count: which tiles went back is unknown, any will do.
-                    Some(n) => {
-                        let mut t = Rack::new();
-                        for x in rack.tiles().take(n) {
-                            match x {
-                                Some(l) => t.add(l),
-                                None => t.add_blank(),
-                            }
-                        }
-                        t
-                    }
-                    None => Rack::parse(tiles, alphabet).map_err(|e| fail(e.to_string()))?,
-                };
-                game.act(seat, Action::Exchange(throw), now).map_err(|e| fail(e.to_string()))?;
-            }
-            // The record's ruling, not this lexicon's: a play it says came off comes off (and
-            // one it says stood stands) even where the words' verdicts differ here.
-            MoveKind::Withdrawn | MoveKind::ChallengeBonus => {
-                let challenger = (1..seats).map(|k| (seat + k) % seats).next().unwrap_or(0);
-                let stood = matches!(m.kind, MoveKind::ChallengeBonus);
-                game.challenge_ruled(challenger, stood, now).map_err(|e| fail(e.to_string()))?;
-            }
-            // The record counts the racks: the play that went out was accepted.
-            MoveKind::EndRack { .. } if game.awaiting_final_challenge() => {
-                let next = game.to_move();
-                game.act(next, Action::Pass, now).map_err(|e| fail(e.to_string()))?;
-            }
-            MoveKind::EndRack { .. } | MoveKind::TimePenalty => {}
-        }
+        replay_line(&mut game, m, seat, now).map_err(fail)?;
     }
     if let Some(nick) = &rec.resigned
         && !game.is_over()
@@ -576,6 +490,122 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
         game.act(seat, Action::Resign, now + 1000).map_err(|e| fail(e.to_string()))?;
     }
     Ok(game)
+}
+
+/// Whether a two-player record gives the player who went out twice the other rack: it keeps its
+/// own totals, so the game counts the end the same way.
+fn doubles_end_rack(rec: &Record, rules: &Ruleset) -> bool {
+    rec.moves.iter().any(|m| match &m.kind {
+        MoveKind::EndRack { rack } if m.score > 0 => {
+            Rack::parse(rack, rules.alphabet).is_ok_and(|r| m.score == 2 * rules.rack_total(&r))
+        }
+        _ => false,
+    })
+}
+
+/// The racks the end counts, as the record's penalty lines after its last move name them: a
+/// replay would otherwise count the fresh racks it drew for the seats whose racks no move line
+/// showed since (a game that ends on scoreless turns, or a loser's rack where each counts its
+/// own). Each other seat is given its rack before that last move. Returns the index of the last
+/// move line and each counted seat with its rack.
+fn end_counted_racks(
+    rec: &Record,
+    seat_of: impl Fn(&str) -> Option<usize>,
+) -> (Option<usize>, Vec<(usize, &str)>) {
+    let last_move = rec.moves.iter().rposition(|m| {
+        matches!(
+            m.kind,
+            MoveKind::Play { .. }
+                | MoveKind::Pass
+                | MoveKind::Exchange { .. }
+                | MoveKind::Withdrawn
+                | MoveKind::ChallengeBonus
+        )
+    });
+    let counted: Vec<(usize, &str)> = match last_move {
+        Some(i) => rec.moves[i + 1..]
+            .iter()
+            .filter_map(|m| match &m.kind {
+                MoveKind::EndRack { rack } if m.score < 0 => seat_of(&m.nick).map(|s| (s, rack.as_str())),
+                _ => None,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    (last_move, counted)
+}
+
+/// Before the last move: every rack at once (giving one seat its rack draws the others afresh),
+/// the mover's as it stands. Racks the tiles left cannot make (a record typed by hand) are not
+/// given: the end then counts the racks drawn, and the import's check names the total that
+/// differs.
+fn give_counted_racks(game: &mut Game, mover: usize, counted: &[(usize, &str)]) {
+    let alphabet = game.config().rules.alphabet;
+    let mut racks: Vec<Rack> =
+        (0..game.config().seats).map(|s| game.rack(s).copied().unwrap_or_default()).collect();
+    for &(other, rack) in counted.iter().filter(|(s, _)| *s != mover) {
+        if let Ok(r) = Rack::parse(rack, alphabet) {
+            racks[other] = r;
+        }
+    }
+    game.stack_racks(&racks).ok();
+}
+
+/// One line of a record made in the game: its move, or the challenge it records, or the pass
+/// that accepts a play that went out.
+fn replay_line(game: &mut Game, m: &MoveLine, seat: usize, now: u64) -> Result<(), String> {
+    let alphabet = game.config().rules.alphabet;
+    let seats = game.config().seats;
+    match &m.kind {
+        MoveKind::Play { coordinate, word } => {
+            let play = replay_play(game.board(), alphabet, coordinate, word)?;
+            if m.rack.is_none() {
+                rack_for_hidden(game, seat, &play)?;
+            }
+            game.act(seat, Action::Play(play), now).map_err(|e| e.to_string())?;
+        }
+        MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| e.to_string())?,
+        MoveKind::Exchange { tiles } => {
+            let rack = game.rack(seat).copied().unwrap_or_default();
+            let throw = exchange_throw(&rack, tiles, alphabet)?;
+            game.act(seat, Action::Exchange(throw), now).map_err(|e| e.to_string())?;
+        }
+        // The record's ruling, not this lexicon's: a play it says came off comes off (and
+        // one it says stood stands) even where the words' verdicts differ here.
+        MoveKind::Withdrawn | MoveKind::ChallengeBonus => {
+            let challenger = (1..seats).map(|k| (seat + k) % seats).next().unwrap_or(0);
+            let stood = matches!(m.kind, MoveKind::ChallengeBonus);
+            game.challenge_ruled(challenger, stood, now).map_err(|e| e.to_string())?;
+        }
+        // The record counts the racks: the play that went out was accepted.
+        MoveKind::EndRack { .. } if game.awaiting_final_challenge() => {
+            let next = game.to_move();
+            game.act(next, Action::Pass, now).map_err(|e| e.to_string())?;
+        }
+        MoveKind::EndRack { .. } | MoveKind::TimePenalty => {}
+    }
+    Ok(())
+}
+
+/// The tiles an exchange line puts back, from the rack it was made from.
+fn exchange_throw(rack: &Rack, tiles: &str, alphabet: Alphabet) -> Result<Rack, String> {
+    match exchange_count(tiles) {
+        Some(n) if !(1..=rack.len()).contains(&n) => {
+            Err(format!("an exchange of {n} tiles from a rack of {}", rack.len()))
+        }
+        // Only a count: which tiles went back is unknown, any will do.
+        Some(n) => {
+            let mut t = Rack::new();
+            for x in rack.tiles().take(n) {
+                match x {
+                    Some(l) => t.add(l),
+                    None => t.add_blank(),
+                }
+            }
+            Ok(t)
+        }
+        None => Rack::parse(tiles, alphabet).map_err(|e| e.to_string()),
+    }
 }
 
 /// The tiles a play lays, as a rack (a blank as a blank).

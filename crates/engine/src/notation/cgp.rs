@@ -115,49 +115,80 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
     let (racks_at, racks_text) = field(1)?;
     let (scores_at, scores_text) = field(2)?;
     let (zeros_at, zeros_text) = field(3)?;
-
-    // Opcodes: the rest of the line, `name value…;` items.
-    let mut ops = Ops::default();
-    if toks.len() > 4 {
-        let rest_at = toks[4].0;
-        let rest: String = text.chars().skip(rest_at).collect();
-        let mut offset = rest_at;
-        for item in rest.split_inclusive(';') {
-            let len = item.chars().count();
-            let body = item.trim();
-            if body.is_empty() {
-                offset += len;
-                continue;
-            }
-            let Some(body) = body.strip_suffix(';') else {
-                return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
-            };
-            let mut kv = body.trim().splitn(2, char::is_whitespace);
-            let name = kv.next().unwrap_or("").to_string();
-            let value = kv.next().unwrap_or("").trim().to_string();
-            if name.is_empty() || value.is_empty() {
-                return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
-            }
-            match name.as_str() {
-                "lex" => ops.lex = Some(value),
-                "ld" => ops.ld = Some(value),
-                "cr" => ops.cr = Some(value),
-                "bb" => {
-                    let bb: i32 = number(&value, 5, offset)?;
-                    // A bonus beyond any real game's keeps scores far from overflow.
-                    if !(0..=1000).contains(&bb) {
-                        return Err(err(5, offset, CgpErrorKind::Number(clip(&value))));
-                    }
-                    ops.bb = Some(bb);
-                }
-                "etl" => ops.etl = Some(number(&value, 5, offset)?),
-                "mcnz" => ops.mcnz = Some(number(&value, 5, offset)?),
-                _ => ops.other.push((name, value)),
-            }
-            offset += len;
-        }
+    let ops = match toks.get(4) {
+        Some(&(rest_at, _)) => parse_ops(text, rest_at)?,
+        None => Ops::default(),
+    };
+    let ruleset = ruleset_of(text, &ops, default, board_text, racks_text)?;
+    let alphabet = ruleset.alphabet();
+    let grid = parse_board(board_text, board_at, ruleset.definition().size, alphabet)?;
+    let racks = parse_racks(racks_text, racks_at, alphabet)?;
+    let scores = parse_scores(scores_text, scores_at)?;
+    if scores.len() != racks.len() {
+        return Err(err(
+            3,
+            scores_at,
+            CgpErrorKind::PlayerCount { racks: racks.len(), scores: scores.len() },
+        ));
     }
+    if !(2..=4).contains(&racks.len()) {
+        return Err(err(2, racks_at, CgpErrorKind::Players(racks.len())));
+    }
+    let zeros = number(zeros_text, 4, zeros_at)?;
+    Ok(Cgp { ruleset, grid, racks, scores, zeros, ops })
+}
 
+/// The opcodes: the rest of the line from character `rest_at`, `name value…;` items.
+fn parse_ops(text: &str, rest_at: usize) -> Result<Ops, CgpError> {
+    let mut ops = Ops::default();
+    let rest: String = text.chars().skip(rest_at).collect();
+    let mut offset = rest_at;
+    for item in rest.split_inclusive(';') {
+        let len = item.chars().count();
+        let body = item.trim();
+        if body.is_empty() {
+            offset += len;
+            continue;
+        }
+        let Some(body) = body.strip_suffix(';') else {
+            return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
+        };
+        let mut kv = body.trim().splitn(2, char::is_whitespace);
+        let name = kv.next().unwrap_or("").to_string();
+        let value = kv.next().unwrap_or("").trim().to_string();
+        if name.is_empty() || value.is_empty() {
+            return Err(err(5, offset, CgpErrorKind::Opcode(clip(body))));
+        }
+        match name.as_str() {
+            "lex" => ops.lex = Some(value),
+            "ld" => ops.ld = Some(value),
+            "cr" => ops.cr = Some(value),
+            "bb" => {
+                let bb: i32 = number(&value, 5, offset)?;
+                // A bonus beyond any real game's keeps scores far from overflow.
+                if !(0..=1000).contains(&bb) {
+                    return Err(err(5, offset, CgpErrorKind::Number(clip(&value))));
+                }
+                ops.bb = Some(bb);
+            }
+            "etl" => ops.etl = Some(number(&value, 5, offset)?),
+            "mcnz" => ops.mcnz = Some(number(&value, 5, offset)?),
+            _ => ops.other.push((name, value)),
+        }
+        offset += len;
+    }
+    Ok(ops)
+}
+
+/// The position's ruleset: `ld`'s when present, else `default`, else guessed from the board's
+/// and racks' letters.
+fn ruleset_of(
+    text: &str,
+    ops: &Ops,
+    default: Option<RulesetKind>,
+    board_text: &str,
+    racks_text: &str,
+) -> Result<RulesetKind, CgpError> {
     let ruleset = match &ops.ld {
         Some(ld) => match RulesetKind::by_name(ld) {
             Some(kind) => kind,
@@ -175,10 +206,16 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
             }
         }),
     };
-    let alphabet = ruleset.alphabet();
+    Ok(ruleset)
+}
 
-    // Board.
-    let size = ruleset.definition().size;
+/// The board field (starting at character `board_at`): `size` rows joined by `/`, as grid bytes.
+fn parse_board(
+    board_text: &str,
+    board_at: usize,
+    size: usize,
+    alphabet: Alphabet,
+) -> Result<Vec<Tile>, CgpError> {
     let rows: Vec<&str> = board_text.split('/').collect();
     if rows.len() != size {
         return Err(err(1, board_at, CgpErrorKind::Rows { rows: rows.len(), size }));
@@ -221,7 +258,11 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         at += row.chars().count() + 1;
     }
 
-    // Racks.
+    Ok(grid)
+}
+
+/// The racks field (starting at character `racks_at`), `/`-separated.
+fn parse_racks(racks_text: &str, racks_at: usize, alphabet: Alphabet) -> Result<Vec<Rack>, CgpError> {
     let mut racks = Vec::new();
     let mut at = racks_at;
     for rack in racks_text.split('/') {
@@ -239,25 +280,18 @@ pub fn parse(text: &str, default: Option<RulesetKind>) -> Result<Cgp, CgpError> 
         at += rack.chars().count() + 1;
     }
 
-    // Scores.
+    Ok(racks)
+}
+
+/// The scores field (starting at character `scores_at`), `/`-separated.
+fn parse_scores(scores_text: &str, scores_at: usize) -> Result<Vec<i32>, CgpError> {
     let mut scores = Vec::new();
     let mut at = scores_at;
     for s in scores_text.split('/') {
         scores.push(number::<i32>(s, 3, at)?);
         at += s.chars().count() + 1;
     }
-    if scores.len() != racks.len() {
-        return Err(err(
-            3,
-            scores_at,
-            CgpErrorKind::PlayerCount { racks: racks.len(), scores: scores.len() },
-        ));
-    }
-    if !(2..=4).contains(&racks.len()) {
-        return Err(err(2, racks_at, CgpErrorKind::Players(racks.len())));
-    }
-    let zeros = number(zeros_text, 4, zeros_at)?;
-    Ok(Cgp { ruleset, grid, racks, scores, zeros, ops })
+    Ok(scores)
 }
 
 impl Cgp {
