@@ -1,6 +1,7 @@
-//! The command line, run as a user runs it.
+//! The command line, run as a user runs it (and `scripts/check-architecture`, as CI runs it).
 //! One test binary of several modules (a cold `scripts/test` links a handful of binaries).
 
+mod architecture;
 mod cli_analyze;
 mod cli_gcg;
 mod cli_gen;
