@@ -20,25 +20,7 @@ pub fn new_token() -> Result<(String, TokenHash), Status> {
     Ok((token, hash))
 }
 
-/// Bytes in lower-case hex: how the server writes tokens, their hashes and the ids drawn from
-/// them.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        text.push(char::from(DIGITS[usize::from(b >> 4)]));
-        text.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    text
-}
-
-/// Hex as [`hex`] writes it, as bytes; None for what is not hex.
-pub fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok()).collect()
-}
+pub use crate::host::{hex, unhex};
 
 pub fn hash(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()

@@ -44,25 +44,14 @@ impl AppState {
         }
     }
 
-    /// Run a command on a game's session. If the session's task stopped with the command still
-    /// queued (the game went to sleep, ended or was given up a moment before), the command never
-    /// ran: it is asked once more, of the game's next session as it is now.
+    /// Run a command on a game's session, asked again of its next session when the one it
+    /// reached stopped first ([`Host::on_session`]).
     pub async fn on_session<T, F, Fut>(&self, id: &str, session: Arc<Session>, op: F) -> Result<T, Status>
     where
         F: Fn(Arc<Session>) -> Fut,
         Fut: std::future::Future<Output = Result<T, crate::host::HostError>>,
     {
-        match op(session.clone()).await.map_err(errors::host) {
-            Err(e) if e.code() == tonic::Code::Unavailable && !session.is_alive() => {
-                match self.host.route(id, true).await.map_err(errors::host)? {
-                    Route::Local(s) if s.instance() != session.instance() => {
-                        op(s).await.map_err(errors::host)
-                    }
-                    _ => Err(e),
-                }
-            }
-            answer => answer,
-        }
+        self.host.on_session(id, session, op).await.map_err(errors::host)
     }
 
     /// The game as a reader sees it (see [`Host::snapshot`]).

@@ -12,7 +12,7 @@
 use crate::let_go::LetGo;
 use crate::metrics::Metrics;
 use crate::switch::stopped;
-use crate::{HostError, Route, parse_game_id};
+use crate::{HostError, Route, Session, parse_game_id};
 use dashmap::DashMap;
 use dawgref_store::{Claim, Leases, StoreError};
 use std::sync::Arc;
@@ -294,6 +294,23 @@ impl crate::Host {
             Claim::Mine | Claim::TakenOver | Claim::NotLive => self.session(id).await.map(Route::Local),
             Claim::Other(_) if forwarded => Err(HostError::Moved(dawgref_engine::text::clip(id))),
             Claim::Other(addr) => Ok(Route::Remote(addr)),
+        }
+    }
+
+    /// Run a command on a game's session. If the session's task stopped with the command still
+    /// queued (the game went to sleep, ended or was given up a moment before), the command never
+    /// ran: it is asked once more, of the game's next session as it is now.
+    pub async fn on_session<T, F, Fut>(&self, id: &str, session: Arc<Session>, op: F) -> Result<T, HostError>
+    where
+        F: Fn(Arc<Session>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, HostError>>,
+    {
+        match op(session.clone()).await {
+            Err(e) if e.is_unavailable() && !session.is_alive() => match self.route(id, true).await? {
+                Route::Local(s) if s.instance() != session.instance() => op(s).await,
+                _ => Err(e),
+            },
+            answer => answer,
         }
     }
 

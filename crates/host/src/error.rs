@@ -76,6 +76,15 @@ impl HostError {
     pub fn store(what: impl Into<String>, error: StoreError) -> HostError {
         HostError::Store { what: what.into(), error }
     }
+
+    /// Whether asking again (here or elsewhere) may succeed: the game moved, the store failed,
+    /// the game is reloading or the server shutting down (UNAVAILABLE to a client).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            HostError::Moved(_) | HostError::Store { .. } | HostError::Reloading | HostError::ShuttingDown
+        )
+    }
 }
 
 impl From<InputError> for HostError {
