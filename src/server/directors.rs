@@ -75,30 +75,51 @@ impl DirectorsService {
     }
 }
 
-/// End a tournament's game with the result its director entered for its pairing (RecordResult,
-/// a withdrawal's forfeit), as SetResult does, with the director's own token (checked again at
-/// the game's owner): an event and a line in its GCG. `request_id` keeps a retry from ending it
-/// twice. A game that ended already gets the director's end after its own, as SetResult gives.
-pub(crate) async fn end_tournament_game(
-    state: Arc<AppState>,
-    metadata: &tonic::metadata::MetadataMap,
-    game_id: &str,
-    result: pb::set_result_request::Result,
-    reason: &str,
-    request_id: String,
-) -> Result<(), Status> {
-    use crate::proto::v1::directors_service_server::DirectorsService as _;
-    let request = Request::from_parts(
-        metadata.clone(),
-        Default::default(),
-        pb::SetResultRequest {
-            game_id: game_id.to_string(),
-            request_id,
-            result: Some(result),
-            reason: reason.to_string(),
-        },
-    );
-    DirectorsService { state }.set_result(request).await.map(|_| ())
+/// The events layer's way to a tournament's game held by another replica
+/// (`dawgref_events::Owners`): SetResult forwarded to its owner with the calling director's own
+/// credentials, checked again there. A game held here never comes this way: the layer ends it
+/// on its session through the host.
+pub(crate) struct Forwarded<'a> {
+    pub(crate) state: &'a AppState,
+    pub(crate) metadata: &'a tonic::metadata::MetadataMap,
+}
+
+impl dawgref_events::Owners for Forwarded<'_> {
+    async fn end_game(
+        &self,
+        owner: &str,
+        game_id: &str,
+        result: &ResultKind,
+        request_id: Option<&str>,
+    ) -> Result<(), dawgref_events::EventsError> {
+        let (result, reason) = match result {
+            ResultKind::Forfeit { seat, reason } => {
+                (pb::set_result_request::Result::Forfeit(*seat as u32), reason)
+            }
+            ResultKind::Adjudicated { scores, reason } => (
+                pb::set_result_request::Result::Adjudicated(pb::Adjudicated { scores: scores.clone() }),
+                reason,
+            ),
+            ResultKind::Void { reason } => (pb::set_result_request::Result::Void(pb::Void {}), reason),
+        };
+        let request = Request::from_parts(
+            self.metadata.clone(),
+            Default::default(),
+            pb::SetResultRequest {
+                game_id: game_id.to_string(),
+                request_id: request_id.unwrap_or_default().to_string(),
+                result: Some(result),
+                reason: reason.clone(),
+            },
+        );
+        let forward = |mut c: crate::proto::v1::directors_service_client::DirectorsServiceClient<
+            tonic::transport::Channel,
+        >,
+                       r| async move { c.set_result(r).await };
+        (self.state.forwarder.forward(game_id, owner, request, forward).await)
+            .map(|_| ())
+            .map_err(errors::passed)
+    }
 }
 
 #[tonic::async_trait]

@@ -10,6 +10,7 @@ use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
 use crate::text::clip_to;
+use dawgref_events::EventsError;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -244,6 +245,30 @@ pub fn input(e: InputError) -> Status {
 }
 
 /// What the host refused or could not do.
+/// What the events layer refused, as a status: each kind its code, once.
+pub fn events(e: EventsError) -> Status {
+    match e {
+        EventsError::BadField { field, why } => bad_field(&field, why),
+        EventsError::Precondition(why) => precondition(why),
+        EventsError::NotFound(what) => Status::not_found(what),
+        EventsError::AlreadyExists(what) => Status::already_exists(what),
+        EventsError::Aborted(what) => Status::aborted(what),
+        EventsError::Internal(what) => internal(what),
+        EventsError::Host(e) => host(e),
+        // A status of the services' own, as it came.
+        EventsError::Passed(e) => match e.downcast::<Status>() {
+            Ok(status) => *status,
+            Err(e) => internal(e),
+        },
+    }
+}
+
+/// A status of the services' own, made inside a change of the events layer's (handed back by
+/// [`events`] as it was).
+pub fn passed(status: Status) -> EventsError {
+    EventsError::Passed(Box::new(status))
+}
+
 pub fn host(e: HostError) -> Status {
     match e {
         HostError::Input(e) => input(e),

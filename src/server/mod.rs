@@ -192,12 +192,12 @@ impl Builder {
         // Subscribed before recovery: a recovered game that ends at once is heard.
         let ended = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
-        tokio::spawn(tournaments::follow_results(handle.state.clone(), ended));
+        tokio::spawn(handle.state.events.clone().follow_results(ended));
         // Every broadcast known before the first call is answered: no game shown early.
         let records = handle.state.host.broadcast_records();
-        handle.state.broadcasts.load(&records).await.map_err(|e| StoreError::Io(e.to_string()))?;
+        handle.state.events.broadcasts().load(&records).await.map_err(|e| StoreError::Io(e.to_string()))?;
         if handle.state.host.peers().is_some() {
-            tokio::spawn(broadcasts::refresh(handle.state.clone()));
+            tokio::spawn(handle.state.events.clone().refresh_broadcasts());
         }
         tokio::spawn(handle.state.host.clone().run_replica());
         tokio::spawn(handle.state.host.clone().run_alarms());

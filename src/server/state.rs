@@ -29,18 +29,8 @@ pub(crate) struct AppState {
     pub(crate) creates: super::caller::CreateBuckets,
     /// The port's TLS, when it serves TLS (then forwarding to other replicas uses it too).
     pub(crate) tls: Option<Arc<super::tls::Tls>>,
-    /// Each tournament changed here, by slug: WatchTournament's streams hear it at once.
-    pub(crate) tournament_changes: tokio::sync::broadcast::Sender<String>,
-    /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
-    /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
-    pub(crate) tournament_locks: [tokio::sync::Mutex<()>; 64],
-    /// Each tournament's state as last read or written here, with its version.
-    pub(crate) tournament_cache: super::tournaments::cache::Cache,
-    /// When each tournament result came in, as read here: what a broadcast's delay holds back.
-    pub(crate) result_times: super::tournaments::result_times::ResultTimes,
-    /// Every broadcast, as last read or written here: how long a spectator's view of a game is
-    /// held back.
-    pub(crate) broadcasts: super::broadcasts::registry::Registry,
+    /// Tournaments and broadcasts: the events layer beneath the services.
+    pub(crate) events: dawgref_events::Events,
     /// WatchBroadcast's feeds, one per broadcast watched here.
     pub(crate) feeds: super::broadcasts::feeds::Feeds,
 }
@@ -56,11 +46,7 @@ impl AppState {
             forwarder: Forwarder::new(host.clone(), tls.clone()),
             tls,
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
-            tournament_changes: tokio::sync::broadcast::channel(1024).0,
-            tournament_locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
-            tournament_cache: Default::default(),
-            result_times: Default::default(),
-            broadcasts: Default::default(),
+            events: dawgref_events::Events::new(host.clone()),
             feeds: Default::default(),
             host,
         }

@@ -191,12 +191,12 @@ async fn shown(
 ) -> bool {
     let Some((state, labels)) = held_back else { return true };
     loop {
-        let due = e.time_ms.saturating_add(state.broadcasts.delay_ms(labels));
+        let due = e.time_ms.saturating_add(state.events.broadcasts().delay_ms(labels));
         let now = session.now_ms();
         if now >= due {
             return true;
         }
-        let wait = std::time::Duration::from_millis(due - now).min(super::broadcasts::registry::REFRESH);
+        let wait = std::time::Duration::from_millis(due - now).min(dawgref_events::REFRESH);
         let last = tokio::select! {
             () = tokio::time::sleep(wait) => continue,
             _ = tx.closed() => return false,

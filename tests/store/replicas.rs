@@ -1125,3 +1125,77 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
         assert_eq!(analysed, turns, "each turn's analysis once\n{logs}");
     }
 }
+
+/// RecordResult asked of a replica that does not hold the pairing's game: the events layer ends
+/// the game at its owner through the services' forwarding (the `Owners` seam: SetResult with the
+/// director's own token, checked again there), then enters the result. The game and the pairing
+/// say the same, and a retry changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    let _serial = SERIAL.lock().await;
+    let cluster = Cluster::start("result-owner", 2).await;
+    let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let mut t = TournamentsServiceClient::new(channel(&first).await);
+    let players = ["Ann", "Bo"].iter().map(|n| pb::TournamentPlayerSpec {
+        name: n.to_string(),
+        rating: 1500,
+        bot: None,
+    });
+    let request = pb::CreateTournamentRequest {
+        name: "Owners".into(),
+        slug: "owners".into(),
+        game: None,
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players: players.collect(),
+            rounds: vec![pb::RoundSpec {
+                method: pb::PairingMethod::RoundRobin as i32,
+                ..Default::default()
+            }],
+            controls: None,
+        }],
+        seed: Some(5),
+    };
+    t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
+    let pair =
+        pb::PairRoundRequest { slug: "owners".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, DIRECTOR)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "owners".into(), division: "a".into(), round: 1, ..Default::default() };
+    let round = t.start_round(authed(start, DIRECTOR)).await.unwrap().into_inner().round.unwrap();
+    let game_id = round.pairings[0].game_id.clone();
+    // The first replica made the game, so holds it; the result is entered on the second.
+    let mut t2 = TournamentsServiceClient::new(channel(&second).await);
+    let record = pb::RecordResultRequest {
+        slug: "owners".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        request_id: "hand-1".into(),
+        correct: false,
+        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first: 401, second: 377 })),
+    };
+    let answer = t2.record_result(authed(record.clone(), DIRECTOR)).await.unwrap().into_inner();
+    let line = &answer.division.as_ref().unwrap().rounds[0].pairings[0];
+    assert_eq!((line.done, line.scores.clone()), (true, vec![401, 377]));
+    // The game, as its owner serves it, ended with the director's result.
+    let mut g = GamesServiceClient::new(channel(&first).await);
+    let view =
+        g.get_game(pb::GetGameRequest { game_id: game_id.clone() }).await.unwrap().into_inner().view.unwrap();
+    assert!(view.over, "the game is over at its owner");
+    assert_eq!(view.seats.iter().map(|s| s.score).collect::<Vec<_>>(), [401, 377]);
+    // A retry answers as the first time and enters nothing more.
+    let again = t2.record_result(authed(record, DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(again, answer);
+    let get = pb::GetTournamentRequest { slug: "owners".into() };
+    let events =
+        t.get_tournament(authed(get, DIRECTOR)).await.unwrap().into_inner().tournament.unwrap().events;
+    let watch = pb::WatchTournamentRequest { slug: "owners".into(), from_event: 0 };
+    let mut stream = t.watch_tournament(authed(watch, DIRECTOR)).await.unwrap().into_inner();
+    let mut kinds = Vec::new();
+    for _ in 0..events {
+        kinds.push(stream.message().await.unwrap().unwrap().kind);
+    }
+    assert_eq!(kinds, ["created", "pairings_made", "round_started", "result"], "{}", cluster.logs());
+}

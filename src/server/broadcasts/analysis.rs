@@ -55,7 +55,7 @@ impl Analyses {
     /// Judge the turn event `e` took, if it took one and the broadcast has analysis: on the
     /// background lane, from `snapshot` (the game with `e` in it).
     pub(super) fn ask(&mut self, snapshot: &Arc<crate::host::Snapshot>, e: &Event) {
-        let Some(kept) = self.state.broadcasts.get(&self.slug) else { return };
+        let Some(kept) = self.state.events.broadcasts().get(&self.slug) else { return };
         if !kept.broadcast.analysis || !Analyses::judges(e) || !self.asked.insert(e.number) {
             return;
         }

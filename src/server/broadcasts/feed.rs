@@ -10,7 +10,6 @@
 
 use super::analysis::Analyses;
 use super::feeds::{Feed, Item, Said, message};
-use super::registry::REFRESH;
 use crate::game::{Event, EventKind};
 use crate::host::{Route, Session, Viewer, stopped};
 use crate::proto::v1 as pb;
@@ -18,6 +17,7 @@ use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
 use crate::server::state::AppState;
 use crate::server::views;
 use crate::store::{GameQuery, GameState};
+use dawgref_events::REFRESH;
 use prost::Message;
 use prost::bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -48,7 +48,7 @@ fn start(state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
 /// message with no item ([`done_marker`]), after which the stream ends.
 pub(super) fn watch(
     state: &Arc<AppState>,
-    kept: &super::registry::Kept,
+    kept: &dawgref_events::Kept,
     game: Option<Uuid>,
     peer: bool,
     deadline: Option<tokio::time::Instant>,
@@ -154,7 +154,7 @@ impl Reader {
             }
             (Said::Message { hidden, revealed }, false) => {
                 // Racks as the broadcast says now: turned off, never sent again.
-                let reveal = self.state.broadcasts.reveals(&self.feed.slug);
+                let reveal = self.state.events.broadcasts().reveals(&self.feed.slug);
                 self.out.push_back(Ok(if reveal { revealed.clone() } else { hidden.clone() }));
             }
             (Said::Done, true) => {
@@ -194,7 +194,7 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     let (stop_tx, stop) = watch::channel(false);
     let (done_tx, mut done) = mpsc::unbounded_channel::<(Uuid, Following)>();
     let mut games: HashMap<Uuid, Following> = HashMap::new();
-    while let Some(kept) = state.broadcasts.get(&feed.slug).filter(|k| k.is_on()) {
+    while let Some(kept) = state.events.broadcasts().get(&feed.slug).filter(|k| k.is_on()) {
         let query =
             GameQuery { labels: kept.labels.clone(), state: GameState::Live, after: None, limit: MAX_GAMES };
         match state.host.stored_games(query).await {
@@ -298,7 +298,7 @@ async fn follow_here(
     let alphabet = snapshot.game().config().rules.alphabet;
     // Word verdicts as a watcher sees them during the game (the game's end is not shown yet).
     let verdicts = snapshot.game().config().reveal_invalid_words;
-    let delay = || state.broadcasts.delay_ms(&labels);
+    let delay = || state.events.broadcasts().delay_ms(&labels);
     // A game new to the feed: as it was made, then every event, each when due (those past the
     // delay at once), so a spectator who joins late still gets every move.
     let (known, mut next) = feed.shown(id);

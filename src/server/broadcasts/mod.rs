@@ -1,20 +1,20 @@
 //! The Broadcasts service: a labelled set of games shown to everyone outside the hall through a
 //! delay. A broadcast's settings are one store record written whole against its version, known
-//! to every door of a game through the [`registry`] (GetGame, WatchGame, ExportGcg and the
-//! Analysis calls ask it how long a spectator's view is held back); WatchBroadcast's streams
+//! to every door of a game through the events layer's registry (`dawgref_events::Registry`:
+//! GetGame, WatchGame, ExportGcg and the Analysis calls ask it how long a spectator's view is
+//! held back); WatchBroadcast's streams
 //! share one [`feed`] per broadcast, which follows its games and releases each event when its
 //! delay has passed.
 
 mod analysis;
 pub(crate) mod feed;
 pub(crate) mod feeds;
-pub(crate) mod registry;
 
 use super::{errors, new_game};
-use crate::host::{HostError, Snapshot, Viewer};
+use crate::host::{Snapshot, Viewer};
 use crate::proto::v1 as pb;
 use crate::proto::v1::broadcasts_service_server::{BroadcastsService as Broadcasts, BroadcastsServiceServer};
-use registry::Kept;
+use dawgref_events::{Broadcast, Kept};
 use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -25,8 +25,6 @@ const MAX_DELAY_SECONDS: u32 = 3600;
 const ANALYSIS_MS: u32 = 2000;
 const MIN_ANALYSIS_MS: u32 = 100;
 const MAX_ANALYSIS_MS: u32 = 30_000;
-/// How many times a change lost to another replica is read and made again before ABORTED.
-const ATTEMPTS: usize = 4;
 
 pub struct BroadcastsService {
     pub(crate) state: Arc<super::state::AppState>,
@@ -61,66 +59,52 @@ fn check_analysis_ms(ms: u32) -> Result<u32, Status> {
     }
 }
 
-fn no_broadcast(slug: &str) -> Status {
-    Status::not_found(format!("no broadcast {:?}", crate::text::clip(slug)))
+/// A broadcast as the wire shows it.
+fn wire(b: Broadcast) -> pb::Broadcast {
+    let Broadcast {
+        slug,
+        name,
+        labels,
+        delay_seconds,
+        reveal_racks,
+        created_unix_ms,
+        ended_unix_ms,
+        analysis,
+        analysis_ms,
+    } = b;
+    pb::Broadcast {
+        slug,
+        name,
+        labels,
+        delay_seconds,
+        reveal_racks,
+        created_unix_ms,
+        ended_unix_ms,
+        analysis,
+        analysis_ms,
+    }
 }
 
 impl BroadcastsService {
-    /// A broadcast as this replica knows it, read again from the store when it knows none of
-    /// that slug (made on another replica a moment ago).
+    /// A broadcast as this replica knows it (see `Events::broadcast`).
     async fn find(&self, slug: &str) -> Result<Kept, Status> {
-        if let Some(kept) = self.state.broadcasts.get(slug) {
-            return Ok(kept);
-        }
-        self.state.broadcasts.load(&self.state.host.broadcast_records()).await.map_err(errors::host)?;
-        self.state.broadcasts.get(slug).ok_or_else(|| no_broadcast(slug))
+        self.state.events.broadcast(slug).await.map_err(errors::events)
     }
 
     /// Change a broadcast by `f` (checked against the caller's key), durable before it is
-    /// answered; a change lost to another replica's is made again on what it wrote.
+    /// answered (see `Events::change_broadcast`); its feed hears of it.
     async fn change(
         &self,
         request_metadata: &tonic::metadata::MetadataMap,
         slug: &str,
-        f: impl Fn(&mut pb::Broadcast) -> Result<(), Status>,
+        f: impl Fn(&mut Broadcast) -> Result<(), Status>,
     ) -> Result<pb::Broadcast, Status> {
         let director = self.state.identity.director(request_metadata).await?;
-        for _ in 0..ATTEMPTS {
-            let kept = self.find(slug).await?;
-            director.check_covers(&kept.labels).map_err(errors::host)?;
-            let mut broadcast = kept.broadcast.clone();
-            f(&mut broadcast)?;
-            let next = Kept::new(kept.version + 1, broadcast);
-            match self.state.host.broadcast_records().put(next.stored()).await {
-                Ok(()) => {
-                    self.state.broadcasts.note(next.clone());
-                    self.state.feeds.changed(slug);
-                    return Ok(next.broadcast);
-                }
-                Err(HostError::BroadcastStale(_)) => {
-                    let records = self.state.host.broadcast_records();
-                    self.state.broadcasts.load(&records).await.map_err(errors::host)?;
-                }
-                Err(e) => return Err(errors::host(e)),
-            }
-        }
-        Err(errors::host(HostError::BroadcastStale(slug.to_string())))
-    }
-}
-
-/// Among replicas: the broadcasts read again every [`registry::REFRESH`], so that one made or
-/// changed on another replica holds here within that, until the server stops.
-pub(crate) async fn refresh(state: Arc<super::state::AppState>) {
-    let mut shutdown = state.shutdown.clone();
-    let records = state.host.broadcast_records();
-    loop {
-        tokio::select! {
-            () = tokio::time::sleep(registry::REFRESH) => {}
-            () = crate::host::stopped(&mut shutdown) => return,
-        }
-        if let Err(e) = state.broadcasts.load(&records).await {
-            tracing::warn!(error = %e, "the broadcasts could not be read again; tried again in a second");
-        }
+        let check = |kept: &Kept| Ok(director.check_covers(&kept.labels)?);
+        let next = (self.state.events.change_broadcast(slug, check, |b| f(b).map_err(errors::passed)).await)
+            .map_err(errors::events)?;
+        self.state.feeds.changed(slug);
+        Ok(wire(next.broadcast))
     }
 }
 
@@ -132,7 +116,7 @@ impl super::state::AppState {
         if !viewer.delayed() {
             return (snapshot, now_ms);
         }
-        match self.broadcasts.delay_ms(snapshot.labels()) {
+        match self.events.broadcasts().delay_ms(snapshot.labels()) {
             0 => (snapshot, now_ms),
             // Before the delay has passed since the game was made: the game as made.
             delay => {
@@ -155,7 +139,7 @@ impl super::state::AppState {
     }
 }
 
-fn not_ended(b: &pb::Broadcast) -> Result<(), Status> {
+fn not_ended(b: &Broadcast) -> Result<(), Status> {
     if b.ended_unix_ms != 0 {
         return Err(Status::failed_precondition(format!("broadcast {:?} has ended", b.slug)));
     }
@@ -182,11 +166,7 @@ impl Broadcasts for BroadcastsService {
         let analysis_ms = check_analysis_ms(r.analysis_ms)?;
         let director = self.state.identity.director(request.metadata()).await?;
         director.check_covers(&labels).map_err(errors::host)?;
-        let exists = || Status::already_exists(format!("a broadcast {:?} exists already", r.slug));
-        if self.state.broadcasts.get(&r.slug).is_some() {
-            return Err(exists());
-        }
-        let broadcast = pb::Broadcast {
+        let broadcast = Broadcast {
             slug: r.slug.clone(),
             name: r.name.clone(),
             labels: labels.iter().cloned().collect(),
@@ -197,15 +177,8 @@ impl Broadcasts for BroadcastsService {
             analysis: r.analysis,
             analysis_ms,
         };
-        let kept = Kept::new(1, broadcast);
-        match self.state.host.broadcast_records().put(kept.stored()).await {
-            Ok(()) => {}
-            // Version 1 written by another: the slug was taken on another replica.
-            Err(HostError::BroadcastStale(_)) => return Err(exists()),
-            Err(e) => return Err(errors::host(e)),
-        }
-        self.state.broadcasts.note(kept.clone());
-        Ok(Response::new(pb::CreateBroadcastResponse { broadcast: Some(kept.broadcast) }))
+        let kept = self.state.events.create_broadcast(broadcast).await.map_err(errors::events)?;
+        Ok(Response::new(pb::CreateBroadcastResponse { broadcast: Some(wire(kept.broadcast)) }))
     }
 
     async fn get_broadcast(
@@ -213,14 +186,15 @@ impl Broadcasts for BroadcastsService {
         request: Request<pb::GetBroadcastRequest>,
     ) -> Result<Response<pb::GetBroadcastResponse>, Status> {
         let kept = self.find(&request.get_ref().slug).await?;
-        Ok(Response::new(pb::GetBroadcastResponse { broadcast: Some(kept.broadcast) }))
+        Ok(Response::new(pb::GetBroadcastResponse { broadcast: Some(wire(kept.broadcast)) }))
     }
 
     async fn list_broadcasts(
         &self,
         _request: Request<pb::ListBroadcastsRequest>,
     ) -> Result<Response<pb::ListBroadcastsResponse>, Status> {
-        let broadcasts = self.state.broadcasts.all().into_iter().map(|k| k.broadcast).collect();
+        let broadcasts =
+            self.state.events.broadcasts().all().into_iter().map(|k| wire(k.broadcast)).collect();
         Ok(Response::new(pb::ListBroadcastsResponse { broadcasts }))
     }
 
@@ -273,7 +247,7 @@ impl Broadcasts for BroadcastsService {
             // Ended before (a retry, say): answered as it is, after the same check of the key.
             let director = self.state.identity.director(request.metadata()).await?;
             director.check_covers(&kept.labels).map_err(errors::host)?;
-            return Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(kept.broadcast) }));
+            return Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(wire(kept.broadcast)) }));
         }
         let now = crate::host::unix_ms();
         let broadcast = self

@@ -3,10 +3,10 @@
 //! what they are, so a second call makes none twice).
 
 use super::super::{auth, errors, new_game};
-use super::record::{DivisionRecord, Record, controls, method};
-use super::{TournamentsService, change, view};
-use crate::host::HostError;
+use super::{TournamentsService, view};
 use crate::proto::v1 as pb;
+use dawgref_events::{ClockSettings, DivisionRecord, EventsError, GameOptions, GameSettings, Record};
+use dawgref_tournament::{Controls, Method};
 use tonic::{Request, Status};
 
 const MAX_DIVISIONS: usize = 20;
@@ -21,16 +21,16 @@ pub(super) async fn create(
     new_game::check_slug("slug", &r.slug)?;
     service.director(request.metadata(), &r.slug).await?;
     new_game::check_title("name", &r.name)?;
-    let game = r.game.clone().unwrap_or_default();
+    let game = settings(&r.game.clone().unwrap_or_default());
     check_game(service, &game)?;
-    check_divisions("divisions", r.divisions.len())?;
+    check_divisions("divisions", r.divisions.len()).map_err(errors::events)?;
     let seed = new_game::seed_or_random(r.seed)?;
     let mut record = Record::new(&r.slug, &r.name, game, seed);
     let mut tokens = Vec::new();
     for (i, spec) in r.divisions.iter().enumerate() {
         let field = format!("divisions[{i}]");
         check_division_name(&record, &format!("{field}.name"), &spec.name)?;
-        check_players(&format!("{field}.players"), spec.players.len())?;
+        check_players(&format!("{field}.players"), spec.players.len()).map_err(errors::events)?;
         let methods = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
         let given = check_controls(&format!("{field}.controls"), spec.controls.unwrap_or_default())?;
         let mut players = Vec::with_capacity(spec.players.len());
@@ -49,14 +49,7 @@ pub(super) async fn create(
         record.divisions.push(DivisionRecord::new(division, hashes));
     }
     record.event("created", "", 0, 0, format!("{} made", r.name));
-    let stored = super::change::written(&mut record, 1);
-    match service.state.host.tournament_records().put(stored).await {
-        Ok(()) => {}
-        Err(HostError::Stale(_)) => {
-            return Err(Status::already_exists(format!("a tournament {:?} exists already", r.slug)));
-        }
-        Err(e) => return Err(errors::host(e)),
-    }
+    let record = service.state.events.create(record).await.map_err(errors::events)?;
     tracing::info!(tournament = %r.slug, "tournament created");
     Ok(pb::CreateTournamentResponse {
         tournament: Some(view::tournament(&record, None)),
@@ -65,7 +58,7 @@ pub(super) async fn create(
 }
 
 /// The games' settings, as CreateGame would take them (a game of two people, to check them).
-fn check_game(service: &TournamentsService, game: &pb::TournamentGameSettings) -> Result<(), Status> {
+fn check_game(service: &TournamentsService, game: &GameSettings) -> Result<(), Status> {
     let sample = game_request(game, ["a", "b"].map(human_spec).to_vec(), 0, Default::default());
     new_game::new_game(&service.state, &sample)
         .map(|_| ())
@@ -80,7 +73,7 @@ pub(super) fn human_spec(name: &str) -> pb::SeatSpec {
 }
 
 pub(super) fn game_request(
-    game: &pb::TournamentGameSettings,
+    game: &GameSettings,
     seats: Vec<pb::SeatSpec>,
     seed: u64,
     labels: std::collections::HashMap<String, String>,
@@ -90,17 +83,17 @@ pub(super) fn game_request(
         ruleset_name: game.ruleset_name.clone(),
         lexicon: game.lexicon.clone(),
         challenge_rule: game.challenge_rule,
-        options: game.options,
+        options: view::settings(game).options,
         seats,
         seed: Some(seed),
-        clock: game.clock,
+        clock: view::settings(game).clock,
         bot_delay_ms: game.bot_delay_ms,
         labels,
     }
 }
 
 /// Room for `more` players in a division of `players`: the same bound at every way in.
-pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
+pub(super) fn check_players(field: &str, players: usize) -> Result<(), EventsError> {
     if !(2..=MAX_PLAYERS).contains(&players) {
         return Err(players_refused(field, players));
     }
@@ -108,14 +101,14 @@ pub(super) fn check_players(field: &str, players: usize) -> Result<(), Status> {
 }
 
 /// A division of `players` refused: the bound's one message, whoever finds it broken.
-pub(super) fn players_refused(field: &str, players: usize) -> Status {
-    errors::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
+pub(super) fn players_refused(field: &str, players: usize) -> EventsError {
+    EventsError::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
 }
 
 /// A tournament's divisions: the same bound at creation and at ImportTsh.
-fn check_divisions(field: &str, divisions: usize) -> Result<(), Status> {
+fn check_divisions(field: &str, divisions: usize) -> Result<(), EventsError> {
     if !(1..=MAX_DIVISIONS).contains(&divisions) {
-        return Err(errors::bad_field(
+        return Err(EventsError::bad_field(
             field,
             format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}"),
         ));
@@ -264,7 +257,7 @@ pub(super) async fn import_tsh(
             .map_err(|e| errors::bad_field("text", e.to_string()))
     };
     let division = import(0)?;
-    check_players("text", division.players().len())?;
+    check_players("text", division.players().len()).map_err(errors::events)?;
     let played = division.rounds().len() - to_come.len();
     check_round_count("rounds_to_come", division.rounds().len())?;
     let mut tokens = Vec::new();
@@ -287,35 +280,93 @@ pub(super) async fn import_tsh(
             tokens.push(pb::PlayerToken { division: r.division.clone(), player: j as u32 + 1, token });
         }
     }
-    let held = super::hold(&service.state, &r.slug).await;
-    let view = change(&service.state, &held, |rec| {
-        check_division_name(rec, "division", &r.division)?;
-        check_divisions("division", rec.divisions.len() + 1)?;
-        // The division's own seed, as a division made at creation in its place has.
-        let division = import(rec.division_seed(rec.divisions.len()))?;
-        let players = division.players().len();
-        let mut entry = DivisionRecord::new(division, hashes.clone());
-        // A round with every game still to play is paired and not started (StartRound makes its
-        // games); one with a result in has started, its other results to be entered by hand.
-        for k in 0..played {
-            let lines = entry.lines(k);
-            let started =
-                lines.iter().any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
+    let events = &service.state.events;
+    let held = events.hold(&r.slug).await;
+    let view = events
+        .change(&held, |rec| {
+            check_division_name(rec, "division", &r.division).map_err(errors::passed)?;
+            check_divisions("division", rec.divisions.len() + 1)?;
+            // The division's own seed, as a division made at creation in its place has.
+            let division = import(rec.division_seed(rec.divisions.len())).map_err(errors::passed)?;
+            let players = division.players().len();
+            let mut entry = DivisionRecord::new(division, hashes.clone());
+            // A round with every game still to play is paired and not started (StartRound makes its
+            // games); one with a result in has started, its other results to be entered by hand.
+            for k in 0..played {
+                let lines = entry.lines(k);
+                let started = lines
+                    .iter()
+                    .any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
                     || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
-            if started {
-                entry.games[k] = Some(vec![String::new(); lines.len()]);
+                if started {
+                    entry.games[k] = Some(vec![String::new(); lines.len()]);
+                }
             }
-        }
-        rec.divisions.push(entry);
-        rec.event(
-            "division_imported",
-            &r.division,
-            0,
-            0,
-            format!("{players} players, {played} rounds played"),
-        );
-        Ok(view::division(rec, rec.divisions.len() - 1))
-    })
-    .await?;
+            rec.divisions.push(entry);
+            rec.event(
+                "division_imported",
+                &r.division,
+                0,
+                0,
+                format!("{players} players, {played} rounds played"),
+            );
+            Ok(view::division(rec, rec.divisions.len() - 1))
+        })
+        .await
+        .map_err(errors::events)?;
     Ok(pb::ImportTshResponse { division: Some(view), player_tokens: tokens })
+}
+
+/// A round's method as the wire gives it (unspecified: Swiss).
+fn method(spec: Option<&pb::RoundSpec>) -> Method {
+    let spec = spec.cloned().unwrap_or_default();
+    match pb::PairingMethod::try_from(spec.method).unwrap_or(pb::PairingMethod::Unspecified) {
+        pb::PairingMethod::Unspecified | pb::PairingMethod::Swiss => Method::Swiss,
+        pb::PairingMethod::RoundRobin => Method::RoundRobin,
+        pb::PairingMethod::KingOfTheHill => Method::KingOfTheHill,
+        pb::PairingMethod::Factor => Method::Factor(spec.factor),
+        pb::PairingMethod::InitialFontes => Method::InitialFontes(spec.fontes_rounds),
+        pb::PairingMethod::Random => Method::Random,
+        pb::PairingMethod::Manual => Method::Manual,
+    }
+}
+
+/// A division's controls as the wire gives them, with its own `seed`: unset spreads are the
+/// crate's defaults (North American play).
+fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
+    let unset = Controls::default();
+    Controls {
+        bye_spread: c.bye_spread.unwrap_or(unset.bye_spread),
+        forfeit_spread: c.forfeit_spread.unwrap_or(unset.forfeit_spread),
+        spread_cap: c.spread_cap,
+        gibson_spread: c.gibsonize.then_some(c.gibson_spread),
+        min_placement: c.min_placement.max(1),
+        seed,
+    }
+}
+
+/// The games' settings as the wire gives them, kept as given.
+fn settings(g: &pb::TournamentGameSettings) -> GameSettings {
+    GameSettings {
+        ruleset: g.ruleset,
+        ruleset_name: g.ruleset_name.clone(),
+        lexicon: g.lexicon.clone(),
+        challenge_rule: g.challenge_rule,
+        options: g.options.map(|o| GameOptions {
+            bonus_per_challenge: o.bonus_per_challenge,
+            reveal_invalid_words: o.reveal_invalid_words,
+            blank_scores_letter: o.blank_scores_letter,
+            no_repeated_words: o.no_repeated_words,
+            scoreless_turn_limit: o.scoreless_turn_limit,
+            exchange_limit: o.exchange_limit,
+        }),
+        clock: g.clock.map(|c| ClockSettings {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            max_overtime_ms: c.max_overtime_ms,
+            penalty_per_minute: c.penalty_per_minute,
+            per_move_ms: c.per_move_ms,
+        }),
+        bot_delay_ms: g.bot_delay_ms,
+    }
 }

@@ -1,33 +1,22 @@
-//! TournamentsService: tournaments kept in the store as `dawgref-tournament`'s own divisions (one
-//! record each, written against the version read, so replicas take turns; `record`), decided by
-//! that crate (pairings, results, standings, TSH), shown as the wire's messages made from them
-//! once per answer (`view`), their games made by StartRound with each seat bound to its player's
-//! token, and their results entered as the games end (`results`).
+//! TournamentsService: the wire's door to the events layer's tournaments (`dawgref_events`:
+//! the record, its store, the change-and-retry loop, the results that enter by themselves). Here
+//! are the handlers, each request's fields checked into domain values, the wire messages made
+//! from a record once per answer (`view`), and StartRound's games made with each seat bound to
+//! its player's token (`start`).
 
-pub(crate) mod cache;
-mod change;
 mod create;
-mod held;
-mod legacy;
-mod record;
-pub(crate) mod result_times;
-mod results;
 mod start;
-mod stored;
 mod view;
 
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
-use change::{Retry, change, derived_request_id, hold, kept, load, once};
+use dawgref_events::{EventsError, Record, Retry, pairing_error};
 use dawgref_tournament::GameResult;
-use record::{Record, pairing_error};
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio_stream::Stream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
-
-pub(crate) use results::follow_results;
 
 /// The largest request the service reads: ImportTsh's `.t` file of up to 1 MiB, and room for
 /// its other fields.
@@ -62,12 +51,23 @@ impl TournamentsService {
         metadata: &tonic::metadata::MetadataMap,
         slug: &str,
         retry: Retry<'_>,
-        f: impl FnMut(&mut Record) -> Result<R, Status>,
+        f: impl FnMut(&mut Record) -> Result<R, EventsError>,
     ) -> Result<R, Status> {
         self.director(metadata, slug).await?;
-        let held = hold(&self.state, slug).await;
-        once(&self.state, &held, retry, f).await
+        let events = &self.state.events;
+        let held = events.hold(slug).await;
+        events.once(&held, retry, f).await.map_err(errors::events)
     }
+
+    /// The calling director's key name (None: the root director), for the games' events.
+    async fn director_name(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Option<String>, Status> {
+        Ok(self.state.identity.director(metadata).await?.name().map(str::to_string))
+    }
+}
+
+/// A player's seat as the events layer takes it: their division and number.
+fn seat_of(you: Option<&pb::TournamentSeat>) -> Option<(&str, u32)> {
+    you.map(|y| (y.division.as_str(), y.player))
 }
 
 /// Division `division` of tournament `slug` as spectators see it now: its standings, once the
@@ -78,8 +78,9 @@ pub(crate) async fn standings_with(
     division: &str,
     game: &str,
 ) -> Result<Option<Vec<pb::DivisionStanding>>, Status> {
-    let record = results::reconcile(state, slug).await?;
-    let held = held::spectators(state, record, None).await?;
+    let events = &state.events;
+    let record = events.reconcile(slug).await.map_err(errors::events)?;
+    let held = events.spectators(record, None).await.map_err(errors::events)?;
     let Ok(d) = held.division(division) else { return Ok(None) };
     let view = view::division(&held, d);
     let done = view.rounds.iter().flat_map(|r| &r.pairings).any(|p| p.done && p.game_id == game);
@@ -100,7 +101,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
         let slug = request.get_ref().slug.clone();
-        let record = results::reconcile(&self.state, &slug).await?;
+        let events = &self.state.events;
+        let record = events.reconcile(&slug).await.map_err(errors::events)?;
         let (you, director) = match super::auth::bearer(request.metadata())? {
             None => (None, false),
             Some(token) => match create::player_of(&record, &token) {
@@ -117,8 +119,11 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             },
         };
         // A director sees it now; anyone else as a broadcast holds its games back.
-        let record =
-            if director { record } else { held::spectators(&self.state, record, you.as_ref()).await? };
+        let record = if director {
+            record
+        } else {
+            events.spectators(record, seat_of(you.as_ref())).await.map_err(errors::events)?
+        };
         Ok(Response::new(pb::GetTournamentResponse { tournament: Some(view::tournament(&record, you)) }))
     }
 
@@ -126,16 +131,14 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         _request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
-        let all = self.state.host.tournament_records().all().await.map_err(errors::host)?;
-        let mut tournaments = Vec::with_capacity(all.len());
-        for stored in all {
-            let record = stored::decode(&stored)?;
-            tournaments.push(pb::TournamentSummary {
+        let all = self.state.events.all().await.map_err(errors::events)?;
+        let tournaments = (all.into_iter())
+            .map(|record| pb::TournamentSummary {
                 divisions: record.divisions.iter().map(|d| d.division.name().to_string()).collect(),
                 slug: record.slug,
                 name: record.name,
-            });
-        }
+            })
+            .collect();
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
     }
 
@@ -157,7 +160,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 let entry = &mut rec.divisions[d];
                 let id = entry.division.add_player(create::player(&spec)).map_err(|e| match e {
                     dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
-                    other => errors::bad_field("player.name", other.to_string()),
+                    other => EventsError::bad_field("player.name", other.to_string()),
                 })?;
                 entry.tokens.push(hash);
                 let player = view::player(number, &entry.division.players()[id.index()]);
@@ -178,62 +181,16 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::WithdrawPlayerRequest>,
     ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
-        let r = request.get_ref().clone();
+        let r = request.get_ref();
         self.director(request.metadata(), &r.slug).await?;
-        let retry = ("WithdrawPlayer", r.request_id.as_str());
-        let held = hold(&self.state, &r.slug).await;
-        let (rec, kept) = kept(&self.state, &held, retry).await?;
-        if let Some(answer) = kept {
-            return answer.map(Response::new);
-        }
-        let d = rec.division(&r.division)?;
-        rec.player(d, r.player)?;
-        // Their games paired and not played: one that ended already counts as it ended; one in
-        // play ends as the forfeit the division enters.
-        let mut ended = Vec::new();
-        for (k, i) in rec.forfeits_of(d, r.player)? {
-            let game_id = rec.divisions[d].game_id(k, i).to_string();
-            let Ok(id) = uuid::Uuid::parse_str(&game_id) else { continue };
-            let outcome = match self.state.host.snapshot(&game_id).await {
-                Ok(snapshot) => snapshot.game().outcome().cloned(),
-                Err(_) => None,
-            };
-            match outcome {
-                Some(o) => ended.extend(record::game_result(&o).map(|result| (k, i, result))),
-                None => {
-                    let first = rec.divisions[d].line(k, i).and_then(|l| l.players().next());
-                    let seat = u32::from(first != Some(dawgref_tournament::PlayerId(r.player - 1)));
-                    let end = pb::set_result_request::Result::Forfeit(seat);
-                    let rid = derived_request_id(
-                        &r.slug,
-                        &["withdraw", &r.division, &id.to_string(), &r.request_id],
-                    );
-                    super::directors::end_tournament_game(
-                        self.state.clone(),
-                        request.metadata(),
-                        &game_id,
-                        end,
-                        "the player withdrew from the tournament",
-                        rid,
-                    )
-                    .await?;
-                }
-            }
-        }
-        let answer = once(&self.state, &held, retry, |rec| {
-            let d = rec.division(&r.division)?;
-            rec.player(d, r.player)?;
-            for &(k, i, result) in &ended {
-                if !rec.divisions[d].line(k, i).is_some_and(dawgref_tournament::Pairing::is_done) {
-                    rec.enter_result(d, k, i, result, false, "")?;
-                }
-            }
-            rec.withdraw(d, r.player)?;
-            let name = rec.name(d, r.player).to_string();
-            rec.event("player_withdrawn", &r.division, 0, 0, format!("{name} withdraws"));
-            Ok(pb::WithdrawPlayerResponse { division: Some(view::division(rec, d)) })
-        })
-        .await?;
+        let by = self.director_name(request.metadata()).await?;
+        let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
+        let answer = (self.state.events)
+            .withdraw(&r.slug, &r.division, r.player, &r.request_id, by.as_deref(), &owners, |rec, d| {
+                pb::WithdrawPlayerResponse { division: Some(view::division(rec, d)) }
+            })
+            .await
+            .map_err(errors::events)?;
         Ok(Response::new(answer))
     }
 
@@ -243,16 +200,19 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::PairRoundResponse>, Status> {
         let r = request.get_ref().clone();
         self.director(request.metadata(), &r.slug).await?;
-        results::reconcile(&self.state, &r.slug).await?;
-        let held = hold(&self.state, &r.slug).await;
-        let answer = once(&self.state, &held, ("PairRound", &r.request_id), |rec| {
-            let d = rec.division(&r.division)?;
-            let k = rec.round(d, r.round)?;
-            rec.divisions[d].division.pair(k).map_err(pairing_error)?;
-            rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
-            Ok(pb::PairRoundResponse { round: Some(view::round(&rec.divisions[d], k)) })
-        })
-        .await?;
+        let events = &self.state.events;
+        events.reconcile(&r.slug).await.map_err(errors::events)?;
+        let held = events.hold(&r.slug).await;
+        let answer = events
+            .once(&held, ("PairRound", &r.request_id), |rec| {
+                let d = rec.division(&r.division)?;
+                let k = rec.round(d, r.round)?;
+                rec.divisions[d].division.pair(k).map_err(pairing_error)?;
+                rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
+                Ok(pb::PairRoundResponse { round: Some(view::round(&rec.divisions[d], k)) })
+            })
+            .await
+            .map_err(errors::events)?;
         Ok(Response::new(answer))
     }
 
@@ -266,7 +226,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
                 if rec.divisions[d].started(k) {
-                    return Err(errors::precondition(format!(
+                    return Err(EventsError::Precondition(format!(
                         "round {} has started: its pairings stand",
                         r.round
                     )));
@@ -276,7 +236,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                     if (1..=players).contains(&n) {
                         Ok(dawgref_tournament::PlayerId(n - 1))
                     } else {
-                        Err(errors::bad_field(
+                        Err(EventsError::bad_field(
                             &field,
                             format!("{n}: the division has players 1 to {players}"),
                         ))
@@ -323,53 +283,22 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::RecordResultRequest>,
     ) -> Result<Response<pb::RecordResultResponse>, Status> {
-        let r = request.get_ref().clone();
+        let r = request.get_ref();
         self.director(request.metadata(), &r.slug).await?;
-        let retry = ("RecordResult", r.request_id.as_str());
-        let held = hold(&self.state, &r.slug).await;
-        let (rec, kept) = kept(&self.state, &held, retry).await?;
-        if let Some(answer) = kept {
-            return answer.map(Response::new);
-        }
-        let (d, k, i, result) = hand_result(&rec, &r)?;
-        // Checked first: a result the division refuses ends no game.
-        rec.check_result(d, k, i, result, r.correct)?;
-        // A pairing's game in play ends with the director's result, so the two say the same. A
-        // game over is final: its own result is the pairing's until a director corrects it, and
-        // a correction is the tournament's alone.
-        let game_id = rec.divisions[d].game_id(k, i).to_string();
-        let over = !game_id.is_empty()
-            && self.state.host.snapshot(&game_id).await.is_ok_and(|s| s.game().outcome().is_some());
-        if over && !r.correct {
-            return Err(errors::precondition(format!(
-                "round {}'s pairing {}: its game is over and its result enters from it (correct replaces it)",
-                r.round, r.pairing
-            )));
-        }
-        if !game_id.is_empty() && !over {
-            let end = match result {
-                GameResult::Scores([a, b]) => {
-                    pb::set_result_request::Result::Adjudicated(pb::Adjudicated { scores: vec![a, b] })
-                }
-                GameResult::Forfeit { winner } => pb::set_result_request::Result::Forfeit(1 - winner as u32),
-            };
-            let rid = derived_request_id(&r.slug, &["record", &r.division, &game_id, &r.request_id]);
-            super::directors::end_tournament_game(
-                self.state.clone(),
-                request.metadata(),
-                &game_id,
-                end,
-                "the result the tournament's director entered",
-                rid,
+        let by = self.director_name(request.metadata()).await?;
+        let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
+        let answer = (self.state.events)
+            .record_result(
+                &r.slug,
+                &r.request_id,
+                r.correct,
+                by.as_deref(),
+                &owners,
+                |rec| hand_result(rec, r),
+                |rec, d| pb::RecordResultResponse { division: Some(view::division(rec, d)) },
             )
-            .await?;
-        }
-        let answer = once(&self.state, &held, retry, |rec| {
-            let (d, k, i, result) = hand_result(rec, &r)?;
-            rec.enter_result(d, k, i, result, r.correct, "")?;
-            Ok(pb::RecordResultResponse { division: Some(view::division(rec, d)) })
-        })
-        .await?;
+            .await
+            .map_err(errors::events)?;
         Ok(Response::new(answer))
     }
 
@@ -381,7 +310,10 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<EventStream>, Status> {
         let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
         let r = request.into_inner();
-        results::watch(&self.state, r.slug, r.from_event, !directed).await.map(Response::new)
+        let events =
+            (self.state.events.watch(r.slug, r.from_event, !directed).await).map_err(errors::events)?;
+        let stream = events.map(|e| e.map(view::event).map_err(errors::events));
+        Ok(Response::new(Box::pin(stream)))
     }
 
     async fn export_tsh(
@@ -390,11 +322,12 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::ExportTshResponse>, Status> {
         let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
         let r = request.into_inner();
-        let mut record = results::reconcile(&self.state, &r.slug).await?;
+        let events = &self.state.events;
+        let mut record = events.reconcile(&r.slug).await.map_err(errors::events)?;
         if !directed {
-            record = held::spectators(&self.state, record, None).await?;
+            record = events.spectators(record, None).await.map_err(errors::events)?;
         }
-        let d = record.division(&r.division)?;
+        let d = record.division(&r.division).map_err(errors::events)?;
         Ok(Response::new(pb::ExportTshResponse {
             text: dawgref_tournament::tsh::export(record.division_at(d)),
         }))
@@ -410,21 +343,18 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
 
 /// RecordResult's division, round, line and result, checked against the record: INVALID_ARGUMENT
 /// naming the field for what is not there or out of bounds.
-fn hand_result(
-    rec: &Record,
-    r: &pb::RecordResultRequest,
-) -> Result<(usize, usize, usize, GameResult), Status> {
+fn hand_result(rec: &Record, r: &pb::RecordResultRequest) -> Result<dawgref_events::HandResult, EventsError> {
     let d = rec.division(&r.division)?;
     let k = rec.round(d, r.round)?;
     let entry = &rec.divisions[d];
     let line = entry.line(k, (r.pairing as usize).wrapping_sub(1)).ok_or_else(|| {
         if entry.division.rounds()[k].pairings.is_some() {
-            errors::bad_field(
+            EventsError::bad_field(
                 "pairing",
                 format!("{}: round {} has pairings 1 to {}", r.pairing, r.round, entry.lines(k).len()),
             )
         } else {
-            errors::precondition(format!("round {} is not paired yet", r.round))
+            EventsError::Precondition(format!("round {} is not paired yet", r.round))
         }
     })?;
     // The line's players by number (from 1): `second` 0 for a bye.
@@ -437,7 +367,7 @@ fn hand_result(
                 reason: String::new(),
             });
             if let Some(why) = action.out_of_range() {
-                return Err(errors::bad_field("scores", why.replace("an adjudicated score", "a score")));
+                return Err(EventsError::bad_field("scores", why.replace("an adjudicated score", "a score")));
             }
             GameResult::Scores([s.first, s.second])
         }
@@ -448,12 +378,12 @@ fn hand_result(
             GameResult::Forfeit { winner: 0 }
         }
         Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
-            return Err(errors::bad_field(
+            return Err(EventsError::bad_field(
                 "forfeited_by",
                 format!("{n}: pairing {} is players {first} and {second}", r.pairing),
             ));
         }
-        None => return Err(errors::bad_field("result", "scores or forfeited_by")),
+        None => return Err(EventsError::bad_field("result", "scores or forfeited_by")),
     };
     Ok((d, k, r.pairing as usize - 1, result))
 }

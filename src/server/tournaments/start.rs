@@ -6,6 +6,7 @@ use super::super::{errors, new_game};
 use super::create::{game_request, human_spec};
 use crate::host::{HostError, Seat, SeatKind};
 use crate::proto::v1 as pb;
+use dawgref_events::{EventsError, Read, game_labels};
 use dawgref_tournament::Pairing;
 use sha2::{Digest, Sha256};
 use tonic::Status;
@@ -42,13 +43,14 @@ pub(super) async fn start_round(
     r: &pb::StartRoundRequest,
 ) -> Result<pb::StartRoundResponse, Status> {
     let retry = ("StartRound", r.request_id.as_str());
-    let held = super::hold(state, &r.slug).await;
-    let (record, kept) = super::kept(state, &held, retry).await?;
+    let events = &state.events;
+    let held = events.hold(&r.slug).await;
+    let (Read { record, .. }, kept) = events.kept(&held, retry).await.map_err(errors::events)?;
     if let Some(answer) = kept {
-        return answer;
+        return answer.map_err(errors::events);
     }
-    let d = record.division(&r.division)?;
-    let k = record.round(d, r.round)?;
+    let d = record.division(&r.division).map_err(errors::events)?;
+    let k = record.round(d, r.round).map_err(errors::events)?;
     let entry = &record.divisions[d];
     if entry.started(k) {
         return Ok(pb::StartRoundResponse { round: Some(super::view::round(entry, k)) });
@@ -59,74 +61,42 @@ pub(super) async fn start_round(
     // Each pair → the game made for it.
     let mut made: Vec<(Pair, String)> = Vec::new();
     for (_, pair) in pairs(entry.lines(k)) {
-        let id = game_id(&r.slug, &r.division, r.round, pair);
-        let players = [pair.1, pair.2].map(|n| &entry.division.players()[n as usize - 1]);
-        let seats: Vec<pb::SeatSpec> = players
-            .iter()
-            .map(|player| match super::view::level(player) {
-                Some(level) => pb::SeatSpec {
-                    kind: Some(pb::seat_spec::Kind::Bot(super::view::bot(level))),
-                    think_ms: None,
-                },
-                None => human_spec(&player.name),
-            })
-            .collect();
-        let labels = game_labels(&r.slug, &r.division, r.round).into();
-        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
-        let request = game_request(&record.game, seats, seed, labels);
-        let (config, seats, _tokens, delay, labels) = new_game::new_game(state, &request)?;
-        // Every seat carries its player's name; each human seat is its player's: the player's
-        // token is the seat's.
-        let seats: Vec<Seat> = seats
-            .into_iter()
-            .zip([pair.1, pair.2])
-            .zip(players)
-            .map(|((seat, n), player)| match seat.kind() {
-                SeatKind::Human { .. } => {
-                    let hash = entry.tokens[n as usize - 1];
-                    Seat::new(player.name.clone(), SeatKind::Human { token: hash })
-                }
-                kind => Seat::new(player.name.clone(), kind.clone()),
-            })
-            .collect();
-        let game = crate::game::Game::new(config).map_err(errors::game)?;
-        match state.host.create(Some(id), game, seats, Some(delay), None, labels).await {
-            Ok(_) | Err(HostError::GameExists(_)) => made.push((pair, id.to_string())),
-            Err(e) => return Err(errors::host(e)),
-        }
+        made.push((pair, make_game(state, &record, d, r, pair).await?));
     }
     // The pairs as the write found them, when they were not the pairs the games were made for.
     let mut changed: Option<Vec<Pair>> = None;
-    let bound = super::once(state, &held, retry, |rec| {
-        let entry = &mut rec.divisions[d];
-        if !entry.started(k) {
-            changed = None;
-            let lines = entry.lines(k);
-            let mut games = vec![String::new(); lines.len()];
-            for (i, pair) in pairs(lines) {
-                match made.iter().find(|(p, _)| *p == pair) {
-                    Some((_, id)) => games[i] = id.clone(),
-                    None => {
-                        changed = Some(pairs(lines).map(|(_, p)| p).collect());
-                        return Err(Status::aborted(format!(
-                            "round {}'s pairings changed on another replica while it started: ask again",
-                            r.round
-                        )));
+    let bound = events
+        .once(&held, retry, |rec| {
+            let entry = &mut rec.divisions[d];
+            if !entry.started(k) {
+                changed = None;
+                let lines = entry.lines(k);
+                let mut games = vec![String::new(); lines.len()];
+                for (i, pair) in pairs(lines) {
+                    match made.iter().find(|(p, _)| *p == pair) {
+                        Some((_, id)) => games[i] = id.clone(),
+                        None => {
+                            changed = Some(pairs(lines).map(|(_, p)| p).collect());
+                            return Err(EventsError::Aborted(format!(
+                                "round {}'s pairings changed on another replica while it started: ask again",
+                                r.round
+                            )));
+                        }
                     }
                 }
+                entry.games[k] = Some(games);
+                rec.event(
+                    "round_started",
+                    &r.division,
+                    r.round,
+                    0,
+                    format!("round {}: {} games", r.round, made.len()),
+                );
             }
-            entry.games[k] = Some(games);
-            rec.event(
-                "round_started",
-                &r.division,
-                r.round,
-                0,
-                format!("round {}: {} games", r.round, made.len()),
-            );
-        }
-        Ok(pb::StartRoundResponse { round: Some(super::view::round(&rec.divisions[d], k)) })
-    })
-    .await;
+            Ok(pb::StartRoundResponse { round: Some(super::view::round(&rec.divisions[d], k)) })
+        })
+        .await
+        .map_err(errors::events);
     // A game made here that no pairing holds (its pair changed, or the round was started
     // elsewhere with other games) is voided: no live game is without its pairing.
     // (Any other failure leaves them: the call asked again binds them.)
@@ -141,19 +111,13 @@ pub(super) async fn start_round(
         }
         (Err(_), None) => Vec::new(),
     };
+    let owners = super::super::directors::Forwarded { state, metadata };
+    let by = state.identity.director(metadata).await.ok().and_then(|d| d.name().map(str::to_string));
     for id in orphans {
-        let void = pb::set_result_request::Result::Void(pb::Void {});
-        let reason = "its tournament pairing changed before the round started";
-        if let Err(e) = super::super::directors::end_tournament_game(
-            state.clone(),
-            metadata,
-            id,
-            void,
-            reason,
-            String::new(),
-        )
-        .await
-        {
+        let void = crate::game::ResultKind::Void {
+            reason: "its tournament pairing changed before the round started".into(),
+        };
+        if let Err(e) = events.end_game(&owners, id, void, "", by.as_deref()).await {
             tracing::warn!(game = %id, error = %e, "a game made for a changed pairing was not voided");
         }
     }
@@ -162,12 +126,49 @@ pub(super) async fn start_round(
     Ok(answer)
 }
 
-/// The labels a tournament's game carries: its tournament, division and round (what ListGames,
-/// ExportResults and a broadcast's labels select it by).
-pub(super) fn game_labels(slug: &str, division: &str, round: u32) -> [(String, String); 3] {
-    [
-        ("tournament".to_string(), slug.to_string()),
-        ("division".to_string(), division.to_string()),
-        ("round".to_string(), round.to_string()),
-    ]
+/// The game of round `r.round`'s pair in division `d`, made (or found made by an earlier call:
+/// its id is drawn from what it is), every seat named for its player and each human seat bound
+/// to its player's token hash. Its id.
+async fn make_game(
+    state: &super::AppState,
+    record: &dawgref_events::Record,
+    d: usize,
+    r: &pb::StartRoundRequest,
+    pair: Pair,
+) -> Result<String, Status> {
+    let entry = &record.divisions[d];
+    let id = game_id(&r.slug, &r.division, r.round, pair);
+    let players = [pair.1, pair.2].map(|n| &entry.division.players()[n as usize - 1]);
+    let seats: Vec<pb::SeatSpec> = players
+        .iter()
+        .map(|player| match super::view::level(player) {
+            Some(level) => {
+                pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(super::view::bot(level))), think_ms: None }
+            }
+            None => human_spec(&player.name),
+        })
+        .collect();
+    let labels = game_labels(&r.slug, &r.division, r.round).into();
+    let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
+    let request = game_request(&record.game, seats, seed, labels);
+    let (config, seats, _tokens, delay, labels) = new_game::new_game(state, &request)?;
+    // Every seat carries its player's name; each human seat is its player's: the player's token
+    // is the seat's.
+    let seats: Vec<Seat> = seats
+        .into_iter()
+        .zip([pair.1, pair.2])
+        .zip(players)
+        .map(|((seat, n), player)| match seat.kind() {
+            SeatKind::Human { .. } => {
+                let hash = entry.tokens[n as usize - 1];
+                Seat::new(player.name.clone(), SeatKind::Human { token: hash })
+            }
+            kind => Seat::new(player.name.clone(), kind.clone()),
+        })
+        .collect();
+    let game = crate::game::Game::new(config).map_err(errors::game)?;
+    match state.host.create(Some(id), game, seats, Some(delay), None, labels).await {
+        Ok(_) | Err(HostError::GameExists(_)) => Ok(id.to_string()),
+        Err(e) => Err(errors::host(e)),
+    }
 }

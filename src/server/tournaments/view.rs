@@ -2,8 +2,8 @@
 //! its standings, a round with its games, a player. The only place a division's lines become
 //! the wire's sentinels (a `second` of 0 for a bye, a `forfeited_by` of 0 for none).
 
-use super::record::{DivisionRecord, Record};
 use crate::proto::v1 as pb;
+use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent};
 use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player};
 
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
@@ -11,7 +11,7 @@ pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb
     pb::Tournament {
         slug: record.slug.clone(),
         name: record.name.clone(),
-        game: Some(record.game.clone()),
+        game: Some(settings(&record.game)),
         divisions: (0..record.divisions.len()).map(|d| division(record, d)).collect(),
         events: record.events,
         you,
@@ -141,4 +141,36 @@ pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
             }
         })
         .collect()
+}
+
+/// The games' settings as the director gave them.
+pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
+    pb::TournamentGameSettings {
+        ruleset: g.ruleset,
+        ruleset_name: g.ruleset_name.clone(),
+        lexicon: g.lexicon.clone(),
+        challenge_rule: g.challenge_rule,
+        options: g.options.map(|o| pb::GameOptions {
+            bonus_per_challenge: o.bonus_per_challenge,
+            reveal_invalid_words: o.reveal_invalid_words,
+            blank_scores_letter: o.blank_scores_letter,
+            no_repeated_words: o.no_repeated_words,
+            scoreless_turn_limit: o.scoreless_turn_limit,
+            exchange_limit: o.exchange_limit,
+        }),
+        clock: g.clock.map(|c| pb::ClockSpec {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            max_overtime_ms: c.max_overtime_ms,
+            penalty_per_minute: c.penalty_per_minute,
+            per_move_ms: c.per_move_ms,
+        }),
+        bot_delay_ms: g.bot_delay_ms,
+    }
+}
+
+/// An event of the tournament as WatchTournament sends it.
+pub(super) fn event(e: TournamentEvent) -> pb::WatchTournamentResponse {
+    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms } = e;
+    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms }
 }

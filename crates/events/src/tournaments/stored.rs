@@ -7,23 +7,27 @@
 //! a read puts the crate's `Division` back together through `Division::restore`, which checks
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
-use super::super::auth::{hex, unhex};
-use super::super::errors;
 use super::record::{DivisionRecord, Record};
-use crate::host::TokenHash;
-use crate::proto::v1 as pb;
+use crate::error::EventsError;
+use crate::settings::GameSettings;
+use dawgref_host::{TokenHash, hex, unhex};
+use dawgref_store::StoredTournament;
 use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use tonic::Status;
 
 /// The state's body.
 #[derive(Serialize, Deserialize)]
 struct Head<'a> {
     slug: Cow<'a, str>,
     name: Cow<'a, str>,
-    /// The games' settings as their prost bytes, in hex.
-    game: String,
+    /// The games' settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<Cow<'a, GameSettings>>,
+    /// The games' settings as an earlier build wrote them: their protobuf bytes, in hex (read
+    /// when `settings` is absent; never written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    game: Option<String>,
     seed: u64,
     events: u64,
     /// The divisions' names, in order (each division's parts are keyed by its place).
@@ -157,7 +161,7 @@ fn parts(record: &Record) -> impl Iterator<Item = Part> + '_ {
 /// The state `record` is at `version`: its head, and the parts that differ from those the store
 /// holds (all of them for a record the store has not held in parts). `record.stored` becomes
 /// what the store holds once this is written.
-pub(super) fn written(record: &mut Record, version: u64) -> crate::store::StoredTournament {
+pub(crate) fn written(record: &mut Record, version: u64) -> StoredTournament {
     let changed: Vec<(Part, u64)> = parts(record)
         .map(|part| (part, part.hash(record)))
         .filter(|(part, hash)| record.stored.get(&part.key()) != Some(hash))
@@ -170,12 +174,13 @@ pub(super) fn written(record: &mut Record, version: u64) -> crate::store::Stored
     let head = Head {
         slug: Cow::Borrowed(&record.slug),
         name: Cow::Borrowed(&record.name),
-        game: hex(&prost::Message::encode_to_vec(&record.game)),
+        settings: Some(Cow::Borrowed(&record.game)),
+        game: None,
         seed: record.seed,
         events: record.events,
         divisions: record.divisions.iter().map(|d| Cow::Borrowed(d.division.name())).collect(),
     };
-    crate::store::StoredTournament { slug: record.slug.clone(), version, body: json(&head), parts: written }
+    StoredTournament { slug: record.slug.clone(), version, body: json(&head), parts: written }
 }
 
 fn json<T: Serialize>(value: &T) -> Vec<u8> {
@@ -184,8 +189,9 @@ fn json<T: Serialize>(value: &T) -> Vec<u8> {
 
 /// A stored tournament's record: INTERNAL naming what is wrong when it cannot be read (as this
 /// build writes it, or as an earlier build did) or breaks the rules it was made by.
-pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
-    let unreadable = |e: String| errors::internal(format!("tournament {} cannot be read: {e}", stored.slug));
+pub(crate) fn decode(stored: &StoredTournament) -> Result<Record, EventsError> {
+    let unreadable =
+        |e: String| EventsError::Internal(format!("tournament {} cannot be read: {e}", stored.slug));
     let record = if stored.body.first() == Some(&b'{') {
         read(stored)?
     } else {
@@ -196,14 +202,19 @@ pub(super) fn decode(stored: &crate::store::StoredTournament) -> Result<Record, 
 }
 
 /// This build's head and parts, as a record.
-fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
+fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
     let slug = &stored.slug;
-    let unreadable =
-        |what: &str, e: String| errors::internal(format!("tournament {slug}'s {what} cannot be read: {e}"));
+    let unreadable = |what: &str, e: String| {
+        EventsError::Internal(format!("tournament {slug}'s {what} cannot be read: {e}"))
+    };
     let head: Head = serde_json::from_slice(&stored.body).map_err(|e| unreadable("state", e.to_string()))?;
-    let game = unhex(&head.game)
-        .and_then(|bytes| <pb::TournamentGameSettings as prost::Message>::decode(bytes.as_slice()).ok())
-        .ok_or_else(|| unreadable("state", "its games' settings are not theirs".into()))?;
+    let game = match (head.settings, &head.game) {
+        (Some(settings), _) => settings.into_owned(),
+        (None, Some(hex)) => unhex(hex)
+            .and_then(|bytes| <GameSettings as prost::Message>::decode(bytes.as_slice()).ok())
+            .ok_or_else(|| unreadable("state", "its games' settings are not theirs".into()))?,
+        (None, None) => return Err(unreadable("state", "it has no games' settings".into())),
+    };
     let mut record = Record::new(&head.slug, &head.name, game, head.seed);
     record.events = head.events;
     let bodies: std::collections::HashMap<&str, &[u8]> =
@@ -253,6 +264,7 @@ fn read(stored: &crate::store::StoredTournament) -> Result<Record, Status> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::record::Source;
     use super::*;
     use dawgref_tournament::{GameResult, Method};
 
@@ -267,25 +279,34 @@ mod tests {
             result: None,
         };
         d.set_pairings(0, vec![game(0, 1), game(2, 3), game(4, 5)]).unwrap();
-        let mut record = Record::new("spring", "Spring", pb::TournamentGameSettings::default(), 7);
+        let mut record = Record::new("spring", "Spring", GameSettings::default(), 7);
         let tokens = (0..6).map(|i| (i != 5).then_some([i as u8; 32])).collect();
         record.divisions.push(DivisionRecord::new(d, tokens));
         record.divisions[0].games[0] = Some(vec!["g1".into(), "g2".into(), String::new()]);
         record
     }
 
-    fn keys(stored: &crate::store::StoredTournament) -> Vec<&str> {
+    /// Two records hold the same tournament: name, settings, seed, events, and each division
+    /// with its games and tokens.
+    fn assert_same(a: &Record, b: &Record) {
+        assert_eq!(
+            (&a.slug, &a.name, &a.game, a.seed, a.events),
+            (&b.slug, &b.name, &b.game, b.seed, b.events)
+        );
+        assert_eq!(a.divisions.len(), b.divisions.len());
+        for (x, y) in a.divisions.iter().zip(&b.divisions) {
+            assert_eq!((&x.division, &x.games, &x.tokens), (&y.division, &y.games, &y.tokens));
+        }
+    }
+
+    fn keys(stored: &StoredTournament) -> Vec<&str> {
         stored.parts.iter().map(|(key, _)| key.as_str()).collect()
     }
 
     /// What a write holds, read back as the store would give it: every part written so far.
-    fn read_back(
-        all: &mut std::collections::BTreeMap<String, Vec<u8>>,
-        stored: &crate::store::StoredTournament,
-    ) -> Record {
+    fn read_back(all: &mut std::collections::BTreeMap<String, Vec<u8>>, stored: &StoredTournament) -> Record {
         all.extend(stored.parts.iter().cloned());
-        let whole =
-            crate::store::StoredTournament { parts: all.clone().into_iter().collect(), ..stored.clone() };
+        let whole = StoredTournament { parts: all.clone().into_iter().collect(), ..stored.clone() };
         decode(&whole).unwrap()
     }
 
@@ -296,12 +317,12 @@ mod tests {
         let first = written(&mut rec, 1);
         assert_eq!(keys(&first), ["0", "0.0", "0.0.0", "0.1", "0.2"], "a new record writes every part");
         let back = read_back(&mut all, &first);
-        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+        assert_same(&back, &rec);
         assert_eq!(back.divisions[0].tokens, rec.divisions[0].tokens);
 
         // A result writes its round, and nothing else but the head.
         let mut rec = back;
-        rec.enter_result(0, 0, 1, GameResult::Scores([420, 380]), false, "").unwrap();
+        rec.enter_result(0, 0, 1, GameResult::Scores([420, 380]), Source::Game).unwrap();
         let result = written(&mut rec, 2);
         assert_eq!(keys(&result), ["0.0.0"]);
         // Nothing changed: no part.
@@ -316,7 +337,7 @@ mod tests {
         let withdrawn = written(&mut rec, 3);
         assert_eq!(keys(&withdrawn), ["0", "0.0.0"]);
         let back = read_back(&mut all, &withdrawn);
-        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+        assert_same(&back, &rec);
     }
 
     #[test]
@@ -330,19 +351,48 @@ mod tests {
             result: None,
         };
         d.set_pairings(0, (0..100).map(game).collect()).unwrap();
-        let mut rec = Record::new("big", "Big", pb::TournamentGameSettings::default(), 7);
+        let mut rec = Record::new("big", "Big", GameSettings::default(), 7);
         rec.divisions.push(DivisionRecord::new(d, vec![None; 200]));
         rec.divisions[0].games[0] = Some((0..100).map(|i| format!("game {i}")).collect());
         let mut all = std::collections::BTreeMap::new();
         let first = written(&mut rec, 1);
         assert_eq!(keys(&first), ["0", "0.0", "0.0.0", "0.0.1"], "100 lines in parts of 64");
         read_back(&mut all, &first);
-        rec.enter_result(0, 0, 70, GameResult::Forfeit { winner: 1 }, false, "").unwrap();
+        rec.enter_result(0, 0, 70, GameResult::Forfeit { winner: 1 }, Source::Game).unwrap();
         let result = written(&mut rec, 2);
         assert_eq!(keys(&result), ["0.0.1"], "line 71 is in the second part");
         let back = read_back(&mut all, &result);
-        assert_eq!(super::super::view::tournament(&back, None), super::super::view::tournament(&rec, None));
+        assert_same(&back, &rec);
         assert_eq!(back.divisions[0].games, rec.divisions[0].games);
+    }
+
+    #[test]
+    fn a_head_of_an_earlier_build_reads_its_games_settings_from_their_protobuf() {
+        let settings = GameSettings {
+            ruleset: 2,
+            lexicon: "ru".into(),
+            challenge_rule: 3,
+            clock: Some(crate::settings::ClockSettings { initial_ms: 1_500_000, ..Default::default() }),
+            bot_delay_ms: Some(80),
+            ..Default::default()
+        };
+        let mut rec = record();
+        rec.game = settings.clone();
+        let mut stored = written(&mut rec, 1);
+        // As an earlier build wrote the head: the settings' protobuf bytes in hex, under `game`.
+        let mut head: serde_json::Value = serde_json::from_slice(&stored.body).unwrap();
+        let object = head.as_object_mut().unwrap();
+        assert!(object.remove("settings").is_some(), "this build writes `settings`");
+        object.insert("game".into(), hex(&prost::Message::encode_to_vec(&settings)).into());
+        stored.body = serde_json::to_vec(&head).unwrap();
+        let back = decode(&stored).unwrap();
+        assert_eq!(back.game, settings);
+        assert_same(&back, &rec);
+        // A head with neither is refused by name.
+        head.as_object_mut().unwrap().remove("game");
+        stored.body = serde_json::to_vec(&head).unwrap();
+        let e = decode(&stored).err().unwrap();
+        assert_eq!(e.to_string(), "tournament spring's state cannot be read: it has no games' settings");
     }
 
     #[test]
@@ -356,17 +406,17 @@ mod tests {
             .replacen("\"second\":1", "\"second\":2", 1)
             .into_bytes();
         let e = decode(&broken).err().unwrap();
-        assert_eq!(e.code(), tonic::Code::Internal);
+        assert!(matches!(e, EventsError::Internal(_)), "{e}");
         assert!(
-            e.message().starts_with(
+            e.to_string().starts_with(
                 "tournament spring's division open cannot be read: player 3 is in two pairings of round 1"
             ),
             "{}",
-            e.message()
+            e.to_string()
         );
         let mut missing = stored;
         missing.parts.retain(|(key, _)| key != "0.2");
         let e = decode(&missing).err().unwrap();
-        assert_eq!(e.message(), "tournament spring's part 0.2 cannot be read: missing");
+        assert_eq!(e.to_string(), "tournament spring's part 0.2 cannot be read: missing");
     }
 }

@@ -1,5 +1,5 @@
-//! When each tournament result came in, as each replica last read it (its own file, so that the
-//! server's state holds it without a circle through the service; `held` reads and fills it).
+//! When each tournament result came in, as each replica last read it (`held` reads and fills
+//! it).
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -3,20 +3,21 @@
 //! server keeps beside it: each round's games once started, and each player's token hash. How it
 //! is written to the store and read back checked is `stored`'s (a record an earlier build wrote,
 //! the wire messages themselves, is `legacy`'s). Its events and kept answers are rows of their
-//! own, carried here only until they are written. The wire messages are made from it once, for
-//! an answer (`view`).
+//! own, carried here only until they are written. A result enters it through one method,
+//! [`Record::enter_result`], whatever brings it ([`Source`]).
 
-use super::super::errors;
-use crate::proto::v1 as pb;
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, PlayerId};
-use tonic::Status;
+use super::event::TournamentEvent;
+use crate::error::EventsError;
+use crate::settings::GameSettings;
+use dawgref_host::TokenHash;
+use dawgref_tournament::{Division, GameResult, Pairing, PlayerId};
 
 #[derive(Clone)]
-pub(super) struct Record {
+pub struct Record {
     pub slug: String,
     pub name: String,
     /// The settings every game of the tournament is made with.
-    pub game: pb::TournamentGameSettings,
+    pub game: GameSettings,
     /// Every draw: the divisions' seeds and the games' bags come from it.
     pub seed: u64,
     /// Events so far: the next event's number.
@@ -24,34 +25,34 @@ pub(super) struct Record {
     pub divisions: Vec<DivisionRecord>,
     /// Events not yet written: those of this change (taken out as rows of their own when it is
     /// written), or those a record of an earlier build carried inside it.
-    pub unwritten: Vec<pb::WatchTournamentResponse>,
+    pub unwritten: Vec<TournamentEvent>,
     /// Answers by request id (the method's name and the id) not yet written, likewise.
-    pub answers: Vec<Answer>,
+    pub(crate) answers: Vec<Answer>,
     /// Each stored part's hash as the store holds it at the version read (`stored`: a change
     /// writes only the parts whose text differs).
-    pub stored: std::collections::HashMap<String, u64>,
+    pub(crate) stored: std::collections::HashMap<String, u64>,
 }
 
 /// A division and what the server keeps beside it.
 #[derive(Clone)]
-pub(super) struct DivisionRecord {
+pub struct DivisionRecord {
     pub division: Division,
     /// Per round: None until it has started; then each line's game id (empty for a bye, or a
     /// result entered before the round started).
     pub games: Vec<Option<Vec<String>>>,
     /// Per player: their token's SHA-256 (None for a bot, who has no token).
-    pub tokens: Vec<Option<crate::host::TokenHash>>,
+    pub tokens: Vec<Option<TokenHash>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Answer {
+pub(crate) struct Answer {
     pub key: String,
     pub body: Vec<u8>,
 }
 
 impl DivisionRecord {
     /// A division not started, with its players' token hashes.
-    pub fn new(division: Division, tokens: Vec<Option<crate::host::TokenHash>>) -> DivisionRecord {
+    pub fn new(division: Division, tokens: Vec<Option<TokenHash>>) -> DivisionRecord {
         DivisionRecord { games: vec![None; division.rounds().len()], division, tokens }
     }
 
@@ -114,7 +115,7 @@ impl DivisionRecord {
 
 impl Record {
     /// A new tournament, with no divisions yet.
-    pub fn new(slug: &str, name: &str, game: pb::TournamentGameSettings, seed: u64) -> Record {
+    pub fn new(slug: &str, name: &str, game: GameSettings, seed: u64) -> Record {
         Record {
             slug: slug.to_string(),
             name: name.to_string(),
@@ -139,96 +140,93 @@ impl Record {
     }
 
     /// A division's index by name: INVALID_ARGUMENT naming the divisions there are.
-    pub fn division(&self, name: &str) -> Result<usize, Status> {
+    pub fn division(&self, name: &str) -> Result<usize, EventsError> {
         self.divisions.iter().position(|d| d.division.name() == name).ok_or_else(|| {
             let names: Vec<&str> = self.divisions.iter().map(|d| d.division.name()).collect();
-            errors::bad_field(
+            EventsError::bad_field(
                 "division",
-                format!("{:?}: no such division (there are {})", crate::text::clip(name), names.join(", ")),
+                format!(
+                    "{:?}: no such division (there are {})",
+                    dawgref_engine::text::clip(name),
+                    names.join(", ")
+                ),
             )
         })
     }
 
     /// A round's index (from a 1-based number): INVALID_ARGUMENT when it is not there.
-    pub fn round(&self, d: usize, number: u32) -> Result<usize, Status> {
+    pub fn round(&self, d: usize, number: u32) -> Result<usize, EventsError> {
         let rounds = self.division_at(d).rounds().len();
         match number as usize {
             n if (1..=rounds).contains(&n) => Ok(n - 1),
-            n => Err(errors::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
+            n => Err(EventsError::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
         }
     }
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
-    pub fn player(&self, d: usize, number: u32) -> Result<(), Status> {
+    pub fn player(&self, d: usize, number: u32) -> Result<(), EventsError> {
         let players = self.division_at(d).players().len();
         if (1..=players).contains(&(number as usize)) {
             Ok(())
         } else {
-            Err(errors::bad_field("player", format!("{number}: the division has players 1 to {players}")))
+            Err(EventsError::bad_field(
+                "player",
+                format!("{number}: the division has players 1 to {players}"),
+            ))
         }
     }
 
-    /// Enter a result for round `k`'s line `i` of division `d` (with `correct`, replacing the
-    /// one in): the one way a result enters a tournament, whoever enters it (a game's end, a
-    /// director's RecordResult, a withdrawal's forfeit). The caller has made the line's game, if
-    /// it has one, end with this result first: the game and the pairing say the same.
+    /// Enter a result for round `k`'s line `i` of division `d`: the one door a result enters a
+    /// tournament by, whoever brings it ([`Source`]: a director's hand, correcting the one in or
+    /// not; a game's end). A withdrawal's forfeits are the division's own (`Division::withdraw`
+    /// enters them with the withdrawal) and are noted by the same event ([`Record::withdraw`]).
+    /// A line's game, if it has one and is still in play, is ended with this result by the
+    /// caller once this is taken, before the change is written: the game and the pairing say
+    /// the same.
     pub fn enter_result(
         &mut self,
         d: usize,
         k: usize,
         i: usize,
         result: GameResult,
-        correct: bool,
-        why: &str,
-    ) -> Result<(), Status> {
+        source: Source,
+    ) -> Result<(), EventsError> {
         let was_done = self.divisions[d].line(k, i).is_some_and(Pairing::is_done);
+        let correct = matches!(source, Source::Director { correct: true });
         self.divisions[d].division.record(k, i, result, correct).map_err(pairing_error)?;
-        self.noted_result(d, k, i, was_done, why);
+        self.noted_result(d, k, i, was_done, source);
         Ok(())
-    }
-
-    /// Whether [`Record::enter_result`] would take this result, asked before a game is ended
-    /// with it (on a copy of the division, the record untouched).
-    pub fn check_result(
-        &self,
-        d: usize,
-        k: usize,
-        i: usize,
-        result: GameResult,
-        correct: bool,
-    ) -> Result<(), Status> {
-        self.division_at(d).clone().record(k, i, result, correct).map_err(pairing_error)
     }
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
-    pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
+    pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
         self.division_at(d)
             .clone()
             .withdraw(PlayerId(number - 1))
-            .map_err(|e| errors::bad_field("player", e.to_string()))
+            .map_err(|e| EventsError::bad_field("player", e.to_string()))
     }
 
     /// The event of a result entered in round `k`'s line `i`.
-    fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, why: &str) {
+    fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, source: Source) {
         let kind = if corrected { "result_corrected" } else { "result" };
         let mut detail =
             self.divisions[d].line(k, i).map(|line| detail(self.division_at(d), line)).unwrap_or_default();
-        if !why.is_empty() {
-            detail = format!("{detail} ({why})");
+        if source == Source::Withdrawal {
+            detail = format!("{detail} (withdrawn)");
         }
         let division = self.division_at(d).name().to_string();
         self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
     }
 
     /// Withdraw player `number` (from 1) of division `d`: paired no more, and each of their
-    /// games paired and not played a forfeit, entered as [`Record::enter_result`] enters one.
+    /// games paired and not played a forfeit, noted as [`Record::enter_result`] notes a result.
     /// The forfeits made, as (round, line) indices.
-    pub fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, Status> {
+    pub fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
         let forfeits = (self.divisions[d].division.withdraw(PlayerId(number - 1)))
-            .map_err(|e| errors::bad_field("player", e.to_string()))?;
+            .map_err(|e| EventsError::bad_field("player", e.to_string()))?;
         for &(k, i) in &forfeits {
-            self.noted_result(d, k, i, false, "withdrawn");
+            self.noted_result(d, k, i, false, Source::Withdrawal);
         }
         Ok(forfeits)
     }
@@ -236,14 +234,14 @@ impl Record {
     /// Note an event (numbered in order), to be written with this change.
     pub fn event(&mut self, kind: &str, division: &str, round: u32, pairing: u32, detail: String) {
         let number = self.events;
-        self.unwritten.push(pb::WatchTournamentResponse {
+        self.unwritten.push(TournamentEvent {
             number,
             kind: kind.into(),
             division: division.into(),
             round,
             pairing,
             detail,
-            unix_ms: crate::host::unix_ms(),
+            unix_ms: dawgref_host::unix_ms(),
         });
         self.events = number + 1;
     }
@@ -262,34 +260,6 @@ impl Record {
     pub fn name(&self, d: usize, number: u32) -> &str {
         let player = (number as usize).checked_sub(1).and_then(|i| self.division_at(d).players().get(i));
         player.map_or("?", |p| p.name.as_str())
-    }
-}
-
-/// A round's method as the wire gives it (unspecified: Swiss).
-pub(super) fn method(spec: Option<&pb::RoundSpec>) -> Method {
-    let spec = spec.cloned().unwrap_or_default();
-    match pb::PairingMethod::try_from(spec.method).unwrap_or(pb::PairingMethod::Unspecified) {
-        pb::PairingMethod::Unspecified | pb::PairingMethod::Swiss => Method::Swiss,
-        pb::PairingMethod::RoundRobin => Method::RoundRobin,
-        pb::PairingMethod::KingOfTheHill => Method::KingOfTheHill,
-        pb::PairingMethod::Factor => Method::Factor(spec.factor),
-        pb::PairingMethod::InitialFontes => Method::InitialFontes(spec.fontes_rounds),
-        pb::PairingMethod::Random => Method::Random,
-        pb::PairingMethod::Manual => Method::Manual,
-    }
-}
-
-/// A division's controls as the wire gives them, with its own `seed`: unset spreads are the
-/// crate's defaults (North American play).
-pub(super) fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
-    let unset = Controls::default();
-    Controls {
-        bye_spread: c.bye_spread.unwrap_or(unset.bye_spread),
-        forfeit_spread: c.forfeit_spread.unwrap_or(unset.forfeit_spread),
-        spread_cap: c.spread_cap,
-        gibson_spread: c.gibsonize.then_some(c.gibson_spread),
-        min_placement: c.min_placement.max(1),
-        seed,
     }
 }
 
@@ -314,8 +284,8 @@ fn detail(d: &Division, line: &Pairing) -> String {
 /// unless its winner is not ahead (a resignation, a flag, a lost challenge): then a forfeit by
 /// the loser.
 /// None for a game with no winner to name (voided, or more than two seats).
-pub(super) fn game_result(outcome: &crate::game::Outcome) -> Option<GameResult> {
-    use crate::game::EndReason;
+pub fn game_result(outcome: &dawgref_engine::game::Outcome) -> Option<GameResult> {
+    use dawgref_engine::game::EndReason;
     if outcome.scores.len() != 2 || outcome.reason == EndReason::Voided {
         return None;
     }
@@ -336,17 +306,28 @@ pub(super) fn game_result(outcome: &crate::game::Outcome) -> Option<GameResult> 
 
 /// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else
 /// FAILED_PRECONDITION naming what stands in the way.
-pub(super) fn pairing_error(e: dawgref_tournament::Error) -> Status {
+pub fn pairing_error(e: dawgref_tournament::Error) -> EventsError {
     use dawgref_tournament::Error as E;
     match e {
-        E::NoSuchRound { .. } => errors::bad_field("round", e.to_string()),
+        E::NoSuchRound { .. } => EventsError::bad_field("round", e.to_string()),
         E::NoSuchPlayer { .. }
         | E::PairedTwice { .. }
         | E::MeetsThemself { .. }
         | E::Withdrawn { .. }
-        | E::Unpaired { .. } => errors::bad_field("pairings", e.to_string()),
-        E::NoSuchPairing { .. } => errors::bad_field("pairing", e.to_string()),
-        E::NoSuchSeat { .. } => errors::bad_field("forfeited_by", e.to_string()),
-        _ => errors::precondition(e.to_string()),
+        | E::Unpaired { .. } => EventsError::bad_field("pairings", e.to_string()),
+        E::NoSuchPairing { .. } => EventsError::bad_field("pairing", e.to_string()),
+        E::NoSuchSeat { .. } => EventsError::bad_field("forfeited_by", e.to_string()),
+        _ => EventsError::Precondition(e.to_string()),
     }
+}
+
+/// What brings a result in ([`Record::enter_result`]): its event tells which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A director's RecordResult; `correct` replaces a result already in.
+    Director { correct: bool },
+    /// The pairing's game ended.
+    Game,
+    /// The player withdrew: a forfeit of a game paired and not played.
+    Withdrawal,
 }

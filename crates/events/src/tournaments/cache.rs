@@ -1,5 +1,4 @@
-//! Each replica's last read or written state of each tournament, by version (its own file, so
-//! that the server's state holds it without a circle through the service).
+//! Each replica's last read or written state of each tournament, by version.
 
 use super::record::Record;
 
@@ -13,12 +12,12 @@ pub(crate) struct Cache(std::sync::Mutex<std::collections::HashMap<String, (u64,
 const CACHED: usize = 256;
 
 impl Cache {
-    pub(super) fn get(&self, slug: &str, version: u64) -> Option<Record> {
+    pub(crate) fn get(&self, slug: &str, version: u64) -> Option<Record> {
         let cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
         cached.get(slug).filter(|(v, _)| *v == version).map(|(_, r)| r.clone())
     }
 
-    pub(super) fn put(&self, slug: &str, version: u64, record: Record) {
+    pub(crate) fn put(&self, slug: &str, version: u64, record: Record) {
         let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if cached.len() >= CACHED && !cached.contains_key(slug) {
             cached.clear();

@@ -1,0 +1,97 @@
+//! The events layer: tournaments and broadcasts as an application beneath the services and above
+//! the host. It owns a tournament's record and its store format (records of earlier builds still
+//! read), the change-and-retry loop that writes it (one writer per replica at a time: the hold;
+//! one version after another among replicas), the cache of what was last read, when each result
+//! came in, the one door a result enters by ([`Record::enter_result`]), the director's calls that
+//! end games before a result is written, and every broadcast with its delay ([`Registry`]).
+//!
+//! It speaks domain types only: its errors are [`EventsError`] (the services map them to
+//! statuses in one place), its events [`TournamentEvent`], a tournament's games' settings
+//! [`GameSettings`]. It depends on no gRPC: a game held by another replica is reached through
+//! the [`Owners`] seam, which the services' forwarding implements.
+
+mod broadcasts;
+mod error;
+mod settings;
+mod tournaments;
+
+pub use broadcasts::{Broadcast, Kept, REFRESH, Registry};
+pub use error::EventsError;
+pub use settings::{ClockSettings, GameOptions, GameSettings};
+pub use tournaments::{
+    By, DivisionRecord, HandResult, Held, Owners, Read, Record, Retry, Source, TournamentEvent,
+    derived_request_id, game_labels, game_result, pairing_error,
+};
+
+use dawgref_host::Host;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+/// The events layer's handle: cheap to clone, one per server.
+#[derive(Clone)]
+pub struct Events(Arc<Inner>);
+
+struct Inner {
+    host: Host,
+    /// Each tournament changed here, by slug: WatchTournament's streams hear it at once.
+    changes: tokio::sync::broadcast::Sender<String>,
+    /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
+    /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
+    locks: [tokio::sync::Mutex<()>; 64],
+    /// Each tournament's state as last read or written here, with its version.
+    cache: tournaments::Cache,
+    /// When each tournament result came in, as read here: what a broadcast's delay holds back.
+    result_times: tournaments::ResultTimes,
+    /// Every broadcast, as last read or written here: how long a spectator's view of a game is
+    /// held back.
+    broadcasts: Registry,
+    /// Games a director's result is ending now (RecordResult): that call enters their result,
+    /// so their end is not entered again as it comes round from the host.
+    ending: Mutex<HashSet<String>>,
+}
+
+impl Events {
+    pub fn new(host: Host) -> Events {
+        Events(Arc::new(Inner {
+            host,
+            changes: tokio::sync::broadcast::channel(1024).0,
+            locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
+            cache: Default::default(),
+            result_times: Default::default(),
+            broadcasts: Default::default(),
+            ending: Default::default(),
+        }))
+    }
+
+    /// Every broadcast this replica knows, and the delay every door of a game asks of them.
+    pub fn broadcasts(&self) -> &Registry {
+        &self.0.broadcasts
+    }
+
+    /// Hear the slug of every tournament changed on this replica.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.0.changes.subscribe()
+    }
+
+    /// Note that a director's call is ending `game_id` (until the guard is dropped).
+    fn ending(&self, game_id: &str) -> Ending<'_> {
+        self.0.ending.lock().unwrap_or_else(|e| e.into_inner()).insert(game_id.to_string());
+        Ending { events: self, game_id: game_id.to_string() }
+    }
+
+    fn is_ending(&self, game_id: &str) -> bool {
+        self.0.ending.lock().unwrap_or_else(|e| e.into_inner()).contains(game_id)
+    }
+}
+
+/// A game a director's call is ending, noted while the call lasts.
+struct Ending<'a> {
+    events: &'a Events,
+    game_id: String,
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.events.0.ending.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.game_id);
+    }
+}

@@ -1,0 +1,257 @@
+//! How a tournament changes: held on this replica while it changes (`Held`, from
+//! [`Events::hold`]), read from the store and written back as its next version
+//! ([`Events::change`]: a race lost to another replica is read again) with the events and kept
+//! answer it adds as rows of their own (`written`, [`Events::tournament_events`]), once per
+//! request id ([`Events::once`], [`Events::kept`]), and the request ids of the game calls a
+//! tournament call makes ([`derived_request_id`]).
+
+use super::event::TournamentEvent;
+use super::record::Record;
+use crate::Events;
+use crate::error::EventsError;
+use dawgref_host::HostError;
+use dawgref_store::TournamentChange;
+
+/// Tries at a change that races another replica's before it is answered ABORTED.
+const TRIES: usize = 3;
+
+/// A tournament held for one change at a time on this replica: every change is made through
+/// one ([`Events::change`] takes it), so a replica's own calls queue rather than race, and a
+/// call that reads, acts on games and then writes (StartRound, RecordResult, WithdrawPlayer)
+/// sees no change of this replica's between its read and its write.
+pub struct Held<'a> {
+    slug: String,
+    _guard: tokio::sync::MutexGuard<'a, ()>,
+}
+
+/// A call's method and request id (empty: no retry protection).
+pub type Retry<'a> = (&'a str, &'a str);
+
+/// The key a retry's answer is kept by.
+fn retry_key((method, request_id): Retry<'_>) -> Option<String> {
+    (!request_id.is_empty()).then(|| format!("{method}:{request_id}"))
+}
+
+/// A kept answer, read: INTERNAL when it cannot be.
+fn decode_answer<R: prost::Message + Default>(body: &[u8]) -> Result<R, EventsError> {
+    R::decode(body).map_err(|e| EventsError::Internal(format!("a kept answer cannot be read: {e}")))
+}
+
+/// A tournament as read, with the version it was read at: what a call that acts on games
+/// between its read and its write hands back to [`Events::once_from`], so that it is read once.
+pub struct Read {
+    pub record: Record,
+    pub version: u64,
+}
+
+impl Events {
+    /// Hold `slug` (waiting for the call that holds it).
+    pub async fn hold(&self, slug: &str) -> Held<'_> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        slug.hash(&mut h);
+        let locks = &self.0.locks;
+        let stripe = &locks[h.finish() as usize % locks.len()];
+        Held { slug: slug.to_string(), _guard: stripe.lock().await }
+    }
+
+    /// A change once per request id: a repeated id answers with the answer kept for it, read
+    /// afresh at every try (so a retry that raced its first attempt on another replica finds it).
+    pub async fn once<R: prost::Message + Default>(
+        &self,
+        held: &Held<'_>,
+        retry: Retry<'_>,
+        f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+    ) -> Result<R, EventsError> {
+        self.once_from(held, retry, None, f).await
+    }
+
+    /// [`Events::once`], its first try made on `read` (the tournament as this call read it
+    /// under the hold, changed already by the call: `f` is not asked of it), its next tries on
+    /// the tournament read afresh.
+    pub async fn once_from<R: prost::Message + Default>(
+        &self,
+        held: &Held<'_>,
+        retry: Retry<'_>,
+        read: Option<(Read, R)>,
+        mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+    ) -> Result<R, EventsError> {
+        let key = retry_key(retry);
+        let remembered = |rec: &mut Record, answer: &R| {
+            if let Some(key) = &key {
+                rec.remember(key.clone(), answer.encode_to_vec());
+            }
+        };
+        let first = read.map(|(mut read, answer)| {
+            remembered(&mut read.record, &answer);
+            (read, answer)
+        });
+        self.write(held, key.as_deref(), decode_answer::<R>, first, |rec| {
+            let answer = f(rec)?;
+            remembered(rec, &answer);
+            Ok(answer)
+        })
+        .await
+    }
+
+    /// The tournament as read under the hold, and the answer kept for a retried request (read
+    /// before a call acts on games).
+    pub async fn kept<R: prost::Message + Default>(
+        &self,
+        held: &Held<'_>,
+        retry: Retry<'_>,
+    ) -> Result<(Read, Option<Result<R, EventsError>>), EventsError> {
+        let (record, version) = self.load(&held.slug).await?;
+        let answer = match retry_key(retry) {
+            Some(key) => self.kept_answer(&held.slug, &record, &key).await?.map(|body| decode_answer(&body)),
+            None => None,
+        };
+        Ok((Read { record, version }, answer))
+    }
+
+    /// The answer kept for `key`: in the store's rows, or in a record written before answers had
+    /// rows of their own (moved to rows by its next change).
+    async fn kept_answer(
+        &self,
+        slug: &str,
+        record: &Record,
+        key: &str,
+    ) -> Result<Option<Vec<u8>>, EventsError> {
+        if let Some(body) = record.unwritten_answer(key) {
+            return Ok(Some(body.to_vec()));
+        }
+        Ok(self.0.host.tournament_records().answer(slug, key).await?)
+    }
+
+    /// A tournament's events numbered `from` on: the store's rows, and those of a record written
+    /// before events had rows of their own.
+    pub async fn tournament_events(
+        &self,
+        slug: &str,
+        from: u64,
+    ) -> Result<Vec<TournamentEvent>, EventsError> {
+        let (record, _) = self.load(slug).await?;
+        let rows = self.0.host.tournament_records().events(slug, from).await?;
+        let mut events = Vec::with_capacity(rows.len());
+        for (number, body) in rows {
+            let event = <TournamentEvent as prost::Message>::decode(body.as_slice()).map_err(|e| {
+                EventsError::Internal(format!("tournament {slug}'s event {number} cannot be read: {e}"))
+            })?;
+            events.push(event);
+        }
+        events.extend(record.unwritten.into_iter().filter(|e| e.number >= from));
+        events.sort_by_key(|e| e.number);
+        events.dedup_by_key(|e| e.number);
+        Ok(events)
+    }
+
+    /// A tournament and the version read: NOT_FOUND for none.
+    pub async fn load(&self, slug: &str) -> Result<(Record, u64), EventsError> {
+        let records = self.0.host.tournament_records();
+        let not_found =
+            || EventsError::NotFound(format!("no tournament {:?}", dawgref_engine::text::clip(slug)));
+        let version = records.version(slug).await?.ok_or_else(not_found)?;
+        if let Some(record) = self.0.cache.get(slug, version) {
+            return Ok((record, version));
+        }
+        let stored = records.get(slug).await?.ok_or_else(not_found)?;
+        let record = super::stored::decode(&stored)?;
+        self.0.cache.put(slug, stored.version, record.clone());
+        Ok((record, stored.version))
+    }
+
+    /// Every tournament, by slug.
+    pub async fn all(&self) -> Result<Vec<Record>, EventsError> {
+        let all = self.0.host.tournament_records().all().await?;
+        all.iter().map(super::stored::decode).collect()
+    }
+
+    /// Write a new tournament as its first version: ALREADY_EXISTS when there is one by its slug.
+    pub async fn create(&self, mut record: Record) -> Result<Record, EventsError> {
+        let slug = record.slug.clone();
+        match self.0.host.tournament_records().put(written(&mut record, 1)).await {
+            Ok(()) => {
+                self.0.cache.put(&slug, 1, record.clone());
+                Ok(record)
+            }
+            Err(HostError::Stale(_)) => {
+                Err(EventsError::AlreadyExists(format!("a tournament {slug:?} exists already")))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Read, change and write back a tournament as its next version, holding it; a race lost to
+    /// another replica is read again and tried again, up to [`TRIES`] times (then ABORTED).
+    /// Watchers hear of it.
+    pub async fn change<R>(
+        &self,
+        held: &Held<'_>,
+        f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+    ) -> Result<R, EventsError> {
+        let no_answer =
+            |_: &[u8]| Err(EventsError::Internal("a change without a request id has no kept answer".into()));
+        self.write(held, None, no_answer, None, f).await
+    }
+
+    /// [`Events::change`], answering with the answer kept for `key` when there is one at a try;
+    /// the first try on `first` when given (changed already, `f` not asked of it).
+    async fn write<R>(
+        &self,
+        held: &Held<'_>,
+        key: Option<&str>,
+        decode: impl Fn(&[u8]) -> Result<R, EventsError>,
+        mut first: Option<(Read, R)>,
+        mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+    ) -> Result<R, EventsError> {
+        let slug = held.slug.as_str();
+        let records = self.0.host.tournament_records();
+        let mut tries = 0;
+        loop {
+            let (mut record, version, answer) = match first.take() {
+                Some((read, answer)) => (read.record, read.version, answer),
+                None => {
+                    let (mut record, version) = self.load(slug).await?;
+                    if let Some(key) = key
+                        && let Some(body) = self.kept_answer(slug, &record, key).await?
+                    {
+                        return decode(&body);
+                    }
+                    let answer = f(&mut record)?;
+                    (record, version, answer)
+                }
+            };
+            match records.put(written(&mut record, version + 1)).await {
+                Ok(()) => {
+                    self.0.cache.put(slug, version + 1, record);
+                    let _ = self.0.changes.send(slug.to_string());
+                    return Ok(answer);
+                }
+                Err(HostError::Stale(_)) if tries + 1 < TRIES => tries += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+/// What writing `record` as `version` stores: its state (the parts of it that changed), with the
+/// events and answers not yet written taken out of it as rows of their own.
+fn written(record: &mut Record, version: u64) -> TournamentChange {
+    use prost::Message;
+    let events =
+        std::mem::take(&mut record.unwritten).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
+    let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();
+    TournamentChange { tournament: super::stored::written(record, version), events, answers }
+}
+
+/// A request id for the game call a tournament call makes, drawn from the tournament call's own
+/// (so its retry is the game call's retry); empty for a call without one.
+pub fn derived_request_id(slug: &str, parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    if parts.last().is_none_or(|id| id.is_empty()) {
+        return String::new();
+    }
+    let digest = Sha256::digest(format!("{slug}\n{}", parts.join("\n")));
+    let hex = dawgref_host::hex(&digest[..16]);
+    format!("tournament-{hex}")
+}

@@ -1,0 +1,24 @@
+//! Tournaments as kept and changed: the record (`dawgref-tournament`'s divisions and what the
+//! server keeps beside them), its store format and the reader of earlier builds' records, the
+//! change-and-retry loop with its hold and cache, the results that enter by themselves, the
+//! director's calls that act on games, and a tournament as a spectator sees it through a
+//! broadcast's delay.
+
+mod cache;
+mod change;
+mod direct;
+mod event;
+mod held;
+mod legacy;
+mod record;
+mod result_times;
+mod results;
+mod stored;
+
+pub(crate) use cache::Cache;
+pub use change::{Held, Read, Retry, derived_request_id};
+pub use direct::{By, HandResult, Owners};
+pub use event::TournamentEvent;
+pub use held::game_labels;
+pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
+pub(crate) use result_times::ResultTimes;
