@@ -65,7 +65,7 @@ pub(super) async fn revoke(
 }
 
 /// A director key as the wire shows it (never its hash).
-fn key_view(key: crate::store::DirectorKey) -> pb::DirectorKey {
+fn key_view(key: crate::host::DirectorKey) -> pb::DirectorKey {
     pb::DirectorKey {
         name: key.name,
         labels: key.labels.into_iter().collect(),

@@ -168,12 +168,12 @@ impl GamesService {
         after: Option<Uuid>,
         size: usize,
     ) -> Result<pb::ListGamesResponse, Status> {
-        let query = crate::store::GameQuery {
+        let query = crate::host::GameQuery {
             labels,
             state: if state == pb::GameState::Finished {
-                crate::store::GameState::Finished
+                crate::host::GameState::Finished
             } else {
-                crate::store::GameState::Any
+                crate::host::GameState::Any
             },
             after,
             limit: size + 1,

@@ -26,9 +26,9 @@ pub(super) async fn export(
     };
     let page = state
         .host
-        .stored_games(crate::store::GameQuery {
+        .stored_games(crate::host::GameQuery {
             labels,
-            state: crate::store::GameState::Any,
+            state: crate::host::GameState::Any,
             after: None,
             limit: MAX_RESULT_GAMES,
         })

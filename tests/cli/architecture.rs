@@ -91,3 +91,24 @@ fn a_wire_free_crate_that_reaches_the_wire_is_named_with_the_dependency() {
     );
     assert!(!err.contains("dawgref-engine"), "{err}");
 }
+
+#[test]
+fn a_service_that_names_the_store_is_named() {
+    let dir = std::env::temp_dir().join(format!("dawgref-architecture-services-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mod.rs"), "use crate::store::GameStore;\n").unwrap();
+    std::fs::write(dir.join("listing.rs"), "// fine\nlet q = crate::store::GameQuery::default();\n").unwrap();
+    let out =
+        Command::new(root().join("scripts/check-architecture")).env("SERVICES_DIR", &dir).output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let listing = dir.join("listing.rs");
+    assert_eq!(
+        err,
+        format!(
+            "{}:2: the services name the store's crate outside src/server/mod.rs (take it through the host)\n",
+            listing.display()
+        )
+    );
+}

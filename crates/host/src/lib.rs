@@ -39,6 +39,9 @@ pub use context::Answers;
 pub use directors::Director;
 pub use error::HostError;
 pub use hex::{hex, unhex};
+// The store's values the host's methods take and return (a listing's query, a director key), so
+// that the services name them through the host: only `server::Builder` names the stores.
+pub use dawgref_store::{DirectorKey, GameQuery, GameState};
 pub use input::{InputError, PlayInput, TileInput, TileRef, exchange as exchange_input, play as play_input};
 pub use pool::{BOT_NICE, Pool};
 pub use privacy::{Viewer, gcg, reviewable};

@@ -11,12 +11,12 @@
 use super::analysis::Analyses;
 use super::feeds::{Feed, Item, Said, message};
 use crate::game::{Event, EventKind};
+use crate::host::{GameQuery, GameState};
 use crate::host::{Route, Session, Viewer, stopped};
 use crate::proto::v1 as pb;
 use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
 use crate::server::state::AppState;
 use crate::server::views;
-use crate::store::{GameQuery, GameState};
 use dawgref_events::REFRESH;
 use prost::Message;
 use prost::bytes::Bytes;
