@@ -1,0 +1,53 @@
+//! MAGPIE's board layouts: the start square, then a row of premium characters a line.
+
+use super::builder::Builder;
+use super::{Premium, RulebookError};
+
+impl Builder {
+    /// A MAGPIE layout: `row, col` of the start square, then the rows (`~` quadruple word, `=`
+    /// triple word, `-` double word, `^` quadruple letter, `"` triple letter, `'` double letter).
+    pub(super) fn read_layout(&mut self, text: &str, file: &str) -> Result<(), RulebookError> {
+        let err = |line: usize, message: String| RulebookError {
+            file: file.to_string(),
+            line: Some(line),
+            message,
+        };
+        let mut lines = text.lines().enumerate();
+        let (_, first) = lines.next().ok_or_else(|| err(1, "empty layout".into()))?;
+        let coords: Vec<Option<usize>> = first.split(',').map(|s| s.trim().parse().ok()).collect();
+        let [Some(row), Some(col)] = coords[..] else {
+            return Err(err(1, format!("the first line is the start square as `row, col`, not {first:?}")));
+        };
+        // A row of spaces is a row of plain squares; only empty lines at the end are no rows.
+        let mut rows: Vec<(usize, &str)> = lines.map(|(i, l)| (i + 1, l)).collect();
+        while rows.last().is_some_and(|(_, l)| l.is_empty()) {
+            rows.pop();
+        }
+        let size = rows.len();
+        for (n, l) in rows {
+            if l.chars().count() > size {
+                return Err(err(
+                    n,
+                    format!("a row of {} squares on a board of {size} rows", l.chars().count()),
+                ));
+            }
+            let mut out = Vec::with_capacity(size);
+            for ch in l.chars().chain(std::iter::repeat(' ')).take(size) {
+                out.push(match ch {
+                    ' ' => Premium::None,
+                    '\'' => Premium::DoubleLetter,
+                    '"' => Premium::TripleLetter,
+                    '^' => Premium::QuadrupleLetter,
+                    '-' => Premium::DoubleWord,
+                    '=' => Premium::TripleWord,
+                    '~' => Premium::QuadrupleWord,
+                    _ => return Err(err(n, format!("square {ch:?} is not a premium this engine plays"))),
+                });
+            }
+            self.rows.push((out, n));
+        }
+        self.start = Some((row, col));
+        self.layout_given = true;
+        Ok(())
+    }
+}
