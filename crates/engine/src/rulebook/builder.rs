@@ -2,8 +2,8 @@
 //! `finish` checks the whole and makes the [`Definition`].
 
 use super::{
-    BlankValue, Definition, MAX_SIZE, MIN_SIZE, Premium, RuleOptions, RulebookError, RulesetKind,
-    STANDARD_SIZE, ScorelessLimit,
+    BlankValue, Definition, MAX_SIZE, MIN_SIZE, Premium, RuleOptions, RulebookError, STANDARD_SIZE,
+    ScorelessLimit,
 };
 use crate::alphabet::{Alphabet, MAX_LETTERS, TileSpec};
 
@@ -129,9 +129,7 @@ impl Builder {
             });
         }
         let premiums = if self.rows.is_empty() {
-            // The standard board is English's, as its shipped file draws it (every shipped file
-            // has a board, so this is never asked while the shipped files are read).
-            RulesetKind::english().definition().premiums.clone()
+            super::layout::standard_premiums()
         } else {
             let mut p = Vec::with_capacity(size * size);
             for (row, n) in &self.rows {

@@ -52,105 +52,125 @@ pub(super) fn parse_in(text: &str, file: &str, named: Named) -> Result<Definitio
         if line.is_empty() {
             continue;
         }
-        let err = |message: String| RulebookError { file: file.to_string(), line: Some(n), message };
         let (key, rest) = line.split_once(char::is_whitespace).map_or((line, ""), |(k, r)| (k, r.trim()));
         if section == Section::Tiles && !KEYS.contains(&key) {
             b.tile_line(line, n)?;
             continue;
         }
-        let shown = crate::text::clip(rest);
-        let number = |what: &str, range: std::ops::RangeInclusive<u32>| -> Result<u32, RulebookError> {
-            let n: u32 =
-                rest.parse().map_err(|_| err(format!("{what} must be a whole number, not {shown:?}")))?;
-            if !range.contains(&n) {
-                return Err(err(format!("{what} {n}: {} to {}", range.start(), range.end())));
-            }
-            Ok(n)
-        };
-        // A value given twice is refused: the second line would silently replace the first.
-        if let Some(&once) = KEYS.iter().find(|k| **k == key)
-            && !matches!(once, "tiles" | "board" | "tiles-file" | "layout-file")
-        {
-            if let Some(first) = b.line_of(once) {
-                return Err(err(format!("a second {once} line (the first is line {first})")));
-            }
-            b.seen.push((once, n));
-        }
-        let word = |what: &str, w: &str| -> Result<String, RulebookError> {
-            if w.is_empty() || w.chars().count() > MAX_NAME_CHARS || w.chars().any(char::is_control) {
-                return Err(err(format!(
-                    "{what} {:?}: 1 to {MAX_NAME_CHARS} characters, no control characters",
-                    crate::text::clip(w)
-                )));
-            }
-            Ok(w.to_string())
-        };
-        match key {
-            "name" => b.name = Some(word("name", rest)?.to_lowercase()),
-            "also" => {
-                let also: Vec<&str> = rest.split_whitespace().collect();
-                if also.len() > MAX_RULESET_ALIASES {
-                    return Err(err(format!("{} other names: at most {MAX_RULESET_ALIASES}", also.len())));
-                }
-                for a in also {
-                    b.aliases.push(word("also", a)?.to_lowercase());
-                }
-            }
-            "alphabet" => b.alphabet_name = Some(word("alphabet", rest)?),
-            "lexicon" => b.lexicon = word("lexicon", rest)?,
-            "rack" => b.rack = number("rack", 1..=7)? as usize,
-            "bingo" => b.bingo = number("bingo", 0..=MAX_BINGO)? as i32,
-            "blanks" => b.blanks = Some(number("blanks", 0..=MAX_BLANKS)? as u8),
-            "exchange-minimum" => {
-                b.options.exchange_limit = number("exchange-minimum", 0..=MAX_EXCHANGE_MINIMUM)?
-            }
-            "scoreless-turns" => {
-                b.options.scoreless_turn_limit = match rest {
-                    "twice-per-player" => ScorelessLimit::TwicePerPlayer,
-                    _ => ScorelessLimit::Turns(number("scoreless-turns", 1..=MAX_SCORELESS_TURNS)?),
-                }
-            }
-            "blank-value" => {
-                b.options.blank_value = match rest {
-                    "zero" => BlankValue::Zero,
-                    "letter" => BlankValue::LetterValue,
-                    _ => return Err(err(format!("blank-value is zero or letter, not {shown:?}"))),
-                }
-            }
-            "repeated-words" => {
-                b.options.no_repeated_words = match rest {
-                    "allowed" => false,
-                    "refused" => true,
-                    _ => return Err(err(format!("repeated-words is allowed or refused, not {shown:?}"))),
-                }
-            }
-            "start" => {
-                b.start = Some(
-                    parse_square(rest)
-                        .ok_or_else(|| err(format!("start {shown:?} is not a square like 8H")))?,
-                )
-            }
-            "tiles" => section = Section::Tiles,
-            "board" => section = Section::Board,
-            "tiles-file" | "layout-file" | "leaves-file" | "winprob-file" => {
-                let (text, named) = named.read(key, rest).map_err(err)?;
-                match key {
-                    "tiles-file" => b.read_distribution(&text, &named)?,
-                    "layout-file" => b.read_layout(&text, &named)?,
-                    "leaves-file" => b.leaves = Some(text),
-                    _ => b.winprob = Some(text),
-                }
-            }
-            _ => {
-                return Err(err(format!(
-                    "unknown line {:?} (expected one of: {})",
-                    crate::text::clip(key),
-                    KEYS.join(", ")
-                )));
-            }
+        if let Some(opened) = key_line(&mut b, key, rest, n, named)? {
+            section = opened;
         }
     }
     b.finish()
+}
+
+/// A header line, `key rest`, on line `n`; the section it opens, if it is `tiles` or `board`.
+fn key_line(
+    b: &mut Builder,
+    key: &str,
+    rest: &str,
+    n: usize,
+    named: Named,
+) -> Result<Option<Section>, RulebookError> {
+    let err = |message: String| RulebookError { file: b.file.clone(), line: Some(n), message };
+    let shown = crate::text::clip(rest);
+    let number = |what: &str, range: std::ops::RangeInclusive<u32>| -> Result<u32, RulebookError> {
+        let n: u32 =
+            rest.parse().map_err(|_| err(format!("{what} must be a whole number, not {shown:?}")))?;
+        if !range.contains(&n) {
+            return Err(err(format!("{what} {n}: {} to {}", range.start(), range.end())));
+        }
+        Ok(n)
+    };
+    // A value given twice is refused: the second line would silently replace the first.
+    if let Some(&once) = KEYS.iter().find(|k| **k == key)
+        && !matches!(once, "tiles" | "board" | "tiles-file" | "layout-file")
+    {
+        if let Some(first) = b.line_of(once) {
+            return Err(err(format!("a second {once} line (the first is line {first})")));
+        }
+        b.seen.push((once, n));
+    }
+    let word = |what: &str, w: &str| -> Result<String, RulebookError> {
+        if w.is_empty() || w.chars().count() > MAX_NAME_CHARS || w.chars().any(char::is_control) {
+            return Err(err(format!(
+                "{what} {:?}: 1 to {MAX_NAME_CHARS} characters, no control characters",
+                crate::text::clip(w)
+            )));
+        }
+        Ok(w.to_string())
+    };
+    match key {
+        "name" => b.name = Some(word("name", rest)?.to_lowercase()),
+        "also" => {
+            let also: Vec<&str> = rest.split_whitespace().collect();
+            if also.len() > MAX_RULESET_ALIASES {
+                return Err(err(format!("{} other names: at most {MAX_RULESET_ALIASES}", also.len())));
+            }
+            for a in also {
+                b.aliases.push(word("also", a)?.to_lowercase());
+            }
+        }
+        "alphabet" => b.alphabet_name = Some(word("alphabet", rest)?),
+        "lexicon" => b.lexicon = word("lexicon", rest)?,
+        "rack" => b.rack = number("rack", 1..=7)? as usize,
+        "bingo" => b.bingo = number("bingo", 0..=MAX_BINGO)? as i32,
+        "blanks" => b.blanks = Some(number("blanks", 0..=MAX_BLANKS)? as u8),
+        "exchange-minimum" => {
+            b.options.exchange_limit = number("exchange-minimum", 0..=MAX_EXCHANGE_MINIMUM)?
+        }
+        "scoreless-turns" => {
+            b.options.scoreless_turn_limit = match rest {
+                "twice-per-player" => ScorelessLimit::TwicePerPlayer,
+                _ => ScorelessLimit::Turns(number("scoreless-turns", 1..=MAX_SCORELESS_TURNS)?),
+            }
+        }
+        "blank-value" => {
+            b.options.blank_value = match rest {
+                "zero" => BlankValue::Zero,
+                "letter" => BlankValue::LetterValue,
+                _ => return Err(err(format!("blank-value is zero or letter, not {shown:?}"))),
+            }
+        }
+        "repeated-words" => {
+            b.options.no_repeated_words = match rest {
+                "allowed" => false,
+                "refused" => true,
+                _ => return Err(err(format!("repeated-words is allowed or refused, not {shown:?}"))),
+            }
+        }
+        "start" => {
+            b.start = Some(
+                parse_square(rest).ok_or_else(|| err(format!("start {shown:?} is not a square like 8H")))?,
+            )
+        }
+        "tiles" => return Ok(Some(Section::Tiles)),
+        "board" => {
+            b.board_not_named(n)?;
+            return Ok(Some(Section::Board));
+        }
+        "layout" => b.named_layout(rest, n)?,
+        "tiles-file" | "layout-file" | "leaves-file" | "winprob-file" => {
+            let (text, named) = named.read(key, rest).map_err(err)?;
+            match key {
+                "tiles-file" => b.read_distribution(&text, &named)?,
+                "layout-file" => {
+                    b.board_not_named(n)?;
+                    b.read_layout(&text, &named)?
+                }
+                "leaves-file" => b.leaves = Some(text),
+                _ => b.winprob = Some(text),
+            }
+        }
+        _ => {
+            return Err(err(format!(
+                "unknown line {:?} (expected one of: {})",
+                crate::text::clip(key),
+                KEYS.join(", ")
+            )));
+        }
+    }
+    Ok(None)
 }
 
 const KEYS: &[&str] = &[
@@ -168,6 +188,7 @@ const KEYS: &[&str] = &[
     "start",
     "tiles",
     "board",
+    "layout",
     "tiles-file",
     "layout-file",
     "leaves-file",
@@ -214,6 +235,17 @@ const MAX_RULESET_ALIASES: usize = 16;
 const MAX_NAME_CHARS: usize = 40;
 
 impl Builder {
+    /// A board given on line `n` (drawn, or a `layout-file`), refused when a layout is named.
+    fn board_not_named(&self, n: usize) -> Result<(), RulebookError> {
+        match self.line_of("layout") {
+            Some(first) => Err(self.err(
+                Some(n),
+                format!("a board given and a layout named (line {first}): a ruleset gives one board"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// `LABEL COUNT VALUE [vowel] [blank-only] [aka SPELLING…]`.
     pub(super) fn tile_line(&mut self, line: &str, n: usize) -> Result<(), RulebookError> {
         let mut words = line.split_whitespace();

@@ -1,9 +1,44 @@
-//! MAGPIE's board layouts: the start square, then a row of premium characters a line.
+//! Boards a ruleset file names rather than draws: the shipped layouts (`layout standard15`,
+//! drawn as a ruleset file's board) and MAGPIE's layout files (the start square, then a row of
+//! premium characters a line).
 
 use super::builder::Builder;
 use super::{Premium, RulebookError};
 
+/// The shipped layouts, by the name a `layout` line gives.
+const SHIPPED_LAYOUTS: &[(&str, &str)] = &[("standard15", include_str!("../../data/layouts/standard15.txt"))];
+
+/// The standard board's premiums: the board of a file that draws and names none.
+pub(super) fn standard_premiums() -> Vec<Premium> {
+    let mut b = Builder::new("standard15");
+    b.named_layout("standard15", 1).unwrap_or_else(|e| panic!("the shipped standard15 layout: {e}"));
+    b.rows.into_iter().flat_map(|(row, _)| row).collect()
+}
+
 impl Builder {
+    /// A shipped layout named on line `n` (`layout standard15`): its rows, as if the file drew
+    /// them there, the start square marked on them.
+    pub(super) fn named_layout(&mut self, name: &str, n: usize) -> Result<(), RulebookError> {
+        let Some((_, text)) = SHIPPED_LAYOUTS.iter().find(|(known, _)| *known == name) else {
+            let known: Vec<&str> = SHIPPED_LAYOUTS.iter().map(|(known, _)| *known).collect();
+            let message =
+                format!("unknown layout {:?} (known: {})", crate::text::clip(name), known.join(", "));
+            return Err(self.err(Some(n), message));
+        };
+        if !self.rows.is_empty() {
+            return Err(
+                self.err(Some(n), "a layout named and a board given: a ruleset gives one board".into())
+            );
+        }
+        for line in text.lines() {
+            let row = line.split('#').next().unwrap_or("").trim();
+            if !row.is_empty() {
+                self.board_row(row, n)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A MAGPIE layout: `row, col` of the start square, then the rows (`~` quadruple word, `=`
     /// triple word, `-` double word, `^` quadruple letter, `"` triple letter, `'` double letter).
     pub(super) fn read_layout(&mut self, text: &str, file: &str) -> Result<(), RulebookError> {

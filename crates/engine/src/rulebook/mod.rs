@@ -3,13 +3,15 @@
 //!
 //! A ruleset file (`data/rulesets/*.ruleset`, or any file given to `--ruleset`) says what a
 //! ruleset is: its tiles (label, count, value, vowel, other spellings), blanks, rack size, bingo
-//! bonus, board (premium squares, the start square) and options. The letter distributions of
-//! MAGPIE and macondo (`label[,blank label],count,value,vowel` CSV) and MAGPIE's board layouts
-//! are read as they are, alone or named from a ruleset file (`tiles-file`, `layout-file`). Every
-//! refusal names the file and line. The format is documented in `docs/rulesets.md`.
+//! bonus, board (premium squares, the start square: drawn, or a shipped layout named, `layout
+//! standard15`) and options. The letter distributions of MAGPIE and macondo
+//! (`label[,blank label],count,value,vowel` CSV) and MAGPIE's board layouts are read as they
+//! are, alone or named from a ruleset file (`tiles-file`, `layout-file`). Every refusal names
+//! the file and line. The format is documented in `docs/rulesets.md`.
 //!
 //! Each format has its reader (`file`: the ruleset file; `distribution`: the letter
-//! distributions; `layout`: MAGPIE's layouts), and each reads into one `builder::Builder`.
+//! distributions; `layout`: the shipped layouts and MAGPIE's), and each reads into one
+//! `builder::Builder`.
 //!
 //! A [`RulesetKind`] is a `Copy` handle to a registered [`Definition`]: the shipped ones are
 //! registered on first use, a file's by [`register`]; a definition lives for the process.
