@@ -22,6 +22,7 @@ mod file;
 mod layout;
 
 use crate::alphabet::{Alphabet, Letter};
+use crate::interned::Interned;
 use builder::Builder;
 use file::{Named, parse_in};
 use std::fmt;
@@ -180,28 +181,17 @@ impl Definition {
 
 /// A handle to a registered ruleset: `Copy`, compared by identity, named in requests, records
 /// and CGP's `ld`.
-#[derive(Clone, Copy)]
-pub struct RulesetKind(&'static Definition);
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RulesetKind(Interned<Definition>);
 
-impl PartialEq for RulesetKind {
-    fn eq(&self, other: &RulesetKind) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
-}
-impl Eq for RulesetKind {}
-impl std::hash::Hash for RulesetKind {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (self.0 as *const Definition).hash(state)
-    }
-}
 impl fmt::Debug for RulesetKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RulesetKind({})", self.0.name)
+        write!(f, "RulesetKind({})", self.name())
     }
 }
 impl fmt::Display for RulesetKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.name)
+        f.write_str(self.name())
     }
 }
 
@@ -252,7 +242,7 @@ impl RulesetKind {
         let wanted = name.trim().to_lowercase();
         RulesetKind::all()
             .into_iter()
-            .find(|k| k.0.name == wanted || k.0.aliases.iter().any(|a| a.to_lowercase() == wanted))
+            .find(|k| k.name() == wanted || k.definition().aliases.iter().any(|a| a.to_lowercase() == wanted))
     }
 
     /// Its place in the registry: English 0, Russian 1, Эрудит 2, then the others as registered.
@@ -267,16 +257,16 @@ impl RulesetKind {
 
     /// Name as used in requests and the CGP `ld` opcode.
     pub fn name(self) -> &'static str {
-        &self.0.name
+        &self.definition().name
     }
 
     pub fn alphabet(self) -> Alphabet {
-        self.0.alphabet
+        self.definition().alphabet
     }
 
     /// Everything its file says.
     pub fn definition(self) -> &'static Definition {
-        self.0
+        self.0.get()
     }
 }
 
@@ -371,7 +361,7 @@ static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
     for (file, text) in SHIPPED_FILES {
         let def = parse_in(text, file, Named::Shipped).unwrap_or_else(|e| panic!("a shipped ruleset: {e}"));
         let def = Definition { source: "shipped".into(), ..def };
-        registry.push(RulesetKind(Box::leak(Box::new(def))));
+        registry.push(RulesetKind(Interned::leak(def)));
     }
     Shipped([registry[0], registry[1], registry[2]])
 });
@@ -394,9 +384,10 @@ pub fn register(def: Definition) -> Result<RulesetKind, RulebookError> {
     let names: Vec<String> =
         std::iter::once(&def.name).chain(&def.aliases).map(|n| n.to_lowercase()).collect();
     for k in registry.iter() {
-        let theirs = std::iter::once(&k.0.name).chain(&k.0.aliases).map(|n| n.to_lowercase());
-        if let Some(clash) = theirs.into_iter().find(|n| names.contains(n)) {
-            if (Definition { source: String::new(), ..k.0.clone() })
+        let theirs = k.definition();
+        let their_names = std::iter::once(&theirs.name).chain(&theirs.aliases).map(|n| n.to_lowercase());
+        if let Some(clash) = their_names.into_iter().find(|n| names.contains(n)) {
+            if (Definition { source: String::new(), ..theirs.clone() })
                 == (Definition { source: String::new(), ..def.clone() })
             {
                 return Ok(*k);
@@ -404,11 +395,14 @@ pub fn register(def: Definition) -> Result<RulesetKind, RulebookError> {
             return Err(RulebookError {
                 file: def.source.clone(),
                 line: None,
-                message: format!("the name {clash:?} is taken by the ruleset {} ({})", k.0.name, k.0.source),
+                message: format!(
+                    "the name {clash:?} is taken by the ruleset {} ({})",
+                    theirs.name, theirs.source
+                ),
             });
         }
     }
-    let kind = RulesetKind(Box::leak(Box::new(def)));
+    let kind = RulesetKind(Interned::leak(def));
     registry.push(kind);
     Ok(kind)
 }
