@@ -13,6 +13,7 @@
 //! tiles are the same handle (a ruleset of English's tiles plays the English lexicon). One made
 //! from a file lives as long as the process (a server reads a few, at start-up).
 
+use crate::interned::Interned;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
@@ -97,28 +98,17 @@ struct Letters {
 }
 
 /// A handle to an interned alphabet: `Copy`, compared by identity.
-#[derive(Clone, Copy)]
-pub struct Alphabet(&'static Letters);
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Alphabet(Interned<Letters>);
 
-impl PartialEq for Alphabet {
-    fn eq(&self, other: &Alphabet) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
-}
-impl Eq for Alphabet {}
-impl std::hash::Hash for Alphabet {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (self.0 as *const Letters).hash(state)
-    }
-}
 impl fmt::Debug for Alphabet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Alphabet({})", self.0.name)
+        write!(f, "Alphabet({})", self.letters().name)
     }
 }
 impl fmt::Display for Alphabet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.name)
+        f.write_str(&self.letters().name)
     }
 }
 
@@ -138,7 +128,7 @@ pub enum AlphabetError {
 }
 
 /// Every alphabet made so far; an alphabet is made once and lives for the process.
-static INTERNED: Mutex<Vec<&'static Letters>> = Mutex::new(Vec::new());
+static INTERNED: Mutex<Vec<Interned<Letters>>> = Mutex::new(Vec::new());
 
 /// Upper case of a spelling, character by character (a character whose upper case is several,
 /// such as ß, is kept: labels are single code points per character).
@@ -164,6 +154,12 @@ fn lower_str(s: &str) -> String {
 }
 
 impl Alphabet {
+    /// The letters it is a handle to.
+    #[inline]
+    fn letters(self) -> &'static Letters {
+        self.0.get()
+    }
+
     /// The alphabet of these tiles, made once: the same tiles give the same handle (and keep the
     /// first name they were given). Refused: no tiles, more than [`MAX_LETTERS`], an empty or
     /// bracketed label, a spelling given to two tiles.
@@ -182,7 +178,7 @@ impl Alphabet {
             return Err(invalid(format!("{} tiles, at most {MAX_LETTERS} are supported", specs.len())));
         }
         let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = interned.iter().find(|l| l.specs == specs) {
+        if let Some(&found) = interned.iter().find(|l| l.get().specs == specs) {
             return Ok(Alphabet(found));
         }
         let mut spellings = HashMap::new();
@@ -283,30 +279,30 @@ impl Alphabet {
             starts_long,
             classic_id,
         };
-        let leaked: &'static Letters = Box::leak(Box::new(letters));
+        let leaked = Interned::leak(letters);
         interned.push(leaked);
         Ok(Alphabet(leaked))
     }
 
     /// Its name: the first name it was made with (`en`, `ru`, `erudit`, `catalan`).
     pub fn name(self) -> &'static str {
-        &self.0.name
+        &self.letters().name
     }
 
     /// The tiles as they were given.
     pub fn specs(self) -> &'static [TileSpec] {
-        &self.0.specs
+        &self.letters().specs
     }
 
     /// The lexicon file's one-byte id for the three alphabets that had one (English 1, Russian 2,
     /// Эрудит 3), so that their compiled files and content checksums never change.
     pub fn classic_id(self) -> Option<u8> {
-        self.0.classic_id
+        self.letters().classic_id
     }
 
     /// Number of letters.
     pub fn len(self) -> usize {
-        self.0.labels.len()
+        self.letters().labels.len()
     }
 
     /// Never true; present for clippy's `len_without_is_empty`.
@@ -321,22 +317,22 @@ impl Alphabet {
 
     /// Whether the letter is a vowel.
     pub fn is_vowel(self, letter: Letter) -> bool {
-        self.0.vowels >> letter & 1 == 1
+        self.letters().vowels >> letter & 1 == 1
     }
 
     /// Whether every tile is one character (nothing in this alphabet needs brackets).
     pub fn single_characters(self) -> bool {
-        self.0.labels.iter().all(|l| l.chars().count() == 1)
+        self.letters().labels.iter().all(|l| l.chars().count() == 1)
     }
 
     /// The label of a letter, upper case (`A`, `L·L`). Panics only on an index the caller made up.
     pub fn label(self, letter: Letter) -> &'static str {
-        &self.0.labels[letter as usize]
+        &self.letters().labels[letter as usize]
     }
 
     /// The label of a blank standing for a letter (`a`, `l·l`).
     pub fn blank_label(self, letter: Letter) -> &'static str {
-        &self.0.blank_labels[letter as usize]
+        &self.letters().blank_labels[letter as usize]
     }
 
     /// How a tile is written in notation: its label, upper case for a tile and lower case for a
@@ -346,17 +342,17 @@ impl Alphabet {
             return ".";
         }
         let l = tile_letter(t) as usize;
-        &self.0.notation[if tile_is_blank(t) { self.len() + l } else { l }]
+        &self.letters().notation[if tile_is_blank(t) { self.len() + l } else { l }]
     }
 
     /// A letter as notation writes it (upper case, brackets when longer than a character).
     pub fn letter_text(self, letter: Letter) -> &'static str {
-        &self.0.notation[letter as usize]
+        &self.letters().notation[letter as usize]
     }
 
     /// The letter of one character, case-insensitively (`Ё` → `Е` in Эрудит, by its alias).
     pub fn index_of(self, ch: char) -> Result<Letter, AlphabetError> {
-        self.0.chars.get(&ch).map(|&(l, _)| l).ok_or(AlphabetError::Foreign { ch, alphabet: self })
+        self.letters().chars.get(&ch).map(|&(l, _)| l).ok_or(AlphabetError::Foreign { ch, alphabet: self })
     }
 
     /// The first tile of `text`: its letter, whether it is written as a blank (lower case), and
@@ -369,27 +365,29 @@ impl Alphabet {
             let close = text.find(']').ok_or_else(|| AlphabetError::Bracket(crate::text::clip(text)))?;
             let inner = &text[1..close];
             let blank = inner.chars().next().is_some_and(|c| lower(c) == c && upper_char(c) != c);
-            return match self.0.spellings.get(&upper(inner)) {
+            return match self.letters().spellings.get(&upper(inner)) {
                 Some(&l) => Ok((l, blank, close + 1)),
                 None => Err(AlphabetError::ForeignTile { text: crate::text::clip(inner), alphabet: self }),
             };
         }
-        if self.0.starts_long.contains(&upper_char(first)) {
+        if self.letters().starts_long.contains(&upper_char(first)) {
             // The ends of the first 2, 3 … `longest` characters, tried longest first.
             let mut ends = [0usize; MAX_LABEL];
             let mut n = 0;
-            for end in text.char_indices().skip(1).map(|(i, _)| i).chain([text.len()]).take(self.0.longest) {
+            for end in
+                text.char_indices().skip(1).map(|(i, _)| i).chain([text.len()]).take(self.letters().longest)
+            {
                 ends[n] = end;
                 n += 1;
             }
             for &end in ends[..n].iter().rev() {
-                if let Some(&l) = self.0.spellings.get(&upper(&text[..end])) {
+                if let Some(&l) = self.letters().spellings.get(&upper(&text[..end])) {
                     let blank = lower(first) == first && upper_char(first) != first;
                     return Ok((l, blank, end));
                 }
             }
         }
-        match self.0.chars.get(&first) {
+        match self.letters().chars.get(&first) {
             Some(&(l, blank)) => Ok((l, blank, first.len_utf8())),
             None => Err(AlphabetError::Foreign { ch: first, alphabet: self }),
         }
@@ -427,7 +425,7 @@ impl Alphabet {
 
     /// Parse a word into letter indexes (case does not matter).
     pub fn parse_word(self, word: &str) -> Result<Vec<Letter>, AlphabetError> {
-        if self.0.longest == 1 && !word.contains('[') {
+        if self.letters().longest == 1 && !word.contains('[') {
             return word.chars().map(|c| self.index_of(c)).collect();
         }
         Ok(self.parse_tiles(word)?.into_iter().map(|(l, _)| l).collect())
@@ -446,7 +444,7 @@ impl Alphabet {
     /// and have no longer spelling write each tile as it is.
     pub fn write_tiles(self, tiles: impl IntoIterator<Item = Tile>) -> String {
         let texts: Vec<&'static str> = tiles.into_iter().map(|t| self.tile_text(t)).collect();
-        if self.0.longest == 1 {
+        if self.letters().longest == 1 {
             return texts.concat();
         }
         // Right to left, so that each tile is judged against the text that really follows it.
@@ -455,7 +453,7 @@ impl Alphabet {
             let single = text != "." && text.chars().count() == 1;
             let joined = format!("{text}{suffix}");
             let merges = single
-                && self.0.starts_long.contains(&upper_char(text.chars().next().unwrap_or(' ')))
+                && self.letters().starts_long.contains(&upper_char(text.chars().next().unwrap_or(' ')))
                 && self.next_tile(&joined).is_ok_and(|(_, _, used)| used != text.len());
             suffix = if merges { format!("[{text}]{suffix}") } else { joined };
         }
@@ -465,11 +463,15 @@ impl Alphabet {
     /// The alphabet as text, for a compiled lexicon to carry: its name, then a line per tile
     /// (label, blank label, `1` for a vowel, aliases), tab-separated.
     pub fn to_text(self) -> String {
-        let mut out = format!("{}\n", self.0.name);
-        for (i, spec) in self.0.specs.iter().enumerate() {
+        let mut out = format!("{}\n", self.letters().name);
+        for (i, spec) in self.letters().specs.iter().enumerate() {
             let vowel = if spec.vowel { 1 } else { 0 };
-            out +=
-                &format!("{}\t{}\t{vowel}\t{}\n", spec.label, self.0.blank_labels[i], spec.aliases.join(" "));
+            out += &format!(
+                "{}\t{}\t{vowel}\t{}\n",
+                spec.label,
+                self.letters().blank_labels[i],
+                spec.aliases.join(" ")
+            );
         }
         out
     }

@@ -13,6 +13,7 @@ pub mod endgame;
 pub mod equity;
 pub mod game;
 pub mod infer;
+mod interned;
 pub mod leaves;
 pub mod lexicon;
 pub mod movegen;

@@ -65,10 +65,35 @@ fn every_shipped_ruleset_has_its_published_totals() {
     assert_eq!(Alphabet::by_name("en").unwrap(), Alphabet::english());
 }
 
+/// The standard board as the shipped rulesets drew it before they named it (`layout
+/// standard15`): what a file naming the layout must get, square for square.
+const STANDARD15_DRAWN: &str = "\
+T..d...T...d..T
+.D...t...t...D.
+..D...d.d...D..
+d..D...d...D..d
+....D.....D....
+.t...t...t...t.
+..d...d.d...d..
+T..d...*...d..T
+..d...d.d...d..
+.t...t...t...t.
+....D.....D....
+d..D...d...D..d
+..D...d.d...D..
+.D...t...t...D.
+T..d...T...d..T
+";
+
 #[test]
 fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/rulesets"));
-    let good = std::fs::read_to_string(dir.join("english.ruleset")).unwrap();
+    // English with its board drawn, as it was before it named the layout: the refusals below
+    // are of a drawn board, and the file parses to the shipped English, which names it.
+    let good = std::fs::read_to_string(dir.join("english.ruleset"))
+        .unwrap()
+        .replace("layout standard15\n", &format!("board\n{STANDARD15_DRAWN}"));
+    assert!(good.ends_with(STANDARD15_DRAWN));
     let refused = |text: &str| rulebook::parse(text, "club.ruleset", Some(dir)).unwrap_err().to_string();
     // The file as shipped parses, from disk as built in: the tables it names beside it are the
     // ones built in. Each change below is one mistake.
@@ -118,7 +143,7 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
     assert_eq!(
         refused(&good.replace("rack 7", "rack 7\nsparkles on")),
         format!(
-            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, tiles-file, layout-file, leaves-file, winprob-file)",
+            "club.ruleset:{}: unknown line \"sparkles\" (expected one of: name, also, alphabet, lexicon, rack, bingo, blanks, exchange-minimum, scoreless-turns, blank-value, repeated-words, start, tiles, board, layout, tiles-file, layout-file, leaves-file, winprob-file)",
             line_of("rack") + 1
         )
     );
@@ -202,6 +227,105 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
         rulebook::register(def).unwrap_err().to_string(),
         "club.ruleset: the name \"english\" is taken by the ruleset english (shipped)"
     );
+}
+
+/// Every shipped ruleset on the standard board names it (`layout standard15`) and gets exactly
+/// the board it drew before; Эрудит and Super English draw their own.
+#[test]
+fn a_ruleset_naming_standard15_gets_the_board_it_drew() {
+    let drawn: Vec<String> = STANDARD15_DRAWN.lines().map(|row| row.replace('*', "D")).collect();
+    for (file, text) in rulebook::SHIPPED_FILES {
+        let name = file.trim_end_matches(".ruleset");
+        let named = text.lines().any(|l| l == "layout standard15");
+        assert_eq!(named, !["erudit", "super-english"].contains(&name), "{file}");
+        let d = kind(name).definition();
+        if named {
+            assert_eq!((d.premium_rows(), d.start), (drawn.clone(), (7, 7)), "{file}");
+        }
+    }
+    // By hand: a few squares, and how many of each premium there are.
+    let d = RulesetKind::english().definition();
+    let at = |row: usize, col: usize| d.premiums[row * 15 + col];
+    assert_eq!(
+        [at(0, 0), at(7, 7), at(1, 5), at(0, 3), at(1, 1), at(0, 1)],
+        [
+            Premium::TripleWord,
+            Premium::DoubleWord,
+            Premium::TripleLetter,
+            Premium::DoubleLetter,
+            Premium::DoubleWord,
+            Premium::None
+        ]
+    );
+    let count = |p: Premium| d.premiums.iter().filter(|&&q| q == p).count();
+    assert_eq!(
+        [
+            Premium::TripleWord,
+            Premium::DoubleWord,
+            Premium::TripleLetter,
+            Premium::DoubleLetter,
+            Premium::None
+        ]
+        .map(count),
+        [8, 17, 12, 24, 164]
+    );
+    // The layout is built in: a file read from nowhere names it too, and a file that draws and
+    // names no board is on the same board, its start square the centre.
+    let tiles = "name club\ntiles\nA 20 1 vowel\nB 20 1\n";
+    for text in [format!("{tiles}layout standard15\n"), tiles.to_string()] {
+        let club = rulebook::parse(&text, "club.ruleset", None).unwrap();
+        assert_eq!((&club.premiums, club.start), (&d.premiums, (7, 7)), "{text}");
+    }
+}
+
+#[test]
+fn a_ruleset_naming_an_unknown_layout_or_two_boards_is_refused_naming_its_line() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/rulesets"));
+    let good = std::fs::read_to_string(dir.join("english.ruleset")).unwrap();
+    let refused = |text: &str| rulebook::parse(text, "club.ruleset", Some(dir)).unwrap_err().to_string();
+    let line_of = |needle: &str| good.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    let layout = line_of("layout standard15");
+    let magpie = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vs-magpie/standard15.txt");
+    for (change, expected) in [
+        (
+            good.replace("layout standard15", "layout standard16"),
+            format!("club.ruleset:{layout}: unknown layout \"standard16\" (known: standard15)"),
+        ),
+        (
+            good.replace("layout standard15", "layout standard15\nlayout standard15"),
+            format!("club.ruleset:{}: a second layout line (the first is line {layout})", layout + 1),
+        ),
+        (
+            good.replace("layout standard15\n", &format!("layout standard15\nboard\n{STANDARD15_DRAWN}")),
+            format!(
+                "club.ruleset:{}: a board given and a layout named (line {layout}): a ruleset gives one board",
+                layout + 1
+            ),
+        ),
+        (
+            good.replace("layout standard15", &format!("layout standard15\nlayout-file {magpie}")),
+            format!(
+                "club.ruleset:{}: a board given and a layout named (line {layout}): a ruleset gives one board",
+                layout + 1
+            ),
+        ),
+        (
+            good.replace("layout standard15", &format!("layout-file {magpie}\nlayout standard15")),
+            format!(
+                "club.ruleset:{}: a layout named and a board given: a ruleset gives one board",
+                layout + 1
+            ),
+        ),
+        (
+            good.replace("rack 7", "rack 7\nstart 8H"),
+            format!(
+                "club.ruleset:{}: the start square is given twice: by a start line and on the board",
+                line_of("rack") + 1
+            ),
+        ),
+    ] {
+        assert_eq!(refused(&change), expected);
+    }
 }
 
 /// A scratch directory for files a test writes.
