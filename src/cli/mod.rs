@@ -49,6 +49,9 @@ enum Command {
 pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub fn run(cli: Cli) -> CliResult {
+    if !matches!(cli.command, Command::Serve(_)) {
+        quiet_on_a_closed_pipe();
+    }
     match cli.command {
         Command::Serve(args) => serve::run(*args),
         Command::Lexicon(cmd) => lexicon::run(cmd),
@@ -58,5 +61,16 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Match(args) => bot_match::run(args),
         Command::Words(cmd) => words::run(cmd),
         Command::Analyze(args) => analyze::run(args),
+    }
+}
+
+/// A command whose reader goes away (`dawgref lexicon info x | head -3`) ends quietly, as Unix
+/// tools do: SIGPIPE back to its default, where Rust ignores it and a write to the closed pipe
+/// would panic. Not the server: a client going away must never end it.
+fn quiet_on_a_closed_pipe() {
+    // SAFETY: setting a signal's disposition to its default before any thread is started; no
+    // handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

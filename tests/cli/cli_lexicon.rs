@@ -48,3 +48,19 @@ fn a_ruleset_name_keeps_words_as_long_as_its_board() {
     assert_eq!(code, 1, "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A command whose reader has gone (`dawgref lexicon info x | head -3`) ends by SIGPIPE, as Unix
+/// tools do, with nothing on stderr: no panic about a broken pipe.
+#[test]
+fn a_command_whose_reader_has_gone_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dawgref"))
+        .args(["words", "anagram", "AEINRST"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}
