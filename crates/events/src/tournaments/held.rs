@@ -4,7 +4,7 @@
 //! it now; a player sees the results of their own games now.
 //!
 //! When a result came in is its `result` (or `result_corrected`) event's time; the times are read
-//! once per replica and tournament, each event once (kept in [`ResultTimes`]).
+//! once per replica and tournament, each event once (kept in `result_times::ResultTimes`).
 
 use super::event::TournamentEvent;
 use super::record::Record;
