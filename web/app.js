@@ -126,7 +126,8 @@ async function lobby() {
   app.replaceChildren(
     h("section", { class: "hero" },
       h("h1", { text: t("Play a game") }),
-      h("p", { class: "sub", text: t("English Scrabble, Скрэббл or Эрудит, refereed to the letter.") })),
+      h("p", { class: "sub", text: t("{rulesets}, English Scrabble, Скрэббл and Эрудит among them, refereed to the letter.",
+        { rulesets: count(ruleset.options.length, "ruleset") }) })),
     h("div", { class: "lobby" },
       h("form", { class: "panel", id: "create-form", onsubmit: create },
         h("h2", { text: t("New game") }),

@@ -35,7 +35,7 @@ const RU = {
   "Computer — greedy": "Компьютер — жадный", "Computer — weak": "Компьютер — слабый", "A friend (join link)": "Друг (по ссылке)",
   "remove seat": "убрать игрока", "Seat {n}": "Игрок {n}", "+ another seat": "+ ещё игрок", "Player": "Игрок",
   "a game link or id": "ссылка на партию или её id", "Play a game": "Сыграть партию",
-  "English Scrabble, Скрэббл or Эрудит, refereed to the letter.": "Английский Scrabble, Скрэббл или Эрудит — судейство до буквы.",
+  "{rulesets}, English Scrabble, Скрэббл and Эрудит among them, refereed to the letter.": "{rulesets}, среди них английский Scrabble, Скрэббл и Эрудит, — судейство до буквы.",
   "New game": "Новая партия", "Ruleset": "Правила", "Lexicon": "Словарь", "Challenge rule": "Вызов",
   "Clock (minutes, 0: none)": "Часы (минуты, 0 — без часов)", "Increment (s)": "Добавка (с)", "Seat 1: you": "Игрок 1 — вы",
   "Create game": "Создать партию", "Join or watch": "Войти или смотреть",
@@ -158,6 +158,7 @@ const NOUNS = {
   tile: [["tile", "tiles"], ["фишка", "фишки", "фишек"]],
   turn: [["turn", "turns"], ["ход", "хода", "ходов"]],
   line: [["line", "lines"], ["строка", "строки", "строк"]],
+  ruleset: [["ruleset", "rulesets"], ["набор правил", "набора правил", "наборов правил"]],
   "live game": [["live game", "live games"], ["партия идёт", "партии идут", "партий идёт"]],
 };
 

@@ -59,6 +59,7 @@ const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 const JSON: &str = "application/json";
+const SVG: &str = "image/svg+xml";
 
 /// Every file, built once.
 static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
@@ -76,6 +77,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
+        file("icon.svg", SVG, include_str!("../../web/icon.svg")),
         Asset::new("schema.json", JSON, Bytes::from(schema_json())),
         Asset::new("rules.json", JSON, Bytes::from(rules_json())),
     ]
@@ -111,6 +113,8 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
         {
             "index.html"
         }
+        // What a browser asks for by itself, on any page that names no icon.
+        "/favicon.ico" => "icon.svg",
         p => p.strip_prefix("/web/")?,
     };
     ASSETS.iter().find(|a| a.path == name)
@@ -415,6 +419,10 @@ mod tests {
             assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
         }
         assert_eq!(asset_for("/web/grpc.js").map(|a| a.content_type), Some(JS));
+        // The icon, where the page names it and where a browser looks by itself.
+        assert_eq!(asset_for("/web/icon.svg").map(|a| a.content_type), Some(SVG));
+        assert_eq!(asset_for("/favicon.ico").map(|a| a.path), Some("icon.svg"));
+        assert!(include_str!("../../web/index.html").contains(r#"<link rel="icon" href="/web/icon.svg""#));
         let app = asset_for("/web/app.js").unwrap();
         assert!(app.gzip.body.len() < app.plain.body.len() / 2, "scripts shrink by half gzipped");
         assert_ne!(app.gzip.etag, app.plain.etag);

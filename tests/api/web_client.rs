@@ -692,6 +692,12 @@ async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembere
     wait_text(&c, ".hero h1", "Tournament director").await;
     c.goto(&srv.url).await.unwrap();
     wait_text(&c, ".hero h1", "Play a game").await;
+    // The lobby names as many rulesets as it offers, not three.
+    let offered = script(&c, "return document.querySelectorAll('#ruleset option').length").await;
+    let headline = format!(
+        "{offered} rulesets, English Scrabble, Скрэббл and Эрудит among them, refereed to the letter."
+    );
+    wait_text(&c, ".hero .sub", &headline).await;
     click(&c, "#lang-ru").await;
     wait_text(&c, ".hero h1", "Сыграть партию").await;
     c.close().await.unwrap();
