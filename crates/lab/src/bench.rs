@@ -383,7 +383,7 @@ fn lexicon(runs: usize) -> CliResult {
 
 /// Every position of `games` greedy games: board, mover's rack, and the move chosen.
 fn positions(games: u64, seed: u64, lexicon: &Lexicon) -> Vec<(Board, Rack, Option<Play>)> {
-    let kind = RulesetKind::of_alphabet(lexicon.alphabet()).unwrap_or(RulesetKind::english());
+    let kind = RulesetKind::for_alphabet(lexicon.alphabet());
     let rules = Arc::new(Ruleset::new(kind));
     let mut out = Vec::new();
     for g in 0..games {
