@@ -5,7 +5,7 @@
 
 use dawgref_engine::alphabet::{Alphabet, tile};
 use dawgref_engine::board::Board;
-use dawgref_engine::bot::{BotLevel, play_out};
+use dawgref_engine::bot::{BotLevel, ChampionOptions, play_out};
 use dawgref_engine::game::record::{check_record, write_gcg};
 use dawgref_engine::game::{Game, GameConfig};
 use dawgref_engine::lexicon::Lexicon;
@@ -63,6 +63,17 @@ fn every_shipped_ruleset_has_its_published_totals() {
     assert_eq!(kind("Скрэббл"), RulesetKind::russian());
     // An alphabet is found by its name or a ruleset's; rulesets of one alphabet share lexicons.
     assert_eq!(Alphabet::by_name("en").unwrap(), Alphabet::english());
+}
+
+/// The champion skips inferring the opponent's rack where its file refuses repeated words: of the
+/// shipped rulesets, in Эрудит alone, as when the policy named Эрудит.
+#[test]
+fn the_champion_infers_racks_in_every_shipped_ruleset_but_erudit() {
+    for (file, _) in rulebook::SHIPPED_FILES {
+        let kind = kind(file.trim_end_matches(".ruleset"));
+        let infers = ChampionOptions::for_rules(&Ruleset::new(kind)).infer.is_some();
+        assert_eq!(infers, kind != RulesetKind::erudit(), "{kind}");
+    }
 }
 
 #[test]
