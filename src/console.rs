@@ -76,7 +76,8 @@ pub fn ruleset_with_words(
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let (text, _) = dawgref_engine::lexicon::word_list_text(&bytes);
             let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("words");
-            let (lexicon, report) = Lexicon::compile_up_to(name, &text, kind.alphabet(), rules.size())?;
+            let (lexicon, report) =
+                Lexicon::compile_up_to(name, &text, kind.alphabet(), kind.longest_word())?;
             eprintln!("{}: {report}", path.display());
             lexicon
         }

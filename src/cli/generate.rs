@@ -139,9 +139,7 @@ pub fn run(args: GenArgs) -> CliResult {
 pub fn selfplay(args: SelfplayArgs) -> CliResult {
     let resolved = catalog::resolve(&args.lexicon, args.ruleset.map(|k| k.alphabet()))?;
     let lexicon = resolved.lexicon;
-    let kind = args
-        .ruleset
-        .unwrap_or(RulesetKind::of_alphabet(lexicon.alphabet()).unwrap_or(RulesetKind::english()));
+    let kind = args.ruleset.unwrap_or(RulesetKind::for_alphabet(lexicon.alphabet()));
     let rules = Arc::new(Ruleset::new(kind));
     let mut cgp_out = match &args.cgp_out {
         Some(p) => Some(std::io::BufWriter::new(

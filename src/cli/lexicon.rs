@@ -52,7 +52,7 @@ pub fn run(cmd: LexiconCommand) -> CliResult {
             let start = Instant::now();
             let text = std::fs::read(&words).map_err(|e| format!("cannot read {}: {e}", words.display()))?;
             let name = words.file_stem().and_then(|s| s.to_str()).unwrap_or("lexicon");
-            let longest = RulesetKind::by_name(&alphabet).map_or(MAX_WORD_LEN, |k| k.definition().size);
+            let longest = RulesetKind::by_name(&alphabet).map_or(MAX_WORD_LEN, RulesetKind::longest_word);
             let alphabet = Alphabet::by_name(&alphabet)?;
             let (lexicon, report) =
                 Lexicon::compile_up_to(name, &dawgref::lexicon::word_list_text(&text).0, alphabet, longest)?;

@@ -3,6 +3,7 @@
 use super::CliResult;
 use clap::Args;
 use dawgref::host::CreateRate;
+use dawgref::lexicon::Lexicon;
 use dawgref::server::tls::{Tls, TlsFiles};
 use dawgref::server::{self, ServerConfig, state::Limits};
 use dawgref::store::postgres::Replica;
@@ -198,77 +199,10 @@ pub fn run(args: ServeArgs) -> CliResult {
 }
 
 fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
-    let config = ServerConfig {
-        lexicons: args.lexicons.clone(),
-        rulesets: args.rulesets.clone(),
-        word_lists: args.word_lists.clone(),
-        lexicon_cache: match &args.lexicon_cache {
-            Some(dir) if dir.is_empty() => None,
-            Some(dir) => Some(PathBuf::from(dir)),
-            None if args.data_dir.as_os_str() == ":memory:" => None,
-            None => Some(args.data_dir.join("lexicons")),
-        },
-        limits: Limits {
-            max_games: args.max_games,
-            streams_per_game: args.streams_per_game,
-            max_message_bytes: args.max_message_bytes,
-            concurrency: args.concurrency,
-            idle_after: args.idle_after.0,
-            searches_per_client: args.searches_per_client as usize,
-            bot_nice: args.bot_nice,
-            create_rate: (args.games_per_minute > 0)
-                .then_some(CreateRate { burst: args.games_burst, per_minute: args.games_per_minute }),
-            ..Limits::default()
-        },
-    };
+    let config = server_config(&args);
     // TLS, or the refusal to serve plaintext, is settled before the lexicons load.
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => {
-            let files = TlsFiles {
-                cert: cert.clone(),
-                key: key.clone(),
-                client_ca: args.tls_client_ca.clone(),
-                peer_ca: args.tls_peer_ca.clone(),
-                peer_name: args.tls_peer_name.clone(),
-            };
-            let tls = Tls::load(files).map_err(|e| e.to_string())?;
-            if args.database_url.is_some() && tls.client().is_none() {
-                return Err("replicas forward to one another over TLS: give --tls-peer-ca (or --tls-client-ca), the CA their certificates are checked against".into());
-            }
-            Some(tls)
-        }
-        _ => {
-            if !args.listen.ip().is_loopback() && !args.plaintext {
-                return Err(format!(
-                    "refusing to serve plaintext on {}: give --tls-cert and --tls-key, or --plaintext behind a balancer that terminates TLS",
-                    args.listen
-                )
-                .into());
-            }
-            None
-        }
-    };
-    let started = std::time::Instant::now();
-    let lexicons = server::load_lexicons(&config).map_err(|e| e.to_string())?;
-    for l in &lexicons {
-        tracing::info!(
-            name = l.name(),
-            words = l.word_count(),
-            checksum = format!("{:016x}", l.checksum()),
-            "lexicon loaded"
-        );
-    }
-    tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
-    // The bots' learned tables are read now rather than at a game's first bot move: those of
-    // the rulesets this server has a lexicon for (a ruleset plays its alphabet's lexicons).
-    let playable = dawgref::rules::RulesetKind::all()
-        .into_iter()
-        .filter(|k| lexicons.iter().any(|l| l.alphabet() == k.alphabet()));
-    for kind in playable {
-        let leaves = dawgref::leaves::LeaveTable::shipped(kind);
-        let _ = dawgref::winprob::WinTable::shipped(kind);
-        tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
-    }
+    let tls = tls_of(&args)?;
+    let lexicons = load_lexicons(&config)?;
     runtime.block_on(async move {
         let builder = server::Builder::new(lexicons).limits(config.limits.clone());
         let builder = match tls {
@@ -282,33 +216,12 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
             }
             None => builder,
         };
-        let builder = if let Some(Secret(url)) = &args.database_url {
-            let addr = match &args.advertise_addr {
-                Some(a) => a.clone(),
-                None if args.listen.ip().is_unspecified() => {
-                    return Err("--advertise-addr is needed when listening on an unspecified address".into());
-                }
-                None => args.listen.to_string(),
-            };
-            let replica = Replica {
-                id: uuid::Uuid::new_v4(),
-                addr,
-                lease: std::time::Duration::from_millis(args.lease_ms),
-            };
-            let store = Arc::new(PgStore::open(url, replica.clone()).await.map_err(|e| e.to_string())?);
-            tracing::info!(replica = %replica.id, advertise = %replica.addr, lease_ms = args.lease_ms, "game store: PostgreSQL, as one replica of several");
-            builder.replica(store)
-        } else if args.data_dir.as_os_str() == ":memory:" {
-            tracing::warn!("games are kept in memory only: a restart loses them");
-            builder.store(Arc::new(MemoryStore::new()))
-        } else {
-            let store = SqliteStore::open(&args.data_dir).map_err(|e| e.to_string())?;
-            tracing::info!(path = %store.path().display(), "game store open");
-            builder.store(Arc::new(store))
-        };
+        let builder = with_store(builder, &args).await?;
         let builder = match args.director_token.as_ref().filter(|t| !t.0.is_empty()) {
             Some(Secret(token)) => {
-                tracing::info!("director token set: ListGames, Directors and /director are open to its holder");
+                tracing::info!(
+                    "director token set: ListGames, Directors and /director are open to its holder"
+                );
                 builder.director_token(token.clone())
             }
             None => builder,
@@ -352,6 +265,123 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The server's configuration from the command line: lexicons, rulesets, word lists, the
+/// lexicon cache and the limits.
+fn server_config(args: &ServeArgs) -> ServerConfig {
+    ServerConfig {
+        lexicons: args.lexicons.clone(),
+        rulesets: args.rulesets.clone(),
+        word_lists: args.word_lists.clone(),
+        lexicon_cache: match &args.lexicon_cache {
+            Some(dir) if dir.is_empty() => None,
+            Some(dir) => Some(PathBuf::from(dir)),
+            None if args.data_dir.as_os_str() == ":memory:" => None,
+            None => Some(args.data_dir.join("lexicons")),
+        },
+        limits: Limits {
+            max_games: args.max_games,
+            streams_per_game: args.streams_per_game,
+            max_message_bytes: args.max_message_bytes,
+            concurrency: args.concurrency,
+            idle_after: args.idle_after.0,
+            searches_per_client: args.searches_per_client as usize,
+            bot_nice: args.bot_nice,
+            create_rate: (args.games_per_minute > 0)
+                .then_some(CreateRate { burst: args.games_burst, per_minute: args.games_per_minute }),
+            ..Limits::default()
+        },
+    }
+}
+
+/// The server's TLS from --tls-cert and --tls-key, or none where plaintext may be served: on a
+/// loopback address, or with --plaintext.
+fn tls_of(args: &ServeArgs) -> Result<Option<Tls>, Box<dyn std::error::Error>> {
+    Ok(match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            let files = TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: args.tls_client_ca.clone(),
+                peer_ca: args.tls_peer_ca.clone(),
+                peer_name: args.tls_peer_name.clone(),
+            };
+            let tls = Tls::load(files).map_err(|e| e.to_string())?;
+            if args.database_url.is_some() && tls.client().is_none() {
+                return Err("replicas forward to one another over TLS: give --tls-peer-ca (or --tls-client-ca), the CA their certificates are checked against".into());
+            }
+            Some(tls)
+        }
+        _ => {
+            if !args.listen.ip().is_loopback() && !args.plaintext {
+                return Err(format!(
+                    "refusing to serve plaintext on {}: give --tls-cert and --tls-key, or --plaintext behind a balancer that terminates TLS",
+                    args.listen
+                )
+                .into());
+            }
+            None
+        }
+    })
+}
+
+/// The lexicons, loaded, and the bots' learned tables of the rulesets that play them.
+fn load_lexicons(config: &ServerConfig) -> Result<Vec<Lexicon>, Box<dyn std::error::Error>> {
+    let started = std::time::Instant::now();
+    let lexicons = server::load_lexicons(config).map_err(|e| e.to_string())?;
+    for l in &lexicons {
+        tracing::info!(
+            name = l.name(),
+            words = l.word_count(),
+            checksum = format!("{:016x}", l.checksum()),
+            "lexicon loaded"
+        );
+    }
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "lexicons ready");
+    // The bots' learned tables are read now rather than at a game's first bot move: those of
+    // the rulesets this server has a lexicon for (a ruleset plays its alphabet's lexicons).
+    let playable = dawgref::rules::RulesetKind::all()
+        .into_iter()
+        .filter(|k| lexicons.iter().any(|l| l.alphabet() == k.alphabet()));
+    for kind in playable {
+        let leaves = dawgref::leaves::LeaveTable::shipped(kind);
+        let _ = dawgref::winprob::WinTable::shipped(kind);
+        tracing::debug!(ruleset = %kind, listed = leaves.listed(), "leave table loaded");
+    }
+    Ok(lexicons)
+}
+
+/// The game store: PostgreSQL as one replica of several with --database-url, else in memory
+/// for `:memory:`, else SQLite in the data directory.
+async fn with_store(
+    builder: server::Builder,
+    args: &ServeArgs,
+) -> Result<server::Builder, Box<dyn std::error::Error>> {
+    Ok(if let Some(Secret(url)) = &args.database_url {
+        let addr = match &args.advertise_addr {
+            Some(a) => a.clone(),
+            None if args.listen.ip().is_unspecified() => {
+                return Err("--advertise-addr is needed when listening on an unspecified address".into());
+            }
+            None => args.listen.to_string(),
+        };
+        let replica = Replica {
+            id: uuid::Uuid::new_v4(),
+            addr,
+            lease: std::time::Duration::from_millis(args.lease_ms),
+        };
+        let store = Arc::new(PgStore::open(url, replica.clone()).await.map_err(|e| e.to_string())?);
+        tracing::info!(replica = %replica.id, advertise = %replica.addr, lease_ms = args.lease_ms, "game store: PostgreSQL, as one replica of several");
+        builder.replica(store)
+    } else if args.data_dir.as_os_str() == ":memory:" {
+        tracing::warn!("games are kept in memory only: a restart loses them");
+        builder.store(Arc::new(MemoryStore::new()))
+    } else {
+        let store = SqliteStore::open(&args.data_dir).map_err(|e| e.to_string())?;
+        tracing::info!(path = %store.path().display(), "game store open");
+        builder.store(Arc::new(store))
+    })
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub fn run(cmd: WordsCommand) -> CliResult {
     let alphabet = lexicon.alphabet();
     let query = study::read_query(kind, &text, min, alphabet).map_err(|e| format!("{kind} {text:?}: {e}"))?;
     // The probabilities are of the bag of the first ruleset that plays in this alphabet.
-    let ruleset = RulesetKind::of_alphabet(alphabet).unwrap_or(RulesetKind::english());
+    let ruleset = RulesetKind::for_alphabet(alphabet);
     let order = match options.order {
         SortBy::Length => Order::Length,
         SortBy::Alphabet => Order::Alphabet,

@@ -14,13 +14,18 @@ use crate::rules::RulesetKind;
 use crate::score::Evaluation;
 use tonic::Status;
 
+/// The wire enum's rulesets, each with the one it names: the only mapping between the two,
+/// read one way by [`ruleset_from`] and the other by [`ruleset_to`]. Unspecified names none.
+fn wire_rulesets() -> [(pb::Ruleset, RulesetKind); 3] {
+    let [english, russian, erudit] = RulesetKind::classic();
+    [(pb::Ruleset::English, english), (pb::Ruleset::Russian, russian), (pb::Ruleset::Erudit, erudit)]
+}
+
+/// The ruleset the enum names; unspecified is English, the ruleset played when nothing says.
 pub fn ruleset_from(v: i32) -> Result<RulesetKind, Status> {
-    match pb::Ruleset::try_from(v) {
-        Ok(pb::Ruleset::Unspecified | pb::Ruleset::English) => Ok(RulesetKind::english()),
-        Ok(pb::Ruleset::Russian) => Ok(RulesetKind::russian()),
-        Ok(pb::Ruleset::Erudit) => Ok(RulesetKind::erudit()),
-        Err(_) => Err(errors::bad_field("ruleset", format!("unknown ruleset {v}"))),
-    }
+    let wire =
+        pb::Ruleset::try_from(v).map_err(|_| errors::bad_field("ruleset", format!("unknown ruleset {v}")))?;
+    Ok(wire_rulesets().into_iter().find(|&(w, _)| w == wire).map_or(RulesetKind::english(), |(_, k)| k))
 }
 
 /// A request's ruleset: `ruleset_name` when given (it must agree with the enum when both are),
@@ -47,12 +52,7 @@ pub fn ruleset_named(v: i32, name: &str, field: &str) -> Result<RulesetKind, Sta
 
 /// The enum of a ruleset: one of the three, else unspecified (its name says which).
 pub fn ruleset_to(k: RulesetKind) -> pb::Ruleset {
-    match RulesetKind::classic().iter().position(|&c| c == k) {
-        Some(0) => pb::Ruleset::English,
-        Some(1) => pb::Ruleset::Russian,
-        Some(2) => pb::Ruleset::Erudit,
-        _ => pb::Ruleset::Unspecified,
-    }
+    wire_rulesets().into_iter().find(|&(_, c)| c == k).map_or(pb::Ruleset::Unspecified, |(w, _)| w)
 }
 
 pub fn challenge_from(v: i32) -> Result<ChallengeRule, Status> {

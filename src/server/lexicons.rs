@@ -105,7 +105,7 @@ impl crate::proto::v1::lexicons_service_server::LexiconsService for LexiconsServ
         let query = study::read_query(kind, text, req.min_length as usize, alphabet)
             .map_err(|e| errors::bad_field(kind, e.to_string()))?;
         // The probabilities are of the bag of the first ruleset that plays in this alphabet.
-        let kind = RulesetKind::of_alphabet(alphabet).unwrap_or(RulesetKind::english());
+        let kind = RulesetKind::for_alphabet(alphabet);
         let answers = self
             .state
             .host

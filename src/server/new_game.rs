@@ -9,6 +9,7 @@ use crate::bot::BotLevel;
 use crate::game::record::nicknames;
 use crate::game::{ClockConfig, GameConfig};
 use crate::host::{Seat, SeatKind, default_bot_delay_ms};
+use crate::lexicon::Lexicon;
 use crate::proto::v1 as pb;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
 use std::sync::Arc;
@@ -124,6 +125,32 @@ pub fn seed_or_random(given: Option<u64>) -> Result<u64, Status> {
 }
 
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
+    let rules = rules_of(req)?;
+    let lexicon = lexicon_of(state, req, &rules)?;
+    let (seats, tokens) = seats_of(req)?;
+    let seed = seed_or_random(req.seed)?;
+    let o = req.options.unwrap_or_default();
+    let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
+    config.challenge = convert::challenge_from(req.challenge_rule)?;
+    config.bonus_per_word = !o.bonus_per_challenge;
+    config.reveal_invalid_words = o.reveal_invalid_words;
+    config.seats = seats.len();
+    if let Some(clock) = clock_of(req)? {
+        config.clock = Some(clock);
+    }
+    let bot_delay_ms = match req.bot_delay_ms {
+        Some(ms) if ms > MAX_BOT_DELAY_MS => {
+            return Err(errors::bad_field("bot_delay_ms", format!("{ms} ms: at most {MAX_BOT_DELAY_MS}")));
+        }
+        Some(ms) => ms,
+        None => default_bot_delay_ms(&seats),
+    };
+    let labels = labels("labels", &req.labels)?;
+    Ok((config, seats, tokens, bot_delay_ms, labels))
+}
+
+/// The request's ruleset with the options it changes.
+fn rules_of(req: &pb::CreateGameRequest) -> Result<Ruleset, Status> {
     let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset")?;
     let mut rules = Ruleset::new(kind);
     let o = req.options.unwrap_or_default();
@@ -142,6 +169,15 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     if let Some(n) = o.exchange_limit {
         rules.options.exchange_limit = n;
     }
+    Ok(rules)
+}
+
+/// The lexicon the request names, else its ruleset's own; it must be in the ruleset's alphabet.
+fn lexicon_of(
+    state: &AppState,
+    req: &pb::CreateGameRequest,
+    rules: &Ruleset,
+) -> Result<Arc<Lexicon>, Status> {
     if req.lexicon.is_empty() && rules.default_lexicon.is_empty() {
         return Err(errors::bad_field(
             "lexicon",
@@ -160,6 +196,11 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
             format!("lexicon {lexicon_name} is {}, the ruleset needs {}", lexicon.alphabet(), rules.alphabet),
         ));
     }
+    Ok(lexicon)
+}
+
+/// The request's seats, named, and each human seat's token (None for bots and open seats).
+fn seats_of(req: &pb::CreateGameRequest) -> Result<(Vec<Seat>, Vec<Option<String>>), Status> {
     if !(2..=4).contains(&req.seats.len()) {
         return Err(errors::bad_field("seats", format!("{} seats: a game has 2 to 4", req.seats.len())));
     }
@@ -170,23 +211,7 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     // `strong_bot`), made unique: views and GCG then call them the same.
     let mut defaulted = Vec::new();
     for (i, s) in req.seats.iter().enumerate() {
-        let champion = matches!(&s.kind, Some(pb::seat_spec::Kind::Bot(l)) if convert::bot_from(*l)? == BotLevel::Champion);
-        thinks.push(match s.think_ms {
-            None => None,
-            Some(_) if !champion => {
-                return Err(errors::bad_field(
-                    &format!("seats[{i}].think_ms"),
-                    "only a champion bot thinks: the other seats take no thinking time",
-                ));
-            }
-            Some(ms) if (MIN_THINK_MS..=MAX_THINK_MS).contains(&ms) => Some(ms),
-            Some(ms) => {
-                return Err(errors::bad_field(
-                    &format!("seats[{i}].think_ms"),
-                    format!("{ms} ms: {MIN_THINK_MS} to {MAX_THINK_MS}"),
-                ));
-            }
-        });
+        thinks.push(think_ms(i, s)?);
         match &s.kind {
             Some(pb::seat_spec::Kind::Bot(level)) => {
                 let level = convert::bot_from(*level)?;
@@ -223,12 +248,30 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         .zip(thinks)
         .map(|((name, kind), think)| Seat::new(name, kind).with_think_ms(think))
         .collect();
-    let seed = seed_or_random(req.seed)?;
-    let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
-    config.challenge = convert::challenge_from(req.challenge_rule)?;
-    config.bonus_per_word = !o.bonus_per_challenge;
-    config.reveal_invalid_words = o.reveal_invalid_words;
-    config.seats = seats.len();
+    Ok((seats, tokens))
+}
+
+/// Seat `i`'s thinking time per move, if it asks for one: only a champion bot thinks.
+fn think_ms(i: usize, s: &pb::SeatSpec) -> Result<Option<u32>, Status> {
+    let champion =
+        matches!(&s.kind, Some(pb::seat_spec::Kind::Bot(l)) if convert::bot_from(*l)? == BotLevel::Champion);
+    match s.think_ms {
+        None => Ok(None),
+        Some(_) if !champion => Err(errors::bad_field(
+            &format!("seats[{i}].think_ms"),
+            "only a champion bot thinks: the other seats take no thinking time",
+        )),
+        Some(ms) if (MIN_THINK_MS..=MAX_THINK_MS).contains(&ms) => Ok(Some(ms)),
+        Some(ms) => Err(errors::bad_field(
+            &format!("seats[{i}].think_ms"),
+            format!("{ms} ms: {MIN_THINK_MS} to {MAX_THINK_MS}"),
+        )),
+    }
+}
+
+/// The request's clock, if it asks for one: a correspondence clock (a time per move only), or a
+/// game clock with its initial time, increment, overtime and penalty.
+fn clock_of(req: &pb::CreateGameRequest) -> Result<Option<ClockConfig>, Status> {
     if let Some(c) = &req.clock
         && c.per_move_ms > 0
     {
@@ -242,8 +285,9 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         if !(HOUR_MS..=30 * 24 * HOUR_MS).contains(&c.per_move_ms) {
             return Err(errors::bad_field("clock.per_move_ms", "one hour to 30 days a move"));
         }
-        config.clock = Some(ClockConfig::per_move(c.per_move_ms));
-    } else if let Some(c) = &req.clock
+        return Ok(Some(ClockConfig::per_move(c.per_move_ms)));
+    }
+    if let Some(c) = &req.clock
         && c.initial_ms > 0
     {
         const DAY_MS: u64 = 86_400_000;
@@ -253,21 +297,13 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
         if !(0..=1000).contains(&c.penalty_per_minute) {
             return Err(errors::bad_field("clock.penalty_per_minute", "0 to 1000 points"));
         }
-        config.clock = Some(ClockConfig {
+        return Ok(Some(ClockConfig {
             initial_ms: c.initial_ms,
             increment_ms: c.increment_ms,
             max_overtime_ms: c.max_overtime_ms,
             penalty_per_minute: if c.penalty_per_minute == 0 { 10 } else { c.penalty_per_minute },
             per_move: false,
-        });
+        }));
     }
-    let bot_delay_ms = match req.bot_delay_ms {
-        Some(ms) if ms > MAX_BOT_DELAY_MS => {
-            return Err(errors::bad_field("bot_delay_ms", format!("{ms} ms: at most {MAX_BOT_DELAY_MS}")));
-        }
-        Some(ms) => ms,
-        None => default_bot_delay_ms(&seats),
-    };
-    let labels = labels("labels", &req.labels)?;
-    Ok((config, seats, tokens, bot_delay_ms, labels))
+    Ok(None)
 }

@@ -75,10 +75,8 @@ pub fn compile(spec: &WordListSpec, report_dir: Option<&Path>) -> Result<(Lexico
     if latin1 {
         tracing::info!(lexicon = %spec.name, file = %spec.path.display(), "not UTF-8: read as ISO-8859-1");
     }
-    // Words as long as the ruleset's board holds: a list for a 21×21 board keeps its longer words.
-    let (lexicon, report) =
-        Lexicon::compile_up_to(&spec.name, &text, kind.alphabet(), kind.definition().size)
-            .map_err(|e| format!("--word-list {}: {e}", spec.name))?;
+    let (lexicon, report) = Lexicon::compile_up_to(&spec.name, &text, kind.alphabet(), kind.longest_word())
+        .map_err(|e| format!("--word-list {}: {e}", spec.name))?;
     let written = report_dir.filter(|_| !report.unsplittable.is_empty()).and_then(|dir| {
         let path = dir.join(format!("{}.skipped.txt", spec.name));
         std::fs::create_dir_all(dir).ok()?;

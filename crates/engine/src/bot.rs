@@ -214,8 +214,12 @@ impl ChampionOptions {
     /// there the champion with inference lost to its frozen predecessor (45.7% ± 2.2 of 500
     /// games at 250 ms) and without it won (52.8% ± 2.2, same deals; BENCHMARKS.md, issue 31).
     /// The inference model's parameters were fitted in English only.
+    ///
+    /// Which rulesets those are is the ruleset's own to say: the ones whose file refuses repeated
+    /// words (Эрудит's rule, and of the shipped rulesets only Эрудит's), whatever a game's options
+    /// change, so a ruleset file can ask for it.
     pub fn for_rules(rules: &crate::rules::Ruleset) -> ChampionOptions {
-        if rules.kind == crate::rules::RulesetKind::erudit() {
+        if rules.kind.definition().options.no_repeated_words {
             ChampionOptions { infer: None, ..ChampionOptions::default() }
         } else {
             ChampionOptions::default()

@@ -26,6 +26,7 @@ pub mod review;
 pub mod rulebook;
 pub mod rules;
 pub mod score;
+pub mod script;
 pub mod selfplay;
 pub mod sim;
 pub mod text;

@@ -170,6 +170,23 @@ impl Ruleset {
     }
 }
 
+/// What a ruleset decides beyond its file's fields, for those outside the engine that would
+/// otherwise decide it themselves.
+impl RulesetKind {
+    /// The ruleset a lexicon in `alphabet` is played or studied under when nobody names one: the
+    /// first registered in that alphabet, else English, the ruleset dawgref plays when nothing
+    /// says (an alphabet read from a file may have no ruleset of its own).
+    pub fn for_alphabet(alphabet: Alphabet) -> RulesetKind {
+        RulesetKind::of_alphabet(alphabet).unwrap_or(RulesetKind::english())
+    }
+
+    /// The longest word a lexicon for this ruleset needs: the board's side (a list for a 21×21
+    /// board keeps its longer words).
+    pub fn longest_word(self) -> usize {
+        self.definition().size
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

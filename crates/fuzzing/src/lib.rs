@@ -9,8 +9,11 @@ use dawgref::alphabet::Alphabet;
 use dawgref::game::record::{ImportAsk, check_record_with, import_setup};
 use dawgref::lexicon::{Lexicon, catalog, file};
 use dawgref::notation::{self, cgp, gcg};
+use dawgref::proto::v1 as pb;
+use dawgref::proto::v1::games_service_server::GamesService;
 use dawgref::rack::Rack;
 use dawgref::rules::{Ruleset, RulesetKind};
+use prost::Message;
 use std::sync::{Arc, OnceLock};
 
 /// The shipped lexicons, compiled once per process.
@@ -186,13 +189,71 @@ pub fn actions(data: &[u8]) {
 }
 
 async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryStore, data: &[u8]) {
-    use dawgref::proto::v1 as pb;
-    use dawgref::proto::v1::games_service_server::GamesService;
-    use prost::Message;
-    use tonic::Request;
-
     let mut input = Input(data);
     let service = handle.games_service();
+    let (request, head) = create_request(&mut input);
+    let seats = request.seats.len();
+    let Ok(created) = service.create_game(tonic::Request::new(request)).await else { return };
+    let created = created.into_inner();
+    let id = created.game_id.clone();
+    let mut tokens = created.seat_tokens.clone();
+    let uuid = uuid::Uuid::parse_str(&id).expect("a game id");
+    let session = handle.host().session(&id).await.expect("a created game is found");
+    let mut remembered = Remembered::new();
+    let cyrillic = head % 3 != 0;
+    let mut last: Option<(pb::SubmitTurnRequest, usize, pb::SubmitTurnResponse)> = None;
+    let mut ops = 0;
+    while !input.is_empty() && ops < 64 {
+        ops += 1;
+        let op = input.byte();
+        let (turn, to_move, board, rack, dawg, alphabet) = {
+            let snapshot = session.snapshot();
+            let game = snapshot.game();
+            let to_move = game.to_move();
+            (
+                game.turn(),
+                to_move,
+                game.board().clone(),
+                game.rack(to_move).cloned().unwrap_or_default(),
+                game.config().lexicon.clone(),
+                game.config().rules.alphabet,
+            )
+        };
+        // Most requests come from the seat to move, so that games go somewhere.
+        let who = if op & 0x80 == 0 { to_move } else { (op >> 4 & 0x07) as usize % (seats + 2) };
+        let action = match op & 0x0f {
+            kind @ 10..=14 => {
+                let asked = Asked { service: &service, id: &id, who, last: &last };
+                other_request(kind, &mut input, asked, &mut tokens, &mut remembered, cyrillic).await;
+                check(&session).await;
+                continue;
+            }
+            kind => turn_action(kind, &mut input, &board, &rack, &dawg, alphabet, cyrillic),
+        };
+        let stale = op & 0x0f == 15;
+        let req = pb::SubmitTurnRequest {
+            game_id: id.clone(),
+            expected_turn: if stale { Some(turn.wrapping_sub(1)) } else { Some(turn) },
+            request_id: format!("r{ops}"),
+            action: Some(action),
+        };
+        if let Ok(response) = service.submit_turn(authed(req.clone(), who, &tokens)).await {
+            assert!(!stale, "a stale expected_turn was accepted");
+            let response = response.into_inner();
+            remembered
+                .entry((dawgref::host::Asker::Seat(who), req.request_id.clone()))
+                .or_insert_with(|| response.encode_to_vec());
+            last = Some((req, who, response));
+        }
+        check(&session).await;
+    }
+
+    check_replay(handle, store, &session, uuid, seats, &remembered).await;
+}
+
+/// The game [`drive`] plays, from the input's first bytes: its ruleset (`head`, returned too),
+/// challenge rule, seats, seed and options.
+fn create_request(input: &mut Input) -> (pb::CreateGameRequest, u8) {
     let head = input.byte();
     let shape = input.byte();
     let seats = 2 + (shape % 3) as usize;
@@ -223,144 +284,145 @@ async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryS
         }),
         ..Default::default()
     };
-    let Ok(created) = service.create_game(Request::new(request)).await else { return };
-    let created = created.into_inner();
-    let id = created.game_id.clone();
-    let mut tokens = created.seat_tokens.clone();
-    let uuid = uuid::Uuid::parse_str(&id).expect("a game id");
-    let session = handle.host().session(&id).await.expect("a created game is found");
-    // Every first answer to a request id, as the game must remember it.
-    let mut remembered = std::collections::HashMap::new();
-    let cyrillic = head % 3 != 0;
-    let letter = |b: u8| -> String {
-        match b % 40 {
-            n @ 0..=31 if cyrillic => {
-                char::from_u32(0x410 + u32::from(n)).map(String::from).unwrap_or_default()
-            }
-            n @ 0..=25 => ((b'A' + n) as char).to_string(),
-            36 => "Ё".into(),
-            37 => "?".into(),
-            38 => "1".into(),
-            _ => String::new(),
-        }
-    };
-    let mut last: Option<(pb::SubmitTurnRequest, usize, pb::SubmitTurnResponse)> = None;
-    let mut ops = 0;
-    while !input.is_empty() && ops < 64 {
-        ops += 1;
-        let op = input.byte();
-        let (turn, to_move, board, rack, dawg, alphabet) = {
-            let snapshot = session.snapshot();
-            let game = snapshot.game();
-            let to_move = game.to_move();
-            (
-                game.turn(),
-                to_move,
-                game.board().clone(),
-                game.rack(to_move).cloned().unwrap_or_default(),
-                game.config().lexicon.clone(),
-                game.config().rules.alphabet,
-            )
-        };
-        // Most requests come from the seat to move, so that games go somewhere.
-        let who = if op & 0x80 == 0 { to_move } else { (op >> 4 & 0x07) as usize % (seats + 2) };
-        let action = match op & 0x0f {
-            0..=4 => {
-                let plays =
-                    dawgref::movegen::top_plays(&board, &rack, dawg.dawg(), dawgref::movegen::Mode::Both, 8);
-                if plays.is_empty() {
-                    pb::submit_turn_request::Action::Pass(pb::Pass {})
-                } else {
-                    let k = input.byte() as usize % plays.len();
-                    pb::submit_turn_request::Action::Play(dawgref::server::convert::play_to(
-                        &plays[k].play,
-                        alphabet,
-                    ))
-                }
-            }
-            5 => {
-                let tiles = (0..input.byte() % 8)
-                    .map(|_| pb::Tile {
-                        row: u32::from(input.byte() % 16),
-                        col: u32::from(input.byte() % 16),
-                        letter: letter(input.byte()),
-                        blank: input.byte() & 1 == 1,
-                    })
-                    .collect();
-                pb::submit_turn_request::Action::Play(pb::Play { notation: String::new(), tiles })
-            }
-            6 => {
-                let n = input.byte() % 24;
-                let bytes: Vec<u8> = (0..n).map(|_| input.byte()).collect();
-                let notation = String::from_utf8_lossy(&bytes).into_owned();
-                pb::submit_turn_request::Action::Play(pb::Play { notation, tiles: vec![] })
-            }
-            7 => pb::submit_turn_request::Action::Exchange(
-                (0..input.byte() % 9).map(|_| letter(input.byte())).collect(),
-            ),
-            8 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
-            9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(pb::Resign {}),
-            9 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
-            10 | 11 => {
-                let request_id = format!("c{}", input.byte() % 4);
-                let request = pb::ChallengeRequest { game_id: id.clone(), request_id: request_id.clone() };
-                if let Ok(r) = service.challenge(authed(request, who, &tokens)).await {
-                    remembered
-                        .entry((dawgref::host::Asker::Seat(who), format!("challenge/{request_id}")))
-                        .or_insert_with(|| r.into_inner().encode_to_vec());
-                }
-                check(&session).await;
-                continue;
-            }
-            12 => {
-                let _ =
-                    service.get_game(authed(pb::GetGameRequest { game_id: id.clone() }, who, &tokens)).await;
-                check(&session).await;
-                continue;
-            }
-            13 => {
-                // The last successful request again: the same answer, and nothing played twice.
-                if let Some((req, seat, response)) = last.clone() {
-                    let again = service.submit_turn(authed(req, seat, &tokens)).await;
-                    assert_eq!(
-                        again.ok().map(|r| r.into_inner()),
-                        Some(response),
-                        "a repeated request_id changed"
-                    );
-                }
-                check(&session).await;
-                continue;
-            }
-            14 => {
-                let req = pb::JoinGameRequest { game_id: id.clone(), name: letter(input.byte()) };
-                if let Ok(joined) = service.join_game(Request::new(req)).await {
-                    let joined = joined.into_inner();
-                    tokens[joined.seat as usize] = joined.token;
-                }
-                check(&session).await;
-                continue;
-            }
-            _ => pb::submit_turn_request::Action::Pass(pb::Pass {}),
-        };
-        let stale = op & 0x0f == 15;
-        let req = pb::SubmitTurnRequest {
-            game_id: id.clone(),
-            expected_turn: if stale { Some(turn.wrapping_sub(1)) } else { Some(turn) },
-            request_id: format!("r{ops}"),
-            action: Some(action),
-        };
-        if let Ok(response) = service.submit_turn(authed(req.clone(), who, &tokens)).await {
-            assert!(!stale, "a stale expected_turn was accepted");
-            let response = response.into_inner();
-            remembered
-                .entry((dawgref::host::Asker::Seat(who), req.request_id.clone()))
-                .or_insert_with(|| response.encode_to_vec());
-            last = Some((req, who, response));
-        }
-        check(&session).await;
-    }
+    (request, head)
+}
 
-    // The game rebuilt from its log is the game that was played.
+/// A tile's letter from an input byte: one of the alphabet's (Cyrillic for the Russian rulesets),
+/// Ё, a blank, a digit or nothing.
+fn letter(cyrillic: bool, b: u8) -> String {
+    match b % 40 {
+        n @ 0..=31 if cyrillic => char::from_u32(0x410 + u32::from(n)).map(String::from).unwrap_or_default(),
+        n @ 0..=25 => ((b'A' + n) as char).to_string(),
+        36 => "Ё".into(),
+        37 => "?".into(),
+        38 => "1".into(),
+        _ => String::new(),
+    }
+}
+
+/// The turn a request of `kind` (0 to 9, or 15) submits: a generated play, arbitrary tiles or
+/// notation, an exchange, a pass or a resignation.
+fn turn_action(
+    kind: u8,
+    input: &mut Input,
+    board: &dawgref::board::Board,
+    rack: &Rack,
+    dawg: &Lexicon,
+    alphabet: Alphabet,
+    cyrillic: bool,
+) -> pb::submit_turn_request::Action {
+    match kind {
+        0..=4 => {
+            let plays =
+                dawgref::movegen::top_plays(board, rack, dawg.dawg(), dawgref::movegen::Mode::Both, 8);
+            if plays.is_empty() {
+                pb::submit_turn_request::Action::Pass(pb::Pass {})
+            } else {
+                let k = input.byte() as usize % plays.len();
+                pb::submit_turn_request::Action::Play(dawgref::server::convert::play_to(
+                    &plays[k].play,
+                    alphabet,
+                ))
+            }
+        }
+        5 => {
+            let tiles = (0..input.byte() % 8)
+                .map(|_| pb::Tile {
+                    row: u32::from(input.byte() % 16),
+                    col: u32::from(input.byte() % 16),
+                    letter: letter(cyrillic, input.byte()),
+                    blank: input.byte() & 1 == 1,
+                })
+                .collect();
+            pb::submit_turn_request::Action::Play(pb::Play { notation: String::new(), tiles })
+        }
+        6 => {
+            let n = input.byte() % 24;
+            let bytes: Vec<u8> = (0..n).map(|_| input.byte()).collect();
+            let notation = String::from_utf8_lossy(&bytes).into_owned();
+            pb::submit_turn_request::Action::Play(pb::Play { notation, tiles: vec![] })
+        }
+        7 => pb::submit_turn_request::Action::Exchange(
+            (0..input.byte() % 9).map(|_| letter(cyrillic, input.byte())).collect(),
+        ),
+        8 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+        9 if input.byte() == 0 => pb::submit_turn_request::Action::Resign(pb::Resign {}),
+        9 => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+        _ => pb::submit_turn_request::Action::Pass(pb::Pass {}),
+    }
+}
+
+/// Who asks, of which game, for a request other than a turn; and the last turn that succeeded.
+struct Asked<'a> {
+    service: &'a dawgref::server::games::GamesService,
+    id: &'a str,
+    who: usize,
+    last: &'a Option<(pb::SubmitTurnRequest, usize, pb::SubmitTurnResponse)>,
+}
+
+/// A request of `kind` (10 to 14) other than a turn: a challenge, a view of the game, the last
+/// turn again (its answer must not change) or a join.
+async fn other_request(
+    kind: u8,
+    input: &mut Input<'_>,
+    asked: Asked<'_>,
+    tokens: &mut [String],
+    remembered: &mut Remembered,
+    cyrillic: bool,
+) {
+    match kind {
+        10 | 11 => {
+            let request_id = format!("c{}", input.byte() % 4);
+            let request =
+                pb::ChallengeRequest { game_id: asked.id.to_string(), request_id: request_id.clone() };
+            if let Ok(r) = asked.service.challenge(authed(request, asked.who, tokens)).await {
+                remembered
+                    .entry((dawgref::host::Asker::Seat(asked.who), format!("challenge/{request_id}")))
+                    .or_insert_with(|| r.into_inner().encode_to_vec());
+            }
+        }
+        12 => {
+            let _ = asked
+                .service
+                .get_game(authed(pb::GetGameRequest { game_id: asked.id.to_string() }, asked.who, tokens))
+                .await;
+        }
+        13 => {
+            // The last successful request again: the same answer, and nothing played twice.
+            if let Some((req, seat, response)) = asked.last.clone() {
+                let again = asked.service.submit_turn(authed(req, seat, tokens)).await;
+                assert_eq!(
+                    again.ok().map(|r| r.into_inner()),
+                    Some(response),
+                    "a repeated request_id changed"
+                );
+            }
+        }
+        14 => {
+            let req =
+                pb::JoinGameRequest { game_id: asked.id.to_string(), name: letter(cyrillic, input.byte()) };
+            if let Ok(joined) = asked.service.join_game(tonic::Request::new(req)).await {
+                let joined = joined.into_inner();
+                tokens[joined.seat as usize] = joined.token;
+            }
+        }
+        _ => unreachable!("requests 10 to 14 only"),
+    }
+}
+
+/// Every first answer to a request id, as the game must remember it.
+type Remembered = std::collections::HashMap<(dawgref::host::Asker, String), Vec<u8>>;
+
+/// The game rebuilt from its log is the game that was played: history, scores, the seat to
+/// move, the bag, every rack and the remembered answers.
+async fn check_replay(
+    handle: &dawgref::server::Handle,
+    store: &dawgref::store::MemoryStore,
+    session: &dawgref::host::Session,
+    uuid: uuid::Uuid,
+    seats: usize,
+    remembered: &Remembered,
+) {
     session.settled().await;
     let live = session.snapshot();
     let live = live.game();
@@ -376,7 +438,7 @@ async fn drive(handle: &dawgref::server::Handle, store: &dawgref::store::MemoryS
     for seat in 0..seats {
         assert_eq!(again_game.rack(seat), live.rack(seat), "seat {seat}'s rack differs after replay");
     }
-    assert_eq!(again.remembered_responses(), &remembered, "remembered responses differ after replay");
+    assert_eq!(again.remembered_responses(), remembered, "remembered responses differ after replay");
 }
 
 /// A request from `who`: a seat's token, no token (`who == seats`), or a token of no seat.

@@ -262,14 +262,19 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             budget_ms,
             solve_only: false,
             ..
-        } => endgame(positions.clamp(1, 100_000), seed, ruleset, budget_ms.clamp(1, 600_000)),
+        } => super::bench_endgame::endgame(
+            positions.clamp(1, 100_000),
+            seed,
+            ruleset,
+            budget_ms.clamp(1, 600_000),
+        ),
         BenchCommand::Endgame {
             sample: crate::setup::Sample { positions, seed, ruleset },
             budget_ms,
             solve_only: true,
             lines,
             each,
-        } => endgame_solves(
+        } => super::bench_endgame::endgame_solves(
             positions.clamp(1, 100_000),
             seed,
             ruleset,
@@ -383,7 +388,7 @@ fn lexicon(runs: usize) -> CliResult {
 
 /// Every position of `games` greedy games: board, mover's rack, and the move chosen.
 fn positions(games: u64, seed: u64, lexicon: &Lexicon) -> Vec<(Board, Rack, Option<Play>)> {
-    let kind = RulesetKind::of_alphabet(lexicon.alphabet()).unwrap_or(RulesetKind::english());
+    let kind = RulesetKind::for_alphabet(lexicon.alphabet());
     let rules = Arc::new(Ruleset::new(kind));
     let mut out = Vec::new();
     for g in 0..games {
@@ -535,201 +540,6 @@ fn bots(games: u64, seed: u64, kind: RulesetKind) -> CliResult {
         100.0 * wins / n,
         start.elapsed().as_secs_f64()
     );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A strong-vs-strong game from `seed` (void challenges: the play that goes out ends the game),
-/// stopped at the first turn with the bag empty; `None` if it ended before.
-fn bag_empty_game(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64) -> Option<dawgref::game::Game> {
-    use dawgref::bot::{BotLevel, play_while};
-    use dawgref::game::{ChallengeRule, Game, GameConfig};
-    let mut config = GameConfig::new(rules.clone(), lexicon.clone(), seed);
-    config.challenge = ChallengeRule::Void;
-    let mut game = Game::new(config).ok()?;
-    play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > 0).ok()?;
-    (!game.is_over()).then_some(game)
-}
-
-/// Play `game` to its end: `solver_seat` (if any) moves by the endgame solver within
-/// `budget`, every other move is the strong bot's. The final spread of `seat`.
-fn play_endgame(
-    mut game: dawgref::game::Game,
-    seat: usize,
-    solver_seat: Option<usize>,
-    budget: Duration,
-) -> i32 {
-    use dawgref::bot::{BotLevel, choose_action};
-    use dawgref::budget::Budget;
-    use dawgref::endgame::{EndgameLimits, Move, Position, solve};
-    use dawgref::game::Action;
-    let mut now = 1_000_000_000;
-    while !game.is_over() {
-        now += 1000;
-        let to_move = game.to_move();
-        let action = match Position::from_game(&game).filter(|_| Some(to_move) == solver_seat) {
-            Some(position) => {
-                let b = EndgameLimits {
-                    budget: Budget::until(Instant::now() + budget),
-                    ..EndgameLimits::default()
-                };
-                match solve(&position, game.config().lexicon.dawg(), b).pv.first() {
-                    Some(Move::Play { play, .. }) => Action::Play(*play),
-                    _ => Action::Pass,
-                }
-            }
-            None => choose_action(&game, to_move, BotLevel::Strong),
-        };
-        if game.act(to_move, action, now).is_err() {
-            break;
-        }
-    }
-    game.scores()[seat] - game.scores()[1 - seat]
-}
-
-fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> CliResult {
-    use dawgref::budget::Budget;
-    use dawgref::endgame::{EndgameLimits, Position, solve};
-    let (rules, lexicon) = crate::setup::ruleset(kind)?;
-    let budget = Duration::from_millis(budget_ms);
-    let (mut times_ms, mut gains, mut exact, mut nodes, mut seconds) =
-        (Vec::new(), Vec::new(), 0u64, 0u64, 0.0);
-    let mut g = seed;
-    while (times_ms.len() as u64) < positions {
-        g += 1;
-        let Some(game) = bag_empty_game(&rules, &lexicon, g) else { continue };
-        let Some(position) = Position::from_game(&game) else { continue };
-        let start = Instant::now();
-        let b = EndgameLimits { budget: Budget::until(start + budget), ..EndgameLimits::default() };
-        let solution = solve(&position, lexicon.dawg(), b);
-        let took = start.elapsed().as_secs_f64();
-        times_ms.push(took * 1000.0);
-        seconds += took;
-        nodes += solution.nodes;
-        exact += u64::from(solution.exact);
-        let me = game.to_move();
-        let with_solver = play_endgame(game.clone(), me, Some(me), budget);
-        let static_play = play_endgame(game, me, None, budget);
-        gains.push(f64::from(with_solver - static_play));
-    }
-    times_ms.sort_by(f64::total_cmp);
-    let n = gains.len() as f64;
-    let mean = gains.iter().sum::<f64>() / n;
-    let var = gains.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    println!(
-        "{kind}: {positions} bag-empty positions (strong-bot games from seed {}), budget {budget_ms} ms: \
-         solved exactly {:.1}%, solve time median {:.1} ms, p90 {:.1} ms, {:.0} positions searched/s; \
-         spread gained over the strong bot's play {mean:+.2} ± {:.2} (1 s.e.)",
-        seed + 1,
-        100.0 * exact as f64 / n,
-        crate::setup::percentile(&times_ms, 0.5),
-        crate::setup::percentile(&times_ms, 0.9),
-        nodes as f64 / seconds.max(1e-9),
-        (var / n).sqrt(),
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Solve times of the first bag-empty position of strong-bot games where the side to move holds
-/// a full rack: the share solved exactly within the budget, the distribution, and with `lines`
-/// > 1 the time for that many lines against one.
-fn endgame_solves(
-    positions: u64,
-    seed: u64,
-    kind: RulesetKind,
-    budget_ms: u64,
-    lines: usize,
-    each: bool,
-) -> CliResult {
-    use dawgref::budget::Budget;
-    use dawgref::endgame::{EndgameLimits, PlayableWords, Position, solve};
-    let (rules, lexicon) = crate::setup::ruleset(kind)?;
-    let budget = Duration::from_millis(budget_ms);
-    let bar = dawgref::console::games_bar(positions);
-    let (mut times_ms, mut exact, mut nodes, mut ratios) = (Vec::new(), 0u64, 0u64, Vec::new());
-    let mut g = seed;
-    while (times_ms.len() as u64) < positions {
-        g += 1;
-        let Some(game) = bag_empty_game(&rules, &lexicon, g) else { continue };
-        let Some(position) = Position::from_game(&game) else { continue };
-        if position.racks[0].len() < rules.rack_size {
-            continue;
-        }
-        let start = Instant::now();
-        let b = EndgameLimits { budget: Budget::until(start + budget), ..EndgameLimits::default() };
-        let one = solve(&position, lexicon.dawg(), b);
-        let took = start.elapsed().as_secs_f64() * 1000.0;
-        times_ms.push(took);
-        if each {
-            // The solve's small lexicon again, outside its time: how large, and what it cost.
-            let pruning = Instant::now();
-            let words = PlayableWords::new(&position.board, &position.tiles_to_play(), lexicon.dawg());
-            let pruning = pruning.elapsed().as_secs_f64() * 1000.0;
-            let me = game.to_move();
-            let scores = [game.scores()[me], game.scores()[1 - me]];
-            let cgp = dawgref::notation::cgp::write(&dawgref::notation::cgp::from_board(
-                &position.board,
-                &position.racks,
-                &scores,
-                position.zeros,
-                dawgref::notation::cgp::Ops { lex: Some(lexicon.name().to_string()), ..Default::default() },
-            ));
-            bar.suspend(|| {
-                eprintln!(
-                    "seed {g}: {took:.0} ms, {}, depth {}, value {}, {} positions, {} words in {pruning:.1} ms; {cgp}",
-                    if one.exact { "exact" } else { "inexact" },
-                    one.depth,
-                    one.value,
-                    one.nodes,
-                    words.dawg().word_count(),
-                )
-            });
-        }
-        nodes += one.nodes;
-        exact += u64::from(one.exact);
-        if lines > 1 && one.exact {
-            let start = Instant::now();
-            let b = EndgameLimits {
-                budget: Budget::until(start + budget * 3),
-                lines,
-                ..EndgameLimits::default()
-            };
-            let many = solve(&position, lexicon.dawg(), b);
-            if many.exact {
-                assert_eq!(many.value, one.value, "seed {g}: the first line is the one-line answer");
-                ratios.push(start.elapsed().as_secs_f64() * 1000.0 / took.max(1e-3));
-            }
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    let n = times_ms.len() as f64;
-    let mut sorted = times_ms.clone();
-    sorted.sort_by(f64::total_cmp);
-    let within = |ms: f64| 100.0 * times_ms.iter().filter(|&&t| t <= ms).count() as f64 / n;
-    println!(
-        "{kind}: {positions} bag-empty positions, full rack to move (strong-bot games from seed {}), budget {budget_ms} ms: \
-         exact {:.1}%; time p50 {:.0} ms, p90 {:.0} ms, p95 {:.0} ms, max {:.0} ms; done within 0.1 / 1 / 5 s: {:.0}% / {:.0}% / {:.0}% \
-         (exact or not); {:.0} positions searched/s",
-        seed + 1,
-        100.0 * exact as f64 / n,
-        crate::setup::percentile(&sorted, 0.5),
-        crate::setup::percentile(&sorted, 0.9),
-        crate::setup::percentile(&sorted, 0.95),
-        sorted.last().copied().unwrap_or(0.0),
-        within(100.0),
-        within(1000.0),
-        within(5000.0),
-        nodes as f64 / (times_ms.iter().sum::<f64>() / 1000.0).max(1e-9),
-    );
-    if !ratios.is_empty() {
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "{lines} lines against 1, on the {} positions solved exactly: time ratio median {:.2}x, p90 {:.2}x",
-            ratios.len(),
-            crate::setup::percentile(&ratios, 0.5),
-            crate::setup::percentile(&ratios, 0.9)
-        );
-    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -153,6 +153,90 @@ fn cpu_by_part() -> [Duration; 3] {
     parts
 }
 
+/// `n` connections to the server at `url`, for the spectators' streams.
+async fn connect(url: &str, n: usize) -> Result<Vec<Channel>, Box<dyn std::error::Error>> {
+    let mut channels = Vec::new();
+    for _ in 0..n {
+        channels.push(tonic::transport::Endpoint::from_shared(url.to_string())?.connect().await?);
+    }
+    Ok(channels)
+}
+
+/// The spectators' streams, `spectators` of them over `channels`, each a task keeping what it
+/// sees of the broadcast until `ended` is raised.
+async fn watch(
+    spectators: usize,
+    channels: &[Channel],
+    slug: &str,
+    delay_ms: u64,
+    ended: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Result<Vec<tokio::task::JoinHandle<Seen>>, Box<dyn std::error::Error>> {
+    let mut watchers = Vec::new();
+    for i in 0..spectators {
+        let ended = ended.clone();
+        let request = pb::WatchBroadcastRequest { slug: slug.to_string(), game_id: String::new() };
+        let mut stream = glimpses(channels[i % channels.len()].clone(), request).await?;
+        // Each spectator keeps its own figures (no lock shared by a thousand streams).
+        watchers.push(tokio::spawn(async move {
+            let mut seen = Seen::default();
+            while let Ok(Some(m)) = stream.message().await {
+                let now = unix_ms();
+                if ended.load(std::sync::atomic::Ordering::Relaxed) {
+                    continue;
+                }
+                if m.event.is_some() {
+                    seen.late_ms.push(now as i64 - (m.happened_unix_ms + delay_ms) as i64);
+                } else if m.analysis.is_some() {
+                    seen.analyses += 1;
+                }
+            }
+            seen
+        }));
+    }
+    Ok(watchers)
+}
+
+/// The broadcast's games, each two strong bots, started `pace_ms / boards` apart (all at once
+/// in lockstep).
+async fn create_boards(
+    games: &mut GamesServiceClient<Channel>,
+    args: &BroadcastArgs,
+    labels: &std::collections::HashMap<String, String>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    for b in 0..args.boards {
+        if !args.lockstep && b > 0 {
+            let apart = u64::from(args.pace_ms) / args.boards as u64;
+            tokio::time::sleep(Duration::from_millis(apart)).await;
+        }
+        let bot = |level: pb::BotLevel| pb::SeatSpec {
+            kind: Some(pb::seat_spec::Kind::Bot(level as i32)),
+            think_ms: None,
+        };
+        games
+            .create_game(authed(pb::CreateGameRequest {
+                seats: vec![bot(pb::BotLevel::Strong), bot(pb::BotLevel::Strong)],
+                seed: Some(args.seed + b as u64),
+                bot_delay_ms: Some(args.pace_ms),
+                labels: labels.clone(),
+                ..Default::default()
+            }))
+            .await?;
+    }
+    Ok(())
+}
+
+/// What the spectators saw, together (those that do not finish within 5 s left out).
+async fn gather(watchers: Vec<tokio::task::JoinHandle<Seen>>) -> Seen {
+    let mut seen = Seen::default();
+    for w in watchers {
+        if let Ok(Ok(one)) = tokio::time::timeout(Duration::from_secs(5), w).await {
+            seen.late_ms.extend(one.late_ms);
+            seen.analyses += one.analyses;
+        }
+    }
+    seen
+}
+
 pub fn run(args: BroadcastArgs) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let apart = if args.one_runtime {
@@ -165,14 +249,11 @@ pub fn run(args: BroadcastArgs) -> CliResult {
     let url = served.url.clone();
     let handles = &served.handles;
     runtime.block_on(async {
-        let mut channels = Vec::new();
         let connections = match served.balanced {
             Some(_) => args.channels.max(args.spectators.div_ceil(STREAMS_PER_BALANCED_CONNECTION)),
             None => args.channels,
         };
-        for _ in 0..connections.max(1) {
-            channels.push(tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?);
-        }
+        let channels = connect(&url, connections.max(1)).await?;
         // The director's calls on a connection of their own: the spectators' may be full (HAProxy).
         let channel: Channel = tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?;
         let mut broadcasts = BroadcastsServiceClient::new(channel.clone());
@@ -193,30 +274,9 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         // The spectators, before the games: each stream open, then the memory they take.
         let before = rss_bytes();
         let delay_ms = u64::from(args.delay_seconds) * 1000;
-        let mut watchers = Vec::new();
         // Raised before the broadcast ends: what comes after (no longer held back) is not counted.
         let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        for i in 0..args.spectators {
-            let ended = ended.clone();
-            let request = pb::WatchBroadcastRequest { slug: slug.clone(), game_id: String::new() };
-            let mut stream = glimpses(channels[i % channels.len()].clone(), request).await?;
-            // Each spectator keeps its own figures (no lock shared by a thousand streams).
-            watchers.push(tokio::spawn(async move {
-                let mut seen = Seen::default();
-                while let Ok(Some(m)) = stream.message().await {
-                    let now = unix_ms();
-                    if ended.load(std::sync::atomic::Ordering::Relaxed) {
-                        continue;
-                    }
-                    if m.event.is_some() {
-                        seen.late_ms.push(now as i64 - (m.happened_unix_ms + delay_ms) as i64);
-                    } else if m.analysis.is_some() {
-                        seen.analyses += 1;
-                    }
-                }
-                seen
-            }));
-        }
+        let watchers = watch(args.spectators, &channels, &slug, delay_ms, &ended).await?;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let per_stream = rss_bytes().saturating_sub(before) / args.spectators.max(1) as u64;
         let mut games = GamesServiceClient::new(channel);
@@ -224,22 +284,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let cpu_before = cpu("self") + haproxy.as_deref().map_or(Duration::ZERO, cpu);
         let (parts_before, haproxy_before) = (cpu_by_part(), haproxy.as_deref().map_or(Duration::ZERO, cpu));
         let started = Instant::now();
-        for b in 0..args.boards {
-            if !args.lockstep && b > 0 {
-                let apart = u64::from(args.pace_ms) / args.boards as u64;
-                tokio::time::sleep(Duration::from_millis(apart)).await;
-            }
-            let bot = |level: pb::BotLevel| pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(level as i32)), think_ms: None };
-            games
-                .create_game(authed(pb::CreateGameRequest {
-                    seats: vec![bot(pb::BotLevel::Strong), bot(pb::BotLevel::Strong)],
-                    seed: Some(args.seed + b as u64),
-                    bot_delay_ms: Some(args.pace_ms),
-                    labels: labels.clone(),
-                    ..Default::default()
-                }))
-                .await?;
-        }
+        create_boards(&mut games, &args, &labels).await?;
         let bar = dawgref::console::progress_bar(args.seconds, "s");
         for _ in 0..args.seconds {
             tokio::time::sleep(Duration::from_secs(1)).await;
@@ -255,13 +300,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let judged: u64 = handles.iter().map(|h| h.metrics().broadcast_analyses.get()).sum();
         ended.store(true, std::sync::atomic::Ordering::Relaxed);
         broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: slug.clone() })).await?;
-        let mut seen = Seen::default();
-        for w in watchers {
-            if let Ok(Ok(one)) = tokio::time::timeout(Duration::from_secs(5), w).await {
-                seen.late_ms.extend(one.late_ms);
-                seen.analyses += one.analyses;
-            }
-        }
+        let seen = gather(watchers).await;
         let mut late = seen.late_ms.clone();
         late.sort_unstable();
         let at = |p: f64| late.get(((late.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(0);

@@ -393,23 +393,7 @@ pub fn run(args: LiveGamesArgs) -> CliResult {
 
 /// Create, play, let sleep and wake the games on `server`, printing what is measured.
 async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(), Failure> {
-    let rss_start = server.rss();
-    let heap_start = server.heap().unwrap_or(0);
-    // Resident bytes above the start a game; the same for the heap, when it is counted.
-    let memory = |n: usize| {
-        let rss = server.rss();
-        let resident = rss.saturating_sub(rss_start) as f64 / 1024.0 / n as f64;
-        let heap = server
-            .heap()
-            .map(|h| format!(", heap {:.2} KB", h.saturating_sub(heap_start) as f64 / 1024.0 / n as f64))
-            .unwrap_or_default();
-        format!(
-            "RSS {:.1} MiB ({}): {resident:.2} KB a game above the start ({:.2} KB with it){heap}",
-            mib(rss),
-            server.kinds(),
-            rss as f64 / 1024.0 / n as f64
-        )
-    };
+    let start = Baseline::of(server);
     println!(
         "{} games, {} turns each, {} clients, {}; {}, RSS at start {:.1} MiB",
         args.games,
@@ -421,11 +405,51 @@ async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(),
         } else {
             "the server a process of its own (dawgref serve)"
         },
-        mib(rss_start)
+        mib(start.rss)
     );
     println!("at start: {}", server.kinds());
 
-    // Create.
+    let games = create_games(args, server, url, &start).await?;
+    let awake = play_rounds(args, server, url, &games, &start).await?;
+    wait_until_asleep(args, server, awake, &games, &start).await?;
+    wake_games(args, url, &games).await
+}
+
+/// The server's memory when the games start, that each phase reports what it added to.
+struct Baseline {
+    rss: u64,
+    heap: usize,
+}
+
+impl Baseline {
+    fn of(server: &Server) -> Baseline {
+        Baseline { rss: server.rss(), heap: server.heap().unwrap_or(0) }
+    }
+
+    /// Resident bytes above the start a game; the same for the heap, when it is counted.
+    fn memory(&self, server: &Server, n: usize) -> String {
+        let rss = server.rss();
+        let resident = rss.saturating_sub(self.rss) as f64 / 1024.0 / n as f64;
+        let heap = server
+            .heap()
+            .map(|h| format!(", heap {:.2} KB", h.saturating_sub(self.heap) as f64 / 1024.0 / n as f64))
+            .unwrap_or_default();
+        format!(
+            "RSS {:.1} MiB ({}): {resident:.2} KB a game above the start ({:.2} KB with it){heap}",
+            mib(rss),
+            server.kinds(),
+            rss as f64 / 1024.0 / n as f64
+        )
+    }
+}
+
+/// Create the games, two human seats each, over the clients.
+async fn create_games(
+    args: &LiveGamesArgs,
+    server: &Server,
+    url: &str,
+    start: &Baseline,
+) -> Result<Arc<Vec<Tracked>>, Failure> {
     let bar = dawgref::console::progress_bar(args.games as u64, "games");
     bar.set_message("creating");
     let slots: Arc<Vec<std::sync::Mutex<Option<Game>>>> =
@@ -465,10 +489,19 @@ async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(),
         games.len(),
         created.as_secs_f64(),
         games.len() as f64 / created.as_secs_f64(),
-        memory(games.len())
+        start.memory(server, games.len())
     );
+    Ok(games)
+}
 
-    // Play: one turn of every game a round.
+/// Play: one turn of every game a round. The games awake after the rounds.
+async fn play_rounds(
+    args: &LiveGamesArgs,
+    server: &Server,
+    url: &str,
+    games: &Arc<Vec<Tracked>>,
+    start: &Baseline,
+) -> Result<usize, Failure> {
     let mut submits = Vec::new();
     let bar = dawgref::console::progress_bar(games.len() as u64 * u64::from(args.turns), "turns");
     let played = Instant::now();
@@ -512,10 +545,19 @@ async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(),
         played.elapsed().as_secs_f64(),
         p50 / 1000.0,
         p99 / 1000.0,
-        memory(games.len())
+        start.memory(server, games.len())
     );
+    Ok(awake)
+}
 
-    // Sleep: wait for every game to go.
+/// Sleep: wait for every game to go.
+async fn wait_until_asleep(
+    args: &LiveGamesArgs,
+    server: &Server,
+    awake: usize,
+    games: &[Tracked],
+    start: &Baseline,
+) -> Result<(), Failure> {
     let bar = dawgref::console::progress_bar(awake as u64, "games asleep");
     let waited = Instant::now();
     loop {
@@ -533,10 +575,14 @@ async fn measure(args: &LiveGamesArgs, server: &Server, url: &str) -> Result<(),
     // The allocator hands freed pages back after a short delay.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (live, _) = server.gauges().await?;
-    println!("every game asleep ({live} awake): {}", memory(games.len()));
+    println!("every game asleep ({live} awake): {}", start.memory(server, games.len()));
 
-    // Wake: a GetGame each, timed. Games that ended in the rounds are not asleep: only the
-    // others are woken.
+    Ok(())
+}
+
+/// Wake: a GetGame each, timed. Games that ended in the rounds are not asleep: only the
+/// others are woken.
+async fn wake_games(args: &LiveGamesArgs, url: &str, games: &[Tracked]) -> Result<(), Failure> {
     let sample: Arc<Vec<Game>> = Arc::new(
         games
             .iter()

@@ -71,11 +71,8 @@ pub fn run(args: ReviewArgs) -> CliResult {
             "review at {} ms a turn on {cores} cores; then {} requests answered from the store (SQLite)",
             args.ms_per_turn, args.reads
         );
-        for (kind, ruleset) in [
-            (RulesetKind::english(), pb::Ruleset::English),
-            (RulesetKind::russian(), pb::Ruleset::Russian),
-            (RulesetKind::erudit(), pb::Ruleset::Erudit),
-        ] {
+        for kind in RulesetKind::classic() {
+            let ruleset = dawgref::server::convert::ruleset_to(kind);
             let strong = || pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(pb::BotLevel::Strong as i32)), think_ms: None };
             let created = g
                 .create_game(pb::CreateGameRequest {

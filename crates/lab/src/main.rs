@@ -11,6 +11,7 @@ mod bench;
 mod bench_balancer;
 mod bench_broadcast;
 mod bench_champion;
+mod bench_endgame;
 mod bench_flood;
 mod bench_forward;
 mod bench_livegames;

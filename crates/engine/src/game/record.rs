@@ -12,6 +12,7 @@ use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::score::evaluate_normalized;
+use crate::script::Script;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -358,9 +359,9 @@ pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules
             MoveKind::Play { word, .. } => word.as_str(),
             _ => m.rack.as_deref().unwrap_or(""),
         };
-        text.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'))
+        Script::of_text(text) == Script::Cyrillic
     });
-    if cyrillic { RulesetKind::russian() } else { RulesetKind::english() }
+    if cyrillic { Script::Cyrillic.ruleset() } else { Script::Latin.ruleset() }
 }
 
 /// The challenge rule a record was played under, when nobody says: 5pt or 10pt when it has a

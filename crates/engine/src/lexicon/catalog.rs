@@ -6,6 +6,7 @@
 
 use super::{CompileReport, Lexicon, LexiconError, LoadKind, file};
 use crate::alphabet::Alphabet;
+use crate::script::Script;
 use std::path::Path;
 use std::time::Instant;
 
@@ -88,10 +89,7 @@ pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, Lexic
 /// Russian if the first word starts with a Cyrillic letter, else English.
 fn guess_alphabet(text: &str) -> Alphabet {
     let first = text.lines().filter_map(|l| l.split_whitespace().next()).find(|t| !t.starts_with('#'));
-    match first.and_then(|w| w.chars().next()) {
-        Some(c) if ('\u{0400}'..='\u{04FF}').contains(&c) => Alphabet::russian(),
-        _ => Alphabet::english(),
-    }
+    first.and_then(|w| w.chars().next()).map_or(Script::Latin, Script::of_char).alphabet()
 }
 
 /// A shipped lexicon, from a compiled file in `cache_dir` when one matches the embedded text

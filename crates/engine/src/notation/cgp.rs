@@ -12,6 +12,7 @@ use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, RulesetKind, ScorelessLimit};
+use crate::script::Script;
 use crate::text::clip;
 use std::sync::Arc;
 
@@ -198,11 +199,11 @@ fn ruleset_of(
             }
         },
         None => default.unwrap_or_else(|| {
-            let cyrillic = |s: &str| s.chars().any(|c| ('\u{0400}'..='\u{04FF}').contains(&c));
+            let cyrillic = |s: &str| Script::of_text(s) == Script::Cyrillic;
             if cyrillic(board_text) || cyrillic(racks_text) {
-                RulesetKind::russian()
+                Script::Cyrillic.ruleset()
             } else {
-                RulesetKind::english()
+                Script::Latin.ruleset()
             }
         }),
     };

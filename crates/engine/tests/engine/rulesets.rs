@@ -5,7 +5,7 @@
 
 use dawgref_engine::alphabet::{Alphabet, tile};
 use dawgref_engine::board::Board;
-use dawgref_engine::bot::{BotLevel, play_out};
+use dawgref_engine::bot::{BotLevel, ChampionOptions, play_out};
 use dawgref_engine::game::record::{check_record, write_gcg};
 use dawgref_engine::game::{Game, GameConfig};
 use dawgref_engine::lexicon::Lexicon;
@@ -84,6 +84,17 @@ d..D...d...D..d
 .D...t...t...D.
 T..d...T...d..T
 ";
+
+/// The champion skips inferring the opponent's rack where its file refuses repeated words: of the
+/// shipped rulesets, in Эрудит alone, as when the policy named Эрудит.
+#[test]
+fn the_champion_infers_racks_in_every_shipped_ruleset_but_erudit() {
+    for (file, _) in rulebook::SHIPPED_FILES {
+        let kind = kind(file.trim_end_matches(".ruleset"));
+        let infers = ChampionOptions::for_rules(&Ruleset::new(kind)).infer.is_some();
+        assert_eq!(infers, kind != RulesetKind::erudit(), "{kind}");
+    }
+}
 
 #[test]
 fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
