@@ -78,16 +78,26 @@ pub(super) fn game_request(
     seed: u64,
     labels: std::collections::HashMap<String, String>,
 ) -> pb::CreateGameRequest {
+    // The settings as the wire gives them, once: CreateGame's fields are theirs.
+    let pb::TournamentGameSettings {
+        ruleset,
+        ruleset_name,
+        lexicon,
+        challenge_rule,
+        options,
+        clock,
+        bot_delay_ms,
+    } = view::settings(game);
     pb::CreateGameRequest {
-        ruleset: game.ruleset,
-        ruleset_name: game.ruleset_name.clone(),
-        lexicon: game.lexicon.clone(),
-        challenge_rule: game.challenge_rule,
-        options: view::settings(game).options,
+        ruleset,
+        ruleset_name,
+        lexicon,
+        challenge_rule,
+        options,
         seats,
         seed: Some(seed),
-        clock: view::settings(game).clock,
-        bot_delay_ms: game.bot_delay_ms,
+        clock,
+        bot_delay_ms,
         labels,
     }
 }

@@ -39,9 +39,15 @@ impl TournamentsService {
     }
 
     /// The director a call needs: the root, or a key whose labels are the tournament's.
-    async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<(), Status> {
+    /// Its key's name (None: the root director), for the events of the games it acts on.
+    async fn director(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+    ) -> Result<Option<String>, Status> {
         let director = self.state.identity.director(metadata).await?;
-        director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)
+        director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)?;
+        Ok(director.name().map(str::to_string))
     }
 
     /// A change by a director, made durable before it is answered, once per request id: a
@@ -57,11 +63,6 @@ impl TournamentsService {
         let events = &self.state.events;
         let held = events.hold(slug).await;
         events.once(&held, retry, f).await.map_err(errors::events)
-    }
-
-    /// The calling director's key name (None: the root director), for the games' events.
-    async fn director_name(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Option<String>, Status> {
-        Ok(self.state.identity.director(metadata).await?.name().map(str::to_string))
     }
 }
 
@@ -182,8 +183,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::WithdrawPlayerRequest>,
     ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
         let r = request.get_ref();
-        self.director(request.metadata(), &r.slug).await?;
-        let by = self.director_name(request.metadata()).await?;
+        let by = self.director(request.metadata(), &r.slug).await?;
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
         let answer = (self.state.events)
             .withdraw(&r.slug, &r.division, r.player, &r.request_id, by.as_deref(), &owners, |rec, d| {
@@ -275,8 +275,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::StartRoundRequest>,
     ) -> Result<Response<pb::StartRoundResponse>, Status> {
         let r = request.get_ref().clone();
-        self.director(request.metadata(), &r.slug).await?;
-        start::start_round(&self.state, request.metadata(), &r).await.map(Response::new)
+        let by = self.director(request.metadata(), &r.slug).await?;
+        start::start_round(&self.state, request.metadata(), by.as_deref(), &r).await.map(Response::new)
     }
 
     async fn record_result(
@@ -284,8 +284,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::RecordResultRequest>,
     ) -> Result<Response<pb::RecordResultResponse>, Status> {
         let r = request.get_ref();
-        self.director(request.metadata(), &r.slug).await?;
-        let by = self.director_name(request.metadata()).await?;
+        let by = self.director(request.metadata(), &r.slug).await?;
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
         let answer = (self.state.events)
             .record_result(

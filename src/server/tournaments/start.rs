@@ -36,10 +36,11 @@ fn pairs(lines: &[Pairing]) -> impl Iterator<Item = (usize, Pair)> + '_ {
 /// round marked started with each game bound to the pair it was made for, durably (once per
 /// request id). The tournament is held throughout, so no change of this replica's falls between
 /// the pairs read and the games bound; pairs another replica changed meanwhile are refused
-/// (ABORTED) and the games made for the old pairs voided.
+/// (ABORTED) and the games made for the old pairs voided, signed `by` the calling director's key.
 pub(super) async fn start_round(
     state: &std::sync::Arc<super::AppState>,
     metadata: &tonic::metadata::MetadataMap,
+    by: Option<&str>,
     r: &pb::StartRoundRequest,
 ) -> Result<pb::StartRoundResponse, Status> {
     let retry = ("StartRound", r.request_id.as_str());
@@ -112,12 +113,11 @@ pub(super) async fn start_round(
         (Err(_), None) => Vec::new(),
     };
     let owners = super::super::directors::Forwarded { state, metadata };
-    let by = state.identity.director(metadata).await.ok().and_then(|d| d.name().map(str::to_string));
     for id in orphans {
         let void = crate::game::ResultKind::Void {
             reason: "its tournament pairing changed before the round started".into(),
         };
-        if let Err(e) = events.end_game(&owners, id, void, "", by.as_deref()).await {
+        if let Err(e) = events.end_game(&owners, id, void, "", by).await {
             tracing::warn!(game = %id, error = %e, "a game made for a changed pairing was not voided");
         }
     }
