@@ -125,7 +125,7 @@ impl<T: Message> Encoder for ProstEncoder<T> {
 
 /// Messages encoded once, before the call: each is sent as the bytes it already is. The codec of
 /// WatchBroadcast, whose every message goes to every spectator of a broadcast: the feed encodes
-/// it once for all of them (`broadcasts::feeds`), where a message per stream was cloned and
+/// it once for all of them (`dawgref_events::FeedWire`), where a message per stream was cloned and
 /// encoded for each (a third of a stream's CPU by `perf`).
 #[derive(Debug, Clone)]
 pub struct EncodedCodec<U>(PhantomData<U>);

@@ -253,6 +253,7 @@ pub fn events(e: EventsError) -> Status {
         EventsError::NotFound(what) => Status::not_found(what),
         EventsError::AlreadyExists(what) => Status::already_exists(what),
         EventsError::Aborted(what) => Status::aborted(what),
+        EventsError::DeadlinePassed(what) => Status::deadline_exceeded(what),
         EventsError::Internal(what) => internal(what),
         EventsError::Host(e) => host(e),
         // A status of the services' own, as it came.

@@ -244,7 +244,7 @@ impl Handle {
 
     /// The Broadcasts service over this server's state, to call in process (tests on paused time).
     pub fn broadcasts_service(&self) -> broadcasts::BroadcastsService {
-        broadcasts::BroadcastsService { state: self.state.clone() }
+        broadcasts::BroadcastsService::new(self.state.clone())
     }
 
     /// The Analysis service over this server's state, to call in process (tests on paused time).
@@ -377,7 +377,7 @@ async fn serve_on(
     // ImportTsh takes a `.t` file of up to 1 MiB, whatever the other services' limit.
     let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
         .max_decoding_message_size(limit.max(tournaments::MAX_REQUEST_BYTES));
-    let broadcasts = broadcasts::served(broadcasts::BroadcastsService { state: state.clone() }, limit);
+    let broadcasts = broadcasts::served(broadcasts::BroadcastsService::new(state.clone()), limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
         tokio::select! {

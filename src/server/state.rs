@@ -4,7 +4,7 @@
 
 use super::errors;
 use super::forward::Forwarder;
-use crate::host::Host;
+use crate::host::{Host, Snapshot, Viewer};
 use crate::lexicon::Lexicon;
 use crate::metrics::Metrics;
 use std::sync::Arc;
@@ -31,8 +31,6 @@ pub(crate) struct AppState {
     pub(crate) tls: Option<Arc<super::tls::Tls>>,
     /// Tournaments and broadcasts: the events layer beneath the services.
     pub(crate) events: dawgref_events::Events,
-    /// WatchBroadcast's feeds, one per broadcast watched here.
-    pub(crate) feeds: super::broadcasts::feeds::Feeds,
 }
 
 impl AppState {
@@ -47,7 +45,6 @@ impl AppState {
             tls,
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
             events: dawgref_events::Events::new(host.clone()),
-            feeds: Default::default(),
             host,
         }
     }
@@ -73,5 +70,17 @@ impl AppState {
                 format!("unknown lexicon {:?} (loaded: {})", crate::text::clip(name), known.join(", ")),
             )
         })
+    }
+
+    /// The game a request names, as its caller may see it (see `Events::seen`), and who the
+    /// caller is to it.
+    pub(crate) async fn seen_game(
+        &self,
+        id: &str,
+        metadata: &tonic::metadata::MetadataMap,
+    ) -> Result<(Arc<Snapshot>, Viewer), Status> {
+        let (snapshot, now_ms) = self.host.snapshot_at(id).await.map_err(errors::host)?;
+        let viewer = self.identity.viewer(metadata, &snapshot).await?;
+        Ok((self.events.seen(snapshot, viewer, now_ms).0, viewer))
     }
 }

@@ -20,6 +20,9 @@ pub enum EventsError {
     /// Another replica's change won a race this call cannot be made again on (ABORTED).
     #[error("{0}")]
     Aborted(String),
+    /// A stream's call ran out of time (DEADLINE_EXCEEDED).
+    #[error("{0}")]
+    DeadlinePassed(String),
     /// What is kept cannot be read (INTERNAL).
     #[error("{0}")]
     Internal(String),

@@ -3,24 +3,28 @@
 //! read), the change-and-retry loop that writes it (one writer per replica at a time: the hold;
 //! one version after another among replicas), the cache of what was last read, when each result
 //! came in, the one door a result enters by ([`Record::enter_result`]), the director's calls that
-//! end games before a result is written, and every broadcast with its delay ([`Registry`]).
+//! end games before a result is written, and every broadcast with its delay ([`Registry`]) and
+//! the feed that follows its games for WatchBroadcast.
 //!
 //! It speaks domain types only: its errors are [`EventsError`] (the services map them to
 //! statuses in one place), its events [`TournamentEvent`], a tournament's games' settings
 //! [`GameSettings`]. It depends on no gRPC: a game held by another replica is reached through
-//! the [`Owners`] seam, which the services' forwarding implements.
+//! the [`Owners`] seam, which the services' forwarding implements, and a broadcast's messages are
+//! made and encoded by the services through [`FeedWire`].
 
 mod broadcasts;
 mod error;
 mod settings;
 mod tournaments;
 
-pub use broadcasts::{Broadcast, Kept, REFRESH, Registry};
+pub use broadcasts::{
+    Broadcast, Encoded, EncodedStream, Fact, FeedWire, Judged, Kept, REFRESH, Registry, RelayStream, Relayed,
+};
 pub use error::EventsError;
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    By, DivisionRecord, HandResult, Held, Owners, Read, Record, Retry, Source, TournamentEvent,
-    derived_request_id, game_labels, game_result, pairing_error,
+    By, DivisionRecord, HandResult, Held, Owners, Pair, Read, Record, Retry, RoundGames, Source,
+    TournamentEvent, derived_request_id, game_labels, game_result, pairing_error,
 };
 
 use dawgref_host::Host;
@@ -45,6 +49,8 @@ struct Inner {
     /// Every broadcast, as last read or written here: how long a spectator's view of a game is
     /// held back.
     broadcasts: Registry,
+    /// WatchBroadcast's feeds, one per broadcast watched here.
+    feeds: broadcasts::Feeds,
     /// Games a director's result is ending now (RecordResult): that call enters their result,
     /// so their end is not entered again as it comes round from the host.
     ending: Mutex<HashSet<String>>,
@@ -59,6 +65,7 @@ impl Events {
             cache: Default::default(),
             result_times: Default::default(),
             broadcasts: Default::default(),
+            feeds: Default::default(),
             ending: Default::default(),
         }))
     }

@@ -3,18 +3,15 @@
 //! to every door of a game through the events layer's registry (`dawgref_events::Registry`:
 //! GetGame, WatchGame, ExportGcg and the Analysis calls ask it how long a spectator's view is
 //! held back); WatchBroadcast's streams
-//! share one [`feed`] per broadcast, which follows its games and releases each event when its
-//! delay has passed.
+//! share one feed per broadcast (the events layer's), which follows its games and releases each
+//! event when its delay has passed, each message made and encoded once by [`wire`].
 
-mod analysis;
-pub(crate) mod feed;
-pub(crate) mod feeds;
+mod wire;
 
 use super::{errors, new_game};
-use crate::host::{Snapshot, Viewer};
 use crate::proto::v1 as pb;
 use crate::proto::v1::broadcasts_service_server::{BroadcastsService as Broadcasts, BroadcastsServiceServer};
-use dawgref_events::{Broadcast, Kept};
+use dawgref_events::{Broadcast, FeedWire, Kept};
 use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -27,7 +24,9 @@ const MIN_ANALYSIS_MS: u32 = 100;
 const MAX_ANALYSIS_MS: u32 = 30_000;
 
 pub struct BroadcastsService {
-    pub(crate) state: Arc<super::state::AppState>,
+    state: Arc<super::state::AppState>,
+    /// What the feeds this service starts make their messages with.
+    wire: Arc<dyn FeedWire>,
 }
 
 pub type BroadcastStream =
@@ -86,13 +85,17 @@ fn wire(b: Broadcast) -> pb::Broadcast {
 }
 
 impl BroadcastsService {
+    pub(crate) fn new(state: Arc<super::state::AppState>) -> BroadcastsService {
+        BroadcastsService { wire: Arc::new(wire::Wire(state.clone())), state }
+    }
+
     /// A broadcast as this replica knows it (see `Events::broadcast`).
     async fn find(&self, slug: &str) -> Result<Kept, Status> {
         self.state.events.broadcast(slug).await.map_err(errors::events)
     }
 
     /// Change a broadcast by `f` (checked against the caller's key), durable before it is
-    /// answered (see `Events::change_broadcast`); its feed hears of it.
+    /// answered (see `Events::change_broadcast`; its feed hears of it).
     async fn change(
         &self,
         request_metadata: &tonic::metadata::MetadataMap,
@@ -103,39 +106,7 @@ impl BroadcastsService {
         let check = |kept: &Kept| Ok(director.check_covers(&kept.labels)?);
         let next = (self.state.events.change_broadcast(slug, check, |b| f(b).map_err(errors::passed)).await)
             .map_err(errors::events)?;
-        self.state.feeds.changed(slug);
         Ok(wire(next.broadcast))
-    }
-}
-
-impl super::state::AppState {
-    /// The game as `viewer` may see it at game time `now_ms`: as it stood a broadcast's delay
-    /// ago for a spectator ([`Viewer::delayed`]), else as it is; with the game time it shows. The
-    /// one place the delay holds a game back, whichever door it is asked through.
-    pub(crate) fn seen(&self, snapshot: Arc<Snapshot>, viewer: Viewer, now_ms: u64) -> (Arc<Snapshot>, u64) {
-        if !viewer.delayed() {
-            return (snapshot, now_ms);
-        }
-        match self.events.broadcasts().delay_ms(snapshot.labels()) {
-            0 => (snapshot, now_ms),
-            // Before the delay has passed since the game was made: the game as made.
-            delay => {
-                let at = now_ms.checked_sub(delay);
-                (snapshot.as_of(at), at.unwrap_or(0))
-            }
-        }
-    }
-
-    /// The game a request names, as its caller may see it (see [`AppState::seen`]), and who the
-    /// caller is to it.
-    pub(crate) async fn seen_game(
-        &self,
-        id: &str,
-        metadata: &tonic::metadata::MetadataMap,
-    ) -> Result<(Arc<Snapshot>, Viewer), Status> {
-        let (snapshot, now_ms) = self.host.snapshot_at(id).await.map_err(errors::host)?;
-        let viewer = self.identity.viewer(metadata, &snapshot).await?;
-        Ok((self.seen(snapshot, viewer, now_ms).0, viewer))
     }
 }
 
@@ -301,8 +272,8 @@ impl BroadcastsService {
             }
         }
         let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
-        let stream = feed::watch(&self.state, &kept, game, peer, deadline)?;
-        Ok(Response::new(stream))
+        let stream = self.state.events.watch_broadcast(&kept, game, peer, deadline, &self.wire);
+        Ok(Response::new(Box::pin(tokio_stream::StreamExt::map(stream, |m| m.map_err(errors::events)))))
     }
 }
 

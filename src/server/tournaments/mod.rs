@@ -1,12 +1,14 @@
 //! TournamentsService: the wire's door to the events layer's tournaments (`dawgref_events`:
 //! the record, its store, the change-and-retry loop, the results that enter by themselves). Here
 //! are the handlers, each request's fields checked into domain values, the wire messages made
-//! from a record once per answer (`view`), and StartRound's games made with each seat bound to
-//! its player's token (`start`).
+//! from a record once per answer (`view`), and StartRound's games made through the checks of a
+//! new game, each seat bound to its player's token (`start`).
 
 mod create;
 mod start;
 mod view;
+
+pub(crate) use view::standings;
 
 use super::errors;
 use super::state::AppState;
@@ -69,23 +71,6 @@ impl TournamentsService {
 /// A player's seat as the events layer takes it: their division and number.
 fn seat_of(you: Option<&pb::TournamentSeat>) -> Option<(&str, u32)> {
     you.map(|y| (y.division.as_str(), y.player))
-}
-
-/// Division `division` of tournament `slug` as spectators see it now: its standings, once the
-/// result of `game` is in them (None: not yet, or no such tournament or division).
-pub(crate) async fn standings_with(
-    state: &AppState,
-    slug: &str,
-    division: &str,
-    game: &str,
-) -> Result<Option<Vec<pb::DivisionStanding>>, Status> {
-    let events = &state.events;
-    let record = events.reconcile(slug).await.map_err(errors::events)?;
-    let held = events.spectators(record, None).await.map_err(errors::events)?;
-    let Ok(d) = held.division(division) else { return Ok(None) };
-    let view = view::division(&held, d);
-    let done = view.rounds.iter().flat_map(|r| &r.pairings).any(|p| p.done && p.game_id == game);
-    Ok(done.then_some(view.standings))
 }
 
 #[tonic::async_trait]
@@ -276,7 +261,12 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::StartRoundResponse>, Status> {
         let r = request.get_ref().clone();
         let by = self.director(request.metadata(), &r.slug).await?;
-        start::start_round(&self.state, request.metadata(), by.as_deref(), &r).await.map(Response::new)
+        let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
+        let games = start::Games(&self.state);
+        let by = by.as_deref();
+        let started =
+            self.state.events.start_round(&r.slug, &r.division, r.round, &r.request_id, by, &owners, &games);
+        started.await.map(Response::new).map_err(errors::events)
     }
 
     async fn record_result(

@@ -124,7 +124,7 @@ fn pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
 }
 
 /// The standings of a division as the wire shows them.
-pub(super) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
+pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
     let s = dawgref_tournament::Standings::of(division);
     s.ranked
         .iter()

@@ -1,7 +1,7 @@
 //! Tournaments as kept and changed: the record (`dawgref-tournament`'s divisions and what the
 //! server keeps beside them), its store format and the reader of earlier builds' records, the
 //! change-and-retry loop with its hold and cache, the results that enter by themselves, the
-//! director's calls that act on games, and a tournament as a spectator sees it through a
+//! director's calls that act on games (StartRound's among them), and a tournament as a spectator sees it through a
 //! broadcast's delay.
 
 mod cache;
@@ -13,6 +13,7 @@ mod legacy;
 mod record;
 mod result_times;
 mod results;
+mod start;
 mod stored;
 
 pub(crate) use cache::Cache;
@@ -22,3 +23,4 @@ pub use event::TournamentEvent;
 pub use held::game_labels;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
 pub(crate) use result_times::ResultTimes;
+pub use start::{Pair, RoundGames};

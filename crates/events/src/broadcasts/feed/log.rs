@@ -1,6 +1,6 @@
-//! The feeds' logs, by broadcast: what each feed released, in order, in both forms, and the
-//! channel its live streams hear. The map and the log only: the feeds' work is `feed`'s (this file
-//! knows nothing of the server's state, so the state can hold it).
+//! The feeds' logs, by broadcast: what each feed released, in order, in both forms as the wire
+//! encoded them, and the channel its live streams hear. The map and the log only: the feeds'
+//! work is the feed's.
 //!
 //! The log holds each fact of a game once, whoever offers it: the game as made, each event (in
 //! order of its number: one offered again, or behind the last, is dropped), each turn's analysis,
@@ -8,8 +8,7 @@
 //! (the game moved between replicas, its owner was lost) may offer what went out before, and no
 //! stream sees it twice.
 
-use crate::proto::v1 as pb;
-use prost::Message;
+use super::Encoded;
 use prost::bytes::Bytes;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -28,35 +27,24 @@ pub(super) struct Item {
 
 pub(super) enum Said {
     /// A message, in both forms, each encoded once for every stream that sends it.
-    Message {
-        /// As a watcher sees it.
-        hidden: Bytes,
-        /// With every seat's rack and exchanged tiles.
-        revealed: Bytes,
-    },
+    Message(Encoded),
     /// Everything of the game is out: its end and its last analysis.
     Done,
 }
 
 /// Which fact of a game a message tells (what the log takes once).
-enum Fact {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// The game as made.
     Made,
+    /// Its event of this number.
     Event(u64),
+    /// The analysis of the turn its event of this number took.
     Analysis(u64),
+    /// Its division's standings with its result in.
     Standings,
+    /// Everything of it is out.
     Done,
-}
-
-impl Fact {
-    fn of(message: &pb::WatchBroadcastResponse) -> Option<Fact> {
-        use pb::watch_broadcast_response::Item as I;
-        Some(match message.item.as_ref()? {
-            I::Game(_) => Fact::Made,
-            I::Event(e) => Fact::Event(e.number),
-            I::Analysis(a) => Fact::Analysis(a.event),
-            I::Standings(_) => Fact::Standings,
-        })
-    }
 }
 
 /// What of one game the log holds.
@@ -95,7 +83,7 @@ impl Log {
     }
 }
 
-pub(crate) struct Feed {
+pub(super) struct Feed {
     pub(super) slug: String,
     log: Mutex<Log>,
     /// Raised when the broadcast changed here (ended, say): the feed looks at once.
@@ -103,27 +91,14 @@ pub(crate) struct Feed {
 }
 
 impl Feed {
-    /// Out with a message about `game`, in both forms, unless the log has it already.
-    pub(super) fn publish(
-        &self,
-        game: Uuid,
-        hidden: pb::WatchBroadcastResponse,
-        revealed: pb::WatchBroadcastResponse,
-    ) {
-        let Some(fact) = Fact::of(&hidden) else { return };
-        let said = Said::Message {
-            hidden: hidden.encode_to_vec().into(),
-            revealed: revealed.encode_to_vec().into(),
-        };
-        self.say(game, fact, said);
+    /// Out with `fact` about `game`, in both forms, unless the log has it already.
+    pub(super) fn publish(&self, game: Uuid, fact: Fact, message: Encoded) {
+        self.say(game, fact, Said::Message(message));
     }
 
-    /// Out with a message about `game` that is the same in both forms (a division's
-    /// standings): encoded, and kept, once.
-    pub(super) fn publish_one(&self, game: Uuid, message: pb::WatchBroadcastResponse) {
-        let Some(fact) = Fact::of(&message) else { return };
-        let bytes: Bytes = message.encode_to_vec().into();
-        self.say(game, fact, Said::Message { hidden: bytes.clone(), revealed: bytes });
+    /// Out with `fact` about `game`, the same in both forms (a division's standings): kept once.
+    pub(super) fn publish_one(&self, game: Uuid, fact: Fact, message: Bytes) {
+        self.say(game, fact, Said::Message(Encoded { hidden: message.clone(), revealed: message }));
     }
 
     /// Everything of `game` is out.
@@ -215,20 +190,5 @@ impl Feeds {
         if let Some(feed) = self.get(slug) {
             feed.wake.notify_one();
         }
-    }
-}
-
-/// One message of a stream about game `id`, for what happened at `unix_ms` (racks added by the
-/// caller when it shows them).
-pub(super) fn message(
-    id: Uuid,
-    unix_ms: u64,
-    item: pb::watch_broadcast_response::Item,
-) -> pb::WatchBroadcastResponse {
-    pb::WatchBroadcastResponse {
-        game_id: id.to_string(),
-        happened_unix_ms: unix_ms,
-        item: Some(item),
-        racks: Vec::new(),
     }
 }

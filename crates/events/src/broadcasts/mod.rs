@@ -2,9 +2,15 @@
 //! of a game asks of them: how long a spectator's view of a game is held back
 //! ([`Registry::delay_ms`]). Exact on one server (every change is made here); among replicas
 //! read again from the store every [`REFRESH`], so a broadcast made on another replica holds
-//! here within a second.
+//! here within a second. WatchBroadcast's [`feed`] follows a broadcast's games for its
+//! spectators.
 
-use dawgref_host::{BroadcastRecords, HostError};
+mod feed;
+
+pub(crate) use feed::Feeds;
+pub use feed::{Encoded, EncodedStream, Fact, FeedWire, Judged, RelayStream, Relayed};
+
+use dawgref_host::{BroadcastRecords, HostError, Snapshot, Viewer};
 use dawgref_store::StoredBroadcast;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -140,6 +146,25 @@ impl Registry {
     }
 }
 
+impl crate::Events {
+    /// The game as `viewer` may see it at game time `now_ms`: as it stood a broadcast's delay
+    /// ago for a spectator ([`Viewer::delayed`]), else as it is; with the game time it shows. The
+    /// one place the delay holds a game back, whichever door it is asked through.
+    pub fn seen(&self, snapshot: Arc<Snapshot>, viewer: Viewer, now_ms: u64) -> (Arc<Snapshot>, u64) {
+        if !viewer.delayed() {
+            return (snapshot, now_ms);
+        }
+        match self.broadcasts().delay_ms(snapshot.labels()) {
+            0 => (snapshot, now_ms),
+            // Before the delay has passed since the game was made: the game as made.
+            delay => {
+                let at = now_ms.checked_sub(delay);
+                (snapshot.as_of(at), at.unwrap_or(0))
+            }
+        }
+    }
+}
+
 /// How many times a change lost to another replica is read and made again before ABORTED.
 const ATTEMPTS: usize = 4;
 
@@ -194,6 +219,8 @@ impl crate::Events {
             match records.put(next.stored()).await {
                 Ok(()) => {
                     self.broadcasts().note(next.clone());
+                    // Its feed here looks at once (ended, say).
+                    self.0.feeds.changed(slug);
                     return Ok(next);
                 }
                 Err(HostError::BroadcastStale(_)) => self.broadcasts().load(&records).await?,

@@ -2,26 +2,40 @@
 //! the turn, judged once on the thinking threads' background lane (however many watch), and
 //! released right after the turn's event, or as soon as it is judged when that is later.
 
-use super::feeds::{Feed, message};
-use crate::game::{Event, EventKind};
-use crate::proto::v1 as pb;
-use crate::server::state::AppState;
+use super::FeedWire;
+use super::log::{Fact, Feed};
+use crate::Events;
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::game::{Event, EventKind, Game};
+use dawgref_engine::review::TurnReview;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
-/// One turn judged for the spectators, in both forms: as a watcher may see it, and with the
-/// mover's rack.
-pub(super) struct Judged {
-    hidden: pb::MoveAnalysis,
-    revealed: pb::MoveAnalysis,
+/// One turn judged for the spectators: what a watcher may see of it, and the review that shows
+/// the mover's rack (for the revealed form only).
+pub struct Judged {
+    /// The turn (0: the game's first) and the seat that took it.
+    pub turn: u32,
+    pub seat: usize,
+    /// The event that took the turn.
+    pub event: usize,
+    /// Each seat's chance to win after the turn, in percent, from the scores and the tiles left
+    /// (two-seat games only; else empty).
+    pub win_percent: Vec<f64>,
+    /// The turn as the engine judged it with the mover's rack, with each seat's chance by that
+    /// judgement (None: a turn the review cannot judge).
+    pub review: Option<(TurnReview, Vec<f64>)>,
+    /// The game's alphabet, that the review's tiles are written in.
+    pub alphabet: Alphabet,
 }
 
 /// A followed game's analyses: asked as each turn is heard, released with the turn's event.
 pub(super) struct Analyses {
-    state: Arc<AppState>,
+    events: Events,
+    wire: Arc<dyn FeedWire>,
     slug: String,
     pub(super) done: mpsc::UnboundedReceiver<(usize, Option<Judged>)>,
     tx: mpsc::UnboundedSender<(usize, Option<Judged>)>,
@@ -34,10 +48,11 @@ pub(super) struct Analyses {
 }
 
 impl Analyses {
-    pub(super) fn new(state: &Arc<AppState>, slug: &str) -> Analyses {
+    pub(super) fn new(events: &Events, wire: &Arc<dyn FeedWire>, slug: &str) -> Analyses {
         let (tx, done) = mpsc::unbounded_channel();
         Analyses {
-            state: state.clone(),
+            events: events.clone(),
+            wire: wire.clone(),
             slug: slug.to_string(),
             done,
             tx,
@@ -54,14 +69,15 @@ impl Analyses {
 
     /// Judge the turn event `e` took, if it took one and the broadcast has analysis: on the
     /// background lane, from `snapshot` (the game with `e` in it).
-    pub(super) fn ask(&mut self, snapshot: &Arc<crate::host::Snapshot>, e: &Event) {
-        let Some(kept) = self.state.events.broadcasts().get(&self.slug) else { return };
+    pub(super) fn ask(&mut self, snapshot: &Arc<dawgref_host::Snapshot>, e: &Event) {
+        let Some(kept) = self.events.broadcasts().get(&self.slug) else { return };
         if !kept.broadcast.analysis || !Analyses::judges(e) || !self.asked.insert(e.number) {
             return;
         }
-        let (snapshot, tx, metrics) = (snapshot.clone(), self.tx.clone(), self.state.metrics.clone());
+        let host = &self.events.0.host;
+        let (snapshot, tx, metrics) = (snapshot.clone(), self.tx.clone(), host.metrics().clone());
         let (number, ms) = (e.number, kept.broadcast.analysis_ms);
-        self.state.host.think_in_background(move || {
+        host.think_in_background(move || {
             let judged = judge(snapshot.game(), number, Duration::from_millis(u64::from(ms)));
             metrics.broadcast_analyses.inc();
             let _ = tx.send((number, judged));
@@ -71,7 +87,7 @@ impl Analyses {
     /// Event `number` is out: its analysis follows it now if it is ready, else when it is.
     pub(super) fn released(&mut self, feed: &Feed, id: Uuid, number: usize, unix_ms: u64) {
         if let Some(judged) = self.ready.remove(&number) {
-            publish_analysis(feed, id, unix_ms, judged);
+            self.publish(feed, id, unix_ms, judged);
         } else if self.asked.contains(&number) {
             self.awaited.insert(number, unix_ms);
         }
@@ -81,23 +97,23 @@ impl Analyses {
     pub(super) fn judged(&mut self, feed: &Feed, id: Uuid, number: usize, judged: Option<Judged>) {
         self.asked.remove(&number);
         match self.awaited.remove(&number) {
-            Some(unix_ms) => publish_analysis(feed, id, unix_ms, judged),
+            Some(unix_ms) => self.publish(feed, id, unix_ms, judged),
             None => {
                 self.ready.insert(number, judged);
             }
         }
     }
-}
 
-fn publish_analysis(feed: &Feed, id: Uuid, unix_ms: u64, judged: Option<Judged>) {
-    let Some(j) = judged else { return };
-    let item = |a| message(id, unix_ms, pb::watch_broadcast_response::Item::Analysis(a));
-    feed.publish(id, item(j.hidden), item(j.revealed));
+    fn publish(&self, feed: &Feed, id: Uuid, unix_ms: u64, judged: Option<Judged>) {
+        let Some(judged) = judged else { return };
+        let fact = Fact::Analysis(judged.event as u64);
+        feed.publish(id, fact, self.wire.analysis(id, unix_ms, &judged));
+    }
 }
 
 /// Judge the turn that event `number` of `game` took, within `per_turn`: each side's chance after
 /// it from the scores and tiles left (public), and the review of the turn with the mover's rack.
-fn judge(game: &crate::game::Game, number: usize, per_turn: Duration) -> Option<Judged> {
+fn judge(game: &Game, number: usize, per_turn: Duration) -> Option<Judged> {
     let history = game.history();
     let e = history.get(number)?;
     let turn = history[..number].iter().filter(|f| !f.undone && f.kind.takes_turn()).count() as u32;
@@ -118,25 +134,21 @@ fn judge(game: &crate::game::Game, number: usize, per_turn: Duration) -> Option<
     let tiles_left =
         after.bag_len() + (0..seats).filter_map(|s| after.rack(s)).map(|r| r.len()).sum::<usize>();
     let spread = f64::from(scores[to_move] - scores[(to_move + 1) % seats]);
-    let p = crate::sim::win_probability(after.config().rules.kind, spread, tiles_left);
+    let p = dawgref_engine::sim::win_probability(after.config().rules.kind, spread, tiles_left);
     let public_mover = if to_move == e.seat { p } else { 1.0 - p };
-    let hidden = pb::MoveAnalysis {
+    let options = dawgref_engine::review::Options { per_turn, ..Default::default() };
+    let review = dawgref_engine::review::review_turn(game, turn, true, &options).filter(|r| r.analysable);
+    let review = review.map(|r| {
+        // A turn the review gives no chance for (its one move, say): the public figure.
+        let win = two(if r.played.win.is_finite() { r.played.win } else { public_mover });
+        (r, win)
+    });
+    Some(Judged {
         turn,
-        seat: e.seat as u32,
-        event: number as u64,
+        seat: e.seat,
+        event: number,
         win_percent: two(public_mover),
-        review: None,
-    };
-    let options = crate::review::Options { per_turn, ..Default::default() };
-    let review = crate::review::review_turn(game, turn, true, &options).filter(|r| r.analysable);
-    let revealed = match &review {
-        Some(r) => pb::MoveAnalysis {
-            // A turn the review gives no chance for (its one move, say): the public figure.
-            win_percent: two(if r.played.win.is_finite() { r.played.win } else { public_mover }),
-            review: Some(crate::server::review::turn_to(r, game.config().rules.alphabet)),
-            ..hidden.clone()
-        },
-        None => hidden.clone(),
-    };
-    Some(Judged { hidden, revealed })
+        review,
+        alphabet: game.config().rules.alphabet,
+    })
 }

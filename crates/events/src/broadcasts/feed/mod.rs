@@ -3,166 +3,102 @@
 //! follows each, and puts what is due into a log every stream reads from its start and then live.
 //! A game held here is followed on its session: each event goes out once the game's clock has
 //! passed its time plus the delay, its turn's analysis with it. A game held by another replica is
-//! followed through that replica's own feed (WatchBroadcast for that game, replica to replica),
-//! so racks and analysis are computed once, where the game is held, and a new holder judges again
-//! what the lost one had in hand. A message is written down twice, as a watcher sees it and with
-//! every rack; a stream sends the one the broadcast allows at the moment it sends it.
+//! followed through that replica's own feed (its stream for that game, replica to replica, through
+//! the [`FeedWire`] seam), so racks and analysis are computed once, where the game is held, and a
+//! new holder judges again what the lost one had in hand. A message is written down twice, as a
+//! watcher sees it and with every rack, each encoded once by the wire; a stream sends the one the
+//! broadcast allows at the moment it sends it.
 
-use super::analysis::Analyses;
-use super::feeds::{Feed, Item, Said, message};
-use crate::game::{Event, EventKind};
-use crate::host::{GameQuery, GameState};
-use crate::host::{Route, Session, Viewer, stopped};
-use crate::proto::v1 as pb;
-use crate::proto::v1::broadcasts_service_client::BroadcastsServiceClient;
-use crate::server::state::AppState;
-use crate::server::views;
-use dawgref_events::REFRESH;
-use prost::Message;
+mod analysis;
+mod log;
+mod stream;
+
+pub use analysis::Judged;
+pub use log::Fact;
+pub(crate) use log::Feeds;
+pub use stream::EncodedStream;
+
+use super::REFRESH;
+use crate::Events;
+use analysis::Analyses;
+use dawgref_engine::alphabet::Alphabet;
+use dawgref_engine::game::{Event, EventKind, Game};
+use dawgref_host::{GameQuery, GameState, Route, Session, Snapshot, stopped};
+use log::Feed;
 use prost::bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, watch};
-use tonic::Status;
-use tonic::transport::Channel;
 use uuid::Uuid;
 
 /// Most games one broadcast follows.
 const MAX_GAMES: usize = 1000;
 
-/// The broadcast's feed, started on its first stream.
-fn start(state: &Arc<AppState>, slug: &str) -> Arc<Feed> {
-    let (feed, new) = state.feeds.get_or_make(slug);
-    if new {
-        tokio::spawn(run(state.clone(), feed.clone()));
-    }
-    feed
+/// A message to the spectators in both forms, each encoded once for every stream that sends it.
+#[derive(Clone)]
+pub struct Encoded {
+    /// As a watcher sees it.
+    pub hidden: Bytes,
+    /// With every seat's rack and exchanged tiles.
+    pub revealed: Bytes,
 }
 
-/// A stream of the broadcast `kept` (only `game`'s items, when given): the feed's log from its
-/// start, then live; it ends when the broadcast ends, the server stops or `deadline` passes.
-///
-/// To another replica (`peer`, with `game`: its feed follows a game this replica holds), each
-/// message goes in both forms, the watcher's then the revealed, and the game's end is told by a
-/// message with no item ([`done_marker`]), after which the stream ends.
-pub(super) fn watch(
-    state: &Arc<AppState>,
-    kept: &dawgref_events::Kept,
-    game: Option<Uuid>,
-    peer: bool,
-    deadline: Option<tokio::time::Instant>,
-) -> Result<super::EncodedStream, Status> {
-    if !kept.is_on() {
-        // Ended: nothing more comes, on any replica.
-        return Ok(Box::pin(tokio_stream::empty()));
-    }
-    let feed = start(state, &kept.broadcast.slug);
-    let (items, rx) = feed.read(0, true);
-    let reader = Reader {
-        shutdown: state.shutdown.clone(),
-        state: state.clone(),
-        feed,
-        game,
-        peer,
-        deadline,
-        items: items.into(),
-        rx,
-        next: 0,
-        out: VecDeque::new(),
-        finished: false,
-    };
-    // The stream reads the log itself, as the response is sent: no task and no queue of its own
-    // between the feed and the connection (a thousand streams are a thousand fewer hops).
-    Ok(Box::pin(futures_util::stream::unfold(reader, |mut r| async move {
-        let message = r.next_message().await?;
-        Some((message, r))
-    })))
+/// What a game's owner on another replica releases of it, relayed: a message and the fact it
+/// tells, until everything of the game is out ([`Relayed::Done`]); the stream ends early when the
+/// owner stops or the game moves.
+pub enum Relayed {
+    Message(Fact, Encoded),
+    Done,
 }
 
-/// One stream's place in its feed's log (see [`watch`]).
-struct Reader {
-    state: Arc<AppState>,
-    feed: Arc<Feed>,
-    game: Option<Uuid>,
-    peer: bool,
-    deadline: Option<tokio::time::Instant>,
-    shutdown: watch::Receiver<bool>,
-    /// Read from the log, not yet sent.
-    items: VecDeque<Arc<Item>>,
-    /// The feed's live items (None: the feed has ended; the stream ends with the log).
-    rx: Option<broadcast::Receiver<Arc<Item>>>,
-    /// The next item of the log this stream takes.
-    next: u64,
-    /// Messages made, not yet sent (a replica's two forms), as the feed encoded them.
-    out: VecDeque<Result<Bytes, Status>>,
-    finished: bool,
+/// A game held by another replica, followed through its owner's feed.
+pub type RelayStream = Pin<Box<dyn tokio_stream::Stream<Item = Relayed> + Send>>;
+
+/// What a feed asks of the services: each message made and encoded once, in both forms (the
+/// wire's messages are theirs), and a game held by another replica followed through that
+/// replica's own feed (the routing is theirs too), so that the layer never knows it is gRPC.
+pub trait FeedWire: Send + Sync + 'static {
+    /// Game `game` as made (`made`), happened at `unix_ms`; `racks`, every seat's, for the
+    /// revealed form.
+    fn made(&self, game: Uuid, unix_ms: u64, made: &Snapshot, racks: Vec<String>) -> Encoded;
+    /// Event `event` of `game` in `alphabet` (`verdicts`: word verdicts shown during the game),
+    /// with every seat's rack after it for the revealed form.
+    fn event(
+        &self,
+        game: Uuid,
+        unix_ms: u64,
+        event: &Event,
+        shown: (Alphabet, bool),
+        racks: Vec<String>,
+    ) -> Encoded;
+    /// A turn of `game` judged for the spectators.
+    fn analysis(&self, game: Uuid, unix_ms: u64, judged: &Judged) -> Encoded;
+    /// After `game`'s end (`unix_ms`): its division of tournament `slug` as spectators see it
+    /// with its result in (the same in both forms).
+    fn standings(&self, game: Uuid, unix_ms: u64, slug: &str, division: &crate::DivisionRecord) -> Bytes;
+    /// To another replica, in a game's stream: everything of `game` is out.
+    fn done_marker(&self, game: Uuid) -> Bytes;
+    /// Follow `game` of broadcast `slug` through the feed of its owner at `owner` (None: it could
+    /// not be reached now).
+    fn follow_there(
+        &self,
+        slug: &str,
+        game: Uuid,
+        owner: &str,
+    ) -> Pin<Box<dyn Future<Output = Option<RelayStream>> + Send>>;
 }
 
-impl Reader {
-    async fn next_message(&mut self) -> Option<Result<Bytes, Status>> {
-        loop {
-            if let Some(m) = self.out.pop_front() {
-                return Some(m);
-            }
-            if self.finished {
-                return None;
-            }
-            if let Some(item) = self.items.pop_front() {
-                self.take(&item);
-                continue;
-            }
-            let live = self.rx.as_mut()?;
-            tokio::select! {
-                received = live.recv() => match received {
-                    Ok(item) => self.items.push_back(item),
-                    // Fallen behind: the rest from the log.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        self.items = self.feed.read(self.next, false).0.into();
-                    }
-                    Err(broadcast::error::RecvError::Closed) => {
-                        self.items = self.feed.read(self.next, false).0.into();
-                        self.rx = None;
-                    }
-                },
-                () = stopped(&mut self.shutdown) => {
-                    self.out.push_back(Err(crate::server::errors::shutting_down()));
-                    self.finished = true;
-                }
-                () = crate::host::sleep_until(self.deadline) => {
-                    self.out.push_back(Err(Status::deadline_exceeded("the call's deadline passed: watch again")));
-                    self.finished = true;
-                }
-            }
+impl Events {
+    /// The broadcast's feed, started on its first stream (its work spawned, with `wire`).
+    fn feed(&self, slug: &str, wire: &Arc<dyn FeedWire>) -> Arc<Feed> {
+        let (feed, new) = self.0.feeds.get_or_make(slug);
+        if new {
+            tokio::spawn(run(self.clone(), wire.clone(), feed.clone()));
         }
-    }
-
-    /// The messages `item` makes for this stream.
-    fn take(&mut self, item: &Item) {
-        if item.seq < self.next {
-            return;
-        }
-        self.next = item.seq + 1;
-        if self.game.is_some_and(|g| g != item.game) {
-            return;
-        }
-        match (&item.said, self.peer) {
-            // To a replica: both forms, the one as a watcher sees it first.
-            (Said::Message { hidden, revealed }, true) => {
-                self.out.push_back(Ok(hidden.clone()));
-                self.out.push_back(Ok(revealed.clone()));
-            }
-            (Said::Message { hidden, revealed }, false) => {
-                // Racks as the broadcast says now: turned off, never sent again.
-                let reveal = self.state.events.broadcasts().reveals(&self.feed.slug);
-                self.out.push_back(Ok(if reveal { revealed.clone() } else { hidden.clone() }));
-            }
-            (Said::Done, true) => {
-                self.out.push_back(Ok(done_marker(item.game).encode_to_vec().into()));
-                self.finished = true;
-            }
-            (Said::Done, false) => {}
-        }
+        feed
     }
 }
 
@@ -177,27 +113,22 @@ enum Following {
     Done,
 }
 
-/// To another replica, in a game's stream: everything of the game is out (a message with no
-/// item).
-fn done_marker(game: Uuid) -> pb::WatchBroadcastResponse {
-    pb::WatchBroadcastResponse { game_id: game.to_string(), ..Default::default() }
-}
-
 /// Analyses of turns already out judged again by a game's new holder (the old one was lost with
 /// them in hand): at most these, the latest first.
 const JUDGED_AGAIN: usize = 8;
 
 /// The feed's task: find the broadcast's games and follow them, until the broadcast ends or the
 /// server stops.
-async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
-    let mut shutdown = state.shutdown.clone();
+async fn run(events: Events, wire: Arc<dyn FeedWire>, feed: Arc<Feed>) {
+    let host = &events.0.host;
+    let mut shutdown = host.shutdown();
     let (stop_tx, stop) = watch::channel(false);
     let (done_tx, mut done) = mpsc::unbounded_channel::<(Uuid, Following)>();
     let mut games: HashMap<Uuid, Following> = HashMap::new();
-    while let Some(kept) = state.events.broadcasts().get(&feed.slug).filter(|k| k.is_on()) {
+    while let Some(kept) = events.broadcasts().get(&feed.slug).filter(|k| k.is_on()) {
         let query =
             GameQuery { labels: kept.labels.clone(), state: GameState::Live, after: None, limit: MAX_GAMES };
-        match state.host.stored_games(query).await {
+        match host.stored_games(query).await {
             Ok(page) => {
                 for id in page.ids {
                     games.entry(id).or_insert(Following::Waiting);
@@ -212,10 +143,10 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
                 continue;
             }
             *following = Following::Running;
-            let (state, feed, stop, done) = (state.clone(), feed.clone(), stop.clone(), done_tx.clone());
-            let id = *id;
+            let (events, wire, feed) = (events.clone(), wire.clone(), feed.clone());
+            let (stop, done, id) = (stop.clone(), done_tx.clone(), *id);
             tokio::spawn(async move {
-                let next = follow(&state, &feed, id, stop).await;
+                let next = follow(&events, &wire, &feed, id, stop).await;
                 if matches!(next, Following::Done) {
                     feed.done(id);
                 }
@@ -233,16 +164,22 @@ async fn run(state: Arc<AppState>, feed: Arc<Feed>) {
     }
     let _ = stop_tx.send(true);
     feed.close();
-    state.feeds.forget(&feed);
+    events.0.feeds.forget(&feed);
 }
 
 /// Follow one game from where the feed's log has it (the game as made first), publishing each
 /// event when it is due. Answers where the game stands when it stops: done, or to be followed
 /// again.
-async fn follow(state: &Arc<AppState>, feed: &Feed, id: Uuid, stop: watch::Receiver<bool>) -> Following {
-    match state.host.route(&id.to_string(), false).await {
-        Ok(Route::Local(session)) => follow_here(state, feed, id, session, stop).await,
-        Ok(Route::Remote(addr)) => follow_there(state, feed, id, &addr, stop).await,
+async fn follow(
+    events: &Events,
+    wire: &Arc<dyn FeedWire>,
+    feed: &Feed,
+    id: Uuid,
+    stop: watch::Receiver<bool>,
+) -> Following {
+    match events.0.host.route(&id.to_string(), false).await {
+        Ok(Route::Local(session)) => follow_here(events, wire, feed, id, session, stop).await,
+        Ok(Route::Remote(addr)) => follow_there(wire.as_ref(), feed, id, &addr, stop).await,
         Err(e) => {
             tracing::debug!(game = %id, error = %e, "a broadcast game could not be reached; tried again");
             again().await
@@ -258,11 +195,11 @@ async fn again() -> Following {
 
 /// Unix time of game time `ms` of a session: its clock read now, less the time since.
 fn unix_of(session: &Session, ms: u64) -> u64 {
-    crate::host::unix_ms().saturating_sub(session.now_ms().saturating_sub(ms))
+    dawgref_host::unix_ms().saturating_sub(session.now_ms().saturating_sub(ms))
 }
 
 /// Every seat's rack in `game`, by seat, as text.
-fn racks_of(game: &crate::game::Game) -> Vec<String> {
+fn racks_of(game: &Game) -> Vec<String> {
     let alphabet = game.config().rules.alphabet;
     (0..game.config().seats)
         .map(|s| game.rack(s).map(|r| r.to_string(alphabet)).unwrap_or_default())
@@ -272,7 +209,7 @@ fn racks_of(game: &crate::game::Game) -> Vec<String> {
 /// Every seat's rack right after event `number` of `game`, by seat: read off the history (each
 /// event carries its seat's rack before it; a seat with no later event holds its rack now), so
 /// that no game is rebuilt on the runtime for each event.
-fn racks_after(game: &crate::game::Game, number: usize) -> Vec<String> {
+fn racks_after(game: &Game, number: usize) -> Vec<String> {
     let alphabet = game.config().rules.alphabet;
     let later = game.history().get(number + 1..).unwrap_or_default();
     (0..game.config().seats)
@@ -286,7 +223,8 @@ fn racks_after(game: &crate::game::Game, number: usize) -> Vec<String> {
 /// A game held here: its events from its session, each released when due, each turn's analysis
 /// (when the broadcast has it) computed as the turn is heard and released with it.
 async fn follow_here(
-    state: &Arc<AppState>,
+    events: &Events,
+    wire: &Arc<dyn FeedWire>,
     feed: &Feed,
     id: Uuid,
     session: Arc<Session>,
@@ -298,18 +236,16 @@ async fn follow_here(
     let alphabet = snapshot.game().config().rules.alphabet;
     // Word verdicts as a watcher sees them during the game (the game's end is not shown yet).
     let verdicts = snapshot.game().config().reveal_invalid_words;
-    let delay = || state.events.broadcasts().delay_ms(&labels);
+    let delay = || events.broadcasts().delay_ms(&labels);
     // A game new to the feed: as it was made, then every event, each when due (those past the
     // delay at once), so a spectator who joins late still gets every move.
     let (known, mut next) = feed.shown(id);
     if !known {
         let made = snapshot.as_of(None);
-        let view = views::view(&id.to_string(), &made, Viewer::Watcher, 0);
-        let game = message(id, unix_of(&session, 0), pb::watch_broadcast_response::Item::Game(view));
-        let revealed = pb::WatchBroadcastResponse { racks: racks_of(made.game()), ..game.clone() };
-        feed.publish(id, game, revealed);
+        let racks = racks_of(made.game());
+        feed.publish(id, Fact::Made, wire.made(id, unix_of(&session, 0), &made, racks));
     }
-    let mut analyses = Analyses::new(state, &feed.slug);
+    let mut analyses = Analyses::new(events, wire, &feed.slug);
     // Turns out whose analysis is not (it was being judged where the game was held before):
     // judged again here, and out as soon as they are.
     let history = snapshot.game().history();
@@ -344,16 +280,9 @@ async fn follow_here(
         while pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay())) {
             let Some(e) = pending.pop_front() else { break };
             let unix = unix_of(&session, e.time_ms);
-            let seen = |viewer| {
-                let event = views::event(&e, alphabet, viewer, verdicts);
-                message(id, unix, pb::watch_broadcast_response::Item::Event(event))
-            };
             let racks = racks_after(session.snapshot().game(), e.number);
-            feed.publish(
-                id,
-                seen(Viewer::Watcher),
-                pb::WatchBroadcastResponse { racks, ..seen(Viewer::Revealed) },
-            );
+            let fact = Fact::Event(e.number as u64);
+            feed.publish(id, fact, wire.event(id, unix, &e, (alphabet, verdicts), racks));
             analyses.released(feed, id, e.number, unix);
             next = e.number + 1;
             if matches!(e.kind, EventKind::GameOver { .. }) {
@@ -363,7 +292,7 @@ async fn follow_here(
             }
         }
         if over && analyses.awaited.is_empty() {
-            standings(state, feed, id, &labels, ended_unix, &mut stop).await;
+            standings(events, wire.as_ref(), feed, id, &labels, ended_unix, &mut stop).await;
             return Following::Done;
         }
         if !listening && pending.is_empty() && analyses.awaited.is_empty() {
@@ -416,7 +345,8 @@ const STANDINGS_WAIT: Duration = Duration::from_secs(30);
 /// After the end of a tournament's game (its labels name the `tournament` and `division`): the
 /// division's standings as spectators see them once the game's result is in for them.
 async fn standings(
-    state: &Arc<AppState>,
+    events: &Events,
+    wire: &dyn FeedWire,
     feed: &Feed,
     id: Uuid,
     labels: &[(String, String)],
@@ -427,16 +357,14 @@ async fn standings(
     let (Some(slug), Some(division)) = (label("tournament"), label("division")) else { return };
     let give_up = tokio::time::Instant::now() + STANDINGS_WAIT;
     loop {
-        match crate::server::tournaments::standings_with(state, &slug, &division, &id.to_string()).await {
-            Ok(Some(standings)) => {
-                let item = pb::BroadcastStandings { tournament: slug, division, standings };
-                let shown = message(id, ended_unix, pb::watch_broadcast_response::Item::Standings(item));
-                feed.publish_one(id, shown);
+        match events.division_with(&slug, &division, &id.to_string()).await {
+            Ok(Some(entry)) => {
+                feed.publish_one(id, Fact::Standings, wire.standings(id, ended_unix, &slug, &entry));
                 return;
             }
             Ok(None) => {}
             // Labels that name no tournament here: a game labelled by hand.
-            Err(e) if e.code() == tonic::Code::NotFound => return,
+            Err(crate::EventsError::NotFound(_)) => return,
             Err(e) => tracing::debug!(game = %id, error = %e, "a game's standings are not read yet"),
         }
         if tokio::time::Instant::now() >= give_up {
@@ -455,37 +383,46 @@ async fn standings(
 /// holds it back by the broadcast's delay; the log here drops what it has already (the owner's
 /// stream starts from the game as made each time).
 async fn follow_there(
-    state: &Arc<AppState>,
+    wire: &dyn FeedWire,
     feed: &Feed,
     id: Uuid,
-    addr: &str,
+    owner: &str,
     mut stop: watch::Receiver<bool>,
 ) -> Following {
-    let game_id = id.to_string();
-    let request =
-        tonic::Request::new(pb::WatchBroadcastRequest { slug: feed.slug.clone(), game_id: game_id.clone() });
-    let call = |mut c: BroadcastsServiceClient<Channel>, r| async move { c.watch_broadcast(r).await };
-    let Ok(upstream) = state.forwarder.forward(&game_id, addr, request, call).await else {
+    use tokio_stream::StreamExt;
+    let Some(mut upstream) = wire.follow_there(&feed.slug, id, owner).await else {
         return again().await;
     };
-    let mut upstream = upstream.into_inner();
     loop {
-        let pair = async {
-            let Some(hidden) = upstream.message().await? else { return Ok(None) };
-            if hidden.item.is_none() {
-                return Ok(Some((hidden, None)));
-            }
-            let Some(revealed) = upstream.message().await? else { return Ok(None) };
-            Ok::<_, Status>(Some((hidden, Some(revealed))))
-        };
         tokio::select! {
-            pair = pair => match pair {
-                Ok(Some((hidden, Some(revealed)))) => feed.publish(id, hidden, revealed),
-                Ok(Some((_, None))) => return Following::Done,
+            relayed = upstream.next() => match relayed {
+                Some(Relayed::Message(fact, message)) => feed.publish(id, fact, message),
+                Some(Relayed::Done) => return Following::Done,
                 // Ended without the game's end (the owner stopped, the game moved): found again.
-                Ok(_) | Err(_) => return again().await,
+                None => return again().await,
             },
             _ = stop.changed() => return Following::Waiting,
         }
+    }
+}
+
+impl Events {
+    /// Division `division` of tournament `slug` as spectators see it now, once the result of
+    /// `game` is in it (None: not yet, or no such division).
+    async fn division_with(
+        &self,
+        slug: &str,
+        division: &str,
+        game: &str,
+    ) -> Result<Option<crate::DivisionRecord>, crate::EventsError> {
+        let record = self.reconcile(slug).await?;
+        let mut held = self.spectators(record, None).await?;
+        let Ok(d) = held.division(division) else { return Ok(None) };
+        let entry = held.divisions.swap_remove(d);
+        let rounds = entry.division.rounds().len();
+        let done = (0..rounds).any(|k| {
+            (entry.lines(k).iter().enumerate()).any(|(i, line)| line.is_done() && entry.game_id(k, i) == game)
+        });
+        Ok(done.then_some(entry))
     }
 }
