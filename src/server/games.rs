@@ -149,7 +149,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
             .serve(&id, request, call, async |session, request| {
                 let snapshot = session.snapshot();
                 let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
-                let (seen, now_ms) = self.state.events.seen(snapshot, viewer, session.now_ms());
+                let (seen, now_ms) = self.state.seen(&id, snapshot, viewer, session.now_ms())?;
                 Ok(pb::GetGameResponse { view: Some(views::snapshot_view(&session, &seen, viewer, now_ms)) })
             })
             .await
@@ -209,7 +209,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
             .serve(&id, request, call, async |session, request| {
                 let snapshot = session.snapshot();
                 let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
-                let (seen, _) = self.state.events.seen(snapshot, viewer, session.now_ms());
+                let (seen, _) = self.state.seen(&id, snapshot, viewer, session.now_ms())?;
                 Ok(pb::ExportGcgResponse { gcg: crate::host::gcg(seen.game(), seen.seats(), viewer) })
             })
             .await

@@ -81,6 +81,19 @@ impl AppState {
     ) -> Result<(Arc<Snapshot>, Viewer), Status> {
         let (snapshot, now_ms) = self.host.snapshot_at(id).await.map_err(errors::host)?;
         let viewer = self.identity.viewer(metadata, &snapshot).await?;
-        Ok((self.events.seen(snapshot, viewer, now_ms).0, viewer))
+        Ok((self.seen(id, snapshot, viewer, now_ms)?.0, viewer))
+    }
+
+    /// Game `id` as `viewer` may see it at game time `now_ms` (`Events::seen`): NOT_FOUND, as for
+    /// no game, to a spectator it is not out for yet.
+    pub(crate) fn seen(
+        &self,
+        id: &str,
+        snapshot: Arc<Snapshot>,
+        viewer: Viewer,
+        now_ms: u64,
+    ) -> Result<(Arc<Snapshot>, u64), Status> {
+        let seen = self.events.seen(snapshot, viewer, now_ms);
+        seen.ok_or_else(|| errors::host(crate::host::HostError::NoGame(id.to_string())))
     }
 }

@@ -35,6 +35,10 @@ impl GamesService {
         let mut rx = session.subscribe();
         let snapshot = session.snapshot();
         let viewer = self.state.identity.viewer(request.metadata(), &snapshot).await?;
+        if !self.state.events.is_out(snapshot.labels(), viewer, session.now_ms()) {
+            // Not out for this spectator yet (made less than a broadcast's delay ago): no game.
+            return Err(errors::host(crate::host::HostError::NoGame(id)));
+        }
         let alphabet = snapshot.game().config().rules.alphabet;
         let history = snapshot.game().history();
         let backlog: Vec<_> = history[from.min(history.len())..].to_vec();

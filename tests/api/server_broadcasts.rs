@@ -84,6 +84,19 @@ async fn a_spectator_sees_a_broadcast_game_as_it_stood_the_delay_ago_through_eve
         .create_broadcast(authed(broadcast("open-live", 60, false), ROOT))
         .await
         .unwrap();
+    // Made less than the delay ago, the game is no game to a spectator yet, at every door (who
+    // plays it may come from results still held back); its players and director see it.
+    let no_game = format!("no game {id}");
+    let refused = games.get_game(Request::new(get(&id))).await.unwrap_err();
+    assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+    let gcg = pb::ExportGcgRequest { game_id: id.clone() };
+    let refused = games.export_gcg(Request::new(gcg)).await.unwrap_err();
+    assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+    let watch = pb::WatchGameRequest { game_id: id.clone(), from_event: 0 };
+    let refused = games.watch_game(Request::new(watch)).await.err().unwrap();
+    assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+    view(&handle, authed(get(&id), &tokens[1])).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
     let mut watch = games
         .watch_game(Request::new(pb::WatchGameRequest { game_id: id.clone(), from_event: 0 }))
         .await
@@ -390,9 +403,11 @@ async fn a_broadcast_is_kept_through_a_restart_and_holds_its_games_back_at_once(
         b.get_broadcast(pb::GetBroadcastRequest { slug: "open-live".into() }).await.unwrap().into_inner();
     assert_eq!(got.broadcast, made.broadcast);
     let mut g = srv.games().await;
-    let spectator = view_of(&mut g, pb::GetGameRequest { game_id: c.game_id.clone() }).await;
+    // Made less than the hour ago: no game to a spectator yet, its pass neither.
+    let spectator = g.get_game(pb::GetGameRequest { game_id: c.game_id.clone() }).await.unwrap_err();
+    assert_eq!((spectator.code(), spectator.message()), (Code::NotFound, &*format!("no game {}", c.game_id)));
     let director = view_of(&mut g, authed(pb::GetGameRequest { game_id: c.game_id.clone() }, ROOT)).await;
-    assert_eq!((spectator.turn, director.turn), (0, 1));
+    assert_eq!(director.turn, 1);
     srv.stop().await;
 }
 
@@ -421,7 +436,9 @@ async fn a_finished_game_read_back_is_held_back_from_its_end_not_from_its_loadin
     let mut g = srv.games().await;
     assert!(view_of(&mut g, spectator(&early.game_id)).await.over, "ended more than the delay ago");
     loop {
-        let over = view_of(&mut g, spectator(&late.game_id)).await.over;
+        // (Made less than the delay ago, it is no game to a spectator: not over to them either.)
+        let over =
+            g.get_game(spectator(&late.game_id)).await.is_ok_and(|v| v.into_inner().view.unwrap().over);
         let since = late_end.elapsed();
         if over {
             assert!(since >= Duration::from_secs(2), "shown {since:?} after its end");
@@ -753,5 +770,101 @@ async fn ending_a_broadcast_releases_the_result_it_held_back() {
         .expect("out once the broadcast ended");
     let e = e.unwrap().unwrap();
     assert_eq!((e.kind.as_str(), e.round, e.pairing), ("result", 1, 1));
+    srv.stop().await;
+}
+
+/// While a broadcast holds a round's results back, what was drawn from them is held as long at
+/// every door: King of the Hill's next round (paired by the standings), its games, the event
+/// count, the standings and the TSH lines. A spectator sees the tournament exactly as its
+/// director saw it before the first held result came in; ended, the broadcast shows it all.
+#[tokio::test]
+async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_from() {
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    let srv = start_directed(ROOT).await;
+    let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let (mut g, mut b) = (srv.games().await, srv.broadcasts().await);
+    let person = |name: &str| pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None };
+    let koth = pb::RoundSpec { method: pb::PairingMethod::KingOfTheHill as i32, ..Default::default() };
+    let create = pb::CreateTournamentRequest {
+        name: "The Open".into(),
+        slug: "open".into(),
+        game: None,
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players: ["Ann Lee", "Bo Ray", "Cy Dee", "Di Fox"].map(person).to_vec(),
+            rounds: vec![koth, koth],
+            controls: None,
+        }],
+        seed: Some(5),
+    };
+    t.create_tournament(authed(create, ROOT)).await.unwrap();
+    b.create_broadcast(authed(broadcast("open-live", 60, false), ROOT)).await.unwrap();
+    let round = |round| pb::PairRoundRequest {
+        slug: "open".into(),
+        division: "a".into(),
+        round,
+        ..Default::default()
+    };
+    let start = |round| pb::StartRoundRequest {
+        slug: "open".into(),
+        division: "a".into(),
+        round,
+        ..Default::default()
+    };
+    t.pair_round(authed(round(1), ROOT)).await.unwrap();
+    t.start_round(authed(start(1), ROOT)).await.unwrap();
+    let get = pb::GetTournamentRequest { slug: "open".into() };
+    let tsh = pb::ExportTshRequest { slug: "open".into(), division: "a".into() };
+    let before = t.get_tournament(authed(get.clone(), ROOT)).await.unwrap().into_inner();
+    let tsh_before = t.export_tsh(authed(tsh.clone(), ROOT)).await.unwrap().into_inner().text;
+    for (pairing, first, second) in [(1, 420, 380), (2, 350, 410)] {
+        let scores = pb::FinalScores { first, second };
+        let result = pb::RecordResultRequest {
+            slug: "open".into(),
+            division: "a".into(),
+            round: 1,
+            pairing,
+            result: Some(pb::record_result_request::Result::Scores(scores)),
+            ..Default::default()
+        };
+        t.record_result(authed(result, ROOT)).await.unwrap();
+    }
+    t.pair_round(authed(round(2), ROOT)).await.unwrap();
+    let second = t.start_round(authed(start(2), ROOT)).await.unwrap().into_inner().round.unwrap();
+    let now = t.get_tournament(authed(get.clone(), ROOT)).await.unwrap().into_inner();
+    assert_eq!(now.tournament.as_ref().unwrap().events, before.tournament.as_ref().unwrap().events + 4);
+
+    // A spectator: the tournament as it stood before the first result, every field of it.
+    assert_eq!(t.get_tournament(get.clone()).await.unwrap().into_inner(), before);
+    assert_eq!(t.export_tsh(tsh.clone()).await.unwrap().into_inner().text, tsh_before);
+    // Round 2's games are no games to them, at every door.
+    for game_id in second.pairings.iter().map(|p| p.game_id.clone()) {
+        let no_game = format!("no game {game_id}");
+        let refused = g.get_game(pb::GetGameRequest { game_id: game_id.clone() }).await.unwrap_err();
+        assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+        let refused = g.export_gcg(pb::ExportGcgRequest { game_id: game_id.clone() }).await.unwrap_err();
+        assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+        let watch = pb::WatchGameRequest { game_id: game_id.clone(), from_event: 0 };
+        let refused = g.watch_game(watch).await.err().unwrap();
+        assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+        g.get_game(authed(pb::GetGameRequest { game_id }, ROOT)).await.unwrap();
+    }
+    // WatchTournament sends the events before the first result, and nothing after.
+    let mut stream = t
+        .watch_tournament(pb::WatchTournamentRequest { slug: "open".into(), from_event: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    for number in 0..before.tournament.as_ref().unwrap().events {
+        assert_eq!(stream.message().await.unwrap().unwrap().number, number);
+    }
+    assert!(tokio::time::timeout(Duration::from_secs(1), stream.message()).await.is_err(), "nothing after");
+
+    // Ended, the broadcast holds nothing back: every door shows the tournament as it is.
+    b.end_broadcast(authed(pb::EndBroadcastRequest { slug: "open-live".into() }, ROOT)).await.unwrap();
+    assert_eq!(t.get_tournament(get).await.unwrap().into_inner(), now);
+    let tsh_now = t.export_tsh(authed(tsh.clone(), ROOT)).await.unwrap().into_inner().text;
+    assert_eq!(t.export_tsh(tsh).await.unwrap().into_inner().text, tsh_now);
+    g.get_game(pb::GetGameRequest { game_id: second.pairings[0].game_id.clone() }).await.unwrap();
     srv.stop().await;
 }

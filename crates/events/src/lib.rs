@@ -44,8 +44,9 @@ struct Inner {
     locks: [tokio::sync::Mutex<()>; 64],
     /// Each tournament's state as last read or written here, with its version.
     cache: tournaments::Cache,
-    /// When each tournament result came in, as read here: what a broadcast's delay holds back.
-    result_times: tournaments::ResultTimes,
+    /// When each tournament result came in and each round was paired and started, as read
+    /// here: where a broadcast's delay cuts a spectator's view.
+    marks: tournaments::Marks,
     /// Every broadcast, as last read or written here: how long a spectator's view of a game is
     /// held back.
     broadcasts: Registry,
@@ -63,7 +64,7 @@ impl Events {
             changes: tokio::sync::broadcast::channel(1024).0,
             locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
             cache: Default::default(),
-            result_times: Default::default(),
+            marks: Default::default(),
             broadcasts: Default::default(),
             feeds: Default::default(),
             ending: Default::default(),

@@ -357,6 +357,14 @@ impl Division {
         before
     }
 
+    /// This division as it stood before rounds `from` on were paired: what a spectator sees while
+    /// a result those pairings were drawn after is held back.
+    pub fn without_pairings_from(&self, from: usize) -> Division {
+        let mut before = self.clone();
+        before.rounds.iter_mut().skip(from).for_each(|round| round.pairings = None);
+        before
+    }
+
     /// The players who may be paired.
     pub fn active(&self) -> impl Iterator<Item = PlayerId> + '_ {
         self.players.iter().enumerate().filter(|(_, p)| !p.withdrawn).map(|(i, _)| PlayerId(i as u32))

@@ -149,19 +149,26 @@ impl Registry {
 impl crate::Events {
     /// The game as `viewer` may see it at game time `now_ms`: as it stood a broadcast's delay
     /// ago for a spectator ([`Viewer::delayed`]), else as it is; with the game time it shows. The
-    /// one place the delay holds a game back, whichever door it is asked through.
-    pub fn seen(&self, snapshot: Arc<Snapshot>, viewer: Viewer, now_ms: u64) -> (Arc<Snapshot>, u64) {
+    /// one place the delay holds a game back, whichever door it is asked through. None: a game a
+    /// spectator may not see yet, made less than the delay ago (who plays it may come from
+    /// results still held back: a King of the Hill's next round).
+    pub fn seen(&self, snapshot: Arc<Snapshot>, viewer: Viewer, now_ms: u64) -> Option<(Arc<Snapshot>, u64)> {
         if !viewer.delayed() {
-            return (snapshot, now_ms);
+            return Some((snapshot, now_ms));
         }
         match self.broadcasts().delay_ms(snapshot.labels()) {
-            0 => (snapshot, now_ms),
-            // Before the delay has passed since the game was made: the game as made.
+            0 => Some((snapshot, now_ms)),
             delay => {
-                let at = now_ms.checked_sub(delay);
-                (snapshot.as_of(at), at.unwrap_or(0))
+                let at = now_ms.checked_sub(delay)?;
+                Some((snapshot.as_of(Some(at)), at))
             }
         }
+    }
+
+    /// Whether a game with these labels is out for `viewer` at game time `now_ms` (see
+    /// [`Events::seen`]), without rebuilding it.
+    pub fn is_out(&self, labels: &[(String, String)], viewer: Viewer, now_ms: u64) -> bool {
+        !viewer.delayed() || now_ms >= self.broadcasts().delay_ms(labels)
     }
 }
 

@@ -1,16 +1,21 @@
 //! A tournament as a spectator may see it while a broadcast holds its games back: a game's result
-//! comes in for them no sooner than the broadcast's delay after it came in for the hall, in
-//! GetTournament (its pairings and standings), ExportTsh and WatchTournament alike. Directors see
-//! it now; a player sees the results of their own games now.
+//! comes in for them no sooner than the broadcast's delay after it came in for the hall, and
+//! nothing that came after a result still held is out either (later results, the pairings of
+//! later rounds, which a King of the Hill or a Swiss draws from the results, and their games),
+//! in GetTournament (its pairings, standings and event count), ExportTsh and WatchTournament
+//! alike: the tournament as of its events up to the first one held, as WatchTournament sends
+//! them. Directors see it now; a player sees the results of their own games now.
 //!
-//! When a result came in is its `result` (or `result_corrected`) event's time; the times are read
-//! once per replica and tournament, each event once (kept in `result_times::ResultTimes`).
+//! When a result came in is its `result` (or `result_corrected`) event's time; the events are
+//! read once per replica and tournament, each once (kept in `marks::Marks`).
 
 use super::event::TournamentEvent;
+use super::marks::{Marked, PairingKey};
 use super::record::Record;
-use super::result_times::Times;
 use crate::Events;
 use crate::error::EventsError;
+use dawgref_tournament::PlayerId;
+use std::collections::HashSet;
 
 /// The labels a tournament's game carries: its tournament, division and round (what ListGames,
 /// ExportResults and a broadcast's labels select it by).
@@ -32,66 +37,101 @@ impl Events {
     }
 
     /// `record` as someone who is not its director sees it now (`you`: their division and player
-    /// number, if a player): each result of a game that a broadcast still holds back is not in
-    /// yet.
+    /// number, if a player): cut at the first result a broadcast still holds back (none of their
+    /// own games' results), so that neither it nor anything after it is in yet.
     pub async fn spectators(&self, record: Record, you: Option<(&str, u32)>) -> Result<Record, EventsError> {
-        // Each round's delay, by division: with none, nothing is held and no event is read.
         let slug = record.slug.clone();
-        let delays: Vec<Vec<u64>> = (record.divisions.iter())
-            .map(|entry| {
-                (0..entry.division.rounds().len())
-                    .map(|k| {
-                        self.broadcasts().delay_ms(&game_labels(&slug, entry.division.name(), k as u32 + 1))
-                    })
-                    .collect()
-            })
-            .collect();
-        if delays.iter().flatten().all(|&delay| delay == 0) {
+        let delay =
+            |division: &str, round: u32| self.broadcasts().delay_ms(&game_labels(&slug, division, round));
+        // With no delay on any of its rounds, nothing is held and no event is read.
+        let held_anywhere = (record.divisions.iter()).any(|entry| {
+            (1..=entry.division.rounds().len() as u32).any(|round| delay(entry.division.name(), round) > 0)
+        });
+        if !held_anywhere {
             return Ok(record);
         }
-        let times = self.result_times(&slug).await?;
-        let now = dawgref_host::unix_ms();
-        let mut held = record;
-        for (entry, delays) in held.divisions.iter_mut().zip(&delays) {
-            let name = entry.division.name().to_string();
-            let mine = you
-                .filter(|(division, _)| *division == name)
-                .map(|(_, player)| dawgref_tournament::PlayerId(player - 1));
-            let mut holding = Vec::new();
-            for (k, &delay) in delays.iter().enumerate().filter(|(_, delay)| **delay > 0) {
-                for (i, line) in entry.lines(k).iter().enumerate() {
-                    if !line.is_done() || entry.game_id(k, i).is_empty() {
-                        continue;
-                    }
-                    if mine.is_some_and(|m| line.players().any(|p| p == m)) {
-                        continue;
-                    }
-                    let key = (name.clone(), k as u32 + 1, i as u32 + 1);
-                    // (A result with no event of its own time is shown: every way a result comes in
-                    // writes one.)
-                    if times.at.get(&key).is_some_and(|at| at.saturating_add(delay) > now) {
-                        holding.push((k, i));
-                    }
+        let marked = self.marks(&slug).await?;
+        // The viewer's own games' lines, whose results they see now.
+        let own: HashSet<PairingKey> =
+            match you.and_then(|(name, player)| Some((record.division(name).ok()?, player))) {
+                None => HashSet::new(),
+                Some((d, player)) => {
+                    let entry = &record.divisions[d];
+                    let name = entry.division.name();
+                    (0..entry.division.rounds().len())
+                        .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(i, line)| (k, i, line)))
+                        .filter(|(_, _, line)| line.players().any(|p| p == PlayerId(player - 1)))
+                        .map(|(k, i, _)| (name.to_string(), k as u32 + 1, i as u32 + 1))
+                        .collect()
                 }
-            }
-            if !holding.is_empty() {
-                entry.division = entry.division.without_results(&holding);
-            }
-        }
-        Ok(held)
+            };
+        // The first event still held: a result within its round's delay (a result with no event
+        // of its own time is shown: every way a result comes in writes one).
+        let now = dawgref_host::unix_ms();
+        let cut = (marked.results.iter())
+            .filter(|(key, (_, at))| at.saturating_add(delay(&key.0, key.1)) > now && !own.contains(key))
+            .map(|(_, (number, _))| *number)
+            .min();
+        let Some(cut) = cut else { return Ok(record) };
+        Ok(cut_at(record, &marked, cut, &own))
     }
 
-    /// The tournament's result times, read on from where this replica last read them.
-    async fn result_times(&self, slug: &str) -> Result<Times, EventsError> {
-        let kept = &self.0.result_times;
-        let mut times = kept.get(slug);
-        for e in self.tournament_events(slug, times.next).await? {
-            times.next = times.next.max(e.number + 1);
-            if e.is_result() {
-                times.at.insert((e.division.clone(), e.round, e.pairing), e.unix_ms);
+    /// The tournament's marks, read on from where this replica last read them.
+    async fn marks(&self, slug: &str) -> Result<Marked, EventsError> {
+        let kept = &self.0.marks;
+        let mut marked = kept.get(slug);
+        for e in self.tournament_events(slug, marked.next).await? {
+            marked.next = marked.next.max(e.number + 1);
+            let round = (e.division.clone(), e.round);
+            match e.kind.as_str() {
+                _ if e.is_result() => {
+                    marked.results.insert((e.division.clone(), e.round, e.pairing), (e.number, e.unix_ms));
+                }
+                "pairings_made" => {
+                    marked.paired.insert(round, e.number);
+                }
+                "round_started" => {
+                    marked.started.insert(round, e.number);
+                }
+                _ => {}
             }
         }
-        kept.put(slug, &times);
-        Ok(times)
+        kept.put(slug, &marked);
+        Ok(marked)
     }
+}
+
+/// `record` as of its events before number `cut`: the results, pairings and round starts that
+/// came at or after it taken out (but the viewer's `own` games' results, which they see now), and
+/// its event count what was out.
+fn cut_at(mut record: Record, marked: &Marked, cut: u64, own: &HashSet<PairingKey>) -> Record {
+    record.events = record.events.min(cut);
+    for entry in &mut record.divisions {
+        let name = entry.division.name().to_string();
+        let rounds = entry.division.rounds().len();
+        let after = |mark: Option<&u64>| mark.is_some_and(|&number| number >= cut);
+        // The first round paired after the cut: it and every later one unpaired, unstarted.
+        let unpaired = (0..rounds).find(|&k| after(marked.paired.get(&(name.clone(), k as u32 + 1))));
+        let mut holding = Vec::new();
+        for k in 0..unpaired.unwrap_or(rounds) {
+            let round = k as u32 + 1;
+            if after(marked.started.get(&(name.clone(), round))) {
+                entry.games[k] = None;
+            }
+            for i in 0..entry.lines(k).len() {
+                let key = (name.clone(), round, i as u32 + 1);
+                if marked.results.get(&key).is_some_and(|&(number, _)| number >= cut) && !own.contains(&key) {
+                    holding.push((k, i));
+                }
+            }
+        }
+        if !holding.is_empty() {
+            entry.division = entry.division.without_results(&holding);
+        }
+        if let Some(k) = unpaired {
+            entry.division = entry.division.without_pairings_from(k);
+            entry.games[k..].iter_mut().for_each(|games| *games = None);
+        }
+    }
+    record
 }

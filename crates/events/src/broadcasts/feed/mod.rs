@@ -240,11 +240,9 @@ async fn follow_here(
     // A game new to the feed: as it was made, then every event, each when due (those past the
     // delay at once), so a spectator who joins late still gets every move.
     let (known, mut next) = feed.shown(id);
-    if !known {
-        let made = snapshot.as_of(None);
-        let racks = racks_of(made.game());
-        feed.publish(id, Fact::Made, wire.made(id, unix_of(&session, 0), &made, racks));
-    }
+    // The game as made, out once the delay has passed since it was (before then it is no game
+    // to a spectator: who plays it may come from results still held back).
+    let mut made = (!known).then(|| snapshot.as_of(None));
     let mut analyses = Analyses::new(events, wire, &feed.slug);
     // Turns out whose analysis is not (it was being judged where the game was held before):
     // judged again here, and out as soon as they are.
@@ -276,8 +274,17 @@ async fn follow_here(
     // When the game ended (the time its last event shows).
     let mut ended_unix = 0;
     loop {
-        // Out with what is due.
-        while pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay())) {
+        // Out with what is due: the game as made first.
+        if made.is_some()
+            && session.now_ms() >= delay()
+            && let Some(made) = made.take()
+        {
+            let racks = racks_of(made.game());
+            feed.publish(id, Fact::Made, wire.made(id, unix_of(&session, 0), &made, racks));
+        }
+        while made.is_none()
+            && pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay()))
+        {
             let Some(e) = pending.pop_front() else { break };
             let unix = unix_of(&session, e.time_ms);
             let racks = racks_after(session.snapshot().game(), e.number);
@@ -299,8 +306,9 @@ async fn follow_here(
             return Following::Waiting;
         }
         // Until the next is due, or a second (a delay made shorter shows sooner).
-        let wait = pending.front().map_or(REFRESH, |e| {
-            let due = e.time_ms.saturating_add(delay());
+        let next_due = if made.is_some() { Some(0) } else { pending.front().map(|e| e.time_ms) };
+        let wait = next_due.map_or(REFRESH, |ms| {
+            let due = ms.saturating_add(delay());
             Duration::from_millis(due.saturating_sub(session.now_ms())).min(REFRESH)
         });
         tokio::select! {

@@ -1,0 +1,49 @@
+//! What a spectator's view of a tournament is cut at, as each replica last read it (`held` reads
+//! and fills it): when each result came in, and at which event each round was paired and
+//! started.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A pairing: its division, round and number.
+pub(super) type PairingKey = (String, u32, u32);
+/// A round: its division and number.
+pub(super) type RoundKey = (String, u32);
+
+/// Each tournament's marks: each replica's own, read on from the last event it read.
+#[derive(Default)]
+pub(crate) struct Marks(Mutex<HashMap<String, Marked>>);
+
+#[derive(Clone, Default)]
+pub(super) struct Marked {
+    /// The next event to read.
+    pub(super) next: u64,
+    /// Each pairing's result as it last came in: its event's number and time (unix ms).
+    pub(super) results: HashMap<PairingKey, (u64, u64)>,
+    /// The event each round was last paired at.
+    pub(super) paired: HashMap<RoundKey, u64>,
+    /// The event each round started at.
+    pub(super) started: HashMap<RoundKey, u64>,
+}
+
+/// Tournaments whose marks a replica keeps before it starts afresh.
+const KEPT: usize = 256;
+
+impl Marks {
+    /// The marks last read of `slug` (none yet: from its first event).
+    pub(super) fn get(&self, slug: &str) -> Marked {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get(slug).cloned().unwrap_or_default()
+    }
+
+    /// Keep `marked` for `slug`, unless a read that got further is kept already (two reads raced).
+    pub(super) fn put(&self, slug: &str, marked: &Marked) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= KEPT && !kept.contains_key(slug) {
+            kept.clear();
+        }
+        if kept.get(slug).is_none_or(|k| k.next <= marked.next) {
+            kept.insert(slug.to_string(), marked.clone());
+        }
+    }
+}
