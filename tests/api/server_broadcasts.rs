@@ -868,3 +868,31 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
     g.get_game(pb::GetGameRequest { game_id: second.pairings[0].game_id.clone() }).await.unwrap();
     srv.stop().await;
 }
+
+/// WatchBroadcast of one game that the broadcast does not cover (another broadcast's, or no game
+/// at all) is NOT_FOUND at once, in the same words for both, not a stream silent until its
+/// deadline.
+#[tokio::test]
+async fn watching_a_game_the_broadcast_does_not_cover_is_not_found_at_once() {
+    let handle = paused_server().await;
+    let (games, broadcasts) = (handle.games_service(), handle.broadcasts_service());
+    broadcasts.create_broadcast(authed(broadcast("open-live", 0, false), ROOT)).await.unwrap();
+    let open = games.create_game(authed(open_game(3), ROOT)).await.unwrap().into_inner().game_id;
+    let mut cup = open_game(4);
+    cup.labels = [("tournament".to_string(), "cup".to_string())].into();
+    let cup = games.create_game(authed(cup, ROOT)).await.unwrap().into_inner().game_id;
+    let watch = |game_id: &str| {
+        let r = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: game_id.into() };
+        broadcasts.watch_broadcast(Request::new(r))
+    };
+    let nobody = uuid::Uuid::new_v4().to_string();
+    for id in [cup.as_str(), nobody.as_str()] {
+        let refused = watch(id).await.err().expect("refused");
+        let words = format!("broadcast \"open-live\" covers no game {id}");
+        assert_eq!((refused.code(), refused.message()), (Code::NotFound, words.as_str()));
+    }
+    let refused = watch("nonsense").await.err().expect("refused");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    let mut stream = watch(&open).await.unwrap().into_inner();
+    assert_eq!(next(&mut stream).await.game_id, open);
+}

@@ -271,6 +271,9 @@ impl BroadcastsService {
                 crate::host::Route::Remote(_) => return Err(errors::moved(&r.game_id)),
             }
         }
+        if let (Some(id), false) = (game, peer) {
+            self.state.events.check_covers(&kept, id).await.map_err(errors::events)?;
+        }
         let deadline = super::caller::deadline(&request).map(tokio::time::Instant::from_std);
         let stream = self.state.events.watch_broadcast(&kept, game, peer, deadline, &self.wire);
         Ok(Response::new(Box::pin(tokio_stream::StreamExt::map(stream, |m| m.map_err(errors::events)))))

@@ -17,6 +17,22 @@ pub type EncodedStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<Bytes, EventsError>> + Send + 'static>>;
 
 impl Events {
+    /// Whether `kept` covers game `id`: NOT_FOUND at once for a game it does not cover (another
+    /// broadcast's, or none), with the same words for both, rather than a stream that stays
+    /// silent until its deadline.
+    pub async fn check_covers(&self, kept: &Kept, id: Uuid) -> Result<(), EventsError> {
+        let covered = match self.0.host.snapshot(&id.to_string()).await {
+            Ok(snapshot) => kept.covers(snapshot.labels()),
+            Err(HostError::NoGame(_)) => false,
+            Err(e) => return Err(e.into()),
+        };
+        if !covered {
+            let slug = dawgref_engine::text::clip(&kept.broadcast.slug);
+            return Err(EventsError::NotFound(format!("broadcast {slug:?} covers no game {id}")));
+        }
+        Ok(())
+    }
+
     /// A stream of the broadcast `kept` (only `game`'s items, when given): the feed's log from
     /// its start, then live; it ends when the broadcast ends, the server stops or `deadline`
     /// passes. The feed is started, with `wire`, on the broadcast's first stream here.
