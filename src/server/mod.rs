@@ -222,6 +222,12 @@ impl Handle {
         &self.state.metrics
     }
 
+    /// What broadcast `slug`'s feed on this server keeps (None: no feed here): its items and
+    /// their bytes (`Events::feed_size`).
+    pub fn broadcast_feed_size(&self, slug: &str) -> Option<(usize, usize)> {
+        self.state.events.feed_size(slug)
+    }
+
     /// The TLS the port serves, as last loaded (None: plaintext).
     pub fn tls(&self) -> Option<&Arc<tls::Tls>> {
         self.state.tls.as_ref()

@@ -896,3 +896,77 @@ async fn watching_a_game_the_broadcast_does_not_cover_is_not_found_at_once() {
     let mut stream = watch(&open).await.unwrap().into_inner();
     assert_eq!(next(&mut stream).await.game_id, open);
 }
+
+/// One who joins a broadcast late is sent each game as it stands (a position the feed made after
+/// a later move) and the moves since, not the game's every move from its start; the moves since
+/// follow on from the position, each once.
+#[tokio::test]
+async fn a_late_joiner_gets_the_games_position_and_the_moves_since() {
+    let srv = start_directed(ROOT).await;
+    let (mut games, mut broadcasts, mut analysis) =
+        (srv.games().await, srv.broadcasts().await, srv.analysis().await);
+    broadcasts.create_broadcast(authed(broadcast("open-live", 0, false), ROOT)).await.unwrap();
+    let c = games.create_game(authed(open_game(11), ROOT)).await.unwrap().into_inner();
+    let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
+    let watch = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: String::new() };
+    let mut first = broadcasts.watch_broadcast(watch.clone()).await.unwrap().into_inner();
+    let get = || authed(pb::GetGameRequest { game_id: id.clone() }, ROOT);
+    for _ in 0..30 {
+        let seen = games.get_game(get()).await.unwrap().into_inner().view.unwrap();
+        if seen.over {
+            break;
+        }
+        let token = &tokens[seen.to_move as usize];
+        let best = pb::GenerateMovesRequest {
+            position: Some(pb::Position {
+                source: Some(pb::position::Source::GameId(id.clone())),
+                lexicon: String::new(),
+            }),
+            limit: 1,
+            ..Default::default()
+        };
+        let mut best = analysis.generate_moves(authed(best, token)).await.unwrap().into_inner();
+        let pass = pb::submit_turn_request::Action::Pass(pb::Pass {});
+        let action = match best.message().await.unwrap() {
+            Some(m) => pb::submit_turn_request::Action::Play(m.play.unwrap()),
+            None => pass.clone(),
+        };
+        // (After the last play went out, the other's turn is to accept it.)
+        if games.submit_turn(authed(turn(&id, seen.turn, Some(action)), token)).await.is_err() {
+            games.submit_turn(authed(turn(&id, seen.turn, Some(pass)), token)).await.unwrap();
+        }
+        // Each move at a moment of its own, as a game's moves are.
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let last = games.get_game(get()).await.unwrap().into_inner().view.unwrap().events - 1;
+    assert!(last >= 20, "{last}");
+    // The first stream: the game as made, then every event to the last.
+    use pb::watch_broadcast_response::Item;
+    let Some(Item::Game(made)) = first.message().await.unwrap().unwrap().item else {
+        panic!("the game first")
+    };
+    assert_eq!(made.events, 0);
+    let mut number = 0;
+    while number <= last {
+        if let Some(Item::Event(e)) = first.message().await.unwrap().unwrap().item {
+            assert_eq!(e.number, number);
+            number += 1;
+        }
+    }
+    // The late joiner: a position past the start, then each event after it, in order, to the last.
+    let mut late = broadcasts.watch_broadcast(watch).await.unwrap().into_inner();
+    let Some(Item::Game(position)) = late.message().await.unwrap().unwrap().item else {
+        panic!("the game first")
+    };
+    assert!(
+        position.events > 0 && position.events <= last,
+        "a position after a later move: {}",
+        position.events
+    );
+    for number in position.events..=last {
+        let m = late.message().await.unwrap().unwrap();
+        let Some(Item::Event(e)) = m.item else { panic!("{m:?}") };
+        assert_eq!(e.number, number);
+    }
+    srv.stop().await;
+}

@@ -4,7 +4,7 @@
 //! their own unless `--one-runtime`): how late each event reaches
 //! each spectator after its due time (the moment it happened plus the delay; never before it),
 //! the process's CPU time and the moves the engine judged (once each, however many watch), and
-//! the resident memory each open stream adds.
+//! the resident memory each open stream adds, and what the feed's log keeps at the end.
 
 use super::CliResult;
 use super::bench_balancer::cpu;
@@ -298,6 +298,9 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let haproxy_used = haproxy.as_deref().map_or(Duration::ZERO, cpu).saturating_sub(haproxy_before);
         let wall = started.elapsed();
         let judged: u64 = handles.iter().map(|h| h.metrics().broadcast_analyses.get()).sum();
+        // What the feeds keep for those who join and for streams behind, before the end drops it.
+        let (kept_items, kept_bytes) = (handles.iter().filter_map(|h| h.broadcast_feed_size(&slug)))
+            .fold((0, 0), |(items, bytes), (i, b)| (items + i, bytes + b));
         ended.store(true, std::sync::atomic::Ordering::Relaxed);
         broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: slug.clone() })).await?;
         let seen = gather(watchers).await;
@@ -334,6 +337,10 @@ pub fn run(args: BroadcastArgs) -> CliResult {
             cpu_used.as_secs_f64(),
             wall.as_secs_f64(),
             if haproxy.is_some() { " and HAProxy" } else { "" }
+        );
+        println!(
+            "the feed's log at the end: {kept_items} items, {kept_bytes} bytes ({} per board)",
+            kept_bytes / args.boards.max(1)
         );
         if apart.is_some() {
             println!(

@@ -40,7 +40,7 @@ fn encoded(hidden: pb::WatchBroadcastResponse, revealed: pb::WatchBroadcastRespo
 /// Which fact of a game a relayed message tells (None: the game's end, a message with no item).
 fn fact_of(message: &pb::WatchBroadcastResponse) -> Option<Fact> {
     Some(match message.item.as_ref()? {
-        Item::Game(_) => Fact::Made,
+        Item::Game(v) => Fact::Position(v.events),
         Item::Event(e) => Fact::Event(e.number),
         Item::Analysis(a) => Fact::Analysis(a.event),
         Item::Standings(_) => Fact::Standings,
@@ -48,8 +48,8 @@ fn fact_of(message: &pb::WatchBroadcastResponse) -> Option<Fact> {
 }
 
 impl FeedWire for Wire {
-    fn made(&self, game: Uuid, unix_ms: u64, made: &Snapshot, racks: Vec<String>) -> Encoded {
-        let view = views::view(&game.to_string(), made, Viewer::Watcher, 0);
+    fn made(&self, game: Uuid, unix_ms: u64, position: &Snapshot, racks: Vec<String>) -> Encoded {
+        let view = views::view(&game.to_string(), position, Viewer::Watcher, 0);
         let hidden = message(game, unix_ms, Item::Game(view));
         let revealed = pb::WatchBroadcastResponse { racks, ..hidden.clone() };
         encoded(hidden, revealed)

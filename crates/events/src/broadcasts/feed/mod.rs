@@ -61,9 +61,9 @@ pub type RelayStream = Pin<Box<dyn tokio_stream::Stream<Item = Relayed> + Send>>
 /// wire's messages are theirs), and a game held by another replica followed through that
 /// replica's own feed (the routing is theirs too), so that the layer never knows it is gRPC.
 pub trait FeedWire: Send + Sync + 'static {
-    /// Game `game` as made (`made`), happened at `unix_ms`; `racks`, every seat's, for the
-    /// revealed form.
-    fn made(&self, game: Uuid, unix_ms: u64, made: &Snapshot, racks: Vec<String>) -> Encoded;
+    /// Game `game` as it stood at `unix_ms` (`position`: as made, or after a later event, for
+    /// those who join then); `racks`, every seat's, for the revealed form.
+    fn made(&self, game: Uuid, unix_ms: u64, position: &Snapshot, racks: Vec<String>) -> Encoded;
     /// Event `event` of `game` in `alphabet` (`verdicts`: word verdicts shown during the game),
     /// with every seat's rack after it for the revealed form.
     fn event(
@@ -92,6 +92,12 @@ pub trait FeedWire: Send + Sync + 'static {
 }
 
 impl Events {
+    /// What broadcast `slug`'s feed here keeps (None: no feed): its items and their bytes, for
+    /// those who join and for streams fallen behind.
+    pub fn feed_size(&self, slug: &str) -> Option<(usize, usize)> {
+        self.0.feeds.get(slug).map(|feed| feed.size())
+    }
+
     /// The broadcast's feed, started on its first stream (its work spawned, with `wire`).
     fn feed(&self, slug: &str, wire: &Arc<dyn FeedWire>) -> Arc<Feed> {
         let (feed, new) = self.0.feeds.get_or_make(slug);
@@ -220,6 +226,21 @@ fn racks_after(game: &Game, number: usize) -> Vec<String> {
         .collect()
 }
 
+/// The game's position again, as it stood after event `e` (just released), for those who join
+/// from now on: its last position and every item since would be more to send them. Made only
+/// where `e` is the last event of its moment (the game as of its time shows no later event).
+fn reposition(wire: &dyn FeedWire, feed: &Feed, session: &Session, e: &Event) {
+    let snapshot = session.snapshot().as_of(Some(e.time_ms));
+    if snapshot.game().history().len() != e.number + 1 {
+        return;
+    }
+    let racks = racks_after(snapshot.game(), e.number);
+    let unix = unix_of(session, e.time_ms);
+    let fact = Fact::Position(e.number as u64 + 1);
+    let id = session.id();
+    feed.publish(id, fact, wire.made(id, unix, &snapshot, racks));
+}
+
 /// A game held here: its events from its session, each released when due, each turn's analysis
 /// (when the broadcast has it) computed as the turn is heard and released with it.
 async fn follow_here(
@@ -280,7 +301,7 @@ async fn follow_here(
             && let Some(made) = made.take()
         {
             let racks = racks_of(made.game());
-            feed.publish(id, Fact::Made, wire.made(id, unix_of(&session, 0), &made, racks));
+            feed.publish(id, Fact::Position(0), wire.made(id, unix_of(&session, 0), &made, racks));
         }
         while made.is_none()
             && pending.front().is_some_and(|e| session.now_ms() >= e.time_ms.saturating_add(delay()))
@@ -292,6 +313,9 @@ async fn follow_here(
             feed.publish(id, fact, wire.event(id, unix, &e, (alphabet, verdicts), racks));
             analyses.released(feed, id, e.number, unix);
             next = e.number + 1;
+            if feed.since_position(id) >= log::REPLAY {
+                reposition(wire.as_ref(), feed, &session, &e);
+            }
             if matches!(e.kind, EventKind::GameOver { .. }) {
                 over = true;
                 ended_unix = unix;

@@ -53,7 +53,7 @@ impl Events {
             return Box::pin(tokio_stream::empty());
         }
         let feed = self.feed(&kept.broadcast.slug, wire);
-        let (items, rx) = feed.read(0, true);
+        let (joined, rx) = feed.join(game, true);
         let reader = Reader {
             shutdown: self.0.host.shutdown(),
             events: self.clone(),
@@ -62,9 +62,10 @@ impl Events {
             game,
             peer,
             deadline,
-            items: items.into(),
+            joined: joined.items.into(),
+            items: VecDeque::new(),
             rx,
-            next: 0,
+            next: joined.next,
             out: VecDeque::new(),
             finished: false,
         };
@@ -86,7 +87,9 @@ struct Reader {
     peer: bool,
     deadline: Option<tokio::time::Instant>,
     shutdown: watch::Receiver<bool>,
-    /// Read from the log, not yet sent.
+    /// Sent first (each game's position and what followed it), not yet sent.
+    joined: VecDeque<Arc<Item>>,
+    /// Heard live or read from the log's recent items, not yet sent.
     items: VecDeque<Arc<Item>>,
     /// The feed's live items (None: the feed has ended; the stream ends with the log).
     rx: Option<broadcast::Receiver<Arc<Item>>>,
@@ -106,6 +109,10 @@ impl Reader {
             if self.finished {
                 return None;
             }
+            if let Some(item) = self.joined.pop_front() {
+                self.say(&item);
+                continue;
+            }
             if let Some(item) = self.items.pop_front() {
                 self.take(&item);
                 continue;
@@ -115,11 +122,9 @@ impl Reader {
                 received = live.recv() => match received {
                     Ok(item) => self.items.push_back(item),
                     // Fallen behind: the rest from the log.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        self.items = self.feed.read(self.next, false).0.into();
-                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up(),
                     Err(broadcast::error::RecvError::Closed) => {
-                        self.items = self.feed.read(self.next, false).0.into();
+                        self.catch_up();
                         self.rx = None;
                     }
                 },
@@ -136,7 +141,19 @@ impl Reader {
         }
     }
 
-    /// The messages `item` makes for this stream.
+    /// What the stream missed from the log's recent items; fallen further behind than it keeps,
+    /// each game's position again and what followed it, as one who joins now.
+    fn catch_up(&mut self) {
+        match self.feed.recent_from(self.next) {
+            Some(items) => self.items = items.into(),
+            None => {
+                let (joined, _) = self.feed.join(self.game, false);
+                (self.joined, self.items, self.next) = (joined.items.into(), VecDeque::new(), joined.next);
+            }
+        }
+    }
+
+    /// The messages a live `item` makes for this stream (once: items are numbered).
     fn take(&mut self, item: &Item) {
         if item.seq < self.next {
             return;
@@ -145,6 +162,11 @@ impl Reader {
         if self.game.is_some_and(|g| g != item.game) {
             return;
         }
+        self.say(item);
+    }
+
+    /// The messages `item` makes for this stream.
+    fn say(&mut self, item: &Item) {
         match (&item.said, self.peer) {
             // To a replica: both forms, the one as a watcher sees it first.
             (Said::Message(m), true) => {
