@@ -106,8 +106,42 @@ export function clock(ms) {
   return `${neg ? "−" : ""}${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// A seat's token is kept in this browser (localStorage), so that a reload, another tab or a
+// later visit comes back to the seat; the seat's link (`seatLink`) carries it in the URL's
+// fragment, which browsers never send to a server or in a referrer. Leaving the seat forgets it.
+const seatKey = (id) => `dawgref:token:${id}`;
+
+/** The token this browser keeps for game `id`'s seat, or null. */
 export function tokenFor(id) {
-  return sessionStorage.getItem(`dawgref:token:${id}`);
+  try {
+    const kept = localStorage.getItem(seatKey(id));
+    if (kept) return kept;
+    // A tab of an earlier page kept it in its sessionStorage: kept from now on.
+    const tab = sessionStorage.getItem(seatKey(id));
+    if (tab) {
+      keepToken(id, tab);
+      sessionStorage.removeItem(seatKey(id));
+    }
+    return tab;
+  } catch {
+    return null; // storage refused: a watcher
+  }
+}
+
+export function keepToken(id, token) {
+  try { localStorage.setItem(seatKey(id), token); } catch { toast(t("This browser keeps nothing: keep the seat's link to come back.")); }
+}
+
+export function forgetToken(id) {
+  try {
+    localStorage.removeItem(seatKey(id));
+    sessionStorage.removeItem(seatKey(id));
+  } catch { /* nothing kept */ }
+}
+
+/** The address that takes game `id`'s seat in any browser: its token in the fragment. */
+export function seatLink(id, token) {
+  return `${location.origin}/games/${encodeURIComponent(id)}#token=${encodeURIComponent(token)}`;
 }
 
 export async function rules() {

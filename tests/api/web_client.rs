@@ -83,10 +83,20 @@ async fn type_play(c: &Client, play: &pb::Play) {
     c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&letters.to_lowercase()).await.unwrap();
 }
 
-/// The user's token for a game, as the page keeps it (this tab's sessionStorage).
+/// The token this browser keeps for a game's seat (its localStorage), if any.
+async fn kept_token(c: &Client, game_id: &str) -> Option<String> {
+    let v = script(c, &format!("return localStorage.getItem('dawgref:token:{game_id}')")).await;
+    v.as_str().map(str::to_string)
+}
+
+/// The user's token for a game, as the page keeps it.
 async fn token_in_page(c: &Client, game_id: &str) -> String {
-    let v = script(c, &format!("return sessionStorage.getItem('dawgref:token:{game_id}')")).await;
-    v.as_str().expect("the page holds the seat's token").to_string()
+    kept_token(c, game_id).await.expect("the page holds the seat's token")
+}
+
+/// The seat's rack, shown: the page is the seat's (7 tiles), or a watcher's (none).
+async fn wait_rack(c: &Client, tiles: usize) {
+    wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == tiles).await;
 }
 
 #[tokio::test]
@@ -121,8 +131,7 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
         .await;
     assert_eq!(count(&watcher, ".rack-tile").await, 0, "a watcher sees no rack");
     wait_text(&watcher, "#score-0", &best.score.to_string()).await;
-    let rack = script(&watcher, "return sessionStorage.length").await;
-    assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
+    assert_eq!(kept_token(&watcher, &id).await, None, "the watcher's browser holds no token");
     // The player exchanges two tiles: marked by clicking them, then sent.
     click(&player, "#exchange").await;
     for i in 0..2 {
@@ -149,6 +158,171 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     screenshot(&watcher, "game-watched").await;
     player.close().await.unwrap();
     watcher.close().await.unwrap();
+}
+
+/// A player comes back to their seat: after a reload, in a new tab, and with the seat's link in
+/// another browser (a fresh profile); the token never shows in an address the server sees.
+/// Leaving the seat forgets it on that browser: its page is a watcher's from then on.
+#[tokio::test]
+async fn a_seat_is_kept_through_a_reload_a_new_tab_and_its_link_and_leaving_forgets_it() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    let id = create_from_lobby(&c, &srv.url, "english", 7).await;
+    let token = token_in_page(&c, &id).await;
+    let page = format!("{}/games/{id}", srv.url);
+    c.refresh().await.unwrap();
+    wait_rack(&c, 7).await;
+    // A new tab of the same browser, the game's address typed in: the seat, not a watcher's page.
+    let tab = c.new_window(true).await.unwrap();
+    c.switch_to_window(tab.handle).await.unwrap();
+    c.goto(&page).await.unwrap();
+    wait_rack(&c, 7).await;
+    assert_eq!(count(&c, ".watching").await, 0);
+    // The seat's link carries the token in the fragment, which no request carries.
+    let link = wait_until(
+        "the seat's link",
+        || async { c.find(Locator::Css("#seat-link")).await.ok()?.prop("value").await.ok()? },
+        |l| !l.is_empty(),
+    )
+    .await;
+    assert_eq!(link, format!("{page}#token={token}"));
+    screenshot(&c, "game-seat-link").await;
+    c.close().await.unwrap();
+
+    // Another browser (nothing kept) opens the link: the seat, kept there, the address clean.
+    let other = driver.browser().await;
+    other.goto(&link).await.unwrap();
+    wait_rack(&other, 7).await;
+    assert_eq!(other.current_url().await.unwrap().as_str(), page, "the token leaves the address");
+    assert_eq!(kept_token(&other, &id).await.as_deref(), Some(token.as_str()));
+    other.refresh().await.unwrap();
+    wait_rack(&other, 7).await;
+    // Leaving: asked first, then the token is forgotten and the page is a watcher's.
+    click(&other, "#seat-panel summary").await;
+    click(&other, "#leave-seat").await;
+    other.accept_alert().await.unwrap();
+    wait_text(&other, ".watching", "Watching: racks stay hidden.").await;
+    assert_eq!(count(&other, ".rack-tile").await, 0);
+    assert_eq!(kept_token(&other, &id).await, None);
+    other.refresh().await.unwrap();
+    wait_text(&other, ".watching", "Watching: racks stay hidden.").await;
+    other.close().await.unwrap();
+}
+
+/// A play that extends a word on the board, placed tile by tile: its toast and its line in the
+/// move list write it as the server's notation writes the same play, the whole word with the
+/// letters played through as dots ("F8 .OJI", not "F9 OJI").
+#[tokio::test]
+async fn a_play_extending_a_word_is_written_with_the_letters_it_plays_through() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let created = two_humans(&mut g, 21).await;
+    let id = created.game_id.clone();
+    let first = first_play_without_blank(&srv, &id, &created.seat_tokens[0]).await;
+    let play = Some(pb::submit_turn_request::Action::Play(first.play.clone().unwrap()));
+    g.submit_turn(authed(turn(&id, 0, play), &created.seat_tokens[0])).await.unwrap();
+    // Seat 1's best play that begins on a tile already there, with no blank.
+    let token = &created.seat_tokens[1];
+    let mut a = srv.analysis().await;
+    let req = pb::GenerateMovesRequest {
+        position: Some(pb::Position {
+            source: Some(pb::position::Source::GameId(id.clone())),
+            lexicon: String::new(),
+        }),
+        ..Default::default()
+    };
+    let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
+    let mut through = None;
+    while let Some(m) = moves.message().await.unwrap() {
+        let p = m.play.as_ref().unwrap();
+        if p.notation.split_once(' ').is_some_and(|(_, w)| w.starts_with('.'))
+            && p.tiles.iter().all(|t| !t.blank)
+        {
+            through = Some(m);
+            break;
+        }
+    }
+    let through = through.expect("a play extending a word");
+    let notation = through.play.as_ref().unwrap().notation.clone();
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+    wait_rack(&c, 7).await;
+    type_play(&c, through.play.as_ref().unwrap()).await;
+    wait_text(&c, "#preview-score", &through.score.to_string()).await;
+    click(&c, "#submit").await;
+    let toast = wait_until("the play's toast", || text(&c, "#toast"), |t| !t.is_empty()).await;
+    assert_eq!(toast, format!("{notation}: {} points", through.score));
+    wait_until("the move list", || text(&c, "#moves li:nth-child(2) .what"), |t| t.starts_with(&notation))
+        .await;
+    c.close().await.unwrap();
+}
+
+/// Make the page's viewport `width`×`height` CSS pixels (the window's frame, if any, added), and
+/// answer what it then is.
+async fn set_viewport(c: &Client, width: u32, height: u32) -> (u32, u32) {
+    let inner = || async {
+        let v = script(c, "return [innerWidth, innerHeight]").await;
+        (v[0].as_u64().unwrap() as u32, v[1].as_u64().unwrap() as u32)
+    };
+    c.set_window_size(width, height).await.unwrap();
+    let (w, h) = inner().await;
+    if (w, h) != (width, height) {
+        c.set_window_size(2 * width - w, 2 * height - h).await.unwrap();
+    }
+    inner().await
+}
+
+/// Whether the element `css` lies inside the viewport (without its scrollbars), whole, and whether
+/// the page scrolls sideways: its box and the viewport's, as the page measures them.
+async fn in_view(c: &Client, css: &str) -> serde_json::Value {
+    script(
+        c,
+        &format!(
+            "const r = document.querySelector({css:?}).getBoundingClientRect();
+             const page = document.documentElement, [w, h] = [page.clientWidth, page.clientHeight];
+             return {{ box: [r.left, r.top, r.right, r.bottom], view: [w, h],
+                       inside: r.left >= 0 && r.top >= 0 && r.right <= w && r.bottom <= h,
+                       scrolls_sideways: page.scrollWidth > w }}"
+        ),
+    )
+    .await
+}
+
+/// The game page fits a laptop's screen and a phone's: the whole board and the whole rack, its
+/// tiles' values too, in view without scrolling, and nothing wider than the screen.
+#[tokio::test]
+async fn the_game_fits_a_laptop_and_a_phone_with_the_rack_in_view() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    create_from_lobby(&c, &srv.url, "english", 7).await;
+    for (width, height, name) in
+        [(1400, 900, "game-1400x900"), (1366, 768, "game-laptop"), (390, 844, "game-phone")]
+    {
+        assert_eq!(set_viewport(&c, width, height).await, (width, height));
+        for css in ["#rack", "#board .board"] {
+            let seen = wait_until(
+                &format!("{css} in view at {width}×{height}"),
+                || async { Some(in_view(&c, css).await) },
+                |v| v["inside"] == true && v["scrolls_sideways"] == false,
+            )
+            .await;
+            let bottom = seen["box"][3].as_f64().unwrap();
+            assert!(bottom <= f64::from(height), "{css} at {width}×{height}: {seen}");
+        }
+        // The board is as large as the screen allows, not a stamp: at least half its narrower side.
+        let board = in_view(&c, "#board .board").await;
+        let side = board["box"][2].as_f64().unwrap() - board["box"][0].as_f64().unwrap();
+        assert!(
+            side >= 0.5 * f64::from(width.min(height)),
+            "the board is {side} px wide at {width}×{height}"
+        );
+        screenshot(&c, name).await;
+    }
+    c.close().await.unwrap();
 }
 
 #[tokio::test]
@@ -775,9 +949,9 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
         |&n| n == 2,
     )
     .await;
-    // Round 2 is to come, and not offered for pairing before round 1 has started.
+    // Round 2 is to come, and paired by the standings: not before round 1's results are in.
     wait_until("the rounds to come", || text(&c, "#to-come-a"), |t| t.contains("Round 2 · Swiss")).await;
-    assert_eq!(count(&c, "#pair-a").await, 0, "round 2 is not offered before round 1 starts");
+    assert_eq!(count(&c, "#pair-a:disabled").await, 1, "round 2 is not offered before round 1's results");
     click(&c, "#start-a").await;
     wait_until("the games", || text(&c, "#round-a-1"), |t| t.matches("playing").count() == 2).await;
     // Each score box says whose score it is.
@@ -860,6 +1034,174 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     c.close().await.unwrap();
 }
 
+/// The placeholders of a round's score boxes, in the page's order, each checked to be shown
+/// whole: its width in the box's font within the room the box has for it (to half a pixel).
+async fn score_boxes(c: &Client, division: &str, round: u32) -> Vec<String> {
+    let js = format!(
+        "const ctx = document.createElement('canvas').getContext('2d');
+         return [...document.querySelectorAll('#round-{division}-{round} .score-in')].map((el) => {{
+           const cs = getComputedStyle(el);
+           ctx.font = cs.font;
+           const edges = ['borderLeftWidth', 'borderRightWidth', 'paddingLeft', 'paddingRight'];
+           const room = el.getBoundingClientRect().width - edges.reduce((sum, k) => sum + parseFloat(cs[k]), 0);
+           return [el.id, el.placeholder, ctx.measureText(el.placeholder).width, room];
+         }});"
+    );
+    let boxes: Vec<(String, String, f64, f64)> = serde_json::from_value(script(c, &js).await).unwrap();
+    for (id, placeholder, need, room) in &boxes {
+        assert!(*need <= room + 0.5, "{id}: {placeholder:?} needs {need} px, has {room}");
+    }
+    boxes.into_iter().map(|(_, placeholder, ..)| placeholder).collect()
+}
+
+/// A Swiss division directed from its page, in English and in Russian: a round is offered for
+/// pairing only when the server would pair it (while the round before has results to come, the
+/// button is disabled and says why), each action is said as a sentence, each score box names its
+/// player and shows it whole, a game's own page leads back to its round however it was opened,
+/// and a division over offers no withdrawals.
+#[tokio::test]
+async fn a_swiss_division_is_directed_from_its_page_in_both_languages() {
+    const ROOT: &str = "director-secret";
+    const NAMES: [&str; 4] = ["Stroud Winchester", "Ann Archer", "Cy Cole", "Di Dunn"];
+    let name = |n: u32| NAMES[n as usize - 1];
+    let first_name = |n: u32| name(n).split(' ').next().unwrap();
+    let srv = start_directed(ROOT).await;
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let players = NAMES
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
+        .collect();
+    let swiss = pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() };
+    t.create_tournament(authed(
+        pb::CreateTournamentRequest {
+            name: "Autumn open".into(),
+            slug: "autumn".into(),
+            game: Some(pb::TournamentGameSettings::default()),
+            divisions: vec![pb::DivisionSpec {
+                name: "a".into(),
+                players,
+                rounds: vec![swiss.clone(), swiss],
+                controls: None,
+            }],
+            seed: Some(5),
+        },
+        ROOT,
+    ))
+    .await
+    .unwrap();
+    let round_of = |n: usize| {
+        let mut t = t.clone();
+        async move {
+            let r = t.get_tournament(pb::GetTournamentRequest { slug: "autumn".into() }).await.unwrap();
+            r.into_inner().tournament.unwrap().divisions[0].rounds[n - 1].clone()
+        }
+    };
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/autumn#token={ROOT}", srv.url)).await.unwrap();
+    wait_text(&c, "#who", "Directing this tournament.").await;
+    wait_text(&c, "#pair-a", "Pair round 1").await;
+    click(&c, "#pair-a").await;
+    wait_text(&c, "#tournament-result", "Round 1 is paired.").await;
+    // Round 2 reads the standings: offered, disabled, with the server's reason, until round 1 is in.
+    wait_text(&c, "#pair-a:disabled", "Pair round 2").await;
+    wait_text(&c, "#pair-why-a", "Round 2 is paired by the standings: round 1 has results to come.").await;
+    click(&c, "#start-a").await;
+    wait_text(&c, "#tournament-result", "Round 1 is started.").await;
+    let round = round_of(1).await;
+    assert!(round.started && !round_of(2).await.paired);
+    // Each box named for its player, by the first name, shown whole.
+    wait_until("the score boxes", || async { Some(count(&c, "#round-a-1 .score-in").await) }, |&n| n == 4)
+        .await;
+    let mut expected: Vec<String> = round
+        .pairings
+        .iter()
+        .flat_map(|p| [p.first, p.second])
+        .map(|n| format!("{}'s score", first_name(n)))
+        .collect();
+    assert_eq!(score_boxes(&c, "a", 1).await, expected);
+    // The first pairing's result, entered by hand.
+    let p1 = &round.pairings[0];
+    c.find(Locator::Css("#score-a-1-1-a")).await.unwrap().send_keys("400").await.unwrap();
+    c.find(Locator::Css("#score-a-1-1-b")).await.unwrap().send_keys("350").await.unwrap();
+    click(&c, "#enter-a-1-1").await;
+    wait_text(
+        &c,
+        "#tournament-result",
+        &format!("Result entered: {} 400 – 350 {}.", name(p1.first), name(p1.second)),
+    )
+    .await;
+    screenshot(&c, "tournament-swiss").await;
+
+    // The second pairing's game, opened by its address alone: the way back to its round.
+    let game = &round.pairings[1].game_id;
+    c.goto(&format!("{}/games/{game}", srv.url)).await.unwrap();
+    wait_text(&c, "#back-to-tournament", "← autumn, round 1").await;
+    let href = script(&c, "return document.getElementById('back-to-tournament').getAttribute('href')").await;
+    assert_eq!(href, "/tournaments/autumn#round-a-1");
+    click(&c, "#back-to-tournament").await;
+    wait_until(
+        "the round on the tournament's page",
+        || async { Some(count(&c, "#round-a-1").await) },
+        |&n| n == 1,
+    )
+    .await;
+
+    // In Russian: the reason, the boxes, the result and the pairing, each said as Russian says it.
+    let r = driver.browser_in("ru").await;
+    r.goto(&format!("{}/tournaments/autumn#token={ROOT}", srv.url)).await.unwrap();
+    wait_text(&r, "#pair-why-a", "Пары тура 2 составляются по таблице: в туре 1 ещё не все результаты.")
+        .await;
+    wait_until("the score boxes", || async { Some(count(&r, "#round-a-1 .score-in").await) }, |&n| n == 2)
+        .await;
+    let p2 = &round.pairings[1];
+    expected = [p2.first, p2.second].iter().map(|&n| format!("{}: очки", first_name(n))).collect();
+    assert_eq!(score_boxes(&r, "a", 1).await, expected);
+    r.find(Locator::Css("#score-a-1-2-a")).await.unwrap().send_keys("380").await.unwrap();
+    r.find(Locator::Css("#score-a-1-2-b")).await.unwrap().send_keys("390").await.unwrap();
+    click(&r, "#enter-a-1-2").await;
+    wait_text(
+        &r,
+        "#tournament-result",
+        &format!("Результат внесён: {} 380 – 390 {}.", name(p2.first), name(p2.second)),
+    )
+    .await;
+    // Round 1 is in: round 2 is offered, and paired.
+    wait_until("round 2 offered", || async { Some(count(&r, "#pair-a:enabled").await) }, |&n| n == 1).await;
+    assert_eq!(count(&r, "#pair-why-a").await, 0);
+    click(&r, "#pair-a").await;
+    wait_text(&r, "#tournament-result", "Пары тура 2 составлены.").await;
+    screenshot(&r, "tournament-swiss-ru").await;
+    r.close().await.unwrap();
+
+    // Round 2 played and in: the division is over, and nothing is offered but the record.
+    let start =
+        pb::StartRoundRequest { slug: "autumn".into(), division: "a".into(), round: 2, ..Default::default() };
+    t.start_round(authed(start, ROOT)).await.unwrap();
+    for pairing in 1..=2 {
+        let result = pb::RecordResultRequest {
+            slug: "autumn".into(),
+            division: "a".into(),
+            round: 2,
+            pairing,
+            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores {
+                first: 400,
+                second: 300,
+            })),
+            correct: false,
+            request_id: String::new(),
+        };
+        t.record_result(authed(result, ROOT)).await.unwrap();
+    }
+    c.refresh().await.unwrap();
+    wait_until("the end", || text(&c, "#over-a"), |t| t.starts_with("The division is over: ")).await;
+    assert_eq!(count(&c, "[data-withdraw]").await, 0, "no withdrawals once the division is over");
+    assert_eq!(count(&c, "#pair-a, #start-a").await, 0);
+    c.close().await.unwrap();
+}
+
 /// Catalan's L·L is one tile: the lobby offers the ruleset with the lexicons it plays, the rack
 /// and the board draw its whole label with its value, and typing W, its other spelling, places it.
 #[tokio::test]
@@ -932,6 +1274,56 @@ async fn start_spanish() -> TestServer {
     serve(dawgref::server::Builder::new(lexicons)).await.0
 }
 
+/// A rack's tiles as notation writes them: a character each, a bracketed tile as one ("[RR]" is
+/// "RR", "[R]R" two "R").
+fn rack_tiles(rack: &str) -> Vec<String> {
+    let mut tiles = Vec::new();
+    let mut chars = rack.chars();
+    while let Some(ch) = chars.next() {
+        if ch == '[' {
+            tiles.push(chars.by_ref().take_while(|&c| c != ']').collect());
+        } else {
+            tiles.push(ch.to_string());
+        }
+    }
+    tiles
+}
+
+/// A Spanish game (es-test, double challenge, two people) dealt from the first seed from `from`
+/// whose first rack `fits`: the seeds are tried on the engine's seeded bag, which deals seat 0
+/// first, and the game made of the one found says the same rack.
+async fn spanish_deal(
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
+    from: u64,
+    fits: impl Fn(&[String]) -> bool,
+) -> pb::CreateGameResponse {
+    let rules = dawgref::rules::Ruleset::new(dawgref::rules::RulesetKind::by_name("spanish").unwrap());
+    let first_rack = |seed| {
+        let mut rack = dawgref::rack::Rack::new();
+        dawgref::bag::Bag::new(&rules, seed).refill(&mut rack, rules.rack_size);
+        rack.to_string(rules.alphabet)
+    };
+    let seed = (from..from + 5000)
+        .find(|&seed| fits(&rack_tiles(&first_rack(seed))))
+        .unwrap_or_else(|| panic!("no seed from {from} deals the rack wanted in 5000"));
+    let created = g
+        .create_game(pb::CreateGameRequest {
+            ruleset_name: "spanish".into(),
+            lexicon: "es-test".into(),
+            ..create(
+                pb::Ruleset::Unspecified,
+                pb::ChallengeRule::Double,
+                vec![human("Lola"), human("Bo")],
+                seed,
+            )
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(created.view.as_ref().unwrap().my_rack, first_rack(seed), "seed {seed}");
+    created
+}
+
 /// A Spanish player types a tile of two letters by its letters: C then H places the CH on the
 /// rack, R then R the RR; where the rack holds two R tiles of one letter instead, R then R
 /// places them both.
@@ -942,33 +1334,15 @@ async fn a_spanish_player_types_a_tile_of_two_letters_by_its_letters() {
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
     // (what the first rack holds, what is typed, what the squares from the centre then show)
-    let cases: [(&str, &str, &[&str]); 3] =
-        [("[CH]", "ch", &["CH"]), ("[RR]", "rr", &["RR"]), ("[R]R", "rr", &["R", "R"])];
+    let cases: [(&[&str], &str, &[&str]); 3] =
+        [(&["CH"], "ch", &["CH"]), (&["RR"], "rr", &["RR"]), (&["R", "R"], "rr", &["R", "R"])];
     for (holds, typed, placed) in cases {
-        let mut found = None;
-        for seed in 0..2000 {
-            let created = g
-                .create_game(pb::CreateGameRequest {
-                    ruleset_name: "spanish".into(),
-                    lexicon: "es-test".into(),
-                    ..create(
-                        pb::Ruleset::Unspecified,
-                        pb::ChallengeRule::Double,
-                        vec![human("Lola"), human("Bo")],
-                        seed,
-                    )
-                })
-                .await
-                .unwrap()
-                .into_inner();
-            let rack = created.view.as_ref().unwrap().my_rack.clone();
-            let fits = rack.contains(holds) && (holds != "[R]R" || !rack.contains("[RR]"));
-            if fits {
-                found = Some(created);
-                break;
-            }
-        }
-        let created = found.unwrap_or_else(|| panic!("a seed deals {holds} in 2000"));
+        let created = spanish_deal(&mut g, 0, |rack| {
+            let n = |t: &str| rack.iter().filter(|x| *x == t).count();
+            holds.iter().all(|h| n(h) >= holds.iter().filter(|x| *x == h).count())
+                && (holds != ["R", "R"] || n("RR") == 0)
+        })
+        .await;
         let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
         c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
         wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
@@ -977,15 +1351,110 @@ async fn a_spanish_player_types_a_tile_of_two_letters_by_its_letters() {
         for (k, label) in placed.iter().enumerate() {
             let square = format!("#sq-7-{}", 7 + k);
             wait_until(
-                &format!("{label} on {square} ({holds})"),
+                &format!("{label} on {square} ({holds:?})"),
                 || async { c.find(Locator::Css(&square)).await.ok()?.text().await.ok() },
                 |t: &String| t.split_whitespace().next() == Some(label),
             )
             .await;
         }
         let toasts = script(&c, "return document.getElementById('toast')?.textContent || ''").await;
-        assert!(!toasts.to_string().contains("not on your rack"), "{holds}: {toasts}");
+        assert!(!toasts.to_string().contains("not on your rack"), "{holds:?}: {toasts}");
     }
+    c.close().await.unwrap();
+}
+
+/// A Spanish word whose last letter begins a tile of two letters on the rack (R before the RR,
+/// C before the CH, L before the LL) keeps that letter: it shows as waiting, and Enter places it
+/// as the rack's tile of one letter and sends it. Without such a tile, the page says so and
+/// sends nothing.
+#[tokio::test]
+async fn a_spanish_word_ending_in_the_first_letter_of_a_two_letter_tile_keeps_its_last_letter() {
+    let srv = start_spanish().await;
+    let mut g = srv.games().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    const ENTER: &str = "\u{E007}";
+    // The issue's rack first: seed 124 deals EELMQR[RR], and LEER at 8E ends on the centre.
+    let issue = spanish_deal(&mut g, 124, |_| true).await;
+    assert_eq!(issue.view.as_ref().unwrap().my_rack, "EELMQR[RR]");
+    let firsts = ["C", "L", "R"];
+    for (tile, letter) in [("RR", "R"), ("CH", "C"), ("LL", "L")] {
+        let created = if tile == "RR" {
+            issue.clone()
+        } else {
+            spanish_deal(&mut g, 0, |rack| {
+                rack.iter().any(|t| t == tile)
+                    && rack.iter().any(|t| t == letter)
+                    && rack
+                        .iter()
+                        .filter(|t| t.len() == 1 && !firsts.contains(&t.as_str()) && *t != "?")
+                        .count()
+                        >= 2
+            })
+            .await
+        };
+        let rack = rack_tiles(&created.view.as_ref().unwrap().my_rack);
+        // LEER for the issue's rack; else two letters that begin no tile, then the letter.
+        let word: String = if tile == "RR" {
+            "LEER".into()
+        } else {
+            let others = rack.iter().filter(|t| t.len() == 1 && !firsts.contains(&t.as_str()) && *t != "?");
+            others.take(2).map(String::as_str).chain([letter]).collect()
+        };
+        let start = 8 - word.len();
+        let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+        c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+        wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+        click(&c, &format!("#sq-7-{start}")).await;
+        c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&word.to_lowercase()).await.unwrap();
+        // The last letter waits on its square, and the page says what it waits for.
+        let waiting = wait_until(
+            &format!("{letter} waiting ({tile})"),
+            || text(&c, "#typed-waiting"),
+            |t| t.starts_with(&format!("{letter} waits")),
+        )
+        .await;
+        assert_eq!(
+            waiting,
+            format!("{letter} waits for a second letter ({tile}); Enter or a click places {letter}.")
+        );
+        assert_eq!(count(&c, "#sq-7-7 .tile.waiting").await, 1);
+        c.find(Locator::Css("#board-input")).await.unwrap().send_keys(ENTER).await.unwrap();
+        let row = format!("{}{word}{}", ".".repeat(start), ".".repeat(15 - start - word.len()));
+        let view = wait_until(
+            &format!("{word} on the server's board"),
+            || {
+                let (mut g, request) =
+                    (g.clone(), authed(pb::GetGameRequest { game_id: id.clone() }, &token));
+                async move { g.get_game(request).await.ok()?.into_inner().view }
+            },
+            |v| v.turn == 1,
+        )
+        .await;
+        assert_eq!(view.board.as_ref().unwrap().rows[7], row, "{tile}");
+        assert!(
+            view.my_rack.contains(&format!("[{tile}]")),
+            "the {tile} stays on the rack: {}",
+            view.my_rack
+        );
+        let toast = wait_until("the play's toast", || text(&c, "#toast"), |t| !t.is_empty()).await;
+        assert!(toast.starts_with(&format!("8{} {word}: ", (b'A' + start as u8) as char)), "{toast}");
+    }
+
+    // A rack with the RR and no R, no blank: R then Enter places nothing, says why, sends nothing.
+    let created = spanish_deal(&mut g, 0, |rack| {
+        rack.iter().any(|t| t == "RR") && !rack.iter().any(|t| t == "R" || t == "?")
+    })
+    .await;
+    let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+    c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+    wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+    let input = c.find(Locator::Css("#board-input")).await.unwrap();
+    input.send_keys(&format!("r{ENTER}")).await.unwrap();
+    wait_text(&c, "#toast", "R is not on your rack: R R places your RR").await;
+    assert_eq!(count(&c, "#board .tile.pending").await, 0);
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
+    assert_eq!(view.turn, 0, "nothing was sent");
     c.close().await.unwrap();
 }
 
