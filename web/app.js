@@ -6,15 +6,16 @@
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement, boardSize } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
-import { h, toast, explain, requestId, clock, tokenFor, keepToken, forgetToken, seatLink, rules, rulesetName, challengeNames, splitTiles, writeTiles } from "/web/ui.js";
+import {
+  h, toast, explain, requestId, clock, tokenFor, keepToken, forgetToken, seatLink, rules, rulesetName, challengeNames, splitTiles, writeTiles,
+  DIRECTOR_EVENTS, seatName, endReason, eventText, eventPoints,
+} from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 
 const app = document.getElementById("app");
 
-// Events the director makes: an undo never takes them back.
-const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
 
 // The frame around every page: its links and the language switch, in the page's language.
 function frame() {
@@ -581,15 +582,6 @@ function joinForm(g) {
   } }, h("span", { text: t("A seat is open in this game.") }), name, h("button", { class: "primary", type: "submit" }, t("Take the seat")));
 }
 
-/** Why a game ended, in the page's language: the server counts seats from 0 ("seat 1
- * resigned"); say who. */
-function reasonText(v, text) {
-  const m = text.match(/^seat (\d+) (.+)$/);
-  if (!m) return t(text);
-  const seat = v.seats[Number(m[1])];
-  return t(`{who} ${m[2]}`, { who: (seat && seat.name) || t("seat {n}", { n: Number(m[1]) + 1 }) });
-}
-
 function tickClocks(g) {
   if (!g.view || g.view.over) return;
   const el = document.querySelector(`.seat[data-seat="${g.view.to_move}"] .clock`);
@@ -602,40 +594,10 @@ function tickClocks(g) {
 }
 
 function eventLine(g, e) {
-  const who = (g.view.seats[e.seat] || {}).name || t("seat {n}", { n: e.seat + 1 });
-  let what;
-  switch (e.kind) {
-    case "play": what = `${e.play.notation}${e.words.length ? ` · ${e.words.join(", ")}` : ""}`; break;
-    case "pass": what = t("pass"); break;
-    case "exchange": what = t("exchange {tiles}", { tiles: e.tiles || e.tile_count }); break;
-    case "phony_withdrawn": what = t("{play} withdrawn", { play: e.play ? e.play.notation : "" }); break;
-    case "challenged": {
-      const words = (e.verdicts || []).map((w) => `${w.word} ${w.valid ? "✓" : "✗"}`).join(", ");
-      what = (e.acceptable ? t("challenge: the play stands") : t("challenge: the play is off")) + (words ? ` (${words})` : "");
-      break;
-    }
-    case "paused": what = t("director: game paused"); break;
-    case "resumed": what = t("director: game resumed"); break;
-    case "score_adjusted": what = t("director: score adjusted ({why})", { why: e.text }); break;
-    case "clock_adjusted": what = t("director: clock {delta} ({why})", { delta: `${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))}`, why: e.text }); break;
-    case "turn_undone": what = t("director: the last turn was taken back"); break;
-    case "note": what = t("director: {text}", { text: e.text }); break;
-    case "challenge_bonus": what = t("challenge bonus"); break;
-    case "turn_lost": what = t("loses the turn"); break;
-    case "end_rack_points": what = t("rack {tiles}", { tiles: e.tiles }); break;
-    case "rack_penalty": what = t("left {tiles}", { tiles: e.tiles }); break;
-    case "time_penalty": what = t("overtime"); break;
-    case "resign": what = t("resigns"); break;
-    case "out_of_time": what = t("out of time"); break;
-    case "game_over": what = t("game over: {why}", { why: reasonText(g.view, e.end_reason) }); break;
-    default: what = e.kind;
-  }
-  // A director key's action names the key (the root director's names nobody).
-  if (e.director) what += ` · ${e.director}`;
-  const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
-  return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
-    counted ? h("span", { class: "pts", text: e.points > 0 ? `+${e.points}` : String(e.points) }) : null,
-    counted ? h("span", { class: "cum", text: String(e.cumulative) }) : null);
+  const points = eventPoints(e);
+  return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: seatName(g.view, e.seat) }), h("span", { class: "what", text: eventText(g.view, e) }),
+    points !== null ? h("span", { class: "pts", text: points }) : null,
+    points !== null ? h("span", { class: "cum", text: String(e.cumulative) }) : null);
 }
 
 function renderSide(g) {
@@ -663,11 +625,11 @@ function renderSide(g) {
       h("strong", { id: "bag", text: String(v.bag) }), ` · ${t("turn {n}", { n: v.turn })}`)];
 
   if (v.over) {
-    const names = v.winners.map((w) => v.seats[w].name || t("seat {n}", { n: w + 1 }));
+    const names = v.winners.map((w) => seatName(v, w));
     const racks = g.events.filter((e) => e.kind === "end_rack_points" || e.kind === "rack_penalty")
-      .map((e) => h("li", { text: `${v.seats[e.seat].name || t("seat {n}", { n: e.seat + 1 })}: ${e.tiles || "—"} (${e.points > 0 ? "+" : ""}${e.points})` }));
+      .map((e) => h("li", { text: `${seatName(v, e.seat)}: ${e.tiles || "—"} (${eventPoints(e)})` }));
     parts.push(h("div", { class: "panel over", id: "game-over" }, h("h3", { text: t("Game over") }),
-      h("p", { text: `${reasonText(v, v.end_reason)}. ${names.length > 1 ? t("Tie: ") : t("Winner: ")}${names.join(", ")}` }),
+      h("p", { text: `${endReason(v, v.end_reason)}. ${names.length > 1 ? t("Tie: ") : t("Winner: ")}${names.join(", ")}` }),
       racks.length ? h("ul", { class: "racks" }, racks) : null,
       h("p", {}, h("a", { class: "review-link", id: "review-link", href: `/games/${g.id}/review`, text: t("Review this game: every turn analysed") }))));
   } else if (seat !== null) {
@@ -677,7 +639,7 @@ function renderSide(g) {
     }
     parts.push(previewPanel(g), controls(g));
   } else {
-    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: v.seats[v.to_move].name || t("seat {n}", { n: v.to_move + 1 }) }) : "" }));
+    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: seatName(v, v.to_move) }) : "" }));
   }
   if (seat !== null) parts.push(seatPanel(g));
   parts.push(h("h3", { text: t("Moves") }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));

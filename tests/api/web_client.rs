@@ -1081,7 +1081,7 @@ async fn a_swiss_division_is_directed_from_its_page_in_both_languages() {
             divisions: vec![pb::DivisionSpec {
                 name: "a".into(),
                 players,
-                rounds: vec![swiss.clone(), swiss],
+                rounds: vec![swiss, swiss],
                 controls: None,
             }],
             seed: Some(5),
@@ -1495,21 +1495,7 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("Ann"), human("Bo")], 17);
     request.labels = [("tournament".to_string(), "open".to_string())].into();
     let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
-    let mut b = srv.broadcasts().await;
-    b.create_broadcast(authed(
-        pb::CreateBroadcastRequest {
-            slug: "open-live".into(),
-            name: "The Open, live".into(),
-            labels: [("tournament".to_string(), "open".to_string())].into(),
-            delay_seconds: 1,
-            reveal_racks: true,
-            analysis: true,
-            analysis_ms: 150,
-        },
-        ROOT,
-    ))
-    .await
-    .unwrap();
+    broadcast(&srv, ROOT, "open-live", "The Open, live", ("tournament", "open")).await;
     let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
     let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
     g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
@@ -1567,6 +1553,262 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
     assert!((drawn - first).abs() < 1.5, "the bar's first part is {drawn:.1}% of it, for {first}%");
     screenshot(&r, "broadcast-overlay-ru").await;
     r.close().await.unwrap();
+}
+
+/// A broadcast, made by the root director, of the games labelled `label`: a second behind the
+/// hall, racks shown, the engine's line on each move.
+async fn broadcast(srv: &TestServer, root: &str, slug: &str, name: &str, label: (&str, &str)) {
+    let request = pb::CreateBroadcastRequest {
+        slug: slug.into(),
+        name: name.into(),
+        labels: [(label.0.to_string(), label.1.to_string())].into(),
+        delay_seconds: 1,
+        reveal_racks: true,
+        analysis: true,
+        analysis_ms: 150,
+    };
+    srv.broadcasts().await.create_broadcast(authed(request, root)).await.unwrap();
+}
+
+/// The overlay fills a streaming program's browser source of each usual size (an 800×600 source,
+/// 720p, 1080p) on a transparent page: the board, as tall as the source allows, and beside it
+/// the names, scores, clocks and racks, the engine's bar with its figures, the last move with its
+/// line and the delay; nothing scrolls, nothing leaves the source, no text is cut.
+#[tokio::test]
+async fn the_overlay_fills_a_stream_source_at_every_size_with_nothing_cut() {
+    const ROOT: &str = "overlay-root";
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let mut request = create(
+        pb::Ruleset::English,
+        pb::ChallengeRule::Single,
+        vec![human("Ann Archer"), human("Bo Baker")],
+        17,
+    );
+    request.labels = [("event".to_string(), "stream".to_string())].into();
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 25 * 60_000, max_overtime_ms: 60_000, ..Default::default() });
+    let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
+    broadcast(&srv, ROOT, "stream-live", "Stream", ("event", "stream")).await;
+    let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
+    let notation = best.play.as_ref().unwrap().notation.clone();
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    let w = driver.browser().await;
+    w.goto(&format!("{}/broadcasts/stream-live/games/{}/overlay", srv.url, c.game_id)).await.unwrap();
+    let last =
+        wait_until("the last move and its line", || text(&w, "#bc-ov-last"), |t| t.contains("best:")).await;
+    assert!(last.starts_with(&format!("Ann Archer: {notation}")), "{last}");
+    let figures =
+        wait_until("the bar's figures", || text(&w, ".bc-ov-win .win-labels"), |t| t.ends_with('%')).await;
+    let (a, b) = figures.split_once('\n').unwrap_or_else(|| panic!("two figures: {figures:?}"));
+    let (a, b): (u32, u32) =
+        (a.trim_end_matches('%').parse().unwrap(), b.trim_end_matches('%').parse().unwrap());
+    assert_eq!(a + b, 100, "{figures}");
+    wait_text(&w, "#bc-ov-delay", "1 s behind the hall").await;
+    wait_until("both clocks", || count_of(&w, ".bc-ov-seat .bc-clock"), |&n| n == 2).await;
+    // Bo's clock runs, as the game's did a second ago: it counts down on the overlay.
+    assert_eq!(count(&w, ".bc-ov-seat.to-move[data-seat='1']").await, 1);
+    let running = ".bc-ov-seat[data-seat='1'] .bc-clock";
+    let before = text(&w, running).await.unwrap();
+    wait_until("Bo's clock counting down", || text(&w, running), |t| *t != before && t.starts_with("2"))
+        .await;
+    assert_eq!(count(&w, "#bc-overlay .bc-ov-rack .tile").await, 14, "both racks, tile by tile");
+    for html in ["document.documentElement", "document.body"] {
+        let background = script(&w, &format!("return getComputedStyle({html}).backgroundColor")).await;
+        assert_eq!(background, "rgba(0, 0, 0, 0)", "{html}");
+    }
+    let measure = r#"
+        const page = document.documentElement, [w, h] = [page.clientWidth, page.clientHeight];
+        const all = [...document.querySelectorAll('#bc-overlay, #bc-overlay *')];
+        const outside = all.filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5;
+        }).map((el) => el.className || el.tagName);
+        const texts = '.bc-name, .bc-score, .bc-clock, .win-labels span, .bc-ov-last, .bc-ov-delay';
+        const cut = [...document.querySelectorAll(texts)]
+          .filter((el) => el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5)
+          .map((el) => el.className);
+        const board = document.querySelector('#bc-overlay .board').getBoundingClientRect();
+        const names = document.querySelector('.bc-ov-seats').getBoundingClientRect();
+        return { view: [w, h], scrolls: page.scrollWidth > w || page.scrollHeight > h, outside, cut,
+                 board: [board.width, board.height], names: [names.left, names.width] };
+    "#;
+    for (width, height) in [(800, 600), (1280, 720), (1920, 1080)] {
+        assert_eq!(set_viewport(&w, width, height).await, (width, height));
+        let m = script(&w, measure).await;
+        assert_eq!(m["scrolls"], false, "{width}×{height}: {m}");
+        assert_eq!(m["outside"], serde_json::json!([]), "{width}×{height}: {m}");
+        assert_eq!(m["cut"], serde_json::json!([]), "{width}×{height}: {m}");
+        // The board as tall as the source (less its margins), at most three fifths of its width,
+        // and the seats beside it, not above.
+        let side = f64::from(height).min(0.6 * f64::from(width));
+        let board = m["board"][1].as_f64().unwrap();
+        assert!(board >= 0.9 * side && board <= side, "{width}×{height}: the board is {board} px tall: {m}");
+        assert!(m["names"][0].as_f64().unwrap() >= m["board"][0].as_f64().unwrap(), "{width}×{height}: {m}");
+        screenshot(&w, &format!("broadcast-overlay-{width}x{height}")).await;
+    }
+    w.close().await.unwrap();
+}
+
+/// The grid of a tournament's broadcast draws each board's letters in its thumbnail, and each
+/// division's standings under a title that names the division and starts where its table does.
+#[tokio::test]
+async fn the_broadcast_grid_shows_each_boards_letters_and_titled_standings() {
+    const ROOT: &str = "grid-root";
+    let srv = start_directed(ROOT).await;
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let players = ["Ann Archer", "Bo Baker"]
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
+        .collect();
+    let made = t
+        .create_tournament(authed(
+            pb::CreateTournamentRequest {
+                name: "Winter open".into(),
+                slug: "winter".into(),
+                game: Some(pb::TournamentGameSettings::default()),
+                divisions: vec![pb::DivisionSpec {
+                    name: "a".into(),
+                    players,
+                    rounds: vec![pb::RoundSpec {
+                        method: pb::PairingMethod::RoundRobin as i32,
+                        ..Default::default()
+                    }],
+                    controls: None,
+                }],
+                seed: Some(2),
+            },
+            ROOT,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    broadcast(&srv, ROOT, "winter-live", "Winter, live", ("tournament", "winter")).await;
+    for call in ["pair", "start"] {
+        let (slug, division, round) = ("winter".to_string(), "a".to_string(), 1);
+        if call == "pair" {
+            t.pair_round(authed(pb::PairRoundRequest { slug, division, round, ..Default::default() }, ROOT))
+                .await
+                .unwrap();
+        } else {
+            t.start_round(authed(
+                pb::StartRoundRequest { slug, division, round, ..Default::default() },
+                ROOT,
+            ))
+            .await
+            .unwrap();
+        }
+    }
+    let tournament =
+        t.get_tournament(pb::GetTournamentRequest { slug: "winter".into() }).await.unwrap().into_inner();
+    let pairing = tournament.tournament.unwrap().divisions[0].rounds[0].pairings[0].clone();
+    let token = &made.player_tokens.iter().find(|p| p.player == pairing.first).unwrap().token;
+    let best = best_move(&mut srv.analysis().await, &pairing.game_id, token).await.unwrap();
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    srv.games().await.submit_turn(authed(turn(&pairing.game_id, 0, play), token)).await.unwrap();
+    let letters: Vec<String> = best.play.as_ref().unwrap().tiles.iter().map(|t| t.letter.clone()).collect();
+
+    let mut driver = Driver::start().await;
+    let w = driver.browser().await;
+    w.goto(&format!("{}/broadcasts/winter-live", srv.url)).await.unwrap();
+    let shown = r#"return [...document.querySelectorAll('.bc-card .board.small .tile .letter')]
+        .filter((l) => getComputedStyle(l).display !== 'none' && parseFloat(getComputedStyle(l).fontSize) >= 8)
+        .map((l) => l.textContent);"#;
+    wait_until(
+        "the thumbnail's letters",
+        || async { serde_json::from_value::<Vec<String>>(script(&w, shown).await).ok() },
+        |l| *l == letters,
+    )
+    .await;
+    wait_text(&w, "#bc-standings caption", "Division a").await;
+    let aligned = script(
+        &w,
+        r#"const caption = document.querySelector('#bc-standings caption');
+           const range = document.createRange();
+           range.selectNodeContents(caption);
+           return range.getBoundingClientRect().left - caption.closest('table').getBoundingClientRect().left;"#,
+    )
+    .await;
+    assert!(aligned.as_f64().unwrap().abs() < 1.0, "the title starts {aligned} px from its table");
+    screenshot(&w, "broadcast-grid").await;
+    w.close().await.unwrap();
+}
+
+/// The move lists tell the end of a game in words, in the page's language, its players named: a
+/// broadcast's ("Maven: went out: EIIO left on another rack +8", "game over: Maven went out")
+/// and the game's own page, in English and in Russian; no event's raw name, no seat counted
+/// from 0.
+#[tokio::test]
+async fn the_end_of_a_game_is_told_in_words_with_its_players_named_in_both_languages() {
+    const ROOT: &str = "words-root";
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    // A record to the play that goes out: the game waits for Adam's pass to accept it.
+    let record = std::fs::read_to_string("tests/data/gcg/logan.gcg").unwrap();
+    let lines: Vec<&str> = record.lines().collect();
+    assert!(lines[lines.len() - 2].contains("1A MOUTHpART"), "{record}");
+    let request = pb::ImportGcgRequest {
+        gcg: lines[..lines.len() - 1].join("\n") + "\n",
+        labels: [("event".to_string(), "logan".to_string())].into(),
+        ..Default::default()
+    };
+    let imported = g.import_gcg(authed(request, ROOT)).await.unwrap().into_inner();
+    let (id, view) = (imported.game_id.clone(), imported.view.clone().unwrap());
+    assert!(!view.over && view.awaiting_final_challenge, "{view:?}");
+    broadcast(&srv, ROOT, "logan-live", "Logan", ("event", "logan")).await;
+    let mut driver = Driver::start().await;
+    let (en, ru) = (driver.browser().await, driver.browser_in("ru").await);
+    for c in [&en, &ru] {
+        c.goto(&format!("{}/broadcasts/logan-live", srv.url)).await.unwrap();
+        click(c, ".bc-card").await;
+        wait_until("the moves so far", || count_of(c, "#bc-moves li"), |&n| n > 20).await;
+    }
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&id, view.turn, pass), &imported.seat_tokens[1])).await.unwrap();
+    let events = watch_to_end(&mut g, &id, 0).await;
+    let out = events.iter().find(|e| e.kind == "end_rack_points").expect("Maven's points for the rack left");
+    let (tiles, points) = (&out.tiles, out.points);
+    let maven = &view.seats[0].name;
+    let said = [
+        (
+            &en,
+            format!("{maven}: went out: {tiles} left on another rack +{points}"),
+            format!("game over: {maven} went out"),
+        ),
+        (
+            &ru,
+            format!("{maven}: все фишки выставлены: у соперника осталось {tiles} +{points}"),
+            format!("партия окончена: {maven}: все фишки выставлены"),
+        ),
+    ];
+    let read =
+        "return [...document.querySelectorAll('#bc-moves li > span:first-child')].map((l) => l.textContent)";
+    for (c, rack, end) in &said {
+        let shown: Vec<String> = wait_until(
+            "the end, told",
+            || async { serde_json::from_value::<Vec<String>>(script(c, read).await).ok() },
+            |l| l.last() == Some(end),
+        )
+        .await;
+        assert!(shown.contains(rack), "{shown:?}");
+        assert!(!shown.iter().any(|l| l.contains('_') || l.contains("seat ")), "{shown:?}");
+    }
+    screenshot(&ru, "broadcast-end-ru").await;
+    // The game's own page says the same of the same events.
+    for (c, rack, end) in &said {
+        c.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+        let rack = rack.split_once(": ").unwrap().1.rsplit_once(' ').unwrap().0;
+        wait_text(c, "#moves li.end_rack_points .what", rack).await;
+        let reason = end.split_once(": ").unwrap().1;
+        wait_until("the end's reason", || text(c, "#game-over p"), |t| t.starts_with(&format!("{reason}.")))
+            .await;
+    }
+    en.close().await.unwrap();
+    ru.close().await.unwrap();
 }
 
 /// How many elements match `css`, as a reading `wait_until` polls.
