@@ -16,7 +16,6 @@ import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 
 const app = document.getElementById("app");
 
-
 // The frame around every page: its links and the language switch, in the page's language.
 function frame() {
   document.documentElement.lang = lang;

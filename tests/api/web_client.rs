@@ -15,6 +15,16 @@ use fantoccini::{Client, Locator};
 /// The best first play that uses no blank (typing a letter the rack holds uses that tile, so a
 /// play with a blank would be typed as another play), with its score as the server counts it.
 async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GenerateMovesResponse {
+    best_play_that(srv, game_id, token, |_| true).await.expect("a play without a blank")
+}
+
+/// The best play for the rack of `token`'s seat that uses no blank and is `wanted`, if any.
+async fn best_play_that(
+    srv: &TestServer,
+    game_id: &str,
+    token: &str,
+    wanted: impl Fn(&pb::Play) -> bool,
+) -> Option<pb::GenerateMovesResponse> {
     let mut a = srv.analysis().await;
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
@@ -25,11 +35,21 @@ async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) 
     };
     let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
     while let Some(m) = moves.message().await.unwrap() {
-        if m.play.as_ref().unwrap().tiles.iter().all(|t| !t.blank) {
-            return m;
+        let play = m.play.as_ref().unwrap();
+        if play.tiles.iter().all(|t| !t.blank) && wanted(play) {
+            return Some(m);
         }
     }
-    panic!("no play without a blank");
+    None
+}
+
+/// The first turn of a game, played by seat 0 (whose `token` it is) through the API: its best
+/// play without a blank, as [`first_play_without_blank`] finds it, answered.
+async fn play_first_turn(srv: &TestServer, game_id: &str, token: &str) -> pb::GenerateMovesResponse {
+    let best = first_play_without_blank(srv, game_id, token).await;
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    srv.games().await.submit_turn(authed(turn(game_id, 0, play), token)).await.unwrap();
+    best
 }
 
 /// The game id in the page's address, once the page is a game's.
@@ -219,30 +239,13 @@ async fn a_play_extending_a_word_is_written_with_the_letters_it_plays_through() 
     let mut g = srv.games().await;
     let created = two_humans(&mut g, 21).await;
     let id = created.game_id.clone();
-    let first = first_play_without_blank(&srv, &id, &created.seat_tokens[0]).await;
-    let play = Some(pb::submit_turn_request::Action::Play(first.play.clone().unwrap()));
-    g.submit_turn(authed(turn(&id, 0, play), &created.seat_tokens[0])).await.unwrap();
+    play_first_turn(&srv, &id, &created.seat_tokens[0]).await;
     // Seat 1's best play that begins on a tile already there, with no blank.
     let token = &created.seat_tokens[1];
-    let mut a = srv.analysis().await;
-    let req = pb::GenerateMovesRequest {
-        position: Some(pb::Position {
-            source: Some(pb::position::Source::GameId(id.clone())),
-            lexicon: String::new(),
-        }),
-        ..Default::default()
-    };
-    let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
-    let mut through = None;
-    while let Some(m) = moves.message().await.unwrap() {
-        let p = m.play.as_ref().unwrap();
-        if p.notation.split_once(' ').is_some_and(|(_, w)| w.starts_with('.'))
-            && p.tiles.iter().all(|t| !t.blank)
-        {
-            through = Some(m);
-            break;
-        }
-    }
+    let through = best_play_that(&srv, &id, token, |p| {
+        p.notation.split_once(' ').is_some_and(|(_, word)| word.starts_with('.'))
+    })
+    .await;
     let through = through.expect("a play extending a word");
     let notation = through.play.as_ref().unwrap().notation.clone();
 
@@ -260,19 +263,32 @@ async fn a_play_extending_a_word_is_written_with_the_letters_it_plays_through() 
     c.close().await.unwrap();
 }
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame, if any, added), and
-/// answer what it then is.
+/// Make the page's viewport `width`×`height` CSS pixels (the window's frame, if any, added: the
+/// window is sized again by what the viewport still lacks until it fits, as a resize may land
+/// late), and answer what it then is.
 async fn set_viewport(c: &Client, width: u32, height: u32) -> (u32, u32) {
     let inner = || async {
         let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_u64().unwrap() as u32, v[1].as_u64().unwrap() as u32)
+        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
     };
     c.set_window_size(width, height).await.unwrap();
-    let (w, h) = inner().await;
-    if (w, h) != (width, height) {
-        c.set_window_size(2 * width - w, 2 * height - h).await.unwrap();
-    }
-    inner().await
+    let (w, h) = wait_until(
+        &format!("a viewport of {width}×{height}"),
+        || async {
+            let (w, h) = inner().await;
+            if (w, h) != (width.into(), height.into()) {
+                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
+                let grow =
+                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
+                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Some(inner().await)
+        },
+        |&size| size == (width.into(), height.into()),
+    )
+    .await;
+    (w as u32, h as u32)
 }
 
 /// Whether the element `css` lies inside the viewport (without its scrollbars), whole, and whether
@@ -877,41 +893,43 @@ async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembere
     c.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
-    let srv = start_directed("director-secret").await;
+/// A tournament made by the root director `root`: one division "a" of `names` (each rated
+/// 1500) and its rounds by `methods`, drawn from `seed`; its client and the players' tokens.
+async fn tournament(
+    srv: &TestServer,
+    root: &str,
+    (slug, name): (&str, &str),
+    names: &[&str],
+    methods: &[pb::PairingMethod],
+    seed: u64,
+) -> (pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>, Vec<pb::PlayerToken>)
+{
     let mut t =
         pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"]
+    let players = names
         .iter()
         .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
         .collect();
-    let made = t
-        .create_tournament(authed(
-            pb::CreateTournamentRequest {
-                name: "Spring open".into(),
-                slug: "spring".into(),
-                game: Some(pb::TournamentGameSettings::default()),
-                divisions: vec![pb::DivisionSpec {
-                    name: "a".into(),
-                    players,
-                    rounds: vec![
-                        pb::RoundSpec {
-                            method: pb::PairingMethod::KingOfTheHill as i32,
-                            ..Default::default()
-                        },
-                        pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() },
-                    ],
-                    controls: None,
-                }],
-                seed: Some(3),
-            },
-            "director-secret",
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    let ann = made.player_tokens.iter().find(|p| p.player == 1).unwrap().token.clone();
+    let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
+    let request = pb::CreateTournamentRequest {
+        name: name.into(),
+        slug: slug.into(),
+        game: Some(pb::TournamentGameSettings::default()),
+        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
+        seed: Some(seed),
+    };
+    let made = t.create_tournament(authed(request, root)).await.unwrap().into_inner();
+    (t, made.player_tokens)
+}
+
+#[tokio::test]
+async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
+    let srv = start_directed("director-secret").await;
+    let methods = [pb::PairingMethod::KingOfTheHill, pb::PairingMethod::Swiss];
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let (mut t, tokens) =
+        tournament(&srv, "director-secret", ("spring", "Spring open"), &names, &methods, 3).await;
+    let ann = tokens.iter().find(|p| p.player == 1).unwrap().token.clone();
 
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
@@ -1066,30 +1084,8 @@ async fn a_swiss_division_is_directed_from_its_page_in_both_languages() {
     let name = |n: u32| NAMES[n as usize - 1];
     let first_name = |n: u32| name(n).split(' ').next().unwrap();
     let srv = start_directed(ROOT).await;
-    let mut t =
-        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = NAMES
-        .iter()
-        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
-        .collect();
-    let swiss = pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() };
-    t.create_tournament(authed(
-        pb::CreateTournamentRequest {
-            name: "Autumn open".into(),
-            slug: "autumn".into(),
-            game: Some(pb::TournamentGameSettings::default()),
-            divisions: vec![pb::DivisionSpec {
-                name: "a".into(),
-                players,
-                rounds: vec![swiss, swiss],
-                controls: None,
-            }],
-            seed: Some(5),
-        },
-        ROOT,
-    ))
-    .await
-    .unwrap();
+    let swiss = [pb::PairingMethod::Swiss, pb::PairingMethod::Swiss];
+    let (mut t, _) = tournament(&srv, ROOT, ("autumn", "Autumn open"), &NAMES, &swiss, 5).await;
     let round_of = |n: usize| {
         let mut t = t.clone();
         async move {
@@ -1209,28 +1205,7 @@ async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
     let srv = start_catalan().await;
     let mut g = srv.games().await;
     // The first seed whose first rack holds the one L·L.
-    let mut found = None;
-    for seed in 0..500 {
-        let created = g
-            .create_game(pb::CreateGameRequest {
-                ruleset_name: "catalan".into(),
-                lexicon: "cat-test".into(),
-                ..create(
-                    pb::Ruleset::Unspecified,
-                    pb::ChallengeRule::Double,
-                    vec![human("Ana"), human("Bo")],
-                    seed,
-                )
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        if created.view.as_ref().unwrap().my_rack.contains("[L·L]") {
-            found = Some(created);
-            break;
-        }
-    }
-    let created = found.expect("a seed deals L·L in 500");
+    let created = deal(&mut g, ("catalan", "cat-test"), 0, |rack| rack.iter().any(|t| t == "L·L")).await;
     let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
@@ -1289,15 +1264,16 @@ fn rack_tiles(rack: &str) -> Vec<String> {
     tiles
 }
 
-/// A Spanish game (es-test, double challenge, two people) dealt from the first seed from `from`
-/// whose first rack `fits`: the seeds are tried on the engine's seeded bag, which deals seat 0
-/// first, and the game made of the one found says the same rack.
-async fn spanish_deal(
+/// A game of `ruleset` in `lexicon` (double challenge, two people) dealt from the first seed
+/// from `from` whose first rack `fits`: the seeds are tried on the engine's seeded bag, which
+/// deals seat 0 first, and the game made of the one found says the same rack.
+async fn deal(
     g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
+    (ruleset, lexicon): (&str, &str),
     from: u64,
     fits: impl Fn(&[String]) -> bool,
 ) -> pb::CreateGameResponse {
-    let rules = dawgref::rules::Ruleset::new(dawgref::rules::RulesetKind::by_name("spanish").unwrap());
+    let rules = dawgref::rules::Ruleset::new(dawgref::rules::RulesetKind::by_name(ruleset).unwrap());
     let first_rack = |seed| {
         let mut rack = dawgref::rack::Rack::new();
         dawgref::bag::Bag::new(&rules, seed).refill(&mut rack, rules.rack_size);
@@ -1305,11 +1281,11 @@ async fn spanish_deal(
     };
     let seed = (from..from + 5000)
         .find(|&seed| fits(&rack_tiles(&first_rack(seed))))
-        .unwrap_or_else(|| panic!("no seed from {from} deals the rack wanted in 5000"));
+        .unwrap_or_else(|| panic!("no seed from {from} deals the {ruleset} rack wanted in 5000"));
     let created = g
         .create_game(pb::CreateGameRequest {
-            ruleset_name: "spanish".into(),
-            lexicon: "es-test".into(),
+            ruleset_name: ruleset.into(),
+            lexicon: lexicon.into(),
             ..create(
                 pb::Ruleset::Unspecified,
                 pb::ChallengeRule::Double,
@@ -1322,6 +1298,15 @@ async fn spanish_deal(
         .into_inner();
     assert_eq!(created.view.as_ref().unwrap().my_rack, first_rack(seed), "seed {seed}");
     created
+}
+
+/// [`deal`] in Spanish, with its test lexicon.
+async fn spanish_deal(
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
+    from: u64,
+    fits: impl Fn(&[String]) -> bool,
+) -> pb::CreateGameResponse {
+    deal(g, ("spanish", "es-test"), from, fits).await
 }
 
 /// A Spanish player types a tile of two letters by its letters: C then H places the CH on the
@@ -1496,9 +1481,7 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
     request.labels = [("tournament".to_string(), "open".to_string())].into();
     let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
     broadcast(&srv, ROOT, "open-live", "The Open, live", ("tournament", "open")).await;
-    let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
-    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
-    g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
+    let best = play_first_turn(&srv, &c.game_id, &c.seat_tokens[0]).await;
 
     let mut driver = Driver::start().await;
     let w = driver.browser().await;
@@ -1590,10 +1573,8 @@ async fn the_overlay_fills_a_stream_source_at_every_size_with_nothing_cut() {
         Some(pb::ClockSpec { initial_ms: 25 * 60_000, max_overtime_ms: 60_000, ..Default::default() });
     let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
     broadcast(&srv, ROOT, "stream-live", "Stream", ("event", "stream")).await;
-    let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
+    let best = play_first_turn(&srv, &c.game_id, &c.seat_tokens[0]).await;
     let notation = best.play.as_ref().unwrap().notation.clone();
-    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
-    g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
 
     let mut driver = Driver::start().await;
     let w = driver.browser().await;
@@ -1659,34 +1640,9 @@ async fn the_overlay_fills_a_stream_source_at_every_size_with_nothing_cut() {
 async fn the_broadcast_grid_shows_each_boards_letters_and_titled_standings() {
     const ROOT: &str = "grid-root";
     let srv = start_directed(ROOT).await;
-    let mut t =
-        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = ["Ann Archer", "Bo Baker"]
-        .iter()
-        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
-        .collect();
-    let made = t
-        .create_tournament(authed(
-            pb::CreateTournamentRequest {
-                name: "Winter open".into(),
-                slug: "winter".into(),
-                game: Some(pb::TournamentGameSettings::default()),
-                divisions: vec![pb::DivisionSpec {
-                    name: "a".into(),
-                    players,
-                    rounds: vec![pb::RoundSpec {
-                        method: pb::PairingMethod::RoundRobin as i32,
-                        ..Default::default()
-                    }],
-                    controls: None,
-                }],
-                seed: Some(2),
-            },
-            ROOT,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let names = ["Ann Archer", "Bo Baker"];
+    let (mut t, tokens) =
+        tournament(&srv, ROOT, ("winter", "Winter open"), &names, &[pb::PairingMethod::RoundRobin], 2).await;
     broadcast(&srv, ROOT, "winter-live", "Winter, live", ("tournament", "winter")).await;
     for call in ["pair", "start"] {
         let (slug, division, round) = ("winter".to_string(), "a".to_string(), 1);
@@ -1706,7 +1662,7 @@ async fn the_broadcast_grid_shows_each_boards_letters_and_titled_standings() {
     let tournament =
         t.get_tournament(pb::GetTournamentRequest { slug: "winter".into() }).await.unwrap().into_inner();
     let pairing = tournament.tournament.unwrap().divisions[0].rounds[0].pairings[0].clone();
-    let token = &made.player_tokens.iter().find(|p| p.player == pairing.first).unwrap().token;
+    let token = &tokens.iter().find(|p| p.player == pairing.first).unwrap().token;
     let best = best_move(&mut srv.analysis().await, &pairing.game_id, token).await.unwrap();
     let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
     srv.games().await.submit_turn(authed(turn(&pairing.game_id, 0, play), token)).await.unwrap();
