@@ -1,20 +1,20 @@
 // The page: one module that routes itself by path. `/` is the lobby, `/games/<id>` a game (to
 // play with the seat's token, to watch without), `/director` the director's overview. Seat
-// tokens stay in this tab's sessionStorage (or arrive in the URL's fragment, which browsers never
-// send); nothing here writes them anywhere else.
+// tokens are kept in this browser's localStorage (ui.js: tokenFor) or arrive in the URL's
+// fragment, which browsers never send; nothing here writes them anywhere else.
 
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement, boardSize } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
-import { h, toast, explain, requestId, clock, tokenFor, rules, rulesetName, challengeNames, splitTiles, writeTiles } from "/web/ui.js";
+import {
+  h, toast, explain, requestId, clock, tokenFor, keepToken, forgetToken, seatLink, rules, rulesetName, challengeNames, splitTiles, writeTiles,
+  DIRECTOR_EVENTS, seatName, endReason, eventText, eventPoints,
+} from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 
 const app = document.getElementById("app");
-
-// Events the director makes: an undo never takes them back.
-const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
 
 // The frame around every page: its links and the language switch, in the page's language.
 function frame() {
@@ -110,7 +110,7 @@ async function lobby() {
     if (m > 0) req.clock = { initial_ms: m * 60000, increment_ms: Number(increment.value) * 1000, max_overtime_ms: 10 * 60000 };
     try {
       const r = await call("GamesService", "CreateGame", req);
-      sessionStorage.setItem(`dawgref:token:${r.game_id}`, r.seat_tokens[0]);
+      keepToken(r.game_id, r.seat_tokens[0]);
       location.assign(`/games/${r.game_id}`);
     } catch (err) {
       toast(explain(err));
@@ -196,7 +196,7 @@ async function gamePage(id) {
   document.title = `dawgref — ${t("game")}`;
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.get("token")) {
-    sessionStorage.setItem(`dawgref:token:${id}`, fragment.get("token"));
+    keepToken(id, fragment.get("token"));
     history.replaceState(null, "", location.pathname + location.search);
   }
   const all = await rules();
@@ -210,7 +210,8 @@ async function gamePage(id) {
     view = (await call("GamesService", "GetGame", { game_id: id }, g.token)).view;
   } catch (e) {
     if (e.codeName === "UNAUTHENTICATED" && g.token) {
-      sessionStorage.removeItem(`dawgref:token:${id}`);
+      forgetToken(id);
+      toast(t("This browser's token for the game is no seat's: watching."));
       g.token = null;
       view = (await call("GamesService", "GetGame", { game_id: id })).view;
     } else throw e;
@@ -231,9 +232,16 @@ async function gamePage(id) {
   const side = h("aside", { class: "side" });
   app.replaceChildren(h("div", { class: "game" }, h("div", { class: "left" }, typing, board, h("div", { id: "rack-area" })), side));
   typing.addEventListener("input", () => {
-    for (const ch of typing.value) typeLetter(g, ch);
+    const line = [...typing.value];
     typing.value = "";
+    for (const ch of line) typeLetter(g, ch);
+    // Letters that come at once (pasted, or a word from an input method) are a whole word.
+    if (line.length > 1) settleTyped(g);
   });
+  // A click anywhere but on the board (whose squares settle it themselves) ends the word typed.
+  document.addEventListener("click", (e) => {
+    if (g.typed && e.target !== typing && !(e.target.closest && e.target.closest(".sq"))) settleTyped(g);
+  }, true);
   g.boardEl = board;
   g.sideEl = side;
   g.rackEl = document.getElementById("rack-area");
@@ -325,28 +333,46 @@ function freeIndex(g, ch) {
 
 function typeLetter(g, key) {
   // A key is a tile's label, or one of the other spellings the ruleset gives (Catalan's W for L·L,
-  // FISE's 1 for CH). Letters toward a tile of several (Spanish C then H, R then R) are held while
+  // FISE's 1 for CH). Letters toward a tile of several (Spanish C then H, R then R) wait while
   // a tile on the rack could still be spelled, then place the tile they spell: typing a tile's
-  // letters places that tile when the rack holds it.
+  // letters places that tile when the rack holds it. What ends the word settles a waiting letter
+  // as the tile of that letter (settleTyped).
   const letter = g.rules.aliases[key.toUpperCase()] || key.toUpperCase();
   const labels = g.rules.letters;
   const held = g.typed || "";
   const text = held + letter;
-  const onRack = (label) => freeIndex(g, label) >= 0;
-  if (labels.some((l) => l.length > text.length && l.startsWith(text) && onRack(l))) {
+  if (spelledFrom(g, text).length) {
     g.typed = text;
+    render(g);
     return true;
   }
   g.typed = "";
-  if (labels.includes(text)) return placeTile(g, text);
+  if (labels.includes(text)) return placeTile(g, text) || true;
   if (held) {
-    // The held letters and this one spell no tile: the held ones are a tile of their own.
-    if (labels.includes(held)) placeTile(g, held);
+    // The waiting letters and this one spell no tile: the waiting ones are a tile of their own.
+    placeTile(g, held);
     return typeLetter(g, key);
   }
   return false;
 }
 
+// The tiles on the rack, not yet placed, whose labels begin with `text` and are longer.
+function spelledFrom(g, text) {
+  return g.rules.letters.filter((l) => l.length > text.length && l.startsWith(text) && freeIndex(g, l) >= 0);
+}
+
+// The word's end (Enter, a click, a move of the cursor, the end of a pasted line): a letter
+// still waiting for the second letter of a longer tile is placed as the tile of that letter.
+// False when it could not be (the toast says why).
+function settleTyped(g) {
+  const held = g.typed;
+  if (!held) return true;
+  g.typed = "";
+  return placeTile(g, held);
+}
+
+// Place the tile `letter` at the cursor (a blank when the rack has no such tile): false, and a
+// toast saying so, when neither is on the rack.
 function placeTile(g, letter) {
   if (splitTiles(g.view.board.rows[g.cursor.row])[g.cursor.col] !== ".") advance(g);
   let index = freeIndex(g, letter);
@@ -355,9 +381,13 @@ function placeTile(g, letter) {
     index = freeIndex(g, "?");
     blankLetter = letter;
   }
-  if (index < 0) {
-    toast(t("{letter} is not on your rack", { letter }));
-    return true;
+  if (index < 0 || !g.rules.letters.includes(letter)) {
+    const [longer] = spelledFrom(g, letter);
+    toast(longer
+      ? t("{letter} is not on your rack: {keys} places your {tile}", { letter, tile: longer, keys: [...longer].join(" ") })
+      : t("{letter} is not on your rack", { letter }));
+    changed(g);
+    return false;
   }
   if (place(g, letter, index, g.cursor.row, g.cursor.col, blankLetter)) advance(g);
   changed(g);
@@ -371,17 +401,22 @@ function onKey(g, e) {
   if (e.ctrlKey || e.metaKey || e.altKey || mySeat(g) === null || g.view.over) return;
   const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   if (moves[e.key]) {
+    settleTyped(g);
     const [dr, dc] = moves[e.key];
     const last = boardSize(g.rules) - 1;
     g.cursor = { ...g.cursor, row: Math.max(0, Math.min(last, g.cursor.row + dr)), col: Math.max(0, Math.min(last, g.cursor.col + dc)) };
     render(g);
   } else if (e.key === " ") {
+    settleTyped(g);
     g.cursor = { ...g.cursor, across: !g.cursor.across };
     render(g);
   } else if (e.key === "Backspace") {
-    g.typed = "";
-    const last = g.pending.pop();
-    if (last) g.cursor = { ...g.cursor, row: last.row, col: last.col };
+    // A waiting letter is taken back first, then the tiles placed, the last first.
+    if (g.typed) g.typed = "";
+    else {
+      const last = g.pending.pop();
+      if (last) g.cursor = { ...g.cursor, row: last.row, col: last.col };
+    }
     changed(g);
   } else if (e.key === "Escape") {
     g.typed = "";
@@ -445,7 +480,7 @@ async function submit(g, action, what) {
 }
 
 function submitPlay(g) {
-  if (g.pending.length === 0) return;
+  if (!settleTyped(g) || g.pending.length === 0) return;
   submit(g, { play: { tiles: tilesOf(g) } }, (r) => `${r.play.notation}: ${count(r.points, "point")}`);
 }
 
@@ -458,14 +493,21 @@ function render(g) {
   const last = [...g.events].reverse().find((e) => e.kind === "play");
   const recent = new Set((last && last.play ? last.play.tiles : []).map((x) => `${x.row},${x.col}`));
   const playing = mySeat(g) !== null && !g.view.over;
+  // A letter waiting for the second letter of a longer tile shows on the cursor's square.
+  const waiting = playing && g.typed
+    ? [{ row: g.cursor.row, col: g.cursor.col, letter: g.typed, blank: false, cls: "waiting", label: t("waiting for the next letter:") }] : [];
   renderBoard(g.boardEl, {
-    rules: g.rules, rows: g.view.board.rows, pending: g.pending, recent,
+    rules: g.rules, rows: g.view.board.rows, pending: [...g.pending, ...waiting], recent,
     cursor: playing ? g.cursor : null,
     onSquare: playing ? (r, c) => {
+      // A click on the square a letter waits on places it there; anywhere else it places it
+      // first, then does what a click does.
+      const waitingHere = g.typed && g.cursor.row === r && g.cursor.col === c;
+      settleTyped(g);
       const at = g.pending.findIndex((p) => p.row === r && p.col === c);
-      if (at >= 0) g.pending.splice(at, 1);
+      if (waitingHere) { /* placed */ } else if (at >= 0) g.pending.splice(at, 1);
       else if (g.cursor.row === r && g.cursor.col === c) g.cursor = { ...g.cursor, across: !g.cursor.across };
-      g.cursor = { ...g.cursor, row: r, col: c };
+      if (!waitingHere) g.cursor = { ...g.cursor, row: r, col: c };
       g.typing.focus();
       changed(g);
     } : null,
@@ -531,21 +573,12 @@ function joinForm(g) {
     e.preventDefault();
     try {
       const r = await call("GamesService", "JoinGame", { game_id: g.id, name: name.value });
-      sessionStorage.setItem(`dawgref:token:${g.id}`, r.token);
+      keepToken(g.id, r.token);
       location.reload();
     } catch (err) {
       toast(explain(err));
     }
   } }, h("span", { text: t("A seat is open in this game.") }), name, h("button", { class: "primary", type: "submit" }, t("Take the seat")));
-}
-
-/** Why a game ended, in the page's language: the server counts seats from 0 ("seat 1
- * resigned"); say who. */
-function reasonText(v, text) {
-  const m = text.match(/^seat (\d+) (.+)$/);
-  if (!m) return t(text);
-  const seat = v.seats[Number(m[1])];
-  return t(`{who} ${m[2]}`, { who: (seat && seat.name) || t("seat {n}", { n: Number(m[1]) + 1 }) });
 }
 
 function tickClocks(g) {
@@ -560,40 +593,10 @@ function tickClocks(g) {
 }
 
 function eventLine(g, e) {
-  const who = (g.view.seats[e.seat] || {}).name || t("seat {n}", { n: e.seat + 1 });
-  let what;
-  switch (e.kind) {
-    case "play": what = `${e.play.notation}${e.words.length ? ` · ${e.words.join(", ")}` : ""}`; break;
-    case "pass": what = t("pass"); break;
-    case "exchange": what = t("exchange {tiles}", { tiles: e.tiles || e.tile_count }); break;
-    case "phony_withdrawn": what = t("{play} withdrawn", { play: e.play ? e.play.notation : "" }); break;
-    case "challenged": {
-      const words = (e.verdicts || []).map((w) => `${w.word} ${w.valid ? "✓" : "✗"}`).join(", ");
-      what = (e.acceptable ? t("challenge: the play stands") : t("challenge: the play is off")) + (words ? ` (${words})` : "");
-      break;
-    }
-    case "paused": what = t("director: game paused"); break;
-    case "resumed": what = t("director: game resumed"); break;
-    case "score_adjusted": what = t("director: score adjusted ({why})", { why: e.text }); break;
-    case "clock_adjusted": what = t("director: clock {delta} ({why})", { delta: `${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))}`, why: e.text }); break;
-    case "turn_undone": what = t("director: the last turn was taken back"); break;
-    case "note": what = t("director: {text}", { text: e.text }); break;
-    case "challenge_bonus": what = t("challenge bonus"); break;
-    case "turn_lost": what = t("loses the turn"); break;
-    case "end_rack_points": what = t("rack {tiles}", { tiles: e.tiles }); break;
-    case "rack_penalty": what = t("left {tiles}", { tiles: e.tiles }); break;
-    case "time_penalty": what = t("overtime"); break;
-    case "resign": what = t("resigns"); break;
-    case "out_of_time": what = t("out of time"); break;
-    case "game_over": what = t("game over: {why}", { why: reasonText(g.view, e.end_reason) }); break;
-    default: what = e.kind;
-  }
-  // A director key's action names the key (the root director's names nobody).
-  if (e.director) what += ` · ${e.director}`;
-  const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
-  return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: who }), h("span", { class: "what", text: what }),
-    counted ? h("span", { class: "pts", text: e.points > 0 ? `+${e.points}` : String(e.points) }) : null,
-    counted ? h("span", { class: "cum", text: String(e.cumulative) }) : null);
+  const points = eventPoints(e);
+  return h("li", { class: `ev ${e.kind}${e.undone ? " undone" : ""}` }, h("span", { class: "who", text: seatName(g.view, e.seat) }), h("span", { class: "what", text: eventText(g.view, e) }),
+    points !== null ? h("span", { class: "pts", text: points }) : null,
+    points !== null ? h("span", { class: "cum", text: String(e.cumulative) }) : null);
 }
 
 function renderSide(g) {
@@ -609,22 +612,23 @@ function renderSide(g) {
   s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
   h("span", { class: "racksize", text: count(s.rack_size, "tile") })));
 
-  // Opened from a tournament's page: the way back to it, naming the round.
-  const from = new URLSearchParams(location.search);
-  const tournament = from.get("tournament");
-  const back = tournament ? h("p", { class: "back" }, h("a", { id: "back-to-tournament", href: `/tournaments/${encodeURIComponent(tournament)}`,
-    text: `← ${from.get("round") ? t("{tournament}, round {n}", { tournament, n: from.get("round") }) : tournament}` })) : null;
+  // A tournament's game (its labels name the tournament, division and round, however the page
+  // was opened): the way back to its round on the tournament's page.
+  const { tournament, division, round } = v.labels || {};
+  const back = tournament ? h("p", { class: "back" }, h("a", { id: "back-to-tournament",
+    href: `/tournaments/${encodeURIComponent(tournament)}${division && round ? `#${encodeURIComponent(`round-${division}-${round}`)}` : ""}`,
+    text: `← ${round ? t("{tournament}, round {n}", { tournament, n: round }) : tournament}` })) : null;
   const parts = [back, v.paused ? h("p", { class: "paused", id: "paused", text: t("Paused by the director: turns wait.") }) : null,
     h("div", { class: "scores" }, seats),
     h("p", { class: "meta" }, `${rulesetName(v.ruleset_name)} · ${v.lexicon} · ${t("{rule} challenge", { rule: challengeNames()[v.challenge_rule] || t("Single") })} · ${t("bag")} `,
       h("strong", { id: "bag", text: String(v.bag) }), ` · ${t("turn {n}", { n: v.turn })}`)];
 
   if (v.over) {
-    const names = v.winners.map((w) => v.seats[w].name || t("seat {n}", { n: w + 1 }));
+    const names = v.winners.map((w) => seatName(v, w));
     const racks = g.events.filter((e) => e.kind === "end_rack_points" || e.kind === "rack_penalty")
-      .map((e) => h("li", { text: `${v.seats[e.seat].name || t("seat {n}", { n: e.seat + 1 })}: ${e.tiles || "—"} (${e.points > 0 ? "+" : ""}${e.points})` }));
+      .map((e) => h("li", { text: `${seatName(v, e.seat)}: ${e.tiles || "—"} (${eventPoints(e)})` }));
     parts.push(h("div", { class: "panel over", id: "game-over" }, h("h3", { text: t("Game over") }),
-      h("p", { text: `${reasonText(v, v.end_reason)}. ${names.length > 1 ? t("Tie: ") : t("Winner: ")}${names.join(", ")}` }),
+      h("p", { text: `${endReason(v, v.end_reason)}. ${names.length > 1 ? t("Tie: ") : t("Winner: ")}${names.join(", ")}` }),
       racks.length ? h("ul", { class: "racks" }, racks) : null,
       h("p", {}, h("a", { class: "review-link", id: "review-link", href: `/games/${g.id}/review`, text: t("Review this game: every turn analysed") }))));
   } else if (seat !== null) {
@@ -634,14 +638,39 @@ function renderSide(g) {
     }
     parts.push(previewPanel(g), controls(g));
   } else {
-    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: v.seats[v.to_move].name || t("seat {n}", { n: v.to_move + 1 }) }) : "" }));
+    parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: seatName(v, v.to_move) }) : "" }));
   }
+  if (seat !== null) parts.push(seatPanel(g));
   parts.push(h("h3", { text: t("Moves") }), h("ol", { class: "moves", id: "moves" }, g.events.filter((e) => e.kind !== "game_over").map((e) => eventLine(g, e))));
   parts.push(h("p", { class: "downloads" }, h("button", { type: "button", class: "link", id: "gcg", onclick: () => downloadGcg(g) }, t("Download GCG"))));
   g.sideEl.replaceChildren(...parts.filter(Boolean));
 }
 
+// The way back to this seat from another tab, browser or device, and the way to leave it here.
+// Folded, and kept as the visitor left it while the panel is drawn again.
+function seatPanel(g) {
+  const link = h("input", { id: "seat-link", readonly: true, value: seatLink(g.id, g.token) });
+  link.addEventListener("focus", () => link.select());
+  const panel = h("details", { class: "seat-panel", id: "seat-panel", open: Boolean(g.seatPanelOpen) },
+    h("summary", { text: t("Your seat on another device") }),
+    h("label", {}, t("This link takes your seat in any browser: keep it to yourself."), link),
+    h("p", { class: "meta", text: t("This browser remembers your seat: a reload or another tab comes back to it.") }),
+    h("button", { type: "button", id: "leave-seat", class: "danger", onclick: () => {
+      if (!confirm(t("Leave your seat on this browser? Only the seat's link brings you back to it."))) return;
+      forgetToken(g.id);
+      location.reload();
+    } }, t("Leave the seat on this browser")));
+  panel.addEventListener("toggle", () => { g.seatPanelOpen = panel.open; });
+  return panel;
+}
+
 function previewPanel(g) {
+  const waiting = g.typed ? h("p", { class: "waiting-note", id: "typed-waiting", text: t("{letter} waits for a second letter ({tiles}); Enter or a click places {letter}.",
+    { letter: g.typed, tiles: spelledFrom(g, g.typed).join(", ") }) }) : null;
+  return h("div", { class: "preview-area" }, scorePreview(g), waiting);
+}
+
+function scorePreview(g) {
   const p = g.preview;
   if (!p) return h("div", { class: "preview", id: "preview" }, h("span", { class: "quiet", text: g.pending.length ? "…" : t("Place tiles to see the score.") }));
   if (p.valid) {
@@ -660,8 +689,8 @@ function controls(g) {
   const canChallenge = v.challengeable && lastPlay && lastPlay.seat !== mySeat(g);
   const b = (id, label, onclick, enabled = true, cls = "") => h("button", { id, type: "button", class: cls, disabled: !enabled, onclick }, label);
   return h("div", { class: "controls" },
-    b("submit", t("Submit"), () => submitPlay(g), mine && g.pending.length > 0, "primary"),
-    b("recall", t("Recall"), () => { g.pending = []; changed(g); }, g.pending.length > 0),
+    b("submit", t("Submit"), () => submitPlay(g), mine && (g.pending.length > 0 || Boolean(g.typed)), "primary"),
+    b("recall", t("Recall"), () => { g.typed = ""; g.pending = []; changed(g); }, g.pending.length > 0 || Boolean(g.typed)),
     b("direction", g.cursor.across ? t("→ across") : t("↓ down"), () => { g.cursor = { ...g.cursor, across: !g.cursor.across }; render(g); }),
     g.exchanging
       ? b("exchange", t("Exchange {n}", { n: g.exchange.size }), () => {
@@ -671,7 +700,7 @@ function controls(g) {
         if (!tiles) { g.exchanging = false; render(g); return; }
         submit(g, { exchange: tiles }, () => t("exchanged {n}", { n }));
       }, mine)
-      : b("exchange", t("Exchange…"), () => { g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
+      : b("exchange", t("Exchange…"), () => { g.typed = ""; g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
     b("pass", v.awaiting_final_challenge ? t("Accept (pass)") : t("Pass"), () => submit(g, { pass: {} }, () => t("passed")), mine),
     b("challenge", t("Challenge"), async () => {
       try {

@@ -3,13 +3,13 @@
 // each side's chance to win), the tournament's standings, and one board opened large with its
 // moves, the racks when the broadcast reveals them and the engine's line on each move;
 // `/broadcasts/<slug>/games/<id>/overlay`, one board made to be a streaming program's browser
-// source (a transparent page, readable at 1080p). Everything comes from WatchBroadcast, which
+// source (a transparent page that fills the source, whatever its size, and never scrolls). Everything comes from WatchBroadcast, which
 // the server holds back by the broadcast's delay: these pages never see a move sooner.
 
 import { call, stream } from "/web/grpc.js";
-import { renderBoard } from "/web/board.js";
+import { renderBoard, tileElement } from "/web/board.js";
 import { t } from "/web/i18n.js";
-import { h, rules, splitTiles } from "/web/ui.js";
+import { h, rules, splitTiles, clock, seatName, eventText, eventPoints, DIRECTOR_EVENTS } from "/web/ui.js";
 
 export async function broadcastsPage(app) {
   document.title = `dawgref — ${t("broadcasts")}`;
@@ -89,15 +89,11 @@ function seatsLine(g, big) {
     g.racks[i] ? h("span", { class: "bc-rack", "aria-label": t("rack"), text: g.racks[i] }) : "")));
 }
 
+// A line of the move list: who (not for the end or the director's events), what, the points.
 function moveText(g, e) {
-  const who = (g.view.seats[e.seat] || {}).name || "";
-  switch (e.kind) {
-    case "play": return `${who}: ${e.play.notation} ${e.points}`;
-    case "pass": return `${who}: ${t("pass")}`;
-    case "exchange": return `${who}: ${t("exchange {tiles}", { tiles: e.tiles || e.tile_count })}`;
-    case "game_over": return e.end_reason;
-    default: return `${who}: ${e.kind.replace(/_/g, " ")}${e.points ? ` ${e.points}` : ""}`;
-  }
+  const points = eventPoints(e);
+  const what = `${eventText(g.view, e)}${points !== null ? ` ${points}` : ""}`;
+  return e.kind === "game_over" || DIRECTOR_EVENTS.has(e.kind) ? what : `${seatName(g.view, e.seat)}: ${what}`;
 }
 
 function analysisText(a) {
@@ -114,16 +110,12 @@ function analysisText(a) {
   return parts.join(" · ");
 }
 
-// One board, large: the board, the names and scores, the racks, the bar, and (not in an overlay)
-// the moves with the engine's line.
-function bigBoard(el, g, all, overlay) {
+// One board, large: the board, the names and scores, the racks, the bar, and the moves with the
+// engine's line.
+function bigBoard(el, g, all) {
   const rulesOf = all[g.view.ruleset_name] || all.english;
   const board = h("div", { class: "bc-big-board" });
   renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
-  if (overlay) {
-    el.replaceChildren(seatsLine(g, true), winBar(g), board);
-    return;
-  }
   const moves = h("ol", { class: "bc-moves", id: "bc-moves" }, g.moves.map((e) => {
     const a = g.analyses.get(Number(e.number));
     return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
@@ -173,12 +165,12 @@ export async function broadcastPage(app, slug) {
       const r = await call("TournamentsService", "GetTournament", { slug: tournament });
       standings.hidden = false;
       standings.replaceChildren(h("h2", {}, h("a", { href: `/tournaments/${encodeURIComponent(tournament)}`, text: r.tournament.name })),
-        ...r.tournament.divisions.map((d) => h("table", { class: "standings bc-standings" },
-          h("caption", { text: d.name }),
-          h("tr", {}, ...[t("Player"), t("Wins"), t("Spread")].map((x) => h("th", { text: x }))),
-          ...(d.standings || []).map((s) => h("tr", {},
+        ...r.tournament.divisions.map((d) => h("table", { class: "standings bc-standings", "data-division": d.name },
+          h("caption", { text: t("Division {name}", { name: d.name }) }),
+          h("thead", {}, h("tr", {}, ...[t("Player"), t("Wins"), t("Spread")].map((x) => h("th", { text: x })))),
+          h("tbody", {}, ...(d.standings || []).map((s) => h("tr", {},
             h("td", { text: (d.players[s.player - 1] || {}).name || `#${s.player}` }),
-            h("td", { text: String(s.wins) }), h("td", { text: s.spread > 0 ? `+${s.spread}` : String(s.spread) }))))));
+            h("td", { text: String(s.wins) }), h("td", { text: s.spread > 0 ? `+${s.spread}` : String(s.spread) })))))));
     } catch { /* no such tournament: no standings */ }
   };
 
@@ -196,7 +188,7 @@ export async function broadcastPage(app, slug) {
   const drawOpen = () => {
     if (!open || !games.has(open)) return;
     big.hidden = false;
-    bigBoard(big, games.get(open), all, false);
+    bigBoard(big, games.get(open), all);
     big.prepend(h("p", { class: "meta" }, h("a", { href: `/broadcasts/${encodeURIComponent(slug)}/games/${open}/overlay`, id: "bc-overlay-link", text: t("Overlay for streaming") })));
   };
   await loadStandings();
@@ -208,12 +200,74 @@ export async function broadcastPage(app, slug) {
   }, () => { status.textContent = t("The broadcast has ended."); });
 }
 
+// The overlay: the board as large as the source is high (at most three fifths of its width),
+// and beside it, each scaled to the source's size (style.css), every seat (name, score, clock,
+// the rack when the broadcast reveals it), the engine's bar with its percentages, the last move
+// with the engine's line, and how far behind the hall it all is.
+function drawOverlay(el, g, all, delaySeconds, clocks) {
+  const rulesOf = all[g.view.ruleset_name] || all.english;
+  const board = h("div", { class: "bc-ov-board" });
+  renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
+  const toMove = clocks && !g.view.over ? clocks.view.to_move : null;
+  const seats = g.view.seats.map((s, i) => {
+    const time = clocks && clocks.view.seats[i] ? clocks.view.seats[i].time_left_ms : undefined;
+    const rack = g.racks[i] ? splitTiles(g.racks[i]) : null;
+    return h("div", { class: `bc-ov-seat${i === toMove ? " to-move" : ""}`, "data-seat": String(i) },
+      h("span", { class: "bc-name", text: seatName(g.view, i) }),
+      h("span", { class: "bc-score", text: String(s.score || 0) }),
+      time !== undefined ? h("span", { class: "bc-clock", text: clock(Number(time)) }) : null,
+      rack ? h("div", { class: "bc-rack bc-ov-rack", "aria-label": t("rack") },
+        rack.map((l) => tileElement(l, rulesOf.values[l] ?? 0, l === "?"))) : null);
+  });
+  const last = [...g.moves].reverse().find((e) => !DIRECTOR_EVENTS.has(e.kind));
+  const judged = last && g.analyses.get(Number(last.number));
+  const line = judged ? analysisText(judged) : "";
+  el.replaceChildren(board, h("div", { class: "bc-ov-info" },
+    h("div", { class: "bc-ov-seats" }, seats),
+    h("div", { class: "bc-ov-win" }, winLabels(g), winBar(g)),
+    last ? h("p", { class: "bc-ov-last", id: "bc-ov-last" }, h("span", { text: moveText(g, last) }),
+      line ? h("span", { class: "bc-analysis", text: ` · ${line}` }) : null) : null,
+    h("p", { class: "bc-ov-delay", id: "bc-ov-delay", text: delayText(delaySeconds) })));
+}
+
+// The bar's two figures, over its two ends.
+function winLabels(g) {
+  if (!g.win || g.win.length !== 2) return h("div", { class: "win-labels" }, h("span", { text: t("no estimate yet") }));
+  const first = Math.round(g.win[0]);
+  return h("div", { class: "win-labels" }, h("span", { class: "win-a", text: `${first}%` }), h("span", { class: "win-b", text: `${100 - first}%` }));
+}
+
 export async function overlayPage(app, slug, gameId) {
   document.body.classList.add("overlay");
+  document.documentElement.classList.add("overlay");
   document.title = `dawgref — ${t("overlay")}`;
-  const all = await rules();
+  const [all, got] = await Promise.all([rules(), call("BroadcastsService", "GetBroadcast", { slug })]);
+  const delay = got.broadcast.delay_seconds || 0;
   const games = new Map();
   const el = h("div", { class: "bc-overlay", id: "bc-overlay" });
   app.replaceChildren(el);
-  follow(slug, gameId, games, (id) => bigBoard(el, games.get(id), all, true), () => {});
+  // The clocks: the game as the broadcast lets a spectator see it now (GetGame holds it back by
+  // the same delay), asked again after each of its messages and every few seconds, the seat to
+  // move counted down in between.
+  let clocks = null;
+  let asked = null;
+  const draw = () => { if (games.has(gameId)) drawOverlay(el, games.get(gameId), all, delay, clocks); };
+  const ask = () => {
+    clearTimeout(asked);
+    asked = setTimeout(async () => {
+      try {
+        const { view } = await call("GamesService", "GetGame", { game_id: gameId });
+        clocks = { view, at: performance.now() };
+        draw();
+      } catch { /* no clocks shown until it answers */ }
+    }, 200);
+  };
+  setInterval(ask, 5000);
+  setInterval(() => {
+    if (!clocks || clocks.view.over || clocks.view.paused) return;
+    const seat = clocks.view.seats[clocks.view.to_move];
+    const shown = el.querySelector(`.bc-ov-seat[data-seat="${clocks.view.to_move}"] .bc-clock`);
+    if (seat && shown && seat.time_left_ms !== undefined) shown.textContent = clock(Number(seat.time_left_ms) - (performance.now() - clocks.at));
+  }, 250);
+  follow(slug, gameId, games, () => { draw(); ask(); }, () => {});
 }

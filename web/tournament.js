@@ -3,7 +3,7 @@
 // kept current by WatchTournament. With a player's token the page names the player and opens
 // their game ("my game"); with a director's it pairs and starts rounds, enters results and
 // withdraws players. The token stays in this tab's sessionStorage (or arrives in the URL's
-// fragment, which browsers never send).
+// fragment, which browsers never send). A round's games link back here by their labels (app.js).
 
 import { call, stream } from "/web/grpc.js";
 import { t } from "/web/i18n.js";
@@ -46,10 +46,11 @@ export async function tournamentPage(app, slug) {
     h("div", { class: "panel tournament-bar" }, tokenInput, useToken, who, out),
     body);
 
-  const act = async (method, request, what) => {
+  // A director's action, then what it did, said as a sentence.
+  const act = async (method, request, done) => {
     try {
       await call("TournamentsService", method, { slug, ...request }, s.token);
-      out.textContent = `${what}: ${t("done")}.`;
+      out.textContent = done;
       out.className = "ok";
       await load();
     } catch (e) {
@@ -105,25 +106,20 @@ export async function tournamentPage(app, slug) {
   };
   app.querySelector(".tournament-bar").append(broadcastBar);
   await load();
+  // A game's page links back to its round (`#round-<division>-<n>`): shown once drawn.
+  const anchor = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (anchor) anchor.scrollIntoView();
   follow(s, load);
 }
 
-// Who the token makes the visitor, and their game.
-// The query that leads a player's game page back here, naming the game's round.
-function myRound(s) {
-  const id = s.you.current_game_id;
-  const d = s.tournament.divisions.find((x) => x.name === s.you.division);
-  const r = d && d.rounds.find((x) => x.pairings.some((p) => p.game_id === id));
-  return `tournament=${encodeURIComponent(s.slug)}${r ? `&round=${r.number}` : ""}`;
-}
-
+// Who the token makes the visitor, and their game (whose page links back here by its labels).
 function whoAmI(s) {
   if (s.you) {
     const d = s.tournament.divisions.find((x) => x.name === s.you.division);
     const me = d && d.players[s.you.player - 1];
     const parts = [t("You are {name}, player {n} in division {division}.", { name: me ? me.name : "?", n: s.you.player, division: s.you.division })];
     if (s.you.current_game_id) {
-      return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}?${myRound(s)}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
+      return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
     }
     return [...parts, " ", t("No game of yours is in play.")];
   }
@@ -133,28 +129,28 @@ function whoAmI(s) {
 
 function division(s, d, act) {
   const name = (n) => (n ? (d.players[n - 1] || {}).name || `#${n}` : t("bye"));
+  const over = d.rounds.every((r) => r.paired && r.pairings.every((p) => p.done));
   const standings = h("table", { class: "standings", id: `standings-${d.name}` },
     h("thead", {}, h("tr", {}, [t("#"), t("Player"), t("Wins"), t("Losses"), t("Spread"), ""].map((x) => h("th", { text: x })))),
     h("tbody", {}, d.standings.map((st) => {
       const p = d.players[st.player - 1];
-      const withdraw = s.director && !p.withdrawn
-        ? h("button", { type: "button", class: "link", "data-withdraw": String(st.player), onclick: () => act("WithdrawPlayer", { division: d.name, player: st.player }, t("withdrawn")) }, t("Withdraw"))
+      const withdraw = s.director && !p.withdrawn && !over
+        ? h("button", { type: "button", class: "link", "data-withdraw": String(st.player), onclick: () => act("WithdrawPlayer", { division: d.name, player: st.player }, t("{name} is withdrawn.", { name: p.name })) }, t("Withdraw"))
         : (p.withdrawn ? h("span", { class: "meta", text: t("withdrawn") }) : "");
       const mine = s.you && s.you.division === d.name && s.you.player === st.player;
       return h("tr", { class: mine ? "mine" : "" }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
         h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }), h("td", {}, withdraw));
     })));
-  // The next round is offered for pairing only once every round before it has started.
+  // The next round to pair, offered as the server would take it, or shown with why not yet.
   const next = d.rounds.find((r) => !r.paired);
-  const pairable = next && d.rounds.every((r) => r.number >= next.number || r.started);
+  const notYet = next ? whyNotPaired(d, next) : null;
   const toStart = d.rounds.find((r) => r.paired && !r.started);
-  const over = d.rounds.every((r) => r.paired && r.pairings.every((p) => p.done));
   const leader = d.standings.length ? d.players[d.standings[0].player - 1] : null;
   const controls = s.director && !over ? h("div", { class: "row-controls" },
-    pairable ? h("button", { type: "button", id: `pair-${d.name}`, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} paired", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
-    toStart ? h("button", { type: "button", class: "primary", id: `start-${d.name}`, onclick: () => act("StartRound", { division: d.name, round: toStart.number }, t("Round {n} started", { n: toStart.number })) }, t("Start round {n}", { n: toStart.number })) : "") : "";
-  const back = (r) => `?tournament=${encodeURIComponent(s.slug)}&division=${encodeURIComponent(d.name)}&round=${r.number}`;
+    next ? h("button", { type: "button", id: `pair-${d.name}`, disabled: Boolean(notYet), title: notYet, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} is paired.", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
+    notYet ? h("span", { class: "meta why-not", id: `pair-why-${d.name}`, text: notYet }) : "",
+    toStart ? h("button", { type: "button", class: "primary", id: `start-${d.name}`, onclick: () => act("StartRound", { division: d.name, round: toStart.number }, t("Round {n} is started.", { n: toStart.number })) }, t("Start round {n}", { n: toStart.number })) : "") : "";
   const toCome = d.rounds.filter((r) => !r.paired).map((r) => h("li", { "data-round": String(r.number),
     text: `${t("Round {n}", { n: r.number })} · ${methodName(r.spec)}` }));
   const rounds = d.rounds.filter((r) => r.paired).reverse().map((r) => h("div", { class: "round", id: `round-${d.name}-${r.number}` },
@@ -163,7 +159,7 @@ function division(s, d, act) {
       h("td", { text: name(p.first) }),
       h("td", { class: "score", text: score(p) }),
       h("td", { text: p.second ? name(p.second) : "" }),
-      h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}${back(r)}`, text: p.done ? t("game") : t("watch") }) : ""),
+      h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") }) : ""),
       h("td", {}, s.director && p.second && !p.done ? resultForm(d, r, p, act, name) : "")))))));
   return h("section", { class: "panel division", id: `division-${d.name}` },
     h("h2", { text: t("Division {name}", { name: d.name }) }),
@@ -171,6 +167,19 @@ function division(s, d, act) {
     controls, standings,
     toCome.length ? h("div", { class: "to-come", id: `to-come-${d.name}` }, h("h3", { text: t("Rounds to come") }), h("ul", {}, toCome)) : null,
     ...rounds);
+}
+
+// Why the server would not pair round `r` of division `d` now (Division::pair's rules: a manual
+// round is set by hand; a method that reads the standings waits for every earlier result), or
+// null when it would.
+function whyNotPaired(d, r) {
+  const spec = r.spec || {};
+  const method = spec.method || "PAIRING_METHOD_SWISS";
+  if (method === "PAIRING_METHOD_MANUAL") return t("Round {n} is paired by hand (SetPairings).", { n: r.number });
+  const byStandings = ["PAIRING_METHOD_SWISS", "PAIRING_METHOD_UNSPECIFIED", "PAIRING_METHOD_KING_OF_THE_HILL", "PAIRING_METHOD_FACTOR"].includes(method)
+    || (method === "PAIRING_METHOD_INITIAL_FONTES" && r.number > (spec.fontes_rounds || 0));
+  const unfinished = byStandings && d.rounds.find((x) => x.number < r.number && !x.pairings.every((p) => p.done));
+  return unfinished ? t("Round {n} is paired by the standings: round {k} has results to come.", { n: r.number, k: unfinished.number }) : null;
 }
 
 // A round's pairing method, as directors name it.
@@ -193,15 +202,21 @@ function score(p) {
 
 // A director's result entry for a game played over the board (or one to settle by hand).
 function resultForm(d, r, p, act, name) {
-  // Each box says whose score it is, on the page and to a screen reader.
+  // Each box says whose score it is: its placeholder by the player's first name, shown whole (the
+  // box sized to it by `field-sizing`, or where a browser lacks it, through CSSOM: the page's CSP
+  // refuses style attributes); its title and its label for a screen reader by the whole name.
   const box = (n, side) => {
+    const first = name(n).split(/\s+/)[0];
+    const shown = t("{name}'s score", { name: [...first].length > 12 ? `${[...first].slice(0, 11).join("")}…` : first });
     const label = t("{name}'s score", { name: name(n) });
-    return h("input", { type: "number", class: "score-in", placeholder: label, title: label, "aria-label": label, id: `score-${d.name}-${r.number}-${p.number}-${side}` });
+    const input = h("input", { type: "number", class: "score-in", placeholder: shown, title: label, "aria-label": label, id: `score-${d.name}-${r.number}-${p.number}-${side}` });
+    if (!CSS.supports("field-sizing", "content")) input.style.width = `calc(${Math.ceil([...shown].length * 1.2)}ch + 20px)`;
+    return input;
   };
   const a = box(p.first, "a");
   const b = box(p.second, "b");
   return h("span", { class: "result-form" }, a, b, h("button", { type: "button", id: `enter-${d.name}-${r.number}-${p.number}`, onclick: () =>
-    act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: Number(a.value), second: Number(b.value) } }, t("result entered")) }, t("Enter")));
+    act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: Number(a.value), second: Number(b.value) } }, t("Result entered: {first} {a} – {b} {second}.", { first: name(p.first), second: name(p.second), a: a.value, b: b.value })) }, t("Enter")));
 }
 
 // Reload on every event the tournament's stream brings (a burst of results: once).

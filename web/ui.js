@@ -53,6 +53,63 @@ export function writeTiles(labels, spellings) {
   return out;
 }
 
+// Events the director makes: an undo never takes them back.
+export const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
+
+/** A seat as people name it: its player's name, else "seat 1" (the server counts from 0). */
+export function seatName(view, seat) {
+  const s = view.seats[seat];
+  return (s && s.name) || t("seat {n}", { n: seat + 1 });
+}
+
+/** Why a game ended (GameView's `end_reason`, "seat 0 went out"), in the page's language, the
+ * seat named. */
+export function endReason(view, text) {
+  const m = (text || "").match(/^seat (\d+) (.+)$/);
+  return m ? t(`{who} ${m[2]}`, { who: seatName(view, Number(m[1])) }) : t(text || "");
+}
+
+/** What an event did, as the move lists write it (the game's page and the broadcasts'), in the
+ * page's language; the seat that took it is the caller's to name. */
+export function eventText(view, e) {
+  let what;
+  switch (e.kind) {
+    case "play": what = `${e.play.notation}${e.words && e.words.length ? ` · ${e.words.join(", ")}` : ""}`; break;
+    case "pass": what = t("pass"); break;
+    case "exchange": what = t("exchange {tiles}", { tiles: e.tiles || e.tile_count }); break;
+    case "phony_withdrawn": what = t("{play} withdrawn", { play: e.play ? e.play.notation : "" }); break;
+    case "challenged": {
+      const words = (e.verdicts || []).map((w) => `${w.word} ${w.valid ? "✓" : "✗"}`).join(", ");
+      what = (e.acceptable ? t("challenge: the play stands") : t("challenge: the play is off")) + (words ? ` (${words})` : "");
+      break;
+    }
+    case "paused": what = t("director: game paused"); break;
+    case "resumed": what = t("director: game resumed"); break;
+    case "score_adjusted": what = t("director: score adjusted ({why})", { why: e.text }); break;
+    case "clock_adjusted": what = t("director: clock {delta} ({why})", { delta: `${e.delta_ms > 0 ? "+" : "−"}${clock(Math.abs(e.delta_ms))}`, why: e.text }); break;
+    case "turn_undone": what = t("director: the last turn was taken back"); break;
+    case "note": what = t("director: {text}", { text: e.text }); break;
+    case "challenge_bonus": what = t("challenge bonus"); break;
+    case "turn_lost": what = t("loses the turn"); break;
+    case "end_rack_points": what = t("went out: {tiles} left on another rack", { tiles: e.tiles || "—" }); break;
+    case "rack_penalty": what = t("{tiles} left on the rack", { tiles: e.tiles || "—" }); break;
+    case "time_penalty": what = t("overtime"); break;
+    case "resign": what = t("resigns"); break;
+    case "out_of_time": what = t("out of time"); break;
+    case "game_over": what = t("game over: {why}", { why: endReason(view, e.end_reason) }); break;
+    default: what = e.kind;
+  }
+  // A director key's action names the key (the root director's names nobody).
+  return e.director ? `${what} · ${e.director}` : what;
+}
+
+/** An event's points as a move list shows them ("+12", "-3", "0"), or null for an event that
+ * counts none (the end, a resignation, the director's own but an adjustment). */
+export function eventPoints(e) {
+  const counted = !["game_over", "resign", "out_of_time", "paused", "resumed", "clock_adjusted", "turn_undone", "note"].includes(e.kind);
+  return counted ? (e.points > 0 ? `+${e.points}` : String(e.points || 0)) : null;
+}
+
 export function challengeNames() {
   return {
     CHALLENGE_RULE_SINGLE: t("Single"), CHALLENGE_RULE_DOUBLE: t("Double"), CHALLENGE_RULE_VOID: t("Void"),
@@ -106,8 +163,42 @@ export function clock(ms) {
   return `${neg ? "−" : ""}${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// A seat's token is kept in this browser (localStorage), so that a reload, another tab or a
+// later visit comes back to the seat; the seat's link (`seatLink`) carries it in the URL's
+// fragment, which browsers never send to a server or in a referrer. Leaving the seat forgets it.
+const seatKey = (id) => `dawgref:token:${id}`;
+
+/** The token this browser keeps for game `id`'s seat, or null. */
 export function tokenFor(id) {
-  return sessionStorage.getItem(`dawgref:token:${id}`);
+  try {
+    const kept = localStorage.getItem(seatKey(id));
+    if (kept) return kept;
+    // A tab of an earlier page kept it in its sessionStorage: kept from now on.
+    const tab = sessionStorage.getItem(seatKey(id));
+    if (tab) {
+      keepToken(id, tab);
+      sessionStorage.removeItem(seatKey(id));
+    }
+    return tab;
+  } catch {
+    return null; // storage refused: a watcher
+  }
+}
+
+export function keepToken(id, token) {
+  try { localStorage.setItem(seatKey(id), token); } catch { toast(t("This browser keeps nothing: keep the seat's link to come back.")); }
+}
+
+export function forgetToken(id) {
+  try {
+    localStorage.removeItem(seatKey(id));
+    sessionStorage.removeItem(seatKey(id));
+  } catch { /* nothing kept */ }
+}
+
+/** The address that takes game `id`'s seat in any browser: its token in the fragment. */
+export function seatLink(id, token) {
+  return `${location.origin}/games/${encodeURIComponent(id)}#token=${encodeURIComponent(token)}`;
 }
 
 export async function rules() {

@@ -15,6 +15,16 @@ use fantoccini::{Client, Locator};
 /// The best first play that uses no blank (typing a letter the rack holds uses that tile, so a
 /// play with a blank would be typed as another play), with its score as the server counts it.
 async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) -> pb::GenerateMovesResponse {
+    best_play_that(srv, game_id, token, |_| true).await.expect("a play without a blank")
+}
+
+/// The best play for the rack of `token`'s seat that uses no blank and is `wanted`, if any.
+async fn best_play_that(
+    srv: &TestServer,
+    game_id: &str,
+    token: &str,
+    wanted: impl Fn(&pb::Play) -> bool,
+) -> Option<pb::GenerateMovesResponse> {
     let mut a = srv.analysis().await;
     let req = pb::GenerateMovesRequest {
         position: Some(pb::Position {
@@ -25,11 +35,21 @@ async fn first_play_without_blank(srv: &TestServer, game_id: &str, token: &str) 
     };
     let mut moves = a.generate_moves(authed(req, token)).await.unwrap().into_inner();
     while let Some(m) = moves.message().await.unwrap() {
-        if m.play.as_ref().unwrap().tiles.iter().all(|t| !t.blank) {
-            return m;
+        let play = m.play.as_ref().unwrap();
+        if play.tiles.iter().all(|t| !t.blank) && wanted(play) {
+            return Some(m);
         }
     }
-    panic!("no play without a blank");
+    None
+}
+
+/// The first turn of a game, played by seat 0 (whose `token` it is) through the API: its best
+/// play without a blank, as [`first_play_without_blank`] finds it, answered.
+async fn play_first_turn(srv: &TestServer, game_id: &str, token: &str) -> pb::GenerateMovesResponse {
+    let best = first_play_without_blank(srv, game_id, token).await;
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    srv.games().await.submit_turn(authed(turn(game_id, 0, play), token)).await.unwrap();
+    best
 }
 
 /// The game id in the page's address, once the page is a game's.
@@ -83,10 +103,20 @@ async fn type_play(c: &Client, play: &pb::Play) {
     c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&letters.to_lowercase()).await.unwrap();
 }
 
-/// The user's token for a game, as the page keeps it (this tab's sessionStorage).
+/// The token this browser keeps for a game's seat (its localStorage), if any.
+async fn kept_token(c: &Client, game_id: &str) -> Option<String> {
+    let v = script(c, &format!("return localStorage.getItem('dawgref:token:{game_id}')")).await;
+    v.as_str().map(str::to_string)
+}
+
+/// The user's token for a game, as the page keeps it.
 async fn token_in_page(c: &Client, game_id: &str) -> String {
-    let v = script(c, &format!("return sessionStorage.getItem('dawgref:token:{game_id}')")).await;
-    v.as_str().expect("the page holds the seat's token").to_string()
+    kept_token(c, game_id).await.expect("the page holds the seat's token")
+}
+
+/// The seat's rack, shown: the page is the seat's (7 tiles), or a watcher's (none).
+async fn wait_rack(c: &Client, tiles: usize) {
+    wait_until("the rack", || async { Some(count(c, ".rack-tile").await) }, |&n| n == tiles).await;
 }
 
 #[tokio::test]
@@ -121,8 +151,7 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
         .await;
     assert_eq!(count(&watcher, ".rack-tile").await, 0, "a watcher sees no rack");
     wait_text(&watcher, "#score-0", &best.score.to_string()).await;
-    let rack = script(&watcher, "return sessionStorage.length").await;
-    assert_eq!(rack, serde_json::json!(0), "the watcher's tab holds no token");
+    assert_eq!(kept_token(&watcher, &id).await, None, "the watcher's browser holds no token");
     // The player exchanges two tiles: marked by clicking them, then sent.
     click(&player, "#exchange").await;
     for i in 0..2 {
@@ -149,6 +178,167 @@ async fn a_game_against_the_bot_is_played_from_the_page_and_watched_live() {
     screenshot(&watcher, "game-watched").await;
     player.close().await.unwrap();
     watcher.close().await.unwrap();
+}
+
+/// A player comes back to their seat: after a reload, in a new tab, and with the seat's link in
+/// another browser (a fresh profile); the token never shows in an address the server sees.
+/// Leaving the seat forgets it on that browser: its page is a watcher's from then on.
+#[tokio::test]
+async fn a_seat_is_kept_through_a_reload_a_new_tab_and_its_link_and_leaving_forgets_it() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    let id = create_from_lobby(&c, &srv.url, "english", 7).await;
+    let token = token_in_page(&c, &id).await;
+    let page = format!("{}/games/{id}", srv.url);
+    c.refresh().await.unwrap();
+    wait_rack(&c, 7).await;
+    // A new tab of the same browser, the game's address typed in: the seat, not a watcher's page.
+    let tab = c.new_window(true).await.unwrap();
+    c.switch_to_window(tab.handle).await.unwrap();
+    c.goto(&page).await.unwrap();
+    wait_rack(&c, 7).await;
+    assert_eq!(count(&c, ".watching").await, 0);
+    // The seat's link carries the token in the fragment, which no request carries.
+    let link = wait_until(
+        "the seat's link",
+        || async { c.find(Locator::Css("#seat-link")).await.ok()?.prop("value").await.ok()? },
+        |l| !l.is_empty(),
+    )
+    .await;
+    assert_eq!(link, format!("{page}#token={token}"));
+    screenshot(&c, "game-seat-link").await;
+    c.close().await.unwrap();
+
+    // Another browser (nothing kept) opens the link: the seat, kept there, the address clean.
+    let other = driver.browser().await;
+    other.goto(&link).await.unwrap();
+    wait_rack(&other, 7).await;
+    assert_eq!(other.current_url().await.unwrap().as_str(), page, "the token leaves the address");
+    assert_eq!(kept_token(&other, &id).await.as_deref(), Some(token.as_str()));
+    other.refresh().await.unwrap();
+    wait_rack(&other, 7).await;
+    // Leaving: asked first, then the token is forgotten and the page is a watcher's.
+    click(&other, "#seat-panel summary").await;
+    click(&other, "#leave-seat").await;
+    other.accept_alert().await.unwrap();
+    wait_text(&other, ".watching", "Watching: racks stay hidden.").await;
+    assert_eq!(count(&other, ".rack-tile").await, 0);
+    assert_eq!(kept_token(&other, &id).await, None);
+    other.refresh().await.unwrap();
+    wait_text(&other, ".watching", "Watching: racks stay hidden.").await;
+    other.close().await.unwrap();
+}
+
+/// A play that extends a word on the board, placed tile by tile: its toast and its line in the
+/// move list write it as the server's notation writes the same play, the whole word with the
+/// letters played through as dots ("F8 .OJI", not "F9 OJI").
+#[tokio::test]
+async fn a_play_extending_a_word_is_written_with_the_letters_it_plays_through() {
+    let srv = start().await;
+    let mut g = srv.games().await;
+    let created = two_humans(&mut g, 21).await;
+    let id = created.game_id.clone();
+    play_first_turn(&srv, &id, &created.seat_tokens[0]).await;
+    // Seat 1's best play that begins on a tile already there, with no blank.
+    let token = &created.seat_tokens[1];
+    let through = best_play_that(&srv, &id, token, |p| {
+        p.notation.split_once(' ').is_some_and(|(_, word)| word.starts_with('.'))
+    })
+    .await;
+    let through = through.expect("a play extending a word");
+    let notation = through.play.as_ref().unwrap().notation.clone();
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+    wait_rack(&c, 7).await;
+    type_play(&c, through.play.as_ref().unwrap()).await;
+    wait_text(&c, "#preview-score", &through.score.to_string()).await;
+    click(&c, "#submit").await;
+    let toast = wait_until("the play's toast", || text(&c, "#toast"), |t| !t.is_empty()).await;
+    assert_eq!(toast, format!("{notation}: {} points", through.score));
+    wait_until("the move list", || text(&c, "#moves li:nth-child(2) .what"), |t| t.starts_with(&notation))
+        .await;
+    c.close().await.unwrap();
+}
+
+/// Make the page's viewport `width`×`height` CSS pixels (the window's frame, if any, added: the
+/// window is sized again by what the viewport still lacks until it fits, as a resize may land
+/// late), and answer what it then is.
+async fn set_viewport(c: &Client, width: u32, height: u32) -> (u32, u32) {
+    let inner = || async {
+        let v = script(c, "return [innerWidth, innerHeight]").await;
+        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
+    };
+    c.set_window_size(width, height).await.unwrap();
+    let (w, h) = wait_until(
+        &format!("a viewport of {width}×{height}"),
+        || async {
+            let (w, h) = inner().await;
+            if (w, h) != (width.into(), height.into()) {
+                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
+                let grow =
+                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
+                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Some(inner().await)
+        },
+        |&size| size == (width.into(), height.into()),
+    )
+    .await;
+    (w as u32, h as u32)
+}
+
+/// Whether the element `css` lies inside the viewport (without its scrollbars), whole, and whether
+/// the page scrolls sideways: its box and the viewport's, as the page measures them.
+async fn in_view(c: &Client, css: &str) -> serde_json::Value {
+    script(
+        c,
+        &format!(
+            "const r = document.querySelector({css:?}).getBoundingClientRect();
+             const page = document.documentElement, [w, h] = [page.clientWidth, page.clientHeight];
+             return {{ box: [r.left, r.top, r.right, r.bottom], view: [w, h],
+                       inside: r.left >= 0 && r.top >= 0 && r.right <= w && r.bottom <= h,
+                       scrolls_sideways: page.scrollWidth > w }}"
+        ),
+    )
+    .await
+}
+
+/// The game page fits a laptop's screen and a phone's: the whole board and the whole rack, its
+/// tiles' values too, in view without scrolling, and nothing wider than the screen.
+#[tokio::test]
+async fn the_game_fits_a_laptop_and_a_phone_with_the_rack_in_view() {
+    let srv = start().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    create_from_lobby(&c, &srv.url, "english", 7).await;
+    for (width, height, name) in
+        [(1400, 900, "game-1400x900"), (1366, 768, "game-laptop"), (390, 844, "game-phone")]
+    {
+        assert_eq!(set_viewport(&c, width, height).await, (width, height));
+        for css in ["#rack", "#board .board"] {
+            let seen = wait_until(
+                &format!("{css} in view at {width}×{height}"),
+                || async { Some(in_view(&c, css).await) },
+                |v| v["inside"] == true && v["scrolls_sideways"] == false,
+            )
+            .await;
+            let bottom = seen["box"][3].as_f64().unwrap();
+            assert!(bottom <= f64::from(height), "{css} at {width}×{height}: {seen}");
+        }
+        // The board is as large as the screen allows, not a stamp: at least half its narrower side.
+        let board = in_view(&c, "#board .board").await;
+        let side = board["box"][2].as_f64().unwrap() - board["box"][0].as_f64().unwrap();
+        assert!(
+            side >= 0.5 * f64::from(width.min(height)),
+            "the board is {side} px wide at {width}×{height}"
+        );
+        screenshot(&c, name).await;
+    }
+    c.close().await.unwrap();
 }
 
 #[tokio::test]
@@ -703,41 +893,43 @@ async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembere
     c.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
-    let srv = start_directed("director-secret").await;
+/// A tournament made by the root director `root`: one division "a" of `names` (each rated
+/// 1500) and its rounds by `methods`, drawn from `seed`; its client and the players' tokens.
+async fn tournament(
+    srv: &TestServer,
+    root: &str,
+    (slug, name): (&str, &str),
+    names: &[&str],
+    methods: &[pb::PairingMethod],
+    seed: u64,
+) -> (pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>, Vec<pb::PlayerToken>)
+{
     let mut t =
         pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"]
+    let players = names
         .iter()
         .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
         .collect();
-    let made = t
-        .create_tournament(authed(
-            pb::CreateTournamentRequest {
-                name: "Spring open".into(),
-                slug: "spring".into(),
-                game: Some(pb::TournamentGameSettings::default()),
-                divisions: vec![pb::DivisionSpec {
-                    name: "a".into(),
-                    players,
-                    rounds: vec![
-                        pb::RoundSpec {
-                            method: pb::PairingMethod::KingOfTheHill as i32,
-                            ..Default::default()
-                        },
-                        pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() },
-                    ],
-                    controls: None,
-                }],
-                seed: Some(3),
-            },
-            "director-secret",
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    let ann = made.player_tokens.iter().find(|p| p.player == 1).unwrap().token.clone();
+    let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
+    let request = pb::CreateTournamentRequest {
+        name: name.into(),
+        slug: slug.into(),
+        game: Some(pb::TournamentGameSettings::default()),
+        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
+        seed: Some(seed),
+    };
+    let made = t.create_tournament(authed(request, root)).await.unwrap().into_inner();
+    (t, made.player_tokens)
+}
+
+#[tokio::test]
+async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
+    let srv = start_directed("director-secret").await;
+    let methods = [pb::PairingMethod::KingOfTheHill, pb::PairingMethod::Swiss];
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let (mut t, tokens) =
+        tournament(&srv, "director-secret", ("spring", "Spring open"), &names, &methods, 3).await;
+    let ann = tokens.iter().find(|p| p.player == 1).unwrap().token.clone();
 
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
@@ -775,9 +967,9 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
         |&n| n == 2,
     )
     .await;
-    // Round 2 is to come, and not offered for pairing before round 1 has started.
+    // Round 2 is to come, and paired by the standings: not before round 1's results are in.
     wait_until("the rounds to come", || text(&c, "#to-come-a"), |t| t.contains("Round 2 · Swiss")).await;
-    assert_eq!(count(&c, "#pair-a").await, 0, "round 2 is not offered before round 1 starts");
+    assert_eq!(count(&c, "#pair-a:disabled").await, 1, "round 2 is not offered before round 1's results");
     click(&c, "#start-a").await;
     wait_until("the games", || text(&c, "#round-a-1"), |t| t.matches("playing").count() == 2).await;
     // Each score box says whose score it is.
@@ -860,6 +1052,152 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     c.close().await.unwrap();
 }
 
+/// The placeholders of a round's score boxes, in the page's order, each checked to be shown
+/// whole: its width in the box's font within the room the box has for it (to half a pixel).
+async fn score_boxes(c: &Client, division: &str, round: u32) -> Vec<String> {
+    let js = format!(
+        "const ctx = document.createElement('canvas').getContext('2d');
+         return [...document.querySelectorAll('#round-{division}-{round} .score-in')].map((el) => {{
+           const cs = getComputedStyle(el);
+           ctx.font = cs.font;
+           const edges = ['borderLeftWidth', 'borderRightWidth', 'paddingLeft', 'paddingRight'];
+           const room = el.getBoundingClientRect().width - edges.reduce((sum, k) => sum + parseFloat(cs[k]), 0);
+           return [el.id, el.placeholder, ctx.measureText(el.placeholder).width, room];
+         }});"
+    );
+    let boxes: Vec<(String, String, f64, f64)> = serde_json::from_value(script(c, &js).await).unwrap();
+    for (id, placeholder, need, room) in &boxes {
+        assert!(*need <= room + 0.5, "{id}: {placeholder:?} needs {need} px, has {room}");
+    }
+    boxes.into_iter().map(|(_, placeholder, ..)| placeholder).collect()
+}
+
+/// A Swiss division directed from its page, in English and in Russian: a round is offered for
+/// pairing only when the server would pair it (while the round before has results to come, the
+/// button is disabled and says why), each action is said as a sentence, each score box names its
+/// player and shows it whole, a game's own page leads back to its round however it was opened,
+/// and a division over offers no withdrawals.
+#[tokio::test]
+async fn a_swiss_division_is_directed_from_its_page_in_both_languages() {
+    const ROOT: &str = "director-secret";
+    const NAMES: [&str; 4] = ["Stroud Winchester", "Ann Archer", "Cy Cole", "Di Dunn"];
+    let name = |n: u32| NAMES[n as usize - 1];
+    let first_name = |n: u32| name(n).split(' ').next().unwrap();
+    let srv = start_directed(ROOT).await;
+    let swiss = [pb::PairingMethod::Swiss, pb::PairingMethod::Swiss];
+    let (mut t, _) = tournament(&srv, ROOT, ("autumn", "Autumn open"), &NAMES, &swiss, 5).await;
+    let round_of = |n: usize| {
+        let mut t = t.clone();
+        async move {
+            let r = t.get_tournament(pb::GetTournamentRequest { slug: "autumn".into() }).await.unwrap();
+            r.into_inner().tournament.unwrap().divisions[0].rounds[n - 1].clone()
+        }
+    };
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/autumn#token={ROOT}", srv.url)).await.unwrap();
+    wait_text(&c, "#who", "Directing this tournament.").await;
+    wait_text(&c, "#pair-a", "Pair round 1").await;
+    click(&c, "#pair-a").await;
+    wait_text(&c, "#tournament-result", "Round 1 is paired.").await;
+    // Round 2 reads the standings: offered, disabled, with the server's reason, until round 1 is in.
+    wait_text(&c, "#pair-a:disabled", "Pair round 2").await;
+    wait_text(&c, "#pair-why-a", "Round 2 is paired by the standings: round 1 has results to come.").await;
+    click(&c, "#start-a").await;
+    wait_text(&c, "#tournament-result", "Round 1 is started.").await;
+    let round = round_of(1).await;
+    assert!(round.started && !round_of(2).await.paired);
+    // Each box named for its player, by the first name, shown whole.
+    wait_until("the score boxes", || async { Some(count(&c, "#round-a-1 .score-in").await) }, |&n| n == 4)
+        .await;
+    let mut expected: Vec<String> = round
+        .pairings
+        .iter()
+        .flat_map(|p| [p.first, p.second])
+        .map(|n| format!("{}'s score", first_name(n)))
+        .collect();
+    assert_eq!(score_boxes(&c, "a", 1).await, expected);
+    // The first pairing's result, entered by hand.
+    let p1 = &round.pairings[0];
+    c.find(Locator::Css("#score-a-1-1-a")).await.unwrap().send_keys("400").await.unwrap();
+    c.find(Locator::Css("#score-a-1-1-b")).await.unwrap().send_keys("350").await.unwrap();
+    click(&c, "#enter-a-1-1").await;
+    wait_text(
+        &c,
+        "#tournament-result",
+        &format!("Result entered: {} 400 – 350 {}.", name(p1.first), name(p1.second)),
+    )
+    .await;
+    screenshot(&c, "tournament-swiss").await;
+
+    // The second pairing's game, opened by its address alone: the way back to its round.
+    let game = &round.pairings[1].game_id;
+    c.goto(&format!("{}/games/{game}", srv.url)).await.unwrap();
+    wait_text(&c, "#back-to-tournament", "← autumn, round 1").await;
+    let href = script(&c, "return document.getElementById('back-to-tournament').getAttribute('href')").await;
+    assert_eq!(href, "/tournaments/autumn#round-a-1");
+    click(&c, "#back-to-tournament").await;
+    wait_until(
+        "the round on the tournament's page",
+        || async { Some(count(&c, "#round-a-1").await) },
+        |&n| n == 1,
+    )
+    .await;
+
+    // In Russian: the reason, the boxes, the result and the pairing, each said as Russian says it.
+    let r = driver.browser_in("ru").await;
+    r.goto(&format!("{}/tournaments/autumn#token={ROOT}", srv.url)).await.unwrap();
+    wait_text(&r, "#pair-why-a", "Пары тура 2 составляются по таблице: в туре 1 ещё не все результаты.")
+        .await;
+    wait_until("the score boxes", || async { Some(count(&r, "#round-a-1 .score-in").await) }, |&n| n == 2)
+        .await;
+    let p2 = &round.pairings[1];
+    expected = [p2.first, p2.second].iter().map(|&n| format!("{}: очки", first_name(n))).collect();
+    assert_eq!(score_boxes(&r, "a", 1).await, expected);
+    r.find(Locator::Css("#score-a-1-2-a")).await.unwrap().send_keys("380").await.unwrap();
+    r.find(Locator::Css("#score-a-1-2-b")).await.unwrap().send_keys("390").await.unwrap();
+    click(&r, "#enter-a-1-2").await;
+    wait_text(
+        &r,
+        "#tournament-result",
+        &format!("Результат внесён: {} 380 – 390 {}.", name(p2.first), name(p2.second)),
+    )
+    .await;
+    // Round 1 is in: round 2 is offered, and paired.
+    wait_until("round 2 offered", || async { Some(count(&r, "#pair-a:enabled").await) }, |&n| n == 1).await;
+    assert_eq!(count(&r, "#pair-why-a").await, 0);
+    click(&r, "#pair-a").await;
+    wait_text(&r, "#tournament-result", "Пары тура 2 составлены.").await;
+    screenshot(&r, "tournament-swiss-ru").await;
+    r.close().await.unwrap();
+
+    // Round 2 played and in: the division is over, and nothing is offered but the record.
+    let start =
+        pb::StartRoundRequest { slug: "autumn".into(), division: "a".into(), round: 2, ..Default::default() };
+    t.start_round(authed(start, ROOT)).await.unwrap();
+    for pairing in 1..=2 {
+        let result = pb::RecordResultRequest {
+            slug: "autumn".into(),
+            division: "a".into(),
+            round: 2,
+            pairing,
+            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores {
+                first: 400,
+                second: 300,
+            })),
+            correct: false,
+            request_id: String::new(),
+        };
+        t.record_result(authed(result, ROOT)).await.unwrap();
+    }
+    c.refresh().await.unwrap();
+    wait_until("the end", || text(&c, "#over-a"), |t| t.starts_with("The division is over: ")).await;
+    assert_eq!(count(&c, "[data-withdraw]").await, 0, "no withdrawals once the division is over");
+    assert_eq!(count(&c, "#pair-a, #start-a").await, 0);
+    c.close().await.unwrap();
+}
+
 /// Catalan's L·L is one tile: the lobby offers the ruleset with the lexicons it plays, the rack
 /// and the board draw its whole label with its value, and typing W, its other spelling, places it.
 #[tokio::test]
@@ -867,28 +1205,7 @@ async fn a_tile_of_two_letters_is_drawn_whole_and_typed_by_its_spelling() {
     let srv = start_catalan().await;
     let mut g = srv.games().await;
     // The first seed whose first rack holds the one L·L.
-    let mut found = None;
-    for seed in 0..500 {
-        let created = g
-            .create_game(pb::CreateGameRequest {
-                ruleset_name: "catalan".into(),
-                lexicon: "cat-test".into(),
-                ..create(
-                    pb::Ruleset::Unspecified,
-                    pb::ChallengeRule::Double,
-                    vec![human("Ana"), human("Bo")],
-                    seed,
-                )
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        if created.view.as_ref().unwrap().my_rack.contains("[L·L]") {
-            found = Some(created);
-            break;
-        }
-    }
-    let created = found.expect("a seed deals L·L in 500");
+    let created = deal(&mut g, ("catalan", "cat-test"), 0, |rack| rack.iter().any(|t| t == "L·L")).await;
     let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
@@ -932,6 +1249,66 @@ async fn start_spanish() -> TestServer {
     serve(dawgref::server::Builder::new(lexicons)).await.0
 }
 
+/// A rack's tiles as notation writes them: a character each, a bracketed tile as one ("[RR]" is
+/// "RR", "[R]R" two "R").
+fn rack_tiles(rack: &str) -> Vec<String> {
+    let mut tiles = Vec::new();
+    let mut chars = rack.chars();
+    while let Some(ch) = chars.next() {
+        if ch == '[' {
+            tiles.push(chars.by_ref().take_while(|&c| c != ']').collect());
+        } else {
+            tiles.push(ch.to_string());
+        }
+    }
+    tiles
+}
+
+/// A game of `ruleset` in `lexicon` (double challenge, two people) dealt from the first seed
+/// from `from` whose first rack `fits`: the seeds are tried on the engine's seeded bag, which
+/// deals seat 0 first, and the game made of the one found says the same rack.
+async fn deal(
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
+    (ruleset, lexicon): (&str, &str),
+    from: u64,
+    fits: impl Fn(&[String]) -> bool,
+) -> pb::CreateGameResponse {
+    let rules = dawgref::rules::Ruleset::new(dawgref::rules::RulesetKind::by_name(ruleset).unwrap());
+    let first_rack = |seed| {
+        let mut rack = dawgref::rack::Rack::new();
+        dawgref::bag::Bag::new(&rules, seed).refill(&mut rack, rules.rack_size);
+        rack.to_string(rules.alphabet)
+    };
+    let seed = (from..from + 5000)
+        .find(|&seed| fits(&rack_tiles(&first_rack(seed))))
+        .unwrap_or_else(|| panic!("no seed from {from} deals the {ruleset} rack wanted in 5000"));
+    let created = g
+        .create_game(pb::CreateGameRequest {
+            ruleset_name: ruleset.into(),
+            lexicon: lexicon.into(),
+            ..create(
+                pb::Ruleset::Unspecified,
+                pb::ChallengeRule::Double,
+                vec![human("Lola"), human("Bo")],
+                seed,
+            )
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(created.view.as_ref().unwrap().my_rack, first_rack(seed), "seed {seed}");
+    created
+}
+
+/// [`deal`] in Spanish, with its test lexicon.
+async fn spanish_deal(
+    g: &mut pb::games_service_client::GamesServiceClient<tonic::transport::Channel>,
+    from: u64,
+    fits: impl Fn(&[String]) -> bool,
+) -> pb::CreateGameResponse {
+    deal(g, ("spanish", "es-test"), from, fits).await
+}
+
 /// A Spanish player types a tile of two letters by its letters: C then H places the CH on the
 /// rack, R then R the RR; where the rack holds two R tiles of one letter instead, R then R
 /// places them both.
@@ -942,33 +1319,15 @@ async fn a_spanish_player_types_a_tile_of_two_letters_by_its_letters() {
     let mut driver = Driver::start().await;
     let c = driver.browser().await;
     // (what the first rack holds, what is typed, what the squares from the centre then show)
-    let cases: [(&str, &str, &[&str]); 3] =
-        [("[CH]", "ch", &["CH"]), ("[RR]", "rr", &["RR"]), ("[R]R", "rr", &["R", "R"])];
+    let cases: [(&[&str], &str, &[&str]); 3] =
+        [(&["CH"], "ch", &["CH"]), (&["RR"], "rr", &["RR"]), (&["R", "R"], "rr", &["R", "R"])];
     for (holds, typed, placed) in cases {
-        let mut found = None;
-        for seed in 0..2000 {
-            let created = g
-                .create_game(pb::CreateGameRequest {
-                    ruleset_name: "spanish".into(),
-                    lexicon: "es-test".into(),
-                    ..create(
-                        pb::Ruleset::Unspecified,
-                        pb::ChallengeRule::Double,
-                        vec![human("Lola"), human("Bo")],
-                        seed,
-                    )
-                })
-                .await
-                .unwrap()
-                .into_inner();
-            let rack = created.view.as_ref().unwrap().my_rack.clone();
-            let fits = rack.contains(holds) && (holds != "[R]R" || !rack.contains("[RR]"));
-            if fits {
-                found = Some(created);
-                break;
-            }
-        }
-        let created = found.unwrap_or_else(|| panic!("a seed deals {holds} in 2000"));
+        let created = spanish_deal(&mut g, 0, |rack| {
+            let n = |t: &str| rack.iter().filter(|x| *x == t).count();
+            holds.iter().all(|h| n(h) >= holds.iter().filter(|x| *x == h).count())
+                && (holds != ["R", "R"] || n("RR") == 0)
+        })
+        .await;
         let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
         c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
         wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
@@ -977,15 +1336,110 @@ async fn a_spanish_player_types_a_tile_of_two_letters_by_its_letters() {
         for (k, label) in placed.iter().enumerate() {
             let square = format!("#sq-7-{}", 7 + k);
             wait_until(
-                &format!("{label} on {square} ({holds})"),
+                &format!("{label} on {square} ({holds:?})"),
                 || async { c.find(Locator::Css(&square)).await.ok()?.text().await.ok() },
                 |t: &String| t.split_whitespace().next() == Some(label),
             )
             .await;
         }
         let toasts = script(&c, "return document.getElementById('toast')?.textContent || ''").await;
-        assert!(!toasts.to_string().contains("not on your rack"), "{holds}: {toasts}");
+        assert!(!toasts.to_string().contains("not on your rack"), "{holds:?}: {toasts}");
     }
+    c.close().await.unwrap();
+}
+
+/// A Spanish word whose last letter begins a tile of two letters on the rack (R before the RR,
+/// C before the CH, L before the LL) keeps that letter: it shows as waiting, and Enter places it
+/// as the rack's tile of one letter and sends it. Without such a tile, the page says so and
+/// sends nothing.
+#[tokio::test]
+async fn a_spanish_word_ending_in_the_first_letter_of_a_two_letter_tile_keeps_its_last_letter() {
+    let srv = start_spanish().await;
+    let mut g = srv.games().await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    const ENTER: &str = "\u{E007}";
+    // The issue's rack first: seed 124 deals EELMQR[RR], and LEER at 8E ends on the centre.
+    let issue = spanish_deal(&mut g, 124, |_| true).await;
+    assert_eq!(issue.view.as_ref().unwrap().my_rack, "EELMQR[RR]");
+    let firsts = ["C", "L", "R"];
+    for (tile, letter) in [("RR", "R"), ("CH", "C"), ("LL", "L")] {
+        let created = if tile == "RR" {
+            issue.clone()
+        } else {
+            spanish_deal(&mut g, 0, |rack| {
+                rack.iter().any(|t| t == tile)
+                    && rack.iter().any(|t| t == letter)
+                    && rack
+                        .iter()
+                        .filter(|t| t.len() == 1 && !firsts.contains(&t.as_str()) && *t != "?")
+                        .count()
+                        >= 2
+            })
+            .await
+        };
+        let rack = rack_tiles(&created.view.as_ref().unwrap().my_rack);
+        // LEER for the issue's rack; else two letters that begin no tile, then the letter.
+        let word: String = if tile == "RR" {
+            "LEER".into()
+        } else {
+            let others = rack.iter().filter(|t| t.len() == 1 && !firsts.contains(&t.as_str()) && *t != "?");
+            others.take(2).map(String::as_str).chain([letter]).collect()
+        };
+        let start = 8 - word.len();
+        let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+        c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+        wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+        click(&c, &format!("#sq-7-{start}")).await;
+        c.find(Locator::Css("#board-input")).await.unwrap().send_keys(&word.to_lowercase()).await.unwrap();
+        // The last letter waits on its square, and the page says what it waits for.
+        let waiting = wait_until(
+            &format!("{letter} waiting ({tile})"),
+            || text(&c, "#typed-waiting"),
+            |t| t.starts_with(&format!("{letter} waits")),
+        )
+        .await;
+        assert_eq!(
+            waiting,
+            format!("{letter} waits for a second letter ({tile}); Enter or a click places {letter}.")
+        );
+        assert_eq!(count(&c, "#sq-7-7 .tile.waiting").await, 1);
+        c.find(Locator::Css("#board-input")).await.unwrap().send_keys(ENTER).await.unwrap();
+        let row = format!("{}{word}{}", ".".repeat(start), ".".repeat(15 - start - word.len()));
+        let view = wait_until(
+            &format!("{word} on the server's board"),
+            || {
+                let (mut g, request) =
+                    (g.clone(), authed(pb::GetGameRequest { game_id: id.clone() }, &token));
+                async move { g.get_game(request).await.ok()?.into_inner().view }
+            },
+            |v| v.turn == 1,
+        )
+        .await;
+        assert_eq!(view.board.as_ref().unwrap().rows[7], row, "{tile}");
+        assert!(
+            view.my_rack.contains(&format!("[{tile}]")),
+            "the {tile} stays on the rack: {}",
+            view.my_rack
+        );
+        let toast = wait_until("the play's toast", || text(&c, "#toast"), |t| !t.is_empty()).await;
+        assert!(toast.starts_with(&format!("8{} {word}: ", (b'A' + start as u8) as char)), "{toast}");
+    }
+
+    // A rack with the RR and no R, no blank: R then Enter places nothing, says why, sends nothing.
+    let created = spanish_deal(&mut g, 0, |rack| {
+        rack.iter().any(|t| t == "RR") && !rack.iter().any(|t| t == "R" || t == "?")
+    })
+    .await;
+    let (id, token) = (created.game_id.clone(), created.seat_tokens[0].clone());
+    c.goto(&format!("{}/games/{id}#token={token}", srv.url)).await.unwrap();
+    wait_until("the rack", || async { Some(count(&c, ".rack-tile").await) }, |&n| n == 7).await;
+    let input = c.find(Locator::Css("#board-input")).await.unwrap();
+    input.send_keys(&format!("r{ENTER}")).await.unwrap();
+    wait_text(&c, "#toast", "R is not on your rack: R R places your RR").await;
+    assert_eq!(count(&c, "#board .tile.pending").await, 0);
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: id.clone() }).await;
+    assert_eq!(view.turn, 0, "nothing was sent");
     c.close().await.unwrap();
 }
 
@@ -1026,24 +1480,8 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
         create(pb::Ruleset::English, pb::ChallengeRule::Single, vec![human("Ann"), human("Bo")], 17);
     request.labels = [("tournament".to_string(), "open".to_string())].into();
     let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
-    let mut b = srv.broadcasts().await;
-    b.create_broadcast(authed(
-        pb::CreateBroadcastRequest {
-            slug: "open-live".into(),
-            name: "The Open, live".into(),
-            labels: [("tournament".to_string(), "open".to_string())].into(),
-            delay_seconds: 1,
-            reveal_racks: true,
-            analysis: true,
-            analysis_ms: 150,
-        },
-        ROOT,
-    ))
-    .await
-    .unwrap();
-    let best = first_play_without_blank(&srv, &c.game_id, &c.seat_tokens[0]).await;
-    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
-    g.submit_turn(authed(turn(&c.game_id, 0, play), &c.seat_tokens[0])).await.unwrap();
+    broadcast(&srv, ROOT, "open-live", "The Open, live", ("tournament", "open")).await;
+    let best = play_first_turn(&srv, &c.game_id, &c.seat_tokens[0]).await;
 
     let mut driver = Driver::start().await;
     let w = driver.browser().await;
@@ -1098,6 +1536,235 @@ async fn a_broadcast_page_draws_the_boards_racks_and_bar_and_its_overlay_one_boa
     assert!((drawn - first).abs() < 1.5, "the bar's first part is {drawn:.1}% of it, for {first}%");
     screenshot(&r, "broadcast-overlay-ru").await;
     r.close().await.unwrap();
+}
+
+/// A broadcast, made by the root director, of the games labelled `label`: a second behind the
+/// hall, racks shown, the engine's line on each move.
+async fn broadcast(srv: &TestServer, root: &str, slug: &str, name: &str, label: (&str, &str)) {
+    let request = pb::CreateBroadcastRequest {
+        slug: slug.into(),
+        name: name.into(),
+        labels: [(label.0.to_string(), label.1.to_string())].into(),
+        delay_seconds: 1,
+        reveal_racks: true,
+        analysis: true,
+        analysis_ms: 150,
+    };
+    srv.broadcasts().await.create_broadcast(authed(request, root)).await.unwrap();
+}
+
+/// The overlay fills a streaming program's browser source of each usual size (an 800×600 source,
+/// 720p, 1080p) on a transparent page: the board, as tall as the source allows, and beside it
+/// the names, scores, clocks and racks, the engine's bar with its figures, the last move with its
+/// line and the delay; nothing scrolls, nothing leaves the source, no text is cut.
+#[tokio::test]
+async fn the_overlay_fills_a_stream_source_at_every_size_with_nothing_cut() {
+    const ROOT: &str = "overlay-root";
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    let mut request = create(
+        pb::Ruleset::English,
+        pb::ChallengeRule::Single,
+        vec![human("Ann Archer"), human("Bo Baker")],
+        17,
+    );
+    request.labels = [("event".to_string(), "stream".to_string())].into();
+    request.clock =
+        Some(pb::ClockSpec { initial_ms: 25 * 60_000, max_overtime_ms: 60_000, ..Default::default() });
+    let c = g.create_game(authed(request, ROOT)).await.unwrap().into_inner();
+    broadcast(&srv, ROOT, "stream-live", "Stream", ("event", "stream")).await;
+    let best = play_first_turn(&srv, &c.game_id, &c.seat_tokens[0]).await;
+    let notation = best.play.as_ref().unwrap().notation.clone();
+
+    let mut driver = Driver::start().await;
+    let w = driver.browser().await;
+    w.goto(&format!("{}/broadcasts/stream-live/games/{}/overlay", srv.url, c.game_id)).await.unwrap();
+    let last =
+        wait_until("the last move and its line", || text(&w, "#bc-ov-last"), |t| t.contains("best:")).await;
+    assert!(last.starts_with(&format!("Ann Archer: {notation}")), "{last}");
+    let figures =
+        wait_until("the bar's figures", || text(&w, ".bc-ov-win .win-labels"), |t| t.ends_with('%')).await;
+    let (a, b) = figures.split_once('\n').unwrap_or_else(|| panic!("two figures: {figures:?}"));
+    let (a, b): (u32, u32) =
+        (a.trim_end_matches('%').parse().unwrap(), b.trim_end_matches('%').parse().unwrap());
+    assert_eq!(a + b, 100, "{figures}");
+    wait_text(&w, "#bc-ov-delay", "1 s behind the hall").await;
+    wait_until("both clocks", || count_of(&w, ".bc-ov-seat .bc-clock"), |&n| n == 2).await;
+    // Bo's clock runs, as the game's did a second ago: it counts down on the overlay.
+    assert_eq!(count(&w, ".bc-ov-seat.to-move[data-seat='1']").await, 1);
+    let running = ".bc-ov-seat[data-seat='1'] .bc-clock";
+    let before = text(&w, running).await.unwrap();
+    wait_until("Bo's clock counting down", || text(&w, running), |t| *t != before && t.starts_with("2"))
+        .await;
+    assert_eq!(count(&w, "#bc-overlay .bc-ov-rack .tile").await, 14, "both racks, tile by tile");
+    for html in ["document.documentElement", "document.body"] {
+        let background = script(&w, &format!("return getComputedStyle({html}).backgroundColor")).await;
+        assert_eq!(background, "rgba(0, 0, 0, 0)", "{html}");
+    }
+    let measure = r#"
+        const page = document.documentElement, [w, h] = [page.clientWidth, page.clientHeight];
+        const all = [...document.querySelectorAll('#bc-overlay, #bc-overlay *')];
+        const outside = all.filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5;
+        }).map((el) => el.className || el.tagName);
+        const texts = '.bc-name, .bc-score, .bc-clock, .win-labels span, .bc-ov-last, .bc-ov-delay';
+        const cut = [...document.querySelectorAll(texts)]
+          .filter((el) => el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5)
+          .map((el) => el.className);
+        const board = document.querySelector('#bc-overlay .board').getBoundingClientRect();
+        const names = document.querySelector('.bc-ov-seats').getBoundingClientRect();
+        return { view: [w, h], scrolls: page.scrollWidth > w || page.scrollHeight > h, outside, cut,
+                 board: [board.width, board.height], names: [names.left, names.width] };
+    "#;
+    for (width, height) in [(800, 600), (1280, 720), (1920, 1080)] {
+        assert_eq!(set_viewport(&w, width, height).await, (width, height));
+        let m = script(&w, measure).await;
+        assert_eq!(m["scrolls"], false, "{width}×{height}: {m}");
+        assert_eq!(m["outside"], serde_json::json!([]), "{width}×{height}: {m}");
+        assert_eq!(m["cut"], serde_json::json!([]), "{width}×{height}: {m}");
+        // The board as tall as the source (less its margins), at most three fifths of its width,
+        // and the seats beside it, not above.
+        let side = f64::from(height).min(0.6 * f64::from(width));
+        let board = m["board"][1].as_f64().unwrap();
+        assert!(board >= 0.9 * side && board <= side, "{width}×{height}: the board is {board} px tall: {m}");
+        assert!(m["names"][0].as_f64().unwrap() >= m["board"][0].as_f64().unwrap(), "{width}×{height}: {m}");
+        screenshot(&w, &format!("broadcast-overlay-{width}x{height}")).await;
+    }
+    w.close().await.unwrap();
+}
+
+/// The grid of a tournament's broadcast draws each board's letters in its thumbnail, and each
+/// division's standings under a title that names the division and starts where its table does.
+#[tokio::test]
+async fn the_broadcast_grid_shows_each_boards_letters_and_titled_standings() {
+    const ROOT: &str = "grid-root";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker"];
+    let (mut t, tokens) =
+        tournament(&srv, ROOT, ("winter", "Winter open"), &names, &[pb::PairingMethod::RoundRobin], 2).await;
+    broadcast(&srv, ROOT, "winter-live", "Winter, live", ("tournament", "winter")).await;
+    for call in ["pair", "start"] {
+        let (slug, division, round) = ("winter".to_string(), "a".to_string(), 1);
+        if call == "pair" {
+            t.pair_round(authed(pb::PairRoundRequest { slug, division, round, ..Default::default() }, ROOT))
+                .await
+                .unwrap();
+        } else {
+            t.start_round(authed(
+                pb::StartRoundRequest { slug, division, round, ..Default::default() },
+                ROOT,
+            ))
+            .await
+            .unwrap();
+        }
+    }
+    let tournament =
+        t.get_tournament(pb::GetTournamentRequest { slug: "winter".into() }).await.unwrap().into_inner();
+    let pairing = tournament.tournament.unwrap().divisions[0].rounds[0].pairings[0].clone();
+    let token = &tokens.iter().find(|p| p.player == pairing.first).unwrap().token;
+    let best = best_move(&mut srv.analysis().await, &pairing.game_id, token).await.unwrap();
+    let play = Some(pb::submit_turn_request::Action::Play(best.play.clone().unwrap()));
+    srv.games().await.submit_turn(authed(turn(&pairing.game_id, 0, play), token)).await.unwrap();
+    let letters: Vec<String> = best.play.as_ref().unwrap().tiles.iter().map(|t| t.letter.clone()).collect();
+
+    let mut driver = Driver::start().await;
+    let w = driver.browser().await;
+    w.goto(&format!("{}/broadcasts/winter-live", srv.url)).await.unwrap();
+    let shown = r#"return [...document.querySelectorAll('.bc-card .board.small .tile .letter')]
+        .filter((l) => getComputedStyle(l).display !== 'none' && parseFloat(getComputedStyle(l).fontSize) >= 8)
+        .map((l) => l.textContent);"#;
+    wait_until(
+        "the thumbnail's letters",
+        || async { serde_json::from_value::<Vec<String>>(script(&w, shown).await).ok() },
+        |l| *l == letters,
+    )
+    .await;
+    wait_text(&w, "#bc-standings caption", "Division a").await;
+    let aligned = script(
+        &w,
+        r#"const caption = document.querySelector('#bc-standings caption');
+           const range = document.createRange();
+           range.selectNodeContents(caption);
+           return range.getBoundingClientRect().left - caption.closest('table').getBoundingClientRect().left;"#,
+    )
+    .await;
+    assert!(aligned.as_f64().unwrap().abs() < 1.0, "the title starts {aligned} px from its table");
+    screenshot(&w, "broadcast-grid").await;
+    w.close().await.unwrap();
+}
+
+/// The move lists tell the end of a game in words, in the page's language, its players named: a
+/// broadcast's ("Maven: went out: EIIO left on another rack +8", "game over: Maven went out")
+/// and the game's own page, in English and in Russian; no event's raw name, no seat counted
+/// from 0.
+#[tokio::test]
+async fn the_end_of_a_game_is_told_in_words_with_its_players_named_in_both_languages() {
+    const ROOT: &str = "words-root";
+    let srv = start_directed(ROOT).await;
+    let mut g = srv.games().await;
+    // A record to the play that goes out: the game waits for Adam's pass to accept it.
+    let record = std::fs::read_to_string("tests/data/gcg/logan.gcg").unwrap();
+    let lines: Vec<&str> = record.lines().collect();
+    assert!(lines[lines.len() - 2].contains("1A MOUTHpART"), "{record}");
+    let request = pb::ImportGcgRequest {
+        gcg: lines[..lines.len() - 1].join("\n") + "\n",
+        labels: [("event".to_string(), "logan".to_string())].into(),
+        ..Default::default()
+    };
+    let imported = g.import_gcg(authed(request, ROOT)).await.unwrap().into_inner();
+    let (id, view) = (imported.game_id.clone(), imported.view.clone().unwrap());
+    assert!(!view.over && view.awaiting_final_challenge, "{view:?}");
+    broadcast(&srv, ROOT, "logan-live", "Logan", ("event", "logan")).await;
+    let mut driver = Driver::start().await;
+    let (en, ru) = (driver.browser().await, driver.browser_in("ru").await);
+    for c in [&en, &ru] {
+        c.goto(&format!("{}/broadcasts/logan-live", srv.url)).await.unwrap();
+        click(c, ".bc-card").await;
+        wait_until("the moves so far", || count_of(c, "#bc-moves li"), |&n| n > 20).await;
+    }
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(&id, view.turn, pass), &imported.seat_tokens[1])).await.unwrap();
+    let events = watch_to_end(&mut g, &id, 0).await;
+    let out = events.iter().find(|e| e.kind == "end_rack_points").expect("Maven's points for the rack left");
+    let (tiles, points) = (&out.tiles, out.points);
+    let maven = &view.seats[0].name;
+    let said = [
+        (
+            &en,
+            format!("{maven}: went out: {tiles} left on another rack +{points}"),
+            format!("game over: {maven} went out"),
+        ),
+        (
+            &ru,
+            format!("{maven}: все фишки выставлены: у соперника осталось {tiles} +{points}"),
+            format!("партия окончена: {maven}: все фишки выставлены"),
+        ),
+    ];
+    let read =
+        "return [...document.querySelectorAll('#bc-moves li > span:first-child')].map((l) => l.textContent)";
+    for (c, rack, end) in &said {
+        let shown: Vec<String> = wait_until(
+            "the end, told",
+            || async { serde_json::from_value::<Vec<String>>(script(c, read).await).ok() },
+            |l| l.last() == Some(end),
+        )
+        .await;
+        assert!(shown.contains(rack), "{shown:?}");
+        assert!(!shown.iter().any(|l| l.contains('_') || l.contains("seat ")), "{shown:?}");
+    }
+    screenshot(&ru, "broadcast-end-ru").await;
+    // The game's own page says the same of the same events.
+    for (c, rack, end) in &said {
+        c.goto(&format!("{}/games/{id}", srv.url)).await.unwrap();
+        let rack = rack.split_once(": ").unwrap().1.rsplit_once(' ').unwrap().0;
+        wait_text(c, "#moves li.end_rack_points .what", rack).await;
+        let reason = end.split_once(": ").unwrap().1;
+        wait_until("the end's reason", || text(c, "#game-over p"), |t| t.starts_with(&format!("{reason}.")))
+            .await;
+    }
+    en.close().await.unwrap();
+    ru.close().await.unwrap();
 }
 
 /// How many elements match `css`, as a reading `wait_until` polls.

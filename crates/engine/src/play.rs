@@ -57,7 +57,8 @@ impl Play {
         Play { dir, row: row as u8, col: col as u8, len: tiles.len() as u8, tiles: t }
     }
 
-    /// Build a play from placements in one line; squares between them must hold tiles.
+    /// Build a play from placements in one line; squares between them must hold tiles, and the
+    /// tiles next to either end are played through.
     pub fn from_placements(board: &Board, placements: &[Placement]) -> Result<Play, Vec<Problem>> {
         let mut ps = placements.to_vec();
         if ps.is_empty() {
@@ -95,8 +96,21 @@ impl Play {
                 problems.push(Problem::DuplicateSquare { row: square.0, col: square.1 });
             }
         }
-        let (line, first) = dir.from_board(ps[0].row, ps[0].col);
-        let last = dir.from_board(ps[ps.len() - 1].row, ps[ps.len() - 1].col).1;
+        // The play is its whole word: tiles already on the board right before the first new one
+        // and right after the last are played through, as the move generator and notation write
+        // a play ("F8 .OJI", not "F9 OJI").
+        let (line, mut first) = dir.from_board(ps[0].row, ps[0].col);
+        let mut last = dir.from_board(ps[ps.len() - 1].row, ps[ps.len() - 1].col).1;
+        let taken = |pos: usize| {
+            let (r, c) = dir.to_board(line, pos);
+            board.get(r, c) != EMPTY
+        };
+        while first > 0 && taken(first - 1) {
+            first -= 1;
+        }
+        while last + 1 < board.size() && taken(last + 1) {
+            last += 1;
+        }
         let mut tiles = Vec::with_capacity(last - first + 1);
         let mut next = ps.iter().peekable();
         for pos in first..=last {

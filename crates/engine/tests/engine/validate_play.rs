@@ -119,6 +119,11 @@ fn placements_form_a_play() {
     let ps = [Placement { row: 8, col: 8, tile: t("S") }, Placement { row: 6, col: 8, tile: t("A") }];
     let p = Play::from_placements(&b, &ps).unwrap();
     assert_eq!(dawgref_engine::notation::format_play(&p, Alphabet::english()), "I7 A.S");
+    // A tile after CAT, or before it, plays through all of it: the play is the whole word.
+    for (col, written) in [(9, "8G ...S"), (5, "8F S...")] {
+        let p = Play::from_placements(&b, &[Placement { row: 7, col, tile: t("S") }]).unwrap();
+        assert_eq!(dawgref_engine::notation::format_play(&p, Alphabet::english()), written);
+    }
     let diagonal = [Placement { row: 6, col: 6, tile: t("A") }, Placement { row: 9, col: 9, tile: t("S") }];
     assert_eq!(Play::from_placements(&b, &diagonal), Err(vec![Problem::NotInLine]));
     let gap = [Placement { row: 9, col: 0, tile: t("A") }, Placement { row: 9, col: 2, tile: t("S") }];
