@@ -110,13 +110,32 @@ function analysisText(a) {
   return parts.join(" · ");
 }
 
+// The moves before the position a game was first shown at: one who joins late is sent each game
+// as it stands, not every move since its start, so the open board reads them once from
+// WatchGame (held back by the same delay), then `onRead()`.
+async function readEarlierMoves(id, g, onRead) {
+  const upTo = Number(g.view.events || 0);
+  if (!upTo || g.earlier) return;
+  g.earlier = [];
+  const controller = new AbortController();
+  const earlier = [];
+  try {
+    await stream("GamesService", "WatchGame", { game_id: id, from_event: 0 }, undefined, (e) => {
+      if (Number(e.number) < upTo) earlier.push(e);
+      if (Number(e.number) >= upTo - 1) controller.abort();
+    }, controller.signal);
+  } catch { /* read to the position (the stream aborted there), or refused: the moves since only */ }
+  g.earlier = earlier;
+  onRead();
+}
+
 // One board, large: the board, the names and scores, the racks, the bar, and the moves with the
 // engine's line.
 function bigBoard(el, g, all) {
   const rulesOf = all[g.view.ruleset_name] || all.english;
   const board = h("div", { class: "bc-big-board" });
   renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
-  const moves = h("ol", { class: "bc-moves", id: "bc-moves" }, g.moves.map((e) => {
+  const moves = h("ol", { class: "bc-moves", id: "bc-moves" }, (g.earlier || []).concat(g.moves).map((e) => {
     const a = g.analyses.get(Number(e.number));
     return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
   }));
@@ -188,6 +207,8 @@ export async function broadcastPage(app, slug) {
   const drawOpen = () => {
     if (!open || !games.has(open)) return;
     big.hidden = false;
+    const id = open;
+    readEarlierMoves(id, games.get(id), () => { if (id === open) drawOpen(); });
     bigBoard(big, games.get(open), all);
     big.prepend(h("p", { class: "meta" }, h("a", { href: `/broadcasts/${encodeURIComponent(slug)}/games/${open}/overlay`, id: "bc-overlay-link", text: t("Overlay for streaming") })));
   };
@@ -219,7 +240,7 @@ function drawOverlay(el, g, all, delaySeconds, clocks) {
       rack ? h("div", { class: "bc-rack bc-ov-rack", "aria-label": t("rack") },
         rack.map((l) => tileElement(l, rulesOf.values[l] ?? 0, l === "?"))) : null);
   });
-  const last = [...g.moves].reverse().find((e) => !DIRECTOR_EVENTS.has(e.kind));
+  const last = [...(g.earlier || []), ...g.moves].reverse().find((e) => !DIRECTOR_EVENTS.has(e.kind));
   const judged = last && g.analyses.get(Number(last.number));
   const line = judged ? analysisText(judged) : "";
   el.replaceChildren(board, h("div", { class: "bc-ov-info" },
@@ -251,7 +272,12 @@ export async function overlayPage(app, slug, gameId) {
   // move counted down in between.
   let clocks = null;
   let asked = null;
-  const draw = () => { if (games.has(gameId)) drawOverlay(el, games.get(gameId), all, delay, clocks); };
+  const draw = () => {
+    if (!games.has(gameId)) return;
+    // (A game joined at a position after its last move: that move read, for its line.)
+    readEarlierMoves(gameId, games.get(gameId), draw);
+    drawOverlay(el, games.get(gameId), all, delay, clocks);
+  };
   const ask = () => {
     clearTimeout(asked);
     asked = setTimeout(async () => {
