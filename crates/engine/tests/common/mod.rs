@@ -5,7 +5,7 @@
 use dawgref_engine::alphabet::Alphabet;
 use dawgref_engine::board::Board;
 use dawgref_engine::lexicon::{CompileReport, Lexicon, catalog, word_list_text};
-use dawgref_engine::notation::parse_play;
+use dawgref_engine::notation::{gcg, parse_play};
 use dawgref_engine::play::Play;
 use dawgref_engine::rules::{Ruleset, RulesetKind};
 use std::collections::HashMap;
@@ -91,4 +91,36 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
+}
+
+/// Which racks a test strikes from a record, named: the lines whose racks go.
+pub type Strike<'a> = (&'a str, &'a dyn Fn(&gcg::MoveLine) -> bool);
+
+/// A GCG record with the racks of the lines `strike` picks struck out, as a record kept by
+/// hand or a watcher's shows none: `>a: DINNVWY 8D WINDY +32 32` becomes `>a: 8D WINDY +32 32`
+/// (end lines too: `>b: Q (Q) -5 450` becomes `>b: (Q) -5 450`).
+pub fn strike_racks(text: &str, strike: impl Fn(&gcg::MoveLine) -> bool) -> String {
+    let record = gcg::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let struck: Vec<usize> =
+        record.moves.iter().filter(|m| m.rack.is_some() && strike(m)).map(|m| m.line).collect();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        match line.split_once(':') {
+            Some((nick, rest)) if struck.contains(&(i + 1)) => {
+                let rest = rest.trim_start();
+                let after_rack = rest.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+                out.push_str(&format!("{nick}: {}\n", after_rack.trim_start()));
+            }
+            _ => out.push_str(&format!("{line}\n")),
+        }
+    }
+    out
+}
+
+/// A record's move lines as a game written back from it shows them, racks struck: what each
+/// seat did, scored and totalled, line by line, the end's rack points included.
+pub fn scored_lines(text: &str) -> Vec<String> {
+    let lines = strike_racks(text, |_| true);
+    let moves = lines.lines().filter(|l| l.starts_with('>'));
+    moves.map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect()
 }
