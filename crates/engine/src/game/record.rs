@@ -7,12 +7,12 @@ use crate::alphabet::Alphabet;
 use crate::board::Board;
 use crate::lexicon::Lexicon;
 use crate::notation::gcg::{MoveKind, MoveLine, Record};
-use crate::notation::{format_play, parse_coordinate, parse_tiles};
+use crate::notation::{format_play, parse_coordinate, parse_tiles, tiles_read};
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::score::evaluate_normalized;
-use crate::script::Script;
+use crate::script::guess_alphabet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -330,11 +330,13 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
     play.normalized(board).map_err(|ps| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
 }
 
-/// The ruleset of a record that does not say: its lexicon's (`lexicon`: the alphabet of the
-/// lexicon the record names, when it is one of ours), else the one a dawgref export names in
-/// its description, else its letters' alphabet (Cyrillic is Скрэббл unless the record says
-/// Эрудит).
-pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules::RulesetKind {
+/// The ruleset of a record that does not say: the one a dawgref export names in its
+/// description (when its tiles are the lexicon's), else its lexicon's (`lexicon`: the alphabet
+/// of the lexicon the record names, when it is one of ours), else the first of the alphabet its
+/// tiles are in ([`guess_alphabet`]:
+/// Spanish for a record with Ñ or `[CH]`, Скрэббл for Cyrillic unless the record says Эрудит,
+/// English for A to Z). None when no ruleset's tiles spell its plays and racks.
+pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> Option<crate::rules::RulesetKind> {
     use crate::rules::RulesetKind;
     // The record's own word first (Super English and English share a lexicon: only the record
     // can tell them apart), when it agrees with the lexicon's tiles.
@@ -346,22 +348,37 @@ pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules
     if let Some(kind) = described
         && lexicon.is_none_or(|a| a == kind.alphabet())
     {
-        return kind;
+        return Some(kind);
     }
     if let Some(alphabet) = lexicon {
         // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
         if let Some(kind) = RulesetKind::of_alphabet(alphabet) {
-            return kind;
+            return Some(kind);
         }
     }
-    let cyrillic = record.moves.iter().any(|m| {
-        let text = match &m.kind {
-            MoveKind::Play { word, .. } => word.as_str(),
-            _ => m.rack.as_deref().unwrap_or(""),
-        };
-        Script::of_text(text) == Script::Cyrillic
-    });
-    if cyrillic { Script::Cyrillic.ruleset() } else { Script::Latin.ruleset() }
+    // Tiles as the record spells them: a play's word (`.` played through, lower case a blank),
+    // else a rack, an exchange's or the end's tiles.
+    let spelled: Vec<(bool, &str)> = record
+        .moves
+        .iter()
+        .flat_map(|m| {
+            let tiles = match &m.kind {
+                MoveKind::Play { word, .. } => Some((true, word.as_str())),
+                MoveKind::Exchange { tiles } if exchange_count(tiles).is_none() => {
+                    Some((false, tiles.as_str()))
+                }
+                MoveKind::EndRack { rack } => Some((false, rack.as_str())),
+                _ => None,
+            };
+            tiles.into_iter().chain(m.rack.as_deref().map(|r| (false, r)))
+        })
+        .collect();
+    let alphabet = guess_alphabet(
+        &spelled,
+        |&(_, text)| text,
+        |alphabet, &(play, text)| tiles_read(alphabet, play, text),
+    )?;
+    Some(RulesetKind::for_alphabet(alphabet))
 }
 
 /// The challenge rule a record was played under, when nobody says: 5pt or 10pt when it has a
@@ -406,7 +423,12 @@ pub fn import_setup(
     find: impl Fn(&str) -> Option<Arc<Lexicon>>,
 ) -> Result<super::GameConfig, SetupError> {
     let own = record.lexicon.as_deref().and_then(&find);
-    let kind = ask.ruleset.unwrap_or_else(|| guess_ruleset(record, own.as_deref().map(|l| l.alphabet())));
+    let kind = match ask.ruleset {
+        Some(kind) => kind,
+        None => guess_ruleset(record, own.as_deref().map(|l| l.alphabet())).ok_or_else(|| {
+            SetupError::Record("no ruleset's tiles spell the record's plays: name its ruleset".into())
+        })?,
+    };
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = match (&ask.lexicon, own) {
         (Some(name), _) => find(name)

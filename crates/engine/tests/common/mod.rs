@@ -29,10 +29,9 @@ pub fn lexicon(kind: RulesetKind) -> &'static Lexicon {
 pub type Compiled = Arc<(Lexicon, CompileReport)>;
 
 /// Debian's word list of a shipped ruleset without a lexicon of its own (`scripts/test`
-/// installs them), compiled once per test binary in its tiles, with its report.
-pub fn debian_lexicon(kind: RulesetKind) -> Compiled {
-    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
-    let file = match kind.name() {
+/// installs them): its file's name under /usr/share/dict.
+pub fn debian_list(kind: RulesetKind) -> &'static str {
+    match kind.name() {
         "catalan" => "catalan",
         "spanish" => "spanish",
         "polish" => "polish",
@@ -42,16 +41,27 @@ pub fn debian_lexicon(kind: RulesetKind) -> Compiled {
         "norwegian" => "bokmaal",
         "swedish" => "swedish",
         other => panic!("no Debian list for {other}"),
-    };
+    }
+}
+
+/// Debian's word list of a shipped ruleset ([`debian_list`]) as text (Latin-1 lists decoded).
+pub fn debian_text(kind: RulesetKind) -> String {
+    let path = format!("/usr/share/dict/{}", debian_list(kind));
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (scripts/test installs Debian's word lists)"));
+    word_list_text(&bytes).0
+}
+
+/// Debian's word list of a shipped ruleset ([`debian_list`]), compiled once per test binary in
+/// its tiles, with its report.
+pub fn debian_lexicon(kind: RulesetKind) -> Compiled {
+    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+    let file = debian_list(kind);
     // Compiled outside the lock: another ruleset's list may compile beside it.
     if let Some(c) = CACHE.get_or_init(Default::default).lock().unwrap().get(file) {
         return c.clone();
     }
-    let path = format!("/usr/share/dict/{file}");
-    let bytes = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (scripts/test installs Debian's word lists)"));
-    let (text, _) = word_list_text(&bytes);
-    let compiled = Arc::new(Lexicon::compile(file, &text, kind.alphabet()).unwrap());
+    let compiled = Arc::new(Lexicon::compile(file, &debian_text(kind), kind.alphabet()).unwrap());
     CACHE.get_or_init(Default::default).lock().unwrap().entry(file.to_string()).or_insert(compiled).clone()
 }
 
