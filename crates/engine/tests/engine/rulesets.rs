@@ -198,10 +198,11 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
                 "club.ruleset:{b}: tile BBBBBBB: \"BBBBBBB\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
             ),
         ),
+        // A control character is shown escaped, never written raw (issue 72).
         (
             good.replace("B 2 3", "B\u{0} 2 3"),
             format!(
-                "club.ruleset:{b}: tile B\u{0}: \"B\\0\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
+                "club.ruleset:{b}: tile B\\0: \"B\\0\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
             ),
         ),
         (
@@ -382,6 +383,17 @@ fn magpie_and_macondo_files_are_read_as_they_are() {
         row
     });
     assert_eq!(q.start, (7, 7));
+    // A start square off the board the layout draws: refused naming the layout's line.
+    std::fs::write(dir.join("off15.txt"), format!("15, 7\n{}\n", rows.join("\n"))).unwrap();
+    std::fs::write(dir.join("off.ruleset"), "name off\ntiles-file tiny_magpie.csv\nlayout-file off15.txt\n")
+        .unwrap();
+    assert_eq!(
+        rulebook::read_file(&dir.join("off.ruleset")).unwrap_err().to_string(),
+        format!(
+            "{}:1: the start square (row 16, column 8) is off the 15×15 board",
+            dir.join("off15.txt").display()
+        )
+    );
     // A 21×21 layout, its start off the centre as MAGPIE's test layouts have it.
     let mut rows21 = vec![" ".repeat(21); 21];
     rows21[0] = format!("~{}^", " ".repeat(19));
