@@ -25,7 +25,8 @@ pub enum LexiconCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Words, nodes, edges, bytes, checksum and build or load time of a lexicon.
+    /// Words, nodes, edges (and their bytes in memory), the compiled file's bytes, checksum and
+    /// build or load time of a lexicon.
     Info {
         /// A shipped name (en, ru, erudit), a compiled file or a word list.
         #[arg(default_value = "en")]
@@ -71,12 +72,14 @@ pub fn run(cmd: LexiconCommand) -> CliResult {
             std::fs::write(&output, &bytes).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             println!("{report}");
             println!(
-                "wrote {}: {} words, {} nodes, {} edges, {} bytes, checksum {:016x}, built in {:.1} ms",
+                "wrote {} ({} bytes): {} words in the {} alphabet, {} nodes, {} edges ({}), checksum {:016x}, built in {:.1} ms",
                 output.display(),
+                bytes.len(),
                 lexicon.word_count(),
+                lexicon.alphabet(),
                 lexicon.dawg().node_count(),
                 lexicon.dawg().edge_count(),
-                bytes.len(),
+                in_memory(&lexicon),
                 lexicon.checksum(),
                 elapsed.as_secs_f64() * 1e3
             );
@@ -90,8 +93,10 @@ pub fn run(cmd: LexiconCommand) -> CliResult {
             println!("alphabet  {}", l.alphabet());
             println!("words     {}", l.word_count());
             println!("nodes     {}", d.node_count());
-            println!("edges     {}", d.edge_count());
-            println!("bytes     {}", d.packed_bytes());
+            println!("edges     {} ({})", d.edge_count(), in_memory(l));
+            // The compiled file's size, whether it was read from one or compiled from a list:
+            // the size `lexicon compile` writes.
+            println!("file      {} bytes", l.to_bytes().len());
             println!("checksum  {:016x}", l.checksum());
             match r.kind {
                 LoadKind::Compiled(t) => println!("built in  {:.1} ms", t.as_secs_f64() * 1e3),
@@ -129,4 +134,11 @@ fn with_alphabet_flag(e: LexiconError) -> String {
         LexiconError::UnknownAlphabet(_) => format!("{e}; name it with --alphabet"),
         e => e.to_string(),
     }
+}
+
+/// The bytes a lexicon's edge array takes in memory, as `info` and `compile` both say it
+/// beside the compiled file's size, which adds a header (with the alphabet written out, for any
+/// but the classic three) and a checksum.
+fn in_memory(lexicon: &Lexicon) -> String {
+    format!("{} bytes in memory", lexicon.dawg().packed_bytes())
 }

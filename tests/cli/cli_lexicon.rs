@@ -115,3 +115,39 @@ fn a_word_list_is_read_in_the_alphabet_its_letters_are() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `compile` and `info` say the same sizes of the same lexicon, each named: the compiled file's
+/// bytes (what is on disk) and the edges' bytes in memory (issue 72: compile said 411 bytes and
+/// info 148, both "bytes").
+#[test]
+fn compile_and_info_report_the_same_sizes_by_name() {
+    let dir = std::env::temp_dir().join(format!("dawgref-cli-lexicon-sizes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("es.txt");
+    std::fs::write(&list, "año\nniño\ncasa\n").unwrap();
+    let compiled = dir.join("es.dawg");
+    let (code, out, err) =
+        dawgref(&["lexicon", "compile", list.to_str().unwrap(), "-o", compiled.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let on_disk = std::fs::metadata(&compiled).unwrap().len();
+    let wrote = out.lines().nth(1).unwrap();
+    assert!(
+        wrote.starts_with(&format!(
+            "wrote {} ({on_disk} bytes): 3 words in the spanish alphabet, 7 nodes, 9 edges (40 bytes in memory), checksum ",
+            compiled.display()
+        )),
+        "{out}"
+    );
+    for lexicon in [&compiled, &list] {
+        let (code, out, err) = dawgref(&["lexicon", "info", lexicon.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let sizes: Vec<&str> =
+            out.lines().filter(|l| l.starts_with("edges") || l.starts_with("file")).collect();
+        assert_eq!(
+            sizes,
+            ["edges     9 (40 bytes in memory)", &format!("file      {on_disk} bytes")],
+            "{out}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
