@@ -101,7 +101,14 @@ pub fn run(cmd: GcgCommand) -> CliResult {
                         continue;
                     }
                 };
-                let kind = ruleset.unwrap_or_else(|| dawgref::game::record::guess_ruleset(&rec, None));
+                let Some(kind) = ruleset.or_else(|| dawgref::game::record::guess_ruleset(&rec, None)) else {
+                    all_ok = false;
+                    println!(
+                        "{} ERROR no ruleset's tiles spell the record's plays: name it with --ruleset",
+                        f.display()
+                    );
+                    continue;
+                };
                 let at = match lexicons.iter().position(|(k, _)| *k == kind) {
                     Some(at) => at,
                     None => {

@@ -88,7 +88,9 @@ pub fn compile(spec: &WordListSpec, report_dir: Option<&Path>) -> Result<(Lexico
         ruleset = %kind,
         words = report.kept,
         unsplittable = report.unsplittable.len(),
-        skipped_list = %written.as_deref().map(|p| p.display().to_string()).unwrap_or_default(),
+        // Only when a list was written: without a lexicon cache, or with every word split, there
+        // is none (an empty field would read as a file with no name).
+        skipped_list = written.as_deref().map(|p| tracing::field::display(p.display())),
         "word list compiled: {report}"
     );
     Ok((lexicon, report))

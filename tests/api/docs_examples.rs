@@ -129,8 +129,14 @@ async fn the_analysts_guide_judges_finds_and_generates() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_rulesets_guide_plays_catalan_from_a_word_list() {
-    let out = run_guide_with("rulesets", &["--word-list", "dicc=catalan:/usr/share/dict/catalan"]).await;
+async fn the_rulesets_guide_plays_catalan_and_spanish_from_word_lists() {
+    let lists = [
+        "--word-list",
+        "dicc=catalan:/usr/share/dict/catalan",
+        "--word-list",
+        "es=spanish:/usr/share/dict/spanish",
+    ];
+    let out = run_guide_with("rulesets", &lists).await;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines,
@@ -140,7 +146,11 @@ async fn the_rulesets_guide_plays_catalan_from_a_word_list() {
             "catalan dicc 86",
             "invalid_argument: ruleset_name: unknown ruleset \"klingon\" (known: english, russian, erudit, \
              catalan, dutch, french, german, norwegian, polish, spanish, swedish, super-english) \
-             (ListRulesets)"
+             (ListRulesets)",
+            // The Spanish game: the rack, and CHORRO played from it (issue 72: the guide's
+            // play had been CHORREA, a word Debian's list does not hold).
+            "[CH]E[LL]OO[RR]S",
+            "8H [CH]O[RR]O 30",
         ],
         "{out}"
     );

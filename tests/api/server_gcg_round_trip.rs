@@ -1,7 +1,7 @@
 //! ExportGcg's record of any game imports back into the same game: whatever the seats' names
 //! (colons, spaces, names equal once cleaned), in every ruleset, without naming the ruleset.
-//! ImportGcg refuses or reports what a record cannot mean, and its `final_scores` are always
-//! the imported game's.
+//! Struck of its racks, the record still imports as it is written. ImportGcg refuses or reports
+//! what a record cannot mean, and its `final_scores` are always the imported game's.
 
 use crate::common;
 
@@ -56,6 +56,31 @@ async fn round_trip(ruleset: pb::Ruleset, names: [&str; 2], seed: u64) {
         (v.over, v.end_reason.clone(), v.winners.clone()),
         (true, end.end_reason.clone(), end.winners.clone())
     );
+    // With its racks struck (every rack, the first seat's, the last one), the record imports
+    // as it is written: every line's score and total, the final scores, the end.
+    let moves = dawgref::notation::gcg::parse(&gcg).unwrap().moves;
+    let last_rack = moves.iter().rev().find(|m| m.rack.is_some()).map(|m| m.line);
+    let first = &moves[0].nick;
+    let strikes: [common::Strike; 3] = [
+        ("every rack", &|_| true),
+        ("one seat's", &|m| &m.nick == first),
+        ("the last", &|m| Some(m.line) == last_rack),
+    ];
+    for (which, strike) in strikes {
+        let struck = common::strike_racks(&gcg, strike);
+        let r = g.import_gcg(pb::ImportGcgRequest { gcg: struck.clone(), ..Default::default() }).await;
+        let r = r.unwrap_or_else(|e| panic!("{names:?} {which}: {e:?}\n{struck}")).into_inner();
+        assert!(r.ok, "{names:?} {which}: {:?}\n{struck}", r.mismatches);
+        assert_eq!(r.final_scores, scores(&end), "{names:?} {which}");
+        let v = r.view.unwrap();
+        assert_eq!(
+            (v.over, v.end_reason.clone(), v.winners.clone()),
+            (true, end.end_reason.clone(), end.winners.clone()),
+            "{names:?} {which}"
+        );
+        let back = g.export_gcg(pb::ExportGcgRequest { game_id: r.game_id }).await.unwrap().into_inner().gcg;
+        assert_eq!(common::scored_lines(&back), common::scored_lines(&gcg), "{names:?} {which}");
+    }
 }
 
 #[tokio::test]
@@ -93,6 +118,16 @@ async fn absurd_lines_are_refused_or_reported() {
         e.message().contains("GCG line 4: an exchange of 9999999999 tiles from a rack of 7"),
         "{}",
         e.message()
+    );
+    // Rack points for an end the game has not reached: refused, naming the line (issue 72).
+    let e = g
+        .import_gcg(pb::ImportGcgRequest { gcg: format!("{head}>b: (AEIRSTU) +8 8\n"), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert_eq!(
+        e.message(),
+        "gcg: GCG line 4: the record counts the racks at the end, but the game is not over: 81 tiles in the bag, racks of 7, 7"
     );
     // A time penalty no clock can give: reported, not counted.
     let r = g

@@ -216,3 +216,49 @@ async fn the_binary_adds_a_ruleset_file_and_a_word_list() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--word-list club: unknown ruleset \"klingon\""), "{stderr}");
 }
+
+/// The log line of a word list names the list of words that could not be split only when one
+/// was written (issue 72: without a lexicon cache it printed an empty `skipped_list=`).
+#[tokio::test]
+async fn a_word_lists_log_names_its_skipped_list_only_when_there_is_one() {
+    let dir = TempDir::new("rulesets-log");
+    let words = dir.0.join("words.txt");
+    std::fs::write(&words, "cat\ndog\nzoë\n").unwrap();
+    let cache = dir.0.join("lexicons");
+    let logged = |cache: &std::path::Path| {
+        let cache = cache.to_path_buf();
+        let words = words.clone();
+        async move {
+            let (child, _) = serve_on_free_port(|port| {
+                common::binary::serve(port)
+                    .env("RUST_LOG", "dawgref::server::wordlists=info")
+                    .arg("--data-dir")
+                    .arg(":memory:")
+                    .arg("--lexicon-cache")
+                    .arg(&cache)
+                    .arg("--word-list")
+                    .arg(format!("mine=english:{}", words.display()))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .await;
+            let mut child = child;
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            stdout
+                .lines()
+                .find(|l| l.contains("word list compiled"))
+                .unwrap_or_else(|| panic!("{stdout}"))
+                .to_string()
+        }
+    };
+    let with_cache = logged(&cache).await;
+    let list = cache.join("mine.skipped.txt");
+    assert!(with_cache.ends_with(&format!("unsplittable=1 skipped_list={}", list.display())), "{with_cache}");
+    let without = logged(std::path::Path::new("")).await;
+    assert!(without.ends_with("unsplittable=1"), "{without}");
+    assert!(!without.contains("skipped_list"), "{without}");
+}

@@ -550,7 +550,12 @@ async fn every_way_in_holds_the_same_bounds() {
         )
     };
     let e = refused(t.import_tsh(authed(import("b", file(101), 0), DIRECTOR)).await);
-    assert_eq!(e, (Code::InvalidArgument, "rounds_to_come: 101 rounds: a division has 1 to 100".into()));
+    assert_eq!(e, (Code::InvalidArgument, "text: line 1: 101 rounds: a division has at most 100".into()));
+    // A line of a megabyte is refused naming it (issue 72: read as a player of no rounds, it was
+    // answered as "rounds_to_come: 0 rounds").
+    let long = format!("Ann Archer 1500\n{} 1400\n", "B".repeat(1_000_000));
+    let e = refused(t.import_tsh(authed(import("b", long, 0), DIRECTOR)).await);
+    assert_eq!(e, (Code::InvalidArgument, "text: line 2: 1000005 bytes: a line holds at most 16384".into()));
     let e = refused(t.import_tsh(authed(import("b", file(1), 100), DIRECTOR)).await);
     assert_eq!(e, (Code::InvalidArgument, "rounds_to_come: 101 rounds: a division has 1 to 100".into()));
     for k in 0..19 {

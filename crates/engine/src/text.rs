@@ -18,6 +18,15 @@ pub fn clip_to(text: &str, chars: usize) -> String {
     }
 }
 
+/// [`clip`], its control characters escaped as Rust writes them (`\0`, `\n`, `\u{7f}`): a
+/// message quoting text from a file or a client never carries a raw NUL or line break.
+pub fn clip_printable(text: &str) -> String {
+    clip(text)
+        .chars()
+        .map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,5 +36,10 @@ mod tests {
         assert_eq!(clip("abc"), "abc");
         assert_eq!(clip(&"ж".repeat(100_000)), format!("{}…", "ж".repeat(40)));
         assert_eq!(clip(&"a".repeat(40)), "a".repeat(40));
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(clip_printable("A\0\nÑ'\u{7f}"), "A\\0\\nÑ'\\u{7f}");
     }
 }

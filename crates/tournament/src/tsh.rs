@@ -25,7 +25,7 @@
 //! - `late …`: per round, a score the score field cannot hold (TSH's scores are a prefix: a
 //!   result in while an earlier round's is still to come), else `-`.
 
-use crate::division::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId, Round};
+use crate::division::{Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round};
 pub use crate::name::name_problem;
 use std::fmt::Write;
 
@@ -152,6 +152,10 @@ impl Row {
     }
 }
 
+/// The longest line a `.t` file may hold, in bytes: a player of [`MAX_ROUNDS`] rounds with
+/// every field written takes about 4 KiB, and TSH's own fields a few more.
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
+
 /// A division from a `.t` file: its players and the rounds already paired and played (each a
 /// manual round), then `more` rounds to come by their methods.
 pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Result<Division, TshError> {
@@ -160,6 +164,12 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(TshError {
+                line,
+                what: format!("{} bytes: a line holds at most {MAX_LINE_BYTES}", raw.len()),
+            });
+        }
         let trimmed = raw.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
@@ -191,6 +201,9 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
         return Err(err("no name before the rating".into()));
     }
     let rating = head[at].parse().map_err(|_| err("a bad rating".into()))?;
+    if head.len() - at - 1 > MAX_ROUNDS {
+        return Err(err(format!("{} rounds: a division has at most {MAX_ROUNDS}", head.len() - at - 1)));
+    }
     let opponents = head[at + 1..]
         .iter()
         .map(|w| w.parse::<u32>().map_err(|_| err(format!("opponent {w:?} is not a player number"))))

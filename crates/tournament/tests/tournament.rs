@@ -495,6 +495,12 @@ fn tsh_refuses_a_file_that_does_not_hold_together() {
     assert_eq!(err("Ann; 400\n"), "line 1: no rating after the name");
     assert_eq!(err("Ann 1500 x; 400\n"), "line 1: opponent \"x\" is not a player number");
     assert_eq!(err("Ann 1500 2; 400\nBo 1400 1;\n"), "line 1: round 1: one score of the game with player 2");
+    // A line too long to be a player's, or with more rounds than a division has, is refused
+    // naming it (issue 72: a 1 MB line had been read as a player of no rounds).
+    let long = format!("Ann 1500 2; 400\n{} 1400 1; 300\n", "B".repeat(1 << 20));
+    assert_eq!(err(&long), format!("line 2: {} bytes: a line holds at most 16384", (1 << 20) + 12));
+    let rounds = format!("Ann 1500{}\n", " 0".repeat(101));
+    assert_eq!(err(&rounds), "line 1: 101 rounds: a division has at most 100");
 }
 
 proptest! {

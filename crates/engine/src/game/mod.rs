@@ -477,7 +477,9 @@ impl Game {
     }
 
     /// Give one seat a chosen rack (replaying a record that shows only the mover's rack): every
-    /// rack goes back to the bag, the seat takes its tiles, the others draw afresh.
+    /// rack goes back to the bag, the seat takes its tiles, the others draw afresh as many tiles
+    /// as they held (a seat short of seven once the bag ran out stays short: drawn up to seven,
+    /// it would hold tiles the bag no longer has, and the end would not come when it does).
     pub fn stack_rack(&mut self, seat: usize, rack: &Rack) -> Result<(), GameError> {
         let before = self.history.len();
         self.stack_rack_inner(seat, rack)?;
@@ -494,6 +496,7 @@ impl Game {
         if !pool.contains(rack) {
             return Err(GameError::NotInBag(crate::text::clip(&rack.to_string(self.config.rules.alphabet))));
         }
+        let held: Vec<usize> = self.racks.iter().map(Rack::len).collect();
         for s in 0..self.config.seats {
             let old = std::mem::take(&mut self.racks[s]);
             self.bag.put_back(&old);
@@ -501,9 +504,8 @@ impl Game {
         let taken = self.bag.take_exact(rack);
         debug_assert!(taken, "the pool was checked");
         self.racks[seat] = *rack;
-        let size = self.config.rules.rack_size;
         for s in (0..self.config.seats).filter(|&s| s != seat) {
-            self.bag.refill(&mut self.racks[s], size);
+            self.bag.refill(&mut self.racks[s], held[s]);
         }
         Ok(())
     }

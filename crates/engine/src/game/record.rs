@@ -7,12 +7,12 @@ use crate::alphabet::Alphabet;
 use crate::board::Board;
 use crate::lexicon::Lexicon;
 use crate::notation::gcg::{MoveKind, MoveLine, Record};
-use crate::notation::{format_play, parse_coordinate, parse_tiles};
+use crate::notation::{format_play, parse_coordinate, parse_tiles, tiles_read};
 use crate::play::Play;
 use crate::rack::Rack;
 use crate::rules::Ruleset;
 use crate::score::evaluate_normalized;
-use crate::script::Script;
+use crate::script::guess_alphabet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -330,11 +330,13 @@ fn replay_play(board: &Board, alphabet: Alphabet, coordinate: &str, word: &str) 
     play.normalized(board).map_err(|ps| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
 }
 
-/// The ruleset of a record that does not say: its lexicon's (`lexicon`: the alphabet of the
-/// lexicon the record names, when it is one of ours), else the one a dawgref export names in
-/// its description, else its letters' alphabet (Cyrillic is Скрэббл unless the record says
-/// Эрудит).
-pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules::RulesetKind {
+/// The ruleset of a record that does not say: the one a dawgref export names in its
+/// description (when its tiles are the lexicon's), else its lexicon's (`lexicon`: the alphabet
+/// of the lexicon the record names, when it is one of ours), else the first of the alphabet its
+/// tiles are in ([`guess_alphabet`]:
+/// Spanish for a record with Ñ or `[CH]`, Скрэббл for Cyrillic unless the record says Эрудит,
+/// English for A to Z). None when no ruleset's tiles spell its plays and racks.
+pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> Option<crate::rules::RulesetKind> {
     use crate::rules::RulesetKind;
     // The record's own word first (Super English and English share a lexicon: only the record
     // can tell them apart), when it agrees with the lexicon's tiles.
@@ -346,22 +348,37 @@ pub fn guess_ruleset(record: &Record, lexicon: Option<Alphabet>) -> crate::rules
     if let Some(kind) = described
         && lexicon.is_none_or(|a| a == kind.alphabet())
     {
-        return kind;
+        return Some(kind);
     }
     if let Some(alphabet) = lexicon {
         // The first ruleset of the lexicon's alphabet: the shipped ones are registered first.
         if let Some(kind) = RulesetKind::of_alphabet(alphabet) {
-            return kind;
+            return Some(kind);
         }
     }
-    let cyrillic = record.moves.iter().any(|m| {
-        let text = match &m.kind {
-            MoveKind::Play { word, .. } => word.as_str(),
-            _ => m.rack.as_deref().unwrap_or(""),
-        };
-        Script::of_text(text) == Script::Cyrillic
-    });
-    if cyrillic { Script::Cyrillic.ruleset() } else { Script::Latin.ruleset() }
+    // Tiles as the record spells them: a play's word (`.` played through, lower case a blank),
+    // else a rack, an exchange's or the end's tiles.
+    let spelled: Vec<(bool, &str)> = record
+        .moves
+        .iter()
+        .flat_map(|m| {
+            let tiles = match &m.kind {
+                MoveKind::Play { word, .. } => Some((true, word.as_str())),
+                MoveKind::Exchange { tiles } if exchange_count(tiles).is_none() => {
+                    Some((false, tiles.as_str()))
+                }
+                MoveKind::EndRack { rack } => Some((false, rack.as_str())),
+                _ => None,
+            };
+            tiles.into_iter().chain(m.rack.as_deref().map(|r| (false, r)))
+        })
+        .collect();
+    let alphabet = guess_alphabet(
+        &spelled,
+        |&(_, text)| text,
+        |alphabet, &(play, text)| tiles_read(alphabet, play, text),
+    )?;
+    Some(RulesetKind::for_alphabet(alphabet))
 }
 
 /// The challenge rule a record was played under, when nobody says: 5pt or 10pt when it has a
@@ -406,7 +423,12 @@ pub fn import_setup(
     find: impl Fn(&str) -> Option<Arc<Lexicon>>,
 ) -> Result<super::GameConfig, SetupError> {
     let own = record.lexicon.as_deref().and_then(&find);
-    let kind = ask.ruleset.unwrap_or_else(|| guess_ruleset(record, own.as_deref().map(|l| l.alphabet())));
+    let kind = match ask.ruleset {
+        Some(kind) => kind,
+        None => guess_ruleset(record, own.as_deref().map(|l| l.alphabet())).ok_or_else(|| {
+            SetupError::Record("no ruleset's tiles spell the record's plays: name its ruleset".into())
+        })?,
+    };
     let rules = Arc::new(Ruleset::new(kind));
     let lexicon = match (&ask.lexicon, own) {
         (Some(name), _) => find(name)
@@ -473,12 +495,19 @@ pub fn import_game(rec: &Record, config: super::GameConfig) -> Result<Game, Impo
             return Err(fail("the game is already over".into()));
         }
         let is_move = matches!(m.kind, MoveKind::Play { .. } | MoveKind::Pass | MoveKind::Exchange { .. });
-        if is_move && let Some(rack) = &m.rack {
-            let r = Rack::parse(rack, alphabet).map_err(|e| fail(e.to_string()))?;
-            game.stack_rack(seat, &r).map_err(|e| fail(e.to_string()))?;
+        if is_move {
+            match &m.rack {
+                Some(rack) => {
+                    let r = Rack::parse(rack, alphabet).map_err(|e| fail(e.to_string()))?;
+                    game.stack_rack(seat, &r).map_err(|e| fail(e.to_string()))?;
+                }
+                None => hold_unseen_rack(&mut game, seat, m).map_err(fail)?,
+            }
         }
-        if Some(i) == last_move && counted.iter().any(|(s, _)| *s != seat) {
-            give_counted_racks(&mut game, seat, &counted);
+        if Some(i) == last_move {
+            // A pass keeps the rack the end counts; a play or an exchange changes it.
+            let mover_counted = matches!(m.kind, MoveKind::Pass);
+            give_counted_racks(&mut game, seat, mover_counted, &counted);
         }
         replay_line(&mut game, m, seat, now).map_err(fail)?;
     }
@@ -504,11 +533,12 @@ fn doubles_end_rack(rec: &Record, rules: &Ruleset) -> bool {
     })
 }
 
-/// The racks the end counts, as the record's penalty lines after its last move name them: a
-/// replay would otherwise count the fresh racks it drew for the seats whose racks no move line
-/// showed since (a game that ends on scoreless turns, or a loser's rack where each counts its
-/// own). Each other seat is given its rack before that last move. Returns the index of the last
-/// move line and each counted seat with its rack.
+/// The racks the end counts, as the record's lines after its last move name them: a penalty
+/// line names its own seat's rack, and in a two-player game the out player's points name the
+/// other's. A replay would otherwise count the fresh racks it drew for the seats whose racks no
+/// move line showed since (a game that ends on scoreless turns, a loser's rack, any rack of a
+/// record that shows none). Each seat is given its rack before that last move. Returns the
+/// index of the last move line and each counted seat with its rack.
 fn end_counted_racks(
     rec: &Record,
     seat_of: impl Fn(&str) -> Option<usize>,
@@ -528,6 +558,9 @@ fn end_counted_racks(
             .iter()
             .filter_map(|m| match &m.kind {
                 MoveKind::EndRack { rack } if m.score < 0 => seat_of(&m.nick).map(|s| (s, rack.as_str())),
+                MoveKind::EndRack { rack } if rec.players.len() == 2 => {
+                    seat_of(&m.nick).map(|s| (1 - s, rack.as_str()))
+                }
                 _ => None,
             })
             .collect(),
@@ -537,17 +570,23 @@ fn end_counted_racks(
 }
 
 /// Before the last move: every rack at once (giving one seat its rack draws the others afresh),
-/// the mover's as it stands. Racks the tiles left cannot make (a record typed by hand) are not
-/// given: the end then counts the racks drawn, and the import's check names the total that
-/// differs.
-fn give_counted_racks(game: &mut Game, mover: usize, counted: &[(usize, &str)]) {
+/// the mover's as it stands unless `mover_counted` (its move keeps the rack the end counts).
+/// Racks the tiles left cannot make (a record typed by hand) are not given: the end then counts
+/// the racks drawn, and the import's check names the total that differs.
+fn give_counted_racks(game: &mut Game, mover: usize, mover_counted: bool, counted: &[(usize, &str)]) {
     let alphabet = game.config().rules.alphabet;
+    let given: Vec<(usize, Rack)> = counted
+        .iter()
+        .filter(|(s, _)| *s != mover || mover_counted)
+        .filter_map(|&(s, rack)| Some((s, Rack::parse(rack, alphabet).ok()?)))
+        .collect();
+    if given.is_empty() {
+        return;
+    }
     let mut racks: Vec<Rack> =
         (0..game.config().seats).map(|s| game.rack(s).copied().unwrap_or_default()).collect();
-    for &(other, rack) in counted.iter().filter(|(s, _)| *s != mover) {
-        if let Ok(r) = Rack::parse(rack, alphabet) {
-            racks[other] = r;
-        }
+    for (seat, rack) in given {
+        racks[seat] = rack;
     }
     game.stack_racks(&racks).ok();
 }
@@ -560,9 +599,6 @@ fn replay_line(game: &mut Game, m: &MoveLine, seat: usize, now: u64) -> Result<(
     match &m.kind {
         MoveKind::Play { coordinate, word } => {
             let play = replay_play(game.board(), alphabet, coordinate, word)?;
-            if m.rack.is_none() {
-                rack_for_hidden(game, seat, &play)?;
-            }
             game.act(seat, Action::Play(play), now).map_err(|e| e.to_string())?;
         }
         MoveKind::Pass => game.act(seat, Action::Pass, now).map_err(|e| e.to_string())?,
@@ -583,7 +619,17 @@ fn replay_line(game: &mut Game, m: &MoveLine, seat: usize, now: u64) -> Result<(
             let next = game.to_move();
             game.act(next, Action::Pass, now).map_err(|e| e.to_string())?;
         }
-        MoveKind::EndRack { .. } | MoveKind::TimePenalty => {}
+        // The record's game is over here, the replay's is not: it would be another game.
+        MoveKind::EndRack { .. } => {
+            let racks: Vec<String> =
+                (0..seats).map(|s| game.rack(s).map_or(0, Rack::len).to_string()).collect();
+            return Err(format!(
+                "the record counts the racks at the end, but the game is not over: {} tiles in the bag, racks of {}",
+                game.bag_len(),
+                racks.join(", ")
+            ));
+        }
+        MoveKind::TimePenalty => {}
     }
     Ok(())
 }
@@ -618,22 +664,42 @@ fn laid_of(play: &Play) -> Rack {
     laid
 }
 
-/// A play's line that shows no rack (a player's or a watcher's record: the others' racks are
-/// hidden): the rack it was played from is unknown, so the seat is given the tiles the play
-/// lays, kept beside as many of its current tiles as still fit. The bag's tiles stay counted.
-fn rack_for_hidden(game: &mut Game, seat: usize, play: &Play) -> Result<(), String> {
+/// A move whose line shows no rack (a player's or a watcher's record, a record kept by hand):
+/// the rack it was made from is unknown, so the seat is given the tiles the move uses (a play's
+/// tiles laid, an exchange's tiles named) beside as many of its current tiles as it held: the
+/// number of tiles on each rack and in the bag stays the game's, so the end comes where the
+/// record's came.
+fn hold_unseen_rack(game: &mut Game, seat: usize, m: &MoveLine) -> Result<(), String> {
     let alphabet = game.config().rules.alphabet;
-    let laid = laid_of(play);
+    let (used, what) = match &m.kind {
+        MoveKind::Play { coordinate, word } => {
+            let play = replay_play(game.board(), alphabet, coordinate, word)?;
+            (laid_of(&play), format!("the play {}", format_play(&play, alphabet)))
+        }
+        MoveKind::Exchange { tiles } if exchange_count(tiles).is_none() => {
+            let throw = Rack::parse(tiles, alphabet).map_err(|e| e.to_string())?;
+            (throw, format!("the exchange of {}", throw.to_string(alphabet)))
+        }
+        _ => return Ok(()),
+    };
     let mut rest = game.rack(seat).copied().unwrap_or_default();
-    if rest.contains(&laid) {
+    if rest.contains(&used) {
         return Ok(());
     }
-    for &t in play.tiles().iter().filter(|&&t| t != crate::alphabet::EMPTY) {
-        rest.take_tile(t);
+    let held = rest.len();
+    if used.len() > held {
+        return Err(format!("{what} uses {} tiles from a rack of {held}", used.len()));
     }
-    let mut rack = laid;
+    // The tiles it used and still holds stay; the rest of the rack keeps what it can.
+    for t in used.tiles() {
+        match t {
+            Some(l) => rest.take(l),
+            None => rest.take_blank(),
+        };
+    }
+    let mut rack = used;
     for t in rest.tiles() {
-        if rack.len() >= game.config().rules.rack_size {
+        if rack.len() >= held {
             break;
         }
         match t {
@@ -641,5 +707,5 @@ fn rack_for_hidden(game: &mut Game, seat: usize, play: &Play) -> Result<(), Stri
             None => rack.add_blank(),
         }
     }
-    game.stack_rack(seat, &rack).map_err(|e| format!("{e} (the play {})", format_play(play, alphabet)))
+    game.stack_rack(seat, &rack).map_err(|e| format!("{e} ({what})"))
 }

@@ -6,7 +6,7 @@
 
 use super::{CompileReport, Lexicon, LexiconError, LoadKind, file};
 use crate::alphabet::Alphabet;
-use crate::script::Script;
+use crate::script::guess_alphabet_of_words;
 use std::path::Path;
 use std::time::Instant;
 
@@ -60,8 +60,8 @@ pub struct Resolved {
 }
 
 /// Resolve `spec`: a shipped name, else a path to a compiled file or a word list. `alphabet`
-/// picks the alphabet of a word list (and is checked against a compiled file); without it a word
-/// list whose first word is Cyrillic is taken as Russian, otherwise English.
+/// picks the alphabet of a word list (and is checked against a compiled file); without it the
+/// list's letters say which ([`guess_alphabet_of_words`]), and a list no alphabet reads is refused.
 pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, LexiconError> {
     if let Some(s) = shipped(spec) {
         let start = Instant::now();
@@ -81,15 +81,19 @@ pub fn resolve(spec: &str, alphabet: Option<Alphabet>) -> Result<Resolved, Lexic
         return Ok(Resolved { lexicon, kind: LoadKind::Loaded(start.elapsed()), report: None });
     }
     let (text, _) = super::word_list_text(&bytes);
-    let alphabet = alphabet.unwrap_or_else(|| guess_alphabet(&text));
+    let alphabet = match alphabet {
+        Some(alphabet) => alphabet,
+        None => list_alphabet(&text, spec)?,
+    };
     let (lexicon, report) = Lexicon::compile(name, &text, alphabet)?;
     Ok(Resolved { lexicon, kind: LoadKind::Compiled(start.elapsed()), report: Some(report) })
 }
 
-/// Russian if the first word starts with a Cyrillic letter, else English.
-fn guess_alphabet(text: &str) -> Alphabet {
-    let first = text.lines().filter_map(|l| l.split_whitespace().next()).find(|t| !t.starts_with('#'));
-    first.and_then(|w| w.chars().next()).map_or(Script::Latin, Script::of_char).alphabet()
+/// The alphabet a word list's letters are in ([`guess_alphabet_of_words`]); refused, naming the
+/// list (`spec`), when no ruleset's tiles spell any of its words.
+pub fn list_alphabet(text: &str, spec: &str) -> Result<Alphabet, LexiconError> {
+    guess_alphabet_of_words(&super::list_words(text).collect::<Vec<_>>())
+        .ok_or_else(|| LexiconError::UnknownAlphabet(spec.to_string()))
 }
 
 /// A shipped lexicon, from a compiled file in `cache_dir` when one matches the embedded text

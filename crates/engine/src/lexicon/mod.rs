@@ -42,6 +42,8 @@ pub enum LexiconError {
     Unknown(String),
     #[error("word list has no playable words ({0})")]
     NoWords(CompileReport),
+    #[error("cannot tell the alphabet of {0}: no ruleset's tiles spell any of its words")]
+    UnknownAlphabet(String),
 }
 
 /// What compiling a word list kept and skipped. Nothing is skipped silently.
@@ -114,17 +116,18 @@ pub fn word_list_text(bytes: &[u8]) -> (String, bool) {
     }
 }
 
-/// Parse a word list: one word per line (the first whitespace-separated token, so lists with
-/// definitions after the word work), `#` comments and blank lines ignored. Returns the sorted,
-/// deduplicated words of at most `longest` tiles, and the report.
+/// A word list's words as written: one per line (the first whitespace-separated token, so lists
+/// with definitions after the word work), `#` comments and blank lines ignored.
+pub fn list_words(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|line| line.split_whitespace().next()).filter(|token| !token.starts_with('#'))
+}
+
+/// Parse a word list ([`list_words`]). Returns the sorted, deduplicated words of at most
+/// `longest` tiles, and the report.
 pub fn parse_word_list(text: &str, alphabet: Alphabet, longest: usize) -> (Vec<Vec<Letter>>, CompileReport) {
     let mut report = CompileReport { longest, ..CompileReport::default() };
     let mut words = Vec::new();
-    for line in text.lines() {
-        let Some(token) = line.split_whitespace().next() else { continue };
-        if token.starts_with('#') {
-            continue;
-        }
+    for token in list_words(text) {
         report.lines += 1;
         match alphabet.parse_word(token) {
             Err(_) => {

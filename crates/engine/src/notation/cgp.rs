@@ -7,12 +7,13 @@
 //! `cr` (challenge rule), `bb` (bingo bonus), `etl` (exchange limit), `mcnz` (scoreless turns
 //! that end the game). Others are kept verbatim.
 
+use super::tiles_read;
 use crate::alphabet::{Alphabet, EMPTY, Tile, tile};
 use crate::board::Board;
 use crate::lexicon::Dawg;
 use crate::rack::Rack;
 use crate::rules::{Ruleset, RulesetKind, ScorelessLimit};
-use crate::script::Script;
+use crate::script::guess_alphabet;
 use crate::text::clip;
 use std::sync::Arc;
 
@@ -199,12 +200,18 @@ fn ruleset_of(
             }
         },
         None => default.unwrap_or_else(|| {
-            let cyrillic = |s: &str| Script::of_text(s) == Script::Cyrillic;
-            if cyrillic(board_text) || cyrillic(racks_text) {
-                Script::Cyrillic.ruleset()
-            } else {
-                Script::Latin.ruleset()
-            }
+            // The board's runs of tiles (digits count empty squares) and the racks; letters no
+            // alphabet reads are left to the board's reading, which names where they are.
+            let runs = board_text.split(|c: char| c == '/' || c.is_ascii_digit()).filter(|r| !r.is_empty());
+            let racks = racks_text.split('/').filter(|r| !r.is_empty());
+            let spelled: Vec<(bool, &str)> =
+                runs.map(|r| (true, r)).chain(racks.map(|r| (false, r))).collect();
+            let alphabet = guess_alphabet(
+                &spelled,
+                |&(_, text)| text,
+                |alphabet, &(run, text)| tiles_read(alphabet, run, text),
+            );
+            RulesetKind::for_alphabet(alphabet.unwrap_or(Alphabet::english()))
         }),
     };
     Ok(ruleset)
@@ -357,7 +364,7 @@ pub fn write(cgp: &Cgp) -> String {
     }
     match &o.ld {
         Some(v) => op("ld", v),
-        // Without `ld` a reader guesses English or Russian from the letters: say which.
+        // Without `ld` a reader guesses the ruleset from the letters: say which.
         None if cgp.ruleset != RulesetKind::english() => op("ld", cgp.ruleset.name()),
         None => {}
     }

@@ -8,7 +8,7 @@
 pub mod cgp;
 pub mod gcg;
 
-use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Tile, tile};
+use crate::alphabet::{Alphabet, AlphabetError, EMPTY, Letter, Tile, tile, tile_letter};
 use crate::board::Direction;
 use crate::play::Play;
 use crate::rack::Rack;
@@ -170,6 +170,18 @@ fn tiles_on(text: &str, alphabet: Alphabet, offset: usize, size: usize) -> Resul
         return Err(NotationError::MissingTiles);
     }
     Ok(out)
+}
+
+/// The letters `alphabet` reads written tiles as, None when it cannot: a play's word (`.` and
+/// `(…)` played through, lower case a blank) when `play`, else a rack's tiles (`?` a blank).
+/// What a guess of a record's or a position's alphabet reads ([`crate::script::guess_alphabet`]).
+pub fn tiles_read(alphabet: Alphabet, play: bool, text: &str) -> Option<Vec<Letter>> {
+    if play {
+        let tiles = parse_tiles(text, alphabet, 0).ok()?;
+        Some(tiles.into_iter().filter(|&t| t != EMPTY).map(tile_letter).collect())
+    } else {
+        Some(alphabet.parse_rack(text).ok()?.into_iter().flatten().collect())
+    }
 }
 
 /// Parse `8H WORD` / `H8 WORD` on the largest board: whether a play fits a game's board is

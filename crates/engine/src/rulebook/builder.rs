@@ -70,7 +70,7 @@ impl Builder {
 
     /// Add a tile; an error is the message for its line.
     pub(super) fn tile(&mut self, spec: TileSpec, count: i64, value: i64, n: usize) -> Result<(), String> {
-        let label = crate::text::clip(&spec.label);
+        let label = crate::text::clip_printable(&spec.label);
         if !(0..=255).contains(&count) || !(0..=1000).contains(&value) {
             return Err(format!("tile {label}: count {count} or value {value} out of range"));
         }
@@ -98,6 +98,7 @@ impl Builder {
                 .iter()
                 .find(|(t, ..)| std::iter::once(&t.label).chain(&t.aliases).any(|o| o.to_uppercase() == key));
             if let Some((t, _, _, first)) = taken {
+                let s = crate::text::clip_printable(s);
                 return Err(format!("{s} spells two tiles, {} (line {first}) and {label}", t.label));
             }
         }
@@ -156,15 +157,8 @@ impl Builder {
                 ));
             }
         };
-        if start.0 >= size || start.1 >= size {
-            return Err(self.err(
-                self.line_of("start"),
-                format!(
-                    "the start square (row {}, column {}) is off the {size}×{size} board",
-                    start.0 + 1,
-                    start.1 + 1
-                ),
-            ));
+        if let Some(message) = off_board(start, size) {
+            return Err(self.err(self.line_of("start"), message));
         }
         // (A rack line is bounded where it is read: 1 to 7.)
         let specs: Vec<TileSpec> = self.tiles.iter().map(|t| t.0.clone()).collect();
@@ -200,6 +194,17 @@ impl Builder {
             winprob: self.winprob,
         })
     }
+}
+
+/// Why a start square (row and column from 0) is not on a board of side `size`, if it is not.
+fn off_board(start: (usize, usize), size: usize) -> Option<String> {
+    (start.0 >= size || start.1 >= size).then(|| {
+        format!(
+            "the start square (row {}, column {}) is off the {size}×{size} board",
+            start.0 + 1,
+            start.1 + 1
+        )
+    })
 }
 
 /// The standard board's premiums: the board of a file that draws and names none.
@@ -274,6 +279,9 @@ impl Builder {
                 });
             }
             self.rows.push((out, n));
+        }
+        if let Some(message) = off_board((row, col), size) {
+            return Err(err(1, message));
         }
         self.start = Some((row, col));
         self.layout_given = true;

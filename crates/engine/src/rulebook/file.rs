@@ -249,7 +249,9 @@ impl Builder {
     /// `LABEL COUNT VALUE [vowel] [blank-only] [aka SPELLING…]`.
     pub(super) fn tile_line(&mut self, line: &str, n: usize) -> Result<(), RulebookError> {
         let mut words = line.split_whitespace();
-        let label = words.next().unwrap_or_default();
+        let written = words.next().unwrap_or_default();
+        // As messages show it: a NUL or another control character escaped.
+        let label = crate::text::clip_printable(written);
         let mut number = |what: &str| -> Result<i64, RulebookError> {
             let w = words.next().ok_or_else(|| self.err(Some(n), format!("tile {label}: no {what}")))?;
             w.parse()
@@ -283,10 +285,10 @@ impl Builder {
         if count != 0 && blank_only {
             return Err(self.err(Some(n), format!("tile {label} is blank-only and has a count of {count}")));
         }
-        if label == "?" {
+        if written == "?" {
             return Err(self.err(Some(n), "the blank is given by a blanks line, not as a tile".into()));
         }
-        let spec = TileSpec { label: label.to_string(), blank_label: None, aliases, vowel };
+        let spec = TileSpec { label: written.to_string(), blank_label: None, aliases, vowel };
         self.tile(spec, count, value, n).map_err(|m| self.err(Some(n), m))
     }
 

@@ -120,3 +120,39 @@ fn real_games_import_into_live_games() {
         assert_eq!(g.scores(), recorded, "{name}");
     }
 }
+
+/// Issue 72: the Spanish bot game of seed 8 (strong against greedy), its racks struck from the
+/// record (all of them, one seat's, the last one), imports as the record says: every line's
+/// score and total, 450–272, the greedy bot out and the game over (it had imported as a game
+/// still on at 455–267, the bag empty and seat 0 without a tile).
+#[test]
+fn a_record_without_racks_imports_as_it_is_written() {
+    use dawgref_engine::game::EndReason;
+    use dawgref_engine::game::record::{ImportAsk, import_game, import_setup};
+    let spanish = RulesetKind::by_name("spanish").unwrap();
+    let lex = Arc::new(common::debian_lexicon(spanish).0.clone());
+    let mut c = GameConfig::new(rules(spanish), lex.clone(), 8);
+    c.challenge = ChallengeRule::Double;
+    let mut g = Game::new(c).unwrap();
+    play_out(&mut g, &[BotLevel::Strong, BotLevel::Greedy], 1000, |_| {}).unwrap();
+    let text = write_gcg(&g, &["strong_bot".to_string(), "greedy_bot".to_string()]);
+    assert!(text.ends_with(">greedy_bot: (Q) +5 272\n>strong_bot: Q (Q) -5 450\n"), "{text}");
+    let last_rack = gcg::parse(&text).unwrap().moves.iter().rev().find(|m| m.rack.is_some()).unwrap().line;
+    let struck = [
+        ("every rack", common::strike_racks(&text, |_| true)),
+        ("seat 0's", common::strike_racks(&text, |m| m.nick == "strong_bot")),
+        ("seat 1's", common::strike_racks(&text, |m| m.nick == "greedy_bot")),
+        ("the last", common::strike_racks(&text, |m| m.line == last_rack)),
+    ];
+    for (which, record) in struck {
+        let rec = gcg::parse(&record).unwrap();
+        let find = |name: &str| (name == lex.name()).then(|| lex.clone());
+        let config = import_setup(&rec, &ImportAsk::default(), find).unwrap();
+        let back = import_game(&rec, config).unwrap_or_else(|e| panic!("{which}: {e}\n{record}"));
+        back.check_invariants().unwrap_or_else(|e| panic!("{which}: {e}"));
+        let names = ["strong_bot".to_string(), "greedy_bot".to_string()];
+        assert_eq!(common::scored_lines(&write_gcg(&back, &names)), common::scored_lines(&text), "{which}");
+        assert_eq!(back.scores(), [450, 272], "{which}");
+        assert_eq!(back.outcome().map(|o| o.reason), Some(EndReason::WentOut(1)), "{which}");
+    }
+}

@@ -198,10 +198,11 @@ fn a_ruleset_file_with_an_error_is_refused_naming_its_line() {
                 "club.ruleset:{b}: tile BBBBBBB: \"BBBBBBB\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
             ),
         ),
+        // A control character is shown escaped, never written raw (issue 72).
         (
             good.replace("B 2 3", "B\u{0} 2 3"),
             format!(
-                "club.ruleset:{b}: tile B\u{0}: \"B\\0\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
+                "club.ruleset:{b}: tile B\\0: \"B\\0\" is not a spelling (1 to 6 characters, no control characters, none of [ ] ? * . ( ))"
             ),
         ),
         (
@@ -382,6 +383,17 @@ fn magpie_and_macondo_files_are_read_as_they_are() {
         row
     });
     assert_eq!(q.start, (7, 7));
+    // A start square off the board the layout draws: refused naming the layout's line.
+    std::fs::write(dir.join("off15.txt"), format!("15, 7\n{}\n", rows.join("\n"))).unwrap();
+    std::fs::write(dir.join("off.ruleset"), "name off\ntiles-file tiny_magpie.csv\nlayout-file off15.txt\n")
+        .unwrap();
+    assert_eq!(
+        rulebook::read_file(&dir.join("off.ruleset")).unwrap_err().to_string(),
+        format!(
+            "{}:1: the start square (row 16, column 8) is off the 15×15 board",
+            dir.join("off15.txt").display()
+        )
+    );
     // A 21×21 layout, its start off the centre as MAGPIE's test layouts have it.
     let mut rows21 = vec![" ".repeat(21); 21];
     rows21[0] = format!("~{}^", " ".repeat(19));
@@ -538,6 +550,22 @@ fn debian_word_lists_compile_in_their_rulesets_with_every_skip_reported() {
     assert_eq!(kind("spanish").alphabet().parse_word("chico").unwrap().len(), 4);
 }
 
+/// Named without an alphabet, each list is read in its language's: the one its letters are
+/// (issue 72; they had all been read as English).
+#[test]
+fn debian_word_lists_are_read_in_the_alphabet_their_letters_are() {
+    use dawgref_engine::lexicon::catalog;
+    for ruleset in ["catalan", "dutch", "french", "german", "norwegian", "polish", "spanish", "swedish"] {
+        let text = crate::common::debian_text(kind(ruleset));
+        let guessed = catalog::list_alphabet(&text, ruleset).unwrap();
+        assert_eq!(guessed, kind(ruleset).alphabet(), "{ruleset}");
+    }
+    let english = include_str!("../../../../lexicons/en.txt").to_string() + "café\nnaïve\nrésumé\n";
+    assert_eq!(catalog::list_alphabet(&english, "en").unwrap(), Alphabet::english());
+    let russian = include_str!("../../../../lexicons/ru.txt");
+    assert_eq!(catalog::list_alphabet(russian, "ru").unwrap(), Alphabet::russian());
+}
+
 /// Every shipped ruleset: a game of bots to its end (the strong bot values leaves by the
 /// fallback where no table was learned), its GCG replayed to the same scores, and the record's
 /// ruleset found from its description.
@@ -556,7 +584,11 @@ fn a_bot_game_in_every_shipped_ruleset_makes_the_gcg_round_trip() {
         let report = check_record(&record, rules.clone(), &lex);
         assert_eq!(report.mismatches, vec![], "{ruleset}\n{text}");
         assert_eq!(report.finals.iter().map(|f| f.1).collect::<Vec<_>>(), g.scores(), "{ruleset}\n{text}");
-        assert_eq!(dawgref_engine::game::record::guess_ruleset(&record, None), kind(ruleset), "{ruleset}");
+        assert_eq!(
+            dawgref_engine::game::record::guess_ruleset(&record, None),
+            Some(kind(ruleset)),
+            "{ruleset}"
+        );
         if ruleset == "spanish" || ruleset == "catalan" {
             // Its digraphs are written as macondo writes them, in brackets.
             let has_digraph = g.history().iter().any(|e| matches!(&e.kind,
@@ -690,6 +722,36 @@ fn every_rulesets_lexicon_file_reads_back_in_its_own_alphabet() {
 /// A viewer of a record: who, the game as it stood, whose racks they see.
 type View<'a> = (&'a str, &'a Game, &'a dyn Fn(usize) -> bool);
 
+/// Whether a game's last move was an exchange: the rack it drew is in no line of the record,
+/// so a game that then ends on scoreless turns counts a rack the import cannot know.
+fn ends_on_an_exchange(g: &Game) -> bool {
+    use dawgref_engine::game::EventKind;
+    g.history()
+        .iter()
+        .rev()
+        .find(|e| {
+            matches!(
+                e.kind,
+                EventKind::Play { .. }
+                    | EventKind::Pass
+                    | EventKind::Exchange { .. }
+                    | EventKind::PhonyWithdrawn { .. }
+                    | EventKind::TurnLost
+            )
+        })
+        .is_some_and(|e| matches!(e.kind, EventKind::Exchange { .. }))
+}
+
+/// A game's scores before the end's rack penalties.
+fn before_penalties(g: &Game) -> Vec<i32> {
+    use dawgref_engine::game::EventKind;
+    let mut s = g.scores().to_vec();
+    for e in g.history().iter().filter(|e| matches!(e.kind, EventKind::RackPenalty { .. })) {
+        s[e.seat] -= e.points;
+    }
+    s
+}
+
 /// Games per ruleset in [`every_record_and_position_written_reads_back_in_every_ruleset`]:
 /// `DAWGREF_ROUND_TRIPS` (BENCHMARKS.md has the long run's figure), else a few for CI.
 fn round_trips() -> u64 {
@@ -699,8 +761,9 @@ fn round_trips() -> u64 {
 /// Bot games in every shipped ruleset (all twelve), each written as GCG for every viewer (the
 /// director, each player, a watcher: the others' racks hidden) and as CGP at every turn, and
 /// read back: the record imports, without being told its ruleset, to the same board, scores and
-/// end, and each position to the same board, racks and scores. Spanish and Catalan games are
-/// where single tiles spell longer ones side by side.
+/// end, and each position to the same board, racks and scores; the finished game's record with
+/// racks struck imports as it is written. Spanish and Catalan games are where single tiles
+/// spell longer ones side by side.
 #[test]
 fn every_record_and_position_written_reads_back_in_every_ruleset() {
     use dawgref_engine::game::record::{ImportAsk, import_game, import_setup, write_gcg_for};
@@ -762,33 +825,9 @@ fn every_record_and_position_written_reads_back_in_every_ruleset() {
                 // move. Only an exchange as that last move draws the mover a rack no line shows
                 // (its penalty then counts another rack), and only there are the scores compared
                 // before the penalties.
-                use dawgref_engine::game::EventKind;
-                let exchange_last = g
-                    .history()
-                    .iter()
-                    .rev()
-                    .find(|e| {
-                        matches!(
-                            e.kind,
-                            EventKind::Play { .. }
-                                | EventKind::Pass
-                                | EventKind::Exchange { .. }
-                                | EventKind::PhonyWithdrawn { .. }
-                                | EventKind::TurnLost
-                        )
-                    })
-                    .is_some_and(|e| matches!(e.kind, EventKind::Exchange { .. }));
+                let exchange_last = ends_on_an_exchange(g);
                 if exchange_last {
-                    let before = |x: &Game| -> Vec<i32> {
-                        let mut s = x.scores().to_vec();
-                        for e in
-                            x.history().iter().filter(|e| matches!(e.kind, EventKind::RackPenalty { .. }))
-                        {
-                            s[e.seat] -= e.points;
-                        }
-                        s
-                    };
-                    assert_eq!(before(&back), before(g), "{kind} {who}\n{text}");
+                    assert_eq!(before_penalties(&back), before_penalties(g), "{kind} {who}\n{text}");
                     drawn_unseen += 1;
                 } else {
                     assert_eq!(back.scores(), g.scores(), "{kind} {who}\n{text}");
@@ -796,9 +835,49 @@ fn every_record_and_position_written_reads_back_in_every_ruleset() {
                 assert_eq!(back.is_over(), g.is_over(), "{kind} {who}\n{text}");
                 checked += 1;
             }
+            // The finished game's record with racks struck, as a record kept by hand shows
+            // them (every rack, one seat's, the last one), imports as it is written: each line's
+            // score and total, the end's rack points, the end (issue 72).
+            let text = write_gcg(&g, &names);
+            let moves = gcg::parse(&text).unwrap().moves;
+            let last_rack = moves.iter().rev().find(|m| m.rack.is_some()).map(|m| m.line);
+            let end_lines = moves.iter().position(|m| matches!(m.kind, gcg::MoveKind::EndRack { .. }));
+            let strikes: [crate::common::Strike; 4] = [
+                ("every rack", &|_| true),
+                ("seat 0's racks", &|m| m.nick == "uno"),
+                ("seat 1's racks", &|m| m.nick == "dos"),
+                ("the last rack", &|m| Some(m.line) == last_rack),
+            ];
+            for (which, strike) in strikes {
+                let struck = crate::common::strike_racks(&text, strike);
+                let record = gcg::parse(&struck).unwrap();
+                let find = |n: &str| (n == lex.name()).then(|| lex.clone());
+                let config = import_setup(&record, &ImportAsk::default(), find)
+                    .unwrap_or_else(|e| panic!("{kind} {which}: {e}\n{struck}"));
+                let back =
+                    import_game(&record, config).unwrap_or_else(|e| panic!("{kind} {which}: {e}\n{struck}"));
+                back.check_invariants().unwrap_or_else(|e| panic!("{kind} {which}: {e}\n{struck}"));
+                assert_eq!(back.board().grid(), g.board().grid(), "{kind} {which}\n{struck}");
+                let written = crate::common::scored_lines(&write_gcg(&back, &names));
+                let wanted = crate::common::scored_lines(&text);
+                if ends_on_an_exchange(&g) {
+                    // The exchanger's penalty counts a rack it drew unseen; the lines before the
+                    // end's are the record's.
+                    let end = end_lines.unwrap_or(wanted.len());
+                    assert_eq!(written[..end], wanted[..end], "{kind} {which}\n{struck}");
+                    assert_eq!(before_penalties(&back), before_penalties(&g), "{kind} {which}\n{struck}");
+                    drawn_unseen += 1;
+                } else {
+                    assert_eq!(written, wanted, "{kind} {which}\n{struck}");
+                    assert_eq!(back.scores(), g.scores(), "{kind} {which}\n{struck}");
+                }
+                let reason = |x: &Game| x.outcome().map(|o| o.reason);
+                assert_eq!(reason(&back), reason(&g), "{kind} {which}\n{struck}");
+                checked += 1;
+            }
         }
     }
-    assert_eq!(checked, 4 * games as usize * RulesetKind::all().len());
+    assert_eq!(checked, 8 * games as usize * RulesetKind::all().len());
     eprintln!(
         "{checked} records read back in {:.1} s ({drawn_unseen} ended on an exchange: scores before the penalties compared)",
         started.elapsed().as_secs_f64()

@@ -60,7 +60,8 @@ fn unknown_names_and_word_list_paths() {
     let dir = std::env::temp_dir().join(format!("dawgref-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let list = dir.join("mine.txt");
-    std::fs::write(&list, "AA\nAB\nQAT\nÆSIR\nX\n").unwrap();
+    // ΨSIR: a letter no ruleset has (ÆSIR would make it a Norwegian list).
+    std::fs::write(&list, "AA\nAB\nQAT\nΨSIR\nX\n").unwrap();
     let r = catalog::resolve(list.to_str().unwrap(), None).unwrap();
     assert_eq!(r.lexicon.name(), "mine");
     assert_eq!(r.lexicon.word_count(), 3);

@@ -132,7 +132,7 @@ fn bots_play_super_english_to_the_end_and_the_gcg_makes_the_round_trip() {
     let report = check_record(&record, rules.clone(), &lex);
     assert_eq!(report.mismatches, vec![], "{text}");
     assert_eq!(report.finals.iter().map(|f| f.1).collect::<Vec<_>>(), g.scores(), "{text}");
-    assert_eq!(guess_ruleset(&record, None), kind);
+    assert_eq!(guess_ruleset(&record, None), Some(kind));
 
     // The champion (a few iterations a move, so the test is quick) against the strong bot, to
     // the end: its endgame and pre-endgame search the larger board.
