@@ -831,8 +831,20 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
     }
     t.pair_round(authed(round(2), ROOT)).await.unwrap();
     let second = t.start_round(authed(start(2), ROOT)).await.unwrap().into_inner().round.unwrap();
+    // The first result corrected: its first entry still holds the cut where it was.
+    let scores = pb::FinalScores { first: 421, second: 380 };
+    let corrected = pb::RecordResultRequest {
+        slug: "open".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        result: Some(pb::record_result_request::Result::Scores(scores)),
+        correct: true,
+        ..Default::default()
+    };
+    t.record_result(authed(corrected, ROOT)).await.unwrap();
     let now = t.get_tournament(authed(get.clone(), ROOT)).await.unwrap().into_inner();
-    assert_eq!(now.tournament.as_ref().unwrap().events, before.tournament.as_ref().unwrap().events + 4);
+    assert_eq!(now.tournament.as_ref().unwrap().events, before.tournament.as_ref().unwrap().events + 5);
 
     // A spectator: the tournament as it stood before the first result, every field of it.
     assert_eq!(t.get_tournament(get.clone()).await.unwrap().into_inner(), before);
@@ -847,6 +859,10 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
         let watch = pb::WatchGameRequest { game_id: game_id.clone(), from_event: 0 };
         let refused = g.watch_game(watch).await.err().unwrap();
         assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
+        let one = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: game_id.clone() };
+        let refused = b.watch_broadcast(one).await.err().unwrap();
+        let words = format!("broadcast \"open-live\" covers no game {game_id}");
+        assert_eq!((refused.code(), refused.message()), (Code::NotFound, words.as_str()));
         g.get_game(authed(pb::GetGameRequest { game_id }, ROOT)).await.unwrap();
     }
     // WatchTournament sends the events before the first result, and nothing after.

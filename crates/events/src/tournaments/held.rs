@@ -68,10 +68,13 @@ impl Events {
         // The first event still held: a result within its round's delay (a result with no event
         // of its own time is shown: every way a result comes in writes one).
         let now = dawgref_host::unix_ms();
-        let cut = (marked.results.iter())
-            .filter(|(key, (_, at))| at.saturating_add(delay(&key.0, key.1)) > now && !own.contains(key))
-            .map(|(_, (number, _))| *number)
-            .min();
+        let mut cut: Option<u64> = None;
+        for (key, times) in marked.results.iter().filter(|(key, _)| !own.contains(*key)) {
+            let delay = delay(&key.0, key.1);
+            for &(number, _) in times.iter().filter(|(_, at)| at.saturating_add(delay) > now) {
+                cut = Some(cut.map_or(number, |c| c.min(number)));
+            }
+        }
         let Some(cut) = cut else { return Ok(record) };
         Ok(cut_at(record, &marked, cut, &own))
     }
@@ -85,7 +88,8 @@ impl Events {
             let round = (e.division.clone(), e.round);
             match e.kind.as_str() {
                 _ if e.is_result() => {
-                    marked.results.insert((e.division.clone(), e.round, e.pairing), (e.number, e.unix_ms));
+                    let key = (e.division.clone(), e.round, e.pairing);
+                    marked.results.entry(key).or_default().push((e.number, e.unix_ms));
                 }
                 "pairings_made" => {
                     marked.paired.insert(round, e.number);
@@ -120,7 +124,9 @@ fn cut_at(mut record: Record, marked: &Marked, cut: u64, own: &HashSet<PairingKe
             }
             for i in 0..entry.lines(k).len() {
                 let key = (name.clone(), round, i as u32 + 1);
-                if marked.results.get(&key).is_some_and(|&(number, _)| number >= cut) && !own.contains(&key) {
+                let after =
+                    marked.results.get(&key).and_then(|times| times.last()).is_some_and(|&(n, _)| n >= cut);
+                if after && !own.contains(&key) {
                     holding.push((k, i));
                 }
             }

@@ -18,8 +18,9 @@ pub(crate) struct Marks(Mutex<HashMap<String, Marked>>);
 pub(super) struct Marked {
     /// The next event to read.
     pub(super) next: u64,
-    /// Each pairing's result as it last came in: its event's number and time (unix ms).
-    pub(super) results: HashMap<PairingKey, (u64, u64)>,
+    /// Each pairing's results as they came in, first to last (a correction after the result):
+    /// each event's number and time (unix ms).
+    pub(super) results: HashMap<PairingKey, Vec<(u64, u64)>>,
     /// The event each round was last paired at.
     pub(super) paired: HashMap<RoundKey, u64>,
     /// The event each round started at.

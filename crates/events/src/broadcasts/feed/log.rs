@@ -9,9 +9,10 @@
 //! was lost) may offer what went out before, and no stream sees it twice.
 //!
 //! It is bounded: a stream that joins is sent each game's latest position and what followed it
-//! (a position made again every [`REPLAY`] items, not the game's every move), the streams already
-//! reading are sent each item as it comes, the last [`RECENT`] items are kept for a stream that
-//! fell behind, and of the games over only the last [`DONE_KEPT`] are kept.
+//! (a position made again every [`REPLAY`] items where the game is held, not the game's every
+//! move; a replica relaying the game keeps what it relayed, a game's length at most), the
+//! streams already reading are sent each item as it comes, the last [`RECENT`] items are kept for
+//! a stream that fell behind, and of the games over only the last [`DONE_KEPT`] are kept.
 
 use super::Encoded;
 use prost::bytes::Bytes;
@@ -116,11 +117,16 @@ impl GameLog {
     }
 
     /// Keep `item` for those who join: a position in place of what came before it (the analysis
-    /// of the turn just before it kept, for the bar).
+    /// of the turn just before it kept, for the bar, and the game's standings and end, which no
+    /// position tells).
     fn keep(&mut self, item: Arc<Item>) {
         if let Fact::Position(number) = item.fact {
             let last_turn = number.saturating_sub(1);
-            self.replay.retain(|i| matches!(i.fact, Fact::Analysis(e) if e >= last_turn));
+            self.replay.retain(|i| match i.fact {
+                Fact::Analysis(e) => e >= last_turn,
+                Fact::Standings | Fact::Done => true,
+                Fact::Position(_) | Fact::Event(_) => false,
+            });
             self.replay.insert(0, item);
         } else {
             self.replay.push(item);

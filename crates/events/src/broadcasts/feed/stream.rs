@@ -4,7 +4,7 @@
 use super::FeedWire;
 use super::log::{Feed, Item, Said};
 use crate::{Events, EventsError, Kept};
-use dawgref_host::{HostError, sleep_until, stopped};
+use dawgref_host::{HostError, Viewer, sleep_until, stopped};
 use prost::bytes::Bytes;
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -17,12 +17,16 @@ pub type EncodedStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<Bytes, EventsError>> + Send + 'static>>;
 
 impl Events {
-    /// Whether `kept` covers game `id`: NOT_FOUND at once for a game it does not cover (another
-    /// broadcast's, or none), with the same words for both, rather than a stream that stays
-    /// silent until its deadline.
+    /// Whether `kept` covers game `id`, out for a spectator: NOT_FOUND at once for a game it does
+    /// not cover (another broadcast's, or none) or one made less than the delay ago (no game to a
+    /// spectator yet: [`Events::seen`]), with the same words for each, rather than a stream that
+    /// stays silent until its deadline.
     pub async fn check_covers(&self, kept: &Kept, id: Uuid) -> Result<(), EventsError> {
-        let covered = match self.0.host.snapshot(&id.to_string()).await {
-            Ok(snapshot) => kept.covers(snapshot.labels()),
+        let covered = match self.0.host.snapshot_at(&id.to_string()).await {
+            Ok((snapshot, now_ms)) => {
+                let labels = snapshot.labels();
+                kept.covers(labels) && self.is_out(labels, Viewer::Watcher, now_ms)
+            }
             Err(HostError::NoGame(_)) => false,
             Err(e) => return Err(e.into()),
         };
