@@ -178,6 +178,11 @@ async fn watch_broadcast_holds_each_event_back_and_shows_racks_only_while_reveal
     let c = games.create_game(authed(open_game(8), ROOT)).await.unwrap().into_inner();
     let (id, tokens) = (c.game_id.clone(), c.seat_tokens.clone());
     broadcasts.create_broadcast(authed(broadcast("open-racks", 30, true), ROOT)).await.unwrap();
+    // Made less than the delay ago, the game is no game to a spectator yet: its board's stream
+    // is refused until the delay has passed since it was made.
+    let early = pb::WatchBroadcastRequest { slug: "open-racks".into(), game_id: id.clone() };
+    assert_eq!(broadcasts.watch_broadcast(Request::new(early)).await.err().unwrap().code(), Code::NotFound);
+    tokio::time::sleep(Duration::from_secs(30)).await;
     let watch = |game_id: &str| {
         let r = pb::WatchBroadcastRequest { slug: "open-racks".into(), game_id: game_id.into() };
         async { broadcasts.watch_broadcast(Request::new(r)).await.unwrap().into_inner() }
