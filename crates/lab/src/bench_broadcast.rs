@@ -237,6 +237,33 @@ async fn gather(watchers: Vec<tokio::task::JoinHandle<Seen>>) -> Seen {
     seen
 }
 
+/// The bench's broadcast, of the games labelled `labels`, racks revealed.
+async fn create_broadcast(
+    broadcasts: &mut BroadcastsServiceClient<Channel>,
+    slug: &str,
+    labels: &std::collections::HashMap<String, String>,
+    args: &BroadcastArgs,
+) -> Result<(), tonic::Status> {
+    let request = pb::CreateBroadcastRequest {
+        slug: slug.to_string(),
+        name: "Lab bench".into(),
+        labels: labels.clone(),
+        delay_seconds: args.delay_seconds,
+        reveal_racks: true,
+        analysis: args.analysis_ms > 0,
+        analysis_ms: args.analysis_ms.max(100),
+    };
+    broadcasts.create_broadcast(authed(request)).await.map(|_| ())
+}
+
+/// What the broadcast's feeds on `handles` keep, said in a line (asked before the broadcast
+/// ends, which drops them).
+fn feed_log(handles: &[dawgref::server::Handle], slug: &str, boards: usize) -> String {
+    let (items, bytes) = (handles.iter().filter_map(|h| h.broadcast_feed_size(slug)))
+        .fold((0, 0), |(items, bytes), (i, b)| (items + i, bytes + b));
+    format!("the feed's log at the end: {items} items, {bytes} bytes ({} per board)", bytes / boards.max(1))
+}
+
 pub fn run(args: BroadcastArgs) -> CliResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let apart = if args.one_runtime {
@@ -260,17 +287,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         // A store kept between runs (PostgreSQL) holds the broadcasts of those before.
         let slug = format!("bench-{}", std::process::id());
         let labels: std::collections::HashMap<String, String> = [("tournament".into(), slug.clone())].into();
-        broadcasts
-            .create_broadcast(authed(pb::CreateBroadcastRequest {
-                slug: slug.clone(),
-                name: "Lab bench".into(),
-                labels: labels.clone(),
-                delay_seconds: args.delay_seconds,
-                reveal_racks: true,
-                analysis: args.analysis_ms > 0,
-                analysis_ms: args.analysis_ms.max(100),
-            }))
-            .await?;
+        create_broadcast(&mut broadcasts, &slug, &labels, &args).await?;
         // The spectators, before the games: each stream open, then the memory they take.
         let before = rss_bytes();
         let delay_ms = u64::from(args.delay_seconds) * 1000;
@@ -298,9 +315,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
         let haproxy_used = haproxy.as_deref().map_or(Duration::ZERO, cpu).saturating_sub(haproxy_before);
         let wall = started.elapsed();
         let judged: u64 = handles.iter().map(|h| h.metrics().broadcast_analyses.get()).sum();
-        // What the feeds keep for those who join and for streams behind, before the end drops it.
-        let (kept_items, kept_bytes) = (handles.iter().filter_map(|h| h.broadcast_feed_size(&slug)))
-            .fold((0, 0), |(items, bytes), (i, b)| (items + i, bytes + b));
+        let kept = feed_log(handles, &slug, args.boards);
         ended.store(true, std::sync::atomic::Ordering::Relaxed);
         broadcasts.end_broadcast(authed(pb::EndBroadcastRequest { slug: slug.clone() })).await?;
         let seen = gather(watchers).await;
@@ -338,10 +353,7 @@ pub fn run(args: BroadcastArgs) -> CliResult {
             wall.as_secs_f64(),
             if haproxy.is_some() { " and HAProxy" } else { "" }
         );
-        println!(
-            "the feed's log at the end: {kept_items} items, {kept_bytes} bytes ({} per board)",
-            kept_bytes / args.boards.max(1)
-        );
+        println!("{kept}");
         if apart.is_some() {
             println!(
                 "CPU by part: the server{} {:.1} s, the engine (bots and analysis) {:.1} s, the spectators' clients {:.1} s, HAProxy {:.1} s",

@@ -241,6 +241,56 @@ fn reposition(wire: &dyn FeedWire, feed: &Feed, session: &Session, e: &Event) {
     feed.publish(id, fact, wire.made(id, unix, &snapshot, racks));
 }
 
+/// Where a follower of a game held here starts: the feed's log (`known`: the game is out there,
+/// up to event `next`) and the game as it stands.
+struct Start<'a> {
+    feed: &'a Feed,
+    session: &'a Session,
+    snapshot: &'a Arc<Snapshot>,
+    known: bool,
+    next: usize,
+}
+
+impl Start<'_> {
+    /// The analyses a follower starts with, `pending` the events still to go out.
+    fn analyses(
+        &self,
+        events: &Events,
+        wire: &Arc<dyn FeedWire>,
+        pending: &VecDeque<Arc<Event>>,
+        delay: u64,
+    ) -> Analyses {
+        let (feed, id) = (self.feed, self.session.id());
+        let mut analyses = Analyses::new(events, wire, &feed.slug);
+        // Turns out whose analysis is not (it was being judged where the game was held before):
+        // judged again here, and out as soon as they are.
+        let out = self.snapshot.game().history().get(..self.next).unwrap_or_default();
+        for e in out.iter().rev().filter(|e| Analyses::judges(e)).take(JUDGED_AGAIN) {
+            if feed.analysed(id, e.number) {
+                break;
+            }
+            analyses.ask(self.snapshot, e);
+            analyses.released(feed, id, e.number, unix_of(self.session, e.time_ms));
+        }
+        // Of a game new to the feed, turns still within the delay are judged, and of those past
+        // it only the last (the bar of a game joined late), or a feed started mid-round would
+        // judge whole games. A game the feed followed before (held elsewhere until now) is judged
+        // from where it left off: its spectators have seen each turn of it with its analysis so
+        // far.
+        let now = self.session.now_ms();
+        let due = |e: &Event| e.time_ms.saturating_add(delay) <= now;
+        if !self.known
+            && let Some(e) = pending.iter().rev().find(|e| due(e) && Analyses::judges(e))
+        {
+            analyses.ask(self.snapshot, e);
+        }
+        for e in pending.iter().filter(|e| self.known || !due(e)) {
+            analyses.ask(self.snapshot, e);
+        }
+        analyses
+    }
+}
+
 /// A game held here: its events from its session, each released when due, each turn's analysis
 /// (when the broadcast has it) computed as the turn is heard and released with it.
 async fn follow_here(
@@ -264,31 +314,10 @@ async fn follow_here(
     // The game as made, out once the delay has passed since it was (before then it is no game
     // to a spectator: who plays it may come from results still held back).
     let mut made = (!known).then(|| snapshot.as_of(None));
-    let mut analyses = Analyses::new(events, wire, &feed.slug);
-    // Turns out whose analysis is not (it was being judged where the game was held before):
-    // judged again here, and out as soon as they are.
     let history = snapshot.game().history();
-    let out = history.get(..next).unwrap_or_default();
-    for e in out.iter().rev().filter(|e| Analyses::judges(e)).take(JUDGED_AGAIN) {
-        if feed.analysed(id, e.number) {
-            break;
-        }
-        analyses.ask(&snapshot, e);
-        analyses.released(feed, id, e.number, unix_of(&session, e.time_ms));
-    }
     let mut pending: VecDeque<Arc<Event>> = history.iter().skip(next).cloned().map(Arc::new).collect();
-    // Of a game new to the feed, turns still within the delay are judged, and of those past it
-    // only the last (the bar of a game joined late), or a feed started mid-round would judge
-    // whole games. A game the feed followed before (held elsewhere until now) is judged from
-    // where it left off: its spectators have seen each turn of it with its analysis so far.
-    let now = session.now_ms();
-    let due = |e: &Event| e.time_ms.saturating_add(delay()) <= now;
-    if !known && let Some(e) = pending.iter().rev().find(|e| due(e) && Analyses::judges(e)) {
-        analyses.ask(&snapshot, e);
-    }
-    for e in pending.iter().filter(|e| known || !due(e)) {
-        analyses.ask(&snapshot, e);
-    }
+    let start = Start { feed, session: &session, snapshot: &snapshot, known, next };
+    let mut analyses = start.analyses(events, wire, &pending, delay());
     drop(snapshot);
     let mut listening = true;
     let mut over = false;
