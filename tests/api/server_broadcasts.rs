@@ -55,16 +55,21 @@ async fn view(handle: &dawgref::server::Handle, request: Request<pb::GetGameRequ
     handle.games_service().get_game(request).await.unwrap().into_inner().view.unwrap()
 }
 
-/// The caller's best play in a live game.
-async fn best_play(handle: &dawgref::server::Handle, id: &str, token: &str) -> pb::Play {
-    let req = pb::GenerateMovesRequest {
+/// GenerateMoves for the caller's best play in live game `id`.
+fn best_of(id: &str) -> pb::GenerateMovesRequest {
+    pb::GenerateMovesRequest {
         position: Some(pb::Position {
             source: Some(pb::position::Source::GameId(id.into())),
             lexicon: String::new(),
         }),
         limit: 1,
         ..Default::default()
-    };
+    }
+}
+
+/// The caller's best play in a live game.
+async fn best_play(handle: &dawgref::server::Handle, id: &str, token: &str) -> pb::Play {
+    let req = best_of(id);
     let mut moves = handle.analysis_service().generate_moves(authed(req, token)).await.unwrap().into_inner();
     moves.next().await.unwrap().unwrap().play.unwrap()
 }
@@ -938,15 +943,7 @@ async fn a_late_joiner_gets_the_games_position_and_the_moves_since() {
             break;
         }
         let token = &tokens[seen.to_move as usize];
-        let best = pb::GenerateMovesRequest {
-            position: Some(pb::Position {
-                source: Some(pb::position::Source::GameId(id.clone())),
-                lexicon: String::new(),
-            }),
-            limit: 1,
-            ..Default::default()
-        };
-        let mut best = analysis.generate_moves(authed(best, token)).await.unwrap().into_inner();
+        let mut best = analysis.generate_moves(authed(best_of(&id), token)).await.unwrap().into_inner();
         let pass = pb::submit_turn_request::Action::Pass(pb::Pass {});
         let action = match best.message().await.unwrap() {
             Some(m) => pb::submit_turn_request::Action::Play(m.play.unwrap()),
