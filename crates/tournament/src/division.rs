@@ -3,6 +3,7 @@
 //! checks it first, so a division never holds a player twice in a round or a result for a
 //! pairing that is not there.
 
+use crate::ratings::RatingSystem;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -32,12 +33,16 @@ pub struct Player {
     pub withdrawn: bool,
     /// A server bot that plays as this player: its level's name (`strong`); None for a person.
     pub bot: Option<String>,
+    /// Rated games before this event, as the rating body counts them (TSH's `lifeg`); None:
+    /// not known, which the ratings take as TSH does ([`crate::ratings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifetime_games: Option<u32>,
 }
 
 impl Player {
     /// A person with a name and rating, active.
     pub fn new(name: impl Into<String>, rating: u32) -> Player {
-        Player { name: name.into(), rating, withdrawn: false, bot: None }
+        Player { name: name.into(), rating, withdrawn: false, bot: None, lifetime_games: None }
     }
 }
 
@@ -110,6 +115,9 @@ pub struct Controls {
     pub min_placement: u32,
     /// Every draw (byes' ties, the random method, who goes first) comes from this.
     pub seed: u64,
+    /// How the players' rating estimates are computed ([`crate::ratings`]).
+    #[serde(default, skip_serializing_if = "RatingSystem::is_none")]
+    pub rating_system: RatingSystem,
 }
 
 impl Default for Controls {
@@ -122,6 +130,7 @@ impl Default for Controls {
             gibson_spread: None,
             min_placement: 1,
             seed: 0,
+            rating_system: RatingSystem::None,
         }
     }
 }

@@ -13,6 +13,7 @@ mod draw;
 mod matching;
 mod name;
 mod pairing;
+pub mod ratings;
 mod standings;
 pub mod tsh;
 

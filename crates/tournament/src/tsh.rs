@@ -279,7 +279,7 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
     if let Some(why) = name_problem(&name) {
         return Err(err(format!("{name:?}: {why}")));
     }
-    let player = Player { name, rating, withdrawn, bot };
+    let player = Player { name, rating, withdrawn, bot, lifetime_games: None };
     Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late }))
 }
 

@@ -352,6 +352,7 @@ fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
         gibson_spread: c.gibsonize.then_some(c.gibson_spread),
         min_placement: c.min_placement.max(1),
         seed,
+        rating_system: unset.rating_system,
     }
 }
 

@@ -163,6 +163,7 @@ impl LegacyControls {
             gibson_spread: self.gibsonize.then_some(self.gibson_spread),
             min_placement: self.min_placement.max(1),
             seed,
+            rating_system: unset.rating_system,
         }
     }
 }
@@ -194,6 +195,7 @@ pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
                 rating: p.rating,
                 withdrawn: p.withdrawn,
                 bot: p.bot.and_then(bot_name).map(str::to_string),
+                lifetime_games: None,
             })
             .collect();
         let rounds = (div.rounds.iter())
