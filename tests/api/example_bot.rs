@@ -142,6 +142,7 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
         name: name.into(),
         rating: 1500,
         bot: bot.map(|b| b as i32),
+        lifetime_games: None,
     };
     let made = t
         .create_tournament(common::server::authed(

@@ -27,6 +27,7 @@ mod server_list_games;
 mod server_metrics;
 mod server_operations;
 mod server_races;
+mod server_ratings;
 mod server_review;
 mod server_rulesets;
 mod server_simulate;

@@ -627,7 +627,12 @@ async fn open_round_broadcast(
 ) {
     use pb::tournaments_service_client::TournamentsServiceClient;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let person = |name: &str| pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None };
+    let person = |name: &str| pb::TournamentPlayerSpec {
+        name: name.into(),
+        rating: 1500,
+        bot: None,
+        lifetime_games: None,
+    };
     let create = pb::CreateTournamentRequest {
         name: "The Open".into(),
         slug: "open".into(),
@@ -739,6 +744,8 @@ async fn a_tournament_result_reaches_spectators_through_the_delay() {
         losses,
         spread,
         byes: 0,
+        rating: 1500,
+        estimate: None,
     };
     let ranked = |mut rows: Vec<pb::DivisionStanding>| {
         rows.iter_mut().for_each(|r| r.rank = 0);
@@ -793,7 +800,12 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
     let srv = start_directed(ROOT).await;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let (mut g, mut b) = (srv.games().await, srv.broadcasts().await);
-    let person = |name: &str| pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None };
+    let person = |name: &str| pb::TournamentPlayerSpec {
+        name: name.into(),
+        rating: 1500,
+        bot: None,
+        lifetime_games: None,
+    };
     let koth = pb::RoundSpec { method: pb::PairingMethod::KingOfTheHill as i32, ..Default::default() };
     let create = pb::CreateTournamentRequest {
         name: "The Open".into(),

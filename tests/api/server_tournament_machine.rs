@@ -153,7 +153,12 @@ impl World {
             divisions: vec![pb::DivisionSpec {
                 name: "a".into(),
                 players: (0..players)
-                    .map(|i| pb::TournamentPlayerSpec { name: name(i), rating: 1500 - i as u32, bot: None })
+                    .map(|i| pb::TournamentPlayerSpec {
+                        name: name(i),
+                        rating: 1500 - i as u32,
+                        bot: None,
+                        lifetime_games: None,
+                    })
                     .collect(),
                 rounds: methods
                     .iter()
@@ -386,7 +391,12 @@ impl World {
                 self.director(Call::Withdraw(r)).await?;
             }
             Op::Add => {
-                let spec = pb::TournamentPlayerSpec { name: name(d.players.len()), rating: 1400, bot: None };
+                let spec = pb::TournamentPlayerSpec {
+                    name: name(d.players.len()),
+                    rating: 1400,
+                    bot: None,
+                    lifetime_games: None,
+                };
                 let r = pb::AddPlayerRequest { slug: SLUG.into(), division: "a".into(), player: Some(spec) };
                 let before = self.tournament().await;
                 match self.t.add_player(authed(r, DIRECTOR)).await {
@@ -572,7 +582,12 @@ impl World {
             divisions: vec![pb::DivisionSpec {
                 name: "holder".into(),
                 players: (0..2)
-                    .map(|i| pb::TournamentPlayerSpec { name: name(i), rating: 1500, bot: None })
+                    .map(|i| pb::TournamentPlayerSpec {
+                        name: name(i),
+                        rating: 1500,
+                        bot: None,
+                        lifetime_games: None,
+                    })
                     .collect(),
                 rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }],
                 controls: None,

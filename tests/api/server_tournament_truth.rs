@@ -23,7 +23,7 @@ async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
 }
 
 fn person(name: &str) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None }
+    pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None, lifetime_games: None }
 }
 
 fn people(n: usize) -> Vec<pb::TournamentPlayerSpec> {
@@ -227,6 +227,7 @@ async fn bot_players_play_under_their_players_names() {
         name: name.into(),
         rating: 1000,
         bot: Some(pb::BotLevel::Weak as i32),
+        lifetime_games: None,
     };
     let players = vec![bot("Strongbot"), bot("Other Bot")];
     t.create_tournament(authed(event("bots", players, &[pb::PairingMethod::RoundRobin]), DIRECTOR))

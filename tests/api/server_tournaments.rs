@@ -18,11 +18,16 @@ async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
 }
 
 fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating, bot: None }
+    pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games: None }
 }
 
 fn bot(name: &str, level: pb::BotLevel) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating: 1000, bot: Some(level as i32) }
+    pb::TournamentPlayerSpec {
+        name: name.into(),
+        rating: 1000,
+        bot: Some(level as i32),
+        lifetime_games: None,
+    }
 }
 
 fn rounds(methods: &[pb::PairingMethod]) -> Vec<pb::RoundSpec> {

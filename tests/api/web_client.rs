@@ -908,7 +908,12 @@ async fn tournament(
         pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let players = names
         .iter()
-        .map(|n| pb::TournamentPlayerSpec { name: n.to_string(), rating: 1500, bot: None })
+        .map(|n| pb::TournamentPlayerSpec {
+            name: n.to_string(),
+            rating: 1500,
+            bot: None,
+            lifetime_games: None,
+        })
         .collect();
     let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
     let request = pb::CreateTournamentRequest {

@@ -945,6 +945,7 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
             name: format!("Bot {n}"),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
+            lifetime_games: None,
         })
         .collect();
     let request = pb::CreateTournamentRequest {
@@ -1004,6 +1005,7 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
             name: format!("Bot {n}"),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
+            lifetime_games: None,
         })
         .collect();
     let request = pb::CreateTournamentRequest {
@@ -1141,6 +1143,7 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
         name: n.to_string(),
         rating: 1500,
         bot: None,
+        lifetime_games: None,
     });
     let request = pb::CreateTournamentRequest {
         name: "Owners".into(),

@@ -116,6 +116,7 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
             ),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
+            lifetime_games: None,
         })
         .collect();
     let request = pb::CreateTournamentRequest {

@@ -24,7 +24,7 @@ pub use error::EventsError;
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
     By, DivisionRecord, HandResult, Held, Owners, Pair, Read, Record, Retry, RoundGames, Source,
-    TournamentEvent, derived_request_id, game_labels, game_result, pairing_error,
+    TournamentEvent, Watched, derived_request_id, game_labels, game_result, pairing_error,
 };
 
 use dawgref_host::Host;

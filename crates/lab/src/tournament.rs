@@ -57,6 +57,24 @@ pub struct BenchTournamentArgs {
     /// Scratch directory for the store (must not exist; removed afterwards).
     #[arg(long, default_value = "data/bench-tournament")]
     dir: std::path::PathBuf,
+    /// The division's rating system (none, nsa2008, naspa2024, club, absp): every answer's
+    /// standings carry the estimates.
+    #[arg(long, default_value = "none")]
+    ratings: String,
+    /// Players unrated (newcomers, whose estimates are searched for): every n-th (0: none).
+    #[arg(long, default_value_t = 0)]
+    newcomer_every: u32,
+}
+
+fn rating_system(name: &str) -> Result<pb::RatingSystem, String> {
+    Ok(match name {
+        "none" => pb::RatingSystem::Unspecified,
+        "nsa2008" => pb::RatingSystem::Nsa2008,
+        "naspa2024" => pb::RatingSystem::Naspa2024,
+        "club" => pb::RatingSystem::NaspaClub,
+        "absp" => pb::RatingSystem::Absp,
+        other => return Err(format!("--ratings {other:?}: none, nsa2008, naspa2024, club or absp")),
+    })
 }
 
 /// A request with the lab's director token.
@@ -136,7 +154,7 @@ pub fn run(args: TournamentArgs) -> CliResult {
                     level.as_str_name().trim_start_matches("BOT_LEVEL_").to_lowercase(),
                     seat_name(i)
                 );
-                pb::TournamentPlayerSpec { name, rating: 1000, bot: Some(level as i32) }
+                pb::TournamentPlayerSpec { name, rating: 1000, bot: Some(level as i32), lifetime_games: None }
             })
             .collect();
         let request = pb::CreateTournamentRequest {
@@ -228,12 +246,15 @@ fn seat_name(i: u32) -> String {
 
 /// `dawgref-lab bench tournament`.
 pub fn bench(args: BenchTournamentArgs) -> CliResult {
+    let system = rating_system(&args.ratings)?;
     on_server(&args.dir.clone(), |mut t| async move {
+        let newcomer = |i: u32| args.newcomer_every != 0 && i % args.newcomer_every == 0;
         let players = (0..args.players)
             .map(|i| pb::TournamentPlayerSpec {
                 name: format!("Player {}", seat_name(i)),
-                rating: 2000 - i % 1000,
+                rating: if newcomer(i) { 0 } else { 2000 - i % 1000 },
                 bot: None,
+                lifetime_games: Some(i % 200),
             })
             .collect();
         let request = pb::CreateTournamentRequest {
@@ -247,7 +268,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
                     pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() };
                     10
                 ],
-                controls: None,
+                controls: Some(pb::DivisionControls { rating_system: system as i32, ..Default::default() }),
             }],
             seed: Some(args.seed),
         };

@@ -24,6 +24,10 @@
 //!   later), where the opponent and score fields say 0;
 //! - `late …`: per round, a score the score field cannot hold (TSH's scores are a prefix: a
 //!   result in while an earlier round's is still to come), else `-`.
+//!
+//! And two of TSH's own: `lifeg N`, the player's rated games before the event (read and
+//! written), and `newr …`, the rating estimate after each round paired (0: none), written when
+//! the division rates its players ([`crate::ratings`]) and recomputed, not read.
 
 use crate::division::{Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round};
 pub use crate::name::name_problem;
@@ -33,6 +37,7 @@ use std::fmt::Write;
 pub fn export(d: &Division) -> String {
     let paired: Vec<&Vec<Pairing>> = d.rounds.iter().map_while(|r| r.pairings.as_ref()).collect();
     let mut out = String::new();
+    let estimates = (!d.controls.rating_system.is_none()).then(|| crate::ratings::estimates_by_round(d));
     for (i, player) in d.players.iter().enumerate() {
         let me = PlayerId(i as u32);
         let (mut opponents, mut scores, mut p12) = (Vec::new(), Vec::new(), Vec::new());
@@ -118,6 +123,15 @@ pub fn export(d: &Division) -> String {
         }
         if let Some(level) = &player.bot {
             let _ = write!(out, "; bot {level}");
+        }
+        if let Some(games) = player.lifetime_games {
+            let _ = write!(out, "; lifeg {games}");
+        }
+        if let Some(by_round) = estimates.as_ref().map(|e| &e[i]).filter(|e| !e.is_empty()) {
+            out.push_str("; newr");
+            for e in by_round {
+                let _ = write!(out, " {}", e.unwrap_or(0));
+            }
         }
         out.push('\n');
     }
@@ -215,7 +229,7 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
         .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
         .collect::<Result<Vec<i32>, _>>()?;
     let (mut p12, mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut withdrawn, mut bot) = (false, None);
+    let (mut withdrawn, mut bot, mut lifetime_games) = (false, None, None);
     for field in fields {
         let mut words = field.split_whitespace();
         match words.next() {
@@ -265,6 +279,12 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
                     .collect::<Result<_, _>>()?;
             }
             Some("off") => withdrawn = true,
+            Some("lifeg") => {
+                let games = words.next().unwrap_or_default();
+                let games =
+                    games.parse().map_err(|_| err(format!("lifeg {games:?} is not a count of games")))?;
+                lifetime_games = Some(games);
+            }
             Some("bot") => {
                 let level = words.next().ok_or_else(|| err("bot names no level".into()))?;
                 bot = Some(level.to_string());
@@ -279,7 +299,7 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
     if let Some(why) = name_problem(&name) {
         return Err(err(format!("{name:?}: {why}")));
     }
-    let player = Player { name, rating, withdrawn, bot, lifetime_games: None };
+    let player = Player { name, rating, withdrawn, bot, lifetime_games };
     Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late }))
 }
 

@@ -155,7 +155,8 @@ fn a_sweep_and_a_zero() {
 
 #[test]
 fn byes_and_forfeits_are_not_rated() {
-    let players = || vec![player("Ann", 1500, Some(100)), player("Bo", 1600, Some(100)), player("Cy", 1700, None)];
+    let players =
+        || vec![player("Ann", 1500, Some(100)), player("Bo", 1600, Some(100)), player("Cy", 1700, None)];
     let played = division(RatingSystem::Nsa2008, players(), 3, &[&[(0, 1, 420, 380)]]);
     // The same game, with Cy's bye, then a round whose one game is a forfeit, and a bye of +50.
     let mut more = played.clone();

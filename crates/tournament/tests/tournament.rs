@@ -1,6 +1,7 @@
 //! Each pairing method's invariants, byes and Gibsonization, the standings' order, and TSH files
 //! both ways (with liwords' golden `.t` output as an outside reference for the format).
 
+use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::tsh;
 use dawgref_tournament::{
     Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Standings,
@@ -745,9 +746,11 @@ proptest! {
     ) {
         let players = (0..n).map(|i| Player {
             bot: bots[i].then(|| "strong".to_string()),
+            lifetime_games: (i % 3 != 0).then_some(i as u32 * 37),
             ..Player::new(format!("Player {}", letter(i)), 2000 - i as u32)
         });
-        let controls = Controls { seed: 3, forfeit_spread: 75, ..Controls::default() };
+        let rating_system = RatingSystem::ALL[n % RatingSystem::ALL.len()];
+        let controls = Controls { seed: 3, forfeit_spread: 75, rating_system, ..Controls::default() };
         let mut d = Division::new("A", players.collect(), &methods, controls);
         for op in &ops {
             let before = d.clone();

@@ -6,6 +6,7 @@ use super::super::{auth, errors, new_game};
 use super::{TournamentsService, view};
 use crate::proto::v1 as pb;
 use dawgref_events::{ClockSettings, DivisionRecord, EventsError, GameOptions, GameSettings, Record};
+use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Method};
 use tonic::{Request, Status};
 
@@ -182,6 +183,12 @@ fn check_controls(field: &str, c: pb::DivisionControls) -> Result<pb::DivisionCo
             ));
         }
     }
+    if pb::RatingSystem::try_from(c.rating_system).is_err() {
+        return Err(errors::bad_field(
+            &format!("{field}.rating_system"),
+            format!("{}: not a RatingSystem", c.rating_system),
+        ));
+    }
     Ok(pb::DivisionControls { min_placement: c.min_placement.max(1), ..c })
 }
 
@@ -217,6 +224,7 @@ pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player
             .bot
             .and_then(|level| super::super::convert::bot_from(level).ok())
             .map(|l| l.name().to_string()),
+        lifetime_games: p.lifetime_games,
         ..dawgref_tournament::Player::new(p.name.trim(), p.rating)
     }
 }
@@ -282,7 +290,12 @@ pub(super) async fn import_tsh(
                     .map_err(|e| errors::bad_field("text", format!("player {}: {e}", j + 1)))?,
             ),
         };
-        let spec = pb::TournamentPlayerSpec { name: p.name.clone(), rating: p.rating, bot };
+        let spec = pb::TournamentPlayerSpec {
+            name: p.name.clone(),
+            rating: p.rating,
+            bot,
+            lifetime_games: p.lifetime_games,
+        };
         check_player(&format!("text: player {}", j + 1), &spec)?;
         let (token, hash) = token_for(&spec)?;
         hashes.push(hash);
@@ -352,7 +365,13 @@ fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
         gibson_spread: c.gibsonize.then_some(c.gibson_spread),
         min_placement: c.min_placement.max(1),
         seed,
-        rating_system: unset.rating_system,
+        rating_system: match pb::RatingSystem::try_from(c.rating_system) {
+            Ok(pb::RatingSystem::Nsa2008) => RatingSystem::Nsa2008,
+            Ok(pb::RatingSystem::Naspa2024) => RatingSystem::Naspa2024,
+            Ok(pb::RatingSystem::NaspaClub) => RatingSystem::NaspaClub,
+            Ok(pb::RatingSystem::Absp) => RatingSystem::Absp,
+            Ok(pb::RatingSystem::Unspecified) | Err(_) => RatingSystem::None,
+        },
     }
 }
 

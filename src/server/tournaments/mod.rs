@@ -301,7 +301,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.into_inner();
         let events =
             (self.state.events.watch(r.slug, r.from_event, !directed).await).map_err(errors::events)?;
-        let stream = events.map(|e| e.map(view::event).map_err(errors::events));
+        let stream = events.map(|w| w.map(view::watched).map_err(errors::events));
         Ok(Response::new(Box::pin(stream)))
     }
 
@@ -320,6 +320,29 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         Ok(Response::new(pb::ExportTshResponse {
             text: dawgref_tournament::tsh::export(record.division_at(d)),
         }))
+    }
+
+    async fn export_ratings(
+        &self,
+        request: Request<pb::ExportRatingsRequest>,
+    ) -> Result<Response<pb::ExportRatingsResponse>, Status> {
+        let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
+        let r = request.into_inner();
+        let file = pb::RatingsFile::try_from(r.file)
+            .map_err(|_| errors::bad_field("file", format!("{}: not a RatingsFile", r.file)))?;
+        let events = &self.state.events;
+        let mut record = events.reconcile(&r.slug).await.map_err(errors::events)?;
+        if !directed {
+            record = events.spectators(record, None).await.map_err(errors::events)?;
+        }
+        let division = record.division_at(record.division(&r.division).map_err(errors::events)?);
+        let text = match file {
+            pb::RatingsFile::Unspecified | pb::RatingsFile::Games => {
+                dawgref_tournament::ratings::games_csv(division)
+            }
+            pb::RatingsFile::Players => dawgref_tournament::ratings::players_csv(division),
+        };
+        Ok(Response::new(pb::ExportRatingsResponse { text }))
     }
 
     async fn import_tsh(

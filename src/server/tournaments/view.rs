@@ -3,7 +3,8 @@
 //! the wire's sentinels (a `second` of 0 for a bye, a `forfeited_by` of 0 for none).
 
 use crate::proto::v1 as pb;
-use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent};
+use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
+use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player};
 
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
@@ -56,6 +57,7 @@ pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
         rating: p.rating,
         bot: level(p).map(bot),
         withdrawn: p.withdrawn,
+        lifetime_games: p.lifetime_games,
     }
 }
 
@@ -93,6 +95,18 @@ fn controls(c: &Controls) -> pb::DivisionControls {
         gibsonize: c.gibson_spread.is_some(),
         gibson_spread: c.gibson_spread.unwrap_or(0),
         min_placement: c.min_placement,
+        rating_system: rating_system(c.rating_system) as i32,
+    }
+}
+
+/// A rating system as the wire numbers it.
+pub(super) fn rating_system(system: RatingSystem) -> pb::RatingSystem {
+    match system {
+        RatingSystem::None => pb::RatingSystem::Unspecified,
+        RatingSystem::Nsa2008 => pb::RatingSystem::Nsa2008,
+        RatingSystem::Naspa2024 => pb::RatingSystem::Naspa2024,
+        RatingSystem::NaspaClub => pb::RatingSystem::NaspaClub,
+        RatingSystem::Absp => pb::RatingSystem::Absp,
     }
 }
 
@@ -123,9 +137,10 @@ fn pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
     }
 }
 
-/// The standings of a division as the wire shows them.
+/// The standings of a division as the wire shows them, with each player's rating estimate.
 pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
     let s = dawgref_tournament::Standings::of(division);
+    let estimates = dawgref_tournament::ratings::estimates(division);
     s.ranked
         .iter()
         .enumerate()
@@ -138,6 +153,8 @@ pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
                 losses: r.losses,
                 spread: r.spread,
                 byes: r.byes,
+                rating: division.players()[p.index()].rating,
+                estimate: estimates[p.index()],
             }
         })
         .collect()
@@ -169,8 +186,10 @@ pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
     }
 }
 
-/// An event of the tournament as WatchTournament sends it.
-pub(super) fn event(e: TournamentEvent) -> pb::WatchTournamentResponse {
-    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms } = e;
-    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms }
+/// An event of the tournament as WatchTournament sends it, with its division's standings when
+/// it carries them.
+pub(super) fn watched(w: Watched) -> pb::WatchTournamentResponse {
+    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms } = w.event;
+    let standings = w.division.as_ref().map(standings).unwrap_or_default();
+    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms, standings }
 }

@@ -23,4 +23,5 @@ pub use event::TournamentEvent;
 pub use held::game_labels;
 pub(crate) use marks::Marks;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
+pub use results::Watched;
 pub use start::{Pair, RoundGames};

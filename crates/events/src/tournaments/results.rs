@@ -10,7 +10,8 @@ use super::record::{self, Record, Source};
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_host::Residence;
-use dawgref_tournament::Pairing;
+use dawgref_tournament::{Division, Pairing};
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -140,14 +141,14 @@ impl Events {
     /// WatchTournament: the events from `from`, then each as it comes (heard here, or read again
     /// every [`WATCH_POLL`] for another replica's), until the caller leaves or the server stops. To a
     /// spectator (`held`), a result comes no sooner than a broadcast's delay of its games after it
-    /// came in (and what follows it, after it).
+    /// came in (and what follows it, after it). The last of a division's results among the events
+    /// sent together carries the division as of it, as the caller may see it.
     pub async fn watch(
         &self,
         slug: String,
         from: u64,
         held: bool,
-    ) -> Result<tokio_stream::wrappers::ReceiverStream<Result<TournamentEvent, EventsError>>, EventsError>
-    {
+    ) -> Result<tokio_stream::wrappers::ReceiverStream<Result<Watched, EventsError>>, EventsError> {
         // Subscribe before the first read, so no change falls between them.
         let mut changes = self.0.changes.subscribe();
         let first = self.tournament_events(&slug, from).await?;
@@ -169,7 +170,13 @@ impl Events {
                     },
                 };
                 let from = next;
-                for e in events.into_iter().filter(|e| e.number >= from) {
+                let events: Vec<TournamentEvent> = events.into_iter().filter(|e| e.number >= from).collect();
+                // Each division's last result among these: it carries the standings.
+                let mut last_results = HashMap::new();
+                for e in events.iter().filter(|e| e.is_result()) {
+                    last_results.insert(e.division.clone(), e.number);
+                }
+                for e in events {
                     // The delay as it stands each time it is looked at: a broadcast ended or made
                     // shorter releases what it held at once.
                     loop {
@@ -185,7 +192,13 @@ impl Events {
                         }
                     }
                     next = e.number + 1;
-                    if tx.send(Ok(e)).await.is_err() {
+                    let division = match last_results.get(&e.division) {
+                        Some(&last) if last == e.number => {
+                            layer.division_seen(&slug, &e.division, held).await
+                        }
+                        _ => None,
+                    };
+                    if tx.send(Ok(Watched { event: e, division })).await.is_err() {
                         return;
                     }
                 }
@@ -209,5 +222,25 @@ impl Events {
             }
         });
         Ok(tokio_stream::wrappers::ReceiverStream::new(rx))
+    }
+}
+
+/// An event as WatchTournament sends it.
+pub struct Watched {
+    pub event: TournamentEvent,
+    /// The event's division as of it, on the last of its results sent together.
+    pub division: Option<Division>,
+}
+
+impl Events {
+    /// Division `name` of tournament `slug` as it stands now, to a spectator if `held` (None:
+    /// not there, or not read).
+    async fn division_seen(&self, slug: &str, name: &str, held: bool) -> Option<Division> {
+        let (mut record, _) = self.load(slug).await.ok()?;
+        if held {
+            record = self.spectators(record, None).await.ok()?;
+        }
+        let d = record.division(name).ok()?;
+        Some(record.division_at(d).clone())
     }
 }

@@ -13,8 +13,10 @@ const FLOOR_NEWCOMER: f64 = 80.0;
 
 pub(super) fn estimates(division: &Division, games: &[Vec<Rated>]) -> Vec<Option<i32>> {
     let rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
-    let games: Vec<Vec<Rated>> =
-        games.iter().map(|g| g.iter().filter(|r| r.points[0] != 0 && r.points[1] != 0).copied().collect()).collect();
+    let games: Vec<Vec<Rated>> = games
+        .iter()
+        .map(|g| g.iter().filter(|r| r.points[0] != 0 && r.points[1] != 0).copied().collect())
+        .collect();
     let newcomers = || (0..rating.len()).filter(|&p| rating[p] == 0.0);
     // First: newcomers against rated opponents only.
     let mut first = vec![0.0; rating.len()];

@@ -11,7 +11,10 @@
 //! the truth there.
 
 mod absp;
+mod file;
 mod naspa;
+
+pub use file::{games_csv, players_csv};
 
 use crate::division::{Division, GameResult, Pairing};
 use serde::{Deserialize, Serialize};
@@ -81,9 +84,21 @@ pub(crate) fn rated_games(division: &Division, through: usize) -> Vec<Vec<Rated>
             let Pairing::Game { first, second, result: Some(GameResult::Scores([a, b])) } = *line else {
                 continue;
             };
-            let score = |mine: i32, theirs: i32| f64::from(u8::from(mine > theirs) * 2 + u8::from(mine == theirs)) / 2.0;
-            games[first.index()].push(Rated { round, opponent: second.index(), score: score(a, b), points: [a, b] });
-            games[second.index()].push(Rated { round, opponent: first.index(), score: score(b, a), points: [b, a] });
+            let score = |mine: i32, theirs: i32| {
+                f64::from(u8::from(mine > theirs) * 2 + u8::from(mine == theirs)) / 2.0
+            };
+            games[first.index()].push(Rated {
+                round,
+                opponent: second.index(),
+                score: score(a, b),
+                points: [a, b],
+            });
+            games[second.index()].push(Rated {
+                round,
+                opponent: first.index(),
+                score: score(b, a),
+                points: [b, a],
+            });
         }
     }
     games

@@ -3,7 +3,7 @@
 //! newcomers first (their performance, iterated), then rated players (multiplier × wins over
 //! expectation, with band crossing), acceleration and its feedback, the floor, rounding.
 
-use super::{RatingSystem, Rated, expectation, rated_games, round_rating};
+use super::{Rated, RatingSystem, expectation, rated_games, round_rating};
 use crate::division::Division;
 
 /// TSH's assumption for a rated player whose lifetime games are not known.
@@ -124,8 +124,10 @@ pub(super) fn estimates(division: &Division, system: RatingSystem, through: usiz
         if lo >= through {
             break;
         }
-        let segment: Vec<Vec<Rated>> =
-            games.iter().map(|g| g.iter().filter(|r| (lo..=hi).contains(&r.round)).copied().collect()).collect();
+        let segment: Vec<Vec<Rated>> = games
+            .iter()
+            .map(|g| g.iter().filter(|r| (lo..=hi).contains(&r.round)).copied().collect())
+            .collect();
         rating = rate_segment(&profile, &rating, &lifetime, &segment);
         if profile.lifetime_per_segment {
             lifetime.iter_mut().zip(&segment).for_each(|(l, g)| *l += g.len() as u32);
@@ -202,7 +204,13 @@ fn rate_newcomers(old: &[f64], games: &[Vec<Rated>]) -> Vec<f64> {
 /// 500, at most the strongest opponent's rating + 400 × the win rate. The strongest is the best
 /// rated opponent's rating going in, else (while settling, not in the 50 passes averaged, as TSH
 /// does) the best newcomer opponent's current value.
-fn newcomer_pass(p: usize, old: &[f64], current: &[f64], games: &[Rated], fallback_to_newcomers: bool) -> f64 {
+fn newcomer_pass(
+    p: usize,
+    old: &[f64],
+    current: &[f64],
+    games: &[Rated],
+    fallback_to_newcomers: bool,
+) -> f64 {
     let wins: f64 = games.iter().map(|g| g.score).sum();
     let target = target_wins(wins, games.len());
     let found = search(|r| games.iter().map(|g| expectation(r, current[g.opponent])).sum::<f64>() - target);
