@@ -119,7 +119,7 @@ const RU = {
   "My game": "Моя партия", "No game of yours is in play.": "Сейчас у вас нет партии.",
   "Directing this tournament.": "Вы судья этого турнира.",
   "Watching. A player's or a director's token shows more.": "Просмотр. Токен игрока или судьи покажет больше.",
-  "bye": "без пары", "#": "№", "Wins": "Победы", "Losses": "Поражения", "Spread": "Разница", "Withdraw": "Снять", "withdrawn": "снят(а)",
+  "bye": "без пары", "#": "№", "Wins": "Победы", "Losses": "Поражения", "Spread": "Разница", "Rating": "Рейтинг", "Withdraw": "Снять", "withdrawn": "снят(а)",
   "{name} is withdrawn.": "{name}: снят(а) с турнира.",
   "Round {n} is paired.": "Пары тура {n} составлены.", "Pair round {n}": "Составить пары тура {n}",
   "Round {n} is paired by hand (SetPairings).": "Пары тура {n} составляются вручную (SetPairings).",

@@ -130,8 +130,10 @@ function whoAmI(s) {
 function division(s, d, act) {
   const name = (n) => (n ? (d.players[n - 1] || {}).name || `#${n}` : t("bye"));
   const over = d.rounds.every((r) => r.paired && r.pairings.every((p) => p.done));
+  const rates = Boolean(d.controls && d.controls.rating_system && d.controls.rating_system !== "RATING_SYSTEM_UNSPECIFIED");
+  const heads = [t("#"), t("Player"), t("Wins"), t("Losses"), t("Spread"), ...(rates ? [t("Rating")] : []), ""];
   const standings = h("table", { class: "standings", id: `standings-${d.name}` },
-    h("thead", {}, h("tr", {}, [t("#"), t("Player"), t("Wins"), t("Losses"), t("Spread"), ""].map((x) => h("th", { text: x })))),
+    h("thead", {}, h("tr", {}, heads.map((x) => h("th", { text: x })))),
     h("tbody", {}, d.standings.map((st) => {
       const p = d.players[st.player - 1];
       const withdraw = s.director && !p.withdrawn && !over
@@ -140,7 +142,8 @@ function division(s, d, act) {
       const mine = s.you && s.you.division === d.name && s.you.player === st.player;
       return h("tr", { class: mine ? "mine" : "" }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
-        h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }), h("td", {}, withdraw));
+        h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }),
+        ...(rates ? [h("td", { class: "rating", text: ratingShown(st) })] : []), h("td", {}, withdraw));
     })));
   // The next round to pair, offered as the server would take it, or shown with why not yet.
   const next = d.rounds.find((r) => !r.paired);
@@ -183,6 +186,16 @@ function whyNotPaired(d, r) {
 }
 
 // A round's pairing method, as directors name it.
+// A player's rating going in and the estimate from the results so far: "1500 → 1518 (+18)";
+// a newcomer's "→ 1300"; no estimate yet: the rating alone, or a dash.
+function ratingShown(st) {
+  const rating = st.rating || 0;
+  if (st.estimate === undefined || st.estimate === null) return rating ? String(rating) : "—";
+  if (!rating) return `→ ${st.estimate}`;
+  const change = st.estimate - rating;
+  return `${rating} → ${st.estimate} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`;
+}
+
 function methodName(spec) {
   const m = (spec && spec.method) || "PAIRING_METHOD_SWISS";
   const names = {

@@ -1856,3 +1856,76 @@ async fn the_pages_codec_round_trips_generated_maps_and_packed_doubles() {
     }
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let player = |name: &str, rating| pb::TournamentPlayerSpec {
+        name: name.into(),
+        rating,
+        bot: None,
+        lifetime_games: Some(100),
+    };
+    let request = pb::CreateTournamentRequest {
+        name: "Rated open".into(),
+        slug: "rated".into(),
+        game: None,
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players: vec![player("Ann Archer", 1500), player("Bo Baker", 1600), player("Cy Cole", 0)],
+            rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }; 2],
+            controls: Some(pb::DivisionControls {
+                rating_system: pb::RatingSystem::Nsa2008 as i32,
+                ..Default::default()
+            }),
+        }],
+        seed: Some(1),
+    };
+    t.create_tournament(authed(request, ROOT)).await.unwrap();
+    let pairings = vec![pb::PairingSpec { first: 1, second: 2 }, pb::PairingSpec { first: 3, second: 0 }];
+    let set = pb::SetPairingsRequest {
+        slug: "rated".into(),
+        division: "a".into(),
+        round: 1,
+        pairings,
+        ..Default::default()
+    };
+    t.set_pairings(authed(set, ROOT)).await.unwrap();
+    let result = pb::RecordResultRequest {
+        slug: "rated".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first: 420, second: 380 })),
+        ..Default::default()
+    };
+    t.record_result(authed(result, ROOT)).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    let rating_cells = |c: &Client| {
+        let c = c.clone();
+        async move {
+            let cells = script(
+                &c,
+                "return [...document.querySelectorAll('#standings-a td.rating')].map((e) => e.textContent)",
+            )
+            .await;
+            Some(cells.as_array()?.iter().filter_map(|v| v.as_str().map(str::to_string)).collect::<Vec<_>>())
+        }
+    };
+    // Cy's bye puts him first (spread 50); Ann 1500 beat Bo 1600: 1518 (+18) and 1589 (−11).
+    let expected = vec!["—".to_string(), "1500 → 1518 (+18)".into(), "1600 → 1589 (−11)".into()];
+    for (lang, head) in [("en", "Rating"), ("ru", "Рейтинг")] {
+        let c = driver.browser_in(lang).await;
+        c.goto(&format!("{}/tournaments/rated", srv.url)).await.unwrap();
+        wait_until("the ratings", || rating_cells(&c), |cells| cells == &expected).await;
+        let heads =
+            script(&c, "return [...document.querySelectorAll('#standings-a th')].map((e) => e.textContent)")
+                .await;
+        assert!(heads.as_array().unwrap().iter().any(|h| h == head), "{heads:?}");
+        c.close().await.unwrap();
+    }
+}
