@@ -100,8 +100,12 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
     let at = lines.iter().position(|l| *l == "900").unwrap_or_else(|| panic!("the broadcast's delay: {out}"));
     assert_eq!(lines[at + 1..at + 4], ["1", "no game yet", "true"], "{out}");
     // The club night: four tokens, King of the Hill, two games, the standings, Swiss, TSH.
-    let club: Vec<&str> =
-        out.lines().skip_while(|l| *l != "spring-td").skip(1).take_while(|l| *l != "900").collect();
+    let club: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "spring-td")
+        .skip(1)
+        .take_while(|l| !["900", "ratings:"].contains(l))
+        .collect();
     assert_eq!(
         club,
         [
@@ -114,6 +118,19 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             "Bo Baker 1700 1 4; 412; p12 1 2",
             "Cy Cole 1600 4 1; 350; p12 1 2",
             "Di Dunn 1500 3 2; 401; p12 2 1",
+            "",
+        ],
+        "{out}"
+    );
+    // Ratings: Ann 1500 beats Bo 1600: 1518 and 1589 (the guide's arithmetic), and the file.
+    let ratings: Vec<&str> = out.lines().skip_while(|l| *l != "ratings:").skip(1).take(5).collect();
+    assert_eq!(
+        ratings,
+        [
+            "[[1,1500,1518],[2,1600,1589]]",
+            "player,name,rating,lifetime_games,rated_games,wins,estimate,change",
+            "1,Ann Archer,1500,100,1,1,1518,+18",
+            "2,Bo Baker,1600,100,1,0,1589,-11",
             "",
         ],
         "{out}"
