@@ -1,7 +1,8 @@
 //! Tournaments as data and rules, with no I/O: a [`Division`] of players and rounds, each round
 //! paired by its [`Method`] ([`Division::pair`]), results entered as they come
 //! ([`Division::record`]), [`Standings`] by the North American order, and the division read from
-//! and written to TSH's `.t` files ([`tsh`]).
+//! and written to TSH's `.t` files ([`tsh`]), and each player's rating estimate as the rating
+//! bodies compute it ([`ratings`]).
 //!
 //! What this crate owns: who plays whom, who goes first, who has the bye, who is Gibsonized, and
 //! how a result counts. What it does not: games, tokens, storage, time. The server holds a
