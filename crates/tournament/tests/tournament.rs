@@ -3,7 +3,7 @@
 
 use dawgref_tournament::tsh;
 use dawgref_tournament::{
-    Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Standings,
+    Controls, Division, Error, GameResult, Method, Missed, Pairing, Player, PlayerId, Standings,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -561,6 +561,15 @@ enum Op {
     },
     Withdraw(u32),
     Add,
+    /// A round added at the end, by its method.
+    AddRound(Method),
+    /// The last n rounds taken off.
+    RemoveRounds(usize),
+    /// A late entry: absent from the rounds paired, or a bye of this spread in each.
+    AddLate(Option<i32>),
+    Reenter(u32),
+    /// The last round paired unpaired, or (false) the one before it.
+    Unpair(bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -572,6 +581,11 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), [200i32..600, 200i32..600]).prop_map(|(nth, scores)| Op::Correct { nth, scores }),
         1 => (0u32..14).prop_map(Op::Withdraw),
         1 => Just(Op::Add),
+        1 => method().prop_map(Op::AddRound),
+        1 => (1usize..3).prop_map(Op::RemoveRounds),
+        1 => prop::option::of(-75i32..76).prop_map(Op::AddLate),
+        1 => (0u32..14).prop_map(Op::Reenter),
+        1 => any::<bool>().prop_map(Op::Unpair),
     ]
 }
 
@@ -647,6 +661,15 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
             let n = d.players().len();
             d.add_player(Player::new(format!("Late {}", letter(n)), 1200)).map(|_| ())
         }
+        Op::AddRound(method) => d.add_rounds(&[method]),
+        Op::RemoveRounds(n) => d.remove_rounds(n),
+        Op::AddLate(spread) => {
+            let n = d.players().len();
+            let missed = spread.map_or(Missed::Absent, |spread| Missed::Byes { spread });
+            d.add_late_player(Player::new(format!("Late {}", letter(n)), 1100), missed).map(|_| ())
+        }
+        Op::Reenter(n) => d.reenter(PlayerId(n)),
+        Op::Unpair(last) => d.unpair(d.rounds_paired().saturating_sub(if last { 1 } else { 2 })),
     }
 }
 
