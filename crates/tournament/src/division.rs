@@ -223,8 +223,10 @@ pub enum Error {
     NotPaired { round: usize },
     #[error("round {round} cannot be paired before round {before}")]
     OutOfOrder { round: usize, before: usize },
-    #[error("round {round} is paired by the standings, and round {unfinished} has results to come")]
-    ResultsToCome { round: usize, unfinished: usize },
+    #[error(
+        "round {round} is paired by the standings, and round {unfinished} has results to come: {waiting}"
+    )]
+    ResultsToCome { round: usize, unfinished: usize, waiting: String },
     #[error("round {round} is manual: the director sets its pairings")]
     Manual { round: usize },
     #[error("{player} is in two pairings of round {round}")]
