@@ -132,6 +132,15 @@ const RU = {
   "Swiss": "швейцарская", "round robin": "круговая", "King of the Hill": "«царь горы»", "factor {n}": "фактор {n}",
   "initial Fontes": "начальная Фонтеса", "random": "жребий", "by hand": "вручную", "{tournament}, round {n}": "{tournament}, тур {n}",
   "Tournaments: pairings, rounds and standings →": "Турниры: пары, туры и таблица →",
+  // the plan changed after the start (plan.js)
+  "Pairing method": "Жеребьёвка", "Add a round": "Добавить тур", "Round {n} is added.": "Тур {n} добавлен.",
+  "Take off round {n}": "Убрать тур {n}", "Round {n} is taken off.": "Тур {n} убран.",
+  "Unpair round {n}": "Отменить пары тура {n}", "Round {n}'s pairings are taken back.": "Пары тура {n} отменены.",
+  "name": "имя", "Rating": "Рейтинг", "Rounds already paired": "Туры с уже составленными парами",
+  "absent from rounds 1 to {n}": "не играл(а) в турах 1–{n}", "a bye in each of rounds 1 to {n}, spread:": "без пары в каждом из туров 1–{n}, разница:",
+  "the byes' spread": "разница за тур без пары", "Add a player": "Добавить игрока",
+  "{name} is player {n}. Their token (shown once): {token}": "{name} — игрок {n}. Токен (показан один раз): {token}",
+  "Re-enter": "Вернуть", "{name} enters again.": "{name} снова в турнире.",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
   "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, {n} by {n}: columns A to {last}, rows 1 to {n}": "поле {n} на {n}: столбцы A–{last}, строки 1–{n}",

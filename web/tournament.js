@@ -1,13 +1,15 @@
 // The tournament pages: `/tournaments`, every tournament; `/tournaments/<slug>`, one: each
 // division's standings and each round's pairings with their scores (live games linked to watch),
 // kept current by WatchTournament. With a player's token the page names the player and opens
-// their game ("my game"); with a director's it pairs and starts rounds, enters results and
-// withdraws players. The token stays in this tab's sessionStorage (or arrives in the URL's
+// their game ("my game"); with a director's it pairs and starts rounds, enters results,
+// withdraws players and changes the plan (plan.js: rounds added and taken off, a round unpaired,
+// late entries, re-entries). The token stays in this tab's sessionStorage (or arrives in the URL's
 // fragment, which browsers never send). A round's games link back here by their labels (app.js).
 
 import { call, stream } from "/web/grpc.js";
 import { t } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
+import { planControls, lateEntry, reenter } from "/web/plan.js";
 
 const KEY = (slug) => `dawgref:tournament:${slug}`;
 
@@ -46,11 +48,11 @@ export async function tournamentPage(app, slug) {
     h("div", { class: "panel tournament-bar" }, tokenInput, useToken, who, out),
     body);
 
-  // A director's action, then what it did, said as a sentence.
+  // A director's action, then what it did, said as a sentence (or made from the answer).
   const act = async (method, request, done) => {
     try {
-      await call("TournamentsService", method, { slug, ...request }, s.token);
-      out.textContent = done;
+      const answer = await call("TournamentsService", method, { slug, ...request }, s.token);
+      out.textContent = typeof done === "function" ? done(answer) : done;
       out.className = "ok";
       await load();
     } catch (e) {
@@ -138,7 +140,7 @@ function division(s, d, act) {
       const p = d.players[st.player - 1];
       const withdraw = s.director && !p.withdrawn && !over
         ? h("button", { type: "button", class: "link", "data-withdraw": String(st.player), onclick: () => act("WithdrawPlayer", { division: d.name, player: st.player }, t("{name} is withdrawn.", { name: p.name })) }, t("Withdraw"))
-        : (p.withdrawn ? h("span", { class: "meta", text: t("withdrawn") }) : "");
+        : (p.withdrawn ? h("span", { class: "meta", text: t("withdrawn") }, s.director ? [" ", reenter(d, st.player, p, act)] : []) : "");
       const mine = s.you && s.you.division === d.name && s.you.player === st.player;
       return h("tr", { class: mine ? "mine" : "" }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
@@ -167,7 +169,7 @@ function division(s, d, act) {
   return h("section", { class: "panel division", id: `division-${d.name}` },
     h("h2", { text: t("Division {name}", { name: d.name }) }),
     over ? h("p", { class: "over", id: `over-${d.name}`, text: t("The division is over: {name} wins.", { name: leader ? leader.name : "" }) }) : null,
-    controls, standings,
+    controls, s.director ? planControls(d, act) : null, s.director ? lateEntry(d, act) : null, standings,
     toCome.length ? h("div", { class: "to-come", id: `to-come-${d.name}` }, h("h3", { text: t("Rounds to come") }), h("ul", {}, toCome)) : null,
     ...rounds);
 }

@@ -100,12 +100,13 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
     let at = lines.iter().position(|l| *l == "900").unwrap_or_else(|| panic!("the broadcast's delay: {out}"));
     assert_eq!(lines[at + 1..at + 4], ["1", "no game yet", "true"], "{out}");
     // The club night: four tokens, King of the Hill, two games, the standings, Swiss, TSH.
-    let club: Vec<&str> = out
+    let after_key: Vec<&str> = out
         .lines()
         .skip_while(|l| *l != "spring-td")
         .skip(1)
         .take_while(|l| !["900", "ratings:"].contains(l))
         .collect();
+    let (club, plan) = after_key.split_at(10.min(after_key.len()));
     assert_eq!(
         club,
         [
@@ -119,6 +120,20 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             "Cy Cole 1600 4 1; 350; p12 1 2",
             "Di Dunn 1500 3 2; 401; p12 2 1",
             "",
+        ],
+        "{out}"
+    );
+    // The plan changed: a third round, round 2 taken back, Eve in with -50 for round 1, round 2
+    // paired again with her, round 1 (started, results in) kept, and Eve's line in the file.
+    assert_eq!(
+        plan,
+        [
+            "3",
+            "false",
+            "5",
+            "[[4,2],[1,5],[3,0]]",
+            "failed_precondition: round 1 has started: its games are made, and its pairings stand",
+            "Eve Evans 1400 0 1; -50; p12 0 2",
         ],
         "{out}"
     );

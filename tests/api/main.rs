@@ -34,6 +34,7 @@ mod server_simulate;
 mod server_super_board;
 mod server_tls;
 mod server_tournament_machine;
+mod server_tournament_plan;
 mod server_tournament_truth;
 mod server_tournaments;
 mod server_turn_actions;

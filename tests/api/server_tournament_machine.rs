@@ -1,6 +1,7 @@
 //! A state-machine property test of tournaments over the server users run, on SQLite: generated
 //! sequences of every director call (pair, set pairings, start, record, forfeit, correct,
-//! withdraw, add), games ended by their players, retries of the call before, and restarts of
+//! withdraw, add (absent or with byes for the rounds gone), add and remove rounds, re-enter,
+//! unpair), games ended by their players, retries of the call before, and restarts of
 //! the server on its store between steps. After every step:
 //! - a refused call was refused with a client's code (never INTERNAL, ABORTED or UNKNOWN) and
 //!   changed nothing; a retried call answered its first answer and changed nothing;
@@ -59,7 +60,25 @@ enum Op {
     Withdraw {
         player: usize,
     },
-    Add,
+    /// AddPlayer: absent from the rounds paired, or a bye of this spread in each.
+    Add {
+        missed: Option<i32>,
+    },
+    /// AddRound: one round at the end, Swiss or (true) King of the Hill.
+    AddRound {
+        king: bool,
+    },
+    /// RemoveRounds: the last one or two.
+    RemoveRounds {
+        count: u32,
+    },
+    Reenter {
+        player: usize,
+    },
+    /// UnpairRound: the last round paired, or (false) the one before it.
+    Unpair {
+        last: bool,
+    },
     /// The call before, again, with its request id.
     Retry,
     /// The server stops and starts again on its store.
@@ -78,7 +97,11 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..64usize, score.clone(), score).prop_map(|(pick, first, second)| Op::Correct { pick, first, second }),
         3 => (0..64usize, any::<bool>()).prop_map(|(pick, first)| Op::Resign { pick, first }),
         1 => (0..16usize).prop_map(|player| Op::Withdraw { player }),
-        1 => Just(Op::Add),
+        1 => prop::option::of(-50..51i32).prop_map(|missed| Op::Add { missed }),
+        1 => any::<bool>().prop_map(|king| Op::AddRound { king }),
+        1 => (1..3u32).prop_map(|count| Op::RemoveRounds { count }),
+        1 => (0..16usize).prop_map(|player| Op::Reenter { player }),
+        1 => any::<bool>().prop_map(|last| Op::Unpair { last }),
         2 => Just(Op::Retry),
         1 => Just(Op::Restart),
     ]
@@ -92,6 +115,10 @@ enum Call {
     Start(pb::StartRoundRequest),
     Record(pb::RecordResultRequest),
     Withdraw(pb::WithdrawPlayerRequest),
+    AddRound(pb::AddRoundRequest),
+    RemoveRounds(pb::RemoveRoundsRequest),
+    Reenter(pb::ReenterPlayerRequest),
+    Unpair(pb::UnpairRoundRequest),
 }
 
 struct World {
@@ -216,6 +243,10 @@ impl World {
             Call::Start(r) => t.start_round(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
             Call::Record(r) => t.record_result(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
             Call::Withdraw(r) => t.withdraw_player(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
+            Call::AddRound(r) => t.add_round(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
+            Call::RemoveRounds(r) => t.remove_rounds(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
+            Call::Reenter(r) => t.reenter_player(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
+            Call::Unpair(r) => t.unpair_round(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
         })
     }
 
@@ -390,14 +421,45 @@ impl World {
                 };
                 self.director(Call::Withdraw(r)).await?;
             }
-            Op::Add => {
+            Op::AddRound { king } => {
+                let method = if king { pb::PairingMethod::KingOfTheHill } else { pb::PairingMethod::Swiss };
+                let rounds = vec![pb::RoundSpec { method: method.into(), ..Default::default() }];
+                let r = pb::AddRoundRequest { slug: SLUG.into(), division: "a".into(), rounds, request_id };
+                self.director(Call::AddRound(r)).await?;
+            }
+            Op::RemoveRounds { count } => {
+                let r =
+                    pb::RemoveRoundsRequest { slug: SLUG.into(), division: "a".into(), count, request_id };
+                self.director(Call::RemoveRounds(r)).await?;
+            }
+            Op::Reenter { player } => {
+                let r = pb::ReenterPlayerRequest {
+                    slug: SLUG.into(),
+                    division: "a".into(),
+                    player: (player % d.players.len()) as u32 + 1,
+                    request_id,
+                };
+                self.director(Call::Reenter(r)).await?;
+            }
+            Op::Unpair { last } => {
+                let paired = next_unpaired - 1;
+                let round = if last { paired } else { paired.saturating_sub(1) };
+                let r = pb::UnpairRoundRequest { slug: SLUG.into(), division: "a".into(), round, request_id };
+                self.director(Call::Unpair(r)).await?;
+            }
+            Op::Add { missed } => {
                 let spec = pb::TournamentPlayerSpec {
                     name: name(d.players.len()),
                     rating: 1400,
                     bot: None,
                     lifetime_games: None,
                 };
-                let r = pb::AddPlayerRequest { slug: SLUG.into(), division: "a".into(), player: Some(spec) };
+                let r = pb::AddPlayerRequest {
+                    slug: SLUG.into(),
+                    division: "a".into(),
+                    player: Some(spec),
+                    missed_round_spread: missed,
+                };
                 let before = self.tournament().await;
                 match self.t.add_player(authed(r, DIRECTOR)).await {
                     Ok(a) => {

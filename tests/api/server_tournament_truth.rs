@@ -528,6 +528,7 @@ async fn every_way_in_holds_the_same_bounds() {
         slug: "full".into(),
         division: "a".into(),
         player: Some(person("Late Comer")),
+        missed_round_spread: None,
     };
     let e = refused(t.add_player(authed(add, DIRECTOR)).await);
     assert_eq!(e, (Code::InvalidArgument, "player: 5001 players: a division has 2 to 5000".into()));

@@ -387,7 +387,7 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
         e,
         (
             Code::FailedPrecondition,
-            "round 2 is paired by the standings, and round 1 has results to come".into()
+            "round 2 is paired by the standings, and round 1 has results to come: pairing 1 (Cy – Ann) and 1 more".into()
         )
     );
     let e = refused(t.start_round(authed(start("open", 2), DIRECTOR)).await);

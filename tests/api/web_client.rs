@@ -1057,6 +1057,113 @@ async fn a_director_pairs_and_starts_a_round_and_a_player_opens_their_game() {
     c.close().await.unwrap();
 }
 
+/// A director changes the plan from the page: a round added by its method, a round's pairings
+/// taken back and drawn again, a late entry with a bye of -50 for the round gone (their token
+/// shown once), a withdrawn player entered again, the last round taken off; a refusal shows the
+/// server's reason; and the controls read in Russian.
+#[tokio::test]
+async fn a_director_changes_the_plan_from_the_page() {
+    let srv = start_directed("director-secret").await;
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let (mut t, _) =
+        tournament(&srv, "director-secret", ("plan", "Plan open"), &names, &[pb::PairingMethod::Swiss], 3)
+            .await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/plan#token=director-secret", srv.url)).await.unwrap();
+    wait_text(&c, "#who", "Directing this tournament.").await;
+    // A second round, King of the Hill.
+    script(&c, "document.getElementById('add-round-method-a').value = 'PAIRING_METHOD_KING_OF_THE_HILL'")
+        .await;
+    click(&c, "#add-round-a").await;
+    wait_text(&c, "#tournament-result", "Round 2 is added.").await;
+    wait_until("the rounds to come", || text(&c, "#to-come-a"), |t| t.contains("Round 2 · King of the Hill"))
+        .await;
+    // Round 1 paired, taken back, and paired again.
+    click(&c, "#pair-a").await;
+    wait_until(
+        "the pairings",
+        || async { Some(count(&c, "#round-a-1 tr[data-pairing]").await) },
+        |&n| n == 2,
+    )
+    .await;
+    click(&c, "#unpair-a").await;
+    wait_text(&c, "#tournament-result", "Round 1's pairings are taken back.").await;
+    assert_eq!(count(&c, "#round-a-1").await, 0);
+    click(&c, "#pair-a").await;
+    wait_until(
+        "the pairings",
+        || async { Some(count(&c, "#round-a-1 tr[data-pairing]").await) },
+        |&n| n == 2,
+    )
+    .await;
+    for pairing in [1, 2] {
+        let result = pb::RecordResultRequest {
+            slug: "plan".into(),
+            division: "a".into(),
+            round: 1,
+            pairing,
+            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores {
+                first: 400,
+                second: 300,
+            })),
+            correct: false,
+            request_id: String::new(),
+        };
+        t.record_result(authed(result, "director-secret")).await.unwrap();
+    }
+    // A late entry: a refused spread says why; then a bye of -50 for round 1.
+    wait_until("the late entry", || async { Some(count(&c, "#late-missed-a").await) }, |&n| n == 1).await;
+    wait_until("round 1's results", || text(&c, "#round-a-1"), |t| t.matches("400 – 300").count() == 2).await;
+    // Filled in and sent in one go: an event's redraw between keys and click would lose them.
+    let late = |spread: &str| {
+        format!(
+            "const v = (id, x) => {{ document.getElementById(id).value = x; }};
+             v('late-name-a', 'Eve Late'); v('late-rating-a', '1400'); v('late-missed-a', 'byes');
+             v('late-spread-a', '{spread}'); document.getElementById('late-add-a').click();"
+        )
+    };
+    script(&c, &late("5000")).await;
+    wait_until(
+        "the refusal",
+        || text(&c, "#tournament-result"),
+        |t| t.contains("missed_round_spread: 5000: -1000 to 1000"),
+    )
+    .await;
+    script(&c, &late("-50")).await;
+    let said = wait_until(
+        "the late entry's token",
+        || text(&c, "#tournament-result"),
+        |t| t.starts_with("Eve Late is player 5."),
+    )
+    .await;
+    assert!(
+        said.starts_with("Eve Late is player 5. Their token (shown once): ") && said.len() > 60,
+        "{said}"
+    );
+    wait_until("the standings", || async { Some(count(&c, "#standings-a tbody tr").await) }, |&n| n == 5)
+        .await;
+    let get = pb::GetTournamentRequest { slug: "plan".into() };
+    let d = t.get_tournament(authed(get, "director-secret")).await.unwrap().into_inner().tournament.unwrap();
+    let bye = &d.divisions[0].rounds[0].pairings[2];
+    assert_eq!((bye.first, bye.second, bye.bye_spread), (5, 0, -50));
+    // Bo withdraws and comes back.
+    click(&c, "[data-withdraw='2']").await;
+    wait_text(&c, "#tournament-result", "Bo Baker is withdrawn.").await;
+    click(&c, "[data-reenter='2']").await;
+    wait_text(&c, "#tournament-result", "Bo Baker enters again.").await;
+    // Round 2 taken off: round 1 is all there is.
+    click(&c, "#remove-round-a").await;
+    wait_text(&c, "#tournament-result", "Round 2 is taken off.").await;
+    assert_eq!(count(&c, "#to-come-a").await, 0);
+    screenshot(&c, "tournament-plan").await;
+    // In Russian.
+    click(&c, "#lang-ru").await;
+    wait_text(&c, "#add-round-a", "Добавить тур").await;
+    wait_text(&c, "#late-add-a", "Добавить игрока").await;
+    c.close().await.unwrap();
+}
+
 /// The placeholders of a round's score boxes, in the page's order, each checked to be shown
 /// whole: its width in the box's font within the room the box has for it (to half a pixel).
 async fn score_boxes(c: &Client, division: &str, round: u32) -> Vec<String> {

@@ -232,8 +232,10 @@ pub enum Error {
     NotPaired { round: usize },
     #[error("round {round} cannot be paired before round {before}")]
     OutOfOrder { round: usize, before: usize },
-    #[error("round {round} is paired by the standings, and round {unfinished} has results to come")]
-    ResultsToCome { round: usize, unfinished: usize },
+    #[error(
+        "round {round} is paired by the standings, and round {unfinished} has results to come: {waiting}"
+    )]
+    ResultsToCome { round: usize, unfinished: usize, waiting: String },
     #[error("round {round} is manual: the director sets its pairings")]
     Manual { round: usize },
     #[error("{player} is in two pairings of round {round}")]
@@ -256,6 +258,18 @@ pub enum Error {
     Finished { round: usize, pairing: usize },
     #[error("a forfeit's winner is seat 0 or 1, not {winner}")]
     NoSuchSeat { winner: usize },
+    #[error(
+        "the division has {rounds} rounds: {adding} more would pass the most a division has, {MAX_ROUNDS}"
+    )]
+    TooManyRounds { rounds: usize, adding: usize },
+    #[error("the division has {rounds} rounds: taking {removing} off would leave none")]
+    LastRound { rounds: usize, removing: usize },
+    #[error("round {round} is paired: the division cannot have {rounds} rounds until it is unpaired")]
+    RoundPaired { round: usize, rounds: usize },
+    #[error("{player} has not withdrawn: they are paired already")]
+    NotWithdrawn { player: PlayerId },
+    #[error("round {round} is not the last round paired (round {last} is): unpair round {last} first")]
+    NotLastPaired { round: usize, last: usize },
     #[error("{0}")]
     Unpairable(String),
     #[error("{0}")]

@@ -1,8 +1,9 @@
 //! Tournaments as data and rules, with no I/O: a [`Division`] of players and rounds, each round
 //! paired by its [`Method`] ([`Division::pair`]), results entered as they come
-//! ([`Division::record`]), [`Standings`] by the North American order, and the division read from
-//! and written to TSH's `.t` files ([`tsh`]), and each player's rating estimate as the rating
-//! bodies compute it ([`ratings`]).
+//! ([`Division::record`]), the plan changed after the start (rounds added or taken off, late
+//! entries, re-entries, a round unpaired: `plan`), [`Standings`] by the North American order,
+//! the division read from and written to TSH's `.t` files ([`tsh`]), and each player's rating
+//! estimate as the rating bodies compute it ([`ratings`]).
 //!
 //! What this crate owns: who plays whom, who goes first, who has the bye, who is Gibsonized, and
 //! how a result counts. What it does not: games, tokens, storage, time. The server holds a
@@ -14,6 +15,7 @@ mod draw;
 mod matching;
 mod name;
 mod pairing;
+mod plan;
 pub mod ratings;
 mod standings;
 pub mod tsh;
@@ -22,4 +24,5 @@ pub use division::{
     Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round,
 };
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
+pub use plan::Missed;
 pub use standings::{Standing, Standings};

@@ -30,11 +30,28 @@ impl Division {
         if r.method.needs_standings(round)
             && let Some(unfinished) = (0..round).find(|&k| !self.rounds[k].is_complete())
         {
-            return Err(Error::ResultsToCome { round: shown(round), unfinished: shown(unfinished) });
+            let waiting = self.waiting(unfinished);
+            return Err(Error::ResultsToCome { round: shown(round), unfinished: shown(unfinished), waiting });
         }
         let pairings = pair(self, round)?;
         self.rounds[round].pairings = Some(pairings);
         Ok(self.rounds[round].pairings.as_deref().unwrap_or_default())
+    }
+}
+
+impl Division {
+    /// What round `k` waits for, for people: its first game without a result, by its players'
+    /// names, and how many more there are ("pairing 2 (Cy Cole – Di Dunn) and 1 more").
+    fn waiting(&self, k: usize) -> String {
+        let name = |p: PlayerId| self.players.get(p.index()).map_or("?", |p| p.name.as_str());
+        let mut open = (self.rounds[k].pairings.iter().flatten().enumerate()).filter(|(_, l)| !l.is_done());
+        let Some((i, line)) = open.next() else { return String::new() };
+        let players: Vec<&str> = line.players().map(name).collect();
+        let more = match open.count() {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        format!("pairing {} ({}){more}", i + 1, players.join(" – "))
     }
 }
 

@@ -4,7 +4,7 @@
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::tsh;
 use dawgref_tournament::{
-    Controls, Division, Error, GameResult, Method, Pairing, Player, PlayerId, Standings,
+    Controls, Division, Error, GameResult, Method, Missed, Pairing, Player, PlayerId, Standings,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -345,7 +345,10 @@ fn bad_changes_are_refused_with_what_was_wrong() {
     assert_eq!(d.pair(5), Err(Error::NoSuchRound { round: 6, rounds: 3 }));
     d.pair(0).unwrap();
     assert_eq!(d.pair(0), Err(Error::PairedAlready { round: 1 }));
-    assert_eq!(d.pair(1), Err(Error::ResultsToCome { round: 2, unfinished: 1 }));
+    assert_eq!(
+        d.pair(1).unwrap_err().to_string(),
+        "round 2 is paired by the standings, and round 1 has results to come: pairing 1 (Player C – Player A) and 1 more"
+    );
     d.record(0, 0, GameResult::Scores([400, 300]), false).unwrap();
     assert_eq!(
         d.record(0, 0, GameResult::Scores([400, 301]), false),
@@ -562,6 +565,15 @@ enum Op {
     },
     Withdraw(u32),
     Add,
+    /// A round added at the end, by its method.
+    AddRound(Method),
+    /// The last n rounds taken off.
+    RemoveRounds(usize),
+    /// A late entry: absent from the rounds paired, or a bye of this spread in each.
+    AddLate(Option<i32>),
+    Reenter(u32),
+    /// The last round paired unpaired, or (false) the one before it.
+    Unpair(bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -573,6 +585,11 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), [200i32..600, 200i32..600]).prop_map(|(nth, scores)| Op::Correct { nth, scores }),
         1 => (0u32..14).prop_map(Op::Withdraw),
         1 => Just(Op::Add),
+        1 => method().prop_map(Op::AddRound),
+        1 => (1usize..3).prop_map(Op::RemoveRounds),
+        1 => prop::option::of(-75i32..76).prop_map(Op::AddLate),
+        1 => (0u32..14).prop_map(Op::Reenter),
+        1 => any::<bool>().prop_map(Op::Unpair),
     ]
 }
 
@@ -648,6 +665,15 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
             let n = d.players().len();
             d.add_player(Player::new(format!("Late {}", letter(n)), 1200)).map(|_| ())
         }
+        Op::AddRound(method) => d.add_rounds(&[method]),
+        Op::RemoveRounds(n) => d.remove_rounds(n),
+        Op::AddLate(spread) => {
+            let n = d.players().len();
+            let missed = spread.map_or(Missed::Absent, |spread| Missed::Byes { spread });
+            d.add_late_player(Player::new(format!("Late {}", letter(n)), 1100), missed).map(|_| ())
+        }
+        Op::Reenter(n) => d.reenter(PlayerId(n)),
+        Op::Unpair(last) => d.unpair(d.rounds_paired().saturating_sub(if last { 1 } else { 2 })),
     }
 }
 

@@ -149,6 +149,14 @@ fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), S
 /// A division's rounds as given: their count bounded, each method one a division can pair by.
 fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<dawgref_tournament::Method>, Status> {
     check_round_count(field, specs.len())?;
+    check_methods(field, specs)
+}
+
+/// Each round's method as given: one a division can pair by.
+pub(super) fn check_methods(
+    field: &str,
+    specs: &[pb::RoundSpec],
+) -> Result<Vec<dawgref_tournament::Method>, Status> {
     let mut methods = Vec::with_capacity(specs.len());
     for (k, spec) in specs.iter().enumerate() {
         let at = format!("{field}[{k}]");
@@ -172,15 +180,9 @@ fn check_rounds(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<dawgref_tour
 }
 
 fn check_controls(field: &str, c: pb::DivisionControls) -> Result<pb::DivisionControls, Status> {
-    const SPREAD_MAX: i32 = 1000;
     for (name, v) in [("bye_spread", c.bye_spread), ("forfeit_spread", c.forfeit_spread)] {
-        if let Some(v) = v
-            && !(-SPREAD_MAX..=SPREAD_MAX).contains(&v)
-        {
-            return Err(errors::bad_field(
-                &format!("{field}.{name}"),
-                format!("{v}: -{SPREAD_MAX} to {SPREAD_MAX}"),
-            ));
+        if let Some(v) = v {
+            check_spread(&format!("{field}.{name}"), v)?;
         }
     }
     if pb::RatingSystem::try_from(c.rating_system).is_err() {
@@ -190,6 +192,15 @@ fn check_controls(field: &str, c: pb::DivisionControls) -> Result<pb::DivisionCo
         ));
     }
     Ok(pb::DivisionControls { min_placement: c.min_placement.max(1), ..c })
+}
+
+/// A spread given for a bye, a forfeit or a late entry's rounds gone: -1000 to 1000.
+pub(super) fn check_spread(field: &str, v: i32) -> Result<i32, Status> {
+    const SPREAD_MAX: i32 = 1000;
+    if !(-SPREAD_MAX..=SPREAD_MAX).contains(&v) {
+        return Err(errors::bad_field(field, format!("{v}: -{SPREAD_MAX} to {SPREAD_MAX}")));
+    }
+    Ok(v)
 }
 
 /// A player as given: a display name a `.t` file can hold (`tsh::name_problem`: TSH reads the

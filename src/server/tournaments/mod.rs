@@ -5,6 +5,7 @@
 //! new game, each seat bound to its player's token (`start`).
 
 mod create;
+mod plan;
 mod start;
 mod view;
 
@@ -135,6 +136,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.get_ref().clone();
         let spec = r.player.clone().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
         create::check_player("player", &spec)?;
+        let missed = plan::missed(r.missed_round_spread)?;
         let (token, hash) = create::token_for(&spec)?;
         // No retry id: a player's token is shown once, and never kept to be answered again.
         let answer = self
@@ -143,20 +145,15 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 let number = rec.division_at(d).players().len() as u32 + 1;
                 // The division's own rules for a newcomer (the most players, a name a `.t` file
                 // can hold).
-                let entry = &mut rec.divisions[d];
-                let id = entry.division.add_player(create::player(&spec)).map_err(|e| match e {
-                    dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
-                    other => EventsError::bad_field("player.name", other.to_string()),
-                })?;
-                entry.tokens.push(hash);
-                let player = view::player(number, &entry.division.players()[id.index()]);
-                rec.event(
-                    "player_added",
-                    &r.division,
-                    0,
-                    0,
-                    format!("{} joins as player {number}", spec.name),
-                );
+                let id =
+                    rec.add_late_player(d, create::player(&spec), hash, missed).map_err(|e| match e {
+                        dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
+                        other => EventsError::bad_field("player.name", other.to_string()),
+                    })?;
+                let player = view::player(number, &rec.division_at(d).players()[id.index()]);
+                let detail =
+                    format!("{} joins as player {number}{}", spec.name, plan::missed_detail(rec, d, missed));
+                rec.event("player_added", &r.division, 0, 0, detail);
                 Ok(pb::AddPlayerResponse { player: Some(player), token: String::new() })
             })
             .await?;
@@ -350,6 +347,34 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::ImportTshRequest>,
     ) -> Result<Response<pb::ImportTshResponse>, Status> {
         create::import_tsh(self, request).await.map(Response::new)
+    }
+
+    async fn add_round(
+        &self,
+        request: Request<pb::AddRoundRequest>,
+    ) -> Result<Response<pb::AddRoundResponse>, Status> {
+        plan::add_round(self, request).await.map(Response::new)
+    }
+
+    async fn remove_rounds(
+        &self,
+        request: Request<pb::RemoveRoundsRequest>,
+    ) -> Result<Response<pb::RemoveRoundsResponse>, Status> {
+        plan::remove_rounds(self, request).await.map(Response::new)
+    }
+
+    async fn reenter_player(
+        &self,
+        request: Request<pb::ReenterPlayerRequest>,
+    ) -> Result<Response<pb::ReenterPlayerResponse>, Status> {
+        plan::reenter_player(self, request).await.map(Response::new)
+    }
+
+    async fn unpair_round(
+        &self,
+        request: Request<pb::UnpairRoundRequest>,
+    ) -> Result<Response<pb::UnpairRoundResponse>, Status> {
+        plan::unpair_round(self, request).await.map(Response::new)
     }
 }
 

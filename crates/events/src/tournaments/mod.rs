@@ -1,8 +1,8 @@
 //! Tournaments as kept and changed: the record (`dawgref-tournament`'s divisions and what the
 //! server keeps beside them), its store format and the reader of earlier builds' records, the
 //! change-and-retry loop with its hold and cache, the results that enter by themselves, the
-//! director's calls that act on games (StartRound's among them), and a tournament as a spectator sees it through a
-//! broadcast's delay.
+//! director's calls that act on games (StartRound's among them), the plan changed after the
+//! start (`plan`), and a tournament as a spectator sees it through a broadcast's delay.
 
 mod cache;
 mod change;
@@ -11,6 +11,7 @@ mod event;
 mod held;
 mod legacy;
 mod marks;
+mod plan;
 mod record;
 mod results;
 mod start;

@@ -317,6 +317,8 @@ pub fn pairing_error(e: dawgref_tournament::Error) -> EventsError {
         | E::Unpaired { .. } => EventsError::bad_field("pairings", e.to_string()),
         E::NoSuchPairing { .. } => EventsError::bad_field("pairing", e.to_string()),
         E::NoSuchSeat { .. } => EventsError::bad_field("forfeited_by", e.to_string()),
+        E::TooManyRounds { .. } => EventsError::bad_field("rounds", e.to_string()),
+        E::LastRound { .. } => EventsError::bad_field("count", e.to_string()),
         _ => EventsError::Precondition(e.to_string()),
     }
 }

@@ -1,0 +1,98 @@
+//! A division's plan changed after its start, as kept: the division's own checked changes
+//! (`dawgref-tournament`'s `plan`) with what the record keeps beside it made to match (a game
+//! list for each round, a game id for each line of a started round, a token for each player),
+//! and an event for each. A round started has its games made: it is unpaired no more.
+
+use super::record::{Record, pairing_error};
+use crate::error::EventsError;
+use dawgref_host::TokenHash;
+use dawgref_tournament::{Method, Missed, Player, PlayerId};
+
+impl Record {
+    /// Add rounds at the end of division `d`, each paired by its method when its turn comes.
+    pub fn add_rounds(&mut self, d: usize, methods: &[Method]) -> Result<(), EventsError> {
+        let entry = &mut self.divisions[d];
+        let before = entry.division.rounds().len();
+        entry.division.add_rounds(methods).map_err(pairing_error)?;
+        entry.games.resize(entry.division.rounds().len(), None);
+        let after = entry.games.len();
+        let added = match methods.len() {
+            1 => format!("round {after} added"),
+            _ => format!("rounds {} to {after} added", before + 1),
+        };
+        self.noted_rounds(d, added);
+        Ok(())
+    }
+
+    /// Take the last `count` rounds of division `d` off: none of them paired.
+    pub fn remove_rounds(&mut self, d: usize, count: usize) -> Result<(), EventsError> {
+        let entry = &mut self.divisions[d];
+        let before = entry.division.rounds().len();
+        entry.division.remove_rounds(count).map_err(pairing_error)?;
+        entry.games.truncate(entry.division.rounds().len());
+        let after = entry.games.len();
+        let removed = match count {
+            1 => format!("round {before} taken off"),
+            _ => format!("rounds {} to {before} taken off", after + 1),
+        };
+        self.noted_rounds(d, removed);
+        Ok(())
+    }
+
+    /// The event of division `d`'s rounds changed: what changed, and the count now.
+    fn noted_rounds(&mut self, d: usize, what: String) {
+        let division = self.division_at(d).name().to_string();
+        let rounds = self.division_at(d).rounds().len();
+        self.event("rounds_changed", &division, 0, 0, format!("{what}: {rounds} rounds"));
+    }
+
+    /// Add `player` (with their token's hash; None for a bot) at the end of division `d`'s seed
+    /// list, each round already paired counted as `missed` says; a bye's line in a started round
+    /// has no game. Refused as the division refuses a newcomer (the division's own error, for the
+    /// caller to name the field).
+    pub fn add_late_player(
+        &mut self,
+        d: usize,
+        player: Player,
+        token: Option<TokenHash>,
+        missed: Missed,
+    ) -> Result<PlayerId, dawgref_tournament::Error> {
+        let entry = &mut self.divisions[d];
+        let id = entry.division.add_late_player(player, missed)?;
+        entry.tokens.push(token);
+        if let Missed::Byes { .. } = missed {
+            let paired = entry.division.rounds_paired();
+            entry.games.iter_mut().take(paired).flatten().for_each(|games| games.push(String::new()));
+        }
+        Ok(id)
+    }
+
+    /// Enter withdrawn player `number` (from 1) of division `d` again: paired from the next
+    /// round paired.
+    pub fn reenter(&mut self, d: usize, number: u32) -> Result<(), EventsError> {
+        self.player(d, number)?;
+        (self.divisions[d].division.reenter(PlayerId(number - 1)))
+            .map_err(|e| EventsError::Precondition(e.to_string()))?;
+        let division = self.division_at(d).name().to_string();
+        let detail = format!("{} enters again as player {number}", self.name(d, number));
+        self.event("player_reentered", &division, 0, 0, detail);
+        Ok(())
+    }
+
+    /// Take round `k`'s pairings of division `d` away, to be paired again: the last round
+    /// paired, not started (its games are made then), no result in.
+    pub fn unpair(&mut self, d: usize, k: usize) -> Result<(), EventsError> {
+        let entry = &mut self.divisions[d];
+        if entry.started(k) {
+            return Err(EventsError::Precondition(format!(
+                "round {} has started: its games are made, and its pairings stand",
+                k + 1
+            )));
+        }
+        entry.division.unpair(k).map_err(pairing_error)?;
+        let division = self.division_at(d).name().to_string();
+        let detail = format!("round {}'s pairings taken back", k + 1);
+        self.event("round_unpaired", &division, k as u32 + 1, 0, detail);
+        Ok(())
+    }
+}
