@@ -1,7 +1,7 @@
 //! Tournaments as data and rules, with no I/O: a [`Division`] of players and rounds, each round
 //! paired by its [`Method`] ([`Division::pair`]), results entered as they come
-//! ([`Division::record`]), [`Standings`] by the North American order, and the division read from
-//! and written to TSH's `.t` files ([`tsh`]).
+//! ([`Division::record`]), [`Standings`] by the North American order, a division's
+//! [`Statistics`], and the division read from and written to TSH's `.t` files ([`tsh`]).
 //!
 //! What this crate owns: who plays whom, who goes first, who has the bye, who is Gibsonized, and
 //! how a result counts. What it does not: games, tokens, storage, time. The server holds a
@@ -14,6 +14,7 @@ mod matching;
 mod name;
 mod pairing;
 mod standings;
+pub mod statistics;
 pub mod tsh;
 
 pub use division::{
@@ -21,3 +22,4 @@ pub use division::{
 };
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
 pub use standings::{Standing, Standings};
+pub use statistics::Statistics;
