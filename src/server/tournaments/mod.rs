@@ -5,6 +5,7 @@
 //! new game, each seat bound to its player's token (`start`).
 
 mod create;
+mod log;
 mod start;
 mod view;
 
@@ -59,11 +60,15 @@ impl TournamentsService {
         metadata: &tonic::metadata::MetadataMap,
         slug: &str,
         retry: Retry<'_>,
-        f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+        mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
     ) -> Result<R, Status> {
-        self.director(metadata, slug).await?;
+        let by = dawgref_events::actor(self.director(metadata, slug).await?.as_deref());
         let events = &self.state.events;
         let held = events.hold(slug).await;
+        let f = |rec: &mut Record| {
+            rec.by = by.clone();
+            f(rec)
+        };
         events.once(&held, retry, f).await.map_err(errors::events)
     }
 }
@@ -150,13 +155,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 })?;
                 entry.tokens.push(hash);
                 let player = view::player(number, &entry.division.players()[id.index()]);
-                rec.event(
-                    "player_added",
-                    &r.division,
-                    0,
-                    0,
-                    format!("{} joins as player {number}", spec.name),
-                );
+                let joins = format!("{} joins as player {number}", spec.name);
+                rec.event("player_added", &r.division, 0, 0, joins).players = vec![number];
                 Ok(pb::AddPlayerResponse { player: Some(player), token: String::new() })
             })
             .await?;
@@ -184,12 +184,13 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::PairRoundRequest>,
     ) -> Result<Response<pb::PairRoundResponse>, Status> {
         let r = request.get_ref().clone();
-        self.director(request.metadata(), &r.slug).await?;
+        let by = dawgref_events::actor(self.director(request.metadata(), &r.slug).await?.as_deref());
         let events = &self.state.events;
         events.reconcile(&r.slug).await.map_err(errors::events)?;
         let held = events.hold(&r.slug).await;
         let answer = events
             .once(&held, ("PairRound", &r.request_id), |rec| {
+                rec.by = by.clone();
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
                 rec.divisions[d].division.pair(k).map_err(pairing_error)?;
@@ -327,6 +328,36 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::ImportTshRequest>,
     ) -> Result<Response<pb::ImportTshResponse>, Status> {
         create::import_tsh(self, request).await.map(Response::new)
+    }
+
+    // The event's log and statistics (`log`).
+
+    async fn get_tournament_log(
+        &self,
+        request: Request<pb::GetTournamentLogRequest>,
+    ) -> Result<Response<pb::GetTournamentLogResponse>, Status> {
+        self.get_log(request).await.map(Response::new)
+    }
+
+    async fn export_tournament_log(
+        &self,
+        request: Request<pb::ExportTournamentLogRequest>,
+    ) -> Result<Response<pb::ExportTournamentLogResponse>, Status> {
+        self.export_log(request).await.map(Response::new)
+    }
+
+    async fn get_division_statistics(
+        &self,
+        request: Request<pb::GetDivisionStatisticsRequest>,
+    ) -> Result<Response<pb::GetDivisionStatisticsResponse>, Status> {
+        self.get_statistics(request).await.map(Response::new)
+    }
+
+    async fn export_division_statistics(
+        &self,
+        request: Request<pb::ExportDivisionStatisticsRequest>,
+    ) -> Result<Response<pb::ExportDivisionStatisticsResponse>, Status> {
+        self.export_statistics(request).await.map(Response::new)
     }
 }
 

@@ -171,6 +171,6 @@ pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
 
 /// An event of the tournament as WatchTournament sends it.
 pub(super) fn event(e: TournamentEvent) -> pb::WatchTournamentResponse {
-    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms } = e;
-    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms }
+    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms, by, players } = e;
+    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms, by, players }
 }

@@ -1,8 +1,8 @@
 //! Tournaments as kept and changed: the record (`dawgref-tournament`'s divisions and what the
 //! server keeps beside them), its store format and the reader of earlier builds' records, the
 //! change-and-retry loop with its hold and cache, the results that enter by themselves, the
-//! director's calls that act on games (StartRound's among them), and a tournament as a spectator sees it through a
-//! broadcast's delay.
+//! director's calls that act on games (StartRound's among them), a tournament as a spectator sees it through a
+//! broadcast's delay, and the event's log and statistics.
 
 mod cache;
 mod change;
@@ -10,6 +10,7 @@ mod direct;
 mod event;
 mod held;
 mod legacy;
+mod log;
 mod marks;
 mod record;
 mod results;
@@ -19,8 +20,9 @@ mod stored;
 pub(crate) use cache::Cache;
 pub use change::{Held, Read, Retry, derived_request_id};
 pub use direct::{By, HandResult, Owners};
-pub use event::TournamentEvent;
+pub use event::{GAME, LogFilter, ROOT, TournamentEvent, actor};
 pub use held::game_labels;
+pub use log::DivisionStatistics;
 pub(crate) use marks::Marks;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
 pub use start::{Pair, RoundGames};
