@@ -132,6 +132,13 @@ const RU = {
   "Swiss": "швейцарская", "round robin": "круговая", "King of the Hill": "«царь горы»", "factor {n}": "фактор {n}",
   "initial Fontes": "начальная Фонтеса", "random": "жребий", "by hand": "вручную", "{tournament}, round {n}": "{tournament}, тур {n}",
   "Tournaments: pairings, rounds and standings →": "Турниры: пары, туры и таблица →",
+  // a tournament's statistics and log
+  "Statistics": "Статистика", "High game": "Лучшая партия", "High loss": "Лучшее поражение", "High combined": "Больше всего очков на двоих",
+  "Biggest win": "Крупнейшая победа", "round {n}": "тур {n}", "Games": "Партии", "Average for": "В среднем набрано",
+  "Average against": "В среднем пропущено", "Firsts": "Первый ход", "Performance": "Рейтинг турнира", "Bingos": "Бинго",
+  "{n} in {games} games": "{n} в {games} парт.", "Download CSV": "Скачать CSV", "Download JSON lines": "Скачать JSON Lines",
+  "Log": "Журнал", "round": "тур", "every kind": "все события", "every division": "все группы", "Show": "Показать",
+  "{n} events": "Событий: {n}",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
   "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, {n} by {n}: columns A to {last}, rows 1 to {n}": "поле {n} на {n}: столбцы A–{last}, строки 1–{n}",

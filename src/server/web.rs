@@ -73,6 +73,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("i18n.js", JS, include_str!("../../web/i18n.js")),
         file("review.js", JS, include_str!("../../web/review.js")),
         file("tournament.js", JS, include_str!("../../web/tournament.js")),
+        file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
