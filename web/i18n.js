@@ -119,7 +119,7 @@ const RU = {
   "My game": "Моя партия", "No game of yours is in play.": "Сейчас у вас нет партии.",
   "Directing this tournament.": "Вы судья этого турнира.",
   "Watching. A player's or a director's token shows more.": "Просмотр. Токен игрока или судьи покажет больше.",
-  "bye": "без пары", "#": "№", "Wins": "Победы", "Losses": "Поражения", "Spread": "Разница", "Rating": "Рейтинг", "Withdraw": "Снять", "withdrawn": "снят(а)",
+  "bye": "без пары", "#": "№", "Wins": "Победы", "Losses": "Поражения", "Spread": "Разница", "Withdraw": "Снять", "withdrawn": "снят(а)",
   "{name} is withdrawn.": "{name}: снят(а) с турнира.",
   "Round {n} is paired.": "Пары тура {n} составлены.", "Pair round {n}": "Составить пары тура {n}",
   "Round {n} is paired by hand (SetPairings).": "Пары тура {n} составляются вручную (SetPairings).",
@@ -141,6 +141,13 @@ const RU = {
   "the byes' spread": "разница за тур без пары", "Add a player": "Добавить игрока",
   "{name} is player {n}. Their token (shown once): {token}": "{name} — игрок {n}. Токен (показан один раз): {token}",
   "Re-enter": "Вернуть", "{name} enters again.": "{name} снова в турнире.",
+  // a tournament's statistics and log
+  "Statistics": "Статистика", "High game": "Лучшая партия", "High loss": "Лучшее поражение", "High combined": "Больше всего очков на двоих",
+  "Biggest win": "Крупнейшая победа", "round {n}": "тур {n}", "Games": "Партии", "Average for": "В среднем набрано",
+  "Average against": "В среднем пропущено", "Firsts": "Первый ход", "Performance": "Рейтинг турнира", "Bingos": "Бинго",
+  "{n} in {games} games": "{n} в {games} парт.", "Download CSV": "Скачать CSV", "Download JSON lines": "Скачать JSON Lines",
+  "Log": "Журнал", "round": "тур", "every kind": "все события", "every division": "все группы", "Show": "Показать",
+  "{n} events": "Событий: {n}",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
   "TW": "С×3", "DW": "С×2", "TL": "Б×3", "DL": "Б×2", "board": "поле", "board, {n} by {n}: columns A to {last}, rows 1 to {n}": "поле {n} на {n}: столбцы A–{last}, строки 1–{n}",

@@ -5,11 +5,13 @@
 // withdraws players and changes the plan (plan.js: rounds added and taken off, a round unpaired,
 // late entries, re-entries). The token stays in this tab's sessionStorage (or arrives in the URL's
 // fragment, which browsers never send). A round's games link back here by their labels (app.js).
+// Each division's statistics, and the director's log, are `tournament_report.js`'s.
 
 import { call, stream } from "/web/grpc.js";
 import { t } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 import { planControls, lateEntry, reenter } from "/web/plan.js";
+import { logPanel, statisticsSection } from "/web/tournament_report.js";
 
 const KEY = (slug) => `dawgref:tournament:${slug}`;
 
@@ -81,6 +83,9 @@ export async function tournamentPage(app, slug) {
     document.title = `dawgref — ${r.tournament.name}`;
     who.replaceChildren(...whoAmI(s));
     body.replaceChildren(...r.tournament.divisions.map((d) => division(s, d, act)));
+    for (const d of r.tournament.divisions) document.getElementById(`division-${d.name}`).append(statisticsSection(s, d));
+    log.element.hidden = !s.director;
+    if (s.director) await log.refresh();
     await showBroadcast();
   };
   // The tournament's broadcast, linked; a director without one makes one in a click (a quarter
@@ -107,6 +112,9 @@ export async function tournamentPage(app, slug) {
     } else broadcastBar.replaceChildren();
   };
   app.querySelector(".tournament-bar").append(broadcastBar);
+  // The director's log, below the divisions (its filters kept across reloads).
+  const log = logPanel(s);
+  app.append(log.element);
   await load();
   // A game's page links back to its round (`#round-<division>-<n>`): shown once drawn.
   const anchor = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));

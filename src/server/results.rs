@@ -112,7 +112,7 @@ fn standings(rows: &[pb::ResultRow]) -> Vec<pb::Standing> {
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn field(text: &str) -> String {
+pub(crate) fn field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

@@ -74,6 +74,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("review.js", JS, include_str!("../../web/review.js")),
         file("tournament.js", JS, include_str!("../../web/tournament.js")),
         file("plan.js", JS, include_str!("../../web/plan.js")),
+        file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),

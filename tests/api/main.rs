@@ -33,6 +33,7 @@ mod server_rulesets;
 mod server_simulate;
 mod server_super_board;
 mod server_tls;
+mod server_tournament_log;
 mod server_tournament_machine;
 mod server_tournament_plan;
 mod server_tournament_truth;

@@ -2036,3 +2036,62 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
         c.close().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_divisions_statistics_show_to_all_and_the_log_to_its_director_in_english_and_russian() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let (mut t, _) =
+        tournament(&srv, ROOT, ("club", "Club night"), &["Ann", "Bo"], &[pb::PairingMethod::Manual], 3).await;
+    let pairs = pb::SetPairingsRequest {
+        slug: "club".into(),
+        division: "a".into(),
+        round: 1,
+        pairings: vec![pb::PairingSpec { first: 1, second: 2 }],
+        request_id: String::new(),
+    };
+    t.set_pairings(authed(pairs, ROOT)).await.unwrap();
+    let result = pb::RecordResultRequest {
+        slug: "club".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 1,
+        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first: 420, second: 380 })),
+        ..Default::default()
+    };
+    t.record_result(authed(result, ROOT)).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    // A spectator sees the statistics (Ann's sweep of a 1500, counted 95% as TSH counts one:
+    // E(r, 1500) = 0.95 at r = 2423.6, TSH's search ending on 2424) and no log.
+    c.goto(&format!("{}/tournaments/club", srv.url)).await.unwrap();
+    wait_text(&c, "#high-game-a", "High game: Ann 420 – 380 Bo (round 1)").await;
+    wait_until(
+        "Ann's figures",
+        || text(&c, "#statistics-table-a tr[data-player='1']"),
+        |t| {
+            t.split_whitespace().collect::<Vec<_>>().join(" ")
+                == "Ann 1 420.00 380.00 420 1 2424 0 in 0 games"
+        },
+    )
+    .await;
+    assert_eq!(count(&c, "#tournament-log:not([hidden])").await, 0, "the log is the director's");
+    c.close().await.unwrap();
+    // The director reads the log, filtered by kind.
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/club#token={ROOT}", srv.url)).await.unwrap();
+    wait_until("the log", || async { Some(count(&c, "#log-table tr[data-event]").await) }, |&n| n == 3).await;
+    script(&c, "document.getElementById('log-kind').value = 'result'").await;
+    click(&c, "#log-show").await;
+    wait_until("the results", || async { Some(count(&c, "#log-table tr[data-event]").await) }, |&n| n == 1)
+        .await;
+    let row = text(&c, "#log-table tr[data-event='2']").await.unwrap();
+    assert!(row.contains("director") && row.contains("Ann 420 – Bo 380"), "{row}");
+    screenshot(&c, "tournament-log").await;
+    // In Russian.
+    click(&c, "#lang-ru").await;
+    wait_text(&c, "#statistics-a h3", "Статистика").await;
+    wait_text(&c, "#tournament-log h2", "Журнал").await;
+    c.close().await.unwrap();
+}

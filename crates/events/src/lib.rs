@@ -23,8 +23,9 @@ pub use broadcasts::{
 pub use error::EventsError;
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    By, DivisionRecord, HandResult, Held, Owners, Pair, Read, Record, Retry, RoundGames, Source,
-    TournamentEvent, Watched, derived_request_id, game_labels, game_result, pairing_error,
+    By, DivisionRecord, DivisionStatistics, EVENT_KINDS, GAME, HandResult, Held, LogFilter, Owners, Pair,
+    ROOT, Read, Record, Retry, RoundGames, Source, TournamentEvent, Watched, actor, derived_request_id,
+    game_labels, game_result, pairing_error,
 };
 
 use dawgref_host::Host;

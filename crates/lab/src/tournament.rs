@@ -248,7 +248,7 @@ fn seat_name(i: u32) -> String {
 pub fn bench(args: BenchTournamentArgs) -> CliResult {
     let system = rating_system(&args.ratings)?;
     on_server(&args.dir.clone(), |mut t| async move {
-        let newcomer = |i: u32| args.newcomer_every != 0 && i % args.newcomer_every == 0;
+        let newcomer = |i: u32| args.newcomer_every != 0 && i.is_multiple_of(args.newcomer_every);
         let players = (0..args.players)
             .map(|i| pb::TournamentPlayerSpec {
                 name: format!("Player {}", seat_name(i)),

@@ -1,9 +1,9 @@
 //! Tournaments as data and rules, with no I/O: a [`Division`] of players and rounds, each round
 //! paired by its [`Method`] ([`Division::pair`]), results entered as they come
 //! ([`Division::record`]), the plan changed after the start (rounds added or taken off, late
-//! entries, re-entries, a round unpaired: `plan`), [`Standings`] by the North American order,
-//! the division read from and written to TSH's `.t` files ([`tsh`]), and each player's rating
-//! estimate as the rating bodies compute it ([`ratings`]).
+//! entries, re-entries, a round unpaired: `plan`), [`Standings`] by the North American order, a
+//! division's [`Statistics`], the division read from and written to TSH's `.t` files ([`tsh`]),
+//! and each player's rating estimate as the rating bodies compute it ([`ratings`]).
 //!
 //! What this crate owns: who plays whom, who goes first, who has the bye, who is Gibsonized, and
 //! how a result counts. What it does not: games, tokens, storage, time. The server holds a
@@ -18,6 +18,7 @@ mod pairing;
 mod plan;
 pub mod ratings;
 mod standings;
+pub mod statistics;
 pub mod tsh;
 
 pub use division::{
@@ -26,3 +27,4 @@ pub use division::{
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
 pub use plan::Missed;
 pub use standings::{Standing, Standings};
+pub use statistics::Statistics;

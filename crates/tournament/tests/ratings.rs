@@ -318,8 +318,7 @@ proptest! {
         let rounds = pairs.len().min(20);
         let controls = Controls { rating_system: system, ..Controls::default() };
         let mut base = Division::new("A", players, &vec![Method::Manual; rounds], controls);
-        for k in 0..rounds {
-            let (a, b) = pairs[k];
+        for (k, &(a, b)) in pairs.iter().enumerate().take(rounds) {
             let mut lines = vec![Pairing::Game { first: PlayerId(a), second: PlayerId(b), result: None }];
             for p in (0..n).filter(|&p| p != a && p != b) {
                 lines.push(Pairing::Bye { player: PlayerId(p), spread: 0 });

@@ -20,7 +20,7 @@ pub(super) async fn create(
 ) -> Result<pb::CreateTournamentResponse, Status> {
     let r = request.get_ref();
     new_game::check_slug("slug", &r.slug)?;
-    service.director(request.metadata(), &r.slug).await?;
+    let by = service.director(request.metadata(), &r.slug).await?;
     new_game::check_title("name", &r.name)?;
     let game = settings(&r.game.clone().unwrap_or_default());
     check_game(service, &game)?;
@@ -49,6 +49,7 @@ pub(super) async fn create(
         let division = dawgref_tournament::Division::new(spec.name.clone(), players, &methods, controls);
         record.divisions.push(DivisionRecord::new(division, hashes));
     }
+    record.by = dawgref_events::actor(by.as_deref());
     record.event("created", "", 0, 0, format!("{} made", r.name));
     let record = service.state.events.create(record).await.map_err(errors::events)?;
     tracing::info!(tournament = %r.slug, "tournament created");
@@ -270,7 +271,7 @@ pub(super) async fn import_tsh(
     request: Request<pb::ImportTshRequest>,
 ) -> Result<pb::ImportTshResponse, Status> {
     let r = request.get_ref().clone();
-    service.director(request.metadata(), &r.slug).await?;
+    let by = service.director(request.metadata(), &r.slug).await?;
     if r.text.len() > MAX_TSH_BYTES {
         return Err(errors::bad_field("text", format!("{} bytes: at most {MAX_TSH_BYTES}", r.text.len())));
     }
@@ -318,6 +319,7 @@ pub(super) async fn import_tsh(
     let held = events.hold(&r.slug).await;
     let view = events
         .change(&held, |rec| {
+            rec.by = dawgref_events::actor(by.as_deref());
             check_division_name(rec, "division", &r.division).map_err(errors::passed)?;
             check_divisions("division", rec.divisions.len() + 1)?;
             // The division's own seed, as a division made at creation in its place has.

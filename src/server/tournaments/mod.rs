@@ -5,7 +5,9 @@
 //! new game, each seat bound to its player's token (`start`).
 
 mod create;
+mod log;
 mod plan;
+mod ratings;
 mod start;
 mod view;
 
@@ -60,11 +62,15 @@ impl TournamentsService {
         metadata: &tonic::metadata::MetadataMap,
         slug: &str,
         retry: Retry<'_>,
-        f: impl FnMut(&mut Record) -> Result<R, EventsError>,
+        mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
     ) -> Result<R, Status> {
-        self.director(metadata, slug).await?;
+        let by = dawgref_events::actor(self.director(metadata, slug).await?.as_deref());
         let events = &self.state.events;
         let held = events.hold(slug).await;
+        let f = |rec: &mut Record| {
+            rec.by = by.clone();
+            f(rec)
+        };
         events.once(&held, retry, f).await.map_err(errors::events)
     }
 }
@@ -153,7 +159,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
                 let player = view::player(number, &rec.division_at(d).players()[id.index()]);
                 let detail =
                     format!("{} joins as player {number}{}", spec.name, plan::missed_detail(rec, d, missed));
-                rec.event("player_added", &r.division, 0, 0, detail);
+                rec.event("player_added", &r.division, 0, 0, detail).players = vec![number];
                 Ok(pb::AddPlayerResponse { player: Some(player), token: String::new() })
             })
             .await?;
@@ -181,12 +187,13 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::PairRoundRequest>,
     ) -> Result<Response<pb::PairRoundResponse>, Status> {
         let r = request.get_ref().clone();
-        self.director(request.metadata(), &r.slug).await?;
+        let by = dawgref_events::actor(self.director(request.metadata(), &r.slug).await?.as_deref());
         let events = &self.state.events;
         events.reconcile(&r.slug).await.map_err(errors::events)?;
         let held = events.hold(&r.slug).await;
         let answer = events
             .once(&held, ("PairRound", &r.request_id), |rec| {
+                rec.by = by.clone();
                 let d = rec.division(&r.division)?;
                 let k = rec.round(d, r.round)?;
                 rec.divisions[d].division.pair(k).map_err(pairing_error)?;
@@ -334,10 +341,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         }
         let division = record.division_at(record.division(&r.division).map_err(errors::events)?);
         let text = match file {
-            pb::RatingsFile::Unspecified | pb::RatingsFile::Games => {
-                dawgref_tournament::ratings::games_csv(division)
-            }
-            pb::RatingsFile::Players => dawgref_tournament::ratings::players_csv(division),
+            pb::RatingsFile::Unspecified | pb::RatingsFile::Games => ratings::games_csv(division),
+            pb::RatingsFile::Players => ratings::players_csv(division),
         };
         Ok(Response::new(pb::ExportRatingsResponse { text }))
     }
@@ -375,6 +380,36 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::UnpairRoundRequest>,
     ) -> Result<Response<pb::UnpairRoundResponse>, Status> {
         plan::unpair_round(self, request).await.map(Response::new)
+    }
+
+    // The event's log and statistics (`log`).
+
+    async fn get_tournament_log(
+        &self,
+        request: Request<pb::GetTournamentLogRequest>,
+    ) -> Result<Response<pb::GetTournamentLogResponse>, Status> {
+        self.get_log(request).await.map(Response::new)
+    }
+
+    async fn export_tournament_log(
+        &self,
+        request: Request<pb::ExportTournamentLogRequest>,
+    ) -> Result<Response<pb::ExportTournamentLogResponse>, Status> {
+        self.export_log(request).await.map(Response::new)
+    }
+
+    async fn get_division_statistics(
+        &self,
+        request: Request<pb::GetDivisionStatisticsRequest>,
+    ) -> Result<Response<pb::GetDivisionStatisticsResponse>, Status> {
+        self.get_statistics(request).await.map(Response::new)
+    }
+
+    async fn export_division_statistics(
+        &self,
+        request: Request<pb::ExportDivisionStatisticsRequest>,
+    ) -> Result<Response<pb::ExportDivisionStatisticsResponse>, Status> {
+        self.export_statistics(request).await.map(Response::new)
     }
 }
 

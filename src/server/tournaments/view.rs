@@ -186,10 +186,25 @@ pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
     }
 }
 
-/// An event of the tournament as WatchTournament sends it, with its division's standings when
-/// it carries them.
+/// An event of the tournament as WatchTournament and the log send it.
+pub(super) fn event(e: TournamentEvent) -> pb::WatchTournamentResponse {
+    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms, by, players } = e;
+    pb::WatchTournamentResponse {
+        number,
+        kind,
+        division,
+        round,
+        pairing,
+        detail,
+        unix_ms,
+        by,
+        players,
+        standings: vec![],
+    }
+}
+
+/// An event as WatchTournament sends it, with its division's standings when it carries them.
 pub(super) fn watched(w: Watched) -> pb::WatchTournamentResponse {
-    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms } = w.event;
     let standings = w.division.as_ref().map(standings).unwrap_or_default();
-    pb::WatchTournamentResponse { number, kind, division, round, pairing, detail, unix_ms, standings }
+    pb::WatchTournamentResponse { standings, ..event(w.event) }
 }

@@ -409,6 +409,31 @@ impl Game {
         &self.history
     }
 
+    /// Each seat's bingos: plays of every tile of a full rack that stand (neither taken back by
+    /// the director nor withdrawn as a phony), as the game's review counts them.
+    pub fn bingos(&self) -> Vec<u32> {
+        let rack_size = self.config.rules.rack_size;
+        let seats = self.scores.len();
+        let mut bingos = vec![0; seats];
+        // Each seat's last play, when it was a bingo (a phony withdrawn names it).
+        let mut last: Vec<Option<Play>> = vec![None; seats];
+        for e in self.history.iter().filter(|e| !e.undone && e.seat < seats) {
+            match &e.kind {
+                EventKind::Play { play, .. } => {
+                    let bingo = play.tiles_placed() == rack_size && e.rack.len() == rack_size;
+                    bingos[e.seat] += u32::from(bingo);
+                    last[e.seat] = bingo.then_some(*play);
+                }
+                EventKind::PhonyWithdrawn { play } if last[e.seat] == Some(*play) => {
+                    bingos[e.seat] -= 1;
+                    last[e.seat] = None;
+                }
+                _ => {}
+            }
+        }
+        bingos
+    }
+
     pub fn clocks(&self) -> Option<&Clocks> {
         self.clocks.as_ref()
     }

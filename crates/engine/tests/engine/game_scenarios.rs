@@ -177,11 +177,22 @@ fn phony_bingo_withdrawn() {
     // A1 B3 C3×2 (8D double letter) D2 E1 F4 G2 = 19, ×2 on the centre = 38, +50 for seven tiles.
     play(&mut g, 0, "8B ABCDEFG").unwrap();
     assert_eq!(g.scores(), &[88, 0]);
+    assert_eq!(g.bingos(), [1, 0]);
     assert!(!g.challenge(1, 0).unwrap().acceptable);
     assert_eq!(g.scores(), &[0, 0]);
+    // Withdrawn, it is no bingo.
+    assert_eq!(g.bingos(), [0, 0]);
     assert_eq!(kinds(&g), ["0:Play:88", "0:Challenged:0", "0:PhonyWithdrawn:-88"]);
     assert_eq!(g.rack(0).unwrap().to_string(Alphabet::english()), "ABCDEFG");
     assert_eq!(g.to_move(), 1);
+}
+
+#[test]
+fn a_bingo_challenged_and_good_stands() {
+    let mut g = game(ChallengeRule::Single, 2, None, &["AEINRST", "EEIOUSS"]);
+    play(&mut g, 0, "8H RETAINS").unwrap();
+    assert!(g.challenge(1, 0).unwrap().acceptable);
+    assert_eq!(g.bingos(), [1, 0]);
 }
 
 /// Ten tiles: seat 0 holds CATQXZJ, seat 1 SOD, the bag is empty from the start.

@@ -238,6 +238,7 @@ impl Events {
 /// events and answers not yet written taken out of it as rows of their own.
 fn written(record: &mut Record, version: u64) -> TournamentChange {
     use prost::Message;
+    record.by.clear();
     let events =
         std::mem::take(&mut record.unwritten).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
     let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();

@@ -57,6 +57,7 @@ impl Events {
             return answer;
         }
         let (d, k, i, result) = parse(&record)?;
+        record.by = super::event::actor(by);
         // Entered first, on the tournament as read: a result the division refuses ends no game.
         record.enter_result(d, k, i, result, Source::Director { correct })?;
         let game_id = record.divisions[d].game_id(k, i).to_string();
@@ -79,6 +80,7 @@ impl Events {
         let first = answer(&record, d);
         self.once_from(&held, retry, Some((Read { record, version }, first)), |rec| {
             let (d, k, i, result) = parse(rec)?;
+            rec.by = super::event::actor(by);
             // Read again after a race: the game's end, heard by its owner, may have entered this
             // very result meanwhile (the game ended with it). Then it is in, as asked.
             let in_already = matches!(rec.divisions[d].line(k, i), Some(Pairing::Game { result: Some(r), .. }) if *r == result);
@@ -135,6 +137,7 @@ impl Events {
             }
         }
         self.once(&held, retry, |rec| {
+            rec.by = super::event::actor(by);
             let d = rec.division(division)?;
             rec.player(d, number)?;
             for &(k, i, result) in &ended {
@@ -144,7 +147,7 @@ impl Events {
             }
             rec.withdraw(d, number)?;
             let name = rec.name(d, number).to_string();
-            rec.event("player_withdrawn", division, 0, 0, format!("{name} withdraws"));
+            rec.event("player_withdrawn", division, 0, 0, format!("{name} withdraws")).players = vec![number];
             Ok(answer(rec, d))
         })
         .await

@@ -2,7 +2,8 @@
 //! server keeps beside them), its store format and the reader of earlier builds' records, the
 //! change-and-retry loop with its hold and cache, the results that enter by themselves, the
 //! director's calls that act on games (StartRound's among them), the plan changed after the
-//! start (`plan`), and a tournament as a spectator sees it through a broadcast's delay.
+//! start (`plan`), a tournament as a spectator sees it through a broadcast's delay, and the
+//! event's log and statistics.
 
 mod cache;
 mod change;
@@ -10,6 +11,7 @@ mod direct;
 mod event;
 mod held;
 mod legacy;
+mod log;
 mod marks;
 mod plan;
 mod record;
@@ -20,8 +22,9 @@ mod stored;
 pub(crate) use cache::Cache;
 pub use change::{Held, Read, Retry, derived_request_id};
 pub use direct::{By, HandResult, Owners};
-pub use event::TournamentEvent;
+pub use event::{EVENT_KINDS, GAME, LogFilter, ROOT, TournamentEvent, actor};
 pub use held::game_labels;
+pub use log::DivisionStatistics;
 pub(crate) use marks::Marks;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
 pub use results::Watched;

@@ -75,7 +75,7 @@ impl Record {
             .map_err(|e| EventsError::Precondition(e.to_string()))?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("{} enters again as player {number}", self.name(d, number));
-        self.event("player_reentered", &division, 0, 0, detail);
+        self.event("player_reentered", &division, 0, 0, detail).players = vec![number];
         Ok(())
     }
 

@@ -23,6 +23,9 @@ pub struct Record {
     /// Events so far: the next event's number.
     pub events: u64,
     pub divisions: Vec<DivisionRecord>,
+    /// Who makes the change being made, as its events name them ([`super::event::actor`]): set
+    /// by the change's caller, never stored (cleared when the change is written).
+    pub by: String,
     /// Events not yet written: those of this change (taken out as rows of their own when it is
     /// written), or those a record of an earlier build carried inside it.
     pub unwritten: Vec<TournamentEvent>,
@@ -122,6 +125,7 @@ impl Record {
             game,
             seed,
             events: 0,
+            by: String::new(),
             divisions: Vec::new(),
             unwritten: Vec::new(),
             answers: Vec::new(),
@@ -191,10 +195,12 @@ impl Record {
         result: GameResult,
         source: Source,
     ) -> Result<(), EventsError> {
-        let was_done = self.divisions[d].line(k, i).is_some_and(Pairing::is_done);
+        let line = self.divisions[d].line(k, i);
+        // What a correction replaces, for its event.
+        let was = line.filter(|l| l.is_done()).map(|l| detail(self.division_at(d), l));
         let correct = matches!(source, Source::Director { correct: true });
         self.divisions[d].division.record(k, i, result, correct).map_err(pairing_error)?;
-        self.noted_result(d, k, i, was_done, source);
+        self.noted_result(d, k, i, was, source);
         Ok(())
     }
 
@@ -207,16 +213,24 @@ impl Record {
             .map_err(|e| EventsError::bad_field("player", e.to_string()))
     }
 
-    /// The event of a result entered in round `k`'s line `i`.
-    fn noted_result(&mut self, d: usize, k: usize, i: usize, corrected: bool, source: Source) {
-        let kind = if corrected { "result_corrected" } else { "result" };
-        let mut detail =
-            self.divisions[d].line(k, i).map(|line| detail(self.division_at(d), line)).unwrap_or_default();
+    /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
+    fn noted_result(&mut self, d: usize, k: usize, i: usize, was: Option<String>, source: Source) {
+        let kind = if was.is_some() { "result_corrected" } else { "result" };
+        let line = self.divisions[d].line(k, i);
+        let players = line.map(|l| l.players().map(|p| p.0 + 1).collect()).unwrap_or_default();
+        let mut detail = line.map(|line| detail(self.division_at(d), line)).unwrap_or_default();
         if source == Source::Withdrawal {
             detail = format!("{detail} (withdrawn)");
         }
+        if let Some(was) = was {
+            detail = format!("{detail} (was {was})");
+        }
         let division = self.division_at(d).name().to_string();
-        self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
+        let event = self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
+        event.players = players;
+        if source == Source::Game {
+            event.by = super::event::GAME.to_string();
+        }
     }
 
     /// Withdraw player `number` (from 1) of division `d`: paired no more, and each of their
@@ -226,13 +240,21 @@ impl Record {
         let forfeits = (self.divisions[d].division.withdraw(PlayerId(number - 1)))
             .map_err(|e| EventsError::bad_field("player", e.to_string()))?;
         for &(k, i) in &forfeits {
-            self.noted_result(d, k, i, false, Source::Withdrawal);
+            self.noted_result(d, k, i, None, Source::Withdrawal);
         }
         Ok(forfeits)
     }
 
-    /// Note an event (numbered in order), to be written with this change.
-    pub fn event(&mut self, kind: &str, division: &str, round: u32, pairing: u32, detail: String) {
+    /// Note an event (numbered in order, by whom the change is by), to be written with this
+    /// change; the event, to name its players.
+    pub fn event(
+        &mut self,
+        kind: &str,
+        division: &str,
+        round: u32,
+        pairing: u32,
+        detail: String,
+    ) -> &mut TournamentEvent {
         let number = self.events;
         self.unwritten.push(TournamentEvent {
             number,
@@ -242,8 +264,12 @@ impl Record {
             pairing,
             detail,
             unix_ms: dawgref_host::unix_ms(),
+            by: self.by.clone(),
+            players: Vec::new(),
         });
         self.events = number + 1;
+        let last = self.unwritten.len() - 1;
+        &mut self.unwritten[last]
     }
 
     /// The answer a request key was given, if this record holds it unwritten.

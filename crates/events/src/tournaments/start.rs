@@ -103,6 +103,7 @@ impl Events {
         let mut changed: Option<Vec<Pair>> = None;
         let bound = self
             .once(&held, retry, |rec| {
+                rec.by = super::event::actor(by);
                 let entry = &mut rec.divisions[d];
                 if !entry.started(k) {
                     changed = None;

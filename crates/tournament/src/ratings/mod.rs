@@ -11,10 +11,7 @@
 //! the truth there.
 
 mod absp;
-mod file;
 mod naspa;
-
-pub use file::{games_csv, players_csv};
 
 use crate::division::{Division, GameResult, Pairing};
 use serde::{Deserialize, Serialize};
@@ -102,6 +99,12 @@ pub(crate) fn rated_games(division: &Division, through: usize) -> Vec<Vec<Rated>
         }
     }
     games
+}
+
+/// Each player's rated games in the results in: how many, and the wins (a draw a half).
+pub fn rated_records(division: &Division) -> Vec<(u32, f64)> {
+    let games = rated_games(division, division.rounds.len());
+    games.iter().map(|g| (g.len() as u32, g.iter().fold(0.0, |wins, r| wins + r.score))).collect()
 }
 
 /// Each player's estimate from every result in (None: the division rates no one, or an unrated

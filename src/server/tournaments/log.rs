@@ -1,0 +1,304 @@
+//! The event's log and statistics on the wire: GetTournamentLog and ExportTournamentLog (a
+//! director's, filtered and paged), GetDivisionStatistics and ExportDivisionStatistics (anyone's,
+//! a spectator's as a broadcast holds results back), and their JSON lines and CSV.
+
+use super::TournamentsService;
+use crate::proto::v1 as pb;
+use crate::server::errors;
+use crate::server::results::field as csv_field;
+use dawgref_events::EVENT_KINDS;
+use dawgref_events::{DivisionStatistics, EventsError, LogFilter, Record, TournamentEvent};
+use dawgref_tournament::statistics::Feat;
+use tonic::Status;
+
+/// Events a page of GetTournamentLog by default, and at most.
+const DEFAULT_PAGE: u32 = 100;
+const MAX_PAGE: u32 = 1000;
+/// Events an ExportTournamentLog writes at most.
+const MAX_EXPORT: usize = 10_000;
+/// Kinds a filter names at most.
+const MAX_KINDS: usize = 16;
+
+/// The log's header line in CSV.
+const LOG_HEADER: &str = "number,unix_ms,kind,division,round,pairing,players,by,detail\n";
+const PLAYERS_HEADER: &str = "player,name,games,points_for,points_against,average_for,average_against,high_game,firsts,performance_rating,bingos,bingo_games\n";
+const RECORDS_HEADER: &str = "record,round,pairing,player,name,score,opponent,opponent_name,opponent_score\n";
+
+impl TournamentsService {
+    /// The log's events a director asked for: the tournament's director only, the filter checked
+    /// against it.
+    async fn log_events(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        filter: Option<&pb::TournamentLogFilter>,
+        from: u64,
+        limit: usize,
+    ) -> Result<(Vec<TournamentEvent>, Option<u64>), Status> {
+        self.director(metadata, slug).await?;
+        let events = &self.state.events;
+        let (record, _) = events.load(slug).await.map_err(errors::events)?;
+        let filter = log_filter(&record, filter.cloned().unwrap_or_default())?;
+        events.log(slug, &filter, from, limit).await.map_err(errors::events)
+    }
+
+    pub(super) async fn get_log(
+        &self,
+        request: tonic::Request<pb::GetTournamentLogRequest>,
+    ) -> Result<pb::GetTournamentLogResponse, Status> {
+        let r = request.get_ref();
+        let size = match r.page_size {
+            0 => DEFAULT_PAGE,
+            n => n.min(MAX_PAGE),
+        };
+        let (events, next) = self
+            .log_events(request.metadata(), &r.slug, r.filter.as_ref(), r.from_event, size as usize)
+            .await?;
+        Ok(pb::GetTournamentLogResponse {
+            events: events.into_iter().map(super::view::event).collect(),
+            next_event: next.unwrap_or(0),
+        })
+    }
+
+    pub(super) async fn export_log(
+        &self,
+        request: tonic::Request<pb::ExportTournamentLogRequest>,
+    ) -> Result<pb::ExportTournamentLogResponse, Status> {
+        let r = request.get_ref();
+        let (events, next) =
+            self.log_events(request.metadata(), &r.slug, r.filter.as_ref(), r.from_event, MAX_EXPORT).await?;
+        let text = match r.format() {
+            pb::LogFormat::Csv => log_csv(&events),
+            pb::LogFormat::Unspecified | pb::LogFormat::JsonLines => log_json_lines(&events),
+        };
+        Ok(pb::ExportTournamentLogResponse { text, next_event: next.unwrap_or(0) })
+    }
+
+    /// A division's statistics as the caller may see them: now for its directors, as a
+    /// broadcast holds results back for anyone else.
+    async fn statistics_of(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        division: &str,
+    ) -> Result<(Record, usize, DivisionStatistics), Status> {
+        let directed = self.directs(metadata, slug).await?;
+        let events = &self.state.events;
+        let mut record = events.reconcile(slug).await.map_err(errors::events)?;
+        if !directed {
+            record = events.spectators(record, None).await.map_err(errors::events)?;
+        }
+        let d = record.division(division).map_err(errors::events)?;
+        let statistics = events.statistics(&record, d).await;
+        Ok((record, d, statistics))
+    }
+
+    pub(super) async fn get_statistics(
+        &self,
+        request: tonic::Request<pb::GetDivisionStatisticsRequest>,
+    ) -> Result<pb::GetDivisionStatisticsResponse, Status> {
+        let r = request.get_ref();
+        let (record, d, statistics) = self.statistics_of(request.metadata(), &r.slug, &r.division).await?;
+        Ok(pb::GetDivisionStatisticsResponse { statistics: Some(statistics_view(&record, d, &statistics)) })
+    }
+
+    pub(super) async fn export_statistics(
+        &self,
+        request: tonic::Request<pb::ExportDivisionStatisticsRequest>,
+    ) -> Result<pb::ExportDivisionStatisticsResponse, Status> {
+        let r = request.get_ref();
+        let (record, d, statistics) = self.statistics_of(request.metadata(), &r.slug, &r.division).await?;
+        let view = statistics_view(&record, d, &statistics);
+        Ok(pb::ExportDivisionStatisticsResponse {
+            players_csv: players_csv(&view),
+            records_csv: records_csv(&view),
+        })
+    }
+}
+
+/// The wire's filter checked against the tournament: INVALID_ARGUMENT naming the field for a
+/// division, player or kind that is not there.
+fn log_filter(record: &Record, f: pb::TournamentLogFilter) -> Result<LogFilter, Status> {
+    let in_filter = |e: EventsError| match e {
+        EventsError::BadField { field, why } => errors::bad_field(&format!("filter.{field}"), why),
+        other => errors::events(other),
+    };
+    if !f.division.is_empty() {
+        let d = record.division(&f.division).map_err(in_filter)?;
+        if f.player != 0 {
+            record.player(d, f.player).map_err(in_filter)?;
+        }
+    } else if f.player != 0 {
+        return Err(errors::bad_field(
+            "filter.player",
+            format!("{}: a player is named in a division", f.player),
+        ));
+    }
+    if f.kinds.len() > MAX_KINDS {
+        return Err(errors::bad_field(
+            "filter.kinds",
+            format!("{} kinds: at most {MAX_KINDS}", f.kinds.len()),
+        ));
+    }
+    for (i, kind) in f.kinds.iter().enumerate() {
+        if !EVENT_KINDS.contains(&kind.as_str()) {
+            return Err(errors::bad_field(
+                &format!("filter.kinds[{i}]"),
+                format!("{:?}: no such kind (there are {})", crate::text::clip(kind), EVENT_KINDS.join(", ")),
+            ));
+        }
+    }
+    Ok(LogFilter { division: f.division, round: f.round, player: f.player, kinds: f.kinds, by: f.by })
+}
+
+/// One event of the log as a JSON line's object, its fields in this order.
+#[derive(serde::Serialize)]
+struct LogLine<'a> {
+    number: u64,
+    unix_ms: u64,
+    kind: &'a str,
+    division: &'a str,
+    round: u32,
+    pairing: u32,
+    players: &'a [u32],
+    by: &'a str,
+    detail: &'a str,
+}
+
+fn log_json_lines(events: &[TournamentEvent]) -> String {
+    let mut out = String::new();
+    for e in events {
+        let line = LogLine {
+            number: e.number,
+            unix_ms: e.unix_ms,
+            kind: &e.kind,
+            division: &e.division,
+            round: e.round,
+            pairing: e.pairing,
+            players: &e.players,
+            by: &e.by,
+            detail: &e.detail,
+        };
+        out.push_str(&serde_json::to_string(&line).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+/// A CSV line of `cells`, each quoted when it must be.
+fn csv_line(cells: &[String]) -> String {
+    let mut line = cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",");
+    line.push('\n');
+    line
+}
+
+fn log_csv(events: &[TournamentEvent]) -> String {
+    let mut out = String::from(LOG_HEADER);
+    for e in events {
+        let players: Vec<String> = e.players.iter().map(u32::to_string).collect();
+        out.push_str(&csv_line(&[
+            e.number.to_string(),
+            e.unix_ms.to_string(),
+            e.kind.clone(),
+            e.division.clone(),
+            e.round.to_string(),
+            e.pairing.to_string(),
+            players.join(" "),
+            e.by.clone(),
+            e.detail.clone(),
+        ]));
+    }
+    out
+}
+
+/// Division `d`'s statistics as the wire shows them.
+fn statistics_view(record: &Record, d: usize, s: &DivisionStatistics) -> pb::DivisionStatistics {
+    let division = record.division_at(d);
+    let record_of = |f: &Option<Feat>| {
+        f.map(|f| pb::GameRecord {
+            round: f.round as u32 + 1,
+            pairing: f.pairing as u32 + 1,
+            player: f.player.0 + 1,
+            opponent: f.opponent.0 + 1,
+            score: f.score,
+            opponent_score: f.opponent_score,
+        })
+    };
+    let players = (s.figures.players.iter().zip(&s.bingos).enumerate())
+        .map(|(i, (f, &(bingos, bingo_games)))| pb::PlayerStatistics {
+            player: i as u32 + 1,
+            name: division.players()[i].name.clone(),
+            games: f.games,
+            points_for: f.points_for,
+            points_against: f.points_against,
+            average_for: f.average_for(),
+            average_against: f.average_against(),
+            high_game: f.high_game,
+            firsts: f.firsts,
+            performance_rating: f.performance_rating,
+            bingos,
+            bingo_games,
+        })
+        .collect();
+    pb::DivisionStatistics {
+        division: division.name().to_string(),
+        games: s.figures.games,
+        high_game: record_of(&s.figures.high_game),
+        high_loss: record_of(&s.figures.high_loss),
+        high_combined: record_of(&s.figures.high_combined),
+        biggest_win: record_of(&s.figures.biggest_win),
+        players,
+    }
+}
+
+/// An optional figure as a CSV cell (empty: absent).
+fn cell(n: Option<i32>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
+fn players_csv(s: &pb::DivisionStatistics) -> String {
+    let mut out = String::from(PLAYERS_HEADER);
+    for p in &s.players {
+        out.push_str(&csv_line(&[
+            p.player.to_string(),
+            p.name.clone(),
+            p.games.to_string(),
+            p.points_for.to_string(),
+            p.points_against.to_string(),
+            format!("{:.2}", p.average_for),
+            format!("{:.2}", p.average_against),
+            cell(p.high_game),
+            p.firsts.to_string(),
+            cell(p.performance_rating),
+            p.bingos.to_string(),
+            p.bingo_games.to_string(),
+        ]));
+    }
+    out
+}
+
+fn records_csv(s: &pb::DivisionStatistics) -> String {
+    let name = |n: u32| s.players.get(n as usize - 1).map(|p| p.name.clone()).unwrap_or_default();
+    let mut out = String::from(RECORDS_HEADER);
+    let records = [
+        ("high_game", &s.high_game),
+        ("high_loss", &s.high_loss),
+        ("high_combined", &s.high_combined),
+        ("biggest_win", &s.biggest_win),
+    ];
+    for (what, r) in records {
+        let Some(r) = r else { continue };
+        out.push_str(&csv_line(&[
+            what.to_string(),
+            r.round.to_string(),
+            r.pairing.to_string(),
+            r.player.to_string(),
+            name(r.player),
+            r.score.to_string(),
+            r.opponent.to_string(),
+            name(r.opponent),
+            r.opponent_score.to_string(),
+        ]));
+    }
+    out
+}
