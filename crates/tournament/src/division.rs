@@ -3,7 +3,7 @@
 //! checks it first, so a division never holds a player twice in a round or a result for a
 //! pairing that is not there.
 
-use crate::ratings::RatingSystem;
+use crate::rating_system::RatingSystem;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -16,6 +16,7 @@ mod matching;
 mod name;
 mod pairing;
 mod plan;
+mod rating_system;
 pub mod ratings;
 mod standings;
 pub mod statistics;
