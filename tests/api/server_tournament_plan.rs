@@ -42,11 +42,6 @@ async fn division(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> pb::
     t.get_tournament(request).await.unwrap().into_inner().tournament.unwrap().divisions.remove(0)
 }
 
-fn refused<T: std::fmt::Debug>(r: Result<tonic::Response<T>, tonic::Status>) -> (Code, String) {
-    let e = r.expect_err("refused");
-    (e.code(), e.message().to_string())
-}
-
 /// Round 1 paired Ann v Bo, Cy v Di, and played 400-300, 360-350.
 async fn round_one_played(t: &mut TournamentsServiceClient<Channel>, slug: &str) {
     t.create_tournament(authed(club(slug), DIRECTOR)).await.unwrap();

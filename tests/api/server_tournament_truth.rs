@@ -83,11 +83,6 @@ async fn division(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> pb::
     t.get_tournament(request).await.unwrap().into_inner().tournament.unwrap().divisions.remove(0)
 }
 
-fn refused<T: std::fmt::Debug>(r: Result<tonic::Response<T>, tonic::Status>) -> (Code, String) {
-    let e = r.expect_err("refused");
-    (e.code(), e.message().to_string())
-}
-
 #[tokio::test]
 async fn a_hand_result_ends_the_game_in_play_with_it_and_every_record_agrees() {
     let srv = start_directed(DIRECTOR).await;

@@ -325,12 +325,6 @@ async fn a_director_key_directs_its_own_tournament_only() {
     assert_eq!(slugs, ["autumn", "spring"]);
 }
 
-/// A refusal's code and message.
-fn refused<T: std::fmt::Debug>(r: Result<tonic::Response<T>, tonic::Status>) -> (Code, String) {
-    let e = r.unwrap_err();
-    (e.code(), e.message().to_string())
-}
-
 #[tokio::test]
 async fn bad_input_is_refused_naming_what_was_wrong() {
     let srv = start_directed(DIRECTOR).await;

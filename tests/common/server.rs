@@ -252,6 +252,12 @@ pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
 }
 
 /// A two-seat English game between two people (single challenge).
+/// A call's refusal: its code and message (panics if the call was answered).
+pub fn refused<T: std::fmt::Debug>(r: Result<tonic::Response<T>, Status>) -> (tonic::Code, String) {
+    let e = r.expect_err("refused");
+    (e.code(), e.message().to_string())
+}
+
 pub async fn two_humans(
     g: &mut dawgref::proto::v1::games_service_client::GamesServiceClient<Channel>,
     seed: u64,
