@@ -117,8 +117,16 @@ struct Played {
     deal: u64,
     champion_seat: usize,
     game: Game,
-    /// Per move, in order: the mover is the champion, and its thinking time in milliseconds.
-    moves: Vec<(bool, f64)>,
+    /// Each move's thinking, in order.
+    moves: Vec<Thought>,
+}
+
+/// One move's thinking.
+struct Thought {
+    champion: bool,
+    ms: f64,
+    /// Tiles in the bag when it was made (which part of a player thought).
+    bag: usize,
 }
 
 impl Played {
@@ -145,14 +153,11 @@ impl Played {
             // Move lines: `>nick: RACK MOVE …`; the end's rack lines have `(TILES)` instead.
             let fields: Vec<&str> = line.split_whitespace().take(3).collect();
             if line.starts_with('>') && fields.len() == 3 && !fields[1..].iter().any(|f| f.starts_with('(')) {
-                let Some(&(champion, ms)) = notes.next() else {
+                let Some(t) = notes.next() else {
                     return Err(format!("{}: more move lines than moves", self.file_name()));
                 };
-                let _ = writeln!(
-                    out,
-                    "#note {} thought {ms:.0} ms",
-                    if champion { "champion" } else { "MAGPIE" }
-                );
+                let who = if t.champion { "champion" } else { "MAGPIE" };
+                let _ = writeln!(out, "#note {who} thought {:.0} ms, {} in the bag", t.ms, t.bag);
             }
         }
         if notes.next().is_some() {
@@ -183,12 +188,13 @@ fn play(
         let game = &mut played.game;
         let seat = game.to_move();
         now += 1000;
+        let bag = game.bag_len();
         if seat == champion_seat {
             let started = Instant::now();
             let action = choose_action_within(game, seat, BotLevel::Champion, budget);
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             game.act(seat, action, now)?;
-            played.moves.push((true, ms));
+            played.moves.push(Thought { champion: true, ms, bag });
             continue;
         }
         let turn = game.turn();
@@ -201,7 +207,7 @@ fn play(
         if let Err(e) = game.act(seat, answer.action, now) {
             return Ok((played, at(format!("MAGPIE's move {} is refused: {e}", answer.text))));
         }
-        played.moves.push((false, answer.ms));
+        played.moves.push(Thought { champion: false, ms: answer.ms, bag });
         let ours = game.history().iter().rev().find(|e| e.kind.takes_turn()).map_or(0, |e| e.points);
         if ours != answer.score {
             return Ok((played, at(format!("MAGPIE's move {} scores {ours} by our rules", answer.text))));
@@ -260,7 +266,7 @@ fn h2h(args: H2hArgs) -> CliResult {
     let mut magpie =
         MagpiePlayer::start(&args.magpie, args.magpie_core, &args.magpie_lexicon, args.seconds, args.seed)?;
     let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
-    println!("MAGPIE's player started and warmed up on an endgame ({warm:.0} ms, its table made)");
+    println!("MAGPIE's player started, and warmed up on an endgame in {warm:.0} ms (its endgame table made)");
     let games = 2 * args.deals;
     let started = Instant::now();
     let mut results: Vec<Played> = Vec::new();
@@ -320,13 +326,24 @@ fn record(played: &[&Played]) -> String {
     )
 }
 
-/// Mean and max of one side's thinking times a move, in milliseconds.
-fn times(results: &[Played], champion: bool) -> String {
-    let ms: Vec<f64> =
-        results.iter().flat_map(|p| &p.moves).filter(|m| m.0 == champion).map(|m| m.1).collect();
-    let mean = ms.iter().sum::<f64>() / ms.len().max(1) as f64;
-    let max = ms.iter().copied().fold(0.0, f64::max);
-    format!("mean {mean:.0} ms, max {max:.0} ms over {} moves", ms.len())
+/// Mean and max of one side's thinking times a move, and the moves that took half as long
+/// again as `budget_ms` or more, by the tiles in the bag (which part of the player ran).
+fn times(results: &[Played], champion: bool, budget_ms: f64) -> String {
+    let moves: Vec<&Thought> =
+        results.iter().flat_map(|p| &p.moves).filter(|t| t.champion == champion).collect();
+    let mean = moves.iter().map(|t| t.ms).sum::<f64>() / moves.len().max(1) as f64;
+    let max = moves.iter().map(|t| t.ms).fold(0.0, f64::max);
+    let over: Vec<&&Thought> = moves.iter().filter(|t| t.ms >= 1.5 * budget_ms).collect();
+    let with = |bags: std::ops::RangeInclusive<usize>| over.iter().filter(|t| bags.contains(&t.bag)).count();
+    format!(
+        "mean {mean:.0} ms, max {max:.0} ms over {} moves; {} over 1.5× the budget \
+         ({} with 5 or more in the bag, {} with 1 to 4, {} with none)",
+        moves.len(),
+        over.len(),
+        with(5..=usize::MAX),
+        with(1..=4),
+        with(0..=0),
+    )
 }
 
 fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> String {
@@ -335,15 +352,17 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "champion vs MAGPIE's timed player (simulation of 15 candidates, 2 plies), one thread each, \
-         {} s a move each; {} deals from seed {}, each from both seats",
+        "champion vs MAGPIE's timed player (its PlayChooser: simulation of 15 candidates, 2 plies; \
+         pre-endgame with 1 to 4 in the bag; endgame), one thread each, {} s a move each; \
+         {} deals from seed {}, each from both seats",
         args.seconds, args.deals, args.seed
     );
     let _ = writeln!(out, "champion wins {}", record(&all));
     let _ = writeln!(out, "  moving first:  {}", record(&seat(0)));
     let _ = writeln!(out, "  moving second: {}", record(&seat(1)));
-    let _ = writeln!(out, "thinking time a move: champion {}", times(results, true));
-    let _ = writeln!(out, "                      MAGPIE   {}", times(results, false));
+    let budget_ms = 1000.0 * args.seconds;
+    let _ = writeln!(out, "thinking time a move: champion {}", times(results, true, budget_ms));
+    let _ = writeln!(out, "                      MAGPIE   {}", times(results, false, budget_ms));
     let per_game = seconds / (results.len() + errors).max(1) as f64;
     let _ = writeln!(
         out,
@@ -396,7 +415,9 @@ mod tests {
             deal: 4,
             champion_seat: 1,
             game,
-            moves: (0..moves).map(|i| (i % 2 == 1, 100.0 + i as f64)).collect(),
+            moves: (0..moves)
+                .map(|i| Thought { champion: i % 2 == 1, ms: 100.0 + i as f64, bag: 86 - i })
+                .collect(),
         }
     }
 
@@ -410,8 +431,8 @@ mod tests {
         let lines: Vec<&str> = gcg.lines().collect();
         let notes: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("#note")).collect();
         assert_eq!(notes.len(), turns);
-        assert_eq!(lines[notes[0]], "#note MAGPIE thought 100 ms");
-        assert_eq!(lines[notes[1]], "#note champion thought 101 ms");
+        assert_eq!(lines[notes[0]], "#note MAGPIE thought 100 ms, 86 in the bag");
+        assert_eq!(lines[notes[1]], "#note champion thought 101 ms, 85 in the bag");
         assert!(lines[notes[0] - 1].starts_with(">MAGPIE: "));
         assert!(lines[notes[1] - 1].starts_with(">champion: "));
         assert!(lines.last().unwrap().contains(") "), "the record ends with the racks left: {gcg}");
