@@ -354,8 +354,10 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
         out,
         "champion vs MAGPIE's timed player (its PlayChooser: simulation of 15 candidates, 2 plies; \
          pre-endgame with 1 to 4 in the bag; endgame), one thread each, {} s a move each; \
-         {} deals from seed {}, each from both seats",
-        args.seconds, args.deals, args.seed
+         {} from seed {}, each from both seats",
+        args.seconds,
+        plural(args.deals as usize, "deal"),
+        args.seed
     );
     let _ = writeln!(out, "champion wins {}", record(&all));
     let _ = writeln!(out, "  moving first:  {}", record(&seat(0)));
