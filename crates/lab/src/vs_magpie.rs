@@ -127,12 +127,33 @@ struct Thought {
     ms: f64,
     /// Tiles in the bag when it was made (which part of a player thought).
     bag: usize,
+    /// The position as MAGPIE is shown it, from the mover's side ([`magpie_player::position`]).
+    position: String,
 }
 
 impl Played {
     fn champion_spread(&self) -> i32 {
         let s = self.game.scores();
         s[self.champion_seat] - s[1 - self.champion_seat]
+    }
+
+    /// A line for each move that took `limit_ms` or more: where it is, who thought how long,
+    /// and the position as MAGPIE's player reads it (`cgp …`, to time it again).
+    fn overruns(&self, limit_ms: f64) -> Vec<String> {
+        let who = |t: &Thought| if t.champion { "champion" } else { "MAGPIE" };
+        (self.moves.iter().enumerate())
+            .filter(|(_, t)| t.ms >= limit_ms)
+            .map(|(i, t)| {
+                let (name, bag) = (self.file_name(), t.bag);
+                format!(
+                    "{name} move {}: {} {:.0} ms, {bag} in the bag: cgp {}",
+                    i + 1,
+                    who(t),
+                    t.ms,
+                    t.position
+                )
+            })
+            .collect()
     }
 
     fn file_name(&self) -> String {
@@ -189,16 +210,16 @@ fn play(
         let seat = game.to_move();
         now += 1000;
         let bag = game.bag_len();
+        let turn = game.turn();
+        let position = magpie_player::position(game, deal.wrapping_mul(1000).wrapping_add(u64::from(turn)))?;
         if seat == champion_seat {
             let started = Instant::now();
             let action = choose_action_within(game, seat, BotLevel::Champion, budget);
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             game.act(seat, action, now)?;
-            played.moves.push(Thought { champion: true, ms, bag });
+            played.moves.push(Thought { champion: true, ms, bag, position });
             continue;
         }
-        let turn = game.turn();
-        let position = magpie_player::position(game, deal.wrapping_mul(1000).wrapping_add(u64::from(turn)))?;
         let at = |what: String| Some(format!("deal {deal}, turn {}, position {position}: {what}", turn + 1));
         let answer = match magpie.choose(game, &position) {
             Ok(answer) => answer,
@@ -207,7 +228,7 @@ fn play(
         if let Err(e) = game.act(seat, answer.action, now) {
             return Ok((played, at(format!("MAGPIE's move {} is refused: {e}", answer.text))));
         }
-        played.moves.push(Thought { champion: false, ms: answer.ms, bag });
+        played.moves.push(Thought { champion: false, ms: answer.ms, bag, position: position.clone() });
         let ours = game.history().iter().rev().find(|e| e.kind.takes_turn()).map_or(0, |e| e.points);
         if ours != answer.score {
             return Ok((played, at(format!("MAGPIE's move {} scores {ours} by our rules", answer.text))));
@@ -271,10 +292,16 @@ fn h2h(args: H2hArgs) -> CliResult {
     let started = Instant::now();
     let mut results: Vec<Played> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
+    let mut overruns: Vec<String> = Vec::new();
     for g in 0..games {
         let (deal, champion_seat) = (args.seed + g / 2, (g % 2) as usize);
         let (played, error) = play(&mut magpie, &rules, &lexicon, deal, champion_seat, budget)?;
         std::fs::write(args.out.join(played.file_name()), played.gcg()?)?;
+        let before = overruns.len();
+        overruns.extend(played.overruns(1500.0 * args.seconds));
+        if overruns.len() > before {
+            std::fs::write(args.out.join("overruns.txt"), overruns.join("\n") + "\n")?;
+        }
         let first = if champion_seat == 0 { "champion first" } else { "MAGPIE first" };
         let done = (g + 1) as f64;
         let elapsed = started.elapsed().as_secs_f64();
@@ -365,6 +392,13 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
     let budget_ms = 1000.0 * args.seconds;
     let _ = writeln!(out, "thinking time a move: champion {}", times(results, true, budget_ms));
     let _ = writeln!(out, "                      MAGPIE   {}", times(results, false, budget_ms));
+    if results.iter().flat_map(|p| &p.moves).any(|t| t.ms >= 1.5 * budget_ms) {
+        let _ = writeln!(
+            out,
+            "those moves' positions, to time again: {}",
+            args.out.join("overruns.txt").display()
+        );
+    }
     let per_game = seconds / (results.len() + errors).max(1) as f64;
     let _ = writeln!(
         out,
@@ -418,7 +452,12 @@ mod tests {
             champion_seat: 1,
             game,
             moves: (0..moves)
-                .map(|i| Thought { champion: i % 2 == 1, ms: 100.0 + i as f64, bag: 86 - i })
+                .map(|i| Thought {
+                    champion: i % 2 == 1,
+                    ms: 100.0 + i as f64,
+                    bag: 86 - i,
+                    position: String::new(),
+                })
                 .collect(),
         }
     }
@@ -438,6 +477,11 @@ mod tests {
         assert!(lines[notes[0] - 1].starts_with(">MAGPIE: "));
         assert!(lines[notes[1] - 1].starts_with(">champion: "));
         assert!(lines.last().unwrap().contains(") "), "the record ends with the racks left: {gcg}");
+        assert_eq!(
+            p.overruns(101.0)[0],
+            "deal-4-magpie-first.gcg move 2: champion 101 ms, 85 in the bag: cgp "
+        );
+        assert_eq!(p.overruns(100.0 + turns as f64).len(), 0);
         assert_eq!(
             played(turns - 1).gcg(),
             Err("deal-4-magpie-first.gcg: more move lines than moves".to_string())
