@@ -161,7 +161,8 @@ impl Played {
         format!("deal-{}-{first}-first.gcg", self.deal)
     }
 
-    /// The game as GCG, each move followed by a `#note` of its side's thinking time.
+    /// The game as GCG, each move followed by a `#note` of its side's thinking time and the
+    /// tiles then in the bag.
     fn gcg(&self) -> Result<String, String> {
         let mut names = vec!["MAGPIE".to_string(); 2];
         names[self.champion_seat] = "champion".to_string();
