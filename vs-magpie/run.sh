@@ -1,36 +1,58 @@
 #!/usr/bin/env bash
-# dawgref's endgame and pre-endgame solvers next to MAGPIE's, on the same positions, one core
-# each (README.md). Usage, from the repository's root, MAGPIE cloned into vs-magpie/MAGPIE:
-#   vs-magpie/run.sh endgame 200     # bench endgame --solve-only, 5 s a position
-#   vs-magpie/run.sh peg 100         # bench peg, one tile in the bag, 10 candidates, 1 s
+# dawgref against MAGPIE, one core each (README.md). Usage, from the repository's root; MAGPIE
+# is unpacked from ../shared/vendor into vs-magpie/MAGPIE when it is not there:
+#   vs-magpie/run.sh endgame 200          # bench endgame --solve-only, 5 s a position
+#   vs-magpie/run.sh peg 100              # bench peg, one tile in the bag, 10 candidates, 1 s
+#   vs-magpie/run.sh h2h DEALS SECONDS [SEED]
+#       the champion against MAGPIE's timed player, SECONDS a move each, DEALS deals (bags
+#       seeded SEED, SEED+1, …; SEED 1 if not given), each played twice: 2×DEALS games
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:?endgame or peg}
-positions=${2:-20}
+what=${1:?endgame, peg or h2h}
 here=vs-magpie
 magpie=$here/MAGPIE
+windata=$here/MAGPIE-DATA-4146a8e
+vendor=${VENDOR:-../shared/vendor}
 out=$here/out
 mkdir -p "$out"
-[ -d "$magpie" ] || { echo "clone MAGPIE into $magpie first (README.md)" >&2; exit 1; }
 
-# MAGPIE, and its data made from ours: the lexicon's name must begin like one of its English
-# lists (NWL…) for it to take the English letter distribution.
+# MAGPIE's source and the three files of MAGPIE-DATA used here, from the vendored tarballs
+# (../shared/vendor/README.md): nothing is fetched from the network.
+unpack() { # <tarball> <the directory it makes>
+    [ -d "$2" ] && return
+    [ -f "$vendor/$1" ] || {
+        echo "$2 is missing, and so is $vendor/$1 to unpack it from (see $vendor/README.md)" >&2
+        exit 1
+    }
+    tar xzf "$vendor/$1" -C "$here"
+}
+unpack MAGPIE-183bebc4.tar.gz "$magpie"
+unpack MAGPIE-DATA-4146a8e-subset.tar.gz "$windata"
+
+cargo build --release -p dawgref-lab
+lab=${CARGO_TARGET_DIR:-target}/release/dawgref-lab
 make -C "$magpie" magpie BUILD=release >/dev/null
+
+# MAGPIE's data, made from ours. The lexicon's name must begin like one of its English lists
+# (NWL…) for it to take the English letter distribution; the leaves are named after it.
 data=$magpie/data
-mkdir -p "$data"/{lexica,layouts,letterdistributions,strategy/default}
+mkdir -p "$data"/{lexica,layouts,letterdistributions,strategy}
 cp $here/standard15.txt "$data/layouts/"
 cp $here/english.csv "$data/letterdistributions/"
 if [ ! -f "$data/lexica/NWL99.wmp" ]; then
     tr a-z A-Z < lexicons/en.txt > "$data/lexica/NWL99.txt"
-    printf 'A,0\n' > "$data/lexica/NWL99.csv"    # leaves: the solvers do not use them
-    (cd "$magpie" && ./bin/magpie convert text2kwg NWL99 && ./bin/magpie convert csv2klv NWL99 \
-        && ./bin/magpie convert text2wordmap NWL99 -threads 2)
+    (cd "$magpie" && ./bin/magpie convert text2kwg NWL99 && ./bin/magpie convert text2wordmap NWL99 -threads 2)
 fi
-# A flat win table: the solvers do not read it, but the configuration must load one.
-for _ in $(seq 100); do echo "2 1 1 1"; done > "$data/strategy/default/winpct.csv"
-
-cargo build --release -p dawgref-lab
-lab=target/release/dawgref-lab
+# Our leave values, converted again whenever they differ from the last ones converted.
+$lab vs-magpie leaves > "$data/lexica/NWL99.csv.new"
+if [ ! -f "$data/lexica/NWL99.klv2" ] || ! cmp -s "$data/lexica/NWL99.csv.new" "$data/lexica/NWL99.csv"; then
+    mv "$data/lexica/NWL99.csv.new" "$data/lexica/NWL99.csv"
+    (cd "$magpie" && ./bin/magpie convert csv2klv NWL99)
+else
+    rm "$data/lexica/NWL99.csv.new"
+fi
+# MAGPIE's own win table (its simulation turns final spreads into wins by it).
+cp "$windata/data/strategy/winpct.csv" "$data/strategy/winpct.csv"
 
 # MAGPIE's REPL runs a solve asynchronously and refuses commands sent during it: one process
 # a position, the solve sent once the position is loaded. The end of its input stops a `peg`
@@ -41,8 +63,23 @@ magpie_on() { # <cgp> <command> <seconds to keep the input open>
     echo
 }
 
+# The h2h player: MAGPIE's PlayChooser behind a line protocol (h2h_player.c), linked with the
+# objects of MAGPIE's release build and its flags (the board and rack sizes shape its structs).
+h2h_player() {
+    local player=$magpie/bin/h2h-player
+    if [ -x "$player" ] && [ "$player" -nt $here/h2h_player.c ] && [ "$player" -nt "$magpie/bin/magpie" ]; then
+        return
+    fi
+    # shellcheck disable=SC2046
+    cc -O3 -flto -march=native -DNDEBUG -Wall -DBOARD_DIM=15 -DRACK_SIZE=7 -I"$magpie/src" \
+        -o "$player" $here/h2h_player.c $(find "$magpie/obj/release-b15-r7/src" -name '*.o') -lm -pthread \
+        2> "$out/h2h-player-build.log" \
+        || { cat "$out/h2h-player-build.log" >&2; exit 1; }
+}
+
 case $what in
 endgame)
+    positions=${2:-20}
     taskset -c 0 $lab bench endgame --solve-only --positions "$positions" --budget-ms 5000 --each \
         2> "$out/endgame-dawgref.txt" | tee "$out/endgame-summary.txt"
     grep '^seed' "$out/endgame-dawgref.txt" | while IFS= read -r line; do
@@ -55,6 +92,7 @@ endgame)
     echo "MAGPIE: depth 25 (exact) within 5 s on $exact of $total positions"
     ;;
 peg)
+    positions=${2:-20}
     taskset -c 0 $lab bench peg --positions "$positions" --bag 1 --candidates 10 --budget-ms 1000 --each \
         2> "$out/peg-dawgref.txt" | tee "$out/peg-summary.txt"
     grep '^seed' "$out/peg-dawgref.txt" | while IFS= read -r line; do
@@ -67,5 +105,16 @@ peg)
     complete=$(grep -cE 'eg *([0-9]+)/\1$' "$out/peg-magpie.txt" || true)
     echo "MAGPIE: every candidate complete on $complete of $total positions"
     ;;
-*) echo "endgame or peg" >&2; exit 2 ;;
+h2h)
+    deals=${2:?h2h DEALS SECONDS [SEED]}
+    seconds=${3:?h2h DEALS SECONDS [SEED]}
+    seed=${4:-1}
+    h2h_player
+    games=$out/h2h-${seconds}s-$seed
+    mkdir -p "$games"
+    # Ours on core 0 (the lab, the champion on its one thread); MAGPIE's player on core 1.
+    taskset -c 0 $lab vs-magpie h2h --deals "$deals" --seconds "$seconds" --seed "$seed" \
+        --magpie "$magpie" --magpie-core 1 --out "$games" | tee "$games/progress.txt"
+    ;;
+*) echo "endgame, peg or h2h" >&2; exit 2 ;;
 esac

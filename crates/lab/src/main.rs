@@ -1,7 +1,8 @@
 //! `dawgref-lab`: the workbench beside the product. It learns the bots' tables from self-play
-//! (`train`), measures the engine and the server for BENCHMARKS.md (`bench`) and plays the
-//! baselines and tables on trial against the bots (`match`), through the same
-//! library and the same server `Builder` users run; none of it ships in the `dawgref` binary.
+//! (`train`), measures the engine and the server for BENCHMARKS.md (`bench`), plays the
+//! baselines and tables on trial against the bots (`match`) and the champion against MAGPIE
+//! (`vs-magpie`), through the same library and the same server `Builder` users run; none of it
+//! ships in the `dawgref` binary.
 
 // HAProxy in front of replicas, as the deployment runs it (shared with the replica tests).
 #[path = "../../../tests/common/balancer.rs"]
@@ -21,11 +22,13 @@ mod bench_server;
 mod bench_store;
 mod classic;
 mod fit;
+mod magpie_player;
 mod matches;
 mod otlp_sink;
 mod setup;
 mod tournament;
 mod train;
+mod vs_magpie;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -91,6 +94,10 @@ enum Command {
     /// A division of the server's bots played to the end through TournamentsService: its
     /// standings and wall time.
     Tournament(tournament::TournamentArgs),
+    /// Against MAGPIE (vs-magpie/run.sh): our leave table as MAGPIE reads one, and the champion
+    /// against MAGPIE's timed player.
+    #[command(subcommand)]
+    VsMagpie(vs_magpie::VsMagpieCommand),
     /// An OTLP/gRPC trace receiver that counts spans and keeps none (what a server exports to
     /// while the cost of its traces is measured: `OTLP=1 scripts/h2load.sh`).
     OtlpSink(otlp_sink::SinkArgs),
@@ -106,6 +113,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(args) => matches::run(args),
         Command::Tournament(args) => tournament::run(args),
+        Command::VsMagpie(cmd) => vs_magpie::run(cmd),
         Command::OtlpSink(args) => otlp_sink::run(args),
     };
     match result {
