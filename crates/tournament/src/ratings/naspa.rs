@@ -178,26 +178,86 @@ fn rate_newcomers(old: &[f64], games: &[Vec<Rated>]) -> Vec<f64> {
         let rated: Vec<f64> = games[p].iter().map(|g| old[g.opponent]).filter(|&r| r != 0.0).collect();
         current[p] = if rated.is_empty() { 1500.0 } else { rated.iter().sum::<f64>() / rated.len() as f64 };
     }
-    let pass = |current: &[f64], fallback_to_newcomers: bool| -> Vec<f64> {
-        newcomers.iter().map(|&p| newcomer_pass(p, old, current, &games[p], fallback_to_newcomers)).collect()
-    };
+    let mut passes = Passes::new(&newcomers, old, games);
     for _ in 0..PASSES {
-        let next = pass(&current, true);
-        let changed = newcomers.iter().zip(&next).any(|(&p, &r)| r != current[p]);
-        newcomers.iter().zip(&next).for_each(|(&p, &r)| current[p] = r);
+        let next = passes.next(&current, true);
+        let changed = passes.moved(&mut current, &next);
         if !changed {
             return current;
         }
     }
     // Unsettled after 50 passes: 50 more, and each newcomer's mean over them.
+    passes.forget();
     let mut sums = vec![0.0; newcomers.len()];
     for _ in 0..PASSES {
-        let next = pass(&current, false);
+        let next = passes.next(&current, false);
         sums.iter_mut().zip(&next).for_each(|(s, r)| *s += r);
-        newcomers.iter().zip(&next).for_each(|(&p, &r)| current[p] = r);
+        passes.moved(&mut current, &next);
     }
     newcomers.iter().zip(&sums).for_each(|(&p, s)| current[p] = s / PASSES as f64);
     current
+}
+
+/// The newcomers' passes. A newcomer's value in a pass is a function of the values of the
+/// newcomers they met (the rated ones' are fixed), so it is computed again only when one of those
+/// moved in the pass before: the same figures as computing every newcomer every pass, without
+/// the bisections of the ones that settled (a field of many newcomers where two never settle
+/// runs all hundred passes).
+struct Passes<'a> {
+    newcomers: &'a [usize],
+    old: &'a [f64],
+    games: &'a [Vec<Rated>],
+    /// Each newcomer's newcomer opponents, by their place in `newcomers`.
+    met: Vec<Vec<usize>>,
+    /// Each newcomer's value as last computed, while it holds.
+    kept: Vec<Option<f64>>,
+    /// Whose value moved in the last pass.
+    moved: Vec<bool>,
+}
+
+impl<'a> Passes<'a> {
+    fn new(newcomers: &'a [usize], old: &'a [f64], games: &'a [Vec<Rated>]) -> Passes<'a> {
+        let mut place = vec![usize::MAX; old.len()];
+        newcomers.iter().enumerate().for_each(|(j, &p)| place[p] = j);
+        let met = (newcomers.iter())
+            .map(|&p| games[p].iter().map(|g| place[g.opponent]).filter(|&j| j != usize::MAX).collect())
+            .collect();
+        let n = newcomers.len();
+        Passes { newcomers, old, games, met, kept: vec![None; n], moved: vec![true; n] }
+    }
+
+    /// Each newcomer's value in the next pass, from the current values.
+    fn next(&mut self, current: &[f64], fallback_to_newcomers: bool) -> Vec<f64> {
+        (0..self.newcomers.len())
+            .map(|j| {
+                let stale = self.met[j].iter().any(|&o| self.moved[o]);
+                match self.kept[j] {
+                    Some(value) if !stale => value,
+                    _ => {
+                        let p = self.newcomers[j];
+                        let value =
+                            newcomer_pass(p, self.old, current, &self.games[p], fallback_to_newcomers);
+                        self.kept[j] = Some(value);
+                        value
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Move every newcomer to `next` at once; whether any moved.
+    fn moved(&mut self, current: &mut [f64], next: &[f64]) -> bool {
+        for (j, (&p, &r)) in self.newcomers.iter().zip(next).enumerate() {
+            self.moved[j] = r != current[p];
+            current[p] = r;
+        }
+        self.moved.contains(&true)
+    }
+
+    /// Compute every newcomer again in the next pass (the rule for the strongest opponent changes).
+    fn forget(&mut self) {
+        self.kept.iter_mut().for_each(|k| *k = None);
+    }
 }
 
 /// One newcomer's value in a pass: the performance against the others' current values, at least
@@ -226,4 +286,66 @@ fn newcomer_pass(
         r = r.min(best + 400.0 * wins / games.len() as f64);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The newcomers' passes as TSH runs them, every newcomer computed every pass.
+    fn every_newcomer_every_pass(old: &[f64], games: &[Vec<Rated>]) -> Vec<f64> {
+        let newcomers: Vec<usize> =
+            (0..old.len()).filter(|&p| old[p] == 0.0 && !games[p].is_empty()).collect();
+        let mut current = old.to_vec();
+        for &p in &newcomers {
+            let rated: Vec<f64> = games[p].iter().map(|g| old[g.opponent]).filter(|&r| r != 0.0).collect();
+            current[p] =
+                if rated.is_empty() { 1500.0 } else { rated.iter().sum::<f64>() / rated.len() as f64 };
+        }
+        let pass = |current: &[f64], fallback: bool| -> Vec<f64> {
+            newcomers.iter().map(|&p| newcomer_pass(p, old, current, &games[p], fallback)).collect()
+        };
+        for _ in 0..PASSES {
+            let next = pass(&current, true);
+            let changed = newcomers.iter().zip(&next).any(|(&p, &r)| r != current[p]);
+            newcomers.iter().zip(&next).for_each(|(&p, &r)| current[p] = r);
+            if !changed {
+                return current;
+            }
+        }
+        let mut sums = vec![0.0; newcomers.len()];
+        for _ in 0..PASSES {
+            let next = pass(&current, false);
+            sums.iter_mut().zip(&next).for_each(|(s, r)| *s += r);
+            newcomers.iter().zip(&next).for_each(|(&p, &r)| current[p] = r);
+        }
+        newcomers.iter().zip(&sums).for_each(|(&p, s)| current[p] = s / PASSES as f64);
+        current
+    }
+
+    proptest! {
+        /// Computing a newcomer again only when a newcomer they met moved gives the very figures
+        /// of computing every one every pass, in fields of mostly newcomers.
+        #[test]
+        fn passes_that_skip_the_settled_agree_with_passes_that_do_not(
+            ratings in prop::collection::vec(prop_oneof![3 => Just(0.0f64), 1 => 600.0f64..2200.0], 2..14),
+            meetings in prop::collection::vec((0usize..14, 0usize..14, 0u8..3), 1..60),
+        ) {
+            let n = ratings.len();
+            let old: Vec<f64> = ratings.iter().map(|r| r.round()).collect();
+            let mut games = vec![Vec::new(); n];
+            for (round, &(a, b, result)) in meetings.iter().enumerate() {
+                let (a, b) = (a % n, b % n);
+                if a == b {
+                    continue;
+                }
+                let score = f64::from(result) / 2.0;
+                games[a].push(Rated { round, opponent: b, score, points: [1, 1] });
+                games[b].push(Rated { round, opponent: a, score: 1.0 - score, points: [1, 1] });
+            }
+            let settled = rate_newcomers(&old, &games);
+            prop_assert_eq!(settled, every_newcomer_every_pass(&old, &games));
+        }
+    }
 }
