@@ -294,8 +294,18 @@ fn h2h(args: H2hArgs) -> CliResult {
     let mut results: Vec<Played> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
     let mut overruns: Vec<String> = Vec::new();
+    // A deal one of whose games was not counted is not counted at all: each deal counts from
+    // both seats or not.
+    let mut void_deal = None;
     for g in 0..games {
         let (deal, champion_seat) = (args.seed + g / 2, (g % 2) as usize);
+        if void_deal == Some(deal) {
+            println!(
+                "game {}/{games}, deal {deal}: not played (its deal's other game was not counted)",
+                g + 1
+            );
+            continue;
+        }
         let (played, error) = play(&mut magpie, &rules, &lexicon, deal, champion_seat, budget)?;
         std::fs::write(args.out.join(played.file_name()), played.gcg()?)?;
         let before = overruns.len();
@@ -314,9 +324,20 @@ fn h2h(args: H2hArgs) -> CliResult {
                 println!("game {}/{games}, deal {deal}, {first}: HARNESS ERROR, not counted: {e}", g + 1);
                 errors.push(format!("{}: {e}", played.file_name()));
                 std::fs::write(args.out.join("errors.txt"), errors.join("\n") + "\n")?;
+                results.retain(|p| p.deal != deal);
+                void_deal = Some(deal);
                 if magpie.broken() {
-                    println!("MAGPIE's player no longer answers: the match stops here");
-                    break;
+                    // The one that hangs is let go (killed if it does not end); a new one goes on.
+                    drop(magpie);
+                    magpie = MagpiePlayer::start(
+                        &args.magpie,
+                        args.magpie_core,
+                        &args.magpie_lexicon,
+                        args.seconds,
+                        args.seed + g,
+                    )?;
+                    let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
+                    println!("MAGPIE's player no longer answered: started again (warmed up in {warm:.0} ms)");
                 }
             }
             None => {
@@ -411,7 +432,7 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
     if errors > 0 {
         let _ = writeln!(
             out,
-            "HARNESS ERRORS: {} not counted, see {}",
+            "HARNESS ERRORS: {} not counted, nor their deals' other games; see {}",
             plural(errors, "game"),
             args.out.join("errors.txt").display()
         );
