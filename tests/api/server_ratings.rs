@@ -10,7 +10,6 @@ use common::server::*;
 use dawgref::proto::v1 as pb;
 use pb::tournaments_service_client::TournamentsServiceClient;
 use tonic::Code;
-use tonic::transport::Channel;
 
 const DIRECTOR: &str = "ratings-director";
 
@@ -42,37 +41,6 @@ fn event(
     }
 }
 
-async fn pair_and_score(
-    t: &mut TournamentsServiceClient<Channel>,
-    slug: &str,
-    round: u32,
-    pairs: &[(u32, u32)],
-    scores: &[(i32, i32)],
-) -> pb::TournamentDivision {
-    let pairings = pairs.iter().map(|&(first, second)| pb::PairingSpec { first, second }).collect();
-    let set = pb::SetPairingsRequest {
-        slug: slug.into(),
-        division: "a".into(),
-        round,
-        pairings,
-        ..Default::default()
-    };
-    t.set_pairings(authed(set, DIRECTOR)).await.unwrap();
-    let mut division = None;
-    for (i, &(first, second)) in scores.iter().enumerate() {
-        let r = pb::RecordResultRequest {
-            slug: slug.into(),
-            division: "a".into(),
-            round,
-            pairing: i as u32 + 1,
-            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
-            ..Default::default()
-        };
-        division = t.record_result(authed(r, DIRECTOR)).await.unwrap().into_inner().division;
-    }
-    division.unwrap()
-}
-
 /// (player, rating, estimate) in standings order.
 fn estimates(standings: &[pb::DivisionStanding]) -> Vec<(u32, u32, Option<i32>)> {
     standings.iter().map(|s| (s.player, s.rating, s.estimate)).collect()
@@ -89,7 +57,8 @@ async fn a_rated_division_shows_each_estimate_everywhere() {
     // Ann 1500 beats Bo 1600 (Cy has the bye): 1518 and 1589 (E(1500, 1600) = 0.42097, change
     // 20 × 0.57903 = 11.581, acceleration 6.581, feedback 0.329). Cy, unrated, no estimate (a
     // bye is not rated); first in the standings by the bye's spread of 50.
-    let division = pair_and_score(&mut t, "rated", 1, &[(1, 2), (3, 0)], &[(420, 380)]).await;
+    let division =
+        round_by_hand(&mut t, DIRECTOR, ("rated", 1), &[(1, 2), (3, 0)], &[(420, 380)]).await.unwrap();
     let expected = vec![(3, 0, None), (1, 1500, Some(1518)), (2, 1600, Some(1589))];
     assert_eq!(estimates(&division.standings), expected);
     assert_eq!(division.players[0].lifetime_games, Some(100));
@@ -177,9 +146,10 @@ async fn absp_and_a_bad_rating_system() {
         .unwrap();
     // TSH's ABSP example: P1 beats P2 (140 + 50) and P3 (130 + 50): 185; P2 loses to P1
     // (150 − 50) and beats P3 (130 + 50): 140; P3 loses both (150 − 50, 140 − 50): 95.
-    pair_and_score(&mut t, "absp", 1, &[(1, 2), (3, 0)], &[(400, 350)]).await;
-    pair_and_score(&mut t, "absp", 2, &[(1, 3), (2, 0)], &[(450, 300)]).await;
-    let division = pair_and_score(&mut t, "absp", 3, &[(2, 3), (1, 0)], &[(350, 300)]).await;
+    round_by_hand(&mut t, DIRECTOR, ("absp", 1), &[(1, 2), (3, 0)], &[(400, 350)]).await;
+    round_by_hand(&mut t, DIRECTOR, ("absp", 2), &[(1, 3), (2, 0)], &[(450, 300)]).await;
+    let division =
+        round_by_hand(&mut t, DIRECTOR, ("absp", 3), &[(2, 3), (1, 0)], &[(350, 300)]).await.unwrap();
     let by_player = |p: u32| division.standings.iter().find(|s| s.player == p).unwrap().estimate;
     assert_eq!([by_player(1), by_player(2), by_player(3)], [Some(185), Some(140), Some(95)]);
 }

@@ -45,26 +45,7 @@ async fn division(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> pb::
 /// Round 1 paired Ann v Bo, Cy v Di, and played 400-300, 360-350.
 async fn round_one_played(t: &mut TournamentsServiceClient<Channel>, slug: &str) {
     t.create_tournament(authed(club(slug), DIRECTOR)).await.unwrap();
-    let pairings = vec![pb::PairingSpec { first: 1, second: 2 }, pb::PairingSpec { first: 3, second: 4 }];
-    let set = pb::SetPairingsRequest {
-        slug: slug.into(),
-        division: "a".into(),
-        round: 1,
-        pairings,
-        ..Default::default()
-    };
-    t.set_pairings(authed(set, DIRECTOR)).await.unwrap();
-    for (pairing, first, second) in [(1, 400, 300), (2, 360, 350)] {
-        let r = pb::RecordResultRequest {
-            slug: slug.into(),
-            division: "a".into(),
-            round: 1,
-            pairing,
-            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
-            ..Default::default()
-        };
-        t.record_result(authed(r, DIRECTOR)).await.unwrap();
-    }
+    round_by_hand(t, DIRECTOR, (slug, 1), &[(1, 2), (3, 4)], &[(400, 300), (360, 350)]).await;
 }
 
 /// The tournament's events so far: kind, round, detail.

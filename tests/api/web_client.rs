@@ -1964,35 +1964,6 @@ async fn the_pages_codec_round_trips_generated_maps_and_packed_doubles() {
     c.close().await.unwrap();
 }
 
-/// Round 1 of division "a" of `slug` paired by hand (`pairs`: first and second by number, 0 a
-/// bye), and its first pairing's scores entered by the director `root`.
-async fn round_one_played(
-    t: &mut pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>,
-    root: &str,
-    slug: &str,
-    pairs: &[(u32, u32)],
-    (first, second): (i32, i32),
-) {
-    let pairings = pairs.iter().map(|&(first, second)| pb::PairingSpec { first, second }).collect();
-    let set = pb::SetPairingsRequest {
-        slug: slug.into(),
-        division: "a".into(),
-        round: 1,
-        pairings,
-        ..Default::default()
-    };
-    t.set_pairings(authed(set, root)).await.unwrap();
-    let result = pb::RecordResultRequest {
-        slug: slug.into(),
-        division: "a".into(),
-        round: 1,
-        pairing: 1,
-        result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
-        ..Default::default()
-    };
-    t.record_result(authed(result, root)).await.unwrap();
-}
-
 #[tokio::test]
 async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
     const ROOT: &str = "director-secret";
@@ -2021,7 +1992,7 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
         seed: Some(1),
     };
     t.create_tournament(authed(request, ROOT)).await.unwrap();
-    round_one_played(&mut t, ROOT, "rated", &[(1, 2), (3, 0)], (420, 380)).await;
+    round_by_hand(&mut t, ROOT, ("rated", 1), &[(1, 2), (3, 0)], &[(420, 380)]).await;
 
     let mut driver = Driver::start().await;
     let rating_cells = |c: &Client| {
@@ -2055,7 +2026,7 @@ async fn a_divisions_statistics_show_to_all_and_the_log_to_its_director_in_engli
     let srv = start_directed(ROOT).await;
     let (mut t, _) =
         tournament(&srv, ROOT, ("club", "Club night"), &["Ann", "Bo"], &[pb::PairingMethod::Manual], 3).await;
-    round_one_played(&mut t, ROOT, "club", &[(1, 2)], (420, 380)).await;
+    round_by_hand(&mut t, ROOT, ("club", 1), &[(1, 2)], &[(420, 380)]).await;
 
     let mut driver = Driver::start().await;
     let c = driver.browser().await;

@@ -252,6 +252,40 @@ pub fn code<T: std::fmt::Debug>(r: Result<T, Status>) -> tonic::Code {
 }
 
 /// A two-seat English game between two people (single challenge).
+/// Round `round` of division "a" of tournament `slug` paired by hand by the director `token`
+/// (`pairs`: first and second by number, 0 a bye), then the scores of its first pairings entered
+/// in order (first's, second's); the division as the last answer gave it.
+pub async fn round_by_hand(
+    t: &mut dawgref::proto::v1::tournaments_service_client::TournamentsServiceClient<Channel>,
+    token: &str,
+    (slug, round): (&str, u32),
+    pairs: &[(u32, u32)],
+    scores: &[(i32, i32)],
+) -> Option<pb::TournamentDivision> {
+    let pairings = pairs.iter().map(|&(first, second)| pb::PairingSpec { first, second }).collect();
+    let set = pb::SetPairingsRequest {
+        slug: slug.into(),
+        division: "a".into(),
+        round,
+        pairings,
+        ..Default::default()
+    };
+    t.set_pairings(authed(set, token)).await.unwrap();
+    let mut division = None;
+    for (i, &(first, second)) in scores.iter().enumerate() {
+        let r = pb::RecordResultRequest {
+            slug: slug.into(),
+            division: "a".into(),
+            round,
+            pairing: i as u32 + 1,
+            result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
+            ..Default::default()
+        };
+        division = t.record_result(authed(r, token)).await.unwrap().into_inner().division;
+    }
+    division
+}
+
 /// A call's refusal: its code and message (panics if the call was answered).
 pub fn refused<T: std::fmt::Debug>(r: Result<tonic::Response<T>, Status>) -> (tonic::Code, String) {
     let e = r.expect_err("refused");
