@@ -207,6 +207,12 @@ pub struct ChampionOptions {
     /// With this many tiles in the bag or fewer (0: never), search the pre-endgame
     /// ([`crate::pre_endgame`]) instead of simulating.
     pub pre_endgame_bag: usize,
+    /// How far, in standard errors, the simulation's leader must be ahead of the static best
+    /// to be played instead ([`sim::choice_at`]).
+    pub switch_z: f64,
+    /// The endgame search values the positions at its depth limit by playing them out
+    /// ([`crate::endgame::EndgameLimits::leaf_playout`]).
+    pub endgame_playout: bool,
 }
 
 impl ChampionOptions {
@@ -236,6 +242,8 @@ impl Default for ChampionOptions {
             max_iterations: u32::MAX,
             infer: Some(CHAMPION_INFERENCE),
             pre_endgame_bag: PRE_ENDGAME_BAG,
+            switch_z: sim::SWITCH_Z,
+            endgame_playout: false,
         }
     }
 }
@@ -283,7 +291,11 @@ fn champion(
     let deadline = started + budget;
     let dawg = game.config().lexicon.dawg();
     if let Some(position) = crate::endgame::Position::from_game(game) {
-        let search = crate::endgame::EndgameLimits { budget: Budget::until(deadline), ..Default::default() };
+        let search = crate::endgame::EndgameLimits {
+            budget: Budget::until(deadline),
+            leaf_playout: options.endgame_playout,
+            ..Default::default()
+        };
         return match crate::endgame::solve(&position, dawg, search).pv.first() {
             Some(crate::endgame::Move::Play { play, .. }) => Action::Play(*play),
             _ => Action::Pass,
@@ -330,7 +342,7 @@ fn champion(
         ..Default::default()
     };
     let tally = sim::simulate(&setup, dawg, &limits, |_| true);
-    sim::choice(&setup, &tally).action.clone()
+    sim::choice_at(&setup, &tally, options.switch_z).action.clone()
 }
 
 /// Play a game to its end with a bot in every seat (`levels[seat]`), each action `step_ms`

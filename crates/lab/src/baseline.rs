@@ -17,6 +17,8 @@ pub const OPTIONS: ChampionOptions = ChampionOptions {
     max_iterations: 2_000,
     infer: None,
     pre_endgame_bag: 0,
+    switch_z: dawgref::sim::SWITCH_Z,
+    endgame_playout: false,
 };
 
 /// The baseline as a self-play player.

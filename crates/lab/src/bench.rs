@@ -175,6 +175,18 @@ pub enum BenchCommand {
         #[arg(long)]
         each: bool,
     },
+    /// The endgame solver valuing its depth limit by a play-out against the solver without it:
+    /// bag-empty positions of seeded strong-bot games, each played out from both sides.
+    EndgamePlayout {
+        #[command(flatten)]
+        sample: crate::setup::Sample,
+        /// Time per move, in milliseconds.
+        #[arg(long, default_value_t = 250)]
+        budget_ms: u64,
+        /// Positions played at once.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
     /// Simulation speed: iterations per second on one core (an iteration plays every candidate
     /// not yet ruled out, and its plies, on one draw), on mid-game positions of seeded
     /// strong-bot games.
@@ -281,6 +293,17 @@ pub fn run(cmd: BenchCommand) -> CliResult {
             budget_ms.clamp(1, 600_000),
             lines.clamp(1, 20),
             each,
+        ),
+        BenchCommand::EndgamePlayout {
+            sample: crate::setup::Sample { positions, seed, ruleset },
+            budget_ms,
+            threads,
+        } => super::bench_endgame::endgame_playout(
+            positions.clamp(1, 100_000),
+            seed,
+            ruleset,
+            budget_ms.clamp(1, 600_000),
+            threads.clamp(1, 64),
         ),
         BenchCommand::Sim { positions, seed, ruleset, candidates, plies, iterations } => sim(
             positions.clamp(1, 10_000),

@@ -29,7 +29,7 @@ pub struct MatchArgs {
 }
 
 /// A player by name; `strong` plays by `table` when one is on trial, `fallback` by `fallback`.
-fn player<'a>(
+pub(crate) fn player_by_name<'a>(
     name: &str,
     table: Option<&'a LeaveTable>,
     fallback: &'a LeaveTable,
@@ -68,7 +68,8 @@ pub fn run(args: MatchArgs) -> CliResult {
         return Err(format!("--bots {:?}: expected two players, A,B (e.g. strong,classic)", args.bots).into());
     };
     let fallback = LeaveTable::fallback(&Ruleset::new(args.options.ruleset));
-    let players = (player(a, table.as_ref(), &fallback)?, player(b, table.as_ref(), &fallback)?);
+    let players =
+        (player_by_name(a, table.as_ref(), &fallback)?, player_by_name(b, table.as_ref(), &fallback)?);
     let result = play_match(&args.options, players)?;
     println!("{}", result.summary(a, b));
     Ok(ExitCode::SUCCESS)
@@ -76,8 +77,10 @@ pub fn run(args: MatchArgs) -> CliResult {
 
 /// The champion with some of its options changed, for trying them: `champion+` and any of
 /// `nopeg`, `noinfer`, `noreserve`, `spend` or `nospend` (the race goes on until the budget is
-/// spent, or not: [`dawgref::sim::Race::until_spent`]), `oldrace`, `cN` (N candidates), joined
-/// by `+`.
+/// spent, or not: [`dawgref::sim::Race::until_spent`]), `oldrace`, `cN` (N candidates), `pegN`
+/// (the pre-endgame with N or fewer in the bag), `swZ` (the leader played over the static best
+/// only when Z standard errors ahead), `egplay` (the endgame's depth limit valued by a
+/// playout: [`dawgref::endgame::EndgameLimits::leaf_playout`]), joined by `+`.
 fn champion_variant(variant: &str) -> Result<Player<'static>, String> {
     champion_options(variant).map(Player::Champion)
 }
@@ -91,8 +94,26 @@ pub fn champion_options(variant: &str) -> Result<dawgref::bot::ChampionOptions, 
             "noinfer" => options.infer = None,
             "noreserve" => options.reserve = 0,
             "spend" => options.race.until_spent = true,
+            "egplay" => options.endgame_playout = true,
             "nospend" => options.race.until_spent = false,
             "oldrace" => options.race = super::baseline::OPTIONS.race,
+            _ if part.starts_with("peg") && part[3..].parse::<usize>().is_ok() => {
+                let n: usize = part[3..].parse().unwrap_or(0);
+                if n > dawgref::pre_endgame::MAX_BAG {
+                    return Err(format!(
+                        "{part:?}: the pre-endgame is for 1 to {}",
+                        dawgref::pre_endgame::MAX_BAG
+                    ));
+                }
+                options.pre_endgame_bag = n;
+            }
+            _ if part.starts_with("sw") && part[2..].parse::<f64>().is_ok() => {
+                let z: f64 = part[2..].parse().unwrap_or(0.0);
+                if !(0.0..=10.0).contains(&z) {
+                    return Err(format!("{part:?}: swZ with Z from 0 to 10"));
+                }
+                options.switch_z = z;
+            }
             _ if part.starts_with("inf=") => {
                 let v: Vec<f64> = part[4..].split('/').filter_map(|x| x.parse().ok()).collect();
                 let [t, s, f] = v[..] else { return Err(format!("{part:?}: inf=TOLERANCE/SPREAD/FLOOR")) };
@@ -103,7 +124,7 @@ pub fn champion_options(variant: &str) -> Result<dawgref::bot::ChampionOptions, 
                 Some(n) if (1..=50).contains(&n) => options.candidates = n,
                 _ => {
                     return Err(format!(
-                        "champion option {part:?}: nopeg, noinfer, noreserve, spend, nospend, oldrace or cN"
+                        "champion option {part:?}: nopeg, noinfer, noreserve, spend, nospend, oldrace, egplay, cN, pegN or swZ"
                     ));
                 }
             },

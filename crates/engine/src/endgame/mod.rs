@@ -168,11 +168,23 @@ pub struct EndgameLimits {
     pub table_bits: u32,
     /// Best first moves wanted, each with its exact value and line (at least 1).
     pub lines: usize,
+    /// At the depth limit, with the bag empty, play the game out from the position reached, each
+    /// side making its best-scoring play (going out counted with the racks' end values), and
+    /// take that result as the position's value, instead of the tiles each side holds counting
+    /// against it. Proven values are the same either way; a search the budget stops deeper
+    /// than it can see judges its lines by it.
+    pub leaf_playout: bool,
 }
 
 impl Default for EndgameLimits {
     fn default() -> EndgameLimits {
-        EndgameLimits { budget: Budget::default(), max_depth: 128, table_bits: 0, lines: 1 }
+        EndgameLimits {
+            budget: Budget::default(),
+            max_depth: 128,
+            table_bits: 0,
+            lines: 1,
+            leaf_playout: false,
+        }
     }
 }
 

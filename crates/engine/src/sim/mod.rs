@@ -551,7 +551,7 @@ pub fn simulate(
 
 /// How far, in standard errors of the difference, the tally's leader must be ahead of the static
 /// best before the simulation plays it instead.
-const SWITCH_Z: f64 = 1.0;
+pub const SWITCH_Z: f64 = 1.0;
 
 /// The candidate a simulation chooses: the tally's leader when it is ahead of the static best
 /// (the first candidate) by more than [`SWITCH_Z`] standard errors of their difference on the
@@ -559,6 +559,12 @@ const SWITCH_Z: f64 = 1.0;
 /// gives a noisy tally, whose leader is often a candidate that was lucky in a few draws: the
 /// static best is then the better bet.
 pub fn choice<'a>(setup: &'a Setup, tally: &Tally) -> &'a Candidate {
+    choice_at(setup, tally, SWITCH_Z)
+}
+
+/// [`choice`], the leader played only when it is more than `switch_z` standard errors ahead of
+/// the static best.
+pub fn choice_at<'a>(setup: &'a Setup, tally: &Tally, switch_z: f64) -> &'a Candidate {
     if tally.iterations == 0 {
         return &setup.candidates[0];
     }
@@ -566,6 +572,6 @@ pub fn choice<'a>(setup: &'a Setup, tally: &Tally) -> &'a Candidate {
     if leader == 0 || tally.figures[0].out {
         return &setup.candidates[leader];
     }
-    let ahead = tally.difference(leader, 0).clearly_ahead(SWITCH_Z);
+    let ahead = tally.difference(leader, 0).clearly_ahead(switch_z);
     &setup.candidates[if ahead { leader } else { 0 }]
 }

@@ -63,6 +63,12 @@ fn solver_equals_minimax_on_small_endgames_in_every_ruleset() {
             let what = format!("{kind} seed {seed}");
             assert!(solution.exact, "{what}: solved exactly");
             assert_eq!(solution.value, exact, "{what}: the solver's value is minimax's");
+            // Valuing the depth limit by a play-out changes what a cut search sees, not what
+            // it proves.
+            let played_out =
+                solve(&position, dawg, EndgameLimits { leaf_playout: true, ..Default::default() });
+            assert!(played_out.exact, "{what}: solved exactly with play-outs at the depth limit");
+            assert_eq!(played_out.value, exact, "{what}: with play-outs at the depth limit");
             replay(game, &solution.pv, solution.value, &what);
             checked[k] += 1;
         }

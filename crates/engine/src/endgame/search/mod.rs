@@ -104,6 +104,7 @@ impl Solver {
             dawg,
             rules,
             limit: rules.options.scoreless_turn_limit.turns(2),
+            leaf_playout: limits.leaf_playout,
             bag: &position.bag,
             table: &mut self.table,
             budget: limits.budget.clone(),
@@ -160,6 +161,8 @@ struct Search<'a> {
     dawg: &'a Dawg,
     rules: &'a Ruleset,
     limit: u32,
+    /// [`EndgameLimits::leaf_playout`].
+    leaf_playout: bool,
     bag: &'a [Option<Letter>],
     table: &'a mut [Entry],
     budget: Budget,
@@ -278,6 +281,9 @@ impl Search<'_> {
         }
         let (own, opp) = (self.rules.rack_total(&node.racks[0]), self.rules.rack_total(&node.racks[1]));
         if depth == 0 {
+            if self.leaf_playout && node.bag_len == 0 {
+                return (self.playout(node), false);
+            }
             // The horizon: tiles still held will count against their holder.
             return (opp - own, false);
         }
@@ -307,7 +313,7 @@ impl Search<'_> {
             let (value, child_proven) = match c.terminal {
                 Some(v) => (v, true),
                 // The child would be a horizon leaf: its value without building it.
-                None if depth == 1 => {
+                None if depth == 1 && !(self.leaf_playout && c.bag_len == 0) => {
                     self.nodes += 1;
                     (move_score(c.mv) + opp - self.rules.rack_total(&c.left), false)
                 }
@@ -438,6 +444,59 @@ impl Search<'_> {
                 }
             }
         }
+    }
+
+    /// The value for `node`'s side to move (its bag empty) of the game played out from it, each
+    /// side making its best play by what it gains at once (a play that goes out gains the
+    /// opponent's rack twice over): [`EndgameLimits::leaf_playout`]. Each turn counts as a node.
+    fn playout(&mut self, node: &Node) -> i32 {
+        let mut board = node.board.clone();
+        let mut racks = node.racks;
+        let mut zeros = node.zeros;
+        let (mut value, mut sign) = (0, 1);
+        // A turn of each side for every tile, and the scoreless turns: the game has ended by then.
+        let turns = 2 * (racks[0].len() + racks[1].len()) + self.limit as usize;
+        for _ in 0..turns {
+            self.nodes += 1;
+            let opp = self.rules.rack_total(&racks[1]);
+            let mut best: Option<(i32, crate::play::Play, i32)> = None;
+            let rack = racks[0];
+            crate::movegen::generate(
+                &board,
+                &rack,
+                self.dawg,
+                crate::movegen::Mode::Both,
+                &mut |play: &crate::play::Play, score: i32| {
+                    let gain = if play.tiles_placed() == rack.len() { score + 2 * opp } else { score };
+                    if best.is_none_or(|(g, _, _)| gain > g) {
+                        best = Some((gain, *play, score));
+                    }
+                },
+            );
+            match best {
+                Some((gain, play, _)) => {
+                    let placements: Vec<_> = play.placements().map(|p| (p.row, p.col, p.tile)).collect();
+                    for p in play.placements() {
+                        racks[0].take_tile(p.tile);
+                    }
+                    value += sign * gain;
+                    if racks[0].is_empty() {
+                        return value;
+                    }
+                    board.place(&placements, self.dawg);
+                    zeros = 0;
+                }
+                None => {
+                    zeros += 1;
+                    if zeros >= self.limit {
+                        return value + sign * (opp - self.rules.rack_total(&racks[0]));
+                    }
+                }
+            }
+            racks.swap(0, 1);
+            sign = -sign;
+        }
+        value + sign * (self.rules.rack_total(&racks[1]) - self.rules.rack_total(&racks[0]))
     }
 
     /// Continue an exact line through proven table entries to the end of the game.
