@@ -3,12 +3,16 @@
 # is unpacked from ../shared/vendor into vs-magpie/MAGPIE when it is not there:
 #   vs-magpie/run.sh endgame 200          # bench endgame --solve-only, 5 s a position
 #   vs-magpie/run.sh peg 100              # bench peg, one tile in the bag, 10 candidates, 1 s
-#   vs-magpie/run.sh h2h DEALS SECONDS [SEED]
+#   vs-magpie/run.sh h2h DEALS SECONDS [SEED [VARIANT]]
 #       the champion against MAGPIE's timed player, SECONDS a move each, DEALS deals (bags
-#       seeded SEED, SEED+1, …; SEED 1 if not given), each played twice: 2×DEALS games
+#       seeded SEED, SEED+1, …; SEED 1 if not given), each played twice: 2×DEALS games;
+#       VARIANT: the champion with changes on trial, as `match --bots champion+VARIANT` names them
+#   vs-magpie/run.sh disagree DEALS SECONDS [SEED]
+#       one game a deal (SEED 5001 if not given), both asked every turn; where they differ,
+#       both moves judged by our simulation or endgame solver (README.md, "The disagreements")
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:?endgame, peg or h2h}
+what=${1:?endgame, peg, h2h or disagree}
 here=vs-magpie
 magpie=$here/MAGPIE
 windata=$here/MAGPIE-DATA-4146a8e
@@ -109,12 +113,26 @@ h2h)
     deals=${2:?h2h DEALS SECONDS [SEED]}
     seconds=${3:?h2h DEALS SECONDS [SEED]}
     seed=${4:-1}
+    champion=${5:-}
     h2h_player
-    games=$out/h2h-${seconds}s-$seed
+    games=$out/h2h-${seconds}s-$seed${champion:+-$champion}
     mkdir -p "$games"
     # Ours on core 0 (the lab, the champion on its one thread); MAGPIE's player on core 1.
     taskset -c 0 $lab vs-magpie h2h --deals "$deals" --seconds "$seconds" --seed "$seed" \
-        --magpie "$magpie" --magpie-core 1 --out "$games" | tee "$games/progress.txt"
+        ${champion:+--champion "$champion"} --magpie "$magpie" --magpie-core 1 --out "$games" \
+        | tee "$games/progress.txt"
     ;;
-*) echo "endgame, peg or h2h" >&2; exit 2 ;;
+disagree)
+    deals=${2:?disagree DEALS SECONDS [SEED]}
+    seconds=${3:?disagree DEALS SECONDS [SEED]}
+    seed=${4:-5001}
+    h2h_player
+    study=$out/disagree-${seconds}s-$seed
+    mkdir -p "$study"
+    # Both asked every turn, ours on core 0 and MAGPIE's on core 1; the judging after the games
+    # widens the lab to both cores itself.
+    taskset -c 0 $lab vs-magpie disagree --deals "$deals" --seconds "$seconds" --seed "$seed" \
+        --magpie "$magpie" --magpie-core 1 --out "$study" "${@:5}" | tee "$study/progress.txt"
+    ;;
+*) echo "endgame, peg, h2h or disagree" >&2; exit 2 ;;
 esac

@@ -12,12 +12,16 @@
 //! knows no tile our referee does not show it.
 
 use dawgref::bag::SplitMix64;
-use dawgref::game::{Action, Game};
+use dawgref::bot::{BotLevel, ChampionOptions, play_while};
+use dawgref::game::{Action, Game, GameConfig};
+use dawgref::lexicon::Lexicon;
 use dawgref::notation::{Move, cgp, parse_move_on};
 use dawgref::rack::Rack;
+use dawgref::rules::Ruleset;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
@@ -202,6 +206,41 @@ fn drawn(tiles: &Rack, n: usize, seed: u64) -> Rack {
         }
     }
     rack
+}
+
+/// MAGPIE's first endgame makes its transposition table (a fifth of the memory, cleared
+/// byte by byte): one endgame of a strong-bot game solved before the match, so that no move
+/// of the match pays for it. Returns its time in milliseconds.
+pub(crate) fn warm_up(
+    magpie: &mut MagpiePlayer,
+    rules: &Arc<Ruleset>,
+    lexicon: &Arc<Lexicon>,
+    seed: u64,
+) -> Result<f64, String> {
+    for g in 0..20 {
+        let Ok(mut game) =
+            Game::new(GameConfig::new(rules.clone(), lexicon.clone(), seed.wrapping_add(1_000_000 + g)))
+        else {
+            continue;
+        };
+        if play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > 0).is_err()
+            || game.is_over()
+            || game.bag_len() > 0
+        {
+            continue;
+        }
+        let position = position(&game, seed)?;
+        return magpie.choose(&game, &position).map(|answer| answer.ms);
+    }
+    Err("no strong-bot game reached an endgame to warm MAGPIE up on".into())
+}
+
+/// The champion's options: the shipped ones, or `variant`'s changes to them (`--champion`).
+pub(crate) fn champion_options(variant: Option<&str>, rules: &Ruleset) -> Result<ChampionOptions, String> {
+    match variant {
+        None => Ok(ChampionOptions::for_rules(rules)),
+        Some(v) => crate::matches::champion_options(v),
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! ships in the `dawgref` binary.
 
 // HAProxy in front of replicas, as the deployment runs it (shared with the replica tests).
+mod ab;
 #[path = "../../../tests/common/balancer.rs"]
 mod balancer;
 mod baseline;
@@ -22,6 +23,7 @@ mod bench_server;
 mod bench_store;
 mod classic;
 mod fit;
+mod magpie_disagree;
 mod magpie_player;
 mod matches;
 mod otlp_sink;
@@ -91,6 +93,9 @@ enum Command {
     /// Two players against each other, seats alternating: the bot levels, the classic baseline,
     /// the strong bot by a leave table on trial.
     Match(matches::MatchArgs),
+    /// A change to a player against the player without it: each deal from both seats, stopped
+    /// once the difference is clear (how a lever is measured before it meets MAGPIE).
+    Ab(ab::AbArgs),
     /// A division of the server's bots played to the end through TournamentsService: its
     /// standings and wall time.
     Tournament(tournament::TournamentArgs),
@@ -112,6 +117,7 @@ fn main() -> ExitCode {
         Command::Train(cmd) => train::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(args) => matches::run(args),
+        Command::Ab(args) => ab::run(args),
         Command::Tournament(args) => tournament::run(args),
         Command::VsMagpie(cmd) => vs_magpie::run(cmd),
         Command::OtlpSink(args) => otlp_sink::run(args),

@@ -32,3 +32,13 @@ pub struct Sample {
     #[arg(long, default_value = "english")]
     pub ruleset: RulesetKind,
 }
+
+/// `1h02m`, `3m10s`, `42s`.
+pub fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
+}

@@ -7,10 +7,11 @@
 //!   champion's wins, spread and split by seat summed up.
 
 use super::CliResult;
-use crate::magpie_player::{self, MagpiePlayer};
+use crate::magpie_player::{self, MagpiePlayer, champion_options, warm_up};
+use crate::setup::duration;
 use clap::{Args, Subcommand};
 use dawgref::alphabet::Letter;
-use dawgref::bot::{BotLevel, choose_action_within, play_while};
+use dawgref::bot::{ChampionOptions, champion_action};
 use dawgref::game::record::write_gcg;
 use dawgref::game::{ChallengeRule, Game, GameConfig};
 use dawgref::leaves::{LeaveTable, MAX_LISTED};
@@ -34,6 +35,9 @@ pub enum VsMagpieCommand {
     /// The champion against MAGPIE's timed player, one thread and the same time a move each:
     /// every deal played twice, each side moving first once.
     H2h(H2hArgs),
+    /// Where the champion and MAGPIE choose differently: both asked every turn of games
+    /// between them, their disagreements judged by our simulation and endgame solver.
+    Disagree(crate::magpie_disagree::DisagreeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -62,12 +66,17 @@ pub struct H2hArgs {
     /// Where each game's GCG, `errors.txt` and `summary.txt` are written.
     #[arg(long)]
     out: PathBuf,
+    /// The champion with these changes, named as `match` names them after `champion+`
+    /// (`sw2`, `egplay+sw1.5`): a lever on trial. The shipped champion when not given.
+    #[arg(long)]
+    champion: Option<String>,
 }
 
 pub fn run(command: VsMagpieCommand) -> CliResult {
     match command {
         VsMagpieCommand::Leaves => leaves(),
         VsMagpieCommand::H2h(args) => h2h(args),
+        VsMagpieCommand::Disagree(args) => crate::magpie_disagree::disagree(args),
     }
 }
 
@@ -199,6 +208,7 @@ fn play(
     deal: u64,
     champion_seat: usize,
     budget: Duration,
+    options: &ChampionOptions,
 ) -> Result<(Played, Option<String>), Box<dyn std::error::Error>> {
     let mut config = GameConfig::new(rules.clone(), lexicon.clone(), deal);
     // Neither side plays a word outside the lexicon; a move of MAGPIE's that does is refused.
@@ -215,7 +225,7 @@ fn play(
         let position = magpie_player::position(game, deal.wrapping_mul(1000).wrapping_add(u64::from(turn)))?;
         if seat == champion_seat {
             let started = Instant::now();
-            let action = choose_action_within(game, seat, BotLevel::Champion, budget);
+            let action = champion_action(game, seat, budget, options);
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             game.act(seat, action, now)?;
             played.moves.push(Thought { champion: true, ms, bag, position });
@@ -238,43 +248,6 @@ fn play(
     Ok((played, None))
 }
 
-/// MAGPIE's first endgame makes its transposition table (a fifth of the memory, cleared
-/// byte by byte): one endgame of a strong-bot game solved before the match, so that no move
-/// of the match pays for it. Returns its time in milliseconds.
-fn warm_up(
-    magpie: &mut MagpiePlayer,
-    rules: &Arc<Ruleset>,
-    lexicon: &Arc<Lexicon>,
-    seed: u64,
-) -> Result<f64, String> {
-    for g in 0..20 {
-        let Ok(mut game) =
-            Game::new(GameConfig::new(rules.clone(), lexicon.clone(), seed.wrapping_add(1_000_000 + g)))
-        else {
-            continue;
-        };
-        if play_while(&mut game, &[BotLevel::Strong], 1000, |g| g.bag_len() > 0).is_err()
-            || game.is_over()
-            || game.bag_len() > 0
-        {
-            continue;
-        }
-        let position = magpie_player::position(&game, seed)?;
-        return magpie.choose(&game, &position).map(|answer| answer.ms);
-    }
-    Err("no strong-bot game reached an endgame to warm MAGPIE up on".into())
-}
-
-/// `1h02m`, `3m10s`, `42s`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
-    }
-}
-
 fn h2h(args: H2hArgs) -> CliResult {
     if !(args.seconds > 0.0 && args.seconds <= 60.0) {
         return Err(format!("--seconds {}: expected more than 0 and at most 60", args.seconds).into());
@@ -285,6 +258,7 @@ fn h2h(args: H2hArgs) -> CliResult {
     let (rules, lexicon) = crate::setup::ruleset(RulesetKind::english())?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
     let budget = Duration::from_secs_f64(args.seconds);
+    let options = champion_options(args.champion.as_deref(), &rules)?;
     let mut magpie =
         MagpiePlayer::start(&args.magpie, args.magpie_core, &args.magpie_lexicon, args.seconds, args.seed)?;
     let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
@@ -306,7 +280,7 @@ fn h2h(args: H2hArgs) -> CliResult {
             );
             continue;
         }
-        let (played, error) = play(&mut magpie, &rules, &lexicon, deal, champion_seat, budget)?;
+        let (played, error) = play(&mut magpie, &rules, &lexicon, deal, champion_seat, budget, &options)?;
         std::fs::write(args.out.join(played.file_name()), played.gcg()?)?;
         let before = overruns.len();
         overruns.extend(played.overruns(1500.0 * args.seconds));
@@ -399,9 +373,10 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
     let all: Vec<&Played> = results.iter().collect();
     let seat = |s: usize| -> Vec<&Played> { results.iter().filter(|p| p.champion_seat == s).collect() };
     let mut out = String::new();
+    let champion = args.champion.as_ref().map_or("champion".to_string(), |v| format!("champion+{v}"));
     let _ = writeln!(
         out,
-        "champion vs MAGPIE's timed player (its PlayChooser: simulation of 15 candidates, 2 plies; \
+        "{champion} vs MAGPIE's timed player (its PlayChooser: simulation of 15 candidates, 2 plies; \
          pre-endgame with 1 to 4 in the bag; endgame), one thread each, {} s a move each; \
          {} from seed {}, each from both seats",
         args.seconds,
@@ -447,6 +422,7 @@ fn plural(n: usize, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dawgref::bot::{BotLevel, play_while};
 
     /// MAGPIE's English leave table has 914,624 leaves of 1 to 6 tiles (`convert klv2csv`
     /// lists them): each comes once, and none holds more of a tile than the set.
