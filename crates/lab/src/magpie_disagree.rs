@@ -554,3 +554,90 @@ fn summary(args: &DisagreeArgs, asked: &[Asked], judged: &[Option<Judged>]) -> S
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dawgref::bot::{BotLevel, play_while};
+    use dawgref::endgame::Move as EndgameMove;
+
+    fn args() -> DisagreeArgs {
+        DisagreeArgs {
+            deals: 1,
+            seconds: 0.25,
+            seed: 1,
+            magpie: PathBuf::new(),
+            magpie_core: 1,
+            magpie_lexicon: "NWL99".into(),
+            iterations: 64,
+            plies: 2,
+            endgame_ms: 2000,
+            peg_ms: 500,
+            threads: 1,
+            out: PathBuf::new(),
+            champion: None,
+        }
+    }
+
+    /// A strong-bot game from `seed`, stopped once `stop` says so.
+    fn game(seed: u64, stop: impl Fn(&Game) -> bool) -> Game {
+        let (rules, lexicon) = crate::setup::ruleset(RulesetKind::english()).unwrap();
+        let mut config = GameConfig::new(rules, lexicon, seed);
+        config.challenge = ChallengeRule::Void;
+        let mut game = Game::new(config).unwrap();
+        play_while(&mut game, &[BotLevel::Strong], 1000, |g| !stop(g)).unwrap();
+        game
+    }
+
+    /// The same move judged against itself differs by nothing on every draw (both lines are
+    /// played on the same draws), and a mid-game position is judged by simulation.
+    #[test]
+    fn a_move_against_itself_judges_level_on_the_same_draws() {
+        let g = game(11, |g| g.turn() >= 6);
+        assert!(g.bag_len() > 7);
+        let best = choose_action_within_strong(&g);
+        let asked = Asked { deal: 11, game: g, champion_moved: true, champion: best.clone(), magpie: best };
+        let j = judge(&asked, &args()).unwrap();
+        assert_eq!((j.win, j.win_error, j.spread, j.exact), (0.0, 0.0, 0.0, false));
+    }
+
+    /// With the bag empty, both moves are solved exactly: the solver's own move judges at least
+    /// as well as passing.
+    #[test]
+    fn an_endgame_is_judged_by_the_solver() {
+        // Small racks, so that both solves are exact at once even in a debug build.
+        let small = |g: &Game| g.bag_len() == 0 && (0..2).all(|s| g.rack(s).is_some_and(|r| r.len() <= 3));
+        let g = (1..200).map(|s| game(s, small)).find(|g| !g.is_over() && small(g)).unwrap();
+        let position = Position::from_game(&g).unwrap();
+        let dawg = g.config().lexicon.dawg();
+        let solution = dawgref::endgame::solve(&position, dawg, EndgameLimits::default());
+        assert!(solution.exact);
+        let Some(EndgameMove::Play { play, .. }) = solution.pv.first().copied() else {
+            panic!("the solver passes first")
+        };
+        let asked = Asked {
+            deal: 1,
+            game: g,
+            champion_moved: true,
+            champion: Action::Play(play),
+            magpie: Action::Pass,
+        };
+        let j = judge(&asked, &args()).unwrap();
+        assert!(j.exact && j.spread <= 0.0 && j.win <= 0.0, "{:?}", (j.win, j.spread));
+        assert_eq!(j.win_error, 0.0);
+    }
+
+    fn choose_action_within_strong(g: &Game) -> Action {
+        dawgref::bot::choose_action(g, g.to_move(), BotLevel::Strong)
+    }
+
+    #[test]
+    fn moves_are_sorted_into_kinds() {
+        let g = game(11, |g| g.turn() >= 6);
+        assert_eq!(kind(&Action::Pass, &g), "pass");
+        assert_eq!(kind(&Action::Exchange(*g.rack(g.to_move()).unwrap()), &g), "exchange");
+        let Action::Play(p) = choose_action_within_strong(&g) else { panic!("the strong bot plays") };
+        assert!(["bingo", "short", "edge", "play"].contains(&kind(&Action::Play(p), &g)));
+        assert_eq!(PHASES.iter().filter(|p| **p == phase(&g)).count(), 1);
+    }
+}
