@@ -276,14 +276,8 @@ pub fn endgame_playout(
     });
     bar.finish_and_clear();
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mean_error = |xs: Vec<f64>| {
-        let n = xs.len().max(1) as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-        (mean, (var / n).sqrt())
-    };
-    let (spread, spread_error) = mean_error(results.iter().map(|r| r.0).collect());
-    let (wins, wins_error) = mean_error(results.iter().map(|r| r.1).collect());
+    let (spread, spread_error) = crate::setup::mean_error(&results.iter().map(|r| r.0).collect::<Vec<_>>());
+    let (wins, wins_error) = crate::setup::mean_error(&results.iter().map(|r| r.1).collect::<Vec<_>>());
     let changed = results.iter().filter(|r| r.0 != 0.0).count();
     println!(
         "{kind}: {positions} bag-empty positions (strong-bot games from seed {}), {budget_ms} ms a move, \

@@ -22,7 +22,7 @@
 
 use super::CliResult;
 use crate::magpie_player::{self, MagpiePlayer, champion_options, warm_up};
-use crate::setup::duration;
+use crate::setup::{duration, mean_error};
 use clap::Args;
 use dawgref::bot::champion_action;
 use dawgref::endgame::{EndgameLimits, Position};
@@ -49,15 +49,8 @@ pub struct DisagreeArgs {
     /// Deal `d` (from 0) is the bag seeded by `seed + d`.
     #[arg(long, default_value_t = 5001)]
     seed: u64,
-    /// MAGPIE's directory, with `bin/h2h-player` built and its data in `data/`.
-    #[arg(long)]
-    magpie: PathBuf,
-    /// The core MAGPIE's player is pinned to; ours is the caller's to pin while playing.
-    #[arg(long, default_value_t = 1)]
-    magpie_core: usize,
-    /// MAGPIE's name for our lexicon.
-    #[arg(long, default_value = "NWL99")]
-    magpie_lexicon: String,
+    #[command(flatten)]
+    sides: crate::magpie_player::Sides,
     /// Draws each disagreement with tiles in the bag is judged on.
     #[arg(long, default_value_t = 1000)]
     iterations: u64,
@@ -77,9 +70,6 @@ pub struct DisagreeArgs {
     /// Where `positions.tsv` (every position asked) and `summary.txt` are written.
     #[arg(long)]
     out: PathBuf,
-    /// The champion with these changes (as `h2h --champion`); the shipped one when not given.
-    #[arg(long)]
-    champion: Option<String>,
 }
 
 /// One position both were asked about.
@@ -350,9 +340,14 @@ pub fn disagree(args: DisagreeArgs) -> CliResult {
 /// left where it stopped (its positions so far kept).
 fn collect(args: &DisagreeArgs, rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>) -> Result<Vec<Asked>, String> {
     let budget = Duration::from_secs_f64(args.seconds);
-    let options = champion_options(args.champion.as_deref(), rules)?;
-    let mut magpie =
-        MagpiePlayer::start(&args.magpie, args.magpie_core, &args.magpie_lexicon, args.seconds, args.seed)?;
+    let options = champion_options(args.sides.champion.as_deref(), rules)?;
+    let mut magpie = MagpiePlayer::start(
+        &args.sides.magpie,
+        args.sides.magpie_core,
+        &args.sides.magpie_lexicon,
+        args.seconds,
+        args.seed,
+    )?;
     let warm = warm_up(&mut magpie, rules, lexicon, args.seed)?;
     println!("MAGPIE's player started, and warmed up on an endgame in {warm:.0} ms");
     let mut asked = Vec::new();
@@ -410,9 +405,9 @@ fn collect(args: &DisagreeArgs, rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>) ->
         if magpie.broken() {
             drop(magpie);
             magpie = MagpiePlayer::start(
-                &args.magpie,
-                args.magpie_core,
-                &args.magpie_lexicon,
+                &args.sides.magpie,
+                args.sides.magpie_core,
+                &args.sides.magpie_lexicon,
                 args.seconds,
                 args.seed + d + 1,
             )?;
@@ -420,14 +415,6 @@ fn collect(args: &DisagreeArgs, rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>) ->
         }
     }
     Ok(asked)
-}
-
-/// Mean ± one standard error of `values` (the spread of the values themselves).
-fn mean_error(values: &[f64]) -> (f64, f64) {
-    let n = values.len().max(1) as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (variance / n).sqrt())
 }
 
 /// One line of the report: the positions, the disagreements, MAGPIE's move less the champion's
@@ -566,16 +553,18 @@ mod tests {
             deals: 1,
             seconds: 0.25,
             seed: 1,
-            magpie: PathBuf::new(),
-            magpie_core: 1,
-            magpie_lexicon: "NWL99".into(),
+            sides: crate::magpie_player::Sides {
+                magpie: PathBuf::new(),
+                magpie_core: 1,
+                magpie_lexicon: "NWL99".into(),
+                champion: None,
+            },
             iterations: 64,
             plies: 2,
             endgame_ms: 2000,
             peg_ms: 500,
             threads: 1,
             out: PathBuf::new(),
-            champion: None,
         }
     }
 

@@ -208,6 +208,26 @@ fn drawn(tiles: &Rack, n: usize, seed: u64) -> Rack {
     rack
 }
 
+/// The two sides of a game against MAGPIE, as `h2h` and `disagree` both name them.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Sides {
+    /// MAGPIE's directory, with its player `bin/h2h-player` built and its data in `data/`
+    /// (`vs-magpie/run.sh` makes both).
+    #[arg(long)]
+    pub(crate) magpie: std::path::PathBuf,
+    /// The core MAGPIE's player is pinned to (`taskset -c`); ours is the caller's to pin.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) magpie_core: usize,
+    /// MAGPIE's name for our lexicon (run.sh converts it as NWL99: MAGPIE takes the letter
+    /// distribution from the start of the name).
+    #[arg(long, default_value = "NWL99")]
+    pub(crate) magpie_lexicon: String,
+    /// The champion with these changes, named as `match` names them after `champion+`
+    /// (`sw2`, `egplay+sw1.5`): a lever on trial. The shipped champion when not given.
+    #[arg(long)]
+    pub(crate) champion: Option<String>,
+}
+
 /// MAGPIE's first endgame makes its transposition table (a fifth of the memory, cleared
 /// byte by byte): one endgame of a strong-bot game solved before the match, so that no move
 /// of the match pays for it. Returns its time in milliseconds.

@@ -42,3 +42,11 @@ pub fn duration(seconds: f64) -> String {
         _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
     }
 }
+
+/// The mean of `values` and its standard error (from the values' own spread).
+pub fn mean_error(values: &[f64]) -> (f64, f64) {
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (variance / n).sqrt())
+}

@@ -52,24 +52,11 @@ pub struct H2hArgs {
     /// Deal `d` (from 0) is the bag seeded by `seed + d`.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// MAGPIE's directory, with its player `bin/h2h-player` built and its data in `data/`
-    /// (`vs-magpie/run.sh h2h` makes both).
-    #[arg(long)]
-    magpie: PathBuf,
-    /// The core MAGPIE's player is pinned to (`taskset -c`); ours is the caller's to pin.
-    #[arg(long, default_value_t = 1)]
-    magpie_core: usize,
-    /// MAGPIE's name for our lexicon (run.sh converts it as NWL99: MAGPIE takes the letter
-    /// distribution from the start of the name).
-    #[arg(long, default_value = "NWL99")]
-    magpie_lexicon: String,
+    #[command(flatten)]
+    pub(crate) sides: crate::magpie_player::Sides,
     /// Where each game's GCG, `errors.txt` and `summary.txt` are written.
     #[arg(long)]
     out: PathBuf,
-    /// The champion with these changes, named as `match` names them after `champion+`
-    /// (`sw2`, `egplay+sw1.5`): a lever on trial. The shipped champion when not given.
-    #[arg(long)]
-    champion: Option<String>,
 }
 
 pub fn run(command: VsMagpieCommand) -> CliResult {
@@ -258,9 +245,14 @@ fn h2h(args: H2hArgs) -> CliResult {
     let (rules, lexicon) = crate::setup::ruleset(RulesetKind::english())?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
     let budget = Duration::from_secs_f64(args.seconds);
-    let options = champion_options(args.champion.as_deref(), &rules)?;
-    let mut magpie =
-        MagpiePlayer::start(&args.magpie, args.magpie_core, &args.magpie_lexicon, args.seconds, args.seed)?;
+    let options = champion_options(args.sides.champion.as_deref(), &rules)?;
+    let mut magpie = MagpiePlayer::start(
+        &args.sides.magpie,
+        args.sides.magpie_core,
+        &args.sides.magpie_lexicon,
+        args.seconds,
+        args.seed,
+    )?;
     let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
     println!("MAGPIE's player started, and warmed up on an endgame in {warm:.0} ms (its endgame table made)");
     let games = 2 * args.deals;
@@ -304,9 +296,9 @@ fn h2h(args: H2hArgs) -> CliResult {
                     // The one that hangs is let go (killed if it does not end); a new one goes on.
                     drop(magpie);
                     magpie = MagpiePlayer::start(
-                        &args.magpie,
-                        args.magpie_core,
-                        &args.magpie_lexicon,
+                        &args.sides.magpie,
+                        args.sides.magpie_core,
+                        &args.sides.magpie_lexicon,
                         args.seconds,
                         args.seed + g,
                     )?;
@@ -373,7 +365,7 @@ fn summary(args: &H2hArgs, results: &[Played], errors: usize, seconds: f64) -> S
     let all: Vec<&Played> = results.iter().collect();
     let seat = |s: usize| -> Vec<&Played> { results.iter().filter(|p| p.champion_seat == s).collect() };
     let mut out = String::new();
-    let champion = args.champion.as_ref().map_or("champion".to_string(), |v| format!("champion+{v}"));
+    let champion = args.sides.champion.as_ref().map_or("champion".to_string(), |v| format!("champion+{v}"));
     let _ = writeln!(
         out,
         "{champion} vs MAGPIE's timed player (its PlayChooser: simulation of 15 candidates, 2 plies; \
