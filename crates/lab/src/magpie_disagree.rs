@@ -21,7 +21,7 @@
 //! among the champion's candidates at all?).
 
 use super::CliResult;
-use crate::magpie_player::{self, MagpiePlayer, champion_options, warm_up};
+use crate::magpie_player::{self, champion_options};
 use crate::setup::{duration, mean_error};
 use clap::Args;
 use dawgref::bot::champion_action;
@@ -341,14 +341,7 @@ pub fn disagree(args: DisagreeArgs) -> CliResult {
 fn collect(args: &DisagreeArgs, rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>) -> Result<Vec<Asked>, String> {
     let budget = Duration::from_secs_f64(args.seconds);
     let options = champion_options(args.sides.champion.as_deref(), rules)?;
-    let mut magpie = MagpiePlayer::start(
-        &args.sides.magpie,
-        args.sides.magpie_core,
-        &args.sides.magpie_lexicon,
-        args.seconds,
-        args.seed,
-    )?;
-    let warm = warm_up(&mut magpie, rules, lexicon, args.seed)?;
+    let (mut magpie, warm) = args.sides.start_magpie(args.seconds, args.seed, rules, lexicon)?;
     println!("MAGPIE's player started, and warmed up on an endgame in {warm:.0} ms");
     let mut asked = Vec::new();
     let started = Instant::now();
@@ -404,14 +397,7 @@ fn collect(args: &DisagreeArgs, rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>) ->
         }
         if magpie.broken() {
             drop(magpie);
-            magpie = MagpiePlayer::start(
-                &args.sides.magpie,
-                args.sides.magpie_core,
-                &args.sides.magpie_lexicon,
-                args.seconds,
-                args.seed + d + 1,
-            )?;
-            warm_up(&mut magpie, rules, lexicon, args.seed)?;
+            (magpie, _) = args.sides.start_magpie(args.seconds, args.seed + d + 1, rules, lexicon)?;
         }
     }
     Ok(asked)

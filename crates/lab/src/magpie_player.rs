@@ -228,10 +228,27 @@ pub(crate) struct Sides {
     pub(crate) champion: Option<String>,
 }
 
+impl Sides {
+    /// MAGPIE's player started with `seconds` a move and warmed up ([`warm_up`]), and the
+    /// warm-up's time in milliseconds.
+    pub(crate) fn start_magpie(
+        &self,
+        seconds: f64,
+        seed: u64,
+        rules: &Arc<Ruleset>,
+        lexicon: &Arc<Lexicon>,
+    ) -> Result<(MagpiePlayer, f64), String> {
+        let mut magpie =
+            MagpiePlayer::start(&self.magpie, self.magpie_core, &self.magpie_lexicon, seconds, seed)?;
+        let warm = warm_up(&mut magpie, rules, lexicon, seed)?;
+        Ok((magpie, warm))
+    }
+}
+
 /// MAGPIE's first endgame makes its transposition table (a fifth of the memory, cleared
 /// byte by byte): one endgame of a strong-bot game solved before the match, so that no move
 /// of the match pays for it. Returns its time in milliseconds.
-pub(crate) fn warm_up(
+fn warm_up(
     magpie: &mut MagpiePlayer,
     rules: &Arc<Ruleset>,
     lexicon: &Arc<Lexicon>,

@@ -7,7 +7,7 @@
 //!   champion's wins, spread and split by seat summed up.
 
 use super::CliResult;
-use crate::magpie_player::{self, MagpiePlayer, champion_options, warm_up};
+use crate::magpie_player::{self, MagpiePlayer, champion_options};
 use crate::setup::duration;
 use clap::{Args, Subcommand};
 use dawgref::alphabet::Letter;
@@ -246,14 +246,7 @@ fn h2h(args: H2hArgs) -> CliResult {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
     let budget = Duration::from_secs_f64(args.seconds);
     let options = champion_options(args.sides.champion.as_deref(), &rules)?;
-    let mut magpie = MagpiePlayer::start(
-        &args.sides.magpie,
-        args.sides.magpie_core,
-        &args.sides.magpie_lexicon,
-        args.seconds,
-        args.seed,
-    )?;
-    let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
+    let (mut magpie, warm) = args.sides.start_magpie(args.seconds, args.seed, &rules, &lexicon)?;
     println!("MAGPIE's player started, and warmed up on an endgame in {warm:.0} ms (its endgame table made)");
     let games = 2 * args.deals;
     let started = Instant::now();
@@ -295,14 +288,9 @@ fn h2h(args: H2hArgs) -> CliResult {
                 if magpie.broken() {
                     // The one that hangs is let go (killed if it does not end); a new one goes on.
                     drop(magpie);
-                    magpie = MagpiePlayer::start(
-                        &args.sides.magpie,
-                        args.sides.magpie_core,
-                        &args.sides.magpie_lexicon,
-                        args.seconds,
-                        args.seed + g,
-                    )?;
-                    let warm = warm_up(&mut magpie, &rules, &lexicon, args.seed)?;
+                    let warm;
+                    (magpie, warm) =
+                        args.sides.start_magpie(args.seconds, args.seed + g, &rules, &lexicon)?;
                     println!("MAGPIE's player no longer answered: started again (warmed up in {warm:.0} ms)");
                 }
             }
