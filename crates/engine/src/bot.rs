@@ -271,10 +271,10 @@ const INFER_SHARE: u32 = 10;
 /// With this few tiles in the bag, the champion's simulated lines go on to the end of the game:
 /// the next draws may empty the bag, and then what each side can still play out decides the
 /// game, which two plies and a leave value do not see.
-const PLAY_OUT_BAG: usize = 7;
+pub const PLAY_OUT_BAG: usize = 7;
 /// Turns enough for a line from [`PLAY_OUT_BAG`] tiles to end the game (a line that has not
 /// ended by then is valued as any other).
-const PLAY_OUT_PLIES: usize = 24;
+pub const PLAY_OUT_PLIES: usize = 24;
 
 /// Simulate the best candidates until one is clearly best or the budget is spent; with the bag
 /// empty, search the endgame. More than two seats: the strong bot's move.
@@ -296,10 +296,7 @@ fn champion(
             leaf_playout: options.endgame_playout,
             ..Default::default()
         };
-        return match crate::endgame::solve(&position, dawg, search).pv.first() {
-            Some(crate::endgame::Move::Play { play, .. }) => Action::Play(*play),
-            _ => Action::Pass,
-        };
+        return crate::endgame::solve(&position, dawg, search).first_action();
     }
     let seed = game.config().seed ^ (game.turn() as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ seat as u64;
     if (1..=options.pre_endgame_bag).contains(&game.bag_len())

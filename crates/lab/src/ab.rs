@@ -49,10 +49,7 @@ pub struct AbArgs {
 
 /// A's share of a list of deals' wins (each 0 to 2), and its standard error over the deals.
 fn share(pairs: &[f64]) -> (f64, f64) {
-    let n = pairs.len().max(1) as f64;
-    let mean = pairs.iter().sum::<f64>() / n / 2.0;
-    let var = pairs.iter().map(|p| (p / 2.0 - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (var / n).sqrt())
+    crate::setup::mean_error(&pairs.iter().map(|p| p / 2.0).collect::<Vec<_>>())
 }
 
 /// Whether the deals finished so far in order call a stop.

@@ -21,32 +21,31 @@ fn bag_empty_game(rules: &Arc<Ruleset>, lexicon: &Arc<Lexicon>, seed: u64) -> Op
     (!game.is_over()).then_some(game)
 }
 
-/// Play `game` to its end: `solver_seat` (if any) moves by the endgame solver within
-/// `budget`, every other move is the strong bot's. The final spread of `seat`.
+/// Play `game` to its end: a seat for which `solver` says `Some(leaf_playout)` moves by the
+/// endgame solver within `budget` (valuing its depth limit by a play-out or not:
+/// [`dawgref::endgame::EndgameLimits::leaf_playout`]), any other by the strong bot. The final
+/// spread of `seat`.
 fn play_endgame(
     mut game: dawgref::game::Game,
     seat: usize,
-    solver_seat: Option<usize>,
+    solver: impl Fn(usize) -> Option<bool>,
     budget: Duration,
 ) -> i32 {
     use dawgref::bot::{BotLevel, choose_action};
     use dawgref::budget::Budget;
-    use dawgref::endgame::{EndgameLimits, Move, Position, solve};
-    use dawgref::game::Action;
+    use dawgref::endgame::{EndgameLimits, Position, solve};
     let mut now = 1_000_000_000;
     while !game.is_over() {
         now += 1000;
         let to_move = game.to_move();
-        let action = match Position::from_game(&game).filter(|_| Some(to_move) == solver_seat) {
-            Some(position) => {
+        let action = match Position::from_game(&game).zip(solver(to_move)) {
+            Some((position, leaf_playout)) => {
                 let b = EndgameLimits {
                     budget: Budget::until(Instant::now() + budget),
+                    leaf_playout,
                     ..EndgameLimits::default()
                 };
-                match solve(&position, game.config().lexicon.dawg(), b).pv.first() {
-                    Some(Move::Play { play, .. }) => Action::Play(*play),
-                    _ => Action::Pass,
-                }
+                solve(&position, game.config().lexicon.dawg(), b).first_action()
             }
             None => choose_action(&game, to_move, BotLevel::Strong),
         };
@@ -78,8 +77,8 @@ pub fn endgame(positions: u64, seed: u64, kind: RulesetKind, budget_ms: u64) -> 
         nodes += solution.nodes;
         exact += u64::from(solution.exact);
         let me = game.to_move();
-        let with_solver = play_endgame(game.clone(), me, Some(me), budget);
-        let static_play = play_endgame(game, me, None, budget);
+        let with_solver = play_endgame(game.clone(), me, |s| (s == me).then_some(false), budget);
+        let static_play = play_endgame(game, me, |_| None, budget);
         gains.push(f64::from(with_solver - static_play));
     }
     times_ms.sort_by(f64::total_cmp);
@@ -204,34 +203,6 @@ pub fn endgame_solves(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Play `game`'s endgame to its end, both sides by the solver within `budget`, seat `a_seat`
-/// valuing its depth limit by a play-out ([`dawgref::endgame::EndgameLimits::leaf_playout`])
-/// and the other not. `a_seat`'s final spread.
-fn endgame_duel(mut game: dawgref::game::Game, a_seat: usize, budget: Duration) -> i32 {
-    use dawgref::budget::Budget;
-    use dawgref::endgame::{EndgameLimits, Move, Position, solve};
-    use dawgref::game::Action;
-    let mut now = 1_000_000_000;
-    while !game.is_over() {
-        now += 1000;
-        let to_move = game.to_move();
-        let Some(position) = Position::from_game(&game) else { break };
-        let limits = EndgameLimits {
-            budget: Budget::until(Instant::now() + budget),
-            leaf_playout: to_move == a_seat,
-            ..EndgameLimits::default()
-        };
-        let action = match solve(&position, game.config().lexicon.dawg(), limits).pv.first() {
-            Some(Move::Play { play, .. }) => Action::Play(*play),
-            _ => Action::Pass,
-        };
-        if game.act(to_move, action, now).is_err() {
-            break;
-        }
-    }
-    game.scores()[a_seat] - game.scores()[1 - a_seat]
-}
-
 /// The endgame solver valuing its depth limit by a play-out against the solver without it: each
 /// bag-empty position of seeded strong-bot games played out twice, the play-out's side moving
 /// first once and second once, `budget_ms` a move; its mean spread gain a position and its
@@ -264,8 +235,8 @@ pub fn endgame_playout(
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(game) = games.get(i) else { break };
                     let me = game.to_move();
-                    let first = endgame_duel(game.clone(), me, budget);
-                    let second = endgame_duel(game.clone(), 1 - me, budget);
+                    let first = play_endgame(game.clone(), me, |s| Some(s == me), budget);
+                    let second = play_endgame(game.clone(), 1 - me, |s| Some(s != me), budget);
                     let win = |s: i32| (f64::from(s.signum()) + 1.0) / 2.0;
                     let pair = (f64::from(first + second), (win(first) + win(second)) / 2.0);
                     results.lock().unwrap_or_else(|p| p.into_inner()).push(pair);

@@ -24,7 +24,7 @@ use super::CliResult;
 use crate::magpie_player::{self, champion_options};
 use crate::setup::{duration, mean_error};
 use clap::Args;
-use dawgref::bot::champion_action;
+use dawgref::bot::{PLAY_OUT_BAG, PLAY_OUT_PLIES, champion_action};
 use dawgref::endgame::{EndgameLimits, Position};
 use dawgref::game::{Action, ChallengeRule, Game, GameConfig};
 use dawgref::lexicon::Lexicon;
@@ -82,7 +82,7 @@ struct Asked {
 }
 
 /// How a disagreement judged: MAGPIE's move less the champion's.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Judged {
     /// Win probability (0 to 1).
     win: f64,
@@ -90,7 +90,8 @@ struct Judged {
     win_error: f64,
     /// Spread in points.
     spread: f64,
-    /// An endgame both of whose moves were solved exactly.
+    /// An endgame both of whose moves were solved exactly, or a pre-endgame searched over every
+    /// order of the bag with every search exact.
     exact: bool,
 }
 
@@ -104,17 +105,18 @@ impl Judged {
     }
 }
 
-fn phase(game: &Game) -> &'static str {
-    match game.bag_len() {
-        0 => "endgame (bag empty)",
-        1..=7 => "bag 1-7",
-        _ if game.turn() < 2 => "opening (first two turns)",
-        _ => "mid-game (bag 8+)",
-    }
-}
-
 const PHASES: [&str; 4] =
     ["opening (first two turns)", "mid-game (bag 8+)", "bag 1-7", "endgame (bag empty)"];
+
+/// Which of [`PHASES`] the position is in.
+fn phase(game: &Game) -> &'static str {
+    PHASES[match game.bag_len() {
+        0 => 3,
+        1..=PLAY_OUT_BAG => 2,
+        _ if game.turn() < 2 => 0,
+        _ => 1,
+    }]
+}
 
 /// What a move is: a pass, an exchange, a bingo, a short play (one or two tiles: fishing), an
 /// edge play (a tile on an edge row or column: opening a triple lane), or another play.
@@ -146,20 +148,62 @@ fn text(action: &Action, game: &Game) -> String {
     format_move(&m, alphabet)
 }
 
-/// The move's place in our static order of plays (1: the static best), `exchange`/`pass`, or
-/// `>200`.
-fn static_rank(game: &Game, action: &Action) -> String {
-    let seat = game.to_move();
-    let params = sim::Params { candidates: 200, reserve: 0, plies: 0, seed: 0 };
-    let Some(setup) = sim::Setup::from_game(game, seat, params) else { return "-".into() };
-    match action {
-        Action::Play(_) => (setup.candidates.iter().filter(|c| matches!(c.action, Action::Play(_))))
-            .position(|c| c.action.same_move(action))
-            .map_or(">200".into(), |i| (i + 1).to_string()),
-        Action::Exchange(_) => "exchange".into(),
-        _ => "pass".into(),
+/// Where a move stands in our static order of plays.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Rank {
+    /// Its place among the plays (1: the static best).
+    Play(usize),
+    /// A play beyond the first [`RANKED`].
+    Beyond,
+    Exchange,
+    Pass,
+    /// The position has no static order (no rack to move).
+    Unknown,
+}
+
+/// Plays ranked before a play is [`Rank::Beyond`].
+const RANKED: usize = 200;
+
+impl Rank {
+    fn of(game: &Game, action: &Action) -> Rank {
+        let params = sim::Params { candidates: RANKED, reserve: 0, plies: 0, seed: 0 };
+        let Some(setup) = sim::Setup::from_game(game, game.to_move(), params) else { return Rank::Unknown };
+        match action {
+            Action::Play(_) => (setup.candidates.iter().filter(|c| matches!(c.action, Action::Play(_))))
+                .position(|c| c.action.same_move(action))
+                .map_or(Rank::Beyond, |i| Rank::Play(i + 1)),
+            Action::Exchange(_) => Rank::Exchange,
+            _ => Rank::Pass,
+        }
+    }
+
+    /// As `positions.tsv` writes it: `3`, `>200`, `exchange`, `pass` or `-`.
+    fn text(self) -> String {
+        match self {
+            Rank::Play(n) => n.to_string(),
+            Rank::Beyond => format!(">{RANKED}"),
+            Rank::Exchange => "exchange".into(),
+            Rank::Pass => "pass".into(),
+            Rank::Unknown => "-".into(),
+        }
+    }
+
+    /// The summary's bucket: one of [`RANK_BUCKETS`].
+    fn bucket(self) -> Option<&'static str> {
+        Some(match self {
+            Rank::Play(1) => "1",
+            Rank::Play(2..=10) => "2-10",
+            Rank::Play(11..=30) => "11-30",
+            Rank::Play(_) => "31-200",
+            Rank::Beyond => ">200",
+            Rank::Exchange => "exchange",
+            Rank::Pass => "pass",
+            Rank::Unknown => return None,
+        })
     }
 }
+
+const RANK_BUCKETS: [&str; 7] = ["1", "2-10", "11-30", "31-200", ">200", "exchange", "pass"];
 
 /// Both moves judged in `asked`'s position (see the module's top).
 fn judge(asked: &Asked, args: &DisagreeArgs) -> Option<Judged> {
@@ -224,7 +268,7 @@ fn judge(asked: &Asked, args: &DisagreeArgs) -> Option<Judged> {
             exact: report.exact() && report.every_order,
         });
     }
-    let plies = if game.bag_len() <= 7 { 24 } else { args.plies };
+    let plies = if game.bag_len() <= PLAY_OUT_BAG { PLAY_OUT_PLIES } else { args.plies };
     let params =
         sim::Params { candidates: 1, reserve: 0, plies, seed: asked.deal ^ (game.turn() as u64) << 32 };
     let setup = sim::Setup::from_game(game, seat, params)?;
@@ -302,16 +346,23 @@ pub fn disagree(args: DisagreeArgs) -> CliResult {
         }
     });
     let judged: Vec<Option<Judged>> = judged.into_iter().map(|m| m.into_inner().unwrap()).collect();
+    // Both moves' places in our static order, where they differ (a move generation each).
+    let ranks: Vec<Option<(Rank, Rank)>> = (asked.iter())
+        .map(|a| {
+            (!a.champion.same_move(&a.magpie))
+                .then(|| (Rank::of(&a.game, &a.champion), Rank::of(&a.game, &a.magpie)))
+        })
+        .collect();
     let mut tsv = String::from(
         "deal\tturn\tbag\tphase\tmover\tchampion\tchampion_kind\tchampion_rank\tmagpie\tmagpie_kind\t\
          magpie_rank\tdelta_win\tdelta_win_error\tdelta_spread\tcgp\n",
     );
-    for (a, j) in asked.iter().zip(&judged) {
+    for ((a, j), rank) in asked.iter().zip(&judged).zip(&ranks) {
         let g = &a.game;
         let (dw, de, ds) = j.map_or((String::new(), String::new(), String::new()), |j| {
             (format!("{:.4}", j.win), format!("{:.4}", j.win_error), format!("{:.1}", j.spread))
         });
-        let same = a.champion.same_move(&a.magpie);
+        let (ours, theirs) = rank.map_or((String::new(), String::new()), |(c, m)| (c.text(), m.text()));
         let _ = writeln!(
             tsv,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{dw}\t{de}\t{ds}\t{}",
@@ -322,15 +373,15 @@ pub fn disagree(args: DisagreeArgs) -> CliResult {
             if a.champion_moved { "champion" } else { "MAGPIE" },
             text(&a.champion, g),
             kind(&a.champion, g),
-            if same { String::new() } else { static_rank(g, &a.champion) },
+            ours,
             text(&a.magpie, g),
             kind(&a.magpie, g),
-            if same { String::new() } else { static_rank(g, &a.magpie) },
+            theirs,
             magpie_player::position(g, 0).unwrap_or_default(),
         );
     }
     std::fs::write(args.out.join("positions.tsv"), tsv)?;
-    let summary = summary(&args, &asked, &judged);
+    let summary = summary(&args, &asked, &judged, &ranks);
     print!("{summary}");
     std::fs::write(args.out.join("summary.txt"), &summary)?;
     Ok(ExitCode::SUCCESS)
@@ -423,7 +474,12 @@ fn line(label: &str, positions: usize, judged: &[Judged]) -> String {
     )
 }
 
-fn summary(args: &DisagreeArgs, asked: &[Asked], judged: &[Option<Judged>]) -> String {
+fn summary(
+    args: &DisagreeArgs,
+    asked: &[Asked],
+    judged: &[Option<Judged>],
+    ranks: &[Option<(Rank, Rank)>],
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -497,32 +553,17 @@ fn summary(args: &DisagreeArgs, asked: &[Asked], judged: &[Option<Judged>]) -> S
 
     let _ = writeln!(out, "\nMAGPIE's move in our static order of plays, disagreements with 8+ in the bag");
     let _ = writeln!(out, "{header}");
-    let mut ranks: Vec<(&str, Vec<Judged>)> = ["1", "2-10", "11-30", "31-200", ">200", "exchange", "pass"]
-        .iter()
-        .map(|r| (*r, Vec::new()))
-        .collect();
-    for (a, j) in asked.iter().zip(judged) {
-        let Some(j) = j else { continue };
-        if a.game.bag_len() <= 7 {
+    let mut buckets: Vec<(&str, Vec<Judged>)> = RANK_BUCKETS.iter().map(|r| (*r, Vec::new())).collect();
+    for ((a, j), rank) in asked.iter().zip(judged).zip(ranks) {
+        let (Some(j), Some((_, magpie))) = (j, rank) else { continue };
+        if a.game.bag_len() <= PLAY_OUT_BAG {
             continue;
         }
-        let rank = static_rank(&a.game, &a.magpie);
-        let bucket = match rank.parse::<usize>() {
-            Ok(1) => "1",
-            Ok(2..=10) => "2-10",
-            Ok(11..=30) => "11-30",
-            Ok(_) => "31-200",
-            Err(_) => match rank.as_str() {
-                ">200" => ">200",
-                "exchange" => "exchange",
-                _ => "pass",
-            },
-        };
-        if let Some((_, v)) = ranks.iter_mut().find(|(r, _)| *r == bucket) {
+        if let Some((_, v)) = buckets.iter_mut().find(|(r, _)| Some(*r) == magpie.bucket()) {
             v.push(*j);
         }
     }
-    for (r, v) in &ranks {
+    for (r, v) in &buckets {
         let _ = writeln!(out, "{}", line(&format!("rank {r}"), v.len(), v));
     }
     out
@@ -604,6 +645,23 @@ mod tests {
 
     fn choose_action_within_strong(g: &Game) -> Action {
         dawgref::bot::choose_action(g, g.to_move(), BotLevel::Strong)
+    }
+
+    /// The strong bot's play is the static best; each place is written and bucketed once.
+    #[test]
+    fn a_move_is_ranked_in_our_static_order() {
+        let g = game(11, |g| g.turn() >= 6);
+        assert_eq!(Rank::of(&g, &choose_action_within_strong(&g)), Rank::Play(1));
+        assert_eq!(Rank::of(&g, &Action::Pass), Rank::Pass);
+        assert_eq!(Rank::of(&g, &Action::Exchange(*g.rack(g.to_move()).unwrap())), Rank::Exchange);
+        let texts: Vec<String> =
+            [Rank::Play(12), Rank::Beyond, Rank::Exchange, Rank::Unknown].iter().map(|r| r.text()).collect();
+        assert_eq!(texts, ["12", ">200", "exchange", "-"]);
+        let buckets: Vec<Option<&str>> =
+            [Rank::Play(1), Rank::Play(10), Rank::Play(31), Rank::Beyond, Rank::Unknown]
+                .map(Rank::bucket)
+                .to_vec();
+        assert_eq!(buckets, [Some("1"), Some("2-10"), Some("31-200"), Some(">200"), None]);
     }
 
     #[test]

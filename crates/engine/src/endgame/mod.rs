@@ -156,6 +156,16 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+impl Solution {
+    /// The side to move's move as an action of the game: the line's first play, or a pass.
+    pub fn first_action(&self) -> crate::game::Action {
+        match self.pv.first() {
+            Some(Move::Play { play, .. }) => crate::game::Action::Play(*play),
+            _ => crate::game::Action::Pass,
+        }
+    }
+}
+
 /// Bounds on a search.
 #[derive(Clone, Debug)]
 pub struct EndgameLimits {

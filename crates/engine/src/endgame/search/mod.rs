@@ -459,7 +459,7 @@ impl Search<'_> {
         for _ in 0..turns {
             self.nodes += 1;
             let opp = self.rules.rack_total(&racks[1]);
-            let mut best: Option<(i32, crate::play::Play, i32)> = None;
+            let mut best: Option<(i32, crate::play::Play)> = None;
             let rack = racks[0];
             crate::movegen::generate(
                 &board,
@@ -468,13 +468,13 @@ impl Search<'_> {
                 crate::movegen::Mode::Both,
                 &mut |play: &crate::play::Play, score: i32| {
                     let gain = if play.tiles_placed() == rack.len() { score + 2 * opp } else { score };
-                    if best.is_none_or(|(g, _, _)| gain > g) {
-                        best = Some((gain, *play, score));
+                    if best.is_none_or(|(g, _)| gain > g) {
+                        best = Some((gain, *play));
                     }
                 },
             );
             match best {
-                Some((gain, play, _)) => {
+                Some((gain, play)) => {
                     let placements: Vec<_> = play.placements().map(|p| (p.row, p.col, p.tile)).collect();
                     for p in play.placements() {
                         racks[0].take_tile(p.tile);
