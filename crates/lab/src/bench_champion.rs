@@ -89,6 +89,15 @@ pub struct ThinkArgs {
     /// (`spend`, `noreserve`, …, joined by `+`).
     #[arg(long)]
     champion: Option<String>,
+    /// The slow moves of a match against MAGPIE timed again, instead of mid-game positions:
+    /// its `overruns.txt` (`vs-magpie/run.sh h2h` writes it beside the games); each champion
+    /// line's game is read from its GCG record in the same folder, replayed to that move, and
+    /// the champion thinks there `--times` times.
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// With --replay: how often each move is timed.
+    #[arg(long, default_value_t = 3)]
+    times: usize,
 }
 
 /// Busy shell loops, killed when dropped.
@@ -494,7 +503,63 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `bench think --replay overruns.txt`: the champion's slow moves in a match, timed again where
+/// they were made.
+fn think_again(args: &ThinkArgs, overruns: &std::path::Path) -> CliResult {
+    let (_, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
+    let budget = Duration::from_millis(args.budget_ms);
+    let options = match &args.champion {
+        Some(variant) => super::matches::champion_options(variant)?,
+        None => ChampionOptions::default(),
+    };
+    let folder = overruns.parent().unwrap_or(std::path::Path::new("."));
+    let text = std::fs::read_to_string(overruns).map_err(|e| format!("{}: {e}", overruns.display()))?;
+    // `deal-2091-champion-first.gcg move 19: champion 442 ms, …`: move `n` is turn `n - 1`.
+    let slow = text.lines().filter_map(|line| {
+        let (file, rest) = line.split_once(" move ")?;
+        let (n, rest) = rest.split_once(": champion ")?;
+        let (ms, _) = rest.split_once(" ms")?;
+        Some((file, n.parse::<u32>().ok()?.checked_sub(1)?, ms.parse::<f64>().ok()?))
+    });
+    let mut worst: f64 = 0.0;
+    println!(
+        "record                                   turn  bag  then ms  again ms (each of {})",
+        args.times
+    );
+    for (file, turn, then) in slow {
+        let path = folder.join(file);
+        let record = dawgref::notation::gcg::parse(
+            &std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let ask = ImportAsk { ruleset: Some(args.sample.ruleset), ..ImportAsk::default() };
+        let config = import_setup(&record, &ask, |_| Some(lexicon.clone()))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let game = dawgref::game::record::import_game(&record, config)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let Some(before) = game.before_turn(turn) else {
+            return Err(format!("{}: no turn {turn}", path.display()).into());
+        };
+        let me = before.to_move();
+        let again: Vec<f64> = (0..args.times)
+            .map(|_| {
+                let started = Instant::now();
+                let _ = champion_action(&before, me, budget, &options);
+                started.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        worst = again.iter().copied().fold(worst, f64::max);
+        let shown: Vec<String> = again.iter().map(|ms| format!("{ms:.0}")).collect();
+        println!("{file:<40} {turn:>4}  {:>3}  {then:>7.0}  {}", before.bag_len(), shown.join(" "));
+    }
+    println!("slowest again: {worst:.0} ms at a budget of {} ms", args.budget_ms);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn think(args: ThinkArgs) -> CliResult {
+    if let Some(overruns) = &args.replay {
+        return think_again(&args, overruns);
+    }
     if args.games > 0 {
         return think_whole_games(&args);
     }

@@ -300,6 +300,12 @@ impl Search<'_> {
                 Some(c) => c,
                 None => {
                     if !generated {
+                        // A generation can cost a thousand nodes' time (two blanks in a rack):
+                        // the clock is read before each, not only every [`CHECK_EVERY`] nodes.
+                        self.look_at_clock();
+                        if self.aborted {
+                            return (0, false);
+                        }
                         moves = self.candidates(node, table_move, own, opp, ply);
                         moves.retain(|c| !early.holds(c.mv));
                         generated = true;
@@ -370,6 +376,13 @@ impl Search<'_> {
                 self.aborted = true;
             }
         }
+    }
+
+    /// Ask the budget now, as [`Search::look_at_budget`] does every [`CHECK_EVERY`] nodes.
+    #[inline]
+    fn look_at_clock(&mut self) {
+        self.next_check = self.nodes;
+        self.look_at_budget();
     }
 
     /// The value of `c`, a move from `node` that does not end the game, searched to `depth`
@@ -545,5 +558,50 @@ fn move_score(mv: Move) -> i32 {
     match mv {
         Move::Play { score, .. } => score,
         Move::Pass => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endgame::EndgameLimits;
+    use crate::notation::parse_play;
+    use crate::rules::RulesetKind;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    /// A node that must generate asks the budget first, however few nodes have passed since it
+    /// was last asked: one generation can cost a thousand nodes' time (a 442 ms move at a 250 ms
+    /// budget, an opponent holding two blanks, before this was asked).
+    #[test]
+    fn a_spent_budget_stops_the_search_before_a_generation() {
+        let kind = RulesetKind::english();
+        let lexicon =
+            crate::lexicon::Lexicon::compile("t", "cat\ncats\nscat\nat\nta\n", kind.alphabet()).unwrap().0;
+        let mut board = Board::new(Arc::new(Ruleset::new(kind)));
+        let a = kind.alphabet();
+        let cat = parse_play("8H CAT", a).unwrap();
+        let placements: Vec<_> = cat.placements().map(|p| (p.row, p.col, p.tile)).collect();
+        board.place(&placements, lexicon.dawg());
+        let racks = [Rack::parse("SAT", a).unwrap(), Rack::parse("A??", a).unwrap()];
+        let position = Position::new(board, racks, 0);
+        let stop = Arc::new(AtomicBool::new(true));
+        let limits =
+            EndgameLimits { budget: Budget::default().or_stop(Some(stop)), ..EndgameLimits::default() };
+        let mut solver = Solver::new(10);
+        let rules = position.board.rules().clone();
+        let (mut s, root) = solver.search(&position, lexicon.dawg(), &limits, &rules);
+        s.can_abort = true;
+        // The last look was just now, by the count.
+        s.next_check = CHECK_EVERY;
+        let _ = s.negamax(&root, 2, -INFINITY, INFINITY, 1);
+        assert!(s.aborted);
+        assert_eq!(s.nodes, 1, "the node was entered, and nothing generated below it");
+        // Without a budget to spend, the same node generates and searches its moves.
+        let (mut s, root) = solver.search(&position, lexicon.dawg(), &EndgameLimits::default(), &rules);
+        s.can_abort = true;
+        let _ = s.negamax(&root, 2, -INFINITY, INFINITY, 1);
+        assert!(!s.aborted);
+        assert!(s.nodes > 1, "{} nodes", s.nodes);
     }
 }
