@@ -506,21 +506,12 @@ fn think_whole_games(args: &ThinkArgs) -> CliResult {
 /// `bench think --replay overruns.txt`: the champion's slow moves in a match, timed again where
 /// they were made.
 fn think_again(args: &ThinkArgs, overruns: &std::path::Path) -> CliResult {
-    let (_, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
+    let (rules, lexicon) = crate::setup::ruleset(args.sample.ruleset)?;
     let budget = Duration::from_millis(args.budget_ms);
-    let options = match &args.champion {
-        Some(variant) => super::matches::champion_options(variant)?,
-        None => ChampionOptions::default(),
-    };
+    let options = crate::magpie_player::champion_options(args.champion.as_deref(), &rules)?;
     let folder = overruns.parent().unwrap_or(std::path::Path::new("."));
     let text = std::fs::read_to_string(overruns).map_err(|e| format!("{}: {e}", overruns.display()))?;
-    // `deal-2091-champion-first.gcg move 19: champion 442 ms, …`: move `n` is turn `n - 1`.
-    let slow = text.lines().filter_map(|line| {
-        let (file, rest) = line.split_once(" move ")?;
-        let (n, rest) = rest.split_once(": champion ")?;
-        let (ms, _) = rest.split_once(" ms")?;
-        Some((file, n.parse::<u32>().ok()?.checked_sub(1)?, ms.parse::<f64>().ok()?))
-    });
+    let slow = text.lines().filter_map(crate::vs_magpie::champion_overrun);
     let mut worst: f64 = 0.0;
     println!(
         "record                                   turn  bag  then ms  again ms (each of {})",

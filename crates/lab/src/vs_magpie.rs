@@ -127,6 +127,16 @@ struct Thought {
     position: String,
 }
 
+/// A champion line of `overruns.txt` ([`Played::overruns`]) read back: its record's file name,
+/// the move's turn (from 0: move `n` is turn `n - 1`) and its time in milliseconds; `None` for
+/// MAGPIE's lines and anything else.
+pub(crate) fn champion_overrun(line: &str) -> Option<(&str, u32, f64)> {
+    let (file, rest) = line.split_once(" move ")?;
+    let (n, rest) = rest.split_once(": champion ")?;
+    let (ms, _) = rest.split_once(" ms")?;
+    Some((file, n.parse::<u32>().ok()?.checked_sub(1)?, ms.parse().ok()?))
+}
+
 impl Played {
     fn champion_spread(&self) -> i32 {
         let s = self.game.scores();
@@ -459,6 +469,8 @@ mod tests {
             p.overruns(101.0)[0],
             "deal-4-magpie-first.gcg move 2: champion 101 ms, 85 in the bag: cgp "
         );
+        assert_eq!(champion_overrun(&p.overruns(101.0)[0]), Some(("deal-4-magpie-first.gcg", 1, 101.0)));
+        assert_eq!(champion_overrun(&p.overruns(100.0)[0]), None, "MAGPIE's line");
         assert_eq!(p.overruns(100.0 + turns as f64).len(), 0);
         assert_eq!(
             played(turns - 1).gcg(),
