@@ -18,19 +18,20 @@ mod settings;
 mod tournaments;
 
 pub use broadcasts::{
-    Broadcast, Encoded, EncodedStream, Fact, FeedWire, Judged, Kept, REFRESH, Registry, RelayStream, Relayed,
+    Broadcast, BroadcastChange, Encoded, EncodedStream, Fact, FeedWire, Judged, Kept, REFRESH, Registry,
+    RelayStream, Relayed,
 };
 pub use error::EventsError;
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    By, DivisionRecord, DivisionStatistics, EVENT_KINDS, GAME, HandResult, Held, LogFilter, Owners, Pair,
-    ROOT, Read, Record, Retry, RoundGames, Source, TournamentEvent, Watched, actor, derived_request_id,
-    game_labels, game_result, pairing_error,
+    Actor, Answer, Command, DivisionRecord, DivisionStatistics, EventKind, GAME, Hand, HandResult, Import,
+    Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT, Record, RoundGames,
+    Source, TournamentEvent, Watched, check_divisions, check_players, derived_request_id, game_labels,
+    game_result, pairing_error,
 };
 
 use dawgref_host::Host;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The events layer's handle: cheap to clone, one per server.
 #[derive(Clone)]
@@ -53,9 +54,6 @@ struct Inner {
     broadcasts: Registry,
     /// WatchBroadcast's feeds, one per broadcast watched here.
     feeds: broadcasts::Feeds,
-    /// Games a director's result is ending now (RecordResult): that call enters their result,
-    /// so their end is not entered again as it comes round from the host.
-    ending: Mutex<HashSet<String>>,
 }
 
 impl Events {
@@ -68,7 +66,6 @@ impl Events {
             marks: Default::default(),
             broadcasts: Default::default(),
             feeds: Default::default(),
-            ending: Default::default(),
         }))
     }
 
@@ -80,27 +77,5 @@ impl Events {
     /// Hear the slug of every tournament changed on this replica.
     pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
         self.0.changes.subscribe()
-    }
-
-    /// Note that a director's call is ending `game_id` (until the guard is dropped).
-    fn ending(&self, game_id: &str) -> Ending<'_> {
-        self.0.ending.lock().unwrap_or_else(|e| e.into_inner()).insert(game_id.to_string());
-        Ending { events: self, game_id: game_id.to_string() }
-    }
-
-    fn is_ending(&self, game_id: &str) -> bool {
-        self.0.ending.lock().unwrap_or_else(|e| e.into_inner()).contains(game_id)
-    }
-}
-
-/// A game a director's call is ending, noted while the call lasts.
-struct Ending<'a> {
-    events: &'a Events,
-    game_id: String,
-}
-
-impl Drop for Ending<'_> {
-    fn drop(&mut self) {
-        self.events.0.ending.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.game_id);
     }
 }

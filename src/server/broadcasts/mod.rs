@@ -11,7 +11,7 @@ mod wire;
 use super::{errors, new_game};
 use crate::proto::v1 as pb;
 use crate::proto::v1::broadcasts_service_server::{BroadcastsService as Broadcasts, BroadcastsServiceServer};
-use dawgref_events::{Broadcast, FeedWire, Kept};
+use dawgref_events::{Broadcast, BroadcastChange, FeedWire, Kept};
 use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -94,27 +94,14 @@ impl BroadcastsService {
         self.state.events.broadcast(slug).await.map_err(errors::events)
     }
 
-    /// Change a broadcast by `f` (checked against the caller's key), durable before it is
-    /// answered (see `Events::change_broadcast`; its feed hears of it).
-    async fn change(
+    /// What a change needs of its caller: a director whose key covers the broadcast's labels.
+    async fn covers(
         &self,
-        request_metadata: &tonic::metadata::MetadataMap,
-        slug: &str,
-        f: impl Fn(&mut Broadcast) -> Result<(), Status>,
-    ) -> Result<pb::Broadcast, Status> {
-        let director = self.state.identity.director(request_metadata).await?;
-        let check = |kept: &Kept| Ok(director.check_covers(&kept.labels)?);
-        let next = (self.state.events.change_broadcast(slug, check, |b| f(b).map_err(errors::passed)).await)
-            .map_err(errors::events)?;
-        Ok(wire(next.broadcast))
+        metadata: &tonic::metadata::MetadataMap,
+    ) -> Result<impl Fn(&Kept) -> Result<(), dawgref_events::EventsError>, Status> {
+        let director = self.state.identity.director(metadata).await?;
+        Ok(move |kept: &Kept| Ok(director.check_covers(&kept.labels)?))
     }
-}
-
-fn not_ended(b: &Broadcast) -> Result<(), Status> {
-    if b.ended_unix_ms != 0 {
-        return Err(Status::failed_precondition(format!("broadcast {:?} has ended", b.slug)));
-    }
-    Ok(())
 }
 
 #[tonic::async_trait]
@@ -184,27 +171,17 @@ impl Broadcasts for BroadcastsService {
             return Err(errors::bad_field("analysis_ms", "0: give the time per move, or leave it unset"));
         }
         let analysis_ms = r.analysis_ms.map(check_analysis_ms).transpose()?;
-        let broadcast = self
-            .change(request.metadata(), &r.slug, |b| {
-                not_ended(b)?;
-                if let Some(name) = &r.name {
-                    b.name = name.clone();
-                }
-                if let Some(delay) = r.delay_seconds {
-                    b.delay_seconds = delay;
-                }
-                if let Some(reveal) = r.reveal_racks {
-                    b.reveal_racks = reveal;
-                }
-                if let Some(analysis) = r.analysis {
-                    b.analysis = analysis;
-                }
-                if let Some(ms) = analysis_ms {
-                    b.analysis_ms = ms;
-                }
-                Ok(())
-            })
-            .await?;
+        let change = BroadcastChange {
+            name: r.name.clone(),
+            delay_seconds: r.delay_seconds,
+            reveal_racks: r.reveal_racks,
+            analysis: r.analysis,
+            analysis_ms,
+        };
+        let check = self.covers(request.metadata()).await?;
+        let kept =
+            self.state.events.update_broadcast(&r.slug, check, &change).await.map_err(errors::events)?;
+        let broadcast = wire(kept.broadcast);
         Ok(Response::new(pb::UpdateBroadcastResponse { broadcast: Some(broadcast) }))
     }
 
@@ -213,22 +190,12 @@ impl Broadcasts for BroadcastsService {
         request: Request<pb::EndBroadcastRequest>,
     ) -> Result<Response<pb::EndBroadcastResponse>, Status> {
         let slug = &request.get_ref().slug;
-        let kept = self.find(slug).await?;
-        if !kept.is_on() {
-            // Ended before (a retry, say): answered as it is, after the same check of the key.
-            let director = self.state.identity.director(request.metadata()).await?;
-            director.check_covers(&kept.labels).map_err(errors::host)?;
-            return Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(wire(kept.broadcast)) }));
-        }
+        // Not found before unauthenticated, as every broadcast call answers.
+        self.find(slug).await?;
+        let check = self.covers(request.metadata()).await?;
         let now = crate::host::unix_ms();
-        let broadcast = self
-            .change(request.metadata(), slug, |b| {
-                if b.ended_unix_ms == 0 {
-                    b.ended_unix_ms = now.max(1);
-                }
-                Ok(())
-            })
-            .await?;
+        let kept = self.state.events.end_broadcast(slug, check, now).await.map_err(errors::events)?;
+        let broadcast = wire(kept.broadcast);
         Ok(Response::new(pb::EndBroadcastResponse { broadcast: Some(broadcast) }))
     }
 

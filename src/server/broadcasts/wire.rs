@@ -91,8 +91,8 @@ impl FeedWire for Wire {
     fn standings(&self, game: Uuid, unix_ms: u64, slug: &str, division: &DivisionRecord) -> Bytes {
         let standings = pb::BroadcastStandings {
             tournament: slug.to_string(),
-            division: division.division.name().to_string(),
-            standings: tournaments::standings(&division.division),
+            division: division.division().name().to_string(),
+            standings: tournaments::standings(division.division()),
         };
         message(game, unix_ms, Item::Standings(standings)).encode_to_vec().into()
     }

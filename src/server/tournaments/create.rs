@@ -5,13 +5,15 @@
 use super::super::{auth, errors, new_game};
 use super::{TournamentsService, view};
 use crate::proto::v1 as pb;
-use dawgref_events::{ClockSettings, DivisionRecord, EventsError, GameOptions, GameSettings, Record};
+use dawgref_events::{
+    ClockSettings, Command, GameOptions, GameSettings, Import, NewDivision, NewTournament, Record,
+    check_divisions, check_players,
+};
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Method};
 use tonic::{Request, Status};
 
-const MAX_DIVISIONS: usize = 20;
-use dawgref_tournament::{MAX_PLAYERS, MAX_ROUNDS};
+use dawgref_tournament::MAX_ROUNDS;
 pub(super) const MAX_TSH_BYTES: usize = 1 << 20;
 
 pub(super) async fn create(
@@ -20,17 +22,17 @@ pub(super) async fn create(
 ) -> Result<pb::CreateTournamentResponse, Status> {
     let r = request.get_ref();
     new_game::check_slug("slug", &r.slug)?;
-    let by = service.director(request.metadata(), &r.slug).await?;
+    let actor = service.director(request.metadata(), &r.slug).await?;
     new_game::check_title("name", &r.name)?;
     let game = settings(&r.game.clone().unwrap_or_default());
     check_game(service, &game)?;
     check_divisions("divisions", r.divisions.len()).map_err(errors::events)?;
     let seed = new_game::seed_or_random(r.seed)?;
-    let mut record = Record::new(&r.slug, &r.name, game, seed);
+    let mut divisions: Vec<NewDivision> = Vec::with_capacity(r.divisions.len());
     let mut tokens = Vec::new();
     for (i, spec) in r.divisions.iter().enumerate() {
         let field = format!("divisions[{i}]");
-        check_division_name(&record, &format!("{field}.name"), &spec.name)?;
+        check_division_name(divisions.iter().map(|d| d.name.as_str()), &format!("{field}.name"), &spec.name)?;
         check_players(&format!("{field}.players"), spec.players.len()).map_err(errors::events)?;
         let methods = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
         let given = check_controls(&format!("{field}.controls"), spec.controls.unwrap_or_default())?;
@@ -45,14 +47,11 @@ pub(super) async fn create(
                 tokens.push(pb::PlayerToken { division: spec.name.clone(), player: j as u32 + 1, token });
             }
         }
-        let controls = controls(&given, record.division_seed(i));
-        let division = dawgref_tournament::Division::new(spec.name.clone(), players, &methods, controls);
-        record.divisions.push(DivisionRecord::new(division, hashes));
+        let controls = controls(&given, 0);
+        divisions.push(NewDivision { name: spec.name.clone(), players, tokens: hashes, methods, controls });
     }
-    record.by = dawgref_events::actor(by.as_deref());
-    record.event("created", "", 0, 0, format!("{} made", r.name));
-    let record = service.state.events.create(record).await.map_err(errors::events)?;
-    tracing::info!(tournament = %r.slug, "tournament created");
+    let new = NewTournament { slug: r.slug.clone(), name: r.name.clone(), game, seed, divisions };
+    let record = service.state.events.create_tournament(&actor, new).await.map_err(errors::events)?;
     Ok(pb::CreateTournamentResponse {
         tournament: Some(view::tournament(&record, None)),
         player_tokens: tokens,
@@ -104,30 +103,6 @@ pub(super) fn game_request(
     }
 }
 
-/// Room for `more` players in a division of `players`: the same bound at every way in.
-pub(super) fn check_players(field: &str, players: usize) -> Result<(), EventsError> {
-    if !(2..=MAX_PLAYERS).contains(&players) {
-        return Err(players_refused(field, players));
-    }
-    Ok(())
-}
-
-/// A division of `players` refused: the bound's one message, whoever finds it broken.
-pub(super) fn players_refused(field: &str, players: usize) -> EventsError {
-    EventsError::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
-}
-
-/// A tournament's divisions: the same bound at creation and at ImportTsh.
-fn check_divisions(field: &str, divisions: usize) -> Result<(), EventsError> {
-    if !(1..=MAX_DIVISIONS).contains(&divisions) {
-        return Err(EventsError::bad_field(
-            field,
-            format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}"),
-        ));
-    }
-    Ok(())
-}
-
 /// A division's rounds, played and to come: the same bound at creation and at ImportTsh.
 fn check_round_count(field: &str, rounds: usize) -> Result<(), Status> {
     if !(1..=MAX_ROUNDS).contains(&rounds) {
@@ -136,9 +111,14 @@ fn check_round_count(field: &str, rounds: usize) -> Result<(), Status> {
     Ok(())
 }
 
-fn check_division_name(record: &Record, field: &str, name: &str) -> Result<(), Status> {
+/// A division's name: a slug, and none of `taken`.
+fn check_division_name<'a>(
+    mut taken: impl Iterator<Item = &'a str>,
+    field: &str,
+    name: &str,
+) -> Result<(), Status> {
     new_game::check_slug(field, name)?;
-    if record.divisions.iter().any(|d| d.division.name() == name) {
+    if taken.any(|taken| taken == name) {
         return Err(errors::bad_field(
             field,
             format!("{name:?}: the tournament has a division of that name"),
@@ -243,10 +223,10 @@ pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player
 
 /// The player a token is (compared with every player's hash), and their current game.
 pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSeat> {
-    for entry in &record.divisions {
-        if let Some(i) = auth::find_seat(token, &entry.tokens) {
+    for entry in record.divisions() {
+        if let Some(i) = auth::find_seat(token, &entry.tokens()) {
             let me = dawgref_tournament::PlayerId(i as u32);
-            let current = (0..entry.division.rounds().len())
+            let current = (0..entry.division().rounds().len())
                 .rev()
                 .filter(|&k| entry.started(k))
                 .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(j, line)| (k, j, line)))
@@ -256,7 +236,7 @@ pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSe
                 .map(|(k, j, _)| entry.game_id(k, j).to_string())
                 .unwrap_or_default();
             return Some(pb::TournamentSeat {
-                division: entry.division.name().to_string(),
+                division: entry.division().name().to_string(),
                 player: i as u32 + 1,
                 current_game_id: current,
             });
@@ -271,7 +251,7 @@ pub(super) async fn import_tsh(
     request: Request<pb::ImportTshRequest>,
 ) -> Result<pb::ImportTshResponse, Status> {
     let r = request.get_ref().clone();
-    let by = service.director(request.metadata(), &r.slug).await?;
+    let actor = service.director(request.metadata(), &r.slug).await?;
     if r.text.len() > MAX_TSH_BYTES {
         return Err(errors::bad_field("text", format!("{} bytes: at most {MAX_TSH_BYTES}", r.text.len())));
     }
@@ -288,7 +268,6 @@ pub(super) async fn import_tsh(
     };
     let division = import(0)?;
     check_players("text", division.players().len()).map_err(errors::events)?;
-    let played = division.rounds().len() - to_come.len();
     check_round_count("rounds_to_come", division.rounds().len())?;
     let mut tokens = Vec::new();
     let mut hashes = Vec::new();
@@ -315,42 +294,21 @@ pub(super) async fn import_tsh(
             tokens.push(pb::PlayerToken { division: r.division.clone(), player: j as u32 + 1, token });
         }
     }
-    let events = &service.state.events;
-    let held = events.hold(&r.slug).await;
-    let view = events
-        .change(&held, |rec| {
-            rec.by = dawgref_events::actor(by.as_deref());
-            check_division_name(rec, "division", &r.division).map_err(errors::passed)?;
-            check_divisions("division", rec.divisions.len() + 1)?;
-            // The division's own seed, as a division made at creation in its place has.
-            let division = import(rec.division_seed(rec.divisions.len())).map_err(errors::passed)?;
-            let players = division.players().len();
-            let mut entry = DivisionRecord::new(division, hashes.clone());
-            // A round with every game still to play is paired and not started (StartRound makes its
-            // games); one with a result in has started, its other results to be entered by hand.
-            for k in 0..played {
-                let lines = entry.lines(k);
-                let started = lines
-                    .iter()
-                    .any(|l| matches!(l, dawgref_tournament::Pairing::Game { result: Some(_), .. }))
-                    || lines.iter().all(|l| matches!(l, dawgref_tournament::Pairing::Bye { .. }));
-                if started {
-                    entry.games[k] = Some(vec![String::new(); lines.len()]);
-                }
-            }
-            rec.divisions.push(entry);
-            rec.event(
-                "division_imported",
-                &r.division,
-                0,
-                0,
-                format!("{players} players, {played} rounds played"),
-            );
-            Ok(view::division(rec, rec.divisions.len() - 1))
-        })
-        .await
-        .map_err(errors::events)?;
-    Ok(pb::ImportTshResponse { division: Some(view), player_tokens: tokens })
+    new_game::check_slug("division", &r.division)?;
+    let command = Command::ImportDivision(Import {
+        division: r.division.clone(),
+        text: text.to_string(),
+        controls: controls(&given, 0),
+        rounds_to_come: to_come,
+        tokens: hashes,
+    });
+    let answer = |rec: &Record, o| pb::ImportTshResponse {
+        division: super::division_of(rec, o),
+        player_tokens: Vec::new(),
+    };
+    // No retry id: the players' tokens are shown once, and never kept to be answered again.
+    let answer = service.command(&actor, &r.slug, "", command, answer).await?;
+    Ok(pb::ImportTshResponse { player_tokens: tokens, ..answer })
 }
 
 /// A round's method as the wire gives it (unspecified: Swiss).

@@ -6,7 +6,7 @@ use super::TournamentsService;
 use crate::proto::v1 as pb;
 use crate::server::errors;
 use crate::server::results::field as csv_field;
-use dawgref_events::EVENT_KINDS;
+use dawgref_events::EventKind;
 use dawgref_events::{DivisionStatistics, EventsError, LogFilter, Record, TournamentEvent};
 use dawgref_tournament::statistics::Feat;
 use tonic::Status;
@@ -140,15 +140,18 @@ fn log_filter(record: &Record, f: pb::TournamentLogFilter) -> Result<LogFilter, 
             format!("{} kinds: at most {MAX_KINDS}", f.kinds.len()),
         ));
     }
+    let mut kinds = Vec::with_capacity(f.kinds.len());
     for (i, kind) in f.kinds.iter().enumerate() {
-        if !EVENT_KINDS.contains(&kind.as_str()) {
+        let Some(kind) = EventKind::from_name(kind) else {
+            let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
             return Err(errors::bad_field(
                 &format!("filter.kinds[{i}]"),
-                format!("{:?}: no such kind (there are {})", crate::text::clip(kind), EVENT_KINDS.join(", ")),
+                format!("{:?}: no such kind (there are {})", crate::text::clip(kind), names.join(", ")),
             ));
-        }
+        };
+        kinds.push(kind);
     }
-    Ok(LogFilter { division: f.division, round: f.round, player: f.player, kinds: f.kinds, by: f.by })
+    Ok(LogFilter { division: f.division, round: f.round, player: f.player, kinds, by: f.by })
 }
 
 /// One event of the log as a JSON line's object, its fields in this order.

@@ -16,8 +16,7 @@ pub(crate) use view::standings;
 use super::errors;
 use super::state::AppState;
 use crate::proto::v1 as pb;
-use dawgref_events::{EventsError, Record, Retry, pairing_error};
-use dawgref_tournament::GameResult;
+use dawgref_events::{Actor, Answer, Command, Hand, HandResult, Line, Outcome, Record};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::{Stream, StreamExt};
@@ -43,35 +42,55 @@ impl TournamentsService {
         Ok(self.director(metadata, slug).await.is_ok())
     }
 
-    /// The director a call needs: the root, or a key whose labels are the tournament's.
-    /// Its key's name (None: the root director), for the events of the games it acts on.
-    async fn director(
-        &self,
-        metadata: &tonic::metadata::MetadataMap,
-        slug: &str,
-    ) -> Result<Option<String>, Status> {
+    /// The director a call needs: the root, or a key whose labels are the tournament's; as the
+    /// actor its changes are made by.
+    async fn director(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<Actor, Status> {
         let director = self.state.identity.director(metadata).await?;
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)?;
-        Ok(director.name().map(str::to_string))
+        Ok(Actor::director(director.name()))
     }
 
-    /// A change by a director, made durable before it is answered, once per request id: a
-    /// retry (the same method and `request_id`) answers the first answer and changes nothing.
-    async fn directed<R: prost::Message + Default>(
+    /// A director's command on tournament `slug`, answered with the wire's `answer` of the
+    /// tournament it left, once per request id: a retry (the same call and `request_id`) answers
+    /// the first answer and changes nothing.
+    async fn command<M: prost::Message + Default>(
         &self,
-        metadata: &tonic::metadata::MetadataMap,
+        actor: &Actor,
         slug: &str,
-        retry: Retry<'_>,
-        mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
-    ) -> Result<R, Status> {
-        let by = dawgref_events::actor(self.director(metadata, slug).await?.as_deref());
-        let events = &self.state.events;
-        let held = events.hold(slug).await;
-        let f = |rec: &mut Record| {
-            rec.by = by.clone();
-            f(rec)
-        };
-        events.once(&held, retry, f).await.map_err(errors::events)
+        request_id: &str,
+        command: Command,
+        answer: impl Fn(&Record, Outcome) -> M,
+    ) -> Result<M, Status> {
+        let answered =
+            self.state.events.command(slug, actor, request_id, command, |rec, o| Wire(answer(rec, o)));
+        answered.await.map(|w| w.0).map_err(errors::events)
+    }
+}
+
+/// A wire answer as the events layer keeps it for a retry of its request id: the message's
+/// bytes, read back as the message (the one place a kept tournament answer is encoded).
+pub(crate) struct Wire<M>(pub(crate) M);
+
+impl<M: prost::Message + Default> Answer for Wire<M> {
+    fn write(&self) -> Vec<u8> {
+        self.0.encode_to_vec()
+    }
+
+    fn read(bytes: &[u8]) -> Result<Self, String> {
+        M::decode(bytes).map(Wire).map_err(|e| e.to_string())
+    }
+}
+
+/// The answer of a command that changed a division: the division as it then stands.
+fn division_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentDivision> {
+    Some(view::division(rec, outcome.division()))
+}
+
+/// The answer of a command that changed a round: the round as it then stands.
+fn round_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentRound> {
+    match outcome {
+        Outcome::Round { division, round } => Some(view::round(&rec.divisions()[division], round)),
+        _ => None,
     }
 }
 
@@ -127,9 +146,9 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let all = self.state.events.all().await.map_err(errors::events)?;
         let tournaments = (all.into_iter())
             .map(|record| pb::TournamentSummary {
-                divisions: record.divisions.iter().map(|d| d.division.name().to_string()).collect(),
-                slug: record.slug,
-                name: record.name,
+                divisions: record.divisions().iter().map(|d| d.division().name().to_string()).collect(),
+                slug: record.slug().to_string(),
+                name: record.name().to_string(),
             })
             .collect();
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
@@ -139,29 +158,35 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::AddPlayerRequest>,
     ) -> Result<Response<pb::AddPlayerResponse>, Status> {
-        let r = request.get_ref().clone();
+        let r = request.get_ref();
         let spec = r.player.clone().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
         create::check_player("player", &spec)?;
         let missed = plan::missed(r.missed_round_spread)?;
         let (token, hash) = create::token_for(&spec)?;
+        let command = Command::AddPlayer {
+            division: r.division.clone(),
+            player: create::player(&spec),
+            token: hash,
+            missed,
+        };
         // No retry id: a player's token is shown once, and never kept to be answered again.
         let answer = self
-            .directed(request.metadata(), &r.slug, ("AddPlayer", ""), |rec| {
-                let d = rec.division(&r.division)?;
-                let number = rec.division_at(d).players().len() as u32 + 1;
-                // The division's own rules for a newcomer (the most players, a name a `.t` file
-                // can hold).
-                let id =
-                    rec.add_late_player(d, create::player(&spec), hash, missed).map_err(|e| match e {
-                        dawgref_tournament::Error::Full => create::players_refused("player", number as usize),
-                        other => EventsError::bad_field("player.name", other.to_string()),
-                    })?;
-                let player = view::player(number, &rec.division_at(d).players()[id.index()]);
-                let detail =
-                    format!("{} joins as player {number}{}", spec.name, plan::missed_detail(rec, d, missed));
-                rec.event("player_added", &r.division, 0, 0, detail).players = vec![number];
-                Ok(pb::AddPlayerResponse { player: Some(player), token: String::new() })
-            })
+            .command(
+                &self.director(request.metadata(), &r.slug).await?,
+                &r.slug,
+                "",
+                command,
+                |rec, outcome| {
+                    let player = match outcome {
+                        Outcome::Player { division, player } => {
+                            let players = rec.divisions()[division].division().players();
+                            Some(view::player(player.0 + 1, &players[player.index()]))
+                        }
+                        _ => None,
+                    };
+                    pb::AddPlayerResponse { player, token: String::new() }
+                },
+            )
             .await?;
         Ok(Response::new(pb::AddPlayerResponse { token: token.unwrap_or_default(), ..answer }))
     }
@@ -171,106 +196,66 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::WithdrawPlayerRequest>,
     ) -> Result<Response<pb::WithdrawPlayerResponse>, Status> {
         let r = request.get_ref();
-        let by = self.director(request.metadata(), &r.slug).await?;
+        let actor = self.director(request.metadata(), &r.slug).await?;
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
-        let answer = (self.state.events)
-            .withdraw(&r.slug, &r.division, r.player, &r.request_id, by.as_deref(), &owners, |rec, d| {
-                pb::WithdrawPlayerResponse { division: Some(view::division(rec, d)) }
-            })
-            .await
-            .map_err(errors::events)?;
-        Ok(Response::new(answer))
+        let answer = |rec: &Record, o| Wire(pb::WithdrawPlayerResponse { division: division_of(rec, o) });
+        let withdrawn = (self.state.events).withdraw(
+            &r.slug,
+            &actor,
+            &r.request_id,
+            &r.division,
+            r.player,
+            &owners,
+            answer,
+        );
+        Ok(Response::new(withdrawn.await.map_err(errors::events)?.0))
     }
 
     async fn pair_round(
         &self,
         request: Request<pb::PairRoundRequest>,
     ) -> Result<Response<pb::PairRoundResponse>, Status> {
-        let r = request.get_ref().clone();
-        let by = dawgref_events::actor(self.director(request.metadata(), &r.slug).await?.as_deref());
-        let events = &self.state.events;
-        events.reconcile(&r.slug).await.map_err(errors::events)?;
-        let held = events.hold(&r.slug).await;
-        let answer = events
-            .once(&held, ("PairRound", &r.request_id), |rec| {
-                rec.by = by.clone();
-                let d = rec.division(&r.division)?;
-                let k = rec.round(d, r.round)?;
-                rec.divisions[d].division.pair(k).map_err(pairing_error)?;
-                rec.event("pairings_made", &r.division, r.round, 0, format!("round {} paired", r.round));
-                Ok(pb::PairRoundResponse { round: Some(view::round(&rec.divisions[d], k)) })
-            })
-            .await
-            .map_err(errors::events)?;
-        Ok(Response::new(answer))
+        let r = request.get_ref();
+        let actor = self.director(request.metadata(), &r.slug).await?;
+        let command = Command::PairRound { division: r.division.clone(), round: r.round };
+        let answer = |rec: &Record, o| pb::PairRoundResponse { round: round_of(rec, o) };
+        self.command(&actor, &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn set_pairings(
         &self,
         request: Request<pb::SetPairingsRequest>,
     ) -> Result<Response<pb::SetPairingsResponse>, Status> {
-        let r = request.get_ref().clone();
-        let answer = self
-            .directed(request.metadata(), &r.slug, ("SetPairings", &r.request_id), |rec| {
-                let d = rec.division(&r.division)?;
-                let k = rec.round(d, r.round)?;
-                if rec.divisions[d].started(k) {
-                    return Err(EventsError::Precondition(format!(
-                        "round {} has started: its pairings stand",
-                        r.round
-                    )));
-                }
-                let players = rec.division_at(d).players().len() as u32;
-                let id = |field: String, n: u32| {
-                    if (1..=players).contains(&n) {
-                        Ok(dawgref_tournament::PlayerId(n - 1))
-                    } else {
-                        Err(EventsError::bad_field(
-                            &field,
-                            format!("{n}: the division has players 1 to {players}"),
-                        ))
-                    }
-                };
-                let mut lines = Vec::with_capacity(r.pairings.len());
-                for (i, p) in r.pairings.iter().enumerate() {
-                    let first = id(format!("pairings[{i}].first"), p.first)?;
-                    lines.push(match p.second {
-                        0 => dawgref_tournament::Pairing::Bye {
-                            player: first,
-                            spread: rec.division_at(d).controls().bye_spread,
-                        },
-                        n => {
-                            let second = id(format!("pairings[{i}].second"), n)?;
-                            dawgref_tournament::Pairing::Game { first, second, result: None }
-                        }
-                    });
-                }
-                rec.divisions[d].division.set_pairings(k, lines).map_err(pairing_error)?;
-                rec.event(
-                    "pairings_made",
-                    &r.division,
-                    r.round,
-                    0,
-                    format!("round {} paired by the director", r.round),
-                );
-                Ok(pb::SetPairingsResponse { round: Some(view::round(&rec.divisions[d], k)) })
-            })
-            .await?;
-        Ok(Response::new(answer))
+        let r = request.get_ref();
+        let actor = self.director(request.metadata(), &r.slug).await?;
+        let lines =
+            r.pairings.iter().map(|p| Line { first: p.first, second: (p.second != 0).then_some(p.second) });
+        let command =
+            Command::SetPairings { division: r.division.clone(), round: r.round, lines: lines.collect() };
+        let answer = |rec: &Record, o| pb::SetPairingsResponse { round: round_of(rec, o) };
+        self.command(&actor, &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn start_round(
         &self,
         request: Request<pb::StartRoundRequest>,
     ) -> Result<Response<pb::StartRoundResponse>, Status> {
-        let r = request.get_ref().clone();
-        let by = self.director(request.metadata(), &r.slug).await?;
+        let r = request.get_ref();
+        let actor = self.director(request.metadata(), &r.slug).await?;
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
         let games = start::Games(&self.state);
-        let by = by.as_deref();
-        let started =
-            self.state.events.start_round(&r.slug, &r.division, r.round, &r.request_id, by, &owners, &games);
-        started.await.map(Response::new).map_err(errors::events)
+        let answer = |rec: &Record, o| Wire(pb::StartRoundResponse { round: round_of(rec, o) });
+        let started = (self.state.events).start_round(
+            &r.slug,
+            &actor,
+            &r.request_id,
+            &r.division,
+            r.round,
+            &owners,
+            &games,
+            answer,
+        );
+        Ok(Response::new(started.await.map_err(errors::events)?.0))
     }
 
     async fn record_result(
@@ -278,21 +263,24 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::RecordResultRequest>,
     ) -> Result<Response<pb::RecordResultResponse>, Status> {
         let r = request.get_ref();
-        let by = self.director(request.metadata(), &r.slug).await?;
+        let actor = self.director(request.metadata(), &r.slug).await?;
+        let result = match r.result {
+            Some(pb::record_result_request::Result::Scores(s)) => Hand::Scores([s.first, s.second]),
+            Some(pb::record_result_request::Result::ForfeitedBy(n)) => Hand::ForfeitedBy(n),
+            None => return Err(errors::bad_field("result", "scores or forfeited_by")),
+        };
+        let hand = HandResult {
+            division: r.division.clone(),
+            round: r.round,
+            pairing: r.pairing,
+            result,
+            correct: r.correct,
+        };
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
-        let answer = (self.state.events)
-            .record_result(
-                &r.slug,
-                &r.request_id,
-                r.correct,
-                by.as_deref(),
-                &owners,
-                |rec| hand_result(rec, r),
-                |rec, d| pb::RecordResultResponse { division: Some(view::division(rec, d)) },
-            )
-            .await
-            .map_err(errors::events)?;
-        Ok(Response::new(answer))
+        let answer = |rec: &Record, o| Wire(pb::RecordResultResponse { division: division_of(rec, o) });
+        let recorded =
+            (self.state.events).record_result(&r.slug, &actor, &r.request_id, hand, &owners, answer);
+        Ok(Response::new(recorded.await.map_err(errors::events)?.0))
     }
 
     type WatchTournamentStream = EventStream;
@@ -411,51 +399,4 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::ExportDivisionStatisticsResponse>, Status> {
         self.export_statistics(request).await.map(Response::new)
     }
-}
-
-/// RecordResult's division, round, line and result, checked against the record: INVALID_ARGUMENT
-/// naming the field for what is not there or out of bounds.
-fn hand_result(rec: &Record, r: &pb::RecordResultRequest) -> Result<dawgref_events::HandResult, EventsError> {
-    let d = rec.division(&r.division)?;
-    let k = rec.round(d, r.round)?;
-    let entry = &rec.divisions[d];
-    let line = entry.line(k, (r.pairing as usize).wrapping_sub(1)).ok_or_else(|| {
-        if entry.division.rounds()[k].pairings.is_some() {
-            EventsError::bad_field(
-                "pairing",
-                format!("{}: round {} has pairings 1 to {}", r.pairing, r.round, entry.lines(k).len()),
-            )
-        } else {
-            EventsError::Precondition(format!("round {} is not paired yet", r.round))
-        }
-    })?;
-    // The line's players by number (from 1): `second` 0 for a bye.
-    let mut players = line.players().map(|p| p.0 + 1);
-    let (first, second) = (players.next().unwrap_or(0), players.next().unwrap_or(0));
-    let result = match r.result {
-        Some(pb::record_result_request::Result::Scores(s)) => {
-            let action = crate::game::DirectorAction::SetResult(crate::game::ResultKind::Adjudicated {
-                scores: vec![s.first, s.second],
-                reason: String::new(),
-            });
-            if let Some(why) = action.out_of_range() {
-                return Err(EventsError::bad_field("scores", why.replace("an adjudicated score", "a score")));
-            }
-            GameResult::Scores([s.first, s.second])
-        }
-        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == first && second != 0 => {
-            GameResult::Forfeit { winner: 1 }
-        }
-        Some(pb::record_result_request::Result::ForfeitedBy(n)) if n == second && n != 0 => {
-            GameResult::Forfeit { winner: 0 }
-        }
-        Some(pb::record_result_request::Result::ForfeitedBy(n)) => {
-            return Err(EventsError::bad_field(
-                "forfeited_by",
-                format!("{n}: pairing {} is players {first} and {second}", r.pairing),
-            ));
-        }
-        None => return Err(EventsError::bad_field("result", "scores or forfeited_by")),
-    };
-    Ok((d, k, r.pairing as usize - 1, result))
 }

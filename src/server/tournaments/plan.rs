@@ -1,12 +1,12 @@
 //! The plan changed after the start, as the wire asks it: AddRound, RemoveRounds, ReenterPlayer
-//! and UnpairRound (each a director's change through the events layer's record, once per
-//! request id), and AddPlayer's choice for a late entry's rounds gone. Only the fields are
-//! checked here; the rules are the division's and the record's.
+//! and UnpairRound (each a director's command of the events layer's, once per request id), and
+//! AddPlayer's choice for a late entry's rounds gone. Only the fields are checked here; the
+//! rules are the division's and the layer's.
 
-use super::{TournamentsService, create, view};
+use super::{TournamentsService, create};
 use crate::proto::v1 as pb;
 use crate::server::errors;
-use dawgref_events::Record;
+use dawgref_events::{Command, Outcome, Record};
 use dawgref_tournament::Missed;
 use tonic::{Request, Status};
 
@@ -15,17 +15,6 @@ pub(super) fn missed(spread: Option<i32>) -> Result<Missed, Status> {
     match spread {
         None => Ok(Missed::Absent),
         Some(v) => Ok(Missed::Byes { spread: create::check_spread("missed_round_spread", v)? }),
-    }
-}
-
-/// What a late entry's event adds: how the rounds they missed count (nothing before round 1).
-pub(super) fn missed_detail(rec: &Record, d: usize, missed: Missed) -> String {
-    match (rec.division_at(d).rounds_paired(), missed) {
-        (0, _) => String::new(),
-        (1, Missed::Absent) => ", absent from round 1".into(),
-        (n, Missed::Absent) => format!(", absent from rounds 1 to {n}"),
-        (1, Missed::Byes { spread }) => format!(", a bye ({spread:+}) for round 1"),
-        (n, Missed::Byes { spread }) => format!(", a bye ({spread:+}) for each of rounds 1 to {n}"),
     }
 }
 
@@ -38,12 +27,16 @@ pub(super) async fn add_round(
         return Err(errors::bad_field("rounds", "at least one round to add"));
     }
     let methods = create::check_methods("rounds", &r.rounds)?;
+    let command = Command::AddRounds { division: r.division.clone(), methods };
+    let answer = |rec: &Record, o: Outcome| pb::AddRoundResponse { division: super::division_of(rec, o) };
     service
-        .directed(request.metadata(), &r.slug, ("AddRound", &r.request_id), |rec| {
-            let d = rec.division(&r.division)?;
-            rec.add_rounds(d, &methods)?;
-            Ok(pb::AddRoundResponse { division: Some(view::division(rec, d)) })
-        })
+        .command(
+            &service.director(request.metadata(), &r.slug).await?,
+            &r.slug,
+            &r.request_id,
+            command,
+            answer,
+        )
         .await
 }
 
@@ -55,12 +48,16 @@ pub(super) async fn remove_rounds(
     if r.count == 0 {
         return Err(errors::bad_field("count", "at least one round to take off"));
     }
+    let command = Command::RemoveRounds { division: r.division.clone(), count: r.count };
+    let answer = |rec: &Record, o: Outcome| pb::RemoveRoundsResponse { division: super::division_of(rec, o) };
     service
-        .directed(request.metadata(), &r.slug, ("RemoveRounds", &r.request_id), |rec| {
-            let d = rec.division(&r.division)?;
-            rec.remove_rounds(d, r.count as usize)?;
-            Ok(pb::RemoveRoundsResponse { division: Some(view::division(rec, d)) })
-        })
+        .command(
+            &service.director(request.metadata(), &r.slug).await?,
+            &r.slug,
+            &r.request_id,
+            command,
+            answer,
+        )
         .await
 }
 
@@ -69,12 +66,17 @@ pub(super) async fn reenter_player(
     request: Request<pb::ReenterPlayerRequest>,
 ) -> Result<pb::ReenterPlayerResponse, Status> {
     let r = request.get_ref();
+    let command = Command::ReenterPlayer { division: r.division.clone(), player: r.player };
+    let answer =
+        |rec: &Record, o: Outcome| pb::ReenterPlayerResponse { division: super::division_of(rec, o) };
     service
-        .directed(request.metadata(), &r.slug, ("ReenterPlayer", &r.request_id), |rec| {
-            let d = rec.division(&r.division)?;
-            rec.reenter(d, r.player)?;
-            Ok(pb::ReenterPlayerResponse { division: Some(view::division(rec, d)) })
-        })
+        .command(
+            &service.director(request.metadata(), &r.slug).await?,
+            &r.slug,
+            &r.request_id,
+            command,
+            answer,
+        )
         .await
 }
 
@@ -83,12 +85,15 @@ pub(super) async fn unpair_round(
     request: Request<pb::UnpairRoundRequest>,
 ) -> Result<pb::UnpairRoundResponse, Status> {
     let r = request.get_ref();
+    let command = Command::UnpairRound { division: r.division.clone(), round: r.round };
+    let answer = |rec: &Record, o: Outcome| pb::UnpairRoundResponse { division: super::division_of(rec, o) };
     service
-        .directed(request.metadata(), &r.slug, ("UnpairRound", &r.request_id), |rec| {
-            let d = rec.division(&r.division)?;
-            let k = rec.round(d, r.round)?;
-            rec.unpair(d, k)?;
-            Ok(pb::UnpairRoundResponse { division: Some(view::division(rec, d)) })
-        })
+        .command(
+            &service.director(request.metadata(), &r.slug).await?,
+            &r.slug,
+            &r.request_id,
+            command,
+            answer,
+        )
         .await
 }

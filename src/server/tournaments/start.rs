@@ -6,14 +6,13 @@ use super::super::{errors, new_game};
 use super::create::{game_request, human_spec};
 use crate::host::{HostError, Seat, SeatKind};
 use crate::proto::v1 as pb;
-use dawgref_events::{DivisionRecord, EventsError, Pair, Record, RoundGames, game_labels};
+use dawgref_events::{EventsError, Record, RoundGames, game_labels};
+use dawgref_tournament::PlayerId;
 
 /// A round's games made on this server's host.
 pub(super) struct Games<'a>(pub(super) &'a super::AppState);
 
 impl RoundGames for Games<'_> {
-    type Answer = pb::StartRoundResponse;
-
     /// The game of `pair`, made (or found made by an earlier call: its id is drawn from what it
     /// is), every seat named for its player and each human seat bound to its player's token hash.
     async fn make(
@@ -21,11 +20,11 @@ impl RoundGames for Games<'_> {
         record: &Record,
         d: usize,
         round: u32,
-        pair: Pair,
+        pair: [PlayerId; 2],
         id: uuid::Uuid,
     ) -> Result<(), EventsError> {
-        let entry = &record.divisions[d];
-        let players = [pair.1, pair.2].map(|n| &entry.division.players()[n as usize - 1]);
+        let entry = &record.divisions()[d];
+        let players = pair.map(|p| &entry.division().players()[p.index()]);
         let seats: Vec<pb::SeatSpec> = players
             .iter()
             .map(|player| match super::view::level(player) {
@@ -36,20 +35,20 @@ impl RoundGames for Games<'_> {
                 None => human_spec(&player.name),
             })
             .collect();
-        let labels = game_labels(&record.slug, entry.division.name(), round).into();
-        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed;
-        let request = game_request(&record.game, seats, seed, labels);
+        let labels = game_labels(&record.slug(), entry.division().name(), round).into();
+        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed();
+        let request = game_request(record.game(), seats, seed, labels);
         let (config, seats, _tokens, delay, labels) =
             new_game::new_game(self.0, &request).map_err(errors::passed)?;
         // Every seat carries its player's name; each human seat is its player's: the player's
         // token is the seat's.
         let seats: Vec<Seat> = seats
             .into_iter()
-            .zip([pair.1, pair.2])
+            .zip(pair)
             .zip(players)
             .map(|((seat, n), player)| match seat.kind() {
                 SeatKind::Human { .. } => {
-                    let hash = entry.tokens[n as usize - 1];
+                    let hash = entry.tokens()[n.index()];
                     Seat::new(player.name.clone(), SeatKind::Human { token: hash })
                 }
                 kind => Seat::new(player.name.clone(), kind.clone()),
@@ -60,13 +59,5 @@ impl RoundGames for Games<'_> {
             Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
             Err(e) => Err(e.into()),
         }
-    }
-
-    fn answer(&self, entry: &DivisionRecord, k: usize) -> pb::StartRoundResponse {
-        pb::StartRoundResponse { round: Some(super::view::round(entry, k)) }
-    }
-
-    fn games(answer: &pb::StartRoundResponse) -> Vec<String> {
-        answer.round.iter().flat_map(|r| r.pairings.iter().map(|p| p.game_id.clone())).collect()
     }
 }

@@ -10,19 +10,19 @@ use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
 pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
     pb::Tournament {
-        slug: record.slug.clone(),
-        name: record.name.clone(),
-        game: Some(settings(&record.game)),
-        divisions: (0..record.divisions.len()).map(|d| division(record, d)).collect(),
-        events: record.events,
+        slug: record.slug().to_string(),
+        name: record.name().to_string(),
+        game: Some(settings(&record.game())),
+        divisions: (0..record.divisions().len()).map(|d| division(record, d)).collect(),
+        events: record.event_count(),
         you,
     }
 }
 
 /// Division `d` as the wire shows it: with its standings.
 pub(super) fn division(record: &Record, d: usize) -> pb::TournamentDivision {
-    let entry = &record.divisions[d];
-    let div = &entry.division;
+    let entry = &record.divisions()[d];
+    let div = entry.division();
     pb::TournamentDivision {
         name: div.name().to_string(),
         players: (div.players().iter().enumerate()).map(|(i, p)| player(i as u32 + 1, p)).collect(),
@@ -34,7 +34,7 @@ pub(super) fn division(record: &Record, d: usize) -> pb::TournamentDivision {
 
 /// Round `k` (0-based) of a division as the wire shows it, each line with its game.
 pub(super) fn round(entry: &DivisionRecord, k: usize) -> pb::TournamentRound {
-    let round = &entry.division.rounds()[k];
+    let round = &entry.division().rounds()[k];
     pb::TournamentRound {
         number: k as u32 + 1,
         spec: Some(spec(round.method)),

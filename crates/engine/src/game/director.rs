@@ -97,15 +97,20 @@ impl DirectorAction {
                 ))
             }
             DirectorAction::SetResult(ResultKind::Adjudicated { scores, .. }) => {
-                scores.iter().find(|s| s.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs()).map(|s| {
-                    format!(
-                        "an adjudicated score of {s}: -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"
-                    )
-                })
+                scores.iter().find_map(|&s| score_out_of_bounds(s)).map(|why| format!("an adjudicated {why}"))
             }
             _ => None,
         }
     }
+}
+
+/// Why a score a director gives a game is past the bound every such score has ("score of 12000:
+/// -10000 to 10000"; None: within it): the one bound of an adjudicated game's score and of a
+/// tournament pairing's result entered by hand.
+pub fn score_out_of_bounds(score: i32) -> Option<String> {
+    // `unsigned_abs`: the absolute value of i32::MIN is no i32.
+    (score.unsigned_abs() > MAX_ADJUDICATED_SCORE.unsigned_abs())
+        .then(|| format!("score of {score}: -{MAX_ADJUDICATED_SCORE} to {MAX_ADJUDICATED_SCORE}"))
 }
 
 impl Game {

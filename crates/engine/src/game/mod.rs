@@ -18,7 +18,9 @@ mod turn;
 
 pub use challenge::{ChallengeRule, Verdict};
 pub use clock::{ClockConfig, Clocks};
-pub use director::{DirectorAction, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, Op, ResultKind};
+pub use director::{
+    DirectorAction, MAX_NOTE_CHARS, MAX_SCORE_ADJUSTMENT, Op, ResultKind, score_out_of_bounds,
+};
 pub use end::{EndReason, Outcome};
 
 use crate::alphabet::{Letter, tile_letter};

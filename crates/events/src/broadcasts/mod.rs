@@ -50,6 +50,36 @@ pub struct Broadcast {
 pub const REFRESH: Duration = Duration::from_secs(1);
 
 /// A broadcast as kept: its settings and the version they were written as.
+/// UpdateBroadcast's change: each setting given is set, the others left as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BroadcastChange {
+    pub name: Option<String>,
+    pub delay_seconds: Option<u32>,
+    pub reveal_racks: Option<bool>,
+    pub analysis: Option<bool>,
+    pub analysis_ms: Option<u32>,
+}
+
+impl BroadcastChange {
+    fn apply(&self, b: &mut Broadcast) {
+        if let Some(name) = &self.name {
+            b.name = name.clone();
+        }
+        if let Some(delay) = self.delay_seconds {
+            b.delay_seconds = delay;
+        }
+        if let Some(reveal) = self.reveal_racks {
+            b.reveal_racks = reveal;
+        }
+        if let Some(analysis) = self.analysis {
+            b.analysis = analysis;
+        }
+        if let Some(ms) = self.analysis_ms {
+            b.analysis_ms = ms;
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Kept {
     pub version: u64,
@@ -207,10 +237,52 @@ impl crate::Events {
         Ok(kept)
     }
 
+    /// UpdateBroadcast: the settings `change` gives changed, on a broadcast not ended (each
+    /// version it is made on first passed by `check`: the caller's key), as
+    /// [`Events::change_broadcast`] makes a change.
+    pub async fn update_broadcast(
+        &self,
+        slug: &str,
+        check: impl Fn(&Kept) -> Result<(), crate::EventsError>,
+        change: &BroadcastChange,
+    ) -> Result<Kept, crate::EventsError> {
+        self.change_broadcast(slug, check, |b| {
+            if b.ended_unix_ms != 0 {
+                return Err(crate::EventsError::Precondition(format!("broadcast {:?} has ended", b.slug)));
+            }
+            change.apply(b);
+            Ok(())
+        })
+        .await
+    }
+
+    /// EndBroadcast: the broadcast ended at `now_ms` (one ended already stays as it ended), its
+    /// held games shown at once; `check` as for [`Events::update_broadcast`].
+    pub async fn end_broadcast(
+        &self,
+        slug: &str,
+        check: impl Fn(&Kept) -> Result<(), crate::EventsError>,
+        now_ms: u64,
+    ) -> Result<Kept, crate::EventsError> {
+        let kept = self.broadcast(slug).await?;
+        if !kept.is_on() {
+            // Ended before (a retry, say): answered as it is, after the same check.
+            check(&kept)?;
+            return Ok(kept);
+        }
+        self.change_broadcast(slug, check, |b| {
+            if b.ended_unix_ms == 0 {
+                b.ended_unix_ms = now_ms.max(1);
+            }
+            Ok(())
+        })
+        .await
+    }
+
     /// Change a broadcast by `f` (each version it is made on first passed by `check`: the
     /// caller's key), durable before it is answered; a change lost to another replica's is made
     /// again on what it wrote, up to [`ATTEMPTS`] times (then ABORTED).
-    pub async fn change_broadcast(
+    async fn change_broadcast(
         &self,
         slug: &str,
         check: impl Fn(&Kept) -> Result<(), crate::EventsError>,

@@ -2,8 +2,10 @@
 //! [`Events::hold`]), read from the store and written back as its next version
 //! ([`Events::change`]: a race lost to another replica is read again) with the events and kept
 //! answer it adds as rows of their own (`written`, [`Events::tournament_events`]), once per
-//! request id ([`Events::once`], [`Events::kept`]), and the request ids of the game calls a
-//! tournament call makes ([`derived_request_id`]).
+//! request id ([`Events::once`], [`Events::kept`]: the answer kept as the caller's bytes, an
+//! [`Answer`], opaque here), and the request ids of the game calls a tournament call makes
+//! ([`derived_request_id`]). All of it is the layer's own: the services change a tournament only
+//! through its commands.
 
 use super::event::TournamentEvent;
 use super::record::Record;
@@ -19,34 +21,50 @@ const TRIES: usize = 3;
 /// one ([`Events::change`] takes it), so a replica's own calls queue rather than race, and a
 /// call that reads, acts on games and then writes (StartRound, RecordResult, WithdrawPlayer)
 /// sees no change of this replica's between its read and its write.
-pub struct Held<'a> {
+pub(crate) struct Held<'a> {
     slug: String,
     _guard: tokio::sync::MutexGuard<'a, ()>,
 }
 
 /// A call's method and request id (empty: no retry protection).
-pub type Retry<'a> = (&'a str, &'a str);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Retry<'a> {
+    pub method: &'a str,
+    pub request_id: &'a str,
+}
 
-/// The key a retry's answer is kept by.
-fn retry_key((method, request_id): Retry<'_>) -> Option<String> {
-    (!request_id.is_empty()).then(|| format!("{method}:{request_id}"))
+impl Retry<'_> {
+    /// The key a retry's answer is kept by (None: no request id, nothing kept).
+    fn key(self) -> Option<String> {
+        (!self.request_id.is_empty()).then(|| format!("{}:{}", self.method, self.request_id))
+    }
+}
+
+/// A command's answer as its caller gives it, kept for a retry of the same request id: the layer
+/// keeps it as the bytes the caller writes and hands them back to the caller to read, never
+/// knowing what they are (the services write their wire answer, as the host's `Answers` do).
+pub trait Answer: Sized {
+    /// The answer as bytes to keep.
+    fn write(&self) -> Vec<u8>;
+    /// The answer the bytes hold (Err: why they are not one).
+    fn read(bytes: &[u8]) -> Result<Self, String>;
 }
 
 /// A kept answer, read: INTERNAL when it cannot be.
-fn decode_answer<R: prost::Message + Default>(body: &[u8]) -> Result<R, EventsError> {
-    R::decode(body).map_err(|e| EventsError::Internal(format!("a kept answer cannot be read: {e}")))
+fn decode_answer<R: Answer>(body: &[u8]) -> Result<R, EventsError> {
+    R::read(body).map_err(|e| EventsError::Internal(format!("a kept answer cannot be read: {e}")))
 }
 
 /// A tournament as read, with the version it was read at: what a call that acts on games
 /// between its read and its write hands back to [`Events::once_from`], so that it is read once.
-pub struct Read {
+pub(crate) struct Read {
     pub record: Record,
     pub version: u64,
 }
 
 impl Events {
     /// Hold `slug` (waiting for the call that holds it).
-    pub async fn hold(&self, slug: &str) -> Held<'_> {
+    pub(crate) async fn hold(&self, slug: &str) -> Held<'_> {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         slug.hash(&mut h);
@@ -57,7 +75,7 @@ impl Events {
 
     /// A change once per request id: a repeated id answers with the answer kept for it, read
     /// afresh at every try (so a retry that raced its first attempt on another replica finds it).
-    pub async fn once<R: prost::Message + Default>(
+    pub(crate) async fn once<R: Answer>(
         &self,
         held: &Held<'_>,
         retry: Retry<'_>,
@@ -69,17 +87,17 @@ impl Events {
     /// [`Events::once`], its first try made on `read` (the tournament as this call read it
     /// under the hold, changed already by the call: `f` is not asked of it), its next tries on
     /// the tournament read afresh.
-    pub async fn once_from<R: prost::Message + Default>(
+    pub(crate) async fn once_from<R: Answer>(
         &self,
         held: &Held<'_>,
         retry: Retry<'_>,
         read: Option<(Read, R)>,
         mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
     ) -> Result<R, EventsError> {
-        let key = retry_key(retry);
+        let key = retry.key();
         let remembered = |rec: &mut Record, answer: &R| {
             if let Some(key) = &key {
-                rec.remember(key.clone(), answer.encode_to_vec());
+                rec.remember(key.clone(), answer.write());
             }
         };
         let first = read.map(|(mut read, answer)| {
@@ -96,13 +114,13 @@ impl Events {
 
     /// The tournament as read under the hold, and the answer kept for a retried request (read
     /// before a call acts on games).
-    pub async fn kept<R: prost::Message + Default>(
+    pub(crate) async fn kept<R: Answer>(
         &self,
         held: &Held<'_>,
         retry: Retry<'_>,
     ) -> Result<(Read, Option<Result<R, EventsError>>), EventsError> {
         let (record, version) = self.load(&held.slug).await?;
-        let answer = match retry_key(retry) {
+        let answer = match retry.key() {
             Some(key) => self.kept_answer(&held.slug, &record, &key).await?.map(|body| decode_answer(&body)),
             None => None,
         };
@@ -167,7 +185,7 @@ impl Events {
     }
 
     /// Write a new tournament as its first version: ALREADY_EXISTS when there is one by its slug.
-    pub async fn create(&self, mut record: Record) -> Result<Record, EventsError> {
+    pub(crate) async fn create(&self, mut record: Record) -> Result<Record, EventsError> {
         let slug = record.slug.clone();
         match self.0.host.tournament_records().put(written(&mut record, 1)).await {
             Ok(()) => {
@@ -184,7 +202,7 @@ impl Events {
     /// Read, change and write back a tournament as its next version, holding it; a race lost to
     /// another replica is read again and tried again, up to [`TRIES`] times (then ABORTED).
     /// Watchers hear of it.
-    pub async fn change<R>(
+    pub(crate) async fn change<R>(
         &self,
         held: &Held<'_>,
         f: impl FnMut(&mut Record) -> Result<R, EventsError>,

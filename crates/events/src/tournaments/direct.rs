@@ -4,7 +4,9 @@
 //! replica reads it afresh); and the one way the layer ends a game: the director's action on its
 //! session through the host here, or at its owner through [`Owners`].
 
-use super::change::{Read, Retry, derived_request_id};
+use super::change::{Answer, Read, Retry, derived_request_id};
+use super::command::Outcome;
+use super::event::{Actor, EventKind};
 use super::record::{Record, Source, game_result};
 use crate::Events;
 use crate::error::EventsError;
@@ -28,36 +30,93 @@ pub trait Owners: Sync {
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
 }
 
-/// A director's result by hand, found in the tournament: division, round and line indices.
-pub type HandResult = (usize, usize, usize, GameResult);
+/// RecordResult as a director gives it: a pairing by division, round and pairing number (each
+/// from 1), its result, and whether it replaces the one in.
+#[derive(Clone, Debug)]
+pub struct HandResult {
+    pub division: String,
+    pub round: u32,
+    pub pairing: u32,
+    pub result: Hand,
+    pub correct: bool,
+}
 
-/// Who a director's call is by (a key's name; None: the root director), for the games' events.
-pub type By<'a> = Option<&'a str>;
+/// A pairing's result by hand: the scores as the table saw them (first player's first), or which
+/// of its two players forfeited, by number (from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hand {
+    Scores([i32; 2]),
+    ForfeitedBy(u32),
+}
+
+impl HandResult {
+    /// The pairing's division, round and line indices and its result, checked against the
+    /// record: INVALID_ARGUMENT naming the field for what is not there or out of bounds (a score
+    /// past the bound any adjudicated score has, a forfeit by a player not in the pairing).
+    fn find(&self, rec: &Record) -> Result<(usize, usize, usize, GameResult), EventsError> {
+        let d = rec.division(&self.division)?;
+        let k = rec.round(d, self.round)?;
+        let (round, pairing) = (self.round, self.pairing);
+        let entry = &rec.divisions[d];
+        let i = (pairing as usize).wrapping_sub(1);
+        let line = entry.line(k, i).ok_or_else(|| {
+            if entry.division.rounds()[k].pairings.is_some() {
+                let lines = entry.lines(k).len();
+                EventsError::bad_field(
+                    "pairing",
+                    format!("{pairing}: round {round} has pairings 1 to {lines}"),
+                )
+            } else {
+                EventsError::Precondition(format!("round {round} is not paired yet"))
+            }
+        })?;
+        // The line's players by number (from 1): `second` 0 for a bye.
+        let mut players = line.players().map(|p| p.0 + 1);
+        let (first, second) = (players.next().unwrap_or(0), players.next().unwrap_or(0));
+        let result = match self.result {
+            Hand::Scores(scores) => {
+                if let Some(why) = scores.iter().find_map(|&s| dawgref_engine::game::score_out_of_bounds(s)) {
+                    return Err(EventsError::bad_field("scores", format!("a {why}")));
+                }
+                GameResult::Scores(scores)
+            }
+            Hand::ForfeitedBy(n) if n == first && second != 0 => GameResult::Forfeit { winner: 1 },
+            Hand::ForfeitedBy(n) if n == second && n != 0 => GameResult::Forfeit { winner: 0 },
+            Hand::ForfeitedBy(n) => {
+                return Err(EventsError::bad_field(
+                    "forfeited_by",
+                    format!("{n}: pairing {pairing} is players {first} and {second}"),
+                ));
+            }
+        };
+        Ok((d, k, i, result))
+    }
+}
 
 impl Events {
-    /// RecordResult: the result `parse` finds in the tournament entered in its line (`correct`:
-    /// replacing the one in), the line's game in play ended with it first, durably, once per
-    /// request id; answered with `answer` of the division. A game over is final: its own result
-    /// is the pairing's until a director corrects it, and a correction is the tournament's alone.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn record_result<R: prost::Message + Default>(
+    /// RecordResult: `hand`'s result entered in its pairing (`correct`: replacing the one in) by
+    /// `actor`, the pairing's game in play ended with it first, durably, once per request id;
+    /// answered with `answer` of the division. A game over is final: its own result is the
+    /// pairing's until a director corrects it, and a correction is the tournament's alone. The
+    /// game's end, heard as any game's end is, finds its pairing's result in and enters nothing.
+    pub async fn record_result<A: Answer>(
         &self,
         slug: &str,
+        actor: &Actor,
         request_id: &str,
-        correct: bool,
-        by: By<'_>,
+        hand: HandResult,
         owners: &impl Owners,
-        parse: impl Fn(&Record) -> Result<HandResult, EventsError>,
-        answer: impl Fn(&Record, usize) -> R,
-    ) -> Result<R, EventsError> {
-        let retry: Retry = ("RecordResult", request_id);
+        answer: impl Fn(&Record, Outcome) -> A,
+    ) -> Result<A, EventsError> {
+        let retry = Retry { method: "RecordResult", request_id };
+        let correct = hand.correct;
         let held = self.hold(slug).await;
-        let (Read { mut record, version }, kept) = self.kept::<R>(&held, retry).await?;
+        let (Read { mut record, version }, kept) = self.kept::<A>(&held, retry).await?;
         if let Some(answer) = kept {
             return answer;
         }
-        let (d, k, i, result) = parse(&record)?;
-        record.by = super::event::actor(by);
+        let (d, k, i, result) = hand.find(&record)?;
+        record.by = actor.name().to_string();
         // Entered first, on the tournament as read: a result the division refuses ends no game.
         record.enter_result(d, k, i, result, Source::Director { correct })?;
         let game_id = record.divisions[d].game_id(k, i).to_string();
@@ -70,45 +129,44 @@ impl Events {
                 i + 1
             )));
         }
-        let _ending = (!game_id.is_empty() && !over).then(|| self.ending(&game_id));
         if !game_id.is_empty() && !over {
             let division = record.division_at(d).name().to_string();
             let rid = derived_request_id(slug, &["record", &division, &game_id, request_id]);
             let why = "the result the tournament's director entered";
-            self.end_game(owners, &game_id, game_end(result, why), &rid, by).await?;
+            self.end_game(owners, &game_id, game_end(result, why), &rid, actor).await?;
         }
-        let first = answer(&record, d);
+        let first = answer(&record, Outcome::Division { division: d });
         self.once_from(&held, retry, Some((Read { record, version }, first)), |rec| {
-            let (d, k, i, result) = parse(rec)?;
-            rec.by = super::event::actor(by);
+            let (d, k, i, result) = hand.find(rec)?;
+            rec.by = actor.name().to_string();
             // Read again after a race: the game's end, heard by its owner, may have entered this
             // very result meanwhile (the game ended with it). Then it is in, as asked.
             let in_already = matches!(rec.divisions[d].line(k, i), Some(Pairing::Game { result: Some(r), .. }) if *r == result);
             if correct || !in_already {
                 rec.enter_result(d, k, i, result, Source::Director { correct })?;
             }
-            Ok(answer(rec, d))
+            Ok(answer(rec, Outcome::Division { division: d }))
         })
         .await
     }
 
-    /// WithdrawPlayer: player `number` (from 1) of `division` withdrawn, each of their games
-    /// paired and not played a forfeit (a game that ended already counts as it ended; one in play
-    /// ends as the forfeit the division enters), durably, once per request id.
+    /// WithdrawPlayer: player `number` (from 1) of `division` withdrawn by `actor`, each of their
+    /// games paired and not played a forfeit (a game that ended already counts as it ended; one in
+    /// play ends as the forfeit the division enters), durably, once per request id.
     #[allow(clippy::too_many_arguments)]
-    pub async fn withdraw<R: prost::Message + Default>(
+    pub async fn withdraw<A: Answer>(
         &self,
         slug: &str,
+        actor: &Actor,
+        request_id: &str,
         division: &str,
         number: u32,
-        request_id: &str,
-        by: By<'_>,
         owners: &impl Owners,
-        answer: impl Fn(&Record, usize) -> R,
-    ) -> Result<R, EventsError> {
-        let retry: Retry = ("WithdrawPlayer", request_id);
+        answer: impl Fn(&Record, Outcome) -> A,
+    ) -> Result<A, EventsError> {
+        let retry = Retry { method: "WithdrawPlayer", request_id };
         let held = self.hold(slug).await;
-        let (Read { record: rec, .. }, kept) = self.kept::<R>(&held, retry).await?;
+        let (Read { record: rec, .. }, kept) = self.kept::<A>(&held, retry).await?;
         if let Some(answer) = kept {
             return answer;
         }
@@ -132,12 +190,12 @@ impl Events {
                         reason: "the player withdrew from the tournament".into(),
                     };
                     let rid = derived_request_id(slug, &["withdraw", division, &id.to_string(), request_id]);
-                    self.end_game(owners, &game_id, end, &rid, by).await?;
+                    self.end_game(owners, &game_id, end, &rid, actor).await?;
                 }
             }
         }
         self.once(&held, retry, |rec| {
-            rec.by = super::event::actor(by);
+            rec.by = actor.name().to_string();
             let d = rec.division(division)?;
             rec.player(d, number)?;
             for &(k, i, result) in &ended {
@@ -146,9 +204,10 @@ impl Events {
                 }
             }
             rec.withdraw(d, number)?;
-            let name = rec.name(d, number).to_string();
-            rec.event("player_withdrawn", division, 0, 0, format!("{name} withdraws")).players = vec![number];
-            Ok(answer(rec, d))
+            let name = rec.player_name(d, number).to_string();
+            let detail = format!("{name} withdraws");
+            rec.event(EventKind::PlayerWithdrawn, division, 0, 0, detail).players = vec![number];
+            Ok(answer(rec, Outcome::Division { division: d }))
         })
         .await
     }
@@ -156,21 +215,21 @@ impl Events {
     /// End a tournament's game as its director's action: on its session here (an event and a
     /// line in its GCG, once per `request_id` when not empty), or at its owner. A game that
     /// ended already gets the director's end after its own, as SetResult gives.
-    pub async fn end_game(
+    pub(crate) async fn end_game(
         &self,
         owners: &impl Owners,
         game_id: &str,
         result: ResultKind,
         request_id: &str,
-        by: By<'_>,
+        actor: &Actor,
     ) -> Result<(), EventsError> {
         let request_id = (!request_id.is_empty()).then(|| request_id.to_string());
         let host = &self.0.host;
         match host.route(game_id, false).await? {
             Route::Local(session) => {
-                tracing::info!(game = game_id, director = by.unwrap_or("root"), action = ?result, "director's action");
+                tracing::info!(game = game_id, director = actor.name(), action = ?result, "director's action");
                 let op = DirectorOp::Act(DirectorAction::SetResult(result));
-                let by = by.map(str::to_string);
+                let by = actor.key().map(str::to_string);
                 host.on_session(game_id, session, |s| {
                     let (op, by, request_id) = (op.clone(), by.clone(), request_id.clone());
                     async move { s.direct(op, by, request_id).await }

@@ -2,20 +2,61 @@
 //! a result came in (what a broadcast's delay holds back). Kept as a row of its own in the store,
 //! encoded with `prost` in the very bytes earlier builds wrote, so every row reads back.
 
-/// Every kind of event a tournament has.
-pub const EVENT_KINDS: [&str; 11] = [
-    "created",
-    "player_added",
-    "player_withdrawn",
-    "pairings_made",
-    "round_started",
-    "result",
-    "result_corrected",
-    "division_imported",
-    "rounds_changed",
-    "player_reentered",
-    "round_unpaired",
-];
+/// Every kind of event a tournament has. Stored (and shown) by its name, the names earlier builds
+/// wrote, so every row already written reads as the same kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    Created,
+    PlayerAdded,
+    PlayerWithdrawn,
+    PairingsMade,
+    RoundStarted,
+    Result,
+    ResultCorrected,
+    DivisionImported,
+    RoundsChanged,
+    PlayerReentered,
+    RoundUnpaired,
+}
+
+impl EventKind {
+    /// Every kind, in the order the log lists them.
+    pub const ALL: [EventKind; 11] = [
+        EventKind::Created,
+        EventKind::PlayerAdded,
+        EventKind::PlayerWithdrawn,
+        EventKind::PairingsMade,
+        EventKind::RoundStarted,
+        EventKind::Result,
+        EventKind::ResultCorrected,
+        EventKind::DivisionImported,
+        EventKind::RoundsChanged,
+        EventKind::PlayerReentered,
+        EventKind::RoundUnpaired,
+    ];
+
+    /// The kind's name, as stored and shown.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Created => "created",
+            EventKind::PlayerAdded => "player_added",
+            EventKind::PlayerWithdrawn => "player_withdrawn",
+            EventKind::PairingsMade => "pairings_made",
+            EventKind::RoundStarted => "round_started",
+            EventKind::Result => "result",
+            EventKind::ResultCorrected => "result_corrected",
+            EventKind::DivisionImported => "division_imported",
+            EventKind::RoundsChanged => "rounds_changed",
+            EventKind::PlayerReentered => "player_reentered",
+            EventKind::RoundUnpaired => "round_unpaired",
+        }
+    }
+
+    /// The kind a name names (None: no kind of this build's).
+    pub fn from_name(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
 
 /// One event of a tournament.
 #[derive(Clone, PartialEq, Eq, prost::Message)]
@@ -23,7 +64,7 @@ pub struct TournamentEvent {
     /// From 0.
     #[prost(uint64, tag = "1")]
     pub number: u64,
-    /// One of [`EVENT_KINDS`].
+    /// Its [`EventKind`]'s name ([`TournamentEvent::kind`]).
     #[prost(string, tag = "2")]
     pub kind: String,
     #[prost(string, tag = "3")]
@@ -52,9 +93,14 @@ pub struct TournamentEvent {
 }
 
 impl TournamentEvent {
+    /// Its kind (None: a name this build does not know).
+    pub fn kind(&self) -> Option<EventKind> {
+        EventKind::from_name(&self.kind)
+    }
+
     /// Whether it tells of a pairing's result (what a broadcast's delay holds back).
     pub fn is_result(&self) -> bool {
-        matches!(self.kind.as_str(), "result" | "result_corrected") && self.pairing > 0
+        matches!(self.kind(), Some(EventKind::Result | EventKind::ResultCorrected)) && self.pairing > 0
     }
 
     /// Whether the log's filter (empty or 0: any) keeps it.
@@ -62,7 +108,7 @@ impl TournamentEvent {
         (filter.division.is_empty() || self.division == filter.division)
             && (filter.round == 0 || self.round == filter.round)
             && (filter.player == 0 || self.players.contains(&filter.player))
-            && (filter.kinds.is_empty() || filter.kinds.contains(&self.kind))
+            && (filter.kinds.is_empty() || self.kind().is_some_and(|k| filter.kinds.contains(&k)))
             && (filter.by.is_empty() || self.by == filter.by)
     }
 }
@@ -74,13 +120,45 @@ pub struct LogFilter {
     pub round: u32,
     /// A player's number in `division`.
     pub player: u32,
-    pub kinds: Vec<String>,
+    pub kinds: Vec<EventKind>,
     pub by: String,
 }
 
-/// Who a change is by, as its events name them: a key's name, or `director` for the root.
-pub fn actor(by: Option<&str>) -> String {
-    by.unwrap_or(ROOT).to_string()
+/// Who makes a change to a tournament: every command is made by one, and its events name them
+/// ([`Actor::name`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// The root director.
+    Root,
+    /// A director key, by its name.
+    Key(String),
+    /// A pairing's game, whose end brought its result in.
+    Game,
+}
+
+impl Actor {
+    /// A director: a key by its name, or the root (None).
+    pub fn director(key: Option<&str>) -> Actor {
+        key.map_or(Actor::Root, |name| Actor::Key(name.to_string()))
+    }
+
+    /// What the log names them: the key's name, `director` for the root, `game` for a game's end.
+    pub fn name(&self) -> &str {
+        match self {
+            Actor::Root => ROOT,
+            Actor::Key(name) => name,
+            Actor::Game => GAME,
+        }
+    }
+
+    /// The key's name a game's director action is signed with (None: the root's, or no
+    /// director's).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Actor::Key(name) => Some(name),
+            Actor::Root | Actor::Game => None,
+        }
+    }
 }
 
 /// What the log names the root director.

@@ -9,7 +9,7 @@
 //! When a result came in is its `result` (or `result_corrected`) event's time; the events are
 //! read once per replica and tournament, each once (kept in `marks::Marks`).
 
-use super::event::TournamentEvent;
+use super::event::{EventKind, TournamentEvent};
 use super::marks::{Marked, PairingKey};
 use super::record::Record;
 use crate::Events;
@@ -86,15 +86,15 @@ impl Events {
         for e in self.tournament_events(slug, marked.next).await? {
             marked.next = marked.next.max(e.number + 1);
             let round = (e.division.clone(), e.round);
-            match e.kind.as_str() {
+            match e.kind() {
                 _ if e.is_result() => {
                     let key = (e.division.clone(), e.round, e.pairing);
                     marked.results.entry(key).or_default().push((e.number, e.unix_ms));
                 }
-                "pairings_made" => {
+                Some(EventKind::PairingsMade) => {
                     marked.paired.insert(round, e.number);
                 }
-                "round_started" => {
+                Some(EventKind::RoundStarted) => {
                     marked.started.insert(round, e.number);
                 }
                 _ => {}

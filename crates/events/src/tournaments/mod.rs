@@ -7,6 +7,7 @@
 
 mod cache;
 mod change;
+mod command;
 mod direct;
 mod event;
 mod held;
@@ -20,12 +21,15 @@ mod start;
 mod stored;
 
 pub(crate) use cache::Cache;
-pub use change::{Held, Read, Retry, derived_request_id};
-pub use direct::{By, HandResult, Owners};
-pub use event::{EVENT_KINDS, GAME, LogFilter, ROOT, TournamentEvent, actor};
+pub use change::{Answer, derived_request_id};
+pub use command::{
+    Command, Import, Line, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, check_divisions, check_players,
+};
+pub use direct::{Hand, HandResult, Owners};
+pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
 pub use held::game_labels;
 pub use log::DivisionStatistics;
 pub(crate) use marks::Marks;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
 pub use results::Watched;
-pub use start::{Pair, RoundGames};
+pub use start::RoundGames;

@@ -3,6 +3,7 @@
 //! list for each round, a game id for each line of a started round, a token for each player),
 //! and an event for each. A round started has its games made: it is unpaired no more.
 
+use super::event::EventKind;
 use super::record::{Record, pairing_error};
 use crate::error::EventsError;
 use dawgref_host::TokenHash;
@@ -10,7 +11,7 @@ use dawgref_tournament::{Method, Missed, Player, PlayerId};
 
 impl Record {
     /// Add rounds at the end of division `d`, each paired by its method when its turn comes.
-    pub fn add_rounds(&mut self, d: usize, methods: &[Method]) -> Result<(), EventsError> {
+    pub(crate) fn add_rounds(&mut self, d: usize, methods: &[Method]) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
         entry.division.add_rounds(methods).map_err(pairing_error)?;
@@ -25,7 +26,7 @@ impl Record {
     }
 
     /// Take the last `count` rounds of division `d` off: none of them paired.
-    pub fn remove_rounds(&mut self, d: usize, count: usize) -> Result<(), EventsError> {
+    pub(crate) fn remove_rounds(&mut self, d: usize, count: usize) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
         entry.division.remove_rounds(count).map_err(pairing_error)?;
@@ -43,14 +44,14 @@ impl Record {
     fn noted_rounds(&mut self, d: usize, what: String) {
         let division = self.division_at(d).name().to_string();
         let rounds = self.division_at(d).rounds().len();
-        self.event("rounds_changed", &division, 0, 0, format!("{what}: {rounds} rounds"));
+        self.event(EventKind::RoundsChanged, &division, 0, 0, format!("{what}: {rounds} rounds"));
     }
 
     /// Add `player` (with their token's hash; None for a bot) at the end of division `d`'s seed
     /// list, each round already paired counted as `missed` says; a bye's line in a started round
     /// has no game. Refused as the division refuses a newcomer (the division's own error, for the
     /// caller to name the field).
-    pub fn add_late_player(
+    pub(crate) fn add_late_player(
         &mut self,
         d: usize,
         player: Player,
@@ -69,19 +70,19 @@ impl Record {
 
     /// Enter withdrawn player `number` (from 1) of division `d` again: paired from the next
     /// round paired.
-    pub fn reenter(&mut self, d: usize, number: u32) -> Result<(), EventsError> {
+    pub(crate) fn reenter(&mut self, d: usize, number: u32) -> Result<(), EventsError> {
         self.player(d, number)?;
         (self.divisions[d].division.reenter(PlayerId(number - 1)))
             .map_err(|e| EventsError::Precondition(e.to_string()))?;
         let division = self.division_at(d).name().to_string();
-        let detail = format!("{} enters again as player {number}", self.name(d, number));
-        self.event("player_reentered", &division, 0, 0, detail).players = vec![number];
+        let detail = format!("{} enters again as player {number}", self.player_name(d, number));
+        self.event(EventKind::PlayerReentered, &division, 0, 0, detail).players = vec![number];
         Ok(())
     }
 
     /// Take round `k`'s pairings of division `d` away, to be paired again: the last round
     /// paired, not started (its games are made then), no result in.
-    pub fn unpair(&mut self, d: usize, k: usize) -> Result<(), EventsError> {
+    pub(crate) fn unpair(&mut self, d: usize, k: usize) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         if entry.started(k) {
             return Err(EventsError::Precondition(format!(
@@ -92,7 +93,7 @@ impl Record {
         entry.division.unpair(k).map_err(pairing_error)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("round {}'s pairings taken back", k + 1);
-        self.event("round_unpaired", &division, k as u32 + 1, 0, detail);
+        self.event(EventKind::RoundUnpaired, &division, k as u32 + 1, 0, detail);
         Ok(())
     }
 }

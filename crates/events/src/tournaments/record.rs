@@ -6,29 +6,32 @@
 //! own, carried here only until they are written. A result enters it through one method,
 //! [`Record::enter_result`], whatever brings it ([`Source`]).
 
-use super::event::TournamentEvent;
+use super::event::{EventKind, TournamentEvent};
 use crate::error::EventsError;
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Division, GameResult, Pairing, PlayerId};
 
+///
+/// Its fields are the layer's alone: outside it a record is read through its methods, and changed
+/// only by the layer's commands ([`crate::Command`] and the calls that act on games).
 #[derive(Clone)]
 pub struct Record {
-    pub slug: String,
-    pub name: String,
+    pub(crate) slug: String,
+    pub(crate) name: String,
     /// The settings every game of the tournament is made with.
-    pub game: GameSettings,
+    pub(crate) game: GameSettings,
     /// Every draw: the divisions' seeds and the games' bags come from it.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Events so far: the next event's number.
-    pub events: u64,
-    pub divisions: Vec<DivisionRecord>,
-    /// Who makes the change being made, as its events name them ([`super::event::actor`]): set
-    /// by the change's caller, never stored (cleared when the change is written).
-    pub by: String,
+    pub(crate) events: u64,
+    pub(crate) divisions: Vec<DivisionRecord>,
+    /// Who makes the change being made, as its events name them ([`super::event::Actor::name`]):
+    /// set by the command, never stored (cleared when the change is written).
+    pub(crate) by: String,
     /// Events not yet written: those of this change (taken out as rows of their own when it is
     /// written), or those a record of an earlier build carried inside it.
-    pub unwritten: Vec<TournamentEvent>,
+    pub(crate) unwritten: Vec<TournamentEvent>,
     /// Answers by request id (the method's name and the id) not yet written, likewise.
     pub(crate) answers: Vec<Answer>,
     /// Each stored part's hash as the store holds it at the version read (`stored`: a change
@@ -39,12 +42,12 @@ pub struct Record {
 /// A division and what the server keeps beside it.
 #[derive(Clone)]
 pub struct DivisionRecord {
-    pub division: Division,
+    pub(crate) division: Division,
     /// Per round: None until it has started; then each line's game id (empty for a bye, or a
     /// result entered before the round started).
-    pub games: Vec<Option<Vec<String>>>,
+    pub(crate) games: Vec<Option<Vec<String>>>,
     /// Per player: their token's SHA-256 (None for a bot, who has no token).
-    pub tokens: Vec<Option<TokenHash>>,
+    pub(crate) tokens: Vec<Option<TokenHash>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -54,8 +57,18 @@ pub(crate) struct Answer {
 }
 
 impl DivisionRecord {
+    /// The division: its players, rounds and results.
+    pub fn division(&self) -> &Division {
+        &self.division
+    }
+
+    /// Per player: their token's SHA-256 (None for a bot, who has no token).
+    pub fn tokens(&self) -> &[Option<TokenHash>] {
+        &self.tokens
+    }
+
     /// A division not started, with its players' token hashes.
-    pub fn new(division: Division, tokens: Vec<Option<TokenHash>>) -> DivisionRecord {
+    pub(crate) fn new(division: Division, tokens: Vec<Option<TokenHash>>) -> DivisionRecord {
         DivisionRecord { games: vec![None; division.rounds().len()], division, tokens }
     }
 
@@ -117,8 +130,38 @@ impl DivisionRecord {
 }
 
 impl Record {
+    /// Its slug: the name it is called by.
+    pub fn slug(&self) -> &str {
+        &self.slug
+    }
+
+    /// Its name for people.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The settings every game of the tournament is made with.
+    pub fn game(&self) -> &GameSettings {
+        &self.game
+    }
+
+    /// Every draw: the divisions' seeds and the games' bags come from it.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Events so far: the next event's number.
+    pub fn event_count(&self) -> u64 {
+        self.events
+    }
+
+    /// Its divisions, in the order they were made.
+    pub fn divisions(&self) -> &[DivisionRecord] {
+        &self.divisions
+    }
+
     /// A new tournament, with no divisions yet.
-    pub fn new(slug: &str, name: &str, game: GameSettings, seed: u64) -> Record {
+    pub(crate) fn new(slug: &str, name: &str, game: GameSettings, seed: u64) -> Record {
         Record {
             slug: slug.to_string(),
             name: name.to_string(),
@@ -134,7 +177,7 @@ impl Record {
     }
 
     /// Division `d`'s own seed, drawn from the tournament's.
-    pub fn division_seed(&self, d: usize) -> u64 {
+    pub(crate) fn division_seed(&self, d: usize) -> u64 {
         self.seed ^ (d as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
@@ -187,7 +230,7 @@ impl Record {
     /// A line's game, if it has one and is still in play, is ended with this result by the
     /// caller once this is taken, before the change is written: the game and the pairing say
     /// the same.
-    pub fn enter_result(
+    pub(crate) fn enter_result(
         &mut self,
         d: usize,
         k: usize,
@@ -206,7 +249,7 @@ impl Record {
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
-    pub fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
+    pub(crate) fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
         self.division_at(d)
             .clone()
             .withdraw(PlayerId(number - 1))
@@ -215,7 +258,7 @@ impl Record {
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
     fn noted_result(&mut self, d: usize, k: usize, i: usize, was: Option<String>, source: Source) {
-        let kind = if was.is_some() { "result_corrected" } else { "result" };
+        let kind = if was.is_some() { EventKind::ResultCorrected } else { EventKind::Result };
         let line = self.divisions[d].line(k, i);
         let players = line.map(|l| l.players().map(|p| p.0 + 1).collect()).unwrap_or_default();
         let mut detail = line.map(|line| detail(self.division_at(d), line)).unwrap_or_default();
@@ -236,7 +279,7 @@ impl Record {
     /// Withdraw player `number` (from 1) of division `d`: paired no more, and each of their
     /// games paired and not played a forfeit, noted as [`Record::enter_result`] notes a result.
     /// The forfeits made, as (round, line) indices.
-    pub fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
+    pub(crate) fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
         let forfeits = (self.divisions[d].division.withdraw(PlayerId(number - 1)))
             .map_err(|e| EventsError::bad_field("player", e.to_string()))?;
         for &(k, i) in &forfeits {
@@ -247,9 +290,9 @@ impl Record {
 
     /// Note an event (numbered in order, by whom the change is by), to be written with this
     /// change; the event, to name its players.
-    pub fn event(
+    pub(crate) fn event(
         &mut self,
-        kind: &str,
+        kind: EventKind,
         division: &str,
         round: u32,
         pairing: u32,
@@ -258,7 +301,7 @@ impl Record {
         let number = self.events;
         self.unwritten.push(TournamentEvent {
             number,
-            kind: kind.into(),
+            kind: kind.name().to_string(),
             division: division.into(),
             round,
             pairing,
@@ -273,17 +316,17 @@ impl Record {
     }
 
     /// The answer a request key was given, if this record holds it unwritten.
-    pub fn unwritten_answer(&self, key: &str) -> Option<&[u8]> {
+    pub(crate) fn unwritten_answer(&self, key: &str) -> Option<&[u8]> {
         self.answers.iter().rev().find(|a| a.key == key).map(|a| a.body.as_slice())
     }
 
     /// Keep an answer for its request id's retries (written with this change).
-    pub fn remember(&mut self, key: String, body: Vec<u8>) {
+    pub(crate) fn remember(&mut self, key: String, body: Vec<u8>) {
         self.answers.push(Answer { key, body });
     }
 
     /// A player's name by division and 1-based number, for event details.
-    pub fn name(&self, d: usize, number: u32) -> &str {
+    pub fn player_name(&self, d: usize, number: u32) -> &str {
         let player = (number as usize).checked_sub(1).and_then(|i| self.division_at(d).players().get(i));
         player.map_or("?", |p| p.name.as_str())
     }

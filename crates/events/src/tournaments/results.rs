@@ -5,7 +5,7 @@
 //! fact, and its entry is made from it at most once (a pairing with its result is left alone).
 //! And WatchTournament's stream.
 
-use super::event::TournamentEvent;
+use super::event::{Actor, TournamentEvent};
 use super::record::{self, Record, Source};
 use crate::Events;
 use crate::error::EventsError;
@@ -47,13 +47,12 @@ impl Events {
         }
     }
 
-    /// Enter one ended game's result, if it is a tournament's and its pairing has none yet. A game a
-    /// director's result is ending now is left to that call, which enters the result itself.
+    /// Enter one ended game's result, if it is a tournament's and its pairing has none yet, by
+    /// the game ([`Actor::Game`]) through the one door a director's result takes. A game a
+    /// director's RecordResult is ending is no exception: that call holds the tournament until
+    /// its result is written, so this finds the pairing's result in and enters nothing.
     async fn enter_game(&self, id: uuid::Uuid) -> Result<(), EventsError> {
         let id = id.to_string();
-        if self.is_ending(&id) {
-            return Ok(());
-        }
         let snapshot = self.0.host.snapshot(&id).await?;
         let Some(slug) = snapshot.labels().iter().find(|(k, _)| k == "tournament").map(|(_, v)| v.clone())
         else {
@@ -67,7 +66,17 @@ impl Events {
             return Ok(());
         }
         let held = self.hold(&slug).await;
-        self.change(&held, |rec| enter(rec, &id, result).map(|_| ())).await
+        // Again under the hold: a call of this replica's that held it meanwhile (RecordResult
+        // ending this very game) may have entered it; then nothing is written.
+        let (record, _) = self.load(&slug).await?;
+        if !waits_for(&record, &id) {
+            return Ok(());
+        }
+        self.change(&held, |rec| {
+            rec.by = Actor::Game.name().to_string();
+            enter(rec, &id, result).map(|_| ())
+        })
+        .await
     }
 }
 
@@ -130,6 +139,7 @@ impl Events {
         }
         let held = self.hold(slug).await;
         self.change(&held, |rec| {
+            rec.by = Actor::Game.name().to_string();
             for (id, result) in &found {
                 enter(rec, id, *result)?;
             }

@@ -3,41 +3,34 @@
 //! changed meanwhile are voided. Making a game is the services' ([`RoundGames`]): the checks of a
 //! new game and its seats are theirs.
 
-use super::change::Retry;
-use super::direct::{By, Owners};
-use super::record::{DivisionRecord, Record};
+use super::change::{Answer, Retry};
+use super::command::Outcome;
+use super::direct::Owners;
+use super::event::{Actor, EventKind};
+use super::record::Record;
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_engine::game::ResultKind;
-use dawgref_tournament::Pairing;
+use dawgref_tournament::{Pairing, PlayerId};
 use sha2::{Digest, Sha256};
 use std::future::Future;
 use uuid::Uuid;
 
 /// A line of a round as its game is made for it: its number, first and second player (from 1).
-pub type Pair = (u32, u32, u32);
+type Pair = (u32, u32, u32);
 
-/// The services' half of StartRound: a pairing's game made, and the call's answer.
+/// The services' half of StartRound: a pairing's game made through the checks of any new game.
 pub trait RoundGames: Sync {
-    /// The call's answer (kept for a retry of the same request id).
-    type Answer: prost::Message + Default;
-
-    /// Make the game of `pair` in round `round` of division `d` of `record`, its id `id` (a game
-    /// found made by an earlier call is kept).
+    /// Make the game of `players` (first to move first) in round `round` (from 1) of division
+    /// `d` of `record`, its id `id` (a game found made by an earlier call is kept).
     fn make(
         &self,
         record: &Record,
         d: usize,
         round: u32,
-        pair: Pair,
+        players: [PlayerId; 2],
         id: Uuid,
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
-
-    /// The answer for round `k` of `entry`, started.
-    fn answer(&self, entry: &DivisionRecord, k: usize) -> Self::Answer;
-
-    /// The games an answer names, bound to their pairs.
-    fn games(answer: &Self::Answer) -> Vec<String>;
 }
 
 /// The id of a pairing's game: drawn from the tournament, division, round, pairing and players
@@ -64,19 +57,20 @@ impl Events {
     /// for, durably (once per request id). The tournament is held throughout, so no change of
     /// this replica's falls between the pairs read and the games bound; pairs another replica
     /// changed meanwhile are refused (ABORTED) and the games made for the old pairs voided,
-    /// signed `by` the calling director's key.
+    /// signed by `actor`. Answered with `answer` of the round.
     #[allow(clippy::too_many_arguments)]
-    pub async fn start_round<G: RoundGames>(
+    pub async fn start_round<A: Answer>(
         &self,
         slug: &str,
+        actor: &Actor,
+        request_id: &str,
         division: &str,
         round: u32,
-        request_id: &str,
-        by: By<'_>,
         owners: &impl Owners,
-        games: &G,
-    ) -> Result<G::Answer, EventsError> {
-        let retry: Retry<'_> = ("StartRound", request_id);
+        games: &impl RoundGames,
+        answer: impl Fn(&Record, Outcome) -> A,
+    ) -> Result<A, EventsError> {
+        let retry = Retry { method: "StartRound", request_id };
         let held = self.hold(slug).await;
         let (read, kept) = self.kept(&held, retry).await?;
         if let Some(answer) = kept {
@@ -87,7 +81,7 @@ impl Events {
         let k = record.round(d, round)?;
         let entry = &record.divisions[d];
         if entry.started(k) {
-            return Ok(games.answer(entry, k));
+            return Ok(answer(&record, Outcome::Round { division: d, round: k }));
         }
         if entry.division.rounds()[k].pairings.is_none() {
             return Err(EventsError::Precondition(format!("round {round} is not paired yet")));
@@ -96,14 +90,15 @@ impl Events {
         let mut made: Vec<(Pair, String)> = Vec::new();
         for (_, pair) in pairs(entry.lines(k)) {
             let id = game_id(slug, division, round, pair);
-            games.make(&record, d, round, pair, id).await?;
+            let players = [pair.1, pair.2].map(|n| PlayerId(n - 1));
+            games.make(&record, d, round, players, id).await?;
             made.push((pair, id.to_string()));
         }
         // The pairs as the write found them, when they were not the pairs the games were made for.
         let mut changed: Option<Vec<Pair>> = None;
         let bound = self
             .once(&held, retry, |rec| {
-                rec.by = super::event::actor(by);
+                rec.by = actor.name().to_string();
                 let entry = &mut rec.divisions[d];
                 if !entry.started(k) {
                     changed = None;
@@ -122,18 +117,26 @@ impl Events {
                     }
                     entry.games[k] = Some(bound);
                     let what = format!("round {round}: {} games", made.len());
-                    rec.event("round_started", division, round, 0, what);
+                    rec.event(EventKind::RoundStarted, division, round, 0, what);
                 }
-                Ok(games.answer(&rec.divisions[d], k))
+                Ok(answer(rec, Outcome::Round { division: d, round: k }))
             })
             .await;
         // A game made here that no pairing holds (its pair changed, or the round was started
         // elsewhere with other games) is voided: no live game is without its pairing.
         // (Any other failure leaves them: the call asked again binds them.)
         let orphans: Vec<&String> = match (&bound, &changed) {
-            (Ok(answer), _) => {
-                let held = G::games(answer);
-                made.iter().map(|(_, id)| id).filter(|id| !held.contains(id)).collect()
+            (Ok(_), _) => {
+                // The round's games as written (here, or by a first attempt elsewhere), read
+                // under the hold.
+                // A record that cannot be read voids nothing.
+                match self.load(slug).await {
+                    Ok((record, _)) => {
+                        let held = record.divisions[d].games.get(k).cloned().flatten().unwrap_or_default();
+                        made.iter().map(|(_, id)| id).filter(|id| !held.contains(id)).collect()
+                    }
+                    Err(_) => Vec::new(),
+                }
             }
             (Err(_), Some(pairs)) => {
                 made.iter().filter(|(pair, _)| !pairs.contains(pair)).map(|(_, id)| id).collect()
@@ -143,7 +146,7 @@ impl Events {
         for id in orphans {
             let void =
                 ResultKind::Void { reason: "its tournament pairing changed before the round started".into() };
-            if let Err(e) = self.end_game(owners, id, void, "", by).await {
+            if let Err(e) = self.end_game(owners, id, void, "", actor).await {
                 tracing::warn!(game = %id, error = %e, "a game made for a changed pairing was not voided");
             }
         }

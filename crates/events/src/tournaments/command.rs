@@ -1,0 +1,338 @@
+//! A director's changes to a tournament as commands: each a typed [`Command`] made by an
+//! [`Actor`], applied by the layer under the tournament's hold, once per request id, and answered
+//! with a typed [`Outcome`] (what it changed) beside the tournament as it then stands. The rules
+//! of each are here or the division's own; the services only turn the wire into a command and the
+//! outcome into the wire. CreateTournament is [`Events::create_tournament`]; the commands that act
+//! on games before they change the tournament (RecordResult, WithdrawPlayer, StartRound) are
+//! `direct`'s and `start`'s, through the same hold and the same kept answers.
+
+use super::change::{Answer, Retry};
+use super::event::{Actor, EventKind};
+use super::record::{DivisionRecord, Record, pairing_error};
+use crate::Events;
+use crate::error::EventsError;
+use crate::settings::GameSettings;
+use dawgref_host::TokenHash;
+use dawgref_tournament::{Controls, Division, MAX_PLAYERS, Method, Missed, Pairing, Player, PlayerId};
+
+/// The most divisions a tournament has.
+pub const MAX_DIVISIONS: usize = 20;
+
+/// A change a director makes to a tournament that does not act on its games.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// A late entry at the end of `division`'s seed list (`token`: their token's hash; None for a
+    /// bot), each round already paired counted as `missed` says.
+    AddPlayer { division: String, player: Player, token: Option<TokenHash>, missed: Missed },
+    /// Round `round` (from 1) of `division` paired by its method.
+    PairRound { division: String, round: u32 },
+    /// Round `round` (from 1) of `division` paired by hand, before it starts.
+    SetPairings { division: String, round: u32, lines: Vec<Line> },
+    /// A division read from a TSH `.t` file.
+    ImportDivision(Import),
+    /// Rounds added at the end of `division`, each paired by its method.
+    AddRounds { division: String, methods: Vec<Method> },
+    /// The last `count` rounds of `division` taken off (none of them paired).
+    RemoveRounds { division: String, count: u32 },
+    /// Withdrawn player `player` (from 1) of `division` entered again.
+    ReenterPlayer { division: String, player: u32 },
+    /// Round `round` (from 1) of `division`'s pairings taken back, to be paired again.
+    UnpairRound { division: String, round: u32 },
+}
+
+/// A line of a round paired by hand: its players by number (from 1); no second for a bye.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub first: u32,
+    pub second: Option<u32>,
+}
+
+/// A division from a TSH `.t` file: its rounds played kept as manual rounds, `rounds_to_come`
+/// after them; its controls' seed is the division's own, drawn from the tournament's.
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub division: String,
+    /// The file's text (a byte-order mark already taken off).
+    pub text: String,
+    pub controls: Controls,
+    pub rounds_to_come: Vec<Method>,
+    /// Per player of the file, their token's hash (None for a bot).
+    pub tokens: Vec<Option<TokenHash>>,
+}
+
+/// What a command changed, by index in the tournament as it then stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A player of a division: the one added.
+    Player { division: usize, player: PlayerId },
+    /// A round of a division: the one paired, started.
+    Round { division: usize, round: usize },
+    /// A division: the one its change is in.
+    Division { division: usize },
+}
+
+impl Outcome {
+    /// The division it is in.
+    pub fn division(self) -> usize {
+        match self {
+            Outcome::Player { division, .. }
+            | Outcome::Round { division, .. }
+            | Outcome::Division { division } => division,
+        }
+    }
+}
+
+/// A tournament to make: its divisions each with its players (and their tokens' hashes), rounds
+/// and controls (whose seed is the division's own, drawn from `seed`).
+#[derive(Clone, Debug)]
+pub struct NewTournament {
+    pub slug: String,
+    pub name: String,
+    pub game: GameSettings,
+    pub seed: u64,
+    pub divisions: Vec<NewDivision>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NewDivision {
+    pub name: String,
+    pub players: Vec<Player>,
+    pub tokens: Vec<Option<TokenHash>>,
+    pub methods: Vec<Method>,
+    pub controls: Controls,
+}
+
+impl Command {
+    /// The call it is, for the key its answer is kept by.
+    fn method(&self) -> &'static str {
+        match self {
+            Command::AddPlayer { .. } => "AddPlayer",
+            Command::PairRound { .. } => "PairRound",
+            Command::SetPairings { .. } => "SetPairings",
+            Command::ImportDivision(_) => "ImportTsh",
+            Command::AddRounds { .. } => "AddRound",
+            Command::RemoveRounds { .. } => "RemoveRounds",
+            Command::ReenterPlayer { .. } => "ReenterPlayer",
+            Command::UnpairRound { .. } => "UnpairRound",
+        }
+    }
+}
+
+impl Events {
+    /// Make `command` on tournament `slug` as `actor`, durably, once per `request_id` (empty:
+    /// none): a retry is answered the first answer and changes nothing. Answered with `answer`
+    /// of the tournament as the command left it and what it changed.
+    pub async fn command<A: Answer>(
+        &self,
+        slug: &str,
+        actor: &Actor,
+        request_id: &str,
+        command: Command,
+        answer: impl Fn(&Record, Outcome) -> A,
+    ) -> Result<A, EventsError> {
+        if let Command::PairRound { .. } = command {
+            // A round is paired on every result in, those that ended unheard included.
+            self.reconcile(slug).await?;
+        }
+        let retry = Retry { method: command.method(), request_id };
+        let held = self.hold(slug).await;
+        self.once(&held, retry, |rec| {
+            rec.by = actor.name().to_string();
+            let outcome = rec.apply(&command)?;
+            Ok(answer(rec, outcome))
+        })
+        .await
+    }
+
+    /// CreateTournament: `new` made as the tournament's first version by `actor`:
+    /// ALREADY_EXISTS when there is one by its slug.
+    pub async fn create_tournament(&self, actor: &Actor, new: NewTournament) -> Result<Record, EventsError> {
+        check_divisions("divisions", new.divisions.len())?;
+        let mut record = Record::new(&new.slug, &new.name, new.game, new.seed);
+        for (i, d) in new.divisions.into_iter().enumerate() {
+            check_players(&format!("divisions[{i}].players"), d.players.len())?;
+            let controls = Controls { seed: record.division_seed(i), ..d.controls };
+            let division = Division::new(d.name, d.players, &d.methods, controls);
+            record.divisions.push(DivisionRecord::new(division, d.tokens));
+        }
+        record.by = actor.name().to_string();
+        record.event(EventKind::Created, "", 0, 0, format!("{} made", new.name));
+        let record = self.create(record).await?;
+        tracing::info!(tournament = %new.slug, "tournament created");
+        Ok(record)
+    }
+}
+
+/// Room for a division of `players`: the same bound at every way in.
+pub fn check_players(field: &str, players: usize) -> Result<(), EventsError> {
+    if !(2..=MAX_PLAYERS).contains(&players) {
+        return Err(players_refused(field, players));
+    }
+    Ok(())
+}
+
+/// A division of `players` refused: the bound's one message, whoever finds it broken.
+fn players_refused(field: &str, players: usize) -> EventsError {
+    EventsError::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
+}
+
+/// A tournament's divisions: the same bound at creation and at ImportTsh.
+pub fn check_divisions(field: &str, divisions: usize) -> Result<(), EventsError> {
+    if !(1..=MAX_DIVISIONS).contains(&divisions) {
+        return Err(EventsError::bad_field(
+            field,
+            format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}"),
+        ));
+    }
+    Ok(())
+}
+
+impl Record {
+    /// Apply `command` (its events noted, by whom the record's change is by).
+    fn apply(&mut self, command: &Command) -> Result<Outcome, EventsError> {
+        match command {
+            Command::AddPlayer { division, player, token, missed } => {
+                let d = self.division(division)?;
+                self.add_player(d, player.clone(), *token, *missed)
+            }
+            Command::PairRound { division, round } => {
+                let d = self.division(division)?;
+                let k = self.round(d, *round)?;
+                self.divisions[d].division.pair(k).map_err(pairing_error)?;
+                self.event(EventKind::PairingsMade, division, *round, 0, format!("round {round} paired"));
+                Ok(Outcome::Round { division: d, round: k })
+            }
+            Command::SetPairings { division, round, lines } => {
+                let d = self.division(division)?;
+                let k = self.round(d, *round)?;
+                self.set_pairings(d, k, lines)?;
+                Ok(Outcome::Round { division: d, round: k })
+            }
+            Command::ImportDivision(import) => self.import(import),
+            Command::AddRounds { division, methods } => {
+                let d = self.division(division)?;
+                self.add_rounds(d, methods)?;
+                Ok(Outcome::Division { division: d })
+            }
+            Command::RemoveRounds { division, count } => {
+                let d = self.division(division)?;
+                self.remove_rounds(d, *count as usize)?;
+                Ok(Outcome::Division { division: d })
+            }
+            Command::ReenterPlayer { division, player } => {
+                let d = self.division(division)?;
+                self.reenter(d, *player)?;
+                Ok(Outcome::Division { division: d })
+            }
+            Command::UnpairRound { division, round } => {
+                let d = self.division(division)?;
+                let k = self.round(d, *round)?;
+                self.unpair(d, k)?;
+                Ok(Outcome::Division { division: d })
+            }
+        }
+    }
+
+    /// AddPlayer: `player` at the end of division `d`'s seed list, by the division's own rules
+    /// for a newcomer (the most players, a name a `.t` file can hold).
+    fn add_player(
+        &mut self,
+        d: usize,
+        player: Player,
+        token: Option<TokenHash>,
+        missed: Missed,
+    ) -> Result<Outcome, EventsError> {
+        let number = self.division_at(d).players().len() as u32 + 1;
+        let name = player.name.clone();
+        let id = self.add_late_player(d, player, token, missed).map_err(|e| match e {
+            dawgref_tournament::Error::Full => players_refused("player", number as usize),
+            other => EventsError::bad_field("player.name", other.to_string()),
+        })?;
+        let detail = format!("{name} joins as player {number}{}", self.missed_detail(d, missed));
+        let division = self.division_at(d).name().to_string();
+        self.event(EventKind::PlayerAdded, &division, 0, 0, detail).players = vec![number];
+        Ok(Outcome::Player { division: d, player: id })
+    }
+
+    /// What a late entry's event adds: how the rounds they missed count (nothing before round 1).
+    fn missed_detail(&self, d: usize, missed: Missed) -> String {
+        match (self.division_at(d).rounds_paired(), missed) {
+            (0, _) => String::new(),
+            (1, Missed::Absent) => ", absent from round 1".into(),
+            (n, Missed::Absent) => format!(", absent from rounds 1 to {n}"),
+            (1, Missed::Byes { spread }) => format!(", a bye ({spread:+}) for round 1"),
+            (n, Missed::Byes { spread }) => format!(", a bye ({spread:+}) for each of rounds 1 to {n}"),
+        }
+    }
+
+    /// SetPairings: round `k` of division `d` paired by hand, before it has started.
+    fn set_pairings(&mut self, d: usize, k: usize, given: &[Line]) -> Result<(), EventsError> {
+        let round = k as u32 + 1;
+        if self.divisions[d].started(k) {
+            return Err(EventsError::Precondition(format!("round {round} has started: its pairings stand")));
+        }
+        let players = self.division_at(d).players().len() as u32;
+        let id = |field: String, n: u32| {
+            if (1..=players).contains(&n) {
+                Ok(PlayerId(n - 1))
+            } else {
+                Err(EventsError::bad_field(&field, format!("{n}: the division has players 1 to {players}")))
+            }
+        };
+        let mut lines = Vec::with_capacity(given.len());
+        for (i, line) in given.iter().enumerate() {
+            let first = id(format!("pairings[{i}].first"), line.first)?;
+            lines.push(match line.second {
+                None => Pairing::Bye { player: first, spread: self.division_at(d).controls().bye_spread },
+                Some(n) => {
+                    let second = id(format!("pairings[{i}].second"), n)?;
+                    Pairing::Game { first, second, result: None }
+                }
+            });
+        }
+        self.divisions[d].division.set_pairings(k, lines).map_err(pairing_error)?;
+        let division = self.division_at(d).name().to_string();
+        let detail = format!("round {round} paired by the director");
+        self.event(EventKind::PairingsMade, &division, round, 0, detail);
+        Ok(())
+    }
+
+    /// ImportTsh: a division read from a `.t` file added, with the division's own seed (as a
+    /// division made at creation in its place has). A round with every game still to play is
+    /// paired and not started (StartRound makes its games); one with a result in, or only byes,
+    /// has started, its other results to be entered by hand.
+    fn import(&mut self, import: &Import) -> Result<Outcome, EventsError> {
+        let name = import.division.as_str();
+        if self.divisions.iter().any(|d| d.division.name() == name) {
+            return Err(EventsError::bad_field(
+                "division",
+                format!("{name:?}: the tournament has a division of that name"),
+            ));
+        }
+        check_divisions("division", self.divisions.len() + 1)?;
+        let controls = Controls { seed: self.division_seed(self.divisions.len()), ..import.controls.clone() };
+        let division = dawgref_tournament::tsh::import(name, &import.text, controls, &import.rounds_to_come)
+            .map_err(|e| EventsError::bad_field("text", e.to_string()))?;
+        let players = division.players().len();
+        if import.tokens.len() != players {
+            return Err(EventsError::bad_field(
+                "text",
+                format!("{players} players, {} tokens", import.tokens.len()),
+            ));
+        }
+        let played = division.rounds().len() - import.rounds_to_come.len();
+        let mut entry = DivisionRecord::new(division, import.tokens.clone());
+        for k in 0..played {
+            let lines = entry.lines(k);
+            let started = lines.iter().any(|l| matches!(l, Pairing::Game { result: Some(_), .. }))
+                || lines.iter().all(|l| matches!(l, Pairing::Bye { .. }));
+            if started {
+                entry.games[k] = Some(vec![String::new(); lines.len()]);
+            }
+        }
+        self.divisions.push(entry);
+        let detail = format!("{players} players, {played} rounds played");
+        self.event(EventKind::DivisionImported, name, 0, 0, detail);
+        Ok(Outcome::Division { division: self.divisions.len() - 1 })
+    }
+}
