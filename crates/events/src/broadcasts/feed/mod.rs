@@ -396,9 +396,10 @@ async fn follow_here(
     }
 }
 
-/// How often a tournament game's feed looks, after the game's end, whether spectators see its
-/// result yet (it came in a moment after the game's last event, and is held back as long).
-const STANDINGS_POLL: Duration = Duration::from_millis(250);
+/// How long a tournament game's feed waits, after the game's end, for a change of its
+/// tournament before it looks again whether spectators see its result yet: a change made here is
+/// heard at once; this is for one made on another replica, or a result held back by a delay.
+const STANDINGS_LOOK: Duration = Duration::from_secs(2);
 /// How long it looks before it gives up (a result not entered by then is in the standings the
 /// next game's end brings, and in GetTournament's).
 const STANDINGS_WAIT: Duration = Duration::from_secs(30);
@@ -417,6 +418,12 @@ async fn standings(
     let label = |key: &str| labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let (Some(slug), Some(division)) = (label("tournament"), label("division")) else { return };
     let give_up = tokio::time::Instant::now() + STANDINGS_WAIT;
+    // Heard before the first look, so that no change falls between them.
+    let mut changes = events.subscribe();
+    // A result heard coming in is held back from spectators as long as the broadcast's delay:
+    // looked at again when that has passed.
+    let delay = Duration::from_millis(events.broadcasts().delay_ms(labels));
+    let mut due: Option<tokio::time::Instant> = None;
     loop {
         match events.division_with(&slug, &division, &id.to_string()).await {
             Ok(Some(entry)) => {
@@ -432,8 +439,22 @@ async fn standings(
             tracing::warn!(game = %id, tournament = %slug, "the game's result is not in its standings: no standings in its broadcast");
             return;
         }
+        // The result enters by a change of the tournament: looked at again when one is heard.
+        let changed = async {
+            loop {
+                match changes.recv().await {
+                    Ok(changed) if changed == slug => return,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
+                    Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+                }
+            }
+        };
+        let now = tokio::time::Instant::now();
+        let look = due.filter(|&due| due > now).unwrap_or(now + STANDINGS_LOOK).min(give_up);
         tokio::select! {
-            () = tokio::time::sleep(STANDINGS_POLL) => {}
+            () = changed => due = due.or((!delay.is_zero()).then(|| tokio::time::Instant::now() + delay)),
+            () = tokio::time::sleep_until(look) => due = None,
             _ = stop.changed() => return,
         }
     }
