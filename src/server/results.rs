@@ -111,15 +111,6 @@ fn standings(rows: &[pb::ResultRow]) -> Vec<pb::Standing> {
     out
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-pub(crate) fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 fn csv(rows: &[pb::ResultRow]) -> String {
     let mut out = String::from(
         "game_id,labels,names,scores,spread,finished,winners,end_reason,challenges,adjustments\n",
@@ -139,8 +130,7 @@ fn csv(rows: &[pb::ResultRow]) -> String {
             r.challenges.to_string(),
             r.adjustments.to_string(),
         ];
-        out.push_str(&cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(","));
-        out.push('\n');
+        out.push_str(&dawgref_tournament::csv::line(&cells));
     }
     out
 }

@@ -10,6 +10,7 @@
 //! division behind its store and calls these functions; they are deterministic (a draw comes
 //! from the division's seed), so a replica or a restart pairs exactly as the first did.
 
+pub mod csv;
 mod division;
 mod draw;
 mod matching;

@@ -5,7 +5,6 @@
 use super::TournamentsService;
 use crate::proto::v1 as pb;
 use crate::server::errors;
-use crate::server::results::field as csv_field;
 use dawgref_events::EventKind;
 use dawgref_events::{DivisionStatistics, EventsError, LogFilter, Record, TournamentEvent};
 use dawgref_tournament::statistics::Feat;
@@ -18,11 +17,6 @@ const MAX_PAGE: u32 = 1000;
 const MAX_EXPORT: usize = 10_000;
 /// Kinds a filter names at most.
 const MAX_KINDS: usize = 16;
-
-/// The log's header line in CSV.
-const LOG_HEADER: &str = "number,unix_ms,kind,division,round,pairing,players,by,detail\n";
-const PLAYERS_HEADER: &str = "player,name,games,points_for,points_against,average_for,average_against,high_game,firsts,performance_rating,bingos,bingo_games\n";
-const RECORDS_HEADER: &str = "record,round,pairing,player,name,score,opponent,opponent_name,opponent_score\n";
 
 impl TournamentsService {
     /// The log's events a director asked for: the tournament's director only, the filter checked
@@ -68,8 +62,8 @@ impl TournamentsService {
         let (events, next) =
             self.log_events(request.metadata(), &r.slug, r.filter.as_ref(), r.from_event, MAX_EXPORT).await?;
         let text = match r.format() {
-            pb::LogFormat::Csv => log_csv(&events),
-            pb::LogFormat::Unspecified | pb::LogFormat::JsonLines => log_json_lines(&events),
+            pb::LogFormat::Csv => dawgref_events::log_csv(&events),
+            pb::LogFormat::Unspecified | pb::LogFormat::JsonLines => dawgref_events::log_json_lines(&events),
         };
         Ok(pb::ExportTournamentLogResponse { text, next_event: next.unwrap_or(0) })
     }
@@ -84,10 +78,7 @@ impl TournamentsService {
     ) -> Result<(Record, usize, DivisionStatistics), Status> {
         let directed = self.directs(metadata, slug).await?;
         let events = &self.state.events;
-        let mut record = events.reconcile(slug).await.map_err(errors::events)?;
-        if !directed {
-            record = events.spectators(record, None).await.map_err(errors::events)?;
-        }
+        let record = events.tournament_seen(slug, directed).await.map_err(errors::events)?;
         let d = record.division(division).map_err(errors::events)?;
         let statistics = events.statistics(&record, d).await;
         Ok((record, d, statistics))
@@ -108,10 +99,10 @@ impl TournamentsService {
     ) -> Result<pb::ExportDivisionStatisticsResponse, Status> {
         let r = request.get_ref();
         let (record, d, statistics) = self.statistics_of(request.metadata(), &r.slug, &r.division).await?;
-        let view = statistics_view(&record, d, &statistics);
+        let division = record.division_at(d);
         Ok(pb::ExportDivisionStatisticsResponse {
-            players_csv: players_csv(&view),
-            records_csv: records_csv(&view),
+            players_csv: statistics.players_csv(division),
+            records_csv: statistics.records_csv(division),
         })
     }
 }
@@ -154,66 +145,6 @@ fn log_filter(record: &Record, f: pb::TournamentLogFilter) -> Result<LogFilter, 
     Ok(LogFilter { division: f.division, round: f.round, player: f.player, kinds, by: f.by })
 }
 
-/// One event of the log as a JSON line's object, its fields in this order.
-#[derive(serde::Serialize)]
-struct LogLine<'a> {
-    number: u64,
-    unix_ms: u64,
-    kind: &'a str,
-    division: &'a str,
-    round: u32,
-    pairing: u32,
-    players: &'a [u32],
-    by: &'a str,
-    detail: &'a str,
-}
-
-fn log_json_lines(events: &[TournamentEvent]) -> String {
-    let mut out = String::new();
-    for e in events {
-        let line = LogLine {
-            number: e.number,
-            unix_ms: e.unix_ms,
-            kind: &e.kind,
-            division: &e.division,
-            round: e.round,
-            pairing: e.pairing,
-            players: &e.players,
-            by: &e.by,
-            detail: &e.detail,
-        };
-        out.push_str(&serde_json::to_string(&line).unwrap_or_default());
-        out.push('\n');
-    }
-    out
-}
-
-/// A CSV line of `cells`, each quoted when it must be.
-fn csv_line(cells: &[String]) -> String {
-    let mut line = cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",");
-    line.push('\n');
-    line
-}
-
-fn log_csv(events: &[TournamentEvent]) -> String {
-    let mut out = String::from(LOG_HEADER);
-    for e in events {
-        let players: Vec<String> = e.players.iter().map(u32::to_string).collect();
-        out.push_str(&csv_line(&[
-            e.number.to_string(),
-            e.unix_ms.to_string(),
-            e.kind.clone(),
-            e.division.clone(),
-            e.round.to_string(),
-            e.pairing.to_string(),
-            players.join(" "),
-            e.by.clone(),
-            e.detail.clone(),
-        ]));
-    }
-    out
-}
-
 /// Division `d`'s statistics as the wire shows them.
 fn statistics_view(record: &Record, d: usize, s: &DivisionStatistics) -> pb::DivisionStatistics {
     let division = record.division_at(d);
@@ -252,56 +183,4 @@ fn statistics_view(record: &Record, d: usize, s: &DivisionStatistics) -> pb::Div
         biggest_win: record_of(&s.figures.biggest_win),
         players,
     }
-}
-
-/// An optional figure as a CSV cell (empty: absent).
-fn cell(n: Option<i32>) -> String {
-    n.map(|n| n.to_string()).unwrap_or_default()
-}
-
-fn players_csv(s: &pb::DivisionStatistics) -> String {
-    let mut out = String::from(PLAYERS_HEADER);
-    for p in &s.players {
-        out.push_str(&csv_line(&[
-            p.player.to_string(),
-            p.name.clone(),
-            p.games.to_string(),
-            p.points_for.to_string(),
-            p.points_against.to_string(),
-            format!("{:.2}", p.average_for),
-            format!("{:.2}", p.average_against),
-            cell(p.high_game),
-            p.firsts.to_string(),
-            cell(p.performance_rating),
-            p.bingos.to_string(),
-            p.bingo_games.to_string(),
-        ]));
-    }
-    out
-}
-
-fn records_csv(s: &pb::DivisionStatistics) -> String {
-    let name = |n: u32| s.players.get(n as usize - 1).map(|p| p.name.clone()).unwrap_or_default();
-    let mut out = String::from(RECORDS_HEADER);
-    let records = [
-        ("high_game", &s.high_game),
-        ("high_loss", &s.high_loss),
-        ("high_combined", &s.high_combined),
-        ("biggest_win", &s.biggest_win),
-    ];
-    for (what, r) in records {
-        let Some(r) = r else { continue };
-        out.push_str(&csv_line(&[
-            what.to_string(),
-            r.round.to_string(),
-            r.pairing.to_string(),
-            r.player.to_string(),
-            name(r.player),
-            r.score.to_string(),
-            r.opponent.to_string(),
-            name(r.opponent),
-            r.opponent_score.to_string(),
-        ]));
-    }
-    out
 }

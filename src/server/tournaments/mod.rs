@@ -7,7 +7,6 @@
 mod create;
 mod log;
 mod plan;
-mod ratings;
 mod start;
 mod view;
 
@@ -303,11 +302,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     ) -> Result<Response<pb::ExportTshResponse>, Status> {
         let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
         let r = request.into_inner();
-        let events = &self.state.events;
-        let mut record = events.reconcile(&r.slug).await.map_err(errors::events)?;
-        if !directed {
-            record = events.spectators(record, None).await.map_err(errors::events)?;
-        }
+        let record = self.state.events.tournament_seen(&r.slug, directed).await.map_err(errors::events)?;
         let d = record.division(&r.division).map_err(errors::events)?;
         Ok(Response::new(pb::ExportTshResponse {
             text: dawgref_tournament::tsh::export(record.division_at(d)),
@@ -322,15 +317,13 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.into_inner();
         let file = pb::RatingsFile::try_from(r.file)
             .map_err(|_| errors::bad_field("file", format!("{}: not a RatingsFile", r.file)))?;
-        let events = &self.state.events;
-        let mut record = events.reconcile(&r.slug).await.map_err(errors::events)?;
-        if !directed {
-            record = events.spectators(record, None).await.map_err(errors::events)?;
-        }
+        let record = self.state.events.tournament_seen(&r.slug, directed).await.map_err(errors::events)?;
         let division = record.division_at(record.division(&r.division).map_err(errors::events)?);
         let text = match file {
-            pb::RatingsFile::Unspecified | pb::RatingsFile::Games => ratings::games_csv(division),
-            pb::RatingsFile::Players => ratings::players_csv(division),
+            pb::RatingsFile::Unspecified | pb::RatingsFile::Games => {
+                dawgref_tournament::ratings::games_csv(division)
+            }
+            pb::RatingsFile::Players => dawgref_tournament::ratings::players_csv(division),
         };
         Ok(Response::new(pb::ExportRatingsResponse { text }))
     }

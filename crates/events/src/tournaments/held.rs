@@ -28,6 +28,13 @@ pub fn game_labels(slug: &str, division: &str, round: u32) -> [(String, String);
 }
 
 impl Events {
+    /// Tournament `slug` as it stands now, what ended unheard entered ([`Events::reconcile`]):
+    /// to its director as it is, to anyone else as a broadcast holds its games back.
+    pub async fn tournament_seen(&self, slug: &str, director: bool) -> Result<Record, EventsError> {
+        let record = self.reconcile(slug).await?;
+        if director { Ok(record) } else { self.spectators(record, None).await }
+    }
+
     /// How long a spectator waits for event `e` of tournament `slug` (0: not held).
     pub(crate) fn delay_of(&self, slug: &str, e: &TournamentEvent) -> u64 {
         if !e.is_result() {

@@ -1,13 +1,16 @@
 //! The event's log and statistics as its directors and spectators read them: the tournament's
 //! events filtered a page at a time ([`Events::log`]), and a division's statistics, its results'
 //! figures (`dawgref_tournament::Statistics`) with each player's bingos from the games the server
-//! played ([`Events::statistics`]).
+//! played ([`Events::statistics`]); and the files they are exported as: the log as JSON lines or
+//! CSV, the statistics as two CSV files (their columns are the server's proto's).
 
 use super::event::{LogFilter, TournamentEvent};
 use super::record::Record;
 use crate::Events;
 use crate::error::EventsError;
-use dawgref_tournament::{GameResult, Pairing, Statistics};
+use dawgref_tournament::csv::line as csv_line;
+use dawgref_tournament::statistics::Feat;
+use dawgref_tournament::{Division, GameResult, Pairing, Statistics};
 
 /// A division's statistics: its results' figures, and per player (by id) their bingos and the
 /// games they were counted in (the games the server played whose results count).
@@ -68,5 +71,123 @@ impl Events {
             }
         }
         DivisionStatistics { figures, bingos }
+    }
+}
+
+/// One event of the log as a JSON line's object, its fields in this order.
+#[derive(serde::Serialize)]
+struct LogLine<'a> {
+    number: u64,
+    unix_ms: u64,
+    kind: &'a str,
+    division: &'a str,
+    round: u32,
+    pairing: u32,
+    players: &'a [u32],
+    by: &'a str,
+    detail: &'a str,
+}
+
+/// The log as JSON lines: an object a line, its fields in [`LogLine`]'s order.
+pub fn log_json_lines(events: &[TournamentEvent]) -> String {
+    let mut out = String::new();
+    for e in events {
+        let line = LogLine {
+            number: e.number,
+            unix_ms: e.unix_ms,
+            kind: &e.kind,
+            division: &e.division,
+            round: e.round,
+            pairing: e.pairing,
+            players: &e.players,
+            by: &e.by,
+            detail: &e.detail,
+        };
+        out.push_str(&serde_json::to_string(&line).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+/// The log as CSV, a header line first.
+pub fn log_csv(events: &[TournamentEvent]) -> String {
+    let mut out = String::from("number,unix_ms,kind,division,round,pairing,players,by,detail\n");
+    for e in events {
+        let players: Vec<String> = e.players.iter().map(u32::to_string).collect();
+        out.push_str(&csv_line(&[
+            e.number.to_string(),
+            e.unix_ms.to_string(),
+            e.kind.clone(),
+            e.division.clone(),
+            e.round.to_string(),
+            e.pairing.to_string(),
+            players.join(" "),
+            e.by.clone(),
+            e.detail.clone(),
+        ]));
+    }
+    out
+}
+
+/// An optional figure as a CSV cell (empty: absent).
+fn cell(n: Option<i32>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
+impl DivisionStatistics {
+    /// Each player's figures of `division` (these statistics' division) as CSV, in seed order.
+    pub fn players_csv(&self, division: &Division) -> String {
+        let mut out = String::from(
+            "player,name,games,points_for,points_against,average_for,average_against,high_game,firsts,performance_rating,bingos,bingo_games\n",
+        );
+        for (i, (f, &(bingos, bingo_games))) in self.figures.players.iter().zip(&self.bingos).enumerate() {
+            out.push_str(&csv_line(&[
+                (i + 1).to_string(),
+                division.players()[i].name.clone(),
+                f.games.to_string(),
+                f.points_for.to_string(),
+                f.points_against.to_string(),
+                format!("{:.2}", f.average_for()),
+                format!("{:.2}", f.average_against()),
+                cell(f.high_game),
+                f.firsts.to_string(),
+                cell(f.performance_rating),
+                bingos.to_string(),
+                bingo_games.to_string(),
+            ]));
+        }
+        out
+    }
+
+    /// The division's records (high game, high loss, high combined, biggest win) as CSV, those
+    /// it has.
+    pub fn records_csv(&self, division: &Division) -> String {
+        let name = |p: dawgref_tournament::PlayerId| {
+            division.players().get(p.index()).map(|p| p.name.clone()).unwrap_or_default()
+        };
+        let mut out =
+            String::from("record,round,pairing,player,name,score,opponent,opponent_name,opponent_score\n");
+        let f = &self.figures;
+        let records: [(&str, &Option<Feat>); 4] = [
+            ("high_game", &f.high_game),
+            ("high_loss", &f.high_loss),
+            ("high_combined", &f.high_combined),
+            ("biggest_win", &f.biggest_win),
+        ];
+        for (what, r) in records {
+            let Some(r) = r else { continue };
+            out.push_str(&csv_line(&[
+                what.to_string(),
+                (r.round + 1).to_string(),
+                (r.pairing + 1).to_string(),
+                (r.player.0 + 1).to_string(),
+                name(r.player),
+                r.score.to_string(),
+                (r.opponent.0 + 1).to_string(),
+                name(r.opponent),
+                r.opponent_score.to_string(),
+            ]));
+        }
+        out
     }
 }

@@ -11,7 +11,10 @@
 //! the truth there.
 
 mod absp;
+mod files;
 mod naspa;
+
+pub use files::{games_csv, players_csv};
 
 pub use crate::rating_system::RatingSystem;
 

@@ -1,14 +1,14 @@
 //! ExportRatings' files: a division's rated games, and its players with their estimates, as CSV
-//! (the columns are `RatingsFile`'s in tournaments.proto; quoting as every CSV the server writes,
-//! `results::field`). The figures are the tournament crate's (`dawgref_tournament::ratings`).
+//! (the columns are `RatingsFile`'s in the server's tournaments.proto; quoted as every CSV the
+//! server writes, [`crate::csv`]).
 
-use crate::server::results::field;
-use dawgref_tournament::ratings::{estimates, rated_records};
-use dawgref_tournament::{Division, GameResult, Pairing};
+use super::{estimates, rated_records};
+use crate::csv::field;
+use crate::{Division, GameResult, Pairing};
 use std::fmt::Write;
 
 /// One line a rated game (both scores in), in round and line order.
-pub(super) fn games_csv(division: &Division) -> String {
+pub fn games_csv(division: &Division) -> String {
     let mut out = String::from(
         "round,first,first_name,first_rating,first_score,second,second_name,second_rating,second_score\n",
     );
@@ -35,7 +35,7 @@ pub(super) fn games_csv(division: &Division) -> String {
 }
 
 /// One line a player, in seed order, with the estimate from every result in.
-pub(super) fn players_csv(division: &Division) -> String {
+pub fn players_csv(division: &Division) -> String {
     let mut out = String::from("player,name,rating,lifetime_games,rated_games,wins,estimate,change\n");
     let records = rated_records(division);
     for ((i, p), estimate) in division.players().iter().enumerate().zip(estimates(division)) {
