@@ -24,10 +24,10 @@ pub use broadcasts::{
 pub use error::EventsError;
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    Actor, Answer, Command, DivisionRecord, DivisionStatistics, EventKind, GAME, Hand, HandResult, Import,
-    Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT, Record, RoundGames,
-    Source, TournamentEvent, Watched, check_divisions, check_players, derived_request_id, game_labels,
-    game_result, log_csv, log_json_lines, pairing_error,
+    Actor, Answer, Command, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand, HandResult,
+    Import, Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT, Record,
+    RoundGames, Source, TournamentEvent, Watched, check_divisions, check_players, derived_request_id,
+    game_labels, game_result, log_csv, log_json_lines, pairing_error,
 };
 
 use dawgref_host::Host;

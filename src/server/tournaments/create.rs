@@ -231,9 +231,9 @@ pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSe
                 .filter(|&k| entry.started(k))
                 .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(j, line)| (k, j, line)))
                 .find(|(k, j, line)| {
-                    !line.is_done() && !entry.game_id(*k, *j).is_empty() && line.players().any(|p| p == me)
+                    !line.is_done() && entry.game_id(*k, *j).is_some() && line.players().any(|p| p == me)
                 })
-                .map(|(k, j, _)| entry.game_id(k, j).to_string())
+                .and_then(|(k, j, _)| entry.game_id(k, j).map(str::to_string))
                 .unwrap_or_default();
             return Some(pb::TournamentSeat {
                 division: entry.division().name().to_string(),

@@ -42,7 +42,7 @@ pub(super) fn round(entry: &DivisionRecord, k: usize) -> pb::TournamentRound {
         started: entry.started(k),
         pairings: (entry.lines(k).iter().enumerate())
             .map(|(i, line)| pb::TournamentPairing {
-                game_id: entry.game_id(k, i).to_string(),
+                game_id: entry.game_id(k, i).unwrap_or_default().to_string(),
                 ..pairing(i, line)
             })
             .collect(),

@@ -119,9 +119,11 @@ impl Events {
         record.by = actor.name().to_string();
         // Entered first, on the tournament as read: a result the division refuses ends no game.
         record.enter_result(d, k, i, result, Source::Director { correct })?;
-        let game_id = record.divisions[d].game_id(k, i).to_string();
-        let over = !game_id.is_empty()
-            && self.0.host.snapshot(&game_id).await.is_ok_and(|s| s.game().outcome().is_some());
+        let game_id = record.divisions[d].game_id(k, i).map(str::to_string);
+        let over = match &game_id {
+            Some(id) => self.0.host.snapshot(id).await.is_ok_and(|s| s.game().outcome().is_some()),
+            None => false,
+        };
         if over && !correct {
             return Err(EventsError::Precondition(format!(
                 "round {}'s pairing {}: its game is over and its result enters from it (correct replaces it)",
@@ -129,7 +131,7 @@ impl Events {
                 i + 1
             )));
         }
-        if !game_id.is_empty() && !over {
+        if let Some(game_id) = game_id.filter(|_| !over) {
             let division = record.division_at(d).name().to_string();
             let rid = derived_request_id(slug, &["record", &division, &game_id, request_id]);
             let why = "the result the tournament's director entered";
@@ -174,7 +176,7 @@ impl Events {
         rec.player(d, number)?;
         let mut ended = Vec::new();
         for (k, i) in rec.forfeits_of(d, number)? {
-            let game_id = rec.divisions[d].game_id(k, i).to_string();
+            let Some(game_id) = rec.divisions[d].game_id(k, i).map(str::to_string) else { continue };
             let Ok(id) = uuid::Uuid::parse_str(&game_id) else { continue };
             let outcome = match self.0.host.snapshot(&game_id).await {
                 Ok(snapshot) => snapshot.game().outcome().cloned(),

@@ -18,13 +18,33 @@ use dawgref_tournament::PlayerId;
 use std::collections::HashSet;
 
 /// The labels a tournament's game carries: its tournament, division and round (what ListGames,
-/// ExportResults and a broadcast's labels select it by).
+/// ExportResults and a broadcast's labels select it by). [`GameLink::of`] reads them back.
 pub fn game_labels(slug: &str, division: &str, round: u32) -> [(String, String); 3] {
     [
-        ("tournament".to_string(), slug.to_string()),
-        ("division".to_string(), division.to_string()),
+        (TOURNAMENT_LABEL.to_string(), slug.to_string()),
+        (DIVISION_LABEL.to_string(), division.to_string()),
         ("round".to_string(), round.to_string()),
     ]
+}
+
+const TOURNAMENT_LABEL: &str = "tournament";
+const DIVISION_LABEL: &str = "division";
+
+/// A game's link to its tournament, as its labels carry it ([`game_labels`]; games made before
+/// any other link was kept carry the same labels).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameLink {
+    pub slug: String,
+    /// None: a game labelled by hand with a tournament and no division.
+    pub division: Option<String>,
+}
+
+impl GameLink {
+    /// The tournament `labels` link a game to (None: not a tournament's game).
+    pub fn of(labels: &[(String, String)]) -> Option<GameLink> {
+        let label = |key: &str| labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        Some(GameLink { slug: label(TOURNAMENT_LABEL)?, division: label(DIVISION_LABEL) })
+    }
 }
 
 impl Events {

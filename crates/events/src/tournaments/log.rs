@@ -54,10 +54,7 @@ impl Events {
                 let Pairing::Game { first, second, result: Some(GameResult::Scores(_)) } = *line else {
                     continue;
                 };
-                let id = entry.game_id(k, i);
-                if id.is_empty() {
-                    continue;
-                }
+                let Some(id) = entry.game_id(k, i) else { continue };
                 let Ok(snapshot) = self.0.host.snapshot(id).await else { continue };
                 if !snapshot.game().is_over() {
                     continue;

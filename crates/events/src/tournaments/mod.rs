@@ -27,7 +27,7 @@ pub use command::{
 };
 pub use direct::{Hand, HandResult, Owners};
 pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
-pub use held::game_labels;
+pub use held::{GameLink, game_labels};
 pub use log::{DivisionStatistics, log_csv, log_json_lines};
 pub(crate) use marks::Marks;
 pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};

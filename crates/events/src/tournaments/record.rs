@@ -77,9 +77,12 @@ impl DivisionRecord {
         self.games.get(k).is_some_and(Option::is_some)
     }
 
-    /// The game id of round `k`'s line `i` (empty: none).
-    pub fn game_id(&self, k: usize, i: usize) -> &str {
-        self.games.get(k).and_then(Option::as_ref).and_then(|g| g.get(i)).map_or("", String::as_str)
+    /// The game of round `k`'s line `i`, by id (None: a bye, a result entered by hand, or a
+    /// round not started).
+    pub fn game_id(&self, k: usize, i: usize) -> Option<&str> {
+        let id = self.games.get(k)?.as_ref()?.get(i)?;
+        // Kept as an empty id where there is none: the store's format.
+        (!id.is_empty()).then_some(id.as_str())
     }
 
     /// Round `k`'s line `i`, if there is one.

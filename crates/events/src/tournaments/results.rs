@@ -6,6 +6,7 @@
 //! And WatchTournament's stream.
 
 use super::event::{Actor, TournamentEvent};
+use super::held::GameLink;
 use super::record::{self, Record, Source};
 use crate::Events;
 use crate::error::EventsError;
@@ -54,10 +55,7 @@ impl Events {
     async fn enter_game(&self, id: uuid::Uuid) -> Result<(), EventsError> {
         let id = id.to_string();
         let snapshot = self.0.host.snapshot(&id).await?;
-        let Some(slug) = snapshot.labels().iter().find(|(k, _)| k == "tournament").map(|(_, v)| v.clone())
-        else {
-            return Ok(());
-        };
+        let Some(GameLink { slug, .. }) = GameLink::of(snapshot.labels()) else { return Ok(()) };
         let Some(result) = snapshot.game().outcome().and_then(record::game_result) else { return Ok(()) };
         // Looked at before the hold (as last read or written here: a version read, no more): a
         // result in already is not waited for.

@@ -415,8 +415,9 @@ async fn standings(
     ended_unix: u64,
     stop: &mut watch::Receiver<bool>,
 ) {
-    let label = |key: &str| labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (Some(slug), Some(division)) = (label("tournament"), label("division")) else { return };
+    let Some(crate::GameLink { slug, division: Some(division) }) = crate::GameLink::of(labels) else {
+        return;
+    };
     let give_up = tokio::time::Instant::now() + STANDINGS_WAIT;
     // Heard before the first look, so that no change falls between them.
     let mut changes = events.subscribe();
@@ -503,7 +504,8 @@ impl Events {
         let entry = held.divisions.swap_remove(d);
         let rounds = entry.division.rounds().len();
         let done = (0..rounds).any(|k| {
-            (entry.lines(k).iter().enumerate()).any(|(i, line)| line.is_done() && entry.game_id(k, i) == game)
+            (entry.lines(k).iter().enumerate())
+                .any(|(i, line)| line.is_done() && entry.game_id(k, i) == Some(game))
         });
         Ok(done.then_some(entry))
     }
