@@ -288,7 +288,6 @@ pub fn host(e: HostError) -> Status {
         | HostError::OutOfScope { .. }
         | HostError::RootOnly) => Status::permission_denied(e.to_string()),
         e @ HostError::KeyExists(_) => Status::already_exists(e.to_string()),
-        e @ (HostError::Stale(_) | HostError::BroadcastStale(_)) => Status::aborted(e.to_string()),
         e @ HostError::GameExists(_) => Status::already_exists(e.to_string()),
         e @ HostError::NoKey(_) => Status::not_found(e.to_string()),
         HostError::Unreplayable { id, reason, quarantined } => unreplayable(&id, &reason, quarantined),

@@ -46,8 +46,8 @@ use crate::proto::v1::directors_service_server::DirectorsServiceServer;
 use crate::proto::v1::games_service_server::GamesServiceServer;
 use crate::proto::v1::lexicons_service_server::LexiconsServiceServer;
 use crate::proto::v1::tournaments_service_server::TournamentsServiceServer;
-use crate::store::GameStore;
 use crate::store::Leases;
+use crate::store::Store;
 use crate::store::StoreError;
 use state::{AppState, Callbacks, Limits};
 use std::future::Future;
@@ -115,7 +115,7 @@ pub fn load_lexicons(
 pub struct Builder {
     lexicons: Vec<Lexicon>,
     limits: Limits,
-    store: Arc<dyn GameStore>,
+    store: Arc<dyn Store>,
     leases: Option<Arc<dyn Leases>>,
     callbacks: Callbacks,
     director_token: Option<String>,
@@ -141,14 +141,14 @@ impl Builder {
     }
 
     /// Where games are made durable (default: memory only).
-    pub fn store(mut self, store: Arc<dyn GameStore>) -> Builder {
+    pub fn store(mut self, store: Arc<dyn Store>) -> Builder {
         self.store = store;
         self
     }
 
     /// Serve as one replica of several sharing `store` (PostgreSQL, or any store that keeps
     /// leases): leases, heartbeat, takeovers and forwarding.
-    pub fn replica<S: GameStore + Leases + 'static>(mut self, store: Arc<S>) -> Builder {
+    pub fn replica<S: Store + Leases + 'static>(mut self, store: Arc<S>) -> Builder {
         self.leases = Some(store.clone());
         self.store = store;
         self
@@ -181,21 +181,24 @@ impl Builder {
             worker_idle: self.callbacks.worker_idle.or(Some(crate::memory::collect_when_idle)),
             ..self.callbacks
         };
+        // The host keeps the games; the events layer its tournaments and broadcasts.
+        let (tournaments, broadcasts) = (self.store.clone(), self.store.clone());
         let host =
             Host::new(self.lexicons, self.limits, self.store, callbacks, Arc::new(views::EncodedAnswers), rx);
+        let events = dawgref_events::Events::new(host.clone(), tournaments, broadcasts);
         if let Some(leases) = self.leases {
             host.set_replica(leases);
         }
         host.metrics().time_methods(crate::metrics::served_methods());
-        let state = Arc::new(AppState::new(host, self.tls.map(Arc::new), self.director_token.as_deref()));
+        let state =
+            Arc::new(AppState::new(host, events, self.tls.map(Arc::new), self.director_token.as_deref()));
         let handle = Handle { state, shutdown: tx };
         // Subscribed before recovery: a recovered game that ends at once is heard.
         let ended = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
         tokio::spawn(handle.state.events.clone().follow_results(ended));
         // Every broadcast known before the first call is answered: no game shown early.
-        let records = handle.state.host.broadcast_records();
-        handle.state.events.broadcasts().load(&records).await.map_err(|e| StoreError::Io(e.to_string()))?;
+        handle.state.events.load_broadcasts().await.map_err(|e| StoreError::Io(e.to_string()))?;
         if handle.state.host.peers().is_some() {
             tokio::spawn(handle.state.events.clone().refresh_broadcasts());
         }

@@ -35,7 +35,12 @@ pub(crate) struct AppState {
 
 impl AppState {
     /// `director`: the root director's token (None: no director).
-    pub(crate) fn new(host: Host, tls: Option<Arc<super::tls::Tls>>, director: Option<&str>) -> AppState {
+    pub(crate) fn new(
+        host: Host,
+        events: dawgref_events::Events,
+        tls: Option<Arc<super::tls::Tls>>,
+        director: Option<&str>,
+    ) -> AppState {
         AppState {
             identity: super::auth::Identity::new(host.clone(), director),
             limits: host.limits().clone(),
@@ -44,7 +49,7 @@ impl AppState {
             forwarder: Forwarder::new(host.clone(), tls.clone()),
             tls,
             creates: super::caller::CreateBuckets::new(host.limits().create_rate),
-            events: dawgref_events::Events::new(host.clone()),
+            events,
             host,
         }
     }

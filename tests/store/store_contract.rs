@@ -10,25 +10,25 @@ use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{
-    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, StoreError, StoredBroadcast, StoredTournament,
-    TournamentChange,
+    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, Store, StoreError, StoredBroadcast,
+    StoredTournament, TournamentChange,
 };
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
 /// A read, awaited as the server awaits it.
-async fn load(store: &Arc<dyn GameStore>, id: Uuid) -> Option<dawgref::store::StoredGame> {
+async fn load(store: &Arc<dyn Store>, id: Uuid) -> Option<dawgref::store::StoredGame> {
     store.load(id).await.unwrap()
 }
 
-async fn unfinished(store: &Arc<dyn GameStore>) -> Vec<Uuid> {
+async fn unfinished(store: &Arc<dyn Store>) -> Vec<Uuid> {
     let mut ids: Vec<Uuid> = store.unfinished().await.unwrap().iter().map(|g| g.id).collect();
     ids.sort();
     ids
 }
 
-async fn contract(store: Arc<dyn GameStore>) {
+async fn contract(store: Arc<dyn Store>) {
     let a = Uuid::new_v4();
     store.create(a, 1, b"record-a".to_vec(), b"row0".to_vec(), false, vec![]).wait().await.unwrap();
     let got = load(&store, a).await.unwrap();
@@ -184,7 +184,7 @@ async fn contract(store: Arc<dyn GameStore>) {
             .collect(),
         tournament,
     };
-    let answer = |store: &Arc<dyn GameStore>, slug: &str, key: &str| {
+    let answer = |store: &Arc<dyn Store>, slug: &str, key: &str| {
         let store = store.clone();
         let (slug, key) = (slug.to_string(), key.to_string());
         async move { store.tournament_answer(slug, key).await.unwrap().map(|b| String::from_utf8(b).unwrap()) }
@@ -319,7 +319,7 @@ async fn postgres_keeps_the_contract() {
     contract(Arc::new(PgStore::open(&url, replica(5000)).await.unwrap())).await;
     // A second replica on the same database migrates nothing twice and sees the same games.
     let again = PgStore::open(&url, replica(5000)).await.unwrap();
-    let again: Arc<dyn GameStore> = Arc::new(again);
+    let again: Arc<dyn Store> = Arc::new(again);
     assert_eq!(
         unfinished(&again).await.len(),
         0,
@@ -357,7 +357,7 @@ async fn a_replica_that_lost_its_lease_can_never_write() {
     assert!(!a.holds(&game));
     assert_eq!(a.claim(game).await.unwrap(), Claim::Other(b.replica().addr.clone()));
 
-    let store: Arc<dyn GameStore> = b.clone();
+    let store: Arc<dyn Store> = b.clone();
     let log = load(&store, game).await.unwrap().log;
     assert_eq!(
         log,
@@ -411,7 +411,7 @@ async fn released_and_handed_over_leases() {
     assert_eq!(a.claim(quiet).await.unwrap(), Claim::Mine);
     assert_eq!(a.epoch(&quiet), Some(5), "created 1, B's claims 2 and 3, hand-over 4, A's claim 5");
     a.append(quiet, 2, b"a2".to_vec(), false).wait().await.unwrap();
-    let store: Arc<dyn GameStore> = a.clone();
+    let store: Arc<dyn Store> = a.clone();
     let log = load(&store, quiet).await.unwrap().log;
     assert_eq!(log, vec![(0, b"0".to_vec()), (1, b"b1".to_vec()), (2, b"a2".to_vec())]);
 }
@@ -448,7 +448,7 @@ async fn a_takeover_never_forks_a_history() {
     let mut taken = std::collections::HashMap::new();
     for g in &games {
         assert_eq!(b.claim(*g).await.unwrap(), Claim::TakenOver);
-        let store: Arc<dyn GameStore> = b.clone();
+        let store: Arc<dyn Store> = b.clone();
         taken.insert(*g, load(&store, *g).await.unwrap().log.len() as u64);
     }
     let landed = writer.await.unwrap();

@@ -9,8 +9,9 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
-    DirectorKey, GamePage, GameQuery, GameStore, Labels, MemoryStore, Pending, Reading, StoreError,
-    StoredBroadcast, StoredGame, StoredTournament, TournamentChange,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, MemoryStore,
+    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
+    TournamentChange, TournamentStore,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,60 +37,86 @@ impl GameStore for FlakyStore {
     ) -> Pending {
         self.inner.create(id, created, record, first, finished, labels)
     }
+
     fn append(&self, id: Uuid, seq: u64, row: Vec<u8>, finished: bool) -> Pending {
         if self.failing.load(Ordering::SeqCst) {
             return Pending::ready(Err(StoreError::Io("no space left on device".into())));
         }
         self.inner.append(id, seq, row, finished)
     }
+
     fn quarantine(&self, id: Uuid, reason: &str) -> Pending {
         self.inner.quarantine(id, reason)
     }
+
     fn unfinished(&self) -> Reading<'_, Vec<StoredGame>> {
         self.inner.unfinished()
     }
+
     fn load(&self, id: Uuid) -> Reading<'_, Option<StoredGame>> {
         self.inner.load(id)
     }
+
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
         self.inner.games(query)
     }
+}
+
+impl ReviewStore for FlakyStore {
     fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
         self.inner.save_review(id, key, body)
     }
+
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
         self.inner.review(id, key)
     }
+}
+
+impl DirectorKeyStore for FlakyStore {
     fn add_director_key(&self, key: DirectorKey) -> Pending {
         self.inner.add_director_key(key)
     }
+
     fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
         self.inner.revoke_director_key(name, at_unix_ms)
     }
+
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
         self.inner.director_keys()
     }
+}
+
+impl TournamentStore for FlakyStore {
     fn put_tournament(&self, change: TournamentChange) -> Pending {
         self.inner.put_tournament(change)
     }
-    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
-        self.inner.tournament_version(slug)
-    }
+
     fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
         self.inner.tournament_events(slug, from)
     }
+
     fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
         self.inner.tournament_answer(slug, key)
     }
+
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
         self.inner.tournament(slug)
     }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        self.inner.tournament_version(slug)
+    }
+
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         self.inner.tournaments()
     }
+}
+
+impl BroadcastStore for FlakyStore {
     fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
         self.inner.put_broadcast(broadcast)
     }
+
     fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
         self.inner.broadcasts()
     }

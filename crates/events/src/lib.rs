@@ -14,6 +14,7 @@
 
 mod broadcasts;
 mod error;
+mod records;
 mod settings;
 mod tournaments;
 
@@ -31,6 +32,8 @@ pub use tournaments::{
 };
 
 use dawgref_host::Host;
+use dawgref_store::{BroadcastStore, TournamentStore};
+use records::{BroadcastRecords, TournamentRecords};
 use std::sync::Arc;
 
 /// The events layer's handle: cheap to clone, one per server.
@@ -39,6 +42,10 @@ pub struct Events(Arc<Inner>);
 
 struct Inner {
     host: Host,
+    /// The tournaments in the store.
+    tournament_records: TournamentRecords,
+    /// The broadcasts in the store.
+    broadcast_records: BroadcastRecords,
     /// Each tournament changed here, by slug: WatchTournament's streams hear it at once.
     changes: tokio::sync::broadcast::Sender<String>,
     /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
@@ -57,9 +64,16 @@ struct Inner {
 }
 
 impl Events {
-    pub fn new(host: Host) -> Events {
+    /// The layer over `host`, keeping its tournaments and broadcasts in the stores given.
+    pub fn new(
+        host: Host,
+        tournaments: Arc<dyn TournamentStore>,
+        broadcasts: Arc<dyn BroadcastStore>,
+    ) -> Events {
         Events(Arc::new(Inner {
             host,
+            tournament_records: TournamentRecords::new(tournaments),
+            broadcast_records: BroadcastRecords::new(broadcasts),
             changes: tokio::sync::broadcast::channel(1024).0,
             locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
             cache: Default::default(),

@@ -12,7 +12,7 @@ use super::session::Session;
 use super::sleep::Asleep;
 use crate::metrics::Metrics;
 use dashmap::DashMap;
-use dawgref_store::GameStore;
+use dawgref_store::Store;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -33,7 +33,7 @@ pub struct Context {
     pub(super) lexicons: Lexicons,
     /// The director keys (`directors`).
     pub(super) directors: crate::directors::DirectorKeys,
-    pub(super) store: Arc<dyn GameStore>,
+    pub(super) store: Arc<dyn Store>,
     pub(super) pool: Pool,
     /// The analysis searches admitted, by client (`search`).
     pub(super) searches: Arc<crate::search::Searches>,

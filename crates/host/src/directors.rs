@@ -8,7 +8,7 @@
 
 use super::error::HostError;
 use super::state::TokenHash;
-use dawgref_store::{DirectorKey, GameStore, Labels};
+use dawgref_store::{DirectorKey, DirectorKeyStore, Labels};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -84,7 +84,7 @@ const MISS_REREAD: Duration = Duration::from_secs(1);
 
 /// The director keys, kept in the store and cached.
 pub(crate) struct DirectorKeys {
-    store: Arc<dyn GameStore>,
+    store: Arc<dyn DirectorKeyStore>,
     cache: Mutex<Cache>,
     /// One read of the store at a time: the requests that find the cache stale wait for it.
     reading: tokio::sync::Mutex<()>,
@@ -119,7 +119,7 @@ fn now_unix_ms() -> u64 {
 }
 
 impl DirectorKeys {
-    pub(crate) fn new(store: Arc<dyn GameStore>) -> DirectorKeys {
+    pub(crate) fn new(store: Arc<dyn DirectorKeyStore>) -> DirectorKeys {
         DirectorKeys { store, cache: Mutex::new(Cache::default()), reading: tokio::sync::Mutex::new(()) }
     }
 

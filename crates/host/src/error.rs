@@ -61,12 +61,6 @@ pub enum HostError {
     KeyExists(String),
     #[error("no director key named {0:?}")]
     NoKey(String),
-    /// A tournament changed by another writer since it was read.
-    #[error("tournament {0:?} changed at the same moment; call again")]
-    Stale(String),
-    /// A broadcast changed by another writer since it was read.
-    #[error("broadcast {0:?} changed at the same moment; call again")]
-    BroadcastStale(String),
     /// A failure of the host itself (a worker that died, a remembered response that is not one).
     #[error("{0}")]
     Internal(String),

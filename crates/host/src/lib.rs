@@ -7,7 +7,6 @@
 //! The layers, one way: engine → host → store and cluster → services → binary.
 
 mod actor;
-mod broadcasts;
 mod cluster;
 mod command;
 mod config;
@@ -28,10 +27,8 @@ mod session;
 mod sleep;
 mod state;
 mod switch;
-mod tournaments;
 pub mod trace;
 
-pub use broadcasts::BroadcastRecords;
 pub use cluster::Peers;
 pub use command::{Answer, ChallengeDone, DirectorDone, DirectorOp, Turn, TurnAction, TurnDone};
 pub use config::{Callbacks, CreateRate, Limits};
@@ -51,13 +48,12 @@ pub use session::{Session, WatchSlot};
 pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
 use state::{Core, Remembered};
 pub use switch::{sleep_until, stopped};
-pub use tournaments::TournamentRecords;
 
 use context::Context;
 use dawgref_engine::game::Game;
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_store::record::{Batch, GameRecord, Label};
-use dawgref_store::{GameStore, StoreError};
+use dawgref_store::{Store, StoreError};
 use let_go::LetGo;
 use metrics::Metrics;
 use std::sync::{Arc, OnceLock};
@@ -122,7 +118,7 @@ impl Host {
     pub fn new(
         lexicons: Vec<Lexicon>,
         limits: Limits,
-        store: Arc<dyn GameStore>,
+        store: Arc<dyn Store>,
         hooks: Callbacks,
         answers: Arc<dyn Answers>,
         shutdown: watch::Receiver<bool>,
@@ -151,16 +147,6 @@ impl Host {
             ended: tokio::sync::broadcast::channel(ENDED_BACKLOG).0,
         };
         Host { ctx: Arc::new(ctx) }
-    }
-
-    /// The broadcasts' records in the store.
-    pub fn broadcast_records(&self) -> BroadcastRecords {
-        BroadcastRecords { store: self.ctx.store.clone() }
-    }
-
-    /// The tournaments' records in the store.
-    pub fn tournament_records(&self) -> TournamentRecords {
-        TournamentRecords { store: self.ctx.store.clone() }
     }
 
     /// The id of each game that ends on this host from now on (its end durable first): how

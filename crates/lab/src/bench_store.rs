@@ -14,7 +14,7 @@ use dawgref::server;
 use dawgref::server::Handle;
 use dawgref::server::state::Limits;
 use dawgref::store::postgres::Replica;
-use dawgref::store::{GameStore, MemoryStore, PgStore, SqliteStore};
+use dawgref::store::{MemoryStore, PgStore, SqliteStore};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ async fn state(store: Store) -> Result<(Arc<Handle>, RecoveryReport), Box<dyn st
 
 /// A store of the benchmark's own, or one shared by replicas.
 enum Store {
-    Own(Arc<dyn GameStore>),
+    Own(Arc<dyn dawgref::store::Store>),
     Replica(Arc<PgStore>),
 }
 

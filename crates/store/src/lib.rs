@@ -1,16 +1,18 @@
-//! Durable games: a [`GameStore`] keeps each game as its creation record plus an append-only log
-//! of batches (one batch per request that changed the game), as opaque bytes. What the bytes
-//! mean is [`record`]'s business; replaying them is the host's (`host::replay`).
+//! What a dawgref server keeps, one trait per aggregate, all five a [`Store`]:
+//! - its games ([`GameStore`]): each game as its creation record plus an append-only log of
+//!   batches (one batch per request that changed the game), as opaque bytes. What the bytes mean
+//!   is [`record`]'s business; replaying them is the host's (`host::replay`);
+//! - the reviews kept with a game ([`ReviewStore`]): the whole-game analyses a client asked
+//!   for, by their options, so that asking again answers at once;
+//! - the director keys ([`DirectorKeyStore`]): a key's token's hash, never the token, with its
+//!   name and the labels whose games it directs, so that every replica and every restart knows
+//!   them;
+//! - the tournaments ([`TournamentStore`]): each a state written against its version, with the
+//!   events and kept answers each version adds as rows of their own;
+//! - the broadcasts ([`BroadcastStore`]): each one's settings, written whole against its version.
 //!
-//! Beside the games the store keeps the director keys (`add_director_key`, `director_keys`,
-//! `revoke_director_key`): a key's token's hash, never the token, with its name and the labels
-//! whose games it directs, so that every replica and every restart knows them.
-//!
-//! Beside the tournaments the store keeps the broadcasts (`put_broadcast`, `broadcasts`): each
-//! one's settings, written whole against its version.
-//!
-//! Beside its log a game may keep reviews (`save_review`, `review`): the whole-game analyses
-//! a client asked for, by their options, so that asking again answers at once.
+//! The host is handed the games, reviews and director keys; the events layer the tournaments
+//! and broadcasts: each holds what it holds.
 //!
 //! Three stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
 //! thread that commits the appends of many games together), [`PgStore`] (PostgreSQL, shared by
@@ -240,6 +242,14 @@ impl Pending {
     }
 }
 
+/// Everything a server keeps, each aggregate behind its own trait: its games ([`GameStore`]),
+/// the reviews kept with them ([`ReviewStore`]), the director keys ([`DirectorKeyStore`]), the
+/// tournaments ([`TournamentStore`]) and the broadcasts ([`BroadcastStore`]). The host is handed
+/// the first three, the events layer the last two.
+pub trait Store: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore {}
+
+impl<T: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore> Store for T {}
+
 /// Where games are kept. Writes for one game arrive in order (one task writes a game's rows,
 /// awaiting each until it is durable before the next); writes of different games may be
 /// committed together.
@@ -270,14 +280,20 @@ pub trait GameStore: Send + Sync {
 
     /// The ids of the games `query` names (a set-aside game is never live), a page at a time.
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage>;
+}
 
+/// The reviews kept with the games, by game and options.
+pub trait ReviewStore: Send + Sync {
     /// Keep a finished review of a game (`key` names the review's options), in place of one
     /// kept before under the same key.
     fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending;
 
     /// The review kept with a game under `key`, if any.
     fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>>;
+}
 
+/// The director keys, revoked ones included.
+pub trait DirectorKeyStore: Send + Sync {
     /// Keep a new director key; [`StoreError::KeyExists`] when its name was used before.
     fn add_director_key(&self, key: DirectorKey) -> Pending;
 
@@ -287,7 +303,11 @@ pub trait GameStore: Send + Sync {
 
     /// Every director key, revoked ones included, by name.
     fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>>;
+}
 
+/// The tournaments: each a state written against its version, with the events and kept answers
+/// each version adds as rows of their own.
+pub trait TournamentStore: Send + Sync {
     /// Write a tournament's state as version `change.tournament.version`, with the events and
     /// answers it adds, in one transaction: it lands only if the stored version is the one
     /// before (none, for version 1), else [`StoreError::Stale`] and nothing is written. So among
@@ -309,7 +329,10 @@ pub trait GameStore: Send + Sync {
 
     /// Every tournament, by slug.
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>>;
+}
 
+/// The broadcasts, each written whole against its version.
+pub trait BroadcastStore: Send + Sync {
     /// Write a broadcast as version `broadcast.version`: it lands only if the stored version is
     /// the one before (none, for version 1), else [`StoreError::BroadcastStale`] and nothing is
     /// written.

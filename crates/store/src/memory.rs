@@ -3,8 +3,9 @@
 //! durable store is measured against.
 
 use super::{
-    DirectorKey, GamePage, GameQuery, GameStore, Labels, Pending, Reading, StoreError, StoredBroadcast,
-    StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, Pending, Reading,
+    ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT,
+    TournamentChange, TournamentStore,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -102,6 +103,24 @@ impl GameStore for MemoryStore {
         Box::pin(std::future::ready(Ok(self.games().get(&id).cloned())))
     }
 
+    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
+        let games = self.games();
+        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+        let none = Labels::new();
+        let mut ids: Vec<Uuid> = games
+            .values()
+            .filter(|g| query.wants(labels.get(&g.id).unwrap_or(&none), g.finished, g.quarantined.is_some()))
+            .map(|g| g.id)
+            .collect();
+        ids.sort();
+        let total = ids.len() as u64;
+        let ids =
+            ids.into_iter().filter(|id| query.after.is_none_or(|a| *id > a)).take(query.limit).collect();
+        Box::pin(std::future::ready(Ok(GamePage { ids, total })))
+    }
+}
+
+impl ReviewStore for MemoryStore {
     fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
         if !self.games().contains_key(&id) {
             return Pending::ready(Err(StoreError::NoGame(id)));
@@ -114,7 +133,9 @@ impl GameStore for MemoryStore {
         let body = self.reviews.lock().unwrap_or_else(|e| e.into_inner()).get(&(id, key)).cloned();
         Box::pin(std::future::ready(Ok(body)))
     }
+}
 
+impl DirectorKeyStore for MemoryStore {
     fn add_director_key(&self, key: DirectorKey) -> Pending {
         let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
         if keys.contains_key(&key.name) {
@@ -135,23 +156,9 @@ impl GameStore for MemoryStore {
         let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         Box::pin(std::future::ready(Ok(keys)))
     }
+}
 
-    fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
-        let games = self.games();
-        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
-        let none = Labels::new();
-        let mut ids: Vec<Uuid> = games
-            .values()
-            .filter(|g| query.wants(labels.get(&g.id).unwrap_or(&none), g.finished, g.quarantined.is_some()))
-            .map(|g| g.id)
-            .collect();
-        ids.sort();
-        let total = ids.len() as u64;
-        let ids =
-            ids.into_iter().filter(|id| query.after.is_none_or(|a| *id > a)).take(query.limit).collect();
-        Box::pin(std::future::ready(Ok(GamePage { ids, total })))
-    }
-
+impl TournamentStore for MemoryStore {
     fn put_tournament(&self, change: TournamentChange) -> Pending {
         let mut all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
         let TournamentChange { tournament, events, answers } = change;
@@ -175,17 +182,6 @@ impl GameStore for MemoryStore {
         Pending::ready(Ok(()))
     }
 
-    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(Tournament::read);
-        Box::pin(std::future::ready(Ok(t)))
-    }
-
-    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
-        let v =
-            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.version);
-        Box::pin(std::future::ready(Ok(v)))
-    }
-
     fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
         let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
         let events = all
@@ -200,6 +196,17 @@ impl GameStore for MemoryStore {
         Box::pin(std::future::ready(Ok(answer)))
     }
 
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        let t = self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(Tournament::read);
+        Box::pin(std::future::ready(Ok(t)))
+    }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        let v =
+            self.tournaments.lock().unwrap_or_else(|e| e.into_inner()).get(&slug).map(|t| t.state.version);
+        Box::pin(std::future::ready(Ok(v)))
+    }
+
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         let all = self
             .tournaments
@@ -210,7 +217,9 @@ impl GameStore for MemoryStore {
             .collect();
         Box::pin(std::future::ready(Ok(all)))
     }
+}
 
+impl BroadcastStore for MemoryStore {
     fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
         let mut all = self.broadcasts.lock().unwrap_or_else(|e| e.into_inner());
         let stored = all.get(&broadcast.slug).map_or(0, |b| b.version);

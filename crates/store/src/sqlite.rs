@@ -20,8 +20,9 @@
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
-    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError,
-    StoredBroadcast, StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
+    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
+    TOURNAMENT_ANSWERS_KEPT, TournamentChange, TournamentStore,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
@@ -562,111 +563,6 @@ impl GameStore for SqliteStore {
         })
     }
 
-    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
-        self.writes.submit(Job::Review { id, key, body })
-    }
-
-    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
-        self.read(move |conn| {
-            Ok(conn
-                .query_row(
-                    "SELECT body FROM reviews WHERE game = ?1 AND key = ?2",
-                    params![id.as_bytes().as_slice(), key],
-                    |r| r.get(0),
-                )
-                .optional()?)
-        })
-    }
-
-    fn add_director_key(&self, key: DirectorKey) -> Pending {
-        self.writes.submit(Job::AddKey(key))
-    }
-
-    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
-        self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
-    }
-
-    fn put_tournament(&self, change: TournamentChange) -> Pending {
-        self.writes.submit(Job::Tournament(change))
-    }
-
-    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(TOURNAMENT_WITH_PARTS)?;
-            let rows = stmt.query_map(params![slug], tournament_row)?;
-            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?).pop())
-        })
-    }
-
-    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
-        self.read(move |conn| {
-            Ok(conn
-                .prepare_cached("SELECT version FROM tournaments WHERE slug = ?1")?
-                .query_row(params![slug], |r| Ok(r.get::<_, i64>(0)? as u64))
-                .optional()?)
-        })
-    }
-
-    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
-        self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT number, body FROM tournament_events WHERE slug = ?1 AND number >= ?2 ORDER BY number",
-            )?;
-            let rows =
-                stmt.query_map(params![slug, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
-            Ok(rows.collect::<Result<_, _>>()?)
-        })
-    }
-
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
-        self.read(move |conn| {
-            Ok(conn
-                .prepare_cached("SELECT body FROM tournament_answers WHERE slug = ?1 AND key = ?2")?
-                .query_row(params![slug, key], |r| r.get(0))
-                .optional()?)
-        })
-    }
-
-    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare(TOURNAMENTS_WITH_PARTS)?;
-            let rows = stmt.query_map([], tournament_row)?;
-            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?))
-        })
-    }
-
-    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
-        self.writes.submit(Job::Broadcast(broadcast))
-    }
-
-    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare("SELECT slug, version, body FROM broadcasts ORDER BY slug")?;
-            let rows = stmt.query_map([], |r| {
-                Ok(StoredBroadcast { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
-            })?;
-            Ok(rows.collect::<Result<_, _>>()?)
-        })
-    }
-
-    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare(
-                "SELECT name, token_hash, labels, created_ms, revoked_ms FROM director_keys ORDER BY name",
-            )?;
-            let rows = stmt.query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Vec<u8>>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, Option<i64>>(4)?,
-                ))
-            })?;
-            rows.map(|row| DirectorKey::from_row(row?)).collect()
-        })
-    }
-
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
         self.read(move |conn| {
             // The filter, as SQL and its values: the state, then one EXISTS per label.
@@ -702,6 +598,119 @@ impl GameStore for SqliteStore {
                 .map(|r| r.map_err(StoreError::from).and_then(uuid_of))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(GamePage { ids, total: total as u64 })
+        })
+    }
+}
+
+impl ReviewStore for SqliteStore {
+    fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
+        self.writes.submit(Job::Review { id, key, body })
+    }
+
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.read(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT body FROM reviews WHERE game = ?1 AND key = ?2",
+                    params![id.as_bytes().as_slice(), key],
+                    |r| r.get(0),
+                )
+                .optional()?)
+        })
+    }
+}
+
+impl DirectorKeyStore for SqliteStore {
+    fn add_director_key(&self, key: DirectorKey) -> Pending {
+        self.writes.submit(Job::AddKey(key))
+    }
+
+    fn revoke_director_key(&self, name: String, at_unix_ms: u64) -> Pending {
+        self.writes.submit(Job::RevokeKey { name, at: at_unix_ms })
+    }
+
+    fn director_keys(&self) -> Reading<'_, Vec<DirectorKey>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT name, token_hash, labels, created_ms, revoked_ms FROM director_keys ORDER BY name",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, Option<i64>>(4)?,
+                ))
+            })?;
+            rows.map(|row| DirectorKey::from_row(row?)).collect()
+        })
+    }
+}
+
+impl TournamentStore for SqliteStore {
+    fn put_tournament(&self, change: TournamentChange) -> Pending {
+        self.writes.submit(Job::Tournament(change))
+    }
+
+    fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT number, body FROM tournament_events WHERE slug = ?1 AND number >= ?2 ORDER BY number",
+            )?;
+            let rows =
+                stmt.query_map(params![slug, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        self.read(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT body FROM tournament_answers WHERE slug = ?1 AND key = ?2")?
+                .query_row(params![slug, key], |r| r.get(0))
+                .optional()?)
+        })
+    }
+
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(TOURNAMENT_WITH_PARTS)?;
+            let rows = stmt.query_map(params![slug], tournament_row)?;
+            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?).pop())
+        })
+    }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        self.read(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT version FROM tournaments WHERE slug = ?1")?
+                .query_row(params![slug], |r| Ok(r.get::<_, i64>(0)? as u64))
+                .optional()?)
+        })
+    }
+
+    fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(TOURNAMENTS_WITH_PARTS)?;
+            let rows = stmt.query_map([], tournament_row)?;
+            Ok(with_parts(rows.collect::<Result<Vec<_>, _>>()?))
+        })
+    }
+}
+
+impl BroadcastStore for SqliteStore {
+    fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
+        self.writes.submit(Job::Broadcast(broadcast))
+    }
+
+    fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare("SELECT slug, version, body FROM broadcasts ORDER BY slug")?;
+            let rows = stmt.query_map([], |r| {
+                Ok(StoredBroadcast { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
         })
     }
 }

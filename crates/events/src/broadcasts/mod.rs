@@ -10,7 +10,8 @@ mod feed;
 pub(crate) use feed::Feeds;
 pub use feed::{Encoded, EncodedStream, Fact, FeedWire, Judged, RelayStream, Relayed};
 
-use dawgref_host::{BroadcastRecords, HostError, Snapshot, Viewer};
+use crate::records::{BroadcastRecords, Put};
+use dawgref_host::{HostError, Snapshot, Viewer};
 use dawgref_store::StoredBroadcast;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -165,7 +166,7 @@ impl Registry {
     }
 
     /// Read every broadcast from the store again.
-    pub async fn load(&self, records: &BroadcastRecords) -> Result<(), HostError> {
+    pub(crate) async fn load(&self, records: &BroadcastRecords) -> Result<(), crate::EventsError> {
         for stored in records.all().await? {
             match Kept::of(&stored) {
                 Ok(kept) => self.note(kept),
@@ -212,10 +213,16 @@ impl crate::Events {
         if let Some(kept) = self.broadcasts().get(slug) {
             return Ok(kept);
         }
-        self.broadcasts().load(&self.0.host.broadcast_records()).await?;
+        self.broadcasts().load(&self.0.broadcast_records).await?;
         self.broadcasts().get(slug).ok_or_else(|| {
             crate::EventsError::NotFound(format!("no broadcast {:?}", dawgref_engine::text::clip(slug)))
         })
+    }
+
+    /// Read every broadcast from the store again (before the first call a server answers: no
+    /// game is shown early).
+    pub async fn load_broadcasts(&self) -> Result<(), crate::EventsError> {
+        self.broadcasts().load(&self.0.broadcast_records).await
     }
 
     /// Make a broadcast, its first version: ALREADY_EXISTS when there is one by its slug (here,
@@ -227,11 +234,10 @@ impl crate::Events {
             return Err(exists());
         }
         let kept = Kept::new(1, broadcast.clone());
-        match self.0.host.broadcast_records().put(kept.stored()).await {
-            Ok(()) => {}
+        match self.0.broadcast_records.put(kept.stored()).await? {
+            Put::Written => {}
             // Version 1 written by another: the slug was taken on another replica.
-            Err(HostError::BroadcastStale(_)) => return Err(exists()),
-            Err(e) => return Err(e.into()),
+            Put::Stale => return Err(exists()),
         }
         self.broadcasts().note(kept.clone());
         Ok(kept)
@@ -288,32 +294,31 @@ impl crate::Events {
         check: impl Fn(&Kept) -> Result<(), crate::EventsError>,
         f: impl Fn(&mut Broadcast) -> Result<(), crate::EventsError>,
     ) -> Result<Kept, crate::EventsError> {
-        let records = self.0.host.broadcast_records();
+        let records = &self.0.broadcast_records;
         for _ in 0..ATTEMPTS {
             let kept = self.broadcast(slug).await?;
             check(&kept)?;
             let mut broadcast = kept.broadcast.clone();
             f(&mut broadcast)?;
             let next = Kept::new(kept.version + 1, broadcast);
-            match records.put(next.stored()).await {
-                Ok(()) => {
+            match records.put(next.stored()).await? {
+                Put::Written => {
                     self.broadcasts().note(next.clone());
                     // Its feed here looks at once (ended, say).
                     self.0.feeds.changed(slug);
                     return Ok(next);
                 }
-                Err(HostError::BroadcastStale(_)) => self.broadcasts().load(&records).await?,
-                Err(e) => return Err(e.into()),
+                Put::Stale => self.broadcasts().load(records).await?,
             }
         }
-        Err(HostError::BroadcastStale(slug.to_string()).into())
+        Err(crate::EventsError::Aborted(format!("broadcast {slug:?} changed at the same moment; call again")))
     }
 
     /// Among replicas: the broadcasts read again every [`REFRESH`], so that one made or changed
     /// on another replica holds here within that, until the server stops.
     pub async fn refresh_broadcasts(self) {
         let mut shutdown = self.0.host.shutdown();
-        let records = self.0.host.broadcast_records();
+        let records = self.0.broadcast_records.clone();
         loop {
             tokio::select! {
                 () = tokio::time::sleep(REFRESH) => {}

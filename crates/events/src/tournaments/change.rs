@@ -11,7 +11,7 @@ use super::event::TournamentEvent;
 use super::record::Record;
 use crate::Events;
 use crate::error::EventsError;
-use dawgref_host::HostError;
+use crate::records::Put;
 use dawgref_store::TournamentChange;
 
 /// Tries at a change that races another replica's before it is answered ABORTED.
@@ -138,7 +138,7 @@ impl Events {
         if let Some(body) = record.unwritten_answer(key) {
             return Ok(Some(body.to_vec()));
         }
-        Ok(self.0.host.tournament_records().answer(slug, key).await?)
+        Ok(self.0.tournament_records.answer(slug, key).await?)
     }
 
     /// A tournament's events numbered `from` on: the store's rows, and those of a record written
@@ -149,7 +149,7 @@ impl Events {
         from: u64,
     ) -> Result<Vec<TournamentEvent>, EventsError> {
         let (record, _) = self.load(slug).await?;
-        let rows = self.0.host.tournament_records().events(slug, from).await?;
+        let rows = self.0.tournament_records.events(slug, from).await?;
         let mut events = Vec::with_capacity(rows.len());
         for (number, body) in rows {
             let event = <TournamentEvent as prost::Message>::decode(body.as_slice()).map_err(|e| {
@@ -165,7 +165,7 @@ impl Events {
 
     /// A tournament and the version read: NOT_FOUND for none.
     pub async fn load(&self, slug: &str) -> Result<(Record, u64), EventsError> {
-        let records = self.0.host.tournament_records();
+        let records = &self.0.tournament_records;
         let not_found =
             || EventsError::NotFound(format!("no tournament {:?}", dawgref_engine::text::clip(slug)));
         let version = records.version(slug).await?.ok_or_else(not_found)?;
@@ -180,22 +180,19 @@ impl Events {
 
     /// Every tournament, by slug.
     pub async fn all(&self) -> Result<Vec<Record>, EventsError> {
-        let all = self.0.host.tournament_records().all().await?;
+        let all = self.0.tournament_records.all().await?;
         all.iter().map(super::stored::decode).collect()
     }
 
     /// Write a new tournament as its first version: ALREADY_EXISTS when there is one by its slug.
     pub(crate) async fn create(&self, mut record: Record) -> Result<Record, EventsError> {
         let slug = record.slug.clone();
-        match self.0.host.tournament_records().put(written(&mut record, 1)).await {
-            Ok(()) => {
+        match self.0.tournament_records.put(written(&mut record, 1)).await? {
+            Put::Written => {
                 self.0.cache.put(&slug, 1, record.clone());
                 Ok(record)
             }
-            Err(HostError::Stale(_)) => {
-                Err(EventsError::AlreadyExists(format!("a tournament {slug:?} exists already")))
-            }
-            Err(e) => Err(e.into()),
+            Put::Stale => Err(EventsError::AlreadyExists(format!("a tournament {slug:?} exists already"))),
         }
     }
 
@@ -223,7 +220,7 @@ impl Events {
         mut f: impl FnMut(&mut Record) -> Result<R, EventsError>,
     ) -> Result<R, EventsError> {
         let slug = held.slug.as_str();
-        let records = self.0.host.tournament_records();
+        let records = &self.0.tournament_records;
         let mut tries = 0;
         loop {
             let (mut record, version, answer) = match first.take() {
@@ -239,14 +236,18 @@ impl Events {
                     (record, version, answer)
                 }
             };
-            match records.put(written(&mut record, version + 1)).await {
-                Ok(()) => {
+            match records.put(written(&mut record, version + 1)).await? {
+                Put::Written => {
                     self.0.cache.put(slug, version + 1, record);
                     let _ = self.0.changes.send(slug.to_string());
                     return Ok(answer);
                 }
-                Err(HostError::Stale(_)) if tries + 1 < TRIES => tries += 1,
-                Err(e) => return Err(e.into()),
+                Put::Stale if tries + 1 < TRIES => tries += 1,
+                Put::Stale => {
+                    return Err(EventsError::Aborted(format!(
+                        "tournament {slug:?} changed at the same moment; call again"
+                    )));
+                }
             }
         }
     }

@@ -6,8 +6,9 @@ use super::writer::Job;
 use super::{PgStore, timed};
 use crate::lease::Claim;
 use crate::{
-    DirectorKey, GamePage, GameQuery, GameState, GameStore, Labels, Pending, Reading, StoreError,
-    StoredBroadcast, StoredGame, StoredTournament, TournamentChange,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
+    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
+    TournamentChange, TournamentStore,
 };
 use std::time::Duration;
 use uuid::Uuid;
@@ -58,11 +59,26 @@ impl GameStore for PgStore {
     fn games(&self, query: GameQuery) -> Reading<'_, GamePage> {
         Box::pin(self.games_async(query))
     }
+}
 
+impl ReviewStore for PgStore {
     fn save_review(&self, id: Uuid, key: String, body: Vec<u8>) -> Pending {
         self.writes.submit(Job::Review { id, key, body })
     }
 
+    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row = timed(
+                client.query_opt("SELECT body FROM reviews WHERE game = $1 AND key = $2", &[&id, &key]),
+            )
+            .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+}
+
+impl DirectorKeyStore for PgStore {
     fn add_director_key(&self, key: DirectorKey) -> Pending {
         self.writes.submit(Job::AddKey(key))
     }
@@ -84,26 +100,11 @@ impl GameStore for PgStore {
                 .collect()
         })
     }
+}
 
+impl TournamentStore for PgStore {
     fn put_tournament(&self, change: TournamentChange) -> Pending {
         self.writes.submit(Job::Tournament(change))
-    }
-
-    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
-        Box::pin(async move {
-            let client = self.client().await?;
-            let rows = timed(client.query(TOURNAMENT_WITH_PARTS, &[&slug])).await?;
-            Ok(with_parts(&rows).pop())
-        })
-    }
-
-    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
-        Box::pin(async move {
-            let client = self.client().await?;
-            let row =
-                timed(client.query_opt("SELECT version FROM tournaments WHERE slug = $1", &[&slug])).await?;
-            Ok(row.map(|r| r.get::<_, i64>(0) as u64))
-        })
     }
 
     fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
@@ -130,6 +131,23 @@ impl GameStore for PgStore {
         })
     }
 
+    fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = timed(client.query(TOURNAMENT_WITH_PARTS, &[&slug])).await?;
+            Ok(with_parts(&rows).pop())
+        })
+    }
+
+    fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row =
+                timed(client.query_opt("SELECT version FROM tournaments WHERE slug = $1", &[&slug])).await?;
+            Ok(row.map(|r| r.get::<_, i64>(0) as u64))
+        })
+    }
+
     fn tournaments(&self) -> Reading<'_, Vec<StoredTournament>> {
         Box::pin(async move {
             let client = self.client().await?;
@@ -137,7 +155,9 @@ impl GameStore for PgStore {
             Ok(with_parts(&rows))
         })
     }
+}
 
+impl BroadcastStore for PgStore {
     fn put_broadcast(&self, broadcast: StoredBroadcast) -> Pending {
         self.writes.submit(Job::Broadcast(broadcast))
     }
@@ -155,17 +175,6 @@ impl GameStore for PgStore {
                     body: r.get(2),
                 })
                 .collect())
-        })
-    }
-
-    fn review(&self, id: Uuid, key: String) -> Reading<'_, Option<Vec<u8>>> {
-        Box::pin(async move {
-            let client = self.client().await?;
-            let row = timed(
-                client.query_opt("SELECT body FROM reviews WHERE game = $1 AND key = $2", &[&id, &key]),
-            )
-            .await?;
-            Ok(row.map(|r| r.get(0)))
         })
     }
 }
