@@ -6,7 +6,7 @@ use crate::alphabet::{Alphabet, tile_is_blank, tile_letter};
 use crate::board::{Board, Direction};
 use crate::bot::BotLevel;
 use crate::game::{ChallengeRule, EndReason};
-use crate::host::{PlayInput, TileInput, TileRef};
+use crate::host::{HostError, PlayInput, TileInput, TileRef};
 use crate::notation::format_play;
 use crate::play::{Play, Problem};
 use crate::proto::v1 as pb;
@@ -22,28 +22,28 @@ fn wire_rulesets() -> [(pb::Ruleset, RulesetKind); 3] {
 }
 
 /// The ruleset the enum names; unspecified is English, the ruleset played when nothing says.
-pub fn ruleset_from(v: i32) -> Result<RulesetKind, Status> {
+pub fn ruleset_from(v: i32) -> Result<RulesetKind, HostError> {
     let wire =
-        pb::Ruleset::try_from(v).map_err(|_| errors::bad_field("ruleset", format!("unknown ruleset {v}")))?;
+        pb::Ruleset::try_from(v).map_err(|_| HostError::field("ruleset", format!("unknown ruleset {v}")))?;
     Ok(wire_rulesets().into_iter().find(|&(w, _)| w == wire).map_or(RulesetKind::english(), |(_, k)| k))
 }
 
 /// A request's ruleset: `ruleset_name` when given (it must agree with the enum when both are),
 /// else the enum. `field` names the enum's field in errors.
-pub fn ruleset_named(v: i32, name: &str, field: &str) -> Result<RulesetKind, Status> {
+pub fn ruleset_named(v: i32, name: &str, field: &str) -> Result<RulesetKind, HostError> {
     let by_enum = ruleset_from(v)?;
     if name.is_empty() {
         return Ok(by_enum);
     }
     let named = RulesetKind::by_name(name).ok_or_else(|| {
-        errors::bad_field(
-            &format!("{field}_name"),
+        HostError::field(
+            format!("{field}_name"),
             format!("{} (ListRulesets)", crate::rules::UnknownRuleset(name.into())),
         )
     })?;
     if v != 0 && named != by_enum {
-        return Err(errors::bad_field(
-            &format!("{field}_name"),
+        return Err(HostError::field(
+            format!("{field}_name"),
             format!("{named} disagrees with {field} {by_enum}; give one, or the same ruleset twice"),
         ));
     }
@@ -55,7 +55,7 @@ pub fn ruleset_to(k: RulesetKind) -> pb::Ruleset {
     wire_rulesets().into_iter().find(|&(_, c)| c == k).map_or(pb::Ruleset::Unspecified, |(w, _)| w)
 }
 
-pub fn challenge_from(v: i32) -> Result<ChallengeRule, Status> {
+pub fn challenge_from(v: i32) -> Result<ChallengeRule, HostError> {
     use pb::ChallengeRule as P;
     match P::try_from(v) {
         Ok(P::Unspecified | P::Single) => Ok(ChallengeRule::Single),
@@ -64,7 +64,7 @@ pub fn challenge_from(v: i32) -> Result<ChallengeRule, Status> {
         Ok(P::FivePoint) => Ok(ChallengeRule::FivePoint),
         Ok(P::TenPoint) => Ok(ChallengeRule::TenPoint),
         Ok(P::Triple) => Ok(ChallengeRule::Triple),
-        Err(_) => Err(errors::bad_field("challenge_rule", format!("unknown challenge rule {v}"))),
+        Err(_) => Err(HostError::field("challenge_rule", format!("unknown challenge rule {v}"))),
     }
 }
 

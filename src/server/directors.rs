@@ -118,7 +118,7 @@ impl dawgref_events::Owners for Forwarded<'_> {
                        r| async move { c.set_result(r).await };
         (self.state.forwarder.forward(game_id, owner, request, forward).await)
             .map(|_| ())
-            .map_err(errors::passed)
+            .map_err(|status| dawgref_events::EventsError::Owner(Box::new(status)))
     }
 }
 

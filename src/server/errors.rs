@@ -256,18 +256,12 @@ pub fn events(e: EventsError) -> Status {
         EventsError::DeadlinePassed(what) => Status::deadline_exceeded(what),
         EventsError::Internal(what) => internal(what),
         EventsError::Host(e) => host(e),
-        // A status of the services' own, as it came.
-        EventsError::Passed(e) => match e.downcast::<Status>() {
+        // The owner replica's answer, as it came.
+        EventsError::Owner(e) => match e.downcast::<Status>() {
             Ok(status) => *status,
             Err(e) => internal(e),
         },
     }
-}
-
-/// A status of the services' own, made inside a change of the events layer's (handed back by
-/// [`events`] as it was).
-pub fn passed(status: Status) -> EventsError {
-    EventsError::Passed(Box::new(status))
 }
 
 pub fn host(e: HostError) -> Status {

@@ -61,11 +61,13 @@ pub async fn replay(state: &AppState, req: &pb::ImportGcgRequest) -> Result<Impo
     let ask = ImportAsk {
         ruleset: (req.ruleset != 0 || !req.ruleset_name.is_empty())
             .then(|| convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset"))
-            .transpose()?,
+            .transpose()
+            .map_err(errors::host)?,
         lexicon: words.then(|| req.lexicon.clone()),
         challenge: (req.challenge_rule != 0)
             .then(|| convert::challenge_from(req.challenge_rule))
-            .transpose()?,
+            .transpose()
+            .map_err(errors::host)?,
     };
     let config = import_setup(&record, &ask, |name| state.host.lexicons().get(name).cloned()).map_err(
         |e| match e {

@@ -1,5 +1,8 @@
-//! CreateGame's request as a validated game: ruleset and options, lexicon, seats with their
-//! names and tokens, seed, clock and the bots' pace. Every refusal names its field.
+//! A new game, checked: [`GameSpec`], a game in the engine's and the host's terms, made into a
+//! game's configuration by [`build`], the one constructor every door calls (CreateGame, through
+//! [`new_game`], which reads its request's ruleset and options, lexicon, seats with their names
+//! and tokens, seed, clock and the bots' pace; and a tournament's round, from its settings,
+//! through [`from_settings`]). Every refusal names its field.
 
 use super::auth;
 use super::convert;
@@ -7,11 +10,13 @@ use super::errors;
 use super::state::AppState;
 use crate::bot::BotLevel;
 use crate::game::record::nicknames;
-use crate::game::{ClockConfig, GameConfig};
-use crate::host::{Seat, SeatKind, default_bot_delay_ms};
+use crate::game::{ChallengeRule, ClockConfig, GameConfig};
+use crate::host::{HostError, Seat, SeatKind, default_bot_delay_ms};
 use crate::lexicon::Lexicon;
 use crate::proto::v1 as pb;
+use crate::rules::RulesetKind;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
+use dawgref_events::{ClockSettings, GameOptions, GameSettings};
 use std::sync::Arc;
 use tonic::Status;
 
@@ -124,36 +129,127 @@ pub fn seed_or_random(given: Option<u64>) -> Result<u64, Status> {
     Ok(u64::from_le_bytes(b))
 }
 
-pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
-    let rules = rules_of(req)?;
-    let lexicon = lexicon_of(state, req, &rules)?;
-    let (seats, tokens) = seats_of(req)?;
-    let seed = seed_or_random(req.seed)?;
-    let o = req.options.unwrap_or_default();
-    let mut config = GameConfig::new(Arc::new(rules), lexicon, seed);
-    config.challenge = convert::challenge_from(req.challenge_rule)?;
-    config.bonus_per_word = !o.bonus_per_challenge;
-    config.reveal_invalid_words = o.reveal_invalid_words;
-    config.seats = seats.len();
-    if let Some(clock) = clock_of(req)? {
+/// A new game in the engine's and the host's terms, checked field by field as its door read it:
+/// what [`build`] makes a game's configuration of.
+pub struct GameSpec {
+    /// The ruleset with the options the game changes.
+    pub rules: Ruleset,
+    pub lexicon: Arc<Lexicon>,
+    pub challenge: ChallengeRule,
+    pub bonus_per_challenge: bool,
+    pub reveal_invalid_words: bool,
+    pub clock: Option<ClockConfig>,
+    pub seats: Vec<Seat>,
+    pub seed: u64,
+    /// Least time between a change and a bot's move (None: the seats' default).
+    pub bot_delay_ms: Option<u32>,
+}
+
+/// The one constructor of a new game: its configuration, seats and bots' pace (the pace's
+/// bound checked here, for every door).
+pub fn build(spec: GameSpec) -> Result<(GameConfig, Vec<Seat>, u32), HostError> {
+    let mut config = GameConfig::new(Arc::new(spec.rules), spec.lexicon, spec.seed);
+    config.challenge = spec.challenge;
+    config.bonus_per_word = !spec.bonus_per_challenge;
+    config.reveal_invalid_words = spec.reveal_invalid_words;
+    config.seats = spec.seats.len();
+    if let Some(clock) = spec.clock {
         config.clock = Some(clock);
     }
-    let bot_delay_ms = match req.bot_delay_ms {
+    let bot_delay_ms = match spec.bot_delay_ms {
         Some(ms) if ms > MAX_BOT_DELAY_MS => {
-            return Err(errors::bad_field("bot_delay_ms", format!("{ms} ms: at most {MAX_BOT_DELAY_MS}")));
+            return Err(HostError::field("bot_delay_ms", format!("{ms} ms: at most {MAX_BOT_DELAY_MS}")));
         }
         Some(ms) => ms,
-        None => default_bot_delay_ms(&seats),
+        None => default_bot_delay_ms(&spec.seats),
     };
+    Ok((config, spec.seats, bot_delay_ms))
+}
+
+pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
+    let o = req.options.unwrap_or_default();
+    let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset").map_err(errors::host)?;
+    let rules = ruleset(kind, &options_of(o)).map_err(errors::host)?;
+    let lexicon = lexicon_for(state, &req.lexicon, &rules).map_err(errors::host)?;
+    let (seats, tokens) = seats_of(req)?;
+    let seed = seed_or_random(req.seed)?;
+    let challenge = convert::challenge_from(req.challenge_rule).map_err(errors::host)?;
+    let clock = match &req.clock {
+        Some(c) => clock(&clock_settings(*c)).map_err(errors::host)?,
+        None => None,
+    };
+    let spec = GameSpec {
+        rules,
+        lexicon,
+        challenge,
+        bonus_per_challenge: o.bonus_per_challenge,
+        reveal_invalid_words: o.reveal_invalid_words,
+        clock,
+        seats,
+        seed,
+        bot_delay_ms: req.bot_delay_ms,
+    };
+    let (config, seats, bot_delay_ms) = build(spec).map_err(errors::host)?;
     let labels = labels("labels", &req.labels)?;
     Ok((config, seats, tokens, bot_delay_ms, labels))
 }
 
-/// The request's ruleset with the options it changes.
-fn rules_of(req: &pb::CreateGameRequest) -> Result<Ruleset, Status> {
-    let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset")?;
+/// A tournament's game from its settings (checked when the tournament was made): every seat as
+/// given, named for its player.
+pub fn from_settings(
+    state: &AppState,
+    settings: &GameSettings,
+    seats: Vec<Seat>,
+    seed: u64,
+) -> Result<GameSpec, HostError> {
+    let kind = convert::ruleset_named(settings.ruleset, &settings.ruleset_name, "ruleset")?;
+    let options = settings.options.unwrap_or_default();
+    let rules = ruleset(kind, &options)?;
+    let lexicon = lexicon_for(state, &settings.lexicon, &rules)?;
+    let challenge = convert::challenge_from(settings.challenge_rule)?;
+    let clock = match &settings.clock {
+        Some(c) => clock(c)?,
+        None => None,
+    };
+    Ok(GameSpec {
+        rules,
+        lexicon,
+        challenge,
+        bonus_per_challenge: options.bonus_per_challenge,
+        reveal_invalid_words: options.reveal_invalid_words,
+        clock,
+        seats,
+        seed,
+        bot_delay_ms: settings.bot_delay_ms,
+    })
+}
+
+/// The wire's options as a game's settings keep them.
+pub fn options_of(o: pb::GameOptions) -> GameOptions {
+    GameOptions {
+        bonus_per_challenge: o.bonus_per_challenge,
+        reveal_invalid_words: o.reveal_invalid_words,
+        blank_scores_letter: o.blank_scores_letter,
+        no_repeated_words: o.no_repeated_words,
+        scoreless_turn_limit: o.scoreless_turn_limit,
+        exchange_limit: o.exchange_limit,
+    }
+}
+
+/// The wire's clock as a game's settings keep it.
+pub fn clock_settings(c: pb::ClockSpec) -> ClockSettings {
+    ClockSettings {
+        initial_ms: c.initial_ms,
+        increment_ms: c.increment_ms,
+        max_overtime_ms: c.max_overtime_ms,
+        penalty_per_minute: c.penalty_per_minute,
+        per_move_ms: c.per_move_ms,
+    }
+}
+
+/// Ruleset `kind` with the options a game changes.
+fn ruleset(kind: RulesetKind, o: &GameOptions) -> Result<Ruleset, HostError> {
     let mut rules = Ruleset::new(kind);
-    let o = req.options.unwrap_or_default();
     if o.blank_scores_letter {
         rules.options.blank_value = BlankValue::LetterValue;
     }
@@ -162,7 +258,7 @@ fn rules_of(req: &pb::CreateGameRequest) -> Result<Ruleset, Status> {
     }
     if let Some(n) = o.scoreless_turn_limit {
         if n == 0 {
-            return Err(errors::bad_field("options.scoreless_turn_limit", "must be at least 1"));
+            return Err(HostError::field("options.scoreless_turn_limit", "must be at least 1"));
         }
         rules.options.scoreless_turn_limit = ScorelessLimit::Turns(n);
     }
@@ -172,14 +268,10 @@ fn rules_of(req: &pb::CreateGameRequest) -> Result<Ruleset, Status> {
     Ok(rules)
 }
 
-/// The lexicon the request names, else its ruleset's own; it must be in the ruleset's alphabet.
-fn lexicon_of(
-    state: &AppState,
-    req: &pb::CreateGameRequest,
-    rules: &Ruleset,
-) -> Result<Arc<Lexicon>, Status> {
-    if req.lexicon.is_empty() && rules.default_lexicon.is_empty() {
-        return Err(errors::bad_field(
+/// The lexicon named (empty: the ruleset's own); it must be in the ruleset's alphabet.
+fn lexicon_for(state: &AppState, name: &str, rules: &Ruleset) -> Result<Arc<Lexicon>, HostError> {
+    if name.is_empty() && rules.default_lexicon.is_empty() {
+        return Err(HostError::field(
             "lexicon",
             format!(
                 "the {} ruleset has no lexicon of its own: name one of its alphabet (ListLexicons)",
@@ -187,11 +279,10 @@ fn lexicon_of(
             ),
         ));
     }
-    let lexicon_name =
-        if req.lexicon.is_empty() { rules.default_lexicon.to_string() } else { req.lexicon.clone() };
-    let lexicon = state.lexicon(&lexicon_name)?;
+    let lexicon_name = if name.is_empty() { rules.default_lexicon.to_string() } else { name.to_string() };
+    let lexicon = state.lexicon_named(&lexicon_name)?;
     if lexicon.alphabet() != rules.alphabet {
-        return Err(errors::bad_field(
+        return Err(HostError::field(
             "lexicon",
             format!("lexicon {lexicon_name} is {}, the ruleset needs {}", lexicon.alphabet(), rules.alphabet),
         ));
@@ -269,33 +360,29 @@ fn think_ms(i: usize, s: &pb::SeatSpec) -> Result<Option<u32>, Status> {
     }
 }
 
-/// The request's clock, if it asks for one: a correspondence clock (a time per move only), or a
-/// game clock with its initial time, increment, overtime and penalty.
-fn clock_of(req: &pb::CreateGameRequest) -> Result<Option<ClockConfig>, Status> {
-    if let Some(c) = &req.clock
-        && c.per_move_ms > 0
-    {
+/// The clock a game's settings ask for, if any: a correspondence clock (a time per move only),
+/// or a game clock with its initial time, increment, overtime and penalty.
+fn clock(c: &ClockSettings) -> Result<Option<ClockConfig>, HostError> {
+    if c.per_move_ms > 0 {
         const HOUR_MS: u64 = 3_600_000;
         if c.initial_ms > 0 || c.increment_ms > 0 || c.max_overtime_ms > 0 {
-            return Err(errors::bad_field(
+            return Err(HostError::field(
                 "clock.per_move_ms",
                 "a correspondence clock has a time per move only: no initial time, increment or overtime",
             ));
         }
         if !(HOUR_MS..=30 * 24 * HOUR_MS).contains(&c.per_move_ms) {
-            return Err(errors::bad_field("clock.per_move_ms", "one hour to 30 days a move"));
+            return Err(HostError::field("clock.per_move_ms", "one hour to 30 days a move"));
         }
         return Ok(Some(ClockConfig::per_move(c.per_move_ms)));
     }
-    if let Some(c) = &req.clock
-        && c.initial_ms > 0
-    {
+    if c.initial_ms > 0 {
         const DAY_MS: u64 = 86_400_000;
         if c.initial_ms > DAY_MS || c.increment_ms > DAY_MS || c.max_overtime_ms > DAY_MS {
-            return Err(errors::bad_field("clock", "times are limited to a day"));
+            return Err(HostError::field("clock", "times are limited to a day"));
         }
         if !(0..=1000).contains(&c.penalty_per_minute) {
-            return Err(errors::bad_field("clock.penalty_per_minute", "0 to 1000 points"));
+            return Err(HostError::field("clock.penalty_per_minute", "0 to 1000 points"));
         }
         return Ok(Some(ClockConfig {
             initial_ms: c.initial_ms,

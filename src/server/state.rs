@@ -4,7 +4,7 @@
 
 use super::errors;
 use super::forward::Forwarder;
-use crate::host::{Host, Snapshot, Viewer};
+use crate::host::{Host, HostError, Snapshot, Viewer};
 use crate::lexicon::Lexicon;
 use crate::metrics::Metrics;
 use std::sync::Arc;
@@ -68,9 +68,14 @@ impl AppState {
     }
 
     pub fn lexicon(&self, name: &str) -> Result<Arc<Lexicon>, Status> {
+        self.lexicon_named(name).map_err(errors::host)
+    }
+
+    /// A loaded lexicon by name: INVALID_ARGUMENT naming the ones loaded when it is not one.
+    pub fn lexicon_named(&self, name: &str) -> Result<Arc<Lexicon>, HostError> {
         self.host.lexicons().get(name).cloned().ok_or_else(|| {
             let known: Vec<&str> = self.host.lexicons().keys().map(|k| k.as_str()).collect();
-            errors::bad_field(
+            HostError::field(
                 "lexicon",
                 format!("unknown lexicon {:?} (loaded: {})", crate::text::clip(name), known.join(", ")),
             )

@@ -29,10 +29,10 @@ pub enum EventsError {
     /// The host refused (its own mapping).
     #[error(transparent)]
     Host(#[from] HostError),
-    /// The services' own error, handed back as it came: a refusal a caller's change made, or
-    /// the answer of a game's owner on another replica (through [`crate::Owners`]).
+    /// The answer of a game's owner on another replica, which refused or could not be reached
+    /// (through [`crate::Owners`]): handed back to the caller as that replica gave it.
     #[error("{0}")]
-    Passed(Box<dyn std::error::Error + Send + Sync>),
+    Owner(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl EventsError {

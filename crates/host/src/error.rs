@@ -67,6 +67,11 @@ pub enum HostError {
 }
 
 impl HostError {
+    /// A malformed field of what the caller gave (INVALID_ARGUMENT naming the field).
+    pub fn field(field: impl Into<String>, description: impl Into<String>) -> HostError {
+        HostError::Input(InputError::Field { field: field.into(), description: description.into() })
+    }
+
     pub fn store(what: impl Into<String>, error: StoreError) -> HostError {
         HostError::Store { what: what.into(), error }
     }

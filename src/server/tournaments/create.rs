@@ -4,10 +4,10 @@
 
 use super::super::{auth, errors, new_game};
 use super::{TournamentsService, view};
+use crate::host::{Seat, SeatKind};
 use crate::proto::v1 as pb;
 use dawgref_events::{
-    ClockSettings, Command, GameOptions, GameSettings, Import, NewDivision, NewTournament, Record,
-    check_divisions, check_players,
+    Command, GameSettings, Import, NewDivision, NewTournament, Record, check_divisions, check_players,
 };
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Method};
@@ -58,49 +58,15 @@ pub(super) async fn create(
     })
 }
 
-/// The games' settings, as CreateGame would take them (a game of two people, to check them).
+/// The games' settings, as any new game's are checked (a game of two people, to check them).
 fn check_game(service: &TournamentsService, game: &GameSettings) -> Result<(), Status> {
-    let sample = game_request(game, ["a", "b"].map(human_spec).to_vec(), 0, Default::default());
-    new_game::new_game(&service.state, &sample)
-        .map(|_| ())
-        .map_err(|s| Status::new(s.code(), format!("game.{}", s.message())))
-}
-
-pub(super) fn human_spec(name: &str) -> pb::SeatSpec {
-    pb::SeatSpec {
-        kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })),
-        think_ms: None,
-    }
-}
-
-pub(super) fn game_request(
-    game: &GameSettings,
-    seats: Vec<pb::SeatSpec>,
-    seed: u64,
-    labels: std::collections::HashMap<String, String>,
-) -> pb::CreateGameRequest {
-    // The settings as the wire gives them, once: CreateGame's fields are theirs.
-    let pb::TournamentGameSettings {
-        ruleset,
-        ruleset_name,
-        lexicon,
-        challenge_rule,
-        options,
-        clock,
-        bot_delay_ms,
-    } = view::settings(game);
-    pb::CreateGameRequest {
-        ruleset,
-        ruleset_name,
-        lexicon,
-        challenge_rule,
-        options,
-        seats,
-        seed: Some(seed),
-        clock,
-        bot_delay_ms,
-        labels,
-    }
+    let seats = ["a", "b"].map(|name| Seat::new(name.to_string(), SeatKind::Human { token: None }));
+    let spec = new_game::from_settings(&service.state, game, seats.to_vec(), 0);
+    let in_game = |e| {
+        let s = errors::host(e);
+        Status::new(s.code(), format!("game.{}", s.message()))
+    };
+    new_game::build(spec.map_err(in_game)?).map(|_| ()).map_err(in_game)
 }
 
 /// A division's rounds, played and to come: the same bound at creation and at ImportTsh.
@@ -353,21 +319,8 @@ fn settings(g: &pb::TournamentGameSettings) -> GameSettings {
         ruleset_name: g.ruleset_name.clone(),
         lexicon: g.lexicon.clone(),
         challenge_rule: g.challenge_rule,
-        options: g.options.map(|o| GameOptions {
-            bonus_per_challenge: o.bonus_per_challenge,
-            reveal_invalid_words: o.reveal_invalid_words,
-            blank_scores_letter: o.blank_scores_letter,
-            no_repeated_words: o.no_repeated_words,
-            scoreless_turn_limit: o.scoreless_turn_limit,
-            exchange_limit: o.exchange_limit,
-        }),
-        clock: g.clock.map(|c| ClockSettings {
-            initial_ms: c.initial_ms,
-            increment_ms: c.increment_ms,
-            max_overtime_ms: c.max_overtime_ms,
-            penalty_per_minute: c.penalty_per_minute,
-            per_move_ms: c.per_move_ms,
-        }),
+        options: g.options.map(new_game::options_of),
+        clock: g.clock.map(new_game::clock_settings),
         bot_delay_ms: g.bot_delay_ms,
     }
 }
