@@ -273,7 +273,7 @@ pub(super) async fn import_tsh(
         player_tokens: Vec::new(),
     };
     // No retry id: the players' tokens are shown once, and never kept to be answered again.
-    let answer = service.command(&actor, &r.slug, "", command, answer).await?;
+    let answer = service.commanded(&actor, &r.slug, "", command, answer).await?;
     Ok(pb::ImportTshResponse { player_tokens: tokens, ..answer })
 }
 

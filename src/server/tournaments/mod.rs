@@ -54,6 +54,19 @@ impl TournamentsService {
     /// the first answer and changes nothing.
     async fn command<M: prost::Message + Default>(
         &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        request_id: &str,
+        command: Command,
+        answer: impl Fn(&Record, Outcome) -> M,
+    ) -> Result<M, Status> {
+        let actor = self.director(metadata, slug).await?;
+        self.commanded(&actor, slug, request_id, command, answer).await
+    }
+
+    /// [`TournamentsService::command`] by an actor found already.
+    async fn commanded<M: prost::Message + Default>(
+        &self,
         actor: &Actor,
         slug: &str,
         request_id: &str,
@@ -170,22 +183,16 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         };
         // No retry id: a player's token is shown once, and never kept to be answered again.
         let answer = self
-            .command(
-                &self.director(request.metadata(), &r.slug).await?,
-                &r.slug,
-                "",
-                command,
-                |rec, outcome| {
-                    let player = match outcome {
-                        Outcome::Player { division, player } => {
-                            let players = rec.divisions()[division].division().players();
-                            Some(view::player(player.0 + 1, &players[player.index()]))
-                        }
-                        _ => None,
-                    };
-                    pb::AddPlayerResponse { player, token: String::new() }
-                },
-            )
+            .command(request.metadata(), &r.slug, "", command, |rec, outcome| {
+                let player = match outcome {
+                    Outcome::Player { division, player } => {
+                        let players = rec.divisions()[division].division().players();
+                        Some(view::player(player.0 + 1, &players[player.index()]))
+                    }
+                    _ => None,
+                };
+                pb::AddPlayerResponse { player, token: String::new() }
+            })
             .await?;
         Ok(Response::new(pb::AddPlayerResponse { token: token.unwrap_or_default(), ..answer }))
     }
@@ -215,10 +222,9 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::PairRoundRequest>,
     ) -> Result<Response<pb::PairRoundResponse>, Status> {
         let r = request.get_ref();
-        let actor = self.director(request.metadata(), &r.slug).await?;
         let command = Command::PairRound { division: r.division.clone(), round: r.round };
         let answer = |rec: &Record, o| pb::PairRoundResponse { round: round_of(rec, o) };
-        self.command(&actor, &r.slug, &r.request_id, command, answer).await.map(Response::new)
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn set_pairings(
@@ -226,13 +232,12 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::SetPairingsRequest>,
     ) -> Result<Response<pb::SetPairingsResponse>, Status> {
         let r = request.get_ref();
-        let actor = self.director(request.metadata(), &r.slug).await?;
         let lines =
             r.pairings.iter().map(|p| Line { first: p.first, second: (p.second != 0).then_some(p.second) });
         let command =
             Command::SetPairings { division: r.division.clone(), round: r.round, lines: lines.collect() };
         let answer = |rec: &Record, o| pb::SetPairingsResponse { round: round_of(rec, o) };
-        self.command(&actor, &r.slug, &r.request_id, command, answer).await.map(Response::new)
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn start_round(

@@ -29,15 +29,7 @@ pub(super) async fn add_round(
     let methods = create::check_methods("rounds", &r.rounds)?;
     let command = Command::AddRounds { division: r.division.clone(), methods };
     let answer = |rec: &Record, o: Outcome| pb::AddRoundResponse { division: super::division_of(rec, o) };
-    service
-        .command(
-            &service.director(request.metadata(), &r.slug).await?,
-            &r.slug,
-            &r.request_id,
-            command,
-            answer,
-        )
-        .await
+    service.command(request.metadata(), &r.slug, &r.request_id, command, answer).await
 }
 
 pub(super) async fn remove_rounds(
@@ -50,15 +42,7 @@ pub(super) async fn remove_rounds(
     }
     let command = Command::RemoveRounds { division: r.division.clone(), count: r.count };
     let answer = |rec: &Record, o: Outcome| pb::RemoveRoundsResponse { division: super::division_of(rec, o) };
-    service
-        .command(
-            &service.director(request.metadata(), &r.slug).await?,
-            &r.slug,
-            &r.request_id,
-            command,
-            answer,
-        )
-        .await
+    service.command(request.metadata(), &r.slug, &r.request_id, command, answer).await
 }
 
 pub(super) async fn reenter_player(
@@ -69,15 +53,7 @@ pub(super) async fn reenter_player(
     let command = Command::ReenterPlayer { division: r.division.clone(), player: r.player };
     let answer =
         |rec: &Record, o: Outcome| pb::ReenterPlayerResponse { division: super::division_of(rec, o) };
-    service
-        .command(
-            &service.director(request.metadata(), &r.slug).await?,
-            &r.slug,
-            &r.request_id,
-            command,
-            answer,
-        )
-        .await
+    service.command(request.metadata(), &r.slug, &r.request_id, command, answer).await
 }
 
 pub(super) async fn unpair_round(
@@ -87,13 +63,5 @@ pub(super) async fn unpair_round(
     let r = request.get_ref();
     let command = Command::UnpairRound { division: r.division.clone(), round: r.round };
     let answer = |rec: &Record, o: Outcome| pb::UnpairRoundResponse { division: super::division_of(rec, o) };
-    service
-        .command(
-            &service.director(request.metadata(), &r.slug).await?,
-            &r.slug,
-            &r.request_id,
-            command,
-            answer,
-        )
-        .await
+    service.command(request.metadata(), &r.slug, &r.request_id, command, answer).await
 }
