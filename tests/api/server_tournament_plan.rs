@@ -235,7 +235,12 @@ async fn a_withdrawn_player_enters_again_and_a_round_is_unpaired_only_before_it_
         player: 4,
         ..Default::default()
     };
-    t.withdraw_player(authed(withdraw, DIRECTOR)).await.unwrap();
+    t.withdraw_player(authed(withdraw.clone(), DIRECTOR)).await.unwrap();
+    // Withdrawn once: a second withdrawal is refused, as a re-entry of an active player is.
+    assert_eq!(
+        refused(t.withdraw_player(authed(withdraw, DIRECTOR)).await),
+        (Code::FailedPrecondition, "player 4 has withdrawn already: enter them again first".into())
+    );
     let pair =
         || pb::PairRoundRequest { slug: "back".into(), division: "a".into(), round: 2, ..Default::default() };
     let unpair = |round| pb::UnpairRoundRequest {

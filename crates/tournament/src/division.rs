@@ -268,6 +268,8 @@ pub enum Error {
     RoundPaired { round: usize, rounds: usize },
     #[error("{player} has not withdrawn: they are paired already")]
     NotWithdrawn { player: PlayerId },
+    #[error("{player} has withdrawn already: enter them again first")]
+    AlreadyWithdrawn { player: PlayerId },
     #[error("round {round} is not the last round paired (round {last} is): unpair round {last} first")]
     NotLastPaired { round: usize, last: usize },
     #[error("{0}")]
@@ -489,6 +491,9 @@ impl Division {
     /// caller ends a game in play there with the same result.
     pub fn withdraw(&mut self, player: PlayerId) -> Result<Vec<(usize, usize)>, Error> {
         self.check_player(player)?;
+        if self.players[player.index()].withdrawn {
+            return Err(Error::AlreadyWithdrawn { player });
+        }
         self.players[player.index()].withdrawn = true;
         let mut forfeits = Vec::new();
         for (k, round) in self.rounds.iter_mut().enumerate() {

@@ -140,6 +140,10 @@ fn a_withdrawn_player_enters_again_from_the_next_round_paired() {
     );
     assert_eq!(d.reenter(p(7)).unwrap_err().to_string(), "the division has 4 players: there is no player 8");
     d.withdraw(p(3)).unwrap();
+    assert_eq!(
+        d.withdraw(p(3)).unwrap_err().to_string(),
+        "player 4 has withdrawn already: enter them again first"
+    );
     d.pair(1).unwrap();
     assert_eq!(d.rounds()[1].pairings.as_ref().unwrap().len(), 2, "two games less D: one game, one bye");
     d.reenter(p(3)).unwrap();

@@ -256,7 +256,7 @@ impl Record {
         self.division_at(d)
             .clone()
             .withdraw(PlayerId(number - 1))
-            .map_err(|e| EventsError::bad_field("player", e.to_string()))
+            .map_err(withdrawal_refused)
     }
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
@@ -283,8 +283,8 @@ impl Record {
     /// games paired and not played a forfeit, noted as [`Record::enter_result`] notes a result.
     /// The forfeits made, as (round, line) indices.
     pub(crate) fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
-        let forfeits = (self.divisions[d].division.withdraw(PlayerId(number - 1)))
-            .map_err(|e| EventsError::bad_field("player", e.to_string()))?;
+        let forfeits =
+            (self.divisions[d].division.withdraw(PlayerId(number - 1))).map_err(withdrawal_refused)?;
         for &(k, i) in &forfeits {
             self.noted_result(d, k, i, None, Source::Withdrawal);
         }
@@ -392,6 +392,15 @@ pub fn pairing_error(e: dawgref_tournament::Error) -> EventsError {
         E::TooManyRounds { .. } => EventsError::bad_field("rounds", e.to_string()),
         E::LastRound { .. } => EventsError::bad_field("count", e.to_string()),
         _ => EventsError::Precondition(e.to_string()),
+    }
+}
+
+/// A withdrawal the division refuses: FAILED_PRECONDITION for a player withdrawn already (as
+/// ReenterPlayer refuses an active player), else INVALID_ARGUMENT naming the player.
+fn withdrawal_refused(e: dawgref_tournament::Error) -> EventsError {
+    match e {
+        dawgref_tournament::Error::AlreadyWithdrawn { .. } => EventsError::Precondition(e.to_string()),
+        e => EventsError::bad_field("player", e.to_string()),
     }
 }
 
