@@ -253,10 +253,7 @@ impl Record {
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
     pub(crate) fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
-        self.division_at(d)
-            .clone()
-            .withdraw(PlayerId(number - 1))
-            .map_err(withdrawal_refused)
+        self.division_at(d).clone().withdraw(PlayerId(number - 1)).map_err(withdrawal_refused)
     }
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
