@@ -1,6 +1,6 @@
-//! Making tournaments and their games: CreateTournament and ImportTsh (every field checked,
-//! naming it), the players' tokens, and StartRound (a round's games made with ids drawn from
-//! what they are, so a second call makes none twice).
+//! Making tournaments: CreateTournament and ImportTsh (every field checked, naming it, into the
+//! events layer's `NewTournament` and `Command::ImportDivision`), the players' tokens, and the
+//! tournament's game settings checked as any new game's are.
 
 use super::super::{auth, errors, new_game};
 use super::{TournamentsService, view};
@@ -190,7 +190,7 @@ pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player
 /// The player a token is (compared with every player's hash), and their current game.
 pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSeat> {
     for entry in record.divisions() {
-        if let Some(i) = auth::find_seat(token, &entry.tokens()) {
+        if let Some(i) = auth::find_seat(token, entry.tokens()) {
             let me = dawgref_tournament::PlayerId(i as u32);
             let current = (0..entry.division().rounds().len())
                 .rev()

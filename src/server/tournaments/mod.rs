@@ -1,8 +1,10 @@
-//! TournamentsService: the wire's door to the events layer's tournaments (`dawgref_events`:
-//! the record, its store, the change-and-retry loop, the results that enter by themselves). Here
-//! are the handlers, each request's fields checked into domain values, the wire messages made
-//! from a record once per answer (`view`), and StartRound's games made through the checks of a
-//! new game, each seat bound to its player's token (`start`).
+//! TournamentsService: the wire's door to the events layer's tournaments (`dawgref_events`: the
+//! commands, the record and its store, the results that enter by themselves). Here are the
+//! handlers, each request's fields checked into one of the layer's commands made by the caller as
+//! its `Actor` ([`TournamentsService::command`]), the wire messages made from the record and the
+//! command's outcome once per answer (`view`; [`Wire`], a kept answer's bytes), and StartRound's
+//! games made by the one constructor of every new game, each seat bound to its player's token
+//! (`start`).
 
 mod create;
 mod log;

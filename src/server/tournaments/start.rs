@@ -1,6 +1,7 @@
 //! StartRound's games, as the events layer's round asks for them (`Events::start_round`): each
-//! made from the tournament's game settings through the checks of any new game, every seat named
-//! for its player and each human seat bound to its player's token.
+//! made from the tournament's game settings by the one constructor of every new game
+//! (`new_game::from_settings`, `build`), every seat named for its player and each human seat
+//! bound to its player's token.
 
 use super::super::new_game;
 use crate::host::{HostError, Seat, SeatKind};

@@ -12,7 +12,7 @@ pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb
     pb::Tournament {
         slug: record.slug().to_string(),
         name: record.name().to_string(),
-        game: Some(settings(&record.game())),
+        game: Some(settings(record.game())),
         divisions: (0..record.divisions().len()).map(|d| division(record, d)).collect(),
         events: record.event_count(),
         you,
