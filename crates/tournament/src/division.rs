@@ -144,6 +144,21 @@ pub enum GameResult {
     Forfeit { winner: usize },
 }
 
+impl GameResult {
+    /// A forfeit by the player in seat `seat` (0 first, 1 second): the other seat wins.
+    pub fn forfeit_by(seat: usize) -> GameResult {
+        GameResult::Forfeit { winner: usize::from(seat == 0) }
+    }
+
+    /// The seat that forfeited (0 first, 1 second; None: played).
+    pub fn forfeiter(self) -> Option<usize> {
+        match self {
+            GameResult::Forfeit { winner } => Some(usize::from(winner == 0)),
+            GameResult::Scores(_) => None,
+        }
+    }
+}
+
 /// One line of a round.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pairing {
@@ -501,7 +516,7 @@ impl Division {
                 if let Pairing::Game { first, second, result: result @ None } = line
                     && (*first == player || *second == player)
                 {
-                    *result = Some(GameResult::Forfeit { winner: usize::from(*first == player) });
+                    *result = Some(GameResult::forfeit_by(usize::from(*second == player)));
                     forfeits.push((k, i));
                 }
             }

@@ -867,3 +867,14 @@ fn tsh_names_it_cannot_hold_are_named() {
         "line 1: \"Di 1.5\": no word of a name starts with a digit (TSH reads it as the rating)"
     );
 }
+
+/// Who forfeited, by seat, both ways: the seat that showed wins.
+#[test]
+fn a_forfeit_names_the_seat_that_forfeited() {
+    assert_eq!(GameResult::forfeit_by(0), GameResult::Forfeit { winner: 1 });
+    assert_eq!(GameResult::forfeit_by(1), GameResult::Forfeit { winner: 0 });
+    for seat in [0, 1] {
+        assert_eq!(GameResult::forfeit_by(seat).forfeiter(), Some(seat));
+    }
+    assert_eq!(GameResult::Scores([400, 350]).forfeiter(), None);
+}

@@ -127,8 +127,8 @@ fn pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
                 pb::TournamentPairing { number, first, second, done: result.is_some(), ..Default::default() };
             match result {
                 Some(GameResult::Scores(s)) => p.scores = s.to_vec(),
-                Some(GameResult::Forfeit { winner }) => {
-                    p.forfeited_by = if winner == 0 { second } else { first }
+                Some(forfeit @ GameResult::Forfeit { .. }) => {
+                    p.forfeited_by = if forfeit.forfeiter() == Some(0) { first } else { second }
                 }
                 None => {}
             }

@@ -80,8 +80,8 @@ impl HandResult {
                 }
                 GameResult::Scores(scores)
             }
-            Hand::ForfeitedBy(n) if n == first && second != 0 => GameResult::Forfeit { winner: 1 },
-            Hand::ForfeitedBy(n) if n == second && n != 0 => GameResult::Forfeit { winner: 0 },
+            Hand::ForfeitedBy(n) if n == first && second != 0 => GameResult::forfeit_by(0),
+            Hand::ForfeitedBy(n) if n == second && n != 0 => GameResult::forfeit_by(1),
             Hand::ForfeitedBy(n) => {
                 return Err(EventsError::bad_field(
                     "forfeited_by",
@@ -185,8 +185,10 @@ impl Events {
             match outcome {
                 Some(o) => ended.extend(game_result(&o).map(|result| (k, i, result))),
                 None => {
-                    let first = rec.divisions[d].line(k, i).and_then(|l| l.players().next());
-                    let seat = usize::from(first != Some(PlayerId(number - 1)));
+                    // The withdrawn player's seat in the game: theirs is the forfeit.
+                    let line = rec.divisions[d].line(k, i);
+                    let seat = line.and_then(|l| l.players().position(|p| p == PlayerId(number - 1)));
+                    let seat = seat.unwrap_or_default();
                     let end = ResultKind::Forfeit {
                         seat,
                         reason: "the player withdrew from the tournament".into(),
@@ -244,10 +246,15 @@ impl Events {
     }
 }
 
-/// The end a tournament's game is given for its pairing's `result`.
+/// The end a tournament's game is given for its pairing's `result`: the forfeiting seat's
+/// forfeit, or the scores adjudicated.
 fn game_end(result: GameResult, reason: &str) -> ResultKind {
-    match result {
-        GameResult::Scores([a, b]) => ResultKind::Adjudicated { scores: vec![a, b], reason: reason.into() },
-        GameResult::Forfeit { winner } => ResultKind::Forfeit { seat: 1 - winner, reason: reason.into() },
+    match (result, result.forfeiter()) {
+        (GameResult::Scores([a, b]), _) => {
+            ResultKind::Adjudicated { scores: vec![a, b], reason: reason.into() }
+        }
+        (GameResult::Forfeit { .. }, seat) => {
+            ResultKind::Forfeit { seat: seat.unwrap_or_default(), reason: reason.into() }
+        }
     }
 }

@@ -341,7 +341,9 @@ fn detail(d: &Division, line: &Pairing) -> String {
             let (a, b) = (name(first), name(second));
             match result {
                 Some(GameResult::Scores([x, y])) => format!("{a} {x} – {b} {y}"),
-                Some(GameResult::Forfeit { winner: 1 }) => format!("{a} forfeits to {b}"),
+                Some(forfeit @ GameResult::Forfeit { .. }) if forfeit.forfeiter() == Some(0) => {
+                    format!("{a} forfeits to {b}")
+                }
                 Some(GameResult::Forfeit { .. }) => format!("{b} forfeits to {a}"),
                 None => format!("{a} – {b}"),
             }
@@ -362,7 +364,7 @@ pub fn game_result(outcome: &dawgref_engine::game::Outcome) -> Option<GameResult
     if let EndReason::Forfeit(seat) = outcome.reason
         && seat < 2
     {
-        return Some(GameResult::Forfeit { winner: 1 - seat });
+        return Some(GameResult::forfeit_by(seat));
     }
     let (a, b) = (outcome.scores[0], outcome.scores[1]);
     match outcome.winners.as_slice() {
