@@ -271,14 +271,7 @@ impl Record {
         if self.divisions[d].started(k) {
             return Err(EventsError::Precondition(format!("round {round} has started: its pairings stand")));
         }
-        let players = self.division_at(d).players().len() as u32;
-        let id = |field: String, n: u32| {
-            if (1..=players).contains(&n) {
-                Ok(PlayerId(n - 1))
-            } else {
-                Err(EventsError::bad_field(&field, format!("{n}: the division has players 1 to {players}")))
-            }
-        };
+        let id = |field: String, n: u32| self.player_named_by(d, &field, n);
         let mut lines = Vec::with_capacity(given.len());
         for (i, line) in given.iter().enumerate() {
             let first = id(format!("pairings[{i}].first"), line.first)?;

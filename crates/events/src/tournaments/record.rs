@@ -215,14 +215,22 @@ impl Record {
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
     pub fn player(&self, d: usize, number: u32) -> Result<(), EventsError> {
-        let players = self.division_at(d).players().len();
-        if (1..=players).contains(&(number as usize)) {
-            Ok(())
+        self.player_named_by(d, "player", number).map(|_| ())
+    }
+
+    /// Player `number` (from 1) of division `d`, as the call's `field` names them: INVALID_ARGUMENT
+    /// naming the field when they are not there.
+    pub(crate) fn player_named_by(
+        &self,
+        d: usize,
+        field: &str,
+        number: u32,
+    ) -> Result<PlayerId, EventsError> {
+        let players = self.division_at(d).players().len() as u32;
+        if (1..=players).contains(&number) {
+            Ok(PlayerId(number - 1))
         } else {
-            Err(EventsError::bad_field(
-                "player",
-                format!("{number}: the division has players 1 to {players}"),
-            ))
+            Err(EventsError::bad_field(field, format!("{number}: the division has players 1 to {players}")))
         }
     }
 
