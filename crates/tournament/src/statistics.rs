@@ -1,6 +1,7 @@
 //! A division's statistics from its results: the division's records (high game, high loss, high
 //! combined, biggest win), and per player the games with scores, points for and against and
-//! their averages, their high game, how often they moved first, and their performance rating.
+//! their averages, their high game, how often they moved first, and their performance rating (on
+//! the scale of the division's rating system: [`crate::ratings::performances`]).
 //!
 //! Only games with scores count (a forfeit or a bye has none); a game counts where its result
 //! is, whoever entered it. The records' ties go to the earliest game (by round, then pairing).
@@ -32,7 +33,8 @@ pub struct PlayerFigures {
     pub high_game: Option<i32>,
     /// Games with scores in which they moved first.
     pub firsts: u32,
-    /// See [`performance_rating`]: None with no game against a rated opponent.
+    /// See [`crate::ratings::performances`]: None with no game against a rated opponent that the
+    /// division's rating system rates.
     pub performance_rating: Option<i32>,
 }
 
@@ -76,8 +78,6 @@ impl Statistics {
             players: vec![PlayerFigures::default(); division.players().len()],
             ..Default::default()
         };
-        // Per player: (opponent's rating, points scored: 1 a win, 0.5 a draw) of rated games.
-        let mut rated: Vec<Vec<(u32, f64)>> = vec![Vec::new(); division.players().len()];
         for (k, round) in division.rounds().iter().enumerate() {
             for (i, line) in round.pairings.iter().flatten().enumerate() {
                 let Pairing::Game { first, second, result: Some(GameResult::Scores([a, b])) } = *line else {
@@ -94,15 +94,6 @@ impl Statistics {
                     figures.points_against += i64::from(against);
                     figures.high_game = figures.high_game.max(Some(score));
                     figures.firsts += u32::from(player == first);
-                    let rating = division.players()[opponent.index()].rating;
-                    if rating > 0 {
-                        let points = match score.cmp(&against) {
-                            std::cmp::Ordering::Greater => 1.0,
-                            std::cmp::Ordering::Equal => 0.5,
-                            std::cmp::Ordering::Less => 0.0,
-                        };
-                        rated[player.index()].push((rating, points));
-                    }
                     keep_best(&mut stats.high_game, feat, scored);
                     if score < against {
                         keep_best(&mut stats.high_loss, feat, scored);
@@ -122,8 +113,8 @@ impl Statistics {
                 keep_best(&mut stats.high_combined, feat, sum);
             }
         }
-        for (figures, games) in stats.players.iter_mut().zip(&rated) {
-            figures.performance_rating = performance_rating(games);
+        for (figures, performance) in stats.players.iter_mut().zip(crate::ratings::performances(division)) {
+            figures.performance_rating = performance;
         }
         stats
     }
@@ -147,14 +138,4 @@ fn margin(f: &Feat) -> i32 {
 
 fn sum(f: &Feat) -> i32 {
     f.score + f.opponent_score
-}
-
-/// The performance rating over `games` (each the opponent's rating going in and the points
-/// scored: 1, 0.5 or 0), as TSH computes one ([`crate::ratings::performance`]: the rating at which
-/// the expected points equal the points scored, a sweep counted as 95% and no points as 5%).
-/// None for no games.
-pub fn performance_rating(games: &[(u32, f64)]) -> Option<i32> {
-    let points = games.iter().fold(0.0, |points, &(_, p)| points + p);
-    let opponents: Vec<f64> = games.iter().map(|&(rating, _)| f64::from(rating)).collect();
-    crate::ratings::performance(points, &opponents)
 }

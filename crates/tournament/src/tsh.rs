@@ -6,28 +6,48 @@
 //! ```
 //!
 //! the name, the rating, each round's opponent by 1-based player number (0: none), `;`, the
-//! player's score in each round played (with no opponent: the spread, +50 a bye, −50 a forfeit
-//! lost), and `; p12` with 1 (went first), 2 (second) or 0 (no game) a round. Scores may lag
-//! the opponents (a round paired, not yet played). A forfeit between two players is written
-//! as TSH writes an absence: both without an opponent, ±the forfeit spread. Lines starting `#`
-//! and empty lines are skipped; a byte-order mark before the first line is no part of it.
+//! player's score in each round (with no opponent: the spread, +50 a bye, −50 a forfeit lost),
+//! and `; p12` with 1 (went first), 2 (second) or 0 (no game) a round. Scores may lag the
+//! opponents (a round paired, not yet played); a score still to come before one that is in is
+//! `00`, TSH's own mark for a value not there. Lines starting `#` and empty lines are skipped; a
+//! byte-order mark before the first line is no part of it.
+//!
+//! The opponents and scores alone say what every round counts, as TSH counts it (its `Synch`,
+//! with its default configuration), so that TSH and the rating bodies' programs, which skip the
+//! fields they do not know, read the standings the division has:
+//! - a game: its two scores;
+//! - a bye, and an absence counted as a bye of a negative spread: opponent 0, the spread;
+//! - a forfeit between two players: as TSH writes an absence, both with opponent 0, the winner
+//!   +the forfeit spread, the loser −it;
+//! - a round the player was in no line of (withdrawn, or added later: it counts nothing here):
+//!   opponent 0, score 0, which TSH counts as no game; and `off 0` for a withdrawn player, the
+//!   bye TSH gives an inactive player in each round it pairs, as dawgref pairs them no more;
+//! - a score still to come: `00` (TSH's scores are by round, a missing one `00`), or nothing
+//!   after the last score in.
+//!
+//! One result TSH's fields cannot hold: a line with no opponent and a spread of 0 (a bye of 0, or
+//! a forfeit where forfeits are worth 0), a draw here and no game to TSH (unless its
+//! configuration sets `zero_byes_tie`); it is written as TSH would write it, `0; 0`, and dawgref's
+//! `unpaired` field below keeps it for dawgref.
 //!
 //! TSH keeps the `;` fields it does not know, and so does this reader. What TSH's own fields
-//! cannot say is written in four of them, so that a file written here reads back as the same
+//! cannot say is written in three of them, so that a file written here reads back as the same
 //! division (`export` then `import`; the property tests hold it):
-//! - `off N`: the player has withdrawn (TSH's own field; N, the spread TSH would give them);
 //! - `bot LEVEL`: the server's bot of that level plays as this player;
 //! - `forfeit …`: per round, `0`, or `N/S/W` for a forfeit against player N in which this player
 //!   held seat S (1 first, 2 second) and won (W 1) or lost (W 0), where the opponent and score
-//!   fields say "absence";
-//! - `unpaired …`: per round, `1` where the player was in no line of it (withdrawn, or added
-//!   later), where the opponent and score fields say 0;
-//! - `late …`: per round, a score the score field cannot hold (TSH's scores are a prefix: a
-//!   result in while an earlier round's is still to come), else `-`.
+//!   fields say "no opponent, ±the forfeit spread";
+//! - `unpaired …`: per round, `1` where the player was in no line of it, else `0`: written where
+//!   a line has such a round or a bye of 0, both `0; 0` in TSH's fields; without it, `0; 0` reads
+//!   as TSH reads it, no game.
 //!
-//! And two of TSH's own: `lifeg N`, the player's rated games before the event (read and
-//! written), and `newr …`, the rating estimate after each round paired (0: none), written when
-//! the division rates its players ([`crate::ratings`]) and recomputed, not read.
+//! Files written before scores to come were `00` held a score the score field could not (one
+//! after a round still to be played) in a `late` field, per round the score or `-`: it is read.
+//!
+//! And of TSH's own: `off N`, the player has withdrawn (read; N not: dawgref pairs a withdrawn
+//! player no more); `lifeg N`, the player's rated games before the event (read and written);
+//! and `newr …`, the rating estimate after each round paired (0: none), written when the
+//! division rates its players ([`crate::ratings`]) and recomputed, not read.
 
 use crate::division::{Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round};
 pub use crate::name::name_problem;
@@ -41,25 +61,27 @@ pub fn export(d: &Division) -> String {
     for (i, player) in d.players.iter().enumerate() {
         let me = PlayerId(i as u32);
         let (mut opponents, mut scores, mut p12) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new());
-        let mut scores_end = true;
+        let (mut forfeits, mut unpaired) = (Vec::new(), Vec::new());
+        // A bye of 0 reads `0; 0` as a round in no line does: dawgref's `unpaired` tells them apart.
+        let mut bye_of_0 = false;
         for lines in &paired {
             let Some(line) = lines.iter().find(|l| l.players().any(|p| p == me)) else {
-                // Not in the round (added later, or withdrawn): no game, no score.
-                late.push(None);
+                // Not in the round (added later, or withdrawn): it counts nothing, which TSH
+                // reads from no opponent and no spread.
                 opponents.push(0);
+                scores.push(Some(0));
                 p12.push(0);
                 forfeits.push(String::from("0"));
                 unpaired.push(1);
-                if scores_end {
-                    scores.push(0);
-                }
                 continue;
             };
             unpaired.push(0);
             let mut forfeit = String::from("0");
             let (opponent, score, seat) = match *line {
-                Pairing::Bye { spread, .. } => (0, Some(spread), 0),
+                Pairing::Bye { spread, .. } => {
+                    bye_of_0 |= spread == 0;
+                    (0, Some(spread), 0)
+                }
                 Pairing::Game { first, second, result } => {
                     let seat = if first == me { 0 } else { 1 };
                     let other = if seat == 0 { second } else { first };
@@ -77,12 +99,11 @@ pub fn export(d: &Division) -> String {
             forfeits.push(forfeit);
             opponents.push(opponent);
             p12.push(seat);
-            late.push(if scores_end || score.is_none() { None } else { score });
-            match score {
-                Some(s) if scores_end => scores.push(s),
-                // A score after an unplayed round cannot be placed: TSH's scores are a prefix.
-                _ => scores_end = false,
-            }
+            scores.push(score);
+        }
+        // Scores to come after the last one in are not written; one before it is `00`.
+        while scores.last() == Some(&None) {
+            scores.pop();
         }
         let _ = write!(out, "{} {}", player.name, player.rating);
         for o in &opponents {
@@ -90,7 +111,12 @@ pub fn export(d: &Division) -> String {
         }
         out.push(';');
         for s in &scores {
-            let _ = write!(out, " {s}");
+            match s {
+                Some(s) => {
+                    let _ = write!(out, " {s}");
+                }
+                None => out.push_str(" 00"),
+            }
         }
         if !p12.is_empty() {
             out.push_str("; p12");
@@ -101,25 +127,14 @@ pub fn export(d: &Division) -> String {
         if forfeits.iter().any(|f| f != "0") {
             let _ = write!(out, "; forfeit {}", forfeits.join(" "));
         }
-        if unpaired.contains(&1) {
+        if unpaired.contains(&1) || bye_of_0 {
             out.push_str("; unpaired");
             for u in &unpaired {
                 let _ = write!(out, " {u}");
             }
         }
-        if late.iter().any(Option::is_some) {
-            out.push_str("; late");
-            for b in &late {
-                match b {
-                    Some(spread) => {
-                        let _ = write!(out, " {spread}");
-                    }
-                    None => out.push_str(" -"),
-                }
-            }
-        }
         if player.withdrawn {
-            let _ = write!(out, "; off {}", -d.controls.forfeit_spread);
+            out.push_str("; off 0");
         }
         if let Some(level) = &player.bot {
             let _ = write!(out, "; bot {level}");
@@ -149,20 +164,21 @@ pub struct TshError {
 struct Row {
     line: usize,
     opponents: Vec<u32>,
-    scores: Vec<i32>,
+    /// Per round: the score, None for `00` (not there).
+    scores: Vec<Option<i32>>,
     p12: Vec<u8>,
     /// Per round: a forfeit's opponent (from 1), this player's seat (0 first) and whether
     /// they won it, or None.
     forfeits: Vec<Option<(u32, usize, bool)>>,
     unpaired: Vec<bool>,
-    /// Per round: a score the score field could not hold.
+    /// Per round: a score the score field could not hold (files written before `00`).
     late: Vec<Option<i32>>,
 }
 
 impl Row {
     /// The player's score in a round: in the score field, or else in `late`.
     fn score(&self, round: usize) -> Option<i32> {
-        self.scores.get(round).copied().or(self.late.get(round).copied().flatten())
+        self.scores.get(round).copied().flatten().or(self.late.get(round).copied().flatten())
     }
 }
 
@@ -226,8 +242,11 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
         .next()
         .unwrap_or_default()
         .split_whitespace()
-        .map(|w| w.parse::<i32>().map_err(|_| err(format!("score {w:?} is not a number"))))
-        .collect::<Result<Vec<i32>, _>>()?;
+        .map(|w| match w {
+            "00" => Ok(None),
+            _ => w.parse::<i32>().map(Some).map_err(|_| err(format!("score {w:?} is not a number or 00"))),
+        })
+        .collect::<Result<Vec<Option<i32>>, _>>()?;
     let (mut p12, mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut withdrawn, mut bot, mut lifetime_games) = (false, None, None);
     for field in fields {
@@ -340,9 +359,17 @@ fn read_round(rows: &[Row], round: usize, rounds: usize) -> Result<Vec<Pairing>,
             continue;
         }
         if opponent == 0 {
-            let spread =
-                score.ok_or_else(|| err(format!("round {}: no opponent and no score", round + 1)))?;
-            lines.push(Pairing::Bye { player: PlayerId(i as u32), spread });
+            // No opponent: the spread of a bye or an absence; none, or 0, TSH counts as no game,
+            // unless dawgref's `unpaired 0` says the player had a line there (a bye of 0).
+            let player = PlayerId(i as u32);
+            match (score, row.unpaired.get(round)) {
+                (Some(spread), _) if spread != 0 => lines.push(Pairing::Bye { player, spread }),
+                (Some(_), Some(false)) => lines.push(Pairing::Bye { player, spread: 0 }),
+                (None, Some(false)) => {
+                    return Err(err(format!("round {}: no opponent and no score", round + 1)));
+                }
+                _ => {}
+            }
             continue;
         }
         let o = opponent as usize - 1;

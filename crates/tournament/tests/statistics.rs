@@ -1,6 +1,7 @@
 //! A division's statistics against figures worked out by hand.
 
-use dawgref_tournament::statistics::{Feat, PlayerFigures, performance_rating};
+use dawgref_tournament::ratings::{RatingSystem, performance};
+use dawgref_tournament::statistics::{Feat, PlayerFigures};
 use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId, Statistics};
 
 fn p(i: u32) -> PlayerId {
@@ -100,12 +101,12 @@ fn a_division_before_any_result_has_no_records_and_no_performance() {
 fn a_performance_rating_solves_the_expectancy_as_tsh_does() {
     // Two wins of three against 1600s: E = 2/3 where r − 1600 = ln 2 / 0.0031879 = 217.43, the
     // search's last midpoint 1818.
-    assert_eq!(performance_rating(&[(1600, 1.0), (1600, 1.0), (1600, 0.0)]), Some(1818));
+    assert_eq!(performance(2.0, &[1600.0, 1600.0, 1600.0]), Some(1818));
     // A sweep counts 95%: E(r, 1600) + E(r, 1700) = 1.9 at r = 2576.5 (the search: 2577); no
     // wins 5%: 0.1 at 722.
-    assert_eq!(performance_rating(&[(1600, 1.0), (1700, 1.0)]), Some(2577));
-    assert_eq!(performance_rating(&[(1600, 0.0), (1700, 0.0)]), Some(722));
-    assert_eq!(performance_rating(&[]), None);
+    assert_eq!(performance(2.0, &[1600.0, 1700.0]), Some(2577));
+    assert_eq!(performance(0.0, &[1600.0, 1700.0]), Some(722));
+    assert_eq!(performance(0.0, &[]), None);
 }
 
 #[test]
@@ -118,4 +119,52 @@ fn an_unrated_opponent_counts_for_the_averages_and_not_for_the_performance() {
     assert_eq!(s.players[0], PlayerFigures { performance_rating: None, ..figures(1, (402, 380), 402, 0, 0) });
     // The newcomer lost to an 1800: no wins count 5%, E(r, 1800) = 0.05 at r = 876.4: 877.
     assert_eq!(s.players[1], figures(1, (380, 402), 380, 1, 877));
+}
+
+/// An ABSP division measures performance on the ABSP's scale: each rated game is worth the
+/// opponent's rating (clamped to the player's own ±40 where the player is rated) +50 for a win,
+/// −50 for a loss, and the performance is the mean over the games, rounded as TSH rounds
+/// (`int(x + 0.5)`); not NASPA's expectancy, whose scale a field rated 140–205 is not on.
+#[test]
+fn an_absp_divisions_performance_ratings_are_the_mean_of_its_game_values() {
+    let absp = Controls { rating_system: RatingSystem::Absp, ..Controls::default() };
+    let players = [("Ann", 205), ("Bo", 180), ("Cy", 160), ("Di", 140)];
+    let players = players.iter().map(|&(n, r)| Player::new(n, r)).collect();
+    let mut d = Division::new("a", players, &[Method::Manual; 3], absp.clone());
+    let rounds = [[(0, 1), (2, 3)], [(0, 2), (1, 3)], [(0, 3), (1, 2)]];
+    let results = [
+        [GameResult::Scores([420, 380]), GameResult::Scores([350, 400])],
+        [GameResult::Scores([400, 410]), GameResult::Scores([450, 300])],
+        [GameResult::Scores([390, 370]), GameResult::Scores([360, 360])],
+    ];
+    for (k, (lines, results)) in rounds.iter().zip(results).enumerate() {
+        d.set_pairings(k, lines.iter().map(|&(a, b)| game(a, b)).collect()).unwrap();
+        for (i, result) in results.into_iter().enumerate() {
+            d.record(k, i, result, false).unwrap();
+        }
+    }
+    // Ann 205 beat Bo 180 (180, within 165..245: 230), lost to Cy 160 (clamped to 165: 115), beat
+    // Di 140 (165: 215): 560 / 3 = 186.67, 187. Bo 180 lost to Ann 205 (within 140..220: 155),
+    // beat Di 140 (190), drew Cy 160 (160): 505 / 3 = 168.33, 168. Cy 160 lost to Di 140 (90),
+    // beat Ann 205 (clamped to 200: 250), drew Bo 180 (180): 520 / 3 = 173.33, 173. Di 140 beat
+    // Cy 160 (within 100..180: 210), lost to Bo 180 (130) and Ann 205 (clamped to 180: 130):
+    // 470 / 3 = 156.67, 157.
+    let performances = |d: &Division| -> Vec<Option<i32>> {
+        Statistics::of(d).players.iter().map(|f| f.performance_rating).collect()
+    };
+    assert_eq!(performances(&d), [Some(187), Some(168), Some(173), Some(157)]);
+
+    // A newcomer's games are not clamped (no rating of their own to clamp to), an unrated
+    // opponent has no rating to count, and a game with a score of 0 the ABSP does not rate.
+    // New beat P1 150 (200) and lost to P3 130 (80): 140. P1's games: against New (unrated)
+    // and a 0 against P3 (not rated); P3's likewise: no performance.
+    let players = vec![Player::new("New", 0), Player::new("P1", 150), Player::new("P3", 130)];
+    let mut d = Division::new("b", players, &[Method::Manual; 3], absp);
+    let games = [(0, 1, [400, 350]), (2, 0, [400, 350]), (1, 2, [360, 0])];
+    for (k, (a, b, scores)) in games.into_iter().enumerate() {
+        let bye = (0..3).find(|&q| q != a && q != b).unwrap();
+        d.set_pairings(k, vec![game(a, b), Pairing::Bye { player: p(bye), spread: 50 }]).unwrap();
+        d.record(k, 0, GameResult::Scores(scores), false).unwrap();
+    }
+    assert_eq!(performances(&d), [Some(140), None, None]);
 }

@@ -4,7 +4,7 @@
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::tsh;
 use dawgref_tournament::{
-    Controls, Division, Error, GameResult, Method, Missed, Pairing, Player, PlayerId, Standings,
+    Controls, Division, Error, GameResult, Method, Missed, Pairing, Player, PlayerId, Round, Standings,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -507,6 +507,109 @@ fn tsh_refuses_a_file_that_does_not_hold_together() {
     assert_eq!(err(&rounds), "line 1: 101 rounds: a division has at most 100");
 }
 
+/// A `.t` file as TSH reads it: the opponents and scores, and of the `;` fields only TSH's own
+/// (`p12`, `off`, `lifeg`, `newr`); dawgref's (`forfeit`, `unpaired`, `late`, `bot`) dropped, as
+/// TSH and the rating bodies' programs skip them.
+fn tsh_only(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut fields = line.split(';');
+        let head = fields.next().unwrap_or_default();
+        let scores = fields.next().unwrap_or_default();
+        out.push_str(head);
+        out.push(';');
+        out.push_str(scores);
+        for field in fields {
+            let tag = field.split_whitespace().next().unwrap_or_default();
+            if ["p12", "off", "lifeg", "newr"].contains(&tag) {
+                out.push(';');
+                out.push_str(field);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `d` as TSH counts it: a line with no opponent and a spread of 0 (a bye of 0, or a forfeit
+/// where forfeits are worth 0) is no game to TSH, where dawgref counts a draw: the one result a
+/// `.t` file's own fields cannot hold (`tsh`'s module doc).
+fn as_tsh_reads_it(d: &Division) -> Division {
+    let zero_forfeits = d.controls().forfeit_spread == 0;
+    let counted = |l: &Pairing| match l {
+        Pairing::Bye { spread, .. } => *spread != 0,
+        Pairing::Game { result: Some(GameResult::Forfeit { .. }), .. } => !zero_forfeits,
+        Pairing::Game { .. } => true,
+    };
+    let rounds = d.rounds().iter().map(|r| Round {
+        method: r.method,
+        pairings: r.pairings.as_ref().map(|lines| lines.iter().filter(|l| counted(l)).cloned().collect()),
+    });
+    Division::restore(d.name(), d.players().to_vec(), rounds.collect(), d.controls().clone()).unwrap()
+}
+
+/// Each player's wins (as win points: a draw 1, a win 2), losses and spread, by id.
+fn records(d: &Division) -> Vec<(u32, u32, i64)> {
+    Standings::of(d).records.iter().map(|r| (r.win_points, r.losses, r.spread)).collect()
+}
+
+/// A withdrawal, a late entry absent from the rounds gone, a forfeit, a bye, and a game still to
+/// be played before results after it: written as TSH writes them (a forfeit and a round in no
+/// line with no opponent and the spread they count, ±50 and 0; a score still to come `00`), so
+/// that TSH, reading only its own fields, counts what the division counts.
+#[test]
+fn tsh_reads_a_file_without_dawgrefs_fields_as_the_same_standings() {
+    let mut d = field(4, &[Method::Manual; 3], Controls::default());
+    d.set_pairings(0, vec![game(0, 1), game(2, 3)]).unwrap();
+    d.record(0, 0, GameResult::Scores([400, 350]), false).unwrap(); // A +50; C v D to come
+    assert_eq!(d.withdraw(p(1)), Ok(vec![]));
+    d.set_pairings(1, vec![game(0, 2), Pairing::Bye { player: p(3), spread: 50 }]).unwrap();
+    d.record(1, 0, GameResult::Scores([380, 390]), false).unwrap(); // C +10; D a bye, +50
+    assert_eq!(d.add_late_player(Player::new("Player E", 1996), Missed::Absent), Ok(p(4)));
+    d.set_pairings(2, vec![game(0, 4), game(2, 3)]).unwrap();
+    d.record(2, 0, GameResult::forfeit_by(1), false).unwrap(); // E forfeits to A: ±50
+    d.record(2, 1, GameResult::Scores([410, 400]), false).unwrap(); // C +10 over D
+    // A 2-1 +90; B 0-1 -50 (withdrawn: rounds 2 and 3 count nothing); C 2-0 +20 (round 1 to
+    // come); D 1-1 +40; E 0-1 -50 (rounds 1 and 2 count nothing).
+    let expected = [(4, 1, 90), (0, 1, -50), (4, 0, 20), (2, 1, 40), (0, 1, -50)];
+    assert_eq!(records(&d), expected);
+    let text = tsh::export(&d);
+    let theirs = tsh::import("A", &tsh_only(&text), d.controls().clone(), &[]).unwrap();
+    assert_eq!(records(&theirs), expected, "{}", tsh_only(&text));
+    assert_eq!(
+        text,
+        "Player A 2000 2 3 0; 400 380 50; p12 1 1 0; forfeit 0 0 5/1/1\n\
+         Player B 1999 1 0 0; 350 0 0; p12 2 0 0; unpaired 0 1 1; off 0\n\
+         Player C 1998 4 1 4; 00 390 410; p12 1 2 1\n\
+         Player D 1997 3 0 3; 00 50 400; p12 2 0 2\n\
+         Player E 1996 0 0 0; 0 0 -50; p12 0 0 0; forfeit 0 0 1/2/0; unpaired 1 1 0\n"
+    );
+    // With dawgref's fields the file reads back as the same division.
+    let back = tsh::import("A", &text, d.controls().clone(), &[]).unwrap();
+    assert_eq!(canonical(&back), canonical(&d));
+    assert_eq!(tsh::export(&back), text);
+    // A file written before scores to come were `00` held the later scores in `late`: it reads
+    // as it did.
+    let before = text
+        .replace("; 00 390 410; p12 1 2 1", "; ; p12 1 2 1; late - 390 410")
+        .replace("; 00 50 400; p12 2 0 2", "; ; p12 2 0 2; late - 50 400");
+    assert_eq!(tsh::import("A", &before, d.controls().clone(), &[]).unwrap(), back);
+
+    // A bye of 0 is a draw here; TSH counts a round with no opponent and no spread as no game
+    // (unless its configuration says `zero_byes_tie`), and no field of its own says otherwise:
+    // dawgref's `unpaired 0` keeps the bye for dawgref.
+    let mut z = field(3, &[Method::Manual], Controls::default());
+    z.set_pairings(0, vec![game(0, 1), Pairing::Bye { player: p(2), spread: 0 }]).unwrap();
+    z.record(0, 0, GameResult::Scores([400, 350]), false).unwrap();
+    let text = tsh::export(&z);
+    assert_eq!(text.lines().nth(2), Some("Player C 1998 0; 0; p12 0; unpaired 0"));
+    let back = tsh::import("A", &text, z.controls().clone(), &[]).unwrap();
+    assert_eq!(records(&back)[2], (1, 0, 0), "a draw, with dawgref's field");
+    let theirs = tsh::import("A", &tsh_only(&text), z.controls().clone(), &[]).unwrap();
+    assert_eq!(records(&theirs)[2], (0, 0, 0), "no game, as TSH reads it");
+    assert_eq!(records(&theirs), records(&as_tsh_reads_it(&z)));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -756,6 +859,20 @@ fn check_invariants(d: &Division) {
     assert_eq!(tsh::export(&back), text);
 }
 
+/// The division the state machine below starts from: `n` players (bots where `bots` says,
+/// lifetime games known for two in three), rated by the system `n` picks (so every system is
+/// drawn), forfeits worth 75.
+fn start(n: usize, methods: &[Method], bots: &[bool]) -> Division {
+    let players = (0..n).map(|i| Player {
+        bot: bots[i].then(|| "strong".to_string()),
+        lifetime_games: (i % 3 != 0).then_some(i as u32 * 37),
+        ..Player::new(format!("Player {}", letter(i)), 2000 - i as u32)
+    });
+    let rating_system = RatingSystem::ALL[n % RatingSystem::ALL.len()];
+    let controls = Controls { seed: 3, forfeit_spread: 75, rating_system, ..Controls::default() };
+    Division::new("A", players.collect(), methods, controls)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
@@ -770,14 +887,7 @@ proptest! {
         bots in prop::collection::vec(any::<bool>(), 11),
         ops in prop::collection::vec(op(), 1..40),
     ) {
-        let players = (0..n).map(|i| Player {
-            bot: bots[i].then(|| "strong".to_string()),
-            lifetime_games: (i % 3 != 0).then_some(i as u32 * 37),
-            ..Player::new(format!("Player {}", letter(i)), 2000 - i as u32)
-        });
-        let rating_system = RatingSystem::ALL[n % RatingSystem::ALL.len()];
-        let controls = Controls { seed: 3, forfeit_spread: 75, rating_system, ..Controls::default() };
-        let mut d = Division::new("A", players.collect(), &methods, controls);
+        let mut d = start(n, &methods, &bots);
         for op in &ops {
             let before = d.clone();
             if apply(&mut d, op).is_err() {
@@ -787,6 +897,31 @@ proptest! {
             let kept = serde_json::to_string(&d).unwrap();
             prop_assert_eq!(&serde_json::from_str::<Division>(&kept).unwrap(), &d, "kept as {}", kept);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Any division a director's calls make (byes, forfeits, withdrawals, late entries absent or
+    /// with byes, corrections, results in out of order, every rating system): its `.t` file with
+    /// only TSH's own fields reads as the same standings, each player's wins, losses and spread,
+    /// as TSH counts them (a line with no opponent and a spread of 0 no game: `as_tsh_reads_it`).
+    #[test]
+    fn a_tsh_file_without_dawgrefs_fields_reads_as_the_divisions_standings(
+        n in 2usize..11,
+        methods in prop::collection::vec(method(), 1..7),
+        bots in prop::collection::vec(any::<bool>(), 11),
+        ops in prop::collection::vec(op(), 1..40),
+    ) {
+        let mut d = start(n, &methods, &bots);
+        for op in &ops {
+            let _ = apply(&mut d, op);
+        }
+        let text = tsh_only(&tsh::export(&d));
+        let theirs =
+            tsh::import(d.name(), &text, d.controls().clone(), &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        prop_assert_eq!(records(&theirs), records(&as_tsh_reads_it(&d)), "{}", text);
     }
 }
 

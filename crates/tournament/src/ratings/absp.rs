@@ -2,7 +2,8 @@
 //! +50 for a win, −50 for a loss, a rated opponent's rating first clamped to the player's own
 //! ±40; the estimate is the mean over the games. Newcomers are estimated twice (from their rated
 //! opponents, then with the first estimates of the unrated), then rated players. A game with a
-//! score of 0 is not rated.
+//! score of 0 is not rated. A performance rating on the ABSP's scale is the same mean over the
+//! games against rated opponents, with neither the phases nor the floors.
 
 use super::{Rated, round_rating};
 use crate::division::Division;
@@ -13,10 +14,8 @@ const FLOOR_NEWCOMER: f64 = 80.0;
 
 pub(super) fn estimates(division: &Division, games: &[Vec<Rated>]) -> Vec<Option<i32>> {
     let rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
-    let games: Vec<Vec<Rated>> = games
-        .iter()
-        .map(|g| g.iter().filter(|r| r.points[0] != 0 && r.points[1] != 0).copied().collect())
-        .collect();
+    let games: Vec<Vec<Rated>> =
+        games.iter().map(|g| g.iter().filter(|r| rated(r)).copied().collect()).collect();
     let newcomers = || (0..rating.len()).filter(|&p| rating[p] == 0.0);
     // First: newcomers against rated opponents only.
     let mut first = vec![0.0; rating.len()];
@@ -43,20 +42,43 @@ pub(super) fn estimates(division: &Division, games: &[Vec<Rated>]) -> Vec<Option
         .collect()
 }
 
+/// Each player's performance over their games against rated opponents (an unrated one has no
+/// rating to measure against): the mean of the games' [`worth`], rounded (None with no such game).
+pub(super) fn performances(division: &Division, games: &[Vec<Rated>]) -> Vec<Option<i32>> {
+    let rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
+    (games.iter().enumerate())
+        .map(|(p, games)| {
+            let against_rated = games.iter().filter(|g| rated(g) && rating[g.opponent] != 0.0);
+            let worth: Vec<f64> =
+                against_rated.map(|g| worth(rating[p], rating[g.opponent], true, g)).collect();
+            (!worth.is_empty()).then(|| round_rating(worth.iter().sum::<f64>() / worth.len() as f64) as i32)
+        })
+        .collect()
+}
+
+/// Whether the ABSP rates a game: neither score 0.
+fn rated(g: &Rated) -> bool {
+    g.points[0] != 0 && g.points[1] != 0
+}
+
+/// A game's worth to a player rated `own` (0: a newcomer): the opponent's `value`, clamped to
+/// `own` ±40 when both are rated (`opponent_rated`), +50 for a win, −50 for a loss.
+fn worth(own: f64, value: f64, opponent_rated: bool, g: &Rated) -> f64 {
+    let value = if own != 0.0 && opponent_rated { value.clamp(own - 40.0, own + 40.0) } else { value };
+    value + 50.0 * (g.points[0] - g.points[1]).signum() as f64
+}
+
 /// One player's estimate over their games, each opponent at `value` (0: not counted), floored
 /// and rounded.
 fn estimate(rating: &[f64], p: usize, games: &[Rated], value: impl Fn(usize) -> f64) -> f64 {
     let own = rating[p];
     let (mut sum, mut counted) = (0.0, 0usize);
     for g in games {
-        let mut opponent = value(g.opponent);
+        let opponent = value(g.opponent);
         if opponent == 0.0 {
             continue;
         }
-        if own != 0.0 && rating[g.opponent] != 0.0 {
-            opponent = opponent.clamp(own - 40.0, own + 40.0);
-        }
-        sum += opponent + 50.0 * (g.points[0] - g.points[1]).signum() as f64;
+        sum += worth(own, opponent, rating[g.opponent] != 0.0, g);
         counted += 1;
     }
     let mean = if counted == 0 { own } else { sum / counted as f64 };

@@ -111,6 +111,28 @@ pub fn performance(wins: f64, opponents: &[f64]) -> Option<i32> {
     Some(naspa::search(|r| opponents.iter().map(|&o| expectation(r, o)).sum::<f64>() - target))
 }
 
+/// Each player's performance rating over their rated games (both scores in) against rated
+/// opponents (an unrated one has no rating to measure against), on the division's rating
+/// system's scale: for the ABSP, the mean of the games' worth as the ABSP counts it (the
+/// opponent's rating, clamped to the player's own ±40 where the player is rated, +50 for a win,
+/// −50 for a loss; a game with a score of 0 not rated), rounded as TSH rounds; for NASPA's
+/// systems, and a division that rates no one, NASPA's ([`performance`]). None with no such game.
+pub fn performances(division: &Division) -> Vec<Option<i32>> {
+    let games = rated_games(division, division.rounds.len());
+    if division.controls.rating_system == RatingSystem::Absp {
+        return absp::performances(division, &games);
+    }
+    let rating = |p: usize| division.players[p].rating;
+    (games.iter())
+        .map(|games| {
+            let against_rated: Vec<&Rated> = games.iter().filter(|g| rating(g.opponent) > 0).collect();
+            let wins = against_rated.iter().fold(0.0, |wins, g| wins + g.score);
+            let opponents: Vec<f64> = against_rated.iter().map(|g| f64::from(rating(g.opponent))).collect();
+            performance(wins, &opponents)
+        })
+        .collect()
+}
+
 /// TSH's rounding of a rating: `int(x + 0.5)`, truncating toward zero.
 pub(crate) fn round_rating(x: f64) -> f64 {
     (x + 0.5).trunc()
