@@ -100,8 +100,8 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
     let at = lines.iter().position(|l| *l == "900").unwrap_or_else(|| panic!("the broadcast's delay: {out}"));
     assert_eq!(lines[at + 1..at + 4], ["1", "no game yet", "true"], "{out}");
     // The log and the statistics of the club night: Ann's one event, the results as CSV, the
-    // high game, one line a player (each game on the server, ended by the director's result:
-    // counted for bingos, none played).
+    // high game, one line a player (each game on the server, ended by the director's result
+    // before any move: no game of theirs counted for bingos).
     assert_eq!(
         lines[at + 4..],
         [
@@ -112,10 +112,10 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             "",
             r#"{"round":1,"pairing":1,"player":2,"opponent":1,"score":412,"opponentScore":388}"#,
             "player,name,games,points_for,points_against,average_for,average_against,high_game,firsts,performance_rating,bingos,bingo_games",
-            "1,Ann Archer,1,388,412,388.00,412.00,388,0,777,0,1",
-            "2,Bo Baker,1,412,388,412.00,388.00,412,1,2724,0,1",
-            "3,Cy Cole,1,350,401,350.00,401.00,350,1,577,0,1",
-            "4,Di Dunn,1,401,350,401.00,350.00,401,0,2524,0,1",
+            "1,Ann Archer,1,388,412,388.00,412.00,388,0,777,0,0",
+            "2,Bo Baker,1,412,388,412.00,388.00,412,1,2724,0,0",
+            "3,Cy Cole,1,350,401,350.00,401.00,350,1,577,0,0",
+            "4,Di Dunn,1,401,350,401.00,350.00,401,0,2524,0,0",
             // Eve, who came late (the plan changed above), has played no game yet.
             "5,Eve Evans,0,0,0,0.00,0.00,,0,,0,0",
             "",

@@ -44,7 +44,9 @@ impl Events {
 
     /// Division `d` of `record`'s statistics (as `record` has its results: a spectator's view
     /// gives a spectator's statistics). A game's bingos count where its pairing's result is a
-    /// game's scores and its game on the server is over; a game that cannot be read counts none.
+    /// game's scores and its game on the server is over with a move made in it (a play, an
+    /// exchange or a pass); `bingo_games` counts those games. A game that cannot be read counts
+    /// none.
     pub async fn statistics(&self, record: &Record, d: usize) -> DivisionStatistics {
         let entry = &record.divisions[d];
         let figures = Statistics::of(&entry.division);
@@ -56,7 +58,9 @@ impl Events {
                 };
                 let Some(id) = entry.game_id(k, i) else { continue };
                 let Ok(snapshot) = self.0.host.snapshot(id).await else { continue };
-                if !snapshot.game().is_over() {
+                // A game ended by a hand-entered result before any move was not played here: it
+                // says nothing of its players' bingos.
+                if !snapshot.game().is_over() || !moved(snapshot.game()) {
                     continue;
                 }
                 let seats = snapshot.game().bingos();
@@ -69,6 +73,14 @@ impl Events {
         }
         DivisionStatistics { figures, bingos }
     }
+}
+
+/// Whether a move was made in `game` and stands: a play, an exchange or a pass.
+fn moved(game: &dawgref_engine::game::Game) -> bool {
+    use dawgref_engine::game::EventKind;
+    (game.history().iter()).any(|e| {
+        !e.undone && matches!(e.kind, EventKind::Play { .. } | EventKind::Exchange { .. } | EventKind::Pass)
+    })
 }
 
 /// One event of the log as a JSON line's object, its fields in this order.
