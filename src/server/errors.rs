@@ -10,7 +10,7 @@ use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
 use crate::text::clip_to;
-use dawgref_events::EventsError;
+use dawgref_events::{EventsError, Invalid, PlayerNamed, PlayersOf};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -244,12 +244,15 @@ pub fn input(e: InputError) -> Status {
     }
 }
 
-/// What the host refused or could not do.
-/// What the events layer refused, as a status: each kind its code, once.
+/// What the events layer refused, as a status: each kind its code and the field it names, once.
 pub fn events(e: EventsError) -> Status {
     match e {
-        EventsError::BadField { field, why } => bad_field(&field, why),
-        EventsError::Precondition(why) => precondition(why),
+        EventsError::Invalid(e) => invalid(e),
+        EventsError::Rules(e) => rules(e),
+        e @ (EventsError::RoundStarted { .. }
+        | EventsError::GamesMade { .. }
+        | EventsError::GameOver { .. }
+        | EventsError::BroadcastEnded { .. }) => precondition(e.to_string()),
         EventsError::NotFound(what) => Status::not_found(what),
         EventsError::AlreadyExists(what) => Status::already_exists(what),
         EventsError::Aborted(what) => Status::aborted(what),
@@ -264,6 +267,56 @@ pub fn events(e: EventsError) -> Status {
     }
 }
 
+/// What a command named that is not there, as a status naming the call's field.
+pub fn invalid(e: Invalid) -> Status {
+    bad_field(&invalid_field(&e), e.to_string())
+}
+
+/// The field of the call that names what a command named and is not there.
+pub fn invalid_field(e: &Invalid) -> String {
+    let field = match e {
+        Invalid::NoSuchDivision { .. } | Invalid::DivisionTaken { .. } => "division",
+        Invalid::NoSuchRound { .. } => "round",
+        Invalid::NoSuchPlayer { by: PlayerNamed::Player, .. } => "player",
+        Invalid::NoSuchPlayer { by: PlayerNamed::Line { line, second }, .. } => {
+            return format!("pairings[{line}].{}", if *second { "second" } else { "first" });
+        }
+        Invalid::NoSuchPairing { .. } => "pairing",
+        Invalid::NotInPairing { .. } => "forfeited_by",
+        Invalid::Score(_) => "scores",
+        Invalid::Players { of: PlayersOf::NewDivision { index }, .. } => {
+            return format!("divisions[{index}].players");
+        }
+        Invalid::Players { of: PlayersOf::LateEntry, .. } => "player",
+        Invalid::Divisions { imported: false, .. } => "divisions",
+        Invalid::Divisions { imported: true, .. } => "division",
+        Invalid::PlayerName(_) => "player.name",
+        Invalid::Players { of: PlayersOf::Imported, .. } | Invalid::Tsh(_) | Invalid::Tokens { .. } => "text",
+    };
+    field.to_string()
+}
+
+/// What a division's rules refused: INVALID_ARGUMENT naming the field for what the call names
+/// and is not there, else FAILED_PRECONDITION naming what stands in the way.
+fn rules(e: dawgref_tournament::Error) -> Status {
+    use dawgref_tournament::Error as E;
+    let field = match e {
+        E::NoSuchRound { .. } => "round",
+        E::NoSuchPlayer { .. }
+        | E::PairedTwice { .. }
+        | E::MeetsThemself { .. }
+        | E::Withdrawn { .. }
+        | E::Unpaired { .. } => "pairings",
+        E::NoSuchPairing { .. } => "pairing",
+        E::NoSuchSeat { .. } => "forfeited_by",
+        E::TooManyRounds { .. } => "rounds",
+        E::LastRound { .. } => "count",
+        _ => return precondition(e.to_string()),
+    };
+    bad_field(field, e.to_string())
+}
+
+/// What the host refused or could not do.
 pub fn host(e: HostError) -> Status {
     match e {
         HostError::Input(e) => input(e),

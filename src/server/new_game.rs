@@ -168,8 +168,8 @@ pub fn build(spec: GameSpec) -> Result<(GameConfig, Vec<Seat>, u32), HostError> 
 
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
     let o = req.options.unwrap_or_default();
-    let (rules, lexicon) = rules_of(state, (req.ruleset, &req.ruleset_name), &options_of(o), &req.lexicon)
-        .map_err(errors::host)?;
+    let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset").map_err(errors::host)?;
+    let (rules, lexicon) = rules_of(state, kind, &options_of(o), &req.lexicon).map_err(errors::host)?;
     let (seats, tokens) = seats_of(req)?;
     let seed = seed_or_random(req.seed)?;
     let challenge = convert::challenge_from(req.challenge_rule).map_err(errors::host)?;
@@ -202,9 +202,9 @@ pub fn from_settings(
     seed: u64,
 ) -> Result<GameSpec, HostError> {
     let options = settings.options.unwrap_or_default();
-    let ruleset = (settings.ruleset, settings.ruleset_name.as_str());
+    let ruleset = settings.ruleset.unwrap_or_else(RulesetKind::english);
     let (rules, lexicon) = rules_of(state, ruleset, &options, &settings.lexicon)?;
-    let challenge = convert::challenge_from(settings.challenge_rule)?;
+    let challenge = settings.challenge.unwrap_or(ChallengeRule::Single);
     let clock = match &settings.clock {
         Some(c) => clock(c)?,
         None => None,
@@ -245,15 +245,15 @@ pub fn clock_settings(c: pb::ClockSpec) -> ClockSettings {
     }
 }
 
-/// A game's ruleset (by the wire's number and name) with the options it changes, and its lexicon
-/// (empty: the ruleset's own): every door's, in this order.
+/// A game's ruleset with the options it changes, and its lexicon (empty: the ruleset's own):
+/// every door's, in this order.
 fn rules_of(
     state: &AppState,
-    (number, name): (i32, &str),
+    kind: RulesetKind,
     options: &GameOptions,
     lexicon: &str,
 ) -> Result<(Ruleset, Arc<Lexicon>), HostError> {
-    let rules = ruleset(convert::ruleset_named(number, name, "ruleset")?, options)?;
+    let rules = ruleset(kind, options)?;
     let lexicon = lexicon_for(state, lexicon, &rules)?;
     Ok((rules, lexicon))
 }

@@ -1,17 +1,37 @@
-//! What the events layer refuses, as a domain error: the services map each kind to its status in
-//! one place (`server::errors::events`), as they do `HostError`.
+//! What the events layer refuses, as domain kinds: what a command names that is not there
+//! ([`Invalid`]), what the division's rules refuse (`dawgref_tournament::Error`), and what the
+//! tournament's state stands in the way of. Each says in words what was wrong; none knows the
+//! wire. The services map each kind to its status code and the field of the call it names in one
+//! place (`server::errors::events`), as they do `HostError`.
 
 use dawgref_host::HostError;
+use dawgref_tournament::tsh::TshError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EventsError {
-    /// A field of the call names what is not there or is out of bounds (INVALID_ARGUMENT).
-    #[error("{field}: {why}")]
-    BadField { field: String, why: String },
-    /// The tournament's state stands in the way (FAILED_PRECONDITION).
-    #[error("{0}")]
-    Precondition(String),
-    /// No such tournament or broadcast (NOT_FOUND).
+    /// What a command names is not there, or is out of bounds (INVALID_ARGUMENT).
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// The division's rules refuse the change: its kind says whether what the call names is not
+    /// there (INVALID_ARGUMENT) or the division's state stands in the way (FAILED_PRECONDITION).
+    #[error(transparent)]
+    Rules(#[from] dawgref_tournament::Error),
+    /// SetPairings for a round that has started (FAILED_PRECONDITION).
+    #[error("round {round} has started: its pairings stand")]
+    RoundStarted { round: u32 },
+    /// UnpairRound for a round whose games are made (FAILED_PRECONDITION).
+    #[error("round {round} has started: its games are made, and its pairings stand")]
+    GamesMade { round: u32 },
+    /// A result entered by hand, not as a correction, for a pairing whose game is over: the
+    /// game's own result is the pairing's (FAILED_PRECONDITION).
+    #[error(
+        "round {round}'s pairing {pairing}: its game is over and its result enters from it (correct replaces it)"
+    )]
+    GameOver { round: u32, pairing: u32 },
+    /// A change to a broadcast that has ended (FAILED_PRECONDITION).
+    #[error("broadcast {slug:?} has ended")]
+    BroadcastEnded { slug: String },
+    /// No such tournament or broadcast, or none shown (NOT_FOUND).
     #[error("{0}")]
     NotFound(String),
     /// One is there already by that name (ALREADY_EXISTS).
@@ -35,8 +55,81 @@ pub enum EventsError {
     Owner(Box<dyn std::error::Error + Send + Sync>),
 }
 
-impl EventsError {
-    pub fn bad_field(field: &str, why: impl Into<String>) -> EventsError {
-        EventsError::BadField { field: field.to_string(), why: why.into() }
+/// What a command names that is not there, or a count or a value out of its bounds: each kind
+/// says which part of the command it is, so the services can name the call's field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    /// The division named is not in the tournament.
+    #[error("{:?}: no such division (there are {})", dawgref_engine::text::clip(.name), .there.join(", "))]
+    NoSuchDivision { name: String, there: Vec<String> },
+    /// A round's number (from 1) past the division's.
+    #[error("{round}: the division has rounds 1 to {rounds}")]
+    NoSuchRound { round: u32, rounds: usize },
+    /// A player's number (from 1) past the division's, named as `by` says.
+    #[error("{player}: the division has players 1 to {players}")]
+    NoSuchPlayer { player: u32, players: u32, by: PlayerNamed },
+    /// A pairing's number (from 1) past the round's.
+    #[error("{pairing}: round {round} has pairings 1 to {pairings}")]
+    NoSuchPairing { round: u32, pairing: u32, pairings: usize },
+    /// A forfeit by a player who is not in the pairing (`second` 0: a bye).
+    #[error("{player}: pairing {pairing} is players {first} and {second}")]
+    NotInPairing { player: u32, pairing: u32, first: u32, second: u32 },
+    /// A score past the bound any score has (`dawgref_engine::game::score_out_of_bounds`).
+    #[error("a {0}")]
+    Score(String),
+    /// A division of too few or too many players, counted as `of` says.
+    #[error("{players} players: a division has 2 to {}", dawgref_tournament::MAX_PLAYERS)]
+    Players { players: usize, of: PlayersOf },
+    /// A tournament of no divisions or too many (`imported`: counted with one more imported).
+    #[error("{divisions} divisions: a tournament has 1 to {}", crate::MAX_DIVISIONS)]
+    Divisions { divisions: usize, imported: bool },
+    /// An imported division's name is one the tournament has.
+    #[error("{name:?}: the tournament has a division of that name")]
+    DivisionTaken { name: String },
+    /// A new player's name the division cannot hold.
+    #[error("{0}")]
+    PlayerName(String),
+    /// A `.t` file that cannot be read.
+    #[error(transparent)]
+    Tsh(#[from] TshError),
+    /// A `.t` file's players and the tokens given for them differ in number.
+    #[error("{players} players, {tokens} tokens")]
+    Tokens { players: usize, tokens: usize },
+}
+
+/// How a command names a player by number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerNamed {
+    /// As the player it acts on (WithdrawPlayer, ReenterPlayer, a log's filter).
+    Player,
+    /// As one of line `line`'s players (from 0) of a round paired by hand: `second`, the line's
+    /// second player.
+    Line { line: usize, second: bool },
+}
+
+/// What a count of players is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayersOf {
+    /// The tournament's division `index` (from 0) as made.
+    NewDivision { index: usize },
+    /// A division with a late entry added.
+    LateEntry,
+    /// A division read from a `.t` file.
+    Imported,
+}
+
+/// Room for a division of `players` (counted as `of` says): the same bound at every way in.
+pub fn check_players(players: usize, of: PlayersOf) -> Result<(), Invalid> {
+    if !(2..=dawgref_tournament::MAX_PLAYERS).contains(&players) {
+        return Err(Invalid::Players { players, of });
     }
+    Ok(())
+}
+
+/// A tournament's divisions: the same bound at creation and at ImportTsh (`imported`).
+pub fn check_divisions(divisions: usize, imported: bool) -> Result<(), Invalid> {
+    if !(1..=crate::MAX_DIVISIONS).contains(&divisions) {
+        return Err(Invalid::Divisions { divisions, imported });
+    }
+    Ok(())
 }

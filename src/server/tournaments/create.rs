@@ -2,12 +2,13 @@
 //! events layer's `NewTournament` and `Command::ImportDivision`), the players' tokens, and the
 //! tournament's game settings checked as any new game's are.
 
-use super::super::{auth, errors, new_game};
+use super::super::{auth, convert, errors, new_game};
 use super::{TournamentsService, view};
 use crate::host::{Seat, SeatKind};
 use crate::proto::v1 as pb;
 use dawgref_events::{
-    Command, GameSettings, Import, NewDivision, NewTournament, Record, check_divisions, check_players,
+    Command, GameSettings, Import, NewDivision, NewTournament, PlayersOf, Record, check_divisions,
+    check_players,
 };
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Method};
@@ -24,16 +25,16 @@ pub(super) async fn create(
     new_game::check_slug("slug", &r.slug)?;
     let actor = service.director(request.metadata(), &r.slug).await?;
     new_game::check_title("name", &r.name)?;
-    let game = settings(&r.game.clone().unwrap_or_default());
+    let game = settings(&r.game.clone().unwrap_or_default()).map_err(in_game)?;
     check_game(service, &game)?;
-    check_divisions("divisions", r.divisions.len()).map_err(errors::events)?;
+    check_divisions(r.divisions.len(), false).map_err(errors::invalid)?;
     let seed = new_game::seed_or_random(r.seed)?;
     let mut divisions: Vec<NewDivision> = Vec::with_capacity(r.divisions.len());
     let mut tokens = Vec::new();
     for (i, spec) in r.divisions.iter().enumerate() {
         let field = format!("divisions[{i}]");
         check_division_name(divisions.iter().map(|d| d.name.as_str()), &format!("{field}.name"), &spec.name)?;
-        check_players(&format!("{field}.players"), spec.players.len()).map_err(errors::events)?;
+        check_players(spec.players.len(), PlayersOf::NewDivision { index: i }).map_err(errors::invalid)?;
         let methods = check_rounds(&format!("{field}.rounds"), &spec.rounds)?;
         let given = check_controls(&format!("{field}.controls"), spec.controls.unwrap_or_default())?;
         let mut players = Vec::with_capacity(spec.players.len());
@@ -62,11 +63,13 @@ pub(super) async fn create(
 fn check_game(service: &TournamentsService, game: &GameSettings) -> Result<(), Status> {
     let seats = ["a", "b"].map(|name| Seat::new(name.to_string(), SeatKind::Human { token: None }));
     let spec = new_game::from_settings(&service.state, game, seats.to_vec(), 0);
-    let in_game = |e| {
-        let s = errors::host(e);
-        Status::new(s.code(), format!("game.{}", s.message()))
-    };
     new_game::build(spec.map_err(in_game)?).map(|_| ()).map_err(in_game)
+}
+
+/// What a tournament's game settings name and a game refuses, as the field of `game` it is.
+fn in_game(e: crate::host::HostError) -> Status {
+    let s = errors::host(e);
+    Status::new(s.code(), format!("game.{}", s.message()))
 }
 
 /// A division's rounds, played and to come: the same bound at creation and at ImportTsh.
@@ -233,7 +236,7 @@ pub(super) async fn import_tsh(
             .map_err(|e| errors::bad_field("text", e.to_string()))
     };
     let division = import(0)?;
-    check_players("text", division.players().len()).map_err(errors::events)?;
+    check_players(division.players().len(), PlayersOf::Imported).map_err(errors::invalid)?;
     check_round_count("rounds_to_come", division.rounds().len())?;
     let mut tokens = Vec::new();
     let mut hashes = Vec::new();
@@ -312,15 +315,16 @@ fn controls(c: &pb::DivisionControls, seed: u64) -> Controls {
     }
 }
 
-/// The games' settings as the wire gives them, kept as given.
-fn settings(g: &pb::TournamentGameSettings) -> GameSettings {
-    GameSettings {
-        ruleset: g.ruleset,
-        ruleset_name: g.ruleset_name.clone(),
+/// The games' settings as the wire gives them: the ruleset and the challenge rule by what they
+/// are (None where the call does not say), as CreateGame reads them.
+fn settings(g: &pb::TournamentGameSettings) -> Result<GameSettings, crate::host::HostError> {
+    let named = g.ruleset != 0 || !g.ruleset_name.is_empty();
+    Ok(GameSettings {
+        ruleset: named.then(|| convert::ruleset_named(g.ruleset, &g.ruleset_name, "ruleset")).transpose()?,
         lexicon: g.lexicon.clone(),
-        challenge_rule: g.challenge_rule,
+        challenge: (g.challenge_rule != 0).then(|| convert::challenge_from(g.challenge_rule)).transpose()?,
         options: g.options.map(new_game::options_of),
         clock: g.clock.map(new_game::clock_settings),
         bot_delay_ms: g.bot_delay_ms,
-    }
+    })
 }

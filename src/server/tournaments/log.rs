@@ -111,7 +111,9 @@ impl TournamentsService {
 /// division, player or kind that is not there.
 fn log_filter(record: &Record, f: pb::TournamentLogFilter) -> Result<LogFilter, Status> {
     let in_filter = |e: EventsError| match e {
-        EventsError::BadField { field, why } => errors::bad_field(&format!("filter.{field}"), why),
+        EventsError::Invalid(e) => {
+            errors::bad_field(&format!("filter.{}", errors::invalid_field(&e)), e.to_string())
+        }
         other => errors::events(other),
     };
     if !f.division.is_empty() {

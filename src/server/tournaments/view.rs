@@ -2,6 +2,7 @@
 //! its standings, a round with its games, a player. The only place a division's lines become
 //! the wire's sentinels (a `second` of 0 for a bye, a `forfeited_by` of 0 for none).
 
+use super::super::convert;
 use crate::proto::v1 as pb;
 use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
 use dawgref_tournament::ratings::RatingSystem;
@@ -160,13 +161,14 @@ pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
         .collect()
 }
 
-/// The games' settings as the director gave them.
+/// The games' settings as the director gave them: a ruleset named by its enum where it has one
+/// and by its name always (as a game's view names it), what was not said unspecified.
 pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
     pb::TournamentGameSettings {
-        ruleset: g.ruleset,
-        ruleset_name: g.ruleset_name.clone(),
+        ruleset: g.ruleset.map_or(0, |k| convert::ruleset_to(k) as i32),
+        ruleset_name: g.ruleset.map(|k| k.name().to_string()).unwrap_or_default(),
         lexicon: g.lexicon.clone(),
-        challenge_rule: g.challenge_rule,
+        challenge_rule: g.challenge.map_or(0, |c| convert::challenge_to(c) as i32),
         options: g.options.map(|o| pb::GameOptions {
             bonus_per_challenge: o.bonus_per_challenge,
             reveal_invalid_words: o.reveal_invalid_words,

@@ -254,7 +254,7 @@ impl crate::Events {
     ) -> Result<Kept, crate::EventsError> {
         self.change_broadcast(slug, check, |b| {
             if b.ended_unix_ms != 0 {
-                return Err(crate::EventsError::Precondition(format!("broadcast {:?} has ended", b.slug)));
+                return Err(crate::EventsError::BroadcastEnded { slug: b.slug.clone() });
             }
             change.apply(b);
             Ok(())

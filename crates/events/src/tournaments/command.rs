@@ -8,12 +8,12 @@
 
 use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
-use super::record::{DivisionRecord, Record, pairing_error};
+use super::record::{DivisionRecord, Record};
 use crate::Events;
-use crate::error::EventsError;
+use crate::error::{EventsError, Invalid, PlayerNamed, PlayersOf, check_divisions, check_players};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
-use dawgref_tournament::{Controls, Division, MAX_PLAYERS, Method, Missed, Pairing, Player, PlayerId};
+use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId};
 
 /// The most divisions a tournament has.
 pub const MAX_DIVISIONS: usize = 20;
@@ -147,10 +147,10 @@ impl Events {
     /// CreateTournament: `new` made as the tournament's first version by `actor`:
     /// ALREADY_EXISTS when there is one by its slug.
     pub async fn create_tournament(&self, actor: &Actor, new: NewTournament) -> Result<Record, EventsError> {
-        check_divisions("divisions", new.divisions.len())?;
+        check_divisions(new.divisions.len(), false)?;
         let mut record = Record::new(&new.slug, &new.name, new.game, new.seed);
         for (i, d) in new.divisions.into_iter().enumerate() {
-            check_players(&format!("divisions[{i}].players"), d.players.len())?;
+            check_players(d.players.len(), PlayersOf::NewDivision { index: i })?;
             let controls = Controls { seed: record.division_seed(i), ..d.controls };
             let division = Division::new(d.name, d.players, &d.methods, controls);
             record.divisions.push(DivisionRecord::new(division, d.tokens));
@@ -161,30 +161,6 @@ impl Events {
         tracing::info!(tournament = %new.slug, "tournament created");
         Ok(record)
     }
-}
-
-/// Room for a division of `players`: the same bound at every way in.
-pub fn check_players(field: &str, players: usize) -> Result<(), EventsError> {
-    if !(2..=MAX_PLAYERS).contains(&players) {
-        return Err(players_refused(field, players));
-    }
-    Ok(())
-}
-
-/// A division of `players` refused: the bound's one message, whoever finds it broken.
-fn players_refused(field: &str, players: usize) -> EventsError {
-    EventsError::bad_field(field, format!("{players} players: a division has 2 to {MAX_PLAYERS}"))
-}
-
-/// A tournament's divisions: the same bound at creation and at ImportTsh.
-pub fn check_divisions(field: &str, divisions: usize) -> Result<(), EventsError> {
-    if !(1..=MAX_DIVISIONS).contains(&divisions) {
-        return Err(EventsError::bad_field(
-            field,
-            format!("{divisions} divisions: a tournament has 1 to {MAX_DIVISIONS}"),
-        ));
-    }
-    Ok(())
 }
 
 impl Record {
@@ -198,7 +174,7 @@ impl Record {
             Command::PairRound { division, round } => {
                 let d = self.division(division)?;
                 let k = self.round(d, *round)?;
-                self.divisions[d].division.pair(k).map_err(pairing_error)?;
+                self.divisions[d].division.pair(k).map_err(EventsError::Rules)?;
                 self.event(EventKind::PairingsMade, division, *round, 0, format!("round {round} paired"));
                 Ok(Outcome::Round { division: d, round: k })
             }
@@ -245,8 +221,11 @@ impl Record {
         let number = self.division_at(d).players().len() as u32 + 1;
         let name = player.name.clone();
         let id = self.add_late_player(d, player, token, missed).map_err(|e| match e {
-            dawgref_tournament::Error::Full => players_refused("player", number as usize),
-            other => EventsError::bad_field("player.name", other.to_string()),
+            dawgref_tournament::Error::Full => {
+                Invalid::Players { players: number as usize, of: PlayersOf::LateEntry }.into()
+            }
+            dawgref_tournament::Error::Name(why) => Invalid::PlayerName(why.to_string()).into(),
+            other => EventsError::Rules(other),
         })?;
         let detail = format!("{name} joins as player {number}{}", self.missed_detail(d, missed));
         let division = self.division_at(d).name().to_string();
@@ -269,21 +248,23 @@ impl Record {
     fn set_pairings(&mut self, d: usize, k: usize, given: &[Line]) -> Result<(), EventsError> {
         let round = k as u32 + 1;
         if self.divisions[d].started(k) {
-            return Err(EventsError::Precondition(format!("round {round} has started: its pairings stand")));
+            return Err(EventsError::RoundStarted { round });
         }
-        let id = |field: String, n: u32| self.player_named_by(d, &field, n);
+        let id = |line: usize, second: bool, n: u32| {
+            self.player_named_by(d, PlayerNamed::Line { line, second }, n)
+        };
         let mut lines = Vec::with_capacity(given.len());
         for (i, line) in given.iter().enumerate() {
-            let first = id(format!("pairings[{i}].first"), line.first)?;
+            let first = id(i, false, line.first)?;
             lines.push(match line.second {
                 None => Pairing::Bye { player: first, spread: self.division_at(d).controls().bye_spread },
                 Some(n) => {
-                    let second = id(format!("pairings[{i}].second"), n)?;
+                    let second = id(i, true, n)?;
                     Pairing::Game { first, second, result: None }
                 }
             });
         }
-        self.divisions[d].division.set_pairings(k, lines).map_err(pairing_error)?;
+        self.divisions[d].division.set_pairings(k, lines).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("round {round} paired by the director");
         self.event(EventKind::PairingsMade, &division, round, 0, detail);
@@ -297,21 +278,15 @@ impl Record {
     fn import(&mut self, import: &Import) -> Result<Outcome, EventsError> {
         let name = import.division.as_str();
         if self.divisions.iter().any(|d| d.division.name() == name) {
-            return Err(EventsError::bad_field(
-                "division",
-                format!("{name:?}: the tournament has a division of that name"),
-            ));
+            return Err(Invalid::DivisionTaken { name: name.to_string() }.into());
         }
-        check_divisions("division", self.divisions.len() + 1)?;
+        check_divisions(self.divisions.len() + 1, true)?;
         let controls = Controls { seed: self.division_seed(self.divisions.len()), ..import.controls.clone() };
         let division = dawgref_tournament::tsh::import(name, &import.text, controls, &import.rounds_to_come)
-            .map_err(|e| EventsError::bad_field("text", e.to_string()))?;
+            .map_err(Invalid::Tsh)?;
         let players = division.players().len();
         if import.tokens.len() != players {
-            return Err(EventsError::bad_field(
-                "text",
-                format!("{players} players, {} tokens", import.tokens.len()),
-            ));
+            return Err(Invalid::Tokens { players, tokens: import.tokens.len() }.into());
         }
         let played = division.rounds().len() - import.rounds_to_come.len();
         let mut entry = DivisionRecord::new(division, import.tokens.clone());

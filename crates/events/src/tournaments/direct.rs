@@ -9,7 +9,7 @@ use super::command::Outcome;
 use super::event::{Actor, EventKind};
 use super::record::{Record, Source, game_result};
 use crate::Events;
-use crate::error::EventsError;
+use crate::error::{EventsError, Invalid};
 use dawgref_engine::game::{DirectorAction, ResultKind};
 use dawgref_host::{DirectorOp, Route};
 use dawgref_tournament::{GameResult, Pairing, PlayerId};
@@ -59,15 +59,11 @@ impl HandResult {
         let (round, pairing) = (self.round, self.pairing);
         let entry = &rec.divisions[d];
         let i = (pairing as usize).wrapping_sub(1);
-        let line = entry.line(k, i).ok_or_else(|| {
+        let line = entry.line(k, i).ok_or_else(|| -> EventsError {
             if entry.division.rounds()[k].pairings.is_some() {
-                let lines = entry.lines(k).len();
-                EventsError::bad_field(
-                    "pairing",
-                    format!("{pairing}: round {round} has pairings 1 to {lines}"),
-                )
+                Invalid::NoSuchPairing { round, pairing, pairings: entry.lines(k).len() }.into()
             } else {
-                EventsError::Precondition(format!("round {round} is not paired yet"))
+                dawgref_tournament::Error::NotPaired { round: round as usize }.into()
             }
         })?;
         // The line's players by number (from 1): `second` 0 for a bye.
@@ -76,17 +72,14 @@ impl HandResult {
         let result = match self.result {
             Hand::Scores(scores) => {
                 if let Some(why) = scores.iter().find_map(|&s| dawgref_engine::game::score_out_of_bounds(s)) {
-                    return Err(EventsError::bad_field("scores", format!("a {why}")));
+                    return Err(Invalid::Score(why).into());
                 }
                 GameResult::Scores(scores)
             }
             Hand::ForfeitedBy(n) if n == first && second != 0 => GameResult::forfeit_by(0),
             Hand::ForfeitedBy(n) if n == second && n != 0 => GameResult::forfeit_by(1),
             Hand::ForfeitedBy(n) => {
-                return Err(EventsError::bad_field(
-                    "forfeited_by",
-                    format!("{n}: pairing {pairing} is players {first} and {second}"),
-                ));
+                return Err(Invalid::NotInPairing { player: n, pairing, first, second }.into());
             }
         };
         Ok((d, k, i, result))
@@ -125,11 +118,7 @@ impl Events {
             None => false,
         };
         if over && !correct {
-            return Err(EventsError::Precondition(format!(
-                "round {}'s pairing {}: its game is over and its result enters from it (correct replaces it)",
-                k + 1,
-                i + 1
-            )));
+            return Err(EventsError::GameOver { round: k as u32 + 1, pairing: i as u32 + 1 });
         }
         if let Some(game_id) = game_id.filter(|_| !over) {
             let division = record.division_at(d).name().to_string();

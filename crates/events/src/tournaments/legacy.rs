@@ -6,7 +6,7 @@
 
 use super::event::TournamentEvent;
 use super::record::{Answer, DivisionRecord, Record};
-use crate::settings::GameSettings;
+use crate::settings::{GameSettings, SettingsRow};
 use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId, Round};
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -48,7 +48,7 @@ struct Tournament {
     #[prost(string, tag = "2")]
     name: String,
     #[prost(message, optional, tag = "3")]
-    game: Option<GameSettings>,
+    game: Option<SettingsRow>,
     #[prost(message, repeated, tag = "4")]
     divisions: Vec<LegacyDivision>,
     #[prost(uint64, tag = "5")]
@@ -186,7 +186,8 @@ fn bot_name(level: i32) -> Option<&'static str> {
 pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
     let old = <Legacy as prost::Message>::decode(body).map_err(|e| e.to_string())?;
     let t = old.tournament.ok_or("the record holds no tournament")?;
-    let mut record = Record::new(&t.slug, &t.name, t.game.unwrap_or_default(), old.seed);
+    let game = t.game.map(GameSettings::try_from).transpose()?.unwrap_or_default();
+    let mut record = Record::new(&t.slug, &t.name, game, old.seed);
     record.events = t.events;
     for (d, div) in t.divisions.into_iter().enumerate() {
         let players: Vec<Player> = (div.players.iter())

@@ -22,14 +22,12 @@ mod stored;
 
 pub(crate) use cache::Cache;
 pub use change::{Answer, derived_request_id};
-pub use command::{
-    Command, Import, Line, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, check_divisions, check_players,
-};
+pub use command::{Command, Import, Line, MAX_DIVISIONS, NewDivision, NewTournament, Outcome};
 pub use direct::{Hand, HandResult, Owners};
 pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
 pub use held::{GameLink, game_labels};
 pub use log::{DivisionStatistics, log_csv, log_json_lines};
 pub(crate) use marks::Marks;
-pub use record::{DivisionRecord, Record, Source, game_result, pairing_error};
+pub use record::{DivisionRecord, Record, Source, game_result};
 pub use results::Watched;
 pub use start::RoundGames;

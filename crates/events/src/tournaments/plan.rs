@@ -4,7 +4,7 @@
 //! and an event for each. A round started has its games made: it is unpaired no more.
 
 use super::event::EventKind;
-use super::record::{Record, pairing_error};
+use super::record::Record;
 use crate::error::EventsError;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Method, Missed, Player, PlayerId};
@@ -14,7 +14,7 @@ impl Record {
     pub(crate) fn add_rounds(&mut self, d: usize, methods: &[Method]) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
-        entry.division.add_rounds(methods).map_err(pairing_error)?;
+        entry.division.add_rounds(methods).map_err(EventsError::Rules)?;
         entry.games.resize(entry.division.rounds().len(), None);
         let after = entry.games.len();
         let added = match methods.len() {
@@ -29,7 +29,7 @@ impl Record {
     pub(crate) fn remove_rounds(&mut self, d: usize, count: usize) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
-        entry.division.remove_rounds(count).map_err(pairing_error)?;
+        entry.division.remove_rounds(count).map_err(EventsError::Rules)?;
         entry.games.truncate(entry.division.rounds().len());
         let after = entry.games.len();
         let removed = match count {
@@ -72,8 +72,7 @@ impl Record {
     /// round paired.
     pub(crate) fn reenter(&mut self, d: usize, number: u32) -> Result<(), EventsError> {
         self.player(d, number)?;
-        (self.divisions[d].division.reenter(PlayerId(number - 1)))
-            .map_err(|e| EventsError::Precondition(e.to_string()))?;
+        (self.divisions[d].division.reenter(PlayerId(number - 1))).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("{} enters again as player {number}", self.player_name(d, number));
         self.event(EventKind::PlayerReentered, &division, 0, 0, detail).players = vec![number];
@@ -85,12 +84,9 @@ impl Record {
     pub(crate) fn unpair(&mut self, d: usize, k: usize) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         if entry.started(k) {
-            return Err(EventsError::Precondition(format!(
-                "round {} has started: its games are made, and its pairings stand",
-                k + 1
-            )));
+            return Err(EventsError::GamesMade { round: k as u32 + 1 });
         }
-        entry.division.unpair(k).map_err(pairing_error)?;
+        entry.division.unpair(k).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("round {}'s pairings taken back", k + 1);
         self.event(EventKind::RoundUnpaired, &division, k as u32 + 1, 0, detail);

@@ -7,7 +7,7 @@
 //! [`Record::enter_result`], whatever brings it ([`Source`]).
 
 use super::event::{EventKind, TournamentEvent};
-use crate::error::EventsError;
+use crate::error::{EventsError, Invalid, PlayerNamed};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Division, GameResult, Pairing, PlayerId};
@@ -192,15 +192,8 @@ impl Record {
     /// A division's index by name: INVALID_ARGUMENT naming the divisions there are.
     pub fn division(&self, name: &str) -> Result<usize, EventsError> {
         self.divisions.iter().position(|d| d.division.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = self.divisions.iter().map(|d| d.division.name()).collect();
-            EventsError::bad_field(
-                "division",
-                format!(
-                    "{:?}: no such division (there are {})",
-                    dawgref_engine::text::clip(name),
-                    names.join(", ")
-                ),
-            )
+            let there = self.divisions.iter().map(|d| d.division.name().to_string()).collect();
+            Invalid::NoSuchDivision { name: name.to_string(), there }.into()
         })
     }
 
@@ -209,28 +202,28 @@ impl Record {
         let rounds = self.division_at(d).rounds().len();
         match number as usize {
             n if (1..=rounds).contains(&n) => Ok(n - 1),
-            n => Err(EventsError::bad_field("round", format!("{n}: the division has rounds 1 to {rounds}"))),
+            _ => Err(Invalid::NoSuchRound { round: number, rounds }.into()),
         }
     }
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
     pub fn player(&self, d: usize, number: u32) -> Result<(), EventsError> {
-        self.player_named_by(d, "player", number).map(|_| ())
+        self.player_named_by(d, PlayerNamed::Player, number).map(|_| ())
     }
 
-    /// Player `number` (from 1) of division `d`, as the call's `field` names them: INVALID_ARGUMENT
-    /// naming the field when they are not there.
+    /// Player `number` (from 1) of division `d`, as the command names them (`by`): refused
+    /// saying how when they are not there.
     pub(crate) fn player_named_by(
         &self,
         d: usize,
-        field: &str,
+        by: PlayerNamed,
         number: u32,
     ) -> Result<PlayerId, EventsError> {
         let players = self.division_at(d).players().len() as u32;
         if (1..=players).contains(&number) {
             Ok(PlayerId(number - 1))
         } else {
-            Err(EventsError::bad_field(field, format!("{number}: the division has players 1 to {players}")))
+            Err(Invalid::NoSuchPlayer { player: number, players, by }.into())
         }
     }
 
@@ -253,7 +246,7 @@ impl Record {
         // What a correction replaces, for its event.
         let was = line.filter(|l| l.is_done()).map(|l| detail(self.division_at(d), l));
         let correct = matches!(source, Source::Director { correct: true });
-        self.divisions[d].division.record(k, i, result, correct).map_err(pairing_error)?;
+        self.divisions[d].division.record(k, i, result, correct).map_err(EventsError::Rules)?;
         self.noted_result(d, k, i, was, source);
         Ok(())
     }
@@ -261,7 +254,7 @@ impl Record {
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
     pub(crate) fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
-        self.division_at(d).clone().withdraw(PlayerId(number - 1)).map_err(withdrawal_refused)
+        self.division_at(d).clone().withdraw(PlayerId(number - 1)).map_err(EventsError::Rules)
     }
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
@@ -289,7 +282,7 @@ impl Record {
     /// The forfeits made, as (round, line) indices.
     pub(crate) fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
         let forfeits =
-            (self.divisions[d].division.withdraw(PlayerId(number - 1))).map_err(withdrawal_refused)?;
+            (self.divisions[d].division.withdraw(PlayerId(number - 1))).map_err(EventsError::Rules)?;
         for &(k, i) in &forfeits {
             self.noted_result(d, k, i, None, Source::Withdrawal);
         }
@@ -380,34 +373,6 @@ pub fn game_result(outcome: &dawgref_engine::game::Outcome) -> Option<GameResult
         [w] if (*w == 0 && a > b) || (*w == 1 && b > a) => Some(GameResult::Scores([a, b])),
         [w] => Some(GameResult::Forfeit { winner: *w }),
         _ => None,
-    }
-}
-
-/// A change the tournament's rules refuse: INVALID_ARGUMENT for what is not there, else
-/// FAILED_PRECONDITION naming what stands in the way.
-pub fn pairing_error(e: dawgref_tournament::Error) -> EventsError {
-    use dawgref_tournament::Error as E;
-    match e {
-        E::NoSuchRound { .. } => EventsError::bad_field("round", e.to_string()),
-        E::NoSuchPlayer { .. }
-        | E::PairedTwice { .. }
-        | E::MeetsThemself { .. }
-        | E::Withdrawn { .. }
-        | E::Unpaired { .. } => EventsError::bad_field("pairings", e.to_string()),
-        E::NoSuchPairing { .. } => EventsError::bad_field("pairing", e.to_string()),
-        E::NoSuchSeat { .. } => EventsError::bad_field("forfeited_by", e.to_string()),
-        E::TooManyRounds { .. } => EventsError::bad_field("rounds", e.to_string()),
-        E::LastRound { .. } => EventsError::bad_field("count", e.to_string()),
-        _ => EventsError::Precondition(e.to_string()),
-    }
-}
-
-/// A withdrawal the division refuses: FAILED_PRECONDITION for a player withdrawn already (as
-/// ReenterPlayer refuses an active player), else INVALID_ARGUMENT naming the player.
-fn withdrawal_refused(e: dawgref_tournament::Error) -> EventsError {
-    match e {
-        dawgref_tournament::Error::AlreadyWithdrawn { .. } => EventsError::Precondition(e.to_string()),
-        e => EventsError::bad_field("player", e.to_string()),
     }
 }
 

@@ -84,7 +84,7 @@ impl Events {
             return Ok(answer(&record, Outcome::Round { division: d, round: k }));
         }
         if entry.division.rounds()[k].pairings.is_none() {
-            return Err(EventsError::Precondition(format!("round {round} is not paired yet")));
+            return Err(dawgref_tournament::Error::NotPaired { round: round as usize }.into());
         }
         // Each pair → the game made for it.
         let mut made: Vec<(Pair, String)> = Vec::new();

@@ -211,8 +211,9 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
     let game = match (head.settings, &head.game) {
         (Some(settings), _) => settings.into_owned(),
         (None, Some(hex)) => unhex(hex)
-            .and_then(|bytes| <GameSettings as prost::Message>::decode(bytes.as_slice()).ok())
-            .ok_or_else(|| unreadable("state", "its games' settings are not theirs".into()))?,
+            .ok_or_else(|| "its games' settings are not theirs".to_string())
+            .and_then(|bytes| crate::settings::settings_from_protobuf(&bytes))
+            .map_err(|e| unreadable("state", e))?,
         (None, None) => return Err(unreadable("state", "it has no games' settings".into())),
     };
     let mut record = Record::new(&head.slug, &head.name, game, head.seed);
@@ -368,13 +369,22 @@ mod tests {
 
     #[test]
     fn a_head_of_an_earlier_build_reads_its_games_settings_from_their_protobuf() {
-        let settings = GameSettings {
+        // The wire's numbers as that build kept them: 2 Russian, 3 a double challenge.
+        let row = crate::settings::SettingsRow {
             ruleset: 2,
             lexicon: "ru".into(),
             challenge_rule: 3,
             clock: Some(crate::settings::ClockSettings { initial_ms: 1_500_000, ..Default::default() }),
             bot_delay_ms: Some(80),
             ..Default::default()
+        };
+        let settings = GameSettings {
+            ruleset: Some(dawgref_engine::rules::RulesetKind::russian()),
+            lexicon: "ru".into(),
+            challenge: Some(dawgref_engine::game::ChallengeRule::Double),
+            clock: row.clock,
+            bot_delay_ms: Some(80),
+            options: None,
         };
         let mut rec = record();
         rec.game = settings.clone();
@@ -383,7 +393,7 @@ mod tests {
         let mut head: serde_json::Value = serde_json::from_slice(&stored.body).unwrap();
         let object = head.as_object_mut().unwrap();
         assert!(object.remove("settings").is_some(), "this build writes `settings`");
-        object.insert("game".into(), hex(&prost::Message::encode_to_vec(&settings)).into());
+        object.insert("game".into(), hex(&prost::Message::encode_to_vec(&row)).into());
         stored.body = serde_json::to_vec(&head).unwrap();
         let back = decode(&stored).unwrap();
         assert_eq!(back.game, settings);

@@ -3,6 +3,7 @@
 
 use crate::fakes::*;
 use dawgref_events::{Broadcast, BroadcastChange, EventsError, game_labels};
+use dawgref_host::HostError;
 
 /// A broadcast on, covering games with every one of `labels`.
 pub fn broadcast(slug: &str, labels: &[(&str, &str)], delay_seconds: u32) -> Broadcast {
@@ -86,14 +87,18 @@ async fn a_change_the_check_refuses_is_not_made() {
     let layer = Layer::new();
     layer.events.create_broadcast(broadcast("b", &[("tournament", "t")], 30)).await.unwrap();
     let change = BroadcastChange { delay_seconds: Some(0), ..BroadcastChange::default() };
-    let not_yours = |_: &dawgref_events::Kept| Err(EventsError::Precondition("not your broadcast".into()));
+    let not_yours = |_: &dawgref_events::Kept| {
+        Err(EventsError::Host(HostError::OutOfScope { key: "k".into(), labels: "tournament=u".into() }))
+    };
+    let not_yours_words =
+        HostError::OutOfScope { key: "k".into(), labels: "tournament=u".into() }.to_string();
     assert_eq!(
         refused(layer.events.update_broadcast("b", not_yours, &change).await),
-        precondition("not your broadcast")
+        Refused::Host(not_yours_words.clone())
     );
     assert_eq!(
         refused(layer.events.end_broadcast("b", not_yours, 5).await),
-        precondition("not your broadcast")
+        Refused::Host(not_yours_words.clone())
     );
     let kept = layer.events.broadcast("b").await.unwrap();
     assert_eq!((kept.version, kept.is_on(), kept.broadcast.delay_seconds), (1, true, 30));

@@ -2,7 +2,9 @@
 //! it writes (and who it names), what it answers, what it refuses, and a request id's retry.
 
 use crate::fakes::*;
-use dawgref_events::{Actor, Command, EventKind, EventsError, Import, LogFilter};
+use dawgref_events::{Actor, Command, EventKind, Import, Invalid, LogFilter, PlayerNamed, PlayersOf};
+use dawgref_tournament::Error as TournamentError;
+use dawgref_tournament::tsh::TshError;
 use dawgref_tournament::{Controls, Method, Missed, Pairing, Player, PlayerId};
 
 const FOUR: &[&str] = &["Ann", "Bo", "Cy", "Di"];
@@ -48,13 +50,19 @@ async fn a_tournament_of_no_division_or_of_a_one_player_division_is_refused_nami
     let none = layer.events.create_tournament(&Actor::Root, tournament("t", &[])).await;
     assert_eq!(
         refused(none.map(|r| r.event_count())),
-        bad_field("divisions", "0 divisions: a tournament has 1 to 20")
+        invalid(
+            Invalid::Divisions { divisions: 0, imported: false },
+            "0 divisions: a tournament has 1 to 20"
+        )
     );
     let lonely = tournament("t", &[("A", FOUR, RR3), ("B", &["Ed"], RR3)]);
     let lonely = layer.events.create_tournament(&Actor::Root, lonely).await;
     assert_eq!(
         refused(lonely.map(|r| r.event_count())),
-        bad_field("divisions[1].players", "1 players: a division has 2 to 5000")
+        invalid(
+            Invalid::Players { players: 1, of: PlayersOf::NewDivision { index: 1 } },
+            "1 players: a division has 2 to 5000"
+        )
     );
     assert_eq!(
         refused(layer.events.load("t").await.map(|_| ())),
@@ -73,12 +81,15 @@ async fn a_command_on_no_tournament_is_not_found_and_on_no_division_names_the_di
     layer.create("t", &[("A", FOUR, RR3), ("B", &["Ed", "Flo"], RR3)]).await;
     assert_eq!(
         refused(layer.command("t", "", pair("C")).await),
-        bad_field("division", "\"C\": no such division (there are A, B)")
+        invalid(
+            Invalid::NoSuchDivision { name: "C".into(), there: vec!["A".into(), "B".into()] },
+            "\"C\": no such division (there are A, B)"
+        )
     );
     let late = Command::PairRound { division: "A".into(), round: 4 };
     assert_eq!(
         refused(layer.command("t", "", late).await),
-        bad_field("round", "4: the division has rounds 1 to 3")
+        invalid(Invalid::NoSuchRound { round: 4, rounds: 3 }, "4: the division has rounds 1 to 3")
     );
     assert_eq!(layer.events_of("t").await.len(), 1);
 }
@@ -156,7 +167,10 @@ async fn a_player_whose_name_a_t_file_cannot_hold_is_refused_and_nothing_is_writ
     };
     assert_eq!(
         refused(layer.command("t", "", add).await),
-        bad_field("player.name", "no word of a name starts with a digit (TSH reads it as the rating)")
+        invalid(
+            Invalid::PlayerName("no word of a name starts with a digit (TSH reads it as the rating)".into()),
+            "no word of a name starts with a digit (TSH reads it as the rating)"
+        )
     );
     assert_eq!(layer.record_of("t").await.divisions()[0].division().players().len(), 4);
     assert_eq!((layer.version("t").await, layer.events_of("t").await.len()), (1, 1));
@@ -185,10 +199,13 @@ async fn a_round_paired_twice_or_out_of_order_is_refused() {
     let pair = |round| Command::PairRound { division: "A".into(), round };
     assert_eq!(
         refused(layer.command("t", "", pair(2)).await),
-        precondition("round 2 cannot be paired before round 1")
+        rules(TournamentError::OutOfOrder { round: 2, before: 1 }, "round 2 cannot be paired before round 1")
     );
     layer.command("t", "", pair(1)).await.unwrap();
-    assert_eq!(refused(layer.command("t", "", pair(1)).await), precondition("round 1 is paired already"));
+    assert_eq!(
+        refused(layer.command("t", "", pair(1)).await),
+        rules(TournamentError::PairedAlready { round: 1 }, "round 1 is paired already")
+    );
     assert_eq!(layer.events_of("t").await.len(), 2);
 }
 
@@ -224,16 +241,25 @@ async fn pairings_by_hand_naming_no_player_are_refused_naming_the_line() {
     };
     assert_eq!(
         refused(layer.command("t", "", set(&[(1, 2), (3, 9)])).await),
-        bad_field("pairings[1].second", "9: the division has players 1 to 4")
+        invalid(
+            Invalid::NoSuchPlayer { player: 9, players: 4, by: PlayerNamed::Line { line: 1, second: true } },
+            "9: the division has players 1 to 4"
+        )
     );
     assert_eq!(
         refused(layer.command("t", "", set(&[(0, 2), (3, 4)])).await),
-        bad_field("pairings[0].first", "0: the division has players 1 to 4")
+        invalid(
+            Invalid::NoSuchPlayer { player: 0, players: 4, by: PlayerNamed::Line { line: 0, second: false } },
+            "0: the division has players 1 to 4"
+        )
     );
     // The division's own check: every active player in one line.
     assert_eq!(
         refused(layer.command("t", "", set(&[(1, 2)])).await),
-        bad_field("pairings", "player 3 is active but not in round 1's pairings")
+        rules(
+            TournamentError::Unpaired { player: PlayerId(2), round: 1 },
+            "player 3 is active but not in round 1's pairings"
+        )
     );
     assert!(layer.record_of("t").await.divisions()[0].division().rounds()[0].pairings.is_none());
     assert_eq!(layer.events_of("t").await.len(), 1);
@@ -303,11 +329,14 @@ async fn a_division_imported_by_a_name_taken_or_with_a_token_short_is_refused() 
     four(&layer).await;
     assert_eq!(
         refused(layer.command("t", "", import("A", 4)).await),
-        bad_field("division", "\"A\": the tournament has a division of that name")
+        invalid(
+            Invalid::DivisionTaken { name: "A".into() },
+            "\"A\": the tournament has a division of that name"
+        )
     );
     assert_eq!(
         refused(layer.command("t", "", import("B", 3)).await),
-        bad_field("text", "4 players, 3 tokens")
+        invalid(Invalid::Tokens { players: 4, tokens: 3 }, "4 players, 3 tokens")
     );
     let mut broken = import("B", 4);
     if let Command::ImportDivision(i) = &mut broken {
@@ -315,7 +344,10 @@ async fn a_division_imported_by_a_name_taken_or_with_a_token_short_is_refused() 
     }
     assert_eq!(
         refused(layer.command("t", "", broken).await),
-        bad_field("text", "line 1: round 1: player 2 does not name player 1 back")
+        invalid(
+            Invalid::Tsh(TshError { line: 1, what: "round 1: player 2 does not name player 1 back".into() }),
+            "line 1: round 1: player 2 does not name player 1 back"
+        )
     );
     assert_eq!(layer.record_of("t").await.divisions().len(), 1);
     assert_eq!(layer.events_of("t").await.len(), 1);
@@ -352,7 +384,10 @@ async fn rounds_added_at_the_end_are_noted_with_the_count_now() {
     );
     assert_eq!(
         refused(layer.command("t", "", add(vec![Method::Factor(0)])).await),
-        precondition("0: 1 to 2500 (half the most players a division has)")
+        rules(
+            TournamentError::Invalid("0: 1 to 2500 (half the most players a division has)".into()),
+            "0: 1 to 2500 (half the most players a division has)"
+        )
     );
 }
 
@@ -369,13 +404,19 @@ async fn rounds_taken_off_the_end_are_noted_and_none_paired_or_the_last_is_taken
     );
     assert_eq!(
         refused(layer.command("t", "", remove(2)).await),
-        bad_field("count", "the division has 2 rounds: taking 2 off would leave none")
+        rules(
+            TournamentError::LastRound { rounds: 2, removing: 2 },
+            "the division has 2 rounds: taking 2 off would leave none"
+        )
     );
     layer.pair("t", "A", 1).await;
     layer.pair("t", "A", 2).await;
     assert_eq!(
         refused(layer.command("t", "", remove(1)).await),
-        precondition("round 2 is paired: the division cannot have 1 rounds until it is unpaired")
+        rules(
+            TournamentError::RoundPaired { round: 2, rounds: 1 },
+            "round 2 is paired: the division cannot have 1 rounds until it is unpaired"
+        )
     );
     assert_eq!(layer.record_of("t").await.divisions()[0].division().rounds().len(), 2);
     assert_eq!(layer.events_of("t").await.len(), 4);
@@ -388,7 +429,10 @@ async fn a_player_withdrawn_is_entered_again_and_an_active_player_is_refused() {
     let reenter = Command::ReenterPlayer { division: "A".into(), player: 2 };
     assert_eq!(
         refused(layer.command("t", "", reenter.clone()).await),
-        precondition("player 2 has not withdrawn: they are paired already")
+        rules(
+            TournamentError::NotWithdrawn { player: PlayerId(1) },
+            "player 2 has not withdrawn: they are paired already"
+        )
     );
     layer.events.withdraw("t", &Actor::Root, "", "A", 2, &FakeOwners::default(), said("")).await.unwrap();
     assert!(layer.record_of("t").await.divisions()[0].division().players()[1].withdrawn);
@@ -402,7 +446,10 @@ async fn a_player_withdrawn_is_entered_again_and_an_active_player_is_refused() {
     let nobody = Command::ReenterPlayer { division: "A".into(), player: 5 };
     assert_eq!(
         refused(layer.command("t", "", nobody).await),
-        bad_field("player", "5: the division has players 1 to 4")
+        invalid(
+            Invalid::NoSuchPlayer { player: 5, players: 4, by: PlayerNamed::Player },
+            "5: the division has players 1 to 4"
+        )
     );
 }
 
@@ -429,7 +476,10 @@ async fn a_round_unpaired_once_started_or_before_a_later_one_is_refused() {
     let unpair = |round| Command::UnpairRound { division: "A".into(), round };
     assert_eq!(
         refused(layer.command("t", "", unpair(1)).await),
-        precondition("round 1 is not the last round paired (round 2 is): unpair round 2 first")
+        rules(
+            TournamentError::NotLastPaired { round: 1, last: 2 },
+            "round 1 is not the last round paired (round 2 is): unpair round 2 first"
+        )
     );
     layer.start("t", "", ("A", 2), &FakeGames::noted()).await.unwrap();
     assert_eq!(
@@ -507,7 +557,12 @@ async fn a_refused_command_keeps_no_answer_and_its_retry_is_made_once_it_can_be(
     let waiting = layer.events.command("t", &Actor::Root, "p2", pair(), said("first")).await;
     assert_eq!(
         refused(waiting),
-        precondition(
+        rules(
+            TournamentError::ResultsToCome {
+                round: 2,
+                unfinished: 1,
+                waiting: "pairing 1 (Di – Ann) and 1 more".into()
+            },
             "round 2 is paired by the standings, and round 1 has results to come: pairing 1 (Di – Ann) and 1 more"
         )
     );
@@ -591,13 +646,13 @@ async fn withdrawing_a_player_withdrawn_already_is_refused_and_writes_no_second_
     layer.events.withdraw("t", &Actor::Root, "w1", "A", 2, &owners, said("")).await.unwrap();
     let events = layer.events_of("t").await.len();
     let again = layer.events.withdraw("t", &Actor::Root, "w2", "A", 2, &owners, said("")).await;
-    match again {
-        Err(EventsError::Precondition(why)) => {
-            assert_eq!(why, "player 2 has withdrawn already: enter them again first")
-        }
-        Err(e) => panic!("refused as {e:?}"),
-        Ok(_) => panic!("a second withdrawal was taken"),
-    }
+    assert_eq!(
+        refused(again),
+        rules(
+            TournamentError::AlreadyWithdrawn { player: PlayerId(1) },
+            "player 2 has withdrawn already: enter them again first"
+        )
+    );
     assert_eq!(layer.events_of("t").await.len(), events);
 }
 

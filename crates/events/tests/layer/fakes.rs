@@ -7,8 +7,8 @@ use dawgref_engine::game::{DirectorAction, Game, GameConfig, ResultKind};
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_engine::rules::Ruleset;
 use dawgref_events::{
-    Actor, Answer, Command, Events, EventsError, GameSettings, Hand, HandResult, NewDivision, NewTournament,
-    Outcome, Owners, Record, RoundGames, TournamentEvent, game_labels,
+    Actor, Answer, Command, Events, EventsError, GameSettings, Hand, HandResult, Invalid, NewDivision,
+    NewTournament, Outcome, Owners, Record, RoundGames, TournamentEvent, game_labels,
 };
 use dawgref_host::{
     Answers, Callbacks, ChallengeDone, DirectorDone, DirectorOp, Host, HostError, Limits, Residence, Route,
@@ -376,35 +376,51 @@ pub fn said(tag: &str) -> impl Fn(&Record, Outcome) -> Said + Sync + '_ {
     }
 }
 
-/// A refusal as the tests pin it: its kind and, for a bad field, the field apart.
+/// A refusal as the tests pin it: its kind and its words (what a command named that is not
+/// there, or what the division's rules refuse, with the kind's own fields).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refused {
-    BadField(String, String),
+    Invalid(Invalid, String),
+    Rules(dawgref_tournament::Error, String),
+    /// The layer's own kinds of a state that stands in the way, by their words.
     Precondition(String),
     NotFound(String),
     AlreadyExists(String),
     Aborted(String),
     Owner(String),
     Internal(String),
+    /// The host's refusal, by its words.
+    Host(String),
     Other(String),
 }
 
 /// The refusal `result` is (a panic if it is none).
 pub fn refused<T: std::fmt::Debug>(result: Result<T, EventsError>) -> Refused {
     match result.expect_err("refused") {
-        EventsError::BadField { field, why } => Refused::BadField(field, why),
-        EventsError::Precondition(m) => Refused::Precondition(m),
+        EventsError::Invalid(e) => Refused::Invalid(e.clone(), e.to_string()),
+        EventsError::Rules(e) => Refused::Rules(e.clone(), e.to_string()),
+        e @ (EventsError::RoundStarted { .. }
+        | EventsError::GamesMade { .. }
+        | EventsError::GameOver { .. }
+        | EventsError::BroadcastEnded { .. }) => Refused::Precondition(e.to_string()),
         EventsError::NotFound(m) => Refused::NotFound(m),
         EventsError::AlreadyExists(m) => Refused::AlreadyExists(m),
         EventsError::Aborted(m) => Refused::Aborted(m),
         EventsError::Owner(e) => Refused::Owner(e.to_string()),
         EventsError::Internal(m) => Refused::Internal(m),
+        EventsError::Host(e) => Refused::Host(e.to_string()),
         other => Refused::Other(format!("{other:?}")),
     }
 }
 
-pub fn bad_field(field: &str, why: &str) -> Refused {
-    Refused::BadField(field.into(), why.into())
+/// `kind`, refused in `words`.
+pub fn invalid(kind: Invalid, words: &str) -> Refused {
+    Refused::Invalid(kind, words.into())
+}
+
+/// The division's rules refusing with `kind`, in `words`.
+pub fn rules(kind: dawgref_tournament::Error, words: &str) -> Refused {
+    Refused::Rules(kind, words.into())
 }
 
 pub fn precondition(why: &str) -> Refused {

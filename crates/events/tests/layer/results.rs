@@ -4,7 +4,8 @@
 
 use crate::fakes::*;
 use dawgref_engine::game::ResultKind;
-use dawgref_events::{Actor, Command, Hand, derived_request_id};
+use dawgref_events::{Actor, Command, Hand, Invalid, PlayerNamed, derived_request_id};
+use dawgref_tournament::Error as TournamentError;
 use dawgref_tournament::{GameResult, Method, Pairing, PlayerId};
 
 const FOUR: &[&str] = &["Ann", "Bo", "Cy", "Di"];
@@ -78,9 +79,21 @@ async fn a_score_past_ten_thousand_either_way_is_refused_naming_scores() {
     paired(&layer).await;
     let owners = FakeOwners::default();
     let high = layer.record("t", "", ("A", 1, 1), Hand::Scores([10_001, 350]), false, &owners).await;
-    assert_eq!(refused(high), bad_field("scores", "a score of 10001: -10000 to 10000"));
+    assert_eq!(
+        refused(high),
+        invalid(
+            Invalid::Score("score of 10001: -10000 to 10000".into()),
+            "a score of 10001: -10000 to 10000"
+        )
+    );
     let low = layer.record("t", "", ("A", 1, 1), Hand::Scores([400, -10_001]), false, &owners).await;
-    assert_eq!(refused(low), bad_field("scores", "a score of -10001: -10000 to 10000"));
+    assert_eq!(
+        refused(low),
+        invalid(
+            Invalid::Score("score of -10001: -10000 to 10000".into()),
+            "a score of -10001: -10000 to 10000"
+        )
+    );
     assert_eq!(
         line(&layer.record_of("t").await, 0, 0),
         Pairing::Game { first: PlayerId(0), second: PlayerId(1), result: None }
@@ -96,7 +109,13 @@ async fn a_forfeit_by_a_player_not_in_the_pairing_is_refused_naming_forfeited_by
     paired(&layer).await;
     let owners = FakeOwners::default();
     let result = layer.record("t", "", ("A", 1, 1), Hand::ForfeitedBy(3), false, &owners).await;
-    assert_eq!(refused(result), bad_field("forfeited_by", "3: pairing 1 is players 1 and 2"));
+    assert_eq!(
+        refused(result),
+        invalid(
+            Invalid::NotInPairing { player: 3, pairing: 1, first: 1, second: 2 },
+            "3: pairing 1 is players 1 and 2"
+        )
+    );
     layer.record("t", "", ("A", 1, 1), Hand::ForfeitedBy(1), false, &owners).await.unwrap();
     assert_eq!(
         layer.events_from("t", 3).await,
@@ -113,19 +132,25 @@ async fn a_result_for_no_pairing_or_a_round_not_paired_is_refused() {
     let scores = Hand::Scores([400, 350]);
     assert_eq!(
         refused(layer.record("t", "", ("A", 1, 3), scores, false, &owners).await),
-        bad_field("pairing", "3: round 1 has pairings 1 to 2")
+        invalid(
+            Invalid::NoSuchPairing { round: 1, pairing: 3, pairings: 2 },
+            "3: round 1 has pairings 1 to 2"
+        )
     );
     assert_eq!(
         refused(layer.record("t", "", ("A", 1, 0), scores, false, &owners).await),
-        bad_field("pairing", "0: round 1 has pairings 1 to 2")
+        invalid(
+            Invalid::NoSuchPairing { round: 1, pairing: 0, pairings: 2 },
+            "0: round 1 has pairings 1 to 2"
+        )
     );
     assert_eq!(
         refused(layer.record("t", "", ("A", 2, 1), scores, false, &owners).await),
-        precondition("round 2 is not paired yet")
+        rules(TournamentError::NotPaired { round: 2 }, "round 2 is not paired yet")
     );
     assert_eq!(
         refused(layer.record("t", "", ("A", 3, 1), scores, false, &owners).await),
-        bad_field("round", "3: the division has rounds 1 to 2")
+        invalid(Invalid::NoSuchRound { round: 3, rounds: 2 }, "3: the division has rounds 1 to 2")
     );
     assert_eq!(layer.events_of("t").await.len(), 2);
 }
@@ -137,7 +162,13 @@ async fn a_result_for_a_bye_is_refused() {
     layer.set_pairings("t", "A", 1, &[(1, 2), (3, 0)]).await;
     let result =
         layer.record("t", "", ("A", 1, 2), Hand::Scores([400, 350]), false, &FakeOwners::default()).await;
-    assert_eq!(refused(result), precondition("round 1's pairing 2 is a bye: it has no result to enter"));
+    assert_eq!(
+        refused(result),
+        rules(
+            TournamentError::ByeResult { round: 1, pairing: 2 },
+            "round 1's pairing 2 is a bye: it has no result to enter"
+        )
+    );
 }
 
 #[tokio::test]
@@ -147,7 +178,13 @@ async fn a_second_result_is_refused_without_correct_and_replaces_the_first_with_
     let owners = FakeOwners::default();
     layer.record("t", "", ("A", 1, 1), Hand::Scores([400, 350]), false, &owners).await.unwrap();
     let second = layer.record("t", "", ("A", 1, 1), Hand::Scores([380, 350]), false, &owners).await;
-    assert_eq!(refused(second), precondition("round 1's pairing 1 has its result already"));
+    assert_eq!(
+        refused(second),
+        rules(
+            TournamentError::Finished { round: 1, pairing: 1 },
+            "round 1's pairing 1 has its result already"
+        )
+    );
     assert_eq!(layer.events_of("t").await.len(), 4);
     let said = layer.record("t", "", ("A", 1, 1), Hand::ForfeitedBy(2), true, &owners).await.unwrap();
     assert_eq!(said.standings[0], (1, 2, 50));
@@ -256,7 +293,13 @@ async fn withdrawing_no_such_player_is_refused_and_a_retry_answers_the_kept_answ
     paired(&layer).await;
     let owners = FakeOwners::default();
     let nobody = layer.events.withdraw("t", &Actor::Root, "", "A", 5, &owners, said("")).await;
-    assert_eq!(refused(nobody), bad_field("player", "5: the division has players 1 to 4"));
+    assert_eq!(
+        refused(nobody),
+        invalid(
+            Invalid::NoSuchPlayer { player: 5, players: 4, by: PlayerNamed::Player },
+            "5: the division has players 1 to 4"
+        )
+    );
     let first = layer.events.withdraw("t", &Actor::Root, "w", "A", 3, &owners, said("first")).await.unwrap();
     let events = layer.events_of("t").await.len();
     let again = layer.events.withdraw("t", &Actor::Root, "w", "A", 3, &owners, said("again")).await.unwrap();

@@ -284,7 +284,7 @@ async fn make(layer: &Layer, owners: &FakeOwners, op: &Op) -> bool {
             match layer.command("t", "", Command::PairRound { division: NAMES[d].into(), round }).await {
                 Ok(_) => true,
                 // A round by the standings waits for every result before it.
-                Err(EventsError::Precondition(why)) if why.contains("has results to come") => false,
+                Err(EventsError::Rules(dawgref_tournament::Error::ResultsToCome { .. })) => false,
                 Err(e) => panic!("{op:?}: {e}"),
             }
         }

@@ -4,7 +4,8 @@
 
 use crate::fakes::*;
 use dawgref_engine::game::ResultKind;
-use dawgref_events::{Actor, Command, Hand};
+use dawgref_events::{Actor, Command, Hand, Invalid};
+use dawgref_tournament::Error as TournamentError;
 use dawgref_tournament::Method;
 
 const FOUR: &[&str] = &["Ann", "Bo", "Cy", "Di"];
@@ -69,11 +70,11 @@ async fn a_round_not_paired_is_refused_and_makes_no_game() {
     let games = FakeGames::noted();
     assert_eq!(
         refused(layer.start("t", "", ("A", 1), &games).await),
-        precondition("round 1 is not paired yet")
+        rules(TournamentError::NotPaired { round: 1 }, "round 1 is not paired yet")
     );
     assert_eq!(
         refused(layer.start("t", "", ("A", 3), &games).await),
-        bad_field("round", "3: the division has rounds 1 to 2")
+        invalid(Invalid::NoSuchRound { round: 3, rounds: 2 }, "3: the division has rounds 1 to 2")
     );
     assert!(games.made().is_empty());
     assert_eq!(layer.events_of("t").await.len(), 1);
