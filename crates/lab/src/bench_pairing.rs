@@ -46,7 +46,7 @@ pub fn run(args: PairingArgs) -> CliResult {
     );
     for &n in &args.players {
         let newcomer = |i: usize| args.newcomer_every != 0 && i.is_multiple_of(args.newcomer_every);
-        let rating = |i: usize| if newcomer(i) { 0 } else { 2000 - (i % 1000) as u32 };
+        let rating = |i: usize| (!newcomer(i)).then(|| 2000 - (i % 1000) as u32);
         let players = (0..n).map(|i| Player::new(format!("P{i}"), rating(i))).collect();
         let controls = Controls { seed: args.seed, rating_system, ..Controls::default() };
         let mut d = Division::new("bench", players, &vec![Method::Swiss; args.rounds], controls);

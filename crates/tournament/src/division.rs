@@ -28,7 +28,10 @@ impl fmt::Display for PlayerId {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Player {
     pub name: String,
-    pub rating: u32,
+    /// The player's rating going in; None: unrated, a newcomer. Kept as TSH and the wire write
+    /// it, 0 for none ([`zero_is_unrated`]), so every record written before reads.
+    #[serde(with = "zero_is_unrated")]
+    pub rating: Option<u32>,
     /// Withdrawn players are paired no more; their past games still count.
     pub withdrawn: bool,
     /// A server bot that plays as this player: its level's name (`strong`); None for a person.
@@ -40,9 +43,33 @@ pub struct Player {
 }
 
 impl Player {
-    /// A person with a name and rating, active.
-    pub fn new(name: impl Into<String>, rating: u32) -> Player {
+    /// A person with a name and rating (None: unrated), active.
+    pub fn new(name: impl Into<String>, rating: Option<u32>) -> Player {
         Player { name: name.into(), rating, withdrawn: false, bot: None, lifetime_games: None }
+    }
+}
+
+/// A rating as TSH's files, the wire and this crate's records write it, 0 for an unrated player,
+/// and as this crate holds it, None.
+pub mod zero_is_unrated {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// The rating a written 0-for-none number is.
+    pub fn read(written: u32) -> Option<u32> {
+        (written != 0).then_some(written)
+    }
+
+    /// A rating written as a number, 0 for none.
+    pub fn written(rating: Option<u32>) -> u32 {
+        rating.unwrap_or(0)
+    }
+
+    pub fn serialize<S: Serializer>(rating: &Option<u32>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(written(*rating))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        u32::deserialize(d).map(read)
     }
 }
 

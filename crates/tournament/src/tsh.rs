@@ -49,7 +49,9 @@
 //! and `newr …`, the rating estimate after each round paired (0: none), written when the
 //! division rates its players ([`crate::ratings`]) and recomputed, not read.
 
-use crate::division::{Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round};
+use crate::division::{
+    Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round, zero_is_unrated,
+};
 pub use crate::name::name_problem;
 use std::fmt::Write;
 
@@ -105,7 +107,7 @@ pub fn export(d: &Division) -> String {
         while scores.last() == Some(&None) {
             scores.pop();
         }
-        let _ = write!(out, "{} {}", player.name, player.rating);
+        let _ = write!(out, "{} {}", player.name, zero_is_unrated::written(player.rating));
         for o in &opponents {
             let _ = write!(out, " {o}");
         }
@@ -230,7 +232,7 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
     if at == 0 {
         return Err(err("no name before the rating".into()));
     }
-    let rating = head[at].parse().map_err(|_| err("a bad rating".into()))?;
+    let rating = zero_is_unrated::read(head[at].parse().map_err(|_| err("a bad rating".into()))?);
     if head.len() - at - 1 > MAX_ROUNDS {
         return Err(err(format!("{} rounds: a division has at most {MAX_ROUNDS}", head.len() - at - 1)));
     }

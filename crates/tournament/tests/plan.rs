@@ -9,7 +9,7 @@ use dawgref_tournament::{
 
 fn field(n: usize, methods: &[Method], controls: Controls) -> Division {
     let players =
-        (0..n).map(|i| Player::new(format!("Player {}", (b'A' + i as u8) as char), 2000 - i as u32));
+        (0..n).map(|i| Player::new(format!("Player {}", (b'A' + i as u8) as char), Some(2000 - i as u32)));
     Division::new("A", players.collect(), methods, controls)
 }
 
@@ -101,7 +101,7 @@ fn a_late_entry_counts_the_rounds_gone_as_absent_or_as_byes_of_a_spread() {
     let methods = [Method::Manual, Method::Swiss];
     let mut absent = one_round_played(&methods, Controls::default());
     let mut byes = absent.clone();
-    let late = |name: &str| Player::new(name, 1500);
+    let late = |name: &str| Player::new(name, Some(1500));
     assert_eq!(absent.add_late_player(late("Eve Late"), Missed::Absent), Ok(p(4)));
     assert_eq!(byes.add_late_player(late("Eve Late"), Missed::Byes { spread: -50 }), Ok(p(4)));
     assert_eq!(absent.rounds()[0].pairings.as_ref().unwrap().len(), 2, "no line for Eve");

@@ -3,12 +3,15 @@
 //! E(a, b) = 1 − 1/(1 + e^(0.0031879·(a − b))) throughout.
 
 use dawgref_tournament::ratings::{RatingSystem, estimates, estimates_by_round, expectation, performance};
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, PlayerId};
+use dawgref_tournament::{
+    Controls, Division, GameResult, Method, Pairing, Player, PlayerId, zero_is_unrated,
+};
 use proptest::prelude::*;
 
-/// A player rated `rating` with `games` lifetime games (None: unknown).
+/// A player rated `rating` (0: unrated, as the rating bodies' tables write it) with `games`
+/// lifetime games (None: unknown).
 fn player(name: &str, rating: u32, games: Option<u32>) -> Player {
-    Player { lifetime_games: games, ..Player::new(name, rating) }
+    Player { lifetime_games: games, ..Player::new(name, zero_is_unrated::read(rating)) }
 }
 
 /// A division of `players` with `rounds` manual rounds rated by `system`, whose round `k` (from
@@ -174,7 +177,7 @@ fn byes_and_forfeits_are_not_rated() {
     assert_eq!(estimates(&played), vec![Some(1518), Some(1589), Some(1700)]);
     // A newcomer with no rated game has no estimate.
     let mut none = players();
-    none[2].rating = 0;
+    none[2].rating = None;
     assert_eq!(estimates(&division(RatingSystem::Nsa2008, none, 3, &[&[(0, 1, 420, 380)]]))[2], None);
 }
 

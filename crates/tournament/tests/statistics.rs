@@ -17,7 +17,7 @@ fn game(first: u32, second: u32) -> Pairing {
 /// 3: Ann – Di, Di forfeits; Bo 360 – Cy 360.
 fn club() -> Division {
     let players = [("Ann", 1800), ("Bo", 1700), ("Cy", 1650), ("Di", 1500)];
-    let players = players.iter().map(|&(n, r)| Player::new(n, r)).collect();
+    let players = players.iter().map(|&(n, r)| Player::new(n, Some(r))).collect();
     let mut d = Division::new("a", players, &[Method::Manual; 3], Controls::default());
     let rounds = [[(0, 1), (2, 3)], [(0, 2), (3, 1)], [(0, 3), (1, 2)]];
     let results = [
@@ -111,7 +111,7 @@ fn a_performance_rating_solves_the_expectancy_as_tsh_does() {
 
 #[test]
 fn an_unrated_opponent_counts_for_the_averages_and_not_for_the_performance() {
-    let players = vec![Player::new("Ann", 1800), Player::new("Newcomer", 0)];
+    let players = vec![Player::new("Ann", Some(1800)), Player::new("Newcomer", None)];
     let mut d = Division::new("a", players, &[Method::Manual], Controls::default());
     d.set_pairings(0, vec![game(1, 0)]).unwrap();
     d.record(0, 0, GameResult::Scores([380, 402]), false).unwrap();
@@ -129,7 +129,7 @@ fn an_unrated_opponent_counts_for_the_averages_and_not_for_the_performance() {
 fn an_absp_divisions_performance_ratings_are_the_mean_of_its_game_values() {
     let absp = Controls { rating_system: RatingSystem::Absp, ..Controls::default() };
     let players = [("Ann", 205), ("Bo", 180), ("Cy", 160), ("Di", 140)];
-    let players = players.iter().map(|&(n, r)| Player::new(n, r)).collect();
+    let players = players.iter().map(|&(n, r)| Player::new(n, Some(r))).collect();
     let mut d = Division::new("a", players, &[Method::Manual; 3], absp.clone());
     let rounds = [[(0, 1), (2, 3)], [(0, 2), (1, 3)], [(0, 3), (1, 2)]];
     let results = [
@@ -158,7 +158,7 @@ fn an_absp_divisions_performance_ratings_are_the_mean_of_its_game_values() {
     // opponent has no rating to count, and a game with a score of 0 the ABSP does not rate.
     // New beat P1 150 (200) and lost to P3 130 (80): 140. P1's games: against New (unrated)
     // and a 0 against P3 (not rated); P3's likewise: no performance.
-    let players = vec![Player::new("New", 0), Player::new("P1", 150), Player::new("P3", 130)];
+    let players = vec![Player::new("New", None), Player::new("P1", Some(150)), Player::new("P3", Some(130))];
     let mut d = Division::new("b", players, &[Method::Manual; 3], absp);
     let games = [(0, 1, [400, 350]), (2, 0, [400, 350]), (1, 2, [360, 0])];
     for (k, (a, b, scores)) in games.into_iter().enumerate() {

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn field(n: usize, methods: &[Method], controls: Controls) -> Division {
-    let players = (0..n).map(|i| Player::new(format!("Player {}", letter(i)), 2000 - i as u32));
+    let players = (0..n).map(|i| Player::new(format!("Player {}", letter(i)), Some(2000 - i as u32)));
     Division::new("A", players.collect(), methods, controls)
 }
 
@@ -91,13 +91,13 @@ fn a_division_refuses_a_player_meeting_themself_a_name_a_file_cannot_hold_and_on
     let e = d.set_pairings(0, vec![game(0, 1), game(2, 2), game(3, 3)]).unwrap_err();
     assert_eq!(e.to_string(), "round 1's pairing 2 pairs player 3 with themself");
     assert!(d.rounds()[0].pairings.is_none(), "refused, the round is as it was");
-    let e = d.add_player(Player::new("Bo;Baker", 1500)).unwrap_err();
+    let e = d.add_player(Player::new("Bo;Baker", Some(1500))).unwrap_err();
     assert!(matches!(e, Error::Name(_)), "{e:?}");
     assert_eq!(d.players().len(), 4);
     while d.players().len() < dawgref_tournament::MAX_PLAYERS {
-        d.add_player(Player::new("Filler", 1000)).unwrap();
+        d.add_player(Player::new("Filler", Some(1000))).unwrap();
     }
-    assert_eq!(d.add_player(Player::new("One More", 1000)), Err(Error::Full));
+    assert_eq!(d.add_player(Player::new("One More", Some(1000))), Err(Error::Full));
     assert_eq!(d.players().len(), dawgref_tournament::MAX_PLAYERS);
     assert_eq!(
         Method::Factor(0).problem().as_deref(),
@@ -470,7 +470,7 @@ nchagti 90 1 2 3 1; 309 437 453 327
 fn tsh_reads_liwords_golden_output() {
     let d = tsh::import("CSW", LIWORDS_CSW, Controls::default(), &[Method::Swiss]).unwrap();
     assert_eq!(d.players()[0].name, "jellomochas");
-    assert_eq!(d.players()[1].rating, 239842);
+    assert_eq!(d.players()[1].rating, Some(239842));
     assert_eq!(d.rounds().len(), 5, "four played and one to come");
     let s = Standings::of(&d);
     let names: Vec<&str> = s.ranked.iter().map(|p| d.players()[p.index()].name.as_str()).collect();
@@ -565,7 +565,7 @@ fn tsh_reads_a_file_without_dawgrefs_fields_as_the_same_standings() {
     assert_eq!(d.withdraw(p(1)), Ok(vec![]));
     d.set_pairings(1, vec![game(0, 2), Pairing::Bye { player: p(3), spread: 50 }]).unwrap();
     d.record(1, 0, GameResult::Scores([380, 390]), false).unwrap(); // C +10; D a bye, +50
-    assert_eq!(d.add_late_player(Player::new("Player E", 1996), Missed::Absent), Ok(p(4)));
+    assert_eq!(d.add_late_player(Player::new("Player E", Some(1996)), Missed::Absent), Ok(p(4)));
     d.set_pairings(2, vec![game(0, 4), game(2, 3)]).unwrap();
     d.record(2, 0, GameResult::forfeit_by(1), false).unwrap(); // E forfeits to A: ±50
     d.record(2, 1, GameResult::Scores([410, 400]), false).unwrap(); // C +10 over D
@@ -766,14 +766,14 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
         Op::Withdraw(n) => d.withdraw(PlayerId(n)).map(|_| ()),
         Op::Add => {
             let n = d.players().len();
-            d.add_player(Player::new(format!("Late {}", letter(n)), 1200)).map(|_| ())
+            d.add_player(Player::new(format!("Late {}", letter(n)), Some(1200))).map(|_| ())
         }
         Op::AddRound(method) => d.add_rounds(&[method]),
         Op::RemoveRounds(n) => d.remove_rounds(n),
         Op::AddLate(spread) => {
             let n = d.players().len();
             let missed = spread.map_or(Missed::Absent, |spread| Missed::Byes { spread });
-            d.add_late_player(Player::new(format!("Late {}", letter(n)), 1100), missed).map(|_| ())
+            d.add_late_player(Player::new(format!("Late {}", letter(n)), Some(1100)), missed).map(|_| ())
         }
         Op::Reenter(n) => d.reenter(PlayerId(n)),
         Op::Unpair(last) => d.unpair(d.rounds_paired().saturating_sub(if last { 1 } else { 2 })),
@@ -866,7 +866,7 @@ fn start(n: usize, methods: &[Method], bots: &[bool]) -> Division {
     let players = (0..n).map(|i| Player {
         bot: bots[i].then(|| "strong".to_string()),
         lifetime_games: (i % 3 != 0).then_some(i as u32 * 37),
-        ..Player::new(format!("Player {}", letter(i)), 2000 - i as u32)
+        ..Player::new(format!("Player {}", letter(i)), Some(2000 - i as u32))
     });
     let rating_system = RatingSystem::ALL[n % RatingSystem::ALL.len()];
     let controls = Controls { seed: 3, forfeit_spread: 75, rating_system, ..Controls::default() };
@@ -1012,4 +1012,17 @@ fn a_forfeit_names_the_seat_that_forfeited() {
         assert_eq!(GameResult::forfeit_by(seat).forfeiter(), Some(seat));
     }
     assert_eq!(GameResult::Scores([400, 350]).forfeiter(), None);
+}
+
+/// A player's rating is kept as TSH and the wire write it, 0 for an unrated player, so a record
+/// written before `None` meant unrated reads the same, and one written now reads back.
+#[test]
+fn an_unrated_player_is_kept_as_a_rating_of_0_and_read_back_as_none() {
+    let unrated = Player::new("New", None);
+    let json = serde_json::to_value(&unrated).unwrap();
+    assert_eq!(json["rating"], 0);
+    assert_eq!(serde_json::from_value::<Player>(json).unwrap(), unrated);
+    let rated: Player =
+        serde_json::from_str(r#"{"name":"Ann","rating":1500,"withdrawn":false,"bot":null}"#).unwrap();
+    assert_eq!(rated, Player::new("Ann", Some(1500)));
 }

@@ -11,7 +11,7 @@ use dawgref_events::{
     check_players,
 };
 use dawgref_tournament::ratings::RatingSystem;
-use dawgref_tournament::{Controls, Method};
+use dawgref_tournament::{Controls, Method, zero_is_unrated};
 use tonic::{Request, Status};
 
 use dawgref_tournament::MAX_ROUNDS;
@@ -186,7 +186,7 @@ pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player
             .and_then(|level| super::super::convert::bot_from(level).ok())
             .map(|l| l.name().to_string()),
         lifetime_games: p.lifetime_games,
-        ..dawgref_tournament::Player::new(p.name.trim(), p.rating)
+        ..dawgref_tournament::Player::new(p.name.trim(), zero_is_unrated::read(p.rating))
     }
 }
 
@@ -252,7 +252,7 @@ pub(super) async fn import_tsh(
         };
         let spec = pb::TournamentPlayerSpec {
             name: p.name.clone(),
-            rating: p.rating,
+            rating: zero_is_unrated::written(p.rating),
             bot,
             lifetime_games: p.lifetime_games,
         };

@@ -6,7 +6,7 @@ use super::super::convert;
 use crate::proto::v1 as pb;
 use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
 use dawgref_tournament::ratings::RatingSystem;
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player};
+use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, zero_is_unrated};
 
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
 pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
@@ -55,7 +55,7 @@ pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
     pb::TournamentPlayer {
         number,
         name: p.name.clone(),
-        rating: p.rating,
+        rating: zero_is_unrated::written(p.rating),
         bot: level(p).map(bot),
         withdrawn: p.withdrawn,
         lifetime_games: p.lifetime_games,
@@ -154,7 +154,7 @@ pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
                 losses: r.losses,
                 spread: r.spread,
                 byes: r.byes,
-                rating: division.players()[p.index()].rating,
+                rating: zero_is_unrated::written(division.players()[p.index()].rating),
                 estimate: estimates[p.index()],
             }
         })

@@ -193,7 +193,7 @@ pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
         let players: Vec<Player> = (div.players.iter())
             .map(|p| Player {
                 name: p.name.clone(),
-                rating: p.rating,
+                rating: dawgref_tournament::zero_is_unrated::read(p.rating),
                 withdrawn: p.withdrawn,
                 bot: p.bot.and_then(bot_name).map(str::to_string),
                 lifetime_games: None,

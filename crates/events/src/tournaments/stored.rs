@@ -272,7 +272,7 @@ mod tests {
     /// A tournament of one 6-player division over three manual rounds, round 1 paired.
     fn record() -> Record {
         let players =
-            (0..6).map(|i| Player::new(format!("Player {}", ["A", "B", "C", "D", "E", "F"][i]), 1500));
+            (0..6).map(|i| Player::new(format!("Player {}", ["A", "B", "C", "D", "E", "F"][i]), Some(1500)));
         let mut d = Division::new("open", players.collect(), &[Method::Manual; 3], Controls::default());
         let game = |a: u32, b: u32| dawgref_tournament::Pairing::Game {
             first: dawgref_tournament::PlayerId(a),
@@ -343,8 +343,9 @@ mod tests {
 
     #[test]
     fn a_result_in_a_round_of_many_lines_writes_its_own_part_of_them() {
-        let players = (0..200)
-            .map(|i| Player::new(format!("Player {}{}", ["A", "B", "C"][i % 3], "x".repeat(i / 3)), 1500));
+        let players = (0..200).map(|i| {
+            Player::new(format!("Player {}{}", ["A", "B", "C"][i % 3], "x".repeat(i / 3)), Some(1500))
+        });
         let mut d = Division::new("big", players.collect(), &[Method::Manual], Controls::default());
         let game = |a: u32| dawgref_tournament::Pairing::Game {
             first: dawgref_tournament::PlayerId(a),

@@ -100,7 +100,7 @@ async fn a_player_added_takes_the_next_number_keeps_their_token_and_is_noted() {
     four(&layer).await;
     let add = Command::AddPlayer {
         division: "A".into(),
-        player: Player::new("Ed", 1100),
+        player: Player::new("Ed", Some(1100)),
         token: Some([9; 32]),
         missed: Missed::Absent,
     };
@@ -109,7 +109,7 @@ async fn a_player_added_takes_the_next_number_keeps_their_token_and_is_noted() {
     assert_eq!(said.events, 2);
     let record = layer.record_of("t").await;
     let entry = &record.divisions()[0];
-    assert_eq!(entry.division().players()[4], Player::new("Ed", 1100));
+    assert_eq!(entry.division().players()[4], Player::new("Ed", Some(1100)));
     assert_eq!(entry.tokens()[4], Some([9; 32]));
     assert_eq!(entry.tokens()[..4], [Some(token(1)), Some(token(2)), Some(token(3)), Some(token(4))]);
     assert_eq!(
@@ -125,7 +125,7 @@ async fn a_player_added_after_a_round_is_paired_is_absent_from_it_or_has_a_bye_i
     layer.pair("t", "A", 1).await;
     let add = |name: &str, missed| Command::AddPlayer {
         division: "A".into(),
-        player: Player::new(name, 1000),
+        player: Player::new(name, Some(1000)),
         token: None,
         missed,
     };
@@ -161,7 +161,7 @@ async fn a_player_whose_name_a_t_file_cannot_hold_is_refused_and_nothing_is_writ
     four(&layer).await;
     let add = Command::AddPlayer {
         division: "A".into(),
-        player: Player::new("Di 1.5", 1000),
+        player: Player::new("Di 1.5", Some(1000)),
         token: None,
         missed: Missed::Absent,
     };
@@ -665,7 +665,7 @@ async fn a_player_added_with_byes_after_a_round_started_has_no_game_for_their_by
     layer.start("t", "", ("A", 1), &FakeGames::noted()).await.unwrap();
     let add = Command::AddPlayer {
         division: "A".into(),
-        player: Player::new("Ed", 1000),
+        player: Player::new("Ed", Some(1000)),
         token: None,
         missed: Missed::Byes { spread: 50 },
     };

@@ -289,7 +289,7 @@ pub fn tournament(slug: &str, divisions: &[(&str, &[&str], &[Method])]) -> NewTo
                 players: players
                     .iter()
                     .enumerate()
-                    .map(|(i, n)| Player::new(*n, 1500 - 100 * i as u32))
+                    .map(|(i, n)| Player::new(*n, Some(1500 - 100 * i as u32)))
                     .collect(),
                 tokens: (1..=players.len() as u32).map(|n| Some(token(n))).collect(),
                 methods: methods.to_vec(),

@@ -5,7 +5,7 @@
 //! score of 0 is not rated. A performance rating on the ABSP's scale is the same mean over the
 //! games against rated opponents, with neither the phases nor the floors.
 
-use super::{Rated, round_rating};
+use super::{Rated, ratings_going_in, round_rating};
 use crate::division::Division;
 
 /// The lowest estimate of a rated player, and of a newcomer.
@@ -13,7 +13,7 @@ const FLOOR_RATED: f64 = 40.0;
 const FLOOR_NEWCOMER: f64 = 80.0;
 
 pub(super) fn estimates(division: &Division, games: &[Vec<Rated>]) -> Vec<Option<i32>> {
-    let rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
+    let rating = ratings_going_in(division);
     let games: Vec<Vec<Rated>> =
         games.iter().map(|g| g.iter().filter(|r| rated(r)).copied().collect()).collect();
     let newcomers = || (0..rating.len()).filter(|&p| rating[p] == 0.0);
@@ -45,7 +45,7 @@ pub(super) fn estimates(division: &Division, games: &[Vec<Rated>]) -> Vec<Option
 /// Each player's performance over their games against rated opponents (an unrated one has no
 /// rating to measure against): the mean of the games' [`worth`], rounded (None with no such game).
 pub(super) fn performances(division: &Division, games: &[Vec<Rated>]) -> Vec<Option<i32>> {
-    let rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
+    let rating = ratings_going_in(division);
     (games.iter().enumerate())
         .map(|(p, games)| {
             let against_rated = games.iter().filter(|g| rated(g) && rating[g.opponent] != 0.0);

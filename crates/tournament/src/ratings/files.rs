@@ -4,6 +4,7 @@
 
 use super::{estimates, rated_records};
 use crate::csv::field;
+use crate::division::zero_is_unrated::written;
 use crate::{Division, GameResult, Pairing};
 use std::fmt::Write;
 
@@ -23,10 +24,10 @@ pub fn games_csv(division: &Division) -> String {
                     k + 1,
                     first.0 + 1,
                     field(&p.name),
-                    p.rating,
+                    written(p.rating),
                     second.0 + 1,
                     field(&q.name),
-                    q.rating,
+                    written(q.rating),
                 );
             }
         }
@@ -42,13 +43,13 @@ pub fn players_csv(division: &Division) -> String {
         let (games, wins) = records[i];
         let lifetime = p.lifetime_games.map(|g| g.to_string()).unwrap_or_default();
         let shown = estimate.map(|e| e.to_string()).unwrap_or_default();
-        let change = estimate.filter(|_| p.rating != 0).map(|e| format!("{:+}", e - p.rating as i32));
+        let change = estimate.zip(p.rating).map(|(e, r)| format!("{:+}", e - r as i32));
         let _ = writeln!(
             out,
             "{},{},{},{lifetime},{games},{wins},{shown},{}",
             i + 1,
             field(&p.name),
-            p.rating,
+            written(p.rating),
             change.unwrap_or_default(),
         );
     }

@@ -125,12 +125,19 @@ pub fn performances(division: &Division) -> Vec<Option<i32>> {
     let rating = |p: usize| division.players[p].rating;
     (games.iter())
         .map(|games| {
-            let against_rated: Vec<&Rated> = games.iter().filter(|g| rating(g.opponent) > 0).collect();
-            let wins = against_rated.iter().fold(0.0, |wins, g| wins + g.score);
-            let opponents: Vec<f64> = against_rated.iter().map(|g| f64::from(rating(g.opponent))).collect();
+            let against_rated: Vec<(&Rated, u32)> =
+                games.iter().filter_map(|g| rating(g.opponent).map(|r| (g, r))).collect();
+            let wins = against_rated.iter().fold(0.0, |wins, (g, _)| wins + g.score);
+            let opponents: Vec<f64> = against_rated.iter().map(|&(_, r)| f64::from(r)).collect();
             performance(wins, &opponents)
         })
         .collect()
+}
+
+/// Each player's rating going in, as the rating bodies' arithmetic takes it: 0 for an unrated
+/// player (their arithmetic tells a newcomer by it), the one place the crate's `None` becomes 0.
+pub(crate) fn ratings_going_in(division: &Division) -> Vec<f64> {
+    division.players.iter().map(|p| p.rating.map_or(0.0, f64::from)).collect()
 }
 
 /// TSH's rounding of a rating: `int(x + 0.5)`, truncating toward zero.

@@ -114,11 +114,11 @@ pub(super) fn estimates(division: &Division, system: RatingSystem, through: usiz
     let profile = Profile::of(system);
     let games = rated_games(division, through);
     // Ratings going into the segment (0: unrated).
-    let mut rating: Vec<f64> = division.players.iter().map(|p| f64::from(p.rating)).collect();
+    let mut rating = super::ratings_going_in(division);
     let mut lifetime: Vec<u32> = division
         .players
         .iter()
-        .map(|p| p.lifetime_games.unwrap_or(if p.rating == 0 { 0 } else { UNKNOWN_LIFETIME_GAMES }))
+        .map(|p| p.lifetime_games.unwrap_or(if p.rating.is_none() { 0 } else { UNKNOWN_LIFETIME_GAMES }))
         .collect();
     for (lo, hi) in segments(division.rounds.len()) {
         if lo >= through {
