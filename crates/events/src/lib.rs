@@ -25,10 +25,10 @@ pub use broadcasts::{
 pub use error::{EventsError, Invalid, PlayerNamed, PlayersOf, check_divisions, check_players};
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    Actor, Answer, Command, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand, HandResult,
-    Import, Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT, Record,
-    RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels, game_result, log_csv,
-    log_json_lines,
+    Actor, Answer, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand,
+    HandResult, Import, Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT,
+    Record, RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels, game_result,
+    log_csv, log_json_lines,
 };
 
 use dawgref_host::Host;

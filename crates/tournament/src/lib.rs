@@ -24,8 +24,8 @@ pub mod statistics;
 pub mod tsh;
 
 pub use division::{
-    Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round,
-    zero_is_unrated,
+    Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, Method, Pairing, PairingId, Player,
+    PlayerId, Round, RoundId, zero_is_unrated,
 };
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
 pub use plan::Missed;

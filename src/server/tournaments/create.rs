@@ -194,20 +194,11 @@ pub(super) fn player(p: &pb::TournamentPlayerSpec) -> dawgref_tournament::Player
 pub(super) fn player_of(record: &Record, token: &str) -> Option<pb::TournamentSeat> {
     for entry in record.divisions() {
         if let Some(i) = auth::find_seat(token, entry.tokens()) {
-            let me = dawgref_tournament::PlayerId(i as u32);
-            let current = (0..entry.division().rounds().len())
-                .rev()
-                .filter(|&k| entry.started(k))
-                .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(j, line)| (k, j, line)))
-                .find(|(k, j, line)| {
-                    !line.is_done() && entry.game_id(*k, *j).is_some() && line.players().any(|p| p == me)
-                })
-                .and_then(|(k, j, _)| entry.game_id(k, j).map(str::to_string))
-                .unwrap_or_default();
+            let current = entry.current_game(dawgref_tournament::PlayerId(i as u32));
             return Some(pb::TournamentSeat {
                 division: entry.division().name().to_string(),
                 player: i as u32 + 1,
-                current_game_id: current,
+                current_game_id: current.unwrap_or_default().to_string(),
             });
         }
     }

@@ -6,7 +6,7 @@ use super::TournamentsService;
 use crate::proto::v1 as pb;
 use crate::server::errors;
 use dawgref_events::EventKind;
-use dawgref_events::{DivisionStatistics, EventsError, LogFilter, Record, TournamentEvent};
+use dawgref_events::{DivisionId, DivisionStatistics, EventsError, LogFilter, Record, TournamentEvent};
 use dawgref_tournament::statistics::Feat;
 use tonic::Status;
 
@@ -75,7 +75,7 @@ impl TournamentsService {
         metadata: &tonic::metadata::MetadataMap,
         slug: &str,
         division: &str,
-    ) -> Result<(Record, usize, DivisionStatistics), Status> {
+    ) -> Result<(Record, DivisionId, DivisionStatistics), Status> {
         let directed = self.directs(metadata, slug).await?;
         let events = &self.state.events;
         let record = events.tournament_seen(slug, directed).await.map_err(errors::events)?;
@@ -148,7 +148,7 @@ fn log_filter(record: &Record, f: pb::TournamentLogFilter) -> Result<LogFilter, 
 }
 
 /// Division `d`'s statistics as the wire shows them.
-fn statistics_view(record: &Record, d: usize, s: &DivisionStatistics) -> pb::DivisionStatistics {
+fn statistics_view(record: &Record, d: DivisionId, s: &DivisionStatistics) -> pb::DivisionStatistics {
     let division = record.division_at(d);
     let record_of = |f: &Option<Feat>| {
         f.map(|f| pb::GameRecord {

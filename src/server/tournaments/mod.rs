@@ -103,7 +103,7 @@ fn division_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentDivision>
 /// The answer of a command that changed a round: the round as it then stands.
 fn round_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentRound> {
     match outcome {
-        Outcome::Round { division, round } => Some(view::round(&rec.divisions()[division], round)),
+        Outcome::Round { division, round } => Some(view::round(rec.entry(division), round)),
         _ => None,
     }
 }
@@ -188,7 +188,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             .command(request.metadata(), &r.slug, "", command, |rec, outcome| {
                 let player = match outcome {
                     Outcome::Player { division, player } => {
-                        let players = rec.divisions()[division].division().players();
+                        let players = rec.division_at(division).players();
                         Some(view::player(player.0 + 1, &players[player.index()]))
                     }
                     _ => None,

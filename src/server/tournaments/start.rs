@@ -5,8 +5,8 @@
 
 use super::super::new_game;
 use crate::host::{HostError, Seat, SeatKind};
-use dawgref_events::{EventsError, Record, RoundGames, game_labels};
-use dawgref_tournament::PlayerId;
+use dawgref_events::{DivisionId, EventsError, Record, RoundGames, game_labels};
+use dawgref_tournament::{PlayerId, RoundId};
 
 /// A round's games made on this server's host.
 pub(super) struct Games<'a>(pub(super) &'a super::AppState);
@@ -18,12 +18,12 @@ impl RoundGames for Games<'_> {
     async fn make(
         &self,
         record: &Record,
-        d: usize,
-        round: u32,
+        d: DivisionId,
+        round: RoundId,
         pair: [PlayerId; 2],
         id: uuid::Uuid,
     ) -> Result<(), EventsError> {
-        let entry = &record.divisions()[d];
+        let entry = record.entry(d);
         let seats: Vec<Seat> = pair
             .into_iter()
             .map(|p| {
@@ -35,7 +35,7 @@ impl RoundGames for Games<'_> {
                 Seat::new(player.name.clone(), kind)
             })
             .collect();
-        let labels = game_labels(record.slug(), entry.division().name(), round).into();
+        let labels = game_labels(record.slug(), entry.division().name(), round.number()).into();
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed();
         let spec = new_game::from_settings(self.0, record.game(), seats, seed)?;
         let (config, seats, delay) = new_game::build(spec)?;

@@ -4,9 +4,11 @@
 
 use super::super::convert;
 use crate::proto::v1 as pb;
-use dawgref_events::{DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
+use dawgref_events::{DivisionId, DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
 use dawgref_tournament::ratings::RatingSystem;
-use dawgref_tournament::{Controls, Division, GameResult, Method, Pairing, Player, zero_is_unrated};
+use dawgref_tournament::{
+    Controls, Division, GameResult, Method, Pairing, PairingId, Player, RoundId, zero_is_unrated,
+};
 
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
 pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb::Tournament {
@@ -14,34 +16,34 @@ pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb
         slug: record.slug().to_string(),
         name: record.name().to_string(),
         game: Some(settings(record.game())),
-        divisions: (0..record.divisions().len()).map(|d| division(record, d)).collect(),
+        divisions: record.division_ids().map(|d| division(record, d)).collect(),
         events: record.event_count(),
         you,
     }
 }
 
 /// Division `d` as the wire shows it: with its standings.
-pub(super) fn division(record: &Record, d: usize) -> pb::TournamentDivision {
-    let entry = &record.divisions()[d];
+pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision {
+    let entry = record.entry(d);
     let div = entry.division();
     pb::TournamentDivision {
         name: div.name().to_string(),
         players: (div.players().iter().enumerate()).map(|(i, p)| player(i as u32 + 1, p)).collect(),
-        rounds: (0..div.rounds().len()).map(|k| round(entry, k)).collect(),
+        rounds: entry.round_ids().map(|k| round(entry, k)).collect(),
         controls: Some(controls(div.controls())),
         standings: standings(div),
     }
 }
 
-/// Round `k` (0-based) of a division as the wire shows it, each line with its game.
-pub(super) fn round(entry: &DivisionRecord, k: usize) -> pb::TournamentRound {
-    let round = &entry.division().rounds()[k];
+/// Round `k` of a division as the wire shows it, each line with its game.
+pub(super) fn round(entry: &DivisionRecord, k: RoundId) -> pb::TournamentRound {
+    let round = &entry.division().rounds()[k.index()];
     pb::TournamentRound {
-        number: k as u32 + 1,
+        number: k.number(),
         spec: Some(spec(round.method)),
         paired: round.pairings.is_some(),
         started: entry.started(k),
-        pairings: (entry.lines(k).iter().enumerate())
+        pairings: (entry.pairings(k))
             .map(|(i, line)| pb::TournamentPairing {
                 game_id: entry.game_id(k, i).unwrap_or_default().to_string(),
                 ..pairing(i, line)
@@ -112,8 +114,8 @@ pub(super) fn rating_system(system: RatingSystem) -> pb::RatingSystem {
 }
 
 /// Line `i` of a round, without its game.
-fn pairing(i: usize, line: &Pairing) -> pb::TournamentPairing {
-    let number = i as u32 + 1;
+fn pairing(i: PairingId, line: &Pairing) -> pb::TournamentPairing {
+    let number = i.number();
     match *line {
         Pairing::Bye { player, spread } => pb::TournamentPairing {
             number,

@@ -8,12 +8,12 @@
 
 use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
-use super::record::{DivisionRecord, Record};
+use super::record::{DivisionId, DivisionRecord, Record};
 use crate::Events;
 use crate::error::{EventsError, Invalid, PlayerNamed, PlayersOf, check_divisions, check_players};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
-use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId};
+use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId, RoundId};
 
 /// The most divisions a tournament has.
 pub const MAX_DIVISIONS: usize = 20;
@@ -60,20 +60,20 @@ pub struct Import {
     pub tokens: Vec<Option<TokenHash>>,
 }
 
-/// What a command changed, by index in the tournament as it then stands.
+/// What a command changed, in the tournament as it then stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// A player of a division: the one added.
-    Player { division: usize, player: PlayerId },
+    Player { division: DivisionId, player: PlayerId },
     /// A round of a division: the one paired, started.
-    Round { division: usize, round: usize },
+    Round { division: DivisionId, round: RoundId },
     /// A division: the one its change is in.
-    Division { division: usize },
+    Division { division: DivisionId },
 }
 
 impl Outcome {
     /// The division it is in.
-    pub fn division(self) -> usize {
+    pub fn division(self) -> DivisionId {
         match self {
             Outcome::Player { division, .. }
             | Outcome::Round { division, .. }
@@ -174,7 +174,7 @@ impl Record {
             Command::PairRound { division, round } => {
                 let d = self.division(division)?;
                 let k = self.round(d, *round)?;
-                self.divisions[d].division.pair(k).map_err(EventsError::Rules)?;
+                self.divisions[d].division.pair(k.index()).map_err(EventsError::Rules)?;
                 self.event(EventKind::PairingsMade, division, *round, 0, format!("round {round} paired"));
                 Ok(Outcome::Round { division: d, round: k })
             }
@@ -213,7 +213,7 @@ impl Record {
     /// for a newcomer (the most players, a name a `.t` file can hold).
     fn add_player(
         &mut self,
-        d: usize,
+        d: DivisionId,
         player: Player,
         token: Option<TokenHash>,
         missed: Missed,
@@ -234,7 +234,7 @@ impl Record {
     }
 
     /// What a late entry's event adds: how the rounds they missed count (nothing before round 1).
-    fn missed_detail(&self, d: usize, missed: Missed) -> String {
+    fn missed_detail(&self, d: DivisionId, missed: Missed) -> String {
         match (self.division_at(d).rounds_paired(), missed) {
             (0, _) => String::new(),
             (1, Missed::Absent) => ", absent from round 1".into(),
@@ -245,8 +245,8 @@ impl Record {
     }
 
     /// SetPairings: round `k` of division `d` paired by hand, before it has started.
-    fn set_pairings(&mut self, d: usize, k: usize, given: &[Line]) -> Result<(), EventsError> {
-        let round = k as u32 + 1;
+    fn set_pairings(&mut self, d: DivisionId, k: RoundId, given: &[Line]) -> Result<(), EventsError> {
+        let round = k.number();
         if self.divisions[d].started(k) {
             return Err(EventsError::RoundStarted { round });
         }
@@ -264,7 +264,7 @@ impl Record {
                 }
             });
         }
-        self.divisions[d].division.set_pairings(k, lines).map_err(EventsError::Rules)?;
+        self.divisions[d].division.set_pairings(k.index(), lines).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("round {round} paired by the director");
         self.event(EventKind::PairingsMade, &division, round, 0, detail);
@@ -290,17 +290,17 @@ impl Record {
         }
         let played = division.rounds().len() - import.rounds_to_come.len();
         let mut entry = DivisionRecord::new(division, import.tokens.clone());
-        for k in 0..played {
+        for k in entry.round_ids().take(played) {
             let lines = entry.lines(k);
             let started = lines.iter().any(|l| matches!(l, Pairing::Game { result: Some(_), .. }))
                 || lines.iter().all(|l| matches!(l, Pairing::Bye { .. }));
             if started {
-                entry.games[k] = Some(vec![String::new(); lines.len()]);
+                entry.games[k.index()] = Some(vec![String::new(); lines.len()]);
             }
         }
         self.divisions.push(entry);
         let detail = format!("{players} players, {played} rounds played");
         self.event(EventKind::DivisionImported, name, 0, 0, detail);
-        Ok(Outcome::Division { division: self.divisions.len() - 1 })
+        Ok(Outcome::Division { division: DivisionId(self.divisions.len() - 1) })
     }
 }

@@ -7,12 +7,12 @@
 use super::change::{Answer, Read, Retry, derived_request_id};
 use super::command::Outcome;
 use super::event::{Actor, EventKind};
-use super::record::{Record, Source, game_result};
+use super::record::{DivisionId, Record, Source, game_result};
 use crate::Events;
 use crate::error::{EventsError, Invalid};
 use dawgref_engine::game::{DirectorAction, ResultKind};
 use dawgref_host::{DirectorOp, Route};
-use dawgref_tournament::{GameResult, Pairing, PlayerId};
+use dawgref_tournament::{GameResult, Pairing, PairingId, PlayerId, RoundId};
 use std::future::Future;
 
 /// How the layer reaches a game held by another replica: the services' forwarding implements
@@ -53,14 +53,15 @@ impl HandResult {
     /// The pairing's division, round and line indices and its result, checked against the
     /// record: INVALID_ARGUMENT naming the field for what is not there or out of bounds (a score
     /// past the bound any adjudicated score has, a forfeit by a player not in the pairing).
-    fn find(&self, rec: &Record) -> Result<(usize, usize, usize, GameResult), EventsError> {
+    fn find(&self, rec: &Record) -> Result<(DivisionId, RoundId, PairingId, GameResult), EventsError> {
         let d = rec.division(&self.division)?;
         let k = rec.round(d, self.round)?;
         let (round, pairing) = (self.round, self.pairing);
         let entry = &rec.divisions[d];
-        let i = (pairing as usize).wrapping_sub(1);
+        // Pairing 0 is none: u32::MAX, past any round's.
+        let i = PairingId(pairing.wrapping_sub(1));
         let line = entry.line(k, i).ok_or_else(|| -> EventsError {
-            if entry.division.rounds()[k].pairings.is_some() {
+            if entry.division.rounds()[k.index()].pairings.is_some() {
                 Invalid::NoSuchPairing { round, pairing, pairings: entry.lines(k).len() }.into()
             } else {
                 dawgref_tournament::Error::NotPaired { round: round as usize }.into()
@@ -118,7 +119,7 @@ impl Events {
             None => false,
         };
         if over && !correct {
-            return Err(EventsError::GameOver { round: k as u32 + 1, pairing: i as u32 + 1 });
+            return Err(EventsError::GameOver { round: k.number(), pairing: i.number() });
         }
         if let Some(game_id) = game_id.filter(|_| !over) {
             let division = record.division_at(d).name().to_string();

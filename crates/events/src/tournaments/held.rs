@@ -85,10 +85,10 @@ impl Events {
                 Some((d, player)) => {
                     let entry = &record.divisions[d];
                     let name = entry.division.name();
-                    (0..entry.division.rounds().len())
-                        .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(i, line)| (k, i, line)))
+                    (entry.round_ids())
+                        .flat_map(|k| entry.pairings(k).map(move |(i, line)| (k, i, line)))
                         .filter(|(_, _, line)| line.players().any(|p| p == PlayerId(player - 1)))
-                        .map(|(k, i, _)| (name.to_string(), k as u32 + 1, i as u32 + 1))
+                        .map(|(k, i, _)| (name.to_string(), k.number(), i.number()))
                         .collect()
                 }
             };
@@ -144,17 +144,16 @@ fn cut_at(mut record: Record, marked: &Marked, cut: u64, own: &HashSet<PairingKe
         // The first round paired after the cut: it and every later one unpaired, unstarted.
         let unpaired = (0..rounds).find(|&k| after(marked.paired.get(&(name.clone(), k as u32 + 1))));
         let mut holding = Vec::new();
-        for k in 0..unpaired.unwrap_or(rounds) {
-            let round = k as u32 + 1;
-            if after(marked.started.get(&(name.clone(), round))) {
-                entry.games[k] = None;
+        for k in entry.round_ids().take(unpaired.unwrap_or(rounds)) {
+            if after(marked.started.get(&(name.clone(), k.number()))) {
+                entry.games[k.index()] = None;
             }
-            for i in 0..entry.lines(k).len() {
-                let key = (name.clone(), round, i as u32 + 1);
+            for (i, _) in entry.pairings(k) {
+                let key = (name.clone(), k.number(), i.number());
                 let after =
                     marked.results.get(&key).and_then(|times| times.last()).is_some_and(|&(n, _)| n >= cut);
                 if after && !own.contains(&key) {
-                    holding.push((k, i));
+                    holding.push((k.index(), i.index()));
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! CSV, the statistics as two CSV files (their columns are the server's proto's).
 
 use super::event::{LogFilter, TournamentEvent};
-use super::record::Record;
+use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_tournament::csv::line as csv_line;
@@ -47,12 +47,12 @@ impl Events {
     /// game's scores and its game on the server is over with a move made in it (a play, an
     /// exchange or a pass); `bingo_games` counts those games. A game that cannot be read counts
     /// none.
-    pub async fn statistics(&self, record: &Record, d: usize) -> DivisionStatistics {
+    pub async fn statistics(&self, record: &Record, d: DivisionId) -> DivisionStatistics {
         let entry = &record.divisions[d];
         let figures = Statistics::of(&entry.division);
         let mut bingos = vec![(0, 0); entry.division.players().len()];
-        for k in 0..entry.division.rounds().len() {
-            for (i, line) in entry.lines(k).iter().enumerate() {
+        for k in entry.round_ids() {
+            for (i, line) in entry.pairings(k) {
                 let Pairing::Game { first, second, result: Some(GameResult::Scores(_)) } = *line else {
                     continue;
                 };

@@ -28,6 +28,6 @@ pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
 pub use held::{GameLink, game_labels};
 pub use log::{DivisionStatistics, log_csv, log_json_lines};
 pub(crate) use marks::Marks;
-pub use record::{DivisionRecord, Record, Source, game_result};
+pub use record::{DivisionId, DivisionRecord, Record, Source, game_result};
 pub use results::Watched;
 pub use start::RoundGames;

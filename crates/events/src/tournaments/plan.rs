@@ -4,14 +4,14 @@
 //! and an event for each. A round started has its games made: it is unpaired no more.
 
 use super::event::EventKind;
-use super::record::Record;
+use super::record::{DivisionId, Record};
 use crate::error::EventsError;
 use dawgref_host::TokenHash;
-use dawgref_tournament::{Method, Missed, Player, PlayerId};
+use dawgref_tournament::{Method, Missed, Player, PlayerId, RoundId};
 
 impl Record {
     /// Add rounds at the end of division `d`, each paired by its method when its turn comes.
-    pub(crate) fn add_rounds(&mut self, d: usize, methods: &[Method]) -> Result<(), EventsError> {
+    pub(crate) fn add_rounds(&mut self, d: DivisionId, methods: &[Method]) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
         entry.division.add_rounds(methods).map_err(EventsError::Rules)?;
@@ -26,7 +26,7 @@ impl Record {
     }
 
     /// Take the last `count` rounds of division `d` off: none of them paired.
-    pub(crate) fn remove_rounds(&mut self, d: usize, count: usize) -> Result<(), EventsError> {
+    pub(crate) fn remove_rounds(&mut self, d: DivisionId, count: usize) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         let before = entry.division.rounds().len();
         entry.division.remove_rounds(count).map_err(EventsError::Rules)?;
@@ -41,7 +41,7 @@ impl Record {
     }
 
     /// The event of division `d`'s rounds changed: what changed, and the count now.
-    fn noted_rounds(&mut self, d: usize, what: String) {
+    fn noted_rounds(&mut self, d: DivisionId, what: String) {
         let division = self.division_at(d).name().to_string();
         let rounds = self.division_at(d).rounds().len();
         self.event(EventKind::RoundsChanged, &division, 0, 0, format!("{what}: {rounds} rounds"));
@@ -53,7 +53,7 @@ impl Record {
     /// caller to name the field).
     pub(crate) fn add_late_player(
         &mut self,
-        d: usize,
+        d: DivisionId,
         player: Player,
         token: Option<TokenHash>,
         missed: Missed,
@@ -70,7 +70,7 @@ impl Record {
 
     /// Enter withdrawn player `number` (from 1) of division `d` again: paired from the next
     /// round paired.
-    pub(crate) fn reenter(&mut self, d: usize, number: u32) -> Result<(), EventsError> {
+    pub(crate) fn reenter(&mut self, d: DivisionId, number: u32) -> Result<(), EventsError> {
         self.player(d, number)?;
         (self.divisions[d].division.reenter(PlayerId(number - 1))).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
@@ -81,15 +81,15 @@ impl Record {
 
     /// Take round `k`'s pairings of division `d` away, to be paired again: the last round
     /// paired, not started (its games are made then), no result in.
-    pub(crate) fn unpair(&mut self, d: usize, k: usize) -> Result<(), EventsError> {
+    pub(crate) fn unpair(&mut self, d: DivisionId, k: RoundId) -> Result<(), EventsError> {
         let entry = &mut self.divisions[d];
         if entry.started(k) {
-            return Err(EventsError::GamesMade { round: k as u32 + 1 });
+            return Err(EventsError::GamesMade { round: k.number() });
         }
-        entry.division.unpair(k).map_err(EventsError::Rules)?;
+        entry.division.unpair(k.index()).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
-        let detail = format!("round {}'s pairings taken back", k + 1);
-        self.event(EventKind::RoundUnpaired, &division, k as u32 + 1, 0, detail);
+        let detail = format!("{k}'s pairings taken back");
+        self.event(EventKind::RoundUnpaired, &division, k.number(), 0, detail);
         Ok(())
     }
 }

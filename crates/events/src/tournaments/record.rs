@@ -10,7 +10,7 @@ use super::event::{EventKind, TournamentEvent};
 use crate::error::{EventsError, Invalid, PlayerNamed};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
-use dawgref_tournament::{Division, GameResult, Pairing, PlayerId};
+use dawgref_tournament::{Division, GameResult, Pairing, PairingId, PlayerId, RoundId};
 
 ///
 /// Its fields are the layer's alone: outside it a record is read through its methods, and changed
@@ -56,6 +56,31 @@ pub(crate) struct Answer {
     pub body: Vec<u8>,
 }
 
+/// A division of a tournament: its place among the tournament's divisions (from 0), as the
+/// record holds them (a division is never taken out, so it stays that division's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DivisionId(pub(crate) usize);
+
+impl DivisionId {
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl std::ops::Index<DivisionId> for Vec<DivisionRecord> {
+    type Output = DivisionRecord;
+
+    fn index(&self, d: DivisionId) -> &DivisionRecord {
+        &self[d.0]
+    }
+}
+
+impl std::ops::IndexMut<DivisionId> for Vec<DivisionRecord> {
+    fn index_mut(&mut self, d: DivisionId) -> &mut DivisionRecord {
+        &mut self[d.0]
+    }
+}
+
 impl DivisionRecord {
     /// The division: its players, rounds and results.
     pub fn division(&self) -> &Division {
@@ -73,26 +98,45 @@ impl DivisionRecord {
     }
 
     /// Whether round `k` has started.
-    pub fn started(&self, k: usize) -> bool {
-        self.games.get(k).is_some_and(Option::is_some)
+    pub fn started(&self, k: RoundId) -> bool {
+        self.games.get(k.index()).is_some_and(Option::is_some)
     }
 
     /// The game of round `k`'s line `i`, by id (None: a bye, a result entered by hand, or a
     /// round not started).
-    pub fn game_id(&self, k: usize, i: usize) -> Option<&str> {
-        let id = self.games.get(k)?.as_ref()?.get(i)?;
+    pub fn game_id(&self, k: RoundId, i: PairingId) -> Option<&str> {
+        let id = self.games.get(k.index())?.as_ref()?.get(i.index())?;
         // Kept as an empty id where there is none: the store's format.
         (!id.is_empty()).then_some(id.as_str())
     }
 
     /// Round `k`'s line `i`, if there is one.
-    pub fn line(&self, k: usize, i: usize) -> Option<&Pairing> {
-        self.division.rounds().get(k)?.pairings.as_ref()?.get(i)
+    pub fn line(&self, k: RoundId, i: PairingId) -> Option<&Pairing> {
+        self.division.rounds().get(k.index())?.pairings.as_ref()?.get(i.index())
     }
 
     /// Round `k`'s lines (none before it is paired).
-    pub fn lines(&self, k: usize) -> &[Pairing] {
-        self.division.rounds().get(k).and_then(|r| r.pairings.as_deref()).unwrap_or_default()
+    pub fn lines(&self, k: RoundId) -> &[Pairing] {
+        self.division.rounds().get(k.index()).and_then(|r| r.pairings.as_deref()).unwrap_or_default()
+    }
+
+    /// Round `k`'s lines, each with its pairing (none before it is paired).
+    pub fn pairings(&self, k: RoundId) -> impl Iterator<Item = (PairingId, &Pairing)> {
+        self.lines(k).iter().enumerate().map(|(i, line)| (PairingId::at(i), line))
+    }
+
+    /// The game `player` is to play now: of the latest started round, one of theirs with a game
+    /// and no result yet.
+    pub fn current_game(&self, player: PlayerId) -> Option<&str> {
+        (self.round_ids().rev().filter(|&k| self.started(k)))
+            .flat_map(|k| self.pairings(k).map(move |(i, line)| (k, i, line)))
+            .filter(|(_, _, line)| !line.is_done() && line.players().any(|p| p == player))
+            .find_map(|(k, i, _)| self.game_id(k, i))
+    }
+
+    /// Each round, from the first.
+    pub fn round_ids(&self) -> impl DoubleEndedIterator<Item = RoundId> + use<> {
+        (0..self.division.rounds().len()).map(RoundId::at)
     }
 
     /// What a record must be to be read: a game list for each round, one game id for each line of
@@ -179,35 +223,45 @@ impl Record {
         }
     }
 
-    /// Division `d`'s own seed, drawn from the tournament's.
+    /// The division `d`-th (from 0) of the tournament's own seed, drawn from the tournament's.
     pub(crate) fn division_seed(&self, d: usize) -> u64 {
         self.seed ^ (d as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     /// Division `d`.
-    pub fn division_at(&self, d: usize) -> &Division {
-        &self.divisions[d].division
+    pub fn division_at(&self, d: DivisionId) -> &Division {
+        &self.divisions[d.0].division
     }
 
-    /// A division's index by name: INVALID_ARGUMENT naming the divisions there are.
-    pub fn division(&self, name: &str) -> Result<usize, EventsError> {
-        self.divisions.iter().position(|d| d.division.name() == name).ok_or_else(|| {
+    /// Each division, in the order they were made.
+    pub fn division_ids(&self) -> impl Iterator<Item = DivisionId> + use<> {
+        (0..self.divisions.len()).map(DivisionId)
+    }
+
+    /// Division `d` with its games and tokens.
+    pub fn entry(&self, d: DivisionId) -> &DivisionRecord {
+        &self.divisions[d.0]
+    }
+
+    /// A division by name: refused naming the divisions there are.
+    pub fn division(&self, name: &str) -> Result<DivisionId, EventsError> {
+        self.divisions.iter().position(|d| d.division.name() == name).map(DivisionId).ok_or_else(|| {
             let there = self.divisions.iter().map(|d| d.division.name().to_string()).collect();
             Invalid::NoSuchDivision { name: name.to_string(), there }.into()
         })
     }
 
-    /// A round's index (from a 1-based number): INVALID_ARGUMENT when it is not there.
-    pub fn round(&self, d: usize, number: u32) -> Result<usize, EventsError> {
+    /// A round by the number (from 1) a director names it by: refused when it is not there.
+    pub fn round(&self, d: DivisionId, number: u32) -> Result<RoundId, EventsError> {
         let rounds = self.division_at(d).rounds().len();
         match number as usize {
-            n if (1..=rounds).contains(&n) => Ok(n - 1),
+            n if (1..=rounds).contains(&n) => Ok(RoundId(number - 1)),
             _ => Err(Invalid::NoSuchRound { round: number, rounds }.into()),
         }
     }
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.
-    pub fn player(&self, d: usize, number: u32) -> Result<(), EventsError> {
+    pub fn player(&self, d: DivisionId, number: u32) -> Result<(), EventsError> {
         self.player_named_by(d, PlayerNamed::Player, number).map(|_| ())
     }
 
@@ -215,7 +269,7 @@ impl Record {
     /// saying how when they are not there.
     pub(crate) fn player_named_by(
         &self,
-        d: usize,
+        d: DivisionId,
         by: PlayerNamed,
         number: u32,
     ) -> Result<PlayerId, EventsError> {
@@ -236,9 +290,9 @@ impl Record {
     /// the same.
     pub(crate) fn enter_result(
         &mut self,
-        d: usize,
-        k: usize,
-        i: usize,
+        d: DivisionId,
+        k: RoundId,
+        i: PairingId,
         result: GameResult,
         source: Source,
     ) -> Result<(), EventsError> {
@@ -246,19 +300,25 @@ impl Record {
         // What a correction replaces, for its event.
         let was = line.filter(|l| l.is_done()).map(|l| detail(self.division_at(d), l));
         let correct = matches!(source, Source::Director { correct: true });
-        self.divisions[d].division.record(k, i, result, correct).map_err(EventsError::Rules)?;
+        let division = &mut self.divisions[d].division;
+        division.record(k.index(), i.index(), result, correct).map_err(EventsError::Rules)?;
         self.noted_result(d, k, i, was, source);
         Ok(())
     }
 
     /// The forfeits [`Record::withdraw`] would make, as (round, line) indices, the record
     /// untouched.
-    pub(crate) fn forfeits_of(&self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
-        self.division_at(d).clone().withdraw(PlayerId(number - 1)).map_err(EventsError::Rules)
+    pub(crate) fn forfeits_of(
+        &self,
+        d: DivisionId,
+        number: u32,
+    ) -> Result<Vec<(RoundId, PairingId)>, EventsError> {
+        let forfeits = self.division_at(d).clone().withdraw(PlayerId(number - 1));
+        Ok(forfeits.map_err(EventsError::Rules)?.into_iter().map(ids).collect())
     }
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
-    fn noted_result(&mut self, d: usize, k: usize, i: usize, was: Option<String>, source: Source) {
+    fn noted_result(&mut self, d: DivisionId, k: RoundId, i: PairingId, was: Option<String>, source: Source) {
         let kind = if was.is_some() { EventKind::ResultCorrected } else { EventKind::Result };
         let line = self.divisions[d].line(k, i);
         let players = line.map(|l| l.players().map(|p| p.0 + 1).collect()).unwrap_or_default();
@@ -270,7 +330,7 @@ impl Record {
             detail = format!("{detail} (was {was})");
         }
         let division = self.division_at(d).name().to_string();
-        let event = self.event(kind, &division, k as u32 + 1, i as u32 + 1, detail);
+        let event = self.event(kind, &division, k.number(), i.number(), detail);
         event.players = players;
         if source == Source::Game {
             event.by = super::event::GAME.to_string();
@@ -280,9 +340,14 @@ impl Record {
     /// Withdraw player `number` (from 1) of division `d`: paired no more, and each of their
     /// games paired and not played a forfeit, noted as [`Record::enter_result`] notes a result.
     /// The forfeits made, as (round, line) indices.
-    pub(crate) fn withdraw(&mut self, d: usize, number: u32) -> Result<Vec<(usize, usize)>, EventsError> {
+    pub(crate) fn withdraw(
+        &mut self,
+        d: DivisionId,
+        number: u32,
+    ) -> Result<Vec<(RoundId, PairingId)>, EventsError> {
         let forfeits =
             (self.divisions[d].division.withdraw(PlayerId(number - 1))).map_err(EventsError::Rules)?;
+        let forfeits: Vec<(RoundId, PairingId)> = forfeits.into_iter().map(ids).collect();
         for &(k, i) in &forfeits {
             self.noted_result(d, k, i, None, Source::Withdrawal);
         }
@@ -327,10 +392,15 @@ impl Record {
     }
 
     /// A player's name by division and 1-based number, for event details.
-    pub fn player_name(&self, d: usize, number: u32) -> &str {
+    pub fn player_name(&self, d: DivisionId, number: u32) -> &str {
         let player = (number as usize).checked_sub(1).and_then(|i| self.division_at(d).players().get(i));
         player.map_or("?", |p| p.name.as_str())
     }
+}
+
+/// A division's (round, line) indices as the ids they are.
+fn ids((k, i): (usize, usize)) -> (RoundId, PairingId) {
+    (RoundId::at(k), PairingId::at(i))
 }
 
 /// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits to Ann", "Ann: a bye (+50)".

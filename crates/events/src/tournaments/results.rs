@@ -7,11 +7,11 @@
 
 use super::event::{Actor, TournamentEvent};
 use super::held::GameLink;
-use super::record::{self, Record, Source};
+use super::record::{self, DivisionId, Record, Source};
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_host::Residence;
-use dawgref_tournament::{Division, Pairing};
+use dawgref_tournament::{Division, Pairing, PairingId, RoundId};
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -79,11 +79,11 @@ impl Events {
 }
 
 /// Where the game `game_id` is paired: (division, round, line).
-fn line_of(rec: &Record, game_id: &str) -> Option<(usize, usize, usize)> {
+fn line_of(rec: &Record, game_id: &str) -> Option<(DivisionId, RoundId, PairingId)> {
     rec.divisions.iter().enumerate().find_map(|(d, entry)| {
         entry.games.iter().enumerate().find_map(|(k, games)| {
             let i = games.as_ref()?.iter().position(|g| g == game_id)?;
-            Some((d, k, i))
+            Some((DivisionId(d), RoundId::at(k), PairingId::at(i)))
         })
     })
 }
@@ -114,11 +114,10 @@ impl Events {
         let (record, _) = self.load(slug).await?;
         let mut found = Vec::new();
         for entry in &record.divisions {
-            for (k, games) in entry.games.iter().enumerate() {
-                let waiting =
-                    games.iter().flatten().enumerate().filter(|(i, game)| {
-                        !game.is_empty() && !entry.line(k, *i).is_some_and(Pairing::is_done)
-                    });
+            for (k, games) in entry.round_ids().zip(&entry.games) {
+                let waiting = games.iter().flatten().enumerate().filter(|(i, game)| {
+                    !game.is_empty() && !entry.line(k, PairingId::at(*i)).is_some_and(Pairing::is_done)
+                });
                 for (_, game) in waiting {
                     let Ok(id) = uuid::Uuid::parse_str(game) else { continue };
                     // A game held here tells of its end itself.

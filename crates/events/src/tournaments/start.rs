@@ -7,27 +7,31 @@ use super::change::{Answer, Retry};
 use super::command::Outcome;
 use super::direct::Owners;
 use super::event::{Actor, EventKind};
-use super::record::Record;
+use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_engine::game::ResultKind;
-use dawgref_tournament::{Pairing, PlayerId};
+use dawgref_tournament::{Pairing, PairingId, PlayerId, RoundId};
 use sha2::{Digest, Sha256};
 use std::future::Future;
 use uuid::Uuid;
 
-/// A line of a round as its game is made for it: its number, first and second player (from 1).
-type Pair = (u32, u32, u32);
+/// A line of a round as its game is made for it: the pairing, and its players in seat order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pair {
+    pairing: PairingId,
+    players: [PlayerId; 2],
+}
 
 /// The services' half of StartRound: a pairing's game made through the checks of any new game.
 pub trait RoundGames: Sync {
-    /// Make the game of `players` (first to move first) in round `round` (from 1) of division
-    /// `d` of `record`, its id `id` (a game found made by an earlier call is kept).
+    /// Make the game of `players` (first to move first) in round `round` of division `d` of
+    /// `record`, its id `id` (a game found made by an earlier call is kept).
     fn make(
         &self,
         record: &Record,
-        d: usize,
-        round: u32,
+        d: DivisionId,
+        round: RoundId,
         players: [PlayerId; 2],
         id: Uuid,
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
@@ -36,7 +40,9 @@ pub trait RoundGames: Sync {
 /// The id of a pairing's game: drawn from the tournament, division, round, pairing and players
 /// (all numbered from 1), so that StartRound asked again (after a crash between its games and
 /// its record, say) names the same games and makes none twice.
-fn game_id(slug: &str, division: &str, round: u32, (number, first, second): Pair) -> Uuid {
+fn game_id(slug: &str, division: &str, round: RoundId, pair: Pair) -> Uuid {
+    let (round, number) = (round.number(), pair.pairing.number());
+    let [first, second] = pair.players.map(|p| p.0 + 1);
     let digest = Sha256::digest(format!("{slug}\n{division}\n{round}\n{number}\n{first}\n{second}"));
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
@@ -44,9 +50,11 @@ fn game_id(slug: &str, division: &str, round: u32, (number, first, second): Pair
 }
 
 /// The games a round's lines are to have: each line with a game to play, as its pair.
-fn pairs(lines: &[Pairing]) -> impl Iterator<Item = (usize, Pair)> + '_ {
+fn pairs(lines: &[Pairing]) -> impl Iterator<Item = Pair> + '_ {
     lines.iter().enumerate().filter_map(|(i, line)| match *line {
-        Pairing::Game { first, second, result: None } => Some((i, (i as u32 + 1, first.0 + 1, second.0 + 1))),
+        Pairing::Game { first, second, result: None } => {
+            Some(Pair { pairing: PairingId::at(i), players: [first, second] })
+        }
         _ => None,
     })
 }
@@ -83,15 +91,14 @@ impl Events {
         if entry.started(k) {
             return Ok(answer(&record, Outcome::Round { division: d, round: k }));
         }
-        if entry.division.rounds()[k].pairings.is_none() {
+        if entry.division.rounds()[k.index()].pairings.is_none() {
             return Err(dawgref_tournament::Error::NotPaired { round: round as usize }.into());
         }
         // Each pair → the game made for it.
         let mut made: Vec<(Pair, String)> = Vec::new();
-        for (_, pair) in pairs(entry.lines(k)) {
-            let id = game_id(slug, division, round, pair);
-            let players = [pair.1, pair.2].map(|n| PlayerId(n - 1));
-            games.make(&record, d, round, players, id).await?;
+        for pair in pairs(entry.lines(k)) {
+            let id = game_id(slug, division, k, pair);
+            games.make(&record, d, k, pair.players, id).await?;
             made.push((pair, id.to_string()));
         }
         // The pairs as the write found them, when they were not the pairs the games were made for.
@@ -104,18 +111,18 @@ impl Events {
                     changed = None;
                     let lines = entry.lines(k);
                     let mut bound = vec![String::new(); lines.len()];
-                    for (i, pair) in pairs(lines) {
+                    for pair in pairs(lines) {
                         match made.iter().find(|(p, _)| *p == pair) {
-                            Some((_, id)) => bound[i] = id.clone(),
+                            Some((_, id)) => bound[pair.pairing.index()] = id.clone(),
                             None => {
-                                changed = Some(pairs(lines).map(|(_, p)| p).collect());
+                                changed = Some(pairs(lines).collect());
                                 return Err(EventsError::Aborted(format!(
                                     "round {round}'s pairings changed on another replica while it started: ask again"
                                 )));
                             }
                         }
                     }
-                    entry.games[k] = Some(bound);
+                    entry.games[k.index()] = Some(bound);
                     let what = format!("round {round}: {} games", made.len());
                     rec.event(EventKind::RoundStarted, division, round, 0, what);
                 }
@@ -132,7 +139,8 @@ impl Events {
                 // A record that cannot be read voids nothing.
                 match self.load(slug).await {
                     Ok((record, _)) => {
-                        let held = record.divisions[d].games.get(k).cloned().flatten().unwrap_or_default();
+                        let games = record.divisions[d].games.get(k.index()).cloned();
+                        let held = games.flatten().unwrap_or_default();
                         made.iter().map(|(_, id)| id).filter(|id| !held.contains(id)).collect()
                     }
                     Err(_) => Vec::new(),

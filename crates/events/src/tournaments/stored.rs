@@ -12,7 +12,7 @@ use crate::error::EventsError;
 use crate::settings::GameSettings;
 use dawgref_host::{TokenHash, hex, unhex};
 use dawgref_store::StoredTournament;
-use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round};
+use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round, RoundId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -136,13 +136,13 @@ impl Part {
 /// What round `k`'s own part holds: its method, whether it is paired and started, its parts of
 /// lines.
 fn round_part(entry: &DivisionRecord, k: usize) -> (Method, bool, bool, usize) {
-    let round = &entry.division.rounds()[k];
-    (round.method, round.pairings.is_some(), entry.started(k), entry.lines(k).len().div_ceil(LINES_A_PART))
+    let (round, id) = (&entry.division.rounds()[k], RoundId::at(k));
+    (round.method, round.pairings.is_some(), entry.started(id), entry.lines(id).len().div_ceil(LINES_A_PART))
 }
 
 /// Round `k`'s lines in part `c`, with their games once started.
 fn lines_part(entry: &DivisionRecord, k: usize, c: usize) -> (&[Pairing], Option<&[String]>) {
-    let lines = entry.lines(k);
+    let lines = entry.lines(RoundId::at(k));
     let range = c * LINES_A_PART..((c + 1) * LINES_A_PART).min(lines.len());
     (&lines[range.clone()], entry.games[k].as_ref().map(|g| &g[range]))
 }
@@ -151,7 +151,8 @@ fn lines_part(entry: &DivisionRecord, k: usize, c: usize) -> (&[Pairing], Option
 fn parts(record: &Record) -> impl Iterator<Item = Part> + '_ {
     record.divisions.iter().enumerate().flat_map(|(d, entry)| {
         let rounds = (0..entry.division.rounds().len()).flat_map(move |k| {
-            let lines = (0..entry.lines(k).len().div_ceil(LINES_A_PART)).map(move |c| Part::Lines(d, k, c));
+            let parts = entry.lines(RoundId::at(k)).len().div_ceil(LINES_A_PART);
+            let lines = (0..parts).map(move |c| Part::Lines(d, k, c));
             std::iter::once(Part::Round(d, k)).chain(lines)
         });
         std::iter::once(Part::Division(d)).chain(rounds)
@@ -265,9 +266,9 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::Source;
+    use super::super::record::{DivisionId, Source};
     use super::*;
-    use dawgref_tournament::{GameResult, Method};
+    use dawgref_tournament::{GameResult, Method, PairingId};
 
     /// A tournament of one 6-player division over three manual rounds, round 1 paired.
     fn record() -> Record {
@@ -323,18 +324,25 @@ mod tests {
 
         // A result writes its round, and nothing else but the head.
         let mut rec = back;
-        rec.enter_result(0, 0, 1, GameResult::Scores([420, 380]), Source::Game).unwrap();
+        rec.enter_result(
+            DivisionId(0),
+            RoundId(0),
+            PairingId(1),
+            GameResult::Scores([420, 380]),
+            Source::Game,
+        )
+        .unwrap();
         let result = written(&mut rec, 2);
         assert_eq!(keys(&result), ["0.0.0"]);
         // Nothing changed: no part.
         assert_eq!(keys(&written(&mut rec.clone(), 3)), Vec::<&str>::new());
         let back = read_back(&mut all, &result);
-        assert_eq!(back.division_at(0), rec.division_at(0));
+        assert_eq!(back.division_at(DivisionId(0)), rec.division_at(DivisionId(0)));
         assert_eq!(back.events, 1, "the result's event counted in the head");
 
         // A withdrawal changes the players (their part) and forfeits the games paired.
         let mut rec = back;
-        assert_eq!(rec.withdraw(0, 1).unwrap(), [(0, 0)]);
+        assert_eq!(rec.withdraw(DivisionId(0), 1).unwrap(), [(RoundId(0), PairingId(0))]);
         let withdrawn = written(&mut rec, 3);
         assert_eq!(keys(&withdrawn), ["0", "0.0.0"]);
         let back = read_back(&mut all, &withdrawn);
@@ -360,7 +368,14 @@ mod tests {
         let first = written(&mut rec, 1);
         assert_eq!(keys(&first), ["0", "0.0", "0.0.0", "0.0.1"], "100 lines in parts of 64");
         read_back(&mut all, &first);
-        rec.enter_result(0, 0, 70, GameResult::Forfeit { winner: 1 }, Source::Game).unwrap();
+        rec.enter_result(
+            DivisionId(0),
+            RoundId(0),
+            PairingId(70),
+            GameResult::Forfeit { winner: 1 },
+            Source::Game,
+        )
+        .unwrap();
         let result = written(&mut rec, 2);
         assert_eq!(keys(&result), ["0.0.1"], "line 71 is in the second part");
         let back = read_back(&mut all, &result);

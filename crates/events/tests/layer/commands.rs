@@ -135,7 +135,7 @@ async fn a_player_added_after_a_round_is_paired_is_absent_from_it_or_has_a_bye_i
     assert_eq!(said.lines, [Some(3), None, None]);
     let record = layer.record_of("t").await;
     let entry = &record.divisions()[0];
-    assert_eq!(entry.lines(0)[2], Pairing::Bye { player: PlayerId(5), spread: -50 });
+    assert_eq!(entry.lines(RoundId(0))[2], Pairing::Bye { player: PlayerId(5), spread: -50 });
     assert_eq!(entry.tokens()[4..], [None, None]);
     assert_eq!(
         layer.events_from("t", 2).await,
@@ -189,7 +189,7 @@ async fn a_round_paired_by_its_method_is_answered_as_that_round_and_noted() {
         [ev(1, "pairings_made", "A", 1, 0, "round 1 paired", "director", &[])]
     );
     let record = layer.record_of("t").await;
-    assert!(!record.divisions()[0].started(0));
+    assert!(!record.divisions()[0].started(RoundId(0)));
 }
 
 #[tokio::test]
@@ -218,7 +218,7 @@ async fn a_round_paired_by_hand_holds_the_lines_given_a_bye_with_the_divisions_s
     assert_eq!(said.did, Did::Round { division: 0, round: 0 });
     let record = layer.record_of("t").await;
     assert_eq!(
-        record.divisions()[0].lines(0),
+        record.divisions()[0].lines(RoundId(0)),
         [
             Pairing::Game { first: PlayerId(2), second: PlayerId(0), result: None },
             Pairing::Bye { player: PlayerId(1), spread: Controls::default().bye_spread },
@@ -271,13 +271,13 @@ async fn pairings_by_hand_of_a_round_started_are_refused() {
     four(&layer).await;
     layer.pair("t", "A", 1).await;
     layer.start("t", "", ("A", 1), &FakeGames::noted()).await.unwrap();
-    let before = layer.record_of("t").await.divisions()[0].lines(0).to_vec();
+    let before = layer.record_of("t").await.divisions()[0].lines(RoundId(0)).to_vec();
     let set = Command::SetPairings { division: "A".into(), round: 1, lines: lines_of(&[(1, 3), (2, 4)]) };
     assert_eq!(
         refused(layer.command("t", "", set).await),
         precondition("round 1 has started: its pairings stand")
     );
-    assert_eq!(layer.record_of("t").await.divisions()[0].lines(0), before);
+    assert_eq!(layer.record_of("t").await.divisions()[0].lines(RoundId(0)), before);
 }
 
 /// A division as TSH writes it: round 1 played by Ann and Bo (400–350), Cy and Di paired and
@@ -306,10 +306,16 @@ async fn a_division_imported_keeps_its_rounds_started_where_a_result_is_in_and_i
     assert_eq!(entry.division().name(), "B");
     assert_eq!(entry.division().rounds()[2].method, Method::Swiss);
     // Round 1 has a result in: started, with no game for any line; round 2 is to be started.
-    assert_eq!((entry.started(0), entry.started(1), entry.started(2)), (true, false, false));
-    assert_eq!((entry.game_id(0, 0), entry.game_id(0, 1)), (None, None));
     assert_eq!(
-        entry.lines(0)[0],
+        (entry.started(RoundId(0)), entry.started(RoundId(1)), entry.started(RoundId(2))),
+        (true, false, false)
+    );
+    assert_eq!(
+        (entry.game_id(RoundId(0), PairingId(0)), entry.game_id(RoundId(0), PairingId(1))),
+        (None, None)
+    );
+    assert_eq!(
+        entry.lines(RoundId(0))[0],
         Pairing::Game {
             first: PlayerId(0),
             second: PlayerId(1),
@@ -674,9 +680,9 @@ async fn a_player_added_with_byes_after_a_round_started_has_no_game_for_their_by
     let other = layer.beside();
     let record = other.record_of("t").await;
     let entry = &record.divisions()[0];
-    assert_eq!(entry.lines(0).len(), 3);
-    assert!(entry.started(0));
-    assert!(entry.game_id(0, 0).is_some());
-    assert_eq!(entry.game_id(0, 2), None);
+    assert_eq!(entry.lines(RoundId(0)).len(), 3);
+    assert!(entry.started(RoundId(0)));
+    assert!(entry.game_id(RoundId(0), PairingId(0)).is_some());
+    assert_eq!(entry.game_id(RoundId(0), PairingId(2)), None);
     assert_eq!(entry.division(), layer.record_of("t").await.divisions()[0].division());
 }

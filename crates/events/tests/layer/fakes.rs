@@ -7,8 +7,8 @@ use dawgref_engine::game::{DirectorAction, Game, GameConfig, ResultKind};
 use dawgref_engine::lexicon::Lexicon;
 use dawgref_engine::rules::Ruleset;
 use dawgref_events::{
-    Actor, Answer, Command, Events, EventsError, GameSettings, Hand, HandResult, Invalid, NewDivision,
-    NewTournament, Outcome, Owners, Record, RoundGames, TournamentEvent, game_labels,
+    Actor, Answer, Command, DivisionId, Events, EventsError, GameSettings, Hand, HandResult, Invalid,
+    NewDivision, NewTournament, Outcome, Owners, Record, RoundGames, TournamentEvent, game_labels,
 };
 use dawgref_host::{
     Answers, Callbacks, ChallengeDone, DirectorDone, DirectorOp, Host, HostError, Limits, Residence, Route,
@@ -16,6 +16,7 @@ use dawgref_host::{
 };
 use dawgref_store::{Claim, LeaseFuture, Leases, MemoryStore};
 use dawgref_tournament::{Controls, Method, Player, PlayerId, Standings};
+pub use dawgref_tournament::{PairingId, RoundId};
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::pin::Pin;
@@ -318,9 +319,13 @@ pub enum Did {
 impl From<Outcome> for Did {
     fn from(o: Outcome) -> Did {
         match o {
-            Outcome::Player { division, player } => Did::Player { division, player: player.0 },
-            Outcome::Round { division, round } => Did::Round { division, round },
-            Outcome::Division { division } => Did::Division { division },
+            Outcome::Player { division, player } => {
+                Did::Player { division: division.index(), player: player.0 }
+            }
+            Outcome::Round { division, round } => {
+                Did::Round { division: division.index(), round: round.index() }
+            }
+            Outcome::Division { division } => Did::Division { division: division.index() },
         }
     }
 }
@@ -352,11 +357,11 @@ impl Answer for Said {
 /// The answer a call tagged `tag` gives.
 pub fn said(tag: &str) -> impl Fn(&Record, Outcome) -> Said + Sync + '_ {
     move |rec, outcome| {
-        let entry = &rec.divisions()[outcome.division()];
+        let entry = rec.entry(outcome.division());
         let division = entry.division();
         let games = match outcome {
             Outcome::Round { round, .. } => {
-                (0..entry.lines(round).len()).map(|i| entry.game_id(round, i).map(str::to_string)).collect()
+                entry.pairings(round).map(|(i, _)| entry.game_id(round, i).map(str::to_string)).collect()
             }
             _ => Vec::new(),
         };
@@ -532,8 +537,8 @@ impl RoundGames for FakeGames {
     async fn make(
         &self,
         record: &Record,
-        d: usize,
-        round: u32,
+        d: DivisionId,
+        round: RoundId,
         players: [PlayerId; 2],
         id: Uuid,
     ) -> Result<(), EventsError> {
@@ -543,20 +548,25 @@ impl RoundGames for FakeGames {
         }
         let n = {
             let mut made = self.made.lock().unwrap();
-            made.push(Made { division: d, round, players: players.map(|p| p.0 + 1), id });
+            made.push(Made {
+                division: d.index(),
+                round: round.number(),
+                players: players.map(|p| p.0 + 1),
+                id,
+            });
             made.len() - 1
         };
         if self.fail_at == Some(n) {
             return Err(EventsError::Internal("the games' server fell over".into()));
         }
         let Some(host) = &self.host else { return Ok(()) };
-        let entry = &record.divisions()[d];
+        let entry = record.entry(d);
         let names = players.map(|p| entry.division().players()[p.index()].name.clone());
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().expect("8 bytes"));
         let config = GameConfig::new(Arc::new(Ruleset::english()), Arc::new(lexicon().clone()), seed);
         let game = Game::new(config).map_err(|e| EventsError::Internal(e.to_string()))?;
         let seats = names.map(|name| Seat::new(name, SeatKind::Human { token: None })).to_vec();
-        let labels = game_labels(record.slug(), entry.division().name(), round).to_vec();
+        let labels = game_labels(record.slug(), entry.division().name(), round.number()).to_vec();
         match host.create(Some(id), game, seats, None, None, labels).await {
             Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
             Err(e) => Err(e.into()),

@@ -41,7 +41,7 @@ async fn a_game_that_ends_here_is_entered_by_the_game_as_it_ends() {
     end_on_host(&layer.host, &ids[0], adjudicated(400, 350)).await;
     let mut entered = false;
     for _ in 0..500 {
-        if layer.record_of("t").await.divisions()[0].lines(0)[0].is_done() {
+        if layer.record_of("t").await.divisions()[0].lines(RoundId(0))[0].is_done() {
             entered = true;
             break;
         }
@@ -50,7 +50,7 @@ async fn a_game_that_ends_here_is_entered_by_the_game_as_it_ends() {
     assert!(entered, "the game's result was not entered");
     following.abort();
     assert_eq!(
-        layer.record_of("t").await.divisions()[0].lines(0)[0],
+        layer.record_of("t").await.divisions()[0].lines(RoundId(0))[0],
         Pairing::Game {
             first: PlayerId(0),
             second: PlayerId(1),
@@ -91,7 +91,7 @@ async fn a_game_that_ended_unheard_is_entered_by_the_game_when_reconciled() {
     let_go(&layer.host, &ids[1]).await;
     let record = layer.events.reconcile("t").await.unwrap();
     assert_eq!(
-        record.divisions()[0].lines(0)[1],
+        record.divisions()[0].lines(RoundId(0))[1],
         Pairing::Game {
             first: PlayerId(2),
             second: PlayerId(3),
@@ -113,7 +113,7 @@ async fn reconciling_leaves_games_in_play_alone_and_writes_nothing() {
     let layer = Layer::new();
     playing(&layer).await;
     let record = layer.events.reconcile("t").await.unwrap();
-    assert!(record.divisions()[0].lines(0).iter().all(|l| !l.is_done()));
+    assert!(record.divisions()[0].lines(RoundId(0)).iter().all(|l| !l.is_done()));
     assert_eq!((layer.version("t").await, layer.events_of("t").await.len()), (3, 3));
 }
 

@@ -20,7 +20,7 @@ async fn paired(layer: &Layer) {
 }
 
 fn line(layer_record: &dawgref_events::Record, k: usize, i: usize) -> Pairing {
-    layer_record.divisions()[0].lines(k)[i].clone()
+    layer_record.divisions()[0].lines(RoundId::at(k))[i].clone()
 }
 
 #[tokio::test]
@@ -40,7 +40,7 @@ async fn a_result_by_hand_on_a_pairing_with_no_game_is_entered_and_counted() {
             result: Some(GameResult::Scores([400, 350]))
         }
     );
-    assert_eq!(record.divisions()[0].game_id(0, 0), None);
+    assert_eq!(record.divisions()[0].game_id(RoundId(0), PairingId(0)), None);
     assert_eq!(
         layer.events_from("t", 3).await,
         [ev(3, "result", "A", 1, 1, "Ann 400 – Bo 350", "director", &[1, 2])]
@@ -61,7 +61,7 @@ async fn a_result_in_an_imported_round_started_with_no_games_is_entered() {
     };
     layer.command("t", "", Command::ImportDivision(import)).await.unwrap();
     let record = layer.record_of("t").await;
-    assert!(record.divisions()[1].started(0));
+    assert!(record.divisions()[1].started(RoundId(0)));
     let owners = FakeOwners::default();
     let said = layer.record("t", "", ("B", 1, 2), Hand::ForfeitedBy(4), false, &owners).await.unwrap();
     assert_eq!(said.did, Did::Division { division: 1 });

@@ -33,9 +33,9 @@ fn shape(record: &Record) -> Shape {
             .map(|entry| {
                 let games = (0..entry.division().rounds().len())
                     .map(|k| {
-                        entry.started(k).then(|| {
-                            (0..entry.lines(k).len())
-                                .map(|i| entry.game_id(k, i).map(str::to_string))
+                        entry.started(RoundId::at(k)).then(|| {
+                            (0..entry.lines(RoundId::at(k)).len())
+                                .map(|i| entry.game_id(RoundId::at(k), PairingId::at(i)).map(str::to_string))
                                 .collect()
                         })
                     })
@@ -117,14 +117,14 @@ async fn a_player_sees_their_own_games_results_now() {
     let now = layer.record_of("t").await;
     // The player in round 1's pairing 1: the cut is at the next result, pairing 2's (event 4),
     // and their own result is in.
-    let first = now.divisions()[0].lines(0)[0].players().next().unwrap();
+    let first = now.divisions()[0].lines(RoundId(0))[0].players().next().unwrap();
     let view = seen(&layer, "t", Some(("A", first.0 + 1))).await;
     assert_eq!(view, shape(&at[&4]));
     // A player of pairing 2: cut at pairing 1's result (event 3), their own result in.
-    let other = now.divisions()[0].lines(0)[1].players().next().unwrap();
+    let other = now.divisions()[0].lines(RoundId(0))[1].players().next().unwrap();
     let view = seen(&layer, "t", Some(("A", other.0 + 1))).await;
     let mut expected = shape(&at[&3]);
-    let result = match now.divisions()[0].lines(0)[1].clone() {
+    let result = match now.divisions()[0].lines(RoundId(0))[1].clone() {
         Pairing::Game { result: Some(result), .. } => result,
         line => panic!("{line:?}"),
     };
@@ -290,7 +290,8 @@ async fn make(layer: &Layer, owners: &FakeOwners, op: &Op) -> bool {
         }
         Op::Start(d) => {
             let entry = &record.divisions()[d];
-            let Some(k) = (0..entry.division().rounds_paired()).find(|&k| !entry.started(k)) else {
+            let Some(k) = (0..entry.division().rounds_paired()).find(|&k| !entry.started(RoundId::at(k)))
+            else {
                 return false;
             };
             layer.start("t", "", (NAMES[d], k as u32 + 1), &FakeGames::noted()).await.expect("started");
@@ -303,7 +304,7 @@ async fn make(layer: &Layer, owners: &FakeOwners, op: &Op) -> bool {
                 return false;
             }
             let k = round % paired;
-            let lines = entry.lines(k);
+            let lines = entry.lines(RoundId::at(k));
             let i = line % lines.len();
             let Pairing::Game { first, second, result: None } = lines[i] else { return false };
             let hand = match hand {
@@ -404,7 +405,9 @@ async fn check(
         Some((d, player)) => {
             let entry = &now.divisions()[d];
             (0..entry.division().rounds().len())
-                .flat_map(|k| entry.lines(k).iter().enumerate().map(move |(i, l)| (k, i, l.clone())))
+                .flat_map(|k| {
+                    entry.lines(RoundId::at(k)).iter().enumerate().map(move |(i, l)| (k, i, l.clone()))
+                })
                 .filter(|(_, _, l)| l.players().any(|p| p == PlayerId(player - 1)))
                 .map(|(k, i, _)| (NAMES[d].to_string(), k as u32 + 1, i as u32 + 1))
                 .collect()
@@ -420,7 +423,7 @@ async fn check(
             if let Some((d, _)) = you {
                 let division = &mut expected.divisions[d].0;
                 for k in 0..division.rounds_paired() {
-                    for (i, line) in now.divisions()[d].lines(k).iter().enumerate() {
+                    for (i, line) in now.divisions()[d].lines(RoundId::at(k)).iter().enumerate() {
                         if let Pairing::Game { result: Some(result), .. } = *line
                             && own.contains(&(NAMES[d].to_string(), k as u32 + 1, i as u32 + 1))
                         {

@@ -35,8 +35,8 @@ async fn a_round_started_makes_one_game_per_pair_binds_them_and_is_noted() {
     assert_eq!(said.games, ids);
     let record = layer.record_of("t").await;
     let entry = &record.divisions()[0];
-    assert!(entry.started(0));
-    assert_eq!(entry.game_id(0, 1), Some(made_calls[1].id.to_string().as_str()));
+    assert!(entry.started(RoundId(0)));
+    assert_eq!(entry.game_id(RoundId(0), PairingId(1)), Some(made_calls[1].id.to_string().as_str()));
     assert_eq!(
         layer.events_from("t", 2).await,
         [ev(2, "round_started", "A", 1, 0, "round 1: 2 games", "director", &[])]
@@ -112,7 +112,7 @@ async fn a_round_whose_start_failed_midway_makes_the_same_games_when_asked_again
         refused(layer.start("t", "s", ("A", 1), &failing).await),
         Refused::Internal("the games' server fell over".into())
     );
-    assert!(!layer.record_of("t").await.divisions()[0].started(0));
+    assert!(!layer.record_of("t").await.divisions()[0].started(RoundId(0)));
     assert_eq!(layer.events_of("t").await.len(), 2);
     let games = FakeGames::noted();
     let said = layer.start("t", "s", ("A", 1), &games).await.unwrap();
@@ -207,7 +207,7 @@ async fn pairs_another_replica_changed_while_the_games_were_made_are_refused_and
             request_id: None,
         }]
     );
-    assert!(!layer.record_of("t").await.divisions()[0].started(0));
+    assert!(!layer.record_of("t").await.divisions()[0].started(RoundId(0)));
     // Asked again, it starts on the pairs as they are: Ann–Bo's game the same, Di–Cy's new.
     let again = FakeGames::noted();
     let said =

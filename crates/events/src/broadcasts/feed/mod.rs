@@ -501,11 +501,9 @@ impl Events {
         let record = self.reconcile(slug).await?;
         let mut held = self.spectators(record, None).await?;
         let Ok(d) = held.division(division) else { return Ok(None) };
-        let entry = held.divisions.swap_remove(d);
-        let rounds = entry.division.rounds().len();
-        let done = (0..rounds).any(|k| {
-            (entry.lines(k).iter().enumerate())
-                .any(|(i, line)| line.is_done() && entry.game_id(k, i) == Some(game))
+        let entry = held.divisions.swap_remove(d.index());
+        let done = entry.round_ids().any(|k| {
+            (entry.pairings(k)).any(|(i, line)| line.is_done() && entry.game_id(k, i) == Some(game))
         });
         Ok(done.then_some(entry))
     }
