@@ -156,6 +156,17 @@ impl Registry {
             .unwrap_or(0)
     }
 
+    /// When a tournament's fact of time `at_unix_ms` about a game with these labels is out for
+    /// spectators: at once for a fact that was out before every broadcast covering it began
+    /// (what was public stays public), else its time plus the longest delay of the broadcasts on
+    /// that cover it and began by then.
+    pub fn released_at(&self, labels: &[(String, String)], at_unix_ms: u64) -> u64 {
+        let all = self.read();
+        (all.values().filter(|k| k.is_on() && k.covers(labels) && k.broadcast.created_unix_ms <= at_unix_ms))
+            .map(|k| at_unix_ms.saturating_add(u64::from(k.broadcast.delay_seconds) * 1000))
+            .fold(at_unix_ms, u64::max)
+    }
+
     /// Note a broadcast as written (a later version than the one held only).
     pub fn note(&self, kept: Kept) {
         let mut all = self.all.write().unwrap_or_else(|e| e.into_inner());

@@ -55,12 +55,14 @@ impl Events {
         if director { Ok(record) } else { self.spectators(record, None).await }
     }
 
-    /// How long a spectator waits for event `e` of tournament `slug` (0: not held).
+    /// How long after it a spectator waits for event `e` of tournament `slug` (0: not held; a
+    /// result out before the broadcast that covers it began is not held).
     pub(crate) fn delay_of(&self, slug: &str, e: &TournamentEvent) -> u64 {
         if !e.is_result() {
             return 0;
         }
-        self.broadcasts().delay_ms(&game_labels(slug, &e.division, e.round))
+        let labels = game_labels(slug, &e.division, e.round);
+        self.broadcasts().released_at(&labels, e.unix_ms) - e.unix_ms
     }
 
     /// `record` as someone who is not its director sees it now (`you`: their division and player
@@ -92,13 +94,15 @@ impl Events {
                         .collect()
                 }
             };
-        // The first event still held: a result within its round's delay (a result with no event
-        // of its own time is shown: every way a result comes in writes one).
+        // The first event still held: a result within its round's delay, entered since a
+        // broadcast that covers it began (a result with no event of its own time is shown: every
+        // way a result comes in writes one).
         let now = dawgref_host::unix_ms();
         let mut cut: Option<u64> = None;
         for (key, times) in marked.results.iter().filter(|(key, _)| !own.contains(*key)) {
-            let delay = delay(&key.0, key.1);
-            for &(number, _) in times.iter().filter(|(_, at)| at.saturating_add(delay) > now) {
+            let labels = game_labels(&slug, &key.0, key.1);
+            let held = |&&(_, at): &&(u64, u64)| self.broadcasts().released_at(&labels, at) > now;
+            for &(number, _) in times.iter().filter(held) {
                 cut = Some(cut.map_or(number, |c| c.min(number)));
             }
         }

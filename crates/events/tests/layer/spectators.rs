@@ -7,7 +7,7 @@
 
 use crate::broadcasts::broadcast;
 use crate::fakes::*;
-use dawgref_events::{Command, EventsError, Hand, Record, TournamentEvent};
+use dawgref_events::{Broadcast, Command, EventsError, Hand, Record, TournamentEvent};
 use dawgref_tournament::{Division, Method, Pairing, PlayerId};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashSet};
@@ -455,4 +455,27 @@ proptest! {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
         runtime.block_on(check(ops, covers, you))?;
     }
+}
+
+/// Issue 82, item 2: a broadcast begun mid-event holds back what happens after it began, and
+/// takes nothing back that was out before it: the results in stay, the tournament is not cut.
+#[tokio::test]
+async fn a_broadcast_begun_mid_event_holds_what_comes_after_it_and_takes_nothing_back() {
+    let layer = Layer::new();
+    layer.create("t", &[("A", &["Ann", "Bo", "Cy", "Di"], &[Method::RoundRobin, Method::RoundRobin])]).await;
+    layer.pair("t", "A", 1).await;
+    let owners = FakeOwners::default();
+    layer.record("t", "", ("A", 1, 1), Hand::Scores([400, 350]), false, &owners).await.unwrap();
+    let public = layer.record_of("t").await;
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let begun = dawgref_host::unix_ms();
+    let now_on = Broadcast { created_unix_ms: begun, ..broadcast("b", &[("tournament", "t")], HOUR) };
+    layer.events.create_broadcast(now_on).await.unwrap();
+    assert_eq!(seen(&layer, "t", None).await, shape(&public), "what was out stays out");
+    // A result after it began is held, and the tournament is seen as it stood before it.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    layer.record("t", "", ("A", 1, 2), Hand::Scores([300, 310]), false, &owners).await.unwrap();
+    let view = seen(&layer, "t", None).await;
+    assert_eq!(view, shape(&public));
+    assert_eq!(view.events, public.event_count());
 }
