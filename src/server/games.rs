@@ -92,7 +92,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         let session = self
             .state
             .host
-            .create(None, game, seats, Some(bot_delay_ms), None, labels)
+            .create(None, game, seats, Some(bot_delay_ms), None, labels, None)
             .await
             .map_err(errors::host)?;
         // The creator holds every token: its view is that of the first seat with one.
@@ -229,7 +229,7 @@ impl crate::proto::v1::games_service_server::GamesService for GamesService {
         let session = self
             .state
             .host
-            .create(None, game, seats, None, Some(req.gcg), labels)
+            .create(None, game, seats, None, Some(req.gcg), labels, None)
             .await
             .map_err(errors::host)?;
         let view = views::session_view(&session, Viewer::Watcher);

@@ -45,7 +45,7 @@ pub use privacy::{Viewer, gcg, reviewable};
 pub use recovery::{Lexicons, Replayed, replay, unix_ms};
 pub use search::{Grant, Reporter, SearchStream, SearchTicket};
 pub use session::{Session, WatchSlot};
-pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, default_bot_delay_ms};
+pub use state::{Asker, Seat, SeatKind, Snapshot, TokenHash, TournamentLink, default_bot_delay_ms};
 use state::{Core, Remembered};
 pub use switch::{sleep_until, stopped};
 
@@ -349,9 +349,10 @@ impl Host {
     /// Make a new game durable (its record and an empty first log row) before anyone hears of
     /// it, then give it its session (held in memory unless it is over already). `bot_delay_ms`:
     /// the bots' pace (None: the default for its seats); `imported_gcg`: the record it was
-    /// imported from, replayed to rebuild it. `id`: the caller's, for a create that may be
-    /// asked again (a tournament's round: [`HostError::GameExists`] the second time); None: a
-    /// new one.
+    /// imported from, replayed to rebuild it; `tournament`: the tournament round it is made for,
+    /// kept in its record. `id`: the caller's, for a create that may be asked again (a
+    /// tournament's round: [`HostError::GameExists`] the second time); None: a new one.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create(
         &self,
         id: Option<Uuid>,
@@ -360,6 +361,7 @@ impl Host {
         bot_delay_ms: Option<u32>,
         imported_gcg: Option<String>,
         labels: Vec<(String, String)>,
+        tournament: Option<TournamentLink>,
     ) -> Result<Arc<Session>, HostError> {
         let id = id.unwrap_or_else(Uuid::new_v4);
         let created = recovery::unix_ms();
@@ -372,6 +374,7 @@ impl Host {
                 .map(|(key, value)| Label { key: key.clone(), value: value.clone() })
                 .collect(),
             created_unix_ms: created,
+            tournament: tournament.as_ref().map(TournamentLink::record),
             ..GameRecord::new(game.config())
         };
         let delay = bot_delay_ms.unwrap_or_else(|| default_bot_delay_ms(&seats));
@@ -387,7 +390,8 @@ impl Host {
                 e => HostError::store("the game could not be stored", e),
             })?;
         self.ctx.metrics.commit.observe(started.elapsed().as_secs_f64());
-        let core = Core::new(game, seats, Remembered::new(), 1).with_labels(labels);
+        let core =
+            Core::new(game, seats, Remembered::new(), 1).with_labels(labels).with_tournament(tournament);
         let session = actor::start(&self.ctx, id, 0, core, delay);
         self.hold(&session);
         Ok(session)

@@ -4,7 +4,7 @@
 //! time. A game whose record or log cannot be replayed is quarantined with the reason: never
 //! dropped, never served half-built, and never in the way of the other games.
 
-use super::state::{Asker, Core, Remembered, Seat, TokenHash, default_bot_delay_ms};
+use super::state::{Asker, Core, Remembered, Seat, TokenHash, TournamentLink, default_bot_delay_ms};
 use dawgref_engine::game::Game;
 use dawgref_engine::game::record::import_game;
 use dawgref_engine::lexicon::Lexicon;
@@ -135,7 +135,9 @@ pub fn replay(lexicons: &Lexicons, stored: &StoredGame) -> Result<Replayed, Stri
         last_ms = last_ms.saturating_add(unix_ms().saturating_sub(last_unix_ms));
     }
     let labels = record.labels.iter().map(|l| (l.key.clone(), l.value.clone())).collect();
-    let core = Core::new(game, seats, done, stored.log.len() as u64).with_labels(labels);
+    let tournament = record.tournament.as_ref().map(TournamentLink::of);
+    let core =
+        Core::new(game, seats, done, stored.log.len() as u64).with_labels(labels).with_tournament(tournament);
     Ok(Replayed { core, last_ms, bot_delay_ms })
 }
 

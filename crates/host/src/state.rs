@@ -166,6 +166,28 @@ impl Asker {
 /// Events one change to a game adds, most of the time (a play and the game's end, say).
 const EVENTS_PER_CHANGE: usize = 3;
 
+/// The tournament round a game was made for, as its record keeps it: the tournament's slug, the
+/// division's name and the round (from 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentLink {
+    pub slug: String,
+    pub division: String,
+    pub round: u32,
+}
+
+impl TournamentLink {
+    /// As the game's record keeps it.
+    pub fn record(&self) -> dawgref_store::record::TournamentRecord {
+        let TournamentLink { slug, division, round } = self.clone();
+        dawgref_store::record::TournamentRecord { slug, division, round }
+    }
+
+    /// As the game's record kept it.
+    pub fn of(r: &dawgref_store::record::TournamentRecord) -> TournamentLink {
+        TournamentLink { slug: r.slug.clone(), division: r.division.clone(), round: r.round }
+    }
+}
+
 /// A game's state as its task owns it. Built by creation or by replaying a log.
 pub struct Core {
     /// Shared with the last published snapshot; written through [`Core::game_mut`].
@@ -173,6 +195,8 @@ pub struct Core {
     seats: Vec<Seat>,
     /// The game's labels (tournament, division, round, table, …).
     labels: Arc<Vec<(String, String)>>,
+    /// The tournament round it was made for, if any.
+    tournament: Option<Arc<TournamentLink>>,
     /// First results of requests by (seat, request_id), for idempotent retries.
     done: Remembered,
     /// Engine calls made since the last commit: the next log row.
@@ -184,12 +208,26 @@ pub struct Core {
 impl Core {
     /// A game's state whose log holds `seq` rows already.
     pub fn new(game: Game, seats: Vec<Seat>, done: Remembered, seq: u64) -> Core {
-        Core { game: Arc::new(game), seats, labels: Arc::default(), done, steps: Vec::new(), seq }
+        Core {
+            game: Arc::new(game),
+            seats,
+            labels: Arc::default(),
+            tournament: None,
+            done,
+            steps: Vec::new(),
+            seq,
+        }
     }
 
     /// The game with its labels.
     pub fn with_labels(mut self, labels: Vec<(String, String)>) -> Core {
         self.labels = Arc::new(labels);
+        self
+    }
+
+    /// The game with the tournament round it was made for.
+    pub fn with_tournament(mut self, tournament: Option<TournamentLink>) -> Core {
+        self.tournament = tournament.map(Arc::new);
         self
     }
 
@@ -330,6 +368,7 @@ impl Core {
             game: self.game.clone(),
             seats: self.seats.clone(),
             labels: self.labels.clone(),
+            tournament: self.tournament.clone(),
             earlier: Default::default(),
         }
     }
@@ -340,6 +379,7 @@ pub struct Snapshot {
     game: Arc<Game>,
     seats: Vec<Seat>,
     labels: Arc<Vec<(String, String)>>,
+    tournament: Option<Arc<TournamentLink>>,
     /// The last game [`Snapshot::as_of`] rebuilt from this one, by the journal's calls it holds:
     /// every spectator held back by the same delay asks for the same one until the next move
     /// is due, and only the first pays for the rebuild.
@@ -349,7 +389,8 @@ pub struct Snapshot {
 impl Snapshot {
     /// A game's state as a snapshot, for a reader of a game not served here.
     pub fn of(core: Core) -> Snapshot {
-        Snapshot { game: core.game, seats: core.seats, labels: core.labels, earlier: Default::default() }
+        let Core { game, seats, labels, tournament, .. } = core;
+        Snapshot { game, seats, labels, tournament, earlier: Default::default() }
     }
 
     /// The game as it stood at game time `ms` (None: as it was made; see `Game::as_of`), with
@@ -369,6 +410,7 @@ impl Snapshot {
             game: Arc::new(self.game.with_calls(calls)),
             seats: self.seats.clone(),
             labels: self.labels.clone(),
+            tournament: self.tournament.clone(),
             earlier: Default::default(),
         });
         *earlier = Some((calls, snapshot.clone()));
@@ -378,6 +420,12 @@ impl Snapshot {
     /// The game's labels, in key order.
     pub fn labels(&self) -> &[(String, String)] {
         &self.labels
+    }
+
+    /// The tournament round the game was made for (None: no tournament's, or a game made before
+    /// its record kept it: its labels name it).
+    pub fn tournament(&self) -> Option<&TournamentLink> {
+        self.tournament.as_deref()
     }
 
     pub fn game(&self) -> &Game {

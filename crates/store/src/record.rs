@@ -67,6 +67,21 @@ pub struct GameRecord {
     /// correspondence clock runs on the calendar, restarts or not.
     #[prost(uint64, tag = "18")]
     pub created_unix_ms: u64,
+    /// The tournament round the game was made for (None: no tournament's; games made before
+    /// the field carry it in their labels only).
+    #[prost(message, optional, tag = "19")]
+    pub tournament: Option<TournamentRecord>,
+}
+
+/// A game's tournament: the tournament's slug, the division's name and the round (from 1).
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct TournamentRecord {
+    #[prost(string, tag = "1")]
+    pub slug: String,
+    #[prost(string, tag = "2")]
+    pub division: String,
+    #[prost(uint32, tag = "3")]
+    pub round: u32,
 }
 
 #[derive(Clone, PartialEq, Eq, prost::Message)]
@@ -231,6 +246,7 @@ impl GameRecord {
             bot_delay_ms: None,
             labels: Vec::new(),
             created_unix_ms: 0,
+            tournament: None,
         }
     }
 

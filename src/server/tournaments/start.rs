@@ -4,7 +4,7 @@
 //! bound to its player's token.
 
 use super::super::new_game;
-use crate::host::{HostError, Seat, SeatKind};
+use crate::host::{HostError, Seat, SeatKind, TournamentLink};
 use dawgref_events::{DivisionId, EventsError, Record, RoundGames, game_labels};
 use dawgref_tournament::{PlayerId, RoundId};
 
@@ -40,7 +40,12 @@ impl RoundGames for Games<'_> {
         let spec = new_game::from_settings(self.0, record.game(), seats, seed)?;
         let (config, seats, delay) = new_game::build(spec)?;
         let game = crate::game::Game::new(config).map_err(HostError::Game)?;
-        match self.0.host.create(Some(id), game, seats, Some(delay), None, labels).await {
+        let link = TournamentLink {
+            slug: record.slug().to_string(),
+            division: entry.division().name().to_string(),
+            round: round.number(),
+        };
+        match self.0.host.create(Some(id), game, seats, Some(delay), None, labels, Some(link)).await {
             Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
             Err(e) => Err(e.into()),
         }

@@ -30,8 +30,9 @@ pub fn game_labels(slug: &str, division: &str, round: u32) -> [(String, String);
 const TOURNAMENT_LABEL: &str = "tournament";
 const DIVISION_LABEL: &str = "division";
 
-/// A game's link to its tournament, as its labels carry it ([`game_labels`]; games made before
-/// any other link was kept carry the same labels).
+/// A game's link to its tournament: as its record keeps it (`Snapshot::tournament`, the round
+/// StartRound made it for), or for a game made before its record kept one, as its labels carry
+/// it ([`game_labels`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameLink {
     pub slug: String,
@@ -40,8 +41,17 @@ pub struct GameLink {
 }
 
 impl GameLink {
-    /// The tournament `labels` link a game to (None: not a tournament's game).
-    pub fn of(labels: &[(String, String)]) -> Option<GameLink> {
+    /// The tournament a game is linked to (None: not a tournament's game).
+    pub fn of(game: &dawgref_host::Snapshot) -> Option<GameLink> {
+        match game.tournament() {
+            Some(t) => Some(GameLink { slug: t.slug.clone(), division: Some(t.division.clone()) }),
+            None => GameLink::labelled(game.labels()),
+        }
+    }
+
+    /// The tournament `labels` link a game to: a game made before its record kept its link, or
+    /// labelled by hand.
+    fn labelled(labels: &[(String, String)]) -> Option<GameLink> {
         let label = |key: &str| labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         Some(GameLink { slug: label(TOURNAMENT_LABEL)?, division: label(DIVISION_LABEL) })
     }

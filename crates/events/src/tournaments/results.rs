@@ -55,7 +55,7 @@ impl Events {
     async fn enter_game(&self, id: uuid::Uuid) -> Result<(), EventsError> {
         let id = id.to_string();
         let snapshot = self.0.host.snapshot(&id).await?;
-        let Some(GameLink { slug, .. }) = GameLink::of(snapshot.labels()) else { return Ok(()) };
+        let Some(GameLink { slug, .. }) = GameLink::of(&snapshot) else { return Ok(()) };
         let Some(result) = snapshot.game().outcome().and_then(record::game_result) else { return Ok(()) };
         // Looked at before the hold (as last read or written here: a version read, no more): a
         // result in already is not waited for.

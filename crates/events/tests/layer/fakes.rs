@@ -12,7 +12,7 @@ use dawgref_events::{
 };
 use dawgref_host::{
     Answers, Callbacks, ChallengeDone, DirectorDone, DirectorOp, Host, HostError, Limits, Residence, Route,
-    Seat, SeatKind, TurnDone,
+    Seat, SeatKind, TournamentLink, TurnDone,
 };
 use dawgref_store::{Claim, LeaseFuture, Leases, MemoryStore};
 use dawgref_tournament::{Controls, Method, Player, PlayerId, Standings};
@@ -505,6 +505,8 @@ pub struct FakeGames {
     host: Option<Host>,
     fail_at: Option<usize>,
     meanwhile: Mutex<Option<Meanwhile>>,
+    /// Made as an earlier build made them: linked to their tournament by their labels only.
+    labelled_only: bool,
 }
 
 impl FakeGames {
@@ -516,6 +518,12 @@ impl FakeGames {
     /// Games noted and made on `host`.
     pub fn on(host: &Host) -> FakeGames {
         FakeGames { host: Some(host.clone()), ..FakeGames::default() }
+    }
+
+    /// Games made on `host` as an earlier build made them: their record keeps no link to their
+    /// tournament, their labels name it.
+    pub fn labelled_only(host: &Host) -> FakeGames {
+        FakeGames { labelled_only: true, ..FakeGames::on(host) }
     }
 
     /// Games noted, call `n` (from 0) failing.
@@ -567,7 +575,13 @@ impl RoundGames for FakeGames {
         let game = Game::new(config).map_err(|e| EventsError::Internal(e.to_string()))?;
         let seats = names.map(|name| Seat::new(name, SeatKind::Human { token: None })).to_vec();
         let labels = game_labels(record.slug(), entry.division().name(), round.number()).to_vec();
-        match host.create(Some(id), game, seats, None, None, labels).await {
+        let link = TournamentLink {
+            slug: record.slug().to_string(),
+            division: entry.division().name().to_string(),
+            round: round.number(),
+        };
+        let link = (!self.labelled_only).then_some(link);
+        match host.create(Some(id), game, seats, None, None, labels, link).await {
             Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
             Err(e) => Err(e.into()),
         }

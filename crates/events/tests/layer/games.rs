@@ -204,3 +204,34 @@ async fn a_withdrawn_players_game_that_ended_counts_as_it_ended_and_one_in_play_
     let snapshot = layer.host.snapshot(&ids[1]).await.unwrap();
     assert_eq!(snapshot.game().outcome().map(|o| o.reason), Some(EndReason::Forfeit(1)));
 }
+
+/// A game's link to its tournament is its record's; a game made before the record kept one is
+/// found by its labels, and its end entered all the same.
+#[tokio::test]
+async fn a_games_end_is_entered_by_its_records_link_and_by_its_labels_for_a_game_made_before() {
+    for games in [FakeGames::on as fn(&dawgref_host::Host) -> FakeGames, FakeGames::labelled_only] {
+        let layer = Layer::new();
+        layer.create("t", &[("A", FOUR, &[Method::Manual, Method::Swiss])]).await;
+        layer.set_pairings("t", "A", 1, &[(1, 2), (3, 4)]).await;
+        let said = layer.start("t", "", ("A", 1), &games(&layer.host)).await.unwrap();
+        let ids: Vec<String> = said.games.into_iter().map(|g| g.expect("a game")).collect();
+        let snapshot = layer.host.snapshot(&ids[1]).await.unwrap();
+        let linked = snapshot.tournament().map(|t| (t.slug.as_str(), t.division.as_str(), t.round));
+        let labelled_only = linked.is_none();
+        assert_eq!(dawgref_events::GameLink::of(&snapshot).map(|l| l.slug), Some("t".to_string()));
+        end_on_host(&layer.host, &ids[1], adjudicated(300, 420)).await;
+        heard(&layer, &[&ids[1]]).await;
+        assert_eq!(
+            layer.record_of("t").await.divisions()[0].lines(RoundId(0))[1],
+            Pairing::Game {
+                first: PlayerId(2),
+                second: PlayerId(3),
+                result: Some(GameResult::Scores([300, 420]))
+            },
+            "labelled only: {labelled_only}"
+        );
+        if !labelled_only {
+            assert_eq!(linked, Some(("t", "A", 1)));
+        }
+    }
+}

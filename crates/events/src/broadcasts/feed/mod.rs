@@ -304,6 +304,7 @@ async fn follow_here(
     let mut rx = session.subscribe();
     let snapshot = session.snapshot();
     let labels = snapshot.labels().to_vec();
+    let link = crate::GameLink::of(&snapshot);
     let alphabet = snapshot.game().config().rules.alphabet;
     // Word verdicts as a watcher sees them during the game (the game's end is not shown yet).
     let verdicts = snapshot.game().config().reveal_invalid_words;
@@ -352,7 +353,9 @@ async fn follow_here(
             }
         }
         if over && analyses.awaited.is_empty() {
-            standings(events, wire.as_ref(), feed, id, &labels, ended_unix, &mut stop).await;
+            if let Some(link) = &link {
+                standings(events, wire.as_ref(), feed, (id, link, &labels), ended_unix, &mut stop).await;
+            }
             return Following::Done;
         }
         if !listening && pending.is_empty() && analyses.awaited.is_empty() {
@@ -404,20 +407,18 @@ const STANDINGS_LOOK: Duration = Duration::from_secs(2);
 /// next game's end brings, and in GetTournament's).
 const STANDINGS_WAIT: Duration = Duration::from_secs(30);
 
-/// After the end of a tournament's game (its labels name the `tournament` and `division`): the
-/// division's standings as spectators see them once the game's result is in for them.
+/// After the end of a tournament's game (`id`, linked to its tournament's division, with its
+/// labels): the division's standings as spectators see them once the game's result is in for
+/// them.
 async fn standings(
     events: &Events,
     wire: &dyn FeedWire,
     feed: &Feed,
-    id: Uuid,
-    labels: &[(String, String)],
+    (id, link, labels): (Uuid, &crate::GameLink, &[(String, String)]),
     ended_unix: u64,
     stop: &mut watch::Receiver<bool>,
 ) {
-    let Some(crate::GameLink { slug, division: Some(division) }) = crate::GameLink::of(labels) else {
-        return;
-    };
+    let crate::GameLink { slug, division: Some(division) } = link.clone() else { return };
     let give_up = tokio::time::Instant::now() + STANDINGS_WAIT;
     // Heard before the first look, so that no change falls between them.
     let mut changes = events.subscribe();
