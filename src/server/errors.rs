@@ -10,7 +10,7 @@ use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
 use crate::text::clip_to;
-use dawgref_events::{EventsError, Invalid, PlayerNamed, PlayersOf};
+use dawgref_events::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -283,14 +283,17 @@ pub fn invalid_field(e: &Invalid) -> String {
         }
         Invalid::NoSuchPairing { .. } => "pairing",
         Invalid::NotInPairing { .. } => "forfeited_by",
-        Invalid::Score(_) => "scores",
+        Invalid::Score(_) | Invalid::NoScores => "scores",
         Invalid::Players { of: PlayersOf::NewDivision { index }, .. } => {
             return format!("divisions[{index}].players");
         }
         Invalid::Players { of: PlayersOf::LateEntry, .. } => "player",
         Invalid::Divisions { imported: false, .. } => "divisions",
         Invalid::Divisions { imported: true, .. } => "division",
-        Invalid::PlayerName(_) => "player.name",
+        Invalid::PlayerName(_) | Invalid::SameName { at: NameAt::LateEntry, .. } => "player.name",
+        Invalid::SameName { at: NameAt::NewDivision { division, player }, .. } => {
+            return format!("divisions[{division}].players[{player}].name");
+        }
         Invalid::Players { of: PlayersOf::Imported, .. } | Invalid::Tsh(_) | Invalid::Tokens { .. } => "text",
     };
     field.to_string()

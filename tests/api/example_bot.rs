@@ -147,6 +147,7 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
     let made = t
         .create_tournament(common::server::authed(
             pb::CreateTournamentRequest {
+                allow_same_names: false,
                 name: "Python club".into(),
                 slug: "pyclub".into(),
                 game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),

@@ -638,6 +638,7 @@ async fn open_round_broadcast(
         lifetime_games: None,
     };
     let create = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "The Open".into(),
         slug: "open".into(),
         game: None,
@@ -812,6 +813,7 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
     };
     let koth = pb::RoundSpec { method: pb::PairingMethod::KingOfTheHill as i32, ..Default::default() };
     let create = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "The Open".into(),
         slug: "open".into(),
         game: None,

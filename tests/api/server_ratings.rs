@@ -25,6 +25,7 @@ fn event(
     system: i32,
 ) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Rated".into(),
         slug: slug.into(),
         game: None,

@@ -28,6 +28,7 @@ fn division(name: &str, players: Vec<pb::TournamentPlayerSpec>, rounds: usize) -
 
 fn tournament(slug: &str, divisions: Vec<pb::DivisionSpec>) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Club night".into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),

@@ -174,6 +174,7 @@ impl World {
         let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
         let (mut t, g) = (connect(&srv).await, srv.games().await);
         let request = pb::CreateTournamentRequest {
+            allow_same_names: false,
             name: "Machine open".into(),
             slug: SLUG.into(),
             game: Some(pb::TournamentGameSettings::default()),
@@ -455,6 +456,8 @@ impl World {
                     lifetime_games: None,
                 };
                 let r = pb::AddPlayerRequest {
+                    allow_same_name: false,
+                    request_id: String::new(),
                     slug: SLUG.into(),
                     division: "a".into(),
                     player: Some(spec),
@@ -638,6 +641,7 @@ impl World {
         self.files += 1;
         let slug = format!("back-{}", self.files);
         let holder = pb::CreateTournamentRequest {
+            allow_same_names: false,
             name: "Read back".into(),
             slug: slug.clone(),
             game: Some(pb::TournamentGameSettings::default()),

@@ -24,6 +24,7 @@ fn spec(method: pb::PairingMethod) -> pb::RoundSpec {
 /// Four players (Ann, Bo, Cy, Di), round 1 by hand, round 2 Swiss.
 fn club(slug: &str) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Plan open".into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
@@ -156,6 +157,8 @@ async fn a_late_entry_is_absent_or_has_byes_for_the_rounds_gone_and_its_file_rea
         pb::StartRoundRequest { slug: "late".into(), division: "a".into(), round: 1, ..Default::default() };
     t.start_round(authed(start, DIRECTOR)).await.unwrap();
     let add = |name: &str, missed_round_spread| pb::AddPlayerRequest {
+        allow_same_name: false,
+        request_id: String::new(),
         slug: "late".into(),
         division: "a".into(),
         player: Some(person(name)),
@@ -291,4 +294,57 @@ async fn a_withdrawn_player_enters_again_and_a_round_is_unpaired_only_before_it_
             ("round_unpaired", 2, "round 2's pairings taken back")
         ]
     );
+}
+
+/// Issue 82, item 4: AddPlayer asked twice with one request id (a double click) adds one player
+/// and answers the same player and token both times; a name a player of the division has is
+/// refused unless the director allows it, at AddPlayer and at CreateTournament alike.
+#[tokio::test]
+async fn a_late_entry_asked_twice_is_added_once_and_a_name_taken_only_when_allowed() {
+    let srv = start_directed(DIRECTOR).await;
+    let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    t.create_tournament(authed(club("twice"), DIRECTOR)).await.unwrap();
+    let add = |name: &str, request_id: &str, allow_same_name| pb::AddPlayerRequest {
+        slug: "twice".into(),
+        division: "a".into(),
+        player: Some(person(name)),
+        missed_round_spread: None,
+        request_id: request_id.into(),
+        allow_same_name,
+    };
+    let first = t.add_player(authed(add("Eve", "click-1", false), DIRECTOR)).await.unwrap().into_inner();
+    let again = t.add_player(authed(add("Eve", "click-1", false), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(first.player.as_ref().unwrap().number, 5);
+    assert_eq!(first.token.len(), 32);
+    assert_eq!(again, first, "the retry answers the first answer, its token included");
+    assert_eq!(division(&mut t, "twice").await.players.len(), 5);
+    // The token answered is the player's: it opens their seat.
+    let you = t
+        .get_tournament(authed(pb::GetTournamentRequest { slug: "twice".into() }, &first.token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(you.tournament.unwrap().you.unwrap().player, 5);
+    // A name taken, told apart from case and spacing, is refused; allowed, it is added.
+    assert_eq!(
+        refused(t.add_player(authed(add("  eve ", "click-2", false), DIRECTOR)).await),
+        (
+            Code::InvalidArgument,
+            "player.name: \"eve\": player 5 of the division has that name (a director may allow it)".into()
+        )
+    );
+    let second = t.add_player(authed(add("Eve", "click-3", true), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(second.player.unwrap().number, 6);
+    let mut same = club("same");
+    same.divisions[0].players[2] = person("ann");
+    assert_eq!(
+        refused(t.create_tournament(authed(same.clone(), DIRECTOR)).await),
+        (
+            Code::InvalidArgument,
+            "divisions[0].players[2].name: \"ann\": player 1 of the division has that name (a director may allow it)"
+                .into()
+        )
+    );
+    same.allow_same_names = true;
+    t.create_tournament(authed(same, DIRECTOR)).await.unwrap();
 }

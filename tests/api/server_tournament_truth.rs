@@ -30,10 +30,12 @@ fn people(n: usize) -> Vec<pb::TournamentPlayerSpec> {
     (0..n).map(|i| person(&format!("Player {}", name_of(i)))).collect()
 }
 
-/// A name without digits (TSH reads a word starting with one as the rating).
+/// A name without digits (TSH reads a word starting with one as the rating), each of the first
+/// 17,576 its own (a division's players are named apart).
 fn name_of(i: usize) -> String {
     let letters: Vec<char> = ('A'..='Z').collect();
-    format!("{}{}", letters[i % 26], letters[(i / 26) % 26].to_ascii_lowercase())
+    let lower = |n: usize| letters[n % 26].to_ascii_lowercase();
+    format!("{}{}{}", letters[i % 26], lower(i / 26), lower(i / 676))
 }
 
 fn event(
@@ -42,6 +44,7 @@ fn event(
     methods: &[pb::PairingMethod],
 ) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Truth open".into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
@@ -520,6 +523,8 @@ async fn every_way_in_holds_the_same_bounds() {
         .await
         .unwrap();
     let add = pb::AddPlayerRequest {
+        allow_same_name: false,
+        request_id: String::new(),
         slug: "full".into(),
         division: "a".into(),
         player: Some(person("Late Comer")),

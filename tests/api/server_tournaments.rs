@@ -40,6 +40,7 @@ fn club(
     methods: &[pb::PairingMethod],
 ) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Thursday club".into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings {
@@ -528,4 +529,42 @@ async fn a_retried_request_answers_the_first_answer_and_changes_nothing() {
     let results = await_events(&mut t, "retry", 0, "pairings_made", 1).await;
     assert_eq!(results.len(), 2, "created, then paired once: {results:?}");
     assert_eq!(tournament.events, 3, "created, paired, one result");
+}
+
+/// Issue 82, item 1: a result of 0–0 (what a call with no scores sends) is refused naming
+/// `scores`, before anything is entered: the pairing keeps no result and its game plays on.
+#[tokio::test]
+async fn a_result_of_no_scores_is_refused_and_the_game_in_play_goes_on() {
+    let srv = start_directed(DIRECTOR).await;
+    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let players = vec![player("Ann", 1800), player("Bo", 1700), player("Cy", 1600), player("Di", 1500)];
+    let made = club("empty", players, &[pb::PairingMethod::KingOfTheHill]);
+    t.create_tournament(authed(made, DIRECTOR)).await.unwrap();
+    t.pair_round(authed(pair("empty", 1), DIRECTOR)).await.unwrap();
+    let round = t.start_round(authed(start("empty", 1), DIRECTOR)).await.unwrap().into_inner().round.unwrap();
+    let game_id = round.pairings[0].game_id.clone();
+    for scores in [pb::FinalScores { first: 0, second: 0 }, pb::FinalScores::default()] {
+        let request = pb::RecordResultRequest {
+            slug: "empty".into(),
+            division: "a".into(),
+            round: 1,
+            pairing: 1,
+            result: Some(pb::record_result_request::Result::Scores(scores)),
+            correct: false,
+            request_id: String::new(),
+        };
+        let e = refused(t.record_result(authed(request, DIRECTOR)).await);
+        assert_eq!(
+            e,
+            (
+                Code::InvalidArgument,
+                "scores: 0–0: no scores given (a forfeit is entered as one, naming who forfeited)".into()
+            )
+        );
+    }
+    let tournament = get(&mut t, "empty").await;
+    let pairing = &tournament.divisions[0].rounds[0].pairings[0];
+    assert!(!pairing.done && pairing.scores.is_empty(), "{pairing:?}");
+    let view = view_of(&mut g, authed(pb::GetGameRequest { game_id }, DIRECTOR)).await;
+    assert!(!view.over, "the game in play was not ended");
 }

@@ -917,6 +917,7 @@ async fn tournament(
         .collect();
     let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: name.into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
@@ -1977,6 +1978,7 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
         lifetime_games: Some(100),
     };
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Rated open".into(),
         slug: "rated".into(),
         game: None,

@@ -949,6 +949,7 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
         })
         .collect();
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Replicated".into(),
         slug: "rep".into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(80), ..Default::default() }),
@@ -1009,6 +1010,7 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
         })
         .collect();
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Broadcast".into(),
         slug: "cast".into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(300), ..Default::default() }),
@@ -1146,6 +1148,7 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
         lifetime_games: None,
     });
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Owners".into(),
         slug: "owners".into(),
         game: None,

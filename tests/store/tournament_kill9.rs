@@ -120,6 +120,7 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
         })
         .collect();
     let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
         name: "Kill nine".into(),
         slug: "k9".into(),
         // Bots at a pace a kill can fall inside: a game is some seconds.

@@ -77,6 +77,10 @@ pub enum Invalid {
     /// A score past the bound any score has (`dawgref_engine::game::score_out_of_bounds`).
     #[error("a {0}")]
     Score(String),
+    /// A result of 0–0: taken as no scores given (a caller that sends none sends 0–0), never
+    /// entered as a game's result.
+    #[error("0–0: no scores given (a forfeit is entered as one, naming who forfeited)")]
+    NoScores,
     /// A division of too few or too many players, counted as `of` says.
     #[error("{players} players: a division has 2 to {}", dawgref_tournament::MAX_PLAYERS)]
     Players { players: usize, of: PlayersOf },
@@ -89,6 +93,10 @@ pub enum Invalid {
     /// A new player's name the division cannot hold.
     #[error("{0}")]
     PlayerName(String),
+    /// A new player's name that player `player` (from 1) of the division has already (compared
+    /// without case and spacing), where the director did not allow it; `at`: the new player.
+    #[error("{name:?}: player {player} of the division has that name (a director may allow it)")]
+    SameName { name: String, player: u32, at: NameAt },
     /// A `.t` file that cannot be read.
     #[error(transparent)]
     Tsh(#[from] TshError),
@@ -105,6 +113,15 @@ pub enum PlayerNamed {
     /// As one of line `line`'s players (from 0) of a round paired by hand: `second`, the line's
     /// second player.
     Line { line: usize, second: bool },
+}
+
+/// Where a new player's name is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameAt {
+    /// Player `player` (from 0) of division `division` (from 0) of a tournament as made.
+    NewDivision { division: usize, player: usize },
+    /// A late entry.
+    LateEntry,
 }
 
 /// What a count of players is of.

@@ -22,7 +22,7 @@ pub use broadcasts::{
     Broadcast, BroadcastChange, Encoded, EncodedStream, Fact, FeedWire, Judged, Kept, REFRESH, Registry,
     RelayStream, Relayed,
 };
-pub use error::{EventsError, Invalid, PlayerNamed, PlayersOf, check_divisions, check_players};
+pub use error::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players};
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
     Actor, Answer, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand,

@@ -158,6 +158,7 @@ pub fn run(args: TournamentArgs) -> CliResult {
             })
             .collect();
         let request = pb::CreateTournamentRequest {
+            allow_same_names: false,
             name: "Lab bots".into(),
             slug: "lab".into(),
             game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
@@ -258,6 +259,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
             })
             .collect();
         let request = pb::CreateTournamentRequest {
+            allow_same_names: false,
             name: "Lab bench".into(),
             slug: "bench".into(),
             game: Some(pb::TournamentGameSettings::default()),

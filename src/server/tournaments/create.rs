@@ -51,7 +51,8 @@ pub(super) async fn create(
         let controls = controls(&given, 0);
         divisions.push(NewDivision { name: spec.name.clone(), players, tokens: hashes, methods, controls });
     }
-    let new = NewTournament { slug: r.slug.clone(), name: r.name.clone(), game, seed, divisions };
+    let same_names = r.allow_same_names;
+    let new = NewTournament { slug: r.slug.clone(), name: r.name.clone(), game, seed, divisions, same_names };
     let record = service.state.events.create_tournament(&actor, new).await.map_err(errors::events)?;
     Ok(pb::CreateTournamentResponse {
         tournament: Some(view::tournament(&record, None)),

@@ -182,21 +182,22 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             player: create::player(&spec),
             token: hash,
             missed,
+            same_name: r.allow_same_name,
         };
-        // No retry id: a player's token is shown once, and never kept to be answered again.
-        let answer = self
-            .command(request.metadata(), &r.slug, "", command, |rec, outcome| {
-                let player = match outcome {
-                    Outcome::Player { division, player } => {
-                        let players = rec.division_at(division).players();
-                        Some(view::player(player.0 + 1, &players[player.index()]))
-                    }
-                    _ => None,
-                };
-                pb::AddPlayerResponse { player, token: String::new() }
-            })
-            .await?;
-        Ok(Response::new(pb::AddPlayerResponse { token: token.unwrap_or_default(), ..answer }))
+        // The token goes into the answer kept for a retry of the same request id: a retry is
+        // answered the first call's player and token (its own new token is never used).
+        let token = token.unwrap_or_default();
+        let answer = |rec: &Record, outcome| {
+            let player = match outcome {
+                Outcome::Player { division, player } => {
+                    let players = rec.division_at(division).players();
+                    Some(view::player(player.0 + 1, &players[player.index()]))
+                }
+                _ => None,
+            };
+            pb::AddPlayerResponse { player, token: token.clone() }
+        };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn withdraw_player(

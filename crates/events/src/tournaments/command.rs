@@ -10,7 +10,7 @@ use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
 use super::record::{DivisionId, DivisionRecord, Record};
 use crate::Events;
-use crate::error::{EventsError, Invalid, PlayerNamed, PlayersOf, check_divisions, check_players};
+use crate::error::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId, RoundId};
@@ -23,7 +23,8 @@ pub const MAX_DIVISIONS: usize = 20;
 pub enum Command {
     /// A late entry at the end of `division`'s seed list (`token`: their token's hash; None for a
     /// bot), each round already paired counted as `missed` says.
-    AddPlayer { division: String, player: Player, token: Option<TokenHash>, missed: Missed },
+    /// `same_name`: the director allows a name a player of the division has.
+    AddPlayer { division: String, player: Player, token: Option<TokenHash>, missed: Missed, same_name: bool },
     /// Round `round` (from 1) of `division` paired by its method.
     PairRound { division: String, round: u32 },
     /// Round `round` (from 1) of `division` paired by hand, before it starts.
@@ -91,6 +92,8 @@ pub struct NewTournament {
     pub game: GameSettings,
     pub seed: u64,
     pub divisions: Vec<NewDivision>,
+    /// The director allows two players of a division the same name.
+    pub same_names: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -151,6 +154,12 @@ impl Events {
         let mut record = Record::new(&new.slug, &new.name, new.game, new.seed);
         for (i, d) in new.divisions.into_iter().enumerate() {
             check_players(d.players.len(), PlayersOf::NewDivision { index: i })?;
+            if !new.same_names {
+                for (j, p) in d.players.iter().enumerate() {
+                    let at = NameAt::NewDivision { division: i, player: j };
+                    check_name_free(&d.players[..j], &p.name, at)?;
+                }
+            }
             let controls = Controls { seed: record.division_seed(i), ..d.controls };
             let division = Division::new(d.name, d.players, &d.methods, controls);
             record.divisions.push(DivisionRecord::new(division, d.tokens));
@@ -163,12 +172,25 @@ impl Events {
     }
 }
 
+/// A new player's `name`, unless a player of `players` has it (compared without case and
+/// spacing: "Bo  baker" is "Bo Baker").
+fn check_name_free(players: &[Player], name: &str, at: NameAt) -> Result<(), Invalid> {
+    let key = |name: &str| name.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
+    match players.iter().position(|p| key(&p.name) == key(name)) {
+        Some(i) => Err(Invalid::SameName { name: name.trim().to_string(), player: i as u32 + 1, at }),
+        None => Ok(()),
+    }
+}
+
 impl Record {
     /// Apply `command` (its events noted, by whom the record's change is by).
     fn apply(&mut self, command: &Command) -> Result<Outcome, EventsError> {
         match command {
-            Command::AddPlayer { division, player, token, missed } => {
+            Command::AddPlayer { division, player, token, missed, same_name } => {
                 let d = self.division(division)?;
+                if !same_name {
+                    check_name_free(self.division_at(d).players(), &player.name, NameAt::LateEntry)?;
+                }
                 self.add_player(d, player.clone(), *token, *missed)
             }
             Command::PairRound { division, round } => {

@@ -71,6 +71,7 @@ impl HandResult {
         let mut players = line.players().map(|p| p.0 + 1);
         let (first, second) = (players.next().unwrap_or(0), players.next().unwrap_or(0));
         let result = match self.result {
+            Hand::Scores([0, 0]) => return Err(Invalid::NoScores.into()),
             Hand::Scores(scores) => {
                 if let Some(why) = scores.iter().find_map(|&s| dawgref_engine::game::score_out_of_bounds(s)) {
                     return Err(Invalid::Score(why).into());

@@ -2,7 +2,7 @@
 //! it writes (and who it names), what it answers, what it refuses, and a request id's retry.
 
 use crate::fakes::*;
-use dawgref_events::{Actor, Command, EventKind, Import, Invalid, LogFilter, PlayerNamed, PlayersOf};
+use dawgref_events::{Actor, Command, EventKind, Import, Invalid, LogFilter, NameAt, PlayerNamed, PlayersOf};
 use dawgref_tournament::Error as TournamentError;
 use dawgref_tournament::tsh::TshError;
 use dawgref_tournament::{Controls, Method, Missed, Pairing, Player, PlayerId};
@@ -99,6 +99,7 @@ async fn a_player_added_takes_the_next_number_keeps_their_token_and_is_noted() {
     let layer = Layer::new();
     four(&layer).await;
     let add = Command::AddPlayer {
+        same_name: false,
         division: "A".into(),
         player: Player::new("Ed", Some(1100)),
         token: Some([9; 32]),
@@ -124,6 +125,7 @@ async fn a_player_added_after_a_round_is_paired_is_absent_from_it_or_has_a_bye_i
     four(&layer).await;
     layer.pair("t", "A", 1).await;
     let add = |name: &str, missed| Command::AddPlayer {
+        same_name: false,
         division: "A".into(),
         player: Player::new(name, Some(1000)),
         token: None,
@@ -160,6 +162,7 @@ async fn a_player_whose_name_a_t_file_cannot_hold_is_refused_and_nothing_is_writ
     let layer = Layer::new();
     four(&layer).await;
     let add = Command::AddPlayer {
+        same_name: false,
         division: "A".into(),
         player: Player::new("Di 1.5", Some(1000)),
         token: None,
@@ -670,6 +673,7 @@ async fn a_player_added_with_byes_after_a_round_started_has_no_game_for_their_by
     layer.pair("t", "A", 1).await;
     layer.start("t", "", ("A", 1), &FakeGames::noted()).await.unwrap();
     let add = Command::AddPlayer {
+        same_name: false,
         division: "A".into(),
         player: Player::new("Ed", Some(1000)),
         token: None,
@@ -685,4 +689,46 @@ async fn a_player_added_with_byes_after_a_round_started_has_no_game_for_their_by
     assert!(entry.game_id(RoundId(0), PairingId(0)).is_some());
     assert_eq!(entry.game_id(RoundId(0), PairingId(2)), None);
     assert_eq!(entry.division(), layer.record_of("t").await.divisions()[0].division());
+}
+
+/// Issue 82, item 4: a name a player of the division has is refused unless the director allows
+/// it (compared without case and spacing), and AddPlayer asked twice by one request id adds one.
+#[tokio::test]
+async fn a_name_taken_is_refused_unless_allowed_and_a_retried_late_entry_is_added_once() {
+    let layer = Layer::new();
+    layer.create("t", &[("A", FOUR, &[Method::Swiss])]).await;
+    let add = |name: &str, same_name| Command::AddPlayer {
+        division: "A".into(),
+        player: Player::new(name, Some(1000)),
+        token: None,
+        missed: Missed::Absent,
+        same_name,
+    };
+    let taken = layer.events.command("t", &Actor::Root, "", add("bo ", false), said("")).await;
+    assert_eq!(
+        refused(taken),
+        invalid(
+            Invalid::SameName { name: "bo".into(), player: 2, at: NameAt::LateEntry },
+            "\"bo\": player 2 of the division has that name (a director may allow it)"
+        )
+    );
+    let first = layer.events.command("t", &Actor::Root, "r", add("Bo", true), said("first")).await.unwrap();
+    let again = layer.events.command("t", &Actor::Root, "r", add("Bo", true), said("again")).await.unwrap();
+    assert_eq!((first.tag.as_str(), again.tag.as_str()), ("first", "first"));
+    assert_eq!(layer.record_of("t").await.divisions()[0].division().players().len(), 5);
+    let mut same = tournament("u", &[("A", &["Ann", "Bo", "ann"], &[Method::Swiss])]);
+    let made = layer.events.create_tournament(&Actor::Root, same.clone()).await.map(|r| r.event_count());
+    assert_eq!(
+        refused(made),
+        invalid(
+            Invalid::SameName {
+                name: "ann".into(),
+                player: 1,
+                at: NameAt::NewDivision { division: 0, player: 2 }
+            },
+            "\"ann\": player 1 of the division has that name (a director may allow it)"
+        )
+    );
+    same.same_names = true;
+    layer.events.create_tournament(&Actor::Root, same).await.unwrap();
 }

@@ -279,6 +279,7 @@ pub fn token(number: u32) -> [u8; 32] {
 /// A tournament to make: see [`Layer::create`].
 pub fn tournament(slug: &str, divisions: &[(&str, &[&str], &[Method])]) -> NewTournament {
     NewTournament {
+        same_names: false,
         slug: slug.into(),
         name: format!("The {slug} open"),
         game: GameSettings { lexicon: LEXICON.into(), ..GameSettings::default() },

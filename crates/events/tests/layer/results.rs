@@ -432,3 +432,24 @@ async fn a_withdrawal_whose_game_its_owner_refuses_to_end_is_not_made() {
     assert_eq!(layer.version("t").await, version);
     assert!(!layer.record_of("t").await.divisions()[0].division().players()[0].withdrawn);
 }
+
+/// Issue 82, item 1: 0–0 is no scores given, refused before anything is entered or ended.
+#[tokio::test]
+async fn a_result_of_0_0_is_refused_as_no_scores_and_enters_nothing() {
+    let layer = Layer::new();
+    paired(&layer).await;
+    let owners = FakeOwners::default();
+    let events = layer.events_of("t").await.len();
+    let none = layer.record("t", "", ("A", 1, 1), Hand::Scores([0, 0]), false, &owners).await;
+    assert_eq!(
+        refused(none),
+        invalid(
+            Invalid::NoScores,
+            "0–0: no scores given (a forfeit is entered as one, naming who forfeited)"
+        )
+    );
+    assert_eq!(layer.events_of("t").await.len(), events);
+    assert!(!line(&layer.record_of("t").await, 0, 0).is_done());
+    // One side's 0 is a score.
+    layer.record("t", "", ("A", 1, 1), Hand::Scores([0, 350]), false, &owners).await.unwrap();
+}
