@@ -284,6 +284,9 @@ pub fn invalid_field(e: &Invalid) -> String {
         Invalid::NoSuchPairing { .. } => "pairing",
         Invalid::NotInPairing { .. } => "forfeited_by",
         Invalid::Score(_) | Invalid::NoScores => "scores",
+        Invalid::NoLabels => "labels",
+        Invalid::Delay { .. } => "delay_seconds",
+        Invalid::AnalysisMs { .. } | Invalid::NoAnalysisMs => "analysis_ms",
         Invalid::Players { of: PlayersOf::NewDivision { index }, .. } => {
             return format!("divisions[{index}].players");
         }

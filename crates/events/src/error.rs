@@ -100,6 +100,23 @@ pub enum Invalid {
     /// A `.t` file that cannot be read.
     #[error(transparent)]
     Tsh(#[from] TshError),
+    /// A broadcast of no label (it would cover every game).
+    #[error("none: a broadcast covers the games carrying every one of its labels (say tournament=<slug>)")]
+    NoLabels,
+    /// A broadcast's delay past its bound.
+    #[error("{seconds}: a delay is 0 to {} seconds", crate::broadcasts::MAX_DELAY_SECONDS)]
+    Delay { seconds: u32 },
+    /// The engine's time per move for a broadcast's spectators out of its bounds.
+    #[error(
+        "{ms}: the engine's time per move is {} to {} ms (0: {})",
+        crate::broadcasts::MIN_ANALYSIS_MS,
+        crate::broadcasts::MAX_ANALYSIS_MS,
+        crate::broadcasts::ANALYSIS_MS
+    )]
+    AnalysisMs { ms: u32 },
+    /// A change of a broadcast's time per move to 0 (unset leaves it as it is).
+    #[error("0: give the time per move, or leave it unset")]
+    NoAnalysisMs,
     /// A `.t` file's players and the tokens given for them differ in number.
     #[error("{players} players, {tokens} tokens")]
     Tokens { players: usize, tokens: usize },

@@ -16,13 +16,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
-/// The longest delay a broadcast may have: an hour.
-const MAX_DELAY_SECONDS: u32 = 3600;
-/// The engine's time per move for spectators: the default, and the bounds.
-const ANALYSIS_MS: u32 = 2000;
-const MIN_ANALYSIS_MS: u32 = 100;
-const MAX_ANALYSIS_MS: u32 = 30_000;
-
 pub struct BroadcastsService {
     state: Arc<super::state::AppState>,
     /// What the feeds this service starts make their messages with.
@@ -34,29 +27,6 @@ pub type BroadcastStream =
 /// WatchBroadcast's messages as the feed encoded them, once for every stream ([`served`]).
 pub type EncodedStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<prost::bytes::Bytes, Status>> + Send + 'static>>;
-
-fn check_delay(delay: u32) -> Result<(), Status> {
-    if delay > MAX_DELAY_SECONDS {
-        return Err(errors::bad_field(
-            "delay_seconds",
-            format!("{delay}: a delay is 0 to {MAX_DELAY_SECONDS} seconds"),
-        ));
-    }
-    Ok(())
-}
-
-fn check_analysis_ms(ms: u32) -> Result<u32, Status> {
-    match ms {
-        0 => Ok(ANALYSIS_MS),
-        MIN_ANALYSIS_MS..=MAX_ANALYSIS_MS => Ok(ms),
-        _ => Err(errors::bad_field(
-            "analysis_ms",
-            format!(
-                "{ms}: the engine's time per move is {MIN_ANALYSIS_MS} to {MAX_ANALYSIS_MS} ms (0: {ANALYSIS_MS})"
-            ),
-        )),
-    }
-}
 
 /// A broadcast as the wire shows it.
 fn wire(b: Broadcast) -> pb::Broadcast {
@@ -114,16 +84,6 @@ impl Broadcasts for BroadcastsService {
         new_game::check_slug("slug", &r.slug)?;
         new_game::check_title("name", &r.name)?;
         let labels = new_game::labels("labels", &r.labels)?;
-        if labels.is_empty() {
-            return Err(errors::bad_field(
-                "labels",
-                "none: a broadcast covers the games carrying every one of its labels (say tournament=<slug>)",
-            ));
-        }
-        check_delay(r.delay_seconds)?;
-        let analysis_ms = check_analysis_ms(r.analysis_ms)?;
-        let director = self.state.identity.director(request.metadata()).await?;
-        director.check_covers(&labels).map_err(errors::host)?;
         let broadcast = Broadcast {
             slug: r.slug.clone(),
             name: r.name.clone(),
@@ -133,8 +93,11 @@ impl Broadcasts for BroadcastsService {
             created_unix_ms: crate::host::unix_ms(),
             ended_unix_ms: 0,
             analysis: r.analysis,
-            analysis_ms,
+            analysis_ms: r.analysis_ms,
         };
+        let broadcast = broadcast.checked().map_err(errors::invalid)?;
+        let director = self.state.identity.director(request.metadata()).await?;
+        director.check_covers(&labels).map_err(errors::host)?;
         let kept = self.state.events.create_broadcast(broadcast).await.map_err(errors::events)?;
         Ok(Response::new(pb::CreateBroadcastResponse { broadcast: Some(wire(kept.broadcast)) }))
     }
@@ -164,20 +127,14 @@ impl Broadcasts for BroadcastsService {
         if let Some(name) = &r.name {
             new_game::check_title("name", name)?;
         }
-        if let Some(delay) = r.delay_seconds {
-            check_delay(delay)?;
-        }
-        if r.analysis_ms == Some(0) {
-            return Err(errors::bad_field("analysis_ms", "0: give the time per move, or leave it unset"));
-        }
-        let analysis_ms = r.analysis_ms.map(check_analysis_ms).transpose()?;
         let change = BroadcastChange {
             name: r.name.clone(),
             delay_seconds: r.delay_seconds,
             reveal_racks: r.reveal_racks,
             analysis: r.analysis,
-            analysis_ms,
+            analysis_ms: r.analysis_ms,
         };
+        change.check().map_err(errors::invalid)?;
         let check = self.covers(request.metadata()).await?;
         let kept =
             self.state.events.update_broadcast(&r.slug, check, &change).await.map_err(errors::events)?;

@@ -10,6 +10,7 @@ mod feed;
 pub(crate) use feed::Feeds;
 pub use feed::{Encoded, EncodedStream, Fact, FeedWire, Judged, RelayStream, Relayed};
 
+use crate::error::Invalid;
 use crate::records::{BroadcastRecords, Put};
 use dawgref_host::{HostError, Snapshot, Viewer};
 use dawgref_store::StoredBroadcast;
@@ -61,7 +62,58 @@ pub struct BroadcastChange {
     pub analysis_ms: Option<u32>,
 }
 
+/// The longest delay a broadcast may have: an hour.
+pub const MAX_DELAY_SECONDS: u32 = 3600;
+/// The engine's time per move for spectators: the default, and the bounds.
+pub const ANALYSIS_MS: u32 = 2000;
+pub const MIN_ANALYSIS_MS: u32 = 100;
+pub const MAX_ANALYSIS_MS: u32 = 30_000;
+
+impl Broadcast {
+    /// A new broadcast's settings within their bounds: a label at least (a broadcast of no
+    /// label would cover every game), a delay of an hour at most, the engine's time per move
+    /// (0: the default).
+    pub fn checked(self) -> Result<Broadcast, Invalid> {
+        if self.labels.is_empty() {
+            return Err(Invalid::NoLabels);
+        }
+        check_delay(self.delay_seconds)?;
+        let analysis_ms = match self.analysis_ms {
+            0 => ANALYSIS_MS,
+            ms => check_analysis_ms(ms)?,
+        };
+        Ok(Broadcast { analysis_ms, ..self })
+    }
+}
+
+fn check_delay(seconds: u32) -> Result<(), Invalid> {
+    if seconds > MAX_DELAY_SECONDS {
+        return Err(Invalid::Delay { seconds });
+    }
+    Ok(())
+}
+
+fn check_analysis_ms(ms: u32) -> Result<u32, Invalid> {
+    match ms {
+        MIN_ANALYSIS_MS..=MAX_ANALYSIS_MS => Ok(ms),
+        _ => Err(Invalid::AnalysisMs { ms }),
+    }
+}
+
 impl BroadcastChange {
+    /// A change within the bounds a new broadcast's settings have (a time per move given is
+    /// one: 0 is not "the default" here, where unset leaves it as it is).
+    pub fn check(&self) -> Result<(), Invalid> {
+        if let Some(seconds) = self.delay_seconds {
+            check_delay(seconds)?;
+        }
+        match self.analysis_ms {
+            Some(0) => Err(Invalid::NoAnalysisMs),
+            Some(ms) => check_analysis_ms(ms).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     fn apply(&self, b: &mut Broadcast) {
         if let Some(name) = &self.name {
             b.name = name.clone();

@@ -119,3 +119,25 @@ async fn a_broadcast_ended_holds_nothing_back_stays_as_it_ended_and_is_changed_n
         precondition("broadcast \"b\" has ended")
     );
 }
+
+/// A broadcast's settings are bounded by the layer, whichever door makes or changes one: a
+/// label at least, an hour's delay at most, the engine's time per move 100 to 30,000 ms (0 at
+/// creation: the default, 2,000; 0 in a change: refused, as unset leaves it).
+#[test]
+fn a_broadcasts_settings_are_held_to_their_bounds() {
+    use dawgref_events::Invalid;
+    let made = broadcast("b", &[("tournament", "t")], 3600).checked().unwrap();
+    assert_eq!((made.delay_seconds, made.analysis_ms), (3600, 2000));
+    assert_eq!(broadcast("b", &[], 30).checked().unwrap_err(), Invalid::NoLabels);
+    assert_eq!(
+        broadcast("b", &[("tournament", "t")], 3601).checked().unwrap_err(),
+        Invalid::Delay { seconds: 3601 }
+    );
+    let slow = Broadcast { analysis_ms: 30_001, ..broadcast("b", &[("tournament", "t")], 0) };
+    let e = slow.checked().unwrap_err();
+    assert_eq!(e.to_string(), "30001: the engine's time per move is 100 to 30000 ms (0: 2000)");
+    let change = |analysis_ms| BroadcastChange { analysis_ms, ..BroadcastChange::default() };
+    assert_eq!(change(Some(0)).check(), Err(Invalid::NoAnalysisMs));
+    assert_eq!(change(Some(99)).check(), Err(Invalid::AnalysisMs { ms: 99 }));
+    assert_eq!(change(None).check(), Ok(()));
+}
