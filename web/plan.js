@@ -5,7 +5,7 @@
 // through the page's `act`, which shows what it did or the server's reason for refusing it.
 
 import { t } from "/web/i18n.js";
-import { h } from "/web/ui.js";
+import { h, requestId } from "/web/ui.js";
 
 // The methods a round added may take (factor and initial Fontes need a number: by the API).
 const METHODS = [
@@ -35,22 +35,53 @@ export function planControls(d, act) {
   return h("div", { class: "row-controls plan-controls", id: `plan-${d.name}` }, method, add, remove, unpair);
 }
 
-// A late entry: name, rating, and how the rounds already paired count for them. Their token
-// (shown once) is said with what was done.
+// A late entry: name, rating, lifetime games, and how the rounds already paired count for them:
+// absent from them, or a bye in each (then, and only then, of the spread asked for). Each box has
+// its label. Their token (shown once) is said with what was done. One request id for each player
+// meant: a double click (or a retry) asks the server twice for the same player, who is added once
+// and whose token both answers carry; a new id once the boxes change or the player is added.
 export function lateEntry(d, act) {
   const paired = d.rounds.filter((r) => r.paired).length;
-  const name = h("input", { id: `late-name-${d.name}`, placeholder: t("name"), "aria-label": t("name") });
-  const rating = h("input", { id: `late-rating-${d.name}`, type: "number", min: "0", value: "0", "aria-label": t("Rating") });
-  const missed = h("select", { id: `late-missed-${d.name}`, "aria-label": t("Rounds already paired") },
-    h("option", { value: "absent", text: t("absent from rounds 1 to {n}", { n: paired }) }),
-    h("option", { value: "byes", text: t("a bye in each of rounds 1 to {n}, spread:", { n: paired }) }));
-  const spread = h("input", { id: `late-spread-${d.name}`, type: "number", value: "-50", "aria-label": t("the byes' spread") });
-  const add = h("button", { type: "button", id: `late-add-${d.name}`, onclick: () => {
-    const request = { division: d.name, player: { name: name.value.trim(), rating: Number(rating.value) || 0 } };
+  const id = (what) => `late-${what}-${d.name}`;
+  const field = (label, input) => h("span", { class: "field" }, h("label", { for: input.id, text: label }), input);
+  const name = h("input", { id: id("name"), autocomplete: "off" });
+  const rating = h("input", { id: id("rating"), type: "number", min: "0", step: "1", value: "0" });
+  // Rated games before this event (NASPA's multiplier): left empty, not known.
+  const lifetime = h("input", { id: id("lifetime"), type: "number", min: "0", step: "1", placeholder: t("not known") });
+  const missed = h("select", { id: id("missed") },
+    h("option", { value: "absent", text: paired === 1 ? t("absent from round 1") : t("absent from rounds 1 to {n}", { n: paired }) }),
+    h("option", { value: "byes", text: paired === 1 ? t("a bye in round 1") : t("a bye in each of rounds 1 to {n}", { n: paired }) }));
+  const spread = h("input", { id: id("spread"), type: "number", step: "1", value: "-50" });
+  // The director's say that a name a player of the division has is meant (else refused).
+  const sameName = h("input", { id: id("same-name"), type: "checkbox" });
+  const spreadField = field(t("Spread of each bye"), spread);
+  const showSpread = () => { spreadField.hidden = missed.value !== "byes"; };
+  missed.addEventListener("change", showSpread);
+  showSpread();
+  const refusal = h("span", { class: "bad refusal", id: id("refusal"), role: "alert" });
+  let meant = requestId();
+  for (const box of [name, rating, lifetime, missed, spread, sameName]) box.addEventListener("input", () => { meant = requestId(); });
+  const add = h("button", { type: "button", id: id("add"), onclick: () => {
+    const player = { name: name.value.trim(), rating: Number(rating.value) || 0 };
+    const games = lifetime.value.trim();
+    if (lifetime.validity.badInput || (games !== "" && !/^\d+$/.test(games))) {
+      refusal.textContent = t("Lifetime games: a whole number, 0 or more, or empty when not known.");
+      lifetime.setAttribute("aria-invalid", "true");
+      lifetime.focus();
+      return;
+    }
+    if (games !== "") player.lifetime_games = Number(games);
+    const request = { division: d.name, player, request_id: meant, allow_same_name: sameName.checked };
     if (paired && missed.value === "byes") request.missed_round_spread = Number(spread.value);
-    act("AddPlayer", request, (r) => t("{name} is player {n}. Their token (shown once): {token}", { name: r.player.name, n: r.player.number, token: r.token }));
+    act("AddPlayer", request, (r) => {
+      meant = requestId();
+      return t("{name} is player {n}. Their token (shown once): {token}", { name: r.player.name, n: r.player.number, token: r.token });
+    });
   } }, t("Add a player"));
-  return h("div", { class: "row-controls late-entry", id: `late-${d.name}` }, name, rating, ...(paired ? [missed, spread] : []), add);
+  return h("div", { class: "row-controls late-entry", id: `late-${d.name}` },
+    field(t("Name"), name), field(t("Rating"), rating), field(t("Lifetime games"), lifetime),
+    h("span", { class: "field" }, sameName, h("label", { for: sameName.id, text: t("Though the division has a player of that name") })),
+    ...(paired ? [field(t("Rounds already paired"), missed), spreadField] : []), add, refusal);
 }
 
 // A withdrawn player's way back: paired again from the next round paired.

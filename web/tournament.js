@@ -158,7 +158,9 @@ function division(s, d, act) {
   // The next round to pair, offered as the server would take it, or shown with why not yet.
   const next = d.rounds.find((r) => !r.paired);
   const notYet = next ? whyNotPaired(d, next) : null;
-  const toStart = d.rounds.find((r) => r.paired && !r.started);
+  // A round to start has a game to make: one whose results are all in (entered by hand, with no
+  // game on the server) has none.
+  const toStart = d.rounds.find((r) => r.paired && !r.started && !allIn(r));
   const leader = d.standings.length ? d.players[d.standings[0].player - 1] : null;
   const controls = s.director && !over ? h("div", { class: "row-controls" },
     next ? h("button", { type: "button", id: `pair-${d.name}`, disabled: Boolean(notYet), title: notYet, onclick: () => act("PairRound", { division: d.name, round: next.number }, t("Round {n} is paired.", { n: next.number })) }, t("Pair round {n}", { n: next.number })) : "",
@@ -167,10 +169,10 @@ function division(s, d, act) {
   const toCome = d.rounds.filter((r) => !r.paired).map((r) => h("li", { "data-round": String(r.number),
     text: `${t("Round {n}", { n: r.number })} · ${methodName(r.spec)}` }));
   const rounds = d.rounds.filter((r) => r.paired).reverse().map((r) => h("div", { class: "round", id: `round-${d.name}-${r.number}` },
-    h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started ? "" : ` · ${t("not started")}`}` }),
+    h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started || allIn(r) ? "" : ` · ${t("not started")}`}` }),
     h("table", { class: "pairings" }, h("tbody", {}, r.pairings.map((p) => h("tr", { "data-pairing": String(p.number) },
       h("td", { text: name(p.first) }),
-      h("td", { class: "score", text: score(p) }),
+      h("td", { class: "score", text: score(p, name) }),
       h("td", { text: p.second ? name(p.second) : "" }),
       h("td", {}, p.game_id ? h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") }) : ""),
       h("td", {}, s.director && p.second && !p.done ? resultForm(d, r, p, act, name) : "")))))));
@@ -216,14 +218,22 @@ function methodName(spec) {
   return names[m] || m;
 }
 
-function score(p) {
+// Whether every result of round `r` is in (a bye's is in from its pairing).
+function allIn(r) {
+  return r.pairings.length > 0 && r.pairings.every((p) => p.done || !p.second);
+}
+
+// A pairing's result as the round's table says it: the scores, who forfeited, a bye's spread.
+function score(p, name) {
   if (!p.second) return p.bye_spread >= 0 ? t("bye (+{n})", { n: p.bye_spread }) : t("absent ({n})", { n: p.bye_spread });
   if (!p.done) return p.game_id ? t("playing") : "–";
-  if (p.forfeited_by) return t("forfeit");
+  if (p.forfeited_by) return t("{name} forfeited", { name: name(p.forfeited_by) });
   return `${p.scores[0]} – ${p.scores[1]}`;
 }
 
-// A director's result entry for a game played over the board (or one to settle by hand).
+// A director's result entry for a game played over the board (or one to settle by hand). Both
+// boxes must hold a whole number before anything is sent (an empty box is no score of 0): else
+// the refusal is said next to the boxes, the boxes at fault marked, and nothing is sent.
 function resultForm(d, r, p, act, name) {
   // Each box says whose score it is: its placeholder by the player's first name, shown whole (the
   // box sized to it by `field-sizing`, or where a browser lacks it, through CSSOM: the page's CSP
@@ -232,14 +242,38 @@ function resultForm(d, r, p, act, name) {
     const first = name(n).split(/\s+/)[0];
     const shown = t("{name}'s score", { name: [...first].length > 12 ? `${[...first].slice(0, 11).join("")}…` : first });
     const label = t("{name}'s score", { name: name(n) });
-    const input = h("input", { type: "number", class: "score-in", placeholder: shown, title: label, "aria-label": label, id: `score-${d.name}-${r.number}-${p.number}-${side}` });
+    const input = h("input", { type: "number", step: "1", class: "score-in", placeholder: shown, title: label, "aria-label": label, id: `score-${d.name}-${r.number}-${p.number}-${side}`,
+      onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); enter(); } } });
     if (!CSS.supports("field-sizing", "content")) input.style.width = `calc(${Math.ceil([...shown].length * 1.2)}ch + 20px)`;
     return input;
   };
   const a = box(p.first, "a");
   const b = box(p.second, "b");
-  return h("span", { class: "result-form" }, a, b, h("button", { type: "button", id: `enter-${d.name}-${r.number}-${p.number}`, onclick: () =>
-    act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: Number(a.value), second: Number(b.value) } }, t("Result entered: {first} {a} – {b} {second}.", { first: name(p.first), second: name(p.second), a: a.value, b: b.value })) }, t("Enter")));
+  const refusal = h("span", { class: "bad refusal", id: `refusal-${d.name}-${r.number}-${p.number}`, role: "alert" });
+  // What is wrong with a box (null: a whole number), and the boxes as scores.
+  const fault = (input) => (input.validity.badInput || (input.value.trim() !== "" && !/^-?\d+$/.test(input.value.trim()))
+    ? "whole" : input.value.trim() === "" ? "missing" : null);
+  const enter = () => {
+    const faults = [[a, p.first, fault(a)], [b, p.second, fault(b)]];
+    for (const [input, , why] of faults) {
+      if (why) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+    }
+    const wrong = faults.filter(([, , why]) => why);
+    if (wrong.length) {
+      const [input, n, why] = wrong[0];
+      refusal.textContent = wrong.length === 2 && wrong.every(([, , w]) => w === "missing")
+        ? t("Both scores are missing: nothing was sent.")
+        : why === "missing" ? t("{name}'s score is missing: nothing was sent.", { name: name(n) })
+          : t("{name}'s score is not a whole number: nothing was sent.", { name: name(n) });
+      input.focus();
+      return;
+    }
+    refusal.textContent = "";
+    const [x, y] = [Number(a.value), Number(b.value)];
+    act("RecordResult", { division: d.name, round: r.number, pairing: p.number, scores: { first: x, second: y } },
+      t("Result entered: {first} {a} – {b} {second}.", { first: name(p.first), second: name(p.second), a: x, b: y }));
+  };
+  return h("span", { class: "result-form" }, a, b, h("button", { type: "button", id: `enter-${d.name}-${r.number}-${p.number}`, onclick: enter }, t("Enter")), refusal);
 }
 
 // Reload on every event the tournament's stream brings (a burst of results: once).

@@ -1,10 +1,10 @@
 // A tournament's page's statistics and log: each division's statistics (its records and one row
 // a player, for everyone: as the server lets the visitor see the results; CSV to download), and
-// the director's log (every event with who did it, filtered by division, round, player and kind;
-// JSON lines or CSV to download).
+// the director's log (every event with who did it, said in words in the page's language, filtered
+// by division, round, player and kind; JSON lines or CSV to download).
 
 import { call } from "/web/grpc.js";
-import { t } from "/web/i18n.js";
+import { t, lang, count } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 
 const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired"];
@@ -49,32 +49,162 @@ export function statisticsSection(s, d) {
   return section;
 }
 
-// The director's log: built once, shown again with its filters on every refresh.
+// An event's kind in words.
+export function kindName(kind) {
+  const names = {
+    created: t("tournament created"), player_added: t("player added"), player_withdrawn: t("player withdrawn"),
+    pairings_made: t("pairings made"), round_started: t("round started"), result: t("result"),
+    result_corrected: t("result corrected"), division_imported: t("division imported"), rounds_changed: t("rounds changed"),
+    player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"),
+  };
+  return names[kind] || kind;
+}
+
+const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+// What an event says happened, in the page's language, or null where the page cannot say it
+// (then the server's own text, in English, is shown as it is). Who and which round come from the
+// event's fields (its kind, round, players by number, named from the tournament; the tournament's
+// name); the figures only the server's text holds (scores, a forfeit's loser, a bye's spread, how
+// many games or rounds, what a correction replaced, how a late entry's missed rounds count) are
+// read from it in the forms the server writes them, and a text in no such form is not guessed at.
+export function eventSentence(e, tournament) {
+  const d = tournament.divisions.find((x) => x.name === e.division);
+  const players = e.players || [];
+  const name = (n) => (d && d.players[n - 1] ? d.players[n - 1].name : null);
+  const detail = e.detail || "";
+  const who = name(players[0]);
+  switch (e.kind) {
+    case "created": return tournament.name;
+    case "player_withdrawn": return who && t("{name} withdraws", { name: who });
+    case "player_reentered": return who && t("{name} enters again as player {n}", { name: who, n: players[0] });
+    case "round_unpaired": return e.round ? t("Round {n}'s pairings taken back", { n: e.round }) : null;
+    case "pairings_made": {
+      if (detail === `round ${e.round} paired`) return t("Round {n} paired", { n: e.round });
+      if (detail === `round ${e.round} paired by the director`) return t("Round {n} paired by hand", { n: e.round });
+      return null;
+    }
+    case "round_started": {
+      const m = detail.match(new RegExp(`^round ${e.round}: (\\d+) games$`));
+      return m && t("Round {n} started: {games}", { n: e.round, games: count(Number(m[1]), "game") });
+    }
+    case "division_imported": {
+      const m = detail.match(/^(\d+) players, (\d+) rounds played$/);
+      return m && t("Division {division} imported: {players}, {rounds} played",
+        { division: e.division, players: count(Number(m[1]), "player"), rounds: count(Number(m[2]), "round") });
+    }
+    case "rounds_changed": {
+      const m = detail.match(/^(?:round (\d+)|rounds (\d+) to (\d+)) (added|taken off): (\d+) rounds$/);
+      if (!m) return null;
+      const what = m[1]
+        ? t(m[4] === "added" ? "Round {n} added" : "Round {n} taken off", { n: m[1] })
+        : t(m[4] === "added" ? "Rounds {a} to {b} added" : "Rounds {a} to {b} taken off", { a: m[2], b: m[3] });
+      return t("{what}: {rounds} in all", { what, rounds: count(Number(m[5]), "round") });
+    }
+    case "player_added": {
+      if (!who) return null;
+      const m = detail.match(new RegExp(`^${escaped(who)} joins as player ${players[0]}(.*)$`));
+      if (!m) return null;
+      const joins = t("{name} joins as player {n}", { name: who, n: players[0] });
+      const missed = [
+        [/^$/, () => null],
+        [/^, absent from round 1$/, () => t("absent from round 1")],
+        [/^, absent from rounds 1 to (\d+)$/, (x) => t("absent from rounds 1 to {n}", { n: x[1] })],
+        [/^, a bye \(([+-]\d+)\) for round 1$/, (x) => t("a bye ({spread}) for round 1", { spread: x[1] })],
+        [/^, a bye \(([+-]\d+)\) for each of rounds 1 to (\d+)$/, (x) => t("a bye ({spread}) for each of rounds 1 to {n}", { spread: x[1], n: x[2] })],
+      ].map(([re, say]) => { const x = m[1].match(re); return x ? [say(x)] : null; }).find(Boolean);
+      if (!missed) return null;
+      return missed[0] ? `${joins}, ${missed[0]}` : joins;
+    }
+    case "result":
+    case "result_corrected": {
+      // A pairing's line as the server writes it, between the event's players: [said, the rest].
+      const [a, b] = players.map(name);
+      if (!a || (players.length > 1 && !b)) return null;
+      const line = (text) => {
+        const forms = b ? [
+          [`${escaped(a)} (-?\\d+) – ${escaped(b)} (-?\\d+)`, (x) => `${a} ${x[1]} – ${b} ${x[2]}`],
+          [`${escaped(a)} forfeits to ${escaped(b)}`, () => t("{loser} forfeits to {winner}", { loser: a, winner: b })],
+          [`${escaped(b)} forfeits to ${escaped(a)}`, () => t("{loser} forfeits to {winner}", { loser: b, winner: a })],
+          [`${escaped(a)} – ${escaped(b)}`, () => `${a} – ${b}`],
+        ] : [[`${escaped(a)}: a bye \\(([+-]\\d+)\\)`, (x) => t("{name}: a bye ({spread})", { name: a, spread: x[1] })]];
+        for (const [form, say] of forms) {
+          const x = text.match(new RegExp(`^${form}`));
+          if (x) return [say(x), text.slice(x[0].length)];
+        }
+        return null;
+      };
+      const said = line(detail);
+      if (!said) return null;
+      let [sentence, rest] = said;
+      if (rest.startsWith(" (withdrawn)")) {
+        sentence = t("{result} (withdrawn)", { result: sentence });
+        rest = rest.slice(" (withdrawn)".length);
+      }
+      if (rest.startsWith(" (was ") && rest.endsWith(")")) {
+        const was = line(rest.slice(" (was ".length, -1));
+        if (!was || was[1] !== "") return null;
+        sentence = t("{result} (was {old})", { result: sentence, old: was[0] });
+        rest = "";
+      }
+      return rest === "" ? sentence : null;
+    }
+    default: return null;
+  }
+}
+
+// Who did it, as the log names them: the root director, a game's end, or a key by its name.
+const byName = (by) => (by === "director" || by === "game" ? t(by) : by || "");
+
+// The director's log: built once, shown again with its filters on every refresh. A player is
+// chosen by name (the filter's division then is theirs); the choices follow the tournament.
 export function logPanel(s) {
-  const field = (id, placeholder) => h("input", { id, type: "number", min: "0", placeholder, class: "score-in" });
-  const division = h("select", { id: "log-division" });
-  const round = field("log-round", t("round"));
-  const player = field("log-player", t("player"));
-  const kind = h("select", { id: "log-kind" }, h("option", { value: "", text: t("every kind") }), KINDS.map((k) => h("option", { value: k, text: k })));
+  const division = h("select", { id: "log-division", "aria-label": t("Division") });
+  const round = h("input", { id: "log-round", type: "number", min: "0", placeholder: t("round"), "aria-label": t("round"), class: "score-in" });
+  const player = h("select", { id: "log-player", "aria-label": t("Player") });
+  const kind = h("select", { id: "log-kind", "aria-label": t("Kind of event") },
+    h("option", { value: "", text: t("every kind") }), KINDS.map((k) => h("option", { value: k, text: kindName(k) })));
   const rows = h("tbody", {});
   const out = h("p", { class: "meta", id: "log-status", role: "status" });
-  const filter = () => ({
-    division: division.value, round: Number(round.value || 0), player: Number(player.value || 0),
-    kinds: kind.value ? [kind.value] : [],
-  });
+  // A select's options made again only when they change, the choice kept while it is there.
+  const offer = (select, options) => {
+    const key = JSON.stringify(options);
+    if (select.dataset.offered === key) return;
+    const chosen = select.value;
+    select.replaceChildren(...options.map(([value, text]) => h("option", { value, text })));
+    select.dataset.offered = key;
+    select.value = options.some(([value]) => value === chosen) ? chosen : "";
+  };
+  const offerPlayers = () => {
+    const all = s.tournament.divisions;
+    const shown = all.filter((x) => !division.value || x.name === division.value);
+    const named = all.length > 1 && !division.value;
+    offer(player, [["", t("every player")], ...shown.flatMap((x) => x.players.map((p) =>
+      [`${x.name}/${p.number}`, named ? `${p.name} (${x.name})` : p.name]))]);
+  };
+  division.addEventListener("change", offerPlayers);
+  const filter = () => {
+    const [of, number] = player.value ? player.value.split("/") : ["", "0"];
+    return {
+      division: division.value || of, round: Number(round.value || 0), player: Number(number),
+      kinds: kind.value ? [kind.value] : [],
+    };
+  };
   const refresh = async () => {
-    const divisions = s.tournament.divisions.map((x) => x.name);
-    if (division.options.length !== divisions.length + 1) {
-      const chosen = division.value;
-      division.replaceChildren(h("option", { value: "", text: t("every division") }), divisions.map((x) => h("option", { value: x, text: x })));
-      division.value = chosen;
-    }
+    offer(division, [["", t("every division")], ...s.tournament.divisions.map((x) => [x.name, x.name])]);
+    offerPlayers();
     try {
       const r = await call("TournamentsService", "GetTournamentLog", { slug: s.slug, filter: filter(), page_size: 1000 }, s.token);
-      rows.replaceChildren(...r.events.map((e) => h("tr", { "data-event": String(e.number || 0) },
-        h("td", { text: String(e.number || 0) }), h("td", { text: new Date(Number(e.unix_ms || 0)).toLocaleString() }),
-        h("td", { text: e.kind }), h("td", { text: [e.division, e.round ? t("round {n}", { n: e.round }) : ""].filter(Boolean).join(" · ") }),
-        h("td", { class: "by", text: e.by || "" }), h("td", { text: e.detail }))));
+      rows.replaceChildren(...r.events.map((e) => {
+        const said = eventSentence(e, s.tournament);
+        return h("tr", { "data-event": String(e.number || 0) },
+          h("td", { text: String(e.number || 0) }), h("td", { text: new Date(Number(e.unix_ms || 0)).toLocaleString(lang) }),
+          h("td", { class: "kind", text: kindName(e.kind) }),
+          h("td", { text: [e.division, e.round ? t("round {n}", { n: e.round }) : ""].filter(Boolean).join(" · ") }),
+          h("td", { class: "by", text: byName(e.by) }),
+          // The server's own text where the page cannot say it: in English, and marked so.
+          h("td", { class: "detail" }, said === null || said === undefined ? h("span", { lang: "en", text: e.detail }) : said));
+      }));
       out.textContent = t("{n} events", { n: r.events.length });
       out.className = "meta";
     } catch (e) {

@@ -2064,3 +2064,452 @@ async fn a_divisions_statistics_show_to_all_and_the_log_to_its_director_in_engli
     wait_text(&c, "#tournament-log h2", "Журнал").await;
     c.close().await.unwrap();
 }
+
+/// The text of each element `css` matches, in the page's order.
+async fn cells(c: &Client, css: &str) -> Vec<String> {
+    let js = format!("return [...document.querySelectorAll({css:?})].map((e) => e.textContent)");
+    serde_json::from_value(script(c, &js).await).unwrap()
+}
+
+/// The director's log says each event in words, in English and in Russian, built from the
+/// event's fields (its kind, round, pairing and players, named from the tournament); its division
+/// filter lists the divisions and its player filter lists the players, and each keeps its events.
+#[tokio::test]
+async fn the_log_lists_divisions_and_players_to_filter_and_says_each_event_in_english_and_russian() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let methods = [pb::PairingMethod::Manual, pb::PairingMethod::KingOfTheHill];
+    let (mut t, _) = tournament(&srv, ROOT, ("logs", "Log open"), &names, &methods, 3).await;
+    let slug = || "logs".to_string();
+    let a = || "a".to_string();
+    // 1-3: round 1 paired by hand, a game's scores and a forfeit; 4: the scores corrected.
+    round_by_hand(&mut t, ROOT, ("logs", 1), &[(1, 2), (3, 4)], &[(420, 388)]).await;
+    let result = |pairing, result, correct| pb::RecordResultRequest {
+        slug: slug(),
+        division: a(),
+        round: 1,
+        pairing,
+        result: Some(result),
+        correct,
+        request_id: String::new(),
+    };
+    use pb::record_result_request::Result as R;
+    t.record_result(authed(result(2, R::ForfeitedBy(4), false), ROOT)).await.unwrap();
+    let corrected = R::Scores(pb::FinalScores { first: 412, second: 388 });
+    t.record_result(authed(result(1, corrected, true), ROOT)).await.unwrap();
+    // 5: a late entry, absent from round 1; 6: a third round added.
+    let eve = pb::TournamentPlayerSpec { name: "Eve Late".into(), rating: 1400, ..Default::default() };
+    let add = pb::AddPlayerRequest {
+        allow_same_name: false,
+        request_id: String::new(),
+        slug: slug(),
+        division: a(),
+        player: Some(eve),
+        missed_round_spread: None,
+    };
+    t.add_player(authed(add, ROOT)).await.unwrap();
+    let swiss = pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() };
+    let add =
+        pb::AddRoundRequest { slug: slug(), division: a(), rounds: vec![swiss], request_id: String::new() };
+    t.add_round(authed(add, ROOT)).await.unwrap();
+    // 7-9: round 2 paired, taken back, paired again.
+    let pair = || pb::PairRoundRequest { slug: slug(), division: a(), round: 2, ..Default::default() };
+    t.pair_round(authed(pair(), ROOT)).await.unwrap();
+    let unpair = pb::UnpairRoundRequest { slug: slug(), division: a(), round: 2, request_id: String::new() };
+    t.unpair_round(authed(unpair, ROOT)).await.unwrap();
+    let round_2 = t.pair_round(authed(pair(), ROOT)).await.unwrap().into_inner().round.unwrap();
+    // 10-11: Bo withdraws (his game of round 2 a forfeit); 12: he enters again; 13: round 2 starts.
+    let bo_game = round_2.pairings.iter().find(|p| p.first == 2 || p.second == 2).unwrap().clone();
+    assert_ne!(bo_game.second, 0, "Bo has a game in round 2, not the bye");
+    let everyone = [&names[..], &["Eve Late"]].concat();
+    let opponent = everyone[(if bo_game.first == 2 { bo_game.second } else { bo_game.first }) as usize - 1];
+    let withdraw = pb::WithdrawPlayerRequest { slug: slug(), division: a(), player: 2, ..Default::default() };
+    t.withdraw_player(authed(withdraw, ROOT)).await.unwrap();
+    let reenter =
+        pb::ReenterPlayerRequest { slug: slug(), division: a(), player: 2, request_id: String::new() };
+    t.reenter_player(authed(reenter, ROOT)).await.unwrap();
+    let start = pb::StartRoundRequest { slug: slug(), division: a(), round: 2, ..Default::default() };
+    let started = t.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap();
+    let games = started.pairings.iter().filter(|p| !p.game_id.is_empty()).count();
+    assert_eq!(games, 1, "round 2: one game made (Bo's is a forfeit, and a bye)");
+    // 14: a second division, from a `.t` file.
+    let import = pb::ImportTshRequest {
+        slug: slug(),
+        division: "b".into(),
+        text: "Xi Xu 1500 2; 400\nYo Yu 1500 1; 350\n".into(),
+        ..Default::default()
+    };
+    t.import_tsh(authed(import, ROOT)).await.unwrap();
+
+    let english: Vec<(&str, String)> = vec![
+        ("tournament created", "Log open".into()),
+        ("pairings made", "Round 1 paired by hand".into()),
+        ("result", "Ann Archer 420 – Bo Baker 388".into()),
+        ("result", "Di Dunn forfeits to Cy Cole".into()),
+        ("result corrected", "Ann Archer 412 – Bo Baker 388 (was Ann Archer 420 – Bo Baker 388)".into()),
+        ("player added", "Eve Late joins as player 5, absent from round 1".into()),
+        ("rounds changed", "Round 3 added: 3 rounds in all".into()),
+        ("pairings made", "Round 2 paired".into()),
+        ("pairings taken back", "Round 2's pairings taken back".into()),
+        ("pairings made", "Round 2 paired".into()),
+        ("result", format!("Bo Baker forfeits to {opponent} (withdrawn)")),
+        ("player withdrawn", "Bo Baker withdraws".into()),
+        ("player re-entered", "Bo Baker enters again as player 2".into()),
+        ("round started", "Round 2 started: 1 game".into()),
+        ("division imported", "Division b imported: 2 players, 1 round played".into()),
+    ];
+    let russian: Vec<(&str, String)> = vec![
+        ("турнир создан", "Log open".into()),
+        ("пары составлены", "Пары тура 1 составлены вручную".into()),
+        ("результат", "Ann Archer 420 – Bo Baker 388".into()),
+        ("результат", "Di Dunn: техническое поражение, побеждает Cy Cole".into()),
+        ("результат исправлен", "Ann Archer 412 – Bo Baker 388 (было: Ann Archer 420 – Bo Baker 388)".into()),
+        ("игрок добавлен", "Eve Late вступает в турнир как игрок 5, не играл(а) в туре 1".into()),
+        ("туры изменены", "Тур 3 добавлен: всего 3 тура".into()),
+        ("пары составлены", "Пары тура 2 составлены".into()),
+        ("пары отменены", "Пары тура 2 отменены".into()),
+        ("пары составлены", "Пары тура 2 составлены".into()),
+        ("результат", format!("Bo Baker: техническое поражение, побеждает {opponent} (снятие с турнира)")),
+        ("игрок снят", "Bo Baker снимается с турнира".into()),
+        ("игрок возвращён", "Bo Baker снова в турнире как игрок 2".into()),
+        ("тур начат", "Тур 2 начат: 1 партия".into()),
+        ("группа импортирована", "Группа b импортирована: 2 игрока, сыграно: 1 тур".into()),
+    ];
+    let every = |lang: &str| if lang == "en" { "every division" } else { "все группы" };
+    let mut driver = Driver::start().await;
+    for (lang, (width, height), expected) in [("en", (1366, 768), english), ("ru", (390, 844), russian)] {
+        let c = driver.browser_in(lang).await;
+        set_viewport(&c, width, height).await;
+        c.goto(&format!("{}/tournaments/logs#token={ROOT}", srv.url)).await.unwrap();
+        let rows = || async { Some(count(&c, "#log-table tr[data-event]").await) };
+        wait_until("the whole log", rows, |&n| n == 15).await;
+        // The filters: every division and each of them, and nothing else.
+        let options = cells(&c, "#log-division option").await;
+        assert_eq!(options, [every(lang), "a", "b"], "{lang}");
+        let text = script(&c, "return document.getElementById('log-division').textContent").await;
+        assert_eq!(text.as_str().unwrap(), [every(lang), "a", "b"].concat(), "{lang}");
+        // Each event in words: its kind, and what happened.
+        let kinds = cells(&c, "#log-table tr[data-event] td:nth-child(3)").await;
+        let details = cells(&c, "#log-table tr[data-event] td:nth-child(6)").await;
+        let seen: Vec<(String, String)> = kinds.into_iter().zip(details).collect();
+        let want: Vec<(String, String)> = expected.iter().map(|(k, d)| (k.to_string(), d.clone())).collect();
+        assert_eq!(seen, want, "{lang}");
+        assert_eq!(count(&c, "#log-table [lang='en']").await, 0, "{lang}: no server text left untold");
+        // Every kind, and each in words.
+        let kind_options = cells(&c, "#log-kind option").await;
+        assert_eq!(kind_options.len(), 12, "{lang}: every kind and the 11 kinds");
+        assert!(kind_options.iter().all(|k| !k.contains('_')), "{lang}: {kind_options:?}");
+        // Division b: its import alone.
+        c.find(Locator::Css("#log-division")).await.unwrap().select_by_value("b").await.unwrap();
+        click(&c, "#log-show").await;
+        wait_until("division b's events", rows, |&n| n == 1).await;
+        let b = cells(&c, "#log-table tr[data-event] td.detail").await;
+        assert_eq!(b, [expected[14].1.clone()], "{lang}");
+        // Bo Baker, of division a, by name: his results, his withdrawal and his return.
+        c.find(Locator::Css("#log-division")).await.unwrap().select_by_value("a").await.unwrap();
+        let players = cells(&c, "#log-player option").await;
+        let every_player = if lang == "en" { "every player" } else { "все игроки" };
+        let mut want_players = vec![every_player.to_string()];
+        want_players.extend(names.iter().chain(["Eve Late"].iter()).map(|n| n.to_string()));
+        assert_eq!(players, want_players, "{lang}");
+        c.find(Locator::Css("#log-player")).await.unwrap().select_by_value("a/2").await.unwrap();
+        click(&c, "#log-show").await;
+        wait_until("Bo's events", rows, |&n| n == 5).await;
+        let numbers = cells(&c, "#log-table tr[data-event] td:first-child").await;
+        assert_eq!(numbers, ["2", "4", "10", "11", "12"], "{lang}");
+        // And his results alone, by kind.
+        c.find(Locator::Css("#log-kind")).await.unwrap().select_by_value("result").await.unwrap();
+        click(&c, "#log-show").await;
+        wait_until("Bo's results", rows, |&n| n == 2).await;
+        assert_eq!(count(&c, "#log-status.bad").await, 0, "{lang}");
+        screenshot(&c, &format!("tournament-log-words-{lang}")).await;
+        c.close().await.unwrap();
+    }
+}
+
+/// The round list says who forfeited; a round whose results were all entered by hand (no game
+/// made on the server) is not "not started", nor offered to start; and the late entry's form
+/// has a box for the lifetime games, a label tied to each box, and the byes' spread only when
+/// the rounds missed count as byes.
+#[tokio::test]
+async fn the_round_list_names_the_forfeiter_and_a_round_by_hand_and_the_late_entry_is_labelled() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let methods = [pb::PairingMethod::Manual, pb::PairingMethod::Manual];
+    let (mut t, _) = tournament(&srv, ROOT, ("desk", "Desk open"), &names, &methods, 3).await;
+    // Round 1 by hand: a game over the board and Di's forfeit; round 2 paired, not started.
+    round_by_hand(&mut t, ROOT, ("desk", 1), &[(1, 2), (3, 4)], &[(420, 388)]).await;
+    let forfeit = pb::RecordResultRequest {
+        slug: "desk".into(),
+        division: "a".into(),
+        round: 1,
+        pairing: 2,
+        result: Some(pb::record_result_request::Result::ForfeitedBy(4)),
+        ..Default::default()
+    };
+    t.record_result(authed(forfeit, ROOT)).await.unwrap();
+    let set = pb::SetPairingsRequest {
+        slug: "desk".into(),
+        division: "a".into(),
+        round: 2,
+        pairings: vec![pb::PairingSpec { first: 1, second: 3 }, pb::PairingSpec { first: 2, second: 4 }],
+        ..Default::default()
+    };
+    t.set_pairings(authed(set, ROOT)).await.unwrap();
+
+    let mut driver = Driver::start().await;
+    type Says = (&'static str, &'static str, &'static str, &'static str, [&'static str; 5]);
+    let english: Says = (
+        "Round 1",
+        "Di Dunn forfeited",
+        "Start round 2",
+        "Round 2 · not started",
+        ["Name", "Rating", "Lifetime games", "Rounds already paired", "Spread of each bye"],
+    );
+    let russian: Says = (
+        "Тур 1",
+        "Di Dunn: техническое поражение",
+        "Начать тур 2",
+        "Тур 2 · не начат",
+        [
+            "Имя",
+            "Рейтинг",
+            "Сыграно партий до турнира",
+            "Туры с уже составленными парами",
+            "Разница за каждый тур без пары",
+        ],
+    );
+    let boxes = ["late-name-a", "late-rating-a", "late-lifetime-a", "late-missed-a", "late-spread-a"];
+    for (lang, (width, height), (round_1, forfeited, start, round_2, labels)) in
+        [("en", (1366, 768), english), ("ru", (390, 844), russian)]
+    {
+        let c = driver.browser_in(lang).await;
+        set_viewport(&c, width, height).await;
+        c.goto(&format!("{}/tournaments/desk#token={ROOT}", srv.url)).await.unwrap();
+        wait_until("round 2", || async { Some(count(&c, "#round-a-2").await) }, |&n| n == 1).await;
+        // Who forfeited, by name; round 1, all in by hand, is no round to start.
+        wait_text(&c, "#round-a-1 tr[data-pairing='2'] td.score", forfeited).await;
+        assert_eq!(text(&c, "#round-a-1 h3").await.unwrap(), round_1, "{lang}");
+        assert_eq!(text(&c, "#round-a-2 h3").await.unwrap(), round_2, "{lang}");
+        assert_eq!(text(&c, "#start-a").await.unwrap(), start, "{lang}");
+        // Each box of the late entry has its label, tied to it.
+        let js = format!(
+            "return {boxes:?}.map((id) => {{ const el = document.getElementById(id);
+               return el ? [...el.labels].map((l) => l.textContent.trim()).join('|') : null; }})"
+        );
+        let seen: Vec<Option<String>> = serde_json::from_value(script(&c, &js).await).unwrap();
+        let want: Vec<Option<String>> = labels.iter().map(|l| Some(l.to_string())).collect();
+        assert_eq!(seen, want, "{lang}");
+        // The spread is asked only for byes.
+        let shown = || async {
+            let v = script(
+                &c,
+                "const el = document.getElementById('late-spread-a'); return el.getClientRects().length > 0",
+            )
+            .await;
+            v.as_bool()
+        };
+        wait_until("the spread hidden for an absence", shown, |&v| !v).await;
+        c.find(Locator::Css("#late-missed-a")).await.unwrap().select_by_value("byes").await.unwrap();
+        wait_until("the spread shown for byes", shown, |&v| v).await;
+        c.find(Locator::Css("#late-missed-a")).await.unwrap().select_by_value("absent").await.unwrap();
+        wait_until("the spread hidden again", shown, |&v| !v).await;
+        // The form fits the screen.
+        let fits = "return document.getElementById('late-a').getBoundingClientRect().right
+                    <= document.documentElement.clientWidth";
+        let right = script(&c, fits).await;
+        assert_eq!(right, true, "{lang}: the late entry fits {width} px");
+        screenshot(&c, &format!("tournament-desk-{lang}")).await;
+        c.close().await.unwrap();
+    }
+    // A late entry with their lifetime games and a bye of -50 for each round paired; one with
+    // the box left empty, absent: not known.
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/desk#token={ROOT}", srv.url)).await.unwrap();
+    let standings = |n: usize| {
+        let c = c.clone();
+        async move {
+            wait_until(
+                "the standings",
+                || async { Some(count(&c, "#standings-a tbody tr").await) },
+                |&k| k == n,
+            )
+            .await
+        }
+    };
+    standings(4).await;
+    // Filled in and sent in one go: an event's redraw between keys and click would lose them.
+    let late = |name: &str, lifetime: &str, missed: &str| {
+        format!(
+            "const v = (id, x) => {{ document.getElementById(id).value = x; }};
+             v('late-name-a', '{name}'); v('late-lifetime-a', '{lifetime}'); v('late-missed-a', '{missed}');
+             document.getElementById('late-add-a').click();"
+        )
+    };
+    script(&c, &late("Eve Late", "250", "byes")).await;
+    wait_until("Eve's entry", || text(&c, "#tournament-result"), |t| t.starts_with("Eve Late is player 5."))
+        .await;
+    standings(5).await;
+    script(&c, &late("Fay Ford", "", "absent")).await;
+    wait_until("Fay's entry", || text(&c, "#tournament-result"), |t| t.starts_with("Fay Ford is player 6."))
+        .await;
+    c.close().await.unwrap();
+    let get = pb::GetTournamentRequest { slug: "desk".into() };
+    let d = t.get_tournament(authed(get, ROOT)).await.unwrap().into_inner().tournament.unwrap().divisions[0]
+        .clone();
+    let lifetimes: Vec<Option<u32>> = d.players[4..].iter().map(|p| p.lifetime_games).collect();
+    assert_eq!(lifetimes, [Some(250), None]);
+    let byes: Vec<(u32, i32)> = d
+        .rounds
+        .iter()
+        .flat_map(|r| &r.pairings)
+        .filter(|p| p.second == 0)
+        .map(|p| (p.first, p.bye_spread))
+        .collect();
+    assert_eq!(byes, [(5, -50), (5, -50)], "Eve: a bye of -50 in each round paired; Fay: absent");
+}
+
+/// Empty or half-filled score boxes are refused on the page, in words next to the boxes, and
+/// nothing is sent: the pairing has no result and its game plays on; filled in, they are sent.
+#[tokio::test]
+async fn empty_or_half_filled_score_boxes_are_refused_on_the_page_in_both_languages() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker"];
+    let methods = [pb::PairingMethod::KingOfTheHill];
+    let (mut t, _) = tournament(&srv, ROOT, ("boxes", "Box open"), &names, &methods, 3).await;
+    let pair =
+        pb::PairRoundRequest { slug: "boxes".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, ROOT)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "boxes".into(), division: "a".into(), round: 1, ..Default::default() };
+    let round = t.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap();
+    let p = round.pairings[0].clone();
+    let (first, second) = (names[p.first as usize - 1], names[p.second as usize - 1]);
+    let mut g = srv.games().await;
+    let pairing_now = || {
+        let mut t = t.clone();
+        async move {
+            let get = pb::GetTournamentRequest { slug: "boxes".into() };
+            let r = t.get_tournament(authed(get, ROOT)).await.unwrap().into_inner();
+            r.tournament.unwrap().divisions[0].rounds[0].pairings[0].clone()
+        }
+    };
+
+    let mut driver = Driver::start().await;
+    let says = [
+        (
+            "en",
+            (1366, 768),
+            "Both scores are missing: nothing was sent.".to_string(),
+            format!("{second}'s score is missing: nothing was sent."),
+        ),
+        (
+            "ru",
+            (390, 844),
+            "Не введены оба счёта: ничего не отправлено.".to_string(),
+            format!("Не введён счёт игрока {second}: ничего не отправлено."),
+        ),
+    ];
+    for (lang, (width, height), both, half) in says {
+        let c = driver.browser_in(lang).await;
+        set_viewport(&c, width, height).await;
+        c.goto(&format!("{}/tournaments/boxes#token={ROOT}", srv.url)).await.unwrap();
+        wait_until(
+            "the score boxes",
+            || async { Some(count(&c, "#round-a-1 .score-in").await) },
+            |&n| n == 2,
+        )
+        .await;
+        // Both empty: refused, said next to the boxes, and nothing answered.
+        click(&c, "#enter-a-1-1").await;
+        let said = || async {
+            let refused = text(&c, "#round-a-1 tr[data-pairing='1'] .result-form .refusal").await;
+            Some((refused.unwrap_or_default(), text(&c, "#tournament-result").await.unwrap_or_default()))
+        };
+        let (refused, answered) =
+            wait_until("the page's answer", said, |(r, a): &(String, String)| !r.is_empty() || !a.is_empty())
+                .await;
+        assert_eq!((refused.as_str(), answered.as_str()), (both.as_str(), ""), "{lang}");
+        // One filled: the other is named.
+        c.find(Locator::Css("#score-a-1-1-a")).await.unwrap().send_keys("400").await.unwrap();
+        click(&c, "#enter-a-1-1").await;
+        wait_text(&c, "#round-a-1 tr[data-pairing='1'] .result-form .refusal", &half).await;
+        let invalid = "return ['a', 'b'].map((x) =>
+                         document.getElementById(`score-a-1-1-${x}`).getAttribute('aria-invalid'))";
+        assert_eq!(script(&c, invalid).await, serde_json::json!([null, "true"]), "{lang}");
+        // Emptied again, and Enter pressed in a box: the same check as the button's.
+        let a = c.find(Locator::Css("#score-a-1-1-a")).await.unwrap();
+        a.clear().await.unwrap();
+        a.send_keys("\u{E007}").await.unwrap();
+        wait_text(&c, "#round-a-1 tr[data-pairing='1'] .result-form .refusal", &both).await;
+        assert_eq!(script(&c, invalid).await, serde_json::json!(["true", "true"]), "{lang}");
+        assert_eq!(text(&c, "#tournament-result").await.unwrap(), "", "{lang}: nothing was answered");
+        // Nothing was sent: no result, and the game is in play.
+        let now = pairing_now().await;
+        assert!(!now.done && now.scores.is_empty() && now.forfeited_by == 0, "{lang}: {now:?}");
+        let view = view_of(&mut g, authed(pb::GetGameRequest { game_id: p.game_id.clone() }, ROOT)).await;
+        assert!(!view.over, "{lang}: the game plays on ({})", view.end_reason);
+        screenshot(&c, &format!("tournament-refused-{lang}")).await;
+        // The refusal, and the round's table it is in, within the screen's width.
+        let fits = "const w = document.documentElement.clientWidth;
+                    return ['#round-a-1 .refusal', '#round-a-1 table'].map((x) => {
+                      const r = document.querySelector(x).getBoundingClientRect();
+                      return r.left >= 0 && r.right <= w + 0.5; })";
+        let fits = script(&c, fits).await;
+        assert_eq!(fits, serde_json::json!([true, true]), "{lang}: the refusal fits {width} px");
+        c.close().await.unwrap();
+    }
+    // Both filled: sent, and the game ends with the result.
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/boxes#token={ROOT}", srv.url)).await.unwrap();
+    wait_until("the score boxes", || async { Some(count(&c, "#round-a-1 .score-in").await) }, |&n| n == 2)
+        .await;
+    c.find(Locator::Css("#score-a-1-1-a")).await.unwrap().send_keys("400").await.unwrap();
+    c.find(Locator::Css("#score-a-1-1-b")).await.unwrap().send_keys("350").await.unwrap();
+    click(&c, "#enter-a-1-1").await;
+    wait_text(&c, "#tournament-result", &format!("Result entered: {first} 400 – 350 {second}.")).await;
+    let now = pairing_now().await;
+    assert_eq!((now.done, now.scores), (true, vec![400, 350]));
+    c.close().await.unwrap();
+}
+
+/// Issue 82, item 4 (the page's half): a double click on "Add a player" asks for one player
+/// twice under one request id: one is added, and the token shown is theirs (a name the division
+/// has allowed, so that only the request id can tell the two clicks for one).
+#[tokio::test]
+async fn a_double_click_on_add_a_player_adds_one_player() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    let (mut t, _) =
+        tournament(&srv, ROOT, ("twice", "Twice open"), &names, &[pb::PairingMethod::Swiss], 3).await;
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/twice#token={ROOT}", srv.url)).await.unwrap();
+    wait_until("the late entry", || async { Some(count(&c, "#late-add-a").await) }, |&n| n == 1).await;
+    script(
+        &c,
+        "document.getElementById('late-name-a').value = 'Eve Late';
+         document.getElementById('late-same-name-a').checked = true;
+         const add = document.getElementById('late-add-a'); add.click(); add.click();",
+    )
+    .await;
+    wait_until("Eve's entry", || text(&c, "#tournament-result"), |t| t.starts_with("Eve Late is player 5."))
+        .await;
+    let shown = text(&c, "#tournament-result").await.unwrap();
+    c.close().await.unwrap();
+    let get = pb::GetTournamentRequest { slug: "twice".into() };
+    let players =
+        t.get_tournament(authed(get, ROOT)).await.unwrap().into_inner().tournament.unwrap().divisions[0]
+            .players
+            .len();
+    assert_eq!(players, 5, "one late entry for two clicks");
+    // The token shown opens player 5's seat.
+    let token = shown.rsplit(' ').next().unwrap().to_string();
+    let mine =
+        t.get_tournament(authed(pb::GetTournamentRequest { slug: "twice".into() }, &token)).await.unwrap();
+    assert_eq!(mine.into_inner().tournament.unwrap().you.unwrap().player, 5);
+}
