@@ -155,9 +155,16 @@ impl Events {
         for (i, d) in new.divisions.into_iter().enumerate() {
             check_players(d.players.len(), PlayersOf::NewDivision { index: i })?;
             if !new.same_names {
+                // Each name against those before it, by its key: once a player.
+                let mut seen = std::collections::HashMap::with_capacity(d.players.len());
                 for (j, p) in d.players.iter().enumerate() {
-                    let at = NameAt::NewDivision { division: i, player: j };
-                    check_name_free(&d.players[..j], &p.name, at)?;
+                    if let Some(&first) = seen.get(&name_key(&p.name)) {
+                        let at = NameAt::NewDivision { division: i, player: j };
+                        return Err(
+                            Invalid::SameName { name: p.name.trim().to_string(), player: first, at }.into()
+                        );
+                    }
+                    seen.insert(name_key(&p.name), j as u32 + 1);
                 }
             }
             let controls = Controls { seed: record.division_seed(i), ..d.controls };
@@ -172,11 +179,16 @@ impl Events {
     }
 }
 
-/// A new player's `name`, unless a player of `players` has it (compared without case and
-/// spacing: "Bo  baker" is "Bo Baker").
+/// A name as two players' names are compared: without case and spacing ("Bo  baker" is "Bo
+/// Baker").
+fn name_key(name: &str) -> Vec<String> {
+    name.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// A new player's `name`, unless a player of `players` has it ([`name_key`]).
 fn check_name_free(players: &[Player], name: &str, at: NameAt) -> Result<(), Invalid> {
-    let key = |name: &str| name.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
-    match players.iter().position(|p| key(&p.name) == key(name)) {
+    let key = name_key(name);
+    match players.iter().position(|p| name_key(&p.name) == key) {
         Some(i) => Err(Invalid::SameName { name: name.trim().to_string(), player: i as u32 + 1, at }),
         None => Ok(()),
     }
