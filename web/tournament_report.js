@@ -1,5 +1,6 @@
 // A tournament's page's statistics and log: each division's statistics (its records and one row
-// a player, for everyone: as the server lets the visitor see the results; CSV to download), and
+// a player, for everyone: as the server lets the visitor see the results; CSV to download, with
+// the division's TSH `.t` file and, for a rated division, the rating body's two CSV files), and
 // the director's log (every event with who did it, said in words in the page's language, filtered
 // by division, round, player and kind; JSON lines or CSV to download).
 
@@ -44,7 +45,22 @@ export function statisticsSection(s, d) {
       download(x.players_csv, `${s.slug}-${d.name}-players.csv`, "text/csv");
       download(x.records_csv, `${s.slug}-${d.name}-records.csv`, "text/csv");
     } }, t("Download CSV"));
-    section.append(records, table, h("p", { class: "downloads" }, csv));
+    // The division as TSH and the rating bodies read it, as the visitor may see it.
+    const file = (id, label, fetchText, name, type) => h("button", { type: "button", class: "link", id: `${id}-${d.name}`, onclick: async () => {
+      try {
+        download(await fetchText(), name, type);
+      } catch (e) {
+        section.append(h("p", { class: "bad", text: explain(e) }));
+      }
+    } }, label);
+    const tsh = file("tsh", t("Download the .t file"),
+      async () => (await call("TournamentsService", "ExportTsh", request, token)).text, `${s.slug}-${d.name}.t`, "text/plain");
+    const ratings = (which, label) => file(`ratings-${which}`, label,
+      async () => (await call("TournamentsService", "ExportRatings", { ...request, file: `RATINGS_FILE_${which.toUpperCase()}` }, token)).text,
+      `${s.slug}-${d.name}-ratings-${which}.csv`, "text/csv");
+    const rated = d.controls && d.controls.rating_system && d.controls.rating_system !== "RATING_SYSTEM_UNSPECIFIED";
+    const files = [csv, " ", tsh, ...(rated ? [" ", ratings("games", t("Download the rated games")), " ", ratings("players", t("Download the ratings"))] : [])];
+    section.append(records, table, h("p", { class: "downloads" }, ...files));
   }).catch((e) => section.append(h("p", { class: "bad", text: explain(e) })));
   return section;
 }

@@ -2513,3 +2513,89 @@ async fn a_double_click_on_add_a_player_adds_one_player() {
         t.get_tournament(authed(pb::GetTournamentRequest { slug: "twice".into() }, &token)).await.unwrap();
     assert_eq!(mine.into_inner().tournament.unwrap().you.unwrap().player, 5);
 }
+
+/// Issue 82, item 10: a division's TSH file and, for a rated division, the rating body's two
+/// CSV files are downloaded from the page: each file the page offers is, byte for byte, what the
+/// API exports.
+#[tokio::test]
+async fn a_divisions_tsh_file_and_ratings_are_downloaded_from_the_page() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let players = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"]
+        .iter()
+        .zip([1800, 1700, 0, 1500])
+        .map(|(n, rating)| pb::TournamentPlayerSpec {
+            name: n.to_string(),
+            rating,
+            bot: None,
+            lifetime_games: None,
+        })
+        .collect();
+    let controls =
+        pb::DivisionControls { rating_system: pb::RatingSystem::Naspa2024 as i32, ..Default::default() };
+    let request = pb::CreateTournamentRequest {
+        name: "Files open".into(),
+        slug: "files".into(),
+        game: Some(pb::TournamentGameSettings::default()),
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }],
+            controls: Some(controls),
+        }],
+        seed: Some(4),
+        allow_same_names: false,
+    };
+    t.create_tournament(authed(request, ROOT)).await.unwrap();
+    round_by_hand(&mut t, ROOT, ("files", 1), &[(1, 2), (3, 4)], &[(420, 388), (377, 402)]).await;
+    let tsh = pb::ExportTshRequest { slug: "files".into(), division: "a".into() };
+    let tsh = t.export_tsh(authed(tsh, ROOT)).await.unwrap().into_inner().text;
+    let ratings = |file: pb::RatingsFile| pb::ExportRatingsRequest {
+        slug: "files".into(),
+        division: "a".into(),
+        file: file as i32,
+    };
+    let games =
+        t.export_ratings(authed(ratings(pb::RatingsFile::Games), ROOT)).await.unwrap().into_inner().text;
+    let rated =
+        t.export_ratings(authed(ratings(pb::RatingsFile::Players), ROOT)).await.unwrap().into_inner().text;
+
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/files#token={ROOT}", srv.url)).await.unwrap();
+    wait_until("the files", || async { Some(count(&c, "#ratings-players-a").await) }, |&n| n == 1).await;
+    // Each file offered is read back as the browser would save it.
+    script(
+        &c,
+        "window.saved = [];
+         const blobs = new Map();
+         const made = URL.createObjectURL;
+         URL.createObjectURL = (blob) => { const url = made(blob); blobs.set(url, blob); return url; };
+         HTMLAnchorElement.prototype.click = function () {
+           const name = this.download;
+           blobs.get(this.href).text().then((text) => window.saved.push([name, text]));
+         };
+         for (const id of ['tsh-a', 'ratings-games-a', 'ratings-players-a']) document.getElementById(id).click();",
+    )
+    .await;
+    let saved = wait_until(
+        "the three files",
+        || async {
+            serde_json::from_value::<Vec<(String, String)>>(script(&c, "return window.saved").await).ok()
+        },
+        |saved| saved.len() == 3,
+    )
+    .await;
+    c.close().await.unwrap();
+    let mut saved = saved;
+    saved.sort();
+    let want = [
+        ("files-a-ratings-games.csv".to_string(), games),
+        ("files-a-ratings-players.csv".to_string(), rated),
+        ("files-a.t".to_string(), tsh),
+    ];
+    assert_eq!(saved, want);
+    assert!(want[2].1.starts_with("Ann Archer 1800 2; 420"), "{}", want[2].1);
+}
