@@ -153,6 +153,7 @@ const RU = {
   "Biggest win": "Крупнейшая победа", "round {n}": "тур {n}", "Games": "Партии", "Average for": "В среднем набрано",
   "Average against": "В среднем пропущено", "Firsts": "Первый ход", "Performance": "Рейтинг турнира", "Bingos": "Бинго",
   "{n} in {games} games": "{n} в {games} парт.", "Download CSV": "Скачать CSV",
+  "Delay (minutes)": "Задержка (минут)", "Change the delay": "Изменить задержку", "End the broadcast": "Завершить трансляцию",
   "Download the .t file": "Скачать файл .t", "Download the rated games": "Скачать рейтинговые партии", "Download the ratings": "Скачать рейтинги", "Download JSON lines": "Скачать JSON Lines",
   "Log": "Журнал", "round": "тур", "every kind": "все события", "every division": "все группы", "Show": "Показать",
   "{n} events": "Событий: {n}", "every player": "все игроки", "Division": "Группа", "Kind of event": "Событие",

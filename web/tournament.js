@@ -88,27 +88,42 @@ export async function tournamentPage(app, slug) {
     if (s.director) await log.refresh();
     await showBroadcast();
   };
-  // The tournament's broadcast, linked; a director without one makes one in a click (a quarter
-  // of an hour behind the hall, racks shown, the engine's line on each move).
+  // The tournament's broadcast, linked; a director without one makes one in a click (the delay
+  // asked, a quarter of an hour unless changed; racks shown, the engine's line on each move),
+  // changes its delay and ends it. The server's refusal is said in words.
   const broadcastBar = h("p", { class: "meta", id: "tournament-broadcast-bar" });
+  const delayBox = (minutes) => h("input", { id: "broadcast-delay", type: "number", min: "0", max: "60", step: "1", value: String(minutes) });
+  const delayField = (box) => h("span", { class: "field" }, h("label", { for: box.id, text: t("Delay (minutes)") }), box);
+  const broadcastCall = (method, request) => async () => {
+    try {
+      await call("BroadcastsService", method, request(), s.token);
+      await showBroadcast();
+    } catch (e) {
+      out.textContent = explain(e);
+      out.className = "bad";
+    }
+  };
   const showBroadcast = async () => {
     const all = await call("BroadcastsService", "ListBroadcasts", {}).catch(() => ({ broadcasts: [] }));
     const mine = all.broadcasts.find((b) => (b.labels || {}).tournament === slug && !Number(b.ended_unix_ms || 0));
     if (mine) {
-      broadcastBar.replaceChildren(t("Broadcast: "), h("a", { id: "tournament-broadcast", href: `/broadcasts/${encodeURIComponent(mine.slug)}`, text: mine.name }));
+      const link = h("a", { id: "tournament-broadcast", href: `/broadcasts/${encodeURIComponent(mine.slug)}`, text: mine.name });
+      if (!s.director) return broadcastBar.replaceChildren(t("Broadcast: "), link);
+      const box = delayBox(Math.round(Number(mine.delay_seconds || 0) / 60));
+      const change = h("button", { type: "button", id: "broadcast-delay-change",
+        onclick: broadcastCall("UpdateBroadcast", () => ({ slug: mine.slug, delay_seconds: Math.round(Number(box.value) * 60) })) }, t("Change the delay"));
+      const end = h("button", { type: "button", id: "broadcast-end", onclick: broadcastCall("EndBroadcast", () => ({ slug: mine.slug })) }, t("End the broadcast"));
+      broadcastBar.replaceChildren(t("Broadcast: "), link, " ", delayField(box), change, end);
     } else if (s.director) {
-      broadcastBar.replaceChildren(h("button", { type: "button", id: "broadcast-tournament", onclick: async () => {
-        try {
-          await call("BroadcastsService", "CreateBroadcast", {
-            slug: `${slug.slice(0, 35)}-live`, name: `${s.tournament.name} — ${t("live")}`, labels: { tournament: slug },
-            delay_seconds: 900, reveal_racks: true, analysis: true,
-          }, s.token);
-          await showBroadcast();
-        } catch (e) {
-          out.textContent = explain(e);
-          out.className = "bad";
-        }
-      } }, t("Broadcast this tournament")));
+      const box = delayBox(15);
+      // A broadcast ended keeps its slug: a new one after it is numbered.
+      const before = all.broadcasts.filter((b) => (b.labels || {}).tournament === slug).length;
+      const live = before ? `${slug.slice(0, 32)}-live-${before + 1}` : `${slug.slice(0, 35)}-live`;
+      const create = h("button", { type: "button", id: "broadcast-tournament", onclick: broadcastCall("CreateBroadcast", () => ({
+        slug: live, name: `${s.tournament.name} — ${t("live")}`, labels: { tournament: slug },
+        delay_seconds: Math.round(Number(box.value) * 60), reveal_racks: true, analysis: true,
+      })) }, t("Broadcast this tournament"));
+      broadcastBar.replaceChildren(delayField(box), create);
     } else broadcastBar.replaceChildren();
   };
   app.querySelector(".tournament-bar").append(broadcastBar);

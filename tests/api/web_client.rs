@@ -2599,3 +2599,58 @@ async fn a_divisions_tsh_file_and_ratings_are_downloaded_from_the_page() {
     assert_eq!(saved, want);
     assert!(want[2].1.starts_with("Ann Archer 1800 2; 420"), "{}", want[2].1);
 }
+
+/// Issue 82, item 12: a director sets the broadcast's delay as it is made, changes it and ends it
+/// from the tournament's page; a new broadcast after one ended is made beside it.
+#[tokio::test]
+async fn a_broadcasts_delay_is_set_changed_and_the_broadcast_ended_from_the_page() {
+    const ROOT: &str = "director-secret";
+    let srv = start_directed(ROOT).await;
+    let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
+    tournament(&srv, ROOT, ("aired", "Aired open"), &names, &[pb::PairingMethod::Swiss], 3).await;
+    let mut b =
+        pb::broadcasts_service_client::BroadcastsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let mut driver = Driver::start().await;
+    let c = driver.browser().await;
+    c.goto(&format!("{}/tournaments/aired#token={ROOT}", srv.url)).await.unwrap();
+    let delay = |minutes: u32| format!("document.getElementById('broadcast-delay').value = '{minutes}';");
+    wait_until("the broadcast's delay", || async { Some(count(&c, "#broadcast-delay").await) }, |&n| n == 1)
+        .await;
+    script(&c, &format!("{} document.getElementById('broadcast-tournament').click();", delay(5))).await;
+    wait_text(&c, "#tournament-broadcast", "Aired open — live").await;
+    let get = |slug: &str| pb::GetBroadcastRequest { slug: slug.into() };
+    let made = b.get_broadcast(get("aired-live")).await.unwrap().into_inner().broadcast.unwrap();
+    assert_eq!((made.delay_seconds, made.labels.get("tournament").map(String::as_str)), (300, Some("aired")));
+    // Changed: the box shows the delay it has.
+    wait_until(
+        "the delay shown",
+        || async {
+            script(&c, "return document.getElementById('broadcast-delay').value")
+                .await
+                .as_str()
+                .map(str::to_string)
+        },
+        |v| v == "5",
+    )
+    .await;
+    script(&c, &format!("{} document.getElementById('broadcast-delay-change').click();", delay(2))).await;
+    let changed = wait_until(
+        "the delay changed",
+        || async {
+            Some(b.clone().get_broadcast(get("aired-live")).await.unwrap().into_inner().broadcast.unwrap())
+        },
+        |k| k.delay_seconds == 120,
+    )
+    .await;
+    assert_eq!(changed.ended_unix_ms, 0);
+    // Ended: the page offers a new one, made beside the first.
+    click(&c, "#broadcast-end").await;
+    wait_until("ended", || async { Some(count(&c, "#broadcast-tournament").await) }, |&n| n == 1).await;
+    let ended = b.get_broadcast(get("aired-live")).await.unwrap().into_inner().broadcast.unwrap();
+    assert!(ended.ended_unix_ms > 0, "{ended:?}");
+    click(&c, "#broadcast-tournament").await;
+    wait_until("a second", || async { Some(count(&c, "#broadcast-end").await) }, |&n| n == 1).await;
+    let second = b.get_broadcast(get("aired-live-2")).await.unwrap().into_inner().broadcast.unwrap();
+    assert_eq!((second.delay_seconds, second.ended_unix_ms), (900, 0));
+    c.close().await.unwrap();
+}
