@@ -1,10 +1,20 @@
 //! What the events layer refuses, as domain kinds: what a command names that is not there
 //! ([`Invalid`]), what the division's rules refuse (`dawgref_tournament::Error`), and what the
-//! tournament's state stands in the way of. Each says in words what was wrong; none knows the
-//! wire. The services map each kind to its status code and the field of the call it names in one
-//! place (`server::errors::events`), as they do `HostError`.
+//! tournament's state stands in the way of; and the bounds those refusals name, held here beside
+//! them so that this module depends on no other of the layer's. Each says in words what was
+//! wrong; none knows the wire. The services map each kind to its status code and the field of
+//! the call it names in one place (`server::errors::events`), as they do `HostError`.
 
 use dawgref_host::HostError;
+
+/// The most divisions a tournament has.
+pub const MAX_DIVISIONS: usize = 20;
+/// The longest delay a broadcast may have: an hour.
+pub const MAX_DELAY_SECONDS: u32 = 3600;
+/// The engine's time per move for a broadcast's spectators: the default, and the bounds.
+pub const ANALYSIS_MS: u32 = 2000;
+pub const MIN_ANALYSIS_MS: u32 = 100;
+pub const MAX_ANALYSIS_MS: u32 = 30_000;
 use dawgref_tournament::tsh::TshError;
 
 #[derive(Debug, thiserror::Error)]
@@ -85,7 +95,7 @@ pub enum Invalid {
     #[error("{players} players: a division has 2 to {}", dawgref_tournament::MAX_PLAYERS)]
     Players { players: usize, of: PlayersOf },
     /// A tournament of no divisions or too many (`imported`: counted with one more imported).
-    #[error("{divisions} divisions: a tournament has 1 to {}", crate::MAX_DIVISIONS)]
+    #[error("{divisions} divisions: a tournament has 1 to {}", MAX_DIVISIONS)]
     Divisions { divisions: usize, imported: bool },
     /// An imported division's name is one the tournament has.
     #[error("{name:?}: the tournament has a division of that name")]
@@ -104,14 +114,14 @@ pub enum Invalid {
     #[error("none: a broadcast covers the games carrying every one of its labels (say tournament=<slug>)")]
     NoLabels,
     /// A broadcast's delay past its bound.
-    #[error("{seconds}: a delay is 0 to {} seconds", crate::broadcasts::MAX_DELAY_SECONDS)]
+    #[error("{seconds}: a delay is 0 to {} seconds", MAX_DELAY_SECONDS)]
     Delay { seconds: u32 },
     /// The engine's time per move for a broadcast's spectators out of its bounds.
     #[error(
         "{ms}: the engine's time per move is {} to {} ms (0: {})",
-        crate::broadcasts::MIN_ANALYSIS_MS,
-        crate::broadcasts::MAX_ANALYSIS_MS,
-        crate::broadcasts::ANALYSIS_MS
+        MIN_ANALYSIS_MS,
+        MAX_ANALYSIS_MS,
+        ANALYSIS_MS
     )]
     AnalysisMs { ms: u32 },
     /// A change of a broadcast's time per move to 0 (unset leaves it as it is).
@@ -162,7 +172,7 @@ pub fn check_players(players: usize, of: PlayersOf) -> Result<(), Invalid> {
 
 /// A tournament's divisions: the same bound at creation and at ImportTsh (`imported`).
 pub fn check_divisions(divisions: usize, imported: bool) -> Result<(), Invalid> {
-    if !(1..=crate::MAX_DIVISIONS).contains(&divisions) {
+    if !(1..=MAX_DIVISIONS).contains(&divisions) {
         return Err(Invalid::Divisions { divisions, imported });
     }
     Ok(())

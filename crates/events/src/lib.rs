@@ -22,13 +22,15 @@ pub use broadcasts::{
     Broadcast, BroadcastChange, Encoded, EncodedStream, Fact, FeedWire, Judged, Kept, REFRESH, Registry,
     RelayStream, Relayed,
 };
-pub use error::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players};
+pub use error::{
+    EventsError, Invalid, MAX_DIVISIONS, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players,
+};
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
     Actor, Answer, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand,
-    HandResult, Import, Line, LogFilter, MAX_DIVISIONS, NewDivision, NewTournament, Outcome, Owners, ROOT,
-    Record, RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels, game_result,
-    log_csv, log_json_lines,
+    HandResult, Import, Line, LogFilter, NewDivision, NewTournament, Outcome, Owners, ROOT, Record,
+    RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels, game_result, log_csv,
+    log_json_lines,
 };
 
 use dawgref_host::Host;

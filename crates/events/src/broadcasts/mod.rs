@@ -10,7 +10,7 @@ mod feed;
 pub(crate) use feed::Feeds;
 pub use feed::{Encoded, EncodedStream, Fact, FeedWire, Judged, RelayStream, Relayed};
 
-use crate::error::Invalid;
+use crate::error::{ANALYSIS_MS, Invalid, MAX_ANALYSIS_MS, MAX_DELAY_SECONDS, MIN_ANALYSIS_MS};
 use crate::records::{BroadcastRecords, Put};
 use dawgref_host::{HostError, Snapshot, Viewer};
 use dawgref_store::StoredBroadcast;
@@ -61,13 +61,6 @@ pub struct BroadcastChange {
     pub analysis: Option<bool>,
     pub analysis_ms: Option<u32>,
 }
-
-/// The longest delay a broadcast may have: an hour.
-pub const MAX_DELAY_SECONDS: u32 = 3600;
-/// The engine's time per move for spectators: the default, and the bounds.
-pub const ANALYSIS_MS: u32 = 2000;
-pub const MIN_ANALYSIS_MS: u32 = 100;
-pub const MAX_ANALYSIS_MS: u32 = 30_000;
 
 impl Broadcast {
     /// A new broadcast's settings within their bounds: a label at least (a broadcast of no

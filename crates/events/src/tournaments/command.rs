@@ -15,9 +15,6 @@ use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId, RoundId};
 
-/// The most divisions a tournament has.
-pub const MAX_DIVISIONS: usize = 20;
-
 /// A change a director makes to a tournament that does not act on its games.
 #[derive(Clone, Debug)]
 pub enum Command {

@@ -22,7 +22,7 @@ mod stored;
 
 pub(crate) use cache::Cache;
 pub use change::{Answer, derived_request_id};
-pub use command::{Command, Import, Line, MAX_DIVISIONS, NewDivision, NewTournament, Outcome};
+pub use command::{Command, Import, Line, NewDivision, NewTournament, Outcome};
 pub use direct::{Hand, HandResult, Owners};
 pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
 pub use held::{GameLink, game_labels};
