@@ -25,57 +25,47 @@ impl fmt::Display for PlayerId {
     }
 }
 
-/// A round of a division, from its first (0); shown as directors count rounds, from 1.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RoundId(pub u32);
+/// A place in an order counted from 0 and shown as directors count it, from 1, after `what`.
+macro_rules! ordinal {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
 
-/// A pairing (one line) of a round, from its first (0); shown as directors count, from 1.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PairingId(pub u32);
+        impl $name {
+            /// The `i`-th (from 0).
+            pub fn at(i: usize) -> $name {
+                $name(i as u32)
+            }
 
-impl RoundId {
-    /// Round `k` (from 0).
-    pub fn at(k: usize) -> RoundId {
-        RoundId(k as u32)
-    }
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
 
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
+            /// As directors count: from 1.
+            pub fn number(self) -> u32 {
+                self.0 + 1
+            }
+        }
 
-    /// As directors count: from 1.
-    pub fn number(self) -> u32 {
-        self.0 + 1
-    }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($what, " {}"), self.number())
+            }
+        }
+    };
 }
 
-impl PairingId {
-    /// Line `i` (from 0).
-    pub fn at(i: usize) -> PairingId {
-        PairingId(i as u32)
-    }
-
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// As directors count: from 1.
-    pub fn number(self) -> u32 {
-        self.0 + 1
-    }
-}
-
-impl fmt::Display for RoundId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "round {}", self.number())
-    }
-}
-
-impl fmt::Display for PairingId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "pairing {}", self.number())
-    }
-}
+ordinal!(
+    /// A round of a division, from its first (0); shown as directors count rounds, from 1.
+    RoundId,
+    "round"
+);
+ordinal!(
+    /// A pairing (one line) of a round, from its first (0); shown as directors count, from 1.
+    PairingId,
+    "pairing"
+);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Player {
