@@ -29,7 +29,8 @@ pub struct GameSettings {
 
 /// [`GameSettings`] as a record keeps them. Earlier builds wrote `ruleset` and `challenge_rule`
 /// as the API's numbers (the three rulesets 1 English, 2 Russian, 3 Erudit; the challenge rules
-/// 1 void to 6 triple, in the order of [`LEGACY_CHALLENGES`]); this build writes them 0 and names
+/// 1 void to 6 triple, in the order of `ChallengeRule::ALL`, as the classic rulesets are in
+/// `RulesetKind::classic`'s; the tests pin both); this build writes them 0 and names
 /// both. The prost tags are those of the protobuf an earlier build wrote.
 #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
 pub(crate) struct SettingsRow {
@@ -63,16 +64,6 @@ fn is_zero(n: &i32) -> bool {
     *n == 0
 }
 
-/// The challenge rules by the numbers earlier builds kept (from 1).
-const LEGACY_CHALLENGES: [ChallengeRule; 6] = [
-    ChallengeRule::Void,
-    ChallengeRule::Single,
-    ChallengeRule::Double,
-    ChallengeRule::FivePoint,
-    ChallengeRule::TenPoint,
-    ChallengeRule::Triple,
-];
-
 impl From<GameSettings> for SettingsRow {
     fn from(g: GameSettings) -> SettingsRow {
         SettingsRow {
@@ -94,19 +85,18 @@ impl TryFrom<SettingsRow> for GameSettings {
     fn try_from(row: SettingsRow) -> Result<GameSettings, String> {
         let ruleset = match (row.ruleset_name.as_str(), row.ruleset) {
             ("", 0) => None,
-            ("", n) => {
-                let classic = RulesetKind::classic();
-                let kind = usize::try_from(n - 1).ok().and_then(|i| classic.get(i).copied());
-                Some(kind.ok_or_else(|| format!("ruleset {n} is none of the three"))?)
-            }
+            ("", n) => Some(
+                numbered(&RulesetKind::classic(), n)
+                    .ok_or_else(|| format!("ruleset {n} is none of the three"))?,
+            ),
             (name, _) => Some(RulesetKind::by_name(name).ok_or_else(|| format!("no ruleset {name:?}"))?),
         };
         let challenge = match (row.challenge.as_str(), row.challenge_rule) {
             ("", 0) => None,
-            ("", n) => {
-                let rule = usize::try_from(n - 1).ok().and_then(|i| LEGACY_CHALLENGES.get(i).copied());
-                Some(rule.ok_or_else(|| format!("challenge rule {n} is none of the six"))?)
-            }
+            ("", n) => Some(
+                numbered(&ChallengeRule::ALL, n)
+                    .ok_or_else(|| format!("challenge rule {n} is none of the six"))?,
+            ),
             (name, _) => Some(name.parse().map_err(|_| format!("no challenge rule {name:?}"))?),
         };
         Ok(GameSettings {
@@ -118,6 +108,11 @@ impl TryFrom<SettingsRow> for GameSettings {
             bot_delay_ms: row.bot_delay_ms,
         })
     }
+}
+
+/// The `n`-th of `items`, counted from 1 as the API numbers them.
+fn numbered<T: Copy>(items: &[T], n: i32) -> Option<T> {
+    usize::try_from(n - 1).ok().and_then(|i| items.get(i).copied())
 }
 
 /// The settings an earlier build wrote as protobuf.
