@@ -165,7 +165,13 @@ async fn a_hand_result_ends_the_game_in_play_with_it_and_every_record_agrees() {
     let mut forfeit = scores("hand", 1, 1, 0, 0);
     forfeit.result = Some(pb::record_result_request::Result::ForfeitedBy(line.second));
     let e = refused(t.record_result(authed(forfeit.clone(), DIRECTOR)).await);
-    assert_eq!(e, (Code::FailedPrecondition, "round 1's pairing 1 has its result already".into()));
+    assert_eq!(
+        e,
+        (
+            Code::FailedPrecondition,
+            "round 1's pairing 1 has its result already: enter it again as a correction to replace it".into()
+        )
+    );
     forfeit.correct = true;
     let answer = t.record_result(authed(forfeit, DIRECTOR)).await.unwrap().into_inner();
     let p = &answer.division.unwrap().rounds[0].pairings[0];

@@ -399,7 +399,13 @@ async fn bad_input_is_refused_naming_what_was_wrong() {
     };
     t.record_result(authed(result(1, 400, false), DIRECTOR)).await.unwrap();
     let e = refused(t.record_result(authed(result(1, 410, false), DIRECTOR)).await);
-    assert_eq!(e, (Code::FailedPrecondition, "round 1's pairing 1 has its result already".into()));
+    assert_eq!(
+        e,
+        (
+            Code::FailedPrecondition,
+            "round 1's pairing 1 has its result already: enter it again as a correction to replace it".into()
+        )
+    );
     t.record_result(authed(result(1, 410, true), DIRECTOR)).await.unwrap();
     let e = refused(t.record_result(authed(result(3, 410, false), DIRECTOR)).await);
     assert_eq!(e, (Code::InvalidArgument, "pairing: 3: round 1 has pairings 1 to 2".into()));

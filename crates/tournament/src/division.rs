@@ -338,7 +338,9 @@ pub enum Error {
     NoSuchPairing { round: usize, pairing: usize, pairings: usize },
     #[error("round {round}'s pairing {pairing} is a bye: it has no result to enter")]
     ByeResult { round: usize, pairing: usize },
-    #[error("round {round}'s pairing {pairing} has its result already")]
+    #[error(
+        "round {round}'s pairing {pairing} has its result already: enter it again as a correction to replace it"
+    )]
     Finished { round: usize, pairing: usize },
     #[error("a forfeit's winner is seat 0 or 1, not {winner}")]
     NoSuchSeat { winner: usize },

@@ -182,7 +182,7 @@ async fn a_second_result_is_refused_without_correct_and_replaces_the_first_with_
         refused(second),
         rules(
             TournamentError::Finished { round: 1, pairing: 1 },
-            "round 1's pairing 1 has its result already"
+            "round 1's pairing 1 has its result already: enter it again as a correction to replace it"
         )
     );
     assert_eq!(layer.events_of("t").await.len(), 4);
