@@ -3,8 +3,6 @@
 //! seat, a director or a watcher in a game, or a director for the calls that need one).
 
 use crate::host::{Director, Host, HostError, Snapshot, Viewer};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use tonic::Status;
 use tonic::metadata::MetadataMap;
 
@@ -20,11 +18,7 @@ pub fn new_token() -> Result<(String, TokenHash), Status> {
     Ok((token, hash))
 }
 
-pub use crate::host::{hex, unhex};
-
-pub fn hash(token: &str) -> TokenHash {
-    Sha256::digest(token.as_bytes()).into()
-}
+pub use crate::host::{find_seat, hash, hex, unhex};
 
 /// The bearer token of a request, if any. A malformed `authorization` header is an error.
 pub fn bearer(metadata: &MetadataMap) -> Result<Option<String>, Status> {
@@ -36,21 +30,6 @@ pub fn bearer(metadata: &MetadataMap) -> Result<Option<String>, Status> {
         .or_else(|| text.strip_prefix("bearer "))
         .ok_or_else(|| super::errors::unauthenticated("authorization must be \"Bearer <token>\""))?;
     Ok(Some(token.trim().to_string()))
-}
-
-/// The seat whose hash matches, comparing against every seat so the time does not depend on
-/// which seat (or none) matches.
-pub fn find_seat(token: &str, seats: &[Option<TokenHash>]) -> Option<usize> {
-    let h = hash(token);
-    let mut found = None;
-    for (i, s) in seats.iter().enumerate() {
-        let candidate = s.unwrap_or([0u8; 32]);
-        let equal: bool = candidate.ct_eq(&h).into();
-        if equal && s.is_some() {
-            found = Some(i);
-        }
-    }
-    found
 }
 
 /// Who a request's token makes its caller: the directors the server knows (the root by the

@@ -169,3 +169,86 @@ impl Encoder for EncodedEncoder {
         buffer_settings()
     }
 }
+
+/// A server-streaming call's messages as they were encoded before, once for every stream.
+pub type EncodedStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<prost::bytes::Bytes, Status>> + Send + 'static>>;
+
+type Answered = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<tonic::Response<EncodedStream>, Status>> + Send>,
+>;
+
+/// The handler of a call served as bytes encoded before.
+type EncodedCall<R> = std::sync::Arc<dyn Fn(tonic::Request<R>) -> Answered + Send + Sync>;
+
+/// A generated server `G` with one server-streaming call, the one at `path`, served through
+/// [`EncodedCodec`] by `call` (each message goes out as the bytes it was encoded into); every
+/// other call goes to the generated server.
+pub struct EncodedRoute<G, R> {
+    generated: G,
+    path: &'static str,
+    call: EncodedCall<R>,
+    max_decoding: usize,
+}
+
+impl<G: Clone, R> Clone for EncodedRoute<G, R> {
+    fn clone(&self) -> Self {
+        let (path, call, max_decoding) = (self.path, self.call.clone(), self.max_decoding);
+        EncodedRoute { generated: self.generated.clone(), path, call, max_decoding }
+    }
+}
+
+impl<G, R> EncodedRoute<G, R> {
+    pub fn new(generated: G, path: &'static str, max_decoding: usize, call: EncodedCall<R>) -> Self {
+        EncodedRoute { generated, path, call, max_decoding }
+    }
+}
+
+impl<G: tonic::server::NamedService, R> tonic::server::NamedService for EncodedRoute<G, R> {
+    const NAME: &'static str = G::NAME;
+}
+
+/// [`EncodedRoute`]'s call as tonic's server-streaming handler.
+struct Streaming<R>(EncodedCall<R>);
+
+impl<R> tonic::server::ServerStreamingService<R> for Streaming<R> {
+    type Response = prost::bytes::Bytes;
+    type ResponseStream = EncodedStream;
+    type Future = Answered;
+
+    fn call(&mut self, request: tonic::Request<R>) -> Self::Future {
+        (self.0)(request)
+    }
+}
+
+impl<G, R> tower::Service<http::Request<tonic::body::Body>> for EncodedRoute<G, R>
+where
+    G: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+            Future: Send + 'static,
+        >,
+    R: Message + Default + Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = std::convert::Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        if request.uri().path() != self.path {
+            return Box::pin(self.generated.call(request));
+        }
+        let (call, max_decoding) = (self.call.clone(), self.max_decoding);
+        Box::pin(async move {
+            let mut grpc = tonic::server::Grpc::new(EncodedCodec::<R>::default())
+                .apply_max_message_size_config(Some(max_decoding), None);
+            Ok(grpc.server_streaming(Streaming(call), request).await)
+        })
+    }
+}

@@ -1,4 +1,5 @@
-//! Proto ↔ engine conversion of values that carry no secret. What a viewer may see of a game
+//! Proto ↔ domain conversion of values that carry no secret (the engine's, and a tournament's:
+//! its rounds' methods, a division's controls, the games' settings). What a viewer may see of a game
 //! (views, events, records) is decided by the host's privacy policy and written in `views`, not here.
 
 use super::errors;
@@ -12,6 +13,9 @@ use crate::play::{Play, Problem};
 use crate::proto::v1 as pb;
 use crate::rules::RulesetKind;
 use crate::score::Evaluation;
+use dawgref_events::{ClockSettings, GameOptions, GameSettings};
+use dawgref_tournament::ratings::RatingSystem;
+use dawgref_tournament::{Controls, Method};
 use tonic::Status;
 
 /// The wire enum's rulesets, each with the one it names: the only mapping between the two,
@@ -243,4 +247,155 @@ pub fn end_reason(r: EndReason) -> String {
 /// above the documented `max` is served as `max`, not refused.
 pub fn page_size(given: u32, default: u32, max: u32) -> u32 {
     if given == 0 { default } else { given.min(max) }
+}
+
+// A tournament's values: its rounds' methods, a division's controls, the games' settings.
+
+/// Each round's method as the wire gives it at `field` (unspecified: Swiss), an unknown method
+/// refused; whether a division can pair by it is the events layer's to say.
+pub fn methods_from(field: &str, specs: &[pb::RoundSpec]) -> Result<Vec<Method>, Status> {
+    let method = |(k, spec): (usize, &pb::RoundSpec)| {
+        let wire = pb::PairingMethod::try_from(spec.method).map_err(|_| {
+            errors::bad_field(&format!("{field}[{k}].method"), format!("{}: no such method", spec.method))
+        })?;
+        Ok(match wire {
+            pb::PairingMethod::Unspecified | pb::PairingMethod::Swiss => Method::Swiss,
+            pb::PairingMethod::RoundRobin => Method::RoundRobin,
+            pb::PairingMethod::KingOfTheHill => Method::KingOfTheHill,
+            pb::PairingMethod::Factor => Method::Factor(spec.factor),
+            pb::PairingMethod::InitialFontes => Method::InitialFontes(spec.fontes_rounds),
+            pb::PairingMethod::Random => Method::Random,
+            pb::PairingMethod::Manual => Method::Manual,
+        })
+    };
+    specs.iter().enumerate().map(method).collect()
+}
+
+/// A round's method as the wire shows it.
+pub fn round_spec(method: Method) -> pb::RoundSpec {
+    let of = |m: pb::PairingMethod| pb::RoundSpec { method: m as i32, ..Default::default() };
+    match method {
+        Method::RoundRobin => of(pb::PairingMethod::RoundRobin),
+        Method::Swiss => of(pb::PairingMethod::Swiss),
+        Method::KingOfTheHill => of(pb::PairingMethod::KingOfTheHill),
+        Method::Factor(factor) => pb::RoundSpec { factor, ..of(pb::PairingMethod::Factor) },
+        Method::InitialFontes(fontes_rounds) => {
+            pb::RoundSpec { fontes_rounds, ..of(pb::PairingMethod::InitialFontes) }
+        }
+        Method::Random => of(pb::PairingMethod::Random),
+        Method::Manual => of(pb::PairingMethod::Manual),
+    }
+}
+
+/// The wire's rating systems, each with the one it names (unspecified: none).
+const RATING_SYSTEMS: [(pb::RatingSystem, RatingSystem); 5] = [
+    (pb::RatingSystem::Unspecified, RatingSystem::None),
+    (pb::RatingSystem::Nsa2008, RatingSystem::Nsa2008),
+    (pb::RatingSystem::Naspa2024, RatingSystem::Naspa2024),
+    (pb::RatingSystem::NaspaClub, RatingSystem::NaspaClub),
+    (pb::RatingSystem::Absp, RatingSystem::Absp),
+];
+
+/// A rating system as the wire numbers it.
+pub fn rating_system_to(system: RatingSystem) -> pb::RatingSystem {
+    RATING_SYSTEMS.iter().find(|(_, s)| *s == system).map_or(pb::RatingSystem::Unspecified, |(w, _)| *w)
+}
+
+/// A division's controls as the wire gives them at `field` (an unknown rating system refused):
+/// unset spreads are the crate's defaults (North American play), the seed the layer's to draw.
+pub fn controls_from(field: &str, c: pb::DivisionControls) -> Result<Controls, Status> {
+    let wire = pb::RatingSystem::try_from(c.rating_system).map_err(|_| {
+        let why = format!("{}: not a RatingSystem", c.rating_system);
+        errors::bad_field(&format!("{field}.rating_system"), why)
+    })?;
+    let unset = Controls::default();
+    Ok(Controls {
+        bye_spread: c.bye_spread.unwrap_or(unset.bye_spread),
+        forfeit_spread: c.forfeit_spread.unwrap_or(unset.forfeit_spread),
+        spread_cap: c.spread_cap,
+        gibson_spread: c.gibsonize.then_some(c.gibson_spread),
+        min_placement: c.min_placement.max(1),
+        seed: 0,
+        rating_system: RATING_SYSTEMS
+            .iter()
+            .find(|(w, _)| *w == wire)
+            .map_or(RatingSystem::None, |(_, s)| *s),
+    })
+}
+
+/// A division's controls as they apply (a spread left unset shows the default it is).
+pub fn controls_to(c: &Controls) -> pb::DivisionControls {
+    pb::DivisionControls {
+        bye_spread: Some(c.bye_spread),
+        forfeit_spread: Some(c.forfeit_spread),
+        spread_cap: c.spread_cap,
+        gibsonize: c.gibson_spread.is_some(),
+        gibson_spread: c.gibson_spread.unwrap_or(0),
+        min_placement: c.min_placement,
+        rating_system: rating_system_to(c.rating_system) as i32,
+    }
+}
+
+/// The wire's options as a game's settings keep them.
+pub fn options_from(o: pb::GameOptions) -> GameOptions {
+    GameOptions {
+        bonus_per_challenge: o.bonus_per_challenge,
+        reveal_invalid_words: o.reveal_invalid_words,
+        blank_scores_letter: o.blank_scores_letter,
+        no_repeated_words: o.no_repeated_words,
+        scoreless_turn_limit: o.scoreless_turn_limit,
+        exchange_limit: o.exchange_limit,
+    }
+}
+
+/// The wire's clock as a game's settings keep it.
+pub fn clock_from(c: pb::ClockSpec) -> ClockSettings {
+    ClockSettings {
+        initial_ms: c.initial_ms,
+        increment_ms: c.increment_ms,
+        max_overtime_ms: c.max_overtime_ms,
+        penalty_per_minute: c.penalty_per_minute,
+        per_move_ms: c.per_move_ms,
+    }
+}
+
+/// A tournament's game settings as the wire gives them: the ruleset and the challenge rule by
+/// what they are (None where the call does not say), as CreateGame reads them.
+pub fn settings_from(g: &pb::TournamentGameSettings) -> Result<GameSettings, HostError> {
+    let named = g.ruleset != 0 || !g.ruleset_name.is_empty();
+    Ok(GameSettings {
+        ruleset: named.then(|| ruleset_named(g.ruleset, &g.ruleset_name, "ruleset")).transpose()?,
+        lexicon: g.lexicon.clone(),
+        challenge: (g.challenge_rule != 0).then(|| challenge_from(g.challenge_rule)).transpose()?,
+        options: g.options.map(options_from),
+        clock: g.clock.map(clock_from),
+        bot_delay_ms: g.bot_delay_ms,
+    })
+}
+
+/// A tournament's game settings as the director gave them: a ruleset named by its enum where it
+/// has one and by its name always (as a game's view names it), what was not said unspecified.
+pub fn settings_to(g: &GameSettings) -> pb::TournamentGameSettings {
+    pb::TournamentGameSettings {
+        ruleset: g.ruleset.map_or(0, |k| ruleset_to(k) as i32),
+        ruleset_name: g.ruleset.map(|k| k.name().to_string()).unwrap_or_default(),
+        lexicon: g.lexicon.clone(),
+        challenge_rule: g.challenge.map_or(0, |c| challenge_to(c) as i32),
+        options: g.options.map(|o| pb::GameOptions {
+            bonus_per_challenge: o.bonus_per_challenge,
+            reveal_invalid_words: o.reveal_invalid_words,
+            blank_scores_letter: o.blank_scores_letter,
+            no_repeated_words: o.no_repeated_words,
+            scoreless_turn_limit: o.scoreless_turn_limit,
+            exchange_limit: o.exchange_limit,
+        }),
+        clock: g.clock.map(|c| pb::ClockSpec {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+            max_overtime_ms: c.max_overtime_ms,
+            penalty_per_minute: c.penalty_per_minute,
+            per_move_ms: c.per_move_ms,
+        }),
+        bot_delay_ms: g.bot_delay_ms,
+    }
 }

@@ -10,7 +10,7 @@ use crate::notation::NotationError;
 use crate::notation::cgp::CgpError;
 use crate::play::Problem;
 use crate::text::clip_to;
-use dawgref_events::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf};
+use dawgref_events::{DivisionAt, EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, SpreadOf};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -253,6 +253,7 @@ pub fn events(e: EventsError) -> Status {
         | EventsError::GamesMade { .. }
         | EventsError::GameOver { .. }
         | EventsError::BroadcastEnded { .. }) => precondition(e.to_string()),
+        e @ EventsError::NotDirector { .. } => Status::permission_denied(e.to_string()),
         EventsError::NotFound(what) => Status::not_found(what),
         EventsError::AlreadyExists(what) => Status::already_exists(what),
         EventsError::Aborted(what) => Status::aborted(what),
@@ -274,8 +275,23 @@ pub fn invalid(e: Invalid) -> Status {
 
 /// The field of the call that names what a command named and is not there.
 pub fn invalid_field(e: &Invalid) -> String {
+    // Where a division's parts are given: a new one's in `divisions[i]`, an imported one's
+    // beside its file, a kept one's in the call.
+    let rounds = |at: &DivisionAt| match at {
+        DivisionAt::New { index } => format!("divisions[{index}].rounds"),
+        DivisionAt::Imported => "rounds_to_come".into(),
+        DivisionAt::Kept => "rounds".into(),
+    };
+    let controls = |at: &DivisionAt| match at {
+        DivisionAt::New { index } => format!("divisions[{index}].controls"),
+        DivisionAt::Imported | DivisionAt::Kept => "controls".into(),
+    };
     let field = match e {
-        Invalid::NoSuchDivision { .. } | Invalid::DivisionTaken { .. } => "division",
+        Invalid::NoSuchDivision { .. } => "division",
+        Invalid::DivisionTaken { at: DivisionAt::New { index }, .. } => {
+            return format!("divisions[{index}].name");
+        }
+        Invalid::DivisionTaken { .. } => "division",
         Invalid::NoSuchRound { .. } => "round",
         Invalid::NoSuchPlayer { by: PlayerNamed::Player, .. } => "player",
         Invalid::NoSuchPlayer { by: PlayerNamed::Line { line, second }, .. } => {
@@ -293,11 +309,30 @@ pub fn invalid_field(e: &Invalid) -> String {
         Invalid::Players { of: PlayersOf::LateEntry, .. } => "player",
         Invalid::Divisions { imported: false, .. } => "divisions",
         Invalid::Divisions { imported: true, .. } => "division",
-        Invalid::PlayerName(_) | Invalid::SameName { at: NameAt::LateEntry, .. } => "player.name",
-        Invalid::SameName { at: NameAt::NewDivision { division, player }, .. } => {
+        Invalid::PlayerName { at: NameAt::LateEntry, .. }
+        | Invalid::SameName { at: NameAt::LateEntry, .. } => "player.name",
+        Invalid::PlayerName { at: NameAt::NewDivision { division, player }, .. }
+        | Invalid::SameName { at: NameAt::NewDivision { division, player }, .. } => {
             return format!("divisions[{division}].players[{player}].name");
         }
-        Invalid::Players { of: PlayersOf::Imported, .. } | Invalid::Tsh(_) | Invalid::Tokens { .. } => "text",
+        Invalid::Rounds { at, .. } => return rounds(at),
+        Invalid::NoRoundsToAdd => "rounds",
+        Invalid::NoRoundsToRemove => "count",
+        Invalid::Method { round, factor, at, .. } => {
+            return format!("{}[{round}].{}", rounds(at), if *factor { "factor" } else { "fontes_rounds" });
+        }
+        Invalid::Spread { of: SpreadOf::Bye(at), .. } => return format!("{}.bye_spread", controls(at)),
+        Invalid::Spread { of: SpreadOf::Forfeit(at), .. } => {
+            return format!("{}.forfeit_spread", controls(at));
+        }
+        Invalid::Spread { of: SpreadOf::Missed, .. } => "missed_round_spread",
+        Invalid::PlayerOfNoDivision { .. } => "player",
+        Invalid::Kinds { .. } => "kinds",
+        Invalid::NoSuchKind { index, .. } => return format!("kinds[{index}]"),
+        Invalid::Players { of: PlayersOf::Imported, .. }
+        | Invalid::Tsh(_)
+        | Invalid::Tokens { .. }
+        | Invalid::BotLevel { .. } => "text",
     };
     field.to_string()
 }

@@ -169,12 +169,12 @@ pub fn build(spec: GameSpec) -> Result<(GameConfig, Vec<Seat>, u32), HostError> 
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
     let o = req.options.unwrap_or_default();
     let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset").map_err(errors::host)?;
-    let (rules, lexicon) = rules_of(state, kind, &options_of(o), &req.lexicon).map_err(errors::host)?;
+    let (rules, lexicon) = rules_of(state, kind, &convert::options_from(o), &req.lexicon).map_err(errors::host)?;
     let (seats, tokens) = seats_of(req)?;
     let seed = seed_or_random(req.seed)?;
     let challenge = convert::challenge_from(req.challenge_rule).map_err(errors::host)?;
     let clock = match &req.clock {
-        Some(c) => clock(&clock_settings(*c)).map_err(errors::host)?,
+        Some(c) => clock(&convert::clock_from(*c)).map_err(errors::host)?,
         None => None,
     };
     let spec = GameSpec {
@@ -220,29 +220,6 @@ pub fn from_settings(
         seed,
         bot_delay_ms: settings.bot_delay_ms,
     })
-}
-
-/// The wire's options as a game's settings keep them.
-pub fn options_of(o: pb::GameOptions) -> GameOptions {
-    GameOptions {
-        bonus_per_challenge: o.bonus_per_challenge,
-        reveal_invalid_words: o.reveal_invalid_words,
-        blank_scores_letter: o.blank_scores_letter,
-        no_repeated_words: o.no_repeated_words,
-        scoreless_turn_limit: o.scoreless_turn_limit,
-        exchange_limit: o.exchange_limit,
-    }
-}
-
-/// The wire's clock as a game's settings keep it.
-pub fn clock_settings(c: pb::ClockSpec) -> ClockSettings {
-    ClockSettings {
-        initial_ms: c.initial_ms,
-        increment_ms: c.increment_ms,
-        max_overtime_ms: c.max_overtime_ms,
-        penalty_per_minute: c.penalty_per_minute,
-        per_move_ms: c.per_move_ms,
-    }
 }
 
 /// A game's ruleset with the options it changes, and its lexicon (empty: the ruleset's own):

@@ -15,6 +15,10 @@ pub const MAX_DELAY_SECONDS: u32 = 3600;
 pub const ANALYSIS_MS: u32 = 2000;
 pub const MIN_ANALYSIS_MS: u32 = 100;
 pub const MAX_ANALYSIS_MS: u32 = 30_000;
+/// Kinds a log's filter names at most.
+pub const MAX_KINDS: usize = 16;
+/// The widest spread a director gives a bye, a forfeit or a late entry's rounds gone.
+pub const MAX_SPREAD: i32 = 1000;
 use dawgref_tournament::tsh::TshError;
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +42,9 @@ pub enum EventsError {
         "round {round}'s pairing {pairing}: its game is over and its result enters from it (correct replaces it)"
     )]
     GameOver { round: u32, pairing: u32 },
+    /// A director's command made by one who does not direct the tournament (PERMISSION_DENIED).
+    #[error("{actor} may not {command}: a director's command")]
+    NotDirector { actor: String, command: &'static str },
     /// A change to a broadcast that has ended (FAILED_PRECONDITION).
     #[error("broadcast {slug:?} has ended")]
     BroadcastEnded { slug: String },
@@ -97,12 +104,31 @@ pub enum Invalid {
     /// A tournament of no divisions or too many (`imported`: counted with one more imported).
     #[error("{divisions} divisions: a tournament has 1 to {}", MAX_DIVISIONS)]
     Divisions { divisions: usize, imported: bool },
-    /// An imported division's name is one the tournament has.
+    /// A new division's name is one the tournament has.
     #[error("{name:?}: the tournament has a division of that name")]
-    DivisionTaken { name: String },
-    /// A new player's name the division cannot hold.
-    #[error("{0}")]
-    PlayerName(String),
+    DivisionTaken { name: String, at: DivisionAt },
+    /// A new player's name the division cannot hold (a `.t` file could not).
+    #[error("{why}")]
+    PlayerName { why: String, at: NameAt },
+    /// An imported player's bot level that is none.
+    #[error("player {player}: {why}")]
+    BotLevel { player: u32, why: String },
+    /// A division of no rounds or more than a division has.
+    #[error("{rounds} rounds: a division has 1 to {}", dawgref_tournament::MAX_ROUNDS)]
+    Rounds { rounds: usize, at: DivisionAt },
+    /// AddRound of no round.
+    #[error("at least one round to add")]
+    NoRoundsToAdd,
+    /// RemoveRounds of none.
+    #[error("at least one round to take off")]
+    NoRoundsToRemove,
+    /// Round `round` (from 0) of those given by a method no division can pair by
+    /// (`Method::problem`); `factor`: its factor is wrong, else its count of Fontes rounds.
+    #[error("{why}")]
+    Method { round: usize, why: String, factor: bool, at: DivisionAt },
+    /// A spread given past [`MAX_SPREAD`].
+    #[error("{spread}: -{MAX_SPREAD} to {MAX_SPREAD}")]
+    Spread { spread: i32, of: SpreadOf },
     /// A new player's name that player `player` (from 1) of the division has already (compared
     /// without case and spacing), where the director did not allow it; `at`: the new player.
     #[error("{name:?}: player {player} of the division has that name (a director may allow it)")]
@@ -127,6 +153,15 @@ pub enum Invalid {
     /// A change of a broadcast's time per move to 0 (unset leaves it as it is).
     #[error("0: give the time per move, or leave it unset")]
     NoAnalysisMs,
+    /// A log's filter naming a player (by number) and no division.
+    #[error("{player}: a player is named in a division")]
+    PlayerOfNoDivision { player: u32 },
+    /// A log's filter naming more kinds than there are.
+    #[error("{kinds} kinds: at most {MAX_KINDS}")]
+    Kinds { kinds: usize },
+    /// A log's filter's kind `index` (from 0) that is none.
+    #[error("{:?}: no such kind (there are {})", dawgref_engine::text::clip(.name), .there.join(", "))]
+    NoSuchKind { index: usize, name: String, there: Vec<&'static str> },
     /// A `.t` file's players and the tokens given for them differ in number.
     #[error("{players} players, {tokens} tokens")]
     Tokens { players: usize, tokens: usize },
@@ -151,6 +186,28 @@ pub enum NameAt {
     LateEntry,
 }
 
+/// Where a division a command gives is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DivisionAt {
+    /// Division `index` (from 0) of a tournament as made.
+    New { index: usize },
+    /// A division read from a `.t` file, the rest of it given beside the file.
+    Imported,
+    /// A division the tournament has.
+    Kept,
+}
+
+/// What a spread is given for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpreadOf {
+    /// A bye of a division's controls.
+    Bye(DivisionAt),
+    /// A forfeit of a division's controls.
+    Forfeit(DivisionAt),
+    /// Each round a late entry missed.
+    Missed,
+}
+
 /// What a count of players is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlayersOf {
@@ -168,6 +225,50 @@ pub fn check_players(players: usize, of: PlayersOf) -> Result<(), Invalid> {
         return Err(Invalid::Players { players, of });
     }
     Ok(())
+}
+
+/// A spread given for `of`: at most [`MAX_SPREAD`] either way.
+pub fn check_spread(spread: i32, of: SpreadOf) -> Result<i32, Invalid> {
+    if !(-MAX_SPREAD..=MAX_SPREAD).contains(&spread) {
+        return Err(Invalid::Spread { spread, of });
+    }
+    Ok(spread)
+}
+
+/// A division's rounds as given at `at`: their count bounded, each method one a division can
+/// pair by.
+pub fn check_rounds(methods: &[dawgref_tournament::Method], at: DivisionAt) -> Result<(), Invalid> {
+    if !(1..=dawgref_tournament::MAX_ROUNDS).contains(&methods.len()) {
+        return Err(Invalid::Rounds { rounds: methods.len(), at });
+    }
+    check_methods(methods, at)
+}
+
+/// Each round's method as given at `at`: one a division can pair by.
+pub fn check_methods(methods: &[dawgref_tournament::Method], at: DivisionAt) -> Result<(), Invalid> {
+    for (round, m) in methods.iter().enumerate() {
+        if let Some(why) = m.problem() {
+            let factor = matches!(m, dawgref_tournament::Method::Factor(_));
+            return Err(Invalid::Method { round, why, factor, at });
+        }
+    }
+    Ok(())
+}
+
+/// A division's controls as given at `at`: their spreads bounded.
+pub fn check_controls(c: &dawgref_tournament::Controls, at: DivisionAt) -> Result<(), Invalid> {
+    check_spread(c.bye_spread, SpreadOf::Bye(at))?;
+    check_spread(c.forfeit_spread, SpreadOf::Forfeit(at))?;
+    Ok(())
+}
+
+/// A player's name as given at `at`: one a `.t` file can hold (`name_problem`: TSH reads the
+/// first word that starts with a digit as the rating, `;` ends its field, `#` starts a comment).
+pub fn check_name(name: &str, at: NameAt) -> Result<(), Invalid> {
+    match dawgref_tournament::tsh::name_problem(name) {
+        Some(why) => Err(Invalid::PlayerName { why: why.to_string(), at }),
+        None => Ok(()),
+    }
 }
 
 /// A tournament's divisions: the same bound at creation and at ImportTsh (`imported`).

@@ -23,7 +23,8 @@ pub use broadcasts::{
     RelayStream, Relayed,
 };
 pub use error::{
-    EventsError, Invalid, MAX_DIVISIONS, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players,
+    DivisionAt, EventsError, Invalid, MAX_DIVISIONS, MAX_KINDS, MAX_SPREAD, NameAt, PlayerNamed, PlayersOf,
+    SpreadOf, check_divisions, check_methods, check_players, check_spread,
 };
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{

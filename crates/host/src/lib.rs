@@ -27,6 +27,7 @@ mod session;
 mod sleep;
 mod state;
 mod switch;
+mod token;
 pub mod trace;
 
 pub use cluster::Peers;
@@ -36,6 +37,7 @@ pub use context::Answers;
 pub use directors::Director;
 pub use error::HostError;
 pub use hex::{hex, unhex};
+pub use token::{find_seat, hash};
 // The store's values the host's methods take and return (a listing's query, a director key), so
 // that the services name them through the host: only `server::Builder` names the stores.
 pub use dawgref_store::{DirectorKey, GameQuery, GameState};

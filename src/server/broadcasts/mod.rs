@@ -8,6 +8,7 @@
 
 mod wire;
 
+use super::codec::{EncodedRoute, EncodedStream};
 use super::{errors, new_game};
 use crate::proto::v1 as pb;
 use crate::proto::v1::broadcasts_service_server::{BroadcastsService as Broadcasts, BroadcastsServiceServer};
@@ -24,9 +25,6 @@ pub struct BroadcastsService {
 
 pub type BroadcastStream =
     Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::WatchBroadcastResponse, Status>> + Send + 'static>>;
-/// WatchBroadcast's messages as the feed encoded them, once for every stream ([`served`]).
-pub type EncodedStream =
-    Pin<Box<dyn tokio_stream::Stream<Item = Result<prost::bytes::Bytes, Status>> + Send + 'static>>;
 
 /// A broadcast as the wire shows it.
 fn wire(b: Broadcast) -> pb::Broadcast {
@@ -204,62 +202,18 @@ impl BroadcastsService {
     }
 }
 
-/// The Broadcasts service as served: WatchBroadcast through [`EncodedCodec`](super::codec::EncodedCodec)
-/// (each message goes out as the bytes the feed encoded once for every stream), every other
-/// call through the generated server.
+/// The Broadcasts service as served: WatchBroadcast through
+/// [`EncodedCodec`](super::codec::EncodedCodec) (each message goes out as the bytes the feed
+/// encoded once for every stream), every other call through the generated server.
 pub fn served(service: BroadcastsService, max_decoding: usize) -> Served {
     let service = Arc::new(service);
     let generated =
         BroadcastsServiceServer::from_arc(service.clone()).max_decoding_message_size(max_decoding);
-    Served { service, generated, max_decoding }
+    let watch = Arc::new(move |request| {
+        let service = service.clone();
+        Box::pin(async move { service.watch(request).await }) as _
+    });
+    EncodedRoute::new(generated, "/dawgref.v1.BroadcastsService/WatchBroadcast", max_decoding, watch)
 }
 
-const WATCH_PATH: &str = "/dawgref.v1.BroadcastsService/WatchBroadcast";
-
-#[derive(Clone)]
-pub struct Served {
-    service: Arc<BroadcastsService>,
-    generated: BroadcastsServiceServer<BroadcastsService>,
-    max_decoding: usize,
-}
-
-impl tonic::server::NamedService for Served {
-    const NAME: &'static str =
-        <BroadcastsServiceServer<BroadcastsService> as tonic::server::NamedService>::NAME;
-}
-
-/// WatchBroadcast's handler for tonic's server-streaming call.
-struct Watch(Arc<BroadcastsService>);
-
-impl tonic::server::ServerStreamingService<pb::WatchBroadcastRequest> for Watch {
-    type Response = prost::bytes::Bytes;
-    type ResponseStream = EncodedStream;
-    type Future = Pin<Box<dyn std::future::Future<Output = Result<Response<EncodedStream>, Status>> + Send>>;
-
-    fn call(&mut self, request: Request<pb::WatchBroadcastRequest>) -> Self::Future {
-        let service = self.0.clone();
-        Box::pin(async move { service.watch(request).await })
-    }
-}
-
-impl tower::Service<http::Request<tonic::body::Body>> for Served {
-    type Response = http::Response<tonic::body::Body>;
-    type Error = std::convert::Infallible;
-    type Future = Pin<Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
-        if request.uri().path() != WATCH_PATH {
-            return Box::pin(self.generated.call(request));
-        }
-        let (service, max_decoding) = (self.service.clone(), self.max_decoding);
-        Box::pin(async move {
-            let mut grpc = tonic::server::Grpc::new(super::codec::EncodedCodec::default())
-                .apply_max_message_size_config(Some(max_decoding), None);
-            Ok(grpc.server_streaming(Watch(service), request).await)
-        })
-    }
-}
+pub type Served = EncodedRoute<BroadcastsServiceServer<BroadcastsService>, pb::WatchBroadcastRequest>;

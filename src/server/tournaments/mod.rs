@@ -8,16 +8,16 @@
 
 mod create;
 mod log;
-mod plan;
 mod start;
 mod view;
 
 pub(crate) use view::standings;
 
-use super::errors;
 use super::state::AppState;
+use super::{convert, errors};
 use crate::proto::v1 as pb;
-use dawgref_events::{Actor, Answer, Command, Hand, HandResult, Line, Outcome, Record};
+use dawgref_events::{Actor, Answer, Command, DivisionId, Hand, HandResult, Line, Outcome, Record};
+use dawgref_tournament::{Missed, ratings};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::{Stream, StreamExt};
@@ -49,6 +49,20 @@ impl TournamentsService {
         let director = self.state.identity.director(metadata).await?;
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)?;
         Ok(Actor::director(director.name()))
+    }
+
+    /// Division `division` of tournament `slug` as the caller may see it: now for its
+    /// directors, as a broadcast holds results back for anyone else.
+    async fn division_seen(
+        &self,
+        metadata: &tonic::metadata::MetadataMap,
+        slug: &str,
+        division: &str,
+    ) -> Result<(Record, DivisionId), Status> {
+        let directed = self.directs(metadata, slug).await?;
+        let record = self.state.events.tournament_seen(slug, directed).await.map_err(errors::events)?;
+        let d = record.division(division).map_err(errors::events)?;
+        Ok((record, d))
     }
 
     /// A director's command on tournament `slug`, answered with the wire's `answer` of the
@@ -108,11 +122,6 @@ fn round_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentRound> {
     }
 }
 
-/// A player's seat as the events layer takes it: their division and number.
-fn seat_of(you: Option<&pb::TournamentSeat>) -> Option<(&str, u32)> {
-    you.map(|y| (y.division.as_str(), y.player))
-}
-
 #[tonic::async_trait]
 impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     async fn create_tournament(
@@ -126,31 +135,24 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
-        let slug = request.get_ref().slug.clone();
-        let events = &self.state.events;
-        let record = events.reconcile(&slug).await.map_err(errors::events)?;
-        let (you, director) = match super::auth::bearer(request.metadata())? {
-            None => (None, false),
-            Some(token) => match create::player_of(&record, &token) {
-                Some(seat) => (Some(seat), false),
-                None => {
-                    // Not a player's: a director's, or nobody's (never silently a watcher).
-                    self.director(request.metadata(), &slug).await.map_err(|_| {
-                        errors::unauthenticated(
-                            "the token is no player's of this tournament and no director's",
-                        )
-                    })?;
-                    (None, true)
-                }
-            },
-        };
-        // A director sees it now; anyone else as a broadcast holds its games back.
-        let record = if director {
-            record
-        } else {
-            events.spectators(record, seat_of(you.as_ref())).await.map_err(errors::events)?
-        };
-        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(view::tournament(&record, you)) }))
+        let slug = &request.get_ref().slug;
+        let token = super::auth::bearer(request.metadata())?;
+        let record = self.state.events.reconcile(slug).await.map_err(errors::events)?;
+        let seat = token.as_deref().and_then(|token| record.player_of_token(token));
+        if token.is_some() && seat.is_none() {
+            // Not a player's: a director's, or nobody's (never silently a watcher).
+            self.director(request.metadata(), slug).await.map_err(|_| {
+                errors::unauthenticated("the token is no player's of this tournament and no director's")
+            })?;
+            return Ok(Response::new(pb::GetTournamentResponse {
+                tournament: Some(view::tournament(&record, None)),
+            }));
+        }
+        let you = seat.as_ref().map(|&(d, player, _)| view::seat(&record, d, player));
+        // Anyone but a director sees it as a broadcast holds its games back.
+        let seen = self.state.events.spectators(record, seat.map(|(d, p, _)| (d, p)));
+        let tournament = view::tournament(&seen.await.map_err(errors::events)?, you);
+        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament) }))
     }
 
     async fn list_tournaments(
@@ -173,17 +175,12 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         request: Request<pb::AddPlayerRequest>,
     ) -> Result<Response<pb::AddPlayerResponse>, Status> {
         let r = request.get_ref();
-        let spec = r.player.clone().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
-        create::check_player("player", &spec)?;
-        let missed = plan::missed(r.missed_round_spread)?;
-        let (token, hash) = create::token_for(&spec)?;
-        let command = Command::AddPlayer {
-            division: r.division.clone(),
-            player: create::player(&spec),
-            token: hash,
-            missed,
-            same_name: r.allow_same_name,
-        };
+        let spec = r.player.as_ref().ok_or_else(|| errors::bad_field("player", "a player is needed"))?;
+        let (player, token, hash) = create::player("player", spec)?;
+        let missed = r.missed_round_spread.map_or(Missed::Absent, |spread| Missed::Byes { spread });
+        let same_name = r.allow_same_name;
+        let command =
+            Command::AddPlayer { division: r.division.clone(), player, token: hash, missed, same_name };
         // The token goes into the answer kept for a retry of the same request id: a retry is
         // answered the first call's player and token (its own new token is never used).
         let token = token.unwrap_or_default();
@@ -308,10 +305,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::ExportTshRequest>,
     ) -> Result<Response<pb::ExportTshResponse>, Status> {
-        let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
-        let r = request.into_inner();
-        let record = self.state.events.tournament_seen(&r.slug, directed).await.map_err(errors::events)?;
-        let d = record.division(&r.division).map_err(errors::events)?;
+        let r = request.get_ref();
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
         Ok(Response::new(pb::ExportTshResponse {
             text: dawgref_tournament::tsh::export(record.division_at(d)),
         }))
@@ -321,17 +316,15 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::ExportRatingsRequest>,
     ) -> Result<Response<pb::ExportRatingsResponse>, Status> {
-        let directed = self.directs(request.metadata(), &request.get_ref().slug).await?;
-        let r = request.into_inner();
+        let r = request.get_ref();
         let file = pb::RatingsFile::try_from(r.file)
             .map_err(|_| errors::bad_field("file", format!("{}: not a RatingsFile", r.file)))?;
-        let record = self.state.events.tournament_seen(&r.slug, directed).await.map_err(errors::events)?;
-        let division = record.division_at(record.division(&r.division).map_err(errors::events)?);
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
         let text = match file {
             pb::RatingsFile::Unspecified | pb::RatingsFile::Games => {
-                dawgref_tournament::ratings::games_csv(division)
+                ratings::games_csv(record.division_at(d))
             }
-            pb::RatingsFile::Players => dawgref_tournament::ratings::players_csv(division),
+            pb::RatingsFile::Players => ratings::players_csv(record.division_at(d)),
         };
         Ok(Response::new(pb::ExportRatingsResponse { text }))
     }
@@ -347,28 +340,41 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::AddRoundRequest>,
     ) -> Result<Response<pb::AddRoundResponse>, Status> {
-        plan::add_round(self, request).await.map(Response::new)
+        let r = request.get_ref();
+        let methods = convert::methods_from("rounds", &r.rounds)?;
+        let command = Command::AddRounds { division: r.division.clone(), methods };
+        let answer = |rec: &Record, o| pb::AddRoundResponse { division: division_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn remove_rounds(
         &self,
         request: Request<pb::RemoveRoundsRequest>,
     ) -> Result<Response<pb::RemoveRoundsResponse>, Status> {
-        plan::remove_rounds(self, request).await.map(Response::new)
+        let r = request.get_ref();
+        let command = Command::RemoveRounds { division: r.division.clone(), count: r.count };
+        let answer = |rec: &Record, o| pb::RemoveRoundsResponse { division: division_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn reenter_player(
         &self,
         request: Request<pb::ReenterPlayerRequest>,
     ) -> Result<Response<pb::ReenterPlayerResponse>, Status> {
-        plan::reenter_player(self, request).await.map(Response::new)
+        let r = request.get_ref();
+        let command = Command::ReenterPlayer { division: r.division.clone(), player: r.player };
+        let answer = |rec: &Record, o| pb::ReenterPlayerResponse { division: division_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     async fn unpair_round(
         &self,
         request: Request<pb::UnpairRoundRequest>,
     ) -> Result<Response<pb::UnpairRoundResponse>, Status> {
-        plan::unpair_round(self, request).await.map(Response::new)
+        let r = request.get_ref();
+        let command = Command::UnpairRound { division: r.division.clone(), round: r.round };
+        let answer = |rec: &Record, o| pb::UnpairRoundResponse { division: division_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
     // The event's log and statistics (`log`).
@@ -377,27 +383,51 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         &self,
         request: Request<pb::GetTournamentLogRequest>,
     ) -> Result<Response<pb::GetTournamentLogResponse>, Status> {
-        self.get_log(request).await.map(Response::new)
+        let r = request.get_ref();
+        let size = super::convert::page_size(r.page_size, log::DEFAULT_PAGE, log::MAX_PAGE) as usize;
+        let (events, next) =
+            self.log_events(request.metadata(), &r.slug, r.filter.as_ref(), r.from_event, size).await?;
+        let events = events.into_iter().map(view::event).collect();
+        Ok(Response::new(pb::GetTournamentLogResponse { events, next_event: next.unwrap_or(0) }))
     }
 
     async fn export_tournament_log(
         &self,
         request: Request<pb::ExportTournamentLogRequest>,
     ) -> Result<Response<pb::ExportTournamentLogResponse>, Status> {
-        self.export_log(request).await.map(Response::new)
+        let r = request.get_ref();
+        let (events, next) = self
+            .log_events(request.metadata(), &r.slug, r.filter.as_ref(), r.from_event, log::MAX_EXPORT)
+            .await?;
+        let text = match r.format() {
+            pb::LogFormat::Csv => dawgref_events::log_csv(&events),
+            pb::LogFormat::Unspecified | pb::LogFormat::JsonLines => dawgref_events::log_json_lines(&events),
+        };
+        Ok(Response::new(pb::ExportTournamentLogResponse { text, next_event: next.unwrap_or(0) }))
     }
 
     async fn get_division_statistics(
         &self,
         request: Request<pb::GetDivisionStatisticsRequest>,
     ) -> Result<Response<pb::GetDivisionStatisticsResponse>, Status> {
-        self.get_statistics(request).await.map(Response::new)
+        let r = request.get_ref();
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
+        let statistics = self.state.events.statistics(&record, d).await;
+        let statistics = Some(log::statistics_view(&record, d, &statistics));
+        Ok(Response::new(pb::GetDivisionStatisticsResponse { statistics }))
     }
 
     async fn export_division_statistics(
         &self,
         request: Request<pb::ExportDivisionStatisticsRequest>,
     ) -> Result<Response<pb::ExportDivisionStatisticsResponse>, Status> {
-        self.export_statistics(request).await.map(Response::new)
+        let r = request.get_ref();
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
+        let statistics = self.state.events.statistics(&record, d).await;
+        let division = record.division_at(d);
+        Ok(Response::new(pb::ExportDivisionStatisticsResponse {
+            players_csv: statistics.players_csv(division),
+            records_csv: statistics.records_csv(division),
+        }))
     }
 }

@@ -4,10 +4,9 @@
 
 use super::super::convert;
 use crate::proto::v1 as pb;
-use dawgref_events::{DivisionId, DivisionRecord, GameSettings, Record, TournamentEvent, Watched};
-use dawgref_tournament::ratings::RatingSystem;
+use dawgref_events::{DivisionId, DivisionRecord, Record, TournamentEvent, Watched};
 use dawgref_tournament::{
-    Controls, Division, GameResult, Method, Pairing, PairingId, Player, RoundId, zero_is_unrated,
+    Division, GameResult, Pairing, PairingId, Player, PlayerId, RoundId, zero_is_unrated,
 };
 
 /// The whole tournament as the wire shows it; `you`: the caller's player seat.
@@ -15,10 +14,19 @@ pub(super) fn tournament(record: &Record, you: Option<pb::TournamentSeat>) -> pb
     pb::Tournament {
         slug: record.slug().to_string(),
         name: record.name().to_string(),
-        game: Some(settings(record.game())),
+        game: Some(convert::settings_to(record.game())),
         divisions: record.division_ids().map(|d| division(record, d)).collect(),
         events: record.event_count(),
         you,
+    }
+}
+
+/// Player `player` of division `d` as the caller they are, with their current game.
+pub(super) fn seat(record: &Record, d: DivisionId, player: PlayerId) -> pb::TournamentSeat {
+    pb::TournamentSeat {
+        division: record.division_at(d).name().to_string(),
+        player: player.0 + 1,
+        current_game_id: record.entry(d).current_game(player).unwrap_or_default().to_string(),
     }
 }
 
@@ -30,7 +38,7 @@ pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision
         name: div.name().to_string(),
         players: (div.players().iter().enumerate()).map(|(i, p)| player(i as u32 + 1, p)).collect(),
         rounds: entry.round_ids().map(|k| round(entry, k)).collect(),
-        controls: Some(controls(div.controls())),
+        controls: Some(convert::controls_to(div.controls())),
         standings: standings(div),
     }
 }
@@ -40,7 +48,7 @@ pub(super) fn round(entry: &DivisionRecord, k: RoundId) -> pb::TournamentRound {
     let round = &entry.division().rounds()[k.index()];
     pb::TournamentRound {
         number: k.number(),
-        spec: Some(spec(round.method)),
+        spec: Some(convert::round_spec(round.method)),
         paired: round.pairings.is_some(),
         started: entry.started(k),
         pairings: (entry.pairings(k))
@@ -58,7 +66,7 @@ pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
         number,
         name: p.name.clone(),
         rating: zero_is_unrated::written(p.rating),
-        bot: level(p).map(bot),
+        bot: level(p).map(|level| convert::bot_to(level) as i32),
         withdrawn: p.withdrawn,
         lifetime_games: p.lifetime_games,
     }
@@ -67,50 +75,6 @@ pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
 /// The level of the server bot that plays `p`, if one does.
 pub(super) fn level(p: &Player) -> Option<crate::bot::BotLevel> {
     p.bot.as_deref().and_then(|level| level.parse().ok())
-}
-
-/// A bot level as the wire numbers it.
-pub(super) fn bot(level: crate::bot::BotLevel) -> i32 {
-    super::super::convert::bot_to(level) as i32
-}
-
-fn spec(method: Method) -> pb::RoundSpec {
-    let of = |m: pb::PairingMethod| pb::RoundSpec { method: m as i32, ..Default::default() };
-    match method {
-        Method::RoundRobin => of(pb::PairingMethod::RoundRobin),
-        Method::Swiss => of(pb::PairingMethod::Swiss),
-        Method::KingOfTheHill => of(pb::PairingMethod::KingOfTheHill),
-        Method::Factor(factor) => pb::RoundSpec { factor, ..of(pb::PairingMethod::Factor) },
-        Method::InitialFontes(fontes_rounds) => {
-            pb::RoundSpec { fontes_rounds, ..of(pb::PairingMethod::InitialFontes) }
-        }
-        Method::Random => of(pb::PairingMethod::Random),
-        Method::Manual => of(pb::PairingMethod::Manual),
-    }
-}
-
-/// The controls as they apply (a spread left unset shows the default it is).
-fn controls(c: &Controls) -> pb::DivisionControls {
-    pb::DivisionControls {
-        bye_spread: Some(c.bye_spread),
-        forfeit_spread: Some(c.forfeit_spread),
-        spread_cap: c.spread_cap,
-        gibsonize: c.gibson_spread.is_some(),
-        gibson_spread: c.gibson_spread.unwrap_or(0),
-        min_placement: c.min_placement,
-        rating_system: rating_system(c.rating_system) as i32,
-    }
-}
-
-/// A rating system as the wire numbers it.
-pub(super) fn rating_system(system: RatingSystem) -> pb::RatingSystem {
-    match system {
-        RatingSystem::None => pb::RatingSystem::Unspecified,
-        RatingSystem::Nsa2008 => pb::RatingSystem::Nsa2008,
-        RatingSystem::Naspa2024 => pb::RatingSystem::Naspa2024,
-        RatingSystem::NaspaClub => pb::RatingSystem::NaspaClub,
-        RatingSystem::Absp => pb::RatingSystem::Absp,
-    }
 }
 
 /// Line `i` of a round, without its game.
@@ -161,33 +125,6 @@ pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
             }
         })
         .collect()
-}
-
-/// The games' settings as the director gave them: a ruleset named by its enum where it has one
-/// and by its name always (as a game's view names it), what was not said unspecified.
-pub(super) fn settings(g: &GameSettings) -> pb::TournamentGameSettings {
-    pb::TournamentGameSettings {
-        ruleset: g.ruleset.map_or(0, |k| convert::ruleset_to(k) as i32),
-        ruleset_name: g.ruleset.map(|k| k.name().to_string()).unwrap_or_default(),
-        lexicon: g.lexicon.clone(),
-        challenge_rule: g.challenge.map_or(0, |c| convert::challenge_to(c) as i32),
-        options: g.options.map(|o| pb::GameOptions {
-            bonus_per_challenge: o.bonus_per_challenge,
-            reveal_invalid_words: o.reveal_invalid_words,
-            blank_scores_letter: o.blank_scores_letter,
-            no_repeated_words: o.no_repeated_words,
-            scoreless_turn_limit: o.scoreless_turn_limit,
-            exchange_limit: o.exchange_limit,
-        }),
-        clock: g.clock.map(|c| pb::ClockSpec {
-            initial_ms: c.initial_ms,
-            increment_ms: c.increment_ms,
-            max_overtime_ms: c.max_overtime_ms,
-            penalty_per_minute: c.penalty_per_minute,
-            per_move_ms: c.per_move_ms,
-        }),
-        bot_delay_ms: g.bot_delay_ms,
-    }
 }
 
 /// An event of the tournament as WatchTournament and the log send it.

@@ -10,7 +10,10 @@ use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
 use super::record::{DivisionId, DivisionRecord, Record};
 use crate::Events;
-use crate::error::{EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, check_divisions, check_players};
+use crate::error::{
+    DivisionAt, EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, SpreadOf, check_controls,
+    check_divisions, check_methods, check_name, check_players, check_rounds, check_spread,
+};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId, RoundId};
@@ -102,6 +105,32 @@ pub struct NewDivision {
     pub controls: Controls,
 }
 
+impl Import {
+    /// The division the file and what is given beside it make, its controls' seed `seed`: the
+    /// rounds to come and the controls checked as a new division's are, and the file's players
+    /// and rounds as many as a division has.
+    pub fn read(&self, seed: u64) -> Result<Division, Invalid> {
+        if !self.rounds_to_come.is_empty() {
+            check_rounds(&self.rounds_to_come, DivisionAt::Imported)?;
+        }
+        check_controls(&self.controls, DivisionAt::Imported)?;
+        let controls = Controls { seed, ..self.controls.clone() };
+        let division =
+            dawgref_tournament::tsh::import(&self.division, &self.text, controls, &self.rounds_to_come)?;
+        check_players(division.players().len(), PlayersOf::Imported)?;
+        let rounds = division.rounds().len();
+        if !(1..=dawgref_tournament::MAX_ROUNDS).contains(&rounds) {
+            return Err(Invalid::Rounds { rounds, at: DivisionAt::Imported });
+        }
+        for (j, p) in division.players().iter().enumerate() {
+            if let Some(Err(why)) = p.bot.as_deref().map(str::parse::<dawgref_engine::bot::BotLevel>) {
+                return Err(Invalid::BotLevel { player: j as u32 + 1, why });
+            }
+        }
+        Ok(division)
+    }
+}
+
 impl Command {
     /// The call it is, for the key its answer is kept by.
     fn method(&self) -> &'static str {
@@ -134,6 +163,7 @@ impl Events {
             // A round is paired on every result in, those that ended unheard included.
             self.reconcile(slug).await?;
         }
+        actor.directs(command.method())?;
         let retry = Retry { method: command.method(), request_id };
         let held = self.hold(slug).await;
         self.once(&held, retry, |rec| {
@@ -147,10 +177,20 @@ impl Events {
     /// CreateTournament: `new` made as the tournament's first version by `actor`:
     /// ALREADY_EXISTS when there is one by its slug.
     pub async fn create_tournament(&self, actor: &Actor, new: NewTournament) -> Result<Record, EventsError> {
+        actor.directs("CreateTournament")?;
         check_divisions(new.divisions.len(), false)?;
         let mut record = Record::new(&new.slug, &new.name, new.game, new.seed);
         for (i, d) in new.divisions.into_iter().enumerate() {
+            let at = DivisionAt::New { index: i };
+            if record.divisions.iter().any(|taken| taken.division.name() == d.name) {
+                return Err(Invalid::DivisionTaken { name: d.name, at }.into());
+            }
             check_players(d.players.len(), PlayersOf::NewDivision { index: i })?;
+            check_rounds(&d.methods, at)?;
+            check_controls(&d.controls, at)?;
+            for (j, p) in d.players.iter().enumerate() {
+                check_name(&p.name, NameAt::NewDivision { division: i, player: j })?;
+            }
             if !new.same_names {
                 // Each name against those before it, by its key: once a player.
                 let mut seen = std::collections::HashMap::with_capacity(d.players.len());
@@ -196,6 +236,9 @@ impl Record {
     fn apply(&mut self, command: &Command) -> Result<Outcome, EventsError> {
         match command {
             Command::AddPlayer { division, player, token, missed, same_name } => {
+                if let Missed::Byes { spread } = *missed {
+                    check_spread(spread, SpreadOf::Missed)?;
+                }
                 let d = self.division(division)?;
                 if !same_name {
                     check_name_free(self.division_at(d).players(), &player.name, NameAt::LateEntry)?;
@@ -217,11 +260,18 @@ impl Record {
             }
             Command::ImportDivision(import) => self.import(import),
             Command::AddRounds { division, methods } => {
+                if methods.is_empty() {
+                    return Err(Invalid::NoRoundsToAdd.into());
+                }
+                check_methods(methods, DivisionAt::Kept)?;
                 let d = self.division(division)?;
                 self.add_rounds(d, methods)?;
                 Ok(Outcome::Division { division: d })
             }
             Command::RemoveRounds { division, count } => {
+                if *count == 0 {
+                    return Err(Invalid::NoRoundsToRemove.into());
+                }
                 let d = self.division(division)?;
                 self.remove_rounds(d, *count as usize)?;
                 Ok(Outcome::Division { division: d })
@@ -255,7 +305,9 @@ impl Record {
             dawgref_tournament::Error::Full => {
                 Invalid::Players { players: number as usize, of: PlayersOf::LateEntry }.into()
             }
-            dawgref_tournament::Error::Name(why) => Invalid::PlayerName(why.to_string()).into(),
+            dawgref_tournament::Error::Name(why) => {
+                Invalid::PlayerName { why: why.to_string(), at: NameAt::LateEntry }.into()
+            }
             other => EventsError::Rules(other),
         })?;
         let detail = format!("{name} joins as player {number}{}", self.missed_detail(d, missed));
@@ -309,12 +361,10 @@ impl Record {
     fn import(&mut self, import: &Import) -> Result<Outcome, EventsError> {
         let name = import.division.as_str();
         if self.divisions.iter().any(|d| d.division.name() == name) {
-            return Err(Invalid::DivisionTaken { name: name.to_string() }.into());
+            return Err(Invalid::DivisionTaken { name: name.to_string(), at: DivisionAt::Imported }.into());
         }
         check_divisions(self.divisions.len() + 1, true)?;
-        let controls = Controls { seed: self.division_seed(self.divisions.len()), ..import.controls.clone() };
-        let division = dawgref_tournament::tsh::import(name, &import.text, controls, &import.rounds_to_come)
-            .map_err(Invalid::Tsh)?;
+        let division = import.read(self.division_seed(self.divisions.len()))?;
         let players = division.players().len();
         if import.tokens.len() != players {
             return Err(Invalid::Tokens { players, tokens: import.tokens.len() }.into());

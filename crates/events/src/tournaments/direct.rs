@@ -103,6 +103,7 @@ impl Events {
         owners: &impl Owners,
         answer: impl Fn(&Record, Outcome) -> A,
     ) -> Result<A, EventsError> {
+        actor.directs("RecordResult")?;
         let retry = Retry { method: "RecordResult", request_id };
         let correct = hand.correct;
         let held = self.hold(slug).await;
@@ -157,6 +158,7 @@ impl Events {
         owners: &impl Owners,
         answer: impl Fn(&Record, Outcome) -> A,
     ) -> Result<A, EventsError> {
+        actor.directs("WithdrawPlayer")?;
         let retry = Retry { method: "WithdrawPlayer", request_id };
         let held = self.hold(slug).await;
         let (Read { record: rec, .. }, kept) = self.kept::<A>(&held, retry).await?;
@@ -222,7 +224,7 @@ impl Events {
         let host = &self.0.host;
         match host.route(game_id, false).await? {
             Route::Local(session) => {
-                tracing::info!(game = game_id, director = actor.name(), action = ?result, "director's action");
+                tracing::info!(game = game_id, director = %actor.name(), action = ?result, "director's action");
                 let op = DirectorOp::Act(DirectorAction::SetResult(result));
                 let by = actor.key().map(str::to_string);
                 host.on_session(game_id, session, |s| {

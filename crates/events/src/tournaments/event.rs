@@ -2,6 +2,8 @@
 //! a result came in (what a broadcast's delay holds back). Kept as a row of its own in the store,
 //! encoded with `prost` in the very bytes earlier builds wrote, so every row reads back.
 
+use crate::error::{EventsError, Invalid, MAX_KINDS};
+
 /// Every kind of event a tournament has. Stored (and shown) by its name, the names earlier builds
 /// wrote, so every row already written reads as the same kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +55,18 @@ impl EventKind {
     }
 
     /// The kind a name names (None: no kind of this build's).
+    /// The kinds a log's filter names (at most [`MAX_KINDS`]), each one there is.
+    pub fn named(names: &[String]) -> Result<Vec<EventKind>, Invalid> {
+        if names.len() > MAX_KINDS {
+            return Err(Invalid::Kinds { kinds: names.len() });
+        }
+        let kind = |(index, name): (usize, &String)| {
+            let there = EventKind::ALL.map(|k| k.name()).to_vec();
+            EventKind::from_name(name).ok_or_else(|| Invalid::NoSuchKind { index, name: name.clone(), there })
+        };
+        names.iter().enumerate().map(kind).collect()
+    }
+
     pub fn from_name(name: &str) -> Option<EventKind> {
         EventKind::ALL.into_iter().find(|k| k.name() == name)
     }
@@ -134,6 +148,9 @@ pub enum Actor {
     Key(String),
     /// A pairing's game, whose end brought its result in.
     Game,
+    /// A player of the tournament by their division and number (from 1), as their own token
+    /// makes them (`Record::player_of_token`). A director's command refuses them.
+    Player { division: String, player: u32 },
 }
 
 impl Actor {
@@ -142,12 +159,25 @@ impl Actor {
         key.map_or(Actor::Root, |name| Actor::Key(name.to_string()))
     }
 
-    /// What the log names them: the key's name, `director` for the root, `game` for a game's end.
-    pub fn name(&self) -> &str {
+    /// What the log names them: the key's name, `director` for the root, `game` for a game's
+    /// end, `player 3 of A` for a player.
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Actor::Root => ROOT,
-            Actor::Key(name) => name,
-            Actor::Game => GAME,
+            Actor::Root => ROOT.into(),
+            Actor::Key(name) => name.into(),
+            Actor::Game => GAME.into(),
+            Actor::Player { division, player } => format!("player {player} of {division}").into(),
+        }
+    }
+
+    /// Whether they direct the tournament (the root or a key), as a director's `command` needs:
+    /// else PERMISSION_DENIED naming them.
+    pub fn directs(&self, command: &'static str) -> Result<(), EventsError> {
+        match self {
+            Actor::Root | Actor::Key(_) => Ok(()),
+            Actor::Game | Actor::Player { .. } => {
+                Err(EventsError::NotDirector { actor: self.name().into_owned(), command })
+            }
         }
     }
 
@@ -156,7 +186,7 @@ impl Actor {
     pub fn key(&self) -> Option<&str> {
         match self {
             Actor::Key(name) => Some(name),
-            Actor::Root | Actor::Game => None,
+            Actor::Root | Actor::Game | Actor::Player { .. } => None,
         }
     }
 }

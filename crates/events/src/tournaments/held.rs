@@ -11,7 +11,7 @@
 
 use super::event::{EventKind, TournamentEvent};
 use super::marks::{Marked, PairingKey};
-use super::record::Record;
+use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
 use dawgref_tournament::PlayerId;
@@ -78,7 +78,11 @@ impl Events {
     /// `record` as someone who is not its director sees it now (`you`: their division and player
     /// number, if a player): cut at the first result a broadcast still holds back (none of their
     /// own games' results), so that neither it nor anything after it is in yet.
-    pub async fn spectators(&self, record: Record, you: Option<(&str, u32)>) -> Result<Record, EventsError> {
+    pub async fn spectators(
+        &self,
+        record: Record,
+        you: Option<(DivisionId, PlayerId)>,
+    ) -> Result<Record, EventsError> {
         let slug = record.slug.clone();
         let delay =
             |division: &str, round: u32| self.broadcasts().delay_ms(&game_labels(&slug, division, round));
@@ -91,19 +95,18 @@ impl Events {
         }
         let marked = self.marks(&slug).await?;
         // The viewer's own games' lines, whose results they see now.
-        let own: HashSet<PairingKey> =
-            match you.and_then(|(name, player)| Some((record.division(name).ok()?, player))) {
-                None => HashSet::new(),
-                Some((d, player)) => {
-                    let entry = &record.divisions[d];
-                    let name = entry.division.name();
-                    (entry.round_ids())
-                        .flat_map(|k| entry.pairings(k).map(move |(i, line)| (k, i, line)))
-                        .filter(|(_, _, line)| line.players().any(|p| p == PlayerId(player - 1)))
-                        .map(|(k, i, _)| (name.to_string(), k.number(), i.number()))
-                        .collect()
-                }
-            };
+        let own: HashSet<PairingKey> = match you {
+            None => HashSet::new(),
+            Some((d, player)) => {
+                let entry = &record.divisions[d];
+                let name = entry.division.name();
+                (entry.round_ids())
+                    .flat_map(|k| entry.pairings(k).map(move |(i, line)| (k, i, line)))
+                    .filter(|(_, _, line)| line.players().any(|p| p == player))
+                    .map(|(k, i, _)| (name.to_string(), k.number(), i.number()))
+                    .collect()
+            }
+        };
         // The first event still held: a result within its round's delay, entered since a
         // broadcast that covers it began (a result with no event of its own time is shown: every
         // way a result comes in writes one).

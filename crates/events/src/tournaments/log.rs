@@ -7,7 +7,7 @@
 use super::event::{LogFilter, TournamentEvent};
 use super::record::{DivisionId, Record};
 use crate::Events;
-use crate::error::EventsError;
+use crate::error::{EventsError, Invalid};
 use dawgref_tournament::csv::line as csv_line;
 use dawgref_tournament::statistics::Feat;
 use dawgref_tournament::{Division, GameResult, Pairing, Statistics};
@@ -21,7 +21,8 @@ pub struct DivisionStatistics {
 
 impl Events {
     /// Tournament `slug`'s events from number `from` that `filter` keeps, at most `limit`, and
-    /// the number of the next one it keeps after them (None: no more).
+    /// the number of the next one it keeps after them (None: no more). The filter's division and
+    /// player are the tournament's, a player named in a division.
     pub async fn log(
         &self,
         slug: &str,
@@ -29,6 +30,17 @@ impl Events {
         from: u64,
         limit: usize,
     ) -> Result<(Vec<TournamentEvent>, Option<u64>), EventsError> {
+        let (record, _) = self.load(slug).await?;
+        match (filter.division.as_str(), filter.player) {
+            ("", 0) => {}
+            ("", player) => return Err(Invalid::PlayerOfNoDivision { player }.into()),
+            (division, player) => {
+                let d = record.division(division)?;
+                if player != 0 {
+                    record.player(d, player)?;
+                }
+            }
+        }
         let mut kept = Vec::new();
         for e in self.tournament_events(slug, from).await? {
             if !e.matches(filter) {

@@ -6,7 +6,7 @@
 //! own, carried here only until they are written. A result enters it through one method,
 //! [`Record::enter_result`], whatever brings it ([`Source`]).
 
-use super::event::{EventKind, TournamentEvent};
+use super::event::{Actor, EventKind, TournamentEvent};
 use crate::error::{EventsError, Invalid, PlayerNamed};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
@@ -258,6 +258,17 @@ impl Record {
             n if (1..=rounds).contains(&n) => Ok(RoundId(number - 1)),
             _ => Err(Invalid::NoSuchRound { round: number, rounds }.into()),
         }
+    }
+
+    /// The player whose token `token` is, by division and id (each division's hashes compared in
+    /// constant time), and the actor their own commands are made by.
+    pub fn player_of_token(&self, token: &str) -> Option<(DivisionId, PlayerId, Actor)> {
+        self.division_ids().find_map(|d| {
+            let player = dawgref_host::find_seat(token, self.entry(d).tokens())? as u32;
+            let actor =
+                Actor::Player { division: self.division_at(d).name().to_string(), player: player + 1 };
+            Some((d, PlayerId(player), actor))
+        })
     }
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.

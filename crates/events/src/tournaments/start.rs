@@ -78,6 +78,7 @@ impl Events {
         games: &impl RoundGames,
         answer: impl Fn(&Record, Outcome) -> A,
     ) -> Result<A, EventsError> {
+        actor.directs("StartRound")?;
         let retry = Retry { method: "StartRound", request_id };
         let held = self.hold(slug).await;
         let (read, kept) = self.kept(&held, retry).await?;

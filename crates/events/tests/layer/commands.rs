@@ -2,7 +2,10 @@
 //! it writes (and who it names), what it answers, what it refuses, and a request id's retry.
 
 use crate::fakes::*;
-use dawgref_events::{Actor, Command, EventKind, Import, Invalid, LogFilter, NameAt, PlayerNamed, PlayersOf};
+use dawgref_events::{
+    Actor, Command, DivisionAt, EventKind, EventsError, Import, Invalid, LogFilter, NameAt, NewTournament,
+    PlayerNamed, PlayersOf, SpreadOf,
+};
 use dawgref_tournament::Error as TournamentError;
 use dawgref_tournament::tsh::TshError;
 use dawgref_tournament::{Controls, Method, Missed, Pairing, Player, PlayerId};
@@ -171,7 +174,10 @@ async fn a_player_whose_name_a_t_file_cannot_hold_is_refused_and_nothing_is_writ
     assert_eq!(
         refused(layer.command("t", "", add).await),
         invalid(
-            Invalid::PlayerName("no word of a name starts with a digit (TSH reads it as the rating)".into()),
+            Invalid::PlayerName {
+                why: "no word of a name starts with a digit (TSH reads it as the rating)".into(),
+                at: NameAt::LateEntry
+            },
             "no word of a name starts with a digit (TSH reads it as the rating)"
         )
     );
@@ -339,7 +345,7 @@ async fn a_division_imported_by_a_name_taken_or_with_a_token_short_is_refused() 
     assert_eq!(
         refused(layer.command("t", "", import("A", 4)).await),
         invalid(
-            Invalid::DivisionTaken { name: "A".into() },
+            Invalid::DivisionTaken { name: "A".into(), at: DivisionAt::Imported },
             "\"A\": the tournament has a division of that name"
         )
     );
@@ -391,13 +397,16 @@ async fn rounds_added_at_the_end_are_noted_with_the_count_now() {
             ev(2, "rounds_changed", "A", 0, 0, "rounds 5 to 6 added: 6 rounds", "director", &[]),
         ]
     );
+    let why = "0: 1 to 2500 (half the most players a division has)";
     assert_eq!(
-        refused(layer.command("t", "", add(vec![Method::Factor(0)])).await),
-        rules(
-            TournamentError::Invalid("0: 1 to 2500 (half the most players a division has)".into()),
-            "0: 1 to 2500 (half the most players a division has)"
-        )
+        refused(layer.command("t", "", add(vec![Method::Swiss, Method::Factor(0)])).await),
+        invalid(Invalid::Method { round: 1, why: why.into(), factor: true, at: DivisionAt::Kept }, why)
     );
+    assert_eq!(
+        refused(layer.command("t", "", add(vec![])).await),
+        invalid(Invalid::NoRoundsToAdd, "at least one round to add")
+    );
+    assert_eq!(layer.events_of("t").await.len(), 3);
 }
 
 #[tokio::test]
@@ -426,6 +435,10 @@ async fn rounds_taken_off_the_end_are_noted_and_none_paired_or_the_last_is_taken
             TournamentError::RoundPaired { round: 2, rounds: 1 },
             "round 2 is paired: the division cannot have 1 rounds until it is unpaired"
         )
+    );
+    assert_eq!(
+        refused(layer.command("t", "", remove(0)).await),
+        invalid(Invalid::NoRoundsToRemove, "at least one round to take off")
     );
     assert_eq!(layer.record_of("t").await.divisions()[0].division().rounds().len(), 2);
     assert_eq!(layer.events_of("t").await.len(), 4);
@@ -731,4 +744,216 @@ async fn a_name_taken_is_refused_unless_allowed_and_a_retried_late_entry_is_adde
     );
     same.same_names = true;
     layer.events.create_tournament(&Actor::Root, same).await.unwrap();
+}
+
+/// A tournament as made, each of whose parts out of bounds is refused naming where it is, and
+/// leaves no tournament.
+#[tokio::test]
+async fn a_tournament_given_out_of_its_bounds_is_refused_naming_where_and_nothing_is_made() {
+    let layer = Layer::new();
+    let base = || tournament("t", &[("A", FOUR, RR3), ("B", FOUR, RR3)]);
+    let bounds = |change: &dyn Fn(&mut NewTournament)| {
+        let mut t = base();
+        change(&mut t);
+        t
+    };
+    let (factor, fontes) =
+        ("0: 1 to 2500 (half the most players a division has)", "2: an odd number of rounds, at most 100");
+    let name = "no word of a name starts with a digit (TSH reads it as the rating)";
+    let cases: Vec<(NewTournament, Invalid, String)> = vec![
+        (
+            bounds(&|t| t.divisions[1].name = "A".into()),
+            Invalid::DivisionTaken { name: "A".into(), at: DivisionAt::New { index: 1 } },
+            "\"A\": the tournament has a division of that name".into(),
+        ),
+        (
+            bounds(&|t| t.divisions[1].methods.clear()),
+            Invalid::Rounds { rounds: 0, at: DivisionAt::New { index: 1 } },
+            "0 rounds: a division has 1 to 100".into(),
+        ),
+        (
+            bounds(&|t| t.divisions[0].methods = vec![Method::Swiss; 101]),
+            Invalid::Rounds { rounds: 101, at: DivisionAt::New { index: 0 } },
+            "101 rounds: a division has 1 to 100".into(),
+        ),
+        (
+            bounds(&|t| t.divisions[0].methods[2] = Method::Factor(0)),
+            Invalid::Method { round: 2, why: factor.into(), factor: true, at: DivisionAt::New { index: 0 } },
+            factor.into(),
+        ),
+        (
+            bounds(&|t| t.divisions[1].methods[0] = Method::InitialFontes(2)),
+            Invalid::Method { round: 0, why: fontes.into(), factor: false, at: DivisionAt::New { index: 1 } },
+            fontes.into(),
+        ),
+        (
+            bounds(&|t| t.divisions[1].controls.bye_spread = 1001),
+            Invalid::Spread { spread: 1001, of: SpreadOf::Bye(DivisionAt::New { index: 1 }) },
+            "1001: -1000 to 1000".into(),
+        ),
+        (
+            bounds(&|t| t.divisions[0].controls.forfeit_spread = -1001),
+            Invalid::Spread { spread: -1001, of: SpreadOf::Forfeit(DivisionAt::New { index: 0 }) },
+            "-1001: -1000 to 1000".into(),
+        ),
+        (
+            bounds(&|t| t.divisions[1].players[2].name = "Di 1.5".into()),
+            Invalid::PlayerName { why: name.into(), at: NameAt::NewDivision { division: 1, player: 2 } },
+            name.into(),
+        ),
+    ];
+    for (t, kind, words) in cases {
+        let made = layer.events.create_tournament(&Actor::Root, t).await;
+        assert_eq!(refused(made.map(|r| r.event_count())), invalid(kind, &words));
+        assert_eq!(
+            refused(layer.events.load("t").await.map(|_| ())),
+            Refused::NotFound("no tournament \"t\"".into())
+        );
+    }
+    // At the bounds: made.
+    let edge = bounds(&|t| {
+        t.divisions[0].controls.bye_spread = 1000;
+        t.divisions[0].controls.forfeit_spread = -1000;
+        t.divisions[1].methods = vec![Method::RoundRobin; 100];
+    });
+    assert_eq!(layer.events.create_tournament(&Actor::Root, edge).await.unwrap().event_count(), 1);
+}
+
+/// What a `.t` file or what is given beside it holds out of bounds, or a late entry's spread,
+/// refused naming where it is; nothing is written.
+#[tokio::test]
+async fn an_import_or_a_late_entry_out_of_bounds_is_refused_naming_where_and_writes_nothing() {
+    let layer = Layer::new();
+    four(&layer).await;
+    let with = |change: &dyn Fn(&mut Import)| {
+        let Command::ImportDivision(mut i) = import("B", 4) else { unreachable!() };
+        change(&mut i);
+        Command::ImportDivision(i)
+    };
+    let factor = "0: 1 to 2500 (half the most players a division has)";
+    let cases: Vec<(Command, Invalid, String)> = vec![
+        (
+            with(&|i| i.rounds_to_come = vec![Method::Swiss, Method::Factor(0)]),
+            Invalid::Method { round: 1, why: factor.into(), factor: true, at: DivisionAt::Imported },
+            factor.into(),
+        ),
+        (
+            with(&|i| i.rounds_to_come = vec![Method::Swiss; 99]),
+            Invalid::Rounds { rounds: 101, at: DivisionAt::Imported },
+            "101 rounds: a division has 1 to 100".into(),
+        ),
+        (
+            with(&|i| i.controls.bye_spread = 5000),
+            Invalid::Spread { spread: 5000, of: SpreadOf::Bye(DivisionAt::Imported) },
+            "5000: -1000 to 1000".into(),
+        ),
+        (
+            with(&|i| i.text = TSH.replace("Bo 1400 1 4; 350", "Bo 1400 1 4; 350; bot wizard")),
+            Invalid::BotLevel {
+                player: 2,
+                why: "unknown bot level \"wizard\" (expected weak, greedy, strong or champion)".into(),
+            },
+            "player 2: unknown bot level \"wizard\" (expected weak, greedy, strong or champion)".into(),
+        ),
+        (
+            Command::AddPlayer {
+                division: "A".into(),
+                player: Player::new("Ed", None),
+                token: None,
+                missed: Missed::Byes { spread: 1001 },
+                same_name: false,
+            },
+            Invalid::Spread { spread: 1001, of: SpreadOf::Missed },
+            "1001: -1000 to 1000".into(),
+        ),
+    ];
+    for (command, kind, words) in cases {
+        assert_eq!(refused(layer.command("t", "", command).await), invalid(kind, &words));
+    }
+    assert_eq!(layer.record_of("t").await.divisions().len(), 1);
+    assert_eq!((layer.version("t").await, layer.events_of("t").await.len()), (1, 1));
+}
+
+/// A player is found by their own token as the actor their commands are made by; a director's
+/// command by them, or by a game, is refused naming them and writes nothing.
+#[tokio::test]
+async fn a_player_is_found_by_their_token_and_may_make_no_directors_command() {
+    let layer = Layer::new();
+    let mut t = tournament("t", &[("A", FOUR, RR3), ("B", FOUR, RR3)]);
+    t.divisions[1].tokens[2] = Some(dawgref_host::hash("cy's token"));
+    layer.events.create_tournament(&Actor::Root, t).await.unwrap();
+    layer.pair("t", "B", 1).await;
+    let record = layer.record_of("t").await;
+    let (d, player, actor) = record.player_of_token("cy's token").expect("Cy of B");
+    assert_eq!((d, player), (record.division("B").unwrap(), PlayerId(2)));
+    assert_eq!(actor, Actor::Player { division: "B".into(), player: 3 });
+    assert_eq!(actor.name(), "player 3 of B");
+    assert_eq!(record.player_of_token("nobody's token").map(|(d, p, _)| (d, p)), None);
+    let owners = FakeOwners::default();
+    for who in [actor, Actor::Game] {
+        let denied = |command: &str| {
+            Refused::NotDirector(format!("{} may not {command}: a director's command", who.name()))
+        };
+        let unpair = Command::UnpairRound { division: "B".into(), round: 1 };
+        assert_eq!(
+            refused(layer.events.command("t", &who, "", unpair, said("")).await),
+            denied("UnpairRound")
+        );
+        let hand = dawgref_events::HandResult {
+            division: "B".into(),
+            round: 1,
+            pairing: 1,
+            result: dawgref_events::Hand::Scores([400, 350]),
+            correct: false,
+        };
+        let result = layer.events.record_result("t", &who, "", hand, &owners, said("")).await;
+        assert_eq!(refused(result), denied("RecordResult"));
+        let withdrawn = layer.events.withdraw("t", &who, "", "B", 3, &owners, said("")).await;
+        assert_eq!(refused(withdrawn), denied("WithdrawPlayer"));
+        let games = FakeGames::noted();
+        let started = layer.events.start_round("t", &who, "", "B", 1, &owners, &games, said("")).await;
+        assert_eq!(refused(started), denied("StartRound"));
+        assert!(games.made().is_empty());
+        let made = layer.events.create_tournament(&who, tournament("u", &[("A", FOUR, RR3)])).await;
+        assert_eq!(refused(made.map(|r| r.event_count())), denied("CreateTournament"));
+    }
+    assert!(owners.calls().is_empty());
+    assert_eq!((layer.version("t").await, layer.events_of("t").await.len()), (2, 2));
+}
+
+/// A log's filter naming a player and no division, too many kinds or a kind there is not, is
+/// refused naming which.
+#[tokio::test]
+async fn a_log_filter_naming_what_is_not_there_is_refused_naming_it() {
+    let layer = Layer::new();
+    four(&layer).await;
+    let lone = LogFilter { player: 2, ..LogFilter::default() };
+    assert_eq!(
+        refused(layer.events.log("t", &lone, 0, 10).await),
+        invalid(Invalid::PlayerOfNoDivision { player: 2 }, "2: a player is named in a division")
+    );
+    let fifth = LogFilter { division: "A".into(), player: 5, ..LogFilter::default() };
+    assert_eq!(
+        refused(layer.events.log("t", &fifth, 0, 10).await),
+        invalid(
+            Invalid::NoSuchPlayer { player: 5, players: 4, by: PlayerNamed::Player },
+            "5: the division has players 1 to 4"
+        )
+    );
+    let many: Vec<String> = vec!["result".into(); 17];
+    assert_eq!(
+        refused(EventKind::named(&many).map(|_| ()).map_err(EventsError::from)),
+        invalid(Invalid::Kinds { kinds: 17 }, "17 kinds: at most 16")
+    );
+    let there = EventKind::ALL.map(|k| k.name()).to_vec();
+    let words = format!("\"results\": no such kind (there are {})", there.join(", "));
+    let wrong = EventKind::named(&["result".into(), "results".into()]).map_err(EventsError::from);
+    assert_eq!(
+        refused(wrong),
+        invalid(Invalid::NoSuchKind { index: 1, name: "results".into(), there }, &words)
+    );
+    assert_eq!(
+        EventKind::named(&["result".into(), "created".into()]).unwrap(),
+        [EventKind::Result, EventKind::Created]
+    );
 }

@@ -397,6 +397,8 @@ pub enum Refused {
     Internal(String),
     /// The host's refusal, by its words.
     Host(String),
+    /// A director's command by one who does not direct, by its words.
+    NotDirector(String),
     Other(String),
 }
 
@@ -415,6 +417,7 @@ pub fn refused<T: std::fmt::Debug>(result: Result<T, EventsError>) -> Refused {
         EventsError::Owner(e) => Refused::Owner(e.to_string()),
         EventsError::Internal(m) => Refused::Internal(m),
         EventsError::Host(e) => Refused::Host(e.to_string()),
+        e @ EventsError::NotDirector { .. } => Refused::NotDirector(e.to_string()),
         other => Refused::Other(format!("{other:?}")),
     }
 }

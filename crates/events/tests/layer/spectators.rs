@@ -49,6 +49,8 @@ fn shape(record: &Record) -> Shape {
 /// The tournament as it stands, as a spectator (`you`: a player's division and number) sees it.
 async fn seen(layer: &Layer, slug: &str, you: Option<(&str, u32)>) -> Shape {
     let record = layer.record_of(slug).await;
+    let you =
+        you.map(|(division, player)| (record.division(division).expect("a division"), PlayerId(player - 1)));
     shape(&layer.events.spectators(record, you).await.expect("seen"))
 }
 
@@ -437,7 +439,7 @@ async fn check(
     };
     // The tournament as another replica reads it back from the store: the same.
     prop_assert_eq!(shape(&layer.beside().record_of("t").await), shape(&now));
-    let viewer = you.map(|(d, player)| (NAMES[d], player));
+    let viewer = you.map(|(d, player)| (now.division(NAMES[d]).expect("a division"), PlayerId(player - 1)));
     let view = layer.events.spectators(now.clone(), viewer).await.expect("seen");
     prop_assert_eq!(shape(&view), expected);
     Ok(())
