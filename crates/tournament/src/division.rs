@@ -468,6 +468,17 @@ impl Division {
         before
     }
 
+    /// This division with round `round` paired by `pairings` (None: unpaired), as it stood before
+    /// a change of its pairings: what a spectator sees while that change is held back. A round
+    /// not there is left as it is.
+    pub fn with_pairings_as(&self, round: usize, pairings: Option<Vec<Pairing>>) -> Division {
+        let mut before = self.clone();
+        if let Some(r) = before.rounds.get_mut(round) {
+            r.pairings = pairings;
+        }
+        before
+    }
+
     /// This division as it stood before rounds `from` on were paired: what a spectator sees while
     /// a result those pairings were drawn after is held back.
     pub fn without_pairings_from(&self, from: usize) -> Division {

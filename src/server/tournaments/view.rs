@@ -129,7 +129,21 @@ pub(crate) fn standings(division: &Division) -> Vec<pb::DivisionStanding> {
 
 /// An event of the tournament as WatchTournament and the log send it.
 pub(super) fn event(e: TournamentEvent) -> pb::WatchTournamentResponse {
-    let TournamentEvent { number, kind, division, round, pairing, detail, unix_ms, by, players } = e;
+    // What a result and a round's pairings were then is the spectators' cut's, never sent.
+    let TournamentEvent {
+        number,
+        kind,
+        division,
+        round,
+        pairing,
+        detail,
+        unix_ms,
+        by,
+        players,
+        scores: _,
+        forfeit_winner: _,
+        lines: _,
+    } = e;
     pb::WatchTournamentResponse {
         number,
         kind,

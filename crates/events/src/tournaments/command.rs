@@ -249,7 +249,9 @@ impl Record {
                 let d = self.division(division)?;
                 let k = self.round(d, *round)?;
                 self.divisions[d].division.pair(k.index()).map_err(EventsError::Rules)?;
-                self.event(EventKind::PairingsMade, division, *round, 0, format!("round {round} paired"));
+                let lines = self.divisions[d].lines(k).to_vec();
+                self.event(EventKind::PairingsMade, division, *round, 0, format!("round {round} paired"))
+                    .keep_lines(&lines);
                 Ok(Outcome::Round { division: d, round: k })
             }
             Command::SetPairings { division, round, lines } => {
@@ -350,7 +352,8 @@ impl Record {
         self.divisions[d].division.set_pairings(k.index(), lines).map_err(EventsError::Rules)?;
         let division = self.division_at(d).name().to_string();
         let detail = format!("round {round} paired by the director");
-        self.event(EventKind::PairingsMade, &division, round, 0, detail);
+        let lines = self.divisions[d].lines(k).to_vec();
+        self.event(EventKind::PairingsMade, &division, round, 0, detail).keep_lines(&lines);
         Ok(())
     }
 

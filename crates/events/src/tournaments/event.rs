@@ -3,6 +3,7 @@
 //! encoded with `prost` in the very bytes earlier builds wrote, so every row reads back.
 
 use crate::error::{EventsError, Invalid, MAX_KINDS};
+use dawgref_tournament::{GameResult, Pairing, PlayerId};
 
 /// Every kind of event a tournament has. Stored (and shown) by its name, the names earlier builds
 /// wrote, so every row already written reads as the same kind.
@@ -104,9 +105,50 @@ pub struct TournamentEvent {
     /// bye), the player added or withdrawn.
     #[prost(uint32, repeated, tag = "14")]
     pub players: Vec<u32>,
+    /// A result event's result as it then stood: the two scores, the first player's first
+    /// (empty: a forfeit, or a row of a build that did not keep it). Kept for a spectator's
+    /// view, which shows a result corrected since its cut as it was; never sent.
+    #[prost(sint32, repeated, tag = "15")]
+    pub scores: Vec<i32>,
+    /// A result event's forfeit: the seat that won it (1 the first, 2 the second; 0 none).
+    #[prost(uint32, tag = "16")]
+    pub forfeit_winner: u32,
+    /// A pairings event's round as then paired: each line's first and second player by number
+    /// (from 1), 0 for a bye's second (empty: a row of a build that did not keep it). Kept for a
+    /// spectator's view, which shows a round paired again since its cut as it was paired.
+    #[prost(uint32, repeated, tag = "17")]
+    pub lines: Vec<u32>,
 }
 
 impl TournamentEvent {
+    /// A result event's result as it then stood (None: not kept).
+    pub(crate) fn result(&self) -> Option<GameResult> {
+        match (self.scores.as_slice(), self.forfeit_winner) {
+            (&[first, second], 0) => Some(GameResult::Scores([first, second])),
+            ([], winner @ 1..=2) => Some(GameResult::Forfeit { winner: winner as usize - 1 }),
+            _ => None,
+        }
+    }
+
+    /// Keep `result` as the event's ([`TournamentEvent::result`]).
+    pub(crate) fn keep_result(&mut self, result: Option<GameResult>) {
+        match result {
+            Some(GameResult::Scores(scores)) => self.scores = scores.to_vec(),
+            Some(GameResult::Forfeit { winner }) => self.forfeit_winner = winner as u32 + 1,
+            None => {}
+        }
+    }
+
+    /// Keep a round's `lines` as the event's (a pairings event's).
+    pub(crate) fn keep_lines(&mut self, lines: &[Pairing]) {
+        self.lines = (lines.iter())
+            .flat_map(|line| match *line {
+                Pairing::Bye { player, .. } => [player.0 + 1, 0],
+                Pairing::Game { first, second, .. } => [first.0 + 1, second.0 + 1],
+            })
+            .collect();
+    }
+
     /// Its kind (None: a name this build does not know).
     pub fn kind(&self) -> Option<EventKind> {
         EventKind::from_name(&self.kind)
@@ -196,3 +238,15 @@ pub const ROOT: &str = "director";
 
 /// What the log names a result its game's end brought in.
 pub const GAME: &str = "game";
+
+/// A round's lines as a pairings event keeps them ([`TournamentEvent::lines`]), without results,
+/// a bye of `bye_spread`.
+pub(crate) fn paired_lines(kept: &[u32], bye_spread: i32) -> Vec<Pairing> {
+    let id = |n: u32| PlayerId(n.saturating_sub(1));
+    let line = |pair: &[u32]| match *pair {
+        [first, 0] => Pairing::Bye { player: id(first), spread: bye_spread },
+        [first, second] => Pairing::Game { first: id(first), second: id(second), result: None },
+        _ => Pairing::Bye { player: id(pair[0]), spread: bye_spread },
+    };
+    kept.chunks_exact(2).map(line).collect()
+}

@@ -9,8 +9,9 @@
 //! When a result came in is its `result` (or `result_corrected`) event's time; the events are
 //! read once per replica and tournament, each once (kept in `marks::Marks`).
 
+use super::event::paired_lines;
 use super::event::{EventKind, TournamentEvent};
-use super::marks::{Marked, PairingKey};
+use super::marks::{Marked, Paired, PairedMark, PairingKey, ResultMark};
 use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
@@ -114,9 +115,9 @@ impl Events {
         let mut cut: Option<u64> = None;
         for (key, times) in marked.results.iter().filter(|(key, _)| !own.contains(*key)) {
             let labels = game_labels(&slug, &key.0, key.1);
-            let held = |&&(_, at): &&(u64, u64)| self.broadcasts().released_at(&labels, at) > now;
-            for &(number, _) in times.iter().filter(held) {
-                cut = Some(cut.map_or(number, |c| c.min(number)));
+            let held = |mark: &&ResultMark| self.broadcasts().released_at(&labels, mark.unix_ms) > now;
+            for mark in times.iter().filter(held) {
+                cut = Some(cut.map_or(mark.number, |c| c.min(mark.number)));
             }
         }
         let Some(cut) = cut else { return Ok(record) };
@@ -133,10 +134,16 @@ impl Events {
             match e.kind() {
                 _ if e.is_result() => {
                     let key = (e.division.clone(), e.round, e.pairing);
-                    marked.results.entry(key).or_default().push((e.number, e.unix_ms));
+                    let mark = ResultMark { number: e.number, unix_ms: e.unix_ms, result: e.result() };
+                    marked.results.entry(key).or_default().push(mark);
                 }
-                Some(EventKind::PairingsMade) => {
-                    marked.paired.insert(round, e.number);
+                Some(kind @ (EventKind::PairingsMade | EventKind::RoundUnpaired)) => {
+                    let lines = match kind {
+                        EventKind::RoundUnpaired => Paired::Unpaired,
+                        _ if e.lines.is_empty() => Paired::Unknown,
+                        _ => Paired::Lines(e.lines.clone()),
+                    };
+                    marked.paired.entry(round).or_default().push(PairedMark { number: e.number, lines });
                 }
                 Some(EventKind::RoundStarted) => {
                     marked.started.insert(round, e.number);
@@ -150,32 +157,55 @@ impl Events {
 }
 
 /// `record` as of its events before number `cut`: the results, pairings and round starts that
-/// came at or after it taken out (but the viewer's `own` games' results, which they see now), and
-/// its event count what was out.
+/// came at or after it taken out (but the viewer's `own` games' results, which they see now), a
+/// result corrected since shown as it was, a round paired again or unpaired since as it was
+/// paired, and its event count what was out.
 fn cut_at(mut record: Record, marked: &Marked, cut: u64, own: &HashSet<PairingKey>) -> Record {
     record.events = record.events.min(cut);
     for entry in &mut record.divisions {
         let name = entry.division.name().to_string();
         let rounds = entry.division.rounds().len();
-        let after = |mark: Option<&u64>| mark.is_some_and(|&number| number >= cut);
-        // The first round paired after the cut: it and every later one unpaired, unstarted.
-        let unpaired = (0..rounds).find(|&k| after(marked.paired.get(&(name.clone(), k as u32 + 1))));
-        let mut holding = Vec::new();
+        let bye_spread = entry.division.controls().bye_spread;
+        let changes =
+            |k: usize| marked.paired.get(&(name.clone(), k as u32 + 1)).map_or(&[][..], Vec::as_slice);
+        let since = |mark: Option<&PairedMark>| mark.is_some_and(|m| m.number >= cut);
+        // The first round first paired after the cut: it and every later one unpaired, unstarted.
+        let unpaired = (0..rounds).find(|&k| since(changes(k).first()));
+        for k in (0..unpaired.unwrap_or(rounds)).filter(|&k| since(changes(k).last())) {
+            // Paired again or unpaired since the cut: as its last change before the cut left it.
+            let then = changes(k).iter().rev().find(|m| m.number < cut).map(|m| &m.lines);
+            let lines = match then {
+                Some(Paired::Lines(kept)) => Some(paired_lines(kept, bye_spread)),
+                Some(Paired::Unpaired | Paired::Unknown) | None => None,
+            };
+            entry.division = entry.division.with_pairings_as(k, lines);
+            entry.games[k] = None;
+        }
+        let (mut holding, mut restoring) = (Vec::new(), Vec::new());
         for k in entry.round_ids().take(unpaired.unwrap_or(rounds)) {
-            if after(marked.started.get(&(name.clone(), k.number()))) {
+            if marked.started.get(&(name.clone(), k.number())).is_some_and(|&number| number >= cut) {
                 entry.games[k.index()] = None;
             }
             for (i, _) in entry.pairings(k) {
                 let key = (name.clone(), k.number(), i.number());
-                let after =
-                    marked.results.get(&key).and_then(|times| times.last()).is_some_and(|&(n, _)| n >= cut);
-                if after && !own.contains(&key) {
-                    holding.push((k.index(), i.index()));
+                let Some(marks) = marked.results.get(&key) else { continue };
+                if own.contains(&key) || marks.last().is_none_or(|m| m.number < cut) {
+                    continue;
+                }
+                // A correction since the cut: the result it corrects, as it was.
+                match marks.iter().rev().find(|m| m.number < cut).and_then(|m| m.result) {
+                    Some(result) => restoring.push((k.index(), i.index(), result)),
+                    None => holding.push((k.index(), i.index())),
                 }
             }
         }
         if !holding.is_empty() {
             entry.division = entry.division.without_results(&holding);
+        }
+        for (k, i, result) in restoring {
+            if let Err(e) = entry.division.record(k, i, result, true) {
+                tracing::warn!(division = %name, round = k + 1, pairing = i + 1, error = %e, "a result as it was is not shown");
+            }
         }
         if let Some(k) = unpaired {
             entry.division = entry.division.without_pairings_from(k);

@@ -2,6 +2,7 @@
 //! and fills it): when each result came in, and at which event each round was paired and
 //! started.
 
+use dawgref_tournament::GameResult;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -18,13 +19,39 @@ pub(crate) struct Marks(Mutex<HashMap<String, Marked>>);
 pub(super) struct Marked {
     /// The next event to read.
     pub(super) next: u64,
-    /// Each pairing's results as they came in, first to last (a correction after the result):
-    /// each event's number and time (unix ms).
-    pub(super) results: HashMap<PairingKey, Vec<(u64, u64)>>,
-    /// The event each round was last paired at.
-    pub(super) paired: HashMap<RoundKey, u64>,
+    /// Each pairing's results as they came in, first to last (a correction after the result).
+    pub(super) results: HashMap<PairingKey, Vec<ResultMark>>,
+    /// Each round's pairings as they were made and taken back, first to last.
+    pub(super) paired: HashMap<RoundKey, Vec<PairedMark>>,
     /// The event each round started at.
     pub(super) started: HashMap<RoundKey, u64>,
+}
+
+/// A result as it came in: its event's number and time (unix ms), and the result it entered
+/// (None: a row of a build that did not keep it).
+#[derive(Clone, Copy)]
+pub(super) struct ResultMark {
+    pub(super) number: u64,
+    pub(super) unix_ms: u64,
+    pub(super) result: Option<GameResult>,
+}
+
+/// A round's pairings made or taken back, at its event's number.
+#[derive(Clone)]
+pub(super) struct PairedMark {
+    pub(super) number: u64,
+    pub(super) lines: Paired,
+}
+
+/// How a round was paired by an event.
+#[derive(Clone)]
+pub(super) enum Paired {
+    /// Paired so, as the event keeps it (`event::paired_lines`).
+    Lines(Vec<u32>),
+    /// Unpaired.
+    Unpaired,
+    /// Paired, by a row of a build that did not keep how.
+    Unknown,
 }
 
 /// Tournaments whose marks a replica keeps before it starts afresh.

@@ -341,8 +341,13 @@ impl Record {
             detail = format!("{detail} (was {was})");
         }
         let division = self.division_at(d).name().to_string();
+        let result = line.and_then(|line| match *line {
+            Pairing::Game { result, .. } => result,
+            Pairing::Bye { .. } => None,
+        });
         let event = self.event(kind, &division, k.number(), i.number(), detail);
         event.players = players;
+        event.keep_result(result);
         if source == Source::Game {
             event.by = super::event::GAME.to_string();
         }
@@ -385,7 +390,7 @@ impl Record {
             detail,
             unix_ms: dawgref_host::unix_ms(),
             by: self.by.clone(),
-            players: Vec::new(),
+            ..TournamentEvent::default()
         });
         self.events = number + 1;
         let last = self.unwritten.len() - 1;
