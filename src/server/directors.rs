@@ -4,9 +4,9 @@
 //! needs a director's token: the root director's acts everywhere and alone makes keys; a key's
 //! acts on its games only (`host::Director`).
 
-use super::errors;
 use super::state::AppState;
 use super::views;
+use super::{auth, errors};
 use crate::game::{DirectorAction, MAX_NOTE_CHARS, ResultKind};
 use crate::host::DirectorOp;
 use crate::proto::v1 as pb;
@@ -84,7 +84,29 @@ pub(crate) struct Forwarded<'a> {
     pub(crate) metadata: &'a tonic::metadata::MetadataMap,
 }
 
+type DirectorsClient =
+    crate::proto::v1::directors_service_client::DirectorsServiceClient<tonic::transport::Channel>;
+
 impl dawgref_events::Owners for Forwarded<'_> {
+    async fn new_token(
+        &self,
+        owner: &str,
+        game_id: &str,
+        seat: usize,
+        token: &str,
+    ) -> Result<(), dawgref_events::EventsError> {
+        let request =
+            pb::SetSeatTokenRequest { game_id: game_id.into(), seat: seat as u32, token: token.into() };
+        let request = Request::from_parts(self.metadata.clone(), Default::default(), request);
+        let forward = |mut c: DirectorsClient, r| async move { c.set_seat_token(r).await };
+        match self.state.forwarder.forward(game_id, owner, request, forward).await {
+            // A game over keeps its seats' tokens.
+            Ok(_) => Ok(()),
+            Err(status) if status.code() == tonic::Code::FailedPrecondition => Ok(()),
+            Err(status) => Err(dawgref_events::EventsError::Owner(Box::new(status))),
+        }
+    }
+
     async fn end_game(
         &self,
         owner: &str,
@@ -222,6 +244,32 @@ impl crate::proto::v1::directors_service_server::DirectorsService for DirectorsS
             Box::pin(async move { c.set_result(r).await })
         })
         .await
+    }
+
+    async fn set_seat_token(
+        &self,
+        request: Request<pb::SetSeatTokenRequest>,
+    ) -> Result<Response<pb::SetSeatTokenResponse>, Status> {
+        let director = self.state.identity.director(request.metadata()).await?;
+        let r = request.get_ref();
+        let (token, hash) = match r.token.as_str() {
+            "" => auth::new_token()?,
+            given if given.len() == 32 && crate::host::unhex(given).is_some() => {
+                (given.to_string(), auth::hash(given))
+            }
+            _ => return Err(errors::bad_field("token", "32 hex characters, or empty for one made")),
+        };
+        let (game_id, seat) = (r.game_id.clone(), r.seat as usize);
+        let forward = |mut c: DirectorsClient, r| async move { c.set_seat_token(r).await };
+        self.state
+            .serve(&game_id, request, forward, async |session, _| {
+                director.check_covers(session.snapshot().labels()).map_err(errors::host)?;
+                tracing::info!(game = %game_id, director = director.name().unwrap_or("root"), seat, "a seat's new token");
+                let given = self.state.on_session(&game_id, session, |s| async move { s.new_token(seat, hash).await });
+                given.await?;
+                Ok(pb::SetSeatTokenResponse { token: token.clone() })
+            })
+            .await
     }
 
     async fn add_note(

@@ -252,6 +252,7 @@ pub fn events(e: EventsError) -> Status {
         e @ (EventsError::RoundStarted { .. }
         | EventsError::GamesMade { .. }
         | EventsError::GameOver { .. }
+        | EventsError::BotHasNoToken { .. }
         | EventsError::BroadcastEnded { .. }) => precondition(e.to_string()),
         e @ EventsError::NotDirector { .. } => Status::permission_denied(e.to_string()),
         EventsError::NotFound(what) => Status::not_found(what),

@@ -2,7 +2,8 @@
 //! game's configuration by [`build`], the one constructor every door calls (CreateGame, through
 //! [`new_game`], which reads its request's ruleset and options, lexicon, seats with their names
 //! and tokens, seed, clock and the bots' pace; and a tournament's round, from its settings,
-//! through [`from_settings`]). Every refusal names its field.
+//! through [`from_settings`], by [`TournamentGames`], StartRound's way to make its games). Every
+//! refusal names its field.
 
 use super::auth;
 use super::convert;
@@ -11,12 +12,15 @@ use super::state::AppState;
 use crate::bot::BotLevel;
 use crate::game::record::nicknames;
 use crate::game::{ChallengeRule, ClockConfig, GameConfig};
-use crate::host::{HostError, Seat, SeatKind, default_bot_delay_ms};
+use crate::host::{HostError, Seat, SeatKind, TournamentLink, default_bot_delay_ms};
 use crate::lexicon::Lexicon;
 use crate::proto::v1 as pb;
 use crate::rules::RulesetKind;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
-use dawgref_events::{ClockSettings, GameOptions, GameSettings};
+use dawgref_events::{
+    ClockSettings, DivisionId, EventsError, GameOptions, GameSettings, Record, RoundGames, game_labels,
+};
+use dawgref_tournament::{PlayerId, RoundId};
 use std::sync::Arc;
 use tonic::Status;
 
@@ -169,7 +173,8 @@ pub fn build(spec: GameSpec) -> Result<(GameConfig, Vec<Seat>, u32), HostError> 
 pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame, Status> {
     let o = req.options.unwrap_or_default();
     let kind = convert::ruleset_named(req.ruleset, &req.ruleset_name, "ruleset").map_err(errors::host)?;
-    let (rules, lexicon) = rules_of(state, kind, &convert::options_from(o), &req.lexicon).map_err(errors::host)?;
+    let (rules, lexicon) =
+        rules_of(state, kind, &convert::options_from(o), &req.lexicon).map_err(errors::host)?;
     let (seats, tokens) = seats_of(req)?;
     let seed = seed_or_random(req.seed)?;
     let challenge = convert::challenge_from(req.challenge_rule).map_err(errors::host)?;
@@ -381,4 +386,52 @@ fn clock(c: &ClockSettings) -> Result<Option<ClockConfig>, HostError> {
         }));
     }
     Ok(None)
+}
+
+// A tournament round's games (`dawgref_events::RoundGames`, the seam StartRound makes them
+// through): each made by the one constructor, every seat named for its player and each human
+// seat bound to its player's token.
+
+/// A round's games made on this server's host.
+pub(crate) struct TournamentGames<'a>(pub(crate) &'a AppState);
+
+impl RoundGames for TournamentGames<'_> {
+    /// The game of `pair`, made (or found made by an earlier call: its id is drawn from what it
+    /// is) by the one constructor of every new game, from the tournament's settings: every seat
+    /// named for its player, each human seat bound to its player's token hash.
+    async fn make(
+        &self,
+        record: &Record,
+        d: DivisionId,
+        round: RoundId,
+        pair: [PlayerId; 2],
+        id: uuid::Uuid,
+    ) -> Result<(), EventsError> {
+        let entry = record.entry(d);
+        let seats: Vec<Seat> = pair
+            .into_iter()
+            .map(|p| {
+                let player = &entry.division().players()[p.index()];
+                let kind = match player.bot.as_deref().and_then(|level| level.parse().ok()) {
+                    Some(level) => SeatKind::Bot(level),
+                    None => SeatKind::Human { token: entry.tokens()[p.index()] },
+                };
+                Seat::new(player.name.clone(), kind)
+            })
+            .collect();
+        let labels = game_labels(record.slug(), entry.division().name(), round.number()).into();
+        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed();
+        let spec = from_settings(self.0, record.game(), seats, seed)?;
+        let (config, seats, delay) = build(spec)?;
+        let game = crate::game::Game::new(config).map_err(HostError::Game)?;
+        let link = TournamentLink {
+            slug: record.slug().to_string(),
+            division: entry.division().name().to_string(),
+            round: round.number(),
+        };
+        match self.0.host.create(Some(id), game, seats, Some(delay), None, labels, Some(link)).await {
+            Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
 }

@@ -405,3 +405,84 @@ async fn extreme_adjustments_are_refused_and_totals_stay_exact() {
     }
     assert!(!seen(&mut g, &c.game_id, &c.seat_tokens[0]).await.over);
 }
+
+/// SetSeatToken: a seat's new token (the director's, or one made) is its seat, the old one no
+/// longer; a bot's seat, a token that is not one, a game over and a caller who is no director
+/// are refused.
+#[tokio::test]
+async fn a_seats_new_token_is_the_seat_and_the_old_one_no_longer() {
+    let srv = start_directed(DIRECTOR).await;
+    let (mut g, mut d) = (srv.games().await, srv.directors().await);
+    let c = two_humans(&mut g, 11).await;
+    let id = c.game_id.as_str();
+    let set =
+        |seat: u32, token: &str| pb::SetSeatTokenRequest { game_id: id.into(), seat, token: token.into() };
+    let given = "0123456789abcdef0123456789abcdef";
+    let answer = d.set_seat_token(authed(set(0, given), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(answer.token, given);
+    let made = d.set_seat_token(authed(set(1, ""), DIRECTOR)).await.unwrap().into_inner().token;
+    assert_eq!(made.len(), 32);
+    assert!(!c.seat_tokens.contains(&made));
+    for (seat, new) in [(0, given), (1, made.as_str())] {
+        let old = &c.seat_tokens[seat as usize];
+        let seen = view_of(&mut g, authed(pb::GetGameRequest { game_id: id.into() }, new)).await;
+        assert_eq!(seen.my_seat, Some(seat), "the new token is seat {seat}");
+        let by_old = g.get_game(authed(pb::GetGameRequest { game_id: id.into() }, old)).await;
+        assert_eq!(code(by_old), Code::Unauthenticated, "the old token of seat {seat} is nobody's");
+    }
+    // The new token plays the seat's turn; the old one plays none.
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    g.submit_turn(authed(turn(id, 0, pass.clone()), given)).await.unwrap();
+    assert_eq!(
+        code(g.submit_turn(authed(turn(id, 1, pass), &c.seat_tokens[1])).await),
+        Code::Unauthenticated
+    );
+
+    assert_eq!(
+        refused(d.set_seat_token(authed(set(2, ""), DIRECTOR)).await),
+        (Code::InvalidArgument, "seat: 2: not a person's seat taken (the game has seats 0 to 1)".into())
+    );
+    assert_eq!(
+        refused(d.set_seat_token(authed(set(0, "not-hex"), DIRECTOR)).await),
+        (Code::InvalidArgument, "token: 32 hex characters, or empty for one made".into())
+    );
+    assert_eq!(code(d.set_seat_token(authed(set(0, ""), given)).await), Code::PermissionDenied);
+    let bots = g
+        .create_game(create(
+            pb::Ruleset::English,
+            pb::ChallengeRule::Single,
+            vec![human("a"), bot(pb::BotLevel::Weak)],
+            3,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let bot_seat = pb::SetSeatTokenRequest { game_id: bots.game_id.clone(), seat: 1, token: String::new() };
+    assert_eq!(code(d.set_seat_token(authed(bot_seat, DIRECTOR)).await), Code::InvalidArgument);
+    let resign = Some(pb::submit_turn_request::Action::Resign(pb::Resign {}));
+    g.submit_turn(authed(turn(&bots.game_id, 0, resign), &bots.seat_tokens[0])).await.unwrap();
+    let over = pb::SetSeatTokenRequest { game_id: bots.game_id.clone(), seat: 0, token: String::new() };
+    assert_eq!(code(d.set_seat_token(authed(over, DIRECTOR)).await), Code::FailedPrecondition);
+}
+
+/// A seat's new token is durable: the game read back after a restart knows the seat by it, and
+/// by the old one no longer.
+#[tokio::test]
+async fn a_seats_new_token_holds_across_a_restart() {
+    let dir = TempDir::new("seat-token");
+    let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
+    let mut g = srv.games().await;
+    let c = two_humans(&mut g, 12).await;
+    let id = c.game_id.clone();
+    let given = "fedcba9876543210fedcba9876543210";
+    let set = pb::SetSeatTokenRequest { game_id: id.clone(), seat: 1, token: given.into() };
+    srv.directors().await.set_seat_token(authed(set, DIRECTOR)).await.unwrap();
+    srv.stop().await;
+
+    let (srv, _) = start_stored(&dir.0).await;
+    let mut g = srv.games().await;
+    let seen = view_of(&mut g, authed(pb::GetGameRequest { game_id: id.clone() }, given)).await;
+    assert_eq!(seen.my_seat, Some(1));
+    let by_old = g.get_game(authed(pb::GetGameRequest { game_id: id }, &c.seat_tokens[1])).await;
+    assert_eq!(code(by_old), Code::Unauthenticated);
+}

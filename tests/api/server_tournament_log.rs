@@ -285,7 +285,7 @@ async fn the_log_is_its_directors_and_a_bad_filter_is_named() {
         })
         .await,
         invalid(
-            "filter.kinds[1]: \"results\": no such kind (there are created, player_added, player_withdrawn, pairings_made, round_started, result, result_corrected, division_imported, rounds_changed, player_reentered, round_unpaired)"
+            "filter.kinds[1]: \"results\": no such kind (there are created, player_added, player_withdrawn, pairings_made, round_started, result, result_corrected, division_imported, rounds_changed, player_reentered, round_unpaired, token_reissued)"
         )
     );
     assert_eq!(

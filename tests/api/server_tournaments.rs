@@ -574,3 +574,75 @@ async fn a_result_of_no_scores_is_refused_and_the_game_in_play_goes_on() {
     let view = view_of(&mut g, authed(pb::GetGameRequest { game_id }, DIRECTOR)).await;
     assert!(!view.over, "the game in play was not ended");
 }
+
+/// ReissuePlayerToken: the new token is the player's on the tournament and in their game in
+/// play, the old one nobody's; a retry answers the same token; a bot has none; only a director
+/// makes one; the log notes it.
+#[tokio::test]
+async fn a_reissued_token_is_the_players_everywhere_and_the_old_one_nobodys() {
+    let srv = start_directed(DIRECTOR).await;
+    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let players = vec![player("Ann Archer", 1800), player("Bo Baker", 1700), bot("Robo", pb::BotLevel::Weak)];
+    let made = t
+        .create_tournament(authed(club("lost", players, &[pb::PairingMethod::Manual]), DIRECTOR))
+        .await
+        .unwrap()
+        .into_inner();
+    let old = tokens(&made)[&1].clone();
+    let set = pb::SetPairingsRequest {
+        slug: "lost".into(),
+        division: "a".into(),
+        round: 1,
+        pairings: vec![pb::PairingSpec { first: 1, second: 2 }, pb::PairingSpec { first: 3, second: 0 }],
+        request_id: String::new(),
+    };
+    t.set_pairings(authed(set, DIRECTOR)).await.unwrap();
+    let round = t.start_round(authed(start("lost", 1), DIRECTOR)).await.unwrap().into_inner().round.unwrap();
+    let game_id = round.pairings[0].game_id.clone();
+    let reissue = |player: u32, request_id: &str| pb::ReissuePlayerTokenRequest {
+        slug: "lost".into(),
+        division: "a".into(),
+        player,
+        request_id: request_id.into(),
+    };
+    let answer = t.reissue_player_token(authed(reissue(1, "r1"), DIRECTOR)).await.unwrap().into_inner();
+    let new = answer.token.clone();
+    assert_eq!(new.len(), 32);
+    assert_ne!(new, old);
+    assert_eq!(answer.player.as_ref().map(|p| (p.number, p.name.as_str())), Some((1, "Ann Archer")));
+    // A retry answers the same token, and makes no other.
+    let again = t.reissue_player_token(authed(reissue(1, "r1"), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(again.token, new);
+
+    // The tournament knows Ann by the new token, and nobody by the old.
+    let seen = |token: &str| authed(pb::GetTournamentRequest { slug: "lost".into() }, token);
+    let you = t.get_tournament(seen(&new)).await.unwrap().into_inner().tournament.unwrap().you.unwrap();
+    assert_eq!((you.player, you.current_game_id.as_str()), (1, game_id.as_str()));
+    assert_eq!(
+        refused(t.get_tournament(seen(&old)).await),
+        (Code::Unauthenticated, "the token is no player's of this tournament and no director's".into())
+    );
+    // Her game in play: the new token is her seat, the old one no seat of it.
+    let view = view_of(&mut g, authed(pb::GetGameRequest { game_id: game_id.clone() }, &new)).await;
+    assert_eq!(view.my_seat, Some(0));
+    let pass = Some(pb::submit_turn_request::Action::Pass(pb::Pass {}));
+    let by_old = g.submit_turn(authed(turn(&game_id, 0, pass.clone()), &old)).await;
+    assert_eq!(code(by_old), Code::Unauthenticated);
+    g.submit_turn(authed(turn(&game_id, 0, pass), &new)).await.unwrap();
+
+    // A bot has no token; a player's token makes none.
+    assert_eq!(
+        refused(t.reissue_player_token(authed(reissue(3, ""), DIRECTOR)).await),
+        (Code::FailedPrecondition, "player 3 (Robo) is the server's weak bot: a bot has no token".into())
+    );
+    assert_eq!(code(t.reissue_player_token(authed(reissue(2, ""), &new)).await), Code::PermissionDenied);
+    let log = pb::GetTournamentLogRequest {
+        slug: "lost".into(),
+        filter: Some(pb::TournamentLogFilter { kinds: vec!["token_reissued".into()], ..Default::default() }),
+        ..Default::default()
+    };
+    let events = t.get_tournament_log(authed(log, DIRECTOR)).await.unwrap().into_inner().events;
+    let noted: Vec<(&str, &str, &[u32])> =
+        events.iter().map(|e| (e.detail.as_str(), e.by.as_str(), e.players.as_slice())).collect();
+    assert_eq!(noted, [("Ann Archer's token made anew", "director", &[1][..])]);
+}

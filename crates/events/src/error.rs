@@ -45,6 +45,9 @@ pub enum EventsError {
     /// A director's command made by one who does not direct the tournament (PERMISSION_DENIED).
     #[error("{actor} may not {command}: a director's command")]
     NotDirector { actor: String, command: &'static str },
+    /// A token asked for a player the server's bot plays (FAILED_PRECONDITION).
+    #[error("player {player} ({name}) is the server's {level} bot: a bot has no token")]
+    BotHasNoToken { player: u32, name: String, level: String },
     /// A change to a broadcast that has ended (FAILED_PRECONDITION).
     #[error("broadcast {slug:?} has ended")]
     BroadcastEnded { slug: String },

@@ -112,6 +112,11 @@ pub(crate) enum Command {
         token: TokenHash,
         reply: Reply<usize>,
     },
+    NewToken {
+        seat: usize,
+        token: TokenHash,
+        reply: Reply<()>,
+    },
     Direct {
         op: DirectorOp,
         by: Option<String>,
@@ -129,6 +134,7 @@ impl Command {
             Command::Turn { .. } => "turn",
             Command::Challenge { .. } => "challenge",
             Command::Join { .. } => "join",
+            Command::NewToken { .. } => "new token",
             Command::Direct { .. } => "director",
             Command::Settled(_) => "settled",
         }

@@ -56,6 +56,12 @@ fn apply(game: &mut Game, seats: &mut [Seat], step: &Step) -> Result<(), String>
             s.join(&step.name, hash);
             Ok(())
         }
+        StepKind::NewToken => {
+            let hash = TokenHash::try_from(step.token_hash.as_slice()).map_err(|_| {
+                format!("new token of seat {seat}: a hash of {} bytes", step.token_hash.len())
+            })?;
+            seats[seat].new_token(hash).ok_or_else(|| format!("new token of seat {seat}, not a person's"))
+        }
         StepKind::Unknown => Err(format!("unknown step kind {}", step.kind)),
     }
 }

@@ -139,6 +139,12 @@ impl Session {
         self.call(|reply| Command::Join { name, token, reply }).await
     }
 
+    /// Seat `seat`'s person given a new token (a lost one): the old one stops working at once. A
+    /// finished game's seats keep theirs (GameOver).
+    pub async fn new_token(&self, seat: usize, token: TokenHash) -> Result<(), HostError> {
+        self.call(|reply| Command::NewToken { seat, token, reply }).await
+    }
+
     /// A director's action on a game in play (a finished game answers only a retried
     /// `request_id`, as the first time), by the director key named (None: the root director).
     pub async fn direct(

@@ -6,6 +6,7 @@
 //! one [`Game`] (copy on write): a change copies it only while the last snapshot still holds it,
 //! so a game at rest is held once.
 
+use crate::HostError;
 use dawgref_engine::bot::BotLevel;
 use dawgref_engine::game::{Action, DirectorAction, Game, GameError, Verdict};
 use dawgref_store::record::{Done, SeatRecord, Step};
@@ -87,6 +88,15 @@ impl Seat {
     }
 
     /// A person takes this open seat (an empty name keeps the seat's).
+    /// A person's seat given a new token (a lost one): None for a bot's or an open seat.
+    pub(super) fn new_token(&mut self, token: TokenHash) -> Option<()> {
+        match &mut self.kind {
+            SeatKind::Human { token: Some(held) } => *held = token,
+            _ => return None,
+        }
+        Some(())
+    }
+
     pub(super) fn join(&mut self, name: &str, token: TokenHash) {
         self.kind = SeatKind::Human { token: Some(token) };
         if !name.is_empty() {
@@ -339,6 +349,21 @@ impl Core {
         self.seats[seat].join(name, token);
         self.steps.push(Step::join(seat, name, &token, now_ms));
         Some(seat)
+    }
+
+    /// Seat `seat`'s person given a new `token` (their old one stops working): refused for a seat
+    /// not there, a bot's, or an open one.
+    pub(super) fn new_token(&mut self, seat: usize, token: TokenHash, now_ms: u64) -> Result<(), HostError> {
+        let seats = self.seats.len();
+        let given = self.seats.get_mut(seat).and_then(|s| s.new_token(token));
+        given.ok_or_else(|| {
+            HostError::field(
+                "seat",
+                format!("{seat}: not a person's seat taken (the game has seats 0 to {})", seats - 1),
+            )
+        })?;
+        self.steps.push(Step::new_token(seat, &token, now_ms));
+        Ok(())
     }
 
     /// The steps since the last commit, for the next log row (`seq`).

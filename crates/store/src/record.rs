@@ -140,6 +140,8 @@ pub enum StepKind {
     Director = 8,
     /// The director took back the last turn.
     Undo = 9,
+    /// A director gave a person's seat a new token (a lost one).
+    NewToken = 10,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -339,6 +341,10 @@ impl Step {
             token_hash: token_hash.to_vec(),
             ..Step::of(StepKind::Join, seat, now_ms)
         }
+    }
+
+    pub fn new_token(seat: usize, token_hash: &[u8; 32], now_ms: u64) -> Step {
+        Step { token_hash: token_hash.to_vec(), ..Step::of(StepKind::NewToken, seat, now_ms) }
     }
 
     pub fn director(action: &DirectorAction, by: Option<&str>, now_ms: u64) -> Step {

@@ -2,13 +2,11 @@
 //! commands, the record and its store, the results that enter by themselves). Here are the
 //! handlers, each request's fields checked into one of the layer's commands made by the caller as
 //! its `Actor` ([`TournamentsService::command`]), the wire messages made from the record and the
-//! command's outcome once per answer (`view`; [`Wire`], a kept answer's bytes), and StartRound's
-//! games made by the one constructor of every new game, each seat bound to its player's token
-//! (`start`).
+//! command's outcome once per answer (`view`; [`Wire`], a kept answer's bytes). StartRound's games
+//! are made by the one constructor of every new game (`new_game::TournamentGames`).
 
 mod create;
 mod log;
-mod start;
 mod view;
 
 pub(crate) use view::standings;
@@ -114,6 +112,12 @@ fn division_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentDivision>
     Some(view::division(rec, outcome.division()))
 }
 
+/// The answer of a command about a player: the player as they then stand.
+fn player_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentPlayer> {
+    let Outcome::Player { division, player } = outcome else { return None };
+    Some(view::player(player.0 + 1, &rec.division_at(division).players()[player.index()]))
+}
+
 /// The answer of a command that changed a round: the round as it then stands.
 fn round_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentRound> {
     match outcome {
@@ -184,16 +188,8 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         // The token goes into the answer kept for a retry of the same request id: a retry is
         // answered the first call's player and token (its own new token is never used).
         let token = token.unwrap_or_default();
-        let answer = |rec: &Record, outcome| {
-            let player = match outcome {
-                Outcome::Player { division, player } => {
-                    let players = rec.division_at(division).players();
-                    Some(view::player(player.0 + 1, &players[player.index()]))
-                }
-                _ => None,
-            };
-            pb::AddPlayerResponse { player, token: token.clone() }
-        };
+        let answer =
+            |rec: &Record, o| pb::AddPlayerResponse { player: player_of(rec, o), token: token.clone() };
         self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
     }
 
@@ -215,6 +211,31 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             answer,
         );
         Ok(Response::new(withdrawn.await.map_err(errors::events)?.0))
+    }
+
+    async fn reissue_player_token(
+        &self,
+        request: Request<pb::ReissuePlayerTokenRequest>,
+    ) -> Result<Response<pb::ReissuePlayerTokenResponse>, Status> {
+        let r = request.get_ref();
+        let actor = self.director(request.metadata(), &r.slug).await?;
+        let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
+        // Kept in the answer for a retry of the same request id, as AddPlayer's.
+        let (token, _) = super::auth::new_token()?;
+        let answer = |rec: &Record, o| {
+            Wire(pb::ReissuePlayerTokenResponse { player: player_of(rec, o), token: token.clone() })
+        };
+        let reissued = (self.state.events).reissue_token(
+            &r.slug,
+            &actor,
+            &r.request_id,
+            &r.division,
+            r.player,
+            &token,
+            &owners,
+            answer,
+        );
+        Ok(Response::new(reissued.await.map_err(errors::events)?.0))
     }
 
     async fn pair_round(
@@ -247,7 +268,7 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         let r = request.get_ref();
         let actor = self.director(request.metadata(), &r.slug).await?;
         let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
-        let games = start::Games(&self.state);
+        let games = super::new_game::TournamentGames(&self.state);
         let answer = |rec: &Record, o| Wire(pb::StartRoundResponse { round: round_of(rec, o) });
         let started = (self.state.events).start_round(
             &r.slug,

@@ -28,6 +28,16 @@ pub trait Owners: Sync {
         result: &ResultKind,
         request_id: Option<&str>,
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
+
+    /// Give seat `seat` of game `game_id`, held by the replica at `owner`, the person's new
+    /// `token` (their old one stops working); a game over keeps its seats' tokens.
+    fn new_token(
+        &self,
+        owner: &str,
+        game_id: &str,
+        seat: usize,
+        token: &str,
+    ) -> impl Future<Output = Result<(), EventsError>> + Send;
 }
 
 /// RecordResult as a director gives it: a pairing by division, round and pairing number (each

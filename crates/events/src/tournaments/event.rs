@@ -20,11 +20,12 @@ pub enum EventKind {
     RoundsChanged,
     PlayerReentered,
     RoundUnpaired,
+    TokenReissued,
 }
 
 impl EventKind {
     /// Every kind, in the order the log lists them.
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 12] = [
         EventKind::Created,
         EventKind::PlayerAdded,
         EventKind::PlayerWithdrawn,
@@ -36,6 +37,7 @@ impl EventKind {
         EventKind::RoundsChanged,
         EventKind::PlayerReentered,
         EventKind::RoundUnpaired,
+        EventKind::TokenReissued,
     ];
 
     /// The kind's name, as stored and shown.
@@ -52,10 +54,10 @@ impl EventKind {
             EventKind::RoundsChanged => "rounds_changed",
             EventKind::PlayerReentered => "player_reentered",
             EventKind::RoundUnpaired => "round_unpaired",
+            EventKind::TokenReissued => "token_reissued",
         }
     }
 
-    /// The kind a name names (None: no kind of this build's).
     /// The kinds a log's filter names (at most [`MAX_KINDS`]), each one there is.
     pub fn named(names: &[String]) -> Result<Vec<EventKind>, Invalid> {
         if names.len() > MAX_KINDS {
@@ -68,6 +70,7 @@ impl EventKind {
         names.iter().enumerate().map(kind).collect()
     }
 
+    /// The kind a name names (None: no kind of this build's).
     pub fn from_name(name: &str) -> Option<EventKind> {
         EventKind::ALL.into_iter().find(|k| k.name() == name)
     }

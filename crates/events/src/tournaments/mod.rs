@@ -19,6 +19,7 @@ mod record;
 mod results;
 mod start;
 mod stored;
+mod tokens;
 
 pub(crate) use cache::Cache;
 pub use change::{Answer, derived_request_id};

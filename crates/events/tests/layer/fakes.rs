@@ -410,6 +410,7 @@ pub fn refused<T: std::fmt::Debug>(result: Result<T, EventsError>) -> Refused {
         e @ (EventsError::RoundStarted { .. }
         | EventsError::GamesMade { .. }
         | EventsError::GameOver { .. }
+        | EventsError::BotHasNoToken { .. }
         | EventsError::BroadcastEnded { .. }) => Refused::Precondition(e.to_string()),
         EventsError::NotFound(m) => Refused::NotFound(m),
         EventsError::AlreadyExists(m) => Refused::AlreadyExists(m),
@@ -445,22 +446,43 @@ pub struct EndCall {
     pub request_id: Option<String>,
 }
 
-/// A game's owner on another replica: notes each game it is asked to end, and answers Ok, or
-/// the refusal it was given.
+/// A call [`FakeOwners`] was asked: give seat `seat` of game `game_id` at `owner` `token`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenCall {
+    pub owner: String,
+    pub game_id: String,
+    pub seat: usize,
+    pub token: String,
+}
+
+/// A game's owner on another replica: notes each game it is asked to end and each seat it is
+/// asked to give a token, and answers Ok, or the refusal it was given.
 #[derive(Default)]
 pub struct FakeOwners {
     calls: Mutex<Vec<EndCall>>,
+    tokens: Mutex<Vec<TokenCall>>,
     refusal: Option<String>,
 }
 
 impl FakeOwners {
     /// An owner that refuses every call with `why` (as the services pass an owner's error).
     pub fn refusing(why: &str) -> FakeOwners {
-        FakeOwners { calls: Mutex::default(), refusal: Some(why.into()) }
+        FakeOwners { refusal: Some(why.into()), ..FakeOwners::default() }
     }
 
     pub fn calls(&self) -> Vec<EndCall> {
         self.calls.lock().unwrap().clone()
+    }
+
+    pub fn token_calls(&self) -> Vec<TokenCall> {
+        self.tokens.lock().unwrap().clone()
+    }
+
+    fn answer(&self) -> Result<(), EventsError> {
+        match &self.refusal {
+            None => Ok(()),
+            Some(why) => Err(EventsError::Owner(why.clone().into())),
+        }
     }
 }
 
@@ -478,10 +500,19 @@ impl Owners for FakeOwners {
             result: result.clone(),
             request_id: request_id.map(str::to_string),
         });
-        match &self.refusal {
-            None => Ok(()),
-            Some(why) => Err(EventsError::Owner(why.clone().into())),
-        }
+        self.answer()
+    }
+
+    async fn new_token(
+        &self,
+        owner: &str,
+        game_id: &str,
+        seat: usize,
+        token: &str,
+    ) -> Result<(), EventsError> {
+        let call = TokenCall { owner: owner.into(), game_id: game_id.into(), seat, token: token.into() };
+        self.tokens.lock().unwrap().push(call);
+        self.answer()
     }
 }
 
@@ -574,10 +605,14 @@ impl RoundGames for FakeGames {
         let Some(host) = &self.host else { return Ok(()) };
         let entry = record.entry(d);
         let names = players.map(|p| entry.division().players()[p.index()].name.clone());
+        let tokens = players.map(|p| entry.tokens()[p.index()]);
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().expect("8 bytes"));
         let config = GameConfig::new(Arc::new(Ruleset::english()), Arc::new(lexicon().clone()), seed);
         let game = Game::new(config).map_err(|e| EventsError::Internal(e.to_string()))?;
-        let seats = names.map(|name| Seat::new(name, SeatKind::Human { token: None })).to_vec();
+        // Each seat bound to its player's token, as StartRound's are.
+        let seats = (names.into_iter().zip(tokens))
+            .map(|(name, token)| Seat::new(name, SeatKind::Human { token }))
+            .collect();
         let labels = game_labels(record.slug(), entry.division().name(), round.number()).to_vec();
         let link = TournamentLink {
             slug: record.slug().to_string(),

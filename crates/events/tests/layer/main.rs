@@ -9,4 +9,5 @@ mod games;
 mod results;
 mod spectators;
 mod start_round;
+mod tokens;
 mod watch;

@@ -21,6 +21,7 @@ impl Actor {
                 answer(reply, self.challenge(seat, request_id).await)
             }
             Command::Join { name, token, reply } => answer(reply, self.join(name, token).await),
+            Command::NewToken { seat, token, reply } => answer(reply, self.new_token(seat, token).await),
             Command::Direct { op, by, request_id, reply } => {
                 answer(reply, self.direct(op, by, request_id).await)
             }
@@ -132,6 +133,13 @@ impl Actor {
         };
         let made = |(), snapshot, now_ms| DirectorDone { id, snapshot, now_ms };
         self.once(Asker::Director, key, change, made, |a, d| a.director(d)).await
+    }
+
+    async fn new_token(&mut self, seat: usize, token: TokenHash) -> Result<(), Failure> {
+        let now = self.clock.now_ms();
+        self.core.new_token(seat, token, now)?;
+        self.commit(None, None).await?;
+        Ok(())
     }
 
     async fn join(&mut self, name: String, token: TokenHash) -> Result<usize, Failure> {
