@@ -889,7 +889,9 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
         assert_eq!((refused.code(), refused.message()), (Code::NotFound, no_game.as_str()));
         let one = pb::WatchBroadcastRequest { slug: "open-live".into(), game_id: game_id.clone() };
         let refused = b.watch_broadcast(one).await.err().unwrap();
-        let words = format!("broadcast \"open-live\" covers no game {game_id}");
+        let words = format!(
+            "broadcast \"open-live\" has not shown game {game_id} (not out yet, or not one it covers)"
+        );
         assert_eq!((refused.code(), refused.message()), (Code::NotFound, words.as_str()));
         g.get_game(authed(pb::GetGameRequest { game_id }, ROOT)).await.unwrap();
     }
@@ -932,7 +934,8 @@ async fn watching_a_game_the_broadcast_does_not_cover_is_not_found_at_once() {
     let nobody = uuid::Uuid::new_v4().to_string();
     for id in [cup.as_str(), nobody.as_str()] {
         let refused = watch(id).await.err().expect("refused");
-        let words = format!("broadcast \"open-live\" covers no game {id}");
+        let words =
+            format!("broadcast \"open-live\" has not shown game {id} (not out yet, or not one it covers)");
         assert_eq!((refused.code(), refused.message()), (Code::NotFound, words.as_str()));
     }
     let refused = watch("nonsense").await.err().expect("refused");

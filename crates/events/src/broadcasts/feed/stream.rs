@@ -32,7 +32,9 @@ impl Events {
         };
         if !covered {
             let slug = dawgref_engine::text::clip(&kept.broadcast.slug);
-            return Err(EventsError::NotFound(format!("broadcast {slug:?} covers no game {id}")));
+            return Err(EventsError::NotFound(format!(
+                "broadcast {slug:?} has not shown game {id} (not out yet, or not one it covers)"
+            )));
         }
         Ok(())
     }
