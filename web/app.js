@@ -203,7 +203,7 @@ async function gamePage(id) {
   const g = {
     id, token: tokenFor(id), view: null, fetchedAt: 0, events: [], pending: [],
     cursor: null, exchange: new Set(), exchanging: false, preview: null,
-    previewSeq: 0, rules: null, alive: true,
+    previewSeq: 0, rules: null, alive: true, selected: null,
   };
   let view;
   try {
@@ -255,6 +255,8 @@ async function gamePage(id) {
 }
 
 function setView(g, view) {
+  // A tile picked on the rack is let go when the rack changes under it.
+  if (g.view && view.my_rack !== g.view.my_rack) g.selected = null;
   g.view = view;
   g.fetchedAt = performance.now();
   document.title = `dawgref — ${view.seats.map((s) => s.name || (s.bot ? t("bot") : t("open seat"))).join(" v ")}`;
@@ -324,6 +326,34 @@ function place(g, letter, rackIndex, r = g.cursor.row, c = g.cursor.col, blankLe
   const blank = rack[rackIndex] === "?";
   g.pending.push({ row: r, col: c, letter: blank ? blankLetter || letter : rack[rackIndex], blank, rackIndex });
   return true;
+}
+
+// Which letter the blank at rack `index` stands for, asked (null: the tile is no blank;
+// undefined: no letter of the ruleset was given).
+function blankAs(g, index) {
+  if (rackLetters(g)[index] !== "?") return null;
+  const asked = (prompt(t("Which letter does the blank stand for?")) || "").trim().replace(/^\[(.*)\]$/, "$1").toUpperCase();
+  const letter = g.rules.aliases[asked] || asked;
+  return g.rules.letters.includes(letter) ? letter : undefined;
+}
+
+// The tile picked on the rack (a tap), placed on square (r, c), as a drag would place it: a tile
+// placed there before goes back to the rack, a blank asks for its letter, and the cursor goes on
+// past the square, so that typing carries the word on. A square the board holds keeps the pick.
+function placeSelected(g, r, c) {
+  if (splitTiles(g.view.board.rows[r])[c] !== ".") return;
+  const index = g.selected;
+  g.selected = null;
+  const blankLetter = blankAs(g, index);
+  if (blankLetter === undefined) {
+    renderRack(g);
+    return;
+  }
+  g.pending = g.pending.filter((p) => p.row !== r || p.col !== c);
+  place(g, blankLetter, index, r, c, blankLetter);
+  g.cursor = { ...g.cursor, row: r, col: c };
+  advance(g);
+  changed(g);
 }
 
 function freeIndex(g, ch) {
@@ -421,6 +451,7 @@ function onKey(g, e) {
   } else if (e.key === "Escape") {
     g.typed = "";
     g.pending = [];
+    g.selected = null;
     changed(g);
   } else if (e.key === "Enter") {
     submitPlay(g);
@@ -500,6 +531,12 @@ function render(g) {
     rules: g.rules, rows: g.view.board.rows, pending: [...g.pending, ...waiting], recent,
     cursor: playing ? g.cursor : null,
     onSquare: playing ? (r, c) => {
+      // A tile picked on the rack (a tap, as on a phone) goes to the square tapped next.
+      if (g.selected !== null && !g.exchanging) {
+        settleTyped(g);
+        placeSelected(g, r, c);
+        return;
+      }
       // A click on the square a letter waits on places it there; anywhere else it places it
       // first, then does what a click does.
       const waitingHere = g.typed && g.cursor.row === r && g.cursor.col === c;
@@ -514,12 +551,8 @@ function render(g) {
     onDrop: playing ? (r, c, data) => {
       const index = Number(data);
       if (!Number.isInteger(index) || g.pending.some((p) => p.rackIndex === index)) return;
-      let blankLetter = null;
-      if (rackLetters(g)[index] === "?") {
-        blankLetter = (prompt(t("Which letter does the blank stand for?")) || "").trim().replace(/^\[(.*)\]$/, "$1").toUpperCase();
-        blankLetter = g.rules.aliases[blankLetter] || blankLetter;
-        if (!g.rules.letters.includes(blankLetter)) return;
-      }
+      const blankLetter = blankAs(g, index);
+      if (blankLetter === undefined) return;
       place(g, blankLetter, index, r, c, blankLetter);
       changed(g);
     } : null,
@@ -550,19 +583,37 @@ function renderRack(g) {
     tile.setAttribute("role", "listitem");
     tile.setAttribute("aria-label", ch === "?" ? t("blank") : `${ch}, ${count(g.rules.values[ch] ?? 0, "point")}`);
     tile.addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", String(i)));
+    if (g.selected === i) {
+      tile.classList.add("selected");
+      tile.setAttribute("aria-current", "true");
+    }
     tile.addEventListener("click", () => {
-      if (!g.exchanging) return;
-      if (g.exchange.has(i)) g.exchange.delete(i);
-      else g.exchange.add(i);
+      if (g.exchanging) {
+        if (g.exchange.has(i)) g.exchange.delete(i);
+        else g.exchange.add(i);
+        renderRack(g);
+        renderSide(g);
+        return;
+      }
+      if (g.view.over) return;
+      // A tap picks the tile (again: lets it go) for the square tapped next; a tile already on
+      // the board comes back to the rack.
+      const at = g.pending.findIndex((p) => p.rackIndex === i);
+      if (at >= 0) {
+        g.pending.splice(at, 1);
+        g.selected = null;
+        changed(g);
+        return;
+      }
+      g.selected = g.selected === i ? null : i;
       renderRack(g);
-      renderSide(g);
     });
     return tile;
   });
   const rack = h("div", { class: "rack", id: "rack", role: "list", "aria-label": t("your rack") }, tiles);
   const hint = h("p", { class: "hint", text: g.exchanging
     ? t("Click the tiles to exchange, then Exchange.")
-    : t("Click a square, type letters (arrows move, Space turns, Backspace takes back, Enter submits), or drag tiles. A letter you lack uses a blank.") });
+    : t("Click a square and type letters (arrows move, Space turns, Backspace takes back, Enter submits), drag tiles, or click a tile then a square. A letter you lack uses a blank.") });
   if (g.view.over) g.rackEl.replaceChildren(rack);
   else g.rackEl.replaceChildren(rack, hint);
 }
@@ -637,6 +688,9 @@ function renderSide(g) {
       parts.push(h("div", { class: "invite" }, h("label", {}, t("Send this link to a friend: it opens the free seat"), link)));
     }
     parts.push(previewPanel(g), controls(g));
+    // On a phone the rack's hint gives way to this one, under the buttons (style.css).
+    parts.push(h("p", { class: "touch-hint", id: "touch-hint", text: g.exchanging ? t("Tap the tiles to exchange, then Exchange.")
+      : t("Tap a tile, then a square: it goes there. Tap a placed tile on the rack to take it back.") }));
   } else {
     parts.push(h("p", { class: "to-move-note", text: v.seats[v.to_move] ? t("{who} to move.", { who: seatName(v, v.to_move) }) : "" }));
   }
@@ -690,7 +744,7 @@ function controls(g) {
   const b = (id, label, onclick, enabled = true, cls = "") => h("button", { id, type: "button", class: cls, disabled: !enabled, onclick }, label);
   return h("div", { class: "controls" },
     b("submit", t("Submit"), () => submitPlay(g), mine && (g.pending.length > 0 || Boolean(g.typed)), "primary"),
-    b("recall", t("Recall"), () => { g.typed = ""; g.pending = []; changed(g); }, g.pending.length > 0 || Boolean(g.typed)),
+    b("recall", t("Recall"), () => { g.typed = ""; g.pending = []; g.selected = null; changed(g); }, g.pending.length > 0 || Boolean(g.typed)),
     b("direction", g.cursor.across ? t("→ across") : t("↓ down"), () => { g.cursor = { ...g.cursor, across: !g.cursor.across }; render(g); }),
     g.exchanging
       ? b("exchange", t("Exchange {n}", { n: g.exchange.size }), () => {
@@ -700,7 +754,7 @@ function controls(g) {
         if (!tiles) { g.exchanging = false; render(g); return; }
         submit(g, { exchange: tiles }, () => t("exchanged {n}", { n }));
       }, mine)
-      : b("exchange", t("Exchange…"), () => { g.typed = ""; g.pending = []; g.exchanging = true; render(g); }, mine && v.bag >= 7),
+      : b("exchange", t("Exchange…"), () => { g.typed = ""; g.pending = []; g.selected = null; g.exchanging = true; render(g); }, mine && v.bag >= 7),
     b("pass", v.awaiting_final_challenge ? t("Accept (pass)") : t("Pass"), () => submit(g, { pass: {} }, () => t("passed")), mine),
     b("challenge", t("Challenge"), async () => {
       try {

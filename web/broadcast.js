@@ -3,13 +3,15 @@
 // each side's chance to win), the tournament's standings, and one board opened large with its
 // moves, the racks when the broadcast reveals them and the engine's line on each move;
 // `/broadcasts/<slug>/games/<id>/overlay`, one board made to be a streaming program's browser
-// source (a transparent page that fills the source, whatever its size, and never scrolls). Everything comes from WatchBroadcast, which
-// the server holds back by the broadcast's delay: these pages never see a move sooner.
+// source (a transparent page that fills the source, whatever its size, and never scrolls; opened
+// before its game is out, it waits and comes alive when the game is). Everything comes from
+// WatchBroadcast, which the server holds back by the broadcast's delay: these pages never see a
+// move sooner.
 
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement } from "/web/board.js";
 import { t } from "/web/i18n.js";
-import { h, rules, splitTiles, clock, seatName, eventText, eventPoints, DIRECTOR_EVENTS } from "/web/ui.js";
+import { h, rules, splitTiles, clock, seatName, eventText, eventPoints, explain, DIRECTOR_EVENTS } from "/web/ui.js";
 
 export async function broadcastsPage(app) {
   document.title = `dawgref — ${t("broadcasts")}`;
@@ -35,6 +37,7 @@ function gameState(view) {
     rows: view.board.rows.map((r) => splitTiles(r)),
     racks: [],
     win: null,
+    turns: Number(view.turn || 0),
     moves: [],
     analyses: new Map(),
     recent: new Set(),
@@ -58,8 +61,64 @@ function apply(g, e, racks) {
   }
   const seat = g.view.seats[e.seat];
   if (seat && (e.points || e.kind === "play")) seat.score = e.cumulative || 0;
-  if (e.kind === "game_over") g.view.over = true;
+  if (e.kind === "game_over") {
+    g.view.over = true;
+    g.view.end_reason = e.end_reason || "";
+  }
+  if (TURNS.has(e.kind)) g.turns += 1;
   g.moves.push(e);
+}
+
+// The events that take a turn: a game with none of them was not played on the server.
+const TURNS = new Set(["play", "pass", "exchange", "phony_withdrawn", "challenged", "turn_lost", "resign"]);
+
+// Who won a game that is over, by seat, as the server decides it: the best score, except a seat
+// that forfeited (resigned, ran out of time, lost a challenge, a director's forfeit); none for a
+// game voided.
+function winners(g) {
+  const reason = g.view.end_reason || "";
+  if (reason === "void (director)") return [];
+  const m = reason.match(/^seat (\d+) (resigned|ran out of time|lost the challenge|forfeited \(director\))$/);
+  const out = m ? Number(m[1]) : -1;
+  const scores = g.view.seats.map((s) => Number(s.score || 0));
+  const candidates = scores.map((_, i) => i).filter((i) => i !== out);
+  const best = Math.max(...candidates.map((i) => scores[i]));
+  return candidates.filter((i) => scores[i] === best);
+}
+
+// What a game over came to, in words: who won and the final score (the winner's first), a tie,
+// or a game voided.
+function resultText(g) {
+  const scores = g.view.seats.map((s) => Number(s.score || 0));
+  const won = winners(g);
+  if (g.view.end_reason === "void (director)") return t("game void");
+  if (won.length !== 1) return t("tie, {a} – {b}", { a: scores[0], b: scores[1] ?? 0 });
+  const w = won[0];
+  const other = scores.map((_, i) => i).find((i) => i !== w) ?? w;
+  return t("{name} won, {a} – {b}", { name: seatName(g.view, w), a: scores[w], b: scores[other] });
+}
+
+// A result entered by hand: a game the director ended with a result (adjudicated) before any
+// turn was taken on the server, played over the board.
+function byHand(g) {
+  return Boolean(g.view.over) && g.view.end_reason === "adjudicated (director)" && !g.turns;
+}
+
+// "Ann 412 – Bo 388": a result by the names and scores.
+function namedScores(a, sa, b, sb) {
+  return `${a} ${sa} – ${b} ${sb}`;
+}
+
+function handText(g) {
+  const [a, b] = g.view.seats;
+  return t("result entered by hand: {result}", {
+    result: namedScores(seatName(g.view, 0), (a && a.score) || 0, seatName(g.view, 1), (b && b.score) || 0),
+  });
+}
+
+// In place of the board of a game with a result entered by hand: the result.
+function handResult(g, cls) {
+  return h("div", { class: `bc-hand-result ${cls || ""}`.trim() }, h("p", { class: "bc-hand-text", text: handText(g) }));
 }
 
 function rowsText(g) {
@@ -68,6 +127,17 @@ function rowsText(g) {
 
 function winBar(g) {
   const bar = h("div", { class: "win-bar", role: "img" });
+  if (g.view.over && g.view.seats.length === 2) {
+    // Over: the result, not the last estimate; the bar all the winner's (half each for a tie,
+    // empty for a game voided).
+    const won = winners(g);
+    bar.classList.add("over");
+    bar.setAttribute("aria-label", resultText(g));
+    const part = h("span", { class: "win-first" });
+    part.style.width = `${won.length === 0 ? 0 : won.length === 2 ? 50 : won[0] === 0 ? 100 : 0}%`;
+    bar.append(part, h("span", { class: won.length === 0 ? "win-none" : "win-second" }));
+    return h("div", { class: "bc-result" }, h("p", { class: "bc-result-text", text: resultText(g) }), bar);
+  }
   if (!g.win || g.win.length !== 2) {
     bar.classList.add("unknown");
     bar.setAttribute("aria-label", t("no estimate yet"));
@@ -83,10 +153,11 @@ function winBar(g) {
 }
 
 function seatsLine(g, big) {
+  const hand = byHand(g);
   return h("div", { class: big ? "bc-seats big" : "bc-seats" }, g.view.seats.map((s, i) => h("div", { class: "bc-seat" },
     h("span", { class: "bc-name", text: s.name }),
     h("span", { class: "bc-score", text: String(s.score || 0) }),
-    g.racks[i] ? h("span", { class: "bc-rack", "aria-label": t("rack"), text: g.racks[i] }) : "")));
+    g.racks[i] && !hand ? h("span", { class: "bc-rack", "aria-label": t("rack"), text: g.racks[i] }) : "")));
 }
 
 // A line of the move list: who (not for the end or the director's events), what, the points.
@@ -139,7 +210,7 @@ function bigBoard(el, g, all) {
     const a = g.analyses.get(Number(e.number));
     return h("li", {}, h("span", { text: moveText(g, e) }), a ? h("span", { class: "meta bc-analysis", text: ` ${analysisText(a)}` }) : "");
   }));
-  el.replaceChildren(seatsLine(g, true), winBar(g), h("div", { class: "bc-large" }, board, moves));
+  el.replaceChildren(seatsLine(g, true), winBar(g), h("div", { class: "bc-large" }, byHand(g) ? handResult(g, "big") : board, moves));
 }
 
 // Follow a broadcast (or one game of it): `onChange(game id)` after each message.
@@ -175,13 +246,26 @@ export async function broadcastPage(app, slug) {
   const big = h("section", { class: "panel bc-open", id: "bc-open", hidden: true });
   const standings = h("section", { class: "panel", id: "bc-standings", hidden: true });
   const status = h("p", { class: "meta", id: "bc-status", text: delayText(b.delay_seconds || 0) });
-  app.replaceChildren(h("section", { class: "hero" }, h("h1", { id: "bc-name", text: b.name }), status), big, h("section", { class: "panel" }, grid), standings);
+  // The results entered by hand of pairings that have no game on the server (played over the
+  // board, entered before the round started).
+  const hand = h("ul", { class: "bc-hand-list", id: "bc-hand", hidden: true });
+  app.replaceChildren(h("section", { class: "hero" }, h("h1", { id: "bc-name", text: b.name }), status), big, h("section", { class: "panel" }, grid, hand), standings);
 
-  const tournament = (b.labels || {}).tournament;
+  const labels = b.labels || {};
+  const tournament = labels.tournament;
+  // The tournament as a spectator sees it: GetTournament holds back each result the broadcast's
+  // delay holds back, and what came in after it.
+  let events = 0;
+  let asked = 0;
   const loadStandings = async () => {
     if (!tournament) return;
+    const mine = ++asked;
     try {
       const r = await call("TournamentsService", "GetTournament", { slug: tournament });
+      // An answer overtaken by a later question's is not drawn.
+      if (mine !== asked) return;
+      events = Math.max(events, Number(r.tournament.events || 0));
+      drawHand(r.tournament);
       standings.hidden = false;
       standings.replaceChildren(h("h2", {}, h("a", { href: `/tournaments/${encodeURIComponent(tournament)}`, text: r.tournament.name })),
         ...r.tournament.divisions.map((d) => h("table", { class: "standings bc-standings", "data-division": d.name },
@@ -192,6 +276,45 @@ export async function broadcastPage(app, slug) {
             h("td", { text: String(s.wins) }), h("td", { text: s.spread > 0 ? `+${s.spread}` : String(s.spread) })))))));
     } catch { /* no such tournament: no standings */ }
   };
+  // Each pairing of the games the broadcast covers (its division and round labels, when it has
+  // them) whose result was entered with no game on the server, latest round first.
+  const drawHand = (tr) => {
+    const items = [];
+    for (const d of tr.divisions) {
+      if (labels.division && labels.division !== d.name) continue;
+      const name = (n) => (d.players[n - 1] || {}).name || `#${n}`;
+      for (const r of [...d.rounds].reverse()) {
+        if (labels.round && labels.round !== String(r.number)) continue;
+        for (const p of r.pairings) {
+          if (!p.done || p.game_id || !p.second) continue;
+          const result = p.forfeited_by ? t("{name} forfeited", { name: name(p.forfeited_by) })
+            : namedScores(name(p.first), p.scores[0] ?? 0, name(p.second), p.scores[1] ?? 0);
+          const where = tr.divisions.length > 1 ? `${t("Division {name}", { name: d.name })}, ${t("Round {n}", { n: r.number })}` : t("Round {n}", { n: r.number });
+          items.push(h("li", { class: "bc-hand-item", "data-pairing": `${d.name}/${r.number}/${p.number}` },
+            h("span", { class: "meta", text: `${where} · ` }), h("span", { class: "bc-hand-text", text: t("result entered by hand: {result}", { result }) })));
+        }
+      }
+    }
+    hand.hidden = items.length === 0;
+    hand.replaceChildren(...items);
+  };
+  // Follow the tournament as a spectator (WatchTournament with no token sends each event no
+  // sooner than GetTournament shows it): read again after each burst of its events, so that a
+  // result entered by hand, or one whose delay has passed, is in the standings as it comes due.
+  const followTournament = () => {
+    if (!tournament) return;
+    let timer = null;
+    const controller = new AbortController();
+    const here = location.pathname;
+    const run = () => stream("TournamentsService", "WatchTournament", { slug: tournament, from_event: events }, undefined, (e) => {
+      events = Math.max(events, Number(e.number) + 1);
+      clearTimeout(timer);
+      timer = setTimeout(() => loadStandings(), 150);
+    }, controller.signal).catch(() => {})
+      .finally(() => { if (!controller.signal.aborted && location.pathname === here) setTimeout(run, 2000); });
+    run();
+    addEventListener("popstate", () => controller.abort(), { once: true });
+  };
 
   const drawCard = (id) => {
     const g = games.get(id);
@@ -200,8 +323,9 @@ export async function broadcastPage(app, slug) {
       card = h("button", { type: "button", class: "bc-card", "data-game": id, onclick: () => { open = id; drawOpen(); } });
       grid.append(card);
     }
-    const board = h("div", {});
-    renderBoard(board, { rules: all[g.view.ruleset_name] || all.english, rows: rowsText(g), small: true, recent: g.recent });
+    let board = h("div", {});
+    if (byHand(g)) board = handResult(g);
+    else renderBoard(board, { rules: all[g.view.ruleset_name] || all.english, rows: rowsText(g), small: true, recent: g.recent });
     card.replaceChildren(board, seatsLine(g, false), winBar(g));
   };
   const drawOpen = () => {
@@ -213,6 +337,7 @@ export async function broadcastPage(app, slug) {
     big.prepend(h("p", { class: "meta" }, h("a", { href: `/broadcasts/${encodeURIComponent(slug)}/games/${open}/overlay`, id: "bc-overlay-link", text: t("Overlay for streaming") })));
   };
   await loadStandings();
+  followTournament();
   follow(slug, "", games, (id, m) => {
     drawCard(id);
     if (id === open) drawOpen();
@@ -227,12 +352,14 @@ export async function broadcastPage(app, slug) {
 // with the engine's line, and how far behind the hall it all is.
 function drawOverlay(el, g, all, delaySeconds, clocks) {
   const rulesOf = all[g.view.ruleset_name] || all.english;
+  const hand = byHand(g);
   const board = h("div", { class: "bc-ov-board" });
-  renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
+  if (hand) board.append(handResult(g, "bc-ov-hand"));
+  else renderBoard(board, { rules: rulesOf, rows: rowsText(g), recent: g.recent });
   const toMove = clocks && !g.view.over ? clocks.view.to_move : null;
   const seats = g.view.seats.map((s, i) => {
     const time = clocks && clocks.view.seats[i] ? clocks.view.seats[i].time_left_ms : undefined;
-    const rack = g.racks[i] ? splitTiles(g.racks[i]) : null;
+    const rack = g.racks[i] && !hand ? splitTiles(g.racks[i]) : null;
     return h("div", { class: `bc-ov-seat${i === toMove ? " to-move" : ""}`, "data-seat": String(i) },
       h("span", { class: "bc-name", text: seatName(g.view, i) }),
       h("span", { class: "bc-score", text: String(s.score || 0) }),
@@ -253,23 +380,38 @@ function drawOverlay(el, g, all, delaySeconds, clocks) {
 
 // The bar's two figures, over its two ends.
 function winLabels(g) {
+  if (g.view.over && g.view.seats.length === 2) return null;
   if (!g.win || g.win.length !== 2) return h("div", { class: "win-labels" }, h("span", { text: t("no estimate yet") }));
   const first = Math.round(g.win[0]);
   return h("div", { class: "win-labels" }, h("span", { class: "win-a", text: `${first}%` }), h("span", { class: "win-b", text: `${100 - first}%` }));
+}
+
+// How long the overlay waits before it asks again, after `tries` answers in a row that showed no
+// game: 2 s, then a second more each time up to 5 s, give or take a tenth (so that the overlays of
+// a hall, opened together, do not ask together).
+function backoff(tries) {
+  return Math.min(5000, 2000 + 1000 * tries) * (0.9 + 0.2 * Math.random());
 }
 
 export async function overlayPage(app, slug, gameId) {
   document.body.classList.add("overlay");
   document.documentElement.classList.add("overlay");
   document.title = `dawgref — ${t("overlay")}`;
-  const [all, got] = await Promise.all([rules(), call("BroadcastsService", "GetBroadcast", { slug })]);
-  const delay = got.broadcast.delay_seconds || 0;
+  const all = await rules();
   const games = new Map();
   const el = h("div", { class: "bc-overlay", id: "bc-overlay" });
   app.replaceChildren(el);
+  // What the overlay says while it has no board to show (a panel of its own, in the source's
+  // corner), and whether it has shown the board yet.
+  const say = (title, ...lines) => el.replaceChildren(h("div", { class: "bc-ov-waiting", id: "bc-ov-waiting", role: "status" },
+    h("p", { class: "bc-ov-waiting-title", id: "bc-ov-waiting-title", text: title }),
+    ...lines.map((line) => h("p", { class: "bc-ov-waiting-line", text: line }))));
+  let alive = false;
+  let ended = false;
+  let delay = 0;
   // The clocks: the game as the broadcast lets a spectator see it now (GetGame holds it back by
   // the same delay), asked again after each of its messages and every few seconds, the seat to
-  // move counted down in between.
+  // move counted down in between; the delay asked with them (a director may change it).
   let clocks = null;
   let asked = null;
   const draw = () => {
@@ -280,20 +422,68 @@ export async function overlayPage(app, slug, gameId) {
   };
   const ask = () => {
     clearTimeout(asked);
+    if (!alive || ended) return;
     asked = setTimeout(async () => {
       try {
-        const { view } = await call("GamesService", "GetGame", { game_id: gameId });
+        const [{ view }, { broadcast }] = await Promise.all([call("GamesService", "GetGame", { game_id: gameId }),
+          call("BroadcastsService", "GetBroadcast", { slug })]);
+        if (ended) return;
         clocks = { view, at: performance.now() };
+        delay = broadcast.delay_seconds || 0;
         draw();
       } catch { /* no clocks shown until it answers */ }
     }, 200);
   };
   setInterval(ask, 5000);
   setInterval(() => {
-    if (!clocks || clocks.view.over || clocks.view.paused) return;
+    if (!clocks || ended || clocks.view.over || clocks.view.paused) return;
     const seat = clocks.view.seats[clocks.view.to_move];
     const shown = el.querySelector(`.bc-ov-seat[data-seat="${clocks.view.to_move}"] .bc-clock`);
     if (seat && shown && seat.time_left_ms !== undefined) shown.textContent = clock(Number(seat.time_left_ms) - (performance.now() - clocks.at));
   }, 250);
-  follow(slug, gameId, games, () => { draw(); ask(); }, () => {});
+
+  // Follow the game until the broadcast ends. Until the broadcast shows it (WatchBroadcast's
+  // NOT_FOUND: a game it covers that is not out yet, and one it does not cover or that does not
+  // exist, alike; or no broadcast of the slug yet), the overlay says so, in the same words for
+  // every case, and asks again every few seconds: it comes alive when the game is out, with no
+  // reload. A stream cut short (the network, a server going away) is opened again the same way,
+  // the board kept as it was meanwhile.
+  const waiting = () => say(t("Not shown yet"), t("The board appears here as soon as the broadcast shows this game: the overlay asks every few seconds."));
+  waiting();
+  for (let tries = 0; ; tries++) {
+    try {
+      const { broadcast } = await call("BroadcastsService", "GetBroadcast", { slug });
+      delay = broadcast.delay_seconds || 0;
+      if (Number(broadcast.ended_unix_ms || 0)) {
+        // Ended: its streams are over. A board shown stays as it was last shown, its clocks
+        // stopped, and says so where the delay was.
+        ended = true;
+        clearTimeout(asked);
+        if (!alive) say(t("The broadcast has ended."));
+        else {
+          const shown = el.querySelector("#bc-ov-delay");
+          if (shown) shown.textContent = t("The broadcast has ended.");
+        }
+        return;
+      }
+      await follow(slug, gameId, games, () => {
+        if (!alive) {
+          alive = true;
+          tries = 0;
+        }
+        draw();
+        ask();
+      }, () => {});
+    } catch (e) {
+      if (e.codeName === "INVALID_ARGUMENT") {
+        say(t("This address names no game."), explain(e));
+        return;
+      }
+      if (!alive) {
+        if (e.codeName === "NOT_FOUND") waiting();
+        else say(t("The server does not answer: the overlay asks again every few seconds."), explain(e));
+      }
+    }
+    await new Promise((r) => setTimeout(r, backoff(tries)));
+  }
 }

@@ -5,7 +5,7 @@
 // through the page's `act`, which shows what it did or the server's reason for refusing it.
 
 import { t } from "/web/i18n.js";
-import { h, requestId } from "/web/ui.js";
+import { h, requestId, tournamentLink, linkToCopy } from "/web/ui.js";
 
 // The methods a round added may take (factor and initial Fontes need a number: by the API).
 const METHODS = [
@@ -13,8 +13,9 @@ const METHODS = [
   ["PAIRING_METHOD_ROUND_ROBIN", "round robin"], ["PAIRING_METHOD_RANDOM", "random"], ["PAIRING_METHOD_MANUAL", "by hand"],
 ];
 
-// The division's round controls: add a round, take the last off, unpair the last paired.
-export function planControls(d, act) {
+// The division's round controls: add a round, take the last off, unpair the last paired (one
+// request id for each round meant to be unpaired; refused, the server's reason beside it).
+export function planControls(d, act, s) {
   const last = d.rounds[d.rounds.length - 1];
   const lastPaired = [...d.rounds].reverse().find((r) => r.paired);
   const method = h("select", { id: `add-round-method-${d.name}`, "aria-label": t("Pairing method") },
@@ -28,11 +29,26 @@ export function planControls(d, act) {
     : "";
   // Taken back only before it starts and while no game of it has a result (a bye's is no result).
   const unpairable = lastPaired && !lastPaired.started && lastPaired.pairings.every((p) => !p.second || !p.done);
+  const meant = lastPaired && `unpair/${d.name}/${lastPaired.number}`;
+  const refused = s.desk.refusals.get(`unpair/${d.name}`) || "";
+  const refusal = h("span", { class: "bad refusal", id: `unpair-refusal-${d.name}`, role: "alert", text: refused });
   const unpair = unpairable
-    ? h("button", { type: "button", id: `unpair-${d.name}`, onclick: () =>
-      act("UnpairRound", { division: d.name, round: lastPaired.number }, t("Round {n}'s pairings are taken back.", { n: lastPaired.number })) }, t("Unpair round {n}", { n: lastPaired.number }))
+    ? h("button", { type: "button", id: `unpair-${d.name}`, onclick: (e) => {
+      if (!s.desk.ids.has(meant)) s.desk.ids.set(meant, requestId());
+      s.desk.refusals.delete(`unpair/${d.name}`);
+      refusal.textContent = "";
+      act("UnpairRound", { division: d.name, round: lastPaired.number, request_id: s.desk.ids.get(meant) }, t("Round {n}'s pairings are taken back.", { n: lastPaired.number }), {
+        button: e.currentTarget,
+        sent: () => s.desk.ids.delete(meant),
+        refused: async (text) => {
+          s.desk.refusals.set(`unpair/${d.name}`, text);
+          refusal.textContent = text;
+          await s.load();
+        },
+      });
+    } }, t("Unpair round {n}", { n: lastPaired.number }))
     : "";
-  return h("div", { class: "row-controls plan-controls", id: `plan-${d.name}` }, method, add, remove, unpair);
+  return h("div", { class: "row-controls plan-controls", id: `plan-${d.name}` }, method, add, remove, unpair, refusal);
 }
 
 // A late entry: name, rating, lifetime games, and how the rounds already paired count for them:
@@ -40,7 +56,7 @@ export function planControls(d, act) {
 // its label. Their token (shown once) is said with what was done. One request id for each player
 // meant: a double click (or a retry) asks the server twice for the same player, who is added once
 // and whose token both answers carry; a new id once the boxes change or the player is added.
-export function lateEntry(d, act) {
+export function lateEntry(d, act, s) {
   const paired = d.rounds.filter((r) => r.paired).length;
   const id = (what) => `late-${what}-${d.name}`;
   const field = (label, input) => h("span", { class: "field" }, h("label", { for: input.id, text: label }), input);
@@ -75,6 +91,8 @@ export function lateEntry(d, act) {
     if (paired && missed.value === "byes") request.missed_round_spread = Number(spread.value);
     act("AddPlayer", request, (r) => {
       meant = requestId();
+      // Their link, to give them, shown under the standings (seatLinks).
+      if (r.token) s.desk.seats.set(`${d.name}/${r.player.number}`, { token: r.token });
       return t("{name} is player {n}. Their token (shown once): {token}", { name: r.player.name, n: r.player.number, token: r.token });
     });
   } }, t("Add a player"));
@@ -84,8 +102,307 @@ export function lateEntry(d, act) {
     ...(paired ? [field(t("Rounds already paired"), missed), spreadField] : []), add, refusal);
 }
 
+// ---- Seat links (issue 82, item 11) ----
+//
+// A player's link (their tournament page, their token in the fragment) can be shown only when the
+// page has just been answered their token: the server keeps only its hash. A late entry's is
+// shown, and a token made anew for a player who lost theirs. `s.desk.seats` holds, by
+// `division/number`, what is shown for them under the division's standings (kept through
+// redraws): the director's confirmation asked for a new token (`asking`, with the request id of
+// that one reissue meant: a double click or a retry makes one), or the link made (`token`).
+
+const seatKey = (d, n) => `${d.name}/${n}`;
+
+// "New token" beside a human player (a bot has no token): its confirmation opened under the
+// standings.
+export function reissueButton(s, d, p) {
+  if (p.bot !== undefined && p.bot !== null) return "";
+  return h("button", { type: "button", class: "link", id: `reissue-${d.name}-${p.number}`, "data-reissue": String(p.number), onclick: () => {
+    s.desk.seats.set(seatKey(d, p.number), { asking: true, id: requestId(), refusal: "" });
+    s.draw();
+    const go = document.getElementById(`reissue-go-${d.name}-${p.number}`);
+    if (go) go.focus();
+  } }, t("New token"));
+}
+
+// The division's seat links, under its standings: for each player in `s.desk.seats`, the
+// confirmation of a new token, or their link to give.
+export function seatLinks(s, d, act) {
+  const items = d.players.filter((p) => s.desk.seats.has(seatKey(d, p.number))).map((p) => seatItem(s, d, p, act));
+  return items.length ? h("ul", { class: "seat-links", id: `seat-links-${d.name}` }, items) : null;
+}
+
+function seatItem(s, d, p, act) {
+  const key = seatKey(d, p.number);
+  const state = s.desk.seats.get(key);
+  const at = `${d.name}-${p.number}`;
+  const item = (...children) => h("li", { "data-player": String(p.number), id: `seat-item-${at}` }, children);
+  if (!state.asking) {
+    return item(h("span", { text: t("{name}'s link, to give them:", { name: p.name }) }), " ",
+      linkToCopy(tournamentLink(s.slug, state.token), `seat-link-${at}`), " ",
+      h("button", { type: "button", class: "link", id: `seat-hide-${at}`, onclick: () => { s.desk.seats.delete(key); s.draw(); } }, t("Hide the link")));
+  }
+  const refusal = h("span", { class: "bad refusal", id: `reissue-refusal-${at}`, role: "alert", text: state.refusal });
+  const go = h("button", { type: "button", class: "primary", id: `reissue-go-${at}`, onclick: (e) => {
+    state.refusal = "";
+    refusal.textContent = "";
+    act("ReissuePlayerToken", { division: d.name, player: p.number, request_id: state.id },
+      t("{name} has a new token: the old one no longer works.", { name: p.name }), {
+        button: e.currentTarget,
+        sent: (r) => s.desk.seats.set(key, { token: r.token }),
+        refused: async (text) => { state.refusal = text; refusal.textContent = text; },
+      });
+  } }, t("Make a new token"));
+  const cancel = h("button", { type: "button", class: "link", id: `reissue-cancel-${at}`, onclick: () => { s.desk.seats.delete(key); s.draw(); } }, t("Cancel"));
+  return item(h("p", { class: "ask", id: `reissue-ask-${at}`,
+    text: t("A new token for {name}? Their old token stops working at once: their page and their game in play refuse it. Their new link is shown here, to give them.", { name: p.name }) }),
+  h("div", { class: "row-controls" }, go, cancel, refusal));
+}
+
 // A withdrawn player's way back: paired again from the next round paired.
 export function reenter(d, number, player, act) {
   return h("button", { type: "button", class: "link", "data-reenter": String(number), onclick: () =>
     act("ReenterPlayer", { division: d.name, player: number }, t("{name} enters again.", { name: player.name })) }, t("Re-enter"));
+}
+
+// ---- The director's desk (issue 82, items 8 and 9) ----
+//
+// The page's state for it lives in `s.desk` (tournament.js), so that a redraw (every event of
+// the tournament draws the page again) loses nothing typed: `drafts`, a result form's boxes and
+// its request id by pairing; `fixing`, the pairings whose correction form is open; `hand`, a
+// division's pairings being set by hand. A request id stands for one result, one set of
+// pairings or one unpairing meant: a double click (or a retry) asks the server twice for the
+// same change, made once; the id changes with the boxes, and is dropped once the change is made.
+
+const pairingKey = (d, r, p) => `${d.name}/${r.number}/${p.number}`;
+
+// What is wrong with a score box (null: a whole number).
+const scoreFault = (input) => (input.validity.badInput || (input.value.trim() !== "" && !/^-?\d+$/.test(input.value.trim()))
+  ? "whole" : input.value.trim() === "" ? "missing" : null);
+
+// A pairing's director cell: the result of a pairing still to play entered (its scores, or a
+// forfeit naming who forfeited); a result in corrected ("Correct", then the same form filled with
+// the result in, sent as a correction). A bye has none.
+export function pairingDesk(s, d, r, p, act, name) {
+  if (!p.second) return "";
+  const key = pairingKey(d, r, p);
+  if (!p.done) return resultForm(s, d, r, p, act, name, false);
+  if (s.desk.fixing.has(key)) return resultForm(s, d, r, p, act, name, true);
+  return h("button", { type: "button", class: "link", id: `correct-${d.name}-${r.number}-${p.number}`, onclick: () => {
+    s.desk.fixing.set(key, true);
+    s.draw();
+    const box = document.getElementById(`fix-score-${d.name}-${r.number}-${p.number}-a`);
+    if (box) box.focus();
+  } }, t("Correct"));
+}
+
+// A result's form: two score boxes and "Enter" (or, correcting, "Replace the result"), and a
+// forfeit: who forfeited, chosen by name. Each box says whose score it is: its placeholder by the
+// player's first name, shown whole (the box sized to it by `field-sizing`, or where a browser
+// lacks it, through CSSOM: the page's CSP refuses style attributes); its title and its label for
+// a screen reader by the whole name. Both boxes must hold a whole number, and a forfeit must name
+// its player, before anything is sent (an empty box is no score of 0): else the refusal is said
+// next to the boxes, the boxes at fault marked, and nothing is sent. The server's refusal is said
+// there too; a result refused because one came in meanwhile opens the correction, filled with
+// what the director typed: one click replaces the result in.
+function resultForm(s, d, r, p, act, name, fixing) {
+  const key = pairingKey(d, r, p);
+  const at = `${d.name}-${r.number}-${p.number}`;
+  const pre = fixing ? "fix-" : "";
+  const draftKey = `${pre}${key}`;
+  if (!s.desk.drafts.has(draftKey)) {
+    const scores = fixing && p.scores.length === 2 ? p.scores.map(String) : ["", ""];
+    s.desk.drafts.set(draftKey, { a: scores[0], b: scores[1], by: fixing && p.forfeited_by ? String(p.forfeited_by) : "", id: requestId(), refusal: "" });
+  }
+  const draft = s.desk.drafts.get(draftKey);
+  const refusal = h("span", { class: "bad refusal", id: `${pre}refusal-${at}`, role: "alert", text: draft.refusal });
+  const changed = () => {
+    draft.a = a.value;
+    draft.b = b.value;
+    draft.by = by.value;
+    draft.id = requestId();
+  };
+  const box = (n, side) => {
+    const first = name(n).split(/\s+/)[0];
+    const shown = t("{name}'s score", { name: [...first].length > 12 ? `${[...first].slice(0, 11).join("")}…` : first });
+    const label = t("{name}'s score", { name: name(n) });
+    const input = h("input", { type: "number", step: "1", class: "score-in", placeholder: shown, title: label, "aria-label": label, id: `${pre}score-${at}-${side}`,
+      oninput: changed, onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); enter(); } } });
+    input.value = side === "a" ? draft.a : draft.b;
+    if (!CSS.supports("field-sizing", "content")) input.style.width = `calc(${Math.ceil([...shown].length * 1.2)}ch + 20px)`;
+    return input;
+  };
+  const a = box(p.first, "a");
+  const b = box(p.second, "b");
+  const by = h("select", { id: `${pre}forfeit-${at}`, onchange: changed },
+    h("option", { value: "", text: "—" }), [p.first, p.second].map((n) => h("option", { value: String(n), text: name(n) })));
+  by.value = draft.by;
+  const say = (text) => { draft.refusal = text; refusal.textContent = text; };
+  const mark = (input, wrong) => { if (wrong) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid"); };
+  // The result in, as this form would send it: what a correction to the same is refused for.
+  const same = (result) => (result.scores ? p.scores.length === 2 && p.scores[0] === result.scores.first && p.scores[1] === result.scores.second
+    : p.forfeited_by === result.forfeited_by);
+  const send = (result, said, button) => {
+    if (fixing && same(result)) {
+      say(t("That is the result in already: nothing was sent."));
+      return;
+    }
+    say("");
+    const request = { division: d.name, round: r.number, pairing: p.number, ...result, correct: fixing, request_id: draft.id };
+    act("RecordResult", request, said, {
+      button,
+      sent: () => { s.desk.drafts.delete(draftKey); s.desk.fixing.delete(key); },
+      refused: async (text) => {
+        draft.refusal = text;
+        await s.load();
+        // A result came in meanwhile: the correction, filled with what was typed, and why.
+        const now = s.pairing(d.name, r.number, p.number);
+        if (!fixing && now && now.done) {
+          s.desk.drafts.delete(draftKey);
+          s.desk.drafts.set(`fix-${key}`, { ...draft, id: requestId() });
+          s.desk.fixing.set(key, true);
+          s.draw();
+        }
+      },
+    });
+  };
+  const enter = () => {
+    const faults = [[a, p.first, scoreFault(a)], [b, p.second, scoreFault(b)]];
+    for (const [input, , why] of faults) mark(input, why);
+    mark(by, false);
+    const wrong = faults.filter(([, , why]) => why);
+    if (wrong.length) {
+      const [input, n, why] = wrong[0];
+      say(wrong.length === 2 && wrong.every(([, , w]) => w === "missing")
+        ? t("Both scores are missing: nothing was sent.")
+        : why === "missing" ? t("{name}'s score is missing: nothing was sent.", { name: name(n) })
+          : t("{name}'s score is not a whole number: nothing was sent.", { name: name(n) }));
+      input.focus();
+      return;
+    }
+    const [x, y] = [Number(a.value), Number(b.value)];
+    const words = { first: name(p.first), second: name(p.second), a: x, b: y };
+    send({ scores: { first: x, second: y } },
+      fixing ? t("Result corrected: {first} {a} – {b} {second}.", words) : t("Result entered: {first} {a} – {b} {second}.", words), go);
+  };
+  const forfeit = () => {
+    mark(a, false);
+    mark(b, false);
+    if (!by.value) {
+      mark(by, true);
+      say(t("Choose who forfeited: nothing was sent."));
+      by.focus();
+      return;
+    }
+    mark(by, false);
+    const n = Number(by.value);
+    const words = { name: name(n), winner: name(n === p.first ? p.second : p.first) };
+    send({ forfeited_by: n }, fixing ? t("Result corrected: {name} forfeits to {winner}.", words) : t("Forfeit entered: {name} forfeits to {winner}.", words), forfeitGo);
+  };
+  const go = h("button", { type: "button", id: `${pre}enter-${at}`, class: fixing ? "primary" : null, onclick: enter }, fixing ? t("Replace the result") : t("Enter"));
+  const forfeitGo = h("button", { type: "button", id: `${pre}forfeit-enter-${at}`, onclick: forfeit }, fixing ? t("Replace with the forfeit") : t("Enter the forfeit"));
+  const cancel = fixing ? h("button", { type: "button", class: "link", id: `fix-cancel-${at}`, onclick: () => {
+    s.desk.fixing.delete(key);
+    s.desk.drafts.delete(draftKey);
+    s.draw();
+  } }, t("Cancel")) : null;
+  return h("span", { class: `result-form${fixing ? " fixing" : ""}` }, a, b, go,
+    h("span", { class: "forfeit-by" }, h("label", { for: by.id, text: t("Forfeited by") }), by, forfeitGo), cancel, refusal);
+}
+
+// The buttons that open the pairings by hand: the next round to pair ("Pair round n by hand"),
+// and the last round paired while it can be paired again (not started, no result in: "Change
+// round n's pairings").
+export function handButtons(s, d) {
+  const next = d.rounds.find((r) => !r.paired);
+  const last = [...d.rounds].reverse().find((r) => r.paired);
+  const open = (r) => () => {
+    const active = d.players.filter((p) => !p.withdrawn);
+    const rows = r.paired
+      ? r.pairings.map((p) => [String(p.first), String(p.second)])
+      : Array.from({ length: Math.ceil(active.length / 2) }, () => ["", ""]);
+    s.desk.hand.set(d.name, { round: r.number, rows, id: requestId(), refusal: "" });
+    s.draw();
+    const first = document.getElementById(`hand-${d.name}-1-first`);
+    if (first) first.focus();
+  };
+  const again = last && !last.started && last.pairings.every((p) => !p.second || !p.done);
+  return [
+    next ? h("button", { type: "button", id: `hand-${d.name}`, class: next.spec && next.spec.method === "PAIRING_METHOD_MANUAL" ? "primary" : null, onclick: open(next) },
+      t("Pair round {n} by hand", { n: next.number })) : "",
+    again ? h("button", { type: "button", id: `rehand-${d.name}`, onclick: open(last) }, t("Change round {n}'s pairings", { n: last.number })) : "",
+  ];
+}
+
+// The pairings of a round set by hand: a row a pairing, who moves first and who second (or a
+// bye), chosen among the players not withdrawn; who is not paired yet is said as the rows
+// fill. Checked before anything is sent: a row half filled, a player in two pairings, a
+// player in none are refused in words and nothing is sent; the server's refusal is said there.
+export function handEditor(s, d, act) {
+  const state = s.desk.hand.get(d.name);
+  if (!state) return null;
+  const active = d.players.filter((p) => !p.withdrawn);
+  // A player withdrawn since a choice was made is offered no more: that choice is undone.
+  const offered = new Set(active.map((p) => String(p.number)));
+  state.rows = state.rows.map(([f, x]) => [offered.has(f) ? f : "", x === "0" || offered.has(x) ? x : ""]);
+  const who = (n) => (d.players[n - 1] || {}).name || `#${n}`;
+  const id = (what) => `hand-${what}-${d.name}`;
+  const left = h("p", { class: "meta", id: id("left") });
+  const refusal = h("p", { class: "bad refusal", id: id("refusal"), role: "alert", text: state.refusal });
+  const say = (text) => { state.refusal = text; refusal.textContent = text; };
+  const rows = h("tbody", {});
+  const chosen = () => state.rows.flatMap(([f, x]) => [f, x]).filter((v) => v && v !== "0").map(Number);
+  const sayLeft = () => {
+    const paired = new Set(chosen());
+    const out = active.filter((p) => !paired.has(p.number)).map((p) => p.name);
+    left.textContent = out.length ? t("Not paired yet: {names}", { names: out.join(", ") }) : t("Everyone is paired.");
+  };
+  const select = (i, side) => {
+    const label = side === 0 ? t("Pairing {k}: moves first", { k: i + 1 }) : t("Pairing {k}: second player, or a bye", { k: i + 1 });
+    const el = h("select", { id: `hand-${d.name}-${i + 1}-${side === 0 ? "first" : "second"}`, "aria-label": label, title: label,
+      onchange: () => { state.rows[i][side] = el.value; state.id = requestId(); el.removeAttribute("aria-invalid"); sayLeft(); } },
+      h("option", { value: "", text: "—" }),
+      side === 1 ? h("option", { value: "0", text: t("bye") }) : null,
+      active.map((p) => h("option", { value: String(p.number), text: p.name })));
+    el.value = state.rows[i][side];
+    return el;
+  };
+  const drawRows = () => rows.replaceChildren(...state.rows.map((_, i) => h("tr", { "data-row": String(i + 1) },
+    h("td", { text: String(i + 1) }), h("td", {}, select(i, 0)), h("td", {}, select(i, 1)))));
+  drawRows();
+  sayLeft();
+  const more = h("button", { type: "button", class: "link", id: id("more"), onclick: () => { state.rows.push(["", ""]); drawRows(); } }, t("+ a pairing"));
+  const setIt = h("button", { type: "button", class: "primary", id: id("set"), onclick: () => {
+    const selects = [...rows.querySelectorAll("select")];
+    for (const el of selects) el.removeAttribute("aria-invalid");
+    const fail = (text, el) => { say(text); if (el) { el.setAttribute("aria-invalid", "true"); el.focus(); } };
+    const seen = new Map();
+    const lines = [];
+    for (const [i, [f, x]] of state.rows.entries()) {
+      if (!f && !x) continue;
+      if (!f || !x) return fail(t("Pairing {k}: choose both players, or a bye: nothing was sent.", { k: i + 1 }), document.getElementById(`hand-${d.name}-${i + 1}-${f ? "second" : "first"}`));
+      for (const [n, side] of [[f, "first"], [x, "second"]]) {
+        if (n === "0") continue;
+        if (seen.has(n)) return fail(t("{name} is in two pairings: nothing was sent.", { name: who(Number(n)) }), document.getElementById(`hand-${d.name}-${i + 1}-${side}`));
+        seen.set(n, i);
+      }
+      lines.push({ first: Number(f), second: Number(x) });
+    }
+    const missing = active.filter((p) => !seen.has(String(p.number)));
+    if (missing.length) return fail(t("In no pairing: {names}. Nothing was sent.", { names: missing.map((p) => p.name).join(", ") }), null);
+    say("");
+    act("SetPairings", { division: d.name, round: state.round, pairings: lines, request_id: state.id },
+      t("Round {n} is paired by hand.", { n: state.round }), {
+        button: setIt,
+        sent: () => { s.desk.hand.delete(d.name); },
+        refused: async (text) => { say(text); await s.load(); },
+      });
+  } }, t("Set the pairings"));
+  const cancel = h("button", { type: "button", class: "link", id: id("cancel"), onclick: () => { s.desk.hand.delete(d.name); s.draw(); } }, t("Cancel"));
+  return h("div", { class: "hand-pairings", id: id("form") },
+    h("h3", { text: t("Round {n}'s pairings, by hand", { n: state.round }) }),
+    h("table", { class: "pairings hand" },
+      h("thead", {}, h("tr", {}, h("th", { text: "#" }), h("th", { text: t("Moves first") }), h("th", { text: t("Second player, or a bye") }))),
+      rows),
+    left, h("div", { class: "row-controls" }, more, setIt, cancel), refusal);
 }

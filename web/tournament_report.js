@@ -8,10 +8,10 @@ import { call } from "/web/grpc.js";
 import { t, lang, count } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 
-const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired"];
+const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued"];
 
 // Offer `text` as a file called `name`.
-function download(text, name, type) {
+export function download(text, name, type) {
   const a = h("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
   document.body.append(a);
   a.click();
@@ -71,7 +71,7 @@ export function kindName(kind) {
     created: t("tournament created"), player_added: t("player added"), player_withdrawn: t("player withdrawn"),
     pairings_made: t("pairings made"), round_started: t("round started"), result: t("result"),
     result_corrected: t("result corrected"), division_imported: t("division imported"), rounds_changed: t("rounds changed"),
-    player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"),
+    player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"), token_reissued: t("token made anew"),
   };
   return names[kind] || kind;
 }
@@ -95,6 +95,7 @@ export function eventSentence(e, tournament) {
     case "player_withdrawn": return who && t("{name} withdraws", { name: who });
     case "player_reentered": return who && t("{name} enters again as player {n}", { name: who, n: players[0] });
     case "round_unpaired": return e.round ? t("Round {n}'s pairings taken back", { n: e.round }) : null;
+    case "token_reissued": return who && detail === `${who}'s token made anew` ? t("{name}'s token made anew", { name: who }) : null;
     case "pairings_made": {
       if (detail === `round ${e.round} paired`) return t("Round {n} paired", { n: e.round });
       if (detail === `round ${e.round} paired by the director`) return t("Round {n} paired by hand", { n: e.round });

@@ -201,6 +201,71 @@ export function seatLink(id, token) {
   return `${location.origin}/games/${encodeURIComponent(id)}#token=${encodeURIComponent(token)}`;
 }
 
+/** The address of tournament `slug`'s page as the player whose token is `token` opens it (the
+ * token in the fragment: players.md, "Your tournament's page"). */
+export function tournamentLink(slug, token) {
+  return `${location.origin}/tournaments/${encodeURIComponent(slug)}#token=${encodeURIComponent(token)}`;
+}
+
+/** A link to hand over, shown as text (not followed: it would make this tab the player's) with
+ * its "Copy link" button: copied to the clipboard and "Copied" said; where the clipboard is not
+ * to be had (or refuses), the link in a read-only box, selected, to copy by hand. `id` names the
+ * whole (`id`-copy the button, `id`-copied what is said). */
+export function linkToCopy(link, id) {
+  const shown = h("code", { class: "seat-link", text: link });
+  const said = h("span", { class: "copied", id: `${id}-copied`, role: "status" });
+  let box = null;
+  const byHand = () => {
+    if (!box) {
+      box = h("input", { type: "text", class: "seat-link-box", readonly: true, value: link, "aria-label": t("The link"), id: `${id}-box` });
+      shown.replaceWith(box);
+    }
+    box.focus();
+    box.select();
+    said.textContent = t("Copy it from the box: it is selected.");
+  };
+  const copy = h("button", { type: "button", class: "link copy-link", id: `${id}-copy`, onclick: async () => {
+    said.textContent = "";
+    try {
+      if (!(navigator.clipboard && navigator.clipboard.writeText)) throw new Error("no clipboard here");
+      await navigator.clipboard.writeText(link);
+      said.textContent = t("Copied");
+    } catch {
+      byHand();
+    }
+  } }, t("Copy link"));
+  return h("span", { class: "link-copy", id, "data-link": link }, shown, " ", copy, " ", said);
+}
+
+// A tournament's token on its page (`/tournaments/<slug>`): the tab's (sessionStorage) first, a
+// director's or a player's, then the player's this browser keeps (localStorage, as a seat's is
+// kept), so that another tab or a later visit is the player's page again. A director's token
+// stays in its tab. Forgotten on both when the visitor clears it or the server knows it not.
+const tournamentKey = (slug) => `dawgref:tournament:${slug}`;
+
+/** The token for tournament `slug`'s page in this tab: the tab's own, else the player's this
+ * browser keeps, else "". */
+export function tournamentTokenFor(slug) {
+  try {
+    return sessionStorage.getItem(tournamentKey(slug)) || localStorage.getItem(tournamentKey(slug)) || "";
+  } catch {
+    return "";
+  }
+}
+
+/** Keep a player's tournament token in this browser (every tab, and later visits). */
+export function keepPlayerToken(slug, token) {
+  try { localStorage.setItem(tournamentKey(slug), token); } catch { /* kept in the tab only */ }
+}
+
+/** Forget tournament `slug`'s token in this tab and this browser. */
+export function forgetTournamentToken(slug) {
+  try {
+    sessionStorage.removeItem(tournamentKey(slug));
+    localStorage.removeItem(tournamentKey(slug));
+  } catch { /* nothing kept */ }
+}
+
 export async function rules() {
   if (!rulesets) rulesets = await (await fetch("/web/rules.json")).json();
   return rulesets;

@@ -1,6 +1,9 @@
 //! Behaviour tests of the gRPC API, its sessions and the browser client, against the server users run.
 //! One test binary of several modules (a cold `scripts/test` links a handful of binaries).
 
+/// The browser helpers of the pages' tests (`web_*`), loaded once for all of them.
+#[path = "../common/browser.rs"]
+mod browser;
 #[path = "../common/mod.rs"]
 mod common;
 
@@ -46,4 +49,8 @@ mod session_bots_background;
 mod session_clocks;
 mod session_sleep;
 mod web_assets;
+mod web_broadcast_results;
 mod web_client;
+mod web_director_desk;
+mod web_player_streamer;
+mod web_seat_links;

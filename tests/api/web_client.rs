@@ -3,11 +3,9 @@
 //! typing, watched live from a second browser, the director's overview and record check, and
 //! a Cyrillic word. Screenshots of every page go to `target/screenshots/`.
 
-#[path = "../common/browser.rs"]
-mod browser;
 use crate::common;
 
-use browser::*;
+use crate::browser::*;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use fantoccini::{Client, Locator};
@@ -2198,7 +2196,7 @@ async fn the_log_lists_divisions_and_players_to_filter_and_says_each_event_in_en
         assert_eq!(count(&c, "#log-table [lang='en']").await, 0, "{lang}: no server text left untold");
         // Every kind, and each in words.
         let kind_options = cells(&c, "#log-kind option").await;
-        assert_eq!(kind_options.len(), 12, "{lang}: every kind and the 11 kinds");
+        assert_eq!(kind_options.len(), 13, "{lang}: every kind and the 12 kinds");
         assert!(kind_options.iter().all(|k| !k.contains('_')), "{lang}: {kind_options:?}");
         // Division b: its import alone.
         c.find(Locator::Css("#log-division")).await.unwrap().select_by_value("b").await.unwrap();
