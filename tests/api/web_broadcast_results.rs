@@ -58,32 +58,6 @@ impl Words {
     }
 }
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame added: the window is
-/// sized again by what the viewport still lacks until it fits).
-async fn set_viewport(c: &Client, (width, height): (u32, u32)) {
-    let inner = || async {
-        let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_i64().unwrap(), v[1].as_i64().unwrap())
-    };
-    c.set_window_size(width, height).await.unwrap();
-    wait_until(
-        &format!("a viewport of {width}×{height}"),
-        || async {
-            let (w, h) = inner().await;
-            if (w, h) != (width.into(), height.into()) {
-                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
-                let grow =
-                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
-                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Some(inner().await)
-        },
-        |&size| size == (width.into(), height.into()),
-    )
-    .await;
-}
-
 /// Tournament `slug` ("Summer cup"): one division "a" of the four PLAYERS, two rounds paired by
 /// hand, and a broadcast `<slug>-live` of it `delay` seconds behind the hall, racks revealed. The
 /// players' tokens by number (Ann's first).
@@ -236,7 +210,7 @@ async fn results_entered_by_hand_show_as_results_not_as_an_empty_board_in_both_l
         round_by_hand(&mut t, ROOT, (&slug, 1), &[(1, 2), (3, 4)], &[]).await;
 
         let c = driver.browser_in(lang).await;
-        set_viewport(&c, size).await;
+        set_viewport(&c, size.0, size.1).await;
         c.goto(&format!("{}/broadcasts/{slug}-live", srv.url)).await.unwrap();
         let none_yet = standings(&srv, &slug, None).await;
         assert_eq!(none_yet.as_array().unwrap().len(), 4);
@@ -298,7 +272,7 @@ async fn results_entered_by_hand_show_as_results_not_as_an_empty_board_in_both_l
         screenshot(&c, &format!("broadcast-by-hand-open-{lang}")).await;
 
         // The overlay: the result where the board was, no racks.
-        set_viewport(&c, LAPTOP).await;
+        set_viewport(&c, LAPTOP.0, LAPTOP.1).await;
         c.goto(&format!("{}/broadcasts/{slug}-live/games/{game}/overlay", srv.url)).await.unwrap();
         let want =
             json!({ "hand": by_hand, "result": won, "bar": won, "boards": 0, "racks": 0, "labels": 0 });
@@ -329,7 +303,7 @@ async fn a_game_over_shows_who_won_on_its_card_its_large_board_and_its_overlay_i
         let (first, second) = (games[0].as_str(), games[1].as_str());
 
         let c = driver.browser_in(lang).await;
-        set_viewport(&c, size).await;
+        set_viewport(&c, size.0, size.1).await;
         c.goto(&format!("{}/broadcasts/{slug}-live", srv.url)).await.unwrap();
         wait_until(
             &format!("{lang}: both boards"),
@@ -379,7 +353,7 @@ async fn a_game_over_shows_who_won_on_its_card_its_large_board_and_its_overlay_i
         .await;
         assert_eq!(opened["open"], card(&won), "{lang}: opened large");
 
-        set_viewport(&c, LAPTOP).await;
+        set_viewport(&c, LAPTOP.0, LAPTOP.1).await;
         for (game, result) in [(first, &won), (second, &tie)] {
             c.goto(&format!("{}/broadcasts/{slug}-live/games/{game}/overlay", srv.url)).await.unwrap();
             let want = json!({ "hand": null, "result": result, "bar": result, "boards": 1, "racks": 2, "labels": 0 });
@@ -413,7 +387,7 @@ async fn the_standings_take_a_held_result_in_as_it_comes_due_and_not_before_in_b
         round_by_hand(&mut t, ROOT, (&slug, 1), &[(1, 2), (3, 4)], &[]).await;
 
         let c = driver.browser_in(lang).await;
-        set_viewport(&c, size).await;
+        set_viewport(&c, size.0, size.1).await;
         c.goto(&format!("{}/broadcasts/{slug}-live", srv.url)).await.unwrap();
         let before = standings(&srv, &slug, None).await;
         wait_page(&c, &format!("{lang}: the standings"), "standings", &before).await;

@@ -261,34 +261,6 @@ async fn a_play_extending_a_word_is_written_with_the_letters_it_plays_through() 
     c.close().await.unwrap();
 }
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame, if any, added: the
-/// window is sized again by what the viewport still lacks until it fits, as a resize may land
-/// late), and answer what it then is.
-async fn set_viewport(c: &Client, width: u32, height: u32) -> (u32, u32) {
-    let inner = || async {
-        let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
-    };
-    c.set_window_size(width, height).await.unwrap();
-    let (w, h) = wait_until(
-        &format!("a viewport of {width}×{height}"),
-        || async {
-            let (w, h) = inner().await;
-            if (w, h) != (width.into(), height.into()) {
-                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
-                let grow =
-                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
-                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Some(inner().await)
-        },
-        |&size| size == (width.into(), height.into()),
-    )
-    .await;
-    (w as u32, h as u32)
-}
-
 /// Whether the element `css` lies inside the viewport (without its scrollbars), whole, and whether
 /// the page scrolls sideways: its box and the viewport's, as the page measures them.
 async fn in_view(c: &Client, css: &str) -> serde_json::Value {
@@ -889,41 +861,6 @@ async fn a_russian_browser_gets_the_pages_in_russian_and_the_switch_is_remembere
     click(&c, "#lang-ru").await;
     wait_text(&c, ".hero h1", "Сыграть партию").await;
     c.close().await.unwrap();
-}
-
-/// A tournament made by the root director `root`: one division "a" of `names` (each rated
-/// 1500) and its rounds by `methods`, drawn from `seed`; its client and the players' tokens.
-async fn tournament(
-    srv: &TestServer,
-    root: &str,
-    (slug, name): (&str, &str),
-    names: &[&str],
-    methods: &[pb::PairingMethod],
-    seed: u64,
-) -> (pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>, Vec<pb::PlayerToken>)
-{
-    let mut t =
-        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = names
-        .iter()
-        .map(|n| pb::TournamentPlayerSpec {
-            name: n.to_string(),
-            rating: 1500,
-            bot: None,
-            lifetime_games: None,
-        })
-        .collect();
-    let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
-    let request = pb::CreateTournamentRequest {
-        allow_same_names: false,
-        name: name.into(),
-        slug: slug.into(),
-        game: Some(pb::TournamentGameSettings::default()),
-        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
-        seed: Some(seed),
-    };
-    let made = t.create_tournament(authed(request, root)).await.unwrap().into_inner();
-    (t, made.player_tokens)
 }
 
 #[tokio::test]

@@ -19,32 +19,6 @@ const ROOT: &str = "director-secret";
 
 type Tournaments = TournamentsServiceClient<Channel>;
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame added: the window is
-/// sized again by what the viewport still lacks until it fits, as a resize may land late).
-async fn set_viewport(c: &Client, width: u32, height: u32) {
-    let inner = || async {
-        let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
-    };
-    c.set_window_size(width, height).await.unwrap();
-    wait_until(
-        &format!("a viewport of {width}×{height}"),
-        || async {
-            let (w, h) = inner().await;
-            if (w, h) != (width.into(), height.into()) {
-                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
-                let grow =
-                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
-                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Some(inner().await)
-        },
-        |&size| size == (width.into(), height.into()),
-    )
-    .await;
-}
-
 /// A browser in `lang` at `size`, the page at `path` of the server open in it.
 async fn open(
     driver: &mut Driver,
@@ -141,33 +115,13 @@ async fn catch_downloads(c: &Client) {
 
 /// A tournament made through the API by the root director: one division "a" of `names` (each
 /// rated 1500), its rounds by `methods`.
-async fn tournament(
+async fn made(
     srv: &TestServer,
     (slug, name): (&str, &str),
     names: &[&str],
     methods: &[pb::PairingMethod],
 ) -> Tournaments {
-    let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
-    let players = names
-        .iter()
-        .map(|n| pb::TournamentPlayerSpec {
-            name: n.to_string(),
-            rating: 1500,
-            bot: None,
-            lifetime_games: None,
-        })
-        .collect();
-    let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
-    let request = pb::CreateTournamentRequest {
-        name: name.into(),
-        slug: slug.into(),
-        game: Some(pb::TournamentGameSettings::default()),
-        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
-        seed: Some(3),
-        allow_same_names: false,
-    };
-    t.create_tournament(authed(request, ROOT)).await.unwrap();
-    t
+    tournament(srv, ROOT, (slug, name), names, methods, 3).await.0
 }
 
 /// Tournament `slug` as its director sees it.
@@ -470,7 +424,7 @@ async fn a_tournament_is_made_from_a_phone_in_russian() {
 /// A `.t` file of four players and one round played, as the server writes it.
 async fn source_file(srv: &TestServer) -> String {
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
-    let mut t = tournament(srv, ("source", "Source"), &names, &[pb::PairingMethod::Manual]).await;
+    let mut t = made(srv, ("source", "Source"), &names, &[pb::PairingMethod::Manual]).await;
     round_by_hand(&mut t, ROOT, ("source", 1), &[(1, 2), (3, 4)], &[(420, 388), (377, 402)]).await;
     let tsh = pb::ExportTshRequest { slug: "source".into(), division: "a".into() };
     t.export_tsh(authed(tsh, ROOT)).await.unwrap().into_inner().text
@@ -484,8 +438,7 @@ async fn source_file(srv: &TestServer) -> String {
 async fn a_division_is_imported_from_a_tsh_file_in_both_languages() {
     let srv = start_directed(ROOT).await;
     let mut t =
-        tournament(&srv, ("club", "Club night"), &["Fay Ford", "Gus Gray"], &[pb::PairingMethod::Swiss])
-            .await;
+        made(&srv, ("club", "Club night"), &["Fay Ford", "Gus Gray"], &[pb::PairingMethod::Swiss]).await;
     let file = source_file(&srv).await;
     let dir = TempDir::new("desk-import");
     let path = dir.0.join("thursday.t");
@@ -579,7 +532,7 @@ async fn a_result_is_corrected_and_a_second_result_becomes_a_correction_in_both_
     let srv = start_directed(ROOT).await;
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn", "Eve Evans", "Fay Ford"];
     let manual = [pb::PairingMethod::Manual, pb::PairingMethod::Manual];
-    let mut t = tournament(&srv, ("fix", "Fix open"), &names, &manual).await;
+    let mut t = made(&srv, ("fix", "Fix open"), &names, &manual).await;
     round_by_hand(&mut t, ROOT, ("fix", 1), &[(1, 2), (3, 4), (5, 6)], &[(420, 388)]).await;
     let mut driver = Driver::start().await;
 
@@ -676,8 +629,7 @@ async fn a_result_is_corrected_and_a_second_result_becomes_a_correction_in_both_
 async fn a_forfeit_is_entered_naming_who_forfeited_in_both_languages() {
     let srv = start_directed(ROOT).await;
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
-    let mut t =
-        tournament(&srv, ("forfeits", "Forfeit open"), &names, &[pb::PairingMethod::KingOfTheHill]).await;
+    let mut t = made(&srv, ("forfeits", "Forfeit open"), &names, &[pb::PairingMethod::KingOfTheHill]).await;
     let pair = pb::PairRoundRequest {
         slug: "forfeits".into(),
         division: "a".into(),
@@ -776,7 +728,7 @@ async fn a_round_is_paired_by_hand_changed_and_unpaired_with_refusals() {
     let srv = start_directed(ROOT).await;
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn", "Eve Evans"];
     let manual = [pb::PairingMethod::Manual, pb::PairingMethod::Manual];
-    let mut t = tournament(&srv, ("hand", "Hand open"), &names, &manual).await;
+    let mut t = made(&srv, ("hand", "Hand open"), &names, &manual).await;
     let mut driver = Driver::start().await;
     let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/hand#token=director-secret").await;
     wait_text(&c, "#hand-a", "Pair round 1 by hand").await;
@@ -910,7 +862,7 @@ async fn a_round_is_paired_by_hand_changed_and_unpaired_with_refusals() {
 async fn a_round_is_paired_by_hand_and_unpaired_on_a_phone_in_russian() {
     let srv = start_directed(ROOT).await;
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
-    let mut t = tournament(&srv, ("ruhand", "Hand open"), &names, &[pb::PairingMethod::Manual]).await;
+    let mut t = made(&srv, ("ruhand", "Hand open"), &names, &[pb::PairingMethod::Manual]).await;
     let mut driver = Driver::start().await;
     let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments/ruhand#token=director-secret").await;
     wait_text(&c, "#hand-a", "Составить пары тура 1 вручную").await;
@@ -950,7 +902,7 @@ async fn a_double_click_makes_each_change_once() {
     let srv = start_directed(ROOT).await;
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
     let manual = [pb::PairingMethod::Manual];
-    let mut t = tournament(&srv, ("twice", "Twice open"), &names, &manual).await;
+    let mut t = made(&srv, ("twice", "Twice open"), &names, &manual).await;
     let mut driver = Driver::start().await;
     let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/twice#token=director-secret").await;
     let twice = |id: &str| format!("const b = document.getElementById({id:?}); b.click(); b.click();");

@@ -19,32 +19,6 @@ const ROOT: &str = "director-secret";
 /// A laptop's screen and a phone's, in CSS pixels.
 const SIZES: [(u32, u32); 2] = [(1366, 768), (390, 844)];
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame added: the window is
-/// sized again by what the viewport still lacks until it fits, as a resize may land late).
-async fn set_viewport(c: &Client, width: u32, height: u32) {
-    let inner = || async {
-        let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
-    };
-    c.set_window_size(width, height).await.unwrap();
-    wait_until(
-        &format!("a viewport of {width}×{height}"),
-        || async {
-            let (w, h) = inner().await;
-            if (w, h) != (width.into(), height.into()) {
-                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
-                let grow =
-                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
-                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Some(inner().await)
-        },
-        |&size| size == (width.into(), height.into()),
-    )
-    .await;
-}
-
 /// A browser in `lang` whose viewport is `size`.
 async fn browser_at(driver: &mut Driver, lang: &str, (width, height): (u32, u32)) -> Client {
     let c = driver.browser_in(lang).await;

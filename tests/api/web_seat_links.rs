@@ -29,32 +29,6 @@ fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
     if lang == "ru" { ru } else { en }
 }
 
-/// Make the page's viewport `width`×`height` CSS pixels (the window's frame added: the window is
-/// sized again by what the viewport still lacks until it fits).
-async fn set_viewport(c: &Client, width: u32, height: u32) {
-    let inner = || async {
-        let v = script(c, "return [innerWidth, innerHeight]").await;
-        (v[0].as_u64().unwrap() as i64, v[1].as_u64().unwrap() as i64)
-    };
-    c.set_window_size(width, height).await.unwrap();
-    wait_until(
-        &format!("a viewport of {width}×{height}"),
-        || async {
-            let (w, h) = inner().await;
-            if (w, h) != (width.into(), height.into()) {
-                let (outer_w, outer_h) = c.get_window_size().await.ok()?;
-                let grow =
-                    |outer: u64, want: u32, has: i64| (outer as i64 + i64::from(want) - has).max(1) as u32;
-                c.set_window_size(grow(outer_w, width, w), grow(outer_h, height, h)).await.ok()?;
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-            Some(inner().await)
-        },
-        |&size| size == (width.into(), height.into()),
-    )
-    .await;
-}
-
 /// A fresh browser session (a profile of its own: nothing kept) in `lang` at `size`, at `url`.
 async fn open_url(driver: &mut Driver, lang: &str, (width, height): (u32, u32), url: &str) -> Client {
     let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };

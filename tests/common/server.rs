@@ -312,3 +312,38 @@ pub async fn tournament_games(g: &mut GamesServiceClient<Channel>, slug: &str, d
     };
     g.list_games(authed(request, director)).await.unwrap().into_inner().total
 }
+
+/// A tournament made by the root director `root`: one division "a" of `names` (each rated
+/// 1500) and its rounds by `methods`, drawn from `seed`; its client and the players' tokens.
+pub async fn tournament(
+    srv: &TestServer,
+    root: &str,
+    (slug, name): (&str, &str),
+    names: &[&str],
+    methods: &[pb::PairingMethod],
+    seed: u64,
+) -> (pb::tournaments_service_client::TournamentsServiceClient<tonic::transport::Channel>, Vec<pb::PlayerToken>)
+{
+    let mut t =
+        pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let players = names
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec {
+            name: n.to_string(),
+            rating: 1500,
+            bot: None,
+            lifetime_games: None,
+        })
+        .collect();
+    let rounds = methods.iter().map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() }).collect();
+    let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
+        name: name.into(),
+        slug: slug.into(),
+        game: Some(pb::TournamentGameSettings::default()),
+        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
+        seed: Some(seed),
+    };
+    let made = t.create_tournament(authed(request, root)).await.unwrap().into_inner();
+    (t, made.player_tokens)
+}
