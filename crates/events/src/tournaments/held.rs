@@ -15,7 +15,7 @@ use super::marks::{Marked, Paired, PairedMark, PairingKey, ResultMark};
 use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
-use dawgref_tournament::PlayerId;
+use dawgref_tournament::{PlayerId, RoundId};
 use std::collections::HashSet;
 
 /// The labels a tournament's game carries: its tournament, division and round (what ListGames,
@@ -174,10 +174,19 @@ fn cut_at(mut record: Record, marked: &Marked, cut: u64, own: &HashSet<PairingKe
         for k in (0..unpaired.unwrap_or(rounds)).filter(|&k| since(changes(k).last())) {
             // Paired again or unpaired since the cut: as its last change before the cut left it.
             let then = changes(k).iter().rev().find(|m| m.number < cut).map(|m| &m.lines);
-            let lines = match then {
+            let mut lines = match then {
                 Some(Paired::Lines(kept)) => Some(paired_lines(kept, bye_spread)),
                 Some(Paired::Unpaired | Paired::Unknown) | None => None,
             };
+            // The viewer's own game, where a line of then pairs the same two as now: as it is now.
+            let now = entry.lines(RoundId::at(k));
+            for (i, line) in lines.iter_mut().flatten().enumerate() {
+                let own_now =
+                    now.get(i).filter(|_| own.contains(&(name.clone(), k as u32 + 1, i as u32 + 1)));
+                if let Some(now) = own_now.filter(|now| now.players().eq(line.players())) {
+                    *line = now.clone();
+                }
+            }
             entry.division = entry.division.with_pairings_as(k, lines);
             entry.games[k] = None;
         }

@@ -479,13 +479,17 @@ async fn check(
         Some(cut) => {
             let then = at.get(&cut).expect("the tournament as of every event count");
             let mut expected = shape(then);
-            // The viewer's own results, now, in the rounds paired then.
+            // The viewer's own results, now, in the rounds paired then: on a line that pairs
+            // the same two then (a round paired again since the cut shows its lines of then, which
+            // the viewer's game of now is not one of).
             if let Some((d, _)) = you {
                 let division = &mut expected.divisions[d].0;
                 for k in 0..division.rounds_paired() {
                     for (i, line) in now.divisions()[d].lines(RoundId::at(k)).iter().enumerate() {
+                        let then = division.rounds()[k].pairings.as_ref().and_then(|lines| lines.get(i));
                         if let Pairing::Game { result: Some(result), .. } = *line
                             && own.contains(&(NAMES[d].to_string(), k as u32 + 1, i as u32 + 1))
+                            && then.is_some_and(|then| then.players().eq(line.players()))
                         {
                             division.record(k, i, result, true).expect("a line of the round");
                         }
