@@ -232,6 +232,8 @@ const RU = {
   "Round {n} is paired by hand.": "Пары тура {n} составлены вручную.",
   // seat links (82.11)
   "Link": "Ссылка", "Copy link": "Копировать ссылку", "Copied": "Скопировано", "The link": "Ссылка",
+  "QR code": "QR-код", "Hide the QR code": "Скрыть QR-код", "Drawing the QR code…": "Рисуем QR-код…",
+  "QR code of the link": "QR-код ссылки", "The QR code could not be drawn: {why}": "QR-код не нарисован: {why}",
   "Copy it from the box: it is selected.": "Скопируйте её из поля: она выделена.",
   "Each player's link opens the tournament's page as theirs, in any browser: copy it and send it to them.":
     "Ссылка игрока открывает страницу турнира как его страницу в любом браузере: скопируйте её и отправьте игроку.",

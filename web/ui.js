@@ -234,7 +234,55 @@ export function linkToCopy(link, id) {
       byHand();
     }
   } }, t("Copy link"));
-  return h("span", { class: "link-copy", id, "data-link": link }, shown, " ", copy, " ", said);
+  const open = qrOpen.get(id);
+  const qr = h("button", { type: "button", class: "link show-qr", id: `${id}-qr`, "aria-expanded": open && open.link === link ? "true" : "false",
+    onclick: (e) => toggleQr(e.currentTarget, link, id) }, open && open.link === link ? t("Hide the QR code") : t("QR code"));
+  const whole = h("span", { class: "link-copy", id, "data-link": link }, shown, " ", copy, " ", qr, " ", said);
+  if (open && open.link === link) whole.append(qrFigure(open));
+  return whole;
+}
+
+// The QR codes shown, by their link's id, so that a redraw of the page (every event of a
+// tournament draws it again) keeps one open and does not ask for it again: `{ link, src }`, `src`
+// empty while it is drawn.
+const qrOpen = new Map();
+
+function qrFigure(open) {
+  return open.src
+    ? h("span", { class: "qr-code" }, h("img", { src: open.src, width: 256, height: 256, alt: t("QR code of the link") }))
+    : h("span", { class: open.failed ? "qr-code bad" : "qr-code", role: "status" }, open.failed || t("Drawing the QR code…"));
+}
+
+// A link's QR code, for a player to scan off the screen, shown under its link and hidden by the
+// same button. The server draws it (POST /web/qr.svg): the link, a seat token in it, goes in the
+// request's body, never in a URL.
+async function toggleQr(button, link, id) {
+  const whole = button.closest(".link-copy");
+  if (qrOpen.get(id)?.link === link) {
+    qrOpen.delete(id);
+    for (const f of whole.querySelectorAll(".qr-code")) f.remove();
+    button.setAttribute("aria-expanded", "false");
+    button.textContent = t("QR code");
+    return;
+  }
+  const open = { link, src: "", failed: "" };
+  qrOpen.set(id, open);
+  whole.append(qrFigure(open));
+  button.setAttribute("aria-expanded", "true");
+  button.textContent = t("Hide the QR code");
+  try {
+    const answer = await fetch("/web/qr.svg", { method: "POST", body: link, headers: { "content-type": "text/plain; charset=utf-8" } });
+    if (!answer.ok) throw new Error((await answer.text()).trim() || `HTTP ${answer.status}`);
+    // A data: URL, as the page's content policy allows images (img-src 'self' data:); the
+    // server's SVG is ASCII.
+    open.src = `data:image/svg+xml;base64,${btoa(await answer.text())}`;
+  } catch (e) {
+    open.failed = t("The QR code could not be drawn: {why}", { why: e.message });
+  }
+  if (qrOpen.get(id) !== open) return;
+  // The page may have been drawn again meanwhile: the link's element of now is found by its id.
+  const now = document.getElementById(id);
+  if (now) for (const f of now.querySelectorAll(".qr-code")) f.replaceWith(qrFigure(open));
 }
 
 // A tournament's token on its page (`/tournaments/<slug>`): the tab's (sessionStorage) first, a

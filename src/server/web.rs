@@ -6,6 +6,10 @@
 //! set the server was built with, for the page's protobuf codec) and `/web/rules.json` (boards,
 //! letters and tile values of the three rulesets, from the engine).
 //!
+//! One POST is answered here too: `/web/qr.svg` draws the QR code of the text it is sent (a
+//! seat link, for a player to scan off the director's screen). The text travels in the body, so
+//! a seat token never stands in a URL that a proxy or a log could keep.
+//!
 //! The page talks to the server in grpc-web (tonic-web answers it on the same port). This
 //! layer sits outside tonic-web and answers every GET and HEAD itself: gRPC and grpc-web
 //! requests are POSTs, and tonic-web refuses any other HTTP/1.1 request.
@@ -162,7 +166,60 @@ fn respond(method: &Method, path: &str, request: &http::HeaderMap) -> http::Resp
     response
 }
 
+/// Where the page asks for a QR code.
+const QR_PATH: &str = "/web/qr.svg";
+
+/// The most text a QR code is drawn of: a seat link is about a hundred bytes, and a code of a
+/// kilobyte is still read by a phone's camera off a screen.
+pub const MAX_QR_TEXT_BYTES: usize = 1024;
+
+/// The answer to `POST /web/qr.svg`: the QR code of the body's text (UTF-8, 1 to
+/// [`MAX_QR_TEXT_BYTES`] bytes) as SVG, error correction level M, with its quiet zone; never
+/// cached, since the text may be a seat link. 413 for a longer body, 400 for an empty one or one
+/// that is not UTF-8.
+async fn qr_code<B>(request: http::Request<B>) -> http::Response<Body>
+where
+    B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    const TOO_LONG: &str = "the text of a QR code is at most 1024 bytes\n";
+    let declared =
+        (request.headers().get(header::CONTENT_LENGTH)).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_QR_TEXT_BYTES as u64) {
+        return plain(StatusCode::PAYLOAD_TOO_LARGE, TOO_LONG);
+    }
+    let body = axum::body::Body::new(request.into_body());
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_QR_TEXT_BYTES).await else {
+        return plain(StatusCode::PAYLOAD_TOO_LARGE, TOO_LONG);
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return plain(StatusCode::BAD_REQUEST, "the text of a QR code must be UTF-8\n");
+    };
+    if text.is_empty() {
+        return plain(StatusCode::BAD_REQUEST, "send the text to draw as a QR code in the body\n");
+    }
+    let svg = match qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M) {
+        Ok(code) => {
+            code.render::<qrcode::render::svg::Color>().min_dimensions(256, 256).quiet_zone(true).build()
+        }
+        // Unreachable for 1024 bytes at level M (a version 40 code holds 2331), kept as an answer.
+        Err(e) => {
+            return plain_owned(StatusCode::PAYLOAD_TOO_LARGE, format!("no QR code holds this text: {e}\n"));
+        }
+    };
+    let mut response = http::Response::new(Body::new(axum::body::Body::from(svg)));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(SVG));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    secure(headers);
+    response
+}
+
 fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
+    plain_owned(status, text.to_owned())
+}
+
+fn plain_owned(status: StatusCode, text: String) -> http::Response<Body> {
     let mut response = http::Response::new(Body::new(axum::body::Body::from(text)));
     *response.status_mut() = status;
     let headers = response.headers_mut();
@@ -206,6 +263,8 @@ where
     S: tower::Service<http::Request<B>, Response = http::Response<Body>>,
     S::Future: Send + 'static,
     S::Error: Send + 'static,
+    B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
 {
     type Response = http::Response<Body>;
     type Error = S::Error;
@@ -220,6 +279,9 @@ where
         if method == Method::GET || method == Method::HEAD {
             let response = respond(method, request.uri().path(), request.headers());
             return Box::pin(std::future::ready(Ok(response)));
+        }
+        if method == Method::POST && request.uri().path() == QR_PATH {
+            return Box::pin(async move { Ok(qr_code(request).await) });
         }
         Box::pin(self.inner.call(request))
     }

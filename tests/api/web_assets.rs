@@ -7,17 +7,30 @@ use crate::common;
 use common::server::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// One HTTP/1.1 request on its own connection: (status, headers lower-cased, body).
+/// One HTTP/1.1 request without a body on its own connection: (status, headers lower-cased, body).
 async fn http(
     srv: &TestServer,
     method: &str,
     path: &str,
     extra: &str,
 ) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    exchange(srv, method, path, extra, &[]).await
+}
+
+/// One HTTP/1.1 request on its own connection, `extra` its own header lines and `body` sent
+/// after the head: (status, headers lower-cased, body).
+async fn exchange(
+    srv: &TestServer,
+    method: &str,
+    path: &str,
+    extra: &str,
+    body: &[u8],
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let addr = srv.url.trim_start_matches("http://");
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n");
     s.write_all(request.as_bytes()).await.unwrap();
+    s.write_all(body).await.unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).await.unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
@@ -119,4 +132,90 @@ async fn other_paths_are_not_found_and_grpc_still_answers() {
     let mut g = srv.games().await;
     let created = two_humans(&mut g, 1).await;
     assert_eq!(created.view.unwrap().seats.len(), 2);
+}
+
+/// One POST of the text `body` on its own connection: (status, headers lower-cased, body).
+async fn post(srv: &TestServer, path: &str, body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let head = format!("Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n", body.len());
+    exchange(srv, "POST", path, &head, body).await
+}
+
+/// What a camera reads off the QR code `svg` draws: its dark rectangles (the `M… h… v…` runs of
+/// its one path) rasterized at two pixels a unit, then read by an independent decoder (rqrr).
+fn read_qr(svg: &str) -> Vec<u8> {
+    let number = |after: &str| -> u32 {
+        let at = svg.find(after).unwrap_or_else(|| panic!("{after} in {svg:.200}")) + after.len();
+        svg[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let side = number("width=\"") as usize;
+    assert_eq!(number("height=\"") as usize, side);
+    let path = svg.split(" d=\"").nth(1).unwrap().split('"').next().unwrap();
+    let mut dark = vec![false; side * side];
+    for run in path.split('M').filter(|r| !r.is_empty()) {
+        // `{left} {top}h{width}v{height}H{left}V{top}`
+        let mut parts = run.split(['h', 'v', 'H', 'V', ' ']).map(|n| n.parse::<usize>().unwrap());
+        let (left, top, width, height) =
+            (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+        for y in top..top + height {
+            for x in left..left + width {
+                dark[y * side + x] = true;
+            }
+        }
+    }
+    let scale = 2;
+    let mut image = rqrr::PreparedImage::prepare_from_greyscale(side * scale, side * scale, |x, y| {
+        if dark[(y / scale) * side + x / scale] { 0 } else { 255 }
+    });
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code in the picture");
+    let mut read = Vec::new();
+    grids[0].decode_to(&mut read).expect("the QR code reads");
+    read
+}
+
+/// Issue 82, item 11: `POST /web/qr.svg` draws the QR code of its body, never cached; what it
+/// draws reads back to exactly the text sent, over generated texts of every length up to the
+/// limit (ASCII links with tokens, Cyrillic, any Unicode).
+#[tokio::test]
+async fn a_qr_code_is_drawn_of_the_text_posted_and_reads_back_to_it() {
+    use proptest::strategy::{Strategy, ValueTree};
+    let srv = start().await;
+    let link = format!("{}/tournaments/spring-open#token=0123456789abcdef0123456789abcdef", srv.url);
+    let mut texts = vec![link, "a".into(), "x".repeat(1024), "Ё".repeat(512)];
+    let strategies = [
+        proptest::string::string_regex("[a-z0-9:/.#=-]{1,300}").unwrap().boxed(),
+        proptest::string::string_regex("[а-яё ]{1,200}").unwrap().boxed(),
+        proptest::string::string_regex(".{1,250}").unwrap().boxed(),
+    ];
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    for i in 0..60 {
+        texts.push(strategies[i % 3].new_tree(&mut runner).unwrap().current());
+    }
+    for text in texts {
+        let (status, headers, body) = post(&srv, "/web/qr.svg", text.as_bytes()).await;
+        assert_eq!(status, 200, "{text:?}");
+        assert_eq!(header(&headers, "content-type"), Some("image/svg+xml"));
+        assert_eq!(header(&headers, "cache-control"), Some("no-store"));
+        assert_eq!(read_qr(std::str::from_utf8(&body).unwrap()), text.as_bytes(), "{text:?}");
+    }
+}
+
+/// Issue 82, item 11: a QR code's text is bounded and must be text: more than 1,024 bytes is
+/// 413, an empty body or one that is not UTF-8 is 400, each said in words; a GET of the path is
+/// not a page (404).
+#[tokio::test]
+async fn a_qr_code_of_too_much_or_of_no_text_is_refused_in_words() {
+    let srv = start().await;
+    let cases: [(&[u8], u16, &str); 3] = [
+        (&[b'x'; 1025], 413, "the text of a QR code is at most 1024 bytes\n"),
+        (b"", 400, "send the text to draw as a QR code in the body\n"),
+        (b"\xff\xfe", 400, "the text of a QR code must be UTF-8\n"),
+    ];
+    for (body, status, said) in cases {
+        let answer = post(&srv, "/web/qr.svg", body).await;
+        assert_eq!((answer.0, String::from_utf8(answer.2).unwrap().as_str()), (status, said));
+        assert_eq!(header(&answer.1, "content-type"), Some("text/plain; charset=utf-8"));
+    }
+    let (status, _, _) = http(&srv, "GET", "/web/qr.svg", "").await;
+    assert_eq!(status, 404);
 }
