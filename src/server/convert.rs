@@ -13,7 +13,7 @@ use crate::play::{Play, Problem};
 use crate::proto::v1 as pb;
 use crate::rules::RulesetKind;
 use crate::score::Evaluation;
-use dawgref_events::{ClockSettings, GameOptions, GameSettings};
+use dawgref_events::{ClockSettings, GameOptions, GameSettings, Invalid, ReportsMode};
 use dawgref_tournament::ratings::RatingSystem;
 use dawgref_tournament::{Controls, Method};
 use tonic::Status;
@@ -299,6 +299,27 @@ const RATING_SYSTEMS: [(pb::RatingSystem, RatingSystem); 5] = [
 /// A rating system as the wire numbers it.
 pub fn rating_system_to(system: RatingSystem) -> pb::RatingSystem {
     RATING_SYSTEMS.iter().find(|(_, s)| *s == system).map_or(pb::RatingSystem::Unspecified, |(w, _)| *w)
+}
+
+/// How a division takes its players' reports, as the wire gives it at `field` (unspecified:
+/// `unset`, or refused when None).
+pub fn reports_from(field: &str, wire: i32, unset: Option<ReportsMode>) -> Result<ReportsMode, Status> {
+    match pb::ResultReports::try_from(wire) {
+        Ok(pb::ResultReports::Unspecified) => unset.ok_or_else(|| errors::invalid(Invalid::NoReportsMode)),
+        Ok(pb::ResultReports::Off) => Ok(ReportsMode::Off),
+        Ok(pb::ResultReports::BothAgree) => Ok(ReportsMode::BothAgree),
+        Ok(pb::ResultReports::OneSuffices) => Ok(ReportsMode::OneSuffices),
+        Err(_) => Err(errors::bad_field(field, format!("{wire}: not a ResultReports"))),
+    }
+}
+
+/// How a division takes its players' reports, as the wire numbers it.
+pub fn reports_to(mode: ReportsMode) -> pb::ResultReports {
+    match mode {
+        ReportsMode::Off => pb::ResultReports::Off,
+        ReportsMode::BothAgree => pb::ResultReports::BothAgree,
+        ReportsMode::OneSuffices => pb::ResultReports::OneSuffices,
+    }
 }
 
 /// A division's controls as the wire gives them at `field` (an unknown rating system refused):

@@ -253,8 +253,15 @@ pub fn events(e: EventsError) -> Status {
         | EventsError::GamesMade { .. }
         | EventsError::GameOver { .. }
         | EventsError::BotHasNoToken { .. }
-        | EventsError::BroadcastEnded { .. }) => precondition(e.to_string()),
-        e @ EventsError::NotDirector { .. } => Status::permission_denied(e.to_string()),
+        | EventsError::BroadcastEnded { .. }
+        | EventsError::ReportsOff { .. }
+        | EventsError::NotInRound { .. }
+        | EventsError::ReportOfBye { .. }
+        | EventsError::ResultIn { .. }
+        | EventsError::PlayedHere { .. }) => precondition(e.to_string()),
+        e @ (EventsError::NotDirector { .. }
+        | EventsError::NotAPlayer { .. }
+        | EventsError::NotYourPairing { .. }) => Status::permission_denied(e.to_string()),
         EventsError::NotFound(what) => Status::not_found(what),
         EventsError::AlreadyExists(what) => Status::already_exists(what),
         EventsError::Aborted(what) => Status::aborted(what),
@@ -301,6 +308,9 @@ pub fn invalid_field(e: &Invalid) -> String {
         Invalid::NoSuchPairing { .. } => "pairing",
         Invalid::NotInPairing { .. } => "forfeited_by",
         Invalid::Score(_) | Invalid::NoScores => "scores",
+        Invalid::ReportedScore { field, .. } => field,
+        Invalid::ClaimedOutcome { .. } | Invalid::NoOutcome => "outcome",
+        Invalid::NoReportsMode => "result_reports",
         Invalid::NoLabels => "labels",
         Invalid::Delay { .. } => "delay_seconds",
         Invalid::AnalysisMs { .. } | Invalid::NoAnalysisMs => "analysis_ms",
@@ -353,6 +363,7 @@ fn rules(e: dawgref_tournament::Error) -> Status {
         E::NoSuchSeat { .. } => "forfeited_by",
         E::TooManyRounds { .. } => "rounds",
         E::LastRound { .. } => "count",
+        E::NoSuchTable { .. } => "table",
         _ => return precondition(e.to_string()),
     };
     bad_field(field, e.to_string())

@@ -419,7 +419,13 @@ impl RoundGames for TournamentGames<'_> {
                 Seat::new(player.name.clone(), kind)
             })
             .collect();
-        let labels = game_labels(record.slug(), entry.division().name(), round.number()).into();
+        let mut labels: Vec<(String, String)> =
+            game_labels(record.slug(), entry.division().name(), round.number()).into();
+        // The table its players sit at, for the room (a game of a round paired has one).
+        let line = entry.division().line_of(round.index(), pair[0]).map(|(line, _)| line);
+        if let Some(table) = line.and_then(|line| entry.division().table(round.index(), line)) {
+            labels.push(("table".to_string(), table.to_string()));
+        }
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default()) ^ record.seed();
         let spec = from_settings(self.0, record.game(), seats, seed)?;
         let (config, seats, delay) = build(spec)?;

@@ -94,6 +94,19 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
     assert!(out.contains("[0,10]"), "the adjusted scores: {out}");
     assert!(out.contains("ann") && out.contains("bob"), "the results: {out}");
     assert!(out.lines().any(|l| l == "spring-td"), "the revoked key: {out}");
+    // The division run on its players' reports: Di's reserved table, the two reports (waiting,
+    // then entered), and the prizes from the standings.
+    let reported = [
+        "9",
+        "[[1,2,1],[3,4,9]]",
+        "2",
+        "REPORT_STATE_WAITING",
+        r#"["REPORT_STATE_ENTERED",[402,371]]"#,
+        r#"[true,[["1st place",4,"1-0 +75"],["High game",4,"round 1: 455-380 v Cy"]]]"#,
+    ];
+    let at =
+        out.lines().position(|l| l == "[[1,2,1],[3,4,9]]").unwrap_or_else(|| panic!("the tables: {out}"));
+    assert_eq!(out.lines().skip(at - 1).take(reported.len()).collect::<Vec<_>>(), reported, "{out}");
     // The broadcast: its delay, the director's view now (1 event), the spectator's (no game yet:
     // made less than the delay ago).
     let lines: Vec<&str> = out.lines().collect();
@@ -138,10 +151,10 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             "2",
             "[[4,1,51],[2,1,24],[1,0,-24],[3,0,-51]]",
             "[[2,4],[1,3]]",
-            "Ann Archer 1800 2 3; 388; p12 2 1",
-            "Bo Baker 1700 1 4; 412; p12 1 2",
-            "Cy Cole 1600 4 1; 350; p12 1 2",
-            "Di Dunn 1500 3 2; 401; p12 2 1",
+            "Ann Archer 1800 2 3; 388; p12 2 1; board 1 2",
+            "Bo Baker 1700 1 4; 412; p12 1 2; board 1 1",
+            "Cy Cole 1600 4 1; 350; p12 1 2; board 2 2",
+            "Di Dunn 1500 3 2; 401; p12 2 1; board 2 1",
             "",
         ],
         "{out}"
@@ -156,7 +169,7 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             "5",
             "[[4,2],[1,5],[3,0]]",
             "failed_precondition: round 1 has started: its games are made, and its pairings stand",
-            "Eve Evans 1400 0 1; -50; p12 0 2",
+            "Eve Evans 1400 0 1; -50; p12 0 2; board 0 2",
         ],
         "{out}"
     );

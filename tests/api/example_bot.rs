@@ -167,6 +167,7 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
                         3
                     ],
                     controls: None,
+                    result_reports: 0,
                 }],
                 seed: Some(5),
             },

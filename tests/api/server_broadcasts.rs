@@ -650,6 +650,7 @@ async fn open_round_broadcast(
                 ..Default::default()
             }],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(3),
     };
@@ -822,6 +823,7 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
             players: ["Ann Lee", "Bo Ray", "Cy Dee", "Di Fox"].map(person).to_vec(),
             rounds: vec![koth, koth],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(5),
     };

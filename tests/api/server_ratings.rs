@@ -37,6 +37,7 @@ fn event(
                 rounds
             ],
             controls: Some(pb::DivisionControls { rating_system: system, ..Default::default() }),
+            result_reports: 0,
         }],
         seed: Some(1),
     }

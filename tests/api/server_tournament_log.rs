@@ -23,7 +23,13 @@ fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
 
 fn division(name: &str, players: Vec<pb::TournamentPlayerSpec>, rounds: usize) -> pb::DivisionSpec {
     let manual = pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() };
-    pb::DivisionSpec { name: name.into(), players, rounds: vec![manual; rounds], controls: None }
+    pb::DivisionSpec {
+        name: name.into(),
+        players,
+        rounds: vec![manual; rounds],
+        controls: None,
+        result_reports: 0,
+    }
 }
 
 fn tournament(slug: &str, divisions: Vec<pb::DivisionSpec>) -> pb::CreateTournamentRequest {
@@ -285,7 +291,7 @@ async fn the_log_is_its_directors_and_a_bad_filter_is_named() {
         })
         .await,
         invalid(
-            "filter.kinds[1]: \"results\": no such kind (there are created, player_added, player_withdrawn, pairings_made, round_started, result, result_corrected, division_imported, rounds_changed, player_reentered, round_unpaired, token_reissued)"
+            "filter.kinds[1]: \"results\": no such kind (there are created, player_added, player_withdrawn, pairings_made, round_started, result, result_corrected, division_imported, rounds_changed, player_reentered, round_unpaired, token_reissued, reports_set, result_rep…"
         )
     );
     assert_eq!(

@@ -79,6 +79,18 @@ enum Op {
     Unpair {
         last: bool,
     },
+    /// A player of a pairing still to play reports its result (the division takes reports when
+    /// both agree): the scores drawn from the pairing, so that its two players' reports agree,
+    /// unless `differ`.
+    Report {
+        pick: usize,
+        by_first: bool,
+        differ: bool,
+    },
+    /// ReissuePlayerToken: a player's token made anew (their old one refused from then on).
+    Reissue {
+        player: usize,
+    },
     /// The call before, again, with its request id.
     Retry,
     /// The server stops and starts again on its store.
@@ -102,6 +114,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (1..3u32).prop_map(|count| Op::RemoveRounds { count }),
         1 => (0..16usize).prop_map(|player| Op::Reenter { player }),
         1 => any::<bool>().prop_map(|last| Op::Unpair { last }),
+        3 => (0..64usize, any::<bool>(), prop::bool::weighted(0.2))
+            .prop_map(|(pick, by_first, differ)| Op::Report { pick, by_first, differ }),
+        1 => (0..16usize).prop_map(|player| Op::Reissue { player }),
         2 => Just(Op::Retry),
         1 => Just(Op::Restart),
     ]
@@ -119,6 +134,9 @@ enum Call {
     RemoveRounds(pb::RemoveRoundsRequest),
     Reenter(pb::ReenterPlayerRequest),
     Unpair(pb::UnpairRoundRequest),
+    /// A player's report, with their token.
+    Report(String, pb::ReportResultRequest),
+    Reissue(pb::ReissuePlayerTokenRequest),
 }
 
 struct World {
@@ -193,6 +211,7 @@ impl World {
                     .map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() })
                     .collect(),
                 controls: None,
+                result_reports: pb::ResultReports::BothAgree as i32,
             }],
             seed: Some(5),
         };
@@ -248,6 +267,10 @@ impl World {
             Call::RemoveRounds(r) => t.remove_rounds(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
             Call::Reenter(r) => t.reenter_player(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
             Call::Unpair(r) => t.unpair_round(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec(),
+            Call::Report(token, r) => t.report_result(authed(r, &token)).await?.into_inner().encode_to_vec(),
+            Call::Reissue(r) => {
+                t.reissue_player_token(authed(r, DIRECTOR)).await?.into_inner().encode_to_vec()
+            }
         })
     }
 
@@ -483,6 +506,58 @@ impl World {
                     }
                 }
             }
+            Op::Report { pick, by_first, differ } => {
+                let Some((round, p)) = pick_of(&all, pick, |p| !p.done && p.second != 0) else {
+                    return Ok(());
+                };
+                let (first, second) =
+                    (300 + (round * 31 + p.number * 17) % 200, 300 + (round * 13 + p.number * 29) % 200);
+                let (first, second) = (first as i32, second as i32 + i32::from(differ));
+                let (player, mine, theirs) =
+                    if by_first { (p.first, first, second) } else { (p.second, second, first) };
+                let outcome = match mine.cmp(&theirs) {
+                    std::cmp::Ordering::Greater => pb::ReportedOutcome::Win,
+                    std::cmp::Ordering::Less => pb::ReportedOutcome::Loss,
+                    std::cmp::Ordering::Equal => pb::ReportedOutcome::Tie,
+                };
+                let r = pb::ReportResultRequest {
+                    slug: SLUG.into(),
+                    round,
+                    pairing: p.number,
+                    my_score: mine,
+                    opponent_score: theirs,
+                    outcome: outcome as i32,
+                    request_id,
+                };
+                let token = self.tokens[&player].clone();
+                self.director(Call::Report(token, r)).await?;
+            }
+            Op::Reissue { player } => {
+                let player = (player % d.players.len()) as u32 + 1;
+                let r = pb::ReissuePlayerTokenRequest {
+                    slug: SLUG.into(),
+                    division: "a".into(),
+                    player,
+                    request_id,
+                };
+                if self.director(Call::Reissue(r)).await? {
+                    let Some((_, answer)) = &self.last else { unreachable!("an answered call is kept") };
+                    let answer =
+                        <pb::ReissuePlayerTokenResponse as prost::Message>::decode(answer.as_slice())
+                            .unwrap();
+                    let old = self.tokens.insert(player, answer.token.clone());
+                    // The old token is no one's any more.
+                    if let Some(old) = old {
+                        let request = authed(pb::GetTournamentRequest { slug: SLUG.into() }, &old);
+                        let refused = self.t.get_tournament(request).await.map(|_| ()).map_err(|e| e.code());
+                        ensure!(
+                            refused == Err(Code::Unauthenticated),
+                            "step {}: an old token still works",
+                            self.step
+                        );
+                    }
+                }
+            }
             Op::Retry => {
                 let Some((call, answer)) = self.last.clone() else { return Ok(()) };
                 let before = self.tournament().await;
@@ -527,6 +602,24 @@ impl World {
                     ensure!(p.done && p.game_id.is_empty(), "step {step}: a bye is done and has no game");
                     continue;
                 }
+                // A report stands only while its pairing waits, played over the board, each by
+                // one of its players; two stand only when they differ (agreeing, they are the
+                // result).
+                let reporters: Vec<u32> = p.reports.iter().map(|r| r.player).collect();
+                ensure!(
+                    reporters.is_empty() || (!p.done && p.game_id.is_empty()),
+                    "step {step}: round {round}'s pairing {} has reports {reporters:?} (done {})",
+                    p.number,
+                    p.done
+                );
+                ensure!(
+                    reporters.iter().all(|n| [p.first, p.second].contains(n)),
+                    "step {step}: a report by another player: {reporters:?}"
+                );
+                ensure!(
+                    p.reports.len() < 2 || p.reports[0].scores != p.reports[1].scores,
+                    "step {step}: two reports agree and no result is in"
+                );
                 if p.game_id.is_empty() {
                     continue;
                 }
@@ -616,10 +709,14 @@ impl World {
                 s.player
             );
         }
-        // The events: each number once, in order, up to the count.
+        // The events: each number once, in order, up to the count (as its director watches: a
+        // player's report is the directors' alone).
         let mut stream = self
             .t
-            .watch_tournament(pb::WatchTournamentRequest { slug: SLUG.into(), from_event: 0 })
+            .watch_tournament(authed(
+                pb::WatchTournamentRequest { slug: SLUG.into(), from_event: 0 },
+                DIRECTOR,
+            ))
             .await
             .unwrap()
             .into_inner();
@@ -657,6 +754,7 @@ impl World {
                     .collect(),
                 rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }],
                 controls: None,
+                result_reports: 0,
             }],
             seed: Some(1),
         };

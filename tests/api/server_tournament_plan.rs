@@ -33,6 +33,7 @@ fn club(slug: &str) -> pb::CreateTournamentRequest {
             players: ["Ann", "Bo", "Cy", "Di"].map(person).into(),
             rounds: vec![spec(pb::PairingMethod::Manual), spec(pb::PairingMethod::Swiss)],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(5),
     }

@@ -56,6 +56,7 @@ fn event(
                 .map(|&m| pb::RoundSpec { method: m as i32, ..Default::default() })
                 .collect(),
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(11),
     }

@@ -53,6 +53,7 @@ fn club(
             players,
             rounds: rounds(methods),
             controls: Some(pb::DivisionControls { spread_cap: 250, ..Default::default() }),
+            result_reports: 0,
         }],
         seed: Some(7),
     }
@@ -229,10 +230,12 @@ async fn a_club_event_runs_from_pairing_to_standings_and_tsh() {
     assert_eq!(
         line1,
         format!(
-            "{} {rating} {} {opp2_number}; 420; p12 1 {}",
+            "{} {rating} {} {opp2_number}; 420; p12 1 {}; board {} {}",
             name(game1.first),
             game1.second,
-            seat(game1.first, opp2)
+            seat(game1.first, opp2),
+            game1.table,
+            opp2.table
         )
     );
     let forfeiter = tsh.lines().find(|l| l.starts_with(&format!("{} ", name(game2.first)))).unwrap();

@@ -79,6 +79,7 @@ async fn cup(srv: &TestServer, slug: &str, delay: u32) -> Vec<String> {
             players: PLAYERS.iter().map(|n| player(n)).collect(),
             rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }; 2],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(1),
     };

@@ -112,6 +112,7 @@ async fn spring(srv: &TestServer, slug: &str) -> (Vec<String>, Vec<String>) {
                 rating_system: pb::RatingSystem::Nsa2008 as i32,
                 ..Default::default()
             }),
+            result_reports: 0,
         }],
         seed: Some(1),
     };

@@ -113,7 +113,13 @@ async fn made(t: &mut Tournaments, slug: &str) -> Vec<String> {
         name: format!("Links {slug}"),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
-        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds,
+            controls: None,
+            result_reports: 0,
+        }],
         seed: Some(3),
         allow_same_names: false,
     };

@@ -341,7 +341,13 @@ pub async fn tournament(
         name: name.into(),
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
-        divisions: vec![pb::DivisionSpec { name: "a".into(), players, rounds, controls: None }],
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds,
+            controls: None,
+            result_reports: 0,
+        }],
         seed: Some(seed),
     };
     let made = t.create_tournament(authed(request, root)).await.unwrap().into_inner();

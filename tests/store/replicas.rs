@@ -961,6 +961,7 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
                 ..Default::default()
             }],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(3),
     };
@@ -1022,6 +1023,7 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
                 ..Default::default()
             }],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(5),
     };
@@ -1160,6 +1162,7 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
                 ..Default::default()
             }],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(5),
     };

@@ -133,6 +133,7 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
                 2
             ],
             controls: None,
+            result_reports: 0,
         }],
         seed: Some(seed),
     };

@@ -45,6 +45,34 @@ pub enum EventsError {
     /// A director's command made by one who does not direct the tournament (PERMISSION_DENIED).
     #[error("{actor} may not {command}: a director's command")]
     NotDirector { actor: String, command: &'static str },
+    /// A player's command made by one who is no player of the tournament: a director enters
+    /// results with RecordResult (PERMISSION_DENIED).
+    #[error(
+        "{actor} may not ReportResult: a player reports their own result (a director enters it with RecordResult)"
+    )]
+    NotAPlayer { actor: String },
+    /// A player's report of a pairing that is not theirs (PERMISSION_DENIED).
+    #[error("pairing {pairing} of round {round} is not yours: yours is pairing {yours}")]
+    NotYourPairing { round: u32, pairing: u32, yours: u32 },
+    /// A report in a division that does not take its players' reports (FAILED_PRECONDITION).
+    #[error("division {division} does not take its players' reports: its director enters its results")]
+    ReportsOff { division: String },
+    /// A report of a round the player is in no line of (FAILED_PRECONDITION).
+    #[error("you are in no pairing of round {round}")]
+    NotInRound { round: u32 },
+    /// A report of a bye (FAILED_PRECONDITION).
+    #[error("you have a bye in round {round}: there is no result to report")]
+    ReportOfBye { round: u32 },
+    /// A report of a pairing whose result is in (FAILED_PRECONDITION).
+    #[error(
+        "pairing {pairing} of round {round} has its result already ({result}): ask the director to correct it"
+    )]
+    ResultIn { round: u32, pairing: u32, result: String },
+    /// A report of a pairing whose game is played on the server (FAILED_PRECONDITION).
+    #[error(
+        "pairing {pairing} of round {round} is played on the server: its result enters when its game ends"
+    )]
+    PlayedHere { round: u32, pairing: u32 },
     /// A token asked for a player the server's bot plays (FAILED_PRECONDITION).
     #[error("player {player} ({name}) is the server's {level} bot: a bot has no token")]
     BotHasNoToken { player: u32, name: String, level: String },
@@ -97,6 +125,18 @@ pub enum Invalid {
     /// A score past the bound any score has (`dawgref_engine::game::score_out_of_bounds`).
     #[error("a {0}")]
     Score(String),
+    /// A reported score past the bound any score has, or 0–0, by the field that holds it.
+    #[error("{why}")]
+    ReportedScore { field: &'static str, why: String },
+    /// A report whose scores do not give the outcome it claims.
+    #[error("{mine}–{theirs} is {given} for you, reported as {claimed}")]
+    ClaimedOutcome { mine: i32, theirs: i32, given: &'static str, claimed: &'static str },
+    /// A report that claims no outcome.
+    #[error("say whether the game was a win, a loss or a tie for you")]
+    NoOutcome,
+    /// SetResultReports naming no way.
+    #[error("say how the division takes reports: off, both agree, or one suffices")]
+    NoReportsMode,
     /// A result of 0–0: taken as no scores given (a caller that sends none sends 0–0), never
     /// entered as a game's result.
     #[error("0–0: no scores given (a forfeit is entered as one, naming who forfeited)")]

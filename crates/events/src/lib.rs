@@ -28,10 +28,10 @@ pub use error::{
 };
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
-    Actor, Answer, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME, GameLink, Hand,
-    HandResult, Import, Line, LogFilter, NewDivision, NewTournament, Outcome, Owners, ROOT, Record,
-    RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels, game_result, log_csv,
-    log_json_lines,
+    Actor, Answer, Claimed, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME,
+    GameLink, Hand, HandResult, Import, Line, LineReports, LogFilter, NewDivision, NewTournament, Outcome,
+    Owners, PlayerReport, ROOT, Record, ReportState, ReportsMode, RoundGames, Source, TournamentEvent,
+    Watched, derived_request_id, game_labels, game_result, log_csv, log_json_lines,
 };
 
 use dawgref_host::Host;

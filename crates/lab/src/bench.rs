@@ -228,6 +228,9 @@ pub enum BenchCommand {
     /// A director's calls on a large division over gRPC: PairRound, StartRound (every game made),
     /// RecordResult answered with the standings, GetTournament.
     Tournament(super::tournament::BenchTournamentArgs),
+    /// Every player of a large division reports their own result at the same moment
+    /// (ReportResult, both must agree): each report's latency, every result entered once.
+    Reports(super::bench_reports::ReportsArgs),
     /// One broadcast of bot games watched by many spectators: each event's lateness past its
     /// due time, the CPU time and the moves judged, memory per stream.
     Broadcast(super::bench_broadcast::BroadcastArgs),
@@ -258,6 +261,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Lexicon { runs } => lexicon(runs.max(1)),
         BenchCommand::Pairing(args) => super::bench_pairing::run(args),
         BenchCommand::Tournament(args) => super::tournament::bench(args),
+        BenchCommand::Reports(args) => super::bench_reports::run(args),
         BenchCommand::Broadcast(args) => super::bench_broadcast::run(args),
         BenchCommand::Infer(args) => super::bench_champion::infer(args),
         BenchCommand::Peg(args) => super::bench_champion::peg(args),

@@ -18,6 +18,7 @@ mod bench_flood;
 mod bench_forward;
 mod bench_livegames;
 mod bench_pairing;
+mod bench_reports;
 mod bench_review;
 mod bench_server;
 mod bench_store;

@@ -109,7 +109,7 @@ fn method(name: &str) -> Result<pb::PairingMethod, String> {
 }
 
 /// Run `work` against a fresh in-process server on SQLite in `dir`, with a director.
-fn on_server<F, Fut>(dir: &std::path::Path, work: F) -> CliResult
+pub(super) fn on_server<F, Fut>(dir: &std::path::Path, work: F) -> CliResult
 where
     F: FnOnce(TournamentsServiceClient<Channel>) -> Fut,
     Fut: std::future::Future<Output = Result<(), Box<dyn std::error::Error>>>,
@@ -170,6 +170,7 @@ pub fn run(args: TournamentArgs) -> CliResult {
                     args.rounds as usize
                 ],
                 controls: None,
+                result_reports: 0,
             }],
             seed: Some(args.seed),
         };
@@ -232,7 +233,7 @@ pub fn run(args: TournamentArgs) -> CliResult {
 }
 
 /// Player names: letters, so that no word is a number.
-fn seat_name(i: u32) -> String {
+pub(super) fn seat_name(i: u32) -> String {
     let mut n = i;
     let mut name = String::new();
     loop {
@@ -271,6 +272,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
                     10
                 ],
                 controls: Some(pb::DivisionControls { rating_system: system as i32, ..Default::default() }),
+                result_reports: 0,
             }],
             seed: Some(args.seed),
         };

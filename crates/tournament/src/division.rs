@@ -82,12 +82,23 @@ pub struct Player {
     /// not known, which the ratings take as TSH does ([`crate::ratings`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifetime_games: Option<u32>,
+    /// The table this player keeps in every round paired (the `tables` module), set by the
+    /// director ([`Division::set_reserved_table`]); None: seated by the rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_table: Option<u32>,
 }
 
 impl Player {
     /// A person with a name and rating (None: unrated), active.
     pub fn new(name: impl Into<String>, rating: Option<u32>) -> Player {
-        Player { name: name.into(), rating, withdrawn: false, bot: None, lifetime_games: None }
+        Player {
+            name: name.into(),
+            rating,
+            withdrawn: false,
+            bot: None,
+            lifetime_games: None,
+            reserved_table: None,
+        }
     }
 }
 
@@ -259,11 +270,16 @@ pub struct Round {
     pub method: Method,
     /// None until the round is paired.
     pub pairings: Option<Vec<Pairing>>,
+    /// The table of each line of `pairings` (0 for a bye), assigned with them
+    /// (the `tables` module); None while unpaired. A round kept before tables were (none written)
+    /// has them assigned when read back ([`Division::restore`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<Vec<u32>>,
 }
 
 impl Round {
     pub fn new(method: Method) -> Round {
-        Round { method, pairings: None }
+        Round { method, pairings: None, tables: None }
     }
 
     /// Paired, and every result in.
@@ -358,6 +374,8 @@ pub enum Error {
     AlreadyWithdrawn { player: PlayerId },
     #[error("round {round} is not the last round paired (round {last} is): unpair round {last} first")]
     NotLastPaired { round: usize, last: usize },
+    #[error("table {table}: tables are numbered 1 to {}", crate::tables::MAX_TABLE)]
+    NoSuchTable { table: u32 },
     #[error("{0}")]
     Unpairable(String),
     #[error("{0}")]
@@ -383,15 +401,22 @@ impl Division {
     /// A division as it was kept (its rounds paired and results in), checked as its methods
     /// would have left it: at most [`MAX_PLAYERS`] players and [`MAX_ROUNDS`] rounds, rounds
     /// paired in order, every line's players there, none twice in a round or paired with
-    /// themself, and a forfeit's winner a seat.
+    /// themself, a forfeit's winner a seat, and a round's tables one a line, 0 exactly for a
+    /// bye, each game's its own. A paired round kept without tables (kept before they were) has
+    /// them assigned by the rule (the `tables` module), with the players' reserved tables.
     pub fn restore(
         name: impl Into<String>,
         players: Vec<Player>,
         rounds: Vec<Round>,
         controls: Controls,
     ) -> Result<Division, Error> {
-        let division = Division { name: name.into(), players, rounds, controls };
+        let mut division = Division { name: name.into(), players, rounds, controls };
         division.check()?;
+        for k in 0..division.rounds.len() {
+            if division.rounds[k].tables.is_none() {
+                division.assign_tables(k);
+            }
+        }
         Ok(division)
     }
 
@@ -430,6 +455,25 @@ impl Division {
                         return Err(Error::PairedTwice { player, round: shown(k) });
                     }
                 }
+            }
+            // None is left for `restore` to assign.
+            match (&round.pairings, &round.tables) {
+                (Some(lines), Some(tables)) => {
+                    if let Some(why) = crate::tables::problem(k, lines, tables) {
+                        return Err(Error::Invalid(why));
+                    }
+                }
+                (None, Some(_)) => {
+                    return Err(Error::Invalid(format!("round {} is not paired, yet has tables", shown(k))));
+                }
+                (_, None) => {}
+            }
+        }
+        for player in &self.players {
+            if let Some(t) = player.reserved_table
+                && !(1..=crate::tables::MAX_TABLE).contains(&t)
+            {
+                return Err(Error::NoSuchTable { table: t });
             }
         }
         Ok(())
@@ -470,11 +514,13 @@ impl Division {
 
     /// This division with round `round` paired by `pairings` (None: unpaired), as it stood before
     /// a change of its pairings: what a spectator sees while that change is held back. A round
-    /// not there is left as it is.
+    /// not there is left as it is. Their tables are assigned by the rule, as they were when those
+    /// pairings were set (unless a reservation has changed since).
     pub fn with_pairings_as(&self, round: usize, pairings: Option<Vec<Pairing>>) -> Division {
         let mut before = self.clone();
-        if let Some(r) = before.rounds.get_mut(round) {
-            r.pairings = pairings;
+        if round < before.rounds.len() {
+            before.rounds[round].pairings = pairings;
+            before.assign_tables(round);
         }
         before
     }
@@ -483,7 +529,10 @@ impl Division {
     /// a result those pairings were drawn after is held back.
     pub fn without_pairings_from(&self, from: usize) -> Division {
         let mut before = self.clone();
-        before.rounds.iter_mut().skip(from).for_each(|round| round.pairings = None);
+        before.rounds.iter_mut().skip(from).for_each(|round| {
+            round.pairings = None;
+            round.tables = None;
+        });
         before
     }
 
@@ -510,7 +559,8 @@ impl Division {
 
     /// Set (or replace, if no result is in yet) a round's pairings: the director's own, for a
     /// manual round or to override any method. Every active player is in exactly one line;
-    /// withdrawn players in none. Earlier rounds must be paired.
+    /// withdrawn players in none. Earlier rounds must be paired. The lines' tables are assigned
+    /// afresh (the `tables` module).
     pub fn set_pairings(&mut self, round: usize, pairings: Vec<Pairing>) -> Result<(), Error> {
         let r = self.round(round)?;
         if let Some(old) = &r.pairings
@@ -545,6 +595,7 @@ impl Division {
             return Err(Error::Unpaired { player, round: shown(round) });
         }
         self.rounds[round].pairings = Some(pairings);
+        self.assign_tables(round);
         Ok(())
     }
 

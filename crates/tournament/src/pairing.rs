@@ -14,8 +14,9 @@ const DRAW_RANDOM: u64 = 1;
 const DRAW_FIRST: u64 = 2;
 
 impl Division {
-    /// Pair `round` by its method and keep the pairings: rounds in order, each once; a method
-    /// that reads the standings waits for every earlier result.
+    /// Pair `round` by its method and keep the pairings, their tables assigned
+    /// (the `tables` module): rounds in order, each once; a method that reads the standings waits
+    /// for every earlier result.
     pub fn pair(&mut self, round: usize) -> Result<&[Pairing], Error> {
         let r = self.round(round)?;
         if r.pairings.is_some() {
@@ -35,6 +36,7 @@ impl Division {
         }
         let pairings = pair(self, round)?;
         self.rounds[round].pairings = Some(pairings);
+        self.assign_tables(round);
         Ok(self.rounds[round].pairings.as_deref().unwrap_or_default())
     }
 }

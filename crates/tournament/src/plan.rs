@@ -52,8 +52,10 @@ impl Division {
     pub fn add_late_player(&mut self, player: Player, missed: Missed) -> Result<PlayerId, Error> {
         let id = self.add_player(player)?;
         if let Missed::Byes { spread } = missed {
-            for round in self.rounds.iter_mut().map_while(|r| r.pairings.as_mut()) {
-                round.push(Pairing::Bye { player: id, spread });
+            for round in self.rounds.iter_mut().take_while(|r| r.pairings.is_some()) {
+                round.pairings.iter_mut().for_each(|lines| lines.push(Pairing::Bye { player: id, spread }));
+                // A bye has no table: the tables of the round's games stand.
+                round.tables.iter_mut().for_each(|tables| tables.push(0));
             }
         }
         Ok(id)
@@ -73,7 +75,7 @@ impl Division {
 
     /// Take round `round`'s pairings away, to be paired again: only the last round paired (a
     /// later round's pairings are drawn after it), and only while none of its games has a result
-    /// in (a bye's line goes with the rest).
+    /// in (a bye's line goes with the rest). Their tables go with them.
     pub fn unpair(&mut self, round: usize) -> Result<(), Error> {
         let r = self.round(round)?;
         let Some(lines) = &r.pairings else {
@@ -87,6 +89,7 @@ impl Division {
             return Err(Error::HasResults { round: shown(round) });
         }
         self.rounds[round].pairings = None;
+        self.rounds[round].tables = None;
         Ok(())
     }
 }

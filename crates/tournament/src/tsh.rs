@@ -31,9 +31,11 @@
 //! `unpaired` field below keeps it for dawgref.
 //!
 //! TSH keeps the `;` fields it does not know, and so does this reader. What TSH's own fields
-//! cannot say is written in three of them, so that a file written here reads back as the same
+//! cannot say is written in four of them, so that a file written here reads back as the same
 //! division (`export` then `import`; the property tests hold it):
 //! - `bot LEVEL`: the server's bot of that level plays as this player;
+//! - `reserved N`: the player's reserved table (TSH keeps reservations in its configuration,
+//!   `config reserved{'A'}[13] = 4`, not in the `.t` file);
 //! - `forfeit …`: per round, `0`, or `N/S/W` for a forfeit against player N in which this player
 //!   held seat S (1 first, 2 second) and won (W 1) or lost (W 0), where the opponent and score
 //!   fields say "no opponent, ±the forfeit spread";
@@ -46,6 +48,9 @@
 //!
 //! And of TSH's own: `off N`, the player has withdrawn (read; N not: dawgref pairs a withdrawn
 //! player no more); `lifeg N`, the player's rated games before the event (read and written);
+//! `board …`, per round the table (TSH's board) of the player's game, 0 for none (a bye, or no
+//! line), written with `p12` and read as each game's table (a game whose rows name no board, or
+//! one an earlier line has, is seated by the rule of the `tables` module, as TSH seats it);
 //! and `newr …`, the rating estimate after each round paired (0: none), written when the
 //! division rates its players ([`crate::ratings`]) and recomputed, not read.
 
@@ -53,21 +58,26 @@ use crate::division::{
     Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round, zero_is_unrated,
 };
 pub use crate::name::name_problem;
+use crate::tables::{self, MAX_TABLE};
 use std::fmt::Write;
 
 /// The division as a `.t` file.
 pub fn export(d: &Division) -> String {
-    let paired: Vec<&Vec<Pairing>> = d.rounds.iter().map_while(|r| r.pairings.as_ref()).collect();
+    // Each round paired: its lines and their tables (one a line while paired).
+    let paired: Vec<(&Vec<Pairing>, &[u32])> = (d.rounds.iter())
+        .map_while(|r| Some((r.pairings.as_ref()?, r.tables.as_deref().unwrap_or_default())))
+        .collect();
     let mut out = String::new();
     let estimates = (!d.controls.rating_system.is_none()).then(|| crate::ratings::estimates_by_round(d));
     for (i, player) in d.players.iter().enumerate() {
         let me = PlayerId(i as u32);
         let (mut opponents, mut scores, mut p12) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut forfeits, mut unpaired) = (Vec::new(), Vec::new());
+        let (mut forfeits, mut unpaired, mut boards) = (Vec::new(), Vec::new(), Vec::new());
         // A bye of 0 reads `0; 0` as a round in no line does: dawgref's `unpaired` tells them apart.
         let mut bye_of_0 = false;
-        for lines in &paired {
-            let Some(line) = lines.iter().find(|l| l.players().any(|p| p == me)) else {
+        for (lines, tables) in &paired {
+            let Some((at, line)) = lines.iter().enumerate().find(|(_, l)| l.players().any(|p| p == me))
+            else {
                 // Not in the round (added later, or withdrawn): it counts nothing, which TSH
                 // reads from no opponent and no spread.
                 opponents.push(0);
@@ -75,9 +85,11 @@ pub fn export(d: &Division) -> String {
                 p12.push(0);
                 forfeits.push(String::from("0"));
                 unpaired.push(1);
+                boards.push(0);
                 continue;
             };
             unpaired.push(0);
+            boards.push(tables.get(at).copied().unwrap_or(0));
             let mut forfeit = String::from("0");
             let (opponent, score, seat) = match *line {
                 Pairing::Bye { spread, .. } => {
@@ -125,6 +137,10 @@ pub fn export(d: &Division) -> String {
             for s in &p12 {
                 let _ = write!(out, " {s}");
             }
+            out.push_str("; board");
+            for b in &boards {
+                let _ = write!(out, " {b}");
+            }
         }
         if forfeits.iter().any(|f| f != "0") {
             let _ = write!(out, "; forfeit {}", forfeits.join(" "));
@@ -143,6 +159,9 @@ pub fn export(d: &Division) -> String {
         }
         if let Some(games) = player.lifetime_games {
             let _ = write!(out, "; lifeg {games}");
+        }
+        if let Some(table) = player.reserved_table {
+            let _ = write!(out, "; reserved {table}");
         }
         if let Some(by_round) = estimates.as_ref().map(|e| &e[i]).filter(|e| !e.is_empty()) {
             out.push_str("; newr");
@@ -175,6 +194,8 @@ struct Row {
     unpaired: Vec<bool>,
     /// Per round: a score the score field could not hold (files written before `00`).
     late: Vec<Option<i32>>,
+    /// Per round: the table (TSH's board) of the player's game, 0 for none.
+    boards: Vec<u32>,
 }
 
 impl Row {
@@ -214,7 +235,14 @@ pub fn import(name: &str, text: &str, controls: Controls, more: &[Method]) -> Re
     let mut division = Division::new(name, players, &[], controls);
     for round in 0..rounds {
         let lines = read_round(&rows, round, rounds)?;
-        division.rounds.push(Round { method: Method::Manual, pairings: Some(lines) });
+        // A game's wishes: the boards its rows name, then its players' reserved tables.
+        let wishes = |i: usize| {
+            let players = || lines[i].players();
+            let named = players().filter_map(|p| rows[p.index()].boards.get(round).copied());
+            named.chain(players().filter_map(|p| division.players[p.index()].reserved_table)).collect()
+        };
+        let tables = tables::assign(&lines, wishes);
+        division.rounds.push(Round { method: Method::Manual, pairings: Some(lines), tables: Some(tables) });
     }
     division.rounds.extend(more.iter().map(|&m| Round::new(m)));
     Ok(division)
@@ -250,7 +278,8 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
         })
         .collect::<Result<Vec<Option<i32>>, _>>()?;
     let (mut p12, mut forfeits, mut unpaired, mut late) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut withdrawn, mut bot, mut lifetime_games) = (false, None, None);
+    let (mut withdrawn, mut bot, mut lifetime_games, mut reserved_table) = (false, None, None, None);
+    let mut boards = Vec::new();
     for field in fields {
         let mut words = field.split_whitespace();
         match words.next() {
@@ -310,6 +339,21 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
                 let level = words.next().ok_or_else(|| err("bot names no level".into()))?;
                 bot = Some(level.to_string());
             }
+            Some("board") => {
+                boards = words
+                    .map(|w| match w.parse::<u32>() {
+                        Ok(b) if b <= MAX_TABLE => Ok(b),
+                        _ => Err(err(format!("board {w:?} is not 0 or a table, 1 to {MAX_TABLE}"))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            Some("reserved") => {
+                let table = words.next().unwrap_or_default();
+                match table.parse::<u32>() {
+                    Ok(t) if (1..=MAX_TABLE).contains(&t) => reserved_table = Some(t),
+                    _ => return Err(err(format!("reserved {table:?} is not a table, 1 to {MAX_TABLE}"))),
+                }
+            }
             _ => {}
         }
     }
@@ -320,8 +364,8 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
     if let Some(why) = name_problem(&name) {
         return Err(err(format!("{name:?}: {why}")));
     }
-    let player = Player { name, rating, withdrawn, bot, lifetime_games };
-    Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late }))
+    let player = Player { name, rating, withdrawn, bot, lifetime_games, reserved_table };
+    Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late, boards }))
 }
 
 /// A round's lines, from every player's row (a pair's line made once, from its lower number).

@@ -119,8 +119,8 @@ fn a_late_entry_counts_the_rounds_gone_as_absent_or_as_byes_of_a_spread() {
     assert_eq!(round_2.len(), 3);
     assert!(round_2.iter().any(|l| l.players().any(|q| q == p(4))));
     // Each reads back from its `.t` file: "unpaired" for the absence, a score with no opponent
-    // for the bye.
-    for (d, line) in [(&absent, "Eve Late 1500 0 "), (&byes, "Eve Late 1500 0; -50; p12 0\n")] {
+    // (and no board) for the bye.
+    for (d, line) in [(&absent, "Eve Late 1500 0 "), (&byes, "Eve Late 1500 0; -50; p12 0; board 0\n")] {
         let text = tsh::export(d);
         assert!(text.contains(line), "{text}");
         let back = tsh::import("A", &text, d.controls().clone(), &[Method::Swiss]).unwrap();

@@ -7,7 +7,7 @@ use dawgref_tournament::{
     Controls, Division, Error, GameResult, Method, Missed, Pairing, Player, PlayerId, Round, Standings,
 };
 use proptest::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 fn field(n: usize, methods: &[Method], controls: Controls) -> Division {
     let players = (0..n).map(|i| Player::new(format!("Player {}", letter(i)), Some(2000 - i as u32)));
@@ -432,16 +432,18 @@ fn tsh_export_then_import_keeps_the_standings_and_the_file() {
     }
     assert_eq!(tsh::export(&back), text);
     // Four rounds paired, three played: four opponents, three scores (four with round 4's bye),
-    // four p12 entries a line.
+    // four p12 entries and four boards a line.
     for line in text.lines() {
         let fields: Vec<&str> = line.split(';').collect();
-        // Name, scores, p12, and a forfeit's own field where the player had one.
-        assert!(fields.len() == 3 || fields[3].trim_start().starts_with("forfeit "), "{line}");
+        // Name, scores, p12, board, and a forfeit's own field where the player had one.
+        assert!(fields.len() == 4 || fields[4].trim_start().starts_with("forfeit "), "{line}");
         let head: Vec<&str> = fields[0].split_whitespace().collect();
         assert_eq!(head.len(), 2 + 1 + 4, "{line}"); // "Player X", rating, four opponents
         let bye_last = head[6] == "0";
         assert_eq!(fields[1].split_whitespace().count(), if bye_last { 4 } else { 3 }, "{line}");
         assert_eq!(fields[2].split_whitespace().count(), 1 + 4, "{line}");
+        assert!(fields[3].starts_with(" board "), "{line}");
+        assert_eq!(fields[3].split_whitespace().count(), 1 + 4, "{line}");
     }
 }
 
@@ -453,7 +455,9 @@ fn tsh_writes_a_known_division_exactly() {
     d.set_pairings(1, vec![game(0, 2), Pairing::Bye { player: p(1), spread: 50 }]).unwrap();
     assert_eq!(
         tsh::export(&d),
-        "Player A 2000 2 3; 388; p12 2 1\nPlayer B 1999 1 0; 420 50; p12 1 0\nPlayer C 1998 0 1; 50; p12 0 2\n"
+        "Player A 2000 2 3; 388; p12 2 1; board 1 1\n\
+         Player B 1999 1 0; 420 50; p12 1 0; board 1 0\n\
+         Player C 1998 0 1; 50; p12 0 2; board 0 1\n"
     );
 }
 
@@ -508,8 +512,8 @@ fn tsh_refuses_a_file_that_does_not_hold_together() {
 }
 
 /// A `.t` file as TSH reads it: the opponents and scores, and of the `;` fields only TSH's own
-/// (`p12`, `off`, `lifeg`, `newr`); dawgref's (`forfeit`, `unpaired`, `late`, `bot`) dropped, as
-/// TSH and the rating bodies' programs skip them.
+/// (`p12`, `board`, `off`, `lifeg`, `newr`); dawgref's (`forfeit`, `unpaired`, `late`, `bot`,
+/// `reserved`) dropped, as TSH and the rating bodies' programs skip them.
 fn tsh_only(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
@@ -521,7 +525,7 @@ fn tsh_only(text: &str) -> String {
         out.push_str(scores);
         for field in fields {
             let tag = field.split_whitespace().next().unwrap_or_default();
-            if ["p12", "off", "lifeg", "newr"].contains(&tag) {
+            if ["p12", "board", "off", "lifeg", "newr"].contains(&tag) {
                 out.push(';');
                 out.push_str(field);
             }
@@ -544,6 +548,8 @@ fn as_tsh_reads_it(d: &Division) -> Division {
     let rounds = d.rounds().iter().map(|r| Round {
         method: r.method,
         pairings: r.pairings.as_ref().map(|lines| lines.iter().filter(|l| counted(l)).cloned().collect()),
+        // Assigned afresh by `restore` for the lines TSH counts.
+        tables: None,
     });
     Division::restore(d.name(), d.players().to_vec(), rounds.collect(), d.controls().clone()).unwrap()
 }
@@ -578,11 +584,11 @@ fn tsh_reads_a_file_without_dawgrefs_fields_as_the_same_standings() {
     assert_eq!(records(&theirs), expected, "{}", tsh_only(&text));
     assert_eq!(
         text,
-        "Player A 2000 2 3 0; 400 380 50; p12 1 1 0; forfeit 0 0 5/1/1\n\
-         Player B 1999 1 0 0; 350 0 0; p12 2 0 0; unpaired 0 1 1; off 0\n\
-         Player C 1998 4 1 4; 00 390 410; p12 1 2 1\n\
-         Player D 1997 3 0 3; 00 50 400; p12 2 0 2\n\
-         Player E 1996 0 0 0; 0 0 -50; p12 0 0 0; forfeit 0 0 1/2/0; unpaired 1 1 0\n"
+        "Player A 2000 2 3 0; 400 380 50; p12 1 1 0; board 1 1 1; forfeit 0 0 5/1/1\n\
+         Player B 1999 1 0 0; 350 0 0; p12 2 0 0; board 1 0 0; unpaired 0 1 1; off 0\n\
+         Player C 1998 4 1 4; 00 390 410; p12 1 2 1; board 2 1 2\n\
+         Player D 1997 3 0 3; 00 50 400; p12 2 0 2; board 2 0 2\n\
+         Player E 1996 0 0 0; 0 0 -50; p12 0 0 0; board 0 0 1; forfeit 0 0 1/2/0; unpaired 1 1 0\n"
     );
     // With dawgref's fields the file reads back as the same division.
     let back = tsh::import("A", &text, d.controls().clone(), &[]).unwrap();
@@ -602,7 +608,7 @@ fn tsh_reads_a_file_without_dawgrefs_fields_as_the_same_standings() {
     z.set_pairings(0, vec![game(0, 1), Pairing::Bye { player: p(2), spread: 0 }]).unwrap();
     z.record(0, 0, GameResult::Scores([400, 350]), false).unwrap();
     let text = tsh::export(&z);
-    assert_eq!(text.lines().nth(2), Some("Player C 1998 0; 0; p12 0; unpaired 0"));
+    assert_eq!(text.lines().nth(2), Some("Player C 1998 0; 0; p12 0; board 0; unpaired 0"));
     let back = tsh::import("A", &text, z.controls().clone(), &[]).unwrap();
     assert_eq!(records(&back)[2], (1, 0, 0), "a draw, with dawgref's field");
     let theirs = tsh::import("A", &tsh_only(&text), z.controls().clone(), &[]).unwrap();
@@ -677,6 +683,9 @@ enum Op {
     Reenter(u32),
     /// The last round paired unpaired, or (false) the one before it.
     Unpair(bool),
+    /// A player's table reserved (from the few tables a small division has, so they clash), or
+    /// the reservation taken away.
+    Reserve(u32, Option<u32>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -693,6 +702,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => prop::option::of(-75i32..76).prop_map(Op::AddLate),
         1 => (0u32..14).prop_map(Op::Reenter),
         1 => any::<bool>().prop_map(Op::Unpair),
+        1 => (0u32..14, prop::option::of(1u32..6)).prop_map(|(n, t)| Op::Reserve(n, t)),
     ]
 }
 
@@ -777,6 +787,7 @@ fn apply(d: &mut Division, op: &Op) -> Result<(), Error> {
         }
         Op::Reenter(n) => d.reenter(PlayerId(n)),
         Op::Unpair(last) => d.unpair(d.rounds_paired().saturating_sub(if last { 1 } else { 2 })),
+        Op::Reserve(n, table) => d.set_reserved_table(PlayerId(n), table),
     }
 }
 
@@ -816,14 +827,14 @@ fn recomputed(d: &Division) -> Vec<(u32, u32, i64, u32)> {
     r
 }
 
-/// A division's paired rounds as sets of lines (a `.t` file keeps who met whom, not the order of
-/// a round's lines).
+/// A division's paired rounds as sets of lines with their tables (a `.t` file keeps who met whom
+/// at which table, not the order of a round's lines).
 fn canonical(d: &Division) -> Vec<Vec<String>> {
     d.rounds()
         .iter()
-        .map_while(|r| r.pairings.as_ref())
+        .map_while(|r| Some(r.pairings.as_ref()?.iter().zip(r.tables.as_ref()?)))
         .map(|lines| {
-            let mut v: Vec<String> = lines.iter().map(|l| format!("{l:?}")).collect();
+            let mut v: Vec<String> = lines.map(|(l, t)| format!("{l:?} at {t}")).collect();
             v.sort();
             v
         })
@@ -835,6 +846,15 @@ fn check_invariants(d: &Division) {
         let mut seen = vec![false; d.players().len()];
         for p in r.pairings.iter().flatten().flat_map(|l| l.players()) {
             assert!(!std::mem::replace(&mut seen[p.index()], true), "{p} twice in round {}", k + 1);
+        }
+        // Tables while paired: one a line, a bye's 0, each game's its own.
+        assert_eq!(r.tables.as_ref().map(Vec::len), r.pairings.as_ref().map(Vec::len), "round {}", k + 1);
+        let mut tables = HashSet::new();
+        for (line, &t) in r.pairings.iter().flatten().zip(r.tables.iter().flatten()) {
+            match line {
+                Pairing::Bye { .. } => assert_eq!(t, 0, "round {}: a bye at a table", k + 1),
+                Pairing::Game { .. } => assert!(t >= 1 && tables.insert(t), "round {}: table {t}", k + 1),
+            }
         }
     }
     for (k, i) in games(d, false) {

@@ -7,7 +7,9 @@ use super::super::{auth, convert, errors, new_game};
 use super::{TournamentsService, view};
 use crate::host::{Seat, SeatKind};
 use crate::proto::v1 as pb;
-use dawgref_events::{Command, GameSettings, Import, NewDivision, NewTournament, Record, check_divisions};
+use dawgref_events::{
+    Command, GameSettings, Import, NewDivision, NewTournament, Record, ReportsMode, check_divisions,
+};
 use dawgref_tournament::{Player, zero_is_unrated};
 use tonic::{Request, Status};
 
@@ -44,7 +46,13 @@ pub(super) async fn create(
                 tokens.push(pb::PlayerToken { division: spec.name.clone(), player: j as u32 + 1, token });
             }
         }
-        divisions.push(NewDivision { name: spec.name.clone(), players, tokens: hashes, methods, controls });
+        let reports = convert::reports_from(
+            &format!("{field}.result_reports"),
+            spec.result_reports,
+            Some(ReportsMode::Off),
+        )?;
+        let name = spec.name.clone();
+        divisions.push(NewDivision { name, players, tokens: hashes, methods, controls, reports });
     }
     let same_names = r.allow_same_names;
     let new = NewTournament { slug: r.slug.clone(), name: r.name.clone(), game, seed, divisions, same_names };

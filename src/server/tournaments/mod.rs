@@ -7,6 +7,7 @@
 
 mod create;
 mod log;
+mod prizes;
 mod view;
 
 pub(crate) use view::standings;
@@ -14,7 +15,10 @@ pub(crate) use view::standings;
 use super::state::AppState;
 use super::{convert, errors};
 use crate::proto::v1 as pb;
-use dawgref_events::{Actor, Answer, Command, DivisionId, Hand, HandResult, Line, Outcome, Record};
+use dawgref_events::{
+    Actor, Answer, Claimed, Command, DivisionId, Hand, HandResult, Line, Outcome, PlayerReport, Record,
+    ReportState,
+};
 use dawgref_tournament::{Missed, ratings};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -47,6 +51,22 @@ impl TournamentsService {
         let director = self.state.identity.director(metadata).await?;
         director.check_covers(&[("tournament".to_string(), slug.to_string())]).map_err(errors::host)?;
         Ok(Actor::director(director.name()))
+    }
+
+    /// The player a call's token makes its caller in tournament `slug`, as the actor of their
+    /// own commands: UNAUTHENTICATED without a token or with one that is no one's here; a
+    /// director's token is a director (whose player commands the layer refuses).
+    async fn player(&self, metadata: &tonic::metadata::MetadataMap, slug: &str) -> Result<Actor, Status> {
+        let Some(token) = super::auth::bearer(metadata)? else {
+            return Err(errors::unauthenticated("a player's token is needed: the one their link holds"));
+        };
+        let (record, _) = self.state.events.load(slug).await.map_err(errors::events)?;
+        if let Some((_, _, actor)) = record.player_of_token(&token) {
+            return Ok(actor);
+        }
+        self.director(metadata, slug).await.map_err(|_| {
+            errors::unauthenticated("the token is no player's of this tournament and no director's")
+        })
     }
 
     /// Division `division` of tournament `slug` as the caller may see it: now for its
@@ -308,6 +328,72 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
         Ok(Response::new(recorded.await.map_err(errors::events)?.0))
     }
 
+    async fn report_result(
+        &self,
+        request: Request<pb::ReportResultRequest>,
+    ) -> Result<Response<pb::ReportResultResponse>, Status> {
+        let r = request.get_ref();
+        let actor = self.player(request.metadata(), &r.slug).await?;
+        let claimed = match pb::ReportedOutcome::try_from(r.outcome) {
+            Ok(pb::ReportedOutcome::Win) => Claimed::Win,
+            Ok(pb::ReportedOutcome::Loss) => Claimed::Loss,
+            Ok(pb::ReportedOutcome::Tie) => Claimed::Tie,
+            Ok(pb::ReportedOutcome::Unspecified) => {
+                return Err(errors::invalid(dawgref_events::Invalid::NoOutcome));
+            }
+            Err(_) => {
+                return Err(errors::bad_field("outcome", format!("{}: not a ReportedOutcome", r.outcome)));
+            }
+        };
+        let report = PlayerReport {
+            round: r.round,
+            pairing: r.pairing,
+            mine: r.my_score,
+            theirs: r.opponent_score,
+            claimed,
+        };
+        let answer = |rec: &Record, (d, k, i), state| {
+            // The pairing as its reporter sees it: their own report, never their opponent's.
+            let you = match &actor {
+                Actor::Player { player, .. } => Some((d, dawgref_tournament::PlayerId(player - 1))),
+                _ => None,
+            };
+            let seen = rec.clone().without_reports(you);
+            let entry = seen.entry(d);
+            let state = match state {
+                ReportState::Entered => pb::ReportState::Entered,
+                ReportState::Waiting => pb::ReportState::Waiting,
+                ReportState::Disputed => pb::ReportState::Disputed,
+            };
+            let pairing = entry.line(k, i).map(|line| view::in_round(entry, k, i, line));
+            Wire(pb::ReportResultResponse { state: state as i32, pairing })
+        };
+        let reported = self.state.events.report(&r.slug, &actor, &r.request_id, report, answer);
+        Ok(Response::new(reported.await.map_err(errors::events)?.0))
+    }
+
+    async fn set_result_reports(
+        &self,
+        request: Request<pb::SetResultReportsRequest>,
+    ) -> Result<Response<pb::SetResultReportsResponse>, Status> {
+        let r = request.get_ref();
+        let mode = convert::reports_from("result_reports", r.result_reports, None)?;
+        let command = Command::SetReports { division: r.division.clone(), mode };
+        let answer = |rec: &Record, o| pb::SetResultReportsResponse { division: division_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
+    }
+
+    async fn set_reserved_table(
+        &self,
+        request: Request<pb::SetReservedTableRequest>,
+    ) -> Result<Response<pb::SetReservedTableResponse>, Status> {
+        let r = request.get_ref();
+        let command =
+            Command::ReserveTable { division: r.division.clone(), player: r.player, table: r.table };
+        let answer = |rec: &Record, o| pb::SetReservedTableResponse { player: player_of(rec, o) };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
+    }
+
     type WatchTournamentStream = EventStream;
 
     async fn watch_tournament(
@@ -425,6 +511,45 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             pb::LogFormat::Unspecified | pb::LogFormat::JsonLines => dawgref_events::log_json_lines(&events),
         };
         Ok(Response::new(pb::ExportTournamentLogResponse { text, next_event: next.unwrap_or(0) }))
+    }
+
+    async fn set_division_prizes(
+        &self,
+        request: Request<pb::SetDivisionPrizesRequest>,
+    ) -> Result<Response<pb::SetDivisionPrizesResponse>, Status> {
+        let r = request.get_ref();
+        let command =
+            Command::SetPrizes { division: r.division.clone(), prizes: prizes::list_from(&r.prizes)? };
+        let answer = |rec: &Record, o: Outcome| pb::SetDivisionPrizesResponse {
+            prizes: prizes::list_to(rec.entry(o.division()).prizes()),
+        };
+        self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
+    }
+
+    async fn get_division_prizes(
+        &self,
+        request: Request<pb::GetDivisionPrizesRequest>,
+    ) -> Result<Response<pb::GetDivisionPrizesResponse>, Status> {
+        let r = request.get_ref();
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
+        let (awards, done) = self.state.events.prizes(&record, d).await;
+        let list = record.entry(d).prizes();
+        Ok(Response::new(pb::GetDivisionPrizesResponse {
+            prizes: prizes::list_to(list),
+            awards: prizes::awards_to(list, record.division_at(d), &awards),
+            r#final: done,
+        }))
+    }
+
+    async fn export_division_prizes(
+        &self,
+        request: Request<pb::ExportDivisionPrizesRequest>,
+    ) -> Result<Response<pb::ExportDivisionPrizesResponse>, Status> {
+        let r = request.get_ref();
+        let (record, d) = self.division_seen(request.metadata(), &r.slug, &r.division).await?;
+        let (awards, _) = self.state.events.prizes(&record, d).await;
+        let csv = dawgref_tournament::prizes::csv(record.entry(d).prizes(), record.division_at(d), &awards);
+        Ok(Response::new(pb::ExportDivisionPrizesResponse { csv }))
     }
 
     async fn get_division_statistics(

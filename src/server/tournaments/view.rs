@@ -40,6 +40,7 @@ pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision
         rounds: entry.round_ids().map(|k| round(entry, k)).collect(),
         controls: Some(convert::controls_to(div.controls())),
         standings: standings(div),
+        result_reports: convert::reports_to(entry.reports_mode()) as i32,
     }
 }
 
@@ -51,12 +52,28 @@ pub(super) fn round(entry: &DivisionRecord, k: RoundId) -> pb::TournamentRound {
         spec: Some(convert::round_spec(round.method)),
         paired: round.pairings.is_some(),
         started: entry.started(k),
-        pairings: (entry.pairings(k))
-            .map(|(i, line)| pb::TournamentPairing {
-                game_id: entry.game_id(k, i).unwrap_or_default().to_string(),
-                ..pairing(i, line)
-            })
-            .collect(),
+        pairings: (entry.pairings(k)).map(|(i, line)| in_round(entry, k, i, line)).collect(),
+    }
+}
+
+/// Round `k`'s line `i` as the wire shows it: with its game, and the players' reports kept
+/// (as many as the record holds for its viewer).
+pub(super) fn in_round(
+    entry: &DivisionRecord,
+    k: RoundId,
+    i: PairingId,
+    line: &Pairing,
+) -> pb::TournamentPairing {
+    let reports = entry.reports(k, i);
+    let seats: Vec<u32> = line.players().map(|p| p.0 + 1).collect();
+    let reports = (0..seats.len())
+        .filter_map(|seat| Some(pb::ResultReport { player: seats[seat], scores: reports.by(seat)?.to_vec() }))
+        .collect();
+    pb::TournamentPairing {
+        game_id: entry.game_id(k, i).unwrap_or_default().to_string(),
+        table: entry.division().table(k.index(), i.index()).unwrap_or(0),
+        reports,
+        ..pairing(i, line)
     }
 }
 
@@ -69,6 +86,7 @@ pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
         bot: level(p).map(|level| convert::bot_to(level) as i32),
         withdrawn: p.withdrawn,
         lifetime_games: p.lifetime_games,
+        reserved_table: p.reserved_table,
     }
 }
 

@@ -9,6 +9,7 @@
 use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
 use super::record::{DivisionId, DivisionRecord, Record};
+use super::reports::ReportsMode;
 use crate::Events;
 use crate::error::{
     DivisionAt, EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, SpreadOf, check_controls,
@@ -16,6 +17,7 @@ use crate::error::{
 };
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
+use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Controls, Division, Method, Missed, Pairing, Player, PlayerId, RoundId};
 
 /// A change a director makes to a tournament that does not act on its games.
@@ -39,6 +41,13 @@ pub enum Command {
     ReenterPlayer { division: String, player: u32 },
     /// Round `round` (from 1) of `division`'s pairings taken back, to be paired again.
     UnpairRound { division: String, round: u32 },
+    /// Whether and how `division`'s players report their own results.
+    SetReports { division: String, mode: ReportsMode },
+    /// Player `player` (from 1) of `division` keeps `table` (None: no longer) in the rounds
+    /// paired from now on.
+    ReserveTable { division: String, player: u32, table: Option<u32> },
+    /// `division`'s prize list replaced.
+    SetPrizes { division: String, prizes: PrizeList },
 }
 
 /// A line of a round paired by hand: its players by number (from 1); no second for a bye.
@@ -103,6 +112,8 @@ pub struct NewDivision {
     pub tokens: Vec<Option<TokenHash>>,
     pub methods: Vec<Method>,
     pub controls: Controls,
+    /// Whether and how its players report their own results.
+    pub reports: ReportsMode,
 }
 
 impl Import {
@@ -143,6 +154,9 @@ impl Command {
             Command::RemoveRounds { .. } => "RemoveRounds",
             Command::ReenterPlayer { .. } => "ReenterPlayer",
             Command::UnpairRound { .. } => "UnpairRound",
+            Command::SetReports { .. } => "SetResultReports",
+            Command::ReserveTable { .. } => "SetReservedTable",
+            Command::SetPrizes { .. } => "SetDivisionPrizes",
         }
     }
 }
@@ -206,7 +220,9 @@ impl Events {
             }
             let controls = Controls { seed: record.division_seed(i), ..d.controls };
             let division = Division::new(d.name, d.players, &d.methods, controls);
-            record.divisions.push(DivisionRecord::new(division, d.tokens));
+            let mut entry = DivisionRecord::new(division, d.tokens);
+            entry.reports_mode = d.reports;
+            record.divisions.push(entry);
         }
         record.by = actor.name().to_string();
         record.event(EventKind::Created, "", 0, 0, format!("{} made", new.name));
@@ -287,6 +303,21 @@ impl Record {
                 let d = self.division(division)?;
                 let k = self.round(d, *round)?;
                 self.unpair(d, k)?;
+                Ok(Outcome::Division { division: d })
+            }
+            Command::SetReports { division, mode } => {
+                let d = self.division(division)?;
+                self.set_reports(d, *mode);
+                Ok(Outcome::Division { division: d })
+            }
+            Command::ReserveTable { division, player, table } => {
+                let d = self.division(division)?;
+                let player = self.reserve_table(d, *player, *table)?;
+                Ok(Outcome::Player { division: d, player })
+            }
+            Command::SetPrizes { division, prizes } => {
+                let d = self.division(division)?;
+                self.set_prizes(d, prizes.clone());
                 Ok(Outcome::Division { division: d })
             }
         }

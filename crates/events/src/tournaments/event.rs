@@ -21,11 +21,15 @@ pub enum EventKind {
     PlayerReentered,
     RoundUnpaired,
     TokenReissued,
+    ReportsSet,
+    ResultReported,
+    TableReserved,
+    PrizesSet,
 }
 
 impl EventKind {
     /// Every kind, in the order the log lists them.
-    pub const ALL: [EventKind; 12] = [
+    pub const ALL: [EventKind; 16] = [
         EventKind::Created,
         EventKind::PlayerAdded,
         EventKind::PlayerWithdrawn,
@@ -38,6 +42,10 @@ impl EventKind {
         EventKind::PlayerReentered,
         EventKind::RoundUnpaired,
         EventKind::TokenReissued,
+        EventKind::ReportsSet,
+        EventKind::ResultReported,
+        EventKind::TableReserved,
+        EventKind::PrizesSet,
     ];
 
     /// The kind's name, as stored and shown.
@@ -55,6 +63,10 @@ impl EventKind {
             EventKind::PlayerReentered => "player_reentered",
             EventKind::RoundUnpaired => "round_unpaired",
             EventKind::TokenReissued => "token_reissued",
+            EventKind::ReportsSet => "reports_set",
+            EventKind::ResultReported => "result_reported",
+            EventKind::TableReserved => "table_reserved",
+            EventKind::PrizesSet => "prizes_set",
         }
     }
 
@@ -160,6 +172,12 @@ impl TournamentEvent {
     /// Whether it tells of a pairing's result (what a broadcast's delay holds back).
     pub fn is_result(&self) -> bool {
         matches!(self.kind(), Some(EventKind::Result | EventKind::ResultCorrected)) && self.pairing > 0
+    }
+
+    /// Whether only the tournament's directors see it: a player's report, until it is the result
+    /// (its own event).
+    pub fn is_directors_only(&self) -> bool {
+        self.kind() == Some(EventKind::ResultReported)
     }
 
     /// Whether the log's filter (empty or 0: any) keeps it.

@@ -84,6 +84,8 @@ impl Events {
         record: Record,
         you: Option<(DivisionId, PlayerId)>,
     ) -> Result<Record, EventsError> {
+        // No one's report but the viewer's own, whatever a broadcast holds.
+        let record = record.without_reports(you);
         let slug = record.slug.clone();
         let delay =
             |division: &str, round: u32| self.broadcasts().delay_ms(&game_labels(&slug, division, round));

@@ -197,12 +197,15 @@ pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
                 withdrawn: p.withdrawn,
                 bot: p.bot.and_then(bot_name).map(str::to_string),
                 lifetime_games: None,
+                reserved_table: None,
             })
             .collect();
         let rounds = (div.rounds.iter())
             .map(|r| Round {
                 method: r.spec.clone().unwrap_or_default().method(),
                 pairings: r.paired.then(|| r.pairings.iter().map(pairing).collect()),
+                // Assigned by the rule when the division is restored: that build kept none.
+                tables: None,
             })
             .collect();
         let games = (div.rounds.iter())
@@ -220,7 +223,7 @@ pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
         let tokens = (0..division.players().len())
             .map(|i| hashes.get(i).and_then(|h| <[u8; 32]>::try_from(h.as_slice()).ok()))
             .collect();
-        record.divisions.push(DivisionRecord { division, games, tokens });
+        record.divisions.push(DivisionRecord { games, tokens, ..DivisionRecord::new(division, Vec::new()) });
     }
     record.unwritten = old.events;
     record.answers = old.answers.into_iter().map(|a| Answer { key: a.key, body: a.body }).collect();

@@ -2,8 +2,8 @@
 //! server keeps beside them), its store format and the reader of earlier builds' records, the
 //! change-and-retry loop with its hold and cache, the results that enter by themselves, the
 //! director's calls that act on games (StartRound's among them), the plan changed after the
-//! start (`plan`), a tournament as a spectator sees it through a broadcast's delay, and the
-//! event's log and statistics.
+//! start (`plan`), players' own reports of their results (`reports`), a tournament as a spectator
+//! sees it through a broadcast's delay, and the event's log and statistics.
 
 mod cache;
 mod change;
@@ -16,7 +16,9 @@ mod log;
 mod marks;
 mod plan;
 mod record;
+mod reports;
 mod results;
+mod room;
 mod start;
 mod stored;
 mod tokens;
@@ -30,5 +32,6 @@ pub use held::{GameLink, game_labels};
 pub use log::{DivisionStatistics, log_csv, log_json_lines};
 pub(crate) use marks::Marks;
 pub use record::{DivisionId, DivisionRecord, Record, Source, game_result};
+pub use reports::{Claimed, LineReports, PlayerReport, ReportState, ReportsMode};
 pub use results::Watched;
 pub use start::RoundGames;

@@ -87,6 +87,8 @@ impl Record {
             return Err(EventsError::GamesMade { round: k.number() });
         }
         entry.division.unpair(k.index()).map_err(EventsError::Rules)?;
+        // Its lines' reports go with them.
+        entry.reports.retain(|&(round, _), _| round != k.index());
         let division = self.division_at(d).name().to_string();
         let detail = format!("{k}'s pairings taken back");
         self.event(EventKind::RoundUnpaired, &division, k.number(), 0, detail);

@@ -7,10 +7,13 @@
 //! [`Record::enter_result`], whatever brings it ([`Source`]).
 
 use super::event::{Actor, EventKind, TournamentEvent};
+use super::reports::{LineReports, ReportsMode};
 use crate::error::{EventsError, Invalid, PlayerNamed};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
+use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Division, GameResult, Pairing, PairingId, PlayerId, RoundId};
+use std::collections::BTreeMap;
 
 ///
 /// Its fields are the layer's alone: outside it a record is read through its methods, and changed
@@ -48,6 +51,12 @@ pub struct DivisionRecord {
     pub(crate) games: Vec<Option<Vec<String>>>,
     /// Per player: their token's SHA-256 (None for a bot, who has no token).
     pub(crate) tokens: Vec<Option<TokenHash>>,
+    /// Whether and how its players report their own results.
+    pub(crate) reports_mode: ReportsMode,
+    /// The players' reports of lines with no result yet, by (round, line) index.
+    pub(crate) reports: BTreeMap<(usize, usize), LineReports>,
+    /// Its prize list, in order of priority.
+    pub(crate) prizes: PrizeList,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +103,30 @@ impl DivisionRecord {
 
     /// A division not started, with its players' token hashes.
     pub(crate) fn new(division: Division, tokens: Vec<Option<TokenHash>>) -> DivisionRecord {
-        DivisionRecord { games: vec![None; division.rounds().len()], division, tokens }
+        DivisionRecord {
+            games: vec![None; division.rounds().len()],
+            division,
+            tokens,
+            reports_mode: ReportsMode::Off,
+            reports: BTreeMap::new(),
+            prizes: PrizeList::default(),
+        }
+    }
+
+    /// Whether and how its players report their own results.
+    pub fn reports_mode(&self) -> ReportsMode {
+        self.reports_mode
+    }
+
+    /// The players' reports of round `k`'s line `i` while it has no result (to a viewer who is
+    /// not a director, only their own: `Events::spectators`).
+    pub fn reports(&self, k: RoundId, i: PairingId) -> LineReports {
+        self.reports.get(&(k.index(), i.index())).copied().unwrap_or_default()
+    }
+
+    /// Its prize list, in order of priority.
+    pub fn prizes(&self) -> &PrizeList {
+        &self.prizes
     }
 
     /// Whether round `k` has started.
@@ -171,6 +203,16 @@ impl DivisionRecord {
                 self.division.players().len(),
                 self.tokens.len()
             ));
+        }
+        for &(k, i) in self.reports.keys() {
+            let line = self.division.rounds().get(k).and_then(|r| r.pairings.as_ref()?.get(i));
+            if !matches!(line, Some(Pairing::Game { result: None, .. })) {
+                return Err(format!(
+                    "division {name}: a report of round {} line {}, which is no game waiting for its result",
+                    k + 1,
+                    i + 1
+                ));
+            }
         }
         Ok(())
     }
@@ -329,13 +371,19 @@ impl Record {
     }
 
     /// The event of a result entered in round `k`'s line `i` (`was`: the result it corrects).
+    /// The line's reports stand only while it waits for its result: they go whatever brings it
+    /// (a withdrawal's forfeits included).
     fn noted_result(&mut self, d: DivisionId, k: RoundId, i: PairingId, was: Option<String>, source: Source) {
+        self.divisions[d].reports.remove(&(k.index(), i.index()));
         let kind = if was.is_some() { EventKind::ResultCorrected } else { EventKind::Result };
         let line = self.divisions[d].line(k, i);
         let players = line.map(|l| l.players().map(|p| p.0 + 1).collect()).unwrap_or_default();
         let mut detail = line.map(|line| detail(self.division_at(d), line)).unwrap_or_default();
         if source == Source::Withdrawal {
             detail = format!("{detail} (withdrawn)");
+        }
+        if source == Source::Reports {
+            detail = format!("{detail} (the players' report)");
         }
         if let Some(was) = was {
             detail = format!("{detail} (was {was})");
@@ -420,7 +468,7 @@ fn ids((k, i): (usize, usize)) -> (RoundId, PairingId) {
 }
 
 /// A pairing's result for people: "Ann 412 – Bo 388", "Bo forfeits to Ann", "Ann: a bye (+50)".
-fn detail(d: &Division, line: &Pairing) -> String {
+pub(crate) fn detail(d: &Division, line: &Pairing) -> String {
     let name = |p: PlayerId| d.players().get(p.index()).map_or("?", |p| p.name.as_str());
     match *line {
         Pairing::Bye { player, spread } => format!("{}: a bye ({spread:+})", name(player)),
@@ -471,4 +519,6 @@ pub enum Source {
     Game,
     /// The player withdrew: a forfeit of a game paired and not played.
     Withdrawal,
+    /// The players' reports: both agreeing, or one where one suffices.
+    Reports,
 }

@@ -177,7 +177,11 @@ impl Events {
                     },
                 };
                 let from = next;
-                let events: Vec<TournamentEvent> = events.into_iter().filter(|e| e.number >= from).collect();
+                // A player's report is the directors' alone.
+                let events: Vec<TournamentEvent> = events
+                    .into_iter()
+                    .filter(|e| e.number >= from && !(held && e.is_directors_only()))
+                    .collect();
                 // Each division's last result among these: it carries the standings.
                 let mut last_results = HashMap::new();
                 for e in events.iter().filter(|e| e.is_result()) {

@@ -123,6 +123,9 @@ impl Events {
                             }
                         }
                     }
+                    // A line given a game is played on the server: its result enters from it, and
+                    // a report made before is no longer one (played over the board, it is kept).
+                    entry.reports.retain(|&(round, i), _| round != k.index() || bound[i].is_empty());
                     entry.games[k.index()] = Some(bound);
                     let what = format!("round {round}: {} games", made.len());
                     rec.event(EventKind::RoundStarted, division, round, 0, what);

@@ -8,10 +8,12 @@
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
 use super::record::{DivisionRecord, Record};
+use super::reports::{LineReports, ReportsMode};
 use crate::error::EventsError;
 use crate::settings::GameSettings;
 use dawgref_host::{TokenHash, hex, unhex};
 use dawgref_store::StoredTournament;
+use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round, RoundId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -44,6 +46,22 @@ struct DivisionPart<'a> {
     tokens: Vec<String>,
     /// Its rounds, each a part of its own.
     rounds: usize,
+    /// Whether and how its players report their results (absent: they do not).
+    #[serde(default, skip_serializing_if = "is_off")]
+    reports: ReportsMode,
+    /// Its prize list (absent: none).
+    #[serde(default, skip_serializing_if = "no_prizes")]
+    prizes: Cow<'a, PrizeList>,
+}
+
+// serde's `skip_serializing_if` is handed the field as it is: a `Cow`.
+#[allow(clippy::ptr_arg)]
+fn no_prizes(list: &Cow<'_, PrizeList>) -> bool {
+    list.prizes().is_empty()
+}
+
+fn is_off(mode: &ReportsMode) -> bool {
+    *mode == ReportsMode::Off
 }
 
 /// A round's part: its method, whether it is paired and started, and how many parts its lines
@@ -54,6 +72,10 @@ struct RoundPart {
     paired: bool,
     started: bool,
     parts: usize,
+    /// Each line's table once paired (absent: a round kept before tables were, assigned by the
+    /// rule when read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tables: Option<Vec<u32>>,
 }
 
 /// Some of a round's lines, the crate's own, with their games once started.
@@ -61,6 +83,10 @@ struct RoundPart {
 struct LinesPart<'a> {
     lines: Cow<'a, [Pairing]>,
     games: Option<Cow<'a, [String]>>,
+    /// The players' reports of these lines while they wait for their results: (line index in
+    /// the round, its reports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reports: Vec<(usize, LineReports)>,
 }
 
 /// A round's lines are kept in parts of this many, so that a result writes its own part (about
@@ -96,12 +122,23 @@ impl Part {
             Part::Division(d) => {
                 let entry = &record.divisions[d];
                 let div = &entry.division;
-                (div.name(), div.controls(), div.players(), &entry.tokens, div.rounds().len()).hash(&mut h);
+                (
+                    div.name(),
+                    div.controls(),
+                    div.players(),
+                    &entry.tokens,
+                    div.rounds().len(),
+                    entry.reports_mode,
+                )
+                    .hash(&mut h);
             }
-            Part::Round(d, k) => round_part(&record.divisions[d], k).hash(&mut h),
+            Part::Round(d, k) => {
+                let entry = &record.divisions[d];
+                (round_part(entry, k), &entry.division.rounds()[k].tables).hash(&mut h)
+            }
             Part::Lines(d, k, c) => {
                 let (lines, games) = lines_part(&record.divisions[d], k, c);
-                (lines, games).hash(&mut h);
+                (lines, games, reports_part(&record.divisions[d], k, c)).hash(&mut h);
             }
         }
         h.finish()
@@ -119,15 +156,19 @@ impl Part {
                     players: Cow::Borrowed(div.players()),
                     tokens: entry.tokens.iter().map(|t| t.map(|t| hex(&t)).unwrap_or_default()).collect(),
                     rounds: div.rounds().len(),
+                    reports: entry.reports_mode,
+                    prizes: Cow::Borrowed(&entry.prizes),
                 })
             }
             Part::Round(d, k) => {
                 let (method, paired, started, parts) = round_part(&record.divisions[d], k);
-                json(&RoundPart { method, paired, started, parts })
+                let tables = record.divisions[d].division.rounds()[k].tables.clone();
+                json(&RoundPart { method, paired, started, parts, tables })
             }
             Part::Lines(d, k, c) => {
                 let (lines, games) = lines_part(&record.divisions[d], k, c);
-                json(&LinesPart { lines: Cow::Borrowed(lines), games: games.map(Cow::Borrowed) })
+                let reports = reports_part(&record.divisions[d], k, c);
+                json(&LinesPart { lines: Cow::Borrowed(lines), games: games.map(Cow::Borrowed), reports })
             }
         }
     }
@@ -145,6 +186,12 @@ fn lines_part(entry: &DivisionRecord, k: usize, c: usize) -> (&[Pairing], Option
     let lines = entry.lines(RoundId::at(k));
     let range = c * LINES_A_PART..((c + 1) * LINES_A_PART).min(lines.len());
     (&lines[range.clone()], entry.games[k].as_ref().map(|g| &g[range]))
+}
+
+/// The reports of round `k`'s lines in part `c`: (line index, reports).
+fn reports_part(entry: &DivisionRecord, k: usize, c: usize) -> Vec<(usize, LineReports)> {
+    let range = (k, c * LINES_A_PART)..(k, (c + 1) * LINES_A_PART);
+    entry.reports.range(range).map(|(&(_, i), &r)| (i, r)).collect()
 }
 
 /// Every part of `record`.
@@ -230,11 +277,13 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
             .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
         let mut rounds = Vec::with_capacity(division.rounds);
         let mut games = Vec::with_capacity(division.rounds);
+        let mut reports = std::collections::BTreeMap::new();
         for k in 0..division.rounds {
             let key = Part::Round(d, k).key();
             let round: RoundPart = serde_json::from_slice(part(&key)?)
                 .map_err(|e| unreadable(&format!("part {key}"), e.to_string()))?;
             let (mut lines, mut kept_games) = (Vec::new(), Vec::new());
+            let mut kept_reports = Vec::new();
             for c in 0..round.parts {
                 let key = Part::Lines(d, k, c).key();
                 let part: LinesPart = serde_json::from_slice(part(&key)?)
@@ -242,9 +291,12 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
                 // (Games that do not fit their lines are refused with the division: `check`.)
                 lines.extend(part.lines.into_owned());
                 kept_games.extend(part.games.map(Cow::into_owned).unwrap_or_default());
+                kept_reports.extend(part.reports.into_iter().map(|(i, r)| ((k, i), r)));
             }
-            rounds.push(Round { method: round.method, pairings: round.paired.then_some(lines) });
+            let pairings = round.paired.then_some(lines);
+            rounds.push(Round { method: round.method, pairings, tables: round.tables });
             games.push(round.started.then_some(kept_games));
+            reports.extend(kept_reports);
         }
         let tokens = (division.tokens.iter())
             .map(|t| match t.as_str() {
@@ -254,10 +306,12 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
             .collect::<Result<Vec<_>, ()>>()
             .map_err(|()| unreadable(&format!("part {key}"), "a token hash is not one".into()))?;
         let name = division.name.into_owned();
+        let reports_mode = division.reports;
+        let prizes = division.prizes.into_owned();
         let division =
             Division::restore(&name, division.players.into_owned(), rounds, division.controls.into_owned())
                 .map_err(|e| unreadable(&format!("division {name}"), e.to_string()))?;
-        record.divisions.push(DivisionRecord { division, games, tokens });
+        record.divisions.push(DivisionRecord { division, games, tokens, reports_mode, reports, prizes });
     }
     // What the store holds, part by part.
     record.stored = parts(&record).map(|part| (part.key(), part.hash(&record))).collect();
@@ -381,6 +435,44 @@ mod tests {
         let back = read_back(&mut all, &result);
         assert_same(&back, &rec);
         assert_eq!(back.divisions[0].games, rec.divisions[0].games);
+    }
+
+    #[test]
+    fn players_reports_the_reports_mode_and_the_prizes_are_kept_with_their_parts() {
+        use super::super::reports::{LineReports, ReportsMode};
+        use dawgref_tournament::prizes::{Prize, PrizeKind, PrizeList};
+        let mut all = std::collections::BTreeMap::new();
+        let mut rec = record();
+        rec.divisions[0].games[0] = None;
+        let first = written(&mut rec, 1);
+        read_back(&mut all, &first);
+        // The mode and the prizes are the division's part; a report, its lines' part.
+        rec.divisions[0].reports_mode = ReportsMode::BothAgree;
+        rec.divisions[0].prizes = PrizeList::new(vec![Prize::new(PrizeKind::Place(1), "$100")]).unwrap();
+        let set = written(&mut rec, 2);
+        assert_eq!(keys(&set), ["0"]);
+        read_back(&mut all, &set);
+        let report = LineReports { first: Some([400, 350]), second: None };
+        rec.divisions[0].reports.insert((0, 2), report);
+        let reported = written(&mut rec, 3);
+        assert_eq!(keys(&reported), ["0.0.0"]);
+        let back = read_back(&mut all, &reported);
+        assert_eq!(back.divisions[0].reports_mode, ReportsMode::BothAgree);
+        assert_eq!(back.divisions[0].prizes, rec.divisions[0].prizes);
+        assert_eq!(back.divisions[0].reports.get(&(0, 2)), Some(&report));
+        // A kept report of a line with its result is refused by name.
+        let mut broken = rec.clone();
+        broken.divisions[0].reports.insert((0, 0), report);
+        broken.divisions[0]
+            .division
+            .record(0, 0, dawgref_tournament::GameResult::Scores([1, 2]), false)
+            .unwrap();
+        broken.stored.clear();
+        let e = decode(&written(&mut broken, 4)).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "tournament spring cannot be read: division open: a report of round 1 line 1, which is no game waiting for its result"
+        );
     }
 
     #[test]

@@ -296,6 +296,7 @@ pub fn tournament(slug: &str, divisions: &[(&str, &[&str], &[Method])]) -> NewTo
                 tokens: (1..=players.len() as u32).map(|n| Some(token(n))).collect(),
                 methods: methods.to_vec(),
                 controls: Controls::default(),
+                reports: dawgref_events::ReportsMode::Off,
             })
             .collect(),
     }

@@ -6,6 +6,7 @@ mod broadcasts;
 mod commands;
 mod fakes;
 mod games;
+mod reports;
 mod results;
 mod spectators;
 mod start_round;
