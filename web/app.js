@@ -13,6 +13,7 @@ import {
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
+import { hallPage } from "/web/hall.js";
 
 const app = document.getElementById("app");
 
@@ -37,10 +38,12 @@ async function route() {
   try {
     const review = path.match(/^\/games\/([^/]+)\/review\/?$/);
     const overlay = path.match(/^\/broadcasts\/([^/]+)\/games\/([^/]+)\/overlay\/?$/);
+    const hall = path.match(/^\/tournaments\/([^/]+)\/hall\/?$/);
     if (path === "/" || path === "") await lobby();
     else if (review) await reviewPage(app, decodeURIComponent(review[1]));
     else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
     else if (path === "/tournaments" || path === "/tournaments/") await tournamentsPage(app);
+    else if (hall) await hallPage(app, decodeURIComponent(hall[1]), new URLSearchParams(location.search));
     else if (path.startsWith("/tournaments/")) await tournamentPage(app, decodeURIComponent(path.slice(13).replace(/\/$/, "")));
     else if (path === "/broadcasts" || path === "/broadcasts/") await broadcastsPage(app);
     else if (overlay) await overlayPage(app, decodeURIComponent(overlay[1]), decodeURIComponent(overlay[2]));

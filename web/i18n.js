@@ -242,6 +242,8 @@ const RU = {
   "{name} has a new token: the old one no longer works.": "У игрока {name} новый токен: старый больше не действует.",
   "A new token for {name}? Their old token stops working at once: their page and their game in play refuse it. Their new link is shown here, to give them.":
     "Выдать игроку {name} новый токен? Старый токен сразу перестанет действовать: его не примут ни страница игрока, ни его текущая партия. Новая ссылка для игрока появится здесь.",
+  "players' reports set": "отчёты игроков настроены", "result reported": "результат сообщён игроком",
+  "table reserved": "стол закреплён", "prizes set": "призы заданы",
   "token made anew": "токен выдан заново", "{name}'s token made anew": "{name}: токен выдан заново",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
@@ -288,6 +290,40 @@ const RU = {
   // broadcast results (82.18-20)
   "result entered by hand: {result}": "результат внесён вручную: {result}",
   "{name} won, {a} – {b}": "{name} побеждает, {a} – {b}", "tie, {a} – {b}": "ничья, {a} – {b}", "game void": "партия аннулирована",
+  // players' reports, tables and prizes
+  "Players report their results here: a result is entered when both players' reports agree.":
+    "Игроки сами сообщают свои результаты: результат вносится, когда сообщения обоих игроков совпадают.",
+  "Players report their results here: one player's report enters the result.":
+    "Игроки сами сообщают свои результаты: результат вносится по сообщению одного игрока.",
+  "Players report results:": "Игроки сообщают результаты:", "off": "нет", "both must agree": "оба должны совпасть",
+  "one report suffices": "достаточно одного сообщения", "Division {name}: players report results: {mode}.": "Группа {name}: игроки сообщают результаты — {mode}.",
+  "{name} reported {a}–{b}": "{name} сообщает {a}–{b}", "disputed": "расхождение",
+  "Your score": "Ваш счёт", "Opponent's score": "Счёт соперника", "Win / Loss / Tie": "Победа / поражение / ничья",
+  "Win": "Победа", "Loss": "Поражение", "Tie": "Ничья", "Report": "Сообщить", "a win": "победа", "a loss": "поражение", "a tie": "ничья",
+  "{what} is not a whole number: nothing was sent.": "{what} — не целое число: ничего не отправлено.",
+  "{what} is missing: nothing was sent.": "{what} не указан: ничего не отправлено.",
+  "Choose a win, a loss or a tie: nothing was sent.": "Выберите победу, поражение или ничью: ничего не отправлено.",
+  "Your reports differ: the director will settle it. You may report again.": "Ваши сообщения расходятся: решит судья. Можно сообщить ещё раз.",
+  "Reported: waiting for {name}'s report.": "Сообщено: ждём сообщения игрока {name}.",
+  "Result entered: {first} {a} – {second} {b}.": "Результат внесён: {first} {a} – {second} {b}.",
+  "Your result of round {n}, against {name}:": "Ваш результат в туре {n}, против игрока {name}:",
+  "Your report: {a}–{b}, {outcome}. You may change it until the result is in.": "Ваше сообщение: {a}–{b}, {outcome}. Его можно изменить, пока результат не внесён.",
+  "Table {n}": "Стол {n}", "Round {n}: table {table}, against {name}.": "Тур {n}: стол {table}, соперник — {name}.",
+  "Prizes": "Призы", "Prizes (provisional)": "Призы (предварительно)", "Prize": "Приз", "Value": "Что", "Taken by": "Кому",
+  "Achievement": "За что", "shared": "делят", "nobody:": "никому:", "Download the prizes (CSV)": "Скачать призы (CSV)",
+  "{ordinal} place": "{n}-е место", "{class}: {ordinal} place": "{class}: {n}-е место", "Most bingos": "Больше всех бинго",
+  "round {n}: {a}-{b} v {name}": "тур {n}: {a}-{b} против {name}", "{n} bingos": "бинго: {n}",
+  "no player it is open to has a game with scores": "ни у кого из претендентов нет партии со счётом",
+  "no game with scores has been lost": "ни одна партия со счётом ещё не проиграна", "no player has a bingo": "ни у кого нет бинго",
+  "no player is placed {ordinal} or below": "нет игрока на {n}-м месте или ниже",
+  "everyone in line for it has taken a prize of exclusive group {group}": "все претенденты уже получили приз из группы {group}",
+  "bingo counts are not known (the games were not played on the server)": "число бинго неизвестно (партии играли не на сервере)",
+  // the hall display
+  "Hall display": "Экран для зала", "Pairings by name": "Пары по алфавиту", "Standings": "Положение",
+  "Table": "Стол", "Opponent": "Соперник", "Plays": "Ход", "first": "первый", "second": "второй",
+  "absent": "неявка", "not paired": "не в паре", "won by forfeit": "тех. победа", "lost by forfeit": "тех. поражение",
+  "Won–lost": "Поб.–пор.", "page {n} of {m}": "страница {n} из {m}", "No players yet.": "Игроков пока нет.",
+  "This tournament has no division {name}.": "В этом турнире нет группы {name}.",
 };
 
 // Counted nouns: English one/many; Russian one/few/many.

@@ -5,7 +5,8 @@
 // through the page's `act`, which shows what it did or the server's reason for refusing it.
 
 import { t } from "/web/i18n.js";
-import { h, requestId, tournamentLink, linkToCopy } from "/web/ui.js";
+import { call } from "/web/grpc.js";
+import { h, requestId, explain, tournamentLink, linkToCopy } from "/web/ui.js";
 
 // The methods a round added may take (factor and initial Fontes need a number: by the API).
 const METHODS = [
@@ -405,4 +406,161 @@ export function handEditor(s, d, act) {
       h("thead", {}, h("tr", {}, h("th", { text: "#" }), h("th", { text: t("Moves first") }), h("th", { text: t("Second player, or a bye") }))),
       rows),
     left, h("div", { class: "row-controls" }, more, setIt, cancel), refusal);
+}
+
+// ---- Players' reports of their results ----
+//
+// In a division that takes them (SetResultReports), a player reports their own pairing's result
+// from their page: their score, their opponent's and whether it was a win, a loss or a tie for
+// them (chosen from the scores until the player chooses it themself; the server checks it
+// against the scores). `s.desk.reports` keeps, by `division/round`, what the player typed, the
+// request id of the one report meant (a double click or a retry reports once; a new id once the
+// boxes change) and what the answer said, through the page's redraws. The
+// director sees the pairings' reports beside the result form (two that differ: disputed), and
+// chooses the division's way with reports.
+
+const TAKES = ["RESULT_REPORTS_BOTH_AGREE", "RESULT_REPORTS_ONE_SUFFICES"];
+const OUTCOMES = [["REPORTED_OUTCOME_WIN", "Win"], ["REPORTED_OUTCOME_LOSS", "Loss"], ["REPORTED_OUTCOME_TIE", "Tie"]];
+const outcomeOf = (mine, theirs) => (mine > theirs ? "REPORTED_OUTCOME_WIN" : mine < theirs ? "REPORTED_OUTCOME_LOSS" : "REPORTED_OUTCOME_TIE");
+const outcomeWords = (outcome) => ({ REPORTED_OUTCOME_WIN: t("a win"), REPORTED_OUTCOME_LOSS: t("a loss"), REPORTED_OUTCOME_TIE: t("a tie") })[outcome] || "";
+const reportsOf = (s) => { if (!s.desk.reports) s.desk.reports = new Map(); return s.desk.reports; };
+
+// The division's way with reports, said to everyone (the director chooses it: reportsMode).
+export function reportsNote(d) {
+  if (!TAKES.includes(d.result_reports)) return null;
+  return h("p", { class: "meta reports-note", id: `reports-note-${d.name}`, text: d.result_reports === "RESULT_REPORTS_BOTH_AGREE"
+    ? t("Players report their results here: a result is entered when both players' reports agree.")
+    : t("Players report their results here: one player's report enters the result.") });
+}
+
+// The director's choice of how the division takes its players' reports, its way now chosen.
+// One request id for each way meant.
+export function reportsMode(s, d, act) {
+  const id = `reports-mode-${d.name}`;
+  const modes = [["RESULT_REPORTS_OFF", t("off")], ["RESULT_REPORTS_BOTH_AGREE", t("both must agree")], ["RESULT_REPORTS_ONE_SUFFICES", t("one report suffices")]];
+  const refusal = h("span", { class: "bad refusal", id: `reports-mode-refusal-${d.name}`, role: "alert", text: s.desk.refusals.get(`reports/${d.name}`) || "" });
+  const select = h("select", { id, onchange: () => {
+    const mode = select.value;
+    const meant = `reports/${d.name}/${mode}`;
+    if (!s.desk.ids.has(meant)) s.desk.ids.set(meant, requestId());
+    s.desk.refusals.delete(`reports/${d.name}`);
+    refusal.textContent = "";
+    const said = modes.find(([value]) => value === mode)[1];
+    act("SetResultReports", { division: d.name, result_reports: mode, request_id: s.desk.ids.get(meant) },
+      t("Division {name}: players report results: {mode}.", { name: d.name, mode: said }), {
+        button: select,
+        sent: () => s.desk.ids.delete(meant),
+        refused: async (text) => {
+          s.desk.refusals.set(`reports/${d.name}`, text);
+          refusal.textContent = text;
+          select.value = d.result_reports;
+        },
+      });
+  } }, modes.map(([value, text]) => h("option", { value, text })));
+  select.value = TAKES.includes(d.result_reports) ? d.result_reports : "RESULT_REPORTS_OFF";
+  return h("div", { class: "row-controls reports-mode" },
+    h("label", { for: id, text: t("Players report results:") }), select, refusal);
+}
+
+// The reports a pairing whose result is not in has, as the director sees them: each in the
+// pairing's order ("Ann reported 402–371"), and two that differ marked disputed.
+export function reportsSeen(d, r, p, name) {
+  const reports = p.reports || [];
+  if (p.done || !reports.length) return null;
+  const [x, y] = reports;
+  const disputed = Boolean(y) && (x.scores[0] !== y.scores[0] || x.scores[1] !== y.scores[1]);
+  return h("div", { class: `reports-seen${disputed ? " disputed" : ""}`, id: `reports-${d.name}-${r.number}-${p.number}` },
+    reports.map((rep) => h("span", { class: "report", "data-player": String(rep.player),
+      text: t("{name} reported {a}–{b}", { name: name(rep.player), a: rep.scores[0], b: rep.scores[1] }) })),
+    disputed ? h("span", { class: "disputed-mark", text: t("disputed") }) : null);
+}
+
+// Whether the visitor, a player, reports pairing `p` of round `r`: theirs, in a division that
+// takes reports, not a bye, its result not in, and no game of it on the server.
+export function reportable(s, d, r, p) {
+  return Boolean(s.you) && s.you.division === d.name && TAKES.includes(d.result_reports) && r.paired
+    && Boolean(p.second) && !p.done && !p.game_id && [p.first, p.second].includes(s.you.player);
+}
+
+// The player's report of pairing `p` (a row under it), or what the answer to it said once the
+// result is in; null where there is neither.
+export function reportRow(s, d, r, p, name, columns) {
+  const key = `${d.name}/${r.number}`;
+  const state = reportsOf(s).get(key);
+  const mayReport = reportable(s, d, r, p);
+  // Once the result is in, only the answer that entered it (or a refusal) is still said.
+  if (!mayReport && !(state && (state.entered || state.bad) && state.said && s.you && [p.first, p.second].includes(s.you.player) && s.you.division === d.name)) return null;
+  const at = `${d.name}-${r.number}`;
+  const said = h("p", { class: `report-said ${state && state.bad ? "bad" : "ok"}`, id: `report-said-${at}`, role: "status", text: state ? state.said || "" : "" });
+  const row = (...children) => h("tr", { class: "report-row", "data-report": String(p.number) }, h("td", { colspan: String(columns) }, children));
+  if (!mayReport) return row(said);
+  const me = s.you.player;
+  const first = p.first === me;
+  const opponent = first ? p.second : p.first;
+  // The player's own report in, turned their way round.
+  const own = (p.reports || []).find((x) => x.player === me);
+  const ownScores = own ? (first ? [own.scores[0], own.scores[1]] : [own.scores[1], own.scores[0]]) : null;
+  if (!state) {
+    reportsOf(s).set(key, { mine: ownScores ? String(ownScores[0]) : "", theirs: ownScores ? String(ownScores[1]) : "",
+      outcome: ownScores ? outcomeOf(...ownScores) : "", picked: false, id: requestId(), said: "", bad: false, entered: false });
+  }
+  const st = reportsOf(s).get(key);
+  const box = (which, label) => h("input", { type: "number", step: "1", class: "score-in", id: `report-${which}-${at}`, title: label, value: st[which],
+    oninput: (e) => { st[which] = e.target.value; st.id = requestId(); e.target.removeAttribute("aria-invalid"); guess(); },
+    onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); go.click(); } } });
+  const mine = box("mine", t("Your score"));
+  const theirs = box("theirs", t("Opponent's score"));
+  const outcome = h("select", { id: `report-outcome-${at}`, onchange: () => {
+    st.outcome = outcome.value;
+    st.picked = outcome.value !== "";
+    st.id = requestId();
+    outcome.removeAttribute("aria-invalid");
+  } }, h("option", { value: "", text: "—" }), OUTCOMES.map(([value, text]) => h("option", { value, text: t(text) })));
+  outcome.value = st.outcome;
+  // The outcome the scores give, chosen for the player until they choose one.
+  const whole = (v) => /^-?\d+$/.test(v.trim());
+  const guess = () => {
+    if (st.picked) return;
+    st.outcome = whole(mine.value) && whole(theirs.value) ? outcomeOf(Number(mine.value), Number(theirs.value)) : "";
+    outcome.value = st.outcome;
+  };
+  const say = (text, bad) => { st.said = text; st.bad = bad; said.textContent = text; said.className = `report-said ${bad ? "bad" : "ok"}`; };
+  const fault = (input, text) => { input.setAttribute("aria-invalid", "true"); input.focus(); say(text, true); };
+  const go = h("button", { type: "button", class: "primary", id: `report-go-${at}`, onclick: async () => {
+    for (const el of [mine, theirs, outcome]) el.removeAttribute("aria-invalid");
+    for (const [input, whose] of [[mine, t("Your score")], [theirs, t("Opponent's score")]]) {
+      if (input.validity.badInput || (input.value.trim() !== "" && !whole(input.value))) return fault(input, t("{what} is not a whole number: nothing was sent.", { what: whose }));
+      if (input.value.trim() === "") return fault(input, t("{what} is missing: nothing was sent.", { what: whose }));
+    }
+    if (!outcome.value) return fault(outcome, t("Choose a win, a loss or a tie: nothing was sent."));
+    const [x, y] = [Number(mine.value), Number(theirs.value)];
+    go.disabled = true;
+    const request = { slug: s.slug, round: r.number, pairing: p.number, my_score: x, opponent_score: y, outcome: outcome.value, request_id: st.id };
+    try {
+      const answer = await call("TournamentsService", "ReportResult", request, s.token);
+      const now = answer.pairing || p;
+      if (answer.state === "REPORT_STATE_ENTERED") {
+        const [a, b] = now.scores.length === 2 ? now.scores : first ? [x, y] : [y, x];
+        say(t("Result entered: {first} {a} – {second} {b}.", { first: name(p.first), second: name(p.second), a, b }), false);
+        st.entered = true;
+      } else if (answer.state === "REPORT_STATE_DISPUTED") {
+        say(t("Your reports differ: the director will settle it. You may report again."), false);
+      } else {
+        say(t("Reported: waiting for {name}'s report.", { name: name(opponent) }), false);
+      }
+    } catch (e) {
+      say(explain(e), true);
+    }
+    // The id stays while the boxes do: a second click of a double click asks the same report
+    // again, answered as the first. The button waits for the page drawn again.
+    await s.load().catch(() => {});
+    go.disabled = false;
+  } }, t("Report"));
+  const field = (label, input) => h("span", { class: "field" }, h("label", { for: input.id, text: label }), input);
+  return row(h("div", { class: "report-form", id: `report-${at}` },
+    h("p", { class: "report-title", text: t("Your result of round {n}, against {name}:", { n: r.number, name: name(opponent) }) }),
+    ownScores ? h("p", { class: "meta report-own", id: `report-own-${at}`,
+      text: t("Your report: {a}–{b}, {outcome}. You may change it until the result is in.", { a: ownScores[0], b: ownScores[1], outcome: outcomeWords(outcomeOf(...ownScores)) }) }) : null,
+    h("div", { class: "report-fields" }, field(t("Your score"), mine), field(t("Opponent's score"), theirs), field(t("Win / Loss / Tie"), outcome), go),
+    said));
 }

@@ -6,12 +6,15 @@
 // late entries, re-entries). The token stays in this tab's sessionStorage (or arrives in the URL's
 // fragment, which browsers never send); a player's is kept in the browser too (ui.js), as a seat's. A round's games link back here by their labels (app.js).
 // Each division's statistics, and the director's log, are `tournament_report.js`'s.
+// Each pairing shows its table; where a division takes its players' reports, a player reports
+// their own result and the director sees the reports (plan.js); a division's prizes are shown
+// under its standings (tournament_report.js).
 
 import { call, stream } from "/web/grpc.js";
 import { t, count } from "/web/i18n.js";
 import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy } from "/web/ui.js";
-import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, seatLinks } from "/web/plan.js";
-import { logPanel, statisticsSection, download } from "/web/tournament_report.js";
+import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
+import { logPanel, statisticsSection, prizesSection, download } from "/web/tournament_report.js";
 
 const KEY = (slug) => `dawgref:tournament:${slug}`;
 
@@ -459,7 +462,8 @@ export async function tournamentPage(app, slug) {
     await load();
   } }, t("Use"));
   app.replaceChildren(
-    h("section", { class: "hero" }, title),
+    h("section", { class: "hero" }, title,
+      h("p", { class: "sub" }, h("a", { id: "hall-link", href: `/tournaments/${encodeURIComponent(slug)}/hall`, text: t("Hall display") }))),
     h("div", { class: "panel tournament-bar" }, tokenInput, useToken, who, out),
     body);
 
@@ -517,8 +521,11 @@ export async function tournamentPage(app, slug) {
   const draw = (fresh = false) => {
     const focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.id : "";
     const kept = new Map(fresh ? [] : s.tournament.divisions.map((d) => [d.name, document.getElementById(`statistics-${d.name}`)]));
+    // The prizes, under the standings: fetched afresh with the statistics, else kept.
+    const prizes = new Map(fresh ? [] : s.tournament.divisions.map((d) => [d.name, document.getElementById(`prizes-${d.name}`)]));
     body.replaceChildren(...s.tournament.divisions.map((d) => division(s, d, act)));
     for (const d of s.tournament.divisions) document.getElementById(`division-${d.name}`).append(kept.get(d.name) || statisticsSection(s, d));
+    for (const d of s.tournament.divisions) document.getElementById(`prizes-place-${d.name}`).replaceWith(prizes.get(d.name) || prizesSection(s, d));
     const again = focused && document.getElementById(focused);
     if (again) again.focus();
   };
@@ -584,6 +591,13 @@ function whoAmI(s) {
     const d = s.tournament.divisions.find((x) => x.name === s.you.division);
     const me = d && d.players[s.you.player - 1];
     const parts = [t("You are {name}, player {n} in division {division}.", { name: me ? me.name : "?", n: s.you.player, division: s.you.division })];
+    // The table of their last round paired (none for a bye).
+    const last = d && [...d.rounds].reverse().find((r) => r.paired);
+    const mine = last && last.pairings.find((p) => p.second && p.table && [p.first, p.second].includes(s.you.player));
+    if (mine) {
+      const other = d.players[(mine.first === s.you.player ? mine.second : mine.first) - 1];
+      parts.push(" ", h("span", { id: "my-table", text: t("Round {n}: table {table}, against {name}.", { n: last.number, table: mine.table, name: other ? other.name : "?" }) }));
+    }
     if (s.you.current_game_id) {
       return [...parts, " ", h("a", { id: "my-game", class: "button primary", href: `/games/${s.you.current_game_id}#token=${encodeURIComponent(s.token)}`, text: t("My game") })];
     }
@@ -629,20 +643,25 @@ function division(s, d, act) {
     ...handButtons(s, d)) : "";
   const toCome = d.rounds.filter((r) => !r.paired).map((r) => h("li", { "data-round": String(r.number),
     text: `${t("Round {n}", { n: r.number })} · ${methodName(r.spec)}` }));
+  const mine = (p) => Boolean(s.you) && s.you.division === d.name && [p.first, p.second].includes(s.you.player);
   const rounds = d.rounds.filter((r) => r.paired).reverse().map((r) => h("div", { class: "round", id: `round-${d.name}-${r.number}` },
     h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started || allIn(r) ? "" : ` · ${t("not started")}`}` }),
-    h("table", { class: "pairings" }, h("tbody", {}, r.pairings.map((p) => h("tr", { "data-pairing": String(p.number) },
+    h("table", { class: "pairings" }, h("tbody", {}, r.pairings.flatMap((p) => [h("tr", { "data-pairing": String(p.number), class: mine(p) ? "mine" : null },
+      h("td", { class: "table-no", text: p.second && p.table ? t("Table {n}", { n: p.table }) : "" }),
       h("td", { text: name(p.first) }),
       h("td", { class: "score", text: score(p, name) }),
       h("td", { text: p.second ? name(p.second) : "" }),
       h("td", {}, p.game_id ? (!p.done && s.you && s.you.division === d.name && [p.first, p.second].includes(s.you.player)
         ? h("a", { class: "play", href: `/games/${p.game_id}#token=${encodeURIComponent(s.token)}`, text: t("play") })
         : h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") })) : ""),
-      h("td", {}, s.director ? pairingDesk(s, d, r, p, act, name) : "")))))));
+      h("td", {}, s.director ? [reportsSeen(d, r, p, name), pairingDesk(s, d, r, p, act, name)] : "")),
+    reportRow(s, d, r, p, name, 6)])))));
   return h("section", { class: "panel division", id: `division-${d.name}` },
     h("h2", { text: t("Division {name}", { name: d.name }) }),
     over ? h("p", { class: "over", id: `over-${d.name}`, text: t("The division is over: {name} wins.", { name: leader ? leader.name : "" }) }) : null,
+    s.director ? reportsMode(s, d, act) : reportsNote(d),
     controls, s.director && !over ? handEditor(s, d, act) : null, s.director ? planControls(d, act, s) : null, s.director ? lateEntry(d, act, s) : null, standings, s.director ? seatLinks(s, d, act) : null,
+    h("div", { id: `prizes-place-${d.name}` }),
     toCome.length ? h("div", { class: "to-come", id: `to-come-${d.name}` }, h("h3", { text: t("Rounds to come") }), h("ul", {}, toCome)) : null,
     ...rounds);
 }
@@ -705,8 +724,11 @@ function follow(s, load) {
     // have): a redraw under the visitor's pointer would lose a click.
     timer = setTimeout(() => { if (from > Number(s.tournament.events || 0)) load().catch(() => {}); }, 150);
   };
-  const run = () => stream("TournamentsService", "WatchTournament", { slug: s.slug, from_event: from }, undefined, onMessage, controller.signal)
-    .catch(() => {})
+  // With the visitor's token: a director is told of the players' reports, a player of their own
+  // (a token refused: followed as a spectator).
+  let refused = "";
+  const run = () => stream("TournamentsService", "WatchTournament", { slug: s.slug, from_event: from }, s.token && s.token !== refused ? s.token : undefined, onMessage, controller.signal)
+    .catch((e) => { if (["UNAUTHENTICATED", "PERMISSION_DENIED"].includes(e && e.codeName)) refused = s.token; })
     .finally(() => { if (!controller.signal.aborted && location.pathname.startsWith("/tournaments/")) setTimeout(run, 1000); });
   run();
   addEventListener("popstate", () => controller.abort(), { once: true });

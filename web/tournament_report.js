@@ -2,13 +2,14 @@
 // a player, for everyone: as the server lets the visitor see the results; CSV to download, with
 // the division's TSH `.t` file and, for a rated division, the rating body's two CSV files), and
 // the director's log (every event with who did it, said in words in the page's language, filtered
-// by division, round, player and kind; JSON lines or CSV to download).
+// by division, round, player and kind; JSON lines or CSV to download), and each division's prizes
+// (who takes each now; CSV to download).
 
 import { call } from "/web/grpc.js";
 import { t, lang, count } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 
-const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued"];
+const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued", "reports_set", "result_reported", "table_reserved", "prizes_set"];
 
 // Offer `text` as a file called `name`.
 export function download(text, name, type) {
@@ -65,6 +66,74 @@ export function statisticsSection(s, d) {
   return section;
 }
 
+// ---- A division's prizes ----
+
+// An ordinal as the server writes one ("1st", "22nd"): its number.
+const ORDINAL = "(\\d+)(?:st|nd|rd|th)";
+
+// The server's words for a prize, its taker's achievement or why nobody takes it (English) in the
+// page's language where the page knows their form; else as they are, marked English.
+function prizeWords(text, forms) {
+  for (const [re, say] of forms) {
+    const m = text.match(re);
+    if (m) return say(m);
+  }
+  return h("span", { lang: "en", text });
+}
+const descriptionWords = (text) => prizeWords(text, [
+  [new RegExp(`^${ORDINAL} place$`), (m) => t("{ordinal} place", { ordinal: text.split(" ")[0], n: m[1] })],
+  [new RegExp(`^(.+): ${ORDINAL} place$`), (m) => t("{class}: {ordinal} place", { class: m[1], ordinal: text.slice(m[1].length + 2).split(" ")[0], n: m[2] })],
+  [/^High game$/, () => t("High game")], [/^High loss$/, () => t("High loss")], [/^Most bingos$/, () => t("Most bingos")],
+]);
+const achievementWords = (text) => prizeWords(text, [
+  [/^(\d+(?:\.5)?-\d+(?:\.5)? [+-]\d+)$/, (m) => m[1]],
+  [/^round (\d+): (-?\d+)-(-?\d+) v (.+)$/, (m) => t("round {n}: {a}-{b} v {name}", { n: m[1], a: m[2], b: m[3], name: m[4] })],
+  [/^(\d+) bingos?$/, (m) => t("{n} bingos", { n: m[1] })],
+]);
+const noteWords = (text) => prizeWords(text, [
+  [/^no player it is open to has a game with scores$/, () => t("no player it is open to has a game with scores")],
+  [/^no game with scores has been lost$/, () => t("no game with scores has been lost")],
+  [/^no player has a bingo$/, () => t("no player has a bingo")],
+  [new RegExp(`^no player is placed (${ORDINAL}) or below$`), (m) => t("no player is placed {ordinal} or below", { ordinal: m[1], n: m[2] })],
+  [/^everyone in line for it has taken a prize of exclusive group (.+)$/, (m) => t("everyone in line for it has taken a prize of exclusive group {group}", { group: m[1] })],
+  [/^bingo counts are not known \(the games were not played on the server\)$/, () => t("bingo counts are not known (the games were not played on the server)")],
+]);
+
+// Division `d`'s prizes, under its standings, once the server answers: who takes each now (as
+// the visitor may see the results), provisional until every result is in; the list as CSV to
+// download. Nothing is shown for a division without prizes.
+export function prizesSection(s, d) {
+  const section = h("div", { class: "prizes", id: `prizes-${d.name}`, hidden: true });
+  const token = s.director ? s.token : undefined;
+  const request = { slug: s.slug, division: d.name };
+  call("TournamentsService", "GetDivisionPrizes", request, token).then((r) => {
+    if (!r.prizes.length) return;
+    const name = (n) => (d.players[n - 1] || {}).name || `#${n}`;
+    const heads = [t("Prize"), t("Value"), t("Taken by"), t("Achievement")];
+    const rows = r.awards.map((a) => h("tr", { "data-prize": String(a.prize), "data-player": String(a.player || 0) },
+      h("td", { class: "prize-what" }, descriptionWords(a.description)), h("td", { class: "prize-value", text: a.value }),
+      ...(a.player
+        ? [h("td", { class: "prize-who" }, name(a.player), a.shared ? [" ", h("span", { class: "shared", text: t("shared") })] : null),
+          h("td", { class: "prize-how" }, achievementWords(a.achievement))]
+        : [h("td", { class: "prize-note", colspan: "2" }, h("span", { class: "nobody", text: t("nobody:") }), " ", noteWords(a.note))])));
+    const csv = h("button", { type: "button", class: "link", id: `prizes-csv-${d.name}`, onclick: async () => {
+      try {
+        const x = await call("TournamentsService", "ExportDivisionPrizes", request, token);
+        download(x.csv, `${s.slug}-${d.name}-prizes.csv`, "text/csv");
+      } catch (e) {
+        section.append(h("p", { class: "bad", text: explain(e) }));
+      }
+    } }, t("Download the prizes (CSV)"));
+    section.append(
+      h("h3", { id: `prizes-title-${d.name}`, text: r.final ? t("Prizes") : t("Prizes (provisional)") }),
+      h("table", { class: "standings prize-table", id: `prize-table-${d.name}` },
+        h("thead", {}, h("tr", {}, heads.map((x) => h("th", { text: x })))), h("tbody", {}, rows)),
+      h("p", { class: "downloads" }, csv));
+    section.hidden = false;
+  }).catch((e) => { section.hidden = false; section.append(h("p", { class: "bad", text: explain(e) })); });
+  return section;
+}
+
 // An event's kind in words.
 export function kindName(kind) {
   const names = {
@@ -72,6 +141,8 @@ export function kindName(kind) {
     pairings_made: t("pairings made"), round_started: t("round started"), result: t("result"),
     result_corrected: t("result corrected"), division_imported: t("division imported"), rounds_changed: t("rounds changed"),
     player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"), token_reissued: t("token made anew"),
+    reports_set: t("players' reports set"), result_reported: t("result reported"), table_reserved: t("table reserved"),
+    prizes_set: t("prizes set"),
   };
   return names[kind] || kind;
 }

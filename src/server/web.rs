@@ -1,6 +1,7 @@
 //! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`,
-//! `/games/<id>/review`, `/director`, `/tournaments`, `/tournaments/<slug>`, all the same single
-//! page that routes itself), its modules and style (`/web/…`, embedded in the
+//! `/games/<id>/review`, `/director`, `/tournaments`, `/tournaments/<slug>`,
+//! `/tournaments/<slug>/hall` (the hall display), all the same single page that routes itself),
+//! its modules and style (`/web/…`, embedded in the
 //! binary from `web/`), and two documents generated here so that the page has one source of
 //! truth with the server: `/web/schema.json` (every message of our protos, from the descriptor
 //! set the server was built with, for the page's protobuf codec) and `/web/rules.json` (boards,
@@ -80,6 +81,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("plan.js", JS, include_str!("../../web/plan.js")),
         file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
+        file("hall.js", JS, include_str!("../../web/hall.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
@@ -97,6 +99,13 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
         p if p
             .strip_prefix("/tournaments/")
             .is_some_and(|slug| game_page(slug.strip_suffix('/').unwrap_or(slug))) =>
+        {
+            "index.html"
+        }
+        p if p
+            .strip_prefix("/tournaments/")
+            .and_then(|rest| rest.strip_suffix("/hall").or_else(|| rest.strip_suffix("/hall/")))
+            .is_some_and(game_page) =>
         {
             "index.html"
         }

@@ -54,5 +54,7 @@ mod web_assets;
 mod web_broadcast_results;
 mod web_client;
 mod web_director_desk;
+mod web_hall;
 mod web_player_streamer;
+mod web_reports;
 mod web_seat_links;

@@ -1925,6 +1925,7 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
                 rating_system: pb::RatingSystem::Nsa2008 as i32,
                 ..Default::default()
             }),
+            result_reports: 0,
         }],
         seed: Some(1),
     };
@@ -2133,7 +2134,7 @@ async fn the_log_lists_divisions_and_players_to_filter_and_says_each_event_in_en
         assert_eq!(count(&c, "#log-table [lang='en']").await, 0, "{lang}: no server text left untold");
         // Every kind, and each in words.
         let kind_options = cells(&c, "#log-kind option").await;
-        assert_eq!(kind_options.len(), 13, "{lang}: every kind and the 12 kinds");
+        assert_eq!(kind_options.len(), 17, "{lang}: every kind and the 16 kinds");
         assert!(kind_options.iter().all(|k| !k.contains('_')), "{lang}: {kind_options:?}");
         // Division b: its import alone.
         c.find(Locator::Css("#log-division")).await.unwrap().select_by_value("b").await.unwrap();
@@ -2479,6 +2480,7 @@ async fn a_divisions_tsh_file_and_ratings_are_downloaded_from_the_page() {
             players,
             rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }],
             controls: Some(controls),
+            result_reports: 0,
         }],
         seed: Some(4),
         allow_same_names: false,
