@@ -151,6 +151,10 @@ pub enum Method {
 
 /// The most players a division has.
 pub const MAX_PLAYERS: usize = 5000;
+
+/// The highest table a division numbers: a hall holds no more tables than the most players a
+/// division has ([`MAX_PLAYERS`]), and a round's own games take at most half that (`tables`).
+pub const MAX_TABLE: u32 = MAX_PLAYERS as u32;
 /// The most rounds a division has (played and to come).
 pub const MAX_ROUNDS: usize = 100;
 
@@ -374,7 +378,7 @@ pub enum Error {
     AlreadyWithdrawn { player: PlayerId },
     #[error("round {round} is not the last round paired (round {last} is): unpair round {last} first")]
     NotLastPaired { round: usize, last: usize },
-    #[error("table {table}: tables are numbered 1 to {}", crate::tables::MAX_TABLE)]
+    #[error("table {table}: tables are numbered 1 to {MAX_TABLE}")]
     NoSuchTable { table: u32 },
     #[error("{0}")]
     Unpairable(String),
@@ -456,27 +460,9 @@ impl Division {
                     }
                 }
             }
-            // None is left for `restore` to assign.
-            match (&round.pairings, &round.tables) {
-                (Some(lines), Some(tables)) => {
-                    if let Some(why) = crate::tables::problem(k, lines, tables) {
-                        return Err(Error::Invalid(why));
-                    }
-                }
-                (None, Some(_)) => {
-                    return Err(Error::Invalid(format!("round {} is not paired, yet has tables", shown(k))));
-                }
-                (_, None) => {}
-            }
         }
-        for player in &self.players {
-            if let Some(t) = player.reserved_table
-                && !(1..=crate::tables::MAX_TABLE).contains(&t)
-            {
-                return Err(Error::NoSuchTable { table: t });
-            }
-        }
-        Ok(())
+        // Each round's tables against its lines, and the players' reserved tables (`tables`).
+        self.check_tables()
     }
 
     /// The division's name.

@@ -27,11 +27,10 @@ mod tables;
 pub mod tsh;
 
 pub use division::{
-    Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, Method, Pairing, PairingId, Player,
-    PlayerId, Round, RoundId, zero_is_unrated,
+    Controls, Division, Error, GameResult, MAX_PLAYERS, MAX_ROUNDS, MAX_TABLE, Method, Pairing, PairingId,
+    Player, PlayerId, Round, RoundId, zero_is_unrated,
 };
 pub use matching::{SWISS_BLOCK, min_cost_pairs};
 pub use plan::Missed;
 pub use standings::{Standing, Standings};
 pub use statistics::Statistics;
-pub use tables::MAX_TABLE;

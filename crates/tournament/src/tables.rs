@@ -29,12 +29,8 @@
 //! assigned afresh. A `.t` file's `board` field ([`crate::tsh`]) is kept as it was assigned: its
 //! numbers are each line's first wishes when the file is read.
 
-use crate::division::{Division, Error, Pairing, PlayerId, shown};
+use crate::division::{Division, Error, MAX_TABLE, Pairing, PlayerId, shown};
 use std::collections::HashSet;
-
-/// The highest table a division numbers: a hall holds no more tables than the most players a
-/// division has ([`crate::MAX_PLAYERS`]), and a round's own games take at most half that.
-pub const MAX_TABLE: u32 = crate::division::MAX_PLAYERS as u32;
 
 /// The tables of `lines`, one a line (0 for a bye): each game line takes the first of its
 /// `wishes` (by line index) that is a table and no earlier line has taken, the rest the lowest
@@ -124,5 +120,33 @@ impl Division {
     pub(crate) fn assign_tables(&mut self, round: usize) {
         let tables = self.rounds[round].pairings.as_deref().map(|lines| self.tables_for(lines));
         self.rounds[round].tables = tables;
+    }
+}
+
+impl Division {
+    /// Each paired round's tables against its lines ([`problem`]; none is left for `restore` to
+    /// assign), none for a round not paired, and each player's reserved table within bounds.
+    pub(crate) fn check_tables(&self) -> Result<(), Error> {
+        for (k, round) in self.rounds.iter().enumerate() {
+            match (&round.pairings, &round.tables) {
+                (Some(lines), Some(tables)) => {
+                    if let Some(why) = problem(k, lines, tables) {
+                        return Err(Error::Invalid(why));
+                    }
+                }
+                (None, Some(_)) => {
+                    return Err(Error::Invalid(format!("round {} is not paired, yet has tables", shown(k))));
+                }
+                (_, None) => {}
+            }
+        }
+        for player in &self.players {
+            if let Some(t) = player.reserved_table
+                && !(1..=MAX_TABLE).contains(&t)
+            {
+                return Err(Error::NoSuchTable { table: t });
+            }
+        }
+        Ok(())
     }
 }

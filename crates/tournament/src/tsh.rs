@@ -54,11 +54,12 @@
 //! and `newr …`, the rating estimate after each round paired (0: none), written when the
 //! division rates its players ([`crate::ratings`]) and recomputed, not read.
 
+use crate::division::MAX_TABLE;
 use crate::division::{
     Controls, Division, GameResult, MAX_ROUNDS, Method, Pairing, Player, PlayerId, Round, zero_is_unrated,
 };
 pub use crate::name::name_problem;
-use crate::tables::{self, MAX_TABLE};
+use crate::tables;
 use std::fmt::Write;
 
 /// The division as a `.t` file.

@@ -8,8 +8,7 @@
 
 use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
-use super::record::{DivisionId, DivisionRecord, Record};
-use super::reports::ReportsMode;
+use super::record::{DivisionId, DivisionRecord, Record, ReportsMode};
 use crate::Events;
 use crate::error::{
     DivisionAt, EventsError, Invalid, NameAt, PlayerNamed, PlayersOf, SpreadOf, check_controls,

@@ -7,12 +7,12 @@
 //! [`Record::enter_result`], whatever brings it ([`Source`]).
 
 use super::event::{Actor, EventKind, TournamentEvent};
-use super::reports::{LineReports, ReportsMode};
 use crate::error::{EventsError, Invalid, PlayerNamed};
 use crate::settings::GameSettings;
 use dawgref_host::TokenHash;
 use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Division, GameResult, Pairing, PairingId, PlayerId, RoundId};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 ///
@@ -507,6 +507,49 @@ pub fn game_result(outcome: &dawgref_engine::game::Outcome) -> Option<GameResult
         [w] if (*w == 0 && a > b) || (*w == 1 && b > a) => Some(GameResult::Scores([a, b])),
         [w] => Some(GameResult::Forfeit { winner: *w }),
         _ => None,
+    }
+}
+
+/// How a division takes its players' reports of their results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ReportsMode {
+    /// Players do not report: the director enters results (and the server's games their own).
+    #[default]
+    Off,
+    /// A result enters when the two players' reports agree.
+    BothAgree,
+    /// One player's report enters the result; the director audits the log.
+    OneSuffices,
+}
+
+impl ReportsMode {
+    /// How the log says it.
+    pub(crate) fn said(self) -> &'static str {
+        match self {
+            ReportsMode::Off => "players do not report their results",
+            ReportsMode::BothAgree => "players report their results: both reports must agree",
+            ReportsMode::OneSuffices => "players report their results: one report enters it",
+        }
+    }
+}
+
+/// A line's reports so far, by seat: the scores each reported, the line's first player's first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineReports {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<[i32; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<[i32; 2]>,
+}
+
+impl LineReports {
+    /// Seat `seat`'s report (0 first, 1 second).
+    pub fn by(&self, seat: usize) -> Option<[i32; 2]> {
+        if seat == 0 { self.first } else { self.second }
+    }
+
+    pub(crate) fn set(&mut self, seat: usize, scores: [i32; 2]) {
+        *(if seat == 0 { &mut self.first } else { &mut self.second }) = Some(scores);
     }
 }
 

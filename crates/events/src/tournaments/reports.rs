@@ -13,64 +13,10 @@
 
 use super::change::{Answer, Retry};
 use super::event::{Actor, EventKind};
-use super::record::{DivisionId, Record, Source, detail};
+use super::record::{DivisionId, LineReports, Record, ReportsMode, Source, detail};
 use crate::Events;
 use crate::error::{EventsError, Invalid};
 use dawgref_tournament::{GameResult, Pairing, PairingId, PlayerId, RoundId};
-use serde::{Deserialize, Serialize};
-
-/// How a division takes its players' reports of their results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ReportsMode {
-    /// Players do not report: the director enters results (and the server's games their own).
-    #[default]
-    Off,
-    /// A result enters when the two players' reports agree.
-    BothAgree,
-    /// One player's report enters the result; the director audits the log.
-    OneSuffices,
-}
-
-impl ReportsMode {
-    /// How the log says it.
-    fn said(self) -> &'static str {
-        match self {
-            ReportsMode::Off => "players do not report their results",
-            ReportsMode::BothAgree => "players report their results: both reports must agree",
-            ReportsMode::OneSuffices => "players report their results: one report enters it",
-        }
-    }
-}
-
-/// A line's reports so far, by seat: the scores each reported, the line's first player's first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct LineReports {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first: Option<[i32; 2]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub second: Option<[i32; 2]>,
-}
-
-impl LineReports {
-    /// Seat `seat`'s report (0 first, 1 second).
-    pub fn by(&self, seat: usize) -> Option<[i32; 2]> {
-        if seat == 0 { self.first } else { self.second }
-    }
-
-    fn set(&mut self, seat: usize, scores: [i32; 2]) {
-        *(if seat == 0 { &mut self.first } else { &mut self.second }) = Some(scores);
-    }
-
-    /// Where the line stands with these reports in `mode`.
-    fn state(&self, mode: ReportsMode) -> ReportState {
-        match (self.first, self.second) {
-            (Some(a), Some(b)) if a != b => ReportState::Disputed,
-            (Some(_), Some(_)) => ReportState::Entered,
-            (Some(_), None) | (None, Some(_)) if mode == ReportsMode::OneSuffices => ReportState::Entered,
-            _ => ReportState::Waiting,
-        }
-    }
-}
 
 /// What the player says the game was for them (a scorecard's W/L/T), checked against the scores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +56,16 @@ pub enum ReportState {
     Waiting,
     /// The two reports differ: the director settles it.
     Disputed,
+}
+
+/// Where a line stands with its reports `r` in `mode`.
+fn state(r: &LineReports, mode: ReportsMode) -> ReportState {
+    match (r.first, r.second) {
+        (Some(a), Some(b)) if a != b => ReportState::Disputed,
+        (Some(_), Some(_)) => ReportState::Entered,
+        (Some(_), None) | (None, Some(_)) if mode == ReportsMode::OneSuffices => ReportState::Entered,
+        _ => ReportState::Waiting,
+    }
 }
 
 impl PlayerReport {
@@ -229,7 +185,7 @@ impl Record {
         let mode = entry.reports_mode;
         let reports = entry.reports.entry((k.index(), i.index())).or_default();
         reports.set(seat, scores);
-        let (reports, state) = (*reports, reports.state(mode));
+        let (reports, state) = (*reports, state(reports, mode));
         let division = entry.division.name().to_string();
         let line = entry.line(k, i).cloned();
         let players: Vec<u32> = line.iter().flat_map(|l| l.players().map(|p| p.0 + 1)).collect();

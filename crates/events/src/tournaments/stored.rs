@@ -7,8 +7,7 @@
 //! a read puts the crate's `Division` back together through `Division::restore`, which checks
 //! it. A body that is not this build's is an earlier build's (`legacy`).
 
-use super::record::{DivisionRecord, Record};
-use super::reports::{LineReports, ReportsMode};
+use super::record::{DivisionRecord, LineReports, Record, ReportsMode};
 use crate::error::EventsError;
 use crate::settings::GameSettings;
 use dawgref_host::{TokenHash, hex, unhex};
@@ -439,7 +438,7 @@ mod tests {
 
     #[test]
     fn players_reports_the_reports_mode_and_the_prizes_are_kept_with_their_parts() {
-        use super::super::reports::{LineReports, ReportsMode};
+        use super::super::record::{LineReports, ReportsMode};
         use dawgref_tournament::prizes::{Prize, PrizeKind, PrizeList};
         let mut all = std::collections::BTreeMap::new();
         let mut rec = record();
