@@ -258,10 +258,14 @@ pub fn events(e: EventsError) -> Status {
         | EventsError::NotInRound { .. }
         | EventsError::ReportOfBye { .. }
         | EventsError::ResultIn { .. }
-        | EventsError::PlayedHere { .. }) => precondition(e.to_string()),
+        | EventsError::PlayedHere { .. }
+        | EventsError::CheckInClosed { .. }
+        | EventsError::CheckInWithdrawn { .. }
+        | EventsError::NoneCheckedIn { .. }) => precondition(e.to_string()),
         e @ (EventsError::NotDirector { .. }
         | EventsError::NotAPlayer { .. }
-        | EventsError::NotYourPairing { .. }) => Status::permission_denied(e.to_string()),
+        | EventsError::NotYourPairing { .. }
+        | EventsError::NotYou { .. }) => Status::permission_denied(e.to_string()),
         EventsError::NotFound(what) => Status::not_found(what),
         EventsError::AlreadyExists(what) => Status::already_exists(what),
         EventsError::Aborted(what) => Status::aborted(what),

@@ -17,6 +17,7 @@ mod server_bad_input;
 mod server_bounded_errors;
 mod server_broadcasts;
 mod server_challenges;
+mod server_check_in;
 mod server_champion;
 mod server_director_keys;
 mod server_directors;

@@ -16,7 +16,7 @@ pub const ANALYSIS_MS: u32 = 2000;
 pub const MIN_ANALYSIS_MS: u32 = 100;
 pub const MAX_ANALYSIS_MS: u32 = 30_000;
 /// Kinds a log's filter names at most.
-pub const MAX_KINDS: usize = 16;
+pub const MAX_KINDS: usize = 17;
 /// The widest spread a director gives a bye, a forfeit or a late entry's rounds gone.
 pub const MAX_SPREAD: i32 = 1000;
 use dawgref_tournament::tsh::TshError;
@@ -73,6 +73,24 @@ pub enum EventsError {
         "pairing {pairing} of round {round} is played on the server: its result enters when its game ends"
     )]
     PlayedHere { round: u32, pairing: u32 },
+    /// A check-in, or the absent withdrawn, in a division whose first round is paired
+    /// (FAILED_PRECONDITION).
+    #[error(
+        "division {division}'s round 1 is paired: check-in is over (take round 1's pairings back with UnpairRound to reopen it)"
+    )]
+    CheckInClosed { division: String },
+    /// A check-in of a withdrawn player (FAILED_PRECONDITION).
+    #[error("player {player} ({name}) is withdrawn: the director enters them again (ReenterPlayer) first")]
+    CheckInWithdrawn { player: u32, name: String },
+    /// The absent withdrawn where no one has checked in: it would withdraw every player
+    /// (FAILED_PRECONDITION).
+    #[error(
+        "no player of division {division} has checked in: withdrawing the absent would withdraw all {players}"
+    )]
+    NoneCheckedIn { division: String, players: usize },
+    /// A player's check-in of someone else (PERMISSION_DENIED).
+    #[error("you are player {you} of {division}: a player checks in only themselves")]
+    NotYou { you: u32, division: String },
     /// A token asked for a player the server's bot plays (FAILED_PRECONDITION).
     #[error("player {player} ({name}) is the server's {level} bot: a bot has no token")]
     BotHasNoToken { player: u32, name: String, level: String },

@@ -54,6 +54,8 @@ struct Inner {
     /// Tournaments changed one call at a time on this replica (a slug's lock is its hash's
     /// stripe): its own concurrent calls queue, and only a replica's is a conflict.
     locks: [tokio::sync::Mutex<()>; 64],
+    /// Changes waiting for their tournament, written together as one version (`batch`).
+    queues: tournaments::Queues,
     /// Each tournament's state as last read or written here, with its version.
     cache: tournaments::Cache,
     /// When each tournament result came in and each round was paired and started, as read
@@ -79,6 +81,7 @@ impl Events {
             broadcast_records: BroadcastRecords::new(broadcasts),
             changes: tokio::sync::broadcast::channel(1024).0,
             locks: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
+            queues: Default::default(),
             cache: Default::default(),
             marks: Default::default(),
             broadcasts: Default::default(),

@@ -60,7 +60,7 @@ impl TournamentsService {
         let Some(token) = super::auth::bearer(metadata)? else {
             return Err(errors::unauthenticated("a player's token is needed: the one their link holds"));
         };
-        let (record, _) = self.state.events.load(slug).await.map_err(errors::events)?;
+        let (record, _) = self.state.events.read(slug).await.map_err(errors::events)?;
         if let Some((_, _, actor)) = record.player_of_token(&token) {
             return Ok(actor);
         }
@@ -135,7 +135,7 @@ fn division_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentDivision>
 /// The answer of a command about a player: the player as they then stand.
 fn player_of(rec: &Record, outcome: Outcome) -> Option<pb::TournamentPlayer> {
     let Outcome::Player { division, player } = outcome else { return None };
-    Some(view::player(player.0 + 1, &rec.division_at(division).players()[player.index()]))
+    Some(view::player(rec.entry(division), player))
 }
 
 /// The answer of a command that changed a round: the round as it then stands.
@@ -352,20 +352,22 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             theirs: r.opponent_score,
             claimed,
         };
-        let answer = |rec: &Record, (d, k, i), state| {
-            // The pairing as its reporter sees it: their own report, never their opponent's.
-            let you = match &actor {
-                Actor::Player { player, .. } => Some((d, dawgref_tournament::PlayerId(player - 1))),
-                _ => None,
-            };
-            let seen = rec.clone().without_reports(you);
-            let entry = seen.entry(d);
+        let reporter = match &actor {
+            Actor::Player { player, .. } => *player,
+            _ => 0,
+        };
+        let answer = move |rec: &Record, (d, k, i), state| {
+            let entry = rec.entry(d);
             let state = match state {
                 ReportState::Entered => pb::ReportState::Entered,
                 ReportState::Waiting => pb::ReportState::Waiting,
                 ReportState::Disputed => pb::ReportState::Disputed,
             };
-            let pairing = entry.line(k, i).map(|line| view::in_round(entry, k, i, line));
+            let mut pairing = entry.line(k, i).map(|line| view::in_round(entry, k, i, line));
+            // The pairing as its reporter sees it: their own report, never their opponent's.
+            if let Some(pairing) = &mut pairing {
+                pairing.reports.retain(|r| r.player == reporter);
+            }
             Wire(pb::ReportResultResponse { state: state as i32, pairing })
         };
         let reported = self.state.events.report(&r.slug, &actor, &r.request_id, report, answer);
@@ -392,6 +394,35 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
             Command::ReserveTable { division: r.division.clone(), player: r.player, table: r.table };
         let answer = |rec: &Record, o| pb::SetReservedTableResponse { player: player_of(rec, o) };
         self.command(request.metadata(), &r.slug, &r.request_id, command, answer).await.map(Response::new)
+    }
+
+    async fn check_in(
+        &self,
+        request: Request<pb::CheckInRequest>,
+    ) -> Result<Response<pb::CheckInResponse>, Status> {
+        let r = request.get_ref();
+        let actor = self.player(request.metadata(), &r.slug).await?;
+        let answer = |rec: &Record, o| Wire(pb::CheckInResponse { player: player_of(rec, o) });
+        let who = (r.division.as_str(), r.player);
+        let checked = self.state.events.check_in(&r.slug, &actor, &r.request_id, who, r.present, answer);
+        Ok(Response::new(checked.await.map_err(errors::events)?.0))
+    }
+
+    async fn withdraw_absent(
+        &self,
+        request: Request<pb::WithdrawAbsentRequest>,
+    ) -> Result<Response<pb::WithdrawAbsentResponse>, Status> {
+        let r = request.get_ref();
+        let actor = self.director(request.metadata(), &r.slug).await?;
+        let answer = |rec: &Record, d, withdrawn: &[u32]| {
+            Wire(pb::WithdrawAbsentResponse {
+                division: Some(view::division(rec, d)),
+                withdrawn: withdrawn.to_vec(),
+            })
+        };
+        let withdrawn =
+            self.state.events.withdraw_absent(&r.slug, &actor, &r.request_id, &r.division, answer);
+        Ok(Response::new(withdrawn.await.map_err(errors::events)?.0))
     }
 
     type WatchTournamentStream = EventStream;

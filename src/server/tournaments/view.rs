@@ -36,7 +36,7 @@ pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision
     let div = entry.division();
     pb::TournamentDivision {
         name: div.name().to_string(),
-        players: (div.players().iter().enumerate()).map(|(i, p)| player(i as u32 + 1, p)).collect(),
+        players: (0..div.players().len()).map(|i| player(entry, PlayerId(i as u32))).collect(),
         rounds: entry.round_ids().map(|k| round(entry, k)).collect(),
         controls: Some(convert::controls_to(div.controls())),
         standings: standings(div),
@@ -77,16 +77,18 @@ pub(super) fn in_round(
     }
 }
 
-/// Player `number` (from 1).
-pub(super) fn player(number: u32, p: &Player) -> pb::TournamentPlayer {
+/// Player `id` of division `entry`.
+pub(super) fn player(entry: &DivisionRecord, id: PlayerId) -> pb::TournamentPlayer {
+    let p = &entry.division().players()[id.index()];
     pb::TournamentPlayer {
-        number,
+        number: id.0 + 1,
         name: p.name.clone(),
         rating: zero_is_unrated::written(p.rating),
         bot: level(p).map(|level| convert::bot_to(level) as i32),
         withdrawn: p.withdrawn,
         lifetime_games: p.lifetime_games,
         reserved_table: p.reserved_table,
+        checked_in: entry.checked_in(id),
     }
 }
 

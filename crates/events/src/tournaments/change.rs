@@ -13,9 +13,10 @@ use crate::Events;
 use crate::error::EventsError;
 use crate::records::Put;
 use dawgref_store::TournamentChange;
+use std::sync::Arc;
 
 /// Tries at a change that races another replica's before it is answered ABORTED.
-const TRIES: usize = 3;
+pub(crate) const TRIES: usize = 3;
 
 /// A tournament held for one change at a time on this replica: every change is made through
 /// one ([`Events::change`] takes it), so a replica's own calls queue rather than race, and a
@@ -24,6 +25,13 @@ const TRIES: usize = 3;
 pub(crate) struct Held<'a> {
     slug: String,
     _guard: tokio::sync::MutexGuard<'a, ()>,
+}
+
+impl Held<'_> {
+    /// The tournament held.
+    pub(crate) fn slug(&self) -> &str {
+        &self.slug
+    }
 }
 
 /// A call's method and request id (empty: no retry protection).
@@ -35,7 +43,7 @@ pub(crate) struct Retry<'a> {
 
 impl Retry<'_> {
     /// The key a retry's answer is kept by (None: no request id, nothing kept).
-    fn key(self) -> Option<String> {
+    pub(crate) fn key(self) -> Option<String> {
         (!self.request_id.is_empty()).then(|| format!("{}:{}", self.method, self.request_id))
     }
 }
@@ -51,7 +59,7 @@ pub trait Answer: Sized {
 }
 
 /// A kept answer, read: INTERNAL when it cannot be.
-fn decode_answer<R: Answer>(body: &[u8]) -> Result<R, EventsError> {
+pub(crate) fn decode_answer<R: Answer>(body: &[u8]) -> Result<R, EventsError> {
     R::read(body).map_err(|e| EventsError::Internal(format!("a kept answer cannot be read: {e}")))
 }
 
@@ -129,7 +137,7 @@ impl Events {
 
     /// The answer kept for `key`: in the store's rows, or in a record written before answers had
     /// rows of their own (moved to rows by its next change).
-    async fn kept_answer(
+    pub(crate) async fn kept_answer(
         &self,
         slug: &str,
         record: &Record,
@@ -163,8 +171,15 @@ impl Events {
         Ok(events)
     }
 
-    /// A tournament and the version read: NOT_FOUND for none.
+    /// A tournament and the version read, to change: NOT_FOUND for none.
     pub async fn load(&self, slug: &str) -> Result<(Record, u64), EventsError> {
+        let (record, version) = self.read(slug).await?;
+        Ok((Arc::unwrap_or_clone(record), version))
+    }
+
+    /// A tournament and the version read, to look at (shared with the cache: nothing cloned):
+    /// NOT_FOUND for none.
+    pub async fn read(&self, slug: &str) -> Result<(Arc<Record>, u64), EventsError> {
         let records = &self.0.tournament_records;
         let not_found =
             || EventsError::NotFound(format!("no tournament {:?}", dawgref_engine::text::clip(slug)));
@@ -173,7 +188,7 @@ impl Events {
             return Ok((record, version));
         }
         let stored = records.get(slug).await?.ok_or_else(not_found)?;
-        let record = super::stored::decode(&stored)?;
+        let record = Arc::new(super::stored::decode(&stored)?);
         self.0.cache.put(slug, stored.version, record.clone());
         Ok((record, stored.version))
     }
@@ -255,7 +270,7 @@ impl Events {
 
 /// What writing `record` as `version` stores: its state (the parts of it that changed), with the
 /// events and answers not yet written taken out of it as rows of their own.
-fn written(record: &mut Record, version: u64) -> TournamentChange {
+pub(crate) fn written(record: &mut Record, version: u64) -> TournamentChange {
     use prost::Message;
     record.by.clear();
     let events =

@@ -25,11 +25,12 @@ pub enum EventKind {
     ResultReported,
     TableReserved,
     PrizesSet,
+    CheckedIn,
 }
 
 impl EventKind {
     /// Every kind, in the order the log lists them.
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 17] = [
         EventKind::Created,
         EventKind::PlayerAdded,
         EventKind::PlayerWithdrawn,
@@ -46,6 +47,7 @@ impl EventKind {
         EventKind::ResultReported,
         EventKind::TableReserved,
         EventKind::PrizesSet,
+        EventKind::CheckedIn,
     ];
 
     /// The kind's name, as stored and shown.
@@ -67,6 +69,7 @@ impl EventKind {
             EventKind::ResultReported => "result_reported",
             EventKind::TableReserved => "table_reserved",
             EventKind::PrizesSet => "prizes_set",
+            EventKind::CheckedIn => "checked_in",
         }
     }
 

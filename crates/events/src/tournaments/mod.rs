@@ -5,6 +5,7 @@
 //! start (`plan`), players' own reports of their results (`reports`), a tournament as a spectator
 //! sees it through a broadcast's delay, and the event's log and statistics.
 
+mod batch;
 mod cache;
 mod change;
 mod command;
@@ -23,6 +24,7 @@ mod start;
 mod stored;
 mod tokens;
 
+pub(crate) use batch::Queues;
 pub(crate) use cache::Cache;
 pub use change::{Answer, derived_request_id};
 pub use command::{Command, Import, Line, NewDivision, NewTournament, Outcome};

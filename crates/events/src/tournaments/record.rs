@@ -13,7 +13,7 @@ use dawgref_host::TokenHash;
 use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Division, GameResult, Pairing, PairingId, PlayerId, RoundId};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 ///
 /// Its fields are the layer's alone: outside it a record is read through its methods, and changed
@@ -43,7 +43,7 @@ pub struct Record {
 }
 
 /// A division and what the server keeps beside it.
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DivisionRecord {
     pub(crate) division: Division,
     /// Per round: None until it has started; then each line's game id (empty for a bye, or a
@@ -57,6 +57,8 @@ pub struct DivisionRecord {
     pub(crate) reports: BTreeMap<(usize, usize), LineReports>,
     /// Its prize list, in order of priority.
     pub(crate) prizes: PrizeList,
+    /// The players who have checked in (CheckIn), before its first round is paired.
+    pub(crate) checked_in: BTreeSet<PlayerId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +112,7 @@ impl DivisionRecord {
             reports_mode: ReportsMode::Off,
             reports: BTreeMap::new(),
             prizes: PrizeList::default(),
+            checked_in: BTreeSet::new(),
         }
     }
 
@@ -127,6 +130,11 @@ impl DivisionRecord {
     /// Its prize list, in order of priority.
     pub fn prizes(&self) -> &PrizeList {
         &self.prizes
+    }
+
+    /// Whether `player` has checked in.
+    pub fn checked_in(&self, player: PlayerId) -> bool {
+        self.checked_in.contains(&player)
     }
 
     /// Whether round `k` has started.
@@ -213,6 +221,9 @@ impl DivisionRecord {
                     i + 1
                 ));
             }
+        }
+        if let Some(p) = self.checked_in.iter().find(|p| p.index() >= self.division.players().len()) {
+            return Err(format!("division {name}: player {} checked in, of {}", p.0 + 1, self.tokens.len()));
         }
         Ok(())
     }

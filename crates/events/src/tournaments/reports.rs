@@ -215,13 +215,13 @@ impl Events {
     /// ReportResult: `actor`, a player, reports their pairing's result in `report`'s round,
     /// durably, once per request id; answered with `answer` of the tournament as it then stands,
     /// the reporter's division, round and pairing, and where the pairing's result stands.
-    pub async fn report<A: Answer>(
+    pub async fn report<A: Answer + Send + 'static>(
         &self,
         slug: &str,
         actor: &Actor,
         request_id: &str,
         report: PlayerReport,
-        answer: impl Fn(&Record, (DivisionId, RoundId, PairingId), ReportState) -> A,
+        answer: impl Fn(&Record, (DivisionId, RoundId, PairingId), ReportState) -> A + Send + 'static,
     ) -> Result<A, EventsError> {
         let Actor::Player { division, player } = actor else {
             return Err(EventsError::NotAPlayer { actor: actor.name().into_owned() });
@@ -231,14 +231,18 @@ impl Events {
         let scoped =
             if request_id.is_empty() { String::new() } else { format!("{}:{request_id}", actor.name()) };
         let retry = Retry { method: "ReportResult", request_id: &scoped };
-        let held = self.hold(slug).await;
-        self.once(&held, retry, |rec| {
-            rec.by = actor.name().to_string();
-            let d = rec.division(division)?;
-            let (k, i, seat, scores) = report.find(rec, d, PlayerId(player - 1))?;
+        let (division, player, by) = (division.clone(), PlayerId(player - 1), actor.name().into_owned());
+        // A room's reports arrive together as a round ends: they are written in batches.
+        let check = move |rec: &Record| {
+            let d = rec.division(&division)?;
+            let (k, i, seat, scores) = report.find(rec, d, player)?;
+            Ok((d, k, i, seat, scores))
+        };
+        let apply = move |rec: &mut Record, (d, k, i, seat, scores)| {
+            rec.by = by.clone();
             let state = rec.take_report(d, (k, i, seat), scores)?;
             Ok(answer(rec, (d, k, i), state))
-        })
-        .await
+        };
+        self.batched(slug, retry, check, apply).await
     }
 }

@@ -13,9 +13,10 @@ use crate::settings::GameSettings;
 use dawgref_host::{TokenHash, hex, unhex};
 use dawgref_store::StoredTournament;
 use dawgref_tournament::prizes::PrizeList;
-use dawgref_tournament::{Controls, Division, Method, Pairing, Player, Round, RoundId};
+use dawgref_tournament::{Controls, Division, Method, Pairing, Player, PlayerId, Round, RoundId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// The state's body.
 #[derive(Serialize, Deserialize)]
@@ -51,12 +52,21 @@ struct DivisionPart<'a> {
     /// Its prize list (absent: none).
     #[serde(default, skip_serializing_if = "no_prizes")]
     prizes: Cow<'a, PrizeList>,
+    /// The players who have checked in, by id (absent: none).
+    #[serde(default, skip_serializing_if = "no_one")]
+    checked_in: Cow<'a, BTreeSet<PlayerId>>,
 }
 
 // serde's `skip_serializing_if` is handed the field as it is: a `Cow`.
 #[allow(clippy::ptr_arg)]
 fn no_prizes(list: &Cow<'_, PrizeList>) -> bool {
     list.prizes().is_empty()
+}
+
+// As `no_prizes`: a `Cow`.
+#[allow(clippy::ptr_arg)]
+fn no_one(players: &Cow<'_, BTreeSet<PlayerId>>) -> bool {
+    players.is_empty()
 }
 
 fn is_off(mode: &ReportsMode) -> bool {
@@ -128,6 +138,8 @@ impl Part {
                     &entry.tokens,
                     div.rounds().len(),
                     entry.reports_mode,
+                    &entry.prizes,
+                    &entry.checked_in,
                 )
                     .hash(&mut h);
             }
@@ -157,6 +169,7 @@ impl Part {
                     rounds: div.rounds().len(),
                     reports: entry.reports_mode,
                     prizes: Cow::Borrowed(&entry.prizes),
+                    checked_in: Cow::Borrowed(&entry.checked_in),
                 })
             }
             Part::Round(d, k) => {
@@ -307,10 +320,19 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
         let name = division.name.into_owned();
         let reports_mode = division.reports;
         let prizes = division.prizes.into_owned();
+        let checked_in = division.checked_in.into_owned();
         let division =
             Division::restore(&name, division.players.into_owned(), rounds, division.controls.into_owned())
                 .map_err(|e| unreadable(&format!("division {name}"), e.to_string()))?;
-        record.divisions.push(DivisionRecord { division, games, tokens, reports_mode, reports, prizes });
+        record.divisions.push(DivisionRecord {
+            division,
+            games,
+            tokens,
+            reports_mode,
+            reports,
+            prizes,
+            checked_in,
+        });
     }
     // What the store holds, part by part.
     record.stored = parts(&record).map(|part| (part.key(), part.hash(&record))).collect();

@@ -8,6 +8,7 @@ mod fakes;
 mod games;
 mod reports;
 mod results;
+mod room;
 mod spectators;
 mod start_round;
 mod tokens;

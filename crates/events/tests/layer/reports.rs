@@ -226,3 +226,72 @@ async fn a_director_or_a_game_may_not_report_and_a_player_only_their_own_pairing
     let r = layer.events.report("t", &player(1), "", report(400, 350), stood).await;
     assert!(matches!(r, Err(EventsError::ReportsOff { .. })), "{r:?}");
 }
+
+#[tokio::test]
+async fn reports_sent_together_are_written_as_one_version_each_answered_as_if_alone() {
+    // Division A's fourteen players report at once while the tournament is held (division B's
+    // round starting): every report queues, and the next holder writes them all as one version.
+    let layer = Layer::new();
+    let fourteen: Vec<String> = (b'a'..b'o').map(|c| format!("Player {}", c as char)).collect();
+    let fourteen: Vec<&str> = fourteen.iter().map(String::as_str).collect();
+    layer.create("t", &[("A", &fourteen, &[Method::Manual]), ("B", &["Ed", "Flo"], &[Method::Manual])]).await;
+    let lines: Vec<(u32, u32)> = (0..7).map(|l| (2 * l + 1, 2 * l + 2)).collect();
+    layer.set_pairings("t", "A", 1, &lines).await;
+    layer.set_pairings("t", "B", 1, &[(1, 2)]).await;
+    let mode = ReportsMode::BothAgree;
+    layer.command("t", "", Command::SetReports { division: "A".into(), mode }).await.expect("set");
+    let before = layer.version("t").await;
+
+    type Answered = Result<String, String>;
+    type Sent = Vec<tokio::task::JoinHandle<(u32, Answered)>>;
+    let sent: std::sync::Arc<std::sync::Mutex<Sent>> = Default::default();
+    let (events, handles) = (layer.events.clone(), sent.clone());
+    let meanwhile = async move {
+        let send = |p: u32, id: &'static str, r: PlayerReport| {
+            let events = events.clone();
+            tokio::spawn(async move {
+                let actor = Actor::Player { division: "A".into(), player: p };
+                let answer = events.report("t", &actor, id, r, stood).await;
+                (p, answer.map(|s| s.0).map_err(|e| e.to_string()))
+            })
+        };
+        let mut spawned = Vec::new();
+        for p in 1..=14u32 {
+            // The first of each line wins 400–350 as both see it.
+            let r = if p % 2 == 1 { report(400, 350) } else { report(350, 400) };
+            spawned.push(send(p, "x", r));
+        }
+        // Player 1's retry, queued beside the first call; player 3 naming player 1's pairing.
+        spawned.push(send(1, "x", report(400, 350)));
+        spawned.push(send(3, "", PlayerReport { pairing: 1, ..report(400, 350) }));
+        handles.lock().unwrap().extend(spawned);
+        // On this one thread, every report runs up to its queue before the round goes on.
+        tokio::task::yield_now().await;
+    };
+    layer.start("t", "", ("B", 1), &FakeGames::meanwhile(meanwhile)).await.expect("started");
+    let handles = std::mem::take(&mut *sent.lock().unwrap());
+    let mut answers = Vec::new();
+    for handle in handles {
+        answers.push(handle.await.expect("answered"));
+    }
+    // B's round started (one version), then every report in one version more.
+    assert_eq!(layer.version("t").await, before + 2);
+    let want: Vec<(u32, Answered)> = (1..=14u32)
+        .map(|p| (p, Ok(format!("{}:{}", p.div_ceil(2), if p % 2 == 1 { "Waiting" } else { "Entered" }))))
+        .chain([(1, Ok("1:Waiting".to_string()))])
+        .chain([(3, Err("pairing 1 of round 1 is not yours: yours is pairing 2".to_string()))])
+        .collect();
+    assert_eq!(answers, want);
+    let record = layer.record_of("t").await;
+    let entry = record.entry(record.division("A").unwrap());
+    for l in 0..7 {
+        let line = entry.line(RoundId::at(0), PairingId::at(l));
+        assert!(
+            matches!(line, Some(Pairing::Game { result: Some(GameResult::Scores([400, 350])), .. })),
+            "{line:?}"
+        );
+    }
+    let events = layer.events_of("t").await;
+    assert_eq!(events.iter().filter(|e| e.kind == "result").count(), 7);
+    assert_eq!(events.iter().filter(|e| e.kind == "result_reported").count(), 14);
+}

@@ -1,0 +1,267 @@
+//! Changes that arrive together, written as one version (group commit): what a room of players
+//! sends at the same moment (their reports as a round ends, their check-ins before it starts)
+//! would otherwise wait for one store write each, one after another, each its own fsync. A
+//! change is queued by its tournament; whichever call holds the tournament next takes every
+//! change queued, makes each in turn on the tournament as read (each as if alone: a refused one
+//! leaves the others as they were), writes them as one version, and answers each. A change's
+//! answer reaches its caller only once that version is written, so no one hears of a change the
+//! store could still lose.
+//!
+//! A batched change comes in two halves: `check`, which reads the tournament and refuses
+//! (it cannot change anything: it is handed `&Record`), and `apply`, which makes the change
+//! checked. An `apply` that fails anyway (a rule the check did not foresee) may have changed the
+//! tournament part way: the batch reads it again and makes the changes before it once more.
+//! The batch is taken and written by a task of its own, so a caller that goes away mid-batch
+//! loses no one else's answer.
+
+use super::change::{Answer, Held, Retry, decode_answer, written};
+use super::record::Record;
+use crate::Events;
+use crate::error::EventsError;
+use crate::records::Put;
+use std::any::Any;
+use std::collections::HashMap;
+
+/// The most changes one version takes: beyond it, the next version takes the rest (so the
+/// first callers of a flood are answered without waiting for the last).
+const MOST_A_VERSION: usize = 256;
+
+/// A change's answer as the batch hands it over: made now, or kept for its request id before.
+enum Done {
+    Made(Box<dyn Any + Send>),
+    Kept(Vec<u8>),
+}
+
+/// What making a change on the tournament came to.
+enum Made {
+    /// Refused by its check: the tournament is as it was.
+    Refused(EventsError),
+    /// Refused by its apply: the tournament may hold part of it.
+    Failed(EventsError),
+    /// Made: its answer, and the answer's bytes to keep when it has a request id.
+    Answered(Box<dyn Any + Send>, Option<Vec<u8>>),
+}
+
+type Make = Box<dyn FnMut(&mut Record) -> Made + Send>;
+
+/// A change waiting for the tournament.
+pub(crate) struct Queued {
+    /// The key its answer is kept by (None: no request id).
+    key: Option<String>,
+    make: Make,
+    answer: tokio::sync::oneshot::Sender<Result<Done, EventsError>>,
+}
+
+/// The changes queued on this replica, by tournament.
+#[derive(Default)]
+pub(crate) struct Queues(std::sync::Mutex<HashMap<String, Vec<Queued>>>);
+
+impl Queues {
+    fn push(&self, slug: &str, queued: Queued) {
+        let mut queues = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        queues.entry(slug.to_string()).or_default().push(queued);
+    }
+
+    /// The oldest changes queued on `slug`, as many as a version takes.
+    fn take(&self, slug: &str) -> Vec<Queued> {
+        let mut queues = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(queue) = queues.get_mut(slug) else { return Vec::new() };
+        if queue.len() <= MOST_A_VERSION {
+            return queues.remove(slug).unwrap_or_default();
+        }
+        queue.drain(..MOST_A_VERSION).collect()
+    }
+}
+
+impl Events {
+    /// A change made once per request id, with the others that arrive while the tournament is
+    /// held, written as one version with them: `check` refuses without changing anything,
+    /// `apply` makes what `check` found. Answered once the version holding it is written.
+    pub(crate) async fn batched<P, R>(
+        &self,
+        slug: &str,
+        retry: Retry<'_>,
+        check: impl Fn(&Record) -> Result<P, EventsError> + Send + 'static,
+        mut apply: impl FnMut(&mut Record, P) -> Result<R, EventsError> + Send + 'static,
+    ) -> Result<R, EventsError>
+    where
+        R: Answer + Send + 'static,
+    {
+        let key = retry.key();
+        let keyed = key.is_some();
+        let make: Make = Box::new(move |rec| match check(rec) {
+            Err(e) => Made::Refused(e),
+            Ok(plan) => match apply(rec, plan) {
+                Ok(answer) => {
+                    let kept = keyed.then(|| answer.write());
+                    Made::Answered(Box::new(answer), kept)
+                }
+                Err(e) => Made::Failed(e),
+            },
+        });
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        self.0.queues.push(slug, Queued { key, make, answer });
+        let events = self.clone();
+        let slug = slug.to_string();
+        tokio::spawn(async move {
+            let held = events.hold(&slug).await;
+            let batch = events.0.queues.take(&slug);
+            if !batch.is_empty() {
+                events.write_batch(&held, batch).await;
+            }
+        });
+        match answered.await {
+            Ok(Ok(Done::Made(answer))) => answer
+                .downcast::<R>()
+                .map(|answer| *answer)
+                .map_err(|_| EventsError::Internal("a batched change answered with another's type".into())),
+            Ok(Ok(Done::Kept(bytes))) => decode_answer(&bytes),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(EventsError::Internal("a batched change was dropped unanswered".into())),
+        }
+    }
+
+    /// Make every change of `batch` on the tournament `held`, in order, write them as its next
+    /// version, and answer each; a race lost to another replica is read again and made again,
+    /// as [`Events::change`] does.
+    async fn write_batch(&self, held: &Held<'_>, mut batch: Vec<Queued>) {
+        let slug = held.slug();
+        let mut tries = 0;
+        loop {
+            let made = self.make_batch(slug, &mut batch).await;
+            let (record, version, mut answers) = match made {
+                Ok(made) => made,
+                Err(e) => return answer_all(batch, |_| Err(copy(&e))),
+            };
+            // The changes made, by place in the batch: their answers wait for the write.
+            let changed: Vec<usize> =
+                (0..batch.len()).filter(|&j| matches!(answers[j], Some(Ok(Done::Made(_))))).collect();
+            if changed.is_empty() {
+                return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+            }
+            let mut record = record;
+            match self.0.tournament_records.put(written(&mut record, version + 1)).await {
+                Ok(Put::Written) => {
+                    self.0.cache.put(slug, version + 1, record);
+                    let _ = self.0.changes.send(slug.to_string());
+                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                }
+                Ok(Put::Stale) if tries + 1 < super::change::TRIES => tries += 1,
+                Ok(Put::Stale) => {
+                    let aborted = || {
+                        EventsError::Aborted(format!(
+                            "tournament {slug:?} changed at the same moment; call again"
+                        ))
+                    };
+                    for &j in &changed {
+                        answers[j] = Some(Err(aborted()));
+                    }
+                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                }
+                Err(e) => {
+                    for &j in &changed {
+                        answers[j] = Some(Err(copy(&e)));
+                    }
+                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                }
+            }
+        }
+    }
+
+    /// Every change of `batch` made on tournament `slug` as read: the tournament as they left
+    /// it, the version read, and each one's answer (a request id answered before: its kept
+    /// answer; refused: why).
+    #[allow(clippy::type_complexity)]
+    async fn make_batch(
+        &self,
+        slug: &str,
+        batch: &mut [Queued],
+    ) -> Result<(Record, u64, Vec<Option<Result<Done, EventsError>>>), EventsError> {
+        let (mut record, version) = self.load(slug).await?;
+        let mut answers: Vec<Option<Result<Done, EventsError>>> = (0..batch.len()).map(|_| None).collect();
+        // Answers kept in this batch, by key: a retry queued beside its first call gets the first's.
+        let mut kept: HashMap<String, Vec<u8>> = HashMap::new();
+        for j in 0..batch.len() {
+            if let Some(key) = batch[j].key.clone() {
+                if let Some(body) = kept.get(&key) {
+                    answers[j] = Some(Ok(Done::Kept(body.clone())));
+                    continue;
+                }
+                match self.kept_answer(slug, &record, &key).await {
+                    Ok(Some(body)) => {
+                        answers[j] = Some(Ok(Done::Kept(body)));
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        answers[j] = Some(Err(e));
+                        continue;
+                    }
+                }
+            }
+            match make_one(&mut batch[j], &mut record, &mut kept) {
+                Ok(done) => answers[j] = Some(Ok(done)),
+                Err((e, false)) => answers[j] = Some(Err(e)),
+                Err((e, true)) => {
+                    answers[j] = Some(Err(e));
+                    // Part of it may be in the record: read it again and make those before it again
+                    // (each made on the very state it was made on before, so it comes out the same).
+                    (record, _) = self.load(slug).await?;
+                    kept.clear();
+                    for before in 0..j {
+                        if matches!(answers[before], Some(Ok(Done::Made(_)))) {
+                            let made = make_one(&mut batch[before], &mut record, &mut kept);
+                            answers[before] = Some(made.map_err(|(e, _)| e));
+                        }
+                    }
+                }
+            }
+        }
+        Ok((record, version, answers))
+    }
+}
+
+/// Make `queued` on `record`, its answer kept for its request id (in the record, and in `kept`
+/// for a retry queued beside it): its answer, or why not and whether the record may hold part of
+/// it.
+fn make_one(
+    queued: &mut Queued,
+    record: &mut Record,
+    kept: &mut HashMap<String, Vec<u8>>,
+) -> Result<Done, (EventsError, bool)> {
+    match (queued.make)(record) {
+        Made::Answered(answer, body) => {
+            if let (Some(key), Some(body)) = (&queued.key, body) {
+                record.remember(key.clone(), body.clone());
+                kept.insert(key.clone(), body);
+            }
+            Ok(Done::Made(answer))
+        }
+        Made::Refused(e) => Err((e, false)),
+        Made::Failed(e) => Err((e, true)),
+    }
+}
+
+/// Answer every change of `batch` with `answer` of its place.
+fn answer_all(batch: Vec<Queued>, mut answer: impl FnMut(usize) -> Result<Done, EventsError>) {
+    for (j, queued) in batch.into_iter().enumerate() {
+        // A caller gone away has no one to answer.
+        let _ = queued.answer.send(answer(j));
+    }
+}
+
+fn unanswered() -> Result<Done, EventsError> {
+    Err(EventsError::Internal("a batched change was left unanswered".into()))
+}
+
+/// The store's refusal of a whole batch, for each of its changes: the first's own words, its kind
+/// kept where the kind is the caller's to act on.
+fn copy(e: &EventsError) -> EventsError {
+    match e {
+        EventsError::Aborted(m) => EventsError::Aborted(m.clone()),
+        EventsError::NotFound(m) => EventsError::NotFound(m.clone()),
+        EventsError::DeadlinePassed(m) => EventsError::DeadlinePassed(m.clone()),
+        EventsError::Host(e) => EventsError::Host(e.clone()),
+        other => EventsError::Internal(other.to_string()),
+    }
+}
