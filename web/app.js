@@ -14,6 +14,7 @@ import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 import { hallPage } from "/web/hall.js";
+import { printPage } from "/web/print.js";
 
 const app = document.getElementById("app");
 
@@ -39,11 +40,13 @@ async function route() {
     const review = path.match(/^\/games\/([^/]+)\/review\/?$/);
     const overlay = path.match(/^\/broadcasts\/([^/]+)\/games\/([^/]+)\/overlay\/?$/);
     const hall = path.match(/^\/tournaments\/([^/]+)\/hall\/?$/);
+    const print = path.match(/^\/tournaments\/([^/]+)\/print\/?$/);
     if (path === "/" || path === "") await lobby();
     else if (review) await reviewPage(app, decodeURIComponent(review[1]));
     else if (path.startsWith("/games/")) await gamePage(decodeURIComponent(path.slice(7)));
     else if (path === "/tournaments" || path === "/tournaments/") await tournamentsPage(app);
     else if (hall) await hallPage(app, decodeURIComponent(hall[1]), new URLSearchParams(location.search));
+    else if (print) await printPage(app, decodeURIComponent(print[1]), new URLSearchParams(location.search));
     else if (path.startsWith("/tournaments/")) await tournamentPage(app, decodeURIComponent(path.slice(13).replace(/\/$/, "")));
     else if (path === "/broadcasts" || path === "/broadcasts/") await broadcastsPage(app);
     else if (overlay) await overlayPage(app, decodeURIComponent(overlay[1]), decodeURIComponent(overlay[2]));

@@ -3,21 +3,32 @@
 // division's screens: the current round (the last one paired) as alpha pairings, TSH's way (every
 // player of the round by name, in the page's language's alphabetical order, with their table,
 // their opponent, whether they move first or second, or their bye, and the result once it is in),
-// then the standings as the server ranks them (place, name, wins–losses, spread). A list longer
-// than the screen is cut into pages that take their turns ("page 2 of 5"): as many rows as fit
-// the screen once laid out, so that nothing ever scrolls, whatever the screen and the number of
+// then the standings as the server ranks them (place, name, wins–losses, spread), then, once
+// every round of the division is paired and every result of it is in, its prizes as
+// GetDivisionPrizes awards them (each prize as the server names it, its value, who takes it and
+// by what: their record and spread, or the game's score; or nobody, and why). A list longer than
+// the screen is cut into pages that take their turns ("page 2 of 5"): as many rows as fit the
+// screen once laid out, so that nothing ever scrolls, whatever the screen and the number of
 // players. WatchTournament keeps it current: each change redraws the screen shown, in place,
-// without restarting the cycle.
+// without restarting the cycle; a division's prizes are read again on each change of that
+// division only (and on a stream opened again, which may have missed some).
+//
+// It times itself: each drawing of a screen, and each planning of the screens (every list laid
+// out and measured to cut it), is one figure in milliseconds, the last RENDERS_KEPT of them on
+// `window.__hallRenderMs`, for the measuring test of a 1,000-player division (BENCHMARKS.md).
 //
 // `?division=<name>`: that division only (else every division in turn); `?seconds=N`: each
 // screen's time, 1 to 600 seconds (SECONDS unless given).
 
 import { call, stream } from "/web/grpc.js";
 import { t, lang } from "/web/i18n.js";
-import { h, explain } from "/web/ui.js";
+import { h, explain, nameCollator } from "/web/ui.js";
 
 /** How long a screen stays up, in seconds, unless `?seconds=` says otherwise. */
 export const SECONDS = 12;
+
+/** How many render times `window.__hallRenderMs` keeps (the newest last). */
+export const RENDERS_KEPT = 500;
 
 export async function hallPage(app, slug, params) {
   document.body.classList.add("hall");
@@ -26,7 +37,7 @@ export async function hallPage(app, slug, params) {
   const asked = Number(params.get("seconds"));
   const seconds = Number.isFinite(asked) && asked >= 1 ? Math.min(asked, 600) : SECONDS;
   const only = params.get("division");
-  const collator = new Intl.Collator(lang, { sensitivity: "base", numeric: true });
+  const collator = nameCollator();
 
   const title = h("div", { class: "hall-title", id: "hall-title", text: slug });
   const what = h("div", { class: "hall-what", id: "hall-what" });
@@ -39,10 +50,28 @@ export async function hallPage(app, slug, params) {
   app.replaceChildren(root);
 
   // The tournament as last read; its screens, each {key, division, kind, rows, page, pages,
-  // round}; the one shown.
+  // round}; the one shown. Each division's prizes as last read (GetDivisionPrizes's answer), for
+  // a division whose results are all in.
   let tournament = null;
   let screens = [];
   let at = 0;
+  const prizes = new Map();
+
+  // Each outermost drawing timed (a screen drawn within a planning is the planning's figure).
+  const renders = (window.__hallRenderMs = []);
+  let timing = false;
+  const timed = (draw) => () => {
+    if (timing) return draw();
+    timing = true;
+    const started = performance.now();
+    try {
+      return draw();
+    } finally {
+      timing = false;
+      renders.push(Math.round((performance.now() - started) * 100) / 100);
+      if (renders.length > RENDERS_KEPT) renders.splice(0, renders.length - RENDERS_KEPT);
+    }
+  };
 
   const divisions = () => (tournament ? tournament.divisions.filter((d) => !only || d.name === only) : []);
 
@@ -54,6 +83,8 @@ export async function hallPage(app, slug, params) {
       const lists = [];
       if (round) lists.push({ kind: "pairings", round: round.number, rows: alphaPairings(d, round, collator) });
       lists.push({ kind: "standings", round: 0, rows: standings(d) });
+      const won = prizes.get(d.name);
+      if (won && won.prizes.length && complete(d)) lists.push({ kind: "prizes", round: 0, rows: prizeRows(d, won) });
       for (const list of lists) {
         const pages = cut(list.kind, list.rows);
         pages.forEach((rows, i) => out.push({
@@ -86,7 +117,7 @@ export async function hallPage(app, slug, params) {
   };
 
   // The screen `at`, drawn from the rows it holds now.
-  const show = () => {
+  const show = timed(() => {
     const s = screens[at];
     title.textContent = tournament ? tournament.name : slug;
     if (!s) {
@@ -100,6 +131,7 @@ export async function hallPage(app, slug, params) {
     const parts = [];
     if (tournament.divisions.length > 1) parts.push(t("Division {name}", { name: s.division }));
     if (s.kind === "pairings") parts.push(t("Round {n}", { n: s.round }), t("Pairings by name"));
+    else if (s.kind === "prizes") parts.push(t("Prizes"));
     else parts.push(t("Standings"));
     what.textContent = parts.join(" · ");
     pageNo.textContent = s.pages > 1 ? t("page {n} of {m}", { n: s.page, m: s.pages }) : "";
@@ -114,12 +146,12 @@ export async function hallPage(app, slug, params) {
       replan();
       again = false;
     }
-  };
+  });
   let again = false;
 
   // The screens again (the tournament changed, or the screen did), the one shown kept: the same
   // page of the same list if it is still there, else that list's last page, else the same place.
-  const replan = () => {
+  const replan = timed(() => {
     const was = screens[at];
     screens = plan();
     if (was) {
@@ -128,7 +160,7 @@ export async function hallPage(app, slug, params) {
       at = same >= 0 ? same : list.length ? list[list.length - 1][1] : Math.min(at, Math.max(0, screens.length - 1));
     } else at = 0;
     show();
-  };
+  });
 
   // The cycle: a screen each `seconds`, the bar along the bottom showing the time left.
   const restartBar = () => {
@@ -144,8 +176,19 @@ export async function hallPage(app, slug, params) {
     setTimeout(next, seconds * 1000);
   };
 
-  const load = async () => {
+  // The tournament read again, and the prizes of each division shown whose results are all in:
+  // read again when `changed` names it (or is null: anything may have changed), else kept.
+  const load = async (changed = null) => {
     const r = await call("TournamentsService", "GetTournament", { slug });
+    const reads = [];
+    for (const d of r.tournament.divisions.filter((x) => !only || x.name === only)) {
+      if (!complete(d)) prizes.delete(d.name);
+      else if (!changed || changed.has(d.name) || !prizes.has(d.name)) {
+        reads.push(call("TournamentsService", "GetDivisionPrizes", { slug, division: d.name })
+          .then((p) => prizes.set(d.name, p), () => prizes.delete(d.name)));
+      }
+    }
+    await Promise.all(reads);
     tournament = r.tournament;
     document.title = `${t("Hall display")} — ${tournament.name}`;
     replan();
@@ -163,6 +206,22 @@ export async function hallPage(app, slug, params) {
   let resized = null;
   addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(replan, 200); });
   follow(slug, Number(tournament.events || 0), load);
+}
+
+// Whether division `d`'s results are all in: every round paired, every line of each done.
+function complete(d) {
+  return d.rounds.length > 0 && d.rounds.every((r) => r.paired && r.pairings.every((p) => p.done));
+}
+
+// Division `d`'s prizes as `won` (GetDivisionPrizes's answer) awards them, a row an award: the
+// prize as the server names it, its value, who takes it (a shared prize: each taker) and by
+// what, or that nobody does and why (the server's words, in English).
+function prizeRows(d, won) {
+  return won.awards.map((a) => ({
+    prize: a.prize, player: a.player || 0, what: a.description, value: a.value,
+    who: a.player ? (d.players[a.player - 1] || {}).name || `#${a.player}` : "",
+    shared: Boolean(a.shared), how: a.achievement, note: a.note,
+  }));
 }
 
 // Each player of round `round` of division `d` by name (the collator's order): their table, their
@@ -228,6 +287,18 @@ function listTable(kind, rows) {
         h("td", { class: "hall-move", text: r.move }),
         h("td", { class: "hall-result", text: r.result })))));
   }
+  if (kind === "prizes") {
+    return h("table", { class: "hall-list hall-prizes", id: "hall-list" },
+      h("colgroup", {}, ["prize", "value", "who", "how"].map((c) => h("col", { class: `hall-col-${c}` }))),
+      h("thead", {}, h("tr", {}, [t("Prize"), t("Value"), t("Taken by"), t("Achievement")].map((x) => h("th", { text: x })))),
+      h("tbody", {}, rows.map((r) => h("tr", { "data-prize": String(r.prize), "data-player": String(r.player), class: r.player ? "" : "nobody" },
+        h("td", { class: "hall-prize", lang: "en", text: r.what }),
+        h("td", { class: "hall-value", text: r.value }),
+        ...(r.player
+          ? [h("td", { class: "hall-name" }, r.who, r.shared ? h("span", { class: "hall-shared", text: ` (${t("shared")})` }) : ""),
+            h("td", { class: "hall-how", lang: "en", text: r.how })]
+          : [h("td", { class: "hall-note-cell", colspan: "2" }, `${t("nobody:")} `, h("span", { lang: "en", text: r.note }))])))));
+  }
   return h("table", { class: "hall-list hall-standings", id: "hall-list" },
     h("colgroup", {}, ["place", "name", "record", "spread"].map((c) => h("col", { class: `hall-col-${c}` }))),
     h("thead", {}, h("tr", {}, [t("#"), t("Player"), t("Won–lost"), t("Spread")].map((x) => h("th", { text: x })))),
@@ -240,12 +311,21 @@ function listTable(kind, rows) {
 
 // Read the tournament again on each event its stream brings (a burst: once), the stream opened
 // again a second after it drops, for as long as the page is the hall display.
+// The divisions the burst's events name are handed to `load` (an event of none: all of them).
 function follow(slug, from, load) {
   let timer = null;
+  let changed = new Set();
+  let all = false;
   const onMessage = (e) => {
     from = Number(e.number) + 1;
+    if (e.division) changed.add(e.division); else all = true;
     clearTimeout(timer);
-    timer = setTimeout(() => load().catch(() => {}), 150);
+    timer = setTimeout(() => {
+      const these = all ? null : changed;
+      changed = new Set();
+      all = false;
+      load(these).catch(() => {});
+    }, 150);
   };
   const run = () => stream("TournamentsService", "WatchTournament", { slug, from_event: from }, undefined, onMessage)
     .catch(() => {})

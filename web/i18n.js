@@ -243,7 +243,16 @@ const RU = {
   "A new token for {name}? Their old token stops working at once: their page and their game in play refuse it. Their new link is shown here, to give them.":
     "Выдать игроку {name} новый токен? Старый токен сразу перестанет действовать: его не примут ни страница игрока, ни его текущая партия. Новая ссылка для игрока появится здесь.",
   "players' reports set": "отчёты игроков настроены", "result reported": "результат сообщён игроком",
-  "table reserved": "стол закреплён", "prizes set": "призы заданы",
+  "table reserved": "стол закреплён", "prizes set": "призы заданы", "checked in": "отметка о прибытии",
+  "{here} of {all} checked in.": "На месте: {here} из {all}.", "Your check-in is taken back.": "Ваша отметка о прибытии отменена.",
+  "You are checked in.": "Вы отметились: вы на месте.", "Check in when you arrive.": "Отметьтесь, когда придёте.",
+  "Take back my check-in": "Отменить отметку", "I'm here": "Я на месте", "Withdrawn as absent: {n}.": "Сняты как отсутствующие: {n}.",
+  "Check-in": "Отметка о прибытии", "Not here yet:": "Ещё нет:", "No one has checked in yet.": "Ещё никто не отметился.",
+  "Withdraw the absent ({n})": "Снять отсутствующих ({n})", "{name} is checked in.": "{name}: на месте.",
+  "{name}'s check-in is taken back.": "{name}: отметка о прибытии отменена.", "here": "на месте",
+  "{name} withdraws: absent at check-in": "{name}: снят(а), не отметился(ась) о прибытии", "{name} checks in": "{name} на месте",
+  "{name} is checked in by the director": "{name} на месте (отметил судья)", "{name} takes back their check-in": "{name} отменяет отметку о прибытии",
+  "{name}'s check-in is taken back by the director": "{name}: отметка о прибытии отменена судьёй",
   "token made anew": "токен выдан заново", "{name}'s token made anew": "{name}: токен выдан заново",
   // the board
   "triple word": "утроение слова", "double word": "удвоение слова", "triple letter": "утроение буквы", "double letter": "удвоение буквы",
@@ -324,6 +333,16 @@ const RU = {
   "absent": "неявка", "not paired": "не в паре", "won by forfeit": "тех. победа", "lost by forfeit": "тех. поражение",
   "Won–lost": "Поб.–пор.", "page {n} of {m}": "страница {n} из {m}", "No players yet.": "Игроков пока нет.",
   "This tournament has no division {name}.": "В этом турнире нет группы {name}.",
+  // print page
+  "Scorecards and pairing sheets": "Карточки игроков и листы пар", "Scorecard": "Карточка игрока",
+  "Paper": "Бумага", "Print": "Печать", "Scorecards": "Карточки", "Pairing sheets": "Листы пар",
+  "Scorecards and sheets": "Карточки и листы", "Rating {n}": "Рейтинг {n}", "Round": "Тур",
+  "My score": "Мои очки", "Opponent's score": "Очки соперника", "Total spread": "Общая разница",
+  "Nothing to print: no round is paired yet.": "Печатать нечего: ни один тур ещё не разбит на пары.",
+  "What to print": "Что печатать",
+  // hall prizes (hall.js: its other words are the prizes' and the hall's above), and a player's reserved table (plan.js)
+  "Reserve table": "Закрепить стол", "Reserved table of {name}": "Закреплённый стол игрока {name}",
+  "{name} keeps table {n}.": "За игроком {name} закреплён стол {n}.", "{name} has no reserved table.": "У игрока {name} нет закреплённого стола.",
 };
 
 // Counted nouns: English one/many; Russian one/few/many.

@@ -160,6 +160,37 @@ function seatItem(s, d, p, act) {
   h("div", { class: "row-controls" }, go, cancel, refusal));
 }
 
+// A player's reserved table (TSH's `reserved`: the table they keep in every round paired from
+// now on), as the director's list shows it, and its box: a table from 1 sets it, empty or 0
+// clears it. What is typed survives the page's redraws until it is sent.
+const reserveTyped = new Map();
+export function reserveControl(d, p, act) {
+  const at = `${d.name}-${p.number}`;
+  const fault = h("span", { class: "bad refusal", id: `reserve-fault-${at}`, role: "alert" });
+  const box = h("input", { type: "number", min: "0", max: "5000", step: "1", id: `reserve-${at}`, "aria-label": t("Reserved table of {name}", { name: p.name }),
+    value: reserveTyped.has(at) ? reserveTyped.get(at) : p.reserved_table ? String(p.reserved_table) : "" });
+  box.addEventListener("input", () => reserveTyped.set(at, box.value));
+  const go = h("button", { type: "button", class: "link", id: `reserve-go-${at}`, "data-reserve": String(p.number), onclick: (e) => {
+    const typed = box.value.trim();
+    // A whole number is sent as it is (the server refuses one past its bounds, saying why); empty
+    // or 0 is none; anything else is said here and not sent.
+    fault.textContent = "";
+    box.removeAttribute("aria-invalid");
+    if (box.validity.badInput || (typed !== "" && !/^\d+$/.test(typed))) {
+      fault.textContent = t("{what} is not a whole number: nothing was sent.", { what: t("Reserved table of {name}", { name: p.name }) });
+      box.setAttribute("aria-invalid", "true");
+      box.focus();
+      return;
+    }
+    const table = typed === "" || Number(typed) === 0 ? undefined : Number(typed);
+    act("SetReservedTable", { division: d.name, player: p.number, table },
+      table ? t("{name} keeps table {n}.", { name: p.name, n: table }) : t("{name} has no reserved table.", { name: p.name }),
+      { button: e.currentTarget, sent: () => reserveTyped.delete(at) });
+  } }, t("Reserve table"));
+  const shown = p.reserved_table ? h("span", { class: "reserved-table", id: `reserved-${at}`, text: t("Table {n}", { n: p.reserved_table }) }) : "";
+  return h("span", { class: "reserve" }, shown, box, go, fault);
+}
+
 // A withdrawn player's way back: paired again from the next round paired.
 export function reenter(d, number, player, act) {
   return h("button", { type: "button", class: "link", "data-reenter": String(number), onclick: () =>

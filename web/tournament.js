@@ -8,12 +8,14 @@
 // Each division's statistics, and the director's log, are `tournament_report.js`'s.
 // Each pairing shows its table; where a division takes its players' reports, a player reports
 // their own result and the director sees the reports (plan.js); a division's prizes are shown
-// under its standings (tournament_report.js).
+// under its standings (tournament_report.js). Before round 1 is paired, players check in and the
+// director withdraws the absent (checkin.js).
 
 import { call, stream } from "/web/grpc.js";
 import { t, count } from "/web/i18n.js";
 import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy } from "/web/ui.js";
-import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
+import { checkInPanel, checkInBox } from "/web/checkin.js";
+import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, reserveControl, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
 import { logPanel, statisticsSection, prizesSection, download } from "/web/tournament_report.js";
 
 const KEY = (slug) => `dawgref:tournament:${slug}`;
@@ -463,7 +465,8 @@ export async function tournamentPage(app, slug) {
   } }, t("Use"));
   app.replaceChildren(
     h("section", { class: "hero" }, title,
-      h("p", { class: "sub" }, h("a", { id: "hall-link", href: `/tournaments/${encodeURIComponent(slug)}/hall`, text: t("Hall display") }))),
+      h("p", { class: "sub" }, h("a", { id: "hall-link", href: `/tournaments/${encodeURIComponent(slug)}/hall`, text: t("Hall display") }),
+        " · ", h("a", { id: "print-link", href: `/tournaments/${encodeURIComponent(slug)}/print`, text: t("Scorecards and pairing sheets") }))),
     h("div", { class: "panel tournament-bar" }, tokenInput, useToken, who, out),
     body);
 
@@ -625,7 +628,7 @@ function division(s, d, act) {
       return h("tr", { class: mine ? "mine" : "", "data-player": String(st.player) }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
         h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }),
-        ...(rates ? [h("td", { class: "rating", text: ratingShown(st) })] : []), h("td", { class: "player-actions" }, withdraw, reissue ? " " : "", reissue));
+        ...(rates ? [h("td", { class: "rating", text: ratingShown(st) })] : []), h("td", { class: "player-actions" }, checkInBox(s, d, st.player, p, act), withdraw, reissue ? " " : "", reissue, s.director ? reserveControl(d, p, act) : ""));
     })));
   // The next round to pair, offered as the server would take it, or shown with why not yet.
   // A manual round is paired by hand only ("Pair round n by hand", plan.js).
@@ -660,6 +663,7 @@ function division(s, d, act) {
     h("h2", { text: t("Division {name}", { name: d.name }) }),
     over ? h("p", { class: "over", id: `over-${d.name}`, text: t("The division is over: {name} wins.", { name: leader ? leader.name : "" }) }) : null,
     s.director ? reportsMode(s, d, act) : reportsNote(d),
+    checkInPanel(s, d, act),
     controls, s.director && !over ? handEditor(s, d, act) : null, s.director ? planControls(d, act, s) : null, s.director ? lateEntry(d, act, s) : null, standings, s.director ? seatLinks(s, d, act) : null,
     h("div", { id: `prizes-place-${d.name}` }),
     toCome.length ? h("div", { class: "to-come", id: `to-come-${d.name}` }, h("h3", { text: t("Rounds to come") }), h("ul", {}, toCome)) : null,

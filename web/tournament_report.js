@@ -9,7 +9,7 @@ import { call } from "/web/grpc.js";
 import { t, lang, count } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 
-const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued", "reports_set", "result_reported", "table_reserved", "prizes_set"];
+const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued", "reports_set", "result_reported", "table_reserved", "prizes_set", "checked_in"];
 
 // Offer `text` as a file called `name`.
 export function download(text, name, type) {
@@ -142,7 +142,7 @@ export function kindName(kind) {
     result_corrected: t("result corrected"), division_imported: t("division imported"), rounds_changed: t("rounds changed"),
     player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"), token_reissued: t("token made anew"),
     reports_set: t("players' reports set"), result_reported: t("result reported"), table_reserved: t("table reserved"),
-    prizes_set: t("prizes set"),
+    prizes_set: t("prizes set"), checked_in: t("checked in"),
   };
   return names[kind] || kind;
 }
@@ -163,7 +163,20 @@ export function eventSentence(e, tournament) {
   const who = name(players[0]);
   switch (e.kind) {
     case "created": return tournament.name;
-    case "player_withdrawn": return who && t("{name} withdraws", { name: who });
+    case "player_withdrawn": {
+      if (!who) return null;
+      if (detail === `${who} withdraws: absent at check-in`) return t("{name} withdraws: absent at check-in", { name: who });
+      return t("{name} withdraws", { name: who });
+    }
+    case "checked_in": {
+      const forms = {
+        [`${who} checks in`]: "{name} checks in",
+        [`${who} is checked in by the director`]: "{name} is checked in by the director",
+        [`${who} takes back their check-in`]: "{name} takes back their check-in",
+        [`${who}'s check-in is taken back by the director`]: "{name}'s check-in is taken back by the director",
+      };
+      return who && forms[detail] ? t(forms[detail], { name: who }) : null;
+    }
     case "player_reentered": return who && t("{name} enters again as player {n}", { name: who, n: players[0] });
     case "round_unpaired": return e.round ? t("Round {n}'s pairings taken back", { n: e.round }) : null;
     case "token_reissued": return who && detail === `${who}'s token made anew` ? t("{name}'s token made anew", { name: who }) : null;

@@ -2,7 +2,7 @@
 // every ruleset (fetched once) and their names, and how notation splits into tiles.
 
 import { GrpcError } from "/web/grpc.js";
-import { t } from "/web/i18n.js";
+import { t, lang } from "/web/i18n.js";
 
 let rulesets = null;
 
@@ -51,6 +51,13 @@ export function writeTiles(labels, spellings) {
     out = (merges ? `[${label}]` : tileNotation(label)) + out;
   }
   return out;
+}
+
+// Players' names in the page's language's alphabetical order, as a person reads a list of names:
+// case and accents aside, numbers by their value (the hall display's and the print page's
+// pairings by name, ordered alike).
+export function nameCollator() {
+  return new Intl.Collator(lang, { sensitivity: "base", numeric: true });
 }
 
 // Events the director makes: an undo never takes them back.

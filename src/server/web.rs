@@ -1,6 +1,7 @@
 //! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`,
 //! `/games/<id>/review`, `/director`, `/tournaments`, `/tournaments/<slug>`,
-//! `/tournaments/<slug>/hall` (the hall display), all the same single page that routes itself),
+//! `/tournaments/<slug>/hall` (the hall display), `/tournaments/<slug>/print` (the scorecards and
+//! pairing sheets to print), all the same single page that routes itself),
 //! its modules and style (`/web/…`, embedded in the
 //! binary from `web/`), and two documents generated here so that the page has one source of
 //! truth with the server: `/web/schema.json` (every message of our protos, from the descriptor
@@ -82,6 +83,8 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
         file("hall.js", JS, include_str!("../../web/hall.js")),
+        file("checkin.js", JS, include_str!("../../web/checkin.js")),
+        file("print.js", JS, include_str!("../../web/print.js")),
         file("ui.js", JS, include_str!("../../web/ui.js")),
         file("grpc.js", JS, include_str!("../../web/grpc.js")),
         file("style.css", CSS, include_str!("../../web/style.css")),
@@ -105,6 +108,13 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
         p if p
             .strip_prefix("/tournaments/")
             .and_then(|rest| rest.strip_suffix("/hall").or_else(|| rest.strip_suffix("/hall/")))
+            .is_some_and(game_page) =>
+        {
+            "index.html"
+        }
+        p if p
+            .strip_prefix("/tournaments/")
+            .and_then(|rest| rest.strip_suffix("/print").or_else(|| rest.strip_suffix("/print/")))
             .is_some_and(game_page) =>
         {
             "index.html"

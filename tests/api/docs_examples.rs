@@ -107,6 +107,10 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
     let at =
         out.lines().position(|l| l == "[[1,2,1],[3,4,9]]").unwrap_or_else(|| panic!("the tables: {out}"));
     assert_eq!(out.lines().skip(at - 1).take(reported.len()).collect::<Vec<_>>(), reported, "{out}");
+    // Check-in: Ann's own, who has not checked in, the absent withdrawn, round 1 of those who came.
+    let checked = ["true", r#"["Bo","Di"]"#, "[2,4]", "[[1,3]]"];
+    let at = out.lines().position(|l| l == r#"["Bo","Di"]"#).unwrap_or_else(|| panic!("check-in: {out}"));
+    assert_eq!(out.lines().skip(at - 1).take(checked.len()).collect::<Vec<_>>(), checked, "{out}");
     // The broadcast: its delay, the director's view now (1 event), the spectator's (no game yet:
     // made less than the delay ago).
     let lines: Vec<&str> = out.lines().collect();
