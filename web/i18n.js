@@ -337,7 +337,7 @@ const RU = {
   "Scorecards and pairing sheets": "Карточки игроков и листы пар", "Scorecard": "Карточка игрока",
   "Paper": "Бумага", "Print": "Печать", "Scorecards": "Карточки", "Pairing sheets": "Листы пар",
   "Scorecards and sheets": "Карточки и листы", "Rating {n}": "Рейтинг {n}", "Round": "Тур",
-  "My score": "Мои очки", "Opponent's score": "Очки соперника", "Total spread": "Общая разница",
+  "My score": "Мои очки", "Total spread": "Общая разница",
   "Nothing to print: no round is paired yet.": "Печатать нечего: ни один тур ещё не разбит на пары.",
   "What to print": "Что печатать",
   // hall prizes (hall.js: its other words are the prizes' and the hall's above), and a player's reserved table (plan.js)

@@ -219,3 +219,42 @@ async fn a_qr_code_of_too_much_or_of_no_text_is_refused_in_words() {
     let (status, _, _) = http(&srv, "GET", "/web/qr.svg", "").await;
     assert_eq!(status, 404);
 }
+
+/// The keys (English texts) of a dictionary's source: every string followed by `:`, in order.
+fn dictionary_keys(source: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut chars = source.char_indices();
+    while let Some((_, c)) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut text = String::new();
+        let mut end = None;
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '\\' => text.extend(chars.next().map(|(_, c)| c)),
+                '"' => {
+                    end = Some(at + 1);
+                    break;
+                }
+                c => text.push(c),
+            }
+        }
+        if end.is_some_and(|end| source[end..].trim_start().starts_with(':')) {
+            keys.push(text);
+        }
+    }
+    keys
+}
+
+/// Two pages' texts under one English key: the later silently replaces the earlier's Russian.
+#[test]
+fn the_russian_dictionary_says_each_english_text_once() {
+    let source = include_str!("../../web/i18n.js");
+    let (from, to) = (source.find("const RU = {").unwrap(), source.find("const NOUNS").unwrap());
+    let keys = dictionary_keys(&source[from..to]);
+    assert!(keys.len() > 500, "the dictionary read: {} keys", keys.len());
+    let mut seen = std::collections::HashSet::new();
+    let twice: Vec<&String> = keys.iter().filter(|k| !seen.insert(k.as_str())).collect();
+    assert!(twice.is_empty(), "said twice in web/i18n.js: {twice:?}");
+}

@@ -313,7 +313,7 @@ async fn the_print_page_prints_a_scorecard_a_page_and_the_pairing_sheets_on_a4_a
                 "Ход",
                 "Стол",
                 "Мои очки",
-                "Очки соперника",
+                "Счёт соперника",
                 "Разница",
                 "Поб.–пор.",
                 "Общая разница"
