@@ -184,6 +184,7 @@ async fn overlay(c: &Client) -> Value {
         c,
         "const txt = (el) => (el ? el.textContent : null);
          const o = document.getElementById('bc-overlay');
+         if (!o) return null; // the page not drawn yet: asked again
          return { hand: txt(o.querySelector('.bc-hand-text')), result: txt(o.querySelector('.bc-ov-win .bc-result-text')),
            bar: o.querySelector('.win-bar') && o.querySelector('.win-bar').getAttribute('aria-label'),
            boards: o.querySelectorAll('.board').length, racks: o.querySelectorAll('.bc-ov-rack').length,
