@@ -18,10 +18,6 @@ const ROOT: &str = "director-secret";
 
 const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
 
-fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
-    if lang == "ru" { ru } else { en }
-}
-
 async fn open(
     driver: &mut Driver,
     srv: &TestServer,

@@ -58,17 +58,6 @@ fn players(lang: &str, n: usize) -> Vec<String> {
     names.into_iter().take(n).collect()
 }
 
-/// Alphabetical order for the names here, as a person reads it (and as the collator of either
-/// language orders them): letters without case, ё as е (no two names here differ only there).
-fn alpha_key(name: &str) -> String {
-    name.to_lowercase().replace('ё', "е")
-}
-
-/// The page's words in `lang`.
-fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
-    if lang == "ru" { ru } else { en }
-}
-
 async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
     TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
 }

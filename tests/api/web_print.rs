@@ -55,16 +55,6 @@ fn players(lang: &str) -> Vec<&'static str> {
     }
 }
 
-/// Alphabetical order for the names here as a person reads them: case aside, ё as е.
-fn alpha_key(name: &str) -> String {
-    name.to_lowercase().replace('ё', "е")
-}
-
-/// The page's words in `lang`.
-fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
-    if lang == "ru" { ru } else { en }
-}
-
 async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
     TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
 }

@@ -26,11 +26,6 @@ type Tournaments = TournamentsServiceClient<Channel>;
 /// The two screens and languages every test runs at.
 const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
 
-/// English or Russian, as the page says it.
-fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
-    if lang == "ru" { ru } else { en }
-}
-
 /// A fresh browser (a profile of its own) in `lang` at `size`, the page at `path` open in it.
 async fn open(
     driver: &mut Driver,

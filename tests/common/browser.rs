@@ -182,3 +182,13 @@ pub async fn set_viewport(c: &Client, width: u32, height: u32) -> (u32, u32) {
     .await;
     (w as u32, h as u32)
 }
+
+/// The page's words in `lang`: English or Russian.
+pub fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
+    if lang == "ru" { ru } else { en }
+}
+
+/// Alphabetical order for names as a person reads them: case aside, ё as е.
+pub fn alpha_key(name: &str) -> String {
+    name.to_lowercase().replace('ё', "е")
+}

@@ -127,9 +127,8 @@ impl Events {
     async fn write_batch(&self, held: &Held<'_>, mut batch: Vec<Queued>) {
         let slug = held.slug();
         let mut tries = 0;
-        loop {
-            let made = self.make_batch(slug, &mut batch).await;
-            let (record, version, mut answers) = match made {
+        let mut answers = loop {
+            let (mut record, version, mut answers) = match self.make_batch(slug, &mut batch).await {
                 Ok(made) => made,
                 Err(e) => return answer_all(batch, |_| Err(copy(&e))),
             };
@@ -137,35 +136,29 @@ impl Events {
             let changed: Vec<usize> =
                 (0..batch.len()).filter(|&j| matches!(answers[j], Some(Ok(Done::Made(_))))).collect();
             if changed.is_empty() {
-                return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                break answers;
             }
-            let mut record = record;
-            match self.0.tournament_records.put(written(&mut record, version + 1)).await {
+            let failed = match self.0.tournament_records.put(written(&mut record, version + 1)).await {
                 Ok(Put::Written) => {
                     self.0.cache.put(slug, version + 1, record);
                     let _ = self.0.changes.send(slug.to_string());
-                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                    break answers;
                 }
-                Ok(Put::Stale) if tries + 1 < super::change::TRIES => tries += 1,
-                Ok(Put::Stale) => {
-                    let aborted = || {
-                        EventsError::Aborted(format!(
-                            "tournament {slug:?} changed at the same moment; call again"
-                        ))
-                    };
-                    for &j in &changed {
-                        answers[j] = Some(Err(aborted()));
-                    }
-                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
+                Ok(Put::Stale) if tries + 1 < super::change::TRIES => {
+                    tries += 1;
+                    continue;
                 }
-                Err(e) => {
-                    for &j in &changed {
-                        answers[j] = Some(Err(copy(&e)));
-                    }
-                    return answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
-                }
+                Ok(Put::Stale) => EventsError::Aborted(format!(
+                    "tournament {slug:?} changed at the same moment; call again"
+                )),
+                Err(e) => e,
+            };
+            for &j in &changed {
+                answers[j] = Some(Err(copy(&failed)));
             }
-        }
+            break answers;
+        };
+        answer_all(batch, |j| answers[j].take().unwrap_or_else(unanswered));
     }
 
     /// Every change of `batch` made on tournament `slug` as read: the tournament as they left
