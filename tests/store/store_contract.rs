@@ -13,6 +13,7 @@ use dawgref::store::{
     DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, Store, StoreError, StoredBroadcast,
     StoredTournament, TournamentChange,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -187,7 +188,10 @@ async fn contract(store: Arc<dyn Store>) {
     let answer = |store: &Arc<dyn Store>, slug: &str, key: &str| {
         let store = store.clone();
         let (slug, key) = (slug.to_string(), key.to_string());
-        async move { store.tournament_answer(slug, key).await.unwrap().map(|b| String::from_utf8(b).unwrap()) }
+        async move {
+            let mut kept = store.tournament_answers(slug, vec![key.clone()]).await.unwrap();
+            kept.remove(&key).map(|b| String::from_utf8(b).unwrap())
+        }
     };
     assert_eq!(store.tournaments().await.unwrap(), vec![]);
     assert_eq!(store.tournament("spring".into()).await.unwrap(), None);
@@ -228,6 +232,14 @@ async fn contract(store: Arc<dyn Store>) {
     assert_eq!(answer(&store, "spring", "Pair:b").await, None);
     assert_eq!(answer(&store, "spring", "Add:x").await, None, "answers are the tournament's own");
     assert_eq!(answer(&store, "club", "Add:x").await.as_deref(), Some("Add:x at 1"));
+    // Many keys in one read: those kept, by key; one asked twice answered once.
+    let keys = ["Pair:a", "Pair:b", "Add:x", "Pair:a"].map(String::from).to_vec();
+    let many = store.tournament_answers("spring".into(), keys).await.unwrap();
+    assert_eq!(many, HashMap::from([("Pair:a".to_string(), b"Pair:a at 2".to_vec())]));
+    assert_eq!(
+        store.tournament_answers("nowhere".into(), vec!["Pair:a".into()]).await.unwrap(),
+        HashMap::new()
+    );
     // Answers reach back TOURNAMENT_ANSWERS_KEPT versions: the oldest let go first.
     let kept = dawgref::store::TOURNAMENT_ANSWERS_KEPT;
     for version in 3..=kept + 2 {

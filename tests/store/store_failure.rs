@@ -13,6 +13,7 @@ use dawgref::store::{
     Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
     TournamentChange, TournamentStore,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tonic::Code;
@@ -95,8 +96,8 @@ impl TournamentStore for FlakyStore {
         self.inner.tournament_events(slug, from)
     }
 
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
-        self.inner.tournament_answer(slug, key)
+    fn tournament_answers(&self, slug: String, keys: Vec<String>) -> Reading<'_, HashMap<String, Vec<u8>>> {
+        self.inner.tournament_answers(slug, keys)
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {

@@ -9,6 +9,7 @@ use dawgref_host::HostError;
 use dawgref_store::{
     BroadcastStore, StoreError, StoredBroadcast, StoredTournament, TournamentChange, TournamentStore,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a write against a version did.
@@ -61,10 +62,14 @@ impl TournamentRecords {
             .map_err(|e| failed("reading a tournament's events", e))
     }
 
-    /// The answer kept for a request key, if it still is.
-    pub(crate) async fn answer(&self, slug: &str, key: &str) -> Result<Option<Vec<u8>>, EventsError> {
-        (self.store.tournament_answer(slug.to_string(), key.to_string()).await)
-            .map_err(|e| failed("reading a kept answer", e))
+    /// The answers kept for request keys, by key: those still kept.
+    pub(crate) async fn answers(
+        &self,
+        slug: &str,
+        keys: Vec<String>,
+    ) -> Result<HashMap<String, Vec<u8>>, EventsError> {
+        (self.store.tournament_answers(slug.to_string(), keys).await)
+            .map_err(|e| failed("reading kept answers", e))
     }
 
     /// Every tournament, by slug.

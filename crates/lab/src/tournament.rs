@@ -108,10 +108,11 @@ fn method(name: &str) -> Result<pb::PairingMethod, String> {
     })
 }
 
-/// Run `work` against a fresh in-process server on SQLite in `dir`, with a director.
+/// Run `work` against a fresh in-process server on SQLite in `dir`, with a director: handed a
+/// connection to it and its address.
 pub(super) fn on_server<F, Fut>(dir: &std::path::Path, work: F) -> CliResult
 where
-    F: FnOnce(TournamentsServiceClient<Channel>) -> Fut,
+    F: FnOnce(Channel, String) -> Fut,
     Fut: std::future::Future<Output = Result<(), Box<dyn std::error::Error>>>,
 {
     if dir.exists() {
@@ -127,8 +128,8 @@ where
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         handle.spawn(listener);
-        let channel: Channel = tonic::transport::Endpoint::from_shared(url)?.connect().await?;
-        work(TournamentsServiceClient::new(channel)).await?;
+        let channel: Channel = tonic::transport::Endpoint::from_shared(url.clone())?.connect().await?;
+        work(channel, url).await?;
         handle.shutdown();
         handle.drain(Duration::from_secs(5)).await;
         Ok::<_, Box<dyn std::error::Error>>(())
@@ -145,7 +146,8 @@ pub fn run(args: TournamentArgs) -> CliResult {
         return Err("--levels: at least one".into());
     }
     let method = method(&args.method)?;
-    on_server(&args.dir.clone(), |mut t| async move {
+    on_server(&args.dir.clone(), |channel, _| async move {
+        let mut t = TournamentsServiceClient::new(channel);
         let players = (0..args.players)
             .map(|i| {
                 let level = levels[i as usize % levels.len()];
@@ -249,7 +251,8 @@ pub(super) fn seat_name(i: u32) -> String {
 /// `dawgref-lab bench tournament`.
 pub fn bench(args: BenchTournamentArgs) -> CliResult {
     let system = rating_system(&args.ratings)?;
-    on_server(&args.dir.clone(), |mut t| async move {
+    on_server(&args.dir.clone(), |channel, _| async move {
+        let mut t = TournamentsServiceClient::new(channel);
         let newcomer = |i: u32| args.newcomer_every != 0 && i.is_multiple_of(args.newcomer_every);
         let players = (0..args.players)
             .map(|i| pb::TournamentPlayerSpec {

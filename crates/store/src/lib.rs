@@ -38,6 +38,7 @@ pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use tokio::sync::oneshot;
@@ -317,8 +318,9 @@ pub trait TournamentStore: Send + Sync {
     /// A tournament's events numbered `from` on, in order.
     fn tournament_events(&self, slug: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>>;
 
-    /// The answer kept for a request key of a tournament, if it is still kept.
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>>;
+    /// The answers kept for request keys of a tournament, by key: those still kept (one read
+    /// for many keys, as a batch of changes asks them together).
+    fn tournament_answers(&self, slug: String, keys: Vec<String>) -> Reading<'_, HashMap<String, Vec<u8>>>;
 
     /// A tournament by its slug, at its latest version.
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>>;

@@ -190,10 +190,12 @@ impl TournamentStore for MemoryStore {
         Box::pin(std::future::ready(Ok(events)))
     }
 
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+    fn tournament_answers(&self, slug: String, keys: Vec<String>) -> Reading<'_, HashMap<String, Vec<u8>>> {
         let all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
-        let answer = all.get(&slug).and_then(|t| t.answers.get(&key)).map(|(_, body)| body.clone());
-        Box::pin(std::future::ready(Ok(answer)))
+        let kept = all.get(&slug).map_or_else(HashMap::new, |t| {
+            keys.into_iter().filter_map(|key| Some((key.clone(), t.answers.get(&key)?.1.clone()))).collect()
+        });
+        Box::pin(std::future::ready(Ok(kept)))
     }
 
     fn tournament(&self, slug: String) -> Reading<'_, Option<StoredTournament>> {

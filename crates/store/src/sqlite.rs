@@ -8,6 +8,12 @@
 //! the writer in the middle of a commit: a checkpoint copies and syncs many pages, and every turn
 //! waiting for the commit that triggered it would wait for that too.
 //!
+//! The store is one process's (a server on one node; replicas share PostgreSQL): so it answers a
+//! tournament's version, asked before every read of a tournament to check a replica's cached
+//! state, from the versions it has written and read ([`Versions`]) without a trip to the reader
+//! thread. A write refused as stale (another writer, which one node does not have) forgets the
+//! tournament's version there, so the next read asks the database.
+//!
 //! Schema: `games(id, created_ms, record, finished, quarantined)`, `log(game, seq, body)` and
 //! `labels(game, key, value)` (indexed by key and value, for listings by label) and
 //! `reviews(game, key, body)`, keyed without row ids; `log` is only ever inserted into;
@@ -25,9 +31,10 @@ use super::{
     TOURNAMENT_ANSWERS_KEPT, TournamentChange, TournamentStore,
 };
 use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -171,6 +178,29 @@ pub struct SqliteStore {
     reader: Mutex<Option<(mpsc::Sender<Read>, JoinHandle<()>)>>,
     /// The checkpointer's stop signal (dropping it stops the thread) and the thread.
     checkpointer: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
+    versions: Arc<Versions>,
+}
+
+/// Each tournament's latest version as this store wrote or read it, by slug: set by the writer
+/// once a version is committed (before its writer is answered) and by a read of the database,
+/// never lowered (a read that raced a commit keeps the commit's).
+#[derive(Default)]
+struct Versions(Mutex<HashMap<String, u64>>);
+
+impl Versions {
+    fn get(&self, slug: &str) -> Option<u64> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(slug).copied()
+    }
+
+    fn saw(&self, slug: &str, version: u64) {
+        let mut versions = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = versions.entry(slug.to_string()).or_insert(version);
+        *kept = (*kept).max(version);
+    }
+
+    fn forget(&self, slug: &str) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(slug);
+    }
 }
 
 /// How often the write-ahead log is checkpointed into the database.
@@ -273,9 +303,11 @@ impl SqliteStore {
             })
             .map_err(|e| StoreError::Io(format!("cannot start the store's reader: {e}")))?;
         let (writes, groups) = queue::queue(MAX_GROUP);
+        let versions = Arc::new(Versions::default());
+        let written = versions.clone();
         let handle = std::thread::Builder::new()
             .name("dawgref-store".into())
-            .spawn(move || write_loop(conn, groups))
+            .spawn(move || write_loop(conn, groups, &written))
             .map_err(|e| StoreError::Io(format!("cannot start the store's writer: {e}")))?;
         Ok(SqliteStore {
             path,
@@ -283,6 +315,7 @@ impl SqliteStore {
             writer: Mutex::new(Some(handle)),
             reader: Mutex::new(Some((reads, reading))),
             checkpointer: Mutex::new(Some((stop, checkpointing))),
+            versions,
         })
     }
 
@@ -349,13 +382,13 @@ impl Drop for SqliteStore {
 }
 
 /// The writer thread: take what is waiting, commit it in one transaction, answer everyone.
-fn write_loop(mut conn: Connection, mut groups: Groups<Job>) {
+fn write_loop(mut conn: Connection, mut groups: Groups<Job>, versions: &Versions) {
     while let Some(group) = groups.blocking_next() {
-        commit(&mut conn, group);
+        commit(&mut conn, group, versions);
     }
 }
 
-fn commit(conn: &mut Connection, group: Group<Job>) {
+fn commit(conn: &mut Connection, group: Group<Job>, versions: &Versions) {
     let mut tx = match conn.transaction() {
         Ok(tx) => tx,
         Err(e) => return group.fail(e.into()),
@@ -363,7 +396,19 @@ fn commit(conn: &mut Connection, group: Group<Job>) {
     // A failed statement (a duplicate row) fails only its own request; the others still commit.
     let results: Vec<Result<(), StoreError>> = group.jobs().map(|job| run(&mut tx, job)).collect();
     match tx.commit() {
-        Ok(()) => group.answer(results),
+        Ok(()) => {
+            for (job, result) in group.jobs().zip(&results) {
+                if let Job::Tournament(change) = job {
+                    let t = &change.tournament;
+                    match result {
+                        Ok(()) => versions.saw(&t.slug, t.version),
+                        Err(StoreError::Stale(_)) => versions.forget(&t.slug),
+                        Err(_) => {}
+                    }
+                }
+            }
+            group.answer(results)
+        }
         Err(e) => group.fail(e.into()),
     }
 }
@@ -664,12 +709,17 @@ impl TournamentStore for SqliteStore {
         })
     }
 
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+    fn tournament_answers(&self, slug: String, keys: Vec<String>) -> Reading<'_, HashMap<String, Vec<u8>>> {
         self.read(move |conn| {
-            Ok(conn
-                .prepare_cached("SELECT body FROM tournament_answers WHERE slug = ?1 AND key = ?2")?
-                .query_row(params![slug, key], |r| r.get(0))
-                .optional()?)
+            let mut stmt =
+                conn.prepare_cached("SELECT body FROM tournament_answers WHERE slug = ?1 AND key = ?2")?;
+            let mut kept = HashMap::new();
+            for key in keys {
+                if let Some(body) = stmt.query_row(params![slug, key], |r| r.get(0)).optional()? {
+                    kept.insert(key, body);
+                }
+            }
+            Ok(kept)
         })
     }
 
@@ -682,11 +732,19 @@ impl TournamentStore for SqliteStore {
     }
 
     fn tournament_version(&self, slug: String) -> Reading<'_, Option<u64>> {
+        if let Some(version) = self.versions.get(&slug) {
+            return Box::pin(std::future::ready(Ok(Some(version))));
+        }
+        let versions = self.versions.clone();
         self.read(move |conn| {
-            Ok(conn
+            let version = conn
                 .prepare_cached("SELECT version FROM tournaments WHERE slug = ?1")?
                 .query_row(params![slug], |r| Ok(r.get::<_, i64>(0)? as u64))
-                .optional()?)
+                .optional()?;
+            if let Some(version) = version {
+                versions.saw(&slug, version);
+            }
+            Ok(version)
         })
     }
 
@@ -769,5 +827,35 @@ mod tests {
         if let Err(peak) = outcome {
             panic!("after {appends} appends in 10 s the log held {peak} bytes and never started over");
         }
+    }
+
+    /// A tournament's version is answered from what this store wrote and read; a second store
+    /// writing the same file (which one node does not have) is seen once a write of this one's
+    /// is refused as stale, and from then on.
+    #[tokio::test]
+    async fn a_tournaments_version_is_the_written_one_and_a_stale_write_reads_it_afresh() {
+        let dir = std::env::temp_dir().join(format!("dawgref-versions-{}", Uuid::new_v4()));
+        let (here, other) = (SqliteStore::open(&dir).unwrap(), SqliteStore::open(&dir).unwrap());
+        let change = |version: u64, body: &[u8]| TournamentChange {
+            tournament: StoredTournament { slug: "t".into(), version, body: body.to_vec(), parts: vec![] },
+            events: vec![],
+            answers: vec![],
+        };
+        assert_eq!(here.tournament_version("t".into()).await.unwrap(), None);
+        here.put_tournament(change(1, b"one")).wait().await.unwrap();
+        assert_eq!(here.tournament_version("t".into()).await.unwrap(), Some(1));
+        assert_eq!(other.tournament_version("t".into()).await.unwrap(), Some(1), "read from the file");
+        other.put_tournament(change(2, b"two by the other")).wait().await.unwrap();
+        assert_eq!(other.tournament_version("t".into()).await.unwrap(), Some(2));
+        // This store's write of version 2 is refused; the version is then read afresh.
+        let stale = here.put_tournament(change(2, b"two")).wait().await;
+        assert!(matches!(&stale, Err(StoreError::Stale(slug)) if slug == "t"), "{stale:?}");
+        assert_eq!(here.tournament_version("t".into()).await.unwrap(), Some(2));
+        assert_eq!(here.tournament("t".into()).await.unwrap().unwrap().body, b"two by the other");
+        here.put_tournament(change(3, b"three")).wait().await.unwrap();
+        assert_eq!(here.tournament_version("t".into()).await.unwrap(), Some(3));
+        here.close();
+        other.close();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

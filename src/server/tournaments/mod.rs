@@ -60,8 +60,8 @@ impl TournamentsService {
         let Some(token) = super::auth::bearer(metadata)? else {
             return Err(errors::unauthenticated("a player's token is needed: the one their link holds"));
         };
-        let (record, _) = self.state.events.read(slug).await.map_err(errors::events)?;
-        if let Some((_, _, actor)) = record.player_of_token(&token) {
+        let (_, found) = self.state.events.read_as(slug, &token).await.map_err(errors::events)?;
+        if let Some((_, _, actor)) = found {
             return Ok(actor);
         }
         self.director(metadata, slug).await.map_err(|_| {

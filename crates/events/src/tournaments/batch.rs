@@ -11,8 +11,10 @@
 //! (it cannot change anything: it is handed `&Record`), and `apply`, which makes the change
 //! checked. An `apply` that fails anyway (a rule the check did not foresee) may have changed the
 //! tournament part way: the batch reads it again and makes the changes before it once more.
-//! The batch is taken and written by a task of its own, so a caller that goes away mid-batch
-//! loses no one else's answer.
+//! The batches are taken and written by one task a tournament (its drainer, started by the
+//! change that finds none running, ending when the queue is empty), so a caller that goes away
+//! mid-batch loses no one else's answer, and a thousand changes at once start one task, not a
+//! thousand all waiting to hold the tournament.
 
 use super::change::{Answer, Held, Retry, decode_answer, written};
 use super::record::Record;
@@ -23,8 +25,9 @@ use std::any::Any;
 use std::collections::HashMap;
 
 /// The most changes one version takes: beyond it, the next version takes the rest (so the
-/// first callers of a flood are answered without waiting for the last).
-const MOST_A_VERSION: usize = 256;
+/// first callers of a flood are answered without waiting for the last). A report is made in
+/// about 10 µs: a room of a thousand is one version of about 10 ms.
+const MOST_A_VERSION: usize = 1024;
 
 /// A change's answer as the batch hands it over: made now, or kept for its request id before.
 enum Done {
@@ -52,24 +55,50 @@ pub(crate) struct Queued {
     answer: tokio::sync::oneshot::Sender<Result<Done, EventsError>>,
 }
 
-/// The changes queued on this replica, by tournament.
+/// The changes queued on this replica, by tournament: a tournament is here while its drainer
+/// runs (its queue empty or not), and only then.
 #[derive(Default)]
 pub(crate) struct Queues(std::sync::Mutex<HashMap<String, Vec<Queued>>>);
 
 impl Queues {
-    fn push(&self, slug: &str, queued: Queued) {
-        let mut queues = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        queues.entry(slug.to_string()).or_default().push(queued);
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Queued>>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The oldest changes queued on `slug`, as many as a version takes.
-    fn take(&self, slug: &str) -> Vec<Queued> {
-        let mut queues = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(queue) = queues.get_mut(slug) else { return Vec::new() };
-        if queue.len() <= MOST_A_VERSION {
-            return queues.remove(slug).unwrap_or_default();
+    /// Queue `queued` on `slug`: true when no drainer runs there, for the caller to start one.
+    fn push(&self, slug: &str, queued: Queued) -> bool {
+        let mut queues = self.lock();
+        let start = !queues.contains_key(slug);
+        queues.entry(slug.to_string()).or_default().push(queued);
+        start
+    }
+
+    /// The oldest changes queued on `slug`, as many as a version takes; none (and the drainer
+    /// stops, in the same step, so a change queued after it starts another) when none wait.
+    fn take(&self, slug: &str) -> Option<Vec<Queued>> {
+        let mut queues = self.lock();
+        let queue = queues.get_mut(slug)?;
+        if queue.is_empty() {
+            queues.remove(slug);
+            return None;
         }
-        queue.drain(..MOST_A_VERSION).collect()
+        let most = queue.len().min(MOST_A_VERSION);
+        Some(queue.drain(..most).collect())
+    }
+}
+
+/// A tournament's drainer while it runs: should it stop part way (a panic), the changes still
+/// queued are dropped (their callers told so) and the next change starts a drainer afresh.
+struct Draining<'a> {
+    queues: &'a Queues,
+    slug: &'a str,
+}
+
+impl Drop for Draining<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.queues.lock().remove(self.slug);
+        }
     }
 }
 
@@ -100,16 +129,18 @@ impl Events {
             },
         });
         let (answer, answered) = tokio::sync::oneshot::channel();
-        self.0.queues.push(slug, Queued { key, make, answer });
-        let events = self.clone();
-        let slug = slug.to_string();
-        tokio::spawn(async move {
-            let held = events.hold(&slug).await;
-            let batch = events.0.queues.take(&slug);
-            if !batch.is_empty() {
-                events.write_batch(&held, batch).await;
-            }
-        });
+        if self.0.queues.push(slug, Queued { key, make, answer }) {
+            let events = self.clone();
+            let slug = slug.to_string();
+            tokio::spawn(async move {
+                let _draining = Draining { queues: &events.0.queues, slug: &slug };
+                loop {
+                    let held = events.hold(&slug).await;
+                    let Some(batch) = events.0.queues.take(&slug) else { break };
+                    events.write_batch(&held, batch).await;
+                }
+            });
+        }
         match answered.await {
             Ok(Ok(Done::Made(answer))) => answer
                 .downcast::<R>()
@@ -172,24 +203,27 @@ impl Events {
     ) -> Result<(Record, u64, Vec<Option<Result<Done, EventsError>>>), EventsError> {
         let (mut record, version) = self.load(slug).await?;
         let mut answers: Vec<Option<Result<Done, EventsError>>> = (0..batch.len()).map(|_| None).collect();
+        // The answers kept before for the batch's request ids, read together; a failed read
+        // answers each keyed change with the failure (as reading them one by one would).
+        let keys: Vec<String> = batch.iter().filter_map(|q| q.key.clone()).collect();
+        let before = match keys.is_empty() {
+            true => Ok(HashMap::new()),
+            false => self.kept_answers(slug, &record, keys).await,
+        };
         // Answers kept in this batch, by key: a retry queued beside its first call gets the first's.
         let mut kept: HashMap<String, Vec<u8>> = HashMap::new();
         for j in 0..batch.len() {
-            if let Some(key) = batch[j].key.clone() {
-                if let Some(body) = kept.get(&key) {
-                    answers[j] = Some(Ok(Done::Kept(body.clone())));
-                    continue;
-                }
-                match self.kept_answer(slug, &record, &key).await {
-                    Ok(Some(body)) => {
-                        answers[j] = Some(Ok(Done::Kept(body)));
-                        continue;
-                    }
-                    Ok(None) => {}
+            if let Some(key) = &batch[j].key {
+                let found = match &before {
+                    Ok(before) => kept.get(key).or_else(|| before.get(key)).cloned(),
                     Err(e) => {
-                        answers[j] = Some(Err(e));
+                        answers[j] = Some(Err(copy(e)));
                         continue;
                     }
+                };
+                if let Some(body) = found {
+                    answers[j] = Some(Ok(Done::Kept(body)));
+                    continue;
                 }
             }
             match make_one(&mut batch[j], &mut record, &mut kept) {

@@ -7,12 +7,14 @@
 //! ([`derived_request_id`]). All of it is the layer's own: the services change a tournament only
 //! through its commands.
 
-use super::event::TournamentEvent;
-use super::record::Record;
+use super::event::{Actor, TournamentEvent};
+use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::EventsError;
 use crate::records::Put;
 use dawgref_store::TournamentChange;
+use dawgref_tournament::PlayerId;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Tries at a change that races another replica's before it is answered ABORTED.
@@ -143,10 +145,27 @@ impl Events {
         record: &Record,
         key: &str,
     ) -> Result<Option<Vec<u8>>, EventsError> {
-        if let Some(body) = record.unwritten_answer(key) {
-            return Ok(Some(body.to_vec()));
+        Ok(self.kept_answers(slug, record, vec![key.to_string()]).await?.remove(key))
+    }
+
+    /// [`Events::kept_answer`] for many keys at once (one read of the store), by key: those kept.
+    pub(crate) async fn kept_answers(
+        &self,
+        slug: &str,
+        record: &Record,
+        keys: Vec<String>,
+    ) -> Result<HashMap<String, Vec<u8>>, EventsError> {
+        let (unwritten, asked): (Vec<String>, Vec<String>) =
+            keys.into_iter().partition(|key| record.unwritten_answer(key).is_some());
+        let mut kept = match asked.is_empty() {
+            true => HashMap::new(),
+            false => self.0.tournament_records.answers(slug, asked).await?,
+        };
+        for key in unwritten {
+            let body = record.unwritten_answer(&key).map(<[u8]>::to_vec).unwrap_or_default();
+            kept.insert(key, body);
         }
-        self.0.tournament_records.answer(slug, key).await
+        Ok(kept)
     }
 
     /// A tournament's events numbered `from` on: the store's rows, and those of a record written
@@ -187,10 +206,28 @@ impl Events {
         if let Some(record) = self.0.cache.get(slug, version) {
             return Ok((record, version));
         }
+        let _loading = self.0.cache.loading(slug).await;
+        // Cached while this waited for another's read of it (or a write's): that, or a later one.
+        if let Some(cached) = self.0.cache.get_since(slug, version) {
+            return Ok(cached);
+        }
         let stored = records.get(slug).await?.ok_or_else(not_found)?;
         let record = Arc::new(super::stored::decode(&stored)?);
         self.0.cache.put(slug, stored.version, record.clone());
         Ok((record, stored.version))
+    }
+
+    /// [`Events::read`], and the player whose token `token` is (as [`Record::player_of_token`]
+    /// finds them, by one lookup in the version's index).
+    #[allow(clippy::type_complexity)]
+    pub async fn read_as(
+        &self,
+        slug: &str,
+        token: &str,
+    ) -> Result<(Arc<Record>, Option<(DivisionId, PlayerId, Actor)>), EventsError> {
+        let (record, version) = self.read(slug).await?;
+        let player = self.0.cache.player_of_token(slug, version, &record, token);
+        Ok((record, player))
     }
 
     /// Every tournament, by slug.

@@ -13,7 +13,7 @@ use dawgref_host::TokenHash;
 use dawgref_tournament::prizes::PrizeList;
 use dawgref_tournament::{Division, GameResult, Pairing, PairingId, PlayerId, RoundId};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 ///
 /// Its fields are the layer's alone: outside it a record is read through its methods, and changed
@@ -317,11 +317,30 @@ impl Record {
     /// constant time), and the actor their own commands are made by.
     pub fn player_of_token(&self, token: &str) -> Option<(DivisionId, PlayerId, Actor)> {
         self.division_ids().find_map(|d| {
-            let player = dawgref_host::find_seat(token, self.entry(d).tokens())? as u32;
-            let actor =
-                Actor::Player { division: self.division_at(d).name().to_string(), player: player + 1 };
-            Some((d, PlayerId(player), actor))
+            let player = PlayerId(dawgref_host::find_seat(token, self.entry(d).tokens())? as u32);
+            Some((d, player, self.player_actor(d, player)))
         })
+    }
+
+    /// Every player's token hash, to find them by: the player [`Record::player_of_token`]
+    /// finds for a token is the one kept for its hash.
+    pub(crate) fn players_by_token(&self) -> HashMap<TokenHash, (DivisionId, PlayerId)> {
+        let mut by_token = HashMap::new();
+        // Inserted last wins: the first division's, and in a division the last seat's, as
+        // `player_of_token` finds them.
+        for d in (0..self.divisions.len()).rev().map(DivisionId) {
+            for (i, hash) in self.entry(d).tokens().iter().enumerate() {
+                if let Some(hash) = hash {
+                    by_token.insert(*hash, (d, PlayerId(i as u32)));
+                }
+            }
+        }
+        by_token
+    }
+
+    /// The actor player `player` of division `d` makes their own commands as.
+    pub(crate) fn player_actor(&self, d: DivisionId, player: PlayerId) -> Actor {
+        Actor::Player { division: self.division_at(d).name().to_string(), player: player.0 + 1 }
     }
 
     /// A player's number (from 1) in division `d`: INVALID_ARGUMENT when it is not there.

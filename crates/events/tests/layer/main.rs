@@ -3,6 +3,7 @@
 //! StartRound. Each test one behaviour, named as a sentence.
 
 mod broadcasts;
+mod cache;
 mod commands;
 mod fakes;
 mod games;

@@ -121,3 +121,77 @@ async fn a_players_game_held_by_another_replica_is_given_the_token_at_its_owner_
     assert!(record.player_of_token("old-2").is_some());
     assert_eq!(record.player_of_token("new-2"), None);
 }
+
+/// A player found by their token through the version's index (`Events::read_as`, what every
+/// player's call does) is the player `Record::player_of_token` finds by comparing every hash,
+/// for every token, on this replica and on another reading the same store, after every reissue:
+/// tokens shared by two players (the first division's, then a division's last seat, win), bots
+/// with none, tokens no one has.
+#[test]
+fn a_player_found_by_their_tokens_index_is_the_one_every_hash_compared_finds() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    const POOL: u32 = 6;
+    let token = |n: u32| format!("tok-{n}");
+    // Each division's players' tokens (None: a bot), then the reissues (division, player, token).
+    let divisions =
+        prop::collection::vec(prop::collection::vec(prop::option::weighted(0.8, 0..POOL), 2..6), 1..4);
+    let reissues = prop::collection::vec((0..4usize, 1..7u32, 0..POOL), 0..8);
+    let mut runner = TestRunner::new(Config { cases: 64, ..Config::default() });
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runner
+        .run(&(divisions, reissues), |(divisions, reissues)| {
+            rt.block_on(async {
+                let layer = Layer::new();
+                let names: Vec<String> = (0..6).map(|i| format!("P{i}")).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let shape: Vec<(String, usize)> =
+                    divisions.iter().enumerate().map(|(d, ps)| (format!("D{d}"), ps.len())).collect();
+                let specs: Vec<(&str, &[&str], &[Method])> = shape
+                    .iter()
+                    .map(|(name, n)| (name.as_str(), &names[..*n], &[Method::Manual][..]))
+                    .collect();
+                let mut t = tournament("t", &specs);
+                for (d, players) in divisions.iter().enumerate() {
+                    for (i, tok) in players.iter().enumerate() {
+                        t.divisions[d].tokens[i] = tok.map(|n| hash(&token(n)));
+                        if tok.is_none() {
+                            t.divisions[d].players[i].bot = Some("strong".into());
+                        }
+                    }
+                }
+                layer.events.create_tournament(&Actor::Root, t).await.unwrap();
+                let owners = FakeOwners::default();
+                let beside = layer.beside();
+                for step in 0..=reissues.len() {
+                    if step > 0 {
+                        let (d, player, n) = reissues[step - 1];
+                        let division = format!("D{}", d % divisions.len());
+                        // Refused for a bot or no such player: the tournament stays as it was.
+                        let _ = (layer.events)
+                            .reissue_token(
+                                "t",
+                                &Actor::Root,
+                                "",
+                                &division,
+                                player,
+                                &token(n),
+                                &owners,
+                                said(""),
+                            )
+                            .await;
+                    }
+                    let record = layer.record_of("t").await;
+                    for n in 0..=POOL {
+                        let expected = record.player_of_token(&token(n));
+                        for (who, events) in [("here", &layer.events), ("beside", &beside.events)] {
+                            let (_, found) = events.read_as("t", &token(n)).await.unwrap();
+                            prop_assert_eq!(&found, &expected, "{} at step {}, token {}", who, step, n);
+                        }
+                    }
+                }
+                Ok::<(), TestCaseError>(())
+            })
+        })
+        .unwrap();
+}

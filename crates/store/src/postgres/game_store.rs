@@ -10,6 +10,7 @@ use crate::{
     Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
     TournamentChange, TournamentStore,
 };
+use std::collections::HashMap;
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -119,15 +120,15 @@ impl TournamentStore for PgStore {
         })
     }
 
-    fn tournament_answer(&self, slug: String, key: String) -> Reading<'_, Option<Vec<u8>>> {
+    fn tournament_answers(&self, slug: String, keys: Vec<String>) -> Reading<'_, HashMap<String, Vec<u8>>> {
         Box::pin(async move {
             let client = self.client().await?;
-            let row = timed(client.query_opt(
-                "SELECT body FROM tournament_answers WHERE slug = $1 AND key = $2",
-                &[&slug, &key],
+            let rows = timed(client.query(
+                "SELECT key, body FROM tournament_answers WHERE slug = $1 AND key = ANY($2)",
+                &[&slug, &keys],
             ))
             .await?;
-            Ok(row.map(|r| r.get(0)))
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
         })
     }
 
