@@ -96,23 +96,27 @@ export async function hallPage(app, slug, params) {
     return out;
   };
 
-  // The rows of a list in pages: each page as many rows as the body holds, measured with every
-  // row laid out once in the list's own table (within this task: nothing of it is painted).
+  // The rows of a list in pages: each page as many rows as the body holds. Every row is one line
+  // (its cells never wrap), so a row of each look the list has (the first; a bye, a withdrawn
+  // player, a prize nobody takes or shared) is laid out in the list's own table (within this task:
+  // nothing of it is painted), and the tallest is every row's height: a 1,000-player list is
+  // cut by arithmetic, not by laying out a thousand rows at each change.
   const cut = (kind, rows) => {
     if (rows.length === 0) return [[]];
-    const table = listTable(kind, rows);
+    const looks = new Map();
+    for (const r of rows) {
+      const look = `${!!r.bye}|${!!r.withdrawn}|${!r.player}|${!!r.shared}`;
+      if (!looks.has(look)) looks.set(look, r);
+    }
+    const table = listTable(kind, [...looks.values()]);
     body.replaceChildren(table);
     const room = body.getBoundingClientRect().bottom;
     const trs = [...table.tBodies[0].rows].map((tr) => tr.getBoundingClientRect());
-    const head = trs[0].top;
+    const tallest = Math.max(...trs.map((r) => r.height));
+    // A pixel spare: rows laid out at fractions of a pixel must not add up past the bottom.
+    const fit = Math.max(1, Math.floor((room - trs[0].top - 1) / tallest));
     const pages = [];
-    let start = 0;
-    while (start < rows.length) {
-      let end = start + 1;
-      while (end < rows.length && head + (trs[end].bottom - trs[start].top) <= room) end++;
-      pages.push(rows.slice(start, end));
-      start = end;
-    }
+    for (let start = 0; start < rows.length; start += fit) pages.push(rows.slice(start, start + fit));
     return pages;
   };
 
