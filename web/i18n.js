@@ -284,6 +284,11 @@ const RU = {
   "Accuracy is 100 · e^(−mean loss ÷ 10), the loss in points of win probability a turn: best play every turn is 100.":
     "Точность = 100 · e^(−средняя потеря ÷ 10), потеря — в процентных пунктах вероятности победы за ход: лучший ход каждый раз даёт 100.",
   "Puzzles from this game": "Задачи из этой партии",
+  "small mistake": "небольшая ошибка", "medium mistake": "средняя ошибка", "large mistake": "крупная ошибка",
+  "small": "небольшая", "medium": "средняя", "large": "крупная", "mistake size": "размер ошибки",
+  "mistake index": "индекс ошибок", "let go": "пропущено",
+  "A mistake is small from 0.5 points of win probability lost, medium from 3, large from 7 (an endgame's from 1, 7 and 15 points of spread, and large whenever it lets a won game go); the mistake index counts each 0.2, 0.5 and 1. “Let go”: the opponent's phonies left unchallenged.":
+    "Ошибка небольшая от 0,5 пункта потерянной вероятности победы, средняя от 3, крупная от 7 (в эндшпиле — от 1, 7 и 15 очков разницы и всегда крупная, если упускает выигранную партию); индекс ошибок считает каждую за 0,2, 0,5 и 1. «Пропущено»: несуществующие слова соперника, оставленные без вызова.",
   // player and streamer (82.15-17)
   "play": "играть",
   "Click a square and type letters (arrows move, Space turns, Backspace takes back, Enter submits), drag tiles, or click a tile then a square. A letter you lack uses a blank.":

@@ -2,7 +2,9 @@
 // (AnalysisService.AnalyzeGame, streamed: the table and the graph fill in as turns arrive), the board
 // before any turn with the play made or the best play on it, each seat's win probability over
 // the game, and the puzzles: turns whose best play stands out, shown with the answer hidden
-// until asked for.
+// until asked for. Each mistake is marked by its size (small, medium, large: the server's grade,
+// MAGPIE's thresholds) in the table, the caption and the graph, and each player's count of each
+// with the mistake index in the summary.
 
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement } from "/web/board.js";
@@ -13,6 +15,11 @@ const CLASSES = {
   TURN_CLASS_BEST: "best", TURN_CLASS_GOOD: "good", TURN_CLASS_INACCURACY: "inaccuracy",
   TURN_CLASS_MISTAKE: "mistake", TURN_CLASS_BLUNDER: "blunder",
 };
+
+/** A turn's mistake size ("none" for none, or a turn not judged). */
+const GRADES = { MISTAKE_GRADE_SMALL: "small", MISTAKE_GRADE_MEDIUM: "medium", MISTAKE_GRADE_LARGE: "large" };
+const gradeOf = (turn) => (turn.analysable && GRADES[turn.grade]) || "none";
+const GRADE_NAMES = { small: "small mistake", medium: "medium mistake", large: "large mistake" };
 
 /** The board rows of a CGP line ("." for an empty square), as GameView.board.rows has them. */
 export function cgpRows(cgp) {
@@ -187,7 +194,9 @@ function drawBoard(r) {
     if (turn.analysable) {
       lines.push(h("p", {}, h("span", { class: "label", text: `${t("Best")}: ` }), h("strong", { id: "caption-best", text: moveText(turn.best) }),
         ` (${count(turn.best.score, "point")}${r.names.length === 2 ? `, ${t("win")} ${percent(turn.best.win_percent)}` : ""})`));
+      const grade = gradeOf(turn);
       lines.push(h("p", { class: `verdict cls-${cls}` }, h("span", { class: "class-name", text: t(cls) }),
+        grade !== "none" ? [" · ", h("span", { class: `grade grade-${grade}`, id: "caption-grade", text: t(GRADE_NAMES[grade]) })] : "",
         turn.win_lost > 0 ? ` · ${t("{x} lost", { x: r.names.length === 2 ? percent(turn.win_lost) : t("{n} equity", { n: turn.win_lost.toFixed(1) }) })}` : "",
         ` · ${t(turn.method)}${turn.exact ? ` (${t("exact")})` : ""}`));
     } else {
@@ -235,7 +244,7 @@ function drawGraph(r) {
     })),
     judged.map((turn, i) => {
       const c = svg("circle", {
-        class: `point seat-${turn.seat} cls-${CLASSES[turn.class]}${turn.turn === r.at ? " current" : ""}`,
+        class: `point seat-${turn.seat} cls-${CLASSES[turn.class]} grade-${gradeOf(turn)}${turn.turn === r.at ? " current" : ""}`,
         cx: x(i).toFixed(1), cy: y(seatWin(turn, turn.seat)).toFixed(1), r: turn.turn === r.at ? 6 : 4, "data-turn": turn.turn,
         tabindex: "0",
       }, svg("title", {}, document.createTextNode(
@@ -260,12 +269,13 @@ function drawTable(r) {
       h("td", { text: `${moveText(turn.played)} ${turn.played.score}` }),
       h("td", { text: !turn.analysable ? "—" : hidden ? "?" : `${moveText(turn.best)} ${turn.best.score}` }),
       h("td", { class: "num", text: !turn.analysable ? "—" : two ? percent(turn.win_lost) : turn.win_lost.toFixed(1) }),
-      h("td", { class: "class-cell", text: turn.analysable ? t(cls) : t("no rack") }));
+      h("td", { class: "class-cell", text: turn.analysable ? t(cls) : t("no rack") }),
+      h("td", { class: `grade-cell grade-${gradeOf(turn)}`, text: gradeOf(turn) === "none" ? "" : t(gradeOf(turn)) }));
     row.addEventListener("click", () => { r.at = turn.turn; r.moved = true; r.showBest = false; draw(r); });
     return row;
   });
   r.table.replaceChildren(h("h3", { text: t("Turns") }), h("table", { class: "review-table", id: "review-table" },
-    h("thead", {}, h("tr", {}, ["#", t("player"), t("rack"), t("played"), t("best"), two ? t("win lost") : t("equity lost"), t("class")].map((x) => h("th", { text: x })))),
+    h("thead", {}, h("tr", {}, ["#", t("player"), t("rack"), t("played"), t("best"), two ? t("win lost") : t("equity lost"), t("class"), t("mistake size")].map((x) => h("th", { text: x })))),
     h("tbody", {}, rows)));
   const current = r.table.querySelector("tr.current");
   if (current && current.scrollIntoView && r.done) current.scrollIntoView({ block: "nearest" });
@@ -276,16 +286,22 @@ function drawSummary(r) {
     r.summary.replaceChildren();
     return;
   }
-  const head = [t("player"), t("accuracy"), t("turns"), t("best"), t("good"), t("inaccuracy"), t("mistake"), t("blunder"), t("bingos"), t("missed"), t("phonies")];
+  const head = [t("player"), t("accuracy"), t("turns"), t("best"), t("good"), t("inaccuracy"), t("mistake"), t("blunder"),
+    t("small"), t("medium"), t("large"), t("mistake index"), t("bingos"), t("missed"), t("phonies"), t("let go")];
+  const num = (n, cls = "num") => h("td", { class: cls, text: String(n) });
   const row = (s) => h("tr", { "data-seat": s.seat },
     h("td", { text: s.name || r.names[s.seat] }),
     h("td", { class: "accuracy", text: s.accuracy.toFixed(1) }),
-    [s.turns, s.best, s.good, s.inaccuracies, s.mistakes, s.blunders, s.bingos, s.bingos_missed, s.phonies].map((n) => h("td", { class: "num", text: String(n) })));
+    [s.turns, s.best, s.good, s.inaccuracies, s.mistakes, s.blunders].map((n) => num(n)),
+    num(s.small_mistakes || 0, "num grade-small"), num(s.medium_mistakes || 0, "num grade-medium"), num(s.large_mistakes || 0, "num grade-large"),
+    h("td", { class: "num mistake-index", text: (s.mistake_index || 0).toFixed(1) }),
+    [s.bingos, s.bingos_missed, s.phonies, s.phonies_let_go || 0].map((n) => num(n)));
   const table = h("table", { class: "summary-table", id: "summary-table" },
     h("thead", {}, h("tr", {}, head.map((x) => h("th", { text: x })))),
     h("tbody", {}, r.seats.map(row)));
   r.summary.replaceChildren(h("div", { class: "panel review-summary" }, h("h3", { text: t("Summary") }), table,
-    h("p", { class: "meta", text: t("Accuracy is 100 · e^(−mean loss ÷ 10), the loss in points of win probability a turn: best play every turn is 100.") })));
+    h("p", { class: "meta", text: t("Accuracy is 100 · e^(−mean loss ÷ 10), the loss in points of win probability a turn: best play every turn is 100.") }),
+    h("p", { class: "meta", text: t("A mistake is small from 0.5 points of win probability lost, medium from 3, large from 7 (an endgame's from 1, 7 and 15 points of spread, and large whenever it lets a won game go); the mistake index counts each 0.2, 0.5 and 1. “Let go”: the opponent's phonies left unchallenged.") })));
 }
 
 function drawPuzzles(r) {

@@ -9,7 +9,7 @@ use dawgref::game::Action;
 use dawgref::game::record::{ImportAsk, import_game, import_setup};
 use dawgref::lexicon::catalog;
 use dawgref::notation::{format_play, gcg};
-use dawgref::review::{self, Class, Method, Options, Plan, TurnReview};
+use dawgref::review::{self, Class, Grade, Method, Options, Plan, TurnReview};
 use dawgref::rules::RulesetKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,7 +63,7 @@ pub fn run(args: AnalyzeArgs) -> CliResult {
     let bar = dawgref::console::progress_bar(plan.turns().len() as u64, "turns");
     let reviews = plan.judge_all(threads, || bar.inc(1));
     bar.finish_and_clear();
-    let summaries = review::summarize(&reviews, game.config().seats);
+    let summaries = review::summarize(game, &reviews);
     let alphabet = game.config().rules.alphabet;
     let names: Vec<String> = record.players.iter().map(|p| p.nick.clone()).collect();
     let action = |a: &Action| match a {
@@ -79,6 +79,7 @@ pub fn run(args: AnalyzeArgs) -> CliResult {
             "{:>4}  {:<12} {:<9} {:<22} {:>6}  {:<22} {:>6}  {:>6}  {:<10} notes",
             "turn", "player", "rack", "played", "win%", "best", "win%", "lost", "class"
         );
+        // A mistake's grade is shown in the notes when there is one.
         for r in &reviews {
             let name = names.get(r.seat).cloned().unwrap_or_default();
             if !r.analysable {
@@ -117,6 +118,10 @@ pub fn run(args: AnalyzeArgs) -> CliResult {
             if r.puzzle {
                 notes.push("puzzle");
             }
+            let grade = format!("{} mistake", r.grade.name());
+            if r.grade != Grade::None {
+                notes.insert(0, &grade);
+            }
             println!(
                 "{:>4}  {:<12} {:<9} {:<22} {:>6}  {:<22} {:>6}  {:>6}  {:<10} {}",
                 r.turn + 1,
@@ -136,15 +141,24 @@ pub fn run(args: AnalyzeArgs) -> CliResult {
             let name = names.get(s.seat).cloned().unwrap_or_default();
             let classes: Vec<String> =
                 Class::ALL.iter().zip(s.classes).map(|(c, n)| format!("{} {n}", c.name())).collect();
+            let grades: Vec<String> = Grade::ALL[1..]
+                .iter()
+                .zip(&s.grades[1..])
+                .map(|(g, n)| format!("{} {n}", g.name()))
+                .collect();
             println!(
-                "{name}: {} turns, accuracy {:.1}, mean loss {:.2}, {}; bingos {} (missed {}), phonies {}",
+                "{name}: {} turns, accuracy {:.1}, mean loss {:.2}, {}; mistakes {} (index {:.1}); \
+                 bingos {} (missed {}), phonies {} (let go {})",
                 s.turns,
                 s.accuracy,
                 if game.config().seats == 2 { 100.0 * s.mean_lost } else { s.mean_lost },
                 classes.join(", "),
+                grades.join(", "),
+                s.mistake_index,
                 s.bingos,
                 s.bingos_missed,
-                s.phonies
+                s.phonies,
+                s.phonies_let_go
             );
         }
     }
@@ -179,6 +193,7 @@ fn json(
                 "best": judged(&r.best),
                 "lost": number(r.lost),
                 "class": r.class.name(),
+                "grade": r.grade.name(),
                 "phony": r.phony,
                 "challenged": r.challenged,
                 "phony_unchallenged": r.phony_unchallenged,
@@ -197,6 +212,8 @@ fn json(
         .map(|s| {
             let classes: serde_json::Map<String, serde_json::Value> =
                 Class::ALL.iter().zip(s.classes).map(|(c, n)| (c.name().to_string(), json!(n))).collect();
+            let grades: serde_json::Map<String, serde_json::Value> =
+                Grade::ALL.iter().zip(s.grades).map(|(g, n)| (g.name().to_string(), json!(n))).collect();
             json!({
                 "seat": s.seat,
                 "player": name(s.seat),
@@ -204,9 +221,12 @@ fn json(
                 "accuracy": number(s.accuracy),
                 "mean_lost": number(s.mean_lost),
                 "classes": classes,
+                "grades": grades,
+                "mistake_index": number(s.mistake_index),
                 "bingos": s.bingos,
                 "bingos_missed": s.bingos_missed,
                 "phonies": s.phonies,
+                "phonies_let_go": s.phonies_let_go,
             })
         })
         .collect();

@@ -16,7 +16,7 @@ use crate::alphabet::Alphabet;
 use crate::game::{Action, Game};
 use crate::notation::gcg;
 use crate::proto::v1 as pb;
-use crate::review::{self, Class, Method, Options, Plan, SeatSummary, TurnReview};
+use crate::review::{self, Class, Grade, Method, Options, Plan, SeatSummary, TurnReview};
 use prost::Message;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -30,8 +30,9 @@ use uuid::Uuid;
 const DEFAULT_MS: u32 = 1000;
 const MIN_MS: u32 = 50;
 const MAX_MS: u32 = 60_000;
-/// Names the kept reviews' format in their key: a review kept by another format is not read.
-const FORMAT: &str = "v1";
+/// Names the kept reviews' format in their key: a review kept by another format is not read (v2:
+/// with mistakes graded; a v1 review is made again).
+const FORMAT: &str = "v2";
 
 pub type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameResponse, Status>> + Send>>;
 
@@ -286,7 +287,7 @@ impl Job {
         }
         reviews.sort_by_key(|r| r.turn);
         let seats = self.plan.game().config().seats;
-        let summaries = review::summarize(&reviews, seats);
+        let summaries = review::summarize(self.plan.game(), &reviews);
         let last = pb::AnalyzeGameResponse {
             turns_done: total,
             turns: total,
@@ -371,6 +372,15 @@ fn class_to(c: Class) -> pb::TurnClass {
     }
 }
 
+fn grade_to(g: Grade) -> pb::MistakeGrade {
+    match g {
+        Grade::None => pb::MistakeGrade::None,
+        Grade::Small => pb::MistakeGrade::Small,
+        Grade::Medium => pb::MistakeGrade::Medium,
+        Grade::Large => pb::MistakeGrade::Large,
+    }
+}
+
 fn move_to(j: &review::Judged, alphabet: Alphabet) -> pb::AnalyzedMove {
     let mut m = pb::AnalyzedMove {
         score: j.score,
@@ -415,6 +425,7 @@ pub(crate) fn turn_to(r: &TurnReview, alphabet: Alphabet) -> pb::TurnAnalysis {
         pass_or_exchange_beaten: r.pass_or_exchange_beaten,
         play_beaten_by_exchange: r.play_beaten_by_exchange,
         puzzle: r.puzzle,
+        grade: (if judged { grade_to(r.grade) } else { pb::MistakeGrade::Unspecified }) as i32,
     }
 }
 
@@ -433,5 +444,10 @@ fn seat_to(s: &SeatSummary, name: &str, seats: usize) -> pb::SeatAnalysis {
         bingos: s.bingos,
         bingos_missed: s.bingos_missed,
         phonies: s.phonies,
+        small_mistakes: s.grades[1],
+        medium_mistakes: s.grades[2],
+        large_mistakes: s.grades[3],
+        mistake_index: s.mistake_index,
+        phonies_let_go: s.phonies_let_go,
     }
 }

@@ -72,8 +72,21 @@ async fn a_record_is_reviewed_turn_by_turn_then_summarised() {
         assert!(t.position.contains(" lex "), "{}", t.position);
         let played = t.played.as_ref().unwrap();
         if !t.analysable {
-            assert_eq!(t.class, pb::TurnClass::Unspecified as i32);
+            assert_eq!(
+                (t.class, t.grade),
+                (pb::TurnClass::Unspecified as i32, pb::MistakeGrade::Unspecified as i32)
+            );
             continue;
+        }
+        // The grade by the win % lost (an endgame's by the spread lost: its own test).
+        if t.method != "endgame" {
+            let grade = match t.win_lost {
+                x if x < 0.5 => pb::MistakeGrade::None,
+                x if x < 3.0 => pb::MistakeGrade::Small,
+                x if x < 7.0 => pb::MistakeGrade::Medium,
+                _ => pb::MistakeGrade::Large,
+            };
+            assert_eq!(t.grade, grade as i32, "turn {}: {} lost", t.turn, t.win_lost);
         }
         let best = t.best.as_ref().unwrap();
         assert!(t.win_lost >= 0.0, "turn {}: {}", t.turn, t.win_lost);
@@ -89,6 +102,20 @@ async fn a_record_is_reviewed_turn_by_turn_then_summarised() {
         let mine = turns.iter().filter(|t| t.seat == s.seat && t.analysable).count() as u32;
         assert_eq!(s.turns, mine);
         assert_eq!(s.best + s.good + s.inaccuracies + s.mistakes + s.blunders, mine);
+        // … and in exactly one grade; the index their weights added up.
+        let graded = |g: pb::MistakeGrade| {
+            turns.iter().filter(|t| t.seat == s.seat && t.analysable && t.grade == g as i32).count() as u32
+        };
+        let sizes = [pb::MistakeGrade::Small, pb::MistakeGrade::Medium, pb::MistakeGrade::Large].map(graded);
+        assert_eq!([s.small_mistakes, s.medium_mistakes, s.large_mistakes], sizes, "seat {}", s.seat);
+        assert_eq!(graded(pb::MistakeGrade::None) + sizes.iter().sum::<u32>(), mine);
+        let index = 0.2 * f64::from(sizes[0]) + 0.5 * f64::from(sizes[1]) + f64::from(sizes[2]);
+        assert!(
+            (s.mistake_index - index).abs() < 1e-9,
+            "seat {}: {} against {index}",
+            s.seat,
+            s.mistake_index
+        );
         let mean = turns.iter().filter(|t| t.seat == s.seat && t.analysable).map(|t| t.win_lost).sum::<f64>()
             / f64::from(mine.max(1));
         assert!((s.mean_win_lost - mean).abs() < 1e-9);
@@ -209,9 +236,20 @@ async fn a_phony_left_unchallenged_is_flagged() {
     assert_eq!(t.len(), 2);
     assert!(t[0].phony && t[0].phony_unchallenged && !t[0].challenged, "{:?}", t[0]);
     assert!(!t[1].phony);
-    assert_eq!(all.last().unwrap().seats[0].phonies, 1);
+    let seats = &all.last().unwrap().seats;
+    assert_eq!((seats[0].phonies, seats[0].phonies_let_go), (1, 0));
+    assert_eq!((seats[1].phonies, seats[1].phonies_let_go), (0, 1), "Bo let Ann's phony stand");
     // Passing with a rack that plays a bingo (RETINAL) gives much away.
     assert!(t[1].pass_or_exchange_beaten && t[1].bingo_missed, "{:?}", t[1]);
+    assert_eq!(t[1].grade, pb::MistakeGrade::Large as i32, "{:?}", t[1]);
+    // Bo's turns alone reviewed: the phony Bo let stand is still counted (Ann's turn not judged).
+    let bo = pb::AnalyzeGameRequest { seats: vec![1], ..of_record(gcg, 50) };
+    let all = review(&mut a, tonic::Request::new(bo)).await.unwrap();
+    let seats = &all.last().unwrap().seats;
+    assert_eq!(
+        seats.iter().map(|s| (s.seat, s.phonies_let_go, s.large_mistakes)).collect::<Vec<_>>(),
+        [(1, 1, 1)]
+    );
 }
 
 #[tokio::test]

@@ -779,6 +779,27 @@ async fn finished_game(srv: &TestServer, name: &str) -> (String, usize, usize) {
     (r.game_id, turns, analysed)
 }
 
+/// A game's review as [`finished_game`] asked for it (kept: read again at once).
+struct Review {
+    turns: Vec<pb::TurnAnalysis>,
+    seats: Vec<pb::SeatAnalysis>,
+}
+
+async fn review_of(srv: &TestServer, id: &str) -> Review {
+    let mut a = srv.analysis().await;
+    let req = pb::AnalyzeGameRequest { game_id: id.to_string(), ms_per_turn: 50, ..Default::default() };
+    let mut stream = a.analyze_game(req).await.unwrap().into_inner();
+    let mut review = Review { turns: Vec::new(), seats: Vec::new() };
+    while let Some(u) = stream.message().await.unwrap() {
+        assert!(u.from_store, "the review kept");
+        review.turns.extend(u.turn);
+        if u.done {
+            review.seats = u.seats;
+        }
+    }
+    review
+}
+
 #[tokio::test]
 async fn a_finished_game_is_reviewed_in_the_browser() {
     let srv = start().await;
@@ -802,6 +823,32 @@ async fn a_finished_game_is_reviewed_in_the_browser() {
     assert_eq!(count(&c, "#win-graph circle.point").await, analysed);
     assert_eq!(count(&c, "#review-table tbody tr").await, turns);
     assert_eq!(count(&c, "#summary-table tbody tr").await, 2);
+    // Each mistake marked by its size, as the review graded it, in the table and on the graph;
+    // the summary counts each size and the index.
+    let review = review_of(&srv, &id).await;
+    let graded = |g: pb::MistakeGrade| review.turns.iter().filter(|t| t.grade == g as i32).count();
+    for (g, name) in [
+        (pb::MistakeGrade::Small, "small"),
+        (pb::MistakeGrade::Medium, "medium"),
+        (pb::MistakeGrade::Large, "large"),
+    ] {
+        assert_eq!(count(&c, &format!("#review-table td.grade-{name}")).await, graded(g), "{name}");
+        assert_eq!(count(&c, &format!("#win-graph circle.point.grade-{name}")).await, graded(g), "{name}");
+    }
+    let shown = script(&c, "return [...document.querySelectorAll('#summary-table tbody tr')].map((tr) => [...tr.querySelectorAll('.grade-small, .grade-medium, .grade-large, .mistake-index')].map((td) => td.textContent))").await;
+    let expected: Vec<Vec<String>> = review
+        .seats
+        .iter()
+        .map(|s| {
+            vec![
+                s.small_mistakes.to_string(),
+                s.medium_mistakes.to_string(),
+                s.large_mistakes.to_string(),
+                format!("{:.1}", s.mistake_index),
+            ]
+        })
+        .collect();
+    assert_eq!(shown, serde_json::json!(expected));
     let title =
         script(&c, "return document.querySelector('#win-graph circle.point title').textContent").await;
     assert!(title.as_str().unwrap().starts_with("Turn 1: Maven"), "{title}");

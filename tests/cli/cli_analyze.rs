@@ -48,9 +48,27 @@ fn json_gives_every_figure_and_a_best_play_loses_nothing() {
     }
     let players = v["players"].as_array().unwrap();
     assert_eq!(players.len(), 2);
-    for p in players {
+    for (seat, p) in players.iter().enumerate() {
         let counted: u64 = p["classes"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
         assert_eq!(counted, p["turns"].as_u64().unwrap());
+        // Every judged turn in one grade, as its turn says; the index their weights added up.
+        let grades = p["grades"].as_object().unwrap();
+        let mine = turns.iter().filter(|t| t["seat"] == seat && t["analysable"] == true);
+        let mut by_turns = std::collections::BTreeMap::<String, u64>::new();
+        for t in mine {
+            *by_turns.entry(t["grade"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+        for (grade, n) in grades {
+            assert_eq!(
+                n.as_u64().unwrap(),
+                by_turns.get(grade).copied().unwrap_or(0),
+                "seat {seat}: {grade}"
+            );
+        }
+        let weighed = 0.2 * grades["small"].as_f64().unwrap()
+            + 0.5 * grades["medium"].as_f64().unwrap()
+            + grades["large"].as_f64().unwrap();
+        assert!((p["mistake_index"].as_f64().unwrap() - weighed).abs() < 1e-9, "seat {seat}: {p}");
     }
 }
 

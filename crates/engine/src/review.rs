@@ -21,6 +21,14 @@
 //! least [`PUZZLE_MARGIN`] of win probability. A seat's **accuracy** is
 //! `100 · e^(-mean loss in percentage points / 10)`: best play every turn is 100, an average
 //! loss of one point of win probability a turn 90.5, of five 60.7.
+//!
+//! A turn's **grade** is the mistake's size as post-game tools grade it (MAGPIE's thresholds,
+//! `impl/analyze.c`): none, small, medium or large by the win probability lost
+//! ([`GRADE_WIN_POINTS`], in percentage points), an endgame turn by the spread lost
+//! ([`GRADE_SPREAD`], points), and any endgame turn that turns a won game into one not won
+//! large whatever the points. Games of more than two seats have no win probability: their turns
+//! are graded none, as MAGPIE grades its static turns. A seat's **mistake index** is the sum of
+//! its turns' grades weighed 0, 0.2, 0.5 and 1 ([`Grade::weight`], MAGPIE's and Woogles' index).
 
 use crate::budget::Budget;
 use crate::endgame::{self, Move, Position};
@@ -46,6 +54,67 @@ pub const MISTAKE: f64 = 0.10;
 pub const EQUITY_CLASSES: [f64; 3] = [3.0, 8.0, 15.0];
 /// How far the best play must be ahead of every other for a turn to be a puzzle.
 pub const PUZZLE_MARGIN: f64 = 0.10;
+/// Win probability lost (percentage points) from which a turn is a small, a medium and a large
+/// mistake.
+pub const GRADE_WIN_POINTS: [f64; 3] = [0.5, 3.0, 7.0];
+/// Spread lost in an endgame (points) from which a turn is a small, a medium and a large mistake.
+pub const GRADE_SPREAD: [f64; 3] = [1.0, 7.0, 15.0];
+
+/// A mistake's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Grade {
+    None,
+    Small,
+    Medium,
+    Large,
+}
+
+impl Grade {
+    pub const ALL: [Grade; 4] = [Grade::None, Grade::Small, Grade::Medium, Grade::Large];
+
+    /// The grade of a turn that lost `points` percentage points of win probability.
+    pub fn of_win_lost(points: f64) -> Grade {
+        Grade::by(GRADE_WIN_POINTS, points)
+    }
+
+    /// The grade of an endgame turn: its play made against the best, each judged by the spread
+    /// it leads to ([`Judged::equity`]) and whether it wins ([`Judged::win`]).
+    pub fn of_endgame(best: &Judged, played: &Judged) -> Grade {
+        if best.win == 1.0 && played.win < 1.0 {
+            return Grade::Large;
+        }
+        Grade::by(GRADE_SPREAD, best.equity - played.equity)
+    }
+
+    /// None below the first bound, then small, medium, and large from the last.
+    fn by(bounds: [f64; 3], lost: f64) -> Grade {
+        match bounds.iter().position(|&b| lost < b) {
+            Some(0) => Grade::None,
+            Some(1) => Grade::Small,
+            Some(_) => Grade::Medium,
+            None => Grade::Large,
+        }
+    }
+
+    /// What a turn of this grade adds to its seat's mistake index.
+    pub const fn weight(self) -> f64 {
+        match self {
+            Grade::None => 0.0,
+            Grade::Small => 0.2,
+            Grade::Medium => 0.5,
+            Grade::Large => 1.0,
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Grade::None => "none",
+            Grade::Small => "small",
+            Grade::Medium => "medium",
+            Grade::Large => "large",
+        }
+    }
+}
 
 /// How good a turn's play was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -131,6 +200,8 @@ pub struct TurnReview {
     /// Win probability given away (0 for the best; more than two seats: equity).
     pub lost: f64,
     pub class: Class,
+    /// The mistake's size (none for a turn not judged, or of a game of more than two seats).
+    pub grade: Grade,
     /// The search that judged it was complete (the endgame exact; the pre-endgame proven).
     pub exact: bool,
     /// The play formed a word not in the lexicon.
@@ -161,9 +232,15 @@ pub struct SeatSummary {
     pub accuracy: f64,
     /// Turns per class, in [`Class::ALL`] order.
     pub classes: [u32; 5],
+    /// Turns per grade, in [`Grade::ALL`] order.
+    pub grades: [u32; 4],
+    /// The turns' grades weighed ([`Grade::weight`]) and added up.
+    pub mistake_index: f64,
     pub bingos: u32,
     pub bingos_missed: u32,
+    /// Phonies the seat played, and phonies of another seat's it let stand unchallenged.
     pub phonies: u32,
+    pub phonies_let_go: u32,
 }
 
 /// How a review judges a turn.
@@ -373,6 +450,7 @@ pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) 
         best: Judged { action: action.clone(), score: played_score, equity: played_equity, win: f64::NAN },
         lost: 0.0,
         class: Class::Best,
+        grade: Grade::None,
         exact: false,
         phony: false,
         challenged: false,
@@ -386,12 +464,7 @@ pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) 
     };
     // What the events say of the play: its words, and whether it was challenged.
     if let Action::Play(p) = &action {
-        let words = after_events.iter().find_map(|k| match k {
-            EventKind::Play { words, .. } => Some(words.clone()),
-            _ => None,
-        });
-        review.phony = words.is_some_and(|ws| ws.iter().any(|w| lexicon.contains_str(w) != Ok(true)));
-        review.challenged = after_events.iter().any(|k| matches!(k, EventKind::Challenged { .. }));
+        (review.phony, review.challenged) = phony_of(&lexicon, &after_events);
         let withdrawn = after_events.iter().any(|k| matches!(k, EventKind::PhonyWithdrawn { .. }));
         review.phony_unchallenged = review.phony && !review.challenged;
         review.valid_challenged_off = withdrawn && !review.phony;
@@ -423,6 +496,10 @@ pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) 
             review.lost = 0.0;
         }
         review.class = Class::of(review.lost);
+        review.grade = match review.method {
+            Method::Endgame => Grade::of_endgame(&review.best, &review.played),
+            _ => Grade::of_win_lost(100.0 * review.lost),
+        };
     }
     // A bingo the rack could have played.
     if !review.bingo && rack.len() == rules.rack_size {
@@ -436,6 +513,34 @@ pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) 
     review.play_beaten_by_exchange =
         played_is_play && matches!(review.best.action, Action::Exchange(_)) && review.class != Class::Best;
     Some(review)
+}
+
+/// Whether a play formed a word not in `lexicon`, and whether it was challenged, from the events
+/// of its turn ([`action_of`]).
+fn phony_of(lexicon: &crate::lexicon::Lexicon, events: &[EventKind]) -> (bool, bool) {
+    let words = events.iter().find_map(|k| match k {
+        EventKind::Play { words, .. } => Some(words),
+        _ => None,
+    });
+    let phony = words.is_some_and(|ws| ws.iter().any(|w| lexicon.contains_str(w) != Ok(true)));
+    (phony, events.iter().any(|k| matches!(k, EventKind::Challenged { .. })))
+}
+
+/// Each seat's count of phonies another seat played that it let stand (none challenged them):
+/// every turn of the game, judged or not.
+pub fn phonies_let_go(game: &Game) -> Vec<u32> {
+    let seats = game.config().seats;
+    let lexicon = &game.config().lexicon;
+    let mut let_go = vec![0; seats];
+    for (turn, mover) in turns(game) {
+        let Some((Action::Play(_), events)) = action_of(game, turn) else { continue };
+        if let (true, false) = phony_of(lexicon, &events) {
+            for (seat, n) in let_go.iter_mut().enumerate() {
+                *n += u32::from(seat != mover);
+            }
+        }
+    }
+    let_go
 }
 
 /// The action that took turn `turn`, and the kinds of the events from it until the next turn.
@@ -674,8 +779,11 @@ fn judge_static(review: &mut TurnReview, before: &Game, rack: Rack) {
     review.class = Class::of_equity(review.lost);
 }
 
-/// Each seat's figures over `reviews` (only the turns judged count).
-pub fn summarize(reviews: &[TurnReview], seats: usize) -> Vec<SeatSummary> {
+/// Each seat's figures over `reviews` of `game` (only the turns judged count; the phonies let go
+/// are the whole game's).
+pub fn summarize(game: &Game, reviews: &[TurnReview]) -> Vec<SeatSummary> {
+    let seats = game.config().seats;
+    let let_go = phonies_let_go(game);
     (0..seats)
         .map(|seat| {
             let mine: Vec<&TurnReview> = reviews.iter().filter(|r| r.seat == seat).collect();
@@ -683,8 +791,11 @@ pub fn summarize(reviews: &[TurnReview], seats: usize) -> Vec<SeatSummary> {
             let mut s = SeatSummary { seat, turns: judged.len() as u32, ..Default::default() };
             for r in &judged {
                 s.classes[Class::ALL.iter().position(|&c| c == r.class).unwrap_or(0)] += 1;
+                s.grades[Grade::ALL.iter().position(|&g| g == r.grade).unwrap_or(0)] += 1;
+                s.mistake_index += r.grade.weight();
                 s.bingos_missed += u32::from(r.bingo_missed);
             }
+            s.phonies_let_go = let_go[seat];
             s.bingos = mine.iter().filter(|r| r.bingo).count() as u32;
             s.phonies = mine.iter().filter(|r| r.phony).count() as u32;
             s.mean_lost = if judged.is_empty() {
