@@ -72,9 +72,11 @@ pub enum Grade {
 impl Grade {
     pub const ALL: [Grade; 4] = [Grade::None, Grade::Small, Grade::Medium, Grade::Large];
 
-    /// The grade of a turn that lost `points` percentage points of win probability.
+    /// The grade of a turn that lost `points` percentage points of win probability (rounded to
+    /// 1e-9 first: 100 · (0.57 − 0.50) is 6.999999999999995 in floating point, and 7 points lost
+    /// is large).
     pub fn of_win_lost(points: f64) -> Grade {
-        Grade::by(GRADE_WIN_POINTS, points)
+        Grade::by(GRADE_WIN_POINTS, (points * 1e9).round() / 1e9)
     }
 
     /// The grade of an endgame turn: its play made against the best, each judged by the spread
@@ -527,12 +529,18 @@ fn phony_of(lexicon: &crate::lexicon::Lexicon, events: &[EventKind]) -> (bool, b
 }
 
 /// Each seat's count of phonies another seat played that it let stand (none challenged them):
-/// every turn of the game, judged or not.
+/// every turn of the game, judged or not, but a last play of a game not over (it may still be
+/// challenged).
 pub fn phonies_let_go(game: &Game) -> Vec<u32> {
     let seats = game.config().seats;
     let lexicon = &game.config().lexicon;
     let mut let_go = vec![0; seats];
-    for (turn, mover) in turns(game) {
+    let taken = turns(game);
+    let last = taken.last().map(|&(turn, _)| turn);
+    for (turn, mover) in taken {
+        if Some(turn) == last && !game.is_over() {
+            continue;
+        }
         let Some((Action::Play(_), events)) = action_of(game, turn) else { continue };
         if let (true, false) = phony_of(lexicon, &events) {
             for (seat, n) in let_go.iter_mut().enumerate() {

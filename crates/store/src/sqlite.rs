@@ -183,23 +183,46 @@ pub struct SqliteStore {
 
 /// Each tournament's latest version as this store wrote or read it, by slug: set by the writer
 /// once a version is committed (before its writer is answered) and by a read of the database,
-/// never lowered (a read that raced a commit keeps the commit's).
+/// never lowered (a read that raced a commit keeps the commit's). A version forgotten (a stale
+/// write) is not brought back by a read begun before it: each forgetting is a new generation.
 #[derive(Default)]
-struct Versions(Mutex<HashMap<String, u64>>);
+struct Versions(Mutex<(HashMap<String, u64>, u64)>);
 
 impl Versions {
-    fn get(&self, slug: &str) -> Option<u64> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(slug).copied()
+    fn lock(&self) -> std::sync::MutexGuard<'_, (HashMap<String, u64>, u64)> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn get(&self, slug: &str) -> Option<u64> {
+        self.lock().0.get(slug).copied()
+    }
+
+    /// The generation a read of the database begins in ([`Versions::read`]).
+    fn generation(&self) -> u64 {
+        self.lock().1
+    }
+
+    /// A version committed.
     fn saw(&self, slug: &str, version: u64) {
-        let mut versions = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let kept = versions.entry(slug.to_string()).or_insert(version);
+        let kept = &mut self.lock().0;
+        let kept = kept.entry(slug.to_string()).or_insert(version);
         *kept = (*kept).max(version);
     }
 
+    /// A version read from the database by a read begun in `generation`: kept unless a version
+    /// was forgotten since.
+    fn read(&self, generation: u64, slug: &str, version: u64) {
+        let mut versions = self.lock();
+        if versions.1 == generation {
+            let kept = versions.0.entry(slug.to_string()).or_insert(version);
+            *kept = (*kept).max(version);
+        }
+    }
+
     fn forget(&self, slug: &str) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(slug);
+        let mut versions = self.lock();
+        versions.0.remove(slug);
+        versions.1 += 1;
     }
 }
 
@@ -736,13 +759,14 @@ impl TournamentStore for SqliteStore {
             return Box::pin(std::future::ready(Ok(Some(version))));
         }
         let versions = self.versions.clone();
+        let generation = versions.generation();
         self.read(move |conn| {
             let version = conn
                 .prepare_cached("SELECT version FROM tournaments WHERE slug = ?1")?
                 .query_row(params![slug], |r| Ok(r.get::<_, i64>(0)? as u64))
                 .optional()?;
             if let Some(version) = version {
-                versions.saw(&slug, version);
+                versions.read(generation, &slug, version);
             }
             Ok(version)
         })

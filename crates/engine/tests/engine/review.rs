@@ -172,6 +172,9 @@ fn a_mistake_is_graded_by_the_win_percent_or_the_endgame_spread_it_lost_at_magpi
     for (points, grade) in cases.into_iter().chain(more) {
         assert_eq!(graded(points), grade, "{points} points of win probability lost");
     }
+    // A bound reached through floating point is reached: 57% against 50% is 7 points.
+    assert_eq!(graded(100.0 * (0.57 - 0.50)), Grade::Large);
+    assert_eq!(graded(100.0 * (0.535 - 0.505)), Grade::Medium);
     // An endgame: the spread each leads to, and whether it wins.
     let judged = |spread: f64, win: f64| Judged { action: Action::Pass, score: 0, equity: spread, win };
     let endgame = [

@@ -87,17 +87,28 @@ impl Queues {
     }
 }
 
-/// A tournament's drainer while it runs: should it stop part way (a panic), the changes still
-/// queued are dropped (their callers told so) and the next change starts a drainer afresh.
-struct Draining<'a> {
-    queues: &'a Queues,
-    slug: &'a str,
+/// A tournament's drainer, made before its task is spawned: should the task stop before it has
+/// found the queue empty (a panic, or a runtime shutting down that drops it, even unpolled), the
+/// changes still queued are dropped (their callers told so) and the next change starts a drainer
+/// afresh.
+struct Draining {
+    events: Events,
+    slug: String,
+    /// The queue was found empty and let go ([`Queues::take`]).
+    finished: bool,
 }
 
-impl Drop for Draining<'_> {
+impl Draining {
+    /// The queue was found empty: nothing is left to drop.
+    fn finish(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for Draining {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.queues.lock().remove(self.slug);
+        if !self.finished {
+            self.events.0.queues.lock().remove(&self.slug);
         }
     }
 }
@@ -130,13 +141,15 @@ impl Events {
         });
         let (answer, answered) = tokio::sync::oneshot::channel();
         if self.0.queues.push(slug, Queued { key, make, answer }) {
-            let events = self.clone();
-            let slug = slug.to_string();
+            let mut draining = Draining { events: self.clone(), slug: slug.to_string(), finished: false };
             tokio::spawn(async move {
-                let _draining = Draining { queues: &events.0.queues, slug: &slug };
                 loop {
-                    let held = events.hold(&slug).await;
-                    let Some(batch) = events.0.queues.take(&slug) else { break };
+                    let events = draining.events.clone();
+                    let held = events.hold(&draining.slug).await;
+                    let Some(batch) = events.0.queues.take(&draining.slug) else {
+                        draining.finish();
+                        break;
+                    };
                     events.write_batch(&held, batch).await;
                 }
             });
@@ -388,5 +401,40 @@ mod tests {
         let stored =
             super::super::stored::decode(&store.tournament("t".into()).await.unwrap().unwrap()).unwrap();
         assert_eq!(stored.entry(DivisionId(0)).checked_in, record.entry(DivisionId(0)).checked_in);
+    }
+
+    #[tokio::test]
+    async fn a_drainer_dropped_before_the_queue_is_empty_lets_the_next_change_start_another() {
+        let store = Arc::new(MemoryStore::new());
+        let (_shutdown, rx) = tokio::sync::watch::channel(false);
+        let host = Host::new(
+            vec![],
+            Limits::default(),
+            store.clone(),
+            Callbacks::default(),
+            Arc::new(NoAnswers),
+            rx,
+        );
+        let events = Events::new(host, store.clone(), store.clone());
+        let queued = || {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            let make: Make =
+                Box::new(|_: &mut Record| Made::Refused(EventsError::Internal("never made".into())));
+            (Queued { key: None, make, answer }, answered)
+        };
+        let (first, first_answered) = queued();
+        assert!(events.0.queues.push("t", first), "no drainer yet: start one");
+        let (second, _) = queued();
+        assert!(!events.0.queues.push("t", second), "a drainer runs");
+        // The drainer's task dropped before it found the queue empty (a runtime shutting down).
+        drop(Draining { events: events.clone(), slug: "t".into(), finished: false });
+        assert!(first_answered.await.is_err(), "its caller is told: dropped unanswered");
+        let (third, _) = queued();
+        assert!(events.0.queues.push("t", third), "the next change starts a drainer afresh");
+        // One that finished lets nothing go.
+        let mut finished = Draining { events: events.clone(), slug: "t".into(), finished: false };
+        finished.finish();
+        drop(finished);
+        assert_eq!(events.0.queues.lock().get("t").map(Vec::len), Some(1));
     }
 }
