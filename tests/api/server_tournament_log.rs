@@ -7,15 +7,9 @@ use crate::common;
 
 use common::server::*;
 use dawgref::proto::v1 as pb;
-use pb::tournaments_service_client::TournamentsServiceClient;
 use tonic::Code;
-use tonic::transport::Channel;
 
 const DIRECTOR: &str = "log-director";
-
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
-}
 
 fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
     pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games: None }
@@ -70,7 +64,7 @@ fn scores(round: u32, pairing: u32, first: i32, second: i32, correct: bool) -> p
 /// 1: Ann 450 – Bo 380 (entered 370, corrected), Cy 390 – Di 410; 2: Ann 400 – Cy 420,
 /// Di 350 – Bo 500; 3: Ann – Di, Di forfeits; Bo 360 – Cy 360; then Di withdraws.
 async fn club_night(srv: &TestServer) -> String {
-    let (mut t, mut d) = (tournaments(srv).await, srv.directors().await);
+    let (mut t, mut d) = (srv.tournaments().await, srv.directors().await);
     let key = d
         .create_director_key(authed(
             pb::CreateDirectorKeyRequest {
@@ -131,7 +125,7 @@ fn line(number: u64, kind: &str, round: u32, pairing: u32, players: &[u32], by: 
 async fn the_log_names_who_did_what_and_filters_by_division_round_player_kind_and_who() {
     let srv = start_directed(DIRECTOR).await;
     let key = club_night(&srv).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let all =
         t.get_tournament_log(authed(log(Default::default(), 0, 0), DIRECTOR)).await.unwrap().into_inner();
     let (td, root) = ("club-td", "director");
@@ -208,7 +202,7 @@ async fn the_log_names_who_did_what_and_filters_by_division_round_player_kind_an
 async fn the_log_exports_as_json_lines_and_csv() {
     let srv = start_directed(DIRECTOR).await;
     club_night(&srv).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let filter = pb::TournamentLogFilter { round: 1, ..Default::default() };
     let events =
         t.get_tournament_log(authed(log(filter.clone(), 0, 0), DIRECTOR)).await.unwrap().into_inner().events;
@@ -256,7 +250,7 @@ async fn the_log_exports_as_json_lines_and_csv() {
 async fn the_log_is_its_directors_and_a_bad_filter_is_named() {
     let srv = start_directed(DIRECTOR).await;
     club_night(&srv).await;
-    let (mut t, mut d) = (tournaments(&srv).await, srv.directors().await);
+    let (mut t, mut d) = (srv.tournaments().await, srv.directors().await);
     let other = d
         .create_director_key(authed(
             pb::CreateDirectorKeyRequest {
@@ -323,7 +317,7 @@ fn record(
 async fn a_divisions_statistics_are_its_results_figures_as_worked_out_by_hand() {
     let srv = start_directed(DIRECTOR).await;
     club_night(&srv).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let request = pb::GetDivisionStatisticsRequest { slug: "club".into(), division: "a".into() };
     // No token needed.
     let s = t.get_division_statistics(request).await.unwrap().into_inner().statistics.unwrap();
@@ -435,7 +429,7 @@ fn bingos_in(gcg: &str) -> std::collections::HashMap<String, u32> {
 #[tokio::test]
 async fn bingos_are_counted_from_the_games_the_server_played() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let bots = vec![
         pb::TournamentPlayerSpec {
             name: "Greedy One".into(),
@@ -502,7 +496,7 @@ async fn a_spectators_statistics_wait_for_a_broadcasts_delay_as_the_standings_do
     };
     srv.broadcasts().await.create_broadcast(authed(broadcast, DIRECTOR)).await.unwrap();
     club_night(&srv).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let request = || pb::GetDivisionStatisticsRequest { slug: "club".into(), division: "a".into() };
     let games = |r: tonic::Response<pb::GetDivisionStatisticsResponse>| {
         let s = r.into_inner().statistics.unwrap();

@@ -14,14 +14,6 @@ use tonic::transport::Channel;
 
 const DIRECTOR: &str = "truth-director";
 
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone())
-        .await
-        .unwrap()
-        .max_decoding_message_size(8 << 20)
-        .max_encoding_message_size(8 << 20)
-}
-
 fn person(name: &str) -> pb::TournamentPlayerSpec {
     pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None, lifetime_games: None }
 }
@@ -90,7 +82,7 @@ async fn division(t: &mut TournamentsServiceClient<Channel>, slug: &str) -> pb::
 #[tokio::test]
 async fn a_hand_result_ends_the_game_in_play_with_it_and_every_record_agrees() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g, mut d) = (tournaments(&srv).await, srv.games().await, srv.directors().await);
+    let (mut t, mut g, mut d) = (srv.tournaments().await, srv.games().await, srv.directors().await);
     let made = t
         .create_tournament(authed(event("hand", people(2), &[pb::PairingMethod::RoundRobin]), DIRECTOR))
         .await
@@ -182,7 +174,7 @@ async fn a_hand_result_ends_the_game_in_play_with_it_and_every_record_agrees() {
 #[tokio::test]
 async fn a_withdrawal_forfeits_what_is_paired_and_ends_the_game_in_play() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let methods = [pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin];
     t.create_tournament(authed(event("quit", people(4), &methods), DIRECTOR)).await.unwrap();
     t.pair_round(authed(pair("quit", 1), DIRECTOR)).await.unwrap();
@@ -227,7 +219,7 @@ async fn a_withdrawal_forfeits_what_is_paired_and_ends_the_game_in_play() {
 #[tokio::test]
 async fn bot_players_play_under_their_players_names() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let bot = |name: &str| pb::TournamentPlayerSpec {
         name: name.into(),
         rating: 1000,
@@ -251,7 +243,7 @@ async fn bot_players_play_under_their_players_names() {
 #[tokio::test]
 async fn one_replicas_concurrent_calls_queue_and_none_is_aborted() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     t.create_tournament(authed(event("busy", people(64), &[pb::PairingMethod::Swiss]), DIRECTOR))
         .await
         .unwrap();
@@ -301,7 +293,7 @@ fn pairs_of(d: &pb::TournamentDivision, flip: bool) -> Vec<pb::PairingSpec> {
 #[tokio::test]
 async fn start_round_racing_results_pairings_and_withdrawals_keeps_one_truth() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let methods = [pb::PairingMethod::Manual; 3];
     t.create_tournament(authed(event("race", people(64), &methods), DIRECTOR)).await.unwrap();
     for round in 1..=3u32 {
@@ -476,7 +468,7 @@ async fn start_round_racing_results_pairings_and_withdrawals_keeps_one_truth() {
 #[tokio::test]
 async fn every_way_in_holds_the_same_bounds() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     // Slugs and names.
     for slug in [".", ".."] {
         let e = refused(
@@ -578,7 +570,7 @@ async fn every_way_in_holds_the_same_bounds() {
         big.push_str("# a comment line of the director's, kept by TSH and skipped here\n");
     }
     big.push_str(&file(1));
-    let mut t2 = tournaments(&srv).await;
+    let mut t2 = srv.tournaments().await;
     t2.create_tournament(authed(event("big", people(2), &[pb::PairingMethod::Swiss]), DIRECTOR))
         .await
         .unwrap();
@@ -590,7 +582,7 @@ async fn every_way_in_holds_the_same_bounds() {
 #[tokio::test]
 async fn a_tsh_file_read_back_is_the_same_division() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let mut players = people(5);
     players[4].bot = Some(pb::BotLevel::Strong as i32);
     let methods = [pb::PairingMethod::Manual; 3];
@@ -707,7 +699,7 @@ async fn a_tournament_kept_by_an_earlier_build_upgrades_in_place() {
     use sha2::Digest;
     let dir = TempDir::new("tournament-upgrade");
     let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let methods =
         [pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin, pb::PairingMethod::RoundRobin];
     let mut players = people(4);
@@ -778,7 +770,7 @@ async fn a_tournament_kept_by_an_earlier_build_upgrades_in_place() {
     }
 
     let (srv, _) = start_stored_directed(&dir.0, DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     // Read as they were: the tournament, a player's view, the events, the retry's first answer.
     assert_eq!(get(&mut t, DIRECTOR.to_string()).await, before);
     assert_eq!(get(&mut t, token.clone()).await, seen_by_player);

@@ -13,10 +13,6 @@ use tonic::transport::Channel;
 
 const DIRECTOR: &str = "tournament-director";
 
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
-}
-
 fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
     pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games: None }
 }
@@ -110,7 +106,7 @@ fn tokens(made: &pb::CreateTournamentResponse) -> std::collections::HashMap<u32,
 #[tokio::test]
 async fn a_club_event_runs_from_pairing_to_standings_and_tsh() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g, mut d) = (tournaments(&srv).await, srv.games().await, srv.directors().await);
+    let (mut t, mut g, mut d) = (srv.tournaments().await, srv.games().await, srv.directors().await);
     let players = vec![
         player("Ann Archer", 1800),
         player("Bo Baker", 1700),
@@ -245,7 +241,7 @@ async fn a_club_event_runs_from_pairing_to_standings_and_tsh() {
 #[tokio::test]
 async fn a_round_of_bots_plays_itself_out_and_every_result_enters_once() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let players = vec![
         bot("Greedy One", pb::BotLevel::Greedy),
         bot("Greedy Two", pb::BotLevel::Greedy),
@@ -293,7 +289,7 @@ async fn a_round_of_bots_plays_itself_out_and_every_result_enters_once() {
 #[tokio::test]
 async fn a_director_key_directs_its_own_tournament_only() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut d) = (tournaments(&srv).await, srv.directors().await);
+    let (mut t, mut d) = (srv.tournaments().await, srv.directors().await);
     let key = d
         .create_director_key(authed(
             pb::CreateDirectorKeyRequest {
@@ -332,7 +328,7 @@ async fn a_director_key_directs_its_own_tournament_only() {
 #[tokio::test]
 async fn bad_input_is_refused_naming_what_was_wrong() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let four = || vec![player("Ann", 1500), player("Bo", 1400), player("Cy", 1300), player("Di", 1200)];
     let methods = [pb::PairingMethod::Swiss, pb::PairingMethod::Swiss, pb::PairingMethod::Manual];
     t.create_tournament(authed(club("open", four(), &methods), DIRECTOR)).await.unwrap();
@@ -450,7 +446,7 @@ nchagti 90 1 2 3 1; 309 437 453 327
 #[tokio::test]
 async fn a_tsh_file_starts_a_division_with_its_rounds_played() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let two = vec![player("Ann", 1500), player("Bo", 1400)];
     t.create_tournament(authed(club("wtf", two, &[pb::PairingMethod::Swiss]), DIRECTOR)).await.unwrap();
     let imported = t
@@ -506,7 +502,7 @@ async fn a_tsh_file_starts_a_division_with_its_rounds_played() {
 #[tokio::test]
 async fn a_retried_request_answers_the_first_answer_and_changes_nothing() {
     let srv = start_directed(DIRECTOR).await;
-    let mut t = tournaments(&srv).await;
+    let mut t = srv.tournaments().await;
     let four = vec![player("Ann", 1500), player("Bo", 1400), player("Cy", 1300), player("Di", 1200)];
     t.create_tournament(authed(club("retry", four, &[pb::PairingMethod::Random; 2]), DIRECTOR))
         .await
@@ -545,7 +541,7 @@ async fn a_retried_request_answers_the_first_answer_and_changes_nothing() {
 #[tokio::test]
 async fn a_result_of_no_scores_is_refused_and_the_game_in_play_goes_on() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let players = vec![player("Ann", 1800), player("Bo", 1700), player("Cy", 1600), player("Di", 1500)];
     let made = club("empty", players, &[pb::PairingMethod::KingOfTheHill]);
     t.create_tournament(authed(made, DIRECTOR)).await.unwrap();
@@ -584,7 +580,7 @@ async fn a_result_of_no_scores_is_refused_and_the_game_in_play_goes_on() {
 #[tokio::test]
 async fn a_reissued_token_is_the_players_everywhere_and_the_old_one_nobodys() {
     let srv = start_directed(DIRECTOR).await;
-    let (mut t, mut g) = (tournaments(&srv).await, srv.games().await);
+    let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let players = vec![player("Ann Archer", 1800), player("Bo Baker", 1700), bot("Robo", pb::BotLevel::Weak)];
     let made = t
         .create_tournament(authed(club("lost", players, &[pb::PairingMethod::Manual]), DIRECTOR))

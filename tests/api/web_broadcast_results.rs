@@ -13,9 +13,7 @@ use crate::browser::*;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use fantoccini::Client;
-use pb::tournaments_service_client::TournamentsServiceClient;
 use serde_json::{Value, json};
-use tonic::transport::Channel;
 
 const ROOT: &str = "director-secret";
 
@@ -62,7 +60,7 @@ impl Words {
 /// hand, and a broadcast `<slug>-live` of it `delay` seconds behind the hall, racks revealed. The
 /// players' tokens by number (Ann's first).
 async fn cup(srv: &TestServer, slug: &str, delay: u32) -> Vec<String> {
-    let mut t = tournaments(srv).await;
+    let mut t = srv.tournaments().await;
     let player = |name: &str| pb::TournamentPlayerSpec {
         name: name.into(),
         rating: 0,
@@ -99,10 +97,6 @@ async fn cup(srv: &TestServer, slug: &str, delay: u32) -> Vec<String> {
     tokens.into_iter().map(|p| p.token).collect()
 }
 
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
-}
-
 /// Enter pairing `pairing`'s result of round `round` of the cup `slug` by hand: `first`–`second`.
 async fn record(srv: &TestServer, slug: &str, (round, pairing): (u32, u32), (first, second): (i32, i32)) {
     let r = pb::RecordResultRequest {
@@ -113,7 +107,7 @@ async fn record(srv: &TestServer, slug: &str, (round, pairing): (u32, u32), (fir
         result: Some(pb::record_result_request::Result::Scores(pb::FinalScores { first, second })),
         ..Default::default()
     };
-    tournaments(srv).await.record_result(authed(r, ROOT)).await.unwrap();
+    srv.tournaments().await.record_result(authed(r, ROOT)).await.unwrap();
 }
 
 /// Start round `round` of the cup `slug`: its pairings' game ids (empty: no game).
@@ -121,7 +115,7 @@ async fn start_round(srv: &TestServer, slug: &str, round: u32) -> Vec<String> {
     let start =
         pb::StartRoundRequest { slug: slug.into(), division: "a".into(), round, ..Default::default() };
     let round =
-        tournaments(srv).await.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap();
+        srv.tournaments().await.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap();
     round.pairings.iter().map(|p| p.game_id.clone()).collect()
 }
 
@@ -129,7 +123,7 @@ async fn start_round(srv: &TestServer, slug: &str, round: u32) -> Vec<String> {
 /// spectator: None) sees the tournament.
 async fn standings(srv: &TestServer, slug: &str, token: Option<&str>) -> Value {
     let request = pb::GetTournamentRequest { slug: slug.into() };
-    let mut t = tournaments(srv).await;
+    let mut t = srv.tournaments().await;
     let got = match token {
         Some(token) => t.get_tournament(authed(request, token)).await,
         None => t.get_tournament(request).await,
@@ -208,7 +202,7 @@ async fn results_entered_by_hand_show_as_results_not_as_an_empty_board_in_both_l
         let w = Words { lang };
         let slug = format!("hand-{lang}");
         cup(&srv, &slug, 0).await;
-        let mut t = tournaments(&srv).await;
+        let mut t = srv.tournaments().await;
         round_by_hand(&mut t, ROOT, (&slug, 1), &[(1, 2), (3, 4)], &[]).await;
 
         let c = driver.browser_in(lang).await;
@@ -299,7 +293,7 @@ async fn a_game_over_shows_who_won_on_its_card_its_large_board_and_its_overlay_i
         let w = Words { lang };
         let slug = format!("won-{lang}");
         let tokens = cup(&srv, &slug, 0).await;
-        let mut t = tournaments(&srv).await;
+        let mut t = srv.tournaments().await;
         round_by_hand(&mut t, ROOT, (&slug, 1), &[(1, 2), (3, 4)], &[]).await;
         let games = start_round(&srv, &slug, 1).await;
         let (first, second) = (games[0].as_str(), games[1].as_str());
@@ -385,7 +379,7 @@ async fn the_standings_take_a_held_result_in_as_it_comes_due_and_not_before_in_b
         let w = Words { lang };
         let slug = format!("held-{lang}");
         cup(&srv, &slug, 2).await;
-        let mut t = tournaments(&srv).await;
+        let mut t = srv.tournaments().await;
         round_by_hand(&mut t, ROOT, (&slug, 1), &[(1, 2), (3, 4)], &[]).await;
 
         let c = driver.browser_in(lang).await;

@@ -12,24 +12,8 @@ use crate::common;
 use crate::browser::*;
 use common::server::*;
 use dawgref::proto::v1 as pb;
-use fantoccini::Client;
 
 const ROOT: &str = "director-secret";
-
-const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
-
-async fn open(
-    driver: &mut Driver,
-    srv: &TestServer,
-    lang: &str,
-    (width, height): (u32, u32),
-    path: &str,
-) -> Client {
-    let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };
-    set_viewport(&c, width, height).await;
-    c.goto(&format!("{}{path}", srv.url)).await.unwrap();
-    c
-}
 
 /// The players of division a who have checked in, and those withdrawn, by number.
 async fn here_and_withdrawn(
@@ -55,9 +39,14 @@ async fn players_check_in_from_their_page_and_the_director_withdraws_the_absent(
         let (mut t, tokens) =
             tournament(&srv, ROOT, (&slug, &slug), &names, &[pb::PairingMethod::Swiss; 2], 3).await;
         // Ann checks in from her page, takes it back, and checks in again.
-        let ann =
-            open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={}", tokens[0].token))
-                .await;
+        let ann = open(
+            &mut driver,
+            &srv.url,
+            lang,
+            size,
+            &format!("/tournaments/{slug}#token={}", tokens[0].token),
+        )
+        .await;
         wait_until("Ann's check-in", || async { text(&ann, "#my-check-in").await }, |s| !s.is_empty()).await;
         assert_eq!(
             text(&ann, "#my-check-in").await.unwrap(),
@@ -78,13 +67,14 @@ async fn players_check_in_from_their_page_and_the_director_withdraws_the_absent(
         screenshot(&ann, &format!("check-in-player-{lang}")).await;
 
         // A spectator sees how many are here, nothing more.
-        let anyone = open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}")).await;
+        let anyone = open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}")).await;
         let counted = say(lang, "1 of 5 checked in.", "На месте: 1 из 5.");
         wait_text(&anyone, "#check-in-count-a", counted).await;
         assert_eq!(count(&anyone, "#check-in-me, [data-check-in], #withdraw-absent-a").await, 0, "{lang}");
 
         // The director: who is not here; Cy checked in by the box; the absent withdrawn.
-        let desk = open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={ROOT}")).await;
+        let desk =
+            open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}#token={ROOT}")).await;
         wait_text(&desk, "#check-in-count-a", counted).await;
         let absent = say(lang, "Not here yet: Bo, Cy, Di, Ed", "Ещё нет: Bo, Cy, Di, Ed");
         assert_eq!(text(&desk, "#absent-a").await.unwrap(), absent);

@@ -19,20 +19,6 @@ const ROOT: &str = "director-secret";
 
 type Tournaments = TournamentsServiceClient<Channel>;
 
-/// A browser in `lang` at `size`, the page at `path` of the server open in it.
-async fn open(
-    driver: &mut Driver,
-    srv: &TestServer,
-    lang: &str,
-    (width, height): (u32, u32),
-    path: &str,
-) -> Client {
-    let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };
-    set_viewport(&c, width, height).await;
-    c.goto(&format!("{}{path}", srv.url)).await.unwrap();
-    c
-}
-
 /// Set the page's boxes and selects by id, each as typing or choosing would (its `input` and
 /// `change` events fired), in one go: an event's redraw between them would lose them. Every id
 /// must name an element.
@@ -186,7 +172,7 @@ async fn a_tournament_and_its_divisions_are_made_from_the_tournaments_page() {
     let srv = start_directed(ROOT).await;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let mut driver = Driver::start().await;
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments").await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments").await;
     wait_text(&c, "#no-tournaments", "No tournaments yet.").await;
     click(&c, "#new-tournament summary").await;
     fill(&c, &[("desk-token", ROOT)]).await;
@@ -370,7 +356,7 @@ async fn a_tournament_is_made_from_a_phone_in_russian() {
     let srv = start_directed(ROOT).await;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let mut driver = Driver::start().await;
-    let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments").await;
+    let c = open(&mut driver, &srv.url, "ru", (390, 844), "/tournaments").await;
     wait_text(&c, "#new-tournament summary", "Новый турнир").await;
     click(&c, "#new-tournament summary").await;
     assert_eq!(text(&c, "#new-create").await.unwrap(), "Создать турнир");
@@ -446,7 +432,7 @@ async fn a_division_is_imported_from_a_tsh_file_in_both_languages() {
     let mut driver = Driver::start().await;
 
     // In English: the file chosen, division b, a King of the Hill round to come, NASPA's ratings.
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments").await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments").await;
     click(&c, "#import-tsh summary").await;
     assert_eq!(labels(&c, "import-file").await, "The .t file");
     assert_eq!(labels(&c, "import-division").await, "The new division's name");
@@ -497,7 +483,7 @@ async fn a_division_is_imported_from_a_tsh_file_in_both_languages() {
 
     // In Russian, on a phone: a broken file pasted is refused naming its line; the file pasted
     // whole is division c.
-    let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments").await;
+    let c = open(&mut driver, &srv.url, "ru", (390, 844), "/tournaments").await;
     wait_text(&c, "#import-tsh summary", "Группа из файла TSH .t").await;
     click(&c, "#import-tsh summary").await;
     fill(&c, &[("desk-token", ROOT), ("import-slug", "club"), ("import-division", "c")]).await;
@@ -536,7 +522,7 @@ async fn a_result_is_corrected_and_a_second_result_becomes_a_correction_in_both_
     round_by_hand(&mut t, ROOT, ("fix", 1), &[(1, 2), (3, 4), (5, 6)], &[(420, 388)]).await;
     let mut driver = Driver::start().await;
 
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/fix#token=director-secret").await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments/fix#token=director-secret").await;
     wait_text(&c, "#correct-a-1-1", "Correct").await;
     click(&c, "#correct-a-1-1").await;
     assert_eq!([value(&c, "fix-score-a-1-1-a").await, value(&c, "fix-score-a-1-1-b").await], ["420", "388"]);
@@ -567,7 +553,7 @@ async fn a_result_is_corrected_and_a_second_result_becomes_a_correction_in_both_
 
     // In Russian, on a phone: pairing 3's result comes in meanwhile; the correction the
     // refusal opens replaces it with Fay's forfeit.
-    let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments/fix#token=director-secret").await;
+    let c = open(&mut driver, &srv.url, "ru", (390, 844), "/tournaments/fix#token=director-secret").await;
     wait_text(&c, "#correct-a-1-1", "Исправить").await;
     hold(&c).await;
     result(&mut t, "fix", (1, 3), scores(300, 350)).await;
@@ -650,7 +636,8 @@ async fn a_forfeit_is_entered_naming_who_forfeited_in_both_languages() {
     let mut driver = Driver::start().await;
 
     // In English: no choice, refused; pairing 1's second player forfeits.
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/forfeits#token=director-secret").await;
+    let c =
+        open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments/forfeits#token=director-secret").await;
     wait_text(&c, "#forfeit-enter-a-1-1", "Enter the forfeit").await;
     assert_eq!(labels(&c, "forfeit-a-1-1").await, "Forfeited by");
     let options =
@@ -676,7 +663,8 @@ async fn a_forfeit_is_entered_naming_who_forfeited_in_both_languages() {
     c.close().await.unwrap();
 
     // In Russian, on a phone: pairing 2's first player forfeits.
-    let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments/forfeits#token=director-secret").await;
+    let c =
+        open(&mut driver, &srv.url, "ru", (390, 844), "/tournaments/forfeits#token=director-secret").await;
     wait_text(&c, "#forfeit-enter-a-1-2", "Внести техническое").await;
     click(&c, "#forfeit-enter-a-1-2").await;
     wait_text(&c, "#refusal-a-1-2", "Выберите, кому засчитано техническое поражение: ничего не отправлено.")
@@ -730,7 +718,7 @@ async fn a_round_is_paired_by_hand_changed_and_unpaired_with_refusals() {
     let manual = [pb::PairingMethod::Manual, pb::PairingMethod::Manual];
     let mut t = made(&srv, ("hand", "Hand open"), &names, &manual).await;
     let mut driver = Driver::start().await;
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/hand#token=director-secret").await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments/hand#token=director-secret").await;
     wait_text(&c, "#hand-a", "Pair round 1 by hand").await;
     assert_eq!(count(&c, "#pair-a").await, 0, "a manual round has no pairing by its method");
     click(&c, "#hand-a").await;
@@ -864,7 +852,7 @@ async fn a_round_is_paired_by_hand_and_unpaired_on_a_phone_in_russian() {
     let names = ["Ann Archer", "Bo Baker", "Cy Cole", "Di Dunn"];
     let mut t = made(&srv, ("ruhand", "Hand open"), &names, &[pb::PairingMethod::Manual]).await;
     let mut driver = Driver::start().await;
-    let c = open(&mut driver, &srv, "ru", (390, 844), "/tournaments/ruhand#token=director-secret").await;
+    let c = open(&mut driver, &srv.url, "ru", (390, 844), "/tournaments/ruhand#token=director-secret").await;
     wait_text(&c, "#hand-a", "Составить пары тура 1 вручную").await;
     click(&c, "#hand-a").await;
     wait_text(&c, "#hand-form-a h3", "Пары тура 1 вручную").await;
@@ -904,7 +892,7 @@ async fn a_double_click_makes_each_change_once() {
     let manual = [pb::PairingMethod::Manual];
     let mut t = made(&srv, ("twice", "Twice open"), &names, &manual).await;
     let mut driver = Driver::start().await;
-    let c = open(&mut driver, &srv, "en", (1366, 768), "/tournaments/twice#token=director-secret").await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments/twice#token=director-secret").await;
     let twice = |id: &str| format!("const b = document.getElementById({id:?}); b.click(); b.click();");
     click(&c, "#hand-a").await;
     fill(

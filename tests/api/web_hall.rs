@@ -16,9 +16,7 @@ use crate::browser::*;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use fantoccini::Client;
-use pb::tournaments_service_client::TournamentsServiceClient;
 use serde_json::{Value, json};
-use tonic::transport::Channel;
 
 const ROOT: &str = "director-secret";
 
@@ -58,18 +56,19 @@ fn players(lang: &str, n: usize) -> Vec<String> {
     names.into_iter().take(n).collect()
 }
 
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
-}
-
 /// Division "a" of `slug` as a spectator sees it.
-async fn division(srv: &TestServer, slug: &str) -> pb::TournamentDivision {
-    let got = tournaments(srv).await.get_tournament(pb::GetTournamentRequest { slug: slug.into() }).await;
+pub(crate) async fn division(srv: &TestServer, slug: &str) -> pb::TournamentDivision {
+    let got = srv.tournaments().await.get_tournament(pb::GetTournamentRequest { slug: slug.into() }).await;
     got.unwrap().into_inner().tournament.unwrap().divisions.remove(0)
 }
 
 /// Enter a result of round 1 of `slug`: scores (first's, second's) or a forfeit by a player.
-async fn record(srv: &TestServer, slug: &str, pairing: u32, result: pb::record_result_request::Result) {
+pub(crate) async fn record(
+    srv: &TestServer,
+    slug: &str,
+    pairing: u32,
+    result: pb::record_result_request::Result,
+) {
     let r = pb::RecordResultRequest {
         slug: slug.into(),
         division: "a".into(),
@@ -78,7 +77,7 @@ async fn record(srv: &TestServer, slug: &str, pairing: u32, result: pb::record_r
         result: Some(result),
         ..Default::default()
     };
-    tournaments(srv).await.record_result(authed(r, ROOT)).await.unwrap();
+    srv.tournaments().await.record_result(authed(r, ROOT)).await.unwrap();
 }
 
 fn scores(first: i32, second: i32) -> pb::record_result_request::Result {
@@ -445,17 +444,17 @@ async fn record_in(
         correct,
         ..Default::default()
     };
-    tournaments(srv).await.record_result(authed(r, ROOT)).await.unwrap();
+    srv.tournaments().await.record_result(authed(r, ROOT)).await.unwrap();
 }
 
 async fn pair(srv: &TestServer, slug: &str, round: u32) {
     let pair = pb::PairRoundRequest { slug: slug.into(), division: "a".into(), round, ..Default::default() };
-    tournaments(srv).await.pair_round(authed(pair, ROOT)).await.unwrap();
+    srv.tournaments().await.pair_round(authed(pair, ROOT)).await.unwrap();
 }
 
 async fn prizes_of(srv: &TestServer, slug: &str) -> pb::GetDivisionPrizesResponse {
     let request = pb::GetDivisionPrizesRequest { slug: slug.into(), division: "a".into() };
-    tournaments(srv).await.get_division_prizes(request).await.unwrap().into_inner()
+    srv.tournaments().await.get_division_prizes(request).await.unwrap().into_inner()
 }
 
 /// The prizes as the hall must show them, a row an award: the prize as the server names it, its

@@ -15,13 +15,12 @@
 use crate::common;
 
 use crate::browser::*;
+use crate::web_hall::{division, record};
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use fantoccini::Client;
 use fantoccini::wd::{PrintConfiguration, PrintSize};
-use pb::tournaments_service_client::TournamentsServiceClient;
 use serde_json::{Value, json};
-use tonic::transport::Channel;
 
 const ROOT: &str = "director-secret";
 
@@ -53,29 +52,6 @@ fn players(lang: &str) -> Vec<&'static str> {
             "Quinn Ivy",
         ]
     }
-}
-
-async fn tournaments(srv: &TestServer) -> TournamentsServiceClient<Channel> {
-    TournamentsServiceClient::connect(srv.url.clone()).await.unwrap()
-}
-
-/// Division "a" of `slug` as a spectator sees it.
-async fn division(srv: &TestServer, slug: &str) -> pb::TournamentDivision {
-    let got = tournaments(srv).await.get_tournament(pb::GetTournamentRequest { slug: slug.into() }).await;
-    got.unwrap().into_inner().tournament.unwrap().divisions.remove(0)
-}
-
-/// Enter a result of round 1 of `slug`.
-async fn record(srv: &TestServer, slug: &str, pairing: u32, result: pb::record_result_request::Result) {
-    let r = pb::RecordResultRequest {
-        slug: slug.into(),
-        division: "a".into(),
-        round: 1,
-        pairing,
-        result: Some(result),
-        ..Default::default()
-    };
-    tournaments(srv).await.record_result(authed(r, ROOT)).await.unwrap();
 }
 
 fn signed(n: i64) -> String {

@@ -23,23 +23,6 @@ const ROOT: &str = "director-secret";
 
 type Tournaments = TournamentsServiceClient<Channel>;
 
-/// The two screens and languages every test runs at.
-const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
-
-/// A fresh browser (a profile of its own) in `lang` at `size`, the page at `path` open in it.
-async fn open(
-    driver: &mut Driver,
-    srv: &TestServer,
-    lang: &str,
-    (width, height): (u32, u32),
-    path: &str,
-) -> Client {
-    let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };
-    set_viewport(&c, width, height).await;
-    c.goto(&format!("{}{path}", srv.url)).await.unwrap();
-    c
-}
-
 /// Set the page's boxes and selects by id as typing or choosing would (`input` and `change`
 /// fired), in one go. Every id must name an element.
 async fn fill(c: &Client, values: &[(&str, &str)]) {
@@ -216,7 +199,8 @@ async fn players_report_their_results_and_the_director_settles_a_dispute() {
         let slug = format!("reports-{lang}");
         let (mut t, tokens) = event(&srv, &slug).await;
         let ann =
-            open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={}", tokens[0])).await;
+            open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}#token={}", tokens[0]))
+                .await;
         wait_until("Ann's form", || async { Some(count(&ann, "#report-go-a-1").await) }, |&n| n == 1).await;
         tables_match(&ann, &mut t, &slug, lang).await;
         assert_eq!(
@@ -309,8 +293,8 @@ async fn players_report_their_results_and_the_director_settles_a_dispute() {
         screenshot(&ann, &format!("reports-waiting-{lang}")).await;
 
         // Bo's page: nothing of Ann's report.
-        let bo =
-            open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={}", tokens[1])).await;
+        let bo = open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}#token={}", tokens[1]))
+            .await;
         wait_until("Bo's form", || async { Some(count(&bo, "#report-go-a-1").await) }, |&n| n == 1).await;
         assert_eq!(count(&bo, "#report-own-a-1").await, 0);
         assert_eq!([value(&bo, "report-mine-a-1").await, value(&bo, "report-theirs-a-1").await], ["", ""]);
@@ -361,8 +345,8 @@ async fn players_report_their_results_and_the_director_settles_a_dispute() {
             request_id: String::new(),
         };
         t.report_result(authed(cy, &tokens[2])).await.unwrap();
-        let di =
-            open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={}", tokens[3])).await;
+        let di = open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}#token={}", tokens[3]))
+            .await;
         wait_until("Di's form", || async { Some(count(&di, "#report-go-a-1").await) }, |&n| n == 1).await;
         fill(&di, &[("report-mine-a-1", "390"), ("report-theirs-a-1", "420")]).await;
         click(&di, "#report-go-a-1").await;
@@ -382,7 +366,7 @@ async fn players_report_their_results_and_the_director_settles_a_dispute() {
         assert_eq!(reports_of(&pairing(&mut t, &slug, 2).await), [(3, vec![420, 380]), (4, vec![420, 390])]);
 
         // The director's page: both reports, disputed, beside the result form; the way chosen.
-        let dir = open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={ROOT}")).await;
+        let dir = open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}#token={ROOT}")).await;
         wait_until(
             "the reports",
             || async { Some(count(&dir, "#reports-a-1-2 .report").await) },
@@ -450,7 +434,7 @@ async fn players_report_their_results_and_the_director_settles_a_dispute() {
         .await;
         dir.close().await.unwrap();
         // A spectator has no form and sees no note once reports are off.
-        let spectator = open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}")).await;
+        let spectator = open(&mut driver, &srv.url, lang, size, &format!("/tournaments/{slug}")).await;
         tables_match(&spectator, &mut t, &slug, lang).await;
         assert_eq!(count(&spectator, ".report-form").await, 0);
         assert_eq!(count(&spectator, "#reports-note-a").await, 0);
@@ -516,9 +500,14 @@ async fn a_divisions_prizes_are_shown_live_and_downloaded() {
         t.set_division_prizes(authed(request, ROOT)).await.unwrap();
         pair_by_hand(&mut t, &slug, vec![line(1, 2), line(3, 4)]).await;
         // Ann's page (a player's: her table too).
-        let c =
-            open(&mut driver, &srv, lang, size, &format!("/tournaments/{slug}#token={}", tokens[0].token))
-                .await;
+        let c = open(
+            &mut driver,
+            &srv.url,
+            lang,
+            size,
+            &format!("/tournaments/{slug}#token={}", tokens[0].token),
+        )
+        .await;
         let provisional = say(lang, "Prizes (provisional)", "Призы (предварительно)");
         wait_text(&c, "#prizes-title-a", provisional).await;
         tables_match(&c, &mut t, &slug, lang).await;

@@ -22,9 +22,6 @@ const ROOT: &str = "director-secret";
 
 type Tournaments = TournamentsServiceClient<Channel>;
 
-/// The two screens and languages every test runs at.
-const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
-
 /// A fresh browser session (a profile of its own: nothing kept) in `lang` at `size`, at `url`.
 async fn open_url(driver: &mut Driver, lang: &str, (width, height): (u32, u32), url: &str) -> Client {
     let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };

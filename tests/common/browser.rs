@@ -192,3 +192,22 @@ pub fn say<'a>(lang: &str, en: &'a str, ru: &'a str) -> &'a str {
 pub fn alpha_key(name: &str) -> String {
     name.to_lowercase().replace('ё', "е")
 }
+
+/// The two screens and languages the pages' tests run at: a laptop in English, a phone in
+/// Russian.
+pub const SCREENS: [(&str, (u32, u32)); 2] = [("en", (1366, 768)), ("ru", (390, 844))];
+
+/// A fresh browser (a profile of its own) in `lang` at `size`, the page at `path` of the server
+/// at `url` open in it.
+pub async fn open(
+    driver: &mut Driver,
+    url: &str,
+    lang: &str,
+    (width, height): (u32, u32),
+    path: &str,
+) -> Client {
+    let c = if lang == "en" { driver.browser().await } else { driver.browser_in(lang).await };
+    set_viewport(&c, width, height).await;
+    c.goto(&format!("{url}{path}")).await.unwrap();
+    c
+}

@@ -6,6 +6,7 @@ use dawgref::proto::v1::analysis_service_client::AnalysisServiceClient;
 use dawgref::proto::v1::directors_service_client::DirectorsServiceClient;
 use dawgref::proto::v1::games_service_client::GamesServiceClient;
 use dawgref::proto::v1::lexicons_service_client::LexiconsServiceClient;
+use dawgref::proto::v1::tournaments_service_client::TournamentsServiceClient;
 use dawgref::rules::RulesetKind;
 use dawgref::server::{self, Handle, state::Limits};
 use tonic::transport::Channel;
@@ -127,6 +128,10 @@ impl TestServer {
 
     pub async fn lexicons(&self) -> LexiconsServiceClient<Channel> {
         LexiconsServiceClient::connect(self.url.clone()).await.unwrap()
+    }
+
+    pub async fn tournaments(&self) -> TournamentsServiceClient<Channel> {
+        TournamentsServiceClient::connect(self.url.clone()).await.unwrap()
     }
 }
 

@@ -334,6 +334,22 @@ mod tests {
         }
     }
 
+    /// The layer over a host and the in-memory store (the sender kept: dropped, the host would
+    /// hear shutdown).
+    fn layer() -> (Events, Arc<MemoryStore>, tokio::sync::watch::Sender<bool>) {
+        let store = Arc::new(MemoryStore::new());
+        let (shutdown, rx) = tokio::sync::watch::channel(false);
+        let host = Host::new(
+            vec![],
+            Limits::default(),
+            store.clone(),
+            Callbacks::default(),
+            Arc::new(NoAnswers),
+            rx,
+        );
+        (Events::new(host, store.clone(), store.clone()), store, shutdown)
+    }
+
     /// A change's answer: which player it checked in.
     #[derive(Debug, PartialEq)]
     struct In(u32);
@@ -349,17 +365,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_change_whose_apply_fails_part_way_leaves_nothing_and_the_others_are_written() {
-        let store = Arc::new(MemoryStore::new());
-        let (_shutdown, rx) = tokio::sync::watch::channel(false);
-        let host = Host::new(
-            vec![],
-            Limits::default(),
-            store.clone(),
-            Callbacks::default(),
-            Arc::new(NoAnswers),
-            rx,
-        );
-        let events = Events::new(host, store.clone(), store.clone());
+        let (events, store, _shutdown) = layer();
         let players = (0..4).map(|i| Player::new(format!("P{i}"), Some(1500))).collect();
         let division = Division::new("A", players, &[Method::Manual], Controls::default());
         let mut record = Record::new("t", "T", GameSettings::default(), 7);
@@ -405,17 +411,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_drainer_dropped_before_the_queue_is_empty_lets_the_next_change_start_another() {
-        let store = Arc::new(MemoryStore::new());
-        let (_shutdown, rx) = tokio::sync::watch::channel(false);
-        let host = Host::new(
-            vec![],
-            Limits::default(),
-            store.clone(),
-            Callbacks::default(),
-            Arc::new(NoAnswers),
-            rx,
-        );
-        let events = Events::new(host, store.clone(), store.clone());
+        let (events, _, _shutdown) = layer();
         let queued = || {
             let (answer, answered) = tokio::sync::oneshot::channel();
             let make: Make =
