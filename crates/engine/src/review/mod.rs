@@ -44,126 +44,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// Win probability lost below which a play is `good` (and above 0 not `best`).
-pub const GOOD: f64 = 0.02;
-/// … an `inaccuracy`.
-pub const INACCURACY: f64 = 0.05;
-/// … a `mistake`; from this on a `blunder`.
-pub const MISTAKE: f64 = 0.10;
-/// Equity lost (points) that the same classes stand for in games of more than two seats.
-pub const EQUITY_CLASSES: [f64; 3] = [3.0, 8.0, 15.0];
+mod grades;
+mod summary;
+
+pub use grades::{Class, EQUITY_CLASSES, GOOD, GRADE_SPREAD, GRADE_WIN_POINTS, Grade, INACCURACY, MISTAKE};
+pub use summary::{SeatSummary, phonies_let_go, summarize};
+
 /// How far the best play must be ahead of every other for a turn to be a puzzle.
 pub const PUZZLE_MARGIN: f64 = 0.10;
-/// Win probability lost (percentage points) from which a turn is a small, a medium and a large
-/// mistake.
-pub const GRADE_WIN_POINTS: [f64; 3] = [0.5, 3.0, 7.0];
-/// Spread lost in an endgame (points) from which a turn is a small, a medium and a large mistake.
-pub const GRADE_SPREAD: [f64; 3] = [1.0, 7.0, 15.0];
-
-/// A mistake's size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Grade {
-    None,
-    Small,
-    Medium,
-    Large,
-}
-
-impl Grade {
-    pub const ALL: [Grade; 4] = [Grade::None, Grade::Small, Grade::Medium, Grade::Large];
-
-    /// The grade of a turn that lost `points` percentage points of win probability (rounded to
-    /// 1e-9 first: 100 · (0.57 − 0.50) is 6.999999999999995 in floating point, and 7 points lost
-    /// is large).
-    pub fn of_win_lost(points: f64) -> Grade {
-        Grade::by(GRADE_WIN_POINTS, (points * 1e9).round() / 1e9)
-    }
-
-    /// The grade of an endgame turn: its play made against the best, each judged by the spread
-    /// it leads to ([`Judged::equity`]) and whether it wins ([`Judged::win`]).
-    pub fn of_endgame(best: &Judged, played: &Judged) -> Grade {
-        if best.win == 1.0 && played.win < 1.0 {
-            return Grade::Large;
-        }
-        Grade::by(GRADE_SPREAD, best.equity - played.equity)
-    }
-
-    /// None below the first bound, then small, medium, and large from the last.
-    fn by(bounds: [f64; 3], lost: f64) -> Grade {
-        match bounds.iter().position(|&b| lost < b) {
-            Some(0) => Grade::None,
-            Some(1) => Grade::Small,
-            Some(_) => Grade::Medium,
-            None => Grade::Large,
-        }
-    }
-
-    /// What a turn of this grade adds to its seat's mistake index.
-    pub const fn weight(self) -> f64 {
-        match self {
-            Grade::None => 0.0,
-            Grade::Small => 0.2,
-            Grade::Medium => 0.5,
-            Grade::Large => 1.0,
-        }
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Grade::None => "none",
-            Grade::Small => "small",
-            Grade::Medium => "medium",
-            Grade::Large => "large",
-        }
-    }
-}
-
-/// How good a turn's play was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
-    Best,
-    Good,
-    Inaccuracy,
-    Mistake,
-    Blunder,
-}
-
-impl Class {
-    pub const ALL: [Class; 5] = [Class::Best, Class::Good, Class::Inaccuracy, Class::Mistake, Class::Blunder];
-
-    /// The class of a loss of win probability.
-    pub fn of(lost: f64) -> Class {
-        Class::by([GOOD, INACCURACY, MISTAKE], lost)
-    }
-
-    /// The class of a loss of equity (games of more than two seats).
-    fn of_equity(lost: f64) -> Class {
-        Class::by(EQUITY_CLASSES, lost)
-    }
-
-    /// Best for no loss, then good, inaccuracy and mistake below each bound, else blunder.
-    fn by(bounds: [f64; 3], lost: f64) -> Class {
-        if lost <= 0.0 {
-            return Class::Best;
-        }
-        match bounds.iter().position(|&b| lost < b) {
-            Some(0) => Class::Good,
-            Some(1) => Class::Inaccuracy,
-            Some(_) => Class::Mistake,
-            None => Class::Blunder,
-        }
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Class::Best => "best",
-            Class::Good => "good",
-            Class::Inaccuracy => "inaccuracy",
-            Class::Mistake => "mistake",
-            Class::Blunder => "blunder",
-        }
-    }
-}
 
 /// How a turn's best play was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,27 +110,6 @@ pub struct TurnReview {
     pub play_beaten_by_exchange: bool,
     /// The best play beats every other by [`PUZZLE_MARGIN`].
     pub puzzle: bool,
-}
-
-/// A seat's figures over the turns reviewed.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SeatSummary {
-    pub seat: usize,
-    pub turns: u32,
-    pub mean_lost: f64,
-    /// `100 · e^(-mean loss in points / 10)`.
-    pub accuracy: f64,
-    /// Turns per class, in [`Class::ALL`] order.
-    pub classes: [u32; 5],
-    /// Turns per grade, in [`Grade::ALL`] order.
-    pub grades: [u32; 4],
-    /// The turns' grades weighed ([`Grade::weight`]) and added up.
-    pub mistake_index: f64,
-    pub bingos: u32,
-    pub bingos_missed: u32,
-    /// Phonies the seat played, and phonies of another seat's it let stand unchallenged.
-    pub phonies: u32,
-    pub phonies_let_go: u32,
 }
 
 /// How a review judges a turn.
@@ -519,7 +386,7 @@ pub fn review_turn(game: &Game, turn: u32, rack_known: bool, options: &Options) 
 
 /// Whether a play formed a word not in `lexicon`, and whether it was challenged, from the events
 /// of its turn ([`action_of`]).
-fn phony_of(lexicon: &crate::lexicon::Lexicon, events: &[EventKind]) -> (bool, bool) {
+pub(super) fn phony_of(lexicon: &crate::lexicon::Lexicon, events: &[EventKind]) -> (bool, bool) {
     let words = events.iter().find_map(|k| match k {
         EventKind::Play { words, .. } => Some(words),
         _ => None,
@@ -528,31 +395,8 @@ fn phony_of(lexicon: &crate::lexicon::Lexicon, events: &[EventKind]) -> (bool, b
     (phony, events.iter().any(|k| matches!(k, EventKind::Challenged { .. })))
 }
 
-/// Each seat's count of phonies another seat played that it let stand (none challenged them):
-/// every turn of the game, judged or not, but a last play of a game not over (it may still be
-/// challenged).
-pub fn phonies_let_go(game: &Game) -> Vec<u32> {
-    let seats = game.config().seats;
-    let lexicon = &game.config().lexicon;
-    let mut let_go = vec![0; seats];
-    let taken = turns(game);
-    let last = taken.last().map(|&(turn, _)| turn);
-    for (turn, mover) in taken {
-        if Some(turn) == last && !game.is_over() {
-            continue;
-        }
-        let Some((Action::Play(_), events)) = action_of(game, turn) else { continue };
-        if let (true, false) = phony_of(lexicon, &events) {
-            for (seat, n) in let_go.iter_mut().enumerate() {
-                *n += u32::from(seat != mover);
-            }
-        }
-    }
-    let_go
-}
-
 /// The action that took turn `turn`, and the kinds of the events from it until the next turn.
-fn action_of(game: &Game, turn: u32) -> Option<(Action, Vec<EventKind>)> {
+pub(super) fn action_of(game: &Game, turn: u32) -> Option<(Action, Vec<EventKind>)> {
     let live: Vec<&crate::game::Event> = game.history().iter().filter(|e| !e.undone).collect();
     let mut taken = 0u32;
     for (i, e) in live.iter().enumerate() {
@@ -785,36 +629,4 @@ fn judge_static(review: &mut TurnReview, before: &Game, rack: Rack) {
         review.lost = 0.0;
     }
     review.class = Class::of_equity(review.lost);
-}
-
-/// Each seat's figures over `reviews` of `game` (only the turns judged count; the phonies let go
-/// are the whole game's).
-pub fn summarize(game: &Game, reviews: &[TurnReview]) -> Vec<SeatSummary> {
-    let seats = game.config().seats;
-    let let_go = phonies_let_go(game);
-    (0..seats)
-        .map(|seat| {
-            let mine: Vec<&TurnReview> = reviews.iter().filter(|r| r.seat == seat).collect();
-            let judged: Vec<&&TurnReview> = mine.iter().filter(|r| r.analysable).collect();
-            let mut s = SeatSummary { seat, turns: judged.len() as u32, ..Default::default() };
-            for r in &judged {
-                s.classes[Class::ALL.iter().position(|&c| c == r.class).unwrap_or(0)] += 1;
-                s.grades[Grade::ALL.iter().position(|&g| g == r.grade).unwrap_or(0)] += 1;
-                s.mistake_index += r.grade.weight();
-                s.bingos_missed += u32::from(r.bingo_missed);
-            }
-            s.phonies_let_go = let_go[seat];
-            s.bingos = mine.iter().filter(|r| r.bingo).count() as u32;
-            s.phonies = mine.iter().filter(|r| r.phony).count() as u32;
-            s.mean_lost = if judged.is_empty() {
-                0.0
-            } else {
-                judged.iter().map(|r| r.lost).sum::<f64>() / judged.len() as f64
-            };
-            // Equity (more than two seats) counts a point as a point of win probability's percent.
-            let in_points = if seats == 2 { 100.0 * s.mean_lost } else { s.mean_lost };
-            s.accuracy = 100.0 * (-in_points / 10.0).exp();
-            s
-        })
-        .collect()
 }
