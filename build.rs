@@ -13,6 +13,7 @@ const PROTOS: &[&str] = &[
     "proto/dawgref/v1/directors.proto",
     "proto/dawgref/v1/tournaments.proto",
     "proto/dawgref/v1/broadcasts.proto",
+    "proto/dawgref/v1/bots.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

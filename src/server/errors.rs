@@ -280,6 +280,32 @@ pub fn events(e: EventsError) -> Status {
     }
 }
 
+/// What the bots' lobby refused, as its status: RESOURCE_EXHAUSTED for a limit, with when to
+/// retry (`google.rpc.RetryInfo`) and the limit's name (`google.rpc.ErrorInfo`'s reason).
+pub fn lobby(e: dawgref_events::LobbyError) -> Status {
+    use dawgref_events::LobbyError as L;
+    match e {
+        L::NoBot(_) | L::NoChallenge(_) => Status::not_found(e.to_string()),
+        L::BotExists(_) => Status::already_exists(e.to_string()),
+        L::Invalid { field, why } => bad_field(field, why),
+        L::Denied(what) => Status::permission_denied(what),
+        L::Unknown(what) => Status::unauthenticated(what),
+        L::Precondition(what) => precondition(what),
+        L::Limit { limit, what, retry } => {
+            let secs = retry.as_secs_f64().max(0.001);
+            let mut details = ErrorDetails::with_retry_info(Some(retry));
+            details.set_error_info(limit, "dawgref.v1.BotsService", std::collections::HashMap::new());
+            Status::with_error_details(
+                Code::ResourceExhausted,
+                format!("{what}; retry in {} s", (secs * 10.0).ceil() / 10.0),
+                details,
+            )
+        }
+        L::Host(e) => host(e),
+        L::Events(e) => events(*e),
+    }
+}
+
 /// What a command named that is not there, as a status naming the call's field.
 pub fn invalid(e: Invalid) -> Status {
     bad_field(&invalid_field(&e), e.to_string())

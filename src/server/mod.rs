@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub mod bots;
 pub mod broadcasts;
 pub mod caller;
 pub(crate) mod codec;
@@ -41,6 +42,7 @@ pub mod wordlists;
 use crate::host::{Host, RecoveryReport};
 use crate::lexicon::{Lexicon, catalog};
 use crate::proto::v1::analysis_service_server::AnalysisServiceServer;
+use crate::proto::v1::bots_service_server::BotsServiceServer;
 use crate::proto::v1::broadcasts_service_server::BroadcastsServiceServer;
 use crate::proto::v1::directors_service_server::DirectorsServiceServer;
 use crate::proto::v1::games_service_server::GamesServiceServer;
@@ -120,6 +122,7 @@ pub struct Builder {
     callbacks: Callbacks,
     director_token: Option<String>,
     tls: Option<tls::Tls>,
+    lobby_limits: dawgref_events::LobbyLimits,
 }
 
 impl Builder {
@@ -132,7 +135,15 @@ impl Builder {
             callbacks: Callbacks::default(),
             director_token: None,
             tls: None,
+            lobby_limits: Default::default(),
         }
+    }
+
+    /// The limits bots play within in the lobby (games against bots a day, challenges a minute,
+    /// how long a challenge waits).
+    pub fn lobby_limits(mut self, limits: dawgref_events::LobbyLimits) -> Builder {
+        self.lobby_limits = limits;
+        self
     }
 
     pub fn limits(mut self, limits: Limits) -> Builder {
@@ -181,11 +192,12 @@ impl Builder {
             worker_idle: self.callbacks.worker_idle.or(Some(crate::memory::collect_when_idle)),
             ..self.callbacks
         };
-        // The host keeps the games; the events layer its tournaments and broadcasts.
-        let (tournaments, broadcasts) = (self.store.clone(), self.store.clone());
+        // The host keeps the games; the events layer its tournaments, broadcasts and the lobby.
+        let (tournaments, broadcasts, lobby) = (self.store.clone(), self.store.clone(), self.store.clone());
         let host =
             Host::new(self.lexicons, self.limits, self.store, callbacks, Arc::new(views::EncodedAnswers), rx);
-        let events = dawgref_events::Events::new(host.clone(), tournaments, broadcasts);
+        let events =
+            dawgref_events::Events::new(host.clone(), tournaments, broadcasts, lobby, self.lobby_limits);
         if let Some(leases) = self.leases {
             host.set_replica(leases);
         }
@@ -195,8 +207,10 @@ impl Builder {
         let handle = Handle { state, shutdown: tx };
         // Subscribed before recovery: a recovered game that ends at once is heard.
         let ended = handle.state.host.ended_games();
+        let ended_lobby = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
         tokio::spawn(handle.state.events.clone().follow_results(ended));
+        tokio::spawn(handle.state.events.clone().run_lobby(ended_lobby));
         // Every broadcast known before the first call is answered: no game shown early.
         handle.state.events.load_broadcasts().await.map_err(|e| StoreError::Io(e.to_string()))?;
         if handle.state.host.peers().is_some() {
@@ -367,6 +381,7 @@ async fn serve_on(
     reporter.set_serving::<DirectorsServiceServer<directors::DirectorsService>>().await;
     reporter.set_serving::<TournamentsServiceServer<tournaments::TournamentsService>>().await;
     reporter.set_serving::<BroadcastsServiceServer<broadcasts::BroadcastsService>>().await;
+    reporter.set_serving::<BotsServiceServer<bots::BotsService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -387,6 +402,8 @@ async fn serve_on(
     let tournaments = TournamentsServiceServer::new(tournaments::TournamentsService { state: state.clone() })
         .max_decoding_message_size(limit.max(tournaments::MAX_REQUEST_BYTES));
     let broadcasts = broadcasts::served(broadcasts::BroadcastsService::new(state.clone()), limit);
+    let bots =
+        BotsServiceServer::new(bots::BotsService { state: state.clone() }).max_decoding_message_size(limit);
     let mut shutdown = state.shutdown.clone();
     let stop = async move {
         tokio::select! {
@@ -412,7 +429,8 @@ async fn serve_on(
         .add_service(lexicons)
         .add_service(directors)
         .add_service(tournaments)
-        .add_service(broadcasts);
+        .add_service(broadcasts)
+        .add_service(bots);
     match state.tls.clone() {
         Some(tls) => router.serve_with_incoming_shutdown(tls::incoming(listener, tls), stop).await?,
         None => {

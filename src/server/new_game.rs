@@ -18,7 +18,8 @@ use crate::proto::v1 as pb;
 use crate::rules::RulesetKind;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
 use dawgref_events::{
-    ClockSettings, DivisionId, EventsError, GameOptions, GameSettings, Record, RoundGames, game_labels,
+    ClockSettings, DivisionId, EventsError, GameOptions, GameSettings, LobbyGames, Record, RoundGames,
+    game_labels,
 };
 use dawgref_tournament::{PlayerId, RoundId};
 use std::sync::Arc;
@@ -436,6 +437,45 @@ impl RoundGames for TournamentGames<'_> {
             round: round.number(),
         };
         match self.0.host.create(Some(id), game, seats, Some(delay), None, labels, Some(link)).await {
+            Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Whether a game of `settings` can be made (its ruleset, options, lexicon and clock): what a
+/// challenge is checked by when it is sent, as its game will be made when it is accepted.
+pub fn check_settings(state: &AppState, settings: &GameSettings) -> Result<(), HostError> {
+    let seats = vec![
+        Seat::new("a".into(), SeatKind::Human { token: None }),
+        Seat::new("b".into(), SeatKind::Human { token: None }),
+    ];
+    build(from_settings(state, settings, seats, 0)?).map(|_| ())
+}
+
+/// How an accepted challenge's game is made: the lobby's seam ([`LobbyGames`]).
+pub struct ChallengeGames<'a>(pub &'a AppState);
+
+impl LobbyGames for ChallengeGames<'_> {
+    /// The challenge's game, made (or found made by an earlier call: its id is drawn from the
+    /// challenge's) by the one constructor of every new game, from the challenge's settings: each
+    /// seat bound to its player's token hash (a bot's account token, a person's challenge token).
+    async fn make(
+        &self,
+        id: uuid::Uuid,
+        settings: &GameSettings,
+        seats: [(String, crate::host::TokenHash); 2],
+        labels: Vec<(String, String)>,
+    ) -> Result<(), EventsError> {
+        let seats: Vec<Seat> = seats
+            .into_iter()
+            .map(|(name, token)| Seat::new(name, SeatKind::Human { token: Some(token) }))
+            .collect();
+        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default());
+        let spec = from_settings(self.0, settings, seats, seed)?;
+        let (config, seats, delay) = build(spec)?;
+        let game = crate::game::Game::new(config).map_err(HostError::Game)?;
+        match self.0.host.create(Some(id), game, seats, Some(delay), None, labels, None).await {
             Ok(_) | Err(HostError::GameExists(_)) => Ok(()),
             Err(e) => Err(e.into()),
         }

@@ -133,6 +133,10 @@ impl TestServer {
     pub async fn tournaments(&self) -> TournamentsServiceClient<Channel> {
         TournamentsServiceClient::connect(self.url.clone()).await.unwrap()
     }
+
+    pub async fn bots(&self) -> dawgref::proto::v1::bots_service_client::BotsServiceClient<Channel> {
+        dawgref::proto::v1::bots_service_client::BotsServiceClient::connect(self.url.clone()).await.unwrap()
+    }
 }
 
 /// A director's PauseGame, ResumeGame or UndoTurn request: the game, and a request id (empty:

@@ -10,8 +10,8 @@ use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{
-    DirectorKey, GameStore, MemoryStore, PgStore, SqliteStore, Store, StoreError, StoredBroadcast,
-    StoredTournament, TournamentChange,
+    DirectorKey, GameStore, LobbyChange, MemoryStore, PgStore, SqliteStore, Store, StoreError,
+    StoredBroadcast, StoredLobby, StoredTournament, TournamentChange,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -303,6 +303,42 @@ async fn contract(store: Arc<dyn Store>) {
     }
     assert_eq!(store.broadcasts().await.unwrap(), vec![b("club-live", 1, b"c"), b("spring-live", 2, b"two")]);
     assert_eq!(store.tournaments().await.unwrap().len(), 3, "broadcasts are not tournaments");
+
+    // The bots' lobby: one state in parts against its version, each bot's events apart.
+    assert_eq!(store.lobby().await.unwrap(), StoredLobby::default(), "never written: version 0");
+    assert_eq!(store.lobby_version().await.unwrap(), 0);
+    let part = |key: &str, body: Option<&[u8]>| (key.to_string(), body.map(<[u8]>::to_vec));
+    let event = |bot: &str, n: u64, body: &[u8]| (bot.to_string(), n, body.to_vec());
+    let first = LobbyChange {
+        version: 1,
+        parts: vec![part("bot/b", Some(b"b1")), part("bot/a", Some(b"a1")), part("challenge/1", Some(b"c"))],
+        events: vec![event("a", 1, b"a-one"), event("b", 1, b"b-one"), event("a", 2, b"a-two")],
+    };
+    store.put_lobby(first.clone()).wait().await.unwrap();
+    assert!(matches!(store.put_lobby(first).wait().await, Err(StoreError::LobbyStale)), "version 1 twice");
+    let stale = LobbyChange { version: 3, parts: vec![part("bot/a", Some(b"lost"))], events: vec![] };
+    assert!(matches!(store.put_lobby(stale).wait().await, Err(StoreError::LobbyStale)), "a version skipped");
+    let second = LobbyChange {
+        version: 2,
+        parts: vec![part("bot/a", Some(b"a2")), part("challenge/1", None)],
+        events: vec![event("a", 3, b"a-three")],
+    };
+    store.put_lobby(second).wait().await.unwrap();
+    let lobby = store.lobby().await.unwrap();
+    assert_eq!(lobby.version, 2);
+    assert_eq!(
+        lobby.parts,
+        vec![part("bot/a", Some(b"a2")), part("bot/b", Some(b"b1"))]
+            .into_iter()
+            .map(|(k, v)| (k, v.unwrap()))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(store.lobby_version().await.unwrap(), 2);
+    let numbers = |events: Vec<(u64, Vec<u8>)>| events.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(numbers(store.bot_events("a".into(), 1).await.unwrap()), [1, 2, 3]);
+    assert_eq!(store.bot_events("a".into(), 3).await.unwrap(), vec![(3, b"a-three".to_vec())]);
+    assert_eq!(numbers(store.bot_events("b".into(), 0).await.unwrap()), [1]);
+    assert_eq!(store.bot_events("c".into(), 1).await.unwrap(), vec![]);
 }
 
 fn replica(lease_ms: u64) -> Replica {

@@ -9,9 +9,9 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
-    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, MemoryStore,
-    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
-    TournamentChange, TournamentStore,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, LobbyChange,
+    LobbyStore, MemoryStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
+    StoredLobby, StoredTournament, TournamentChange, TournamentStore,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -120,6 +120,24 @@ impl BroadcastStore for FlakyStore {
 
     fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
         self.inner.broadcasts()
+    }
+}
+
+impl LobbyStore for FlakyStore {
+    fn put_lobby(&self, change: LobbyChange) -> Pending {
+        self.inner.put_lobby(change)
+    }
+
+    fn lobby(&self) -> Reading<'_, StoredLobby> {
+        self.inner.lobby()
+    }
+
+    fn lobby_version(&self) -> Reading<'_, u64> {
+        self.inner.lobby_version()
+    }
+
+    fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        self.inner.bot_events(bot, from)
     }
 }
 

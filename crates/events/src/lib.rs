@@ -14,6 +14,7 @@
 
 mod broadcasts;
 mod error;
+mod lobby;
 mod records;
 mod settings;
 mod tournaments;
@@ -26,6 +27,11 @@ pub use error::{
     DivisionAt, EventsError, Invalid, MAX_DIVISIONS, MAX_KINDS, MAX_SPREAD, NameAt, PlayerNamed, PlayersOf,
     SpreadOf, check_divisions, check_methods, check_players, check_spread,
 };
+pub use lobby::{
+    Accepts, BotAccount, BotEvent, BotEventKind, BotEvents, BotLimits, BotProfile, Challenge, ChallengeState,
+    Challenger, DeclineReason, LIMIT_BOT_GAMES, LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGames,
+    LobbyLimits, NewBot, NewChallenge, Rated, Rating, TimeClass,
+};
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
     Actor, Answer, Claimed, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME,
@@ -35,7 +41,7 @@ pub use tournaments::{
 };
 
 use dawgref_host::Host;
-use dawgref_store::{BroadcastStore, TournamentStore};
+use dawgref_store::{BroadcastStore, LobbyStore, TournamentStore};
 use records::{BroadcastRecords, TournamentRecords};
 use std::sync::Arc;
 
@@ -66,6 +72,8 @@ struct Inner {
     broadcasts: Registry,
     /// WatchBroadcast's feeds, one per broadcast watched here.
     feeds: broadcasts::Feeds,
+    /// The bots' lobby: accounts, challenges, ratings, streams.
+    lobby: lobby::Lobby,
 }
 
 impl Events {
@@ -74,6 +82,8 @@ impl Events {
         host: Host,
         tournaments: Arc<dyn TournamentStore>,
         broadcasts: Arc<dyn BroadcastStore>,
+        lobby: Arc<dyn LobbyStore>,
+        lobby_limits: LobbyLimits,
     ) -> Events {
         Events(Arc::new(Inner {
             host,
@@ -86,6 +96,7 @@ impl Events {
             marks: Default::default(),
             broadcasts: Default::default(),
             feeds: Default::default(),
+            lobby: lobby::Lobby::new(lobby, lobby_limits),
         }))
     }
 

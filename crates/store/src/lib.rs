@@ -9,10 +9,12 @@
 //!   them;
 //! - the tournaments ([`TournamentStore`]): each a state written against its version, with the
 //!   events and kept answers each version adds as rows of their own;
-//! - the broadcasts ([`BroadcastStore`]): each one's settings, written whole against its version.
+//! - the broadcasts ([`BroadcastStore`]): each one's settings, written whole against its version;
+//! - the bots' lobby ([`LobbyStore`]): bot accounts, challenges and ratings as parts of one state
+//!   written against its version, with each bot's stream of events as rows of their own.
 //!
-//! The host is handed the games, reviews and director keys; the events layer the tournaments
-//! and broadcasts: each holds what it holds.
+//! The host is handed the games, reviews and director keys; the events layer the tournaments,
+//! broadcasts and the lobby: each holds what it holds.
 //!
 //! Three stores: [`SqliteStore`] (the default; a WAL database in the data directory, one writer
 //! thread that commits the appends of many games together), [`PgStore`] (PostgreSQL, shared by
@@ -74,6 +76,9 @@ pub enum StoreError {
     /// A broadcast written by another since this writer read it: read it again.
     #[error("storage: broadcast {0:?} changed since it was read")]
     BroadcastStale(String),
+    /// The lobby written by another since this writer read it: read it again.
+    #[error("storage: the bots' lobby changed since it was read")]
+    LobbyStale,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -127,6 +132,26 @@ pub struct StoredBroadcast {
     pub slug: String,
     pub version: u64,
     pub body: Vec<u8>,
+}
+
+/// The bots' lobby as kept: its version (0: never written) and its parts by key in byte order,
+/// opaque to the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredLobby {
+    pub version: u64,
+    pub parts: Vec<(String, Vec<u8>)>,
+}
+
+/// The lobby's next version: the parts it writes or removes, and the events it adds to bots'
+/// streams.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LobbyChange {
+    /// The version written: it lands only over the one before.
+    pub version: u64,
+    /// A key's new part (replacing the one kept), or None: the part kept under it removed.
+    pub parts: Vec<(String, Option<Vec<u8>>)>,
+    /// Events by bot and number (each number of a bot written once).
+    pub events: Vec<(String, u64, Vec<u8>)>,
 }
 
 /// How many versions back a tournament's kept answers reach: a retry later than that is a new
@@ -245,11 +270,17 @@ impl Pending {
 
 /// Everything a server keeps, each aggregate behind its own trait: its games ([`GameStore`]),
 /// the reviews kept with them ([`ReviewStore`]), the director keys ([`DirectorKeyStore`]), the
-/// tournaments ([`TournamentStore`]) and the broadcasts ([`BroadcastStore`]). The host is handed
-/// the first three, the events layer the last two.
-pub trait Store: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore {}
+/// tournaments ([`TournamentStore`]), the broadcasts ([`BroadcastStore`]) and the bots' lobby
+/// ([`LobbyStore`]). The host is handed the first three, the events layer the last three.
+pub trait Store:
+    GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore + LobbyStore
+{
+}
 
-impl<T: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore> Store for T {}
+impl<T: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore + LobbyStore> Store
+    for T
+{
+}
 
 /// Where games are kept. Writes for one game arrive in order (one task writes a game's rows,
 /// awaiting each until it is durable before the next); writes of different games may be
@@ -342,6 +373,23 @@ pub trait BroadcastStore: Send + Sync {
 
     /// Every broadcast, ended ones included, by slug.
     fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>>;
+}
+
+/// The bots' lobby: one state in parts, written against its version, and each bot's events.
+pub trait LobbyStore: Send + Sync {
+    /// Write the lobby as version `change.version` with the parts and events it changes, in one
+    /// transaction: it lands only if the stored version is the one before (0: never written),
+    /// else [`StoreError::LobbyStale`] and nothing is written.
+    fn put_lobby(&self, change: LobbyChange) -> Pending;
+
+    /// The lobby at its latest version, with every part.
+    fn lobby(&self) -> Reading<'_, StoredLobby>;
+
+    /// The lobby's latest version (0: never written), without its parts.
+    fn lobby_version(&self) -> Reading<'_, u64>;
+
+    /// A bot's events numbered `from` on, in order.
+    fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>>;
 }
 
 impl GameQuery {

@@ -3,9 +3,9 @@
 //! durable store is measured against.
 
 use super::{
-    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, Pending, Reading,
-    ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament, TOURNAMENT_ANSWERS_KEPT,
-    TournamentChange, TournamentStore,
+    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, LobbyChange,
+    LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredLobby,
+    StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange, TournamentStore,
 };
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -22,6 +22,16 @@ pub struct MemoryStore {
     tournaments: Mutex<std::collections::BTreeMap<String, Tournament>>,
     /// Broadcasts by slug.
     broadcasts: Mutex<std::collections::BTreeMap<String, StoredBroadcast>>,
+    /// The bots' lobby.
+    lobby: Mutex<Lobby>,
+}
+
+/// The lobby's version, its parts by key and each bot's events by number.
+#[derive(Default)]
+struct Lobby {
+    version: u64,
+    parts: std::collections::BTreeMap<String, Vec<u8>>,
+    events: std::collections::BTreeMap<(String, u64), Vec<u8>>,
 }
 
 /// A tournament's state, its events by number and its answers by key (with the version that
@@ -235,5 +245,46 @@ impl BroadcastStore for MemoryStore {
     fn broadcasts(&self) -> Reading<'_, Vec<StoredBroadcast>> {
         let all = self.broadcasts.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         Box::pin(std::future::ready(Ok(all)))
+    }
+}
+
+impl LobbyStore for MemoryStore {
+    fn put_lobby(&self, change: LobbyChange) -> Pending {
+        let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        if lobby.version + 1 != change.version {
+            return Pending::ready(Err(StoreError::LobbyStale));
+        }
+        lobby.version = change.version;
+        for (key, part) in change.parts {
+            match part {
+                Some(body) => lobby.parts.insert(key, body),
+                None => lobby.parts.remove(&key),
+            };
+        }
+        for (bot, number, body) in change.events {
+            lobby.events.entry((bot, number)).or_insert(body);
+        }
+        Pending::ready(Ok(()))
+    }
+
+    fn lobby(&self) -> Reading<'_, StoredLobby> {
+        let lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = StoredLobby { version: lobby.version, parts: lobby.parts.clone().into_iter().collect() };
+        Box::pin(std::future::ready(Ok(stored)))
+    }
+
+    fn lobby_version(&self) -> Reading<'_, u64> {
+        let version = self.lobby.lock().unwrap_or_else(|e| e.into_inner()).version;
+        Box::pin(std::future::ready(Ok(version)))
+    }
+
+    fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        let lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        let events = lobby
+            .events
+            .range((bot.clone(), from)..=(bot, u64::MAX))
+            .map(|((_, n), body)| (*n, body.clone()))
+            .collect();
+        Box::pin(std::future::ready(Ok(events)))
     }
 }

@@ -22,13 +22,15 @@
 //! parts in `tournament_parts(slug, key, body)` (a version writes those it changed),
 //! `tournament_events(slug, number, body)` (only ever inserted into) and
 //! `tournament_answers(slug, key, version, body)` (the latest versions' answers);
-//! `broadcasts(slug, version, body)`, each written whole against its version.
+//! `broadcasts(slug, version, body)`, each written whole against its version; the bots' lobby as
+//! `lobby(id, version)` (one row), `lobby_parts(key, body)` and `bot_events(bot, number, body)`
+//! (only ever inserted into).
 
 use super::queue::{self, Group, Groups, Queue};
 use super::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
-    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
-    TOURNAMENT_ANSWERS_KEPT, TournamentChange, TournamentStore,
+    LobbyChange, LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
+    StoredLobby, StoredTournament, TOURNAMENT_ANSWERS_KEPT, TournamentChange, TournamentStore,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
@@ -110,13 +112,28 @@ CREATE TABLE IF NOT EXISTS broadcasts (
     version INTEGER NOT NULL,
     body    BLOB NOT NULL
 ) WITHOUT ROWID;
-PRAGMA user_version = 8;
+CREATE TABLE IF NOT EXISTS lobby (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lobby_parts (
+    key  TEXT PRIMARY KEY,
+    body BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bot_events (
+    bot    TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    body   BLOB NOT NULL,
+    PRIMARY KEY (bot, number)
+) WITHOUT ROWID;
+PRAGMA user_version = 9;
 ";
 
 /// The schema version this build writes (earlier ones, without labels, reviews, director keys
 /// or tournaments, or with a tournament's events and answers inside its state, or without
-/// broadcasts, or with each tournament's state written whole, are upgraded in place).
-const VERSION: i64 = 8;
+/// broadcasts, or with each tournament's state written whole, or without the bots' lobby, are
+/// upgraded in place).
+const VERSION: i64 = 9;
 
 /// A tournament and its parts, read in one statement (so a part is never of another version than
 /// the state): a row per part, or one with no part.
@@ -163,6 +180,7 @@ enum Job {
     Review { id: Uuid, key: String, body: Vec<u8> },
     Tournament(TournamentChange),
     Broadcast(StoredBroadcast),
+    Lobby(LobbyChange),
     AddKey(DirectorKey),
     RevokeKey { name: String, at: u64 },
 }
@@ -526,7 +544,37 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             };
             if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) }
         }
+        Job::Lobby(change) => write_lobby(tx, change),
     }
+}
+
+/// The lobby's change: its version against the one before, its parts and its bots' events, or
+/// none of them.
+fn write_lobby(tx: &mut rusqlite::Transaction<'_>, change: &LobbyChange) -> Result<(), StoreError> {
+    let sp = tx.savepoint()?;
+    let n = if change.version == 1 {
+        sp.prepare_cached("INSERT OR IGNORE INTO lobby (id, version) VALUES (1, 1)")?.execute([])?
+    } else {
+        sp.prepare_cached("UPDATE lobby SET version = ?1 WHERE id = 1 AND version = ?1 - 1")?
+            .execute(params![change.version as i64])?
+    };
+    if n == 0 {
+        return Err(StoreError::LobbyStale);
+    }
+    for (key, part) in &change.parts {
+        match part {
+            Some(body) => sp
+                .prepare_cached("INSERT OR REPLACE INTO lobby_parts (key, body) VALUES (?1, ?2)")?
+                .execute(params![key, body])?,
+            None => sp.prepare_cached("DELETE FROM lobby_parts WHERE key = ?1")?.execute(params![key])?,
+        };
+    }
+    for (bot, number, body) in &change.events {
+        sp.prepare_cached("INSERT OR IGNORE INTO bot_events (bot, number, body) VALUES (?1, ?2, ?3)")?
+            .execute(params![bot, *number as i64, body])?;
+    }
+    sp.commit()?;
+    Ok(())
 }
 
 /// A tournament's change: its state against its version, its parts, and the events and answers
@@ -792,6 +840,47 @@ impl BroadcastStore for SqliteStore {
             let rows = stmt.query_map([], |r| {
                 Ok(StoredBroadcast { slug: r.get(0)?, version: r.get::<_, i64>(1)? as u64, body: r.get(2)? })
             })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+}
+
+impl LobbyStore for SqliteStore {
+    fn put_lobby(&self, change: LobbyChange) -> Pending {
+        self.writes.submit(Job::Lobby(change))
+    }
+
+    fn lobby(&self) -> Reading<'_, StoredLobby> {
+        self.read(|conn| {
+            // One transaction: the parts are of the version read.
+            let tx = conn.unchecked_transaction()?;
+            let version = tx
+                .query_row("SELECT version FROM lobby WHERE id = 1", [], |r| r.get::<_, i64>(0))
+                .optional()?;
+            let mut stmt = tx.prepare_cached("SELECT key, body FROM lobby_parts ORDER BY key")?;
+            let parts = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            drop(stmt);
+            tx.finish()?;
+            Ok(StoredLobby { version: version.unwrap_or(0) as u64, parts })
+        })
+    }
+
+    fn lobby_version(&self) -> Reading<'_, u64> {
+        self.read(|conn| {
+            let version = conn
+                .query_row("SELECT version FROM lobby WHERE id = 1", [], |r| r.get::<_, i64>(0))
+                .optional()?;
+            Ok(version.unwrap_or(0) as u64)
+        })
+    }
+
+    fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT number, body FROM bot_events WHERE bot = ?1 AND number >= ?2 ORDER BY number",
+            )?;
+            let rows =
+                stmt.query_map(params![bot, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
     }

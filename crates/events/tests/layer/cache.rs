@@ -61,7 +61,13 @@ async fn fifty_readers_of_a_version_not_cached_read_it_from_the_store_once() {
     let writer = Layer::new();
     writer.create("t", &[("A", &["Ann", "Bo", "Cy", "Di"], &[dawgref_tournament::Method::Manual])]).await;
     let counted = Arc::new(Counted { inner: writer.store.clone(), whole_reads: AtomicUsize::new(0) });
-    let reader = Events::new(writer.host.clone(), counted.clone(), writer.store.clone());
+    let reader = Events::new(
+        writer.host.clone(),
+        counted.clone(),
+        writer.store.clone(),
+        writer.store.clone(),
+        Default::default(),
+    );
     assert_eq!(read_at_once(&reader, "t", 50).await, [1; 50]);
     assert_eq!(counted.whole_reads.load(Ordering::SeqCst), 1, "version 1, read once");
     // Another replica's write: the next version, read once by fifty asking for it together.

@@ -139,7 +139,8 @@ impl Layer {
             Arc::new(NoAnswers),
             rx,
         );
-        let events = Events::new(host.clone(), store.clone(), store.clone());
+        let events =
+            Events::new(host.clone(), store.clone(), store.clone(), store.clone(), Default::default());
         Layer { events, host, store, _shutdown: tx }
     }
 

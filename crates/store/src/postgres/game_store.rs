@@ -7,8 +7,8 @@ use super::{PgStore, timed};
 use crate::lease::Claim;
 use crate::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
-    Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredTournament,
-    TournamentChange, TournamentStore,
+    LobbyChange, LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
+    StoredLobby, StoredTournament, TournamentChange, TournamentStore,
 };
 use std::collections::HashMap;
 use std::time::Duration;
@@ -176,6 +176,52 @@ impl BroadcastStore for PgStore {
                     body: r.get(2),
                 })
                 .collect())
+        })
+    }
+}
+
+impl LobbyStore for PgStore {
+    fn put_lobby(&self, change: LobbyChange) -> Pending {
+        self.writes.submit(Job::Lobby(change))
+    }
+
+    fn lobby(&self) -> Reading<'_, StoredLobby> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            // One statement, one snapshot: the parts are of the version read.
+            let rows = timed(client.query(
+                "SELECT l.version, p.key, p.body FROM (SELECT 0) AS one
+                 LEFT JOIN lobby l ON l.id = 1 LEFT JOIN lobby_parts p ON l.id = 1
+                 ORDER BY p.key COLLATE \"C\"",
+                &[],
+            ))
+            .await?;
+            let version = rows.first().and_then(|r| r.get::<_, Option<i64>>(0)).unwrap_or(0) as u64;
+            let parts = rows
+                .iter()
+                .filter_map(|r| Some((r.get::<_, Option<String>>(1)?, r.get::<_, Option<Vec<u8>>>(2)?)))
+                .collect();
+            Ok(StoredLobby { version, parts })
+        })
+    }
+
+    fn lobby_version(&self) -> Reading<'_, u64> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let row = timed(client.query_opt("SELECT version FROM lobby WHERE id = 1", &[])).await?;
+            Ok(row.map_or(0, |r| r.get::<_, i64>(0) as u64))
+        })
+    }
+
+    fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = timed(client.query(
+                "SELECT number, body FROM bot_events WHERE bot = $1 AND number >= $2 ORDER BY number",
+                &[&bot, &(from as i64)],
+            ))
+            .await?;
+            Ok(rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get(1))).collect())
         })
     }
 }

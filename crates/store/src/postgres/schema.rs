@@ -114,6 +114,23 @@ CREATE TABLE tournament_parts (
     PRIMARY KEY (slug, key)
 );
 ",
+    // The bots' lobby: one version, its parts, and each bot's events.
+    "
+CREATE TABLE lobby (
+    id      int PRIMARY KEY CHECK (id = 1),
+    version bigint NOT NULL
+);
+CREATE TABLE lobby_parts (
+    key  text PRIMARY KEY,
+    body bytea NOT NULL
+);
+CREATE TABLE bot_events (
+    bot    text NOT NULL,
+    number bigint NOT NULL,
+    body   bytea NOT NULL,
+    PRIMARY KEY (bot, number)
+);
+",
 ];
 
 impl PgStore {

@@ -1,10 +1,11 @@
 //! The writer task: one connection of its own, every waiting write committed in one transaction
 //! (statements pipelined), and what each write runs.
 
+use super::lobby::write_lobby;
 use super::tournaments::write_tournament;
 use super::{STATEMENT_TIMEOUT, unavailable};
 use crate::queue::{Group, Groups};
-use crate::{DirectorKey, Labels, StoreError, StoredBroadcast, TournamentChange};
+use crate::{DirectorKey, Labels, LobbyChange, StoreError, StoredBroadcast, TournamentChange};
 use tokio_postgres::NoTls;
 use uuid::Uuid;
 
@@ -44,6 +45,7 @@ pub(super) enum Job {
     AddKey(DirectorKey),
     Tournament(TournamentChange),
     Broadcast(StoredBroadcast),
+    Lobby(LobbyChange),
     RevokeKey {
         name: String,
         at: u64,
@@ -202,5 +204,6 @@ async fn run(
             };
             Ok(if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) })
         }
+        Job::Lobby(change) => write_lobby(tx, change).await,
     }
 }

@@ -12,6 +12,7 @@
 
 mod absp;
 mod files;
+pub mod glicko;
 mod naspa;
 
 pub use files::{games_csv, players_csv};

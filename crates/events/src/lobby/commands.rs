@@ -1,0 +1,697 @@
+//! The lobby's commands, each made by its [`LobbyActor`]: a director registers, suspends and
+//! lists bots and gives a bot a new token; a bot or a person challenges a bot; the bot challenged
+//! accepts (its game made through [`LobbyGames`]) or declines with a reason; the challenger
+//! withdraws. Every refusal names what was wrong ([`LobbyError`]); each change is one version of
+//! the lobby, durable before it is answered, and tells the bots concerned on their streams.
+
+use super::games::LobbyGames;
+use super::state::{Draft, LobbyState};
+use super::{
+    Accepts, BotAccount, BotEventKind, Challenge, ChallengeState, Challenger, DeclineReason, LIMIT_BOT_GAMES,
+    LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGame, MAX_CHALLENGE_WAIT, MIN_CHALLENGE_WAIT, Rated,
+    TimeClass,
+};
+use crate::{Events, GameSettings};
+use dawgref_engine::rules::RulesetKind;
+use dawgref_host::TokenHash;
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+/// A bot to register.
+#[derive(Clone, Debug)]
+pub struct NewBot {
+    pub name: String,
+    pub owner: String,
+    pub accepts: Accepts,
+}
+
+/// A bot as anyone may see it: its account without its token, whether it is online here, and its
+/// ratings.
+#[derive(Clone, Debug)]
+pub struct BotProfile {
+    pub name: String,
+    pub owner: String,
+    pub accepts: Accepts,
+    pub suspended: bool,
+    pub online: bool,
+    pub created_unix_ms: u64,
+    pub ratings: Vec<Rated>,
+}
+
+/// A challenge to send: to which bot, the game's settings, rated or not, how long it waits (None:
+/// the server's wait), and for a person their name and the hash of the token made for them.
+#[derive(Clone, Debug)]
+pub struct NewChallenge {
+    pub to: String,
+    pub game: GameSettings,
+    pub rated: bool,
+    pub wait: Option<Duration>,
+    pub person: Option<(String, TokenHash)>,
+}
+
+/// What a bot may still do now: games against bots left today (and when the day ends), and
+/// challenges it may send at once (and when the next comes back: 0 when it has them all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotLimits {
+    pub bot_games_left: u32,
+    pub bot_games_reset_unix_ms: u64,
+    pub challenges_left: u32,
+    pub next_challenge_unix_ms: u64,
+}
+
+const DAY_MS: u64 = 86_400_000;
+const MINUTE_MS: u64 = 60_000;
+
+/// Longest name of a bot's owner, in characters.
+pub const OWNER_CHARS: usize = 200;
+/// Longest text a decline carries, in characters.
+pub const DECLINE_TEXT_CHARS: usize = 500;
+/// Most rulesets, lexicons or classes a bot lists.
+const MAX_LISTED: usize = 32;
+
+fn invalid(field: &'static str, why: impl Into<String>) -> LobbyError {
+    LobbyError::Invalid { field, why: why.into() }
+}
+
+/// A name a bot goes by: as a label's key is (1 to 40 of a-z, 0-9, '_', '-', '.').
+fn check_bot_name(field: &'static str, name: &str) -> Result<(), LobbyError> {
+    let ok = (1..=40).contains(&name.chars().count())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
+    if !ok {
+        return Err(invalid(field, format!("{name:?}: 1 to 40 characters of a-z, 0-9, '_', '-' and '.'")));
+    }
+    Ok(())
+}
+
+fn check_accepts(a: &Accepts) -> Result<(), LobbyError> {
+    if a.rulesets.len() > MAX_LISTED || a.lexicons.len() > MAX_LISTED {
+        return Err(invalid("accepts", format!("at most {MAX_LISTED} rulesets and {MAX_LISTED} lexicons")));
+    }
+    for name in &a.rulesets {
+        if RulesetKind::by_name(name).is_none() {
+            return Err(invalid("accepts.rulesets", format!("no ruleset {name:?}")));
+        }
+    }
+    for name in &a.lexicons {
+        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(invalid("accepts.lexicons", format!("{name:?} is no lexicon's name")));
+        }
+    }
+    if !a.rated && !a.casual {
+        return Err(invalid("accepts", "a bot accepts rated games, casual games or both"));
+    }
+    if !a.bots && !a.people {
+        return Err(invalid("accepts", "a bot accepts challenges from bots, from people or both"));
+    }
+    Ok(())
+}
+
+/// Why `bot` cannot take `c`'s game, if it cannot: the first of its terms the game misses.
+fn unsupported(bot: &BotAccount, c: &Challenge) -> Option<LobbyError> {
+    let a = &bot.accepts;
+    let kind = c.game.ruleset.unwrap_or_else(RulesetKind::english);
+    if !a.rulesets.is_empty() && !a.rulesets.iter().any(|r| r == kind.name()) {
+        return Some(invalid(
+            "game.ruleset",
+            format!("{} plays {}, not {}", bot.name, a.rulesets.join(", "), kind.name()),
+        ));
+    }
+    let lexicon =
+        if c.game.lexicon.is_empty() { kind.definition().default_lexicon.as_str() } else { &c.game.lexicon };
+    if !a.lexicons.is_empty() && !a.lexicons.iter().any(|l| l == lexicon) {
+        return Some(invalid(
+            "game.lexicon",
+            format!("{} plays {}, not {lexicon}", bot.name, a.lexicons.join(", ")),
+        ));
+    }
+    let class = c.time_class();
+    if !a.time_classes.is_empty() && !a.time_classes.contains(&class) {
+        let classes: Vec<&str> = a.time_classes.iter().map(|c| c.name()).collect();
+        return Some(invalid(
+            "game.clock",
+            format!("{} plays {}, not {} games", bot.name, classes.join(", "), class.name()),
+        ));
+    }
+    if c.rated && !a.rated {
+        return Some(invalid("rated", format!("{} plays no rated games", bot.name)));
+    }
+    if !c.rated && !a.casual {
+        return Some(invalid("rated", format!("{} plays rated games only", bot.name)));
+    }
+    match c.from {
+        Challenger::Bot(_) if !a.bots => Some(invalid("bot", format!("{} plays no bots", bot.name))),
+        Challenger::Person { .. } if !a.people => {
+            Some(invalid("bot", format!("{} plays bots only", bot.name)))
+        }
+        _ => None,
+    }
+}
+
+/// The id of a challenge's game: drawn from the challenge's, so an accept asked again (after a
+/// crash between the game and the lobby's write) names the same game and makes none twice.
+pub(crate) fn game_id(challenge: &str) -> uuid::Uuid {
+    let digest = Sha256::digest(format!("lobby\n{challenge}"));
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_random_bytes(bytes).into_uuid()
+}
+
+impl BotAccount {
+    /// Games against bots begun today, as of `now_ms`.
+    fn games_on(&self, now_ms: u64) -> u32 {
+        if self.day == now_ms / DAY_MS { self.games_today } else { 0 }
+    }
+
+    /// Challenges it may send at `now_ms`: its bucket filled at `per_minute` a minute since it
+    /// was counted, to a minute's worth at most.
+    fn challenge_tokens(&self, now_ms: u64, per_minute: u32) -> f64 {
+        let filled =
+            now_ms.saturating_sub(self.counted_unix_ms) as f64 * f64::from(per_minute) / MINUTE_MS as f64;
+        (self.challenge_tokens + filled).min(f64::from(per_minute))
+    }
+
+    /// How long until a whole challenge is in the bucket, holding `tokens`.
+    fn until_next_challenge(tokens: f64, per_minute: u32) -> Duration {
+        if per_minute == 0 {
+            return Duration::from_secs(3600);
+        }
+        // The part of a challenge missing before the next whole one.
+        let missing = 1.0 - tokens.fract();
+        Duration::from_millis((missing * MINUTE_MS as f64 / f64::from(per_minute)).ceil() as u64)
+    }
+}
+
+impl LobbyState {
+    fn bot(&self, name: &str) -> Result<&BotAccount, LobbyError> {
+        self.bots.get(name).ok_or_else(|| LobbyError::NoBot(name.to_string()))
+    }
+
+    fn challenge(&self, id: &str) -> Result<&Challenge, LobbyError> {
+        self.challenges.get(id).ok_or_else(|| LobbyError::NoChallenge(id.to_string()))
+    }
+
+    /// The bot a token makes its caller: UNAUTHENTICATED for a token no bot has.
+    pub fn bot_of(&self, hash: &TokenHash) -> Result<&BotAccount, LobbyError> {
+        self.bot_by_token(hash).ok_or_else(|| LobbyError::Unknown("the token is no bot's".into()))
+    }
+
+    /// Every rating of a player key, best first.
+    fn ratings_of(&self, key: &str, name: &str, is_bot: bool) -> Vec<Rated> {
+        let prefix = format!("{key}/");
+        self.ratings
+            .iter()
+            .filter_map(|(k, r)| {
+                let (ruleset, class) = k.strip_prefix(&prefix)?.rsplit_once('/')?;
+                let class = TimeClass::ALL.into_iter().find(|c| c.name() == class)?;
+                Some(Rated {
+                    player: name.to_string(),
+                    is_bot,
+                    ruleset: ruleset.to_string(),
+                    time_class: class,
+                    rating: *r,
+                })
+            })
+            .collect()
+    }
+
+    fn profile(&self, bot: &BotAccount, online: bool) -> BotProfile {
+        BotProfile {
+            name: bot.name.clone(),
+            owner: bot.owner.clone(),
+            accepts: bot.accepts.clone(),
+            suspended: bot.suspended,
+            online,
+            created_unix_ms: bot.created_unix_ms,
+            ratings: self.ratings_of(&format!("bot:{}", bot.name), &bot.name, true),
+        }
+    }
+}
+
+/// A challenge closed now as `state`, told to both sides' bots.
+pub(crate) fn close(d: &mut Draft, mut c: Challenge, state: ChallengeState) -> Challenge {
+    c.state = state;
+    c.closed_unix_ms = d.now_ms;
+    d.put_challenge(c.clone());
+    d.tell(&c.to, BotEventKind::ChallengeClosed(c.clone()));
+    if let Challenger::Bot(from) = &c.from {
+        d.tell(from, BotEventKind::ChallengeClosed(c.clone()));
+    }
+    c
+}
+
+/// The challenge `id`, open and answerable by `by` as the bot challenged.
+fn answerable(state: &LobbyState, by: &LobbyActor, id: &str) -> Result<Challenge, LobbyError> {
+    let c = state.challenge(id)?.clone();
+    let LobbyActor::Bot(hash) = by else {
+        return Err(LobbyError::Denied(format!(
+            "challenge {id} is answered by the bot challenged ({})",
+            c.to
+        )));
+    };
+    let bot = state.bot_of(hash)?;
+    if bot.name != c.to {
+        return Err(LobbyError::Denied(format!("challenge {id} is to {}, not to {}", c.to, bot.name)));
+    }
+    if c.state != ChallengeState::Open {
+        return Err(LobbyError::Precondition(format!(
+            "challenge {id} is answered already: {}",
+            state_text(&c)
+        )));
+    }
+    Ok(c)
+}
+
+/// A challenge's state in words.
+pub(crate) fn state_text(c: &Challenge) -> String {
+    match &c.state {
+        ChallengeState::Open => "open".into(),
+        ChallengeState::Accepted { game } => format!("accepted (game {game})"),
+        ChallengeState::Declined { reason, .. } => format!("declined ({reason:?})"),
+        ChallengeState::Withdrawn => "withdrawn".into(),
+        ChallengeState::Expired => "expired".into(),
+    }
+}
+
+impl Events {
+    fn director_only(by: &LobbyActor, what: &str) -> Result<(), LobbyError> {
+        match by {
+            LobbyActor::Director(_) => Ok(()),
+            _ => Err(LobbyError::Denied(format!("{what} is a director's command"))),
+        }
+    }
+
+    /// RegisterBot: a new bot account, its token's hash kept (the token is the caller's to show
+    /// once). ALREADY_EXISTS for a name used before.
+    pub async fn register_bot(
+        &self,
+        by: &LobbyActor,
+        bot: NewBot,
+        token_hash: TokenHash,
+    ) -> Result<BotProfile, LobbyError> {
+        Self::director_only(by, "RegisterBot")?;
+        check_bot_name("name", &bot.name)?;
+        let owner_chars = bot.owner.chars().count();
+        if !(1..=OWNER_CHARS).contains(&owner_chars) || bot.owner.chars().any(char::is_control) {
+            return Err(invalid("owner", format!("1 to {OWNER_CHARS} characters, no control characters")));
+        }
+        check_accepts(&bot.accepts)?;
+        self.0
+            .lobby
+            .change(|d| {
+                if d.state.bots.contains_key(&bot.name) {
+                    return Err(LobbyError::BotExists(bot.name.clone()));
+                }
+                let account = BotAccount {
+                    name: bot.name.clone(),
+                    owner: bot.owner.clone(),
+                    token_hash,
+                    accepts: bot.accepts.clone(),
+                    suspended: false,
+                    created_unix_ms: d.now_ms,
+                    last_event: 0,
+                    day: 0,
+                    games_today: 0,
+                    challenge_tokens: 0.0,
+                    // A new bot's bucket is full: counted from long ago.
+                    counted_unix_ms: 0,
+                };
+                d.put_bot(account.clone());
+                Ok(d.state.profile(&account, false))
+            })
+            .await
+    }
+
+    /// SuspendBot: a suspended bot is offered no challenge and may send none (its games in play
+    /// go on); `suspended` false lets it back.
+    pub async fn suspend_bot(
+        &self,
+        by: &LobbyActor,
+        name: &str,
+        suspended: bool,
+    ) -> Result<BotProfile, LobbyError> {
+        Self::director_only(by, "SuspendBot")?;
+        let online = self.0.lobby.is_online(name);
+        self.0
+            .lobby
+            .change(|d| {
+                let mut bot = d.state.bot(name)?.clone();
+                if bot.suspended != suspended {
+                    bot.suspended = suspended;
+                    d.put_bot(bot.clone());
+                }
+                Ok(d.state.profile(&bot, online))
+            })
+            .await
+    }
+
+    /// RotateBotToken: the bot's token replaced (by a director, or by the bot with its own): the
+    /// old one opens no stream and answers no challenge from now on. Its games in play keep the
+    /// seat token they were made with.
+    pub async fn rotate_bot_token(
+        &self,
+        by: &LobbyActor,
+        name: &str,
+        token_hash: TokenHash,
+    ) -> Result<BotProfile, LobbyError> {
+        let online = self.0.lobby.is_online(name);
+        self.0
+            .lobby
+            .change(|d| {
+                let mut bot = d.state.bot(name)?.clone();
+                match by {
+                    LobbyActor::Director(_) => {}
+                    LobbyActor::Bot(hash) if *hash == bot.token_hash => {}
+                    _ => {
+                        return Err(LobbyError::Denied(format!(
+                            "{name}'s token is given by a director or by {name}"
+                        )));
+                    }
+                }
+                bot.token_hash = token_hash;
+                d.put_bot(bot.clone());
+                Ok(d.state.profile(&bot, online))
+            })
+            .await
+    }
+
+    /// ListBots: every bot, by name, with whether it is online here.
+    pub async fn bots(&self) -> Result<Vec<BotProfile>, LobbyError> {
+        let state = self.0.lobby.read().await?;
+        Ok(state.bots.values().map(|b| state.profile(b, self.0.lobby.is_online(&b.name))).collect())
+    }
+
+    /// The bot a token makes its caller.
+    pub async fn bot_named_by(&self, hash: &TokenHash) -> Result<BotAccount, LobbyError> {
+        let state = self.0.lobby.read().await?;
+        state.bot_of(hash).cloned()
+    }
+
+    /// A challenge as it stands (an open one past its time is shown expired, as the sweep will
+    /// write it).
+    pub async fn challenge_of(&self, id: &str) -> Result<Challenge, LobbyError> {
+        let state = self.0.lobby.read().await?;
+        let mut c = state.challenge(id)?.clone();
+        if c.state == ChallengeState::Open && super::now_unix_ms() >= c.expires_unix_ms {
+            c.state = ChallengeState::Expired;
+            c.closed_unix_ms = c.expires_unix_ms;
+        }
+        Ok(c)
+    }
+
+    /// CreateChallenge: a bot (by its token) or a person (by the name they give) challenges a
+    /// bot to a game. Refused: no such bot (NOT_FOUND); a bot that does not take the game
+    /// (INVALID_ARGUMENT naming the term missed); a bot offline or suspended
+    /// (FAILED_PRECONDITION); a limit reached (RESOURCE_EXHAUSTED with when to retry).
+    pub async fn challenge(&self, by: &LobbyActor, new: NewChallenge) -> Result<Challenge, LobbyError> {
+        let wait = new.wait.unwrap_or(self.0.lobby.limits.challenge_wait);
+        if new.wait.is_some() && !(MIN_CHALLENGE_WAIT..=MAX_CHALLENGE_WAIT).contains(&wait) {
+            return Err(invalid(
+                "expires_seconds",
+                format!(
+                    "{} s: a challenge waits {} to {} s",
+                    wait.as_secs(),
+                    MIN_CHALLENGE_WAIT.as_secs(),
+                    MAX_CHALLENGE_WAIT.as_secs()
+                ),
+            ));
+        }
+        let online = self.0.lobby.is_online(&new.to);
+        let limits = self.0.lobby.limits;
+        let id = uuid::Uuid::new_v4().to_string();
+        self.0
+            .lobby
+            .change(|d| {
+                let now = d.now_ms;
+                let from = match (by, &new.person) {
+                    (LobbyActor::Bot(hash), _) => {
+                        let mut sender = d.state.bot_of(hash)?.clone();
+                        if sender.suspended {
+                            return Err(LobbyError::Denied(format!("{} is suspended", sender.name)));
+                        }
+                        if sender.name == new.to {
+                            return Err(invalid("bot", "a bot does not challenge itself"));
+                        }
+                        let tokens = sender.challenge_tokens(now, limits.challenges_per_minute);
+                        if tokens < 1.0 {
+                            return Err(LobbyError::Limit {
+                                limit: LIMIT_CHALLENGES,
+                                what: format!(
+                                    "{} sends {} challenges a minute at most",
+                                    sender.name, limits.challenges_per_minute
+                                ),
+                                retry: BotAccount::until_next_challenge(tokens, limits.challenges_per_minute),
+                            });
+                        }
+                        sender.challenge_tokens = tokens - 1.0;
+                        sender.counted_unix_ms = now;
+                        d.put_bot(sender.clone());
+                        Challenger::Bot(sender.name)
+                    }
+                    (_, Some((name, token_hash))) => {
+                        Challenger::Person { name: name.clone(), token_hash: *token_hash }
+                    }
+                    (_, None) => return Err(invalid("name", "a person challenging a bot gives their name")),
+                };
+                let to = d.state.bot(&new.to)?.clone();
+                if to.suspended {
+                    return Err(LobbyError::Precondition(format!("{} is suspended", to.name)));
+                }
+                if !online {
+                    return Err(LobbyError::Precondition(format!(
+                        "{} is offline: it is challenged while its event stream is open",
+                        to.name
+                    )));
+                }
+                let challenge = Challenge {
+                    id: id.clone(),
+                    from,
+                    to: to.name.clone(),
+                    game: new.game.clone(),
+                    rated: new.rated,
+                    created_unix_ms: now,
+                    expires_unix_ms: now + wait.as_millis() as u64,
+                    closed_unix_ms: 0,
+                    state: ChallengeState::Open,
+                };
+                if let Some(e) = unsupported(&to, &challenge) {
+                    return Err(e);
+                }
+                if let Challenger::Bot(sender) = &challenge.from {
+                    for bot in [sender.as_str(), to.name.as_str()] {
+                        bot_games_left(&d.state, bot, now, limits.bot_games_per_day)?;
+                    }
+                }
+                d.put_challenge(challenge.clone());
+                d.tell(&to.name, BotEventKind::Challenged(challenge.clone()));
+                Ok(challenge)
+            })
+            .await
+    }
+
+    /// DeclineChallenge: the bot challenged declines, with a reason and a text.
+    pub async fn decline_challenge(
+        &self,
+        by: &LobbyActor,
+        id: &str,
+        reason: DeclineReason,
+        text: String,
+    ) -> Result<Challenge, LobbyError> {
+        if text.chars().count() > DECLINE_TEXT_CHARS || text.chars().any(char::is_control) {
+            return Err(invalid(
+                "text",
+                format!("at most {DECLINE_TEXT_CHARS} characters, no control characters"),
+            ));
+        }
+        self.0
+            .lobby
+            .change(|d| {
+                let c = answerable(&d.state, by, id)?;
+                Ok(close(d, c, ChallengeState::Declined { reason, text: text.clone() }))
+            })
+            .await
+    }
+
+    /// WithdrawChallenge: the challenger (the bot by its token, the person by the token the
+    /// challenge gave them) takes an open challenge back.
+    pub async fn withdraw_challenge(&self, by: &LobbyActor, id: &str) -> Result<Challenge, LobbyError> {
+        self.0
+            .lobby
+            .change(|d| {
+                let c = d.state.challenge(id)?.clone();
+                let theirs = match (&c.from, by) {
+                    (Challenger::Bot(name), LobbyActor::Bot(hash)) => {
+                        d.state.bot_by_token(hash).is_some_and(|b| &b.name == name)
+                    }
+                    (Challenger::Person { token_hash, .. }, LobbyActor::Person(Some(hash))) => {
+                        token_hash == hash
+                    }
+                    _ => false,
+                };
+                if !theirs {
+                    return Err(LobbyError::Denied(format!(
+                        "challenge {id} is withdrawn by its challenger alone"
+                    )));
+                }
+                if c.state != ChallengeState::Open {
+                    return Err(LobbyError::Precondition(format!(
+                        "challenge {id} is answered already: {}",
+                        state_text(&c)
+                    )));
+                }
+                Ok(close(d, c, ChallengeState::Withdrawn))
+            })
+            .await
+    }
+
+    /// AcceptChallenge: the bot challenged accepts; the game is made through `games` (the one
+    /// constructor of every game, its id drawn from the challenge's, so asked again it makes none
+    /// twice), then the challenge is closed as accepted and both sides told of the game. Held
+    /// throughout on this replica, so no withdrawal of its own falls between.
+    pub async fn accept_challenge<G: LobbyGames>(
+        &self,
+        by: &LobbyActor,
+        id: &str,
+        games: &G,
+    ) -> Result<Challenge, LobbyError> {
+        let lobby = &self.0.lobby;
+        let held = lobby.hold().await;
+        let state = lobby.read().await?;
+        let c = answerable(&state, by, id)?;
+        if super::now_unix_ms() >= c.expires_unix_ms {
+            return Err(LobbyError::Precondition(format!("challenge {id} has expired")));
+        }
+        let limits = lobby.limits;
+        if let Challenger::Bot(sender) = &c.from {
+            for bot in [sender.as_str(), c.to.as_str()] {
+                bot_games_left(&state, bot, super::now_unix_ms(), limits.bot_games_per_day)?;
+            }
+        }
+        let game = game_id(id);
+        // Who moves first: drawn from the game's id.
+        let first_is_challenger = game.as_bytes()[0] & 1 == 0;
+        let to_hash = state.bot(&c.to)?.token_hash;
+        let from_seat = match &c.from {
+            Challenger::Bot(name) => (name.clone(), state.bot(name)?.token_hash),
+            Challenger::Person { name, token_hash } => (name.clone(), *token_hash),
+        };
+        let to_seat = (c.to.clone(), to_hash);
+        let seats = if first_is_challenger { [from_seat, to_seat] } else { [to_seat, from_seat] };
+        let labels = vec![("lobby".to_string(), id.to_string())];
+        games.make(game, &c.game, seats, labels).await?;
+        let game = game.to_string();
+        lobby
+            .change_held(&held, |d| {
+                let c = answerable(&d.state, by, id)?;
+                let now = d.now_ms;
+                if let Challenger::Bot(sender) = &c.from {
+                    for name in [sender.clone(), c.to.clone()] {
+                        let mut bot = d.state.bot(&name)?.clone();
+                        bot.games_today = bot.games_on(now) + 1;
+                        bot.day = now / DAY_MS;
+                        d.put_bot(bot);
+                    }
+                }
+                let seats = if first_is_challenger {
+                    [c.from.clone(), Challenger::Bot(c.to.clone())]
+                } else {
+                    [Challenger::Bot(c.to.clone()), c.from.clone()]
+                };
+                d.put_game(LobbyGame {
+                    id: game.clone(),
+                    challenge: c.id.clone(),
+                    seats: seats.clone(),
+                    rated: c.rated,
+                    ruleset: c.game.ruleset.unwrap_or_else(RulesetKind::english).name().to_string(),
+                    time_class: c.time_class(),
+                });
+                let c = close(d, c, ChallengeState::Accepted { game: game.clone() });
+                for (seat, who) in seats.iter().enumerate() {
+                    if let Challenger::Bot(name) = who {
+                        let started = BotEventKind::GameStarted {
+                            game: game.clone(),
+                            seat: seat as u32,
+                            challenge: c.id.clone(),
+                        };
+                        d.tell(name, started);
+                    }
+                }
+                Ok(c)
+            })
+            .await
+    }
+
+    /// GetBotLimits: what the calling bot may still do now.
+    pub async fn bot_limits(&self, by: &LobbyActor) -> Result<BotLimits, LobbyError> {
+        let LobbyActor::Bot(hash) = by else {
+            return Err(LobbyError::Unknown("this call needs a bot's token".into()));
+        };
+        let state = self.0.lobby.read().await?;
+        let bot = state.bot_of(hash)?;
+        let now = super::now_unix_ms();
+        let limits = self.0.lobby.limits;
+        let tokens = bot.challenge_tokens(now, limits.challenges_per_minute);
+        let full = tokens >= f64::from(limits.challenges_per_minute);
+        Ok(BotLimits {
+            bot_games_left: limits.bot_games_per_day.saturating_sub(bot.games_on(now)),
+            bot_games_reset_unix_ms: (now / DAY_MS + 1) * DAY_MS,
+            challenges_left: tokens.floor() as u32,
+            next_challenge_unix_ms: if full {
+                0
+            } else {
+                now + BotAccount::until_next_challenge(tokens, limits.challenges_per_minute).as_millis()
+                    as u64
+            },
+        })
+    }
+
+    /// ListRatings: the leaderboard of a ruleset and time class (None: every one), best first,
+    /// bots and people alike.
+    pub async fn leaderboard(
+        &self,
+        ruleset: Option<&str>,
+        class: Option<TimeClass>,
+    ) -> Result<Vec<Rated>, LobbyError> {
+        let state = self.0.lobby.read().await?;
+        let mut all: Vec<Rated> = Vec::new();
+        for (key, rating) in &state.ratings {
+            let mut parts = key.splitn(2, '/');
+            let (Some(player), Some(rest)) = (parts.next(), parts.next()) else { continue };
+            let Some((rules, class_name)) = rest.rsplit_once('/') else { continue };
+            let Some(time_class) = TimeClass::ALL.into_iter().find(|c| c.name() == class_name) else {
+                continue;
+            };
+            if ruleset.is_some_and(|r| r != rules) || class.is_some_and(|c| c != time_class) {
+                continue;
+            }
+            let (is_bot, name) = match player.split_once(':') {
+                Some(("bot", name)) => (true, name),
+                Some((_, name)) => (false, name),
+                None => continue,
+            };
+            all.push(Rated {
+                player: name.to_string(),
+                is_bot,
+                ruleset: rules.to_string(),
+                time_class,
+                rating: *rating,
+            });
+        }
+        all.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating).then_with(|| a.player.cmp(&b.player)));
+        Ok(all)
+    }
+}
+
+/// A bot's games against bots left today, or the limit's refusal.
+fn bot_games_left(state: &LobbyState, name: &str, now: u64, per_day: u32) -> Result<u32, LobbyError> {
+    let bot = state.bot(name)?;
+    let played = bot.games_on(now);
+    if played >= per_day {
+        let next = (now / DAY_MS + 1) * DAY_MS;
+        return Err(LobbyError::Limit {
+            limit: LIMIT_BOT_GAMES,
+            what: format!("{name} has begun its {per_day} games against bots today (UTC)"),
+            retry: Duration::from_millis(next - now),
+        });
+    }
+    Ok(per_day - played)
+}

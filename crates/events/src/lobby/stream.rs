@@ -1,0 +1,112 @@
+//! A bot's stream of events: what is kept from the number asked, then each new event as it is
+//! written here (or, written by another replica, found within [`POLL`]). While a stream is open
+//! its bot is online on this replica.
+
+use super::{BotEvent, LobbyActor, LobbyError};
+use crate::Events;
+use futures_util::Stream;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+
+/// How often a stream looks for events another replica wrote.
+const POLL: Duration = Duration::from_secs(2);
+
+/// A bot's open stream: its events in order; its bot online until it is dropped.
+pub struct BotEvents {
+    events: Pin<Box<dyn Stream<Item = Result<BotEvent, LobbyError>> + Send>>,
+    _online: Online,
+}
+
+impl Stream for BotEvents {
+    type Item = Result<BotEvent, LobbyError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.events.as_mut().poll_next(cx)
+    }
+}
+
+/// A bot counted online while this lives.
+struct Online {
+    events: Events,
+    bot: String,
+}
+
+impl Drop for Online {
+    fn drop(&mut self) {
+        let mut online = self.events.0.lobby.online.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = online.get_mut(&self.bot) {
+            *n -= 1;
+            if *n == 0 {
+                online.remove(&self.bot);
+            }
+        }
+    }
+}
+
+struct Reading {
+    events: Events,
+    bot: String,
+    next: u64,
+    kept: VecDeque<BotEvent>,
+    told: tokio::sync::broadcast::Receiver<String>,
+}
+
+impl Events {
+    /// WatchBotEvents: the calling bot's events from number `from` on (0: from the next one
+    /// written), kept ones first. UNAUTHENTICATED for a token no bot has, FAILED_PRECONDITION for
+    /// a suspended bot.
+    pub async fn bot_events(&self, by: &LobbyActor, from: u64) -> Result<BotEvents, LobbyError> {
+        let LobbyActor::Bot(hash) = by else {
+            return Err(LobbyError::Unknown("a bot's stream needs its token".into()));
+        };
+        // Subscribed before the state is read: nothing written after the read is missed.
+        let told = self.0.lobby.told.subscribe();
+        let state = self.0.lobby.read().await?;
+        let bot = state.bot_of(hash)?;
+        if bot.suspended {
+            return Err(LobbyError::Precondition(format!("{} is suspended", bot.name)));
+        }
+        let next = if from == 0 { bot.last_event + 1 } else { from };
+        let name = bot.name.clone();
+        *self.0.lobby.online.lock().unwrap_or_else(|e| e.into_inner()).entry(name.clone()).or_default() += 1;
+        let online = Online { events: self.clone(), bot: name.clone() };
+        let reading = Reading { events: self.clone(), bot: name, next, kept: VecDeque::new(), told };
+        let events = futures_util::stream::unfold(reading, |mut r| async move {
+            loop {
+                if let Some(event) = r.kept.pop_front() {
+                    r.next = event.number + 1;
+                    return Some((Ok(event), r));
+                }
+                match r.events.0.lobby.events(&r.bot, r.next).await {
+                    Ok(events) if !events.is_empty() => {
+                        r.kept.extend(events);
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Some((Err(e.into()), r)),
+                }
+                let mut shutdown = r.events.0.host.shutdown();
+                // Wait for this bot's next event here, or a while for another replica's.
+                let wait = async {
+                    loop {
+                        match r.told.recv().await {
+                            Ok(bot) if bot == r.bot => return true,
+                            Ok(_) => {}
+                            Err(RecvError::Lagged(_)) => return true,
+                            Err(RecvError::Closed) => return false,
+                        }
+                    }
+                };
+                tokio::select! {
+                    open = wait => if !open { return None },
+                    _ = tokio::time::sleep(POLL) => {}
+                    _ = shutdown.changed() => return None,
+                }
+            }
+        });
+        Ok(BotEvents { events: Box::pin(events), _online: online })
+    }
+}
