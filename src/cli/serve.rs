@@ -106,6 +106,13 @@ pub struct ServeArgs {
     /// within its budget while other programs load the machine. Analysis always thinks at 19.
     #[arg(long, env = "DAWGREF_BOT_NICE", default_value_t = dawgref::host::BOT_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
     bot_nice: i32,
+    /// Games against other bots a registered bot may begin in a UTC day (the lobby's limit).
+    #[arg(long, env = "DAWGREF_BOT_GAMES_PER_DAY", default_value_t = dawgref_events::LobbyLimits::default().bot_games_per_day)]
+    bot_games_per_day: u32,
+    /// Challenges a registered bot may send in a minute: a minute's worth at once, then at this
+    /// pace (the lobby's limit).
+    #[arg(long, env = "DAWGREF_BOT_CHALLENGES_PER_MINUTE", default_value_t = dawgref_events::LobbyLimits::default().challenges_per_minute)]
+    bot_challenges_per_minute: u32,
     /// Requests in flight at most; more are shed with UNAVAILABLE.
     #[arg(long, env = "DAWGREF_CONCURRENCY", default_value_t = 1024)]
     concurrency: usize,
@@ -204,7 +211,12 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime) -> CliResult {
     let tls = tls_of(&args)?;
     let lexicons = load_lexicons(&config)?;
     runtime.block_on(async move {
-        let builder = server::Builder::new(lexicons).limits(config.limits.clone());
+        let lobby = dawgref_events::LobbyLimits {
+            bot_games_per_day: args.bot_games_per_day,
+            challenges_per_minute: args.bot_challenges_per_minute,
+            ..Default::default()
+        };
+        let builder = server::Builder::new(lexicons).limits(config.limits.clone()).lobby_limits(lobby);
         let builder = match tls {
             Some(tls) => {
                 tracing::info!(

@@ -9,8 +9,8 @@ use super::state::AppState;
 use crate::proto::v1 as pb;
 use crate::proto::v1::bots_service_server::BotsService as Bots;
 use dawgref_events::{
-    Accepts, BotEvent, BotEventKind, BotProfile, Challenge, ChallengeState, Challenger, DeclineReason,
-    LobbyActor, NewBot, NewChallenge, Rated, Rating, TimeClass,
+    Accepts, BotEvent, BotEventKind, BotProfile, Challenge, ChallengeState, DeclineReason, LobbyActor,
+    NewBot, NewChallenge, Rated, Rating, TimeClass,
 };
 use std::pin::Pin;
 use std::sync::Arc;
@@ -164,7 +164,7 @@ pub fn challenge_to(c: Challenge) -> pb::Challenge {
     pb::Challenge {
         id: c.id,
         from: c.from.name().to_string(),
-        from_bot: matches!(c.from, Challenger::Bot(_)),
+        from_bot: c.from.is_bot(),
         to: c.to,
         game: Some(super::convert::settings_to(&c.game)),
         rated: c.rated,
@@ -332,10 +332,21 @@ impl Bots for BotsService {
         // The game checked now as it will be made: a bad setting is the challenger's to hear.
         new_game::check_settings(&self.state, &game).map_err(errors::host)?;
         let wait = (r.expires_seconds > 0).then(|| Duration::from_secs(u64::from(r.expires_seconds)));
+        let server_bot = match pb::BotLevel::try_from(r.server_bot) {
+            Ok(pb::BotLevel::Unspecified) => None,
+            Ok(level) => Some(super::convert::bot_from(level as i32)?.name().to_string()),
+            Err(_) => return Err(errors::bad_field("server_bot", format!("no bot level {}", r.server_bot))),
+        };
         let (person, token) = match by {
             LobbyActor::Bot(_) => {
-                if !r.name.is_empty() {
+                if !r.name.is_empty() || server_bot.is_some() {
                     return Err(errors::bad_field("name", "a bot challenges under its own name"));
+                }
+                (None, String::new())
+            }
+            _ if server_bot.is_some() => {
+                if !r.name.is_empty() {
+                    return Err(errors::bad_field("name", "the server's bot challenges under its own name"));
                 }
                 (None, String::new())
             }
@@ -348,7 +359,7 @@ impl Bots for BotsService {
                 (Some((name, hash)), token)
             }
         };
-        let new = NewChallenge { to: r.bot, game, rated: r.rated, wait, person };
+        let new = NewChallenge { to: r.bot, game, rated: r.rated, wait, person, server_bot };
         let challenge = self.state.events.challenge(&by, new).await.map_err(errors::lobby)?;
         Ok(Response::new(pb::CreateChallengeResponse { challenge: Some(challenge_to(challenge)), token }))
     }

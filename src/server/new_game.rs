@@ -18,8 +18,8 @@ use crate::proto::v1 as pb;
 use crate::rules::RulesetKind;
 use crate::rules::{BlankValue, Ruleset, ScorelessLimit};
 use dawgref_events::{
-    ClockSettings, DivisionId, EventsError, GameOptions, GameSettings, LobbyGames, Record, RoundGames,
-    game_labels,
+    ClockSettings, DivisionId, EventsError, GameOptions, GameSettings, LobbyGames, LobbySeat, Record,
+    RoundGames, game_labels,
 };
 use dawgref_tournament::{PlayerId, RoundId};
 use std::sync::Arc;
@@ -459,18 +459,30 @@ pub struct ChallengeGames<'a>(pub &'a AppState);
 impl LobbyGames for ChallengeGames<'_> {
     /// The challenge's game, made (or found made by an earlier call: its id is drawn from the
     /// challenge's) by the one constructor of every new game, from the challenge's settings: each
-    /// seat bound to its player's token hash (a bot's account token, a person's challenge token).
+    /// seat bound to its player's token hash (a bot's account token, a person's challenge token),
+    /// or the server's own bot at its level.
     async fn make(
         &self,
         id: uuid::Uuid,
         settings: &GameSettings,
-        seats: [(String, crate::host::TokenHash); 2],
+        seats: [LobbySeat; 2],
         labels: Vec<(String, String)>,
     ) -> Result<(), EventsError> {
-        let seats: Vec<Seat> = seats
-            .into_iter()
-            .map(|(name, token)| Seat::new(name, SeatKind::Human { token: Some(token) }))
-            .collect();
+        let mut made = Vec::with_capacity(2);
+        for seat in seats {
+            made.push(match seat {
+                LobbySeat::Token { name, token } => Seat::new(name, SeatKind::Human { token: Some(token) }),
+                LobbySeat::Server { name, level } => {
+                    let level: BotLevel = level.parse().map_err(|_| {
+                        HostError::Internal(format!(
+                            "a challenge names the server's bot {level:?}, none of its levels"
+                        ))
+                    })?;
+                    Seat::new(name, SeatKind::Bot(level))
+                }
+            });
+        }
+        let seats = made;
         let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default());
         let spec = from_settings(self.0, settings, seats, seed)?;
         let (config, seats, delay) = build(spec)?;

@@ -507,3 +507,144 @@ async fn a_limit_reached_says_which_and_when_to_retry() {
         "a third of a minute at most: {retry:?}"
     );
 }
+
+#[tokio::test]
+async fn the_servers_own_bot_challenges_a_bot_as_a_sparring_partner_and_is_rated() {
+    let server = lobby(Default::default()).await;
+    let mut b = server.bots().await;
+    let mut g = server.games().await;
+    let gamma = register(&mut b, "gamma", accepts_all()).await;
+    let mut events = open_stream(&mut b, &gamma, 0).await;
+    let request = pb::CreateChallengeRequest {
+        server_bot: pb::BotLevel::Weak as i32,
+        ..challenge_by_bot("gamma", true)
+    };
+    let sent = b.create_challenge(request).await.unwrap().into_inner();
+    assert_eq!(sent.token, "", "nobody plays the server's seat");
+    let c = sent.challenge.unwrap();
+    assert_eq!((c.from.as_str(), c.from_bot), ("server-weak", true));
+    next(&mut events).await;
+    // Nobody but the clock withdraws it.
+    assert_eq!(
+        refused(b.withdraw_challenge(pb::WithdrawChallengeRequest { id: c.id.clone() }).await).0,
+        Code::Unauthenticated
+    );
+    b.accept_challenge(authed(pb::AcceptChallengeRequest { id: c.id.clone() }, &gamma)).await.unwrap();
+    next(&mut events).await;
+    let Some(pb::watch_bot_events_response::Kind::GameStarted(started)) = next(&mut events).await.kind else {
+        panic!()
+    };
+    let view = view_of(&mut g, pb::GetGameRequest { game_id: started.game_id.clone() }).await;
+    let server_seat = 1 - started.seat as usize;
+    assert_eq!((view.seats[server_seat].name.as_str(), view.seats[server_seat].bot), ("server-weak", true));
+    let resign = pb::SubmitTurnRequest {
+        game_id: started.game_id.clone(),
+        action: Some(pb::submit_turn_request::Action::Resign(pb::Resign {})),
+        ..Default::default()
+    };
+    g.submit_turn(authed(resign, &gamma)).await.unwrap();
+    let Some(pb::watch_bot_events_response::Kind::GameEnded(ended)) = next(&mut events).await.kind else {
+        panic!()
+    };
+    let [winner, loser] = expected_ratings(1);
+    assert!((ended.rating.unwrap().rating - loser).abs() < 1e-9);
+    let board = b.list_ratings(pb::ListRatingsRequest::default()).await.unwrap().into_inner().ratings;
+    assert_eq!(
+        board.iter().map(|r| (r.name.as_str(), r.bot)).collect::<Vec<_>>(),
+        [("server-weak", true), ("gamma", true)]
+    );
+    assert!((board[0].rating.as_ref().unwrap().rating - winner).abs() < 1e-9);
+    let limits = b.get_bot_limits(authed(pb::GetBotLimitsRequest {}, &gamma)).await.unwrap().into_inner();
+    assert_eq!(limits.bot_games_left_today, 99, "the server's bot is a bot");
+    // No account takes the server's bots' names.
+    let taken = pb::RegisterBotRequest {
+        name: "server-weak".into(),
+        owner: "o".into(),
+        accepts: Some(accepts_all()),
+    };
+    assert_eq!(refused(b.register_bot(authed(taken, ROOT)).await).0, Code::InvalidArgument);
+}
+
+#[tokio::test]
+async fn an_open_challenge_expires_and_both_sides_hear_it() {
+    let limits =
+        dawgref_events::LobbyLimits { challenge_wait: Duration::from_millis(300), ..Default::default() };
+    let server = lobby(limits).await;
+    let mut b = server.bots().await;
+    let alpha = register(&mut b, "alpha", accepts_all()).await;
+    let beta = register(&mut b, "beta", accepts_all()).await;
+    let mut alpha_events = open_stream(&mut b, &alpha, 0).await;
+    let mut beta_events = open_stream(&mut b, &beta, 0).await;
+    let c = b.create_challenge(authed(challenge_by_bot("beta", false), &alpha)).await.unwrap().into_inner();
+    let c = c.challenge.unwrap();
+    assert_eq!(c.expires_unix_ms - c.created_unix_ms, 300);
+    next(&mut beta_events).await;
+    for events in [&mut alpha_events, &mut beta_events] {
+        let Some(pb::watch_bot_events_response::Kind::ChallengeClosed(closed)) = next(events).await.kind
+        else {
+            panic!()
+        };
+        assert_eq!(closed.state(), pb::ChallengeState::Expired);
+        assert!(closed.closed_unix_ms >= c.expires_unix_ms);
+    }
+    let (code, message) =
+        refused(b.accept_challenge(authed(pb::AcceptChallengeRequest { id: c.id.clone() }, &beta)).await);
+    assert_eq!((code, message.contains("expired")), (Code::FailedPrecondition, true), "{message}");
+    let got = b.get_challenge(pb::GetChallengeRequest { id: c.id }).await.unwrap().into_inner();
+    assert_eq!(got.challenge.unwrap().state(), pb::ChallengeState::Expired);
+}
+
+#[tokio::test]
+async fn accounts_open_challenges_and_streams_outlive_a_restart() {
+    let dir = TempDir::new("lobby-restart");
+    let start = || async {
+        let store = std::sync::Arc::new(dawgref::store::SqliteStore::open(&dir.0).unwrap());
+        serve(lexicons_builder().store(store).director_token(ROOT)).await.0
+    };
+    let server = start().await;
+    let mut b = server.bots().await;
+    let gamma = register(&mut b, "gamma", accepts_all()).await;
+    let mut events = open_stream(&mut b, &gamma, 0).await;
+    let first = b.create_challenge(challenge_by_person("gamma", "Ann", false)).await.unwrap().into_inner();
+    let waiting =
+        pb::CreateChallengeRequest { expires_seconds: 600, ..challenge_by_person("gamma", "Bob", false) };
+    let second = b.create_challenge(waiting).await.unwrap().into_inner().challenge.unwrap();
+    let one = next(&mut events).await;
+    let two = next(&mut events).await;
+    assert_eq!((one.number, two.number), (1, 2));
+    drop(events);
+    // Its stream closed, the bot is offline (on every replica: its presence let go).
+    let offline = async {
+        while b.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots[0].online {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), offline).await.expect("offline once its stream closed");
+    drop(b);
+    server.stop().await;
+
+    let server = start().await;
+    let mut b = server.bots().await;
+    let listed = b.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots;
+    assert_eq!(listed.iter().map(|b| (b.name.as_str(), b.online)).collect::<Vec<_>>(), [("gamma", false)]);
+    let kept = b.get_challenge(pb::GetChallengeRequest { id: second.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(kept.challenge.unwrap(), second, "open, as it was");
+    // The stream resumes from the number the bot asks, with the same events.
+    let mut events = open_stream(&mut b, &gamma, 2).await;
+    assert_eq!(next(&mut events).await, two);
+    let mut from_start = open_stream(&mut b, &gamma, 1).await;
+    assert_eq!(next(&mut from_start).await, one);
+    // The person's token, kept as its hash, still withdraws; the bot's still accepts.
+    b.withdraw_challenge(authed(
+        pb::WithdrawChallengeRequest { id: first.challenge.unwrap().id },
+        &first.token,
+    ))
+    .await
+    .unwrap();
+    let accepted =
+        b.accept_challenge(authed(pb::AcceptChallengeRequest { id: second.id.clone() }, &gamma)).await;
+    assert_eq!(accepted.unwrap().into_inner().challenge.unwrap().state(), pb::ChallengeState::Accepted);
+    let closed = next(&mut events).await;
+    assert_eq!(closed.number, 3);
+    assert!(matches!(closed.kind, Some(pb::watch_bot_events_response::Kind::ChallengeClosed(_))));
+}

@@ -1208,3 +1208,91 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
     }
     assert_eq!(kinds, ["created", "pairings_made", "round_started", "result"], "{}", cluster.logs());
 }
+
+/// The bots' lobby among replicas: a bot streaming on one replica is online on the other, which
+/// takes a person's challenge and delivers it; the bot's replica is killed; the survivor keeps
+/// the account and the challenges (the one left open expires visibly), resumes the bot's stream
+/// from the number it asks, and carries the game it made to its end, rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_goes_on_from_the_survivor_when_a_bots_replica_is_killed() {
+    use pb::bots_service_client::BotsServiceClient;
+    use pb::watch_bot_events_response::Kind;
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("lobby", 2).await;
+    let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let mut on_first = BotsServiceClient::new(channel(&first).await);
+    let mut on_second = BotsServiceClient::new(channel(&second).await);
+    let accepts =
+        pb::BotAccepts { casual: true, rated: true, bots: true, people: true, ..Default::default() };
+    let register =
+        pb::RegisterBotRequest { name: "gamma".into(), owner: "lab".into(), accepts: Some(accepts) };
+    let gamma = on_first.register_bot(authed(register, DIRECTOR)).await.unwrap().into_inner().token;
+    let mut events = on_first
+        .watch_bot_events(authed(pb::WatchBotEventsRequest { from_event: 0 }, &gamma))
+        .await
+        .unwrap()
+        .into_inner();
+    let next = async |events: &mut tonic::Streaming<pb::WatchBotEventsResponse>| {
+        tokio::time::timeout(Duration::from_secs(10), events.message())
+            .await
+            .expect("an event")
+            .unwrap()
+            .unwrap()
+    };
+    let challenge = |name: &str, expires_seconds: u32| pb::CreateChallengeRequest {
+        bot: "gamma".into(),
+        name: name.into(),
+        rated: true,
+        expires_seconds,
+        game: Some(pb::TournamentGameSettings {
+            clock: Some(pb::ClockSpec { initial_ms: 600_000, ..Default::default() }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    // Made on the second replica, heard on the first's stream.
+    let ann = on_second.create_challenge(challenge("Ann", 600)).await.unwrap().into_inner();
+    let offered = next(&mut events).await;
+    assert!(matches!(&offered.kind, Some(Kind::Challenged(c)) if c.from == "Ann"), "{offered:?}");
+    let accept = pb::AcceptChallengeRequest { id: ann.challenge.as_ref().unwrap().id.clone() };
+    on_first.accept_challenge(authed(accept, &gamma)).await.unwrap();
+    let closed = next(&mut events).await;
+    let Some(Kind::GameStarted(started)) = next(&mut events).await.kind else { panic!() };
+    let bob = on_second.create_challenge(challenge("Bob", 5)).await.unwrap().into_inner().challenge.unwrap();
+    let bob_heard = next(&mut events).await;
+    assert_eq!((closed.number, bob_heard.number), (2, 4));
+
+    // The bot's replica dies (and the game's owner with it).
+    cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+    cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+    let bots = on_second.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots;
+    assert_eq!(bots.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["gamma"]);
+    let mut events = on_second
+        .watch_bot_events(authed(pb::WatchBotEventsRequest { from_event: 4 }, &gamma))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(next(&mut events).await, bob_heard, "resumed from the number asked");
+    // Bob's challenge expires on the survivor, visibly.
+    let expired = next(&mut events).await;
+    assert!(
+        matches!(&expired.kind, Some(Kind::ChallengeClosed(c)) if c.id == bob.id && c.state() == pb::ChallengeState::Expired)
+    );
+    // Ann resigns the game on the survivor: it ends there and is rated.
+    let mut g = GamesServiceClient::new(channel(&second).await);
+    let resign = pb::SubmitTurnRequest {
+        game_id: started.game_id.clone(),
+        action: Some(pb::submit_turn_request::Action::Resign(pb::Resign {})),
+        ..Default::default()
+    };
+    let mut resigned = g.submit_turn(authed(resign.clone(), &ann.token)).await;
+    let until = Instant::now() + Duration::from_secs(10);
+    while resigned.is_err() && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        resigned = g.submit_turn(authed(resign.clone(), &ann.token)).await;
+    }
+    resigned.unwrap();
+    let Some(Kind::GameEnded(ended)) = next(&mut events).await.kind else { panic!("{}", cluster.logs()) };
+    assert_eq!(ended.winners, vec![started.seat]);
+    assert_eq!(ended.rating.unwrap().games, 1);
+}

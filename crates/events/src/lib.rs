@@ -30,7 +30,7 @@ pub use error::{
 pub use lobby::{
     Accepts, BotAccount, BotEvent, BotEventKind, BotEvents, BotLimits, BotProfile, Challenge, ChallengeState,
     Challenger, DeclineReason, LIMIT_BOT_GAMES, LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGames,
-    LobbyLimits, NewBot, NewChallenge, Rated, Rating, TimeClass,
+    LobbyLimits, LobbySeat, NewBot, NewChallenge, Rated, Rating, SERVER_BOT, TimeClass,
 };
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{

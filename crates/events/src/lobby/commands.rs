@@ -4,12 +4,12 @@
 //! withdraws. Every refusal names what was wrong ([`LobbyError`]); each change is one version of
 //! the lobby, durable before it is answered, and tells the bots concerned on their streams.
 
-use super::games::LobbyGames;
+use super::games::{LobbyGames, LobbySeat};
 use super::state::{Draft, LobbyState};
 use super::{
     Accepts, BotAccount, BotEventKind, Challenge, ChallengeState, Challenger, DeclineReason, LIMIT_BOT_GAMES,
     LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGame, MAX_CHALLENGE_WAIT, MIN_CHALLENGE_WAIT, Rated,
-    TimeClass,
+    SERVER_BOT, TimeClass,
 };
 use crate::{Events, GameSettings};
 use dawgref_engine::rules::RulesetKind;
@@ -39,7 +39,8 @@ pub struct BotProfile {
 }
 
 /// A challenge to send: to which bot, the game's settings, rated or not, how long it waits (None:
-/// the server's wait), and for a person their name and the hash of the token made for them.
+/// the server's wait); for a person their name and the hash of the token made for them, or one
+/// of the server's bots by its level to send it.
 #[derive(Clone, Debug)]
 pub struct NewChallenge {
     pub to: String,
@@ -47,6 +48,7 @@ pub struct NewChallenge {
     pub rated: bool,
     pub wait: Option<Duration>,
     pub person: Option<(String, TokenHash)>,
+    pub server_bot: Option<String>,
 }
 
 /// What a bot may still do now: games against bots left today (and when the day ends), and
@@ -79,6 +81,12 @@ fn check_bot_name(field: &'static str, name: &str) -> Result<(), LobbyError> {
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
     if !ok {
         return Err(invalid(field, format!("{name:?}: 1 to 40 characters of a-z, 0-9, '_', '-' and '.'")));
+    }
+    if name.starts_with(SERVER_BOT) {
+        return Err(invalid(
+            field,
+            format!("{name:?}: names beginning {SERVER_BOT:?} are the server's own bots'"),
+        ));
     }
     Ok(())
 }
@@ -139,7 +147,9 @@ fn unsupported(bot: &BotAccount, c: &Challenge) -> Option<LobbyError> {
         return Some(invalid("rated", format!("{} plays rated games only", bot.name)));
     }
     match c.from {
-        Challenger::Bot(_) if !a.bots => Some(invalid("bot", format!("{} plays no bots", bot.name))),
+        Challenger::Bot(_) | Challenger::Server(_) if !a.bots => {
+            Some(invalid("bot", format!("{} plays no bots", bot.name)))
+        }
         Challenger::Person { .. } if !a.people => {
             Some(invalid("bot", format!("{} plays bots only", bot.name)))
         }
@@ -330,10 +340,10 @@ impl Events {
         suspended: bool,
     ) -> Result<BotProfile, LobbyError> {
         Self::director_only(by, "SuspendBot")?;
-        let online = self.0.lobby.is_online(name);
-        self.0
-            .lobby
+        let lobby = &self.0.lobby;
+        lobby
             .change(|d| {
+                let online = lobby.is_online(&d.state, name, d.now_ms);
                 let mut bot = d.state.bot(name)?.clone();
                 if bot.suspended != suspended {
                     bot.suspended = suspended;
@@ -353,10 +363,10 @@ impl Events {
         name: &str,
         token_hash: TokenHash,
     ) -> Result<BotProfile, LobbyError> {
-        let online = self.0.lobby.is_online(name);
-        self.0
-            .lobby
+        let lobby = &self.0.lobby;
+        lobby
             .change(|d| {
+                let online = lobby.is_online(&d.state, name, d.now_ms);
                 let mut bot = d.state.bot(name)?.clone();
                 match by {
                     LobbyActor::Director(_) => {}
@@ -377,7 +387,12 @@ impl Events {
     /// ListBots: every bot, by name, with whether it is online here.
     pub async fn bots(&self) -> Result<Vec<BotProfile>, LobbyError> {
         let state = self.0.lobby.read().await?;
-        Ok(state.bots.values().map(|b| state.profile(b, self.0.lobby.is_online(&b.name))).collect())
+        let now = super::now_unix_ms();
+        Ok(state
+            .bots
+            .values()
+            .map(|b| state.profile(b, self.0.lobby.is_online(&state, &b.name, now)))
+            .collect())
     }
 
     /// The bot a token makes its caller.
@@ -415,8 +430,8 @@ impl Events {
                 ),
             ));
         }
-        let online = self.0.lobby.is_online(&new.to);
-        let limits = self.0.lobby.limits;
+        let lobby = &self.0.lobby;
+        let limits = lobby.limits;
         let id = uuid::Uuid::new_v4().to_string();
         self.0
             .lobby
@@ -447,6 +462,10 @@ impl Events {
                         d.put_bot(sender.clone());
                         Challenger::Bot(sender.name)
                     }
+                    (_, _) if new.server_bot.is_some() => Challenger::Server(format!(
+                        "{SERVER_BOT}{}",
+                        new.server_bot.as_deref().unwrap_or_default()
+                    )),
                     (_, Some((name, token_hash))) => {
                         Challenger::Person { name: name.clone(), token_hash: *token_hash }
                     }
@@ -456,7 +475,7 @@ impl Events {
                 if to.suspended {
                     return Err(LobbyError::Precondition(format!("{} is suspended", to.name)));
                 }
-                if !online {
+                if !lobby.is_online(&d.state, &to.name, now) {
                     return Err(LobbyError::Precondition(format!(
                         "{} is offline: it is challenged while its event stream is open",
                         to.name
@@ -476,10 +495,8 @@ impl Events {
                 if let Some(e) = unsupported(&to, &challenge) {
                     return Err(e);
                 }
-                if let Challenger::Bot(sender) = &challenge.from {
-                    for bot in [sender.as_str(), to.name.as_str()] {
-                        bot_games_left(&d.state, bot, now, limits.bot_games_per_day)?;
-                    }
+                for bot in bots_counted(&challenge) {
+                    bot_games_left(&d.state, bot, now, limits.bot_games_per_day)?;
                 }
                 d.put_challenge(challenge.clone());
                 d.tell(&to.name, BotEventKind::Challenged(challenge.clone()));
@@ -561,20 +578,25 @@ impl Events {
             return Err(LobbyError::Precondition(format!("challenge {id} has expired")));
         }
         let limits = lobby.limits;
-        if let Challenger::Bot(sender) = &c.from {
-            for bot in [sender.as_str(), c.to.as_str()] {
-                bot_games_left(&state, bot, super::now_unix_ms(), limits.bot_games_per_day)?;
-            }
+        for bot in bots_counted(&c) {
+            bot_games_left(&state, bot, super::now_unix_ms(), limits.bot_games_per_day)?;
         }
         let game = game_id(id);
         // Who moves first: drawn from the game's id.
         let first_is_challenger = game.as_bytes()[0] & 1 == 0;
-        let to_hash = state.bot(&c.to)?.token_hash;
+        let to_seat = LobbySeat::Token { name: c.to.clone(), token: state.bot(&c.to)?.token_hash };
         let from_seat = match &c.from {
-            Challenger::Bot(name) => (name.clone(), state.bot(name)?.token_hash),
-            Challenger::Person { name, token_hash } => (name.clone(), *token_hash),
+            Challenger::Bot(name) => {
+                LobbySeat::Token { name: name.clone(), token: state.bot(name)?.token_hash }
+            }
+            Challenger::Person { name, token_hash } => {
+                LobbySeat::Token { name: name.clone(), token: *token_hash }
+            }
+            Challenger::Server(name) => LobbySeat::Server {
+                name: name.clone(),
+                level: name.strip_prefix(SERVER_BOT).unwrap_or(name).to_string(),
+            },
         };
-        let to_seat = (c.to.clone(), to_hash);
         let seats = if first_is_challenger { [from_seat, to_seat] } else { [to_seat, from_seat] };
         let labels = vec![("lobby".to_string(), id.to_string())];
         games.make(game, &c.game, seats, labels).await?;
@@ -583,9 +605,9 @@ impl Events {
             .change_held(&held, |d| {
                 let c = answerable(&d.state, by, id)?;
                 let now = d.now_ms;
-                if let Challenger::Bot(sender) = &c.from {
-                    for name in [sender.clone(), c.to.clone()] {
-                        let mut bot = d.state.bot(&name)?.clone();
+                for name in bots_counted(&c) {
+                    {
+                        let mut bot = d.state.bot(name)?.clone();
                         bot.games_today = bot.games_on(now) + 1;
                         bot.day = now / DAY_MS;
                         d.put_bot(bot);
@@ -678,6 +700,16 @@ impl Events {
         }
         all.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating).then_with(|| a.player.cmp(&b.player)));
         Ok(all)
+    }
+}
+
+/// The accounts whose games against bots a challenge's game counts: both bots', or the bot
+/// challenged by one of the server's (none for a person's challenge).
+fn bots_counted(c: &Challenge) -> Vec<&str> {
+    match &c.from {
+        Challenger::Bot(sender) => vec![sender.as_str(), c.to.as_str()],
+        Challenger::Server(_) => vec![c.to.as_str()],
+        Challenger::Person { .. } => vec![],
     }
 }
 

@@ -13,15 +13,23 @@ use std::future::Future;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
-/// How a challenge's game is made: the services' one constructor of every game, each seat a
-/// person's or bot's by the name and token hash given (first to move first), with the labels
-/// given, its id `id` (a game found made by an earlier call is kept).
+/// A seat of a challenge's game: played with a token (a bot's account's, a person's), or by one
+/// of the server's own bots at its level (`weak`, `greedy`, `strong`, `champion`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LobbySeat {
+    Token { name: String, token: TokenHash },
+    Server { name: String, level: String },
+}
+
+/// How a challenge's game is made: the services' one constructor of every game, its seats as
+/// given (first to move first), with the labels given, its id `id` (a game found made by an
+/// earlier call is kept).
 pub trait LobbyGames: Sync {
     fn make(
         &self,
         id: uuid::Uuid,
         settings: &GameSettings,
-        seats: [(String, TokenHash); 2],
+        seats: [LobbySeat; 2],
         labels: Vec<(String, String)>,
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
 }
@@ -148,6 +156,25 @@ impl Events {
     async fn lobby_round(&self, unheard: bool) -> Result<(), LobbyError> {
         let state = self.0.lobby.read().await?;
         let now = super::now_unix_ms();
+        // The presence of the bots streaming here renewed before it runs out.
+        let renew: Vec<String> = (self.0.lobby.streaming_here().into_iter())
+            .filter(|bot| {
+                state.present.get(bot).is_none_or(|until| *until < now + super::state::RENEW_BEFORE_MS)
+            })
+            .collect();
+        if !renew.is_empty() {
+            self.0
+                .lobby
+                .change(|d| {
+                    for bot in &renew {
+                        if self.0.lobby.streams_here(bot) {
+                            d.present(bot, d.now_ms + super::state::PRESENCE_MS);
+                        }
+                    }
+                    Ok(())
+                })
+                .await?;
+        }
         let due = state.challenges.values().any(|c| {
             (c.state == ChallengeState::Open && now >= c.expires_unix_ms)
                 || (c.state != ChallengeState::Open && now >= c.closed_unix_ms + CLOSED_KEPT_MS)

@@ -14,7 +14,7 @@ mod state;
 mod stream;
 
 pub use commands::{BotLimits, BotProfile, NewBot, NewChallenge};
-pub use games::LobbyGames;
+pub use games::{LobbyGames, LobbySeat};
 pub(crate) use state::Lobby;
 pub use stream::BotEvents;
 
@@ -148,25 +148,35 @@ pub struct BotAccount {
     pub counted_unix_ms: u64,
 }
 
-/// Who sent a challenge: a bot by its name, or a person by the name they gave and the hash of
-/// the token their challenge answered (their seat's in the game, if it is accepted).
+/// Who sent a challenge: a bot by its name, a person by the name they gave and the hash of the
+/// token their challenge answered (their seat's in the game, if it is accepted), or one of the
+/// server's own bots, asked by anyone (a sparring partner), named [`SERVER_BOT`] and its level.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Challenger {
     Bot(String),
     Person { name: String, token_hash: TokenHash },
+    Server(String),
 }
+
+/// The prefix of a server bot's name in the lobby (`server-strong`): no account's name has it.
+pub const SERVER_BOT: &str = "server-";
 
 impl Challenger {
     pub fn name(&self) -> &str {
         match self {
-            Challenger::Bot(name) | Challenger::Person { name, .. } => name,
+            Challenger::Bot(name) | Challenger::Person { name, .. } | Challenger::Server(name) => name,
         }
+    }
+
+    /// Whether it is a bot (an account's, or the server's own).
+    pub fn is_bot(&self) -> bool {
+        !matches!(self, Challenger::Person { .. })
     }
 
     /// Its key in the ratings: a bot's and a person's names never meet.
     fn rating_key(&self) -> String {
         match self {
-            Challenger::Bot(name) => format!("bot:{name}"),
+            Challenger::Bot(name) | Challenger::Server(name) => format!("bot:{name}"),
             Challenger::Person { name, .. } => format!("person:{name}"),
         }
     }

@@ -19,12 +19,16 @@ pub struct LobbyState {
     pub games: BTreeMap<String, LobbyGame>,
     /// By `player key/ruleset/time class`.
     pub ratings: BTreeMap<String, Rating>,
+    /// Each bot online on some replica, until when (that replica renews it while the bot's
+    /// stream is open there).
+    pub present: BTreeMap<String, u64>,
 }
 
 const BOT: &str = "bot/";
 const CHALLENGE: &str = "challenge/";
 const GAME: &str = "game/";
 const RATING: &str = "rating/";
+const PRESENT: &str = "online/";
 
 fn unreadable(key: &str, e: serde_json::Error) -> HostError {
     HostError::Internal(format!("the lobby's part {key:?} cannot be read: {e}"))
@@ -43,6 +47,8 @@ impl LobbyState {
                 state.games.insert(id.to_string(), serde_json::from_slice(&body).map_err(read)?);
             } else if let Some(at) = key.strip_prefix(RATING) {
                 state.ratings.insert(at.to_string(), serde_json::from_slice(&body).map_err(read)?);
+            } else if let Some(bot) = key.strip_prefix(PRESENT) {
+                state.present.insert(bot.to_string(), serde_json::from_slice(&body).map_err(read)?);
             }
         }
         Ok(state)
@@ -99,6 +105,16 @@ impl Draft {
         self.state.ratings.insert(key, rating);
     }
 
+    /// `bot` online until `until_ms` (0: no longer).
+    pub(crate) fn present(&mut self, bot: &str, until_ms: u64) {
+        self.touched.insert(format!("{PRESENT}{bot}"));
+        if until_ms == 0 {
+            self.state.present.remove(bot);
+        } else {
+            self.state.present.insert(bot.to_string(), until_ms);
+        }
+    }
+
     /// An event on `bot`'s stream, numbered after its last (a bot not registered has none).
     pub(crate) fn tell(&mut self, bot: &str, kind: BotEventKind) {
         let Some(mut account) = self.state.bots.get(bot).cloned() else { return };
@@ -117,6 +133,8 @@ impl Draft {
                 self.state.challenges.get(id).map(serde_json::to_vec)
             } else if let Some(id) = key.strip_prefix(GAME) {
                 self.state.games.get(id).map(serde_json::to_vec)
+            } else if let Some(bot) = key.strip_prefix(PRESENT) {
+                self.state.present.get(bot).map(serde_json::to_vec)
             } else {
                 key.strip_prefix(RATING).and_then(|at| self.state.ratings.get(at)).map(serde_json::to_vec)
             };
@@ -133,6 +151,11 @@ impl Draft {
     }
 }
 
+/// How long a bot's presence lasts unless renewed, and how long before it runs out the replica
+/// holding its stream renews it: a bot whose replica died is offline within this.
+pub(crate) const PRESENCE_MS: u64 = 30_000;
+pub(crate) const RENEW_BEFORE_MS: u64 = 20_000;
+
 /// How many times a change is made again on a state another replica wrote first.
 const RETRIES: usize = 16;
 
@@ -144,8 +167,9 @@ pub(crate) struct Lobby {
     /// The bots whose streams have new events here.
     pub(crate) told: tokio::sync::broadcast::Sender<String>,
     pub(crate) limits: super::LobbyLimits,
-    /// Open streams by bot, on this replica: a bot with one is online.
-    pub(crate) online: Mutex<BTreeMap<String, usize>>,
+    /// Open streams by bot, on this replica: a bot with one is online (and its presence in the
+    /// lobby renewed from here).
+    pub(crate) streams: Mutex<BTreeMap<String, usize>>,
 }
 
 fn failed(what: &str, e: StoreError) -> HostError {
@@ -160,7 +184,7 @@ impl Lobby {
             writing: tokio::sync::Mutex::new(()),
             told: tokio::sync::broadcast::channel(4096).0,
             limits,
-            online: Mutex::new(BTreeMap::new()),
+            streams: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -253,7 +277,19 @@ impl Lobby {
             .collect()
     }
 
-    pub(crate) fn is_online(&self, bot: &str) -> bool {
-        self.online.lock().unwrap_or_else(|e| e.into_inner()).get(bot).is_some_and(|n| *n > 0)
+    /// Whether `bot`'s stream is open here.
+    pub(crate) fn streams_here(&self, bot: &str) -> bool {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner()).get(bot).is_some_and(|n| *n > 0)
+    }
+
+    /// The bots whose streams are open here.
+    pub(crate) fn streaming_here(&self) -> Vec<String> {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
+    }
+
+    /// Whether `bot` is online at `now_ms`: its stream open here, or its presence renewed by
+    /// another replica not yet run out.
+    pub(crate) fn is_online(&self, state: &LobbyState, bot: &str, now_ms: u64) -> bool {
+        self.streams_here(bot) || state.present.get(bot).is_some_and(|until| *until > now_ms)
     }
 }

@@ -36,12 +36,33 @@ struct Online {
 
 impl Drop for Online {
     fn drop(&mut self) {
-        let mut online = self.events.0.lobby.online.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = online.get_mut(&self.bot) {
+        let last = {
+            let mut streams = self.events.0.lobby.streams.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(n) = streams.get_mut(&self.bot) else { return };
             *n -= 1;
-            if *n == 0 {
-                online.remove(&self.bot);
+            let last = *n == 0;
+            if last {
+                streams.remove(&self.bot);
             }
+            last
+        };
+        // Its last stream here closed: its presence let go (unless one opened meanwhile).
+        if last && let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (events, bot) = (self.events.clone(), self.bot.clone());
+            runtime.spawn(async move {
+                let lobby = &events.0.lobby;
+                let gone = lobby
+                    .change(|d| {
+                        if !lobby.streams_here(&bot) && d.state.present.contains_key(&bot) {
+                            d.present(&bot, 0);
+                        }
+                        Ok(())
+                    })
+                    .await;
+                if let Err(e) = gone {
+                    tracing::warn!(bot = %bot, error = %e, "a bot's presence runs out by itself");
+                }
+            });
         }
     }
 }
@@ -71,8 +92,16 @@ impl Events {
         }
         let next = if from == 0 { bot.last_event + 1 } else { from };
         let name = bot.name.clone();
-        *self.0.lobby.online.lock().unwrap_or_else(|e| e.into_inner()).entry(name.clone()).or_default() += 1;
+        *self.0.lobby.streams.lock().unwrap_or_else(|e| e.into_inner()).entry(name.clone()).or_default() += 1;
         let online = Online { events: self.clone(), bot: name.clone() };
+        // Online on every replica: its presence written before the stream is answered.
+        self.0
+            .lobby
+            .change(|d| {
+                d.present(&name, d.now_ms + super::state::PRESENCE_MS);
+                Ok(())
+            })
+            .await?;
         let reading = Reading { events: self.clone(), bot: name, next, kept: VecDeque::new(), told };
         let events = futures_util::stream::unfold(reading, |mut r| async move {
             loop {
