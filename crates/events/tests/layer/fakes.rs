@@ -36,7 +36,7 @@ pub fn lexicon() -> &'static Lexicon {
 }
 
 /// The services' answers to a game's turns, which no test here reads: nothing kept.
-struct NoAnswers;
+pub struct NoAnswers;
 
 impl Answers for NoAnswers {
     fn turn(&self, _: &TurnDone) -> Vec<u8> {

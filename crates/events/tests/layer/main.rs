@@ -7,6 +7,7 @@ mod cache;
 mod commands;
 mod fakes;
 mod games;
+mod lobby;
 mod reports;
 mod results;
 mod room;
