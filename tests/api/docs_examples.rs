@@ -89,6 +89,34 @@ async fn the_players_guide_plays_a_game_against_the_bot() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_bots_guide_registers_a_bot_that_is_challenged_plays_and_is_rated() {
+    let out = run_guide("bots").await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..5],
+        [
+            "TIME_CLASS_BLITZ",
+            "[[\"my-bot\",true,\"TIME_CLASS_BLITZ\",1608],[\"Bo Baker\",false,\"TIME_CLASS_BLITZ\",1392]]",
+            "CHALLENGE_STATE_DECLINED",
+            "100,20",
+            "1,\"challenged\"",
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        lines[5..],
+        [
+            "2,\"challengeClosed\"",
+            "3,\"gameStarted\"",
+            "4,\"gameEnded\"",
+            "5,\"challenged\"",
+            "6,\"challengeClosed\"",
+        ],
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_directors_guide_runs_a_round_with_a_key() {
     let out = run_guide("directors").await;
     assert!(out.contains("[0,10]"), "the adjusted scores: {out}");
