@@ -4,22 +4,25 @@
     .venv/bin/python bot.py --game http://127.0.0.1:50051/games/<id>    # joins the open seat
     .venv/bin/python bot.py --game <id> --token <seat token>           # or plays a seat it has
     .venv/bin/python bot.py --tournament https://host/tournaments/<slug> --token <player token>
+    .venv/bin/python bot.py --lobby --server host:port --token <bot account token>
 
 The server is the link's (https: TLS, verified against --ca FILE, else the system's roots), or
---server. Exit status: 0 when the game (or the player's tournament) is over, 1 when the server
-stays unreachable, 2 on a refusal.
+--server. Exit status: 0 when the game (or the player's tournament, or --max-games lobby games)
+is over, 1 when the server stays unreachable, 2 on a refusal.
 """
 
 import argparse
 import os
 import sys
+import threading
 import time
 
 import grpc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"))
-from dawgref.v1 import analysis_pb2, common_pb2, games_pb2, lexicons_pb2, tournaments_pb2  # noqa: E402
-from dawgref.v1 import analysis_pb2_grpc, games_pb2_grpc, lexicons_pb2_grpc, tournaments_pb2_grpc  # noqa: E402
+from dawgref.v1 import analysis_pb2, bots_pb2, common_pb2, games_pb2, lexicons_pb2, tournaments_pb2  # noqa: E402
+from dawgref.v1 import analysis_pb2_grpc, bots_pb2_grpc, games_pb2_grpc, lexicons_pb2_grpc  # noqa: E402
+from dawgref.v1 import tournaments_pb2_grpc  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 # Calls the bot retries (the server restarting, a replica handing the game over): it waits,
@@ -191,6 +194,78 @@ def play_tournament(channel, slug, token, patience):
                 raise
 
 
+def decline_reason(challenge, args, playing):
+    """Why to decline a challenge (a DeclineReason and a text), or None to accept it. PUT YOUR
+    POLICY HERE: this one declines clocks faster than --fastest-clock-ms, rated games
+    with --casual-only, and any game beyond --max-concurrent at once."""
+    clock = challenge.game.clock
+    if clock.initial_ms and clock.initial_ms < args.fastest_clock_ms:
+        return bots_pb2.DECLINE_REASON_TOO_FAST, f"I play {args.fastest_clock_ms // 1000} s or more"
+    if challenge.rated and args.casual_only:
+        return bots_pb2.DECLINE_REASON_CASUAL, "casual games only"
+    if playing >= args.max_concurrent:
+        return bots_pb2.DECLINE_REASON_LATER, f"{playing} games in play: later"
+    return None
+
+
+def play_lobby(channel, token, args):
+    """A bot account's life: its stream of events open (the bot online while it is), each
+    challenge accepted or declined with a reason, every game accepted played at once in a thread
+    of its own, until --max-games games have ended (0: forever). A lost stream is opened again
+    from the last event seen."""
+    stub = bots_pb2_grpc.BotsServiceStub(channel)
+    auth = [("authorization", f"Bearer {token}")]
+    next_event, ended, unreachable_since = 0, 0, None
+    games = {}  # game id -> the thread playing it
+    while True:
+        try:
+            request = bots_pb2.WatchBotEventsRequest(from_event=next_event)
+            for event in stub.WatchBotEvents(request, metadata=auth):
+                unreachable_since = None
+                next_event = event.number + 1
+                kind = event.WhichOneof("kind")
+                if kind == "challenged":
+                    c = event.challenged
+                    playing = sum(t.is_alive() for t in games.values())
+                    reason = decline_reason(c, args, playing)
+                    try:
+                        if reason is None:
+                            stub.AcceptChallenge(bots_pb2.AcceptChallengeRequest(id=c.id), metadata=auth, timeout=30)
+                            print(f"accepted {c.id} from {getattr(c, 'from')}")
+                        else:
+                            stub.DeclineChallenge(
+                                bots_pb2.DeclineChallengeRequest(id=c.id, reason=reason[0], text=reason[1]),
+                                metadata=auth, timeout=10)
+                            print(f"declined {c.id} from {getattr(c, 'from')}: {reason[1]}")
+                    except grpc.RpcError as e:
+                        # Withdrawn or expired meanwhile (FAILED_PRECONDITION): nothing to do.
+                        if e.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                            raise
+                        print(f"challenge {c.id}: {e.details()}")
+                elif kind == "game_started":
+                    game = event.game_started.game_id
+                    if game not in games:
+                        bot = Bot(channel, game, token)
+                        games[game] = threading.Thread(target=follow_game, args=(bot, args.patience), daemon=True)
+                        games[game].start()
+                        print(f"game {game}: seat {event.game_started.seat}")
+                elif kind == "game_ended":
+                    e = event.game_ended
+                    rating = f", rated {e.rating.rating:.0f}" if e.HasField("rating") else ""
+                    print(f"game {e.game_id} ended: scores {list(e.scores)}, winners {list(e.winners)}{rating}")
+                    ended += 1
+                    if args.max_games and ended >= args.max_games:
+                        for thread in games.values():
+                            thread.join(timeout=args.patience)
+                        return
+        except grpc.RpcError as e:
+            unreachable_since = unreachable_since or time.monotonic()
+            if e.code() not in RETRY or time.monotonic() - unreachable_since > args.patience:
+                raise
+            print(f"{e.code().name}: the stream opens again from event {next_event}", file=sys.stderr)
+            time.sleep(0.5)
+
+
 def main():
     # A line at a time, to a terminal or a log file alike: a bot's log shows what it does as it
     # does it, not when it exits.
@@ -204,13 +279,21 @@ def main():
     parser.add_argument("--ca", help="the CA certificate (PEM) to verify the server's TLS with")
     parser.add_argument("--name", default="pybot", help="the name to join with")
     parser.add_argument("--patience", type=float, default=60, help="seconds to retry an unreachable server")
+    parser.add_argument("--lobby", action="store_true", help="a bot account: stay online, answer challenges (--token: the bot's)")
+    parser.add_argument("--fastest-clock-ms", type=int, default=60_000, help="lobby: decline clocks faster than this")
+    parser.add_argument("--casual-only", action="store_true", help="lobby: decline rated games")
+    parser.add_argument("--max-concurrent", type=int, default=4, help="lobby: games at once, more declined for later")
+    parser.add_argument("--max-games", type=int, default=0, help="lobby: stop after this many games ended (0: never)")
     args = parser.parse_args()
-    if bool(args.game) == bool(args.tournament):
-        parser.error("give --game or --tournament")
-    if args.tournament and not args.token:
-        parser.error("--tournament needs the player's --token")
-    channel = channel_for(args.game or args.tournament, args.server, args.ca)
+    if sum(map(bool, (args.game, args.tournament, args.lobby))) != 1:
+        parser.error("give --game, --tournament or --lobby")
+    if (args.tournament or args.lobby) and not args.token:
+        parser.error("--tournament needs the player's --token, --lobby the bot's")
+    channel = channel_for(args.game or args.tournament or "", args.server, args.ca)
     try:
+        if args.lobby:
+            play_lobby(channel, args.token, args)
+            return 0
         if args.tournament:
             play_tournament(channel, last_part(args.tournament, "/tournaments/"), args.token, args.patience)
             return 0

@@ -278,3 +278,99 @@ async fn the_python_bot_reports_an_unreachable_server_in_one_line() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.starts_with("the server stayed unreachable: "), "{text}");
 }
+
+/// A short day in the lobby: the example bot, registered as an account, stays online and is sent
+/// challenges by the server's own bots: it accepts and plays at once the three it takes (in
+/// threads, side by side), declines a clock too fast and a rated game with their reasons, and
+/// exits 0 once its three games have ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
+    use pb::bots_service_client::BotsServiceClient;
+    const DIRECTOR: &str = "lobby-director";
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python");
+    set_up(&example);
+    let dir = TempDir::new("python-lobby");
+    let (handle, _) = common::server::lexicons_builder().director_token(DIRECTOR).start().await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    handle.spawn(listener);
+    let mut b = BotsServiceClient::connect(format!("http://127.0.0.1:{port}")).await.unwrap();
+    let accepts =
+        pb::BotAccepts { casual: true, rated: true, bots: true, people: true, ..Default::default() };
+    let register =
+        pb::RegisterBotRequest { name: "pybot".into(), owner: "examples".into(), accepts: Some(accepts) };
+    let token = b.register_bot(common::server::authed(register, DIRECTOR)).await.unwrap().into_inner().token;
+    let log = dir.0.join("bot.log");
+    let server = format!("127.0.0.1:{port}");
+    let args = ["--lobby", "--server", &server, "--token", &token, "--casual-only", "--max-games", "3"];
+    let mut bot = python_bot(&example, &args, &log);
+    let bot_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let started = Instant::now();
+    while !b.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots[0].online {
+        assert!(started.elapsed() < Duration::from_secs(60), "the bot never came online\n{}", bot_log());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let challenge = |level: pb::BotLevel, initial_ms: u64, rated: bool| pb::CreateChallengeRequest {
+        bot: "pybot".into(),
+        server_bot: level as i32,
+        rated,
+        expires_seconds: 600,
+        game: Some(pb::TournamentGameSettings {
+            clock: Some(pb::ClockSpec { initial_ms, ..Default::default() }),
+            bot_delay_ms: Some(0),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let sent = [
+        challenge(pb::BotLevel::Weak, 300_000, false),
+        challenge(pb::BotLevel::Weak, 30_000, false),
+        challenge(pb::BotLevel::Greedy, 300_000, false),
+        challenge(pb::BotLevel::Weak, 300_000, true),
+        challenge(pb::BotLevel::Strong, 300_000, false),
+    ];
+    let mut ids = Vec::new();
+    for request in sent {
+        ids.push(b.create_challenge(request).await.unwrap().into_inner().challenge.unwrap().id);
+    }
+    let status = loop {
+        if let Some(status) = bot.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the bot did not finish its day\n{}",
+            bot_log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let text = bot_log();
+    assert!(status.success(), "the bot exits 0 after its games: {status}\n{text}");
+    let mut states = Vec::new();
+    for id in &ids {
+        let c = b
+            .get_challenge(pb::GetChallengeRequest { id: id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .challenge
+            .unwrap();
+        if !c.game_id.is_empty() {
+            assert!(view(&format!("http://{server}"), &c.game_id).await.over, "{text}");
+        }
+        states.push((c.state(), c.decline_reason()));
+    }
+    use pb::{ChallengeState as S, DeclineReason as R};
+    assert_eq!(
+        states,
+        [
+            (S::Accepted, R::Unspecified),
+            (S::Declined, R::TooFast),
+            (S::Accepted, R::Unspecified),
+            (S::Declined, R::Casual),
+            (S::Accepted, R::Unspecified),
+        ],
+        "{text}"
+    );
+    assert_eq!(text.lines().filter(|l| l.contains(" ended: scores ")).count(), 3, "{text}");
+}
