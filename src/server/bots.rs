@@ -154,6 +154,7 @@ pub fn challenge_to(c: Challenge) -> pb::Challenge {
     let class = c.time_class();
     let (state, game_id, reason, text) = match c.state {
         ChallengeState::Open => (pb::ChallengeState::Open, String::new(), 0, String::new()),
+        ChallengeState::Accepting { game } => (pb::ChallengeState::Accepting, game, 0, String::new()),
         ChallengeState::Accepted { game } => (pb::ChallengeState::Accepted, game, 0, String::new()),
         ChallengeState::Declined { reason, text } => {
             (pb::ChallengeState::Declined, String::new(), reason_to(reason) as i32, text)
@@ -187,20 +188,15 @@ fn event_to(e: BotEvent) -> pb::WatchBotEventsResponse {
         BotEventKind::GameStarted { game, seat, challenge } => {
             Kind::GameStarted(pb::GameStarted { game_id: game, seat, challenge_id: challenge })
         }
-        BotEventKind::GameEnded { game, seat, scores, winners, rating } => Kind::GameEnded(pb::GameEnded {
-            game_id: game,
-            seat,
-            scores,
-            winners,
-            rating: rating.map(|r| pb::BotRating {
-                rating: r.rating,
-                deviation: r.deviation,
-                volatility: r.volatility,
-                games: r.games,
-                last_unix_ms: r.last_unix_ms,
-                ..Default::default()
-            }),
-        }),
+        BotEventKind::GameEnded { game, seat, scores, winners, ruleset, time_class, rating } => {
+            Kind::GameEnded(pb::GameEnded {
+                game_id: game,
+                seat,
+                scores,
+                winners,
+                rating: rating.map(|r| rating_to(ruleset, time_class, r)),
+            })
+        }
     };
     pb::WatchBotEventsResponse { number: e.number, at_unix_ms: e.at_unix_ms, kind: Some(kind) }
 }
@@ -318,12 +314,12 @@ impl Bots for BotsService {
         request: Request<pb::CreateChallengeRequest>,
     ) -> Result<Response<pb::CreateChallengeResponse>, Status> {
         let by = self.bot_or_person(request.metadata()).await?;
-        if let LobbyActor::Person(Some(_)) = by {
-            return Err(errors::unauthenticated(
-                "the token is no bot's: a bot challenges with its token, a person with none",
-            ));
-        }
-        if by == LobbyActor::Person(None) {
+        // A person's own token (not a bot's) is their key to the name they are rated under.
+        let person_key = match by {
+            LobbyActor::Person(key) => key,
+            _ => None,
+        };
+        if matches!(by, LobbyActor::Person(_)) {
             // A person's challenges share CreateGame's pace per client.
             self.state.creates.admit(&request)?;
         }
@@ -359,7 +355,7 @@ impl Bots for BotsService {
                 (Some((name, hash)), token)
             }
         };
-        let new = NewChallenge { to: r.bot, game, rated: r.rated, wait, person, server_bot };
+        let new = NewChallenge { to: r.bot, game, rated: r.rated, wait, person, person_key, server_bot };
         let challenge = self.state.events.challenge(&by, new).await.map_err(errors::lobby)?;
         Ok(Response::new(pb::CreateChallengeResponse { challenge: Some(challenge_to(challenge)), token }))
     }
@@ -379,7 +375,7 @@ impl Bots for BotsService {
     ) -> Result<Response<pb::AcceptChallengeResponse>, Status> {
         let by = Self::bot(request.metadata())?;
         let id = challenge_id(&request.into_inner().id)?;
-        let games = ChallengeGames(&self.state);
+        let games = ChallengeGames(self.state.clone());
         let challenge = self.state.events.accept_challenge(&by, &id, &games).await.map_err(errors::lobby)?;
         Ok(Response::new(pb::AcceptChallengeResponse { challenge: Some(challenge_to(challenge)) }))
     }

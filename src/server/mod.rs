@@ -210,7 +210,8 @@ impl Builder {
         let ended_lobby = handle.state.host.ended_games();
         let report = handle.state.host.recover().await?;
         tokio::spawn(handle.state.events.clone().follow_results(ended));
-        tokio::spawn(handle.state.events.clone().run_lobby(ended_lobby));
+        let challenge_games = new_game::ChallengeGames(handle.state.clone());
+        tokio::spawn(handle.state.events.clone().run_lobby(ended_lobby, challenge_games));
         // Every broadcast known before the first call is answered: no game shown early.
         handle.state.events.load_broadcasts().await.map_err(|e| StoreError::Io(e.to_string()))?;
         if handle.state.host.peers().is_some() {

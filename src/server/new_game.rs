@@ -454,9 +454,9 @@ pub fn check_settings(state: &AppState, settings: &GameSettings) -> Result<(), H
 }
 
 /// How an accepted challenge's game is made: the lobby's seam ([`LobbyGames`]).
-pub struct ChallengeGames<'a>(pub &'a AppState);
+pub struct ChallengeGames(pub std::sync::Arc<AppState>);
 
-impl LobbyGames for ChallengeGames<'_> {
+impl LobbyGames for ChallengeGames {
     /// The challenge's game, made (or found made by an earlier call: its id is drawn from the
     /// challenge's) by the one constructor of every new game, from the challenge's settings: each
     /// seat bound to its player's token hash (a bot's account token, a person's challenge token),
@@ -466,6 +466,7 @@ impl LobbyGames for ChallengeGames<'_> {
         id: uuid::Uuid,
         settings: &GameSettings,
         seats: [LobbySeat; 2],
+        seed: u64,
         labels: Vec<(String, String)>,
     ) -> Result<(), EventsError> {
         let mut made = Vec::with_capacity(2);
@@ -483,8 +484,7 @@ impl LobbyGames for ChallengeGames<'_> {
             });
         }
         let seats = made;
-        let seed = u64::from_le_bytes(id.as_bytes()[..8].try_into().unwrap_or_default());
-        let spec = from_settings(self.0, settings, seats, seed)?;
+        let spec = from_settings(&self.0, settings, seats, seed)?;
         let (config, seats, delay) = build(spec)?;
         let game = crate::game::Game::new(config).map_err(HostError::Game)?;
         match self.0.host.create(Some(id), game, seats, Some(delay), None, labels, None).await {

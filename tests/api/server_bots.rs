@@ -145,7 +145,13 @@ async fn a_person_challenges_a_bot_the_game_is_played_to_its_end_and_both_are_ra
     let gamma = register(&mut b, "gamma", accepts_all()).await;
     let mut events = open_stream(&mut b, &gamma, 0).await;
 
-    let sent = b.create_challenge(challenge_by_person("gamma", "Ann", true)).await.unwrap().into_inner();
+    // Ann's rated challenge carries a secret of her own: her name is rated under it alone.
+    let secret = "ann-keeps-this-secret";
+    let sent = b
+        .create_challenge(authed(challenge_by_person("gamma", "Ann", true), secret))
+        .await
+        .unwrap()
+        .into_inner();
     let ann = sent.token;
     assert_eq!(ann.len(), 32, "a person's seat token");
     let c = sent.challenge.unwrap();
@@ -358,14 +364,14 @@ async fn every_bad_call_is_refused_with_its_code() {
         Code::InvalidArgument,
         "a person without a name"
     );
-    assert_eq!(
-        refused(
-            b.create_challenge(authed(challenge_by_bot("alpha", false), "0123456789abcdef0123456789abcdef"))
-                .await
-        )
-        .0,
-        Code::Unauthenticated
-    );
+    let (code, message) = refused(b.create_challenge(challenge_by_person("alpha", "Ann", true)).await);
+    assert_eq!(code, Code::InvalidArgument, "a person's rated challenge without their token");
+    assert!(message.starts_with("rated: a person's rated challenge carries their own token"), "{message}");
+    b.create_challenge(authed(challenge_by_person("alpha", "Ann", true), "ann's")).await.unwrap();
+    let (code, message) =
+        refused(b.create_challenge(authed(challenge_by_person("alpha", "Ann", true), "not ann's")).await);
+    assert_eq!((code, message.as_str()), (Code::PermissionDenied, "\"Ann\" is rated under another token"));
+    b.create_challenge(authed(challenge_by_person("alpha", "Ann", false), "not ann's")).await.unwrap();
     let bad_lexicon = pb::CreateChallengeRequest {
         game: Some(pb::TournamentGameSettings { lexicon: "nope".into(), ..blitz() }),
         ..challenge_by_person("alpha", "Ann", false)
@@ -647,4 +653,70 @@ async fn accounts_open_challenges_and_streams_outlive_a_restart() {
     let closed = next(&mut events).await;
     assert_eq!(closed.number, 3);
     assert!(matches!(closed.kind, Some(pb::watch_bot_events_response::Kind::ChallengeClosed(_))));
+}
+
+#[tokio::test]
+async fn a_suspended_bots_challenges_close_and_its_stream_ends_as_a_rotated_tokens_does() {
+    let server = lobby(Default::default()).await;
+    let mut b = server.bots().await;
+    let alpha = register(&mut b, "alpha", accepts_all()).await;
+    let beta = register(&mut b, "beta", accepts_all()).await;
+    let mut alpha_events = open_stream(&mut b, &alpha, 0).await;
+    let mut beta_events = open_stream(&mut b, &beta, 0).await;
+    let to_beta =
+        b.create_challenge(authed(challenge_by_bot("beta", false), &alpha)).await.unwrap().into_inner();
+    let to_alpha =
+        b.create_challenge(authed(challenge_by_bot("alpha", false), &beta)).await.unwrap().into_inner();
+    next(&mut beta_events).await;
+    next(&mut alpha_events).await;
+
+    b.suspend_bot(authed(pb::SuspendBotRequest { name: "beta".into(), suspended: true }, ROOT))
+        .await
+        .unwrap();
+    let state = async |id: &str, b: &mut Bots| {
+        let c = b
+            .get_challenge(pb::GetChallengeRequest { id: id.into() })
+            .await
+            .unwrap()
+            .into_inner()
+            .challenge
+            .unwrap();
+        (c.state(), c.decline_text)
+    };
+    assert_eq!(
+        state(&to_beta.challenge.unwrap().id, &mut b).await,
+        (pb::ChallengeState::Declined, "beta is suspended".into())
+    );
+    assert_eq!(
+        state(&to_alpha.challenge.unwrap().id, &mut b).await,
+        (pb::ChallengeState::Withdrawn, String::new())
+    );
+    // Beta's stream hears its challenges closed, then ends: suspended.
+    let ended = async |events: &mut Events| loop {
+        match tokio::time::timeout(Duration::from_secs(5), events.message()).await.expect("in time") {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("ended without a status"),
+            Err(status) => return status.code(),
+        }
+    };
+    assert_eq!(ended(&mut beta_events).await, Code::FailedPrecondition);
+    // Alpha hears both closed.
+    for _ in 0..2 {
+        assert!(matches!(
+            next(&mut alpha_events).await.kind,
+            Some(pb::watch_bot_events_response::Kind::ChallengeClosed(_))
+        ));
+    }
+    let listed = b.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots;
+    assert_eq!(
+        listed.iter().map(|b| (b.name.as_str(), b.suspended)).collect::<Vec<_>>(),
+        [("alpha", false), ("beta", true)]
+    );
+
+    // A new token: the stream opened with the old one ends, the new one opens another.
+    let rotated =
+        b.rotate_bot_token(authed(pb::RotateBotTokenRequest { name: "alpha".into() }, ROOT)).await.unwrap();
+    assert_eq!(ended(&mut alpha_events).await, Code::Unauthenticated);
+    let token = rotated.into_inner().token;
+    let _again = open_stream(&mut b, &token, 0).await;
 }

@@ -1251,14 +1251,16 @@ async fn the_lobby_goes_on_from_the_survivor_when_a_bots_replica_is_killed() {
         ..Default::default()
     };
     // Made on the second replica, heard on the first's stream.
-    let ann = on_second.create_challenge(challenge("Ann", 600)).await.unwrap().into_inner();
+    let ann =
+        on_second.create_challenge(authed(challenge("Ann", 600), "ann's secret")).await.unwrap().into_inner();
     let offered = next(&mut events).await;
     assert!(matches!(&offered.kind, Some(Kind::Challenged(c)) if c.from == "Ann"), "{offered:?}");
     let accept = pb::AcceptChallengeRequest { id: ann.challenge.as_ref().unwrap().id.clone() };
     on_first.accept_challenge(authed(accept, &gamma)).await.unwrap();
     let closed = next(&mut events).await;
     let Some(Kind::GameStarted(started)) = next(&mut events).await.kind else { panic!() };
-    let bob = on_second.create_challenge(challenge("Bob", 5)).await.unwrap().into_inner().challenge.unwrap();
+    let bob = on_second.create_challenge(authed(challenge("Bob", 5), "bob's secret")).await.unwrap();
+    let bob = bob.into_inner().challenge.unwrap();
     let bob_heard = next(&mut events).await;
     assert_eq!((closed.number, bob_heard.number), (2, 4));
 

@@ -879,8 +879,9 @@ impl LobbyStore for SqliteStore {
             let mut stmt = conn.prepare_cached(
                 "SELECT number, body FROM bot_events WHERE bot = ?1 AND number >= ?2 ORDER BY number",
             )?;
-            let rows =
-                stmt.query_map(params![bot, from as i64], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
+            let rows = stmt.query_map(params![bot, from.min(i64::MAX as u64) as i64], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
+            })?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
     }

@@ -48,6 +48,8 @@ pub struct NewChallenge {
     pub rated: bool,
     pub wait: Option<Duration>,
     pub person: Option<(String, TokenHash)>,
+    /// A person's own token's hash (a secret they keep): their name is rated under it alone.
+    pub person_key: Option<TokenHash>,
     pub server_bot: Option<String>,
 }
 
@@ -92,8 +94,11 @@ fn check_bot_name(field: &'static str, name: &str) -> Result<(), LobbyError> {
 }
 
 fn check_accepts(a: &Accepts) -> Result<(), LobbyError> {
-    if a.rulesets.len() > MAX_LISTED || a.lexicons.len() > MAX_LISTED {
-        return Err(invalid("accepts", format!("at most {MAX_LISTED} rulesets and {MAX_LISTED} lexicons")));
+    if a.rulesets.len() > MAX_LISTED || a.lexicons.len() > MAX_LISTED || a.time_classes.len() > MAX_LISTED {
+        return Err(invalid(
+            "accepts",
+            format!("at most {MAX_LISTED} rulesets, {MAX_LISTED} lexicons and {MAX_LISTED} time classes"),
+        ));
     }
     for name in &a.rulesets {
         if RulesetKind::by_name(name).is_none() {
@@ -207,11 +212,13 @@ impl LobbyState {
 
     /// Every rating of a player key, best first.
     fn ratings_of(&self, key: &str, name: &str, is_bot: bool) -> Vec<Rated> {
-        let prefix = format!("{key}/");
         self.ratings
             .iter()
             .filter_map(|(k, r)| {
-                let (ruleset, class) = k.strip_prefix(&prefix)?.rsplit_once('/')?;
+                let (player, ruleset, class) = rating_key_parts(k)?;
+                if player != key {
+                    return None;
+                }
                 let class = TimeClass::ALL.into_iter().find(|c| c.name() == class)?;
                 Some(Rated {
                     player: name.to_string(),
@@ -249,8 +256,8 @@ pub(crate) fn close(d: &mut Draft, mut c: Challenge, state: ChallengeState) -> C
     c
 }
 
-/// The challenge `id`, open and answerable by `by` as the bot challenged.
-fn answerable(state: &LobbyState, by: &LobbyActor, id: &str) -> Result<Challenge, LobbyError> {
+/// The challenge `id`, open and answerable by `by` as the bot challenged, at `now_ms`.
+fn answerable(state: &LobbyState, by: &LobbyActor, id: &str, now_ms: u64) -> Result<Challenge, LobbyError> {
     let c = state.challenge(id)?.clone();
     let LobbyActor::Bot(hash) = by else {
         return Err(LobbyError::Denied(format!(
@@ -262,19 +269,56 @@ fn answerable(state: &LobbyState, by: &LobbyActor, id: &str) -> Result<Challenge
     if bot.name != c.to {
         return Err(LobbyError::Denied(format!("challenge {id} is to {}, not to {}", c.to, bot.name)));
     }
+    if bot.suspended {
+        return Err(LobbyError::Precondition(format!("{} is suspended", bot.name)));
+    }
+    still_open(&c, now_ms)?;
+    Ok(c)
+}
+
+/// `c` is open at `now_ms`: neither answered nor past its time.
+fn still_open(c: &Challenge, now_ms: u64) -> Result<(), LobbyError> {
     if c.state != ChallengeState::Open {
         return Err(LobbyError::Precondition(format!(
-            "challenge {id} is answered already: {}",
-            state_text(&c)
+            "challenge {} is answered already: {}",
+            c.id,
+            state_text(c)
         )));
     }
-    Ok(c)
+    if now_ms >= c.expires_unix_ms {
+        return Err(LobbyError::Precondition(format!("challenge {} has expired", c.id)));
+    }
+    Ok(())
+}
+
+/// The seats of `c`'s game, first to move first (drawn from the game's id), as the game is made
+/// and as the lobby keeps them.
+fn seats_of(state: &LobbyState, c: &Challenge) -> Result<([LobbySeat; 2], [Challenger; 2]), LobbyError> {
+    let first_is_challenger = game_id(&c.id).as_bytes()[0] & 1 == 0;
+    let to_seat = LobbySeat::Token { name: c.to.clone(), token: state.bot(&c.to)?.token_hash };
+    let from_seat = match &c.from {
+        Challenger::Bot(name) => LobbySeat::Token { name: name.clone(), token: state.bot(name)?.token_hash },
+        Challenger::Person { name, token_hash } => {
+            LobbySeat::Token { name: name.clone(), token: *token_hash }
+        }
+        Challenger::Server(name) => LobbySeat::Server {
+            name: name.clone(),
+            level: name.strip_prefix(SERVER_BOT).unwrap_or(name).to_string(),
+        },
+    };
+    let to = Challenger::Bot(c.to.clone());
+    Ok(if first_is_challenger {
+        ([from_seat, to_seat], [c.from.clone(), to])
+    } else {
+        ([to_seat, from_seat], [to, c.from.clone()])
+    })
 }
 
 /// A challenge's state in words.
 pub(crate) fn state_text(c: &Challenge) -> String {
     match &c.state {
         ChallengeState::Open => "open".into(),
+        ChallengeState::Accepting { game } => format!("being accepted (game {game})"),
         ChallengeState::Accepted { game } => format!("accepted (game {game})"),
         ChallengeState::Declined { reason, .. } => format!("declined ({reason:?})"),
         ChallengeState::Withdrawn => "withdrawn".into(),
@@ -348,6 +392,27 @@ impl Events {
                 if bot.suspended != suspended {
                     bot.suspended = suspended;
                     d.put_bot(bot.clone());
+                }
+                if suspended {
+                    // Its open challenges closed: those to it declined, those it sent withdrawn.
+                    let open: Vec<Challenge> = (d.state.challenges.values())
+                        .filter(|c| {
+                            let sent = matches!(&c.from, Challenger::Bot(from) if from == name);
+                            c.state == ChallengeState::Open && (c.to == *name || sent)
+                        })
+                        .cloned()
+                        .collect();
+                    for c in open {
+                        let state = if c.to == *name {
+                            ChallengeState::Declined {
+                                reason: DeclineReason::Generic,
+                                text: format!("{name} is suspended"),
+                            }
+                        } else {
+                            ChallengeState::Withdrawn
+                        };
+                        close(d, c, state);
+                    }
                 }
                 Ok(d.state.profile(&bot, online))
             })
@@ -433,6 +498,8 @@ impl Events {
         let lobby = &self.0.lobby;
         let limits = lobby.limits;
         let id = uuid::Uuid::new_v4().to_string();
+        // The bag's seed: random, and never shown (the game's id is drawn from the challenge's).
+        let seed = u64::from_le_bytes(uuid::Uuid::new_v4().as_bytes()[..8].try_into().unwrap_or_default());
         self.0
             .lobby
             .change(|d| {
@@ -441,7 +508,7 @@ impl Events {
                     (LobbyActor::Bot(hash), _) => {
                         let mut sender = d.state.bot_of(hash)?.clone();
                         if sender.suspended {
-                            return Err(LobbyError::Denied(format!("{} is suspended", sender.name)));
+                            return Err(LobbyError::Precondition(format!("{} is suspended", sender.name)));
                         }
                         if sender.name == new.to {
                             return Err(invalid("bot", "a bot does not challenge itself"));
@@ -471,6 +538,23 @@ impl Events {
                     }
                     (_, None) => return Err(invalid("name", "a person challenging a bot gives their name")),
                 };
+                // A person is rated under a name only with the token that claimed it first.
+                if let (Challenger::Person { name, .. }, true) = (&from, new.rated) {
+                    let Some(key) = new.person_key else {
+                        return Err(invalid(
+                            "rated",
+                            "a person's rated challenge carries their own token (authorization: Bearer <a secret \
+                             they keep>): the first rated game under a name claims it for that token",
+                        ));
+                    };
+                    match d.state.people.get(name) {
+                        Some(claimed) if *claimed != key => {
+                            return Err(LobbyError::Denied(format!("{name:?} is rated under another token")));
+                        }
+                        Some(_) => {}
+                        None => d.claim(name, key),
+                    }
+                }
                 let to = d.state.bot(&new.to)?.clone();
                 if to.suspended {
                     return Err(LobbyError::Precondition(format!("{} is suspended", to.name)));
@@ -491,6 +575,7 @@ impl Events {
                     expires_unix_ms: now + wait.as_millis() as u64,
                     closed_unix_ms: 0,
                     state: ChallengeState::Open,
+                    seed,
                 };
                 if let Some(e) = unsupported(&to, &challenge) {
                     return Err(e);
@@ -522,7 +607,7 @@ impl Events {
         self.0
             .lobby
             .change(|d| {
-                let c = answerable(&d.state, by, id)?;
+                let c = answerable(&d.state, by, id, d.now_ms)?;
                 Ok(close(d, c, ChallengeState::Declined { reason, text: text.clone() }))
             })
             .await
@@ -549,21 +634,18 @@ impl Events {
                         "challenge {id} is withdrawn by its challenger alone"
                     )));
                 }
-                if c.state != ChallengeState::Open {
-                    return Err(LobbyError::Precondition(format!(
-                        "challenge {id} is answered already: {}",
-                        state_text(&c)
-                    )));
-                }
+                still_open(&c, d.now_ms)?;
                 Ok(close(d, c, ChallengeState::Withdrawn))
             })
             .await
     }
 
-    /// AcceptChallenge: the bot challenged accepts; the game is made through `games` (the one
-    /// constructor of every game, its id drawn from the challenge's, so asked again it makes none
-    /// twice), then the challenge is closed as accepted and both sides told of the game. Held
-    /// throughout on this replica, so no withdrawal of its own falls between.
+    /// AcceptChallenge: the bot challenged accepts. In three steps, so that no withdrawal or
+    /// expiry on any replica falls between the accept and the game: the challenge is taken from
+    /// the open ones (`Accepting`, its bots' games counted against their day); its game is made
+    /// through `games` (the one constructor of every game, its id drawn from the challenge's, so
+    /// made again it is made once); then it is accepted, both sides told of the game. A replica
+    /// that falls over between leaves the rest to the lobby's round ([`Events::finish_accepts`]).
     pub async fn accept_challenge<G: LobbyGames>(
         &self,
         by: &LobbyActor,
@@ -571,53 +653,58 @@ impl Events {
         games: &G,
     ) -> Result<Challenge, LobbyError> {
         let lobby = &self.0.lobby;
-        let held = lobby.hold().await;
-        let state = lobby.read().await?;
-        let c = answerable(&state, by, id)?;
-        if super::now_unix_ms() >= c.expires_unix_ms {
-            return Err(LobbyError::Precondition(format!("challenge {id} has expired")));
-        }
         let limits = lobby.limits;
-        for bot in bots_counted(&c) {
-            bot_games_left(&state, bot, super::now_unix_ms(), limits.bot_games_per_day)?;
-        }
-        let game = game_id(id);
-        // Who moves first: drawn from the game's id.
-        let first_is_challenger = game.as_bytes()[0] & 1 == 0;
-        let to_seat = LobbySeat::Token { name: c.to.clone(), token: state.bot(&c.to)?.token_hash };
-        let from_seat = match &c.from {
-            Challenger::Bot(name) => {
-                LobbySeat::Token { name: name.clone(), token: state.bot(name)?.token_hash }
-            }
-            Challenger::Person { name, token_hash } => {
-                LobbySeat::Token { name: name.clone(), token: *token_hash }
-            }
-            Challenger::Server(name) => LobbySeat::Server {
-                name: name.clone(),
-                level: name.strip_prefix(SERVER_BOT).unwrap_or(name).to_string(),
-            },
-        };
-        let seats = if first_is_challenger { [from_seat, to_seat] } else { [to_seat, from_seat] };
-        let labels = vec![("lobby".to_string(), id.to_string())];
-        games.make(game, &c.game, seats, labels).await?;
-        let game = game.to_string();
-        lobby
-            .change_held(&held, |d| {
-                let c = answerable(&d.state, by, id)?;
+        let accepting = lobby
+            .change(|d| {
+                let mut c = answerable(&d.state, by, id, d.now_ms)?;
                 let now = d.now_ms;
                 for name in bots_counted(&c) {
-                    {
-                        let mut bot = d.state.bot(name)?.clone();
-                        bot.games_today = bot.games_on(now) + 1;
-                        bot.day = now / DAY_MS;
-                        d.put_bot(bot);
+                    bot_games_left(&d.state, name, now, limits.bot_games_per_day)?;
+                }
+                for name in bots_counted(&c) {
+                    let mut bot = d.state.bot(name)?.clone();
+                    bot.games_today = bot.games_on(now) + 1;
+                    bot.day = now / DAY_MS;
+                    d.put_bot(bot);
+                }
+                c.state = ChallengeState::Accepting { game: game_id(id).to_string() };
+                c.closed_unix_ms = now;
+                d.put_challenge(c.clone());
+                Ok(c)
+            })
+            .await?;
+        self.finish_accept(&accepting, games).await
+    }
+
+    /// A challenge being accepted: its game made (once, whoever asks), then the challenge
+    /// accepted and both sides' bots told (once: a challenge accepted already is answered as it
+    /// stands).
+    pub(crate) async fn finish_accept<G: LobbyGames>(
+        &self,
+        accepting: &Challenge,
+        games: &G,
+    ) -> Result<Challenge, LobbyError> {
+        let lobby = &self.0.lobby;
+        let id = accepting.id.as_str();
+        let game = game_id(id);
+        let (seats, _) = seats_of(&*lobby.read().await?, accepting)?;
+        let labels = vec![("lobby".to_string(), id.to_string())];
+        games.make(game, &accepting.game, seats, accepting.seed, labels).await?;
+        let game = game.to_string();
+        lobby
+            .change(|d| {
+                let c = d.state.challenge(id)?.clone();
+                match &c.state {
+                    ChallengeState::Accepting { .. } => {}
+                    ChallengeState::Accepted { .. } => return Ok(c),
+                    _ => {
+                        return Err(LobbyError::Precondition(format!(
+                            "challenge {id} is {}",
+                            state_text(&c)
+                        )));
                     }
                 }
-                let seats = if first_is_challenger {
-                    [c.from.clone(), Challenger::Bot(c.to.clone())]
-                } else {
-                    [Challenger::Bot(c.to.clone()), c.from.clone()]
-                };
+                let (_, seats) = seats_of(&d.state, &c)?;
                 d.put_game(LobbyGame {
                     id: game.clone(),
                     challenge: c.id.clone(),
@@ -652,7 +739,8 @@ impl Events {
         let now = super::now_unix_ms();
         let limits = self.0.lobby.limits;
         let tokens = bot.challenge_tokens(now, limits.challenges_per_minute);
-        let full = tokens >= f64::from(limits.challenges_per_minute);
+        // None a minute: never full, the next one an hour away (the refusal's own hint).
+        let full = limits.challenges_per_minute > 0 && tokens >= f64::from(limits.challenges_per_minute);
         Ok(BotLimits {
             bot_games_left: limits.bot_games_per_day.saturating_sub(bot.games_on(now)),
             bot_games_reset_unix_ms: (now / DAY_MS + 1) * DAY_MS,
@@ -676,9 +764,7 @@ impl Events {
         let state = self.0.lobby.read().await?;
         let mut all: Vec<Rated> = Vec::new();
         for (key, rating) in &state.ratings {
-            let mut parts = key.splitn(2, '/');
-            let (Some(player), Some(rest)) = (parts.next(), parts.next()) else { continue };
-            let Some((rules, class_name)) = rest.rsplit_once('/') else { continue };
+            let Some((player, rules, class_name)) = rating_key_parts(key) else { continue };
             let Some(time_class) = TimeClass::ALL.into_iter().find(|c| c.name() == class_name) else {
                 continue;
             };
@@ -701,6 +787,15 @@ impl Events {
         all.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating).then_with(|| a.player.cmp(&b.player)));
         Ok(all)
     }
+}
+
+/// A rating's key as its parts: whose, the ruleset, the time class (read from the right: a
+/// person's name may hold a '/', a ruleset's or class's name never does).
+fn rating_key_parts(key: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = key.rsplitn(3, '/');
+    let class = parts.next()?;
+    let ruleset = parts.next()?;
+    Some((parts.next()?, ruleset, class))
 }
 
 /// The accounts whose games against bots a challenge's game counts: both bots', or the bot

@@ -22,22 +22,28 @@ pub enum LobbySeat {
 }
 
 /// How a challenge's game is made: the services' one constructor of every game, its seats as
-/// given (first to move first), with the labels given, its id `id` (a game found made by an
-/// earlier call is kept).
+/// given (first to move first), its bag drawn from `seed`, with the labels given, its id `id` (a
+/// game found made by an earlier call is kept).
 pub trait LobbyGames: Sync {
     fn make(
         &self,
         id: uuid::Uuid,
         settings: &GameSettings,
         seats: [LobbySeat; 2],
+        seed: u64,
         labels: Vec<(String, String)>,
     ) -> impl Future<Output = Result<(), EventsError>> + Send;
 }
 
 /// How long an answered challenge stays readable.
 const CLOSED_KEPT_MS: u64 = 3_600_000;
-/// How often the lobby's round runs.
+/// How often the lobby's round runs, and every how many rounds it looks at every game in play.
 const ROUND: Duration = Duration::from_secs(1);
+const SWEEP_ROUNDS: u64 = 30;
+/// How long an accept begun is left to its replica before the round finishes it, and how long
+/// before an accept that cannot be finished expires.
+const ACCEPT_LEFT_MS: u64 = 10_000;
+const ACCEPT_GIVEN_UP_MS: u64 = 300_000;
 
 /// The spread a rating reads from a game's end for seat 0: the scores' difference, except that a
 /// game won against the scores (on time, by resignation, by forfeit) is a win by at least 1.
@@ -95,6 +101,8 @@ fn settle(d: &mut Draft, id: &str, scores: &[i32], winners: &[usize], voided: bo
                 seat: seat as u32,
                 scores: scores.to_vec(),
                 winners: winners.iter().map(|&w| w as u32).collect(),
+                ruleset: game.ruleset.clone(),
+                time_class: game.time_class,
                 rating: after[seat],
             };
             d.tell(name, ended);
@@ -104,6 +112,43 @@ fn settle(d: &mut Draft, id: &str, scores: &[i32], winners: &[usize], voided: bo
 }
 
 impl Events {
+    /// The accepts a replica began and did not finish (it fell over between the challenge taken
+    /// and its game accepted): each finished, its game made once; one that cannot be finished
+    /// within [`ACCEPT_GIVEN_UP_MS`] expires, visibly.
+    async fn finish_accepts<G: LobbyGames>(
+        &self,
+        state: &super::state::LobbyState,
+        now: u64,
+        games: &G,
+    ) -> Result<(), LobbyError> {
+        let stuck: Vec<super::Challenge> = (state.challenges.values())
+            .filter(|c| {
+                matches!(c.state, ChallengeState::Accepting { .. })
+                    && now >= c.closed_unix_ms + ACCEPT_LEFT_MS
+            })
+            .cloned()
+            .collect();
+        for c in stuck {
+            if let Err(e) = self.finish_accept(&c, games).await {
+                tracing::warn!(challenge = %c.id, error = %e, "an accept left unfinished is not finished yet");
+                if now >= c.closed_unix_ms + ACCEPT_GIVEN_UP_MS {
+                    self.0
+                        .lobby
+                        .change(|d| {
+                            if let Some(c) = d.state.challenges.get(&c.id).cloned()
+                                && matches!(c.state, ChallengeState::Accepting { .. })
+                            {
+                                super::commands::close(d, c, ChallengeState::Expired);
+                            }
+                            Ok(())
+                        })
+                        .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Settle the lobby's game `id` if it is one and is over.
     async fn settle_game(&self, id: &str) -> Result<(), LobbyError> {
         if !self.0.lobby.read().await?.games.contains_key(id) {
@@ -125,10 +170,15 @@ impl Events {
     /// The lobby's life beside the server's: each game that ends here settled as it ends, and
     /// every [`ROUND`] the open challenges past their time expired, answered ones an hour old
     /// let go, and games whose end went unheard settled. Ends on shutdown.
-    pub async fn run_lobby(self, mut ended: tokio::sync::broadcast::Receiver<uuid::Uuid>) {
+    pub async fn run_lobby<G: LobbyGames>(
+        self,
+        mut ended: tokio::sync::broadcast::Receiver<uuid::Uuid>,
+        games: G,
+    ) {
         let mut shutdown = self.0.host.shutdown();
         let mut round = tokio::time::interval(ROUND);
         let mut unheard = true;
+        let mut rounds = 0u64;
         loop {
             tokio::select! {
                 id = ended.recv() => match id {
@@ -142,7 +192,11 @@ impl Events {
                     Err(RecvError::Closed) => return,
                 },
                 _ = round.tick() => {
-                    if let Err(e) = self.lobby_round(std::mem::take(&mut unheard)).await {
+                    // Every half minute, the games in play looked at whatever was heard: one
+                    // whose end another replica heard before it died is settled here.
+                    rounds += 1;
+                    unheard |= rounds % SWEEP_ROUNDS == 0;
+                    if let Err(e) = self.lobby_round(std::mem::take(&mut unheard), &games).await {
                         tracing::warn!(error = %e, "the lobby's round failed; the next one tries again");
                         unheard = true;
                     }
@@ -153,13 +207,16 @@ impl Events {
     }
 
     /// One round: expire, let go, and (when `unheard`) settle every game that ended unheard.
-    async fn lobby_round(&self, unheard: bool) -> Result<(), LobbyError> {
+    async fn lobby_round<G: LobbyGames>(&self, unheard: bool, games: &G) -> Result<(), LobbyError> {
         let state = self.0.lobby.read().await?;
         let now = super::now_unix_ms();
         // The presence of the bots streaming here renewed before it runs out.
-        let renew: Vec<String> = (self.0.lobby.streaming_here().into_iter())
+        let lobby = &self.0.lobby;
+        let renew: Vec<String> = (lobby.streaming_here().into_iter())
             .filter(|bot| {
-                state.present.get(bot).is_none_or(|until| *until < now + super::state::RENEW_BEFORE_MS)
+                let until =
+                    state.present.get(bot).and_then(|on| on.get(&lobby.replica)).copied().unwrap_or(0);
+                until < now + super::state::RENEW_BEFORE_MS
             })
             .collect();
         if !renew.is_empty() {
@@ -167,17 +224,21 @@ impl Events {
                 .lobby
                 .change(|d| {
                     for bot in &renew {
-                        if self.0.lobby.streams_here(bot) {
-                            d.present(bot, d.now_ms + super::state::PRESENCE_MS);
+                        if lobby.streams_here(bot) {
+                            d.present(bot, &lobby.replica, d.now_ms + super::state::PRESENCE_MS);
                         }
                     }
                     Ok(())
                 })
                 .await?;
         }
+        self.finish_accepts(&state, now, games).await?;
+        let closed = |c: &super::Challenge| {
+            !matches!(c.state, ChallengeState::Open | ChallengeState::Accepting { .. })
+        };
         let due = state.challenges.values().any(|c| {
             (c.state == ChallengeState::Open && now >= c.expires_unix_ms)
-                || (c.state != ChallengeState::Open && now >= c.closed_unix_ms + CLOSED_KEPT_MS)
+                || (closed(c) && now >= c.closed_unix_ms + CLOSED_KEPT_MS)
         });
         if due {
             self.0
@@ -188,8 +249,7 @@ impl Events {
                     for c in all {
                         if c.state == ChallengeState::Open && now >= c.expires_unix_ms {
                             super::commands::close(d, c, ChallengeState::Expired);
-                        } else if c.state != ChallengeState::Open && now >= c.closed_unix_ms + CLOSED_KEPT_MS
-                        {
+                        } else if closed(&c) && now >= c.closed_unix_ms + CLOSED_KEPT_MS {
                             d.remove_challenge(&c.id);
                         }
                     }

@@ -87,13 +87,18 @@ impl TimeClass {
         TimeClass::Untimed,
     ];
 
-    /// The class of a game's settings.
+    /// The class of a game's settings, by the clock its game is made with: a time per move is
+    /// a correspondence clock, no initial time no clock at all (as the constructor reads them).
     pub fn of(settings: &GameSettings) -> TimeClass {
         let Some(c) = settings.clock else { return TimeClass::Untimed };
         if c.per_move_ms > 0 {
             return TimeClass::Correspondence;
         }
-        let expected_ms = c.initial_ms + c.max_overtime_ms + 16 * c.increment_ms;
+        if c.initial_ms == 0 {
+            return TimeClass::Untimed;
+        }
+        let expected_ms =
+            c.initial_ms.saturating_add(c.max_overtime_ms).saturating_add(c.increment_ms.saturating_mul(16));
         match expected_ms {
             0..=120_000 => TimeClass::Ultrablitz,
             120_001..=360_000 => TimeClass::Blitz,
@@ -201,8 +206,18 @@ pub enum DeclineReason {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ChallengeState {
     Open,
-    Accepted { game: String },
-    Declined { reason: DeclineReason, text: String },
+    /// The bot accepted: its game is being made (a moment; a replica that fell over meanwhile
+    /// has it made by the lobby's next round).
+    Accepting {
+        game: String,
+    },
+    Accepted {
+        game: String,
+    },
+    Declined {
+        reason: DeclineReason,
+        text: String,
+    },
     Withdrawn,
     Expired,
 }
@@ -218,9 +233,13 @@ pub struct Challenge {
     pub rated: bool,
     pub created_unix_ms: u64,
     pub expires_unix_ms: u64,
-    /// When it was answered, withdrawn or expired (0: open).
+    /// When it was answered, withdrawn or expired (0: open); while it is being accepted, when
+    /// the accept began.
     pub closed_unix_ms: u64,
     pub state: ChallengeState,
+    /// The seed of its game's bag: drawn when it is sent, never shown (the challenge's id and its
+    /// game's are public).
+    pub seed: u64,
 }
 
 impl Challenge {
@@ -285,9 +304,17 @@ pub enum BotEventKind {
     /// A game this bot plays has begun: its id and the bot's seat (its account's token is the
     /// seat's).
     GameStarted { game: String, seat: u32, challenge: String },
-    /// A game this bot played has ended: the scores seat by seat, the winners, and its rating
-    /// after it (rated games).
-    GameEnded { game: String, seat: u32, scores: Vec<i32>, winners: Vec<u32>, rating: Option<Rating> },
+    /// A game this bot played has ended: the scores seat by seat, the winners, its ruleset and
+    /// time class, and its rating there after it (rated games).
+    GameEnded {
+        game: String,
+        seat: u32,
+        scores: Vec<i32>,
+        winners: Vec<u32>,
+        ruleset: String,
+        time_class: TimeClass,
+        rating: Option<Rating>,
+    },
 }
 
 /// What the lobby refuses.

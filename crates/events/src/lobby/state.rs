@@ -19,9 +19,12 @@ pub struct LobbyState {
     pub games: BTreeMap<String, LobbyGame>,
     /// By `player key/ruleset/time class`.
     pub ratings: BTreeMap<String, Rating>,
-    /// Each bot online on some replica, until when (that replica renews it while the bot's
-    /// stream is open there).
-    pub present: BTreeMap<String, u64>,
+    /// Each bot online, by the replica its stream is open on, until when (that replica renews
+    /// it while the stream is open, and lets its own go when the last one closes).
+    pub present: BTreeMap<String, BTreeMap<String, u64>>,
+    /// The names people are rated under, each claimed by the hash of the token of its first
+    /// rated challenge.
+    pub people: BTreeMap<String, dawgref_host::TokenHash>,
 }
 
 const BOT: &str = "bot/";
@@ -29,6 +32,7 @@ const CHALLENGE: &str = "challenge/";
 const GAME: &str = "game/";
 const RATING: &str = "rating/";
 const PRESENT: &str = "online/";
+const PERSON: &str = "person/";
 
 fn unreadable(key: &str, e: serde_json::Error) -> HostError {
     HostError::Internal(format!("the lobby's part {key:?} cannot be read: {e}"))
@@ -47,8 +51,11 @@ impl LobbyState {
                 state.games.insert(id.to_string(), serde_json::from_slice(&body).map_err(read)?);
             } else if let Some(at) = key.strip_prefix(RATING) {
                 state.ratings.insert(at.to_string(), serde_json::from_slice(&body).map_err(read)?);
-            } else if let Some(bot) = key.strip_prefix(PRESENT) {
-                state.present.insert(bot.to_string(), serde_json::from_slice(&body).map_err(read)?);
+            } else if let Some((bot, replica)) = key.strip_prefix(PRESENT).and_then(|k| k.rsplit_once('/')) {
+                let until = serde_json::from_slice(&body).map_err(read)?;
+                state.present.entry(bot.to_string()).or_default().insert(replica.to_string(), until);
+            } else if let Some(name) = key.strip_prefix(PERSON) {
+                state.people.insert(name.to_string(), serde_json::from_slice(&body).map_err(read)?);
             }
         }
         Ok(state)
@@ -105,14 +112,24 @@ impl Draft {
         self.state.ratings.insert(key, rating);
     }
 
-    /// `bot` online until `until_ms` (0: no longer).
-    pub(crate) fn present(&mut self, bot: &str, until_ms: u64) {
-        self.touched.insert(format!("{PRESENT}{bot}"));
+    /// `bot` online on `replica` until `until_ms` (0: no longer).
+    pub(crate) fn present(&mut self, bot: &str, replica: &str, until_ms: u64) {
+        self.touched.insert(format!("{PRESENT}{bot}/{replica}"));
+        let on = self.state.present.entry(bot.to_string()).or_default();
         if until_ms == 0 {
-            self.state.present.remove(bot);
+            on.remove(replica);
         } else {
-            self.state.present.insert(bot.to_string(), until_ms);
+            on.insert(replica.to_string(), until_ms);
         }
+        if on.is_empty() {
+            self.state.present.remove(bot);
+        }
+    }
+
+    /// The name `name` rated under the token hashing to `hash` from now on.
+    pub(crate) fn claim(&mut self, name: &str, hash: dawgref_host::TokenHash) {
+        self.touched.insert(format!("{PERSON}{name}"));
+        self.state.people.insert(name.to_string(), hash);
     }
 
     /// An event on `bot`'s stream, numbered after its last (a bot not registered has none).
@@ -133,8 +150,10 @@ impl Draft {
                 self.state.challenges.get(id).map(serde_json::to_vec)
             } else if let Some(id) = key.strip_prefix(GAME) {
                 self.state.games.get(id).map(serde_json::to_vec)
-            } else if let Some(bot) = key.strip_prefix(PRESENT) {
-                self.state.present.get(bot).map(serde_json::to_vec)
+            } else if let Some((bot, replica)) = key.strip_prefix(PRESENT).and_then(|k| k.rsplit_once('/')) {
+                self.state.present.get(bot).and_then(|on| on.get(replica)).map(serde_json::to_vec)
+            } else if let Some(name) = key.strip_prefix(PERSON) {
+                self.state.people.get(name).map(serde_json::to_vec)
             } else {
                 key.strip_prefix(RATING).and_then(|at| self.state.ratings.get(at)).map(serde_json::to_vec)
             };
@@ -168,8 +187,10 @@ pub(crate) struct Lobby {
     pub(crate) told: tokio::sync::broadcast::Sender<String>,
     pub(crate) limits: super::LobbyLimits,
     /// Open streams by bot, on this replica: a bot with one is online (and its presence in the
-    /// lobby renewed from here).
+    /// lobby renewed from here, under this replica's name).
     pub(crate) streams: Mutex<BTreeMap<String, usize>>,
+    /// This replica's name in the bots' presence: drawn when it starts.
+    pub(crate) replica: String,
 }
 
 fn failed(what: &str, e: StoreError) -> HostError {
@@ -185,6 +206,7 @@ impl Lobby {
             told: tokio::sync::broadcast::channel(4096).0,
             limits,
             streams: Mutex::new(BTreeMap::new()),
+            replica: uuid::Uuid::new_v4().to_string(),
         }
     }
 
@@ -249,8 +271,10 @@ impl Lobby {
                 Ok(()) => {
                     draft.state.version += 1;
                     *self.cached.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(draft.state);
-                    for (bot, _) in &draft.events {
-                        let _ = self.told.send(bot.clone());
+                    // Each bot whose account changed (a new event, a suspension, a new token)
+                    // wakes its streams here.
+                    for bot in draft.touched.iter().filter_map(|k| k.strip_prefix(BOT)) {
+                        let _ = self.told.send(bot.to_string());
                     }
                     return Ok(answer);
                 }
@@ -290,6 +314,7 @@ impl Lobby {
     /// Whether `bot` is online at `now_ms`: its stream open here, or its presence renewed by
     /// another replica not yet run out.
     pub(crate) fn is_online(&self, state: &LobbyState, bot: &str, now_ms: u64) -> bool {
-        self.streams_here(bot) || state.present.get(bot).is_some_and(|until| *until > now_ms)
+        self.streams_here(bot)
+            || state.present.get(bot).is_some_and(|on| on.values().any(|until| *until > now_ms))
     }
 }

@@ -53,8 +53,10 @@ impl Drop for Online {
                 let lobby = &events.0.lobby;
                 let gone = lobby
                     .change(|d| {
-                        if !lobby.streams_here(&bot) && d.state.present.contains_key(&bot) {
-                            d.present(&bot, 0);
+                        let mine =
+                            d.state.present.get(&bot).is_some_and(|on| on.contains_key(&lobby.replica));
+                        if !lobby.streams_here(&bot) && mine {
+                            d.present(&bot, &lobby.replica, 0);
                         }
                         Ok(())
                     })
@@ -70,6 +72,9 @@ impl Drop for Online {
 struct Reading {
     events: Events,
     bot: String,
+    /// The token the stream was opened with: it ends once that is no longer the bot's.
+    hash: dawgref_host::TokenHash,
+    ended: bool,
     next: u64,
     kept: VecDeque<BotEvent>,
     told: tokio::sync::broadcast::Receiver<String>,
@@ -95,19 +100,50 @@ impl Events {
         *self.0.lobby.streams.lock().unwrap_or_else(|e| e.into_inner()).entry(name.clone()).or_default() += 1;
         let online = Online { events: self.clone(), bot: name.clone() };
         // Online on every replica: its presence written before the stream is answered.
-        self.0
-            .lobby
+        let lobby = &self.0.lobby;
+        lobby
             .change(|d| {
-                d.present(&name, d.now_ms + super::state::PRESENCE_MS);
+                d.present(&name, &lobby.replica, d.now_ms + super::state::PRESENCE_MS);
                 Ok(())
             })
             .await?;
-        let reading = Reading { events: self.clone(), bot: name, next, kept: VecDeque::new(), told };
+        let reading = Reading {
+            events: self.clone(),
+            bot: name,
+            hash: *hash,
+            ended: false,
+            next,
+            kept: VecDeque::new(),
+            told,
+        };
         let events = futures_util::stream::unfold(reading, |mut r| async move {
             loop {
+                if r.ended {
+                    return None;
+                }
                 if let Some(event) = r.kept.pop_front() {
                     r.next = event.number + 1;
                     return Some((Ok(event), r));
+                }
+                // A bot suspended, or its token rotated, since the stream opened: it ends.
+                match r.events.0.lobby.read().await {
+                    Ok(state) => {
+                        let gone = match state.bots.get(&r.bot) {
+                            Some(bot) if bot.token_hash != r.hash => Some(LobbyError::Unknown(format!(
+                                "{}'s token was rotated: open the stream with the new one",
+                                r.bot
+                            ))),
+                            Some(bot) if bot.suspended => {
+                                Some(LobbyError::Precondition(format!("{} is suspended", r.bot)))
+                            }
+                            _ => None,
+                        };
+                        if let Some(e) = gone {
+                            r.ended = true;
+                            return Some((Err(e), r));
+                        }
+                    }
+                    Err(e) => return Some((Err(e.into()), r)),
                 }
                 match r.events.0.lobby.events(&r.bot, r.next).await {
                     Ok(events) if !events.is_empty() => {

@@ -24,6 +24,7 @@ impl LobbyGames for NotedGames {
         id: uuid::Uuid,
         _: &GameSettings,
         _: [LobbySeat; 2],
+        _: u64,
         _: Vec<(String, String)>,
     ) -> Result<(), EventsError> {
         self.0.lock().unwrap().push(id);
@@ -129,6 +130,10 @@ async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     rated,
                     wait: Some(std::time::Duration::from_secs(3600)),
                     person,
+                    person_key: match from {
+                        Who::Person(p) => Some(person_token(p)),
+                        Who::Bot(_) => None,
+                    },
                     server_bot: None,
                 };
                 let by = match from {

@@ -218,7 +218,7 @@ impl LobbyStore for PgStore {
             let client = self.client().await?;
             let rows = timed(client.query(
                 "SELECT number, body FROM bot_events WHERE bot = $1 AND number >= $2 ORDER BY number",
-                &[&bot, &(from as i64)],
+                &[&bot, &(from.min(i64::MAX as u64) as i64)],
             ))
             .await?;
             Ok(rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get(1))).collect())

@@ -54,8 +54,8 @@ const EPSILON: f64 = 1e-6;
 
 /// A game's score for the player from their spread (their points less the opponent's): half a
 /// point shifted by the spread over `2 × scaling + k`, plus the win's boost toward the winner,
-/// within 0..=1, where `k` is chosen so that a win by the scaling's four times scores 1. A draw
-/// is ½, a win by 1 about 0.834, a win by 300 or more 1.
+/// within 0..=1, where `k = 4 × scaling × boost / (1 − 2 × boost)`, so that a win by the scaling
+/// itself scores 1. A draw is ½, a win by 1 about 0.834, a win by 125 or more 1.
 pub fn spread_score(spread: i32, p: &Parameters) -> f64 {
     let k = 4.0 * p.spread_scaling * p.win_boost / (1.0 - 2.0 * p.win_boost);
     let shifted = f64::from(spread) / (2.0 * p.spread_scaling + k) + f64::from(spread.signum()) * p.win_boost;
@@ -71,6 +71,18 @@ fn g(phi: f64) -> f64 {
 /// 0..=1), with `periods` rating periods passed since their last game (the paper's example: 1).
 /// Unbounded: Glickman's steps as the paper gives them.
 pub fn rate(player: Glicko, results: &[(Glicko, f64)], periods: f64, tau: f64) -> Glicko {
+    rate_capped(player, results, periods, tau, f64::INFINITY)
+}
+
+/// [`rate`], the new volatility held to `max_volatility` before it grows the deviation (as
+/// liwords caps it).
+fn rate_capped(
+    player: Glicko,
+    results: &[(Glicko, f64)],
+    periods: f64,
+    tau: f64,
+    max_volatility: f64,
+) -> Glicko {
     // Step 2: to Glicko-2's scale.
     let mu = (player.rating - 1500.0) / SCALE;
     let phi = player.deviation / SCALE;
@@ -124,7 +136,7 @@ pub fn rate(player: Glicko, results: &[(Glicko, f64)], periods: f64, tau: f64) -
         f_b = f_c;
         rounds += 1;
     }
-    let new_sigma = (big_a / 2.0).exp();
+    let new_sigma = (big_a / 2.0).exp().min(max_volatility);
     // Steps 6 and 7: the deviation grown by the time passed, then narrowed by the games.
     let phi_star = (phi * phi + periods * new_sigma * new_sigma).sqrt();
     let new_phi = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
@@ -138,12 +150,8 @@ pub fn rate(player: Glicko, results: &[(Glicko, f64)], periods: f64, tau: f64) -
 /// score [`spread_score`] gives, then the deviation and volatility held to the pool's bounds.
 pub fn rate_game(player: Glicko, opponent: Glicko, spread: i32, idle_seconds: f64, p: &Parameters) -> Glicko {
     let periods = idle_seconds.max(0.0) / p.period_seconds;
-    let rated = rate(player, &[(opponent, spread_score(spread, p))], periods, p.tau);
-    Glicko {
-        rating: rated.rating,
-        deviation: rated.deviation.clamp(p.min_deviation, p.max_deviation),
-        volatility: rated.volatility.min(p.max_volatility),
-    }
+    let rated = rate_capped(player, &[(opponent, spread_score(spread, p))], periods, p.tau, p.max_volatility);
+    Glicko { deviation: rated.deviation.clamp(p.min_deviation, p.max_deviation), ..rated }
 }
 
 #[cfg(test)]
@@ -178,6 +186,8 @@ mod tests {
         assert!(close(spread_score(1, &WOOGLES), 0.834336, 1e-6), "{}", spread_score(1, &WOOGLES));
         assert!(close(spread_score(-1, &WOOGLES), 1.0 - 0.834336, 1e-6));
         assert!(close(spread_score(100, &WOOGLES), 0.5 + 0.333 + 100.0 / 748.502994, 1e-6));
+        assert!(spread_score(124, &WOOGLES) < 1.0);
+        assert_eq!(spread_score(125, &WOOGLES), 1.0);
         assert_eq!(spread_score(300, &WOOGLES), 1.0);
         assert_eq!(spread_score(-500, &WOOGLES), 0.0);
     }
