@@ -195,7 +195,7 @@ impl Events {
                     // Every half minute, the games in play looked at whatever was heard: one
                     // whose end another replica heard before it died is settled here.
                     rounds += 1;
-                    unheard |= rounds % SWEEP_ROUNDS == 0;
+                    unheard |= rounds.is_multiple_of(SWEEP_ROUNDS);
                     if let Err(e) = self.lobby_round(std::mem::take(&mut unheard), &games).await {
                         tracing::warn!(error = %e, "the lobby's round failed; the next one tries again");
                         unheard = true;
