@@ -15,6 +15,7 @@ import { tournamentPage, tournamentsPage } from "/web/tournament.js";
 import { broadcastPage, broadcastsPage, overlayPage } from "/web/broadcast.js";
 import { hallPage } from "/web/hall.js";
 import { printPage } from "/web/print.js";
+import { botsPage } from "/web/bots.js";
 
 const app = document.getElementById("app");
 
@@ -23,7 +24,8 @@ function frame() {
   document.documentElement.lang = lang;
   const nav = document.querySelector(".top nav");
   nav.replaceChildren(h("a", { href: "/", text: t("Lobby") }), h("a", { href: "/tournaments", text: t("Tournaments") }),
-    h("a", { href: "/broadcasts", text: t("Broadcasts") }), h("a", { href: "/director", text: t("Director") }),
+    h("a", { href: "/broadcasts", text: t("Broadcasts") }), h("a", { href: "/bots", text: t("Bots") }),
+    h("a", { href: "/director", text: t("Director") }),
     h("span", { class: "lang-switch", role: "group", "aria-label": t("Language") },
       ...[["en", "English"], ["ru", "Русский"]].map(([code, name]) => h("button", {
         type: "button", class: `link${code === lang ? " current" : ""}`, id: `lang-${code}`, lang: code,
@@ -51,6 +53,7 @@ async function route() {
     else if (path === "/broadcasts" || path === "/broadcasts/") await broadcastsPage(app);
     else if (overlay) await overlayPage(app, decodeURIComponent(overlay[1]), decodeURIComponent(overlay[2]));
     else if (path.startsWith("/broadcasts/")) await broadcastPage(app, decodeURIComponent(path.slice(12).replace(/\/$/, "")));
+    else if (path === "/bots" || path === "/bots/") await botsPage(app);
     else if (path.startsWith("/director")) await director();
     else app.replaceChildren(h("p", { text: t("No such page.") }));
   } catch (e) {

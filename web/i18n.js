@@ -348,6 +348,20 @@ const RU = {
   // hall prizes (hall.js: its other words are the prizes' and the hall's above), and a player's reserved table (plan.js)
   "Reserve table": "Закрепить стол", "Reserved table of {name}": "Закреплённый стол игрока {name}",
   "{name} keeps table {n}.": "За игроком {name} закреплён стол {n}.", "{name} has no reserved table.": "У игрока {name} нет закреплённого стола.",
+  // the bots' page (bots.js)
+  "Bots": "Боты", "bots": "боты", "ultrablitz": "ультраблиц", "blitz": "блиц", "rapid": "рапид", "regular": "классика",
+  "correspondence": "по переписке", "untimed": "без часов", "no reason given": "без причины", "later, please": "позже",
+  "too fast": "слишком быстро", "too slow": "слишком медленно", "it wants a casual game": "хочет товарищескую партию",
+  "it wants a rated game": "хочет рейтинговую партию", "not this game": "не эта игра", "no bots": "не играет с ботами",
+  "bots only": "играет только с ботами", "any ruleset": "любые правила", "suspended": "отстранён", "online": "в сети",
+  "offline": "не в сети", "Challenge it": "Вызвать", "every time class": "любой контроль", "No rated game yet.": "Рейтинговых партий ещё нет.",
+  "Time class": "Контроль",
+  "Bot accounts play anyone who challenges them: challenge one that is online.": "Боты играют со всеми, кто их вызовет: вызовите того, кто в сети.",
+  "No bot is registered yet.": "Ни один бот ещё не зарегистрирован.", "Bot": "Бот", "Run by": "Владелец", "Now": "Сейчас",
+  "Plays in": "Играет", "Ratings": "Рейтинги", "Leaderboard": "Таблица рейтингов", "Challenge {bot}": "Вызвать {bot}",
+  "Your name": "Ваше имя", "Clock (minutes)": "Часы (минуты)", "Rated": "На рейтинг", "Send the challenge": "Отправить вызов",
+  "Waiting for {bot} to answer…": "Ждём ответа {bot}…", "{bot} declined: {why}.": "{bot} отказался: {why}.",
+  "{bot} did not answer in time.": "{bot} не ответил вовремя.",
 };
 
 // Counted nouns: English one/many; Russian one/few/many.

@@ -1,5 +1,5 @@
 //! The browser client, served on the gRPC port: the page (`/`, `/games/<id>`,
-//! `/games/<id>/review`, `/director`, `/tournaments`, `/tournaments/<slug>`,
+//! `/games/<id>/review`, `/director`, `/bots`, `/tournaments`, `/tournaments/<slug>`,
 //! `/tournaments/<slug>/hall` (the hall display), `/tournaments/<slug>/print` (the scorecards and
 //! pairing sheets to print), all the same single page that routes itself),
 //! its modules and style (`/web/…`, embedded in the
@@ -82,6 +82,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("plan.js", JS, include_str!("../../web/plan.js")),
         file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
+        file("bots.js", JS, include_str!("../../web/bots.js")),
         file("hall.js", JS, include_str!("../../web/hall.js")),
         file("checkin.js", JS, include_str!("../../web/checkin.js")),
         file("print.js", JS, include_str!("../../web/print.js")),
@@ -120,7 +121,7 @@ fn asset_for(path: &str) -> Option<&'static Asset> {
             "index.html"
         }
         p if p.strip_prefix("/games/").is_some_and(game_page) => "index.html",
-        "/broadcasts" | "/broadcasts/" => "index.html",
+        "/broadcasts" | "/broadcasts/" | "/bots" | "/bots/" => "index.html",
         p if p.strip_prefix("/broadcasts/").is_some_and(|rest| {
             let rest = rest.strip_suffix('/').unwrap_or(rest);
             game_page(rest)

@@ -53,6 +53,7 @@ mod session_bots_background;
 mod session_clocks;
 mod session_sleep;
 mod web_assets;
+mod web_bots;
 mod web_broadcast_results;
 mod web_check_in;
 mod web_client;

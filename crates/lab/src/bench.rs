@@ -234,6 +234,9 @@ pub enum BenchCommand {
     /// One broadcast of bot games watched by many spectators: each event's lateness past its
     /// due time, the CPU time and the moves judged, memory per stream.
     Broadcast(super::bench_broadcast::BroadcastArgs),
+    /// Many bot accounts online with their streams open: memory per stream, each challenge's
+    /// delivery to its bot, every pair's game played to its end at a fast time control.
+    Lobby(super::bench_lobby::LobbyArgs),
     /// Compile and load times and sizes of the shipped lexicons.
     Lexicon {
         /// Repetitions per measurement (the median is reported).
@@ -263,6 +266,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Tournament(args) => super::tournament::bench(args),
         BenchCommand::Reports(args) => super::bench_reports::run(args),
         BenchCommand::Broadcast(args) => super::bench_broadcast::run(args),
+        BenchCommand::Lobby(args) => super::bench_lobby::run(args),
         BenchCommand::Infer(args) => super::bench_champion::infer(args),
         BenchCommand::Peg(args) => super::bench_champion::peg(args),
         BenchCommand::Think(args) => super::bench_champion::think(args),

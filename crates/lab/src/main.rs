@@ -17,6 +17,7 @@ mod bench_endgame;
 mod bench_flood;
 mod bench_forward;
 mod bench_livegames;
+mod bench_lobby;
 mod bench_pairing;
 mod bench_reports;
 mod bench_review;
