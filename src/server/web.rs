@@ -489,7 +489,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_three_routes_are_the_page_and_files_are_found_by_name() {
+    fn the_pages_routes_are_the_page_and_files_are_found_by_name() {
         for path in [
             "/",
             "/director",
@@ -499,6 +499,7 @@ mod tests {
             "/broadcasts",
             "/broadcasts/open-live",
             "/broadcasts/open-live/games/0f9c6a8e-0000-4000-8000-000000000000/overlay",
+            "/bots",
         ] {
             assert_eq!(asset_for(path).map(|a| a.path), Some("index.html"), "{path}");
         }
