@@ -311,21 +311,40 @@ async fn contract(store: Arc<dyn Store>) {
     let event = |bot: &str, n: u64, body: &[u8]| (bot.to_string(), n, body.to_vec());
     let first = LobbyChange {
         version: 1,
+        tag: 11,
+        base_tag: 0,
         parts: vec![part("bot/b", Some(b"b1")), part("bot/a", Some(b"a1")), part("challenge/1", Some(b"c"))],
         events: vec![event("a", 1, b"a-one"), event("b", 1, b"b-one"), event("a", 2, b"a-two")],
     };
     store.put_lobby(first.clone()).wait().await.unwrap();
     assert!(matches!(store.put_lobby(first).wait().await, Err(StoreError::LobbyStale)), "version 1 twice");
-    let stale = LobbyChange { version: 3, parts: vec![part("bot/a", Some(b"lost"))], events: vec![] };
+    let stale = LobbyChange {
+        version: 3,
+        tag: 13,
+        base_tag: 11,
+        parts: vec![part("bot/a", Some(b"lost"))],
+        events: vec![],
+    };
     assert!(matches!(store.put_lobby(stale).wait().await, Err(StoreError::LobbyStale)), "a version skipped");
+    // Made on a version 1 that never landed (another writer's took its number): refused.
+    let astray = LobbyChange {
+        version: 2,
+        tag: 14,
+        base_tag: 99,
+        parts: vec![part("bot/a", Some(b"lost"))],
+        events: vec![],
+    };
+    assert!(matches!(store.put_lobby(astray).wait().await, Err(StoreError::LobbyStale)), "another lineage");
     let second = LobbyChange {
         version: 2,
+        tag: 12,
+        base_tag: 11,
         parts: vec![part("bot/a", Some(b"a2")), part("challenge/1", None)],
         events: vec![event("a", 3, b"a-three")],
     };
     store.put_lobby(second).wait().await.unwrap();
     let lobby = store.lobby().await.unwrap();
-    assert_eq!(lobby.version, 2);
+    assert_eq!((lobby.version, lobby.tag), (2, 12));
     assert_eq!(
         lobby.parts,
         vec![part("bot/a", Some(b"a2")), part("bot/b", Some(b"b1"))]

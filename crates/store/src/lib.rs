@@ -134,11 +134,12 @@ pub struct StoredBroadcast {
     pub body: Vec<u8>,
 }
 
-/// The bots' lobby as kept: its version (0: never written) and its parts by key in byte order,
-/// opaque to the store.
+/// The bots' lobby as kept: its version (0: never written), the tag of the write that made it,
+/// and its parts by key in byte order, opaque to the store.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoredLobby {
     pub version: u64,
+    pub tag: u64,
     pub parts: Vec<(String, Vec<u8>)>,
 }
 
@@ -146,8 +147,13 @@ pub struct StoredLobby {
 /// streams.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LobbyChange {
-    /// The version written: it lands only over the one before.
+    /// The version written: it lands only over the one before, made by the write tagged
+    /// `base_tag` (so a change made on a version that never landed never lands, whichever write
+    /// took its number).
     pub version: u64,
+    /// This write's tag (drawn by the writer), and the tag of the version it was made on.
+    pub tag: u64,
+    pub base_tag: u64,
     /// A key's new part (replacing the one kept), or None: the part kept under it removed.
     pub parts: Vec<(String, Option<Vec<u8>>)>,
     /// Events by bot and number (each number of a bot written once).
@@ -378,8 +384,9 @@ pub trait BroadcastStore: Send + Sync {
 /// The bots' lobby: one state in parts, written against its version, and each bot's events.
 pub trait LobbyStore: Send + Sync {
     /// Write the lobby as version `change.version` with the parts and events it changes, in one
-    /// transaction: it lands only if the stored version is the one before (0: never written),
-    /// else [`StoreError::LobbyStale`] and nothing is written.
+    /// transaction: it lands only if the stored version is the one before (0: never written) and
+    /// was written by the write tagged `change.base_tag`, else [`StoreError::LobbyStale`] and
+    /// nothing is written.
     fn put_lobby(&self, change: LobbyChange) -> Pending;
 
     /// The lobby at its latest version, with every part.

@@ -30,6 +30,7 @@ pub struct MemoryStore {
 #[derive(Default)]
 struct Lobby {
     version: u64,
+    tag: u64,
     parts: std::collections::BTreeMap<String, Vec<u8>>,
     events: std::collections::BTreeMap<(String, u64), Vec<u8>>,
 }
@@ -251,10 +252,11 @@ impl BroadcastStore for MemoryStore {
 impl LobbyStore for MemoryStore {
     fn put_lobby(&self, change: LobbyChange) -> Pending {
         let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
-        if lobby.version + 1 != change.version {
+        if lobby.version + 1 != change.version || (lobby.version > 0 && lobby.tag != change.base_tag) {
             return Pending::ready(Err(StoreError::LobbyStale));
         }
         lobby.version = change.version;
+        lobby.tag = change.tag;
         for (key, part) in change.parts {
             match part {
                 Some(body) => lobby.parts.insert(key, body),
@@ -269,7 +271,11 @@ impl LobbyStore for MemoryStore {
 
     fn lobby(&self) -> Reading<'_, StoredLobby> {
         let lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
-        let stored = StoredLobby { version: lobby.version, parts: lobby.parts.clone().into_iter().collect() };
+        let stored = StoredLobby {
+            version: lobby.version,
+            tag: lobby.tag,
+            parts: lobby.parts.clone().into_iter().collect(),
+        };
         Box::pin(std::future::ready(Ok(stored)))
     }
 

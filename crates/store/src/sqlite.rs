@@ -23,7 +23,7 @@
 //! `tournament_events(slug, number, body)` (only ever inserted into) and
 //! `tournament_answers(slug, key, version, body)` (the latest versions' answers);
 //! `broadcasts(slug, version, body)`, each written whole against its version; the bots' lobby as
-//! `lobby(id, version)` (one row), `lobby_parts(key, body)` and `bot_events(bot, number, body)`
+//! `lobby(id, version, tag)` (one row), `lobby_parts(key, body)` and `bot_events(bot, number, body)`
 //! (only ever inserted into).
 
 use super::queue::{self, Group, Groups, Queue};
@@ -114,7 +114,8 @@ CREATE TABLE IF NOT EXISTS broadcasts (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lobby (
     id      INTEGER PRIMARY KEY CHECK (id = 1),
-    version INTEGER NOT NULL
+    version INTEGER NOT NULL,
+    tag     INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS lobby_parts (
     key  TEXT PRIMARY KEY,
@@ -553,10 +554,13 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
 fn write_lobby(tx: &mut rusqlite::Transaction<'_>, change: &LobbyChange) -> Result<(), StoreError> {
     let sp = tx.savepoint()?;
     let n = if change.version == 1 {
-        sp.prepare_cached("INSERT OR IGNORE INTO lobby (id, version) VALUES (1, 1)")?.execute([])?
+        sp.prepare_cached("INSERT OR IGNORE INTO lobby (id, version, tag) VALUES (1, 1, ?1)")?
+            .execute(params![change.tag as i64])?
     } else {
-        sp.prepare_cached("UPDATE lobby SET version = ?1 WHERE id = 1 AND version = ?1 - 1")?
-            .execute(params![change.version as i64])?
+        sp.prepare_cached(
+            "UPDATE lobby SET version = ?1, tag = ?2 WHERE id = 1 AND version = ?1 - 1 AND tag = ?3",
+        )?
+        .execute(params![change.version as i64, change.tag as i64, change.base_tag as i64])?
     };
     if n == 0 {
         return Err(StoreError::LobbyStale);
@@ -854,14 +858,17 @@ impl LobbyStore for SqliteStore {
         self.read(|conn| {
             // One transaction: the parts are of the version read.
             let tx = conn.unchecked_transaction()?;
-            let version = tx
-                .query_row("SELECT version FROM lobby WHERE id = 1", [], |r| r.get::<_, i64>(0))
-                .optional()?;
+            let (version, tag) = tx
+                .query_row("SELECT version, tag FROM lobby WHERE id = 1", [], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+                })
+                .optional()?
+                .unwrap_or((0, 0));
             let mut stmt = tx.prepare_cached("SELECT key, body FROM lobby_parts ORDER BY key")?;
             let parts = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
             drop(stmt);
             tx.finish()?;
-            Ok(StoredLobby { version: version.unwrap_or(0) as u64, parts })
+            Ok(StoredLobby { version: version as u64, tag: tag as u64, parts })
         })
     }
 

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone, Debug, Default)]
 pub struct LobbyState {
     pub version: u64,
+    /// The tag of the write that made this version: the next is made on it.
+    pub tag: u64,
     pub bots: BTreeMap<String, BotAccount>,
     pub challenges: BTreeMap<String, Challenge>,
     pub games: BTreeMap<String, LobbyGame>,
@@ -40,7 +42,7 @@ fn unreadable(key: &str, e: serde_json::Error) -> HostError {
 
 impl LobbyState {
     fn of(stored: StoredLobby) -> Result<LobbyState, HostError> {
-        let mut state = LobbyState { version: stored.version, ..LobbyState::default() };
+        let mut state = LobbyState { version: stored.version, tag: stored.tag, ..LobbyState::default() };
         for (key, body) in stored.parts {
             let read = |e| unreadable(&key, e);
             if let Some(name) = key.strip_prefix(BOT) {
@@ -166,7 +168,9 @@ impl Draft {
                 serde_json::to_vec(event).map_err(|e| HostError::Internal(format!("an event: {e}")))?;
             events.push((bot.clone(), event.number, body));
         }
-        Ok(LobbyChange { version: self.state.version + 1, parts, events })
+        // A tag of its own: random, so two writers never draw the same.
+        let tag = u64::from_le_bytes(uuid::Uuid::new_v4().as_bytes()[..8].try_into().unwrap_or_default());
+        Ok(LobbyChange { version: self.state.version + 1, tag, base_tag: self.state.tag, parts, events })
     }
 }
 
@@ -182,7 +186,9 @@ const RETRIES: usize = 16;
 pub(crate) struct Lobby {
     store: Arc<dyn LobbyStore>,
     cached: Mutex<Arc<LobbyState>>,
-    writing: tokio::sync::Mutex<()>,
+    /// The one writer's turn on this replica, and the state last handed to the store while its
+    /// write is in flight (None: none is; the store's is the latest).
+    writing: tokio::sync::Mutex<Option<Arc<LobbyState>>>,
     /// The bots whose streams have new events here.
     pub(crate) told: tokio::sync::broadcast::Sender<String>,
     pub(crate) limits: super::LobbyLimits,
@@ -202,7 +208,7 @@ impl Lobby {
         Lobby {
             store,
             cached: Mutex::new(Arc::new(LobbyState::default())),
-            writing: tokio::sync::Mutex::new(()),
+            writing: tokio::sync::Mutex::new(None),
             told: tokio::sync::broadcast::channel(4096).0,
             limits,
             streams: Mutex::new(BTreeMap::new()),
@@ -231,31 +237,25 @@ impl Lobby {
         Ok(state)
     }
 
-    /// Make a change: `make` on a draft of the latest state (again on a fresher one if another
-    /// replica wrote first), written as the next version; its answer once durable. A refusal
-    /// writes nothing; a change that touches nothing writes nothing.
+    /// Make a change: `make` on a draft of the latest state, written as the next version; its
+    /// answer once durable. A refusal writes nothing; a change that touches nothing writes
+    /// nothing.
+    ///
+    /// Pipelined: the one writer's turn lasts while the change is made and handed to the store,
+    /// not while it is made durable, so changes that arrive together are committed together (the
+    /// store's group commit). The next change is made on the state handed over (the `head`); a
+    /// write that fails fails every one made on it after (its version is never there), and each
+    /// is made again on the state read afresh, as is a write another replica's version beat.
     pub(crate) async fn change<T>(
         &self,
-        make: impl FnMut(&mut Draft) -> Result<T, LobbyError>,
-    ) -> Result<T, LobbyError> {
-        let held = self.hold().await;
-        self.change_held(&held, make).await
-    }
-
-    /// This replica's one writer's turn: a command that does more than change the lobby (makes
-    /// a game) holds it throughout.
-    pub(crate) async fn hold(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.writing.lock().await
-    }
-
-    /// [`Lobby::change`], under a hold the caller has.
-    pub(crate) async fn change_held<T>(
-        &self,
-        _held: &tokio::sync::MutexGuard<'_, ()>,
         mut make: impl FnMut(&mut Draft) -> Result<T, LobbyError>,
     ) -> Result<T, LobbyError> {
         for _ in 0..RETRIES {
-            let state = self.read().await?;
+            let mut head = self.writing.lock().await;
+            let state = match head.as_ref() {
+                Some(state) => state.clone(),
+                None => self.read().await?,
+            };
             let mut draft = Draft {
                 state: (*state).clone(),
                 touched: BTreeSet::new(),
@@ -267,13 +267,31 @@ impl Lobby {
                 return Ok(answer);
             }
             let change = draft.change()?;
-            match self.store.put_lobby(change).wait().await {
+            let (version, tag) = (change.version, change.tag);
+            let written = self.store.put_lobby(change);
+            draft.state.version = version;
+            draft.state.tag = tag;
+            let touched = std::mem::take(&mut draft.touched);
+            let state = Arc::new(draft.state);
+            *head = Some(state.clone());
+            drop(head);
+            let outcome = written.wait().await;
+            let mut head = self.writing.lock().await;
+            if head.as_ref().is_some_and(|h| h.version <= version || outcome.is_err()) {
+                // Nothing after it in flight, or it failed: the next change reads the store.
+                *head = None;
+            }
+            drop(head);
+            match outcome {
                 Ok(()) => {
-                    draft.state.version += 1;
-                    *self.cached.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(draft.state);
+                    let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+                    if state.version > cached.version {
+                        *cached = state;
+                    }
+                    drop(cached);
                     // Each bot whose account changed (a new event, a suspension, a new token)
                     // wakes its streams here.
-                    for bot in draft.touched.iter().filter_map(|k| k.strip_prefix(BOT)) {
+                    for bot in touched.iter().filter_map(|k| k.strip_prefix(BOT)) {
                         let _ = self.told.send(bot.to_string());
                     }
                     return Ok(answer);

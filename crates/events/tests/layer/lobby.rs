@@ -169,9 +169,22 @@ async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
         }
     }
 
-    // Every record of a challenge agrees: the lobby's, each replica's reading, the streams'.
+    agree(&store, &a, &b, &model, games.0.lock().unwrap().len()).await?;
+    drop(streams);
+    Ok(())
+}
+
+/// Every record of each challenge `model` made agrees: the lobby's, each replica's reading, the
+/// streams'; and `made` games were made, one an accepted challenge.
+async fn agree(
+    store: &Arc<MemoryStore>,
+    a: &Events,
+    b: &Events,
+    model: &[Modelled],
+    made: usize,
+) -> Result<(), TestCaseError> {
     let mut kept: BTreeMap<String, Challenge> = BTreeMap::new();
-    for m in &model {
+    for m in model {
         let here = a.challenge_of(&m.id).await.unwrap();
         let there = b.challenge_of(&m.id).await.unwrap();
         prop_assert_eq!(&here, &there);
@@ -179,7 +192,7 @@ async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
         kept.insert(m.id.clone(), here);
     }
     let accepted = kept.values().filter(|c| matches!(c.state, ChallengeState::Accepted { .. })).count();
-    prop_assert_eq!(games.0.lock().unwrap().len(), accepted, "one game an accepted challenge");
+    prop_assert_eq!(made, accepted, "one game an accepted challenge");
     let names = |bots: Vec<dawgref_events::BotProfile>| {
         bots.into_iter().map(|b| (b.name, b.online)).collect::<Vec<_>>()
     };
@@ -222,8 +235,81 @@ async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
             prop_assert_eq!(started, usize::from(party && accepted));
         }
     }
-    drop(streams);
     Ok(())
+}
+
+/// Changes made at once on two replicas, each replica's own pipelined (the next made on the
+/// state handed to the store before the last is durable): every challenge is sent, answered
+/// once, and every record agrees as when they come one at a time.
+#[test]
+fn changes_made_at_once_on_two_replicas_keep_one_numbered_history() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let store = Arc::new(MemoryStore::new());
+        let (a, _a) = layer(&store);
+        let (b, _b) = layer(&store);
+        let accepts = Accepts { rated: true, casual: true, bots: true, people: true, ..Accepts::default() };
+        for (i, name) in BOTS.iter().enumerate() {
+            let bot = NewBot { name: name.to_string(), owner: "lab".into(), accepts: accepts.clone() };
+            a.register_bot(&LobbyActor::Director(None), bot, bot_token(i)).await.unwrap();
+        }
+        let mut streams = Vec::new();
+        for i in 0..BOTS.len() {
+            streams.push(b.bot_events(&LobbyActor::Bot(bot_token(i)), 0).await.unwrap());
+        }
+        // 60 challenges at once, half through each replica.
+        let mut sent = tokio::task::JoinSet::new();
+        for k in 0..60usize {
+            let on = if k % 2 == 0 { a.clone() } else { b.clone() };
+            let (from, to) = (k % 3, (k + 1) % 3);
+            sent.spawn(async move {
+                let new = NewChallenge {
+                    to: BOTS[to].into(),
+                    game: GameSettings::default(),
+                    rated: false,
+                    wait: Some(std::time::Duration::from_secs(3600)),
+                    person: None,
+                    person_key: None,
+                    server_bot: None,
+                };
+                let c = on.challenge(&LobbyActor::Bot(bot_token(from)), new).await.unwrap();
+                Modelled { id: c.id, from: Who::Bot(from), to, open: true }
+            });
+        }
+        let mut model = Vec::new();
+        while let Some(m) = sent.join_next().await {
+            model.push(m.unwrap());
+        }
+        // Each answered at once, twice over (one answer wins): declined or accepted, from
+        // either replica.
+        let games = Arc::new(NotedGames::default());
+        let mut answered = tokio::task::JoinSet::new();
+        for (k, m) in model.iter().enumerate() {
+            for twice in 0..2 {
+                let on = if (k + twice) % 2 == 0 { a.clone() } else { b.clone() };
+                let (id, to, games) = (m.id.clone(), m.to, games.clone());
+                answered.spawn(async move {
+                    let actor = LobbyActor::Bot(bot_token(to));
+                    if k % 2 == 0 {
+                        on.accept_challenge(&actor, &id, &*games).await.is_ok()
+                    } else {
+                        on.decline_challenge(&actor, &id, DeclineReason::Later, "busy".into()).await.is_ok()
+                    }
+                });
+            }
+        }
+        let mut answers = 0;
+        while let Some(ok) = answered.join_next().await {
+            answers += usize::from(ok.unwrap());
+        }
+        assert_eq!(answers, model.len(), "each challenge answered once");
+        for m in &mut model {
+            m.open = false;
+        }
+        let made = games.0.lock().unwrap().len();
+        agree(&store, &a, &b, &model, made).await.unwrap();
+        drop(streams);
+    });
 }
 
 proptest! {

@@ -190,18 +190,19 @@ impl LobbyStore for PgStore {
             let client = self.client().await?;
             // One statement, one snapshot: the parts are of the version read.
             let rows = timed(client.query(
-                "SELECT l.version, p.key, p.body FROM (SELECT 0) AS one
+                "SELECT l.version, l.tag, p.key, p.body FROM (SELECT 0) AS one
                  LEFT JOIN lobby l ON l.id = 1 LEFT JOIN lobby_parts p ON l.id = 1
                  ORDER BY p.key COLLATE \"C\"",
                 &[],
             ))
             .await?;
             let version = rows.first().and_then(|r| r.get::<_, Option<i64>>(0)).unwrap_or(0) as u64;
+            let tag = rows.first().and_then(|r| r.get::<_, Option<i64>>(1)).unwrap_or(0) as u64;
             let parts = rows
                 .iter()
-                .filter_map(|r| Some((r.get::<_, Option<String>>(1)?, r.get::<_, Option<Vec<u8>>>(2)?)))
+                .filter_map(|r| Some((r.get::<_, Option<String>>(2)?, r.get::<_, Option<Vec<u8>>>(3)?)))
                 .collect();
-            Ok(StoredLobby { version, parts })
+            Ok(StoredLobby { version, tag, parts })
         })
     }
 

@@ -10,11 +10,15 @@ pub(super) async fn write_lobby(
     change: &LobbyChange,
 ) -> Result<Result<(), StoreError>, tokio_postgres::Error> {
     let n = if change.version == 1 {
-        tx.execute("INSERT INTO lobby (id, version) VALUES (1, 1) ON CONFLICT DO NOTHING", &[]).await?
+        tx.execute(
+            "INSERT INTO lobby (id, version, tag) VALUES (1, 1, $1) ON CONFLICT DO NOTHING",
+            &[&(change.tag as i64)],
+        )
+        .await?
     } else {
         tx.execute(
-            "UPDATE lobby SET version = $1::bigint WHERE id = 1 AND version = $1::bigint - 1",
-            &[&(change.version as i64)],
+            "UPDATE lobby SET version = $1::bigint, tag = $2 WHERE id = 1 AND version = $1::bigint - 1 AND tag = $3",
+            &[&(change.version as i64), &(change.tag as i64), &(change.base_tag as i64)],
         )
         .await?
     };

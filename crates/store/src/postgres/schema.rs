@@ -118,7 +118,8 @@ CREATE TABLE tournament_parts (
     "
 CREATE TABLE lobby (
     id      int PRIMARY KEY CHECK (id = 1),
-    version bigint NOT NULL
+    version bigint NOT NULL,
+    tag     bigint NOT NULL
 );
 CREATE TABLE lobby_parts (
     key  text PRIMARY KEY,
