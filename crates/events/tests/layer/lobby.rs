@@ -169,7 +169,8 @@ async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
         }
     }
 
-    agree(&store, &a, &b, &model, games.0.lock().unwrap().len()).await?;
+    let made = games.0.lock().unwrap().len();
+    agree(&store, &a, &b, &model, made).await?;
     drop(streams);
     Ok(())
 }
