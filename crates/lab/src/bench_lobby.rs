@@ -46,12 +46,14 @@ fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
 struct Heard {
     delivered: Vec<Duration>,
     ended: usize,
+    /// Turns of the games played, as each game's seats saw them end (each game counted by both).
+    turns: u64,
     failed: Vec<String>,
 }
 
 /// A bot's seat in a game played to its end: on each of its turns GenerateMoves' best play (a
 /// pass when there is none).
-async fn play(channel: Channel, game_id: String, token: String) -> Result<(), tonic::Status> {
+async fn play(channel: Channel, game_id: String, token: String) -> Result<u32, tonic::Status> {
     let mut games = GamesServiceClient::new(channel.clone());
     let mut analysis = AnalysisServiceClient::new(channel);
     let view = |g: &mut GamesServiceClient<Channel>| {
@@ -69,7 +71,7 @@ async fn play(channel: Channel, game_id: String, token: String) -> Result<(), to
         .into_inner();
     loop {
         if v.over {
-            return Ok(());
+            return Ok(v.turn);
         }
         if Some(v.to_move) == v.my_seat && !v.paused {
             let position = pb::Position {
@@ -102,7 +104,7 @@ async fn play(channel: Channel, game_id: String, token: String) -> Result<(), to
         }
         // The next event, then the game as it stands.
         if watch.message().await?.is_none() {
-            return Ok(());
+            return Ok(v.turn);
         }
         v = view(&mut games).await?;
     }
@@ -164,12 +166,11 @@ pub fn run(args: LobbyArgs) -> CliResult {
                         Some(Kind::GameStarted(started)) => {
                             let (channel, token, heard) = (channel.clone(), bot_token.clone(), heard.clone());
                             tokio::spawn(async move {
-                                if let Err(e) = play(channel, started.game_id, token).await {
-                                    heard
-                                        .lock()
-                                        .unwrap_or_else(|e| e.into_inner())
-                                        .failed
-                                        .push(e.to_string());
+                                let played = play(channel, started.game_id, token).await;
+                                let mut heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+                                match played {
+                                    Ok(turns) => heard.turns += u64::from(turns),
+                                    Err(e) => heard.failed.push(e.to_string()),
                                 }
                             });
                         }
@@ -239,9 +240,10 @@ pub fn run(args: LobbyArgs) -> CliResult {
             pct(&delivered, 1.0) / 1000.0
         );
         println!(
-            "{} games of {} ms a side played to their ends in {:.1} s, each end heard by both bots ({} ends); {} calls failed",
+            "{} games of {} ms a side played to their ends ({:.1} turns a game) in {:.1} s, each end heard by both bots ({} ends); {} calls failed",
             n / 2,
             args.initial_ms,
+            heard.turns as f64 / n as f64,
             played.as_secs_f64(),
             heard.ended,
             heard.failed.len()

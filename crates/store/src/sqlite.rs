@@ -204,8 +204,10 @@ pub struct SqliteStore {
 /// once a version is committed (before its writer is answered) and by a read of the database,
 /// never lowered (a read that raced a commit keeps the commit's). A version forgotten (a stale
 /// write) is not brought back by a read begun before it: each forgetting is a new generation.
+/// Beside them the lobby's version (0: not known here yet), which only this process writes: the
+/// last it committed or read, never lowered.
 #[derive(Default)]
-struct Versions(Mutex<(HashMap<String, u64>, u64)>);
+struct Versions(Mutex<(HashMap<String, u64>, u64)>, std::sync::atomic::AtomicU64);
 
 impl Versions {
     fn lock(&self) -> std::sync::MutexGuard<'_, (HashMap<String, u64>, u64)> {
@@ -447,6 +449,9 @@ fn commit(conn: &mut Connection, group: Group<Job>, versions: &Versions) {
                         Err(StoreError::Stale(_)) => versions.forget(&t.slug),
                         Err(_) => {}
                     }
+                }
+                if let (Job::Lobby(change), Ok(())) = (job, result) {
+                    versions.1.fetch_max(change.version, std::sync::atomic::Ordering::Relaxed);
                 }
             }
             group.answer(results)
@@ -855,7 +860,8 @@ impl LobbyStore for SqliteStore {
     }
 
     fn lobby(&self) -> Reading<'_, StoredLobby> {
-        self.read(|conn| {
+        let versions = self.versions.clone();
+        self.read(move |conn| {
             // One transaction: the parts are of the version read.
             let tx = conn.unchecked_transaction()?;
             let (version, tag) = tx
@@ -868,16 +874,25 @@ impl LobbyStore for SqliteStore {
             let parts = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
             drop(stmt);
             tx.finish()?;
+            versions.1.fetch_max(version as u64, std::sync::atomic::Ordering::Relaxed);
             Ok(StoredLobby { version: version as u64, tag: tag as u64, parts })
         })
     }
 
     fn lobby_version(&self) -> Reading<'_, u64> {
-        self.read(|conn| {
+        // Only this process writes the lobby: its version is the last it committed or read.
+        let known = self.versions.1.load(std::sync::atomic::Ordering::Relaxed);
+        if known > 0 {
+            return Box::pin(std::future::ready(Ok(known)));
+        }
+        let versions = self.versions.clone();
+        self.read(move |conn| {
             let version = conn
                 .query_row("SELECT version FROM lobby WHERE id = 1", [], |r| r.get::<_, i64>(0))
                 .optional()?;
-            Ok(version.unwrap_or(0) as u64)
+            let version = version.unwrap_or(0) as u64;
+            versions.1.fetch_max(version, std::sync::atomic::Ordering::Relaxed);
+            Ok(version)
         })
     }
 

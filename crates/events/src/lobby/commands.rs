@@ -392,6 +392,7 @@ impl Events {
                 if bot.suspended != suspended {
                     bot.suspended = suspended;
                     d.put_bot(bot.clone());
+                    d.wake(name);
                 }
                 if suspended {
                     // Its open challenges closed: those to it declined, those it sent withdrawn.
@@ -444,6 +445,7 @@ impl Events {
                 }
                 bot.token_hash = token_hash;
                 d.put_bot(bot.clone());
+                d.wake(name);
                 Ok(d.state.profile(&bot, online))
             })
             .await

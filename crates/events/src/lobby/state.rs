@@ -80,6 +80,8 @@ pub(crate) struct Draft {
     pub(crate) state: LobbyState,
     touched: BTreeSet<String>,
     events: Vec<(String, BotEvent)>,
+    /// The bots whose streams here must look again (a new event, a suspension, a new token).
+    woken: BTreeSet<String>,
     pub(crate) now_ms: u64,
 }
 
@@ -134,12 +136,18 @@ impl Draft {
         self.state.people.insert(name.to_string(), hash);
     }
 
+    /// `bot`'s streams here look at its account again once the change is written.
+    pub(crate) fn wake(&mut self, bot: &str) {
+        self.woken.insert(bot.to_string());
+    }
+
     /// An event on `bot`'s stream, numbered after its last (a bot not registered has none).
     pub(crate) fn tell(&mut self, bot: &str, kind: BotEventKind) {
         let Some(mut account) = self.state.bots.get(bot).cloned() else { return };
         account.last_event += 1;
         let event = BotEvent { number: account.last_event, at_unix_ms: self.now_ms, kind };
         self.events.push((bot.to_string(), event));
+        self.wake(bot);
         self.put_bot(account);
     }
 
@@ -260,6 +268,7 @@ impl Lobby {
                 state: (*state).clone(),
                 touched: BTreeSet::new(),
                 events: Vec::new(),
+                woken: BTreeSet::new(),
                 now_ms: now_unix_ms(),
             };
             let answer = make(&mut draft)?;
@@ -271,7 +280,7 @@ impl Lobby {
             let written = self.store.put_lobby(change);
             draft.state.version = version;
             draft.state.tag = tag;
-            let touched = std::mem::take(&mut draft.touched);
+            let woken = std::mem::take(&mut draft.woken);
             let state = Arc::new(draft.state);
             *head = Some(state.clone());
             drop(head);
@@ -289,10 +298,8 @@ impl Lobby {
                         *cached = state;
                     }
                     drop(cached);
-                    // Each bot whose account changed (a new event, a suspension, a new token)
-                    // wakes its streams here.
-                    for bot in touched.iter().filter_map(|k| k.strip_prefix(BOT)) {
-                        let _ = self.told.send(bot.to_string());
+                    for bot in woken {
+                        let _ = self.told.send(bot);
                     }
                     return Ok(answer);
                 }
