@@ -1,6 +1,7 @@
 //! `dawgref-lab bench lobby`: `--bots` bot accounts online at once on one SQLite server, each
 //! with its stream of events open (over `--connections` client connections): the resident memory
-//! an open stream adds; then every even bot challenges the next at the same moment, each
+//! an open stream adds; then every even bot challenges the next at the same moment (or
+//! `--stagger-ms` apart, while the games begun are played), each
 //! challenge timed from the call to its arrival on the challenged bot's stream (p50, p99, max);
 //! each bot accepts what it is offered and plays its game at once (GenerateMoves' best play, as
 //! the example bot does) at a fast time control, and every game is played to its end, each end
@@ -30,6 +31,10 @@ pub struct LobbyArgs {
     /// Each game's clock: its initial time per side.
     #[arg(long, default_value_t = 60_000)]
     initial_ms: u64,
+    /// The challenges one after another this far apart (while the games already begun are
+    /// played), rather than all at one moment (0).
+    #[arg(long, default_value_t = 0)]
+    stagger_ms: u64,
     /// Scratch directory for the store (must not exist; removed afterwards).
     #[arg(long, default_value = "data/bench-lobby")]
     dir: std::path::PathBuf,
@@ -201,7 +206,8 @@ pub fn run(args: LobbyArgs) -> CliResult {
             let (from, to) = (2 * pair, 2 * pair + 1);
             let mut bots = BotsServiceClient::new(channels[from % channels.len()].clone());
             let (go, sent_at, token) = (go.clone(), sent_at.clone(), tokens[from].clone());
-            let initial_ms = args.initial_ms;
+            let (initial_ms, stagger) =
+                (args.initial_ms, Duration::from_millis(args.stagger_ms * pair as u64));
             calls.spawn(async move {
                 let request = pb::CreateChallengeRequest {
                     bot: format!("lab-{to}"),
@@ -212,6 +218,7 @@ pub fn run(args: LobbyArgs) -> CliResult {
                     ..Default::default()
                 };
                 go.wait().await;
+                tokio::time::sleep(stagger).await;
                 sent_at.lock().unwrap_or_else(|e| e.into_inner()).insert(format!("lab-{to}"), Instant::now());
                 bots.create_challenge(with_token(request, &token)).await.map(|_| ())
             });
