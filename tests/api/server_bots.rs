@@ -68,14 +68,22 @@ async fn lobby(limits: dawgref_events::LobbyLimits) -> TestServer {
     serve(lexicons_builder().director_token(ROOT).lobby_limits(limits)).await.0
 }
 
-#[tokio::test]
-async fn a_challenge_declined_with_a_reason_is_heard_by_both_bots_and_answered_once() {
-    let server = lobby(Default::default()).await;
+/// A lobby with two bots online, alpha and beta, accepting anything: the server, a client, and
+/// each bot's token and stream.
+async fn two_bots(limits: dawgref_events::LobbyLimits) -> (TestServer, Bots, [String; 2], [Events; 2]) {
+    let server = lobby(limits).await;
     let mut b = server.bots().await;
     let alpha = register(&mut b, "alpha", accepts_all()).await;
     let beta = register(&mut b, "beta", accepts_all()).await;
-    let mut alpha_events = open_stream(&mut b, &alpha, 0).await;
-    let mut beta_events = open_stream(&mut b, &beta, 0).await;
+    let alpha_events = open_stream(&mut b, &alpha, 0).await;
+    let beta_events = open_stream(&mut b, &beta, 0).await;
+    (server, b, [alpha, beta], [alpha_events, beta_events])
+}
+
+#[tokio::test]
+async fn a_challenge_declined_with_a_reason_is_heard_by_both_bots_and_answered_once() {
+    let (_server, mut b, [alpha, beta], [mut alpha_events, mut beta_events]) =
+        two_bots(Default::default()).await;
     let listed = b.list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots;
     assert_eq!(
         listed.iter().map(|b| (b.name.as_str(), b.online, b.owner.as_str())).collect::<Vec<_>>(),
@@ -472,12 +480,7 @@ async fn every_bad_call_is_refused_with_its_code() {
 async fn a_limit_reached_says_which_and_when_to_retry() {
     let limits =
         dawgref_events::LobbyLimits { bot_games_per_day: 1, challenges_per_minute: 3, ..Default::default() };
-    let server = lobby(limits).await;
-    let mut b = server.bots().await;
-    let alpha = register(&mut b, "alpha", accepts_all()).await;
-    let beta = register(&mut b, "beta", accepts_all()).await;
-    let _a = open_stream(&mut b, &alpha, 0).await;
-    let _b = open_stream(&mut b, &beta, 0).await;
+    let (_server, mut b, [alpha, beta], [_a, _b]) = two_bots(limits).await;
     let first =
         b.create_challenge(authed(challenge_by_bot("beta", false), &alpha)).await.unwrap().into_inner();
     b.accept_challenge(authed(pb::AcceptChallengeRequest { id: first.challenge.unwrap().id }, &beta))
@@ -578,12 +581,7 @@ async fn the_servers_own_bot_challenges_a_bot_as_a_sparring_partner_and_is_rated
 async fn an_open_challenge_expires_and_both_sides_hear_it() {
     let limits =
         dawgref_events::LobbyLimits { challenge_wait: Duration::from_millis(300), ..Default::default() };
-    let server = lobby(limits).await;
-    let mut b = server.bots().await;
-    let alpha = register(&mut b, "alpha", accepts_all()).await;
-    let beta = register(&mut b, "beta", accepts_all()).await;
-    let mut alpha_events = open_stream(&mut b, &alpha, 0).await;
-    let mut beta_events = open_stream(&mut b, &beta, 0).await;
+    let (_server, mut b, [alpha, beta], [mut alpha_events, mut beta_events]) = two_bots(limits).await;
     let c = b.create_challenge(authed(challenge_by_bot("beta", false), &alpha)).await.unwrap().into_inner();
     let c = c.challenge.unwrap();
     assert_eq!(c.expires_unix_ms - c.created_unix_ms, 300);
@@ -660,12 +658,8 @@ async fn accounts_open_challenges_and_streams_outlive_a_restart() {
 
 #[tokio::test]
 async fn a_suspended_bots_challenges_close_and_its_stream_ends_as_a_rotated_tokens_does() {
-    let server = lobby(Default::default()).await;
-    let mut b = server.bots().await;
-    let alpha = register(&mut b, "alpha", accepts_all()).await;
-    let beta = register(&mut b, "beta", accepts_all()).await;
-    let mut alpha_events = open_stream(&mut b, &alpha, 0).await;
-    let mut beta_events = open_stream(&mut b, &beta, 0).await;
+    let (_server, mut b, [alpha, beta], [mut alpha_events, mut beta_events]) =
+        two_bots(Default::default()).await;
     let to_beta =
         b.create_challenge(authed(challenge_by_bot("beta", false), &alpha)).await.unwrap().into_inner();
     let to_alpha =

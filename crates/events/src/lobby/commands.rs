@@ -5,7 +5,7 @@
 //! the lobby, durable before it is answered, and tells the bots concerned on their streams.
 
 use super::games::{LobbyGames, LobbySeat};
-use super::state::{Draft, LobbyState};
+use super::state::LobbyState;
 use super::{
     Accepts, BotAccount, BotEventKind, Challenge, ChallengeState, Challenger, DeclineReason, LIMIT_BOT_GAMES,
     LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGame, MAX_CHALLENGE_WAIT, MIN_CHALLENGE_WAIT, Rated,
@@ -244,18 +244,6 @@ impl LobbyState {
     }
 }
 
-/// A challenge closed now as `state`, told to both sides' bots.
-pub(crate) fn close(d: &mut Draft, mut c: Challenge, state: ChallengeState) -> Challenge {
-    c.state = state;
-    c.closed_unix_ms = d.now_ms;
-    d.put_challenge(c.clone());
-    d.tell(&c.to, BotEventKind::ChallengeClosed(c.clone()));
-    if let Challenger::Bot(from) = &c.from {
-        d.tell(from, BotEventKind::ChallengeClosed(c.clone()));
-    }
-    c
-}
-
 /// The challenge `id`, open and answerable by `by` as the bot challenged, at `now_ms`.
 fn answerable(state: &LobbyState, by: &LobbyActor, id: &str, now_ms: u64) -> Result<Challenge, LobbyError> {
     let c = state.challenge(id)?.clone();
@@ -412,7 +400,7 @@ impl Events {
                         } else {
                             ChallengeState::Withdrawn
                         };
-                        close(d, c, state);
+                        d.close(c, state);
                     }
                 }
                 Ok(d.state.profile(&bot, online))
@@ -610,7 +598,7 @@ impl Events {
             .lobby
             .change(|d| {
                 let c = answerable(&d.state, by, id, d.now_ms)?;
-                Ok(close(d, c, ChallengeState::Declined { reason, text: text.clone() }))
+                Ok(d.close(c, ChallengeState::Declined { reason, text: text.clone() }))
             })
             .await
     }
@@ -637,7 +625,7 @@ impl Events {
                     )));
                 }
                 still_open(&c, d.now_ms)?;
-                Ok(close(d, c, ChallengeState::Withdrawn))
+                Ok(d.close(c, ChallengeState::Withdrawn))
             })
             .await
     }
@@ -715,7 +703,7 @@ impl Events {
                     ruleset: c.game.ruleset.unwrap_or_else(RulesetKind::english).name().to_string(),
                     time_class: c.time_class(),
                 });
-                let c = close(d, c, ChallengeState::Accepted { game: game.clone() });
+                let c = d.close(c, ChallengeState::Accepted { game: game.clone() });
                 for (seat, who) in seats.iter().enumerate() {
                     if let Challenger::Bot(name) = who {
                         let started = BotEventKind::GameStarted {

@@ -138,7 +138,7 @@ impl Events {
                             if let Some(c) = d.state.challenges.get(&c.id).cloned()
                                 && matches!(c.state, ChallengeState::Accepting { .. })
                             {
-                                super::commands::close(d, c, ChallengeState::Expired);
+                                d.close(c, ChallengeState::Expired);
                             }
                             Ok(())
                         })
@@ -248,7 +248,7 @@ impl Events {
                     let all: Vec<_> = d.state.challenges.values().cloned().collect();
                     for c in all {
                         if c.state == ChallengeState::Open && now >= c.expires_unix_ms {
-                            super::commands::close(d, c, ChallengeState::Expired);
+                            d.close(c, ChallengeState::Expired);
                         } else if closed(&c) && now >= c.closed_unix_ms + CLOSED_KEPT_MS {
                             d.remove_challenge(&c.id);
                         }

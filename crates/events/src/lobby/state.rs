@@ -136,6 +136,18 @@ impl Draft {
         self.state.people.insert(name.to_string(), hash);
     }
 
+    /// A challenge closed now as `state`, told to both sides' bots.
+    pub(crate) fn close(&mut self, mut c: Challenge, state: super::ChallengeState) -> Challenge {
+        c.state = state;
+        c.closed_unix_ms = self.now_ms;
+        self.put_challenge(c.clone());
+        self.tell(&c.to, BotEventKind::ChallengeClosed(c.clone()));
+        if let super::Challenger::Bot(from) = &c.from {
+            self.tell(from, BotEventKind::ChallengeClosed(c.clone()));
+        }
+        c
+    }
+
     /// `bot`'s streams here look at its account again once the change is written.
     pub(crate) fn wake(&mut self, bot: &str) {
         self.woken.insert(bot.to_string());

@@ -58,6 +58,35 @@ fn layer(store: &Arc<MemoryStore>) -> (Events, tokio::sync::watch::Sender<bool>)
     (Events::new(host, store.clone(), store.clone(), store.clone(), limits), tx)
 }
 
+/// Two replicas' layers over one store, the bots registered, each online on its stream.
+struct Lobby {
+    store: Arc<MemoryStore>,
+    a: Events,
+    b: Events,
+    streams: Vec<dawgref_events::BotEvents>,
+    /// Kept: dropped, each host would hear shutdown.
+    _shutdown: [tokio::sync::watch::Sender<bool>; 2],
+}
+
+impl Lobby {
+    /// The bots registered through the first replica, their streams open on replica `on`.
+    async fn online(on: usize) -> Lobby {
+        let store = Arc::new(MemoryStore::new());
+        let (a, a_down) = layer(&store);
+        let (b, b_down) = layer(&store);
+        let accepts = Accepts { rated: true, casual: true, bots: true, people: true, ..Accepts::default() };
+        for (i, name) in BOTS.iter().enumerate() {
+            let bot = NewBot { name: name.to_string(), owner: "lab".into(), accepts: accepts.clone() };
+            a.register_bot(&LobbyActor::Director(None), bot, bot_token(i)).await.unwrap();
+        }
+        let mut streams = Vec::new();
+        for i in 0..BOTS.len() {
+            streams.push([&a, &b][on].bot_events(&LobbyActor::Bot(bot_token(i)), 0).await.unwrap());
+        }
+        Lobby { store, a, b, streams, _shutdown: [a_down, b_down] }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Who {
     Bot(usize),
@@ -101,20 +130,8 @@ struct Modelled {
 }
 
 async fn check(ops: Vec<Op>) -> Result<(), TestCaseError> {
-    let store = Arc::new(MemoryStore::new());
-    let (a, _a) = layer(&store);
-    let (b, _b) = layer(&store);
+    let Lobby { store, a, b, streams, _shutdown } = Lobby::online(0).await;
     let replicas = [&a, &b];
-    let accepts = Accepts { rated: true, casual: true, bots: true, people: true, ..Accepts::default() };
-    for (i, name) in BOTS.iter().enumerate() {
-        let bot = NewBot { name: name.to_string(), owner: "lab".into(), accepts: accepts.clone() };
-        a.register_bot(&LobbyActor::Director(None), bot, bot_token(i)).await.unwrap();
-    }
-    // Every bot online: its stream open on the first replica.
-    let mut streams = Vec::new();
-    for i in 0..BOTS.len() {
-        streams.push(a.bot_events(&LobbyActor::Bot(bot_token(i)), 0).await.unwrap());
-    }
     let games = NotedGames::default();
     let mut model: Vec<Modelled> = Vec::new();
     for op in ops {
@@ -246,18 +263,7 @@ async fn agree(
 fn changes_made_at_once_on_two_replicas_keep_one_numbered_history() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
-        let store = Arc::new(MemoryStore::new());
-        let (a, _a) = layer(&store);
-        let (b, _b) = layer(&store);
-        let accepts = Accepts { rated: true, casual: true, bots: true, people: true, ..Accepts::default() };
-        for (i, name) in BOTS.iter().enumerate() {
-            let bot = NewBot { name: name.to_string(), owner: "lab".into(), accepts: accepts.clone() };
-            a.register_bot(&LobbyActor::Director(None), bot, bot_token(i)).await.unwrap();
-        }
-        let mut streams = Vec::new();
-        for i in 0..BOTS.len() {
-            streams.push(b.bot_events(&LobbyActor::Bot(bot_token(i)), 0).await.unwrap());
-        }
+        let Lobby { store, a, b, streams, _shutdown } = Lobby::online(1).await;
         // 60 challenges at once, half through each replica.
         let mut sent = tokio::task::JoinSet::new();
         for k in 0..60usize {
