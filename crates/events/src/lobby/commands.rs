@@ -1,15 +1,16 @@
-//! The lobby's commands, each made by its [`LobbyActor`]: a director registers, suspends and
-//! lists bots and gives a bot a new token; a bot or a person challenges a bot; the bot challenged
+//! The lobby's commands, each made by its [`LobbyActor`]: a director registers and suspends
+//! bots and gives a bot a new token; a bot or a person challenges a bot; the bot challenged
 //! accepts (its game made through [`LobbyGames`]) or declines with a reason; the challenger
 //! withdraws. Every refusal names what was wrong ([`LobbyError`]); each change is one version of
 //! the lobby, durable before it is answered, and tells the bots concerned on their streams.
 
 use super::games::{LobbyGames, LobbySeat};
+use super::limits::{DAY_MS, bot_games_left, bots_counted};
+use super::reads::BotProfile;
 use super::state::LobbyState;
 use super::{
-    Accepts, BotAccount, BotEventKind, Challenge, ChallengeState, Challenger, DeclineReason, LIMIT_BOT_GAMES,
-    LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGame, MAX_CHALLENGE_WAIT, MIN_CHALLENGE_WAIT, Rated,
-    SERVER_BOT, TimeClass,
+    Accepts, BotAccount, BotEventKind, Challenge, ChallengeState, Challenger, DeclineReason,
+    LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGame, MAX_CHALLENGE_WAIT, MIN_CHALLENGE_WAIT, SERVER_BOT,
 };
 use crate::{Events, GameSettings};
 use dawgref_engine::rules::RulesetKind;
@@ -23,19 +24,6 @@ pub struct NewBot {
     pub name: String,
     pub owner: String,
     pub accepts: Accepts,
-}
-
-/// A bot as anyone may see it: its account without its token, whether it is online here, and its
-/// ratings.
-#[derive(Clone, Debug)]
-pub struct BotProfile {
-    pub name: String,
-    pub owner: String,
-    pub accepts: Accepts,
-    pub suspended: bool,
-    pub online: bool,
-    pub created_unix_ms: u64,
-    pub ratings: Vec<Rated>,
 }
 
 /// A challenge to send: to which bot, the game's settings, rated or not, how long it waits (None:
@@ -52,19 +40,6 @@ pub struct NewChallenge {
     pub person_key: Option<TokenHash>,
     pub server_bot: Option<String>,
 }
-
-/// What a bot may still do now: games against bots left today (and when the day ends), and
-/// challenges it may send at once (and when the next comes back: 0 when it has them all).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BotLimits {
-    pub bot_games_left: u32,
-    pub bot_games_reset_unix_ms: u64,
-    pub challenges_left: u32,
-    pub next_challenge_unix_ms: u64,
-}
-
-const DAY_MS: u64 = 86_400_000;
-const MINUTE_MS: u64 = 60_000;
 
 /// Longest name of a bot's owner, in characters.
 pub const OWNER_CHARS: usize = 200;
@@ -171,76 +146,18 @@ pub(crate) fn game_id(challenge: &str) -> uuid::Uuid {
     uuid::Builder::from_random_bytes(bytes).into_uuid()
 }
 
-impl BotAccount {
-    /// Games against bots begun today, as of `now_ms`.
-    fn games_on(&self, now_ms: u64) -> u32 {
-        if self.day == now_ms / DAY_MS { self.games_today } else { 0 }
-    }
-
-    /// Challenges it may send at `now_ms`: its bucket filled at `per_minute` a minute since it
-    /// was counted, to a minute's worth at most.
-    fn challenge_tokens(&self, now_ms: u64, per_minute: u32) -> f64 {
-        let filled =
-            now_ms.saturating_sub(self.counted_unix_ms) as f64 * f64::from(per_minute) / MINUTE_MS as f64;
-        (self.challenge_tokens + filled).min(f64::from(per_minute))
-    }
-
-    /// How long until a whole challenge is in the bucket, holding `tokens`.
-    fn until_next_challenge(tokens: f64, per_minute: u32) -> Duration {
-        if per_minute == 0 {
-            return Duration::from_secs(3600);
-        }
-        // The part of a challenge missing before the next whole one.
-        let missing = 1.0 - tokens.fract();
-        Duration::from_millis((missing * MINUTE_MS as f64 / f64::from(per_minute)).ceil() as u64)
-    }
-}
-
 impl LobbyState {
-    fn bot(&self, name: &str) -> Result<&BotAccount, LobbyError> {
+    pub(super) fn bot(&self, name: &str) -> Result<&BotAccount, LobbyError> {
         self.bots.get(name).ok_or_else(|| LobbyError::NoBot(name.to_string()))
     }
 
-    fn challenge(&self, id: &str) -> Result<&Challenge, LobbyError> {
+    pub(super) fn challenge(&self, id: &str) -> Result<&Challenge, LobbyError> {
         self.challenges.get(id).ok_or_else(|| LobbyError::NoChallenge(id.to_string()))
     }
 
     /// The bot a token makes its caller: UNAUTHENTICATED for a token no bot has.
     pub fn bot_of(&self, hash: &TokenHash) -> Result<&BotAccount, LobbyError> {
         self.bot_by_token(hash).ok_or_else(|| LobbyError::Unknown("the token is no bot's".into()))
-    }
-
-    /// Every rating of a player key, best first.
-    fn ratings_of(&self, key: &str, name: &str, is_bot: bool) -> Vec<Rated> {
-        self.ratings
-            .iter()
-            .filter_map(|(k, r)| {
-                let (player, ruleset, class) = rating_key_parts(k)?;
-                if player != key {
-                    return None;
-                }
-                let class = TimeClass::ALL.into_iter().find(|c| c.name() == class)?;
-                Some(Rated {
-                    player: name.to_string(),
-                    is_bot,
-                    ruleset: ruleset.to_string(),
-                    time_class: class,
-                    rating: *r,
-                })
-            })
-            .collect()
-    }
-
-    fn profile(&self, bot: &BotAccount, online: bool) -> BotProfile {
-        BotProfile {
-            name: bot.name.clone(),
-            owner: bot.owner.clone(),
-            accepts: bot.accepts.clone(),
-            suspended: bot.suspended,
-            online,
-            created_unix_ms: bot.created_unix_ms,
-            ratings: self.ratings_of(&format!("bot:{}", bot.name), &bot.name, true),
-        }
     }
 }
 
@@ -437,35 +354,6 @@ impl Events {
                 Ok(d.state.profile(&bot, online))
             })
             .await
-    }
-
-    /// ListBots: every bot, by name, with whether it is online here.
-    pub async fn bots(&self) -> Result<Vec<BotProfile>, LobbyError> {
-        let state = self.0.lobby.read().await?;
-        let now = super::now_unix_ms();
-        Ok(state
-            .bots
-            .values()
-            .map(|b| state.profile(b, self.0.lobby.is_online(&state, &b.name, now)))
-            .collect())
-    }
-
-    /// The bot a token makes its caller.
-    pub async fn bot_named_by(&self, hash: &TokenHash) -> Result<BotAccount, LobbyError> {
-        let state = self.0.lobby.read().await?;
-        state.bot_of(hash).cloned()
-    }
-
-    /// A challenge as it stands (an open one past its time is shown expired, as the sweep will
-    /// write it).
-    pub async fn challenge_of(&self, id: &str) -> Result<Challenge, LobbyError> {
-        let state = self.0.lobby.read().await?;
-        let mut c = state.challenge(id)?.clone();
-        if c.state == ChallengeState::Open && super::now_unix_ms() >= c.expires_unix_ms {
-            c.state = ChallengeState::Expired;
-            c.closed_unix_ms = c.expires_unix_ms;
-        }
-        Ok(c)
     }
 
     /// CreateChallenge: a bot (by its token) or a person (by the name they give) challenges a
@@ -718,97 +606,4 @@ impl Events {
             })
             .await
     }
-
-    /// GetBotLimits: what the calling bot may still do now.
-    pub async fn bot_limits(&self, by: &LobbyActor) -> Result<BotLimits, LobbyError> {
-        let LobbyActor::Bot(hash) = by else {
-            return Err(LobbyError::Unknown("this call needs a bot's token".into()));
-        };
-        let state = self.0.lobby.read().await?;
-        let bot = state.bot_of(hash)?;
-        let now = super::now_unix_ms();
-        let limits = self.0.lobby.limits;
-        let tokens = bot.challenge_tokens(now, limits.challenges_per_minute);
-        // None a minute: never full, the next one an hour away (the refusal's own hint).
-        let full = limits.challenges_per_minute > 0 && tokens >= f64::from(limits.challenges_per_minute);
-        Ok(BotLimits {
-            bot_games_left: limits.bot_games_per_day.saturating_sub(bot.games_on(now)),
-            bot_games_reset_unix_ms: (now / DAY_MS + 1) * DAY_MS,
-            challenges_left: tokens.floor() as u32,
-            next_challenge_unix_ms: if full {
-                0
-            } else {
-                now + BotAccount::until_next_challenge(tokens, limits.challenges_per_minute).as_millis()
-                    as u64
-            },
-        })
-    }
-
-    /// ListRatings: the leaderboard of a ruleset and time class (None: every one), best first,
-    /// bots and people alike.
-    pub async fn leaderboard(
-        &self,
-        ruleset: Option<&str>,
-        class: Option<TimeClass>,
-    ) -> Result<Vec<Rated>, LobbyError> {
-        let state = self.0.lobby.read().await?;
-        let mut all: Vec<Rated> = Vec::new();
-        for (key, rating) in &state.ratings {
-            let Some((player, rules, class_name)) = rating_key_parts(key) else { continue };
-            let Some(time_class) = TimeClass::ALL.into_iter().find(|c| c.name() == class_name) else {
-                continue;
-            };
-            if ruleset.is_some_and(|r| r != rules) || class.is_some_and(|c| c != time_class) {
-                continue;
-            }
-            let (is_bot, name) = match player.split_once(':') {
-                Some(("bot", name)) => (true, name),
-                Some((_, name)) => (false, name),
-                None => continue,
-            };
-            all.push(Rated {
-                player: name.to_string(),
-                is_bot,
-                ruleset: rules.to_string(),
-                time_class,
-                rating: *rating,
-            });
-        }
-        all.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating).then_with(|| a.player.cmp(&b.player)));
-        Ok(all)
-    }
-}
-
-/// A rating's key as its parts: whose, the ruleset, the time class (read from the right: a
-/// person's name may hold a '/', a ruleset's or class's name never does).
-fn rating_key_parts(key: &str) -> Option<(&str, &str, &str)> {
-    let mut parts = key.rsplitn(3, '/');
-    let class = parts.next()?;
-    let ruleset = parts.next()?;
-    Some((parts.next()?, ruleset, class))
-}
-
-/// The accounts whose games against bots a challenge's game counts: both bots', or the bot
-/// challenged by one of the server's (none for a person's challenge).
-fn bots_counted(c: &Challenge) -> Vec<&str> {
-    match &c.from {
-        Challenger::Bot(sender) => vec![sender.as_str(), c.to.as_str()],
-        Challenger::Server(_) => vec![c.to.as_str()],
-        Challenger::Person { .. } => vec![],
-    }
-}
-
-/// A bot's games against bots left today, or the limit's refusal.
-fn bot_games_left(state: &LobbyState, name: &str, now: u64, per_day: u32) -> Result<u32, LobbyError> {
-    let bot = state.bot(name)?;
-    let played = bot.games_on(now);
-    if played >= per_day {
-        let next = (now / DAY_MS + 1) * DAY_MS;
-        return Err(LobbyError::Limit {
-            limit: LIMIT_BOT_GAMES,
-            what: format!("{name} has begun its {per_day} games against bots today (UTC)"),
-            retry: Duration::from_millis(next - now),
-        });
-    }
-    Ok(per_day - played)
 }

@@ -10,11 +10,15 @@
 
 mod commands;
 mod games;
+mod limits;
+mod reads;
 mod state;
 mod stream;
 
-pub use commands::{BotLimits, BotProfile, NewBot, NewChallenge};
+pub use commands::{NewBot, NewChallenge};
 pub use games::{LobbyGames, LobbySeat};
+pub use limits::BotLimits;
+pub use reads::BotProfile;
 pub(crate) use state::Lobby;
 pub use stream::BotEvents;
 

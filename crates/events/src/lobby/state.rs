@@ -75,6 +75,15 @@ impl LobbyState {
     }
 }
 
+/// A rating's key as its parts: whose, the ruleset, the time class (read from the right: a
+/// person's name may hold a '/', a ruleset's or class's name never does).
+pub(super) fn rating_key_parts(key: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = key.rsplitn(3, '/');
+    let class = parts.next()?;
+    let ruleset = parts.next()?;
+    Some((parts.next()?, ruleset, class))
+}
+
 /// A change in the making: the state as it will be, the parts touched and the events added.
 pub(crate) struct Draft {
     pub(crate) state: LobbyState,
