@@ -188,6 +188,23 @@ fn event_to(e: BotEvent) -> pb::WatchBotEventsResponse {
         BotEventKind::GameStarted { game, seat, challenge } => {
             Kind::GameStarted(pb::GameStarted { game_id: game, seat, challenge_id: challenge })
         }
+        BotEventKind::TournamentGame {
+            tournament,
+            division,
+            round,
+            game,
+            seat,
+            opponent,
+            opponent_number,
+        } => Kind::TournamentGame(pb::TournamentGame {
+            tournament,
+            division,
+            round,
+            game_id: game,
+            seat,
+            opponent,
+            opponent_number,
+        }),
         BotEventKind::GameEnded { game, seat, scores, winners, ruleset, time_class, rating } => {
             Kind::GameEnded(pb::GameEnded {
                 game_id: game,
@@ -289,9 +306,11 @@ impl Bots for BotsService {
             Ok(director) => director,
             Err(_) => Self::bot(request.metadata())?,
         };
-        let name = request.into_inner().name;
-        let (token, hash) = super::auth::new_token()?;
-        let bot = self.state.events.rotate_bot_token(&by, &name, hash).await.map_err(errors::lobby)?;
+        let owners = super::directors::Forwarded { state: &self.state, metadata: request.metadata() };
+        let name = &request.get_ref().name;
+        let (token, _) = super::auth::new_token()?;
+        let rotated = self.state.events.rotate_bot_token(&by, name, &token, &owners);
+        let bot = rotated.await.map_err(errors::lobby)?;
         tracing::info!(bot = %bot.name, "bot token rotated");
         Ok(Response::new(pb::RotateBotTokenResponse { bot: Some(bot_to(bot)), token }))
     }

@@ -253,6 +253,8 @@ pub fn events(e: EventsError) -> Status {
         | EventsError::GamesMade { .. }
         | EventsError::GameOver { .. }
         | EventsError::BotHasNoToken { .. }
+        | EventsError::AccountHasItsToken { .. }
+        | EventsError::BotSuspended { .. }
         | EventsError::BroadcastEnded { .. }
         | EventsError::ReportsOff { .. }
         | EventsError::NotInRound { .. }
@@ -324,6 +326,11 @@ pub fn invalid_field(e: &Invalid) -> String {
         DivisionAt::New { index } => format!("divisions[{index}].controls"),
         DivisionAt::Imported | DivisionAt::Kept => "controls".into(),
     };
+    // Where a player is given: a new division's `divisions[i].players[j]`, a late entry's `player`.
+    let entered = |at: &NameAt| match at {
+        NameAt::NewDivision { division, player } => format!("divisions[{division}].players[{player}]"),
+        NameAt::LateEntry => "player".into(),
+    };
     let field = match e {
         Invalid::NoSuchDivision { .. } => "division",
         Invalid::DivisionTaken { at: DivisionAt::New { index }, .. } => {
@@ -356,6 +363,10 @@ pub fn invalid_field(e: &Invalid) -> String {
         | Invalid::SameName { at: NameAt::NewDivision { division, player }, .. } => {
             return format!("divisions[{division}].players[{player}].name");
         }
+        Invalid::BotsOnly { at, .. } => return entered(at),
+        Invalid::AccountAndLevel { at } => return format!("{}.bot", entered(at)),
+        Invalid::AccountName { at, .. } => return format!("{}.name", entered(at)),
+        Invalid::AccountTwice { at, .. } => return format!("{}.bot_account", entered(at)),
         Invalid::Rounds { at, .. } => return rounds(at),
         Invalid::NoRoundsToAdd => "rounds",
         Invalid::NoRoundsToRemove => "count",

@@ -422,6 +422,12 @@ impl RoundGames for TournamentGames<'_> {
             .collect();
         let mut labels: Vec<(String, String)> =
             game_labels(record.slug(), entry.division().name(), round.number()).into();
+        // A seat a registered bot plays by its account, marked as a bot's.
+        for (seat, p) in pair.iter().enumerate() {
+            if let Some(account) = &entry.division().players()[p.index()].account {
+                labels.push((dawgref_events::bot_account_label(seat), account.clone()));
+            }
+        }
         // The table its players sit at, for the room (a game of a round paired has one).
         let line = entry.division().line_of(round.index(), pair[0]).map(|(line, _)| line);
         if let Some(table) = line.and_then(|line| entry.division().table(round.index(), line)) {

@@ -25,6 +25,12 @@ pub fn snapshot_view(session: &Session, snapshot: &Snapshot, viewer: Viewer, now
 pub fn view(id: &str, snapshot: &Snapshot, viewer: Viewer, now_ms: u64) -> pb::GameView {
     let mut v = game_view(id, snapshot.game(), snapshot.seats(), viewer, now_ms);
     v.labels = snapshot.labels().iter().cloned().collect();
+    // A seat a registered bot plays by its account, as its game's label marks it.
+    for seat in &mut v.seats {
+        if let Some(name) = v.labels.get(&dawgref_events::bot_account_label(seat.seat as usize)) {
+            seat.bot_account = name.clone();
+        }
+    }
     v
 }
 
@@ -45,6 +51,8 @@ fn game_view(id: &str, game: &Game, seats: &[Seat], viewer: Viewer, now_ms: u64)
             time_left_ms: g
                 .clocks()
                 .map(|c| c.remaining_ms(i, now_ms).max(-(c.config().max_overtime_ms as i64))),
+            // From the game's labels (`view`).
+            bot_account: String::new(),
         })
         .collect();
     let outcome = g.outcome();

@@ -139,6 +139,7 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
     let mut t =
         TournamentsServiceClient::new(channel(&format!("127.0.0.1:{port}"), &ca.pem(), None).await.unwrap());
     let spec = |name: &str, bot: Option<pb::BotLevel>| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 1500,
         bot: bot.map(|b| b as i32),
@@ -152,6 +153,7 @@ async fn two_python_bots_play_a_tournament_over_tls_from_its_link() {
                 slug: "pyclub".into(),
                 game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
                 divisions: vec![pb::DivisionSpec {
+                    bots_only: false,
                     name: "a".into(),
                     players: vec![
                         spec("Py Ann", None),

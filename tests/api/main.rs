@@ -14,6 +14,7 @@ mod privacy_audit;
 mod server_admission;
 mod server_analysis;
 mod server_bad_input;
+mod server_bot_arena;
 mod server_bots;
 mod server_bounded_errors;
 mod server_broadcasts;

@@ -632,6 +632,7 @@ async fn open_round_broadcast(
     use pb::tournaments_service_client::TournamentsServiceClient;
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let person = |name: &str| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 1500,
         bot: None,
@@ -643,6 +644,7 @@ async fn open_round_broadcast(
         slug: "open".into(),
         game: None,
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: vec![person("Ann Lee"), person("Bo Ray")],
             rounds: vec![pb::RoundSpec {
@@ -807,6 +809,7 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let (mut g, mut b) = (srv.games().await, srv.broadcasts().await);
     let person = |name: &str| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 1500,
         bot: None,
@@ -819,6 +822,7 @@ async fn the_next_rounds_pairings_and_games_are_held_with_the_results_they_come_
         slug: "open".into(),
         game: None,
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: ["Ann Lee", "Bo Ray", "Cy Dee", "Di Fox"].map(person).to_vec(),
             rounds: vec![koth, koth],

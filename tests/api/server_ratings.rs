@@ -14,7 +14,13 @@ use tonic::Code;
 const DIRECTOR: &str = "ratings-director";
 
 fn rated(name: &str, rating: u32, lifetime_games: Option<u32>) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games }
+    pb::TournamentPlayerSpec {
+        bot_account: String::new(),
+        name: name.into(),
+        rating,
+        bot: None,
+        lifetime_games,
+    }
 }
 
 /// An event of one division of `players` in `rounds` manual rounds, rated by `system`.
@@ -30,6 +36,7 @@ fn event(
         slug: slug.into(),
         game: None,
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: vec![

@@ -12,12 +12,19 @@ use tonic::Code;
 const DIRECTOR: &str = "log-director";
 
 fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games: None }
+    pb::TournamentPlayerSpec {
+        bot_account: String::new(),
+        name: name.into(),
+        rating,
+        bot: None,
+        lifetime_games: None,
+    }
 }
 
 fn division(name: &str, players: Vec<pb::TournamentPlayerSpec>, rounds: usize) -> pb::DivisionSpec {
     let manual = pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() };
     pb::DivisionSpec {
+        bots_only: false,
         name: name.into(),
         players,
         rounds: vec![manual; rounds],
@@ -432,12 +439,14 @@ async fn bingos_are_counted_from_the_games_the_server_played() {
     let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let bots = vec![
         pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: "Greedy One".into(),
             rating: 1500,
             bot: Some(pb::BotLevel::Greedy as i32),
             lifetime_games: None,
         },
         pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: "Greedy Two".into(),
             rating: 1500,
             bot: Some(pb::BotLevel::Greedy as i32),

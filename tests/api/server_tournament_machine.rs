@@ -197,9 +197,11 @@ impl World {
             slug: SLUG.into(),
             game: Some(pb::TournamentGameSettings::default()),
             divisions: vec![pb::DivisionSpec {
+                bots_only: false,
                 name: "a".into(),
                 players: (0..players)
                     .map(|i| pb::TournamentPlayerSpec {
+                        bot_account: String::new(),
                         name: name(i),
                         rating: 1500 - i as u32,
                         bot: None,
@@ -473,6 +475,7 @@ impl World {
             }
             Op::Add { missed } => {
                 let spec = pb::TournamentPlayerSpec {
+                    bot_account: String::new(),
                     name: name(d.players.len()),
                     rating: 1400,
                     bot: None,
@@ -743,9 +746,11 @@ impl World {
             slug: slug.clone(),
             game: Some(pb::TournamentGameSettings::default()),
             divisions: vec![pb::DivisionSpec {
+                bots_only: false,
                 name: "holder".into(),
                 players: (0..2)
                     .map(|i| pb::TournamentPlayerSpec {
+                        bot_account: String::new(),
                         name: name(i),
                         rating: 1500,
                         bot: None,

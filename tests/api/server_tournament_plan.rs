@@ -14,7 +14,13 @@ use tonic::transport::Channel;
 const DIRECTOR: &str = "plan-director";
 
 fn person(name: &str) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None, lifetime_games: None }
+    pb::TournamentPlayerSpec {
+        bot_account: String::new(),
+        name: name.into(),
+        rating: 1500,
+        bot: None,
+        lifetime_games: None,
+    }
 }
 
 fn spec(method: pb::PairingMethod) -> pb::RoundSpec {
@@ -29,6 +35,7 @@ fn club(slug: &str) -> pb::CreateTournamentRequest {
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: ["Ann", "Bo", "Cy", "Di"].map(person).into(),
             rounds: vec![spec(pb::PairingMethod::Manual), spec(pb::PairingMethod::Swiss)],

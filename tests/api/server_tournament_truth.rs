@@ -15,7 +15,13 @@ use tonic::transport::Channel;
 const DIRECTOR: &str = "truth-director";
 
 fn person(name: &str) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating: 1500, bot: None, lifetime_games: None }
+    pb::TournamentPlayerSpec {
+        bot_account: String::new(),
+        name: name.into(),
+        rating: 1500,
+        bot: None,
+        lifetime_games: None,
+    }
 }
 
 fn people(n: usize) -> Vec<pb::TournamentPlayerSpec> {
@@ -41,6 +47,7 @@ fn event(
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: methods
@@ -221,6 +228,7 @@ async fn bot_players_play_under_their_players_names() {
     let srv = start_directed(DIRECTOR).await;
     let (mut t, mut g) = (srv.tournaments().await, srv.games().await);
     let bot = |name: &str| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 1000,
         bot: Some(pb::BotLevel::Weak as i32),

@@ -14,11 +14,18 @@ use tonic::transport::Channel;
 const DIRECTOR: &str = "tournament-director";
 
 fn player(name: &str, rating: u32) -> pb::TournamentPlayerSpec {
-    pb::TournamentPlayerSpec { name: name.into(), rating, bot: None, lifetime_games: None }
+    pb::TournamentPlayerSpec {
+        bot_account: String::new(),
+        name: name.into(),
+        rating,
+        bot: None,
+        lifetime_games: None,
+    }
 }
 
 fn bot(name: &str, level: pb::BotLevel) -> pb::TournamentPlayerSpec {
     pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 1000,
         bot: Some(level as i32),
@@ -45,6 +52,7 @@ fn club(
             ..Default::default()
         }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: rounds(methods),

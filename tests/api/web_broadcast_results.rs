@@ -62,6 +62,7 @@ impl Words {
 async fn cup(srv: &TestServer, slug: &str, delay: u32) -> Vec<String> {
     let mut t = srv.tournaments().await;
     let player = |name: &str| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating: 0,
         bot: None,
@@ -73,6 +74,7 @@ async fn cup(srv: &TestServer, slug: &str, delay: u32) -> Vec<String> {
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: PLAYERS.iter().map(|n| player(n)).collect(),
             rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }; 2],

@@ -1954,6 +1954,7 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
     let mut t =
         pb::tournaments_service_client::TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let player = |name: &str, rating| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating,
         bot: None,
@@ -1965,6 +1966,7 @@ async fn a_rated_division_shows_each_rating_and_estimate_in_both_languages() {
         slug: "rated".into(),
         game: None,
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: vec![player("Ann Archer", 1500), player("Bo Baker", 1600), player("Cy Cole", 0)],
             rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }; 2],
@@ -2510,6 +2512,7 @@ async fn a_divisions_tsh_file_and_ratings_are_downloaded_from_the_page() {
         .iter()
         .zip([1800, 1700, 0, 1500])
         .map(|(n, rating)| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: n.to_string(),
             rating,
             bot: None,
@@ -2523,6 +2526,7 @@ async fn a_divisions_tsh_file_and_ratings_are_downloaded_from_the_page() {
         slug: "files".into(),
         game: Some(pb::TournamentGameSettings::default()),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Manual as i32, ..Default::default() }],

@@ -89,6 +89,7 @@ async fn wait_rack(c: &Client, tiles: usize) {
 async fn spring(srv: &TestServer, slug: &str) -> (Vec<String>, Vec<String>) {
     let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
     let player = |name: &str, rating| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: name.into(),
         rating,
         bot: None,
@@ -100,6 +101,7 @@ async fn spring(srv: &TestServer, slug: &str) -> (Vec<String>, Vec<String>) {
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: vec![
                 player("Ann Archer", 1500),

@@ -106,6 +106,7 @@ async fn made(t: &mut Tournaments, slug: &str) -> Vec<String> {
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds,

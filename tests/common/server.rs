@@ -338,6 +338,7 @@ pub async fn tournament(
     let players = names
         .iter()
         .map(|n| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: n.to_string(),
             rating: 1500,
             bot: None,
@@ -351,6 +352,7 @@ pub async fn tournament(
         slug: slug.into(),
         game: Some(pb::TournamentGameSettings::default()),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds,

@@ -942,6 +942,7 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
     let players = ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir"]
         .iter()
         .map(|n| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: format!("Bot {n}"),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
@@ -954,6 +955,7 @@ async fn a_tournament_round_ends_on_the_survivor_when_its_games_owner_is_killed(
         slug: "rep".into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(80), ..Default::default() }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: vec![pb::RoundSpec {
@@ -1004,6 +1006,7 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
     let players = ["Ash", "Birch", "Cedar", "Dogwood"]
         .iter()
         .map(|n| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: format!("Bot {n}"),
             rating: 1000,
             bot: Some(pb::BotLevel::Greedy as i32),
@@ -1016,6 +1019,7 @@ async fn a_broadcast_goes_on_from_the_survivor_when_its_games_owner_is_killed() 
         slug: "cast".into(),
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(300), ..Default::default() }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: vec![pb::RoundSpec {
@@ -1144,6 +1148,7 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
     let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
     let mut t = TournamentsServiceClient::new(channel(&first).await);
     let players = ["Ann", "Bo"].iter().map(|n| pb::TournamentPlayerSpec {
+        bot_account: String::new(),
         name: n.to_string(),
         rating: 1500,
         bot: None,
@@ -1155,6 +1160,7 @@ async fn a_result_entered_on_another_replica_ends_the_game_at_its_owner() {
         slug: "owners".into(),
         game: None,
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players: players.collect(),
             rounds: vec![pb::RoundSpec {

@@ -110,6 +110,7 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
     let mut t = client(&srv).await;
     let players = (0..PLAYERS)
         .map(|i| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
             name: format!(
                 "Bot {}",
                 ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel"][i as usize]
@@ -126,6 +127,7 @@ async fn a_tournament_killed_mid_round_counts_every_finished_game_once() {
         // Bots at a pace a kill can fall inside: a game is some seconds.
         game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(60), ..Default::default() }),
         divisions: vec![pb::DivisionSpec {
+            bots_only: false,
             name: "a".into(),
             players,
             rounds: vec![

@@ -94,6 +94,14 @@ pub enum EventsError {
     /// A token asked for a player the server's bot plays (FAILED_PRECONDITION).
     #[error("player {player} ({name}) is the server's {level} bot: a bot has no token")]
     BotHasNoToken { player: u32, name: String, level: String },
+    /// A token asked for a player a registered bot plays by its account (FAILED_PRECONDITION).
+    #[error(
+        "player {player} ({name}) is the bot {name:?}, entered by its account: it plays with its own token (RotateBotToken makes it anew)"
+    )]
+    AccountHasItsToken { player: u32, name: String },
+    /// A registered bot entered while suspended (FAILED_PRECONDITION).
+    #[error("the bot {name:?} is suspended: a director lets it back before it is entered")]
+    BotSuspended { name: String },
     /// A change to a broadcast that has ended (FAILED_PRECONDITION).
     #[error("broadcast {slug:?} has ended")]
     BroadcastEnded { slug: String },
@@ -226,6 +234,18 @@ pub enum Invalid {
     /// A `.t` file's players and the tokens given for them differ in number.
     #[error("{players} players, {tokens} tokens")]
     Tokens { players: usize, tokens: usize },
+    /// A person entered in a division that admits only bots.
+    #[error("division {division} admits only bots: a registered bot (bot_account) or the server's (bot)")]
+    BotsOnly { division: String, at: NameAt },
+    /// A player given both a bot's account and a server bot's level.
+    #[error("a registered bot's account or the server's bot, not both")]
+    AccountAndLevel { at: NameAt },
+    /// A bot's account entered under a name other than the bot's.
+    #[error("{name:?}: the bot {account:?} plays under its own name (leave the name empty)")]
+    AccountName { name: String, account: String, at: NameAt },
+    /// A bot's account entered twice in one tournament (its token finds one player).
+    #[error("the bot {account:?} plays in this tournament already, as player {player} of {division}")]
+    AccountTwice { account: String, division: String, player: u32, at: NameAt },
 }
 
 /// How a command names a player by number.

@@ -30,7 +30,7 @@ pub use error::{
 pub use lobby::{
     Accepts, BotAccount, BotEvent, BotEventKind, BotEvents, BotLimits, BotProfile, Challenge, ChallengeState,
     Challenger, DeclineReason, LIMIT_BOT_GAMES, LIMIT_CHALLENGES, LobbyActor, LobbyError, LobbyGames,
-    LobbyLimits, LobbySeat, NewBot, NewChallenge, Rated, Rating, SERVER_BOT, TimeClass,
+    LobbyLimits, LobbySeat, NewBot, NewChallenge, Rated, Rating, SERVER_BOT, TimeClass, bot_account_label,
 };
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{

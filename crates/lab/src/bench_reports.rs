@@ -84,6 +84,7 @@ pub fn run(args: ReportsArgs) -> CliResult {
         let mut t = pb::tournaments_service_client::TournamentsServiceClient::new(channel);
         let players = (0..args.players)
             .map(|i| pb::TournamentPlayerSpec {
+                bot_account: String::new(),
                 name: format!("Player {}", seat_name(i)),
                 rating: 2000 - i % 1000,
                 bot: None,
@@ -96,6 +97,7 @@ pub fn run(args: ReportsArgs) -> CliResult {
             slug: "reports".into(),
             game: Some(pb::TournamentGameSettings::default()),
             divisions: vec![pb::DivisionSpec {
+                bots_only: false,
                 name: "big".into(),
                 players,
                 rounds: vec![pb::RoundSpec { method: pb::PairingMethod::Swiss as i32, ..Default::default() }],

@@ -156,7 +156,13 @@ pub fn run(args: TournamentArgs) -> CliResult {
                     level.as_str_name().trim_start_matches("BOT_LEVEL_").to_lowercase(),
                     seat_name(i)
                 );
-                pb::TournamentPlayerSpec { name, rating: 1000, bot: Some(level as i32), lifetime_games: None }
+                pb::TournamentPlayerSpec {
+                    bot_account: String::new(),
+                    name,
+                    rating: 1000,
+                    bot: Some(level as i32),
+                    lifetime_games: None,
+                }
             })
             .collect();
         let request = pb::CreateTournamentRequest {
@@ -165,6 +171,7 @@ pub fn run(args: TournamentArgs) -> CliResult {
             slug: "lab".into(),
             game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
             divisions: vec![pb::DivisionSpec {
+                bots_only: false,
                 name: "bots".into(),
                 players,
                 rounds: vec![
@@ -256,6 +263,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
         let newcomer = |i: u32| args.newcomer_every != 0 && i.is_multiple_of(args.newcomer_every);
         let players = (0..args.players)
             .map(|i| pb::TournamentPlayerSpec {
+                bot_account: String::new(),
                 name: format!("Player {}", seat_name(i)),
                 rating: if newcomer(i) { 0 } else { 2000 - i % 1000 },
                 bot: None,
@@ -268,6 +276,7 @@ pub fn bench(args: BenchTournamentArgs) -> CliResult {
             slug: "bench".into(),
             game: Some(pb::TournamentGameSettings::default()),
             divisions: vec![pb::DivisionSpec {
+                bots_only: false,
                 name: "big".into(),
                 players,
                 rounds: vec![

@@ -86,6 +86,11 @@ pub struct Player {
     /// director ([`Division::set_reserved_table`]); None: seated by the rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_table: Option<u32>,
+    /// A registered bot's account that plays as this player through the public API, by the
+    /// account's name (the server's binding, as a token is: a `.t` file does not carry it); None
+    /// for a person or a server bot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 impl Player {
@@ -98,6 +103,7 @@ impl Player {
             bot: None,
             lifetime_games: None,
             reserved_table: None,
+            account: None,
         }
     }
 }

@@ -365,7 +365,7 @@ fn read_player(line: usize, trimmed: &str) -> Result<(Player, Row), TshError> {
     if let Some(why) = name_problem(&name) {
         return Err(err(format!("{name:?}: {why}")));
     }
-    let player = Player { name, rating, withdrawn, bot, lifetime_games, reserved_table };
+    let player = Player { name, rating, withdrawn, bot, lifetime_games, reserved_table, account: None };
     Ok((player, Row { line, opponents, scores, p12, forfeits, unpaired, late, boards }))
 }
 

@@ -52,7 +52,8 @@ pub(super) async fn create(
             Some(ReportsMode::Off),
         )?;
         let name = spec.name.clone();
-        divisions.push(NewDivision { name, players, tokens: hashes, methods, controls, reports });
+        let bots_only = spec.bots_only;
+        divisions.push(NewDivision { name, players, tokens: hashes, methods, controls, reports, bots_only });
     }
     let same_names = r.allow_same_names;
     let new = NewTournament { slug: r.slug.clone(), name: r.name.clone(), game, seed, divisions, same_names };
@@ -77,20 +78,28 @@ fn in_game(e: crate::host::HostError) -> Status {
 }
 
 /// A player as given at `field`, as the division keeps them (a display name, a bot level that
-/// is one), with a human's new token and its hash (a bot has none).
+/// is one, a registered bot's account under its name when none is given), with a person's new
+/// token and its hash (a bot has none; a bot's account plays with its own, which the events
+/// layer gives it).
 pub(super) fn player(
     field: &str,
     p: &pb::TournamentPlayerSpec,
 ) -> Result<(Player, Option<String>, Option<auth::TokenHash>), Status> {
-    let name = new_game::display_name(&format!("{field}.name"), &p.name)?;
+    let account = (!p.bot_account.is_empty()).then(|| p.bot_account.clone());
+    let given = match &account {
+        Some(account) if p.name.is_empty() => account,
+        _ => &p.name,
+    };
+    let name = new_game::display_name(&format!("{field}.name"), given)?;
     let bot = p.bot.map(convert::bot_from).transpose()?;
-    let (token, hash) = match bot {
-        Some(_) => (None, None),
-        None => auth::new_token().map(|(token, hash)| (Some(token), Some(hash)))?,
+    let (token, hash) = match (bot, &account) {
+        (None, None) => auth::new_token().map(|(token, hash)| (Some(token), Some(hash)))?,
+        _ => (None, None),
     };
     let player = Player {
         bot: bot.map(|level| level.name().to_string()),
         lifetime_games: p.lifetime_games,
+        account,
         ..Player::new(name.trim(), zero_is_unrated::read(p.rating))
     };
     Ok((player, token, hash))

@@ -41,6 +41,7 @@ pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision
         controls: Some(convert::controls_to(div.controls())),
         standings: standings(div),
         result_reports: convert::reports_to(entry.reports_mode()) as i32,
+        bots_only: entry.bots_only(),
     }
 }
 
@@ -89,6 +90,7 @@ pub(super) fn player(entry: &DivisionRecord, id: PlayerId) -> pb::TournamentPlay
         lifetime_games: p.lifetime_games,
         reserved_table: p.reserved_table,
         checked_in: entry.checked_in(id),
+        bot_account: p.account.clone().unwrap_or_default(),
     }
 }
 

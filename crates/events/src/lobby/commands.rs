@@ -325,29 +325,47 @@ impl Events {
             .await
     }
 
-    /// RotateBotToken: the bot's token replaced (by a director, or by the bot with its own): the
-    /// old one opens no stream and answers no challenge from now on. Its games in play keep the
-    /// seat token they were made with.
+    /// RotateBotToken: the bot's token replaced by `token` (by a director, or by the bot with its
+    /// own): the old one opens no stream, answers no challenge and plays nothing from now on. The
+    /// new one is given first to its seats in the lobby's games in play and to every tournament
+    /// it is entered in by its account (its player there, and that player's games in play, a
+    /// game held by another replica through `owners`), then to the account: a rotation that fails
+    /// midway is asked again, and the old token goes on until one succeeds.
     pub async fn rotate_bot_token(
         &self,
         by: &LobbyActor,
         name: &str,
-        token_hash: TokenHash,
+        token: &str,
+        owners: &impl crate::Owners,
     ) -> Result<BotProfile, LobbyError> {
+        let may_rotate = |state: &LobbyState| -> Result<BotAccount, LobbyError> {
+            let bot = state.bot(name)?.clone();
+            match by {
+                LobbyActor::Director(_) => Ok(bot),
+                LobbyActor::Bot(hash) if *hash == bot.token_hash => Ok(bot),
+                _ => Err(LobbyError::Denied(format!("{name}'s token is given by a director or by {name}"))),
+            }
+        };
+        let state = self.0.lobby.read().await?;
+        may_rotate(&state)?;
+        for game in state.games.values() {
+            for (seat, who) in game.seats.iter().enumerate() {
+                if *who == Challenger::Bot(name.to_string()) {
+                    self.new_seat_token(owners, &game.id, seat, token).await?;
+                }
+            }
+        }
+        let actor = match by {
+            LobbyActor::Director(key) => Some(crate::Actor::director(key.as_deref())),
+            _ => None,
+        };
+        self.account_token_anew(name, actor.as_ref(), token, owners).await?;
+        let token_hash = dawgref_host::hash(token);
         let lobby = &self.0.lobby;
         lobby
             .change(|d| {
                 let online = lobby.is_online(&d.state, name, d.now_ms);
-                let mut bot = d.state.bot(name)?.clone();
-                match by {
-                    LobbyActor::Director(_) => {}
-                    LobbyActor::Bot(hash) if *hash == bot.token_hash => {}
-                    _ => {
-                        return Err(LobbyError::Denied(format!(
-                            "{name}'s token is given by a director or by {name}"
-                        )));
-                    }
-                }
+                let mut bot = may_rotate(&d.state)?;
                 bot.token_hash = token_hash;
                 d.put_bot(bot.clone());
                 d.wake(name);
@@ -565,8 +583,13 @@ impl Events {
         let lobby = &self.0.lobby;
         let id = accepting.id.as_str();
         let game = game_id(id);
-        let (seats, _) = seats_of(&*lobby.read().await?, accepting)?;
-        let labels = vec![("lobby".to_string(), id.to_string())];
+        let (seats, who) = seats_of(&*lobby.read().await?, accepting)?;
+        let mut labels = vec![("lobby".to_string(), id.to_string())];
+        for (seat, who) in who.iter().enumerate() {
+            if let Challenger::Bot(name) = who {
+                labels.push((super::bot_account_label(seat), name.clone()));
+            }
+        }
         games.make(game, &accepting.game, seats, accepting.seed, labels).await?;
         let game = game.to_string();
         lobby

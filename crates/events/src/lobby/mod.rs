@@ -8,6 +8,7 @@
 //! [`LobbyGames`] seam, the services' one constructor of every game; its end rates it and tells
 //! its bots (`games.rs`).
 
+mod arena;
 mod commands;
 mod games;
 mod limits;
@@ -308,6 +309,18 @@ pub enum BotEventKind {
     /// A game this bot plays has begun: its id and the bot's seat (its account's token is the
     /// seat's).
     GameStarted { game: String, seat: u32, challenge: String },
+    /// A round of a tournament the bot is entered in by its account has started with a game for
+    /// it: the tournament's slug, the division, the round (from 1), the game, the bot's seat, and
+    /// whom it plays (their name and number, from 1).
+    TournamentGame {
+        tournament: String,
+        division: String,
+        round: u32,
+        game: String,
+        seat: u32,
+        opponent: String,
+        opponent_number: u32,
+    },
     /// A game this bot played has ended: the scores seat by seat, the winners, its ruleset and
     /// time class, and its rating there after it (rated games).
     GameEnded {
@@ -362,6 +375,14 @@ impl From<crate::EventsError> for LobbyError {
         LobbyError::Events(Box::new(e))
     }
 }
+
+/// The label a game carries for each seat a registered bot plays by its account
+/// (`bot_account.0` = the bot's name): what marks the seat as a bot's wherever it is shown.
+pub fn bot_account_label(seat: usize) -> String {
+    format!("{BOT_ACCOUNT_LABEL}.{seat}")
+}
+
+const BOT_ACCOUNT_LABEL: &str = "bot_account";
 
 /// The names the limits go by in a refusal.
 pub const LIMIT_BOT_GAMES: &str = "bot_games_per_day";

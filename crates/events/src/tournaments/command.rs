@@ -113,6 +113,8 @@ pub struct NewDivision {
     pub controls: Controls,
     /// Whether and how its players report their own results.
     pub reports: ReportsMode,
+    /// A bots' arena: only bots are entered in it.
+    pub bots_only: bool,
 }
 
 impl Import {
@@ -177,6 +179,16 @@ impl Events {
             self.reconcile(slug).await?;
         }
         actor.directs(command.method())?;
+        // A bot entered by its account plays with the account's token.
+        let command = match command {
+            Command::AddPlayer { division, player, token: _, missed, same_name }
+                if player.account.is_some() =>
+            {
+                let token = Some(self.account_token(player.account.as_deref().unwrap_or_default()).await?);
+                Command::AddPlayer { division, player, token, missed, same_name }
+            }
+            command => command,
+        };
         let retry = Retry { method: command.method(), request_id };
         let held = self.hold(slug).await;
         self.once(&held, retry, |rec| {
@@ -193,7 +205,7 @@ impl Events {
         actor.directs("CreateTournament")?;
         check_divisions(new.divisions.len(), false)?;
         let mut record = Record::new(&new.slug, &new.name, new.game, new.seed);
-        for (i, d) in new.divisions.into_iter().enumerate() {
+        for (i, mut d) in new.divisions.into_iter().enumerate() {
             let at = DivisionAt::New { index: i };
             if record.divisions.iter().any(|taken| taken.division.name() == d.name) {
                 return Err(Invalid::DivisionTaken { name: d.name, at }.into());
@@ -202,7 +214,17 @@ impl Events {
             check_rounds(&d.methods, at)?;
             check_controls(&d.controls, at)?;
             for (j, p) in d.players.iter().enumerate() {
-                check_name(&p.name, NameAt::NewDivision { division: i, player: j })?;
+                let at = NameAt::NewDivision { division: i, player: j };
+                check_name(&p.name, at)?;
+                let before = (record.divisions.iter().flat_map(|e| entered(e, e.division.players())))
+                    .chain(d.players[..j].iter().zip(1..).map(|(p, n)| (d.name.as_str(), n, p)));
+                check_entry(p, &d.name, d.bots_only, before, at)?;
+            }
+            // A bot entered by its account plays with the account's token.
+            for (j, p) in d.players.iter().enumerate() {
+                if let Some(account) = &p.account {
+                    d.tokens[j] = Some(self.account_token(account).await?);
+                }
             }
             if !new.same_names {
                 // Each name against those before it, by its key: once a player.
@@ -221,6 +243,7 @@ impl Events {
             let division = Division::new(d.name, d.players, &d.methods, controls);
             let mut entry = DivisionRecord::new(division, d.tokens);
             entry.reports_mode = d.reports;
+            entry.bots_only = d.bots_only;
             record.divisions.push(entry);
         }
         record.by = actor.name().to_string();
@@ -235,6 +258,48 @@ impl Events {
 /// Baker").
 fn name_key(name: &str) -> Vec<String> {
     name.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// A division's players as [`check_entry`] reads those entered before: the division's name, each
+/// player's number (from 1) and the player.
+fn entered<'a>(
+    entry: &'a DivisionRecord,
+    players: &'a [Player],
+) -> impl Iterator<Item = (&'a str, u32, &'a Player)> {
+    players.iter().zip(1..).map(move |(p, n)| (entry.division.name(), n, p))
+}
+
+/// A new player at `at` of division `division` by a bots' arena's rules: a registered bot's
+/// account under its own name, never beside a server bot's level, once in the tournament (its
+/// token finds one player: those `before` it); in a division of bots only (`bots_only`), a bot.
+fn check_entry<'a>(
+    player: &Player,
+    division: &str,
+    bots_only: bool,
+    mut before: impl Iterator<Item = (&'a str, u32, &'a Player)>,
+    at: NameAt,
+) -> Result<(), Invalid> {
+    let Some(account) = &player.account else {
+        if bots_only && player.bot.is_none() {
+            return Err(Invalid::BotsOnly { division: division.to_string(), at });
+        }
+        return Ok(());
+    };
+    if player.bot.is_some() {
+        return Err(Invalid::AccountAndLevel { at });
+    }
+    if player.name != *account {
+        return Err(Invalid::AccountName { name: player.name.clone(), account: account.clone(), at });
+    }
+    match before.find(|(_, _, p)| p.account.as_ref() == Some(account)) {
+        Some((division, player, _)) => Err(Invalid::AccountTwice {
+            account: account.clone(),
+            division: division.to_string(),
+            player,
+            at,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// A new player's `name`, unless a player of `players` has it ([`name_key`]).
@@ -255,6 +320,9 @@ impl Record {
                     check_spread(spread, SpreadOf::Missed)?;
                 }
                 let d = self.division(division)?;
+                let before = self.divisions.iter().flat_map(|e| entered(e, e.division.players()));
+                let entry = &self.divisions[d];
+                check_entry(player, entry.division.name(), entry.bots_only, before, NameAt::LateEntry)?;
                 if !same_name {
                     check_name_free(self.division_at(d).players(), &player.name, NameAt::LateEntry)?;
                 }

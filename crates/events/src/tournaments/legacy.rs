@@ -198,6 +198,7 @@ pub(crate) fn upgrade(body: &[u8]) -> Result<Record, String> {
                 bot: p.bot.and_then(bot_name).map(str::to_string),
                 lifetime_games: None,
                 reserved_table: None,
+                account: None,
             })
             .collect();
         let rounds = (div.rounds.iter())

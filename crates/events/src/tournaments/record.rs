@@ -59,6 +59,9 @@ pub struct DivisionRecord {
     pub(crate) prizes: PrizeList,
     /// The players who have checked in (CheckIn), before its first round is paired.
     pub(crate) checked_in: BTreeSet<PlayerId>,
+    /// A bots' arena: only bots are entered in it (a registered bot by its account, or the
+    /// server's).
+    pub(crate) bots_only: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,7 +116,13 @@ impl DivisionRecord {
             reports: BTreeMap::new(),
             prizes: PrizeList::default(),
             checked_in: BTreeSet::new(),
+            bots_only: false,
         }
+    }
+
+    /// Whether only bots are entered in it.
+    pub fn bots_only(&self) -> bool {
+        self.bots_only
     }
 
     /// Whether and how its players report their own results.

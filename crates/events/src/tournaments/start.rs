@@ -104,10 +104,13 @@ impl Events {
         }
         // The pairs as the write found them, when they were not the pairs the games were made for.
         let mut changed: Option<Vec<Pair>> = None;
+        // Whether this call's write started the round (not a first attempt elsewhere).
+        let mut started_here = false;
         let bound = self
             .once(&held, retry, |rec| {
                 rec.by = actor.name().to_string();
                 let entry = &mut rec.divisions[d];
+                started_here = !entry.started(k);
                 if !entry.started(k) {
                     changed = None;
                     let lines = entry.lines(k);
@@ -163,6 +166,10 @@ impl Events {
             }
         }
         let answer = bound?;
+        if started_here {
+            let games: Vec<_> = made.iter().map(|(pair, id)| (pair.players, id.clone())).collect();
+            self.tell_round(&record, d, k, &games).await;
+        }
         tracing::info!(tournament = %slug, division = %division, round, games = made.len(), "round started");
         Ok(answer)
     }

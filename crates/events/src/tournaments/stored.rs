@@ -55,6 +55,9 @@ struct DivisionPart<'a> {
     /// The players who have checked in, by id (absent: none).
     #[serde(default, skip_serializing_if = "no_one")]
     checked_in: Cow<'a, BTreeSet<PlayerId>>,
+    /// Only bots are entered in it (absent: anyone is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    bots_only: bool,
 }
 
 // serde's `skip_serializing_if` is handed the field as it is: a `Cow`.
@@ -140,6 +143,7 @@ impl Part {
                     entry.reports_mode,
                     &entry.prizes,
                     &entry.checked_in,
+                    entry.bots_only,
                 )
                     .hash(&mut h);
             }
@@ -170,6 +174,7 @@ impl Part {
                     reports: entry.reports_mode,
                     prizes: Cow::Borrowed(&entry.prizes),
                     checked_in: Cow::Borrowed(&entry.checked_in),
+                    bots_only: entry.bots_only,
                 })
             }
             Part::Round(d, k) => {
@@ -321,6 +326,7 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
         let reports_mode = division.reports;
         let prizes = division.prizes.into_owned();
         let checked_in = division.checked_in.into_owned();
+        let bots_only = division.bots_only;
         let division =
             Division::restore(&name, division.players.into_owned(), rounds, division.controls.into_owned())
                 .map_err(|e| unreadable(&format!("division {name}"), e.to_string()))?;
@@ -332,6 +338,7 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
             reports,
             prizes,
             checked_in,
+            bots_only,
         });
     }
     // What the store holds, part by part.
@@ -459,7 +466,7 @@ mod tests {
     }
 
     #[test]
-    fn players_reports_the_reports_mode_and_the_prizes_are_kept_with_their_parts() {
+    fn players_reports_the_reports_mode_the_prizes_and_a_bots_arena_are_kept_with_their_parts() {
         use super::super::record::{LineReports, ReportsMode};
         use dawgref_tournament::prizes::{Prize, PrizeKind, PrizeList};
         let mut all = std::collections::BTreeMap::new();
@@ -470,6 +477,7 @@ mod tests {
         // The mode and the prizes are the division's part; a report, its lines' part.
         rec.divisions[0].reports_mode = ReportsMode::BothAgree;
         rec.divisions[0].prizes = PrizeList::new(vec![Prize::new(PrizeKind::Place(1), "$100")]).unwrap();
+        rec.divisions[0].bots_only = true;
         let set = written(&mut rec, 2);
         assert_eq!(keys(&set), ["0"]);
         read_back(&mut all, &set);
@@ -480,6 +488,7 @@ mod tests {
         let back = read_back(&mut all, &reported);
         assert_eq!(back.divisions[0].reports_mode, ReportsMode::BothAgree);
         assert_eq!(back.divisions[0].prizes, rec.divisions[0].prizes);
+        assert!(back.divisions[0].bots_only);
         assert_eq!(back.divisions[0].reports.get(&(0, 2)), Some(&report));
         // A kept report of a line with its result is refused by name.
         let mut broken = rec.clone();

@@ -288,6 +288,7 @@ pub fn tournament(slug: &str, divisions: &[(&str, &[&str], &[Method])]) -> NewTo
         divisions: divisions
             .iter()
             .map(|(name, players, methods)| NewDivision {
+                bots_only: false,
                 name: name.to_string(),
                 players: players
                     .iter()
