@@ -8,7 +8,7 @@ import { renderBoard, tileElement, boardSize } from "/web/board.js";
 import { t, count, lang, setLang } from "/web/i18n.js";
 import {
   h, toast, explain, requestId, clock, tokenFor, keepToken, forgetToken, seatLink, rules, rulesetName, challengeNames, splitTiles, writeTiles,
-  DIRECTOR_EVENTS, seatName, endReason, eventText, eventPoints,
+  DIRECTOR_EVENTS, seatName, endReason, eventText, eventPoints, botMark,
 } from "/web/ui.js";
 import { reviewPage } from "/web/review.js";
 import { tournamentPage, tournamentsPage } from "/web/tournament.js";
@@ -666,8 +666,7 @@ function renderSide(g) {
     class: `seat${s.seat === v.to_move && !v.over ? " to-move" : ""}${s.seat === seat ? " me" : ""}${v.winners.includes(s.seat) && v.over ? " winner" : ""}`,
     "data-seat": s.seat,
   },
-  h("span", { class: "name", text: s.name || (s.open ? t("open seat") : s.bot ? t("computer") : t("seat {n}", { n: s.seat + 1 })) }),
-  s.bot ? h("span", { class: "badge", text: t("bot") }) : null,
+  h("span", { class: "name" }, s.name || (s.open ? t("open seat") : s.bot ? t("computer") : t("seat {n}", { n: s.seat + 1 })), ...botMark(s)),
   h("span", { class: "score", id: `score-${s.seat}`, text: String(s.score) }),
   s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null,
   h("span", { class: "racksize", text: count(s.rack_size, "tile") })));
@@ -899,7 +898,7 @@ function table(all, v) {
     mini,
     h("div", { class: "table-info" },
       v.seats.map((s) => h("div", { class: `line${s.seat === v.to_move ? " to-move" : ""}` },
-        h("span", { class: "name", text: s.name || (s.bot ? t("computer") : t("open seat")) }),
+        h("span", { class: "name" }, s.name || (s.bot ? t("computer") : t("open seat")), ...botMark(s)),
         h("span", { class: "score", text: String(s.score) }),
         s.time_left_ms !== undefined ? h("span", { class: "clock", text: clock(s.time_left_ms) }) : null)),
       h("div", { class: "meta", text: `${rulesetName(v.ruleset_name)} · ${t("turn {n}", { n: v.turn })} · ${t("bag")} ${v.bag}${v.paused ? ` · ${t("paused")}` : ""}` }),

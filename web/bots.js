@@ -7,7 +7,7 @@
 
 import { call } from "/web/grpc.js";
 import { t } from "/web/i18n.js";
-import { h, explain, keepToken, rulesetName } from "/web/ui.js";
+import { h, botLabel, explain, keepToken, rulesetName } from "/web/ui.js";
 
 const CLASSES = [["TIME_CLASS_ULTRABLITZ", "ultrablitz"], ["TIME_CLASS_BLITZ", "blitz"], ["TIME_CLASS_RAPID", "rapid"],
   ["TIME_CLASS_REGULAR", "regular"], ["TIME_CLASS_CORRESPONDENCE", "correspondence"], ["TIME_CLASS_UNTIMED", "untimed"]];
@@ -28,11 +28,6 @@ function ratingKey() {
     localStorage.setItem(KEY, key);
   }
   return key;
-}
-
-/** The label every bot wears wherever it is shown. */
-export function botLabel() {
-  return h("span", { class: "bot-label", text: t("bot") });
 }
 
 const rating = (r) => `${Math.round(r.rating)} ± ${Math.round(r.deviation)}`;

@@ -11,7 +11,7 @@
 import { call, stream } from "/web/grpc.js";
 import { renderBoard, tileElement } from "/web/board.js";
 import { t } from "/web/i18n.js";
-import { h, rules, splitTiles, clock, seatName, eventText, eventPoints, explain, DIRECTOR_EVENTS } from "/web/ui.js";
+import { h, rules, splitTiles, clock, seatName, eventText, eventPoints, explain, DIRECTOR_EVENTS, botMark } from "/web/ui.js";
 
 export async function broadcastsPage(app) {
   document.title = `dawgref — ${t("broadcasts")}`;
@@ -155,7 +155,7 @@ function winBar(g) {
 function seatsLine(g, big) {
   const hand = byHand(g);
   return h("div", { class: big ? "bc-seats big" : "bc-seats" }, g.view.seats.map((s, i) => h("div", { class: "bc-seat" },
-    h("span", { class: "bc-name", text: s.name }),
+    h("span", { class: "bc-name" }, s.name, ...botMark(s)),
     h("span", { class: "bc-score", text: String(s.score || 0) }),
     g.racks[i] && !hand ? h("span", { class: "bc-rack", "aria-label": t("rack"), text: g.racks[i] }) : "")));
 }
@@ -272,7 +272,7 @@ export async function broadcastPage(app, slug) {
           h("caption", { text: t("Division {name}", { name: d.name }) }),
           h("thead", {}, h("tr", {}, ...[t("Player"), t("Wins"), t("Spread")].map((x) => h("th", { text: x })))),
           h("tbody", {}, ...(d.standings || []).map((s) => h("tr", {},
-            h("td", { text: (d.players[s.player - 1] || {}).name || `#${s.player}` }),
+            h("td", {}, (d.players[s.player - 1] || {}).name || `#${s.player}`, ...botMark(d.players[s.player - 1])),
             h("td", { text: String(s.wins) }), h("td", { text: s.spread > 0 ? `+${s.spread}` : String(s.spread) })))))));
     } catch { /* no such tournament: no standings */ }
   };
@@ -361,7 +361,7 @@ function drawOverlay(el, g, all, delaySeconds, clocks) {
     const time = clocks && clocks.view.seats[i] ? clocks.view.seats[i].time_left_ms : undefined;
     const rack = g.racks[i] && !hand ? splitTiles(g.racks[i]) : null;
     return h("div", { class: `bc-ov-seat${i === toMove ? " to-move" : ""}`, "data-seat": String(i) },
-      h("span", { class: "bc-name", text: seatName(g.view, i) }),
+      h("span", { class: "bc-name" }, seatName(g.view, i), ...botMark(g.view.seats[i])),
       h("span", { class: "bc-score", text: String(s.score || 0) }),
       time !== undefined ? h("span", { class: "bc-clock", text: clock(Number(time)) }) : null,
       rack ? h("div", { class: "bc-rack bc-ov-rack", "aria-label": t("rack") },

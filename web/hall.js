@@ -22,7 +22,7 @@
 
 import { call, stream } from "/web/grpc.js";
 import { t, lang } from "/web/i18n.js";
-import { h, explain, nameCollator } from "/web/ui.js";
+import { h, explain, nameCollator, isBot, botLabel } from "/web/ui.js";
 
 /** How long a screen stays up, in seconds, unless `?seconds=` says otherwise. */
 export const SECONDS = 12;
@@ -241,8 +241,8 @@ function alphaPairings(d, round, collator) {
     for (const [me, them, seat] of sides) {
       paired.add(me);
       rows.push({
-        player: me, name: name(me), table: table ? String(table) : "—",
-        opponent: them ? name(them) : p.bye_spread >= 0 ? t("bye") : t("absent"),
+        player: me, name: name(me), bot: isBot(d.players[me - 1]), table: table ? String(table) : "—",
+        opponent: them ? name(them) : p.bye_spread >= 0 ? t("bye") : t("absent"), opponentBot: Boolean(them) && isBot(d.players[them - 1]),
         bye: !them,
         move: them ? (seat === 0 ? t("first") : t("second")) : "",
         result: result(p, seat),
@@ -251,7 +251,7 @@ function alphaPairings(d, round, collator) {
   }
   for (const pl of d.players) {
     if (!pl.withdrawn && !paired.has(pl.number)) {
-      rows.push({ player: pl.number, name: pl.name, table: "—", opponent: t("not paired"), bye: true, move: "", result: "" });
+      rows.push({ player: pl.number, name: pl.name, bot: isBot(pl), table: "—", opponent: t("not paired"), bye: true, move: "", result: "" });
     }
   }
   return rows.sort((a, b) => collator.compare(a.name, b.name) || a.player - b.player);
@@ -271,7 +271,7 @@ function standings(d) {
   return d.standings.map((st) => {
     const p = d.players[st.player - 1] || {};
     return {
-      player: st.player, place: String(st.rank), name: p.name || `#${st.player}`, withdrawn: Boolean(p.withdrawn),
+      player: st.player, place: String(st.rank), name: p.name || `#${st.player}`, bot: isBot(p), withdrawn: Boolean(p.withdrawn),
       record: `${st.wins}–${st.losses}`,
       spread: Number(st.spread) > 0 ? `+${st.spread}` : String(st.spread),
     };
@@ -285,9 +285,9 @@ function listTable(kind, rows) {
       h("colgroup", {}, ["name", "table", "opponent", "move", "result"].map((c) => h("col", { class: `hall-col-${c}` }))),
       h("thead", {}, h("tr", {}, [t("Player"), t("Table"), t("Opponent"), t("Plays"), t("Result")].map((x) => h("th", { text: x })))),
       h("tbody", {}, rows.map((r) => h("tr", { "data-player": String(r.player), class: r.bye ? "bye" : "" },
-        h("td", { class: "hall-name", text: r.name }),
+        h("td", { class: "hall-name" }, r.name, ...(r.bot ? [" ", botLabel()] : [])),
         h("td", { class: "hall-table-no", text: r.table }),
-        h("td", { class: "hall-opponent", text: r.opponent }),
+        h("td", { class: "hall-opponent" }, r.opponent, ...(r.opponentBot ? [" ", botLabel()] : [])),
         h("td", { class: "hall-move", text: r.move }),
         h("td", { class: "hall-result", text: r.result })))));
   }
@@ -308,7 +308,7 @@ function listTable(kind, rows) {
     h("thead", {}, h("tr", {}, [t("#"), t("Player"), t("Won–lost"), t("Spread")].map((x) => h("th", { text: x })))),
     h("tbody", {}, rows.map((r) => h("tr", { "data-player": String(r.player), class: r.withdrawn ? "withdrawn" : "" },
       h("td", { class: "hall-place", text: r.place }),
-      h("td", { class: "hall-name" }, r.name, r.withdrawn ? h("span", { class: "hall-withdrawn", text: ` (${t("withdrawn")})` }) : ""),
+      h("td", { class: "hall-name" }, r.name, ...(r.bot ? [" ", botLabel()] : []), r.withdrawn ? h("span", { class: "hall-withdrawn", text: ` (${t("withdrawn")})` }) : ""),
       h("td", { class: "hall-record", text: r.record }),
       h("td", { class: "hall-spread", text: r.spread })))));
 }

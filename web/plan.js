@@ -6,7 +6,7 @@
 
 import { t } from "/web/i18n.js";
 import { call } from "/web/grpc.js";
-import { h, requestId, explain, tournamentLink, linkToCopy } from "/web/ui.js";
+import { h, requestId, explain, tournamentLink, linkToCopy, isBot } from "/web/ui.js";
 
 // The methods a round added may take (factor and initial Fontes need a number: by the API).
 const METHODS = [
@@ -117,7 +117,7 @@ const seatKey = (d, n) => `${d.name}/${n}`;
 // "New token" beside a human player (a bot has no token): its confirmation opened under the
 // standings.
 export function reissueButton(s, d, p) {
-  if (p.bot !== undefined && p.bot !== null) return "";
+  if (isBot(p)) return "";
   return h("button", { type: "button", class: "link", id: `reissue-${d.name}-${p.number}`, "data-reissue": String(p.number), onclick: () => {
     s.desk.seats.set(seatKey(d, p.number), { asking: true, id: requestId(), refusal: "" });
     s.draw();

@@ -15,7 +15,7 @@
 
 import { call } from "/web/grpc.js";
 import { t, lang } from "/web/i18n.js";
-import { h, explain, nameCollator } from "/web/ui.js";
+import { h, explain, nameCollator, isBot, botLabel, botMark } from "/web/ui.js";
 
 /** The papers printed on: the CSS `@page` size of each, and its margins. */
 export const PAPERS = {
@@ -178,7 +178,7 @@ function scorecard(tournament, d, pl) {
   return h("section", { class: "print-sheet print-card", "data-division": d.name, "data-player": String(pl.number),
     style: `--rounds: ${Math.max(d.rounds.length, 1)}` },
   pageHead(tournament, d,
-    h("span", { class: "print-name", text: pl.name }), " ",
+    h("span", { class: "print-name" }, pl.name, ...botMark(pl)), " ",
     h("span", { class: "print-number", text: `${t("#")}${pl.number}` }),
     pl.rating ? [" ", h("span", { class: "print-rating", text: t("Rating {n}", { n: pl.rating }) })] : ""),
   h("table", { class: "print-rounds" },
@@ -201,7 +201,7 @@ function pairingSheet(tournament, d, round) {
     const sides = p.second ? [[p.first, p.second, 0], [p.second, p.first, 1]] : [[p.first, 0, 0]];
     for (const [me, them, seat] of sides) {
       paired.add(me);
-      rows.push({ player: me, name: name(me), table,
+      rows.push({ player: me, name: name(me), bot: isBot(d.players[me - 1]), table,
         opponent: them ? name(them) : p.bye_spread >= 0 ? t("bye") : t("absent"),
         move: them ? (seat === 0 ? t("first") : t("second")) : "" });
     }
@@ -218,7 +218,7 @@ function pairingSheet(tournament, d, round) {
       h("colgroup", {}, ["name", "table", "opponent", "move"].map((c) => h("col", { class: `print-col-${c}` }))),
       h("thead", {}, h("tr", {}, [t("Player"), t("Table"), t("Opponent"), t("Plays")].map((x) => h("th", { text: x })))),
       h("tbody", {}, rows.map((r) => h("tr", { "data-player": String(r.player) },
-        h("td", { class: "print-name", text: r.name }),
+        h("td", { class: "print-name" }, r.name, ...(r.bot ? [" ", botLabel()] : [])),
         h("td", { class: "print-table", text: r.table }),
         h("td", { class: "print-opponent", text: r.opponent }),
         h("td", { class: "print-move", text: r.move }))))));

@@ -13,7 +13,7 @@
 
 import { call, stream } from "/web/grpc.js";
 import { t, count } from "/web/i18n.js";
-import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy } from "/web/ui.js";
+import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy, botMark } from "/web/ui.js";
 import { checkInPanel, checkInBox } from "/web/checkin.js";
 import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, reserveControl, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
 import { logPanel, statisticsSection, prizesSection, download } from "/web/tournament_report.js";
@@ -625,7 +625,7 @@ function division(s, d, act) {
       const mine = s.you && s.you.division === d.name && s.you.player === st.player;
       // The director's: a new token for a player who lost theirs (plan.js).
       const reissue = s.director ? reissueButton(s, d, p) : "";
-      return h("tr", { class: mine ? "mine" : "", "data-player": String(st.player) }, h("td", { text: String(st.rank) }), h("td", { text: p.name }),
+      return h("tr", { class: mine ? "mine" : "", "data-player": String(st.player) }, h("td", { text: String(st.rank) }), h("td", {}, p.name, ...botMark(p)),
         h("td", { text: String(st.wins) }), h("td", { text: String(st.losses) }),
         h("td", { text: st.spread > 0 ? `+${st.spread}` : String(st.spread) }),
         ...(rates ? [h("td", { class: "rating", text: ratingShown(st) })] : []), h("td", { class: "player-actions" }, checkInBox(s, d, st.player, p, act), withdraw, reissue ? " " : "", reissue, s.director ? reserveControl(d, p, act) : ""));
@@ -651,9 +651,9 @@ function division(s, d, act) {
     h("h3", { text: `${t("Round {n}", { n: r.number })}${r.started || allIn(r) ? "" : ` · ${t("not started")}`}` }),
     h("table", { class: "pairings" }, h("tbody", {}, r.pairings.flatMap((p) => [h("tr", { "data-pairing": String(p.number), class: mine(p) ? "mine" : null },
       h("td", { class: "table-no", text: p.second && p.table ? t("Table {n}", { n: p.table }) : "" }),
-      h("td", { text: name(p.first) }),
+      h("td", {}, name(p.first), ...botMark(d.players[p.first - 1])),
       h("td", { class: "score", text: score(p, name) }),
-      h("td", { text: p.second ? name(p.second) : "" }),
+      h("td", {}, ...(p.second ? [name(p.second), ...botMark(d.players[p.second - 1])] : [])),
       h("td", {}, p.game_id ? (!p.done && s.you && s.you.division === d.name && [p.first, p.second].includes(s.you.player)
         ? h("a", { class: "play", href: `/games/${p.game_id}#token=${encodeURIComponent(s.token)}`, text: t("play") })
         : h("a", { href: `/games/${p.game_id}`, text: p.done ? t("game") : t("watch") })) : ""),

@@ -63,6 +63,22 @@ export function nameCollator() {
 // Events the director makes: an undo never takes them back.
 export const DIRECTOR_EVENTS = new Set(["paused", "resumed", "score_adjusted", "clock_adjusted", "turn_undone", "note"]);
 
+/** Whether a player or a seat is a bot's: the server's (`bot`: a level, or true on a seat), or a
+ * registered bot's by its account (`bot_account`). */
+export function isBot(p) {
+  return Boolean(p && (p.bot_account || (p.bot !== undefined && p.bot !== null && p.bot !== false)));
+}
+
+/** The label every bot wears wherever it is shown. */
+export function botLabel() {
+  return h("span", { class: "bot-label", text: t("bot") });
+}
+
+/** What follows a player's name where it is shown: a bot's label, or nothing. */
+export function botMark(p) {
+  return isBot(p) ? [" ", botLabel()] : [];
+}
+
 /** A seat as people name it: its player's name, else "seat 1" (the server counts from 0). */
 export function seatName(view, seat) {
   const s = view.seats[seat];

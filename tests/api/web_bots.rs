@@ -162,3 +162,84 @@ async fn a_person_challenges_a_bot_from_the_page_and_plays_it_or_hears_why_not()
         c.close().await.unwrap();
     }
 }
+
+/// A tournament's player as the page's rows read: the name, and "(bot)" when a bot's label follows.
+const NAMES_WITH_LABELS: &str = "return [...document.querySelectorAll(arguments[0])].map((e) => e.firstChild.textContent + (e.querySelector('.bot-label') ? ' (bot)' : '')).sort()";
+
+#[tokio::test]
+async fn every_bot_player_wears_its_label_on_the_tournament_page_the_cards_the_hall_and_its_game() {
+    let srv = start_directed(ROOT).await;
+    let mut b = srv.bots().await;
+    register(&mut b, "alpha").await;
+    let player = |name: &str, bot: Option<pb::BotLevel>, account: &str| pb::TournamentPlayerSpec {
+        name: name.into(),
+        bot: bot.map(|level| level as i32),
+        bot_account: account.into(),
+        ..Default::default()
+    };
+    let players = vec![
+        player("", None, "alpha"),
+        player("Sparky", Some(pb::BotLevel::Weak), ""),
+        player("Ann", None, ""),
+        player("Bo", None, ""),
+    ];
+    let request = pb::CreateTournamentRequest {
+        name: "The bot cup".into(),
+        slug: "botcup".into(),
+        game: Some(pb::TournamentGameSettings::default()),
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            players,
+            rounds: vec![
+                pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() };
+                3
+            ],
+            ..Default::default()
+        }],
+        seed: Some(5),
+        ..Default::default()
+    };
+    let mut t = srv.tournaments().await;
+    t.create_tournament(authed(request, ROOT)).await.unwrap();
+    let pair =
+        pb::PairRoundRequest { slug: "botcup".into(), division: "a".into(), round: 1, ..Default::default() };
+    t.pair_round(authed(pair, ROOT)).await.unwrap();
+    let start =
+        pb::StartRoundRequest { slug: "botcup".into(), division: "a".into(), round: 1, ..Default::default() };
+    let round = t.start_round(authed(start, ROOT)).await.unwrap().into_inner().round.unwrap();
+    let alphas = round.pairings.iter().find(|p| p.first == 1 || p.second == 1).unwrap();
+    let bots_in_alphas = [alphas.first, alphas.second].iter().filter(|&&n| n <= 2).count();
+
+    let expected = serde_json::json!(["Ann", "Bo", "Sparky (bot)", "alpha (bot)"]);
+    let mut driver = Driver::start().await;
+    for (lang, size) in SCREENS {
+        let c = open(&mut driver, &srv.url, lang, size, "/tournaments/botcup").await;
+        wait_until("the standings", || async { Some(count(&c, "#standings-a tbody tr").await) }, |&n| n == 4)
+            .await;
+        let names =
+            script(&c, &NAMES_WITH_LABELS.replace("arguments[0]", "'#standings-a tbody td:nth-child(2)'"))
+                .await;
+        assert_eq!(names, expected, "{lang}: the standings");
+        assert_eq!(count(&c, ".pairings .bot-label").await, 2, "{lang}: round 1's pairings, a label a bot");
+        let wide = script(&c, "return document.documentElement.scrollWidth <= window.innerWidth").await;
+        assert_eq!(wide, true, "{lang}: the page fits its screen's width");
+
+        c.goto(&format!("{}/tournaments/botcup/print?what=cards", srv.url)).await.unwrap();
+        wait_until("the cards", || async { Some(count(&c, ".print-card").await) }, |&n| n == 4).await;
+        let names = script(&c, &NAMES_WITH_LABELS.replace("arguments[0]", "'.print-card .print-name'")).await;
+        assert_eq!(names, expected, "{lang}: the scorecards");
+
+        c.goto(&format!("{}/tournaments/botcup/hall?seconds=2", srv.url)).await.unwrap();
+        wait_until(
+            "a bot's label in the hall",
+            || async { Some(count(&c, "#hall-list .bot-label").await) },
+            |&n| n >= 1,
+        )
+        .await;
+
+        c.goto(&format!("{}/games/{}", srv.url, alphas.game_id)).await.unwrap();
+        wait_until("alpha's seat", || async { Some(count(&c, ".seat .name").await) }, |&n| n == 2).await;
+        assert_eq!(count(&c, ".seat .name .bot-label").await, bots_in_alphas, "{lang}: alpha's game");
+        screenshot(&c, &format!("bots-arena-game-{lang}")).await;
+    }
+}
