@@ -210,8 +210,8 @@ def decline_reason(challenge, args, playing):
 
 def play_lobby(channel, token, args):
     """A bot account's life: its stream of events open (the bot online while it is), each
-    challenge accepted or declined with a reason, every game accepted played at once in a thread
-    of its own, until --max-games games have ended (0: forever). A lost stream is opened again
+    challenge accepted or declined with a reason, every game accepted (and every tournament game
+    it is told of) played at once in a thread of its own, until --max-games games have ended (0: forever). A lost stream is opened again
     from the last event seen."""
     stub = bots_pb2_grpc.BotsServiceStub(channel)
     auth = [("authorization", f"Bearer {token}")]
@@ -242,13 +242,17 @@ def play_lobby(channel, token, args):
                         if e.code() != grpc.StatusCode.FAILED_PRECONDITION:
                             raise
                         print(f"challenge {c.id}: {e.details()}")
-                elif kind == "game_started":
-                    game = event.game_started.game_id
+                elif kind in ("game_started", "tournament_game"):
+                    # A challenge's game, or a tournament's the bot is entered in by its account:
+                    # each played with its own token.
+                    started = getattr(event, kind)
+                    game = started.game_id
                     if game not in games:
                         bot = Bot(channel, game, token)
                         games[game] = threading.Thread(target=follow_game, args=(bot, args.patience), daemon=True)
                         games[game].start()
-                        print(f"game {game}: seat {event.game_started.seat}")
+                        where = f" ({started.tournament}, round {started.round})" if kind == "tournament_game" else ""
+                        print(f"game {game}: seat {started.seat}{where}")
                 elif kind == "game_ended":
                     e = event.game_ended
                     rating = f", rated {e.rating.rating:.0f}" if e.HasField("rating") else ""

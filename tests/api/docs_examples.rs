@@ -89,7 +89,7 @@ async fn the_players_guide_plays_a_game_against_the_bot() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_bots_guide_registers_a_bot_that_is_challenged_plays_and_is_rated() {
+async fn the_bots_guide_registers_a_bot_that_is_challenged_plays_is_rated_and_enters_an_arena() {
     let out = run_guide("bots").await;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -104,13 +104,25 @@ async fn the_bots_guide_registers_a_bot_that_is_challenged_plays_and_is_rated() 
         "{out}"
     );
     assert_eq!(
-        lines[5..],
+        lines[5..10],
         [
             "2,\"challengeClosed\"",
             "3,\"gameStarted\"",
             "4,\"gameEnded\"",
             "5,\"challenged\"",
             "6,\"challengeClosed\"",
+        ],
+        "{out}"
+    );
+    // The arena: the bot entered by its account, a person refused, the round's game told on its
+    // stream, and its own token the player's.
+    assert_eq!(
+        lines[10..],
+        [
+            "[[\"my-bot\",\"my-bot\"],[\"Sparky\",\"\"]]",
+            "player: division a admits only bots",
+            "[\"7\",\"bot-night\",1,\"Sparky\"]",
+            "[1,36]",
         ],
         "{out}"
     );

@@ -288,6 +288,7 @@ async fn the_python_bot_reports_an_unreachable_server_in_one_line() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
     use pb::bots_service_client::BotsServiceClient;
+    use pb::tournaments_service_client::TournamentsServiceClient;
     const DIRECTOR: &str = "lobby-director";
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python");
     set_up(&example);
@@ -312,6 +313,44 @@ async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
         assert!(started.elapsed() < Duration::from_secs(60), "the bot never came online\n{}", bot_log());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // An arena too: pybot entered by its account against the server's weak bot, round 1 started;
+    // the bot hears of its game on its stream and plays it beside its challenges.
+    let mut t = TournamentsServiceClient::connect(format!("http://127.0.0.1:{port}")).await.unwrap();
+    let arena = pb::CreateTournamentRequest {
+        name: "Bot night".into(),
+        slug: "bot-night".into(),
+        game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
+        divisions: vec![pb::DivisionSpec {
+            name: "a".into(),
+            bots_only: true,
+            players: vec![
+                pb::TournamentPlayerSpec { bot_account: "pybot".into(), ..Default::default() },
+                pb::TournamentPlayerSpec {
+                    name: "Sparky".into(),
+                    bot: Some(pb::BotLevel::Weak as i32),
+                    ..Default::default()
+                },
+            ],
+            rounds: vec![pb::RoundSpec::default()],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    t.create_tournament(common::server::authed(arena, DIRECTOR)).await.unwrap();
+    let round = |r: u32| pb::PairRoundRequest {
+        slug: "bot-night".into(),
+        division: "a".into(),
+        round: r,
+        ..Default::default()
+    };
+    t.pair_round(common::server::authed(round(1), DIRECTOR)).await.unwrap();
+    let start = pb::StartRoundRequest {
+        slug: "bot-night".into(),
+        division: "a".into(),
+        round: 1,
+        ..Default::default()
+    };
+    t.start_round(common::server::authed(start, DIRECTOR)).await.unwrap();
     let challenge = |level: pb::BotLevel, initial_ms: u64, rated: bool| pb::CreateChallengeRequest {
         bot: "pybot".into(),
         server_bot: level as i32,
@@ -375,4 +414,15 @@ async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
         "{text}"
     );
     assert_eq!(text.lines().filter(|l| l.contains(" ended: scores ")).count(), 3, "{text}");
+    // The arena's game, played to its end: its result is the tournament's.
+    assert!(text.contains("(bot-night, round 1)"), "{text}");
+    let done = loop {
+        let got = t.get_tournament(pb::GetTournamentRequest { slug: "bot-night".into() }).await.unwrap();
+        let line = got.into_inner().tournament.unwrap().divisions[0].rounds[0].pairings[0].clone();
+        if line.done || started.elapsed() > Duration::from_secs(300) {
+            break line;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(done.done && done.scores.len() == 2 && done.forfeited_by == 0, "{done:?}\n{text}");
 }

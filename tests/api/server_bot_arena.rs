@@ -305,7 +305,7 @@ async fn an_arena_refuses_what_it_cannot_enter_naming_the_player() {
 }
 
 #[tokio::test]
-async fn a_rotated_token_plays_the_bots_tournament_game_and_the_old_one_plays_nothing() {
+async fn a_rotated_token_plays_the_bots_tournament_and_challenge_games_and_the_old_one_plays_nothing() {
     let (server, mut b, mut t) = lobby().await;
     let mut g = server.games().await;
     let old = register(&mut b, "alpha").await;
@@ -315,6 +315,21 @@ async fn a_rotated_token_plays_the_bots_tournament_game_and_the_old_one_plays_no
     start_round_one(&mut t, "arena", "bots").await;
     let got = t.get_tournament(pb::GetTournamentRequest { slug: "arena".into() }).await.unwrap().into_inner();
     let game_id = got.tournament.unwrap().divisions[0].rounds[0].pairings[0].game_id.clone();
+    // A challenge's game in play too: beta challenges alpha, alpha accepts.
+    let mut alpha_events = open_stream(&mut b, &old).await;
+    let _beta_events = open_stream(&mut b, &beta).await;
+    let challenge = pb::CreateChallengeRequest {
+        bot: "alpha".into(),
+        game: Some(Default::default()),
+        ..Default::default()
+    };
+    let id = b.create_challenge(authed(challenge, &beta)).await.unwrap().into_inner().challenge.unwrap().id;
+    b.accept_challenge(authed(pb::AcceptChallengeRequest { id }, &old)).await.unwrap();
+    let lobby_game = loop {
+        if let Some(Kind::GameStarted(started)) = next(&mut alpha_events).await.kind {
+            break started.game_id;
+        }
+    };
 
     let rotate = pb::RotateBotTokenRequest { name: "alpha".into() };
     let new = b.rotate_bot_token(authed(rotate, &old)).await.unwrap().into_inner().token;
@@ -326,6 +341,9 @@ async fn a_rotated_token_plays_the_bots_tournament_game_and_the_old_one_plays_no
     let as_new = t.get_tournament(authed(pb::GetTournamentRequest { slug: "arena".into() }, &new)).await;
     assert_eq!(as_new.unwrap().into_inner().tournament.unwrap().you.unwrap().player, 1);
 
+    let (code, said) = refused(g.submit_turn(authed(resign(&lobby_game), &old)).await);
+    assert_eq!(code, Code::Unauthenticated, "nor its challenge's game: {said}");
+    g.submit_turn(authed(resign(&lobby_game), &new)).await.unwrap();
     g.submit_turn(authed(resign(&game_id), &new)).await.unwrap();
     let lines = results_in(&mut t, "arena").await;
     assert_eq!(lines.len(), 1);
@@ -337,5 +355,4 @@ async fn a_rotated_token_plays_the_bots_tournament_game_and_the_old_one_plays_no
         "the rotation is logged as the bot's own: {:?}",
         log.events.iter().map(|e| (&e.detail, &e.by)).collect::<Vec<_>>()
     );
-    let _ = beta;
 }
