@@ -89,7 +89,7 @@ pub(crate) struct Draft {
     pub(crate) state: LobbyState,
     touched: BTreeSet<String>,
     events: Vec<(String, BotEvent)>,
-    /// The bots whose streams here must look again (a new event, a suspension, a new token).
+    /// The bots whose streams here must look at the account again (a suspension, a new token).
     woken: BTreeSet<String>,
     pub(crate) now_ms: u64,
 }
@@ -168,8 +168,20 @@ impl Draft {
         account.last_event += 1;
         let event = BotEvent { number: account.last_event, at_unix_ms: self.now_ms, kind };
         self.events.push((bot.to_string(), event));
-        self.wake(bot);
         self.put_bot(account);
+    }
+
+    /// What each bot's streams here hear once the change is written: its new events, and whether
+    /// to look at its account again.
+    fn told(&self) -> BTreeMap<String, Told> {
+        let mut told: BTreeMap<String, Told> = BTreeMap::new();
+        for bot in &self.woken {
+            told.entry(bot.clone()).or_default().look = true;
+        }
+        for (bot, event) in &self.events {
+            told.entry(bot.clone()).or_default().events.push(event.clone());
+        }
+        told
     }
 
     fn change(&self) -> Result<LobbyChange, HostError> {
@@ -211,6 +223,25 @@ pub(crate) const RENEW_BEFORE_MS: u64 = 20_000;
 /// How many times a change is made again on a state another replica wrote first.
 const RETRIES: usize = 16;
 
+/// What a bot's streams here hear of a change written: its new events in order (numbered on
+/// from its last), and whether its account changed in a way that may end them (a suspension, a
+/// new token).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Told {
+    pub(crate) events: Vec<BotEvent>,
+    pub(crate) look: bool,
+}
+
+/// A bot's streams open on this replica: how many, and the channel each change written here
+/// tells them by (a bot's own, so a change wakes its streams only).
+pub(crate) struct Streaming {
+    pub(crate) open: usize,
+    pub(crate) told: tokio::sync::broadcast::Sender<Arc<Told>>,
+}
+
+/// How many changes a bot's stream may fall behind before it reads the store instead.
+const TOLD_KEPT: usize = 32;
+
 /// The lobby's door to the store, its cached state and its one writer on this replica.
 pub(crate) struct Lobby {
     store: Arc<dyn LobbyStore>,
@@ -218,12 +249,10 @@ pub(crate) struct Lobby {
     /// The one writer's turn on this replica, and the state last handed to the store while its
     /// write is in flight (None: none is; the store's is the latest).
     writing: tokio::sync::Mutex<Option<Arc<LobbyState>>>,
-    /// The bots whose streams have new events here.
-    pub(crate) told: tokio::sync::broadcast::Sender<String>,
     pub(crate) limits: super::LobbyLimits,
     /// Open streams by bot, on this replica: a bot with one is online (and its presence in the
     /// lobby renewed from here, under this replica's name).
-    pub(crate) streams: Mutex<BTreeMap<String, usize>>,
+    streams: Mutex<BTreeMap<String, Streaming>>,
     /// This replica's name in the bots' presence: drawn when it starts.
     pub(crate) replica: String,
 }
@@ -238,7 +267,6 @@ impl Lobby {
             store,
             cached: Mutex::new(Arc::new(LobbyState::default())),
             writing: tokio::sync::Mutex::new(None),
-            told: tokio::sync::broadcast::channel(4096).0,
             limits,
             streams: Mutex::new(BTreeMap::new()),
             replica: uuid::Uuid::new_v4().to_string(),
@@ -301,7 +329,7 @@ impl Lobby {
             let written = self.store.put_lobby(change);
             draft.state.version = version;
             draft.state.tag = tag;
-            let woken = std::mem::take(&mut draft.woken);
+            let told = draft.told();
             let state = Arc::new(draft.state);
             *head = Some(state.clone());
             drop(head);
@@ -319,8 +347,11 @@ impl Lobby {
                         *cached = state;
                     }
                     drop(cached);
-                    for bot in woken {
-                        let _ = self.told.send(bot);
+                    let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+                    for (bot, told) in told {
+                        if let Some(open) = streams.get(&bot) {
+                            let _ = open.told.send(Arc::new(told));
+                        }
                     }
                     return Ok(answer);
                 }
@@ -347,9 +378,31 @@ impl Lobby {
             .collect()
     }
 
+    /// A stream of `bot`'s opened here: what it will hear of every change written from now on.
+    pub(crate) fn opened(&self, bot: &str) -> tokio::sync::broadcast::Receiver<Arc<Told>> {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let streaming = streams
+            .entry(bot.to_string())
+            .or_insert_with(|| Streaming { open: 0, told: tokio::sync::broadcast::channel(TOLD_KEPT).0 });
+        streaming.open += 1;
+        streaming.told.subscribe()
+    }
+
+    /// A stream of `bot`'s closed here: whether it was its last.
+    pub(crate) fn closed(&self, bot: &str) -> bool {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(streaming) = streams.get_mut(bot) else { return false };
+        streaming.open -= 1;
+        let last = streaming.open == 0;
+        if last {
+            streams.remove(bot);
+        }
+        last
+    }
+
     /// Whether `bot`'s stream is open here.
     pub(crate) fn streams_here(&self, bot: &str) -> bool {
-        self.streams.lock().unwrap_or_else(|e| e.into_inner()).get(bot).is_some_and(|n| *n > 0)
+        self.streams.lock().unwrap_or_else(|e| e.into_inner()).get(bot).is_some_and(|s| s.open > 0)
     }
 
     /// The bots whose streams are open here.

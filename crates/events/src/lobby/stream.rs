@@ -2,11 +2,13 @@
 //! written here (or, written by another replica, found within [`POLL`]). While a stream is open
 //! its bot is online on this replica.
 
+use super::state::Told;
 use super::{BotEvent, LobbyActor, LobbyError};
 use crate::Events;
 use futures_util::Stream;
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -36,16 +38,7 @@ struct Online {
 
 impl Drop for Online {
     fn drop(&mut self) {
-        let last = {
-            let mut streams = self.events.0.lobby.streams.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(n) = streams.get_mut(&self.bot) else { return };
-            *n -= 1;
-            let last = *n == 0;
-            if last {
-                streams.remove(&self.bot);
-            }
-            last
-        };
+        let last = self.events.0.lobby.closed(&self.bot);
         // Its last stream here closed: its presence let go (unless one opened meanwhile).
         if last && let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (events, bot) = (self.events.clone(), self.bot.clone());
@@ -77,7 +70,13 @@ struct Reading {
     ended: bool,
     next: u64,
     kept: VecDeque<BotEvent>,
-    told: tokio::sync::broadcast::Receiver<String>,
+    /// Whether every event up to `next` is known (heard from this replica's changes, in order),
+    /// so the store need not be read before waiting; false after a gap, a lag, or a wait that
+    /// heard nothing (another replica's events are found in the store).
+    current: bool,
+    /// Whether the account must be looked at again (a suspension or a new token may end it).
+    look: bool,
+    told: tokio::sync::broadcast::Receiver<Arc<Told>>,
 }
 
 impl Events {
@@ -88,8 +87,6 @@ impl Events {
         let LobbyActor::Bot(hash) = by else {
             return Err(LobbyError::Unknown("a bot's stream needs its token".into()));
         };
-        // Subscribed before the state is read: nothing written after the read is missed.
-        let told = self.0.lobby.told.subscribe();
         let state = self.0.lobby.read().await?;
         let bot = state.bot_of(hash)?;
         if bot.suspended {
@@ -97,7 +94,9 @@ impl Events {
         }
         let next = if from == 0 { bot.last_event + 1 } else { from };
         let name = bot.name.clone();
-        *self.0.lobby.streams.lock().unwrap_or_else(|e| e.into_inner()).entry(name.clone()).or_default() += 1;
+        // Heard from here on; what was written between the read and now is in the store, which
+        // the stream reads first.
+        let told = self.0.lobby.opened(&name);
         let online = Online { events: self.clone(), bot: name.clone() };
         // Online on every replica: its presence written before the stream is answered.
         let lobby = &self.0.lobby;
@@ -114,6 +113,8 @@ impl Events {
             ended: false,
             next,
             kept: VecDeque::new(),
+            current: false,
+            look: true,
             told,
         };
         let events = futures_util::stream::unfold(reading, |mut r| async move {
@@ -126,48 +127,67 @@ impl Events {
                     return Some((Ok(event), r));
                 }
                 // A bot suspended, or its token rotated, since the stream opened: it ends.
-                match r.events.0.lobby.read().await {
-                    Ok(state) => {
-                        let gone = match state.bots.get(&r.bot) {
-                            Some(bot) if bot.token_hash != r.hash => Some(LobbyError::Unknown(format!(
-                                "{}'s token was rotated: open the stream with the new one",
-                                r.bot
-                            ))),
-                            Some(bot) if bot.suspended => {
-                                Some(LobbyError::Precondition(format!("{} is suspended", r.bot)))
+                if std::mem::take(&mut r.look) {
+                    match r.events.0.lobby.read().await {
+                        Ok(state) => {
+                            let gone = match state.bots.get(&r.bot) {
+                                Some(bot) if bot.token_hash != r.hash => Some(LobbyError::Unknown(format!(
+                                    "{}'s token was rotated: open the stream with the new one",
+                                    r.bot
+                                ))),
+                                Some(bot) if bot.suspended => {
+                                    Some(LobbyError::Precondition(format!("{} is suspended", r.bot)))
+                                }
+                                _ => None,
+                            };
+                            if let Some(e) = gone {
+                                r.ended = true;
+                                return Some((Err(e), r));
                             }
-                            _ => None,
-                        };
-                        if let Some(e) = gone {
-                            r.ended = true;
-                            return Some((Err(e), r));
                         }
+                        Err(e) => return Some((Err(e.into()), r)),
                     }
-                    Err(e) => return Some((Err(e.into()), r)),
                 }
-                match r.events.0.lobby.events(&r.bot, r.next).await {
-                    Ok(events) if !events.is_empty() => {
-                        r.kept.extend(events);
-                        continue;
+                if !r.current {
+                    match r.events.0.lobby.events(&r.bot, r.next).await {
+                        Ok(events) => {
+                            r.current = true;
+                            if !events.is_empty() {
+                                r.kept.extend(events);
+                                continue;
+                            }
+                        }
+                        Err(e) => return Some((Err(e.into()), r)),
                     }
-                    Ok(_) => {}
-                    Err(e) => return Some((Err(e.into()), r)),
                 }
                 let mut shutdown = r.events.0.host.shutdown();
-                // Wait for this bot's next event here, or a while for another replica's.
-                let wait = async {
-                    loop {
-                        match r.told.recv().await {
-                            Ok(bot) if bot == r.bot => return true,
-                            Ok(_) => {}
-                            Err(RecvError::Lagged(_)) => return true,
-                            Err(RecvError::Closed) => return false,
-                        }
-                    }
-                };
+                // Wait for what this replica's changes tell the bot, or a while for another
+                // replica's events.
                 tokio::select! {
-                    open = wait => if !open { return None },
-                    _ = tokio::time::sleep(POLL) => {}
+                    told = r.told.recv() => match told {
+                        Ok(told) => {
+                            r.look |= told.look;
+                            // Its events from the next one on, served as written: no store read
+                            // unless they do not follow on.
+                            let fresh = told.events.iter().filter(|e| e.number >= r.next);
+                            for (event, number) in fresh.zip(r.next..) {
+                                if event.number != number {
+                                    r.current = false;
+                                    break;
+                                }
+                                r.kept.push_back(event.clone());
+                            }
+                        }
+                        Err(RecvError::Lagged(_)) => {
+                            r.current = false;
+                            r.look = true;
+                        }
+                        Err(RecvError::Closed) => return None,
+                    },
+                    _ = tokio::time::sleep(POLL) => {
+                        r.current = false;
+                        r.look = true;
+                    }
                     _ = shutdown.changed() => return None,
                 }
             }
