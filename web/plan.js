@@ -6,7 +6,7 @@
 
 import { t } from "/web/i18n.js";
 import { call } from "/web/grpc.js";
-import { h, requestId, explain, tournamentLink, linkToCopy, isBot } from "/web/ui.js";
+import { h, requestId, explain, tournamentLink, linkToCopy, isBot, offerRegisteredBots, accountChosen } from "/web/ui.js";
 
 // The methods a round added may take (factor and initial Fontes need a number: by the API).
 const METHODS = [
@@ -69,6 +69,9 @@ export function lateEntry(d, act, s) {
     h("option", { value: "absent", text: paired === 1 ? t("absent from round 1") : t("absent from rounds 1 to {n}", { n: paired }) }),
     h("option", { value: "byes", text: paired === 1 ? t("a bye in round 1") : t("a bye in each of rounds 1 to {n}", { n: paired }) }));
   const spread = h("input", { id: id("spread"), type: "number", step: "1", value: "-50" });
+  // Who plays: a person, or a bot registered in the lobby by its account (under its own name).
+  const playedBy = h("select", { id: id("played-by") }, h("option", { value: "", text: t("a person") }));
+  offerRegisteredBots(playedBy);
   // The director's say that a name a player of the division has is meant (else refused).
   const sameName = h("input", { id: id("same-name"), type: "checkbox" });
   const spreadField = field(t("Spread of each bye"), spread);
@@ -77,7 +80,7 @@ export function lateEntry(d, act, s) {
   showSpread();
   const refusal = h("span", { class: "bad refusal", id: id("refusal"), role: "alert" });
   let meant = requestId();
-  for (const box of [name, rating, lifetime, missed, spread, sameName]) box.addEventListener("input", () => { meant = requestId(); });
+  for (const box of [name, rating, lifetime, missed, spread, sameName, playedBy]) box.addEventListener("input", () => { meant = requestId(); });
   const add = h("button", { type: "button", id: id("add"), onclick: () => {
     const player = { name: name.value.trim(), rating: Number(rating.value) || 0 };
     const games = lifetime.value.trim();
@@ -88,17 +91,20 @@ export function lateEntry(d, act, s) {
       return;
     }
     if (games !== "") player.lifetime_games = Number(games);
+    const account = accountChosen(playedBy.value);
+    if (account) player.bot_account = account;
     const request = { division: d.name, player, request_id: meant, allow_same_name: sameName.checked };
     if (paired && missed.value === "byes") request.missed_round_spread = Number(spread.value);
     act("AddPlayer", request, (r) => {
       meant = requestId();
       // Their link, to give them, shown under the standings (seatLinks).
       if (r.token) s.desk.seats.set(`${d.name}/${r.player.number}`, { token: r.token });
+      if (r.player.bot_account) return t("{name} is player {n}: a registered bot, it plays with its own token.", { name: r.player.name, n: r.player.number });
       return t("{name} is player {n}. Their token (shown once): {token}", { name: r.player.name, n: r.player.number, token: r.token });
     });
   } }, t("Add a player"));
   return h("div", { class: "row-controls late-entry", id: `late-${d.name}` },
-    field(t("Name"), name), field(t("Rating"), rating), field(t("Lifetime games"), lifetime),
+    field(t("Name"), name), field(t("Rating"), rating), field(t("Lifetime games"), lifetime), field(t("Played by"), playedBy),
     h("span", { class: "field" }, sameName, h("label", { for: sameName.id, text: t("Though the division has a player of that name") })),
     ...(paired ? [field(t("Rounds already paired"), missed), spreadField] : []), add, refusal);
 }

@@ -13,7 +13,7 @@
 
 import { call, stream } from "/web/grpc.js";
 import { t, count } from "/web/i18n.js";
-import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy, botMark } from "/web/ui.js";
+import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, keepPlayerToken, forgetTournamentToken, tournamentLink, linkToCopy, botMark, offerRegisteredBots, accountChosen } from "/web/ui.js";
 import { checkInPanel, checkInBox } from "/web/checkin.js";
 import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, reserveControl, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
 import { logPanel, statisticsSection, prizesSection, download } from "/web/tournament_report.js";
@@ -307,6 +307,8 @@ function divisionForm(i, remove) {
   const bye = whole(id("bye"), { placeholder: "50" });
   const forfeit = whole(id("forfeit"), { placeholder: "50" });
   const rounds = roundsEditor(id("rounds"), 7, 1);
+  // An arena: only bots entered (a registered one by its account, or the server's).
+  const botsOnly = h("input", { type: "checkbox", id: id("bots-only") });
   const rows = h("tbody", {});
   let rowsMade = 0;
   const addRow = (p = { name: "", rating: "", lifetime: "" }) => {
@@ -319,6 +321,7 @@ function divisionForm(i, remove) {
       whole(at("lifetime"), { min: "0", value: p.lifetime, placeholder: t("not known"), "aria-label": label(t("lifetime games")) }),
       h("select", { id: at("bot"), "aria-label": label(t("played by")) }, options(BOTS)),
     ];
+    offerRegisteredBots(cells[3]);
     rows.append(h("tr", { "data-row": String(j) }, h("td", { text: String(j) }), cells.map((c) => h("td", {}, c))));
   };
   for (let k = 0; k < 4; k++) addRow();
@@ -339,7 +342,8 @@ function divisionForm(i, remove) {
   const element = h("fieldset", { class: "new-division", id: id("division") },
     h("legend", { text: t("Division") }),
     h("div", { class: "desk-fields" }, field(t("Name"), nameBox), field(t("Rating system"), rating),
-      field(t("Spread cap"), cap), field(t("A bye's spread"), bye), field(t("A forfeit's spread"), forfeit)),
+      field(t("Spread cap"), cap), field(t("A bye's spread"), bye), field(t("A forfeit's spread"), forfeit),
+      h("span", { class: "field" }, botsOnly, h("label", { for: botsOnly.id, text: t("Only bots (an arena)") }))),
     rounds.element,
     h("table", { class: "pairings players-in", id: id("players") },
       h("thead", {}, h("tr", {}, [t("#"), t("Name"), t("Rating"), t("Lifetime games"), t("Played by")].map((x) => h("th", { text: x })))),
@@ -369,18 +373,21 @@ function divisionForm(i, remove) {
       const j = tr.dataset.row;
       const [n, r, l] = tr.querySelectorAll("input");
       const bot = tr.querySelector("select");
-      if (n.value.trim() === "" && r.value.trim() === "" && l.value.trim() === "") continue;
+      // A registered bot plays under its own name: its box may stay empty.
+      const account = accountChosen(bot.value);
+      if (!account && n.value.trim() === "" && r.value.trim() === "" && l.value.trim() === "") continue;
       const who = t("{where}, player {n}", { where, n: j });
-      check(n.value.trim() !== "", n, t("{who}: the name is missing.", { who }));
+      check(account || n.value.trim() !== "", n, t("{who}: the name is missing.", { who }));
       const player = { name: n.value.trim().replace(/\s+/g, " "), rating: wholeIn(r, { min: 0, max: 4000, empty: 0 }, t("{who}: the rating is a whole number, 0 or more (0: unrated).", { who })) };
       const games = wholeIn(l, { min: 0, max: 1000000, empty: null }, t("{who}: lifetime games are a whole number, 0 or more, or empty when not known.", { who }));
       if (games !== null) player.lifetime_games = games;
-      if (bot.value) player.bot = bot.value;
+      if (account) player.bot_account = account;
+      else if (bot.value) player.bot = bot.value;
       field_(n, `players[${players.length}].name`);
       players.push(player);
     }
     check(players.length >= 2, rows.querySelector("input"), t("{where}: a division has 2 players at least.", { where }));
-    return { name, players, rounds: rounds.specs(where), controls };
+    return { name, players, rounds: rounds.specs(where), controls, ...(botsOnly.checked ? { bots_only: true } : {}) };
   };
   return { element, spec, nameBox };
 }

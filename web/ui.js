@@ -1,7 +1,7 @@
 // What every page shares: building elements, the toast, error and clock texts, the rules of
 // every ruleset (fetched once) and their names, and how notation splits into tiles.
 
-import { GrpcError } from "/web/grpc.js";
+import { GrpcError, call } from "/web/grpc.js";
 import { t, lang } from "/web/i18n.js";
 
 let rulesets = null;
@@ -72,6 +72,26 @@ export function isBot(p) {
 /** The label every bot wears wherever it is shown. */
 export function botLabel() {
   return h("span", { class: "bot-label", text: t("bot") });
+}
+
+/** The bots registered in the lobby, by name (asked once a page): a director enters one in a
+ * tournament by its account. */
+let registered = null;
+export function registeredBots() {
+  registered = registered || call("BotsService", "ListBots", {}).then((r) => (r.bots || []).map((b) => b.name)).catch(() => []);
+  return registered;
+}
+
+/** A "played by" choice for each registered bot (`account:<name>`), added to `select` once the
+ * bots are known. */
+export function offerRegisteredBots(select) {
+  registeredBots().then((names) => select.append(...names.map((name) =>
+    h("option", { value: `account:${name}`, text: t("the bot {name} (registered)", { name }) }))));
+}
+
+/** A "played by" choice's registered bot's name, or "". */
+export function accountChosen(value) {
+  return value.startsWith("account:") ? value.slice("account:".length) : "";
 }
 
 /** What follows a player's name where it is shown: a bot's label, or nothing. */

@@ -929,3 +929,84 @@ async fn a_double_click_makes_each_change_once() {
         .map(|(k, d)| (k.to_string(), d.to_string()))
     );
 }
+
+/// Issue 84, item 6: an arena made from the Tournaments page: a division of only bots, each
+/// player chosen among the bots registered in the lobby (a registered bot's name box left empty:
+/// it plays under its own); then a late entry, a registered bot again, and a person refused in
+/// the server's words.
+#[tokio::test]
+async fn an_arena_of_registered_bots_is_made_and_entered_from_the_pages() {
+    let srv = start_directed(ROOT).await;
+    let mut b = srv.bots().await;
+    for name in ["alpha", "beta", "gamma"] {
+        let accepts = Some(pb::BotAccepts { casual: true, bots: true, ..Default::default() });
+        let request = pb::RegisterBotRequest { name: name.into(), owner: "the lab".into(), accepts };
+        b.register_bot(authed(request, ROOT)).await.unwrap();
+    }
+    let mut t = TournamentsServiceClient::connect(srv.url.clone()).await.unwrap();
+    let mut driver = Driver::start().await;
+    let c = open(&mut driver, &srv.url, "en", (1366, 768), "/tournaments").await;
+    click(&c, "#new-tournament summary").await;
+    // The registered bots are offered beside the server's.
+    wait_until(
+        "the registered bots",
+        || async { Some(count(&c, "#new-player-0-1-bot option[value^='account:']").await) },
+        |&n| n == 3,
+    )
+    .await;
+    assert_eq!(labels(&c, "new-bots-only-0").await, "Only bots (an arena)");
+    fill(
+        &c,
+        &[
+            ("desk-token", ROOT),
+            ("new-name", "Bot night"),
+            ("new-bots-only-0", "true"),
+            ("new-player-0-1-bot", "account:alpha"),
+            ("new-player-0-2-bot", "account:beta"),
+            ("new-player-0-3-name", "Sparky"),
+            ("new-player-0-3-bot", "BOT_LEVEL_WEAK"),
+        ],
+    )
+    .await;
+    click(&c, "#new-create").await;
+    wait_text(&c, "#new-done", "Bot night is made: its page").await;
+    assert_eq!(count(&c, "#new-tokens tbody tr").await, 0, "no token for a bot");
+    let made = get(&mut t, "bot-night").await;
+    let a = &made.divisions[0];
+    assert!(a.bots_only);
+    assert_eq!(
+        a.players
+            .iter()
+            .map(|p| (p.name.as_str(), p.bot_account.as_str(), p.bot.is_some()))
+            .collect::<Vec<_>>(),
+        [("alpha", "alpha", false), ("beta", "beta", false), ("Sparky", "", true)]
+    );
+
+    // A late entry: gamma by its account; then a person, refused.
+    c.goto(&format!("{}/tournaments/bot-night#token={ROOT}", srv.url)).await.unwrap();
+    wait_until(
+        "the late entry's bots",
+        || async { Some(count(&c, "#late-played-by-a option[value^='account:']").await) },
+        |&n| n == 3,
+    )
+    .await;
+    fill(&c, &[("late-played-by-a", "account:gamma")]).await;
+    click(&c, "#late-add-a").await;
+    wait_text(&c, "#tournament-result", "gamma is player 4: a registered bot, it plays with its own token.")
+        .await;
+    wait_until("the late entry", || async { Some(count(&c, "#late-name-a").await) }, |&n| n == 1).await;
+    fill(&c, &[("late-name-a", "Ann Archer")]).await;
+    click(&c, "#late-add-a").await;
+    wait_text(
+        &c,
+        "#tournament-result",
+        "INVALID_ARGUMENT: player: division a admits only bots: a registered bot (bot_account) or the server's (bot)",
+    )
+    .await;
+    let a = get(&mut t, "bot-night").await.divisions.remove(0);
+    assert_eq!(
+        a.players.iter().map(|p| p.bot_account.as_str()).collect::<Vec<_>>(),
+        ["alpha", "beta", "", "gamma"]
+    );
+    screenshot(&c, "desk-arena-en").await;
+}
