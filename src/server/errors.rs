@@ -293,6 +293,7 @@ pub fn lobby(e: dawgref_events::LobbyError) -> Status {
         L::Denied(what) => Status::permission_denied(what),
         L::Unknown(what) => Status::unauthenticated(what),
         L::Precondition(what) => precondition(what),
+        L::Aborted(what) => Status::aborted(what),
         L::Limit { limit, what, retry } => {
             let secs = retry.as_secs_f64().max(0.001);
             let mut details = ErrorDetails::with_retry_info(Some(retry));

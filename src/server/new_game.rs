@@ -196,6 +196,15 @@ pub fn new_game(state: &AppState, req: &pb::CreateGameRequest) -> Result<NewGame
     };
     let (config, seats, bot_delay_ms) = build(spec).map_err(errors::host)?;
     let labels = labels("labels", &req.labels)?;
+    // A registered bot's seat is marked by the server alone (a tournament's, a challenge's game).
+    if let Some((key, _)) =
+        labels.iter().find(|(key, _)| (0..seats.len()).any(|s| *key == dawgref_events::bot_account_label(s)))
+    {
+        return Err(errors::bad_field(
+            "labels",
+            format!("label key {key:?}: marks a seat a registered bot plays, the server's own label"),
+        ));
+    }
     Ok((config, seats, tokens, bot_delay_ms, labels))
 }
 

@@ -208,7 +208,7 @@ async fn a_bots_arena_tells_each_bot_its_game_marks_its_seat_and_takes_its_resul
 
 #[tokio::test]
 async fn an_arena_refuses_what_it_cannot_enter_naming_the_player() {
-    let (_server, mut b, mut t) = lobby().await;
+    let (server, mut b, mut t) = lobby().await;
     register(&mut b, "alpha").await;
     register(&mut b, "beta").await;
     register(&mut b, "idle").await;
@@ -290,8 +290,43 @@ async fn an_arena_refuses_what_it_cannot_enter_naming_the_player() {
         said.starts_with("player.bot_account: the bot \"alpha\" plays in this tournament already"),
         "{said}"
     );
-    let added = t.add_player(authed(add(account("beta")), ROOT)).await.unwrap().into_inner();
-    assert_eq!((added.token.as_str(), added.player.unwrap().bot_account.as_str()), ("", "beta"));
+    let late = pb::AddPlayerRequest { request_id: "late-beta".into(), ..add(account("beta")) };
+    let added = t.add_player(authed(late.clone(), ROOT)).await.unwrap().into_inner();
+    assert_eq!((added.token.as_str(), added.player.as_ref().unwrap().bot_account.as_str()), ("", "beta"));
+    // Asked again once beta is suspended: the first answer, kept, and no one added.
+    b.suspend_bot(authed(pb::SuspendBotRequest { name: "beta".into(), suspended: true }, ROOT))
+        .await
+        .unwrap();
+    assert_eq!(t.add_player(authed(late, ROOT)).await.unwrap().into_inner(), added);
+
+    // A bot's name is one a tournament can hold: no leading digit (TSH would read a rating).
+    let request = pb::RegisterBotRequest {
+        name: "4bot".into(),
+        owner: "the lab".into(),
+        accepts: Some(pb::BotAccepts { casual: true, bots: true, ..Default::default() }),
+    };
+    let (code, said) = refused(b.register_bot(authed(request, ROOT)).await);
+    assert_eq!(
+        (code, said.as_str()),
+        (
+            Code::InvalidArgument,
+            "name: \"4bot\": no word of a name starts with a digit (TSH reads it as the rating) (a bot plays in tournaments under its name)"
+        )
+    );
+    // A registered bot's seat is marked by the server alone.
+    let mut g = server.games().await;
+    let seat = |name: &str| pb::SeatSpec {
+        kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: name.into(), open: false })),
+        ..Default::default()
+    };
+    let game = pb::CreateGameRequest {
+        seats: vec![seat("Ann"), seat("alpha")],
+        labels: [("bot_account.1".to_string(), "alpha".to_string())].into(),
+        ..Default::default()
+    };
+    let (code, said) = refused(g.create_game(authed(game, ROOT)).await);
+    assert_eq!(code, Code::InvalidArgument, "{said}");
+    assert!(said.starts_with("labels: label key \"bot_account.1\""), "{said}");
 
     let reissue = pb::ReissuePlayerTokenRequest {
         slug: "arena".into(),

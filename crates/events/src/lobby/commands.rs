@@ -16,6 +16,7 @@ use crate::{Events, GameSettings};
 use dawgref_engine::rules::RulesetKind;
 use dawgref_host::TokenHash;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// A bot to register.
@@ -58,6 +59,9 @@ fn check_bot_name(field: &'static str, name: &str) -> Result<(), LobbyError> {
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
     if !ok {
         return Err(invalid(field, format!("{name:?}: 1 to 40 characters of a-z, 0-9, '_', '-' and '.'")));
+    }
+    if let Some(why) = dawgref_tournament::tsh::name_problem(name) {
+        return Err(invalid(field, format!("{name:?}: {why} (a bot plays in tournaments under its name)")));
     }
     if name.starts_with(SERVER_BOT) {
         return Err(invalid(
@@ -219,6 +223,27 @@ fn seats_of(state: &LobbyState, c: &Challenge) -> Result<([LobbySeat; 2], [Chall
     })
 }
 
+/// How many times a rotation looks again for a game being made for the bot.
+const ROTATION_TRIES: usize = 3;
+
+/// The lobby's games `bot` sits in, by id with its seat: those in play, and those being made for
+/// a challenge it accepted or had accepted.
+fn seats_of_bot(state: &LobbyState, bot: &str) -> Vec<(String, usize)> {
+    let me = Challenger::Bot(bot.to_string());
+    let mut seats: Vec<(String, usize)> = (state.games.values())
+        .filter_map(|g| g.seats.iter().position(|who| *who == me).map(|seat| (g.id.clone(), seat)))
+        .collect();
+    for c in state.challenges.values() {
+        if let ChallengeState::Accepting { game } = &c.state
+            && let Ok((_, who)) = seats_of(state, c)
+            && let Some(seat) = who.iter().position(|who| *who == me)
+        {
+            seats.push((game.clone(), seat));
+        }
+    }
+    seats
+}
+
 /// A challenge's state in words.
 pub(crate) fn state_text(c: &Challenge) -> String {
     match &c.state {
@@ -327,10 +352,12 @@ impl Events {
 
     /// RotateBotToken: the bot's token replaced by `token` (by a director, or by the bot with its
     /// own): the old one opens no stream, answers no challenge and plays nothing from now on. The
-    /// new one is given first to its seats in the lobby's games in play and to every tournament
-    /// it is entered in by its account (its player there, and that player's games in play, a
-    /// game held by another replica through `owners`), then to the account: a rotation that fails
-    /// midway is asked again, and the old token goes on until one succeeds.
+    /// new one is given first to its seats in the lobby's games (in play, and being made for a
+    /// challenge accepted) and to every tournament it is entered in by its account (its player
+    /// there, and that player's games in play, a game held by another replica through `owners`),
+    /// then to the account, and once more to any tournament that entered it meanwhile. A
+    /// rotation that fails midway is asked again, and the old token goes on until one succeeds;
+    /// one that keeps meeting a game being made for it is ABORTED, to be asked again.
     pub async fn rotate_bot_token(
         &self,
         by: &LobbyActor,
@@ -338,6 +365,8 @@ impl Events {
         token: &str,
         owners: &impl crate::Owners,
     ) -> Result<BotProfile, LobbyError> {
+        let lobby = &self.0.lobby;
+        let _one_at_a_time = lobby.rotating.lock().await;
         let may_rotate = |state: &LobbyState| -> Result<BotAccount, LobbyError> {
             let bot = state.bot(name)?.clone();
             match by {
@@ -346,32 +375,62 @@ impl Events {
                 _ => Err(LobbyError::Denied(format!("{name}'s token is given by a director or by {name}"))),
             }
         };
-        let state = self.0.lobby.read().await?;
-        may_rotate(&state)?;
-        for game in state.games.values() {
-            for (seat, who) in game.seats.iter().enumerate() {
-                if *who == Challenger::Bot(name.to_string()) {
-                    self.new_seat_token(owners, &game.id, seat, token).await?;
-                }
-            }
-        }
         let actor = match by {
             LobbyActor::Director(key) => Some(crate::Actor::director(key.as_deref())),
             _ => None,
         };
-        self.account_token_anew(name, actor.as_ref(), token, owners).await?;
         let token_hash = dawgref_host::hash(token);
-        let lobby = &self.0.lobby;
-        lobby
-            .change(|d| {
-                let online = lobby.is_online(&d.state, name, d.now_ms);
-                let mut bot = may_rotate(&d.state)?;
-                bot.token_hash = token_hash;
-                d.put_bot(bot.clone());
-                d.wake(name);
-                Ok(d.state.profile(&bot, online))
-            })
-            .await
+        // The lobby's games it sits in, each with its seat, given the new token so far.
+        let mut given: BTreeSet<String> = BTreeSet::new();
+        for attempt in 0..ROTATION_TRIES {
+            let state = lobby.read().await?;
+            may_rotate(&state)?;
+            for (game, seat) in seats_of_bot(&state, name) {
+                if given.contains(&game) {
+                    continue;
+                }
+                match self.new_seat_token(owners, &game, seat, token).await {
+                    Ok(()) => {
+                        given.insert(game);
+                    }
+                    // A challenge's game not made yet: the account's change waits for it.
+                    Err(crate::EventsError::Host(dawgref_host::HostError::NoGame(_))) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if attempt == 0 {
+                self.account_token_anew(name, actor.as_ref(), token, owners).await?;
+            }
+            let rotated = lobby
+                .change(|d| {
+                    let online = lobby.is_online(&d.state, name, d.now_ms);
+                    let mut bot = may_rotate(&d.state)?;
+                    if seats_of_bot(&d.state, name).iter().any(|(game, _)| !given.contains(game)) {
+                        return Err(LobbyError::Aborted(format!(
+                            "a game of {name}'s was being made while its token was rotated: ask again"
+                        )));
+                    }
+                    bot.token_hash = token_hash;
+                    d.put_bot(bot.clone());
+                    d.wake(name);
+                    Ok(d.state.profile(&bot, online))
+                })
+                .await;
+            match rotated {
+                Err(LobbyError::Aborted(_)) if attempt + 1 < ROTATION_TRIES => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Ok(profile) => {
+                    // A tournament that entered it while this ran, with the old token.
+                    self.account_token_anew(name, actor.as_ref(), token, owners).await?;
+                    return Ok(profile);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(LobbyError::Aborted(format!(
+            "a game of {name}'s was being made while its token was rotated: ask again"
+        )))
     }
 
     /// CreateChallenge: a bot (by its token) or a person (by the name they give) challenges a

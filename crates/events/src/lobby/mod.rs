@@ -359,6 +359,9 @@ pub enum LobbyError {
     /// (FAILED_PRECONDITION).
     #[error("{0}")]
     Precondition(String),
+    /// A race lost to another change that the call is asked again for (ABORTED).
+    #[error("{0}")]
+    Aborted(String),
     /// A limit reached (RESOURCE_EXHAUSTED with when to retry and the limit's name).
     #[error("{what}")]
     Limit { limit: &'static str, what: String, retry: Duration },

@@ -181,6 +181,9 @@ impl Draft {
         for (bot, event) in &self.events {
             told.entry(bot.clone()).or_default().events.push(event.clone());
         }
+        for (bot, told) in &mut told {
+            told.account = self.state.bots.get(bot).map(|b| (b.token_hash, b.suspended));
+        }
         told
     }
 
@@ -230,6 +233,10 @@ const RETRIES: usize = 16;
 pub(crate) struct Told {
     pub(crate) events: Vec<BotEvent>,
     pub(crate) look: bool,
+    /// The bot's token hash and whether it is suspended, as the change left them (another
+    /// replica's rotation or suspension included): a stream opened with another token, or of a
+    /// bot suspended, serves none of the events and looks at the account.
+    pub(crate) account: Option<(dawgref_host::TokenHash, bool)>,
 }
 
 /// A bot's streams open on this replica: how many, and the channel each change written here
@@ -255,6 +262,9 @@ pub(crate) struct Lobby {
     streams: Mutex<BTreeMap<String, Streaming>>,
     /// This replica's name in the bots' presence: drawn when it starts.
     pub(crate) replica: String,
+    /// One token rotation at a time on this replica (a retry never interleaves with the call it
+    /// retries).
+    pub(crate) rotating: tokio::sync::Mutex<()>,
 }
 
 fn failed(what: &str, e: StoreError) -> HostError {
@@ -270,6 +280,7 @@ impl Lobby {
             limits,
             streams: Mutex::new(BTreeMap::new()),
             replica: uuid::Uuid::new_v4().to_string(),
+            rotating: tokio::sync::Mutex::new(()),
         }
     }
 

@@ -165,6 +165,10 @@ impl Events {
                 // replica's events.
                 tokio::select! {
                     told = r.told.recv() => match told {
+                        Ok(told) if told.account != Some((r.hash, false)) => {
+                            r.look = true;
+                            r.current = false;
+                        }
                         Ok(told) => {
                             r.look |= told.look;
                             // Its events from the next one on, served as written: no store read

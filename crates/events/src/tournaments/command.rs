@@ -179,12 +179,25 @@ impl Events {
             self.reconcile(slug).await?;
         }
         actor.directs(command.method())?;
-        // A bot entered by its account plays with the account's token.
+        // A bot entered by its account plays with the account's token. The account refused
+        // (no such bot, a suspended one) is the answer unless the request was answered before.
+        let mut refused: Option<AccountRefused> = None;
         let command = match command {
             Command::AddPlayer { division, player, token: _, missed, same_name }
                 if player.account.is_some() =>
             {
-                let token = Some(self.account_token(player.account.as_deref().unwrap_or_default()).await?);
+                let token = match self.account_token(player.account.as_deref().unwrap_or_default()).await {
+                    Ok(hash) => Some(hash),
+                    Err(EventsError::NotFound(what)) => {
+                        refused = Some(AccountRefused::NoBot(what));
+                        None
+                    }
+                    Err(EventsError::BotSuspended { name }) => {
+                        refused = Some(AccountRefused::Suspended(name));
+                        None
+                    }
+                    Err(e) => return Err(e),
+                };
                 Command::AddPlayer { division, player, token, missed, same_name }
             }
             command => command,
@@ -192,6 +205,9 @@ impl Events {
         let retry = Retry { method: command.method(), request_id };
         let held = self.hold(slug).await;
         self.once(&held, retry, |rec| {
+            if let Some(refused) = &refused {
+                return Err(refused.error());
+            }
             rec.by = actor.name().to_string();
             let outcome = rec.apply(&command)?;
             Ok(answer(rec, outcome))
@@ -258,6 +274,22 @@ impl Events {
 /// Baker").
 fn name_key(name: &str) -> Vec<String> {
     name.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// Why a bot's account could not be entered, kept to answer with once the request is known to
+/// be a new one (its error made again for each try of the change).
+enum AccountRefused {
+    NoBot(String),
+    Suspended(String),
+}
+
+impl AccountRefused {
+    fn error(&self) -> EventsError {
+        match self {
+            AccountRefused::NoBot(what) => EventsError::NotFound(what.clone()),
+            AccountRefused::Suspended(name) => EventsError::BotSuspended { name: name.clone() },
+        }
+    }
 }
 
 /// A division's players as [`check_entry`] reads those entered before: the division's name, each

@@ -158,6 +158,7 @@ impl Events {
             }
             (Err(_), None) => Vec::new(),
         };
+        let voided: Vec<String> = orphans.iter().map(|id| id.to_string()).collect();
         for id in orphans {
             let void =
                 ResultKind::Void { reason: "its tournament pairing changed before the round started".into() };
@@ -167,7 +168,8 @@ impl Events {
         }
         let answer = bound?;
         if started_here {
-            let games: Vec<_> = made.iter().map(|(pair, id)| (pair.players, id.clone())).collect();
+            let bound = made.iter().filter(|(_, id)| !voided.contains(id));
+            let games: Vec<_> = bound.map(|(pair, id)| (pair.players, id.clone())).collect();
             self.tell_round(&record, d, k, &games).await;
         }
         tracing::info!(tournament = %slug, division = %division, round, games = made.len(), "round started");

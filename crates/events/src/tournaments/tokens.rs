@@ -65,6 +65,11 @@ impl Events {
                 let Some(number) = players.iter().position(|p| p.account.as_deref() == Some(account)) else {
                     continue;
                 };
+                // Given it already (a rotation looks again once the account has it).
+                if record.entry(d).tokens().get(number).copied().flatten() == Some(dawgref_host::hash(token))
+                {
+                    continue;
+                }
                 let (number, division) = (number as u32 + 1, record.division_at(d).name());
                 let player = record.player_actor(d, PlayerId(number - 1));
                 let actor = actor.unwrap_or(&player);
