@@ -305,7 +305,7 @@ async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
     let token = b.register_bot(common::server::authed(register, DIRECTOR)).await.unwrap().into_inner().token;
     let log = dir.0.join("bot.log");
     let server = format!("127.0.0.1:{port}");
-    let args = ["--lobby", "--server", &server, "--token", &token, "--casual-only", "--max-games", "3"];
+    let args = ["--lobby", "--server", &server, "--token", &token, "--casual-only", "--max-games", "4"];
     let mut bot = python_bot(&example, &args, &log);
     let bot_log = || std::fs::read_to_string(&log).unwrap_or_default();
     let started = Instant::now();
@@ -413,7 +413,11 @@ async fn the_python_bot_spends_a_day_in_the_lobby_against_the_servers_bots() {
         ],
         "{text}"
     );
-    assert_eq!(text.lines().filter(|l| l.contains(" ended: scores ")).count(), 3, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" ended: scores ")).count(),
+        4,
+        "three challenges and the arena's game: {text}"
+    );
     // The arena's game, played to its end: its result is the tournament's.
     assert!(text.contains("(bot-night, round 1)"), "{text}");
     let done = loop {

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use crate::server_bots::next;
 use common::server::*;
 use dawgref::proto::v1 as pb;
 use pb::watch_bot_events_response::Kind;
@@ -27,16 +28,7 @@ async fn register(b: &mut Bots, name: &str) -> String {
 }
 
 async fn open_stream(b: &mut Bots, token: &str) -> Events {
-    b.watch_bot_events(authed(pb::WatchBotEventsRequest { from_event: 0 }, token)).await.unwrap().into_inner()
-}
-
-/// The next event of a stream, within five seconds.
-async fn next(events: &mut Events) -> pb::WatchBotEventsResponse {
-    tokio::time::timeout(Duration::from_secs(5), events.message())
-        .await
-        .expect("an event in time")
-        .unwrap()
-        .unwrap()
+    crate::server_bots::open_stream(b, token, 0).await
 }
 
 fn account(name: &str) -> pb::TournamentPlayerSpec {
@@ -203,6 +195,24 @@ async fn a_bots_arena_tells_each_bot_its_game_marks_its_seat_and_takes_its_resul
             _ => false,
         };
         assert!(line.forfeited_by == resigned || (line.forfeited_by == 0 && lost_by_scores), "{line:?}");
+    }
+    // Each bot hears its game's end on its stream, with its seat, the scores and the winner
+    // (alpha's resignation lost it its game; beta's game was lost by beta unless it met alpha).
+    for (events, number) in [(&mut alpha_events, 1), (&mut beta_events, 2)] {
+        let line = lines.iter().find(|l| l.first == number || l.second == number).unwrap();
+        let ended = loop {
+            if let Some(Kind::GameEnded(ended)) = next(events).await.kind {
+                break ended;
+            }
+        };
+        let seat = if line.first == number { 0 } else { 1 };
+        assert_eq!(
+            (ended.game_id.as_str(), ended.seat, ended.scores.len()),
+            (line.game_id.as_str(), seat, 2)
+        );
+        let lost = number == 1 || (line.first + line.second != 3);
+        assert_eq!(ended.winners, if lost { vec![1 - seat] } else { vec![seat] }, "{ended:?}");
+        assert!(ended.rating.is_none(), "a tournament's game is rated by the tournament");
     }
 }
 

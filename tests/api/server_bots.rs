@@ -31,7 +31,7 @@ async fn register(b: &mut Bots, name: &str, accepts: pb::BotAccepts) -> String {
     answer.token
 }
 
-async fn open_stream(b: &mut Bots, token: &str, from: u64) -> Events {
+pub(crate) async fn open_stream(b: &mut Bots, token: &str, from: u64) -> Events {
     b.watch_bot_events(authed(pb::WatchBotEventsRequest { from_event: from }, token))
         .await
         .unwrap()
@@ -39,7 +39,7 @@ async fn open_stream(b: &mut Bots, token: &str, from: u64) -> Events {
 }
 
 /// The next event of a stream, within five seconds.
-async fn next(events: &mut Events) -> pb::WatchBotEventsResponse {
+pub(crate) async fn next(events: &mut Events) -> pb::WatchBotEventsResponse {
     tokio::time::timeout(Duration::from_secs(5), events.message())
         .await
         .expect("an event in time")

@@ -1,13 +1,14 @@
 //! The lobby's side of a bots' arena, a tournament that enters registered bots by their
 //! accounts (they play through the public API with their own tokens, not as the server's bots):
-//! the token an account's entry plays with, and the games of a round told on each bot's stream.
-//! (A rotated token reaches the bot's tournaments through `tournaments::tokens`.)
+//! the token an account's entry plays with, the games of a round told on each bot's stream, and
+//! each game's end once its result is entered (`tournaments::results`). (A rotated token reaches
+//! the bot's tournaments through `tournaments::tokens`.)
 
-use super::BotEventKind;
+use super::{BotEventKind, TimeClass};
 use crate::error::EventsError;
 use crate::{DivisionId, Events, Record};
 use dawgref_host::TokenHash;
-use dawgref_tournament::{PlayerId, RoundId};
+use dawgref_tournament::{PairingId, PlayerId, RoundId};
 
 /// A game of a round as StartRound made it: its players in seat order, and its id.
 pub(crate) type RoundGame = ([PlayerId; 2], String);
@@ -52,6 +53,11 @@ impl Events {
                 told.push((account.clone(), kind));
             }
         }
+        self.tell_bots(&told, "a round's games").await;
+    }
+
+    /// Each event told on its bot's stream, in one change; a failure logged as `what` untold.
+    async fn tell_bots(&self, told: &[(String, BotEventKind)], what: &str) {
         if told.is_empty() {
             return;
         }
@@ -59,14 +65,54 @@ impl Events {
             .0
             .lobby
             .change(|draft| {
-                for (bot, kind) in &told {
+                for (bot, kind) in told {
                     draft.tell(bot, kind.clone());
                 }
                 Ok(())
             })
             .await;
         if let Err(e) = result {
-            tracing::warn!(tournament = %record.slug(), round = k.number(), error = %e, "a round's games were not told to its bots");
+            tracing::warn!(error = %e, "{what} were not told to the bots");
         }
+    }
+
+    /// The end of game `game` of round `k`'s line `i` of division `d` (its result just entered
+    /// from it), told to each bot that played it by its account: the scores seat by seat, the
+    /// winners, the tournament's ruleset and time class (no rating: a tournament's are its own).
+    /// A failure to tell is logged: the result is the tournament's, on WatchTournament.
+    pub(crate) async fn tell_game_end(
+        &self,
+        record: &Record,
+        d: DivisionId,
+        k: RoundId,
+        i: PairingId,
+        game: &str,
+        outcome: &dawgref_engine::game::Outcome,
+    ) {
+        let Some(Some(line)) = record.entry(d).lines(k).get(i.index()).map(|l| match *l {
+            dawgref_tournament::Pairing::Game { first, second, .. } => Some([first, second]),
+            _ => None,
+        }) else {
+            return;
+        };
+        let players = record.division_at(d).players();
+        let ruleset = record.game().ruleset.map(|r| r.name().to_string()).unwrap_or_else(|| "english".into());
+        let time_class = TimeClass::of(record.game());
+        let told: Vec<(String, BotEventKind)> = (line.iter().enumerate())
+            .filter_map(|(seat, p)| {
+                let account = players.get(p.index())?.account.clone()?;
+                let kind = BotEventKind::GameEnded {
+                    game: game.to_string(),
+                    seat: seat as u32,
+                    scores: outcome.scores.clone(),
+                    winners: outcome.winners.iter().map(|&w| w as u32).collect(),
+                    ruleset: ruleset.clone(),
+                    time_class,
+                    rating: None,
+                };
+                Some((account, kind))
+            })
+            .collect();
+        self.tell_bots(&told, &format!("game {game}'s end and its scores")).await;
     }
 }

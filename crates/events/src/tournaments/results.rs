@@ -70,11 +70,19 @@ impl Events {
         if !waits_for(&record, &id) {
             return Ok(());
         }
-        self.change(&held, |rec| {
-            rec.by = Actor::Game.name().to_string();
-            enter(rec, &id, result).map(|_| ())
-        })
-        .await
+        let entered = self
+            .change(&held, |rec| {
+                rec.by = Actor::Game.name().to_string();
+                enter(rec, &id, result)
+            })
+            .await?;
+        drop(held);
+        if entered
+            && let (Some((d, k, i)), Some(outcome)) = (line_of(&record, &id), snapshot.game().outcome())
+        {
+            self.tell_game_end(&record, d, k, i, &id, outcome).await;
+        }
+        Ok(())
     }
 }
 
