@@ -7,6 +7,7 @@
 use super::{BotEventKind, TimeClass};
 use crate::error::EventsError;
 use crate::{DivisionId, Events, Record};
+use dawgref_engine::rules::RulesetKind;
 use dawgref_host::TokenHash;
 use dawgref_tournament::{PairingId, PlayerId, RoundId};
 
@@ -96,7 +97,8 @@ impl Events {
             return;
         };
         let players = record.division_at(d).players();
-        let ruleset = record.game().ruleset.map(|r| r.name().to_string()).unwrap_or_else(|| "english".into());
+        // As the game's constructor reads the settings: English unless they name one.
+        let ruleset = record.game().ruleset.unwrap_or_else(RulesetKind::english).name().to_string();
         let time_class = TimeClass::of(record.game());
         let told: Vec<(String, BotEventKind)> = (line.iter().enumerate())
             .filter_map(|(seat, p)| {

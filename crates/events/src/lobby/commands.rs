@@ -322,7 +322,6 @@ impl Events {
                 if bot.suspended != suspended {
                     bot.suspended = suspended;
                     d.put_bot(bot.clone());
-                    d.wake(name);
                 }
                 if suspended {
                     // Its open challenges closed: those to it declined, those it sent withdrawn.
@@ -412,7 +411,6 @@ impl Events {
                     }
                     bot.token_hash = token_hash;
                     d.put_bot(bot.clone());
-                    d.wake(name);
                     Ok(d.state.profile(&bot, online))
                 })
                 .await;

@@ -89,8 +89,6 @@ pub(crate) struct Draft {
     pub(crate) state: LobbyState,
     touched: BTreeSet<String>,
     events: Vec<(String, BotEvent)>,
-    /// The bots whose streams here must look at the account again (a suspension, a new token).
-    woken: BTreeSet<String>,
     pub(crate) now_ms: u64,
 }
 
@@ -157,11 +155,6 @@ impl Draft {
         c
     }
 
-    /// `bot`'s streams here look at its account again once the change is written.
-    pub(crate) fn wake(&mut self, bot: &str) {
-        self.woken.insert(bot.to_string());
-    }
-
     /// An event on `bot`'s stream, numbered after its last (a bot not registered has none).
     pub(crate) fn tell(&mut self, bot: &str, kind: BotEventKind) {
         let Some(mut account) = self.state.bots.get(bot).cloned() else { return };
@@ -171,18 +164,20 @@ impl Draft {
         self.put_bot(account);
     }
 
-    /// What each bot's streams here hear once the change is written: its new events, and whether
-    /// to look at its account again.
+    /// What the streams here of each bot the change touched hear once it is written: its new
+    /// events, and its account as the change left it (an event touches its bot's account too).
     fn told(&self) -> BTreeMap<String, Told> {
-        let mut told: BTreeMap<String, Told> = BTreeMap::new();
-        for bot in &self.woken {
-            told.entry(bot.clone()).or_default().look = true;
-        }
+        let mut told: BTreeMap<String, Told> = (self.touched.iter())
+            .filter_map(|key| key.strip_prefix(BOT))
+            .map(|bot| {
+                let account = self.state.bots.get(bot).map(|b| (b.token_hash, b.suspended));
+                (bot.to_string(), Told { events: Vec::new(), account })
+            })
+            .collect();
         for (bot, event) in &self.events {
-            told.entry(bot.clone()).or_default().events.push(event.clone());
-        }
-        for (bot, told) in &mut told {
-            told.account = self.state.bots.get(bot).map(|b| (b.token_hash, b.suspended));
+            if let Some(told) = told.get_mut(bot) {
+                told.events.push(event.clone());
+            }
         }
         told
     }
@@ -226,16 +221,13 @@ pub(crate) const RENEW_BEFORE_MS: u64 = 20_000;
 /// How many times a change is made again on a state another replica wrote first.
 const RETRIES: usize = 16;
 
-/// What a bot's streams here hear of a change written: its new events in order (numbered on
-/// from its last), and whether its account changed in a way that may end them (a suspension, a
-/// new token).
-#[derive(Clone, Debug, Default)]
+/// What a bot's streams here hear of a change written that touched its account: its new events
+/// in order (numbered on from its last), and its token hash and whether it is suspended as the
+/// change left them (another replica's rotation or suspension included): a stream opened with
+/// another token, or of a bot suspended, serves none of the events and looks at the account.
+#[derive(Clone, Debug)]
 pub(crate) struct Told {
     pub(crate) events: Vec<BotEvent>,
-    pub(crate) look: bool,
-    /// The bot's token hash and whether it is suspended, as the change left them (another
-    /// replica's rotation or suspension included): a stream opened with another token, or of a
-    /// bot suspended, serves none of the events and looks at the account.
     pub(crate) account: Option<(dawgref_host::TokenHash, bool)>,
 }
 
@@ -328,7 +320,6 @@ impl Lobby {
                 state: (*state).clone(),
                 touched: BTreeSet::new(),
                 events: Vec::new(),
-                woken: BTreeSet::new(),
                 now_ms: now_unix_ms(),
             };
             let answer = make(&mut draft)?;

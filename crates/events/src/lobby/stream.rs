@@ -170,7 +170,6 @@ impl Events {
                             r.current = false;
                         }
                         Ok(told) => {
-                            r.look |= told.look;
                             // Its events from the next one on, served as written: no store read
                             // unless they do not follow on.
                             let fresh = told.events.iter().filter(|e| e.number >= r.next);
