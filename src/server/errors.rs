@@ -263,7 +263,8 @@ pub fn events(e: EventsError) -> Status {
         | EventsError::PlayedHere { .. }
         | EventsError::CheckInClosed { .. }
         | EventsError::CheckInWithdrawn { .. }
-        | EventsError::NoneCheckedIn { .. }) => precondition(e.to_string()),
+        | EventsError::NoneCheckedIn { .. }
+        | EventsError::NothingToReview { .. }) => precondition(e.to_string()),
         e @ (EventsError::NotDirector { .. }
         | EventsError::NotAPlayer { .. }
         | EventsError::NotYourPairing { .. }
@@ -352,6 +353,7 @@ pub fn invalid_field(e: &Invalid) -> String {
         Invalid::NoLabels => "labels",
         Invalid::Delay { .. } => "delay_seconds",
         Invalid::AnalysisMs { .. } | Invalid::NoAnalysisMs => "analysis_ms",
+        Invalid::ReviewMs { .. } => "ms_per_turn",
         Invalid::Players { of: PlayersOf::NewDivision { index }, .. } => {
             return format!("divisions[{index}].players");
         }

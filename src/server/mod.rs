@@ -29,6 +29,7 @@ mod positions;
 mod pre_endgame;
 mod results;
 mod review;
+mod reviewer;
 mod routing;
 pub mod state;
 pub mod status;
@@ -193,11 +194,19 @@ impl Builder {
             ..self.callbacks
         };
         // The host keeps the games; the events layer its tournaments, broadcasts and the lobby.
-        let (tournaments, broadcasts, lobby) = (self.store.clone(), self.store.clone(), self.store.clone());
+        let (tournaments, broadcasts, lobby, jobs) =
+            (self.store.clone(), self.store.clone(), self.store.clone(), self.store.clone());
         let host =
             Host::new(self.lexicons, self.limits, self.store, callbacks, Arc::new(views::EncodedAnswers), rx);
-        let events =
-            dawgref_events::Events::new(host.clone(), tournaments, broadcasts, lobby, self.lobby_limits);
+        let events = dawgref_events::Events::new(
+            host.clone(),
+            tournaments,
+            broadcasts,
+            lobby,
+            jobs,
+            self.lobby_limits,
+        );
+        let leases_id = self.leases.as_ref().map(|l| l.id());
         if let Some(leases) = self.leases {
             host.set_replica(leases);
         }
@@ -217,6 +226,10 @@ impl Builder {
         if handle.state.host.peers().is_some() {
             tokio::spawn(handle.state.events.clone().refresh_broadcasts());
         }
+        // The review jobs are claimed by this replica's id (its leases' owner), or on one node
+        // by this process's.
+        let reviewer = leases_id.unwrap_or_else(uuid::Uuid::new_v4);
+        tokio::spawn(reviewer::run(handle.state.clone(), reviewer));
         tokio::spawn(handle.state.host.clone().run_replica());
         tokio::spawn(handle.state.host.clone().run_alarms());
         Ok((handle, report))

@@ -37,7 +37,7 @@ const FORMAT: &str = "v2";
 pub type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeGameResponse, Status>> + Send>>;
 
 /// The game a review judges.
-struct Source {
+pub(crate) struct Source {
     game: Arc<Game>,
     names: Vec<String>,
     /// Which turns a record showed the rack of (None: every rack known).
@@ -81,7 +81,7 @@ pub async fn analyze(
     if seats.is_empty() {
         seats = (0..players).collect();
     }
-    let key = format!("{FORMAT} seats={seats:?} ms={ms} seed={}", req.seed);
+    let key = kept_key(&seats, ms, req.seed);
     // A review kept from the same request.
     let memory_key = || {
         format!("{key} ruleset={} {} lexicon={} gcg={}", req.ruleset, req.ruleset_name, req.lexicon, req.gcg)
@@ -143,6 +143,12 @@ pub async fn analyze(
     Ok(Response::new(Box::pin(stream)))
 }
 
+/// The key a stored game's review is kept under: its format, the seats judged, the time a turn
+/// and the seed (a review job's is every seat's, seed 0: AnalyzeGame's defaults).
+pub(crate) fn kept_key(seats: &[usize], ms: u32, seed: u64) -> String {
+    format!("{FORMAT} seats={seats:?} ms={ms} seed={seed}")
+}
+
 /// A finished game by id (finished as its caller sees it: a broadcast's spectator waits for its
 /// end to be shown).
 async fn by_id(
@@ -153,11 +159,21 @@ async fn by_id(
     let uuid = crate::host::parse_game_id(id).map_err(errors::host)?;
     let (snapshot, _) = state.seen_game(id, metadata).await?;
     crate::host::reviewable(snapshot.game()).map_err(errors::precondition)?;
-    let shown = match state.host.imported_record(uuid).await.map_err(errors::host)? {
+    stored_source(state, uuid, &snapshot).await.map_err(errors::internal)
+}
+
+/// A stored game, finished, as a review judges it: which racks its record showed, if it was
+/// imported.
+pub(crate) async fn stored_source(
+    state: &AppState,
+    uuid: Uuid,
+    snapshot: &crate::host::Snapshot,
+) -> Result<Source, String> {
+    let shown = match state.host.imported_record(uuid).await.map_err(|e| e.to_string())? {
         Some(text) => Some(
             gcg::parse(&text)
                 .map(|r| review::racks_shown(&r))
-                .map_err(|e| errors::internal(format!("the game's imported record: {e}")))?,
+                .map_err(|e| format!("the game's imported record: {e}"))?,
         ),
         None => None,
     };
@@ -167,6 +183,82 @@ async fn by_id(
         shown,
         stored: Some(uuid),
     })
+}
+
+/// A stored game's whole review made to be kept (a review job's): every seat's turns judged at
+/// `ms` a turn on the pool's background lane (after the live games' bots), then the summary;
+/// the messages AnalyzeGame streams and keeps, encoded as it keeps them. `stop` ends it early
+/// (an error).
+pub(crate) async fn review_to_keep(
+    state: &AppState,
+    source: Source,
+    ms: u32,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<Vec<u8>, String> {
+    let seats: Vec<usize> = (0..source.game.config().seats).collect();
+    let options =
+        Options { per_turn: Duration::from_millis(u64::from(ms)), stop: Some(stop), ..Options::default() };
+    let plan = Arc::new(Plan::new(source.game.clone(), source.shown.clone(), options, |_| true));
+    let turns = plan.turns().len();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Option<TurnReview>)>();
+    for _ in 0..state.host.thinking_threads().min(turns) {
+        judge_in_background(state.host.clone(), plan.clone(), done_tx.clone());
+    }
+    drop(done_tx);
+    let alphabet = plan.game().config().rules.alphabet;
+    let mut reviews: Vec<TurnReview> = Vec::with_capacity(turns);
+    let mut kept = Vec::with_capacity(turns + 1);
+    while reviews.len() < turns {
+        let Some((i, judged)) = done_rx.recv().await else { return Err("the review was stopped".into()) };
+        let Some(r) = judged else {
+            return Err(format!("judging turn {} failed", plan.turns()[i].1 + 1));
+        };
+        kept.push(turn_update(&r, reviews.len() + 1, turns, 0, alphabet));
+        reviews.push(r);
+    }
+    kept.push(last_update(&plan, reviews, &seats, &source.names));
+    Ok(encode(&kept))
+}
+
+/// A judged turn's message: the `done`-th of `total`, `eta_ms` left.
+fn turn_update(
+    r: &TurnReview,
+    done: usize,
+    total: usize,
+    eta_ms: u64,
+    alphabet: Alphabet,
+) -> pb::AnalyzeGameResponse {
+    pb::AnalyzeGameResponse {
+        turns_done: done as u32,
+        turns: total as u32,
+        eta_ms,
+        turn: Some(turn_to(r, alphabet)),
+        ..Default::default()
+    }
+}
+
+/// A review's last message: each seat judged summed up.
+fn last_update(
+    plan: &Plan,
+    mut reviews: Vec<TurnReview>,
+    seats: &[usize],
+    names: &[String],
+) -> pb::AnalyzeGameResponse {
+    let total = reviews.len() as u32;
+    reviews.sort_by_key(|r| r.turn);
+    let players = plan.game().config().seats;
+    let summaries = review::summarize(plan.game(), &reviews);
+    pb::AnalyzeGameResponse {
+        turns_done: total,
+        turns: total,
+        seats: summaries
+            .iter()
+            .filter(|s| seats.contains(&s.seat))
+            .map(|s| seat_to(s, names.get(s.seat).map_or("", |n| n.as_str()), players))
+            .collect(),
+        done: true,
+        ..Default::default()
+    }
 }
 
 /// A record, replayed as ImportGcg replays it.
@@ -271,13 +363,7 @@ impl Job {
                 return;
             };
             let (done, eta) = progress(reviews.len() + 1);
-            let update = pb::AnalyzeGameResponse {
-                turns_done: done,
-                turns: total,
-                eta_ms: eta,
-                turn: Some(turn_to(&r, alphabet)),
-                ..Default::default()
-            };
+            let update = turn_update(&r, done as usize, turns, eta, alphabet);
             reviews.push(r);
             kept.push(update.clone());
             if self.tx.send(Ok(update)).await.is_err() {
@@ -285,20 +371,7 @@ impl Job {
                 return;
             }
         }
-        reviews.sort_by_key(|r| r.turn);
-        let seats = self.plan.game().config().seats;
-        let summaries = review::summarize(self.plan.game(), &reviews);
-        let last = pb::AnalyzeGameResponse {
-            turns_done: total,
-            turns: total,
-            seats: summaries
-                .iter()
-                .filter(|s| self.seats.contains(&s.seat))
-                .map(|s| seat_to(s, self.names.get(s.seat).map_or("", |n| n.as_str()), seats))
-                .collect(),
-            done: true,
-            ..Default::default()
-        };
+        let last = last_update(&self.plan, reviews, &self.seats, &self.names);
         kept.push(last.clone());
         // Kept before the last message goes: a client that asks again once it has it finds it.
         match self.keep {

@@ -36,6 +36,7 @@ mod server_races;
 mod server_ratings;
 mod server_result_reports;
 mod server_review;
+mod server_review_jobs;
 mod server_rulesets;
 mod server_simulate;
 mod server_super_board;

@@ -10,8 +10,9 @@ use common::server::TempDir;
 use dawgref::store::Claim;
 use dawgref::store::postgres::Replica;
 use dawgref::store::{
-    DirectorKey, GameStore, LobbyChange, MemoryStore, PgStore, SqliteStore, Store, StoreError,
-    StoredBroadcast, StoredLobby, StoredTournament, TournamentChange,
+    DirectorKey, FinishedReview, GameStore, LobbyChange, MemoryStore, PgStore, ReviewJobEnd, ReviewJobState,
+    ReviewOrder, SqliteStore, Store, StoreError, StoredBroadcast, StoredLobby, StoredTournament,
+    TournamentChange,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,7 +30,8 @@ async fn unfinished(store: &Arc<dyn Store>) -> Vec<Uuid> {
     ids
 }
 
-async fn contract(store: Arc<dyn Store>) {
+/// `me`: the claims' owner, alive for as long as the store is (a PostgreSQL store's replica).
+async fn contract(store: Arc<dyn Store>, me: Uuid) {
     let a = Uuid::new_v4();
     store.create(a, 1, b"record-a".to_vec(), b"row0".to_vec(), false, vec![]).wait().await.unwrap();
     let got = load(&store, a).await.unwrap();
@@ -184,6 +186,7 @@ async fn contract(store: Arc<dyn Store>) {
             .map(|k| (k.to_string(), format!("{k} at {}", tournament.version).into_bytes()))
             .collect(),
         tournament,
+        reviews: vec![],
     };
     let answer = |store: &Arc<dyn Store>, slug: &str, key: &str| {
         let store = store.clone();
@@ -358,6 +361,112 @@ async fn contract(store: Arc<dyn Store>) {
     assert_eq!(store.bot_events("a".into(), 3).await.unwrap(), vec![(3, b"a-three".to_vec())]);
     assert_eq!(numbers(store.bot_events("b".into(), 0).await.unwrap()), [1]);
     assert_eq!(store.bot_events("c".into(), 1).await.unwrap(), vec![]);
+
+    review_jobs(&store, me).await;
+}
+
+/// The review jobs: asked by a tournament's change (none by one that lost its race), claimed
+/// oldest first by one owner at a time (a gone owner's job claimable again, given up after
+/// `MAX_ATTEMPTS`), finished with the review in one write only while still the claim's.
+async fn review_jobs(store: &Arc<dyn Store>, me: Uuid) {
+    let (g1, g2, g3, g4) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+    let mut version = 0;
+    let ask = |version: u64, reviews: Vec<ReviewOrder>| TournamentChange {
+        tournament: StoredTournament { slug: "rev".into(), version, body: b"r".to_vec(), parts: vec![] },
+        events: vec![],
+        answers: vec![],
+        reviews,
+    };
+    let queue = |game: Uuid, round: u32| ReviewOrder::Queue { game, ms: 200, division: "A".into(), round };
+    let mut next = |reviews: Vec<ReviewOrder>| {
+        version += 1;
+        ask(version, reviews)
+    };
+    store.put_tournament(next(vec![queue(g1, 1)])).wait().await.unwrap();
+    // Queued a moment later: claimed after g1.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store.put_tournament(next(vec![queue(g2, 2)])).wait().await.unwrap();
+    let lost = store.put_tournament(ask(2, vec![queue(g4, 1)])).wait().await;
+    assert!(matches!(lost, Err(StoreError::Stale(_))));
+    let jobs = || async { store.review_jobs("rev".into()).await.unwrap() };
+    let state = |game: Uuid| async move {
+        let jobs = store.review_jobs("rev".into()).await.unwrap();
+        let job = jobs.iter().find(|j| j.game == game).unwrap().clone();
+        (job.state, job.generation, job.attempts)
+    };
+    let listed = jobs().await;
+    assert_eq!(
+        listed.iter().map(|j| (j.game, j.round, j.state)).collect::<Vec<_>>(),
+        [(g1, 1, ReviewJobState::Queued), (g2, 2, ReviewJobState::Queued)]
+    );
+    assert!(listed.iter().all(|j| j.slug == "rev" && j.division == "A" && j.ms == 200 && j.generation == 1));
+    assert_eq!(store.review_jobs("other".into()).await.unwrap(), vec![]);
+
+    // A claim whose owner is gone is claimed again, before the younger job; finished only by
+    // the claim that holds it, with its review in the same write.
+    let reviewed = |body: Option<&[u8]>, fingerprint| ReviewJobEnd::Reviewed {
+        key: "k200".into(),
+        body: body.map(<[u8]>::to_vec),
+        fingerprint,
+    };
+    let finish = |game, generation, owner, end| FinishedReview { game, ms: 200, generation, owner, end };
+    let ghost = Uuid::new_v4();
+    let first = store.claim_review_job(ghost).await.unwrap().unwrap();
+    assert_eq!((first.game, first.attempts, first.owner), (g1, 1, Some(ghost)));
+    let again = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((again.game, again.attempts, again.owner), (g1, 2, Some(me)));
+    let moved = store.finish_review_job(finish(g1, 1, ghost, reviewed(Some(b"lost"), 1))).wait().await;
+    assert!(matches!(moved, Err(StoreError::ReviewJobMoved(g)) if g == g1));
+    assert_eq!(store.review(g1, "k200".into()).await.unwrap(), None);
+    store.finish_review_job(finish(g1, 1, me, reviewed(Some(b"review"), 5))).wait().await.unwrap();
+    assert_eq!(store.review(g1, "k200".into()).await.unwrap().as_deref(), Some(&b"review"[..]));
+    let done = jobs().await.into_iter().find(|j| j.game == g1).unwrap();
+    assert_eq!((done.state, done.fingerprint, done.owner), (ReviewJobState::Done, Some(5), Some(me)));
+    // An owner works one job at a time: its own job left running is claimable again.
+    let second = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((second.game, second.attempts), (g2, 1));
+    let second = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((second.game, second.attempts), (g2, 2));
+    store.finish_review_job(finish(g2, 1, me, ReviewJobEnd::Waiting)).wait().await.unwrap();
+    assert_eq!(state(g2).await, (ReviewJobState::Waiting, 1, 2));
+    assert_eq!(store.claim_review_job(me).await.unwrap(), None, "one done, one waiting");
+
+    // A game changed: its jobs asked again. A claim of the generation before, asked again while
+    // it runs, keeps nothing.
+    store.put_tournament(next(vec![ReviewOrder::Redo { game: g1 }])).wait().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store.put_tournament(next(vec![ReviewOrder::Redo { game: g2 }])).wait().await.unwrap();
+    assert_eq!(state(g1).await, (ReviewJobState::Queued, 2, 0));
+    assert_eq!(state(g2).await, (ReviewJobState::Queued, 2, 0));
+    let redo = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((redo.game, redo.generation, redo.fingerprint), (g1, 2, Some(5)));
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store.put_tournament(next(vec![queue(g1, 1)])).wait().await.unwrap();
+    let moved = store.finish_review_job(finish(g1, 2, me, reviewed(Some(b"stale"), 6))).wait().await;
+    assert!(matches!(moved, Err(StoreError::ReviewJobMoved(_))));
+    let latest = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((latest.game, latest.generation), (g2, 2), "g2 was queued before g1 was asked again");
+    store.finish_review_job(finish(g2, 2, me, ReviewJobEnd::Failed("no".into()))).wait().await.unwrap();
+    let failed = jobs().await.into_iter().find(|j| j.game == g2).unwrap();
+    assert_eq!((failed.state, failed.error.as_deref()), (ReviewJobState::Failed, Some("no")));
+    let latest = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((latest.game, latest.generation), (g1, 3));
+    // The game as the kept review judged it: the review stays, the job is done.
+    store.finish_review_job(finish(g1, 3, me, reviewed(None, 5))).wait().await.unwrap();
+    assert_eq!(store.review(g1, "k200".into()).await.unwrap().as_deref(), Some(&b"review"[..]));
+    assert_eq!(state(g1).await, (ReviewJobState::Done, 3, 1));
+
+    // A job left unfinished MAX_ATTEMPTS times is given up.
+    store.put_tournament(next(vec![queue(g3, 3)])).wait().await.unwrap();
+    for attempt in 1..=dawgref::store::MAX_ATTEMPTS {
+        let claimed = store.claim_review_job(Uuid::new_v4()).await.unwrap().unwrap();
+        assert_eq!((claimed.game, claimed.attempts), (g3, attempt));
+    }
+    assert_eq!(store.claim_review_job(me).await.unwrap(), None);
+    let given_up = jobs().await.into_iter().find(|j| j.game == g3).unwrap();
+    assert_eq!(given_up.state, ReviewJobState::Failed);
+    assert!(given_up.error.unwrap().starts_with("left unfinished 3 times"));
+    assert!(jobs().await.iter().all(|j| j.game != g4), "a lost write asked for nothing");
 }
 
 fn replica(lease_ms: u64) -> Replica {
@@ -370,20 +479,22 @@ fn replica(lease_ms: u64) -> Replica {
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_contract() {
-    contract(Arc::new(MemoryStore::new())).await;
+    contract(Arc::new(MemoryStore::new()), Uuid::new_v4()).await;
 }
 
 #[tokio::test]
 async fn sqlite_keeps_the_contract() {
     let dir = TempDir::new("contract");
-    contract(Arc::new(SqliteStore::open(&dir.0).unwrap())).await;
+    contract(Arc::new(SqliteStore::open(&dir.0).unwrap()), Uuid::new_v4()).await;
 }
 
 #[tokio::test]
 async fn postgres_keeps_the_contract() {
     let pg = Postgres::start("contract", false);
     let url = pg.database("contract");
-    contract(Arc::new(PgStore::open(&url, replica(5000)).await.unwrap())).await;
+    let store = PgStore::open(&url, replica(5000)).await.unwrap();
+    let me = store.replica().id;
+    contract(Arc::new(store), me).await;
     // A second replica on the same database migrates nothing twice and sees the same games.
     let again = PgStore::open(&url, replica(5000)).await.unwrap();
     let again: Arc<dyn Store> = Arc::new(again);

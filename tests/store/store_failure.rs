@@ -9,9 +9,10 @@ use dawgref::proto::v1 as pb;
 use dawgref::rules::RulesetKind;
 use dawgref::server;
 use dawgref::store::{
-    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, LobbyChange,
-    LobbyStore, MemoryStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
-    StoredLobby, StoredTournament, TournamentChange, TournamentStore,
+    BroadcastStore, DirectorKey, DirectorKeyStore, FinishedReview, GamePage, GameQuery, GameStore, Labels,
+    LobbyChange, LobbyStore, MemoryStore, Pending, Reading, ReviewJob, ReviewJobStore, ReviewStore,
+    StoreError, StoredBroadcast, StoredGame, StoredLobby, StoredTournament, TournamentChange,
+    TournamentStore,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -138,6 +139,20 @@ impl LobbyStore for FlakyStore {
 
     fn bot_events(&self, bot: String, from: u64) -> Reading<'_, Vec<(u64, Vec<u8>)>> {
         self.inner.bot_events(bot, from)
+    }
+}
+
+impl ReviewJobStore for FlakyStore {
+    fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
+        self.inner.claim_review_job(owner)
+    }
+
+    fn finish_review_job(&self, finished: FinishedReview) -> Pending {
+        self.inner.finish_review_job(finished)
+    }
+
+    fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
+        self.inner.review_jobs(slug)
     }
 }
 

@@ -88,6 +88,9 @@ pub enum EventsError {
         "no player of division {division} has checked in: withdrawing the absent would withdraw all {players}"
     )]
     NoneCheckedIn { division: String, players: usize },
+    /// A review asked of games none of which is on the server (FAILED_PRECONDITION).
+    #[error("no game of {what} is played on the server yet: start its round first")]
+    NothingToReview { what: String },
     /// A player's check-in of someone else (PERMISSION_DENIED).
     #[error("you are player {you} of {division}: a player checks in only themselves")]
     NotYou { you: u32, division: String },
@@ -219,6 +222,14 @@ pub enum Invalid {
         ANALYSIS_MS
     )]
     AnalysisMs { ms: u32 },
+    /// A review's time a turn out of its bounds.
+    #[error(
+        "{ms}: a review's time a turn is {} to {} ms (0: {})",
+        crate::tournaments::MIN_REVIEW_MS,
+        crate::tournaments::MAX_REVIEW_MS,
+        crate::tournaments::REVIEW_MS
+    )]
+    ReviewMs { ms: u32 },
     /// A change of a broadcast's time per move to 0 (unset leaves it as it is).
     #[error("0: give the time per move, or leave it unset")]
     NoAnalysisMs,

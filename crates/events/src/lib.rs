@@ -35,13 +35,14 @@ pub use lobby::{
 pub use settings::{ClockSettings, GameOptions, GameSettings};
 pub use tournaments::{
     Actor, Answer, Claimed, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME,
-    GameLink, Hand, HandResult, Import, Line, LineReports, LogFilter, NewDivision, NewTournament, Outcome,
-    Owners, PlayerReport, ROOT, Record, ReportState, ReportsMode, RoundGames, Source, TournamentEvent,
-    Watched, derived_request_id, game_labels, game_result, log_csv, log_json_lines,
+    GameLink, Hand, HandResult, Import, Line, LineReports, LogFilter, MAX_REVIEW_MS, MIN_REVIEW_MS,
+    NewDivision, NewTournament, Outcome, Owners, PlayerReport, REVIEW_MS, ROOT, Record, ReportState,
+    ReportsMode, ReviewScope, RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels,
+    game_result, log_csv, log_json_lines, review_ms,
 };
 
 use dawgref_host::Host;
-use dawgref_store::{BroadcastStore, LobbyStore, TournamentStore};
+use dawgref_store::{BroadcastStore, LobbyStore, ReviewJobStore, TournamentStore};
 use records::{BroadcastRecords, TournamentRecords};
 use std::sync::Arc;
 
@@ -74,15 +75,19 @@ struct Inner {
     feeds: broadcasts::Feeds,
     /// The bots' lobby: accounts, challenges, ratings, streams.
     lobby: lobby::Lobby,
+    /// The review jobs the tournaments ask.
+    review_jobs: Arc<dyn ReviewJobStore>,
 }
 
 impl Events {
-    /// The layer over `host`, keeping its tournaments and broadcasts in the stores given.
+    /// The layer over `host`, keeping its tournaments, broadcasts, lobby and review jobs in the
+    /// stores given.
     pub fn new(
         host: Host,
         tournaments: Arc<dyn TournamentStore>,
         broadcasts: Arc<dyn BroadcastStore>,
         lobby: Arc<dyn LobbyStore>,
+        review_jobs: Arc<dyn ReviewJobStore>,
         lobby_limits: LobbyLimits,
     ) -> Events {
         Events(Arc::new(Inner {
@@ -97,6 +102,7 @@ impl Events {
             broadcasts: Default::default(),
             feeds: Default::default(),
             lobby: lobby::Lobby::new(lobby, lobby_limits),
+            review_jobs,
         }))
     }
 

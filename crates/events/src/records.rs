@@ -29,11 +29,13 @@ fn failed(what: &str, e: StoreError) -> EventsError {
 #[derive(Clone)]
 pub(crate) struct TournamentRecords {
     store: Arc<dyn TournamentStore>,
+    /// Told when a change that asks for reviews lands: this replica's reviewer looks at once.
+    pub(crate) reviews_asked: Arc<tokio::sync::Notify>,
 }
 
 impl TournamentRecords {
     pub(crate) fn new(store: Arc<dyn TournamentStore>) -> TournamentRecords {
-        TournamentRecords { store }
+        TournamentRecords { store, reviews_asked: Default::default() }
     }
 
     /// A tournament at its latest version.
@@ -49,8 +51,14 @@ impl TournamentRecords {
 
     /// Write `change` as its tournament's version.
     pub(crate) async fn put(&self, change: TournamentChange) -> Result<Put, EventsError> {
+        let asks = !change.reviews.is_empty();
         match self.store.put_tournament(change).wait().await {
-            Ok(()) => Ok(Put::Written),
+            Ok(()) => {
+                if asks {
+                    self.reviews_asked.notify_one();
+                }
+                Ok(Put::Written)
+            }
             Err(StoreError::Stale(_)) => Ok(Put::Stale),
             Err(e) => Err(failed("writing a tournament", e)),
         }

@@ -34,6 +34,8 @@ pub type LeaseFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// What replicas need of a shared store: one fenced lease per live game, renewed by the
 /// replica's heartbeat.
 pub trait Leases: Send + Sync {
+    /// This replica's identity: what its leases (and the review jobs it claims) are held by.
+    fn id(&self) -> Uuid;
     /// Where other replicas forward calls for this replica's games.
     fn addr(&self) -> &str;
     /// The secret the replicas share, which proves a call forwarded by one of them.

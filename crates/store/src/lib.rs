@@ -11,7 +11,9 @@
 //!   events and kept answers each version adds as rows of their own;
 //! - the broadcasts ([`BroadcastStore`]): each one's settings, written whole against its version;
 //! - the bots' lobby ([`LobbyStore`]): bot accounts, challenges and ratings as parts of one state
-//!   written against its version, with each bot's stream of events as rows of their own.
+//!   written against its version, with each bot's stream of events as rows of their own;
+//! - the review jobs ([`ReviewJobStore`]): each game of a tournament to be reviewed, asked by the
+//!   tournament's change and claimed by one replica at a time (`review_jobs`).
 //!
 //! The host is handed the games, reviews and director keys; the events layer the tournaments,
 //! broadcasts and the lobby: each holds what it holds.
@@ -33,11 +35,15 @@ pub mod memory;
 pub mod postgres;
 mod queue;
 pub mod record;
+mod review_jobs;
 pub mod sqlite;
 
 pub use lease::{Claim, LeaseFuture, Leases};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
+pub use review_jobs::{
+    FinishedReview, MAX_ATTEMPTS, ReviewJob, ReviewJobEnd, ReviewJobState, ReviewJobStore, ReviewOrder,
+};
 pub use sqlite::SqliteStore;
 
 use std::collections::HashMap;
@@ -79,6 +85,9 @@ pub enum StoreError {
     /// The lobby written by another since this writer read it: read it again.
     #[error("storage: the bots' lobby changed since it was read")]
     LobbyStale,
+    /// A review job asked again, or claimed by another, since this claim took it.
+    #[error("storage: the review job of game {0} moved on since it was claimed")]
+    ReviewJobMoved(Uuid),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -123,6 +132,8 @@ pub struct TournamentChange {
     /// Answers by request key, kept while they are among the latest [`TOURNAMENT_ANSWERS_KEPT`]
     /// versions' (a key answered again replaces its answer).
     pub answers: Vec<(String, Vec<u8>)>,
+    /// The reviews this version asks of the jobs, in order ([`ReviewJobStore`]).
+    pub reviews: Vec<ReviewOrder>,
 }
 
 /// A broadcast as kept: its slug, its version (1 for the first write, one more each write) and
@@ -277,14 +288,22 @@ impl Pending {
 /// Everything a server keeps, each aggregate behind its own trait: its games ([`GameStore`]),
 /// the reviews kept with them ([`ReviewStore`]), the director keys ([`DirectorKeyStore`]), the
 /// tournaments ([`TournamentStore`]), the broadcasts ([`BroadcastStore`]) and the bots' lobby
-/// ([`LobbyStore`]). The host is handed the first three, the events layer the last three.
+/// ([`LobbyStore`]), and the review jobs ([`ReviewJobStore`]). The host is handed the first
+/// three, the events layer the rest.
 pub trait Store:
-    GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore + LobbyStore
+    GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore + LobbyStore + ReviewJobStore
 {
 }
 
-impl<T: GameStore + ReviewStore + DirectorKeyStore + TournamentStore + BroadcastStore + LobbyStore> Store
-    for T
+impl<
+    T: GameStore
+        + ReviewStore
+        + DirectorKeyStore
+        + TournamentStore
+        + BroadcastStore
+        + LobbyStore
+        + ReviewJobStore,
+> Store for T
 {
 }
 

@@ -2,6 +2,7 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
+use super::review_jobs::{FinishedReview, MemoryJobs, ReviewJob, ReviewJobStore};
 use super::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, LobbyChange,
     LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredLobby,
@@ -24,6 +25,8 @@ pub struct MemoryStore {
     broadcasts: Mutex<std::collections::BTreeMap<String, StoredBroadcast>>,
     /// The bots' lobby.
     lobby: Mutex<Lobby>,
+    /// The review jobs (taken after `tournaments` when both are held).
+    review_jobs: Mutex<MemoryJobs>,
 }
 
 /// The lobby's version, its parts by key and each bot's events by number.
@@ -55,6 +58,10 @@ impl Tournament {
 impl MemoryStore {
     pub fn new() -> MemoryStore {
         MemoryStore::default()
+    }
+
+    fn jobs(&self) -> std::sync::MutexGuard<'_, MemoryJobs> {
+        self.review_jobs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, StoredGame>> {
@@ -172,7 +179,7 @@ impl DirectorKeyStore for MemoryStore {
 impl TournamentStore for MemoryStore {
     fn put_tournament(&self, change: TournamentChange) -> Pending {
         let mut all = self.tournaments.lock().unwrap_or_else(|e| e.into_inner());
-        let TournamentChange { tournament, events, answers } = change;
+        let TournamentChange { tournament, events, answers, reviews } = change;
         let version = tournament.version;
         let stored = all.get(&tournament.slug).map_or(0, |t| t.state.version);
         if stored + 1 != version {
@@ -190,6 +197,10 @@ impl TournamentStore for MemoryStore {
         t.events.extend(events);
         t.answers.extend(answers.into_iter().map(|(key, body)| (key, (version, body))));
         t.answers.retain(|_, (kept, _)| *kept + TOURNAMENT_ANSWERS_KEPT > version);
+        let mut jobs = self.jobs();
+        for order in &reviews {
+            jobs.order(&t.state.slug, order);
+        }
         Pending::ready(Ok(()))
     }
 
@@ -229,6 +240,29 @@ impl TournamentStore for MemoryStore {
             .map(Tournament::read)
             .collect();
         Box::pin(std::future::ready(Ok(all)))
+    }
+}
+
+impl ReviewJobStore for MemoryStore {
+    fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
+        let job = self.jobs().claim(owner);
+        Box::pin(std::future::ready(Ok(job)))
+    }
+
+    fn finish_review_job(&self, finished: FinishedReview) -> Pending {
+        let kept = match self.jobs().finish(&finished) {
+            Ok(kept) => kept,
+            Err(e) => return Pending::ready(Err(e)),
+        };
+        if let Some((key, body)) = kept {
+            self.reviews.lock().unwrap_or_else(|e| e.into_inner()).insert((finished.game, key), body);
+        }
+        Pending::ready(Ok(()))
+    }
+
+    fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
+        let jobs = self.jobs().of(&slug);
+        Box::pin(std::future::ready(Ok(jobs)))
     }
 }
 

@@ -24,9 +24,11 @@
 //! `tournament_answers(slug, key, version, body)` (the latest versions' answers);
 //! `broadcasts(slug, version, body)`, each written whole against its version; the bots' lobby as
 //! `lobby(id, version, tag)` (one row), `lobby_parts(key, body)` and `bot_events(bot, number, body)`
-//! (only ever inserted into).
+//! (only ever inserted into); the review jobs as `review_jobs(game, ms, …)` (`review_jobs`), each
+//! claimed and finished by the writer like any other write.
 
 use super::queue::{self, Group, Groups, Queue};
+use super::review_jobs::{self, FinishedReview, ReviewJob, ReviewJobStore};
 use super::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
     LobbyChange, LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
@@ -127,14 +129,14 @@ CREATE TABLE IF NOT EXISTS bot_events (
     body   BLOB NOT NULL,
     PRIMARY KEY (bot, number)
 ) WITHOUT ROWID;
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 ";
 
 /// The schema version this build writes (earlier ones, without labels, reviews, director keys
 /// or tournaments, or with a tournament's events and answers inside its state, or without
-/// broadcasts, or with each tournament's state written whole, or without the bots' lobby, are
-/// upgraded in place).
-const VERSION: i64 = 9;
+/// broadcasts, or with each tournament's state written whole, or without the bots' lobby or the
+/// review jobs, are upgraded in place).
+const VERSION: i64 = 10;
 
 /// A tournament and its parts, read in one statement (so a part is never of another version than
 /// the state): a row per part, or one with no part.
@@ -175,15 +177,43 @@ fn with_parts(rows: Vec<TournamentRow>) -> Vec<StoredTournament> {
 }
 
 enum Job {
-    Create { id: Uuid, created: u64, record: Vec<u8>, first: Vec<u8>, finished: bool, labels: Labels },
-    Append { id: Uuid, seq: u64, row: Vec<u8>, finished: bool },
-    Quarantine { id: Uuid, reason: String },
-    Review { id: Uuid, key: String, body: Vec<u8> },
+    Create {
+        id: Uuid,
+        created: u64,
+        record: Vec<u8>,
+        first: Vec<u8>,
+        finished: bool,
+        labels: Labels,
+    },
+    Append {
+        id: Uuid,
+        seq: u64,
+        row: Vec<u8>,
+        finished: bool,
+    },
+    Quarantine {
+        id: Uuid,
+        reason: String,
+    },
+    Review {
+        id: Uuid,
+        key: String,
+        body: Vec<u8>,
+    },
     Tournament(TournamentChange),
     Broadcast(StoredBroadcast),
     Lobby(LobbyChange),
+    /// A claim: the job claimed is left in the slot for the caller, read once the write is durable.
+    ClaimReview {
+        owner: Uuid,
+        claimed: Arc<Mutex<Option<ReviewJob>>>,
+    },
+    FinishReview(FinishedReview),
     AddKey(DirectorKey),
-    RevokeKey { name: String, at: u64 },
+    RevokeKey {
+        name: String,
+        at: u64,
+    },
 }
 
 pub struct SqliteStore {
@@ -317,6 +347,7 @@ impl SqliteStore {
             )));
         }
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(review_jobs::SQLITE_SCHEMA)?;
         // The writer never checkpoints; the checkpointer does, beside it.
         conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
         let checkpoints = open(&path)?;
@@ -551,6 +582,19 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) }
         }
         Job::Lobby(change) => write_lobby(tx, change),
+        Job::ClaimReview { owner, claimed } => {
+            let sp = tx.savepoint()?;
+            let job = review_jobs::sqlite_claim(&sp, *owner)?;
+            sp.commit()?;
+            *claimed.lock().unwrap_or_else(|e| e.into_inner()) = job;
+            Ok(())
+        }
+        Job::FinishReview(finished) => {
+            let sp = tx.savepoint()?;
+            review_jobs::sqlite_finish(&sp, finished)?;
+            sp.commit()?;
+            Ok(())
+        }
     }
 }
 
@@ -622,6 +666,9 @@ fn write_tournament(tx: &mut rusqlite::Transaction<'_>, change: &TournamentChang
         answer.execute(params![t.slug, key, t.version as i64, body])?;
     }
     drop((event, answer));
+    for order in &change.reviews {
+        review_jobs::sqlite_order(&sp, &t.slug, order)?;
+    }
     if t.version > TOURNAMENT_ANSWERS_KEPT {
         sp.prepare_cached("DELETE FROM tournament_answers WHERE slug = ?1 AND version <= ?2")?
             .execute(params![t.slug, (t.version - TOURNAMENT_ANSWERS_KEPT) as i64])?;
@@ -742,6 +789,25 @@ impl ReviewStore for SqliteStore {
                 )
                 .optional()?)
         })
+    }
+}
+
+impl ReviewJobStore for SqliteStore {
+    fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
+        let claimed = Arc::new(Mutex::new(None));
+        let pending = self.writes.submit(Job::ClaimReview { owner, claimed: claimed.clone() });
+        Box::pin(async move {
+            pending.wait().await?;
+            Ok(claimed.lock().unwrap_or_else(|e| e.into_inner()).take())
+        })
+    }
+
+    fn finish_review_job(&self, finished: FinishedReview) -> Pending {
+        self.writes.submit(Job::FinishReview(finished))
+    }
+
+    fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
+        self.read(move |conn| review_jobs::sqlite_jobs(conn, &slug))
     }
 }
 
@@ -976,6 +1042,7 @@ mod tests {
             tournament: StoredTournament { slug: "t".into(), version, body: body.to_vec(), parts: vec![] },
             events: vec![],
             answers: vec![],
+            reviews: vec![],
         };
         assert_eq!(here.tournament_version("t".into()).await.unwrap(), None);
         here.put_tournament(change(1, b"one")).wait().await.unwrap();

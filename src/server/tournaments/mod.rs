@@ -8,6 +8,7 @@
 mod create;
 mod log;
 mod prizes;
+mod reviews;
 mod view;
 
 pub(crate) use view::standings;
@@ -426,6 +427,28 @@ impl pb::tournaments_service_server::TournamentsService for TournamentsService {
     }
 
     type WatchTournamentStream = EventStream;
+    type WatchReviewsStream = reviews::ReviewStream;
+
+    async fn review_games(
+        &self,
+        request: Request<pb::ReviewGamesRequest>,
+    ) -> Result<Response<pb::ReviewGamesResponse>, Status> {
+        reviews::review_games(self, request).await
+    }
+
+    async fn set_division_reviews(
+        &self,
+        request: Request<pb::SetDivisionReviewsRequest>,
+    ) -> Result<Response<pb::SetDivisionReviewsResponse>, Status> {
+        reviews::set_division_reviews(self, request).await
+    }
+
+    async fn watch_reviews(
+        &self,
+        request: Request<pb::WatchReviewsRequest>,
+    ) -> Result<Response<reviews::ReviewStream>, Status> {
+        reviews::watch_reviews(self, request).await
+    }
 
     async fn watch_tournament(
         &self,

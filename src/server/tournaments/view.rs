@@ -42,6 +42,7 @@ pub(super) fn division(record: &Record, d: DivisionId) -> pb::TournamentDivision
         standings: standings(div),
         result_reports: convert::reports_to(entry.reports_mode()) as i32,
         bots_only: entry.bots_only(),
+        review_ms_per_turn: entry.review_ms(),
     }
 }
 

@@ -347,7 +347,11 @@ mod tests {
             Arc::new(NoAnswers),
             rx,
         );
-        (Events::new(host, store.clone(), store.clone(), store.clone(), Default::default()), store, shutdown)
+        (
+            Events::new(host, store.clone(), store.clone(), store.clone(), store.clone(), Default::default()),
+            store,
+            shutdown,
+        )
     }
 
     /// A change's answer: which player it checked in.

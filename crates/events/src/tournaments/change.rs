@@ -313,7 +313,8 @@ pub(crate) fn written(record: &mut Record, version: u64) -> TournamentChange {
     let events =
         std::mem::take(&mut record.unwritten).into_iter().map(|e| (e.number, e.encode_to_vec())).collect();
     let answers = std::mem::take(&mut record.answers).into_iter().map(|a| (a.key, a.body)).collect();
-    TournamentChange { tournament: super::stored::written(record, version), events, answers }
+    let reviews = std::mem::take(&mut record.reviews);
+    TournamentChange { tournament: super::stored::written(record, version), events, answers, reviews }
 }
 
 /// A request id for the game call a tournament call makes, drawn from the tournament call's own

@@ -47,6 +47,9 @@ pub enum Command {
     ReserveTable { division: String, player: u32, table: Option<u32> },
     /// `division`'s prize list replaced.
     SetPrizes { division: String, prizes: PrizeList },
+    /// `division`'s games reviewed as they end, at `ms` a turn (0: not; checked by
+    /// [`review_ms`](super::review_ms) otherwise).
+    SetReviews { division: String, ms: u32 },
 }
 
 /// A line of a round paired by hand: its players by number (from 1); no second for a bye.
@@ -156,6 +159,7 @@ impl Command {
             Command::ReenterPlayer { .. } => "ReenterPlayer",
             Command::UnpairRound { .. } => "UnpairRound",
             Command::SetReports { .. } => "SetResultReports",
+            Command::SetReviews { .. } => "SetDivisionReviews",
             Command::ReserveTable { .. } => "SetReservedTable",
             Command::SetPrizes { .. } => "SetDivisionPrizes",
         }
@@ -417,6 +421,12 @@ impl Record {
             Command::SetPrizes { division, prizes } => {
                 let d = self.division(division)?;
                 self.set_prizes(d, prizes.clone());
+                Ok(Outcome::Division { division: d })
+            }
+            Command::SetReviews { division, ms } => {
+                let d = self.division(division)?;
+                let ms = if *ms == 0 { 0 } else { super::review_ms(*ms)? };
+                self.set_reviews(d, ms);
                 Ok(Outcome::Division { division: d })
             }
         }

@@ -26,11 +26,13 @@ pub enum EventKind {
     TableReserved,
     PrizesSet,
     CheckedIn,
+    ReviewsAsked,
+    ReviewsSet,
 }
 
 impl EventKind {
     /// Every kind, in the order the log lists them.
-    pub const ALL: [EventKind; 17] = [
+    pub const ALL: [EventKind; 19] = [
         EventKind::Created,
         EventKind::PlayerAdded,
         EventKind::PlayerWithdrawn,
@@ -48,6 +50,8 @@ impl EventKind {
         EventKind::TableReserved,
         EventKind::PrizesSet,
         EventKind::CheckedIn,
+        EventKind::ReviewsAsked,
+        EventKind::ReviewsSet,
     ];
 
     /// The kind's name, as stored and shown.
@@ -70,6 +74,8 @@ impl EventKind {
             EventKind::TableReserved => "table_reserved",
             EventKind::PrizesSet => "prizes_set",
             EventKind::CheckedIn => "checked_in",
+            EventKind::ReviewsAsked => "reviews_asked",
+            EventKind::ReviewsSet => "reviews_set",
         }
     }
 

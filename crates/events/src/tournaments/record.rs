@@ -40,6 +40,8 @@ pub struct Record {
     /// Each stored part's hash as the store holds it at the version read (`stored`: a change
     /// writes only the parts whose text differs).
     pub(crate) stored: std::collections::HashMap<String, u64>,
+    /// The reviews this change asks of the jobs, written with it (never stored in the record).
+    pub(crate) reviews: Vec<dawgref_store::ReviewOrder>,
 }
 
 /// A division and what the server keeps beside it.
@@ -62,6 +64,8 @@ pub struct DivisionRecord {
     /// A bots' arena: only bots are entered in it (a registered bot by its account, or the
     /// server's).
     pub(crate) bots_only: bool,
+    /// Its games are reviewed as they end, at this time a turn (0: they are not).
+    pub(crate) review_ms: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,12 +121,18 @@ impl DivisionRecord {
             prizes: PrizeList::default(),
             checked_in: BTreeSet::new(),
             bots_only: false,
+            review_ms: 0,
         }
     }
 
     /// Whether only bots are entered in it.
     pub fn bots_only(&self) -> bool {
         self.bots_only
+    }
+
+    /// The time a turn its games are reviewed at as they end (0: they are not).
+    pub fn review_ms(&self) -> u32 {
+        self.review_ms
     }
 
     /// Whether and how its players report their own results.
@@ -282,6 +292,7 @@ impl Record {
             unwritten: Vec::new(),
             answers: Vec::new(),
             stored: Default::default(),
+            reviews: Vec::new(),
         }
     }
 
@@ -395,6 +406,7 @@ impl Record {
         let division = &mut self.divisions[d].division;
         division.record(k.index(), i.index(), result, correct).map_err(EventsError::Rules)?;
         self.noted_result(d, k, i, was, source);
+        self.review_on_result(d, k, i);
         Ok(())
     }
 

@@ -58,6 +58,13 @@ struct DivisionPart<'a> {
     /// Only bots are entered in it (absent: anyone is).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     bots_only: bool,
+    /// Each game is reviewed when it ends, at this time a turn (absent: none is).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    review_ms: u32,
+}
+
+fn is_zero(ms: &u32) -> bool {
+    *ms == 0
 }
 
 // serde's `skip_serializing_if` is handed the field as it is: a `Cow`.
@@ -144,6 +151,7 @@ impl Part {
                     &entry.prizes,
                     &entry.checked_in,
                     entry.bots_only,
+                    entry.review_ms,
                 )
                     .hash(&mut h);
             }
@@ -175,6 +183,7 @@ impl Part {
                     prizes: Cow::Borrowed(&entry.prizes),
                     checked_in: Cow::Borrowed(&entry.checked_in),
                     bots_only: entry.bots_only,
+                    review_ms: entry.review_ms,
                 })
             }
             Part::Round(d, k) => {
@@ -327,6 +336,7 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
         let prizes = division.prizes.into_owned();
         let checked_in = division.checked_in.into_owned();
         let bots_only = division.bots_only;
+        let review_ms = division.review_ms;
         let division =
             Division::restore(&name, division.players.into_owned(), rounds, division.controls.into_owned())
                 .map_err(|e| unreadable(&format!("division {name}"), e.to_string()))?;
@@ -339,6 +349,7 @@ fn read(stored: &StoredTournament) -> Result<Record, EventsError> {
             prizes,
             checked_in,
             bots_only,
+            review_ms,
         });
     }
     // What the store holds, part by part.
@@ -478,6 +489,7 @@ mod tests {
         rec.divisions[0].reports_mode = ReportsMode::BothAgree;
         rec.divisions[0].prizes = PrizeList::new(vec![Prize::new(PrizeKind::Place(1), "$100")]).unwrap();
         rec.divisions[0].bots_only = true;
+        rec.divisions[0].review_ms = 250;
         let set = written(&mut rec, 2);
         assert_eq!(keys(&set), ["0"]);
         read_back(&mut all, &set);
@@ -489,6 +501,7 @@ mod tests {
         assert_eq!(back.divisions[0].reports_mode, ReportsMode::BothAgree);
         assert_eq!(back.divisions[0].prizes, rec.divisions[0].prizes);
         assert!(back.divisions[0].bots_only);
+        assert_eq!(back.divisions[0].review_ms, 250);
         assert_eq!(back.divisions[0].reports.get(&(0, 2)), Some(&report));
         // A kept report of a line with its result is refused by name.
         let mut broken = rec.clone();

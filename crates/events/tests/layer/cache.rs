@@ -66,6 +66,7 @@ async fn fifty_readers_of_a_version_not_cached_read_it_from_the_store_once() {
         counted.clone(),
         writer.store.clone(),
         writer.store.clone(),
+        writer.store.clone(),
         Default::default(),
     );
     assert_eq!(read_at_once(&reader, "t", 50).await, [1; 50]);

@@ -58,6 +58,9 @@ pub const OTHER_REPLICA: &str = "replica-b:50051";
 struct ElsewhereLeases;
 
 impl Leases for ElsewhereLeases {
+    fn id(&self) -> Uuid {
+        Uuid::from_u128(0xa)
+    }
     fn addr(&self) -> &str {
         "replica-a:50051"
     }
@@ -139,8 +142,14 @@ impl Layer {
             Arc::new(NoAnswers),
             rx,
         );
-        let events =
-            Events::new(host.clone(), store.clone(), store.clone(), store.clone(), Default::default());
+        let events = Events::new(
+            host.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            Default::default(),
+        );
         Layer { events, host, store, _shutdown: tx }
     }
 

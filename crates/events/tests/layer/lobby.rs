@@ -55,7 +55,7 @@ fn layer(store: &Arc<MemoryStore>) -> (Events, tokio::sync::watch::Sender<bool>)
     );
     let limits =
         LobbyLimits { bot_games_per_day: 100_000, challenges_per_minute: 100_000, ..Default::default() };
-    (Events::new(host, store.clone(), store.clone(), store.clone(), limits), tx)
+    (Events::new(host, store.clone(), store.clone(), store.clone(), store.clone(), limits), tx)
 }
 
 /// Two replicas' layers over one store, the bots registered, each online on its stream.

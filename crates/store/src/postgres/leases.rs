@@ -199,6 +199,9 @@ impl PgStore {
 }
 
 impl Leases for PgStore {
+    fn id(&self) -> Uuid {
+        self.replica.id
+    }
     fn addr(&self) -> &str {
         &self.replica.addr
     }

@@ -29,12 +29,13 @@
 //!
 //! Its parts: the store itself here (its pool, replica and writer queue); `schema`, the
 //! migrations; `writer`, the writer task and what each write runs; `game_store`, the trait's
-//! doors; `tournaments`, a tournament's rows; `lobby`, the bots' lobby's rows; `leases`, the
-//! leases and the replicas' heartbeats.
+//! doors; `tournaments`, a tournament's rows; `lobby`, the bots' lobby's rows; `review_jobs`, the
+//! review jobs' rows and their claims; `leases`, the leases and the replicas' heartbeats.
 
 mod game_store;
 mod leases;
 mod lobby;
+mod review_jobs;
 mod schema;
 mod tournaments;
 mod writer;

@@ -132,6 +132,26 @@ CREATE TABLE bot_events (
     PRIMARY KEY (bot, number)
 );
 ",
+    // The review jobs: each game's review at a time a turn, claimed by one replica at a time.
+    "
+CREATE TABLE review_jobs (
+    game        uuid NOT NULL,
+    ms          bigint NOT NULL,
+    slug        text NOT NULL,
+    division    text NOT NULL,
+    round       bigint NOT NULL,
+    state       text NOT NULL,
+    generation  bigint NOT NULL,
+    attempts    bigint NOT NULL,
+    owner       uuid,
+    fingerprint bigint,
+    error       text,
+    queued_at   timestamptz NOT NULL,
+    PRIMARY KEY (game, ms)
+);
+CREATE INDEX review_jobs_by_slug ON review_jobs (slug);
+CREATE INDEX review_jobs_open ON review_jobs (queued_at) WHERE state IN ('queued', 'running');
+",
 ];
 
 impl PgStore {

@@ -79,6 +79,7 @@ pub(super) async fn write_tournament(
         )
         .await?;
     }
+    super::review_jobs::write_orders(tx, &t.slug, &change.reviews).await?;
     if t.version > TOURNAMENT_ANSWERS_KEPT {
         tx.execute(
             "DELETE FROM tournament_answers WHERE slug = $1 AND version <= $2",

@@ -5,7 +5,9 @@ use super::lobby::write_lobby;
 use super::tournaments::write_tournament;
 use super::{STATEMENT_TIMEOUT, unavailable};
 use crate::queue::{Group, Groups};
-use crate::{DirectorKey, Labels, LobbyChange, StoreError, StoredBroadcast, TournamentChange};
+use crate::{
+    DirectorKey, FinishedReview, Labels, LobbyChange, StoreError, StoredBroadcast, TournamentChange,
+};
 use tokio_postgres::NoTls;
 use uuid::Uuid;
 
@@ -46,6 +48,7 @@ pub(super) enum Job {
     Tournament(TournamentChange),
     Broadcast(StoredBroadcast),
     Lobby(LobbyChange),
+    FinishReview(FinishedReview),
     RevokeKey {
         name: String,
         at: u64,
@@ -205,5 +208,6 @@ async fn run(
             Ok(if n == 0 { Err(StoreError::BroadcastStale(b.slug.clone())) } else { Ok(()) })
         }
         Job::Lobby(change) => write_lobby(tx, change).await,
+        Job::FinishReview(finished) => super::review_jobs::write_finish(tx, finished).await,
     }
 }

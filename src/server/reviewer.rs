@@ -1,0 +1,116 @@
+//! The review jobs' worker, one per replica (`Builder::start` spawns it): it claims the oldest
+//! job the store holds ([`Events::claim_review`](dawgref_events::Events::claim_review)), reviews
+//! its game as AnalyzeGame reviews a stored game (`review::review_to_keep`: the turns judged on
+//! the thinking pool's background lane, after every live game's bot), and finishes the job with
+//! the review in one write, which lands only while the job is still its claim's. One job at a
+//! time, each on every thinking thread. It looks for a job when a change on this replica asks
+//! for reviews, and every second among replicas (another's changes), every ten on one node.
+//!
+//! A job's game is fingerprinted (the hash of its whole GCG, every rack shown): a job asked
+//! again whose game is as its kept review judged it is finished without reviewing again.
+
+use super::review::{kept_key, review_to_keep, stored_source};
+use super::state::AppState;
+use dawgref_store::{FinishedReview, ReviewJob, ReviewJobEnd, StoreError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// How long the worker waits between looks when nothing asked it: other replicas' asks are found
+/// this late at most.
+const LOOK_AMONG_REPLICAS: Duration = Duration::from_secs(1);
+const LOOK_ALONE: Duration = Duration::from_secs(10);
+
+/// Work the jobs as `owner` (the replica's id, or this process's) until the server shuts down.
+pub(crate) async fn run(state: Arc<AppState>, owner: Uuid) {
+    let mut shutdown = state.host.shutdown();
+    let look = if state.host.peers().is_some() { LOOK_AMONG_REPLICAS } else { LOOK_ALONE };
+    loop {
+        if *shutdown.borrow() {
+            return;
+        }
+        match state.events.claim_review(owner).await {
+            Ok(Some(job)) => {
+                review(&state, owner, job, &shutdown).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "claiming a review job failed; looking again later"),
+        }
+        tokio::select! {
+            _ = state.events.reviews_asked() => {}
+            _ = tokio::time::sleep(look) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// The fingerprint of a game as a review judges it: its whole record, every rack shown.
+fn fingerprint(game: &crate::game::Game, names: &[String]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(crate::game::record::write_gcg(game, names).as_bytes())
+}
+
+/// One claimed job: its game reviewed (or found as its kept review judged it, or in play, or
+/// gone) and the job finished so.
+async fn review(
+    state: &AppState,
+    owner: Uuid,
+    job: ReviewJob,
+    shutdown: &tokio::sync::watch::Receiver<bool>,
+) {
+    let id = job.game.to_string();
+    let end = match state.host.snapshot(&id).await {
+        Err(e) if e.is_unavailable() => {
+            // The job stays this replica's claim; the next claim after this replica is gone, or
+            // this one's next look (its own claims are not taken again), tries again.
+            tracing::warn!(game = %id, error = %e, "a review job's game could not be read");
+            return;
+        }
+        Err(e) => ReviewJobEnd::Failed(format!("the game could not be read: {e}")),
+        Ok(snapshot) if crate::host::reviewable(snapshot.game()).is_err() => ReviewJobEnd::Waiting,
+        Ok(snapshot) => {
+            let names: Vec<String> = snapshot.seats().iter().map(|s| s.name().to_string()).collect();
+            let print = fingerprint(snapshot.game(), &names);
+            let seats: Vec<usize> = (0..snapshot.game().config().seats).collect();
+            let key = kept_key(&seats, job.ms, 0);
+            let kept = job.fingerprint == Some(print)
+                && state.host.kept_review(job.game, key.clone()).await.is_ok_and(|r| r.is_some());
+            if kept {
+                ReviewJobEnd::Reviewed { key, body: None, fingerprint: print }
+            } else {
+                match stored_source(state, job.game, &snapshot).await {
+                    Err(why) => ReviewJobEnd::Failed(why),
+                    Ok(source) => {
+                        let stop = Arc::new(AtomicBool::new(false));
+                        let reviewing = review_to_keep(state, source, job.ms, stop.clone());
+                        let mut shutdown = shutdown.clone();
+                        let reviewed = tokio::select! {
+                            reviewed = reviewing => reviewed,
+                            _ = shutdown.wait_for(|down| *down) => {
+                                // Left as this replica's claim: the next one takes it.
+                                stop.store(true, Ordering::Relaxed);
+                                return;
+                            }
+                        };
+                        match reviewed {
+                            Ok(body) => ReviewJobEnd::Reviewed { key, body: Some(body), fingerprint: print },
+                            Err(why) => ReviewJobEnd::Failed(why),
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let finished = FinishedReview { game: job.game, ms: job.ms, generation: job.generation, owner, end };
+    match state.events.finish_review(finished).await {
+        Ok(()) => {}
+        // Asked again (its game changed) while it ran: the next claim reviews the game as it is.
+        Err(StoreError::ReviewJobMoved(_)) => {
+            tracing::debug!(game = %id, "a review job moved on while it ran")
+        }
+        Err(e) => {
+            tracing::warn!(game = %id, error = %e, "finishing a review job failed; it is claimed again later")
+        }
+    }
+}
