@@ -159,7 +159,17 @@ async fn by_id(
     let uuid = crate::host::parse_game_id(id).map_err(errors::host)?;
     let (snapshot, _) = state.seen_game(id, metadata).await?;
     crate::host::reviewable(snapshot.game()).map_err(errors::precondition)?;
-    stored_source(state, uuid, &snapshot).await.map_err(errors::internal)
+    stored_source(state, uuid, &snapshot).await.map_err(|e| match e {
+        SourceError::Store(e) => errors::host(e),
+        SourceError::Record(why) => errors::internal(why),
+    })
+}
+
+/// Why a stored game's source could not be read: the store (which may answer later), or its
+/// imported record (which will not).
+pub(crate) enum SourceError {
+    Store(crate::host::HostError),
+    Record(String),
 }
 
 /// A stored game, finished, as a review judges it: which racks its record showed, if it was
@@ -168,12 +178,12 @@ pub(crate) async fn stored_source(
     state: &AppState,
     uuid: Uuid,
     snapshot: &crate::host::Snapshot,
-) -> Result<Source, String> {
-    let shown = match state.host.imported_record(uuid).await.map_err(|e| e.to_string())? {
+) -> Result<Source, SourceError> {
+    let shown = match state.host.imported_record(uuid).await.map_err(SourceError::Store)? {
         Some(text) => Some(
             gcg::parse(&text)
                 .map(|r| review::racks_shown(&r))
-                .map_err(|e| format!("the game's imported record: {e}"))?,
+                .map_err(|e| SourceError::Record(format!("the game's imported record: {e}")))?,
         ),
         None => None,
     };
@@ -211,6 +221,10 @@ pub(crate) async fn review_to_keep(
     while reviews.len() < turns {
         let Some((i, judged)) = done_rx.recv().await else { return Err("the review was stopped".into()) };
         let Some(r) = judged else {
+            // The turns still to judge are not started.
+            if let Some(stop) = &plan.options().stop {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             return Err(format!("judging turn {} failed", plan.turns()[i].1 + 1));
         };
         kept.push(turn_update(&r, reviews.len() + 1, turns, 0, alphabet));

@@ -4,12 +4,14 @@
 //! the thinking pool's background lane, after every live game's bot), and finishes the job with
 //! the review in one write, which lands only while the job is still its claim's. One job at a
 //! time, each on every thinking thread. It looks for a job when a change on this replica asks
-//! for reviews, and every second among replicas (another's changes), every ten on one node.
+//! for reviews, and every second among replicas (another's changes), every ten on one node. A
+//! job whose game or store cannot be read just now is handed back (its attempt not counted) and
+//! the worker waits a little before its next claim.
 //!
 //! A job's game is fingerprinted (the hash of its whole GCG, every rack shown): a job asked
 //! again whose game is as its kept review judged it is finished without reviewing again.
 
-use super::review::{kept_key, review_to_keep, stored_source};
+use super::review::{SourceError, kept_key, review_to_keep, stored_source};
 use super::state::AppState;
 use dawgref_store::{FinishedReview, ReviewJob, ReviewJobEnd, StoreError};
 use std::sync::Arc;
@@ -30,20 +32,34 @@ pub(crate) async fn run(state: Arc<AppState>, owner: Uuid) {
         if *shutdown.borrow() {
             return;
         }
-        match state.events.claim_review(owner).await {
-            Ok(Some(job)) => {
-                review(&state, owner, job, &shutdown).await;
-                continue;
+        let pause = match state.events.claim_review(owner).await {
+            Ok(Some(job)) => match review(&state, owner, job, &shutdown).await {
+                Went::On => continue,
+                // The store or the game could not be read just now: the job is handed back and
+                // the next look waits, so that a passing failure uses none of its attempts.
+                Went::Back => BACK_OFF,
+            },
+            Ok(None) => look,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming a review job failed; looking again later");
+                BACK_OFF
             }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "claiming a review job failed; looking again later"),
-        }
+        };
         tokio::select! {
-            _ = state.events.reviews_asked() => {}
-            _ = tokio::time::sleep(look) => {}
+            _ = state.events.reviews_asked(), if pause == look => {}
+            _ = tokio::time::sleep(pause) => {}
             _ = shutdown.changed() => return,
         }
     }
+}
+
+/// How long the worker waits after a failure that may pass.
+const BACK_OFF: Duration = Duration::from_secs(5);
+
+/// How a claimed job went: finished (or moved on), or handed back to be tried later.
+enum Went {
+    On,
+    Back,
 }
 
 /// The fingerprint of a game as a review judges it: its whole record, every rack shown.
@@ -52,20 +68,18 @@ fn fingerprint(game: &crate::game::Game, names: &[String]) -> u64 {
 }
 
 /// One claimed job: its game reviewed (or found as its kept review judged it, or in play, or
-/// gone) and the job finished so.
+/// gone) and the job finished so; or, when its game cannot be read just now, handed back.
 async fn review(
     state: &AppState,
     owner: Uuid,
     job: ReviewJob,
     shutdown: &tokio::sync::watch::Receiver<bool>,
-) {
+) -> Went {
     let id = job.game.to_string();
     let end = match state.host.snapshot(&id).await {
         Err(e) if e.is_unavailable() => {
-            // The job stays this replica's claim; the next claim after this replica is gone, or
-            // this one's next look (its own claims are not taken again), tries again.
-            tracing::warn!(game = %id, error = %e, "a review job's game could not be read");
-            return;
+            tracing::warn!(game = %id, error = %e, "a review job's game could not be read; handed back");
+            ReviewJobEnd::Released
         }
         Err(e) => ReviewJobEnd::Failed(format!("the game could not be read: {e}")),
         Ok(snapshot) if crate::host::reviewable(snapshot.game()).is_err() => ReviewJobEnd::Waiting,
@@ -80,7 +94,9 @@ async fn review(
                 ReviewJobEnd::Reviewed { key, body: None, fingerprint: print }
             } else {
                 match stored_source(state, job.game, &snapshot).await {
-                    Err(why) => ReviewJobEnd::Failed(why),
+                    Err(SourceError::Store(e)) if e.is_unavailable() => ReviewJobEnd::Released,
+                    Err(SourceError::Store(e)) => ReviewJobEnd::Failed(e.to_string()),
+                    Err(SourceError::Record(why)) => ReviewJobEnd::Failed(why),
                     Ok(source) => {
                         let stop = Arc::new(AtomicBool::new(false));
                         let reviewing = review_to_keep(state, source, job.ms, stop.clone());
@@ -88,9 +104,9 @@ async fn review(
                         let reviewed = tokio::select! {
                             reviewed = reviewing => reviewed,
                             _ = shutdown.wait_for(|down| *down) => {
-                                // Left as this replica's claim: the next one takes it.
+                                // Left as this replica's claim: the next claim takes it.
                                 stop.store(true, Ordering::Relaxed);
-                                return;
+                                return Went::On;
                             }
                         };
                         match reviewed {
@@ -102,15 +118,22 @@ async fn review(
             }
         }
     };
+    let made = matches!(end, ReviewJobEnd::Reviewed { body: Some(_), .. });
+    let back = matches!(end, ReviewJobEnd::Released);
     let finished = FinishedReview { game: job.game, ms: job.ms, generation: job.generation, owner, end };
     match state.events.finish_review(finished).await {
+        Ok(()) if made => state.host.metrics().reviews_made.inc(),
         Ok(()) => {}
         // Asked again (its game changed) while it ran: the next claim reviews the game as it is.
         Err(StoreError::ReviewJobMoved(_)) => {
             tracing::debug!(game = %id, "a review job moved on while it ran")
         }
         Err(e) => {
-            tracing::warn!(game = %id, error = %e, "finishing a review job failed; it is claimed again later")
+            // Still this worker's claim: its next claim (or another replica's, once this one is
+            // gone) takes it again.
+            tracing::warn!(game = %id, error = %e, "finishing a review job failed; it is taken again later");
+            return Went::Back;
         }
     }
+    if back { Went::Back } else { Went::On }
 }

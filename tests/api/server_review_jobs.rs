@@ -350,4 +350,21 @@ async fn a_game_in_play_waits_for_its_end_and_bad_requests_are_named() {
         .unwrap()
         .unwrap();
     assert!(first.from_store, "AnalyzeGame's defaults are the job's review");
+
+    // A game in play whose player withdraws ends as a forfeit: its job waits no longer.
+    let second = play_round(&mut t, "live", 2).await.pairings[0].game_id.clone();
+    let asked = t.review_games(authed(review("live", "a", 2, 50, ""), DIRECTOR)).await.unwrap().into_inner();
+    assert_eq!(asked.games, 1);
+    let of_second =
+        |m: &pb::WatchReviewsResponse| m.jobs.iter().find(|j| j.game_id == second).map(|j| j.state());
+    watch_until(&mut t, "live", |m| of_second(m) == Some(pb::ReviewJobState::Waiting)).await;
+    let withdraw = pb::WithdrawPlayerRequest {
+        slug: "live".into(),
+        division: "a".into(),
+        player: 1,
+        request_id: String::new(),
+    };
+    t.withdraw_player(authed(withdraw, DIRECTOR)).await.unwrap();
+    let done = watch_until(&mut t, "live", |m| of_second(m) == Some(pb::ReviewJobState::Done)).await;
+    assert_eq!((done.total, done.done), (2, 2));
 }

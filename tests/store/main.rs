@@ -7,6 +7,7 @@ mod common;
 mod fault_kill9;
 mod ownership;
 mod replicas;
+mod review_jobs_kill9;
 mod store_contract;
 mod store_failure;
 mod store_recovery;

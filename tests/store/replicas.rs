@@ -1304,3 +1304,112 @@ async fn the_lobby_goes_on_from_the_survivor_when_a_bots_replica_is_killed() {
     assert_eq!(ended.winners, vec![started.seat]);
     assert_eq!(ended.rating.unwrap().games, 1);
 }
+
+/// A round's reviews asked on one replica are shared by both (each reviews some, every game
+/// once), and a round's reviews running when a replica is killed are finished by the survivor:
+/// every game reviewed, its review answered from the store by either.
+#[tokio::test]
+async fn review_jobs_are_shared_by_the_replicas_and_a_killed_replicas_go_to_the_survivor() {
+    use crate::tournament_kill9::until_played;
+    use pb::tournaments_service_client::TournamentsServiceClient;
+    let _serial = SERIAL.lock().await;
+    let mut cluster = Cluster::start("reviews", 2).await;
+    let (first, second) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let mut t = TournamentsServiceClient::new(channel(&first).await);
+    let players = ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel"]
+        .iter()
+        .map(|n| pb::TournamentPlayerSpec {
+            bot_account: String::new(),
+            name: format!("Bot {n}"),
+            rating: 1000,
+            bot: Some(pb::BotLevel::Greedy as i32),
+            lifetime_games: None,
+        })
+        .collect();
+    let request = pb::CreateTournamentRequest {
+        allow_same_names: false,
+        name: "Reviewed".into(),
+        slug: "rev".into(),
+        game: Some(pb::TournamentGameSettings { bot_delay_ms: Some(0), ..Default::default() }),
+        divisions: vec![pb::DivisionSpec {
+            bots_only: false,
+            name: "a".into(),
+            players,
+            rounds: vec![
+                pb::RoundSpec { method: pb::PairingMethod::RoundRobin as i32, ..Default::default() };
+                2
+            ],
+            controls: None,
+            result_reports: 0,
+        }],
+        seed: Some(5),
+    };
+    t.create_tournament(authed(request, DIRECTOR)).await.unwrap();
+    let jobs = |url: String| async move {
+        let mut t = TournamentsServiceClient::new(channel(&url).await);
+        let request = authed(pb::WatchReviewsRequest { slug: "rev".into() }, DIRECTOR);
+        t.watch_reviews(request).await.unwrap().into_inner().message().await.unwrap().unwrap()
+    };
+    let until = |url: String, what: &'static str, done: fn(&pb::WatchReviewsResponse) -> bool| async move {
+        let started = Instant::now();
+        loop {
+            let now = jobs(url.clone()).await;
+            if done(&now) {
+                return now;
+            }
+            assert!(started.elapsed() < Duration::from_secs(180), "{what} never came: {now:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let mut games = Vec::new();
+    for round in 1..=2u32 {
+        let pair =
+            pb::PairRoundRequest { slug: "rev".into(), division: "a".into(), round, ..Default::default() };
+        t.pair_round(authed(pair, DIRECTOR)).await.unwrap();
+        let start =
+            pb::StartRoundRequest { slug: "rev".into(), division: "a".into(), round, ..Default::default() };
+        t.start_round(authed(start, DIRECTOR)).await.unwrap();
+        let (division, _) = until_played(&mut t, "rev", round).await;
+        games.extend(division.rounds[round as usize - 1].pairings.iter().map(|p| p.game_id.clone()));
+        let ask = pb::ReviewGamesRequest {
+            slug: "rev".into(),
+            division: "a".into(),
+            round,
+            ms_per_turn: 200,
+            request_id: String::new(),
+        };
+        assert_eq!(t.review_games(authed(ask, DIRECTOR)).await.unwrap().into_inner().games, 4);
+        if round == 1 {
+            // Both replicas at work, each on its own jobs.
+            let done = until(second.clone(), "round 1's reviews", |m| m.done == 4).await;
+            assert!(done.jobs.iter().all(|j| (j.asked, j.attempts) == (1, 1)), "{done:?}");
+            let made: Vec<f64> =
+                cluster.replicas.iter().map(|r| r.metric("dawgref_reviews_made_total")).collect();
+            assert_eq!(
+                made.iter().sum::<f64>(),
+                4.0,
+                "each game reviewed once: {made:?}\n{}",
+                cluster.logs()
+            );
+            assert!(made.iter().all(|&m| m > 0.0), "each replica took a share: {made:?}");
+        } else {
+            // The first replica dies with round 2's jobs under way: the survivor ends them all.
+            until(second.clone(), "a round 2 job running", |m| {
+                m.jobs.iter().any(|j| j.round == 2 && j.state() == pb::ReviewJobState::Running)
+            })
+            .await;
+            cluster.replicas[0].child.as_mut().unwrap().kill().unwrap();
+            cluster.replicas[0].child.as_mut().unwrap().wait().unwrap();
+            let done = until(second.clone(), "round 2's reviews on the survivor", |m| m.done == 8).await;
+            assert_eq!((done.total, done.failed), (8, 0), "{done:?}\n{}", cluster.logs());
+            assert!(done.jobs.iter().all(|j| j.asked == 1), "{done:?}");
+        }
+    }
+    let mut a = AnalysisServiceClient::new(channel(&second).await);
+    for game in &games {
+        let request =
+            pb::AnalyzeGameRequest { game_id: game.clone(), ms_per_turn: 200, ..Default::default() };
+        let mut stream = a.analyze_game(request).await.unwrap().into_inner();
+        assert!(stream.message().await.unwrap().unwrap().from_store, "game {game}'s review kept");
+    }
+}

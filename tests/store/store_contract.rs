@@ -456,6 +456,34 @@ async fn review_jobs(store: &Arc<dyn Store>, me: Uuid) {
     assert_eq!(store.review(g1, "k200".into()).await.unwrap().as_deref(), Some(&b"review"[..]));
     assert_eq!(state(g1).await, (ReviewJobState::Done, 3, 1));
 
+    // Handed back (a failure that may pass): queued again, the attempt not counted.
+    store
+        .put_tournament(next(vec![ReviewOrder::Queue { game: g1, ms: 500, division: "A".into(), round: 1 }]))
+        .wait()
+        .await
+        .unwrap();
+    let handed = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((handed.game, handed.ms, handed.attempts), (g1, 500, 1));
+    let back = FinishedReview { game: g1, ms: 500, generation: 1, owner: me, end: ReviewJobEnd::Released };
+    store.finish_review_job(back.clone()).wait().await.unwrap();
+    let released = jobs().await.into_iter().find(|j| (j.game, j.ms) == (g1, 500)).unwrap();
+    assert_eq!((released.state, released.attempts, released.owner), (ReviewJobState::Queued, 0, None));
+    let retaken = store.claim_review_job(me).await.unwrap().unwrap();
+    assert_eq!((retaken.game, retaken.ms, retaken.attempts), (g1, 500, 1));
+    let end = reviewed(Some(b"at 500"), 5);
+    store.finish_review_job(FinishedReview { end, ..back }).wait().await.unwrap();
+    // Asked apart from a change (a game ended again): every job of the game, done, asked again.
+    store.order_reviews("rev".into(), vec![ReviewOrder::Redo { game: g1 }]).wait().await.unwrap();
+    let again: Vec<_> =
+        jobs().await.into_iter().filter(|j| j.game == g1).map(|j| (j.ms, j.state, j.generation)).collect();
+    assert_eq!(again, [(200, ReviewJobState::Queued, 4), (500, ReviewJobState::Queued, 2)]);
+    for _ in 0..2 {
+        let j = store.claim_review_job(me).await.unwrap().unwrap();
+        let end = reviewed(None, 5);
+        let f = FinishedReview { game: j.game, ms: j.ms, generation: j.generation, owner: me, end };
+        store.finish_review_job(f).wait().await.unwrap();
+    }
+
     // A job left unfinished MAX_ATTEMPTS times is given up.
     store.put_tournament(next(vec![queue(g3, 3)])).wait().await.unwrap();
     for attempt in 1..=dawgref::store::MAX_ATTEMPTS {

@@ -154,6 +154,10 @@ impl ReviewJobStore for FlakyStore {
     fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
         self.inner.review_jobs(slug)
     }
+
+    fn order_reviews(&self, slug: String, orders: Vec<dawgref::store::ReviewOrder>) -> Pending {
+        self.inner.order_reviews(slug, orders)
+    }
 }
 
 #[tokio::test]

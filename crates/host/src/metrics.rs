@@ -39,6 +39,9 @@ pub struct Metrics {
     pub forwarded: IntCounter,
     /// Moves the engine judged for broadcasts' spectators (once per move, however many watch).
     pub broadcast_analyses: IntCounter,
+    /// Games a review job reviewed here, the review made and kept (a job finished without one,
+    /// its game unchanged, in play or gone, is not counted).
+    pub reviews_made: IntCounter,
 }
 
 const BUCKETS: &[f64] =
@@ -135,6 +138,10 @@ impl Metrics {
                     "dawgref_broadcast_analyses_total",
                     "Moves the engine judged for broadcasts' spectators",
                 ),
+            ),
+            reviews_made: register(
+                r,
+                IntCounter::new("dawgref_reviews_made_total", "Games a review job reviewed and kept here"),
             ),
             registry,
         }

@@ -2,7 +2,7 @@
 //! for tests that restart a server's state inside one process, and as the baseline the
 //! durable store is measured against.
 
-use super::review_jobs::{FinishedReview, MemoryJobs, ReviewJob, ReviewJobStore};
+use super::review_jobs::{FinishedReview, MemoryJobs, ReviewJob, ReviewJobStore, ReviewOrder};
 use super::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameStore, Labels, LobbyChange,
     LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame, StoredLobby,
@@ -263,6 +263,14 @@ impl ReviewJobStore for MemoryStore {
     fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
         let jobs = self.jobs().of(&slug);
         Box::pin(std::future::ready(Ok(jobs)))
+    }
+
+    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending {
+        let mut jobs = self.jobs();
+        for order in &orders {
+            jobs.order(&slug, order);
+        }
+        Pending::ready(Ok(()))
     }
 }
 

@@ -104,6 +104,9 @@ pub enum ReviewJobEnd {
     },
     /// The game is in play: waiting for its result.
     Waiting,
+    /// Not done, for a reason that may pass (the game could not be read just now): queued again,
+    /// the attempt not counted.
+    Released,
     Failed(String),
 }
 
@@ -133,6 +136,10 @@ pub trait ReviewJobStore: Send + Sync {
 
     /// Every job of a tournament.
     fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>>;
+
+    /// Orders of tournament `slug` made apart from a change of it (a game that ended again after
+    /// its result was entered: [`ReviewOrder::Redo`]), as a change's orders are made.
+    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending;
 }
 
 /// What SQLite keeps, as [`ReviewJob`]'s fields.
@@ -269,14 +276,11 @@ pub(crate) fn gave_up() -> String {
 }
 
 pub(crate) fn sqlite_finish(tx: &rusqlite::Savepoint<'_>, f: &FinishedReview) -> Result<(), StoreError> {
-    let (state, fingerprint, error) = match &f.end {
-        ReviewJobEnd::Reviewed { fingerprint, .. } => ("done", Some(*fingerprint as i64), None),
-        ReviewJobEnd::Waiting => ("waiting", None, None),
-        ReviewJobEnd::Failed(why) => ("failed", None, Some(why.clone())),
-    };
+    let (state, fingerprint, error) = end_columns(&f.end);
     let n = tx
         .prepare_cached(
-            "UPDATE review_jobs SET state = ?5, fingerprint = COALESCE(?6, fingerprint), error = ?7
+            "UPDATE review_jobs SET state = ?5, fingerprint = COALESCE(?6, fingerprint), error = ?7,
+                 attempts = attempts - (?5 = 'queued'), owner = CASE WHEN ?5 = 'queued' THEN NULL ELSE owner END
              WHERE game = ?1 AND ms = ?2 AND generation = ?3 AND owner = ?4 AND state = 'running'",
         )?
         .execute(params![
@@ -296,6 +300,16 @@ pub(crate) fn sqlite_finish(tx: &rusqlite::Savepoint<'_>, f: &FinishedReview) ->
             .execute(params![f.game.as_bytes().as_slice(), key, body])?;
     }
     Ok(())
+}
+
+/// A job's end as its columns: state, fingerprint, error.
+pub(crate) fn end_columns(end: &ReviewJobEnd) -> (&'static str, Option<i64>, Option<String>) {
+    match end {
+        ReviewJobEnd::Reviewed { fingerprint, .. } => ("done", Some(*fingerprint as i64), None),
+        ReviewJobEnd::Waiting => ("waiting", None, None),
+        ReviewJobEnd::Released => ("queued", None, None),
+        ReviewJobEnd::Failed(why) => ("failed", None, Some(why.clone())),
+    }
 }
 
 pub(crate) fn sqlite_jobs(conn: &rusqlite::Connection, slug: &str) -> Result<Vec<ReviewJob>, StoreError> {
@@ -395,6 +409,12 @@ impl MemoryJobs {
             }
             ReviewJobEnd::Waiting => {
                 job.state = ReviewJobState::Waiting;
+                Ok(None)
+            }
+            ReviewJobEnd::Released => {
+                job.state = ReviewJobState::Queued;
+                job.owner = None;
+                job.attempts -= 1;
                 Ok(None)
             }
             ReviewJobEnd::Failed(why) => {

@@ -28,7 +28,7 @@
 //! claimed and finished by the writer like any other write.
 
 use super::queue::{self, Group, Groups, Queue};
-use super::review_jobs::{self, FinishedReview, ReviewJob, ReviewJobStore};
+use super::review_jobs::{self, FinishedReview, ReviewJob, ReviewJobStore, ReviewOrder};
 use super::{
     BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
     LobbyChange, LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
@@ -209,6 +209,10 @@ enum Job {
         claimed: Arc<Mutex<Option<ReviewJob>>>,
     },
     FinishReview(FinishedReview),
+    OrderReviews {
+        slug: String,
+        orders: Vec<ReviewOrder>,
+    },
     AddKey(DirectorKey),
     RevokeKey {
         name: String,
@@ -595,6 +599,14 @@ fn run(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> Result<(), StoreError> 
             sp.commit()?;
             Ok(())
         }
+        Job::OrderReviews { slug, orders } => {
+            let sp = tx.savepoint()?;
+            for order in orders {
+                review_jobs::sqlite_order(&sp, slug, order)?;
+            }
+            sp.commit()?;
+            Ok(())
+        }
     }
 }
 
@@ -804,6 +816,10 @@ impl ReviewJobStore for SqliteStore {
 
     fn finish_review_job(&self, finished: FinishedReview) -> Pending {
         self.writes.submit(Job::FinishReview(finished))
+    }
+
+    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending {
+        self.writes.submit(Job::OrderReviews { slug, orders })
     }
 
     fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {

@@ -55,6 +55,7 @@ pub(super) async fn watch_reviews(
     let events = service.state.events.clone();
     let threads = service.state.host.thinking_threads().max(1) as u64;
     let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let mut shutdown = service.state.host.shutdown();
     tokio::spawn(async move {
         let started = Instant::now();
         let mut first_done: Option<u32> = None;
@@ -81,6 +82,10 @@ pub(super) async fn watch_reviews(
             tokio::select! {
                 _ = tx.closed() => return,
                 _ = tokio::time::sleep(LOOK_EVERY) => {}
+                _ = shutdown.changed() => {
+                    let _ = tx.send(Err(errors::shutting_down())).await;
+                    return;
+                }
             }
         }
     });

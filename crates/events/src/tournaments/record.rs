@@ -465,6 +465,7 @@ impl Record {
         let forfeits: Vec<(RoundId, PairingId)> = forfeits.into_iter().map(ids).collect();
         for &(k, i) in &forfeits {
             self.noted_result(d, k, i, None, Source::Withdrawal);
+            self.review_on_result(d, k, i);
         }
         Ok(forfeits)
     }

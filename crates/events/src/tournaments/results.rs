@@ -52,8 +52,8 @@ impl Events {
     /// the game ([`Actor::Game`]) through the one door a director's result takes. A game a
     /// director's RecordResult is ending is no exception: that call holds the tournament until
     /// its result is written, so this finds the pairing's result in and enters nothing.
-    async fn enter_game(&self, id: uuid::Uuid) -> Result<(), EventsError> {
-        let id = id.to_string();
+    async fn enter_game(&self, game: uuid::Uuid) -> Result<(), EventsError> {
+        let id = game.to_string();
         let snapshot = self.0.host.snapshot(&id).await?;
         let Some(GameLink { slug, .. }) = GameLink::of(&snapshot) else { return Ok(()) };
         let Some(result) = snapshot.game().outcome().and_then(record::game_result) else { return Ok(()) };
@@ -61,14 +61,15 @@ impl Events {
         // result in already is not waited for.
         let (record, _) = self.load(&slug).await?;
         if !waits_for(&record, &id) {
-            return Ok(());
+            return self.review_again(&slug, game).await;
         }
         let held = self.hold(&slug).await;
         // Again under the hold: a call of this replica's that held it meanwhile (RecordResult
         // ending this very game) may have entered it; then nothing is written.
         let (record, _) = self.load(&slug).await?;
         if !waits_for(&record, &id) {
-            return Ok(());
+            drop(held);
+            return self.review_again(&slug, game).await;
         }
         let entered = self
             .change(&held, |rec| {

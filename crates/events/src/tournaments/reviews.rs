@@ -40,21 +40,19 @@ pub fn review_ms(ms: u32) -> Result<u32, Invalid> {
 }
 
 impl Record {
-    /// A result entered in round `k`'s line `i` of division `d`: its game, if it has one, reviewed
-    /// when the division reviews its games, and every job kept of it asked again (the game may
-    /// have changed since it was reviewed: the reviewer redoes only what did).
+    /// A result entered in round `k`'s line `i` of division `d` (a game's end, a director's, a
+    /// withdrawal's forfeit): every job kept of its game, if it has one, asked again (the game may
+    /// have changed since it was reviewed: the reviewer redoes only what did), and the game
+    /// reviewed when the division reviews its games.
     pub(crate) fn review_on_result(&mut self, d: DivisionId, k: RoundId, i: PairingId) {
         let entry = &self.divisions[d];
         let Some(game) = entry.game_id(k, i).and_then(|id| uuid::Uuid::parse_str(id).ok()) else { return };
-        self.reviews.push(match entry.review_ms {
-            0 => ReviewOrder::Redo { game },
-            ms => ReviewOrder::Queue {
-                game,
-                ms,
-                division: entry.division.name().to_string(),
-                round: k.number(),
-            },
-        });
+        let ms = entry.review_ms;
+        let (division, round) = (entry.division.name().to_string(), k.number());
+        self.reviews.push(ReviewOrder::Redo { game });
+        if ms > 0 {
+            self.reviews.push(ReviewOrder::Queue { game, ms, division, round });
+        }
     }
 
     /// The games of `scope` on the server asked to be reviewed at `ms` a turn (a game still in
@@ -160,6 +158,16 @@ impl Events {
     pub async fn claim_review(&self, owner: uuid::Uuid) -> Result<Option<ReviewJob>, EventsError> {
         let claimed = self.0.review_jobs.claim_review_job(owner).await;
         claimed.map_err(|e| HostError::store("claiming a review job", e).into())
+    }
+
+    /// A tournament game that ended with its pairing's result in already (ended by a director's
+    /// result, or ended again after a turn was taken back): its jobs asked again, so that a game
+    /// that changed is reviewed again (an unchanged one is not).
+    pub(crate) async fn review_again(&self, slug: &str, game: uuid::Uuid) -> Result<(), EventsError> {
+        let ordered = self.0.review_jobs.order_reviews(slug.to_string(), vec![ReviewOrder::Redo { game }]);
+        ordered.wait().await.map_err(|e| HostError::store("asking a game's reviews again", e))?;
+        self.0.tournament_records.reviews_asked.notify_one();
+        Ok(())
     }
 
     /// Resolves once a change on this replica has asked for reviews since the last time it

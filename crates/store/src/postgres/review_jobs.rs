@@ -8,7 +8,7 @@ use super::writer::Job;
 use super::{PgStore, timed};
 use crate::review_jobs::{
     FinishedReview, MAX_ATTEMPTS, ReviewJob, ReviewJobEnd, ReviewJobState, ReviewJobStore, ReviewOrder,
-    gave_up,
+    end_columns, gave_up,
 };
 use crate::{Pending, Reading, StoreError};
 use uuid::Uuid;
@@ -75,14 +75,12 @@ pub(super) async fn write_finish(
     tx: &tokio_postgres::Transaction<'_>,
     f: &FinishedReview,
 ) -> Result<Result<(), StoreError>, tokio_postgres::Error> {
-    let (state, fingerprint, error) = match &f.end {
-        ReviewJobEnd::Reviewed { fingerprint, .. } => ("done", Some(*fingerprint as i64), None),
-        ReviewJobEnd::Waiting => ("waiting", None, None),
-        ReviewJobEnd::Failed(why) => ("failed", None, Some(why.clone())),
-    };
+    let (state, fingerprint, error) = end_columns(&f.end);
     let n = tx
         .execute(
-            "UPDATE review_jobs SET state = $5, fingerprint = COALESCE($6, fingerprint), error = $7
+            "UPDATE review_jobs SET state = $5, fingerprint = COALESCE($6, fingerprint), error = $7,
+                 attempts = attempts - CASE WHEN $5 = 'queued' THEN 1 ELSE 0 END,
+                 owner = CASE WHEN $5 = 'queued' THEN NULL ELSE owner END
              WHERE game = $1 AND ms = $2 AND generation = $3 AND owner = $4 AND state = 'running'",
             &[&f.game, &(f.ms as i64), &(f.generation as i64), &f.owner, &state, &fingerprint, &error],
         )
@@ -105,10 +103,14 @@ impl ReviewJobStore for PgStore {
     fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
         Box::pin(async move {
             let client = self.client().await?;
+            // Rows another claim or the writer holds are skipped (never waited on in another order
+            // than theirs): given up at a later claim.
             timed(client.execute(
                 &format!(
-                    "UPDATE review_jobs j SET state = 'failed', error = $2
-                     WHERE state = 'running' AND attempts >= $3 AND {LEFT}"
+                    "UPDATE review_jobs SET state = 'failed', error = $2
+                     WHERE (game, ms) IN (
+                         SELECT game, ms FROM review_jobs j
+                         WHERE state = 'running' AND attempts >= $3 AND {LEFT} FOR UPDATE SKIP LOCKED)"
                 ),
                 &[&owner, &gave_up(), &(MAX_ATTEMPTS as i64)],
             ))
@@ -133,6 +135,10 @@ impl ReviewJobStore for PgStore {
 
     fn finish_review_job(&self, finished: FinishedReview) -> Pending {
         self.writes.submit(Job::FinishReview(finished))
+    }
+
+    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending {
+        self.writes.submit(Job::OrderReviews { slug, orders })
     }
 
     fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {

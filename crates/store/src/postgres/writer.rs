@@ -6,7 +6,8 @@ use super::tournaments::write_tournament;
 use super::{STATEMENT_TIMEOUT, unavailable};
 use crate::queue::{Group, Groups};
 use crate::{
-    DirectorKey, FinishedReview, Labels, LobbyChange, StoreError, StoredBroadcast, TournamentChange,
+    DirectorKey, FinishedReview, Labels, LobbyChange, ReviewOrder, StoreError, StoredBroadcast,
+    TournamentChange,
 };
 use tokio_postgres::NoTls;
 use uuid::Uuid;
@@ -49,6 +50,10 @@ pub(super) enum Job {
     Broadcast(StoredBroadcast),
     Lobby(LobbyChange),
     FinishReview(FinishedReview),
+    OrderReviews {
+        slug: String,
+        orders: Vec<ReviewOrder>,
+    },
     RevokeKey {
         name: String,
         at: u64,
@@ -209,5 +214,8 @@ async fn run(
         }
         Job::Lobby(change) => write_lobby(tx, change).await,
         Job::FinishReview(finished) => super::review_jobs::write_finish(tx, finished).await,
+        Job::OrderReviews { slug, orders } => {
+            super::review_jobs::write_orders(tx, slug, orders).await.map(Ok)
+        }
     }
 }
