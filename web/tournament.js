@@ -5,7 +5,8 @@
 // withdraws players and changes the plan (plan.js: rounds added and taken off, a round unpaired,
 // late entries, re-entries). The token stays in this tab's sessionStorage (or arrives in the URL's
 // fragment, which browsers never send); a player's is kept in the browser too (ui.js), as a seat's. A round's games link back here by their labels (app.js).
-// Each division's statistics, and the director's log, are `tournament_report.js`'s.
+// Each division's statistics, and the director's log, are `tournament_report.js`'s; the reviews
+// of the event's games, for its directors, `reviews.js`'s.
 // Each pairing shows its table; where a division takes its players' reports, a player reports
 // their own result and the director sees the reports (plan.js); a division's prizes are shown
 // under its standings (tournament_report.js). Before round 1 is paired, players check in and the
@@ -17,6 +18,7 @@ import { h, explain, rules, rulesetName, challengeNames, tournamentTokenFor, kee
 import { checkInPanel, checkInBox } from "/web/checkin.js";
 import { planControls, lateEntry, reenter, pairingDesk, handButtons, handEditor, reissueButton, reserveControl, seatLinks, reportsNote, reportsMode, reportsSeen, reportRow } from "/web/plan.js";
 import { logPanel, statisticsSection, prizesSection, download } from "/web/tournament_report.js";
+import { reviewsPanel } from "/web/reviews.js";
 
 const KEY = (slug) => `dawgref:tournament:${slug}`;
 
@@ -523,6 +525,7 @@ export async function tournamentPage(app, slug) {
     who.replaceChildren(...whoAmI(s));
     draw(true);
     log.element.hidden = !s.director;
+    reviews.refresh();
     if (s.director) await log.refresh();
     await showBroadcast();
   };
@@ -585,9 +588,11 @@ export async function tournamentPage(app, slug) {
     } else broadcastBar.replaceChildren();
   };
   app.querySelector(".tournament-bar").append(broadcastBar);
-  // The director's log, below the divisions (its filters kept across reloads).
+  // The reviews and the director's log, below the divisions (the log's filters kept across
+  // reloads).
+  const reviews = reviewsPanel(s);
   const log = logPanel(s);
-  app.append(log.element);
+  app.append(reviews.element, log.element);
   await load();
   // A game's page links back to its round (`#round-<division>-<n>`): shown once drawn.
   const anchor = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));

@@ -9,7 +9,7 @@ import { call } from "/web/grpc.js";
 import { t, lang, count } from "/web/i18n.js";
 import { h, explain } from "/web/ui.js";
 
-const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued", "reports_set", "result_reported", "table_reserved", "prizes_set", "checked_in"];
+const KINDS = ["created", "player_added", "player_withdrawn", "pairings_made", "round_started", "result", "result_corrected", "division_imported", "rounds_changed", "player_reentered", "round_unpaired", "token_reissued", "reports_set", "result_reported", "table_reserved", "prizes_set", "checked_in", "reviews_asked", "reviews_set"];
 
 // Offer `text` as a file called `name`.
 export function download(text, name, type) {
@@ -142,7 +142,8 @@ export function kindName(kind) {
     result_corrected: t("result corrected"), division_imported: t("division imported"), rounds_changed: t("rounds changed"),
     player_reentered: t("player re-entered"), round_unpaired: t("pairings taken back"), token_reissued: t("token made anew"),
     reports_set: t("players' reports set"), result_reported: t("result reported"), table_reserved: t("table reserved"),
-    prizes_set: t("prizes set"), checked_in: t("checked in"),
+    prizes_set: t("prizes set"), checked_in: t("checked in"), reviews_asked: t("reviews asked"),
+    reviews_set: t("reviews as games end"),
   };
   return names[kind] || kind;
 }
@@ -176,6 +177,15 @@ export function eventSentence(e, tournament) {
         [`${who}'s check-in is taken back by the director`]: "{name}'s check-in is taken back by the director",
       };
       return who && forms[detail] ? t(forms[detail], { name: who }) : null;
+    }
+    case "reviews_asked": {
+      const m = detail.match(/^(\d+) games at (\d+) ms a turn$/);
+      return m && t("{games} asked to be reviewed at {ms} ms a turn", { games: count(Number(m[1]), "game"), ms: m[2] });
+    }
+    case "reviews_set": {
+      if (detail === "games are not reviewed as they end") return t("The games of {division} are not reviewed as they end", { division: e.division });
+      const m = detail.match(/^each game is reviewed as it ends, at (\d+) ms a turn$/);
+      return m && t("{division}: each game reviewed as it ends, at {ms} ms a turn", { division: e.division, ms: m[1] });
     }
     case "player_reentered": return who && t("{name} enters again as player {n}", { name: who, n: players[0] });
     case "round_unpaired": return e.round ? t("Round {n}'s pairings taken back", { n: e.round }) : null;

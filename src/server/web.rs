@@ -81,6 +81,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         file("tournament.js", JS, include_str!("../../web/tournament.js")),
         file("plan.js", JS, include_str!("../../web/plan.js")),
         file("tournament_report.js", JS, include_str!("../../web/tournament_report.js")),
+        file("reviews.js", JS, include_str!("../../web/reviews.js")),
         file("broadcast.js", JS, include_str!("../../web/broadcast.js")),
         file("bots.js", JS, include_str!("../../web/bots.js")),
         file("hall.js", JS, include_str!("../../web/hall.js")),

@@ -64,4 +64,5 @@ mod web_hall;
 mod web_player_streamer;
 mod web_print;
 mod web_reports;
+mod web_reviews;
 mod web_seat_links;
