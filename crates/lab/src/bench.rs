@@ -220,6 +220,9 @@ pub enum BenchCommand {
     /// Whole-game review over gRPC: a bot game per ruleset reviewed, its wall time next to
     /// the bound, then the same request answered from the store (p50, p99).
     Review(super::bench_review::ReviewArgs),
+    /// A round's reviews as durable jobs: a round of strong bots reviewed by ReviewGames, its
+    /// wall time next to the bound, each replica's share, a live bot's answer time meanwhile.
+    ReviewJobs(super::bench_review_jobs::ReviewJobsArgs),
     /// Many live games on one server: memory per game awake and asleep, SubmitTurn latency
     /// while they play, the time to wake a sleeping game.
     Livegames(super::bench_livegames::LiveGamesArgs),
@@ -272,6 +275,7 @@ pub fn run(cmd: BenchCommand) -> CliResult {
         BenchCommand::Think(args) => super::bench_champion::think(args),
         BenchCommand::Words(args) => super::bench_champion::words(args),
         BenchCommand::Review(args) => super::bench_review::run(args),
+        BenchCommand::ReviewJobs(args) => super::bench_review_jobs::run(args),
         BenchCommand::Livegames(args) => super::bench_livegames::run(args),
         BenchCommand::Movegen(p) => movegen(p.games, p.seed, &p.lexicon, p.passes.max(1)),
         BenchCommand::Engine { games, seed, lexicon } => engine(games, seed, &lexicon),

@@ -21,6 +21,7 @@ mod bench_lobby;
 mod bench_pairing;
 mod bench_reports;
 mod bench_review;
+mod bench_review_jobs;
 mod bench_server;
 mod bench_store;
 mod classic;
