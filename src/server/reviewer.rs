@@ -13,7 +13,7 @@
 
 use super::review::{SourceError, kept_key, review_to_keep, stored_source};
 use super::state::AppState;
-use dawgref_store::{FinishedReview, ReviewJob, ReviewJobEnd, StoreError};
+use dawgref_events::{ReviewJob, ReviewJobEnd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -120,14 +120,11 @@ async fn review(
     };
     let made = matches!(end, ReviewJobEnd::Reviewed { body: Some(_), .. });
     let back = matches!(end, ReviewJobEnd::Released);
-    let finished = FinishedReview { game: job.game, ms: job.ms, generation: job.generation, owner, end };
-    match state.events.finish_review(finished).await {
-        Ok(()) if made => state.host.metrics().reviews_made.inc(),
-        Ok(()) => {}
+    match state.events.finish_review(&job, owner, end).await {
+        Ok(true) if made => state.host.metrics().reviews_made.inc(),
+        Ok(true) => {}
         // Asked again (its game changed) while it ran: the next claim reviews the game as it is.
-        Err(StoreError::ReviewJobMoved(_)) => {
-            tracing::debug!(game = %id, "a review job moved on while it ran")
-        }
+        Ok(false) => tracing::debug!(game = %id, "a review job moved on while it ran"),
         Err(e) => {
             // Still this worker's claim: its next claim (or another replica's, once this one is
             // gone) takes it again.

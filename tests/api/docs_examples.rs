@@ -176,6 +176,10 @@ async fn the_directors_guide_runs_a_round_with_a_key() {
             // Eve, who came late (the plan changed above), has played no game yet.
             "5,Eve Evans,0,0,0,0.00,0.00,,0,,0,0",
             "",
+            // Round 1's two games reviewed as jobs, each done, one answered from the store.
+            "[2,50]",
+            r#"[2,2,["REVIEW_JOB_STATE_DONE","REVIEW_JOB_STATE_DONE"]]"#,
+            "[true,true]",
         ],
         "{out}"
     );

@@ -37,8 +37,8 @@ pub use tournaments::{
     Actor, Answer, Claimed, Command, DivisionId, DivisionRecord, DivisionStatistics, EventKind, GAME,
     GameLink, Hand, HandResult, Import, Line, LineReports, LogFilter, MAX_REVIEW_MS, MIN_REVIEW_MS,
     NewDivision, NewTournament, Outcome, Owners, PlayerReport, REVIEW_MS, ROOT, Record, ReportState,
-    ReportsMode, ReviewScope, RoundGames, Source, TournamentEvent, Watched, derived_request_id, game_labels,
-    game_result, log_csv, log_json_lines, review_ms,
+    ReportsMode, ReviewJob, ReviewJobEnd, ReviewJobState, ReviewScope, RoundGames, Source, TournamentEvent,
+    Watched, derived_request_id, game_labels, game_result, log_csv, log_json_lines, review_ms,
 };
 
 use dawgref_host::Host;

@@ -43,11 +43,19 @@ pub struct ReviewJobsArgs {
 /// A strong bot's first move in a new game of its own: the time from CreateGame to the move
 /// (the game's view polled every millisecond).
 async fn bot_answer(g: &mut GamesServiceClient<Channel>) -> Result<Duration, Box<dyn std::error::Error>> {
-    let strong = pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(pb::BotLevel::Strong as i32)), think_ms: None };
-    let person = pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "you".into(), open: false })), think_ms: None };
+    let strong =
+        pb::SeatSpec { kind: Some(pb::seat_spec::Kind::Bot(pb::BotLevel::Strong as i32)), think_ms: None };
+    let person = pb::SeatSpec {
+        kind: Some(pb::seat_spec::Kind::Human(pb::HumanSeat { name: "you".into(), open: false })),
+        think_ms: None,
+    };
     let started = Instant::now();
     let made = g
-        .create_game(pb::CreateGameRequest { seats: vec![strong, person], bot_delay_ms: Some(0), ..Default::default() })
+        .create_game(pb::CreateGameRequest {
+            seats: vec![strong, person],
+            bot_delay_ms: Some(0),
+            ..Default::default()
+        })
         .await?
         .into_inner();
     loop {
@@ -59,7 +67,10 @@ async fn bot_answer(g: &mut GamesServiceClient<Channel>) -> Result<Duration, Box
     }
 }
 
-async fn answers(g: &mut GamesServiceClient<Channel>, n: usize) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
+async fn answers(
+    g: &mut GamesServiceClient<Channel>,
+    n: usize,
+) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         times.push(bot_answer(g).await?);

@@ -5,8 +5,7 @@
 use super::{TournamentsService, Wire, division_of};
 use crate::proto::v1 as pb;
 use crate::server::errors;
-use dawgref_events::{Command, Record, ReviewScope, review_ms};
-use dawgref_store::{ReviewJob, ReviewJobState};
+use dawgref_events::{Command, Record, ReviewJob, ReviewJobState, ReviewScope, review_ms};
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 use tokio_stream::Stream;

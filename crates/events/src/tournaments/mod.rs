@@ -29,6 +29,8 @@ pub(crate) use batch::Queues;
 pub(crate) use cache::Cache;
 pub use change::{Answer, derived_request_id};
 pub use command::{Command, Import, Line, NewDivision, NewTournament, Outcome};
+/// A review job as the store keeps it, and how one ends: the reviewer's and WatchReviews' words.
+pub use dawgref_store::{ReviewJob, ReviewJobEnd, ReviewJobState};
 pub use direct::{Hand, HandResult, Owners};
 pub use event::{Actor, EventKind, GAME, LogFilter, ROOT, TournamentEvent};
 pub use held::{GameLink, game_labels};

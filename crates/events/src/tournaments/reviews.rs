@@ -13,7 +13,7 @@ use super::record::{DivisionId, Record};
 use crate::Events;
 use crate::error::{EventsError, Invalid};
 use dawgref_host::HostError;
-use dawgref_store::{FinishedReview, ReviewJob, ReviewOrder};
+use dawgref_store::{FinishedReview, ReviewJob, ReviewJobEnd, ReviewOrder, StoreError};
 use dawgref_tournament::{PairingId, RoundId};
 
 /// A review's time a turn: AnalyzeGame's bounds and default, so that a game's review asked
@@ -176,8 +176,20 @@ impl Events {
         self.0.tournament_records.reviews_asked.notified().await
     }
 
-    /// A claimed job ended, with its review ([`dawgref_store::ReviewJobStore::finish_review_job`]).
-    pub async fn finish_review(&self, finished: FinishedReview) -> Result<(), dawgref_store::StoreError> {
-        self.0.review_jobs.finish_review_job(finished).wait().await
+    /// A job claimed by `owner` ended (`end`), with its review, in one write that lands only
+    /// while the job is still that claim's: whether it landed (false: the job was asked again, or
+    /// taken by another, since).
+    pub async fn finish_review(
+        &self,
+        job: &ReviewJob,
+        owner: uuid::Uuid,
+        end: ReviewJobEnd,
+    ) -> Result<bool, EventsError> {
+        let finished = FinishedReview { game: job.game, ms: job.ms, generation: job.generation, owner, end };
+        match self.0.review_jobs.finish_review_job(finished).wait().await {
+            Ok(()) => Ok(true),
+            Err(StoreError::ReviewJobMoved(_)) => Ok(false),
+            Err(e) => Err(HostError::store("finishing a review job", e).into()),
+        }
     }
 }
