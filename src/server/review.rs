@@ -196,9 +196,10 @@ pub(crate) async fn stored_source(
 }
 
 /// A stored game's whole review made to be kept (a review job's): every seat's turns judged at
-/// `ms` a turn on the pool's background lane (after the live games' bots), then the summary;
-/// the messages AnalyzeGame streams and keeps, encoded as it keeps them. `stop` ends it early
-/// (an error).
+/// `ms` a turn on the pool's background lane, then the summary; the messages AnalyzeGame streams
+/// and keeps, encoded as it keeps them. `stop` ends it early (an error). Its turns are judged on
+/// every slot of the pool but one (`Host::widest_search`): a turn holds its slot for its whole
+/// time, and a live game's bot, which needs one too, must never wait behind a review.
 pub(crate) async fn review_to_keep(
     state: &AppState,
     source: Source,
@@ -211,7 +212,7 @@ pub(crate) async fn review_to_keep(
     let plan = Arc::new(Plan::new(source.game.clone(), source.shown.clone(), options, |_| true));
     let turns = plan.turns().len();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Option<TurnReview>)>();
-    for _ in 0..state.host.thinking_threads().min(turns) {
+    for _ in 0..state.host.widest_search().min(turns) {
         judge_in_background(state.host.clone(), plan.clone(), done_tx.clone());
     }
     drop(done_tx);

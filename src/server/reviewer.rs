@@ -1,9 +1,9 @@
 //! The review jobs' worker, one per replica (`Builder::start` spawns it): it claims the oldest
 //! job the store holds ([`Events::claim_review`](dawgref_events::Events::claim_review)), reviews
 //! its game as AnalyzeGame reviews a stored game (`review::review_to_keep`: the turns judged on
-//! the thinking pool's background lane, after every live game's bot), and finishes the job with
-//! the review in one write, which lands only while the job is still its claim's. One job at a
-//! time, each on every thinking thread. It looks for a job when a change on this replica asks
+//! the thinking pool's background lane, on every slot but the one kept for the live games' bots),
+//! and finishes the job with the review in one write, which lands only while the job is still its
+//! claim's. One job at a time. It looks for a job when a change on this replica asks
 //! for reviews, and every second among replicas (another's changes), every ten on one node. A
 //! job whose game or store cannot be read just now is handed back (its attempt not counted) and
 //! the worker waits a little before its next claim.

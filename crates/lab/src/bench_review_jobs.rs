@@ -2,8 +2,8 @@
 //! A division of `2 × --games` strong bots plays one round on an in-process server (SQLite in a
 //! scratch directory; or, with `--database-url`, two replicas in this process sharing one
 //! PostgreSQL); then ReviewGames at `--ms-per-turn`, watched to its end. Printed: the wall time
-//! next to the bound (the games' turns × the time a turn ÷ the thinking threads of every
-//! replica), each replica's share (no game reviewed twice), and a live strong bot's answer time
+//! next to the bound (the games' turns × the time a turn ÷ the threads the reviews may take: every
+//! replica's pool but one slot, kept for its live games' bots), each replica's share (no game reviewed twice), and a live strong bot's answer time
 //! (a new game's first move) before and while the reviews run.
 
 use super::CliResult;
@@ -201,11 +201,12 @@ pub fn run(args: ReviewJobsArgs) -> CliResult {
             }
             turns += last.map_or(0, |m| m.turns);
         }
-        let threads: usize = replicas.iter().map(|(h, _)| h.host().thinking_threads()).sum();
+        // A review job judges on every slot of its replica's pool but one.
+        let threads: usize = replicas.iter().map(|(h, _)| h.host().widest_search()).sum();
         let bound = Duration::from_millis(u64::from(args.ms_per_turn)) * turns / threads as u32;
         let shares: Vec<u64> = replicas.iter().map(|(h, _)| h.host().metrics().reviews_made.get()).collect();
         println!(
-            "{} games, {turns} turns at {} ms a turn on {} replica(s), {threads} thinking threads in all ({})",
+            "{} games, {turns} turns at {} ms a turn on {} replica(s), {threads} review threads in all ({})",
             games.len(),
             args.ms_per_turn,
             replicas.len(),

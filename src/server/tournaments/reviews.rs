@@ -52,7 +52,8 @@ pub(super) async fn watch_reviews(
     // The tournament is there (NOT_FOUND otherwise).
     service.state.events.reconcile(&slug).await.map_err(errors::events)?;
     let events = service.state.events.clone();
-    let threads = service.state.host.thinking_threads().max(1) as u64;
+    // A replica's reviews judge on every slot of its pool but one (`review::review_to_keep`).
+    let threads = service.state.host.widest_search().max(1) as u64;
     let (tx, rx) = tokio::sync::mpsc::channel(4);
     let mut shutdown = service.state.host.shutdown();
     tokio::spawn(async move {
@@ -104,7 +105,8 @@ fn progress(jobs: &[ReviewJob]) -> pb::WatchReviewsResponse {
 }
 
 /// The time left for the jobs queued and running: at the pace this stream saw (`done_seen` in
-/// `elapsed`), or before any, [`TURNS_A_GAME`] turns a job at its time a turn on `threads`.
+/// `elapsed`), or before any, [`TURNS_A_GAME`] turns a job at its time a turn on `threads` (a
+/// replica's, as if it were alone).
 fn eta(jobs: &[ReviewJob], done_seen: u32, elapsed: Duration, threads: u64) -> u64 {
     let left: Vec<&ReviewJob> =
         jobs.iter().filter(|j| matches!(j.state, ReviewJobState::Queued | ReviewJobState::Running)).collect();
