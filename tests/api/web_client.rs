@@ -2190,7 +2190,7 @@ async fn the_log_lists_divisions_and_players_to_filter_and_says_each_event_in_en
         assert_eq!(count(&c, "#log-table [lang='en']").await, 0, "{lang}: no server text left untold");
         // Every kind, and each in words.
         let kind_options = cells(&c, "#log-kind option").await;
-        assert_eq!(kind_options.len(), 18, "{lang}: every kind and the 17 kinds");
+        assert_eq!(kind_options.len(), 20, "{lang}: every kind and the 19 kinds");
         assert!(kind_options.iter().all(|k| !k.contains('_')), "{lang}: {kind_options:?}");
         // Division b: its import alone.
         c.find(Locator::Css("#log-division")).await.unwrap().select_by_value("b").await.unwrap();

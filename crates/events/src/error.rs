@@ -16,7 +16,7 @@ pub const ANALYSIS_MS: u32 = 2000;
 pub const MIN_ANALYSIS_MS: u32 = 100;
 pub const MAX_ANALYSIS_MS: u32 = 30_000;
 /// Kinds a log's filter names at most.
-pub const MAX_KINDS: usize = 17;
+pub const MAX_KINDS: usize = 19;
 /// The widest spread a director gives a bye, a forfeit or a late entry's rounds gone.
 pub const MAX_SPREAD: i32 = 1000;
 use dawgref_tournament::tsh::TshError;
