@@ -83,40 +83,11 @@ async fn review(
         }
         Err(e) => ReviewJobEnd::Failed(format!("the game could not be read: {e}")),
         Ok(snapshot) if crate::host::reviewable(snapshot.game()).is_err() => ReviewJobEnd::Waiting,
-        Ok(snapshot) => {
-            let names: Vec<String> = snapshot.seats().iter().map(|s| s.name().to_string()).collect();
-            let print = fingerprint(snapshot.game(), &names);
-            let seats: Vec<usize> = (0..snapshot.game().config().seats).collect();
-            let key = kept_key(&seats, job.ms, 0);
-            let kept = job.fingerprint == Some(print)
-                && state.host.kept_review(job.game, key.clone()).await.is_ok_and(|r| r.is_some());
-            if kept {
-                ReviewJobEnd::Reviewed { key, body: None, fingerprint: print }
-            } else {
-                match stored_source(state, job.game, &snapshot).await {
-                    Err(SourceError::Store(e)) if e.is_unavailable() => ReviewJobEnd::Released,
-                    Err(SourceError::Store(e)) => ReviewJobEnd::Failed(e.to_string()),
-                    Err(SourceError::Record(why)) => ReviewJobEnd::Failed(why),
-                    Ok(source) => {
-                        let stop = Arc::new(AtomicBool::new(false));
-                        let reviewing = review_to_keep(state, source, job.ms, stop.clone());
-                        let mut shutdown = shutdown.clone();
-                        let reviewed = tokio::select! {
-                            reviewed = reviewing => reviewed,
-                            _ = shutdown.wait_for(|down| *down) => {
-                                // Left as this replica's claim: the next claim takes it.
-                                stop.store(true, Ordering::Relaxed);
-                                return Went::On;
-                            }
-                        };
-                        match reviewed {
-                            Ok(body) => ReviewJobEnd::Reviewed { key, body: Some(body), fingerprint: print },
-                            Err(why) => ReviewJobEnd::Failed(why),
-                        }
-                    }
-                }
-            }
-        }
+        Ok(snapshot) => match judged(state, &job, &snapshot, shutdown).await {
+            Some(end) => end,
+            // Shut down mid-review: left as this replica's claim, which the next claim takes.
+            None => return Went::On,
+        },
     };
     let made = matches!(end, ReviewJobEnd::Reviewed { body: Some(_), .. });
     let back = matches!(end, ReviewJobEnd::Released);
@@ -133,4 +104,42 @@ async fn review(
         }
     }
     if back { Went::Back } else { Went::On }
+}
+
+/// A finished game's job ended: the review kept found to judge this very game, or the review
+/// made; None when the server shut down while it was made.
+async fn judged(
+    state: &AppState,
+    job: &ReviewJob,
+    snapshot: &crate::host::Snapshot,
+    shutdown: &tokio::sync::watch::Receiver<bool>,
+) -> Option<ReviewJobEnd> {
+    let names: Vec<String> = snapshot.seats().iter().map(|s| s.name().to_string()).collect();
+    let print = fingerprint(snapshot.game(), &names);
+    let seats: Vec<usize> = (0..snapshot.game().config().seats).collect();
+    let key = kept_key(&seats, job.ms, 0);
+    if job.fingerprint == Some(print)
+        && state.host.kept_review(job.game, key.clone()).await.is_ok_and(|r| r.is_some())
+    {
+        return Some(ReviewJobEnd::Reviewed { key, body: None, fingerprint: print });
+    }
+    let source = match stored_source(state, job.game, snapshot).await {
+        Ok(source) => source,
+        Err(SourceError::Store(e)) if e.is_unavailable() => return Some(ReviewJobEnd::Released),
+        Err(SourceError::Store(e)) => return Some(ReviewJobEnd::Failed(e.to_string())),
+        Err(SourceError::Record(why)) => return Some(ReviewJobEnd::Failed(why)),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut shutdown = shutdown.clone();
+    let reviewed = tokio::select! {
+        reviewed = review_to_keep(state, source, job.ms, stop.clone()) => reviewed,
+        _ = shutdown.wait_for(|down| *down) => {
+            stop.store(true, Ordering::Relaxed);
+            return None;
+        }
+    };
+    Some(match reviewed {
+        Ok(body) => ReviewJobEnd::Reviewed { key, body: Some(body), fingerprint: print },
+        Err(why) => ReviewJobEnd::Failed(why),
+    })
 }

@@ -48,17 +48,8 @@ pub enum ReviewJobState {
 }
 
 impl ReviewJobState {
-    pub fn name(self) -> &'static str {
-        match self {
-            ReviewJobState::Queued => "queued",
-            ReviewJobState::Running => "running",
-            ReviewJobState::Done => "done",
-            ReviewJobState::Waiting => "waiting",
-            ReviewJobState::Failed => "failed",
-        }
-    }
-
-    pub fn of_name(name: &str) -> Result<ReviewJobState, StoreError> {
+    /// The state a row's `state` column names.
+    pub(crate) fn of_name(name: &str) -> Result<ReviewJobState, StoreError> {
         Ok(match name {
             "queued" => ReviewJobState::Queued,
             "running" => ReviewJobState::Running,

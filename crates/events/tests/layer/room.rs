@@ -1,6 +1,7 @@
 //! The room's commands (`room.rs`): check-in before round 1 (`Events::check_in`, by the player
 //! or a director; `Events::withdraw_absent`), against a model over generated sequences with
-//! pairing, unpairing, re-entries, reserved tables and prize lists between them. After every step
+//! pairing, unpairing, re-entries, reserved tables, prize lists and the division's reviews as
+//! games end between them. After every step
 //! the kept state agrees with the model, a retried request id answers as the first time and
 //! writes nothing, and what another replica reads from the store is what this one holds: every
 //! part a command changes is written.
@@ -50,6 +51,10 @@ enum Step {
     Prizes {
         places: u32,
     },
+    /// The division's games reviewed as they end at `ms` a turn (0: not; 10: refused).
+    Reviews {
+        ms: u32,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -63,6 +68,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (1..=6u32).prop_map(|player| Step::Reenter { player }),
         1 => (1..=6u32, 0..4u32).prop_map(|(player, table)| Step::Reserve { player, table }),
         1 => (0..4u32).prop_map(|places| Step::Prizes { places }),
+        1 => prop_oneof![Just(0u32), Just(10), Just(50), Just(1000)].prop_map(|ms| Step::Reviews { ms }),
     ]
 }
 
@@ -74,6 +80,8 @@ struct Model {
     paired: bool,
     /// Check-ins logged: one per change.
     logged: usize,
+    /// The division's time a turn for reviews as games end (0: none).
+    review_ms: u32,
 }
 
 impl Model {
@@ -206,6 +214,13 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                     .await
                     .expect("set");
             }
+            Step::Reviews { ms } => {
+                let got = layer.command("t", "", Command::SetReviews { division: "A".into(), ms }).await;
+                prop_assert_eq!(got.is_ok(), ms != 10, "{:?}", got);
+                if got.is_ok() {
+                    model.review_ms = ms;
+                }
+            }
         }
         // The kept state is the model's, and another replica reads all of it from the store.
         let rec = layer.record_of("t").await;
@@ -215,6 +230,7 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
         let withdrawn: BTreeSet<u32> =
             (1..=6).filter(|&p| entry.division().players()[p as usize - 1].withdrawn).collect();
         prop_assert_eq!(&withdrawn, &model.withdrawn);
+        prop_assert_eq!(entry.review_ms(), model.review_ms);
         let logged = layer.events_of("t").await.iter().filter(|e| e.kind == "checked_in").count();
         prop_assert_eq!(logged, model.logged);
         let read = layer.beside().record_of("t").await;

@@ -1,14 +1,16 @@
-//! `GameStore for PgStore`: each write queued for the writer task, each read a statement or two
-//! on the pool; the unfinished games claimed before they are read.
+//! `GameStore for PgStore` and the other traits' doors (`ReviewJobStore`'s SQL is
+//! `review_jobs.rs`'s): each write queued for the writer task, each read a statement or two on the
+//! pool; the unfinished games claimed before they are read.
 
 use super::tournaments::{TOURNAMENT_WITH_PARTS, TOURNAMENTS_WITH_PARTS, with_parts};
 use super::writer::Job;
 use super::{PgStore, timed};
 use crate::lease::Claim;
 use crate::{
-    BroadcastStore, DirectorKey, DirectorKeyStore, GamePage, GameQuery, GameState, GameStore, Labels,
-    LobbyChange, LobbyStore, Pending, Reading, ReviewStore, StoreError, StoredBroadcast, StoredGame,
-    StoredLobby, StoredTournament, TournamentChange, TournamentStore,
+    BroadcastStore, DirectorKey, DirectorKeyStore, FinishedReview, GamePage, GameQuery, GameState, GameStore,
+    Labels, LobbyChange, LobbyStore, Pending, Reading, ReviewJob, ReviewJobStore, ReviewOrder, ReviewStore,
+    StoreError, StoredBroadcast, StoredGame, StoredLobby, StoredTournament, TournamentChange,
+    TournamentStore,
 };
 use std::collections::HashMap;
 use std::time::Duration;
@@ -289,5 +291,23 @@ impl PgStore {
         let sql = format!("SELECT g.id FROM games g WHERE {filter} ORDER BY g.id LIMIT ${}", values.len());
         let rows = timed(client.query(&sql, &refs(&values))).await?;
         Ok(GamePage { ids: rows.iter().map(|r| r.get(0)).collect(), total: total as u64 })
+    }
+}
+
+impl ReviewJobStore for PgStore {
+    fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
+        Box::pin(super::review_jobs::claim(self, owner))
+    }
+
+    fn finish_review_job(&self, finished: FinishedReview) -> Pending {
+        self.writes.submit(Job::FinishReview(finished))
+    }
+
+    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending {
+        self.writes.submit(Job::OrderReviews { slug, orders })
+    }
+
+    fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
+        Box::pin(super::review_jobs::jobs_of(self, slug))
     }
 }

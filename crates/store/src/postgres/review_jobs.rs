@@ -2,15 +2,13 @@
 //! claimed with `FOR UPDATE SKIP LOCKED` (two replicas claiming at once take two jobs, never one
 //! twice) under the claiming replica's heartbeat (a job whose replica's heartbeat has expired, or
 //! the claiming replica's own left job, is claimable again), finished by the writer with its
-//! review.
+//! review. `ReviewJobStore for PgStore` is `game_store.rs`'s, with the other traits' doors.
 
-use super::writer::Job;
 use super::{PgStore, timed};
+use crate::StoreError;
 use crate::review_jobs::{
-    FinishedReview, MAX_ATTEMPTS, ReviewJob, ReviewJobEnd, ReviewJobState, ReviewJobStore, ReviewOrder,
-    end_columns, gave_up,
+    FinishedReview, MAX_ATTEMPTS, ReviewJob, ReviewJobEnd, ReviewJobState, ReviewOrder, end_columns, gave_up,
 };
-use crate::{Pending, Reading, StoreError};
 use uuid::Uuid;
 
 const COLUMNS: &str =
@@ -99,60 +97,45 @@ pub(super) async fn write_finish(
     Ok(Ok(()))
 }
 
-impl ReviewJobStore for PgStore {
-    fn claim_review_job(&self, owner: Uuid) -> Reading<'_, Option<ReviewJob>> {
-        Box::pin(async move {
-            let client = self.client().await?;
-            // Rows another claim or the writer holds are skipped (never waited on in another order
-            // than theirs): given up at a later claim.
-            timed(client.execute(
-                &format!(
-                    "UPDATE review_jobs SET state = 'failed', error = $2
-                     WHERE (game, ms) IN (
-                         SELECT game, ms FROM review_jobs j
-                         WHERE state = 'running' AND attempts >= $3 AND {LEFT} FOR UPDATE SKIP LOCKED)"
-                ),
-                &[&owner, &gave_up(), &(MAX_ATTEMPTS as i64)],
-            ))
-            .await?;
-            // One statement: the row chosen is locked until it commits, and a replica claiming at
-            // the same moment skips it for the next.
-            let row = timed(client.query_opt(
-                &format!(
-                    "UPDATE review_jobs SET state = 'running', owner = $1, attempts = attempts + 1
-                     WHERE (game, ms) = (
-                         SELECT game, ms FROM review_jobs j
-                         WHERE state = 'queued' OR (state = 'running' AND {LEFT})
-                         ORDER BY queued_at, game, ms LIMIT 1 FOR UPDATE SKIP LOCKED)
-                     RETURNING {COLUMNS}"
-                ),
-                &[&owner],
-            ))
-            .await?;
-            row.as_ref().map(job_of).transpose()
-        })
-    }
+/// The oldest job claimable claimed for `owner` ([`ReviewJobStore::claim_review_job`]).
+pub(super) async fn claim(store: &PgStore, owner: Uuid) -> Result<Option<ReviewJob>, StoreError> {
+    let client = store.client().await?;
+    // Rows another claim or the writer holds are skipped (never waited on in another order than
+    // theirs): given up at a later claim.
+    timed(client.execute(
+        &format!(
+            "UPDATE review_jobs SET state = 'failed', error = $2
+             WHERE (game, ms) IN (
+                 SELECT game, ms FROM review_jobs j
+                 WHERE state = 'running' AND attempts >= $3 AND {LEFT} FOR UPDATE SKIP LOCKED)"
+        ),
+        &[&owner, &gave_up(), &(MAX_ATTEMPTS as i64)],
+    ))
+    .await?;
+    // One statement: the row chosen is locked until it commits, and a replica claiming at the same
+    // moment skips it for the next.
+    let row = timed(client.query_opt(
+        &format!(
+            "UPDATE review_jobs SET state = 'running', owner = $1, attempts = attempts + 1
+             WHERE (game, ms) = (
+                 SELECT game, ms FROM review_jobs j
+                 WHERE state = 'queued' OR (state = 'running' AND {LEFT})
+                 ORDER BY queued_at, game, ms LIMIT 1 FOR UPDATE SKIP LOCKED)
+             RETURNING {COLUMNS}"
+        ),
+        &[&owner],
+    ))
+    .await?;
+    row.as_ref().map(job_of).transpose()
+}
 
-    fn finish_review_job(&self, finished: FinishedReview) -> Pending {
-        self.writes.submit(Job::FinishReview(finished))
-    }
-
-    fn order_reviews(&self, slug: String, orders: Vec<ReviewOrder>) -> Pending {
-        self.writes.submit(Job::OrderReviews { slug, orders })
-    }
-
-    fn review_jobs(&self, slug: String) -> Reading<'_, Vec<ReviewJob>> {
-        Box::pin(async move {
-            let client = self.client().await?;
-            let rows = timed(client.query(
-                &format!(
-                    "SELECT {COLUMNS} FROM review_jobs WHERE slug = $1
-                     ORDER BY division COLLATE \"C\", round, game, ms"
-                ),
-                &[&slug],
-            ))
-            .await?;
-            rows.iter().map(job_of).collect()
-        })
-    }
+/// Every job of tournament `slug` ([`ReviewJobStore::review_jobs`]).
+pub(super) async fn jobs_of(store: &PgStore, slug: String) -> Result<Vec<ReviewJob>, StoreError> {
+    let client = store.client().await?;
+    let rows = timed(client.query(
+        &format!("SELECT {COLUMNS} FROM review_jobs WHERE slug = $1 ORDER BY division COLLATE \"C\", round, game, ms"),
+        &[&slug],
+    ))
+    .await?;
+    rows.iter().map(job_of).collect()
 }
